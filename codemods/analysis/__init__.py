@@ -1,0 +1,1 @@
+"""Module-level facts the transforms share: qualified names, kernel bodies, precision literals."""

@@ -1,0 +1,173 @@
+"""Which code runs inside a Pallas kernel body.
+
+Only kernel bodies go through the Mosaic lowerings that reject per-operand precision and accuracy
+hints; the same call outside a kernel is honoured by XLA and must not change. A function is a kernel
+body when it is handed to a kernel launcher (call or decorator form, directly, through a variable,
+or through `functools.partial`), and so is every function such a body refers to in the same module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Optional, Union
+
+import libcst as cst
+from libcst.metadata import (
+    Assignment,
+    VisitorMetadataProvider,
+    ParentNodeProvider,
+    QualifiedNameProvider,
+    ScopeProvider,
+)
+
+from codemods.analysis.names import callee, find_arg, matching_name
+
+FunctionNode = Union[cst.FunctionDef, cst.Lambda]
+
+PARTIAL = frozenset({"functools.partial"})
+
+# Launcher -> position of the kernel body among its arguments; None: used only as a decorator.
+LAUNCHERS: dict[str, Optional[int]] = {
+    "jax.experimental.pallas.pallas_call": 0,
+    "jax.experimental.pallas.kernel": 0,
+    "jax.experimental.pallas.core_map": None,
+    "jax.experimental.pallas.mosaic_gpu.kernel": 0,
+    "jax.experimental.pallas.mosaic_gpu.emit_pipeline": 0,
+    "jax.experimental.pallas.mosaic_gpu.emit_pipeline_warp_specialized": 0,
+    "jax.experimental.pallas.tpu.emit_pipeline": 0,
+    "jax.experimental.pallas.tpu.emit_pipeline_with_allocations": 0,
+}
+_BODY_KEYWORDS = ("kernel", "body", "f")
+_MAX_ALIAS_DEPTH = 8  # `k = partial(body, ...)`, `k2 = k`, ... chains longer than this are not followed
+
+
+@dataclass
+class KernelScope:
+    """The answer for one module: kernel bodies, and how to find the one enclosing a call."""
+
+    kernels: dict[FunctionNode, str] = field(default_factory=dict)  # body -> why it is one
+    enclosing: dict[cst.Call, FunctionNode] = field(default_factory=dict)
+    parent: dict[FunctionNode, Optional[FunctionNode]] = field(default_factory=dict)
+    # functools.partial(body, ...) calls that bind a kernel's arguments, for value resolution.
+    partial_bindings: dict[FunctionNode, list[cst.Call]] = field(default_factory=dict)
+
+    def kernel_of(self, call: cst.Call) -> Optional[FunctionNode]:
+        """The kernel body `call` runs in (itself or an enclosing function), if any."""
+        function = self.enclosing.get(call)
+        while function is not None:
+            if function in self.kernels:
+                return function
+            function = self.parent.get(function)
+        return None
+
+
+class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
+    """Attaches one `KernelScope` to the Module node."""
+
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider, ParentNodeProvider)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.result = KernelScope()
+        self._stack: list[FunctionNode] = []
+        self._entries: list[tuple[cst.BaseExpression, str]] = []
+        self._references: dict[FunctionNode, list[cst.Name]] = {}
+
+    def _names(self, node: cst.CSTNode):
+        return self.get_metadata(QualifiedNameProvider, node, set())
+
+    # -- traversal: remember where each call and name sits, and collect kernel entry points --
+
+    def _enter(self, node: FunctionNode) -> None:
+        self.result.parent[node] = self._stack[-1] if self._stack else None
+        self._stack.append(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        for decorator in node.decorators:
+            launcher = self._launcher_in_decorator(decorator.decorator)
+            if launcher:
+                self.result.kernels[node] = f"decorated with {launcher}"
+        self._enter(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._stack.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._enter(node)
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._stack.pop()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        for function in self._stack:
+            self._references.setdefault(function, []).append(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._stack:
+            self.result.enclosing[node] = self._stack[-1]
+        launcher = callee(self._names, node, LAUNCHERS)
+        if launcher is None or LAUNCHERS[launcher] is None:
+            return
+        body = find_arg(node, LAUNCHERS[launcher], _BODY_KEYWORDS)
+        if body is not None:
+            self._entries.append((body.value, f"passed to {launcher.rsplit('.', 1)[-1]}"))
+
+    def _launcher_in_decorator(self, expression: cst.BaseExpression) -> Optional[str]:
+        if isinstance(expression, cst.Call):
+            if callee(self._names, expression, PARTIAL) and expression.args:
+                expression = expression.args[0].value
+            else:
+                expression = expression.func
+        name = matching_name(self._names, expression, LAUNCHERS)
+        return name.rsplit(".", 1)[-1] if name else None
+
+    # -- resolution: entry expressions to function nodes, then everything kernels refer to --
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for expression, why in self._entries:
+            for function in self._resolve(expression, _MAX_ALIAS_DEPTH):
+                self.result.kernels.setdefault(function, why)
+        pending = list(self.result.kernels)
+        while pending:
+            kernel = pending.pop()
+            for name in self._references.get(kernel, ()):
+                for function in self._resolve(name, 0):
+                    if function not in self.result.kernels:
+                        self.result.kernels[function] = f"called from a kernel body ({_label(kernel)})"
+                        pending.append(function)
+        self.set_metadata(original_node, self.result)
+
+    def _resolve(self, expression: cst.BaseExpression, depth: int) -> Iterator[FunctionNode]:
+        """Function definitions `expression` may evaluate to, following partial() and aliases."""
+        if isinstance(expression, cst.Lambda):
+            yield expression
+        elif isinstance(expression, cst.Call) and callee(self._names, expression, PARTIAL):
+            if expression.args and not expression.args[0].star:
+                for function in self._resolve(expression.args[0].value, depth):
+                    self.result.partial_bindings.setdefault(function, []).append(expression)
+                    yield function
+        elif isinstance(expression, cst.Name):
+            scope = self.get_metadata(ScopeProvider, expression, None)
+            if scope is None:
+                return
+            for assignment in scope[expression.value]:
+                if not isinstance(assignment, Assignment):
+                    continue
+                if isinstance(assignment.node, cst.FunctionDef):
+                    yield assignment.node
+                elif depth > 0 and isinstance(assignment.node, cst.Name):
+                    value = self._assigned_value(assignment.node)
+                    if value is not None:
+                        yield from self._resolve(value, depth - 1)
+
+    def _assigned_value(self, target: cst.Name) -> Optional[cst.BaseExpression]:
+        assign_target = self.get_metadata(ParentNodeProvider, target, None)
+        if isinstance(assign_target, cst.AssignTarget):
+            assign = self.get_metadata(ParentNodeProvider, assign_target, None)
+            if isinstance(assign, cst.Assign):
+                return assign.value
+        return None
+
+
+def _label(function: FunctionNode) -> str:
+    return function.name.value if isinstance(function, cst.FunctionDef) else "lambda"

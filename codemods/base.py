@@ -1,0 +1,103 @@
+"""What every transform shares: metadata, kernel scope, planned edits and findings.
+
+A transform works in two steps. `plan()` looks at the whole module (with qualified names, scopes
+and the kernel analysis) and schedules edits keyed by the original nodes; the traversal then
+applies each edit to the updated node, so edits nested inside each other compose.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Callable, ClassVar, Iterator, Optional
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
+from libcst.metadata import (
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedName,
+    QualifiedNameProvider,
+    ScopeProvider,
+)
+
+from codemods.analysis.kernel_scope import FunctionNode, KernelScope, KernelScopeProvider
+from codemods.engine.report import Finding, Kind
+from codemods.settings import Scope, Settings
+
+Edit = Callable[[cst.CSTNode], cst.CSTNode]
+
+# Every kernel launcher lives under jax.experimental.pallas: a file without this word has no kernel.
+KERNEL_MARKER = b"pallas"
+
+
+class JaxCodemod(VisitorBasedCodemodCommand):
+    CODE: ClassVar[str]  # e.g. "JAX001"
+    NAME: ClassVar[str]  # e.g. "per-operand-precision"
+    DESCRIPTION: ClassVar[str]
+    # Byte strings that must all occur in a file for the transform to possibly apply.
+    PREFILTER: ClassVar[tuple[bytes, ...]]
+    # True when the transform only rewrites inside Pallas kernel bodies (under --scope kernels).
+    KERNEL_SCOPED: ClassVar[bool] = True
+
+    METADATA_DEPENDENCIES = (
+        PositionProvider,
+        QualifiedNameProvider,
+        ScopeProvider,
+        ParentNodeProvider,
+        KernelScopeProvider,
+    )
+
+    def __init__(self, context: CodemodContext, settings: Settings) -> None:
+        super().__init__(context)
+        self.settings = settings
+        self.findings: list[Finding] = []
+        self._edits: dict[cst.CSTNode, Edit] = {}
+        self.kernel_scope = KernelScope()
+
+    @classmethod
+    def might_apply(cls, raw: bytes, settings: Settings) -> bool:
+        """The cheap prefilter: most files are ruled out here without being parsed."""
+        words = cls.PREFILTER
+        if cls.KERNEL_SCOPED and settings.scope is Scope.KERNELS:
+            words = (*words, KERNEL_MARKER)
+        return all(word in raw for word in words)
+
+    # -- planning --
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.kernel_scope = self.get_metadata(KernelScopeProvider, node)
+        self.plan(node)
+
+    @abstractmethod
+    def plan(self, module: cst.Module) -> None:
+        """Inspect the module, call `edit()` and `report()`."""
+
+    def calls(self, module: cst.Module) -> Iterator[cst.Call]:
+        yield from m.findall(module, m.Call())  # type: ignore[misc]
+
+    def names(self, node: cst.CSTNode) -> set[QualifiedName]:
+        return self.get_metadata(QualifiedNameProvider, node, set())
+
+    def target_kernel(self, call: cst.Call) -> Optional[FunctionNode]:
+        return self.kernel_scope.kernel_of(call)
+
+    def in_scope(self, call: cst.Call) -> bool:
+        """Whether a call may be rewritten: inside a kernel body, or anywhere with --scope all."""
+        return self.settings.scope is Scope.ALL or self.target_kernel(call) is not None
+
+    def edit(self, node: cst.CSTNode, change: Edit) -> None:
+        """Schedule `change(updated_node)` to replace `node`; several edits to one node chain."""
+        previous = self._edits.get(node)
+        self._edits[node] = change if previous is None else (lambda n: change(previous(n)))
+
+    def report(self, node: cst.CSTNode, kind: Kind, message: str) -> None:
+        position = self.get_metadata(PositionProvider, node).start
+        self.findings.append(Finding(self.CODE, kind, position.line, position.column + 1, message))
+
+    # -- applying --
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[override]
+        updated = super().on_leave(original_node, updated_node)
+        change = self._edits.get(original_node)
+        return change(updated) if change is not None and isinstance(updated, cst.CSTNode) else updated

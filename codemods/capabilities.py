@@ -1,0 +1,156 @@
+"""What each jax release's kernel lowerings accept.
+
+This table is the one place the transforms consult to decide what to write, and the one place
+`jax-codemod probe` checks against the installed jax. A new jax release that lowers more shows up
+as a probe disagreement (and a failing test), not as a silent, overly conservative rewrite.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+Version = Tuple[int, ...]
+
+
+class Level(enum.IntEnum):
+    """`lax.Precision` levels, ordered by accuracy (bf16 < bf16x3 < fp32)."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+
+def parse_version(text: str) -> Version:
+    """'0.12.0.1' -> (0, 12, 0, 1); pre-release suffixes ('0.11.0rc1', '0.5.0.dev2') are ignored."""
+    parts = []
+    for piece in text.strip().split("."):
+        match = re.match(r"\d+", piece)
+        if not match:
+            break
+        parts.append(int(match.group()))
+        if match.end() != len(piece):
+            break
+    if not parts:
+        raise ValueError(f"not a jax version: {text!r}")
+    return tuple(parts)
+
+
+def format_version(version: Optional[Version]) -> str:
+    return "unknown" if version is None else ".".join(map(str, version))
+
+
+@dataclass(frozen=True)
+class Span:
+    """Half-open release range [since, until); None means unbounded on that side."""
+
+    since: Optional[Version] = None
+    until: Optional[Version] = None
+
+    def contains(self, version: Version) -> bool:
+        return (self.since is None or version >= self.since) and (
+            self.until is None or version < self.until
+        )
+
+
+ALL = Span()
+DEFAULT_ONLY = frozenset({Level.DEFAULT})
+DEFAULT_HIGHEST = frozenset({Level.DEFAULT, Level.HIGHEST})
+EVERY_LEVEL = frozenset(Level)
+
+# First jax release whose Mosaic TPU dot lowering accepts Precision.HIGH (bf16x3).
+# Found by lowering (`jax-codemod probe`), not by reading changelogs: 0.10.2 and 0.11.0 reject it
+# ("Unsupported dot precision: HIGH"); 0.11.1, 0.11.2, 0.12.0 and 0.12.0.1 lower it.
+MOSAIC_TPU_DOT_HIGH_SINCE: Version = (0, 11, 1)
+# First jax release with a Mosaic TPU lowering for conv_general_dilated at all, found the same way:
+# 0.10.2 and 0.11.0 raise "Unimplemented primitive in Pallas TPU lowering for tc:
+# conv_general_dilated"; 0.11.1 and later lower DEFAULT and HIGHEST, not HIGH.
+MOSAIC_TPU_CONV_SINCE: Version = (0, 11, 1)
+
+# (backend, op) -> [(releases, precisions the lowering accepts as a single scalar)].
+# A release missing from every span means the op does not lower on that backend at all.
+# Per-operand pairs (a, b) with a != b are rejected by every Mosaic TPU release.
+PRECISIONS: dict[tuple[str, str], list[tuple[Span, frozenset[Level]]]] = {
+    ("mosaic_tpu", "dot"): [
+        (Span(until=MOSAIC_TPU_DOT_HIGH_SINCE), DEFAULT_HIGHEST),
+        (Span(since=MOSAIC_TPU_DOT_HIGH_SINCE), EVERY_LEVEL),
+    ],
+    ("mosaic_tpu", "conv"): [
+        (Span(since=MOSAIC_TPU_CONV_SINCE), DEFAULT_HIGHEST),
+    ],
+    # cuDNN RNN: DEFAULT means bf16, which the LSTM path rejects at trace time.
+    ("cudnn", "lstm"): [
+        (ALL, frozenset({Level.HIGH, Level.HIGHEST})),
+    ],
+}
+
+# backend -> [(releases, lax functions whose lowering raises "Not implemented: accuracy")].
+# A function is rejected in a release when any span containing that release lists it.
+# Left out on purpose, per `jax-codemod probe` on 0.10.2, 0.11.0, 0.11.1, 0.11.2, 0.12.0 and
+# 0.12.0.1: lax.atan2 and lax.erf take no accuracy= at all; lax.log2 does not exist before 0.11.2;
+# Mosaic GPU does not lower tan or log1p at all, nor sqrt before 0.11.2 ("Unimplemented primitive").
+ACCURACY_REJECTED: dict[str, list[tuple[Span, frozenset[str]]]] = {
+    "mosaic_gpu": [
+        (ALL, frozenset({"rsqrt", "tanh", "logistic", "exp", "exp2", "sin", "cos", "log"})),
+        (Span(since=(0, 11, 2)), frozenset({"sqrt", "log2"})),
+    ],
+    "mosaic_tpu": [
+        (
+            ALL,
+            frozenset(
+                {"rsqrt", "sqrt", "exp", "exp2", "logistic", "sin", "cos", "tan", "tanh", "log",
+                 "log1p"}
+            ),
+        ),
+        (Span(since=(0, 11, 2)), frozenset({"log2"})),
+    ],
+}
+
+
+def _known_versions() -> list[Version]:
+    """Boundaries of every span: evaluating at these covers every distinct row of the table."""
+    points = {(0,)}
+    for rows in (*PRECISIONS.values(), *ACCURACY_REJECTED.values()):
+        for span, _ in rows:
+            points.update(p for p in (span.since, span.until) if p is not None)
+    return sorted(points)
+
+
+def lowered_precisions(backend: str, op: str, version: Optional[Version]) -> Optional[frozenset[Level]]:
+    """Scalar precisions the lowering accepts, or None when the op does not lower there at all.
+
+    With an unknown version the answer is conservative: only what every known release accepts.
+    """
+    rows = PRECISIONS[(backend, op)]
+    if version is not None:
+        for span, levels in rows:
+            if span.contains(version):
+                return levels
+        return None
+    sets = [levels for span, levels in rows]
+    return frozenset.intersection(*sets) if sets else None
+
+
+def accuracy_rejected(backend: str, version: Optional[Version]) -> frozenset[str]:
+    """lax functions whose `accuracy=` the backend's kernel lowering rejects.
+
+    Unknown version: the union over known releases (dropping a hint that would have worked only
+    costs the hint; keeping one that fails costs the kernel)."""
+    versions = _known_versions() if version is None else [version]
+    return frozenset(
+        name
+        for v in versions
+        for span, names in ACCURACY_REJECTED[backend]
+        if span.contains(v)
+        for name in names
+    )
+
+
+def accuracy_rejected_anywhere(version: Optional[Version]) -> frozenset[str]:
+    """Functions whose hint fails in a kernel on at least one Mosaic backend.
+
+    A kernel body does not say which backend it will be lowered for, so a hint is dropped when any
+    backend rejects it."""
+    return frozenset().union(*(accuracy_rejected(b, version) for b in ACCURACY_REJECTED))

@@ -1,0 +1,1 @@
+"""The pipeline every file goes through: discovery -> prefilter -> parse -> transform -> verify -> diff/write -> report."""

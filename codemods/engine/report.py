@@ -1,0 +1,81 @@
+"""Stage 7: what the user reads — diffs, findings in `path:line:col: CODE message` form, a summary."""
+
+from __future__ import annotations
+
+import difflib
+import enum
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+
+class Kind(str, enum.Enum):
+    """How a finding should be read."""
+
+    FIXED = "fixed"  # rewritten; listed so reviewers see every change the tool made
+    DROPPED = "dropped"  # rewritten, and a contract was removed (an accuracy hint): say which
+    MANUAL = "manual"  # not rewritten: a person must look (non-literal value, **kwargs, ...)
+    WARNING = "warning"  # not rewritten, may still fail at run time (e.g. bf16 default precision)
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    kind: Kind
+    line: int
+    column: int  # 1-based, as editors count
+    message: str
+
+    def render(self, path: str) -> str:
+        return f"{path}:{self.line}:{self.column}: {self.code} [{self.kind.value}] {self.message}"
+
+
+@dataclass
+class FileResult:
+    path: str
+    parsed: bool = False
+    new_source: Optional[bytes] = None  # None: nothing to change
+    raw: bytes = b""  # what was read, to refuse writing over a file edited meanwhile
+    before: str = ""  # decoded text before and after, for the diff
+    after: str = ""
+    findings: list[Finding] = field(default_factory=list)
+    error: Optional[str] = None
+
+
+@dataclass
+class Summary:
+    scanned: int = 0
+    parsed: int = 0
+    changed: int = 0
+    errors: int = 0
+    fixes: int = 0
+    manual: int = 0
+
+    def add(self, result: FileResult) -> None:
+        self.scanned += 1
+        self.parsed += result.parsed
+        self.changed += result.new_source is not None
+        self.errors += result.error is not None
+        self.fixes += sum(f.kind in (Kind.FIXED, Kind.DROPPED) for f in result.findings)
+        self.manual += sum(f.kind in (Kind.MANUAL, Kind.WARNING) for f in result.findings)
+
+    def render(self, *, written: bool) -> str:
+        verb = "changed" if written else "would change"
+        return (
+            f"{self.scanned} files scanned, {self.parsed} parsed, {self.changed} {verb}, "
+            f"{self.fixes} fixes, {self.manual} need manual review, {self.errors} errors"
+        )
+
+
+_NO_NEWLINE = "\\ No newline at end of file\n"
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+    """A diff `git apply` accepts: a/ b/ prefixes, and the no-newline marker difflib leaves out."""
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" + _NO_NEWLINE for line in lines)
+
+
+def render_findings(results: Iterable[FileResult]) -> str:
+    return "".join(f.render(r.path) + "\n" for r in results for f in r.findings)

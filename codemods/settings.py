@@ -1,0 +1,27 @@
+"""Options every transform reads; one frozen object so worker processes get the same view."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Optional
+
+from codemods.capabilities import Version
+
+
+class Scope(str, enum.Enum):
+    KERNELS = "kernels"  # only inside Pallas kernel bodies: outside them XLA honours the code
+    ALL = "all"  # everywhere, for users who want the hints gone
+
+
+class PrecisionPolicy(str, enum.Enum):
+    NEAREST = "nearest"  # the least accurate scalar the lowering accepts that loses no accuracy
+    HIGHEST = "highest"  # always Precision.HIGHEST (fp32 contraction)
+
+
+@dataclass(frozen=True)
+class Settings:
+    jax_version: Optional[Version] = None  # None: unknown, answer conservatively
+    scope: Scope = Scope.KERNELS
+    precision_policy: PrecisionPolicy = PrecisionPolicy.NEAREST
+    helpers_module: Optional[str] = None  # import JAX002's helper from here instead of inlining it
