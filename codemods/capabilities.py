@@ -121,7 +121,7 @@ def _known_versions() -> list[Version]:
 def lowered_precisions(backend: str, op: str, version: Optional[Version]) -> Optional[frozenset[Level]]:
     """Scalar precisions the lowering accepts, or None when the op does not lower there at all.
 
-    With an unknown version the answer is conservative: only what every known release accepts.
+    With an unknown version the answer is conservative: what every release that lowers the op accepts.
     """
     rows = PRECISIONS[(backend, op)]
     if version is not None:

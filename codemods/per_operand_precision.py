@@ -24,7 +24,7 @@ import libcst as cst
 from libcst.metadata import Assignment, GlobalScope, ParentNodeProvider, ScopeProvider
 
 from codemods.analysis.kernel_scope import FunctionNode
-from codemods.analysis.names import callee, find_arg
+from codemods.analysis.names import callee, display, find_arg
 from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell_like
 from codemods.base import JaxCodemod
 from codemods.capabilities import Level, format_version, lowered_precisions
@@ -83,7 +83,7 @@ class PerOperandPrecision(JaxCodemod):
             arg = find_arg(call, op.precision_position, ("precision",))
             if arg is None:
                 if any(a.star == "**" for a in call.args):
-                    self.report(call, Kind.MANUAL, f"{_short(name)}: **kwargs may carry a precision this kernel cannot lower")
+                    self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs may carry a precision this kernel cannot lower")
                 continue
             self._kernel_precisions.add(arg.value)
             pending.append((call, name, op, arg.value))
@@ -103,7 +103,7 @@ class PerOperandPrecision(JaxCodemod):
             return
         sources = self._literal_sources(value, call)
         if isinstance(sources, str):
-            self.report(value, Kind.MANUAL, f"{_short(name)}: precision `{_code(value)}` {sources}; "
+            self.report(value, Kind.MANUAL, f"{display(name)}: precision `{_code(value)}` {sources}; "
                         "make sure it is a single scalar the Mosaic TPU lowering accepts")
             return
         for source, literal in sources:
@@ -116,7 +116,7 @@ class PerOperandPrecision(JaxCodemod):
         version = format_version(self.settings.jax_version)
         reason = ("per-operand precision is rejected" if len(set(literal.levels)) > 1
                   else f"{literal.levels[0].name} is not lowered for {op.kind} on jax {version}")
-        message = f"{_short(name)}: precision {literal.describe()} -> {level.name} ({reason} in Mosaic TPU kernels)"
+        message = f"{display(name)}: precision {literal.describe()} -> {level.name} ({reason} in Mosaic TPU kernels)"
         if lowered_precisions("mosaic_tpu", op.kind, self.settings.jax_version) is None:
             message += f"; note: jax {version} cannot lower {op.kind} in Mosaic TPU kernels at all"
         previous = self._fixes.get(source)
@@ -148,7 +148,11 @@ class PerOperandPrecision(JaxCodemod):
         parent = self.get_metadata(ParentNodeProvider, assignment.node, None)
         if isinstance(assignment.node, cst.Param) or isinstance(parent, cst.Param):
             param = assignment.node if isinstance(assignment.node, cst.Param) else parent
-            return self._parameter_sources(param, self.target_kernel(call))
+            owner = self.get_metadata(ParentNodeProvider, self.get_metadata(ParentNodeProvider, param))
+            kernel = self.target_kernel(call)
+            if owner is not kernel:
+                return "is a parameter of an enclosing function, set by its callers"
+            return self._parameter_sources(param, kernel)
         if isinstance(assignment.scope, GlobalScope) and isinstance(parent, cst.AssignTarget):
             assign = self.get_metadata(ParentNodeProvider, parent, None)
             literal = parse_precision(assign.value, self.names) if isinstance(assign, cst.Assign) else None
@@ -159,10 +163,8 @@ class PerOperandPrecision(JaxCodemod):
             return [(assign.value, literal)]
         return "is not a literal"
 
-    def _parameter_sources(self, param: cst.Param, kernel: Optional[FunctionNode]):
+    def _parameter_sources(self, param: cst.Param, kernel: FunctionNode):
         """A kernel parameter: the values bound by functools.partial(kernel, ...) and its default."""
-        if kernel is None:
-            return "is a parameter of a function that is not a kernel body"
         name = param.name.value
         values = [arg.value for binding in self.kernel_scope.partial_bindings.get(kernel, ())
                   for arg in binding.args if arg.keyword is not None and arg.keyword.value == name]
@@ -179,11 +181,6 @@ class PerOperandPrecision(JaxCodemod):
                 return f"is a kernel parameter bound to `{_code(source)}`, not a literal"
             sources.append((source, literal))
         return sources
-
-
-def _short(name: str) -> str:
-    module, _, function = name.rpartition(".")
-    return f"{module.rsplit('.', 1)[-1]}.{function}"
 
 
 def _code(node: cst.CSTNode) -> str:

@@ -146,6 +146,12 @@ class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
                 for function in self._resolve(expression.args[0].value, depth):
                     self.result.partial_bindings.setdefault(function, []).append(expression)
                     yield function
+        elif isinstance(expression, cst.Call) and depth > 0:
+            # A kernel factory: `pallas_call(make_kernel(...))` runs what make_kernel returns.
+            for factory in self._resolve(expression.func, 0):
+                if isinstance(factory, cst.FunctionDef):
+                    for returned in _returned_values(factory):
+                        yield from self._resolve(returned, depth - 1)
         elif isinstance(expression, cst.Name):
             scope = self.get_metadata(ScopeProvider, expression, None)
             if scope is None:
@@ -167,6 +173,28 @@ class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
             if isinstance(assign, cst.Assign):
                 return assign.value
         return None
+
+
+def _returned_values(function: cst.FunctionDef) -> Iterator[cst.BaseExpression]:
+    """Values of the `return` statements that belong to `function` itself, not to nested defs."""
+
+    class Returns(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.values: list[cst.BaseExpression] = []
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_Return(self, node: cst.Return) -> None:
+            if node.value is not None:
+                self.values.append(node.value)
+
+    returns = Returns()
+    function.visit(returns)
+    yield from returns.values
 
 
 def _label(function: FunctionNode) -> str:

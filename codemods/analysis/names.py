@@ -26,6 +26,25 @@ _ALIASED_PREFIXES = (
 )
 
 
+# How people usually spell these modules, for messages.
+_DISPLAY_PREFIXES = (
+    ("jax.numpy.", "jnp."),
+    ("jax.lax.", "lax."),
+    ("jax.experimental.pallas.mosaic_gpu.", "plgpu."),
+    ("jax.experimental.pallas.tpu.", "pltpu."),
+    ("jax.experimental.pallas.", "pl."),
+    ("jax.experimental.rnn.", "rnn."),
+)
+
+
+def display(name: str) -> str:
+    """`jax.numpy.dot` -> `jnp.dot`: the short form messages use."""
+    for prefix, short in _DISPLAY_PREFIXES:
+        if name.startswith(prefix):
+            return short + name[len(prefix):]
+    return name
+
+
 def canonical(name: str) -> str:
     for prefix, public in _ALIASED_PREFIXES:
         if name.startswith(prefix):

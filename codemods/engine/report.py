@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 import enum
+import os
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
@@ -66,15 +68,29 @@ class Summary:
         )
 
 
-_NO_NEWLINE = "\\ No newline at end of file\n"
+_NO_NEWLINE = b"\\ No newline at end of file\n"
 
 
-def unified_diff(path: str, old: str, new: str) -> str:
-    """A diff `git apply` accepts: a/ b/ prefixes, and the no-newline marker difflib leaves out."""
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" + _NO_NEWLINE for line in lines)
+def _lines(data: bytes) -> list[bytes]:
+    """Lines as git counts them: each ends after a b"\\n" (a lone \\r is not a line end)."""
+    return [line for line in re.split(b"(?<=\n)", data) if line]
+
+
+def _diff_name(path: str) -> bytes:
+    """The name in the diff header: relative to the current folder when under it, `/`-separated."""
+    absolute = os.path.abspath(path)
+    cwd = os.getcwd()
+    if os.path.isabs(path) and os.path.commonpath([absolute, cwd]) == cwd:
+        path = os.path.relpath(absolute, cwd)
+    return os.fsencode(path.replace(os.sep, "/"))
+
+
+def unified_diff(path: str, old: bytes, new: bytes) -> bytes:
+    """A diff `git apply` accepts, byte for byte: the file's own encoding, BOM and line endings,
+    a/ b/ prefixes, and the no-newline marker difflib leaves out."""
+    name = _diff_name(path)
+    lines = difflib.diff_bytes(difflib.unified_diff, _lines(old), _lines(new), b"a/" + name, b"b/" + name)
+    return b"".join(line if line.endswith(b"\n") else line + b"\n" + _NO_NEWLINE for line in lines)
 
 
 def render_findings(results: Iterable[FileResult]) -> str:

@@ -1,0 +1,386 @@
+"""`jax-codemod probe`: check the capability table against the installed jax.
+
+`codemods.capabilities` is a claim about what jax's kernel lowering rules accept. Claims rot as jax
+moves, so this lowers tiny kernels with the installed jax (`jax.export` cross-platform lowering runs
+the real Mosaic TPU and Mosaic GPU rules on any machine, CPU included) and sets what it observes
+next to what the table believes. jax is imported lazily: the codemod itself never needs it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import inspect
+import json
+import logging
+import re
+import sys
+import warnings
+from dataclasses import asdict, dataclass
+from typing import Callable, Optional
+
+from codemods import capabilities
+from codemods.capabilities import Level, Version
+
+# What a probe can observe.
+ACCEPTED = "accepted"  # lowered (or, for the LSTM, passed the precision gate)
+REJECTED = "rejected"  # the very error the table predicts for this setting
+UNSUPPORTED = "unsupported"  # failed some other way: the op does not lower there at all
+NO_ACCURACY_PARAM = "no accuracy="  # the lax function takes no accuracy= on this release
+ABSENT = "absent"  # jax.lax has no such function on this release
+# The accuracy table lists rejections only; anything but a rejection agrees with its silence.
+NOT_REJECTED = "not rejected"
+
+# "Unsupported dot precision: HIGH", "Per-operand conv precision unsupported"
+PRECISION_REJECTION = r"Unsupported \w+ precision|Per-operand \w+ precision unsupported"
+ACCURACY_REJECTION = r"Not implemented: accuracy"
+LSTM_REJECTION = r"bfloat16 support not implemented for LSTM"
+
+# A scalar is one level; a per-operand pair is (lhs, rhs).
+PRECISION_SETTINGS: tuple[tuple[Level, ...], ...] = (
+    (Level.DEFAULT,),
+    (Level.HIGH,),
+    (Level.HIGHEST,),
+    (Level.DEFAULT, Level.HIGHEST),
+)
+ACCURACY_FUNCTIONS = (
+    "rsqrt", "sqrt", "tanh", "logistic", "exp", "exp2", "log", "log2", "log1p",
+    "sin", "cos", "tan", "atan2", "erf",
+)
+VECTOR_SHAPE = (8, 128)  # one f32 vreg on TPU; a whole number of warpgroup tiles on GPU
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One thing to try, and how to read both its outcome and the table's belief about it."""
+
+    backend: str
+    op: str
+    case: str
+    attempt: Callable[[], object]  # lowers or traces; raises what the lowering raises
+    rejection: str  # regex for the error that means "this setting is refused"
+    other_failure: str  # outcome of any other error
+    believed: Callable[[Optional[Version]], str]
+
+
+@dataclass(frozen=True)
+class Observation:
+    probe: Probe
+    outcome: str
+    detail: str  # first line of the error, empty when it worked
+
+
+@dataclass(frozen=True)
+class Row:
+    backend: str
+    op: str
+    case: str
+    observed: str
+    believed: str
+    agree: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class Report:
+    jax_version: str
+    rows: tuple[Row, ...]
+
+    @property
+    def disagreements(self) -> tuple[Row, ...]:
+        return tuple(row for row in self.rows if not row.agree)
+
+    @property
+    def agree(self) -> bool:
+        return not self.disagreements
+
+
+def installed_jax_version() -> str:
+    return importlib.metadata.version("jax")
+
+
+# --- lowering ---------------------------------------------------------------------------------
+
+def _f32(shape):
+    import jax
+    import jax.numpy as jnp
+
+    return jax.ShapeDtypeStruct(shape, jnp.float32)
+
+
+def _export(fn, platform: str, operands) -> None:
+    import jax
+
+    jax.export.export(jax.jit(fn), platforms=[platform])(*operands)
+
+
+def _lower_mosaic_tpu(body, operands, out) -> None:
+    from jax.experimental import pallas as pl
+
+    _export(pl.pallas_call(body, out_shape=out), "tpu", operands)
+
+
+def _lower_mosaic_gpu(body, operands, out) -> None:
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    _export(plgpu.kernel(body, out_type=out), "cuda", operands)
+
+
+KERNEL_LOWERINGS = {"mosaic_tpu": _lower_mosaic_tpu, "mosaic_gpu": _lower_mosaic_gpu}
+
+
+class _Unwritable(Exception):
+    """The hint cannot even be written on this release, so there is nothing to lower."""
+
+    def __init__(self, outcome: str, message: str):
+        super().__init__(message)
+        self.outcome = outcome
+
+
+def _observe(probe: Probe) -> Observation:
+    """Run one attempt and classify how it ended."""
+    try:
+        probe.attempt()
+    except _Unwritable as unwritable:
+        return Observation(probe, unwritable.outcome, str(unwritable))
+    except Exception as error:  # noqa: BLE001 - any failure is data here
+        message = str(error).strip()
+        detail = f"{type(error).__name__}: {message.splitlines()[0] if message else ''}"[:200]
+        outcome = REJECTED if re.search(probe.rejection, message) else probe.other_failure
+        return Observation(probe, outcome, detail)
+    return Observation(probe, ACCEPTED, "")
+
+
+# --- what to try ------------------------------------------------------------------------------
+
+def _lax_precision(setting: tuple[Level, ...]):
+    from jax import lax
+
+    precisions = tuple(lax.Precision[level.name] for level in setting)
+    return precisions[0] if len(precisions) == 1 else precisions
+
+
+def _describe(setting: tuple[Level, ...]) -> str:
+    names = [level.name for level in setting]
+    return f"precision={names[0]}" if len(names) == 1 else f"precision=({', '.join(names)})"
+
+
+def _believed_precision(backend: str, op: str, setting: tuple[Level, ...]):
+    """The table lists scalars; per-operand pairs are rejected wherever the op lowers at all."""
+
+    def believed(version: Optional[Version]) -> str:
+        levels = capabilities.lowered_precisions(backend, op, version)
+        if levels is None:
+            return UNSUPPORTED
+        if len(set(setting)) > 1:
+            return REJECTED
+        return ACCEPTED if setting[0] in levels else REJECTED
+
+    return believed
+
+
+def _dot_kernel(precision):
+    from jax import lax
+
+    def body(lhs_ref, rhs_ref, out_ref):
+        out_ref[...] = lax.dot_general(
+            lhs_ref[...], rhs_ref[...], (((1,), (0,)), ((), ())), precision=precision
+        )
+
+    return body, (_f32(VECTOR_SHAPE), _f32((128, 128))), _f32(VECTOR_SHAPE)
+
+
+def _conv_kernel(precision):
+    from jax import lax
+
+    def body(lhs_ref, rhs_ref, out_ref):
+        out_ref[...] = lax.conv_general_dilated(
+            lhs_ref[...], rhs_ref[...], (1, 1), "SAME",
+            dimension_numbers=("NHWC", "HWIO", "NHWC"), precision=precision,
+        )
+
+    image = _f32((1, 8, 8, 128))
+    return body, (image, _f32((3, 3, 128, 128))), image
+
+
+MOSAIC_TPU_PRECISION_KERNELS = {"dot": _dot_kernel, "conv": _conv_kernel}
+
+
+def _precision_probes() -> list[Probe]:
+    def attempt(make_kernel, setting):
+        return lambda: _lower_mosaic_tpu(*make_kernel(_lax_precision(setting)))
+
+    return [
+        Probe("mosaic_tpu", op, _describe(setting), attempt(make_kernel, setting),
+              PRECISION_REJECTION, UNSUPPORTED, _believed_precision("mosaic_tpu", op, setting))
+        for op, make_kernel in MOSAIC_TPU_PRECISION_KERNELS.items()
+        for setting in PRECISION_SETTINGS
+    ]
+
+
+def _lstm_probes() -> list[Probe]:
+    """The LSTM gate runs at trace time; a failure after it (no cuDNN here) means it passed."""
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import rnn
+
+    batch, steps, inputs, hidden, layers = 2, 3, 4, 5, 1
+    operands = (
+        _f32((batch, steps, inputs)),
+        _f32((layers, batch, hidden)),
+        _f32((layers, batch, hidden)),
+        _f32((rnn.get_num_params_in_lstm(inputs, hidden, layers, False),)),
+        jax.ShapeDtypeStruct((batch,), jnp.int32),
+    )
+
+    def attempt(setting):
+        def lstm(x, h_0, c_0, weights, seq_lengths):
+            return rnn.lstm(
+                x, h_0, c_0, weights, seq_lengths, input_size=inputs, hidden_size=hidden,
+                num_layers=layers, dropout=0.0, bidirectional=False,
+                precision=_lax_precision(setting),
+            )
+
+        return lambda: jax.eval_shape(lstm, *operands)
+
+    return [
+        Probe("cudnn", "lstm", _describe(setting), attempt(setting), LSTM_REJECTION, ACCEPTED,
+              _believed_precision("cudnn", "lstm", setting))
+        for setting in PRECISION_SETTINGS
+        if len(setting) == 1
+    ]
+
+
+def _accuracy_attempt(backend: str, name: str) -> Callable[[], object]:
+    def attempt():
+        from jax import lax
+
+        function = getattr(lax, name, None)
+        if function is None:
+            raise _Unwritable(ABSENT, f"jax.lax.{name} does not exist")
+        mode = getattr(lax, "AccuracyMode", None)
+        parameters = inspect.signature(function).parameters
+        if mode is None or "accuracy" not in parameters:
+            raise _Unwritable(NO_ACCURACY_PARAM, f"jax.lax.{name} takes no accuracy=")
+        arity = sum(p.default is p.empty and p.kind is p.POSITIONAL_OR_KEYWORD
+                    for p in parameters.values())
+
+        def body(*refs):
+            *in_refs, out_ref = refs
+            out_ref[...] = function(*(ref[...] for ref in in_refs), accuracy=mode.HIGHEST)
+
+        vector = _f32(VECTOR_SHAPE)
+        KERNEL_LOWERINGS[backend](body, (vector,) * arity, vector)
+
+    return attempt
+
+
+def _believed_accuracy(backend: str, name: str):
+    def believed(version: Optional[Version]) -> str:
+        rejected = capabilities.accuracy_rejected(backend, version)
+        return REJECTED if name in rejected else NOT_REJECTED
+
+    return believed
+
+
+def _accuracy_probes() -> list[Probe]:
+    return [
+        Probe(backend, name, "accuracy=HIGHEST", _accuracy_attempt(backend, name),
+              ACCURACY_REJECTION, UNSUPPORTED, _believed_accuracy(backend, name))
+        for backend in KERNEL_LOWERINGS
+        for name in ACCURACY_FUNCTIONS
+    ]
+
+
+# --- running and comparing --------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _quiet():
+    """jax warns and logs about absent platforms and experimental APIs; none of it is the answer."""
+    loggers = [logging.getLogger(name) for name in ("jax", "absl")]
+    levels = [logger.level for logger in loggers]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for logger in loggers:
+            logger.setLevel(logging.CRITICAL)
+        try:
+            yield
+        finally:
+            for logger, level in zip(loggers, levels):
+                logger.setLevel(level)
+
+
+def observe() -> list[Observation]:
+    """Lower every probe kernel with the installed jax; independent of what the table says."""
+    with _quiet():
+        probes = _precision_probes() + _accuracy_probes() + _lstm_probes()
+        return [_observe(probe) for probe in probes]
+
+
+def _agrees(observed: str, believed: str) -> bool:
+    return observed == believed or (believed == NOT_REJECTED and observed != REJECTED)
+
+
+def compare(observations: list[Observation], jax_version: str) -> Report:
+    """Set observations next to the table's beliefs for `jax_version` (read at call time)."""
+    version = capabilities.parse_version(jax_version)
+    rows = []
+    for observation in observations:
+        probe = observation.probe
+        believed = probe.believed(version)
+        rows.append(Row(probe.backend, probe.op, probe.case, observation.outcome, believed,
+                        _agrees(observation.outcome, believed), observation.detail))
+    return Report(jax_version, tuple(rows))
+
+
+def probe_installed_jax() -> Report:
+    return compare(observe(), installed_jax_version())
+
+
+def render_text(report: Report) -> str:
+    header = ("backend", "op", "case", "observed", "believed", "")
+    cells = [header] + [
+        (row.backend, row.op, row.case, row.observed, row.believed,
+         "ok" if row.agree else "MISMATCH")
+        for row in report.rows
+    ]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
+    lines = [f"jax {report.jax_version}: observed lowering vs codemods/capabilities.py", ""]
+    lines += ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
+              for line in cells]
+    lines += ["", describe_disagreements(report)]
+    return "\n".join(lines)
+
+
+def describe_disagreements(report: Report) -> str:
+    """One line per disagreeing row, and where to fix it."""
+    wrong = report.disagreements
+    if not wrong:
+        return f"All {len(report.rows)} rows agree."
+    lines = [f"MISMATCH: {len(wrong)} of {len(report.rows)} rows disagree; "
+             f"update codemods/capabilities.py for jax {report.jax_version}:"]
+    lines += [f"  {row.backend} {row.op} {row.case}: observed {row.observed}, "
+              f"believed {row.believed}" + (f" ({row.detail})" if row.detail else "")
+              for row in wrong]
+    return "\n".join(lines)
+
+
+def report_to_json(report: Report) -> str:
+    return json.dumps(
+        {"jax_version": report.jax_version, "agree": report.agree,
+         "rows": [asdict(row) for row in report.rows]},
+        indent=2,
+    )
+
+
+def main(json_output: bool = False) -> int:
+    """Exit status: 0 when the table matches the installed jax, 1 on any disagreement, 2 no jax."""
+    try:
+        installed_jax_version()
+    except importlib.metadata.PackageNotFoundError:
+        print("jax-codemod probe: jax is not installed, so there is nothing to lower.",
+              file=sys.stderr)
+        return 2
+    report = probe_installed_jax()
+    print(report_to_json(report) if json_output else render_text(report))
+    return 0 if report.agree else 1
