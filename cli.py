@@ -91,7 +91,8 @@ def fix(
             elif check:
                 print(result.path)
             else:
-                sys.stdout.write(unified_diff(result.path, result.before, result.after))
+                sys.stdout.flush()
+                sys.stdout.buffer.write(unified_diff(result.path, result.raw, result.new_source))
         summary.add(result)
     errors = [r for r in results if r.error]
     if not quiet:

@@ -7,21 +7,23 @@ applies each edit to the updated node, so edits nested inside each other compose
 
 from __future__ import annotations
 
+import ast
 from abc import abstractmethod
-from typing import Callable, ClassVar, Iterator, Optional
+from typing import Callable, ClassVar, Optional
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 from libcst.metadata import (
+    CodePosition,
     ParentNodeProvider,
     PositionProvider,
     QualifiedName,
-    QualifiedNameProvider,
     ScopeProvider,
 )
 
 from codemods.analysis.kernel_scope import FunctionNode, KernelScope, KernelScopeProvider
+from codemods.analysis.names import qualified_names
+from codemods.engine.prefilter import SyntaxSummary
 from codemods.engine.report import Finding, Kind
 from codemods.settings import Scope, Settings
 
@@ -40,13 +42,9 @@ class JaxCodemod(VisitorBasedCodemodCommand):
     # True when the transform only rewrites inside Pallas kernel bodies (under --scope kernels).
     KERNEL_SCOPED: ClassVar[bool] = True
 
-    METADATA_DEPENDENCIES = (
-        PositionProvider,
-        QualifiedNameProvider,
-        ScopeProvider,
-        ParentNodeProvider,
-        KernelScopeProvider,
-    )
+    # Positions are resolved only when there is something to report; qualified names are asked
+    # of the scope per node: both are too costly to compute for every node of a large module.
+    METADATA_DEPENDENCIES = (ScopeProvider, ParentNodeProvider, KernelScopeProvider)
 
     def __init__(self, context: CodemodContext, settings: Settings) -> None:
         super().__init__(context)
@@ -63,21 +61,36 @@ class JaxCodemod(VisitorBasedCodemodCommand):
             words = (*words, KERNEL_MARKER)
         return all(word in raw for word in words)
 
+    @classmethod
+    def worth_parsing(cls, summary: SyntaxSummary, settings: Settings) -> bool:
+        """The second prefilter, on the stdlib `ast`: a call that may be a target exists."""
+        if cls.KERNEL_SCOPED and settings.scope is Scope.KERNELS and not summary.mentions_launcher:
+            return False
+        return any(cls.may_target(name, call) for name, call in summary.calls)
+
+    @classmethod
+    @abstractmethod
+    def may_target(cls, name: str, call: ast.Call) -> bool:
+        """Whether a call to a function named `name` (last component, aliases resolved) may be a target."""
+
     # -- planning --
 
-    def visit_Module(self, node: cst.Module) -> None:
-        self.kernel_scope = self.get_metadata(KernelScopeProvider, node)
-        self.plan(node)
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        """Plan first; walk the tree to apply edits only when there are any (most files have none)."""
+        self.kernel_scope = self.get_metadata(KernelScopeProvider, tree)
+        self.plan(tree)
+        return tree.visit(self) if self._edits else tree
 
     @abstractmethod
     def plan(self, module: cst.Module) -> None:
         """Inspect the module, call `edit()` and `report()`."""
 
-    def calls(self, module: cst.Module) -> Iterator[cst.Call]:
-        yield from m.findall(module, m.Call())  # type: ignore[misc]
+    def calls(self) -> list[cst.Call]:
+        """Every call in the module, in source order (collected by the kernel-scope pass)."""
+        return self.kernel_scope.calls
 
     def names(self, node: cst.CSTNode) -> set[QualifiedName]:
-        return self.get_metadata(QualifiedNameProvider, node, set())
+        return qualified_names(self.metadata, node)
 
     def target_kernel(self, call: cst.Call) -> Optional[FunctionNode]:
         return self.kernel_scope.kernel_of(call)
@@ -91,8 +104,12 @@ class JaxCodemod(VisitorBasedCodemodCommand):
         previous = self._edits.get(node)
         self._edits[node] = change if previous is None else (lambda n: change(previous(n)))
 
+    def position(self, node: cst.CSTNode) -> CodePosition:
+        """Where `node` starts (positions are computed on first use: most files report nothing)."""
+        return self.context.wrapper.resolve(PositionProvider)[node].start
+
     def report(self, node: cst.CSTNode, kind: Kind, message: str) -> None:
-        position = self.get_metadata(PositionProvider, node).start
+        position = self.position(node)
         self.findings.append(Finding(self.CODE, kind, position.line, position.column + 1, message))
 
     # -- applying --

@@ -17,6 +17,7 @@ Example
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import Optional
 
@@ -28,6 +29,7 @@ from codemods.analysis.names import callee, display, find_arg
 from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell_like
 from codemods.base import JaxCodemod
 from codemods.capabilities import Level, format_version, lowered_precisions
+from codemods.engine.prefilter import may_pass
 from codemods.engine.report import Kind
 from codemods.settings import PrecisionPolicy
 
@@ -71,11 +73,18 @@ class PerOperandPrecision(JaxCodemod):
     DESCRIPTION = "Collapse per-operand or unsupported precisions in Pallas TPU kernels to one scalar the lowering accepts."
     PREFILTER = (b"recision",)
 
+    @classmethod
+    def may_target(cls, name: str, call: ast.Call) -> bool:
+        return any(
+            qualified.rsplit(".", 1)[-1] == name and may_pass(call, "precision", op.precision_position)
+            for qualified, op in OPS.items()
+        )
+
     def plan(self, module: cst.Module) -> None:
         self._fixes: dict[cst.BaseExpression, _Use] = {}
         self._kernel_precisions: set[cst.BaseExpression] = set()
         pending: list[tuple[cst.Call, str, Op, cst.BaseExpression]] = []
-        for call in self.calls(module):
+        for call in self.calls():
             name = callee(self.names, call, OPS)
             if name is None or not self.in_scope(call):
                 continue

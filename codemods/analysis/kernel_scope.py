@@ -16,11 +16,10 @@ from libcst.metadata import (
     Assignment,
     VisitorMetadataProvider,
     ParentNodeProvider,
-    QualifiedNameProvider,
     ScopeProvider,
 )
 
-from codemods.analysis.names import callee, find_arg, matching_name
+from codemods.analysis.names import callee, find_arg, matching_name, qualified_names
 
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 
@@ -46,6 +45,7 @@ class KernelScope:
     """The answer for one module: kernel bodies, and how to find the one enclosing a call."""
 
     kernels: dict[FunctionNode, str] = field(default_factory=dict)  # body -> why it is one
+    calls: list[cst.Call] = field(default_factory=list)  # every call, in source order
     enclosing: dict[cst.Call, FunctionNode] = field(default_factory=dict)
     parent: dict[FunctionNode, Optional[FunctionNode]] = field(default_factory=dict)
     # functools.partial(body, ...) calls that bind a kernel's arguments, for value resolution.
@@ -64,7 +64,7 @@ class KernelScope:
 class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
     """Attaches one `KernelScope` to the Module node."""
 
-    METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider, ParentNodeProvider)
+    METADATA_DEPENDENCIES = (ScopeProvider, ParentNodeProvider)
 
     def __init__(self) -> None:
         super().__init__()
@@ -74,7 +74,7 @@ class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
         self._references: dict[FunctionNode, list[cst.Name]] = {}
 
     def _names(self, node: cst.CSTNode):
-        return self.get_metadata(QualifiedNameProvider, node, set())
+        return qualified_names(self.metadata, node)
 
     # -- traversal: remember where each call and name sits, and collect kernel entry points --
 
@@ -103,6 +103,7 @@ class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
             self._references.setdefault(function, []).append(node)
 
     def visit_Call(self, node: cst.Call) -> None:
+        self.result.calls.append(node)
         if self._stack:
             self.result.enclosing[node] = self._stack[-1]
         launcher = callee(self._names, node, LAUNCHERS)

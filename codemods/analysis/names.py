@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, Collection, Iterable, Optional
 
 import libcst as cst
-from libcst.metadata import QualifiedName
+from libcst.metadata import QualifiedName, ScopeProvider
 
 QualifiedNames = Callable[[cst.CSTNode], Collection[QualifiedName]]
 
@@ -45,6 +45,14 @@ def display(name: str) -> str:
     return name
 
 
+def qualified_names(metadata, node: cst.CSTNode) -> set[QualifiedName]:
+    """What QualifiedNameProvider would say for `node`, asked of its scope on demand.
+
+    `metadata` is a metadata-dependent's `.metadata` mapping (it must depend on ScopeProvider)."""
+    scope = metadata[ScopeProvider].get(node)
+    return set(scope.get_qualified_names_for(node)) if scope is not None else set()
+
+
 def canonical(name: str) -> str:
     for prefix, public in _ALIASED_PREFIXES:
         if name.startswith(prefix):
@@ -77,16 +85,17 @@ def qualify(module: str, names: Iterable[str]) -> frozenset[str]:
 def find_arg(call: cst.Call, position: Optional[int], keywords: Collection[str]) -> Optional[cst.Arg]:
     """The argument at `position` or passed under one of `keywords`.
 
-    None when absent, or when a `*args` before it hides which value lands there."""
-    positional = 0
+    None when absent, or when a `*args` before it hides which value lands there (a keyword
+    after a `*args` is still found)."""
+    positional: Optional[int] = 0  # None once a `*args` hides where positional values land
     for arg in call.args:
         if arg.keyword is not None:
             if arg.keyword.value in keywords:
                 return arg
-            continue
-        if arg.star:
-            return None
-        if positional == position:
-            return arg
-        positional += 1
+        elif arg.star:
+            positional = None
+        elif positional is not None:
+            if positional == position:
+                return arg
+            positional += 1
     return None

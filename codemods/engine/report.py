@@ -55,7 +55,7 @@ class Summary:
     def add(self, result: FileResult) -> None:
         self.scanned += 1
         self.parsed += result.parsed
-        self.changed += result.new_source is not None
+        self.changed += result.new_source is not None and result.error is None
         self.errors += result.error is not None
         self.fixes += sum(f.kind in (Kind.FIXED, Kind.DROPPED) for f in result.findings)
         self.manual += sum(f.kind in (Kind.MANUAL, Kind.WARNING) for f in result.findings)

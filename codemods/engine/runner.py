@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from codemods.engine.discovery import discover
+from codemods.engine.prefilter import select_for_file, summarize
 from codemods.engine.report import FileResult, Finding
 from codemods.engine.source import SourceError, decode, write_atomically
 from codemods.settings import Settings
@@ -66,6 +67,10 @@ def process_source(
     from libcst.codemod import CodemodContext
 
     result = FileResult(str(path))
+    transforms = [t for t in transforms if t.might_apply(raw, settings)]
+    transforms = select_for_file(transforms, summarize(raw), settings)
+    if not transforms:
+        return result
     try:
         source = decode(path, raw)
         module = cst.parse_module(source.text)
@@ -79,8 +84,6 @@ def process_source(
     code = source.text
     stages: list[list[tuple[str, int, int, int]]] = []  # opcodes mapping each stage back to its input
     for transform_class in transforms:
-        if not transform_class.might_apply(raw, settings):
-            continue
         transform = transform_class(CodemodContext(filename=str(path)), settings)
         try:
             module = transform.transform_module(module)
@@ -97,13 +100,22 @@ def process_source(
         return result
     try:
         cst.parse_module(code)
-        compile(code, str(path), "exec", dont_inherit=True)
+        if _compiles(source.text, path):  # this Python may not know newer syntax the file uses
+            compile(code, str(path), "exec", dont_inherit=True)
     except (cst.ParserSyntaxError, SyntaxError, ValueError) as error:
         result.error = f"internal error: the rewritten file does not parse ({error}); left unchanged"
         result.findings.clear()
         return result
     result.before, result.after, result.raw, result.new_source = source.text, code, raw, source.encode(code)
     return result
+
+
+def _compiles(code: str, path: Path) -> bool:
+    try:
+        compile(code, str(path), "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _line_opcodes(new: str, old: str) -> list[tuple[str, int, int, int]]:
@@ -125,11 +137,14 @@ def _map_back(finding: Finding, stages: list[list[tuple[str, int, int, int]]]) -
 def write(result: FileResult) -> None:
     """Write a changed file, unless it changed on disk since we read it (then report, write nothing)."""
     path = Path(result.path)
-    if path.read_bytes() != result.raw:
-        result.error = "changed on disk during the run; not written"
-        return
     assert result.new_source is not None
-    write_atomically(path, result.new_source)
+    try:
+        if path.read_bytes() != result.raw:
+            result.error = "changed on disk during the run; not written"
+            return
+        write_atomically(path, result.new_source)
+    except OSError as error:
+        result.error = f"cannot write: {error.strerror or error}"
 
 
 def default_jobs() -> int:

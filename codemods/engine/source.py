@@ -44,6 +44,7 @@ def write_atomically(path: Path, data: bytes) -> None:
     The temporary file lives in the same folder (rename is atomic only within a filesystem) and
     takes the original's permission bits before it replaces it.
     """
+    path = Path(os.path.realpath(path))  # through a symlink: replace its target, keep the link
     mode = os.stat(path).st_mode & 0o7777
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".jax-codemod.tmp", dir=path.parent)
     try:

@@ -1,0 +1,41 @@
+# Two commands for users: `make demo` and `make test`. Both work on a fresh machine: each
+# creates its virtualenv and installs what it needs (libcst, typer; jax + pytest for tests).
+
+PYTHON_NEWEST ?= python3.12
+PYTHON_OLDEST ?= python3.11
+JAX_NEWEST ?= 0.12.0.1
+JAX_OLDEST ?= 0.10.2
+VENV := .venv
+VENV_OLDEST := .venv-jax$(JAX_OLDEST)
+PYTEST_ARGS ?=
+
+.PHONY: demo test test-newest test-oldest
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON_NEWEST) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --upgrade pip
+	$(VENV)/bin/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.test-installed: $(VENV)/.installed
+	$(VENV)/bin/python -m pip install -q -e '.[test]' 'jax==$(JAX_NEWEST)'
+	touch $@
+
+$(VENV_OLDEST)/.test-installed: pyproject.toml
+	$(PYTHON_OLDEST) -m venv $(VENV_OLDEST)
+	$(VENV_OLDEST)/bin/python -m pip install -q --upgrade pip
+	$(VENV_OLDEST)/bin/python -m pip install -q -e '.[test]' 'jax==$(JAX_OLDEST)'
+	touch $@
+
+# Dry run over the bundled broken kernels: prints the diff it would apply (exit 1 = changes pending).
+demo: $(VENV)/.installed
+	$(VENV)/bin/jax-codemod examples/ || [ $$? -eq 1 ]
+
+# The whole suite on the newest jax, then again on the oldest supported release.
+test: test-newest test-oldest
+
+test-newest: $(VENV)/.test-installed
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+test-oldest: $(VENV_OLDEST)/.test-installed
+	$(VENV_OLDEST)/bin/python -m pytest $(PYTEST_ARGS)
