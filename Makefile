@@ -39,3 +39,8 @@ test-newest: $(VENV)/.test-installed
 
 test-oldest: $(VENV_OLDEST)/.test-installed
 	$(VENV_OLDEST)/bin/python -m pytest $(PYTEST_ARGS)
+
+# Wheels for the GPU machine, which has no network: tests/gpu/README.md.
+.PHONY: gpu-wheels
+gpu-wheels:
+	PYTHON=$(PYTHON_NEWEST) tests/gpu/fetch_wheels.sh

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import ast
 from abc import abstractmethod
-from typing import Callable, ClassVar, Optional
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Callable, ClassVar, Iterator, Optional
 
 import libcst as cst
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 from libcst.metadata import (
     CodePosition,
+    MetadataWrapper,
     ParentNodeProvider,
     PositionProvider,
     QualifiedName,
@@ -75,6 +78,27 @@ class JaxCodemod(VisitorBasedCodemodCommand):
 
     # -- planning --
 
+    # Set by the runner when the module comes straight from the parser, so no node object appears
+    # twice in it: libcst's defensive deep copy before computing metadata (as costly as a metadata
+    # pass) can then be skipped. Unchanged files come back as the very same module object.
+    unique_nodes: bool = False
+
+    @contextmanager
+    def _handle_metadata_reference(self, module: cst.Module) -> Iterator[cst.Module]:
+        # libcst's own version, less the deep copy when the runner vouches for `module`.
+        if not self.unique_nodes or self.context.metadata_manager is not None or self.should_allow_multiple_passes():
+            with super()._handle_metadata_reference(module) as tree:
+                yield tree
+            return
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        previous = self.context.wrapper
+        with self.resolve(wrapper):
+            self.context = replace(self.context, wrapper=wrapper)
+            try:
+                yield wrapper.module
+            finally:
+                self.context = replace(self.context, wrapper=previous)
+
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         """Plan first; walk the tree to apply edits only when there are any (most files have none)."""
         self.kernel_scope = self.get_metadata(KernelScopeProvider, tree)
@@ -97,7 +121,17 @@ class JaxCodemod(VisitorBasedCodemodCommand):
 
     def in_scope(self, call: cst.Call) -> bool:
         """Whether a call may be rewritten: inside a kernel body, or anywhere with --scope all."""
-        return self.settings.scope is Scope.ALL or self.target_kernel(call) is not None
+        if self.settings.scope is Scope.ALL:
+            return True
+        kernel = self.target_kernel(call)
+        if kernel is None:
+            return False
+        if kernel in self.kernel_scope.shared:
+            assert isinstance(kernel, cst.FunctionDef)
+            self.report(call, Kind.MANUAL, f"`{kernel.name.value}` runs in kernels and in plain XLA code: "
+                        "rewriting it would change the XLA path too; not rewritten (give the kernel its own copy)")
+            return False
+        return True
 
     def edit(self, node: cst.CSTNode, change: Edit) -> None:
         """Schedule `change(updated_node)` to replace `node`; several edits to one node chain."""

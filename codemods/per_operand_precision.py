@@ -26,12 +26,12 @@ from libcst.metadata import Assignment, GlobalScope, ParentNodeProvider, ScopePr
 
 from codemods.analysis.kernel_scope import FunctionNode
 from codemods.analysis.names import callee, display, find_arg
-from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell_like
+from codemods.analysis.precision import NONE, STRING_LEVELS, PrecisionLiteral, parse_precision, spell_like
 from codemods.base import JaxCodemod
-from codemods.capabilities import Level, format_version, lowered_precisions
-from codemods.engine.prefilter import may_pass
+from codemods.capabilities import Level, Version, format_version, lowered_precisions
+from codemods.engine.prefilter import SyntaxSummary, may_pass
 from codemods.engine.report import Kind
-from codemods.settings import PrecisionPolicy
+from codemods.settings import PrecisionPolicy, Settings
 
 
 @dataclass(frozen=True)
@@ -80,19 +80,30 @@ class PerOperandPrecision(JaxCodemod):
             for qualified, op in OPS.items()
         )
 
+    @classmethod
+    def worth_parsing(cls, summary: SyntaxSummary, settings: Settings) -> bool:
+        """Also rules out files whose every candidate call already lowers as written (`precision=None`,
+        or a string literal naming one level the target accepts): libcst would find nothing there."""
+        return super().worth_parsing(summary, settings) and any(
+            cls.may_target(name, call) and not _lowers_as_written(name, call, settings.jax_version)
+            for name, call in summary.calls
+        )
+
     def plan(self, module: cst.Module) -> None:
         self._fixes: dict[cst.BaseExpression, _Use] = {}
         self._kernel_precisions: set[cst.BaseExpression] = set()
         pending: list[tuple[cst.Call, str, Op, cst.BaseExpression]] = []
         for call in self.calls():
             name = callee(self.names, call, OPS)
-            if name is None or not self.in_scope(call):
+            if name is None:
                 continue
             op = OPS[name]
             arg = find_arg(call, op.precision_position, ("precision",))
+            kwargs = any(a.star == "**" for a in call.args)
+            if (arg is None and not kwargs) or not self.in_scope(call):
+                continue
             if arg is None:
-                if any(a.star == "**" for a in call.args):
-                    self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs may carry a precision this kernel cannot lower")
+                self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs may carry a precision this kernel cannot lower")
                 continue
             self._kernel_precisions.add(arg.value)
             pending.append((call, name, op, arg.value))
@@ -134,9 +145,7 @@ class PerOperandPrecision(JaxCodemod):
 
     def _target_level(self, kind: str, literal: PrecisionLiteral) -> Optional[Level]:
         """The scalar to write, or None when the literal already lowers."""
-        version = self.settings.jax_version
-        accepted = lowered_precisions("mosaic_tpu", kind, version) or lowered_precisions("mosaic_tpu", kind, None)
-        assert accepted is not None
+        accepted = _accepted(kind, self.settings.jax_version)
         if len(set(literal.levels)) == 1 and literal.levels[0] in accepted:
             return None
         if self.settings.precision_policy is PrecisionPolicy.HIGHEST:
@@ -190,6 +199,61 @@ class PerOperandPrecision(JaxCodemod):
                 return f"is a kernel parameter bound to `{_code(source)}`, not a literal"
             sources.append((source, literal))
         return sources
+
+
+def _accepted(kind: str, version: Optional[Version]) -> frozenset[Level]:
+    """Single scalars the target's Mosaic TPU lowering takes for `kind` (conservative if it cannot lower it)."""
+    accepted = lowered_precisions("mosaic_tpu", kind, version) or lowered_precisions("mosaic_tpu", kind, None)
+    assert accepted is not None
+    return accepted
+
+
+def _lowers_as_written(name: str, call: ast.Call, version: Optional[Version]) -> bool:
+    """On the stdlib `ast`: whether `plan` would leave this call alone wherever it sits, for every op
+    called `name`. Only spellings that need no name resolution count: `None` and plain string
+    literals (or pairs of them); anything else may need a rewrite or a finding, so libcst decides."""
+    for qualified, op in OPS.items():
+        if qualified.rsplit(".", 1)[-1] != name:
+            continue
+        value = _ast_precision_arg(call, op.precision_position)
+        if value is None:
+            if any(keyword.arg is None for keyword in call.keywords):  # **kwargs: reported for review
+                return False
+            continue
+        if isinstance(value, ast.Constant) and value.value is None:
+            continue
+        elements = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+        if len(elements) not in (1, 2) or (len(elements) == 1 and elements[0] is not value):
+            return False
+        levels = {_ast_string_level(element) for element in elements}
+        if len(levels) != 1 or None in levels or not levels <= _accepted(op.kind, version):
+            return False
+    return True
+
+
+def _ast_precision_arg(call: ast.Call, position: Optional[int]) -> Optional[ast.expr]:
+    """What `find_arg(call, position, ("precision",))` finds, on the stdlib `ast`."""
+    for keyword in call.keywords:
+        if keyword.arg == "precision":
+            return keyword.value
+    if position is None:
+        return None
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            return None
+        if index == position:
+            return arg
+    return None
+
+
+def _ast_string_level(node: ast.expr) -> Optional[Level]:
+    """The level a plain one-line string literal names; None for anything else (implicit
+    concatenation, prefixes and escapes are left to libcst: the span must be the quotes and text)."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.lineno == node.end_lineno):
+        return None
+    if node.end_col_offset - node.col_offset != len(node.value.encode()) + 2:
+        return None
+    return STRING_LEVELS.get(node.value.lower())
 
 
 def _code(node: cst.CSTNode) -> str:

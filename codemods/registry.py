@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from codemods.accuracy_hints import AccuracyHints
 from codemods.base import JaxCodemod
+from codemods.bf16_lstm import Bf16Lstm
 from codemods.per_operand_precision import PerOperandPrecision
 
-TRANSFORMS: tuple[type[JaxCodemod], ...] = (PerOperandPrecision,)
+TRANSFORMS: tuple[type[JaxCodemod], ...] = (PerOperandPrecision, AccuracyHints, Bf16Lstm)
 
 
 def _lookup(key: str) -> type[JaxCodemod]:

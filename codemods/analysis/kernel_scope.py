@@ -46,6 +46,9 @@ class KernelScope:
 
     kernels: dict[FunctionNode, str] = field(default_factory=dict)  # body -> why it is one
     calls: list[cst.Call] = field(default_factory=list)  # every call, in source order
+    # Functions that kernels call but that plain XLA code uses too: rewriting them would change
+    # the XLA path, so transforms report their calls instead.
+    shared: set[FunctionNode] = field(default_factory=set)
     enclosing: dict[cst.Call, FunctionNode] = field(default_factory=dict)
     parent: dict[FunctionNode, Optional[FunctionNode]] = field(default_factory=dict)
     # functools.partial(body, ...) calls that bind a kernel's arguments, for value resolution.
@@ -72,6 +75,7 @@ class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
         self._stack: list[FunctionNode] = []
         self._entries: list[tuple[cst.BaseExpression, str]] = []
         self._references: dict[FunctionNode, list[cst.Name]] = {}
+        self._innermost: dict[cst.Name, Optional[FunctionNode]] = {}  # function each name sits in
 
     def _names(self, node: cst.CSTNode):
         return qualified_names(self.metadata, node)
@@ -99,6 +103,7 @@ class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
         self._stack.pop()
 
     def visit_Name(self, node: cst.Name) -> None:
+        self._innermost[node] = self._stack[-1] if self._stack else None
         for function in self._stack:
             self._references.setdefault(function, []).append(node)
 
@@ -136,7 +141,31 @@ class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
                     if function not in self.result.kernels:
                         self.result.kernels[function] = f"called from a kernel body ({_label(kernel)})"
                         pending.append(function)
+        self.result.shared = {
+            function for function, why in self.result.kernels.items()
+            if why.startswith("called from") and self._used_outside_kernels(function)
+        }
         self.set_metadata(original_node, self.result)
+
+    def _used_outside_kernels(self, function: FunctionNode) -> bool:
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        scope = self.get_metadata(ScopeProvider, function, None)
+        if scope is None:
+            return False
+        for assignment in scope[function.name.value]:
+            if isinstance(assignment, Assignment) and assignment.node is function:
+                for access in assignment.references:
+                    if not self._inside_kernel(self._innermost.get(access.node)):
+                        return True
+        return False
+
+    def _inside_kernel(self, function: Optional[FunctionNode]) -> bool:
+        while function is not None:
+            if function in self.result.kernels:
+                return True
+            function = self.result.parent.get(function)
+        return False
 
     def _resolve(self, expression: cst.BaseExpression, depth: int) -> Iterator[FunctionNode]:
         """Function definitions `expression` may evaluate to, following partial() and aliases."""

@@ -108,9 +108,9 @@ def use_helper(transform: "JaxCodemod", module: cst.Module, helper: Helper) -> s
 
 
 def _in_module_names(scope: GlobalScope, helper: Helper) -> Helper:
-    """The helper spelled with the module's own imports: where the module already binds what a need
-    imports under another name (`import jax.numpy as np`), the body uses that name (`np.float32`)
-    and the import is not added a second time."""
+    """The helper spelled with the module's own imports: what the module already imports is not
+    imported again, and where it binds it under another name (`import jax.numpy as np`) the body
+    uses that name (`np.float32`)."""
     renames: dict[str, str] = {}
     needs: list[Need] = []
     for need in helper.needs:
@@ -119,10 +119,10 @@ def _in_module_names(scope: GlobalScope, helper: Helper) -> Helper:
             a.name for a in scope.assignments
             if "." not in a.name and any(q.name == target for q in scope.get_qualified_names_for(a.name))
         )
-        if names and bound not in names:
-            renames[bound] = names[0]
-        else:
+        if not names:
             needs.append(need)
+        elif bound not in names:
+            renames[bound] = names[0]
     if not renames:
         return helper
     function = cst.parse_statement(helper.code(_NAME_PLACEHOLDER)).visit(_RenameFreeNames(renames))

@@ -83,19 +83,23 @@ def process_source(
     result.parsed = True
     code = source.text
     stages: list[list[tuple[str, int, int, int]]] = []  # opcodes mapping each stage back to its input
+    parsed = module  # straight from the parser: no node object appears twice in it
     for transform_class in transforms:
         transform = transform_class(CodemodContext(filename=str(path)), settings)
+        transform.unique_nodes = module is parsed
         try:
-            module = transform.transform_module(module)
+            new_module = transform.transform_module(module)
         except Exception as error:  # a bug of ours: report it, never write a half-done file
             result.error = f"internal error in {transform_class.CODE}: {type(error).__name__}: {error}"
             result.findings.clear()
             return result
         result.findings.extend(_map_back(f, stages) for f in transform.findings)
-        new_code = module.code
-        if new_code != code:
-            stages.append(_line_opcodes(new_code, code))
-            code = new_code
+        if new_module is not module:  # the same object back: nothing changed, skip printing it
+            new_code = new_module.code
+            if new_code != code:
+                stages.append(_line_opcodes(new_code, code))
+                code = new_code
+        module = new_module
     if code == source.text:
         return result
     try:
