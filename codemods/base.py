@@ -67,14 +67,23 @@ class JaxCodemod(VisitorBasedCodemodCommand):
     @classmethod
     def worth_parsing(cls, summary: SyntaxSummary, settings: Settings) -> bool:
         """The second prefilter, on the stdlib `ast`: a call that may be a target exists."""
-        if cls.KERNEL_SCOPED and settings.scope is Scope.KERNELS and not summary.mentions_launcher:
+        kernels_only = cls.KERNEL_SCOPED and settings.scope is Scope.KERNELS
+        if kernels_only and not summary.mentions_launcher:
             return False
-        return any(cls.may_target(name, call) for name, call in summary.calls)
+        return any(
+            cls.may_change(name, call, settings) and (not kernels_only or summary.may_run_in_kernel(call))
+            for name, call in summary.calls
+        )
 
     @classmethod
     @abstractmethod
     def may_target(cls, name: str, call: ast.Call) -> bool:
         """Whether a call to a function named `name` (last component, aliases resolved) may be a target."""
+
+    @classmethod
+    def may_change(cls, name: str, call: ast.Call, settings: Settings) -> bool:
+        """`may_target`, knowing the settings: a transform may rule out more (say, what the target lowers)."""
+        return cls.may_target(name, call)
 
     # -- planning --
 

@@ -29,7 +29,7 @@ from codemods.analysis.names import callee, display, find_arg
 from codemods.analysis.precision import NONE, STRING_LEVELS, PrecisionLiteral, parse_precision, spell_like
 from codemods.base import JaxCodemod
 from codemods.capabilities import Level, Version, format_version, lowered_precisions
-from codemods.engine.prefilter import SyntaxSummary, may_pass
+from codemods.engine.prefilter import may_pass
 from codemods.engine.report import Kind
 from codemods.settings import PrecisionPolicy, Settings
 
@@ -81,13 +81,10 @@ class PerOperandPrecision(JaxCodemod):
         )
 
     @classmethod
-    def worth_parsing(cls, summary: SyntaxSummary, settings: Settings) -> bool:
-        """Also rules out files whose every candidate call already lowers as written (`precision=None`,
-        or a string literal naming one level the target accepts): libcst would find nothing there."""
-        return super().worth_parsing(summary, settings) and any(
-            cls.may_target(name, call) and not _lowers_as_written(name, call, settings.jax_version)
-            for name, call in summary.calls
-        )
+    def may_change(cls, name: str, call: ast.Call, settings: Settings) -> bool:
+        """Also rules out calls that already lower as written (`precision=None`, or a string literal
+        naming one level the target accepts): libcst would find nothing to do there."""
+        return cls.may_target(name, call) and not _lowers_as_written(name, call, settings.jax_version)
 
     def plan(self, module: cst.Module) -> None:
         self._fixes: dict[cst.BaseExpression, _Use] = {}

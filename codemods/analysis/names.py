@@ -22,7 +22,6 @@ _ALIASED_PREFIXES = (
     ("jax._src.pallas.mosaic_gpu.core.", "jax.experimental.pallas.mosaic_gpu."),
     ("jax._src.pallas.mosaic_gpu.pipeline.", "jax.experimental.pallas.mosaic_gpu."),
     ("jax._src.pallas.mosaic.pipeline.", "jax.experimental.pallas.tpu."),
-    ("jax.experimental.rnn.", "jax.experimental.rnn."),
 )
 
 

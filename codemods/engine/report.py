@@ -77,12 +77,13 @@ def _lines(data: bytes) -> list[bytes]:
 
 
 def _diff_name(path: str) -> bytes:
-    """The name in the diff header: relative to the current folder when under it, `/`-separated."""
+    """The name in the diff header: relative to the current folder when under it, else relative to
+    the root (`a/tmp/x.py`, which `git apply` takes from `/`; `a//tmp/x.py` no tool takes), `/`-separated."""
     absolute = os.path.abspath(path)
     cwd = os.getcwd()
     if os.path.isabs(path) and os.path.commonpath([absolute, cwd]) == cwd:
         path = os.path.relpath(absolute, cwd)
-    return os.fsencode(path.replace(os.sep, "/"))
+    return os.fsencode(path.replace(os.sep, "/").lstrip("/"))
 
 
 def unified_diff(path: str, old: bytes, new: bytes) -> bytes:
