@@ -111,9 +111,10 @@ def rules() -> None:
     """Describe every transform: what it does, why, and an example."""
     from codemods import registry
 
-    for transform in registry.TRANSFORMS:
-        print(f"{transform.CODE} {transform.NAME}\n    {transform.DESCRIPTION}")
-        print("\n".join("    " + line for line in (sys.modules[transform.__module__].__doc__ or "").splitlines()))
+    for rule in registry.RULES:
+        print(f"{rule.code} {rule.name}\n    {rule.description}")
+        doc = sys.modules[rule.load().__module__].__doc__ or ""
+        print("\n".join("    " + line for line in doc.splitlines()))
 
 
 @app.command()

@@ -20,7 +20,6 @@ Example
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import Optional, Sequence, Union
 
@@ -34,23 +33,15 @@ from codemods.analysis.module_helpers import reference_helper, use_helper
 from codemods.analysis.names import callee, display, find_arg, matching_name, qualify
 from codemods.base import JaxCodemod
 from codemods.capabilities import ACCURACY_REJECTED, accuracy_rejected, accuracy_rejected_anywhere
-from codemods.engine.prefilter import has_keyword
 from codemods.engine.report import Kind
+from codemods.rules import ACCURACY_HINTS
 
 RSQRT = "jax.lax.rsqrt"
 _BACKEND_NAMES = {"mosaic_gpu": "Mosaic GPU", "mosaic_tpu": "Mosaic TPU"}
 
 
 class AccuracyHints(JaxCodemod):
-    CODE = "JAX002"
-    NAME = "accuracy-hints"
-    DESCRIPTION = "Drop accuracy= hints Pallas Mosaic kernels reject; route rsqrt through a float32-accurate helper."
-    PREFILTER = (b"accuracy",)
-
-    @classmethod
-    def may_target(cls, name: str, call: ast.Call) -> bool:
-        hinted = name in accuracy_rejected_anywhere(None) or name == "partial"
-        return hinted and has_keyword(call, "accuracy")
+    RULE = ACCURACY_HINTS
 
     def plan(self, module: cst.Module) -> None:
         rejected = qualify("jax.lax", accuracy_rejected_anywhere(self.settings.jax_version))

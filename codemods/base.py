@@ -7,7 +7,6 @@ applies each edit to the updated node, so edits nested inside each other compose
 
 from __future__ import annotations
 
-import ast
 from abc import abstractmethod
 from contextlib import contextmanager
 from dataclasses import replace
@@ -26,24 +25,15 @@ from libcst.metadata import (
 
 from codemods.analysis.kernel_scope import FunctionNode, KernelScope, KernelScopeProvider
 from codemods.analysis.names import qualified_names
-from codemods.engine.prefilter import SyntaxSummary
 from codemods.engine.report import Finding, Kind
+from codemods.rules import Rule
 from codemods.settings import Scope, Settings
 
 Edit = Callable[[cst.CSTNode], cst.CSTNode]
 
-# Every kernel launcher lives under jax.experimental.pallas: a file without this word has no kernel.
-KERNEL_MARKER = b"pallas"
-
 
 class JaxCodemod(VisitorBasedCodemodCommand):
-    CODE: ClassVar[str]  # e.g. "JAX001"
-    NAME: ClassVar[str]  # e.g. "per-operand-precision"
-    DESCRIPTION: ClassVar[str]
-    # Byte strings that must all occur in a file for the transform to possibly apply.
-    PREFILTER: ClassVar[tuple[bytes, ...]]
-    # True when the transform only rewrites inside Pallas kernel bodies (under --scope kernels).
-    KERNEL_SCOPED: ClassVar[bool] = True
+    RULE: ClassVar[Rule]  # code, name and the prefilters, importable without libcst
 
     # Positions are resolved only when there is something to report; qualified names are asked
     # of the scope per node: both are too costly to compute for every node of a large module.
@@ -55,35 +45,6 @@ class JaxCodemod(VisitorBasedCodemodCommand):
         self.findings: list[Finding] = []
         self._edits: dict[cst.CSTNode, Edit] = {}
         self.kernel_scope = KernelScope()
-
-    @classmethod
-    def might_apply(cls, raw: bytes, settings: Settings) -> bool:
-        """The cheap prefilter: most files are ruled out here without being parsed."""
-        words = cls.PREFILTER
-        if cls.KERNEL_SCOPED and settings.scope is Scope.KERNELS:
-            words = (*words, KERNEL_MARKER)
-        return all(word in raw for word in words)
-
-    @classmethod
-    def worth_parsing(cls, summary: SyntaxSummary, settings: Settings) -> bool:
-        """The second prefilter, on the stdlib `ast`: a call that may be a target exists."""
-        kernels_only = cls.KERNEL_SCOPED and settings.scope is Scope.KERNELS
-        if kernels_only and not summary.mentions_launcher:
-            return False
-        return any(
-            cls.may_change(name, call, settings) and (not kernels_only or summary.may_run_in_kernel(call))
-            for name, call in summary.calls
-        )
-
-    @classmethod
-    @abstractmethod
-    def may_target(cls, name: str, call: ast.Call) -> bool:
-        """Whether a call to a function named `name` (last component, aliases resolved) may be a target."""
-
-    @classmethod
-    def may_change(cls, name: str, call: ast.Call, settings: Settings) -> bool:
-        """`may_target`, knowing the settings: a transform may rule out more (say, what the target lowers)."""
-        return cls.may_target(name, call)
 
     # -- planning --
 
@@ -153,7 +114,7 @@ class JaxCodemod(VisitorBasedCodemodCommand):
 
     def report(self, node: cst.CSTNode, kind: Kind, message: str) -> None:
         position = self.position(node)
-        self.findings.append(Finding(self.CODE, kind, position.line, position.column + 1, message))
+        self.findings.append(Finding(self.RULE.code, kind, position.line, position.column + 1, message))
 
     # -- applying --
 

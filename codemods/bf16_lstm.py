@@ -21,7 +21,6 @@ Example
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -35,6 +34,7 @@ from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision,
 from codemods.base import JaxCodemod
 from codemods.capabilities import Level, lowered_precisions
 from codemods.engine.report import Kind
+from codemods.rules import BF16_LSTM
 
 LSTM = "jax.experimental.rnn.lstm"
 PRECISION_POSITION = 10  # lstm(x, h_0, c_0, weights, seq_lengths, input_size, ..., bidirectional, precision)
@@ -59,16 +59,7 @@ class _DefaultPrecision:
 
 
 class Bf16Lstm(JaxCodemod):
-    CODE = "JAX003"
-    NAME = "bf16-lstm"
-    DESCRIPTION = ("Run cuDNN LSTM calls at bf16 (DEFAULT) precision in float32 with Precision.HIGHEST, "
-                   "keeping the callers' dtypes.")
-    PREFILTER = (b"lstm",)
-    KERNEL_SCOPED = False
-
-    @classmethod
-    def may_target(cls, name: str, call: ast.Call) -> bool:
-        return name == LSTM.rsplit(".", 1)[-1]  # a call without precision may run under a bf16 default
+    RULE = BF16_LSTM
 
     def plan(self, module: cst.Module) -> None:
         self._module = module

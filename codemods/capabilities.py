@@ -23,6 +23,12 @@ class Level(enum.IntEnum):
     HIGHEST = 2
 
 
+# String names jax accepts for precisions, grouped by family so a rewrite stays in the user's vocabulary.
+ENUM_STYLE_NAMES = {"default": Level.DEFAULT, "fastest": Level.DEFAULT, "high": Level.HIGH, "highest": Level.HIGHEST}
+DTYPE_STYLE_NAMES = {"bfloat16": Level.DEFAULT, "bfloat16_3x": Level.HIGH, "tensorfloat32": Level.HIGH, "float32": Level.HIGHEST}
+PRECISION_NAMES = {**ENUM_STYLE_NAMES, **DTYPE_STYLE_NAMES}
+
+
 def parse_version(text: str) -> Version:
     """'0.12.0.1' -> (0, 12, 0, 1); pre-release suffixes ('0.11.0rc1', '0.5.0.dev2') are ignored."""
     parts = []

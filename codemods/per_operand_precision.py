@@ -17,7 +17,6 @@ Example
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 from typing import Optional
 
@@ -26,36 +25,12 @@ from libcst.metadata import Assignment, GlobalScope, ParentNodeProvider, ScopePr
 
 from codemods.analysis.kernel_scope import FunctionNode
 from codemods.analysis.names import callee, display, find_arg
-from codemods.analysis.precision import NONE, STRING_LEVELS, PrecisionLiteral, parse_precision, spell_like
+from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell_like
 from codemods.base import JaxCodemod
-from codemods.capabilities import Level, Version, format_version, lowered_precisions
-from codemods.engine.prefilter import may_pass
+from codemods.capabilities import Level, format_version, lowered_precisions
 from codemods.engine.report import Kind
-from codemods.settings import PrecisionPolicy, Settings
-
-
-@dataclass(frozen=True)
-class Op:
-    kind: str  # the capability-table op: "dot" or "conv"
-    precision_position: Optional[int]  # where precision may sit positionally; None: keyword-only
-
-
-_LAX = {
-    "dot_general": Op("dot", 3),
-    "dot": Op("dot", None),
-    "batch_matmul": Op("dot", 2),
-    "conv_general_dilated": Op("conv", 9),
-    "conv": Op("conv", 4),
-    "conv_with_general_padding": Op("conv", 6),
-}
-_NUMPY = {name: Op("dot", None) for name in ("dot", "matmul", "einsum", "inner", "tensordot", "vdot")}
-_PALLAS = {"dot": Op("dot", 5)}
-OPS: dict[str, Op] = {
-    **{f"jax.lax.{name}": op for name, op in _LAX.items()},
-    **{f"jax.numpy.{name}": op for name, op in _NUMPY.items()},
-    **{f"jax.experimental.pallas.{name}": op for name, op in _PALLAS.items()},
-    **{f"jax.experimental.pallas.triton.{name}": op for name, op in _PALLAS.items()},
-}
+from codemods.rules import OPS, PER_OPERAND_PRECISION, Op, accepted_precisions
+from codemods.settings import PrecisionPolicy
 
 
 @dataclass
@@ -68,23 +43,7 @@ class _Use:
 
 
 class PerOperandPrecision(JaxCodemod):
-    CODE = "JAX001"
-    NAME = "per-operand-precision"
-    DESCRIPTION = "Collapse per-operand or unsupported precisions in Pallas TPU kernels to one scalar the lowering accepts."
-    PREFILTER = (b"recision",)
-
-    @classmethod
-    def may_target(cls, name: str, call: ast.Call) -> bool:
-        return any(
-            qualified.rsplit(".", 1)[-1] == name and may_pass(call, "precision", op.precision_position)
-            for qualified, op in OPS.items()
-        )
-
-    @classmethod
-    def may_change(cls, name: str, call: ast.Call, settings: Settings) -> bool:
-        """Also rules out calls that already lower as written (`precision=None`, or a string literal
-        naming one level the target accepts): libcst would find nothing to do there."""
-        return cls.may_target(name, call) and not _lowers_as_written(name, call, settings.jax_version)
+    RULE = PER_OPERAND_PRECISION
 
     def plan(self, module: cst.Module) -> None:
         self._fixes: dict[cst.BaseExpression, _Use] = {}
@@ -142,7 +101,7 @@ class PerOperandPrecision(JaxCodemod):
 
     def _target_level(self, kind: str, literal: PrecisionLiteral) -> Optional[Level]:
         """The scalar to write, or None when the literal already lowers."""
-        accepted = _accepted(kind, self.settings.jax_version)
+        accepted = accepted_precisions(kind, self.settings.jax_version)
         if len(set(literal.levels)) == 1 and literal.levels[0] in accepted:
             return None
         if self.settings.precision_policy is PrecisionPolicy.HIGHEST:
@@ -196,61 +155,6 @@ class PerOperandPrecision(JaxCodemod):
                 return f"is a kernel parameter bound to `{_code(source)}`, not a literal"
             sources.append((source, literal))
         return sources
-
-
-def _accepted(kind: str, version: Optional[Version]) -> frozenset[Level]:
-    """Single scalars the target's Mosaic TPU lowering takes for `kind` (conservative if it cannot lower it)."""
-    accepted = lowered_precisions("mosaic_tpu", kind, version) or lowered_precisions("mosaic_tpu", kind, None)
-    assert accepted is not None
-    return accepted
-
-
-def _lowers_as_written(name: str, call: ast.Call, version: Optional[Version]) -> bool:
-    """On the stdlib `ast`: whether `plan` would leave this call alone wherever it sits, for every op
-    called `name`. Only spellings that need no name resolution count: `None` and plain string
-    literals (or pairs of them); anything else may need a rewrite or a finding, so libcst decides."""
-    for qualified, op in OPS.items():
-        if qualified.rsplit(".", 1)[-1] != name:
-            continue
-        value = _ast_precision_arg(call, op.precision_position)
-        if value is None:
-            if any(keyword.arg is None for keyword in call.keywords):  # **kwargs: reported for review
-                return False
-            continue
-        if isinstance(value, ast.Constant) and value.value is None:
-            continue
-        elements = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
-        if len(elements) not in (1, 2) or (len(elements) == 1 and elements[0] is not value):
-            return False
-        levels = {_ast_string_level(element) for element in elements}
-        if len(levels) != 1 or None in levels or not levels <= _accepted(op.kind, version):
-            return False
-    return True
-
-
-def _ast_precision_arg(call: ast.Call, position: Optional[int]) -> Optional[ast.expr]:
-    """What `find_arg(call, position, ("precision",))` finds, on the stdlib `ast`."""
-    for keyword in call.keywords:
-        if keyword.arg == "precision":
-            return keyword.value
-    if position is None:
-        return None
-    for index, arg in enumerate(call.args):
-        if isinstance(arg, ast.Starred):
-            return None
-        if index == position:
-            return arg
-    return None
-
-
-def _ast_string_level(node: ast.expr) -> Optional[Level]:
-    """The level a plain one-line string literal names; None for anything else (implicit
-    concatenation, prefixes and escapes are left to libcst: the span must be the quotes and text)."""
-    if not (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.lineno == node.end_lineno):
-        return None
-    if node.end_col_offset - node.col_offset != len(node.value.encode()) + 2:
-        return None
-    return STRING_LEVELS.get(node.value.lower())
 
 
 def _code(node: cst.CSTNode) -> str:

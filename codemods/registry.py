@@ -4,25 +4,20 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from codemods.accuracy_hints import AccuracyHints
-from codemods.base import JaxCodemod
-from codemods.bf16_lstm import Bf16Lstm
-from codemods.per_operand_precision import PerOperandPrecision
-
-TRANSFORMS: tuple[type[JaxCodemod], ...] = (PerOperandPrecision, AccuracyHints, Bf16Lstm)
+from codemods.rules import RULES, Rule
 
 
-def _lookup(key: str) -> type[JaxCodemod]:
-    for transform in TRANSFORMS:
-        if key.upper() == transform.CODE or key.lower() == transform.NAME:
-            return transform
-    known = ", ".join(f"{t.CODE} ({t.NAME})" for t in TRANSFORMS)
+def _lookup(key: str) -> Rule:
+    for rule in RULES:
+        if key.upper() == rule.code or key.lower() == rule.name:
+            return rule
+    known = ", ".join(f"{rule.code} ({rule.name})" for rule in RULES)
     raise KeyError(f"unknown transform {key!r}; known: {known}")
 
 
-def select(include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Sequence[type[JaxCodemod]]:
+def select(include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Sequence[Rule]:
     """`--select`/`--ignore`: codes or names, comma-separated or repeated. Raises KeyError."""
     split = lambda keys: [k.strip() for key in keys for k in key.split(",") if k.strip()]  # noqa: E731
-    chosen = {_lookup(k) for k in split(include)} or set(TRANSFORMS)
+    chosen = {_lookup(k) for k in split(include)} or set(RULES)
     dropped = {_lookup(k) for k in split(exclude)}
-    return [t for t in TRANSFORMS if t in chosen and t not in dropped]
+    return [rule for rule in RULES if rule in chosen and rule not in dropped]

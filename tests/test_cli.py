@@ -505,9 +505,9 @@ def test_rules_lists_every_transform(tmp_path: Path) -> None:
     result = cli("rules", cwd=tmp_path)
     assert result.returncode == 0
     out = result.stdout.decode()
-    assert registry.TRANSFORMS
-    for transform in registry.TRANSFORMS:
-        assert f"{transform.CODE} {transform.NAME}" in out
+    assert registry.RULES
+    for rule in registry.RULES:
+        assert f"{rule.code} {rule.name}" in out
 
 
 def test_console_script(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from libcst.codemod import CodemodContext
 
 from codemods.analysis.module_helpers import REFERENCE_SOURCE, Helper, reference_helper, use_helper
 from codemods.base import JaxCodemod
+from codemods.rules import Rule
 from codemods.settings import Scope, Settings
 
 IDENTITY = Helper("identity", "def {name}(x):\n    return x\n")
@@ -23,14 +24,8 @@ IDENTITY = Helper("identity", "def {name}(x):\n    return x\n")
 class _CallsIdentity(JaxCodemod):
     """Routes every `target(...)` through the identity helper."""
 
-    CODE = "TEST"
-    NAME = "calls-identity"
-    DESCRIPTION = "test double"
-    PREFILTER = ()
-
-    @classmethod
-    def may_target(cls, name: str, call: ast.Call) -> bool:
-        return name == "target"
+    RULE = Rule("TEST", "calls-identity", "test double", (), False, lambda name, call, settings: name == "target",
+                f"{__name__}:_CallsIdentity")
 
     def plan(self, module: cst.Module) -> None:
         for call in self.calls():

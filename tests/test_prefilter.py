@@ -15,6 +15,7 @@ from libcst.codemod import CodemodContext
 
 from codemods import registry
 from codemods.engine.prefilter import select_for_file, summarize
+from codemods.rules import Rule
 from codemods.settings import Scope, Settings
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -72,18 +73,18 @@ KERNEL_CALLS = [
 ]
 
 
-def _ruled_out(source: bytes, settings: Settings) -> list[type]:
-    transforms = [t for t in registry.TRANSFORMS if t.might_apply(source, settings)]
+def _ruled_out(source: bytes, settings: Settings) -> list[Rule]:
+    transforms = [t for t in registry.RULES if t.might_apply(source, settings)]
     kept = select_for_file(transforms, summarize(source), settings)
-    return [t for t in registry.TRANSFORMS if t not in kept]
+    return [t for t in registry.RULES if t not in kept]
 
 
-def _assert_leaves_alone(source: bytes, settings: Settings, transform_class: type) -> None:
+def _assert_leaves_alone(source: bytes, settings: Settings, rule: Rule) -> None:
     module = cst.parse_module(source.decode())  # a fresh tree each time: libcst copies it anyway
-    transform = transform_class(CodemodContext(filename="case.py"), settings)
+    transform = rule.load()(CodemodContext(filename="case.py"), settings)
     new = transform.transform_module(module)
-    assert new.code == module.code, f"{transform_class.CODE} was ruled out but rewrites"
-    assert transform.findings == [], f"{transform_class.CODE} was ruled out but reports {transform.findings}"
+    assert new.code == module.code, f"{rule.code} was ruled out but rewrites"
+    assert transform.findings == [], f"{rule.code} was ruled out but reports {transform.findings}"
 
 
 JAX001 = registry.select(["JAX001"])[0]
@@ -199,8 +200,8 @@ def reference(x):
 def test_kwargs_without_the_word_precision() -> None:
     source = HEADER.format(call="jnp.dot(x_ref[...], y_ref[...], **kwargs)").replace(
         "  # the precision comes from the caller", "").encode()
-    for transform_class in _ruled_out(source, Settings((0, 12, 0, 1))):
-        _assert_leaves_alone(source, Settings((0, 12, 0, 1)), transform_class)
+    for rule in _ruled_out(source, Settings((0, 12, 0, 1))):
+        _assert_leaves_alone(source, Settings((0, 12, 0, 1)), rule)
 
 
 FAMILIES = {"precision": "JAX001", "accuracy": "JAX002", "lstm": "JAX003"}
@@ -218,7 +219,7 @@ CASES = [
 def test_fixtures_ruled_out_are_left_alone(case: Path) -> None:
     """Each golden case against its own transform, under every scope and a few target releases."""
     source = case.read_bytes()
-    transform_class = registry.select([FAMILIES[case.parent.name]])[0]
+    rule = registry.select([FAMILIES[case.parent.name]])[0]
     for settings in SETTINGS:
-        if transform_class in _ruled_out(source, settings):
-            _assert_leaves_alone(source, settings, transform_class)
+        if rule in _ruled_out(source, settings):
+            _assert_leaves_alone(source, settings, rule)

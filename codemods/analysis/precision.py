@@ -12,14 +12,10 @@ from typing import Optional, Union
 import libcst as cst
 
 from codemods.analysis.names import QualifiedNames, canonical_names
-from codemods.capabilities import Level
+from codemods.capabilities import DTYPE_STYLE_NAMES, PRECISION_NAMES, Level
 
 PRECISION_CLASS = "jax.lax.Precision"
 
-# String names jax accepts, grouped by family so a rewrite stays in the user's vocabulary.
-_ENUM_STYLE = {"default": Level.DEFAULT, "fastest": Level.DEFAULT, "high": Level.HIGH, "highest": Level.HIGHEST}
-_DTYPE_STYLE = {"bfloat16": Level.DEFAULT, "bfloat16_3x": Level.HIGH, "tensorfloat32": Level.HIGH, "float32": Level.HIGHEST}
-STRING_LEVELS = {**_ENUM_STYLE, **_DTYPE_STYLE}
 _SPELL_ENUM_STYLE = {Level.DEFAULT: "default", Level.HIGH: "high", Level.HIGHEST: "highest"}
 _SPELL_DTYPE_STYLE = {Level.DEFAULT: "bfloat16", Level.HIGH: "tensorfloat32", Level.HIGHEST: "float32"}
 
@@ -77,7 +73,7 @@ def _string_value(expression: cst.BaseExpression) -> Optional[str]:
 def _scalar_level(expression: cst.BaseExpression, names: QualifiedNames) -> Optional[Level]:
     text = _string_value(expression)
     if text is not None:
-        return STRING_LEVELS.get(text.lower())
+        return PRECISION_NAMES.get(text.lower())
     if isinstance(expression, cst.Attribute):
         for name in canonical_names(names, expression):
             owner, _, member = name.rpartition(".")
@@ -94,7 +90,7 @@ def spell(level: Level, like: cst.BaseExpression) -> cst.BaseExpression:
     """`level` written the way `like` (an element of a parsed literal) was written."""
     text = _string_value(like)
     if text is not None:
-        vocabulary = _SPELL_DTYPE_STYLE if text.lower() in _DTYPE_STYLE else _SPELL_ENUM_STYLE
+        vocabulary = _SPELL_DTYPE_STYLE if text.lower() in DTYPE_STYLE_NAMES else _SPELL_ENUM_STYLE
         assert isinstance(like, cst.SimpleString)
         quote = like.quote
         return like.with_changes(value=f"{like.prefix}{quote}{vocabulary[level]}{quote}")

@@ -6,8 +6,8 @@ stdlib `ast` (C-fast) finds a call that could be a target — by the called name
 `from ... import x as y` aliases — plus, for kernel-scoped transforms, a mention of a Pallas
 kernel launcher (`pl.pallas_call`, `plgpu.kernel`, `from jax.experimental.pallas import kernel`)
 and a candidate call inside a function that may be a kernel body (a superset, by bare names, of what
-`codemods.analysis.kernel_scope` finds). A transform may rule out more with `may_change` (JAX001:
-calls whose precision already lowers as written).
+`codemods.analysis.kernel_scope` finds). A rule's candidate test may rule out more (JAX001: calls
+whose precision already lowers as written).
 Both tests only ever say "maybe": the libcst pass decides. tests/test_prefilter.py checks that a file
 ruled out is one the transform leaves alone.
 """

@@ -13,7 +13,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from codemods.engine.discovery import discover
 from codemods.engine.prefilter import select_for_file, summarize
@@ -21,15 +21,16 @@ from codemods.engine.report import FileResult, Finding
 from codemods.engine.source import SourceError, decode, write_atomically
 from codemods.settings import Settings
 
-TransformClass = type  # a codemods.base.JaxCodemod subclass; kept loose so libcst loads lazily
+if TYPE_CHECKING:
+    from codemods.rules import Rule
 
 
 def run(
-    paths: Iterable[Path], transforms: Sequence[TransformClass], settings: Settings, jobs: int
+    paths: Iterable[Path], transforms: Sequence[Rule], settings: Settings, jobs: int
 ) -> list[FileResult]:
     """Results for every discovered file, in discovery order."""
     results: list[FileResult] = []
-    candidates: list[tuple[int, Path, bytes]] = []
+    candidates: list[tuple[int, Path, bytes, list[Rule]]] = []
     for path in discover(paths):
         try:
             raw = path.read_bytes()
@@ -37,11 +38,12 @@ def run(
             results.append(FileResult(str(path), error=f"cannot read: {error.strerror or error}"))
             continue
         results.append(FileResult(str(path)))
-        if any(t.might_apply(raw, settings) for t in transforms):
-            candidates.append((len(results) - 1, path, raw))
+        rules = [rule for rule in transforms if rule.might_apply(raw, settings)]
+        if rules:  # the ast prefilter runs in the workers, spread over the cores
+            candidates.append((len(results) - 1, path, raw, rules))
     for index, result in zip(
-        (index for index, _, _ in candidates),
-        _map(_process_candidate, [(p, raw, transforms, settings) for _, p, raw in candidates], jobs),
+        (index for index, _, _, _ in candidates),
+        _map(_process_candidate, [(p, raw, rules, settings) for _, p, raw, rules in candidates], jobs),
     ):
         results[index] = result
     return results
@@ -56,21 +58,26 @@ def _map(function, items: list, jobs: int) -> Iterable:
         return list(pool.map(function, items, chunksize=1))
 
 
-def _process_candidate(item: tuple[Path, bytes, Sequence[TransformClass], Settings]) -> FileResult:
+def _process_candidate(item: tuple[Path, bytes, Sequence[Rule], Settings]) -> FileResult:
     return process_source(*item)
 
 
-def process_source(
-    path: Path, raw: bytes, transforms: Sequence[TransformClass], settings: Settings
-) -> FileResult:
-    import libcst as cst
-    from libcst.codemod import CodemodContext
+def worth_parsing(raw: bytes, rules: Sequence[Rule], settings: Settings) -> list[Rule]:
+    """The rules that survive both prefilters (bytes, then the stdlib ast) for this file."""
+    rules = [rule for rule in rules if rule.might_apply(raw, settings)]
+    return select_for_file(rules, summarize(raw), settings) if rules else []
 
+
+def process_source(
+    path: Path, raw: bytes, transforms: Sequence[Rule], settings: Settings
+) -> FileResult:
     result = FileResult(str(path))
-    transforms = [t for t in transforms if t.might_apply(raw, settings)]
-    transforms = select_for_file(transforms, summarize(raw), settings)
+    transforms = worth_parsing(raw, transforms, settings)
     if not transforms:
         return result
+    import libcst as cst  # only now: most runs never need it
+    from libcst.codemod import CodemodContext
+
     try:
         source = decode(path, raw)
         module = cst.parse_module(source.text)
@@ -84,13 +91,13 @@ def process_source(
     code = source.text
     stages: list[list[tuple[str, int, int, int]]] = []  # opcodes mapping each stage back to its input
     parsed = module  # straight from the parser: no node object appears twice in it
-    for transform_class in transforms:
-        transform = transform_class(CodemodContext(filename=str(path)), settings)
+    for rule in transforms:
+        transform = rule.load()(CodemodContext(filename=str(path)), settings)
         transform.unique_nodes = module is parsed
         try:
             new_module = transform.transform_module(module)
         except Exception as error:  # a bug of ours: report it, never write a half-done file
-            result.error = f"internal error in {transform_class.CODE}: {type(error).__name__}: {error}"
+            result.error = f"internal error in {rule.code}: {type(error).__name__}: {error}"
             result.findings.clear()
             return result
         result.findings.extend(_map_back(f, stages) for f in transform.findings)

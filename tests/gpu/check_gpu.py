@@ -241,11 +241,11 @@ class Checker:
 
     def _rewrite(self, path: Path):
         from codemods.engine.runner import process_source
-        from codemods.registry import TRANSFORMS
+        from codemods.rules import RULES
         from codemods.settings import Settings
 
         settings = Settings(jax_version=self.support.JAX_VERSION)
-        result = process_source(path, path.read_bytes(), TRANSFORMS, settings)
+        result = process_source(path, path.read_bytes(), RULES, settings)
         if result.error is not None:
             raise RuntimeError(f"the codemod failed on {path.name}: {result.error}")
         if result.new_source is None:
