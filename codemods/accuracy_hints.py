@@ -30,7 +30,7 @@ from libcst.metadata import Assignment, ScopeProvider
 
 from codemods.analysis.kernel_scope import PARTIAL
 from codemods.analysis.module_helpers import reference_helper, use_helper
-from codemods.analysis.names import callee, display, find_arg, matching_name, qualify
+from codemods.analysis.names import callee, display, find_arg, matching_name, one_line, qualify
 from codemods.base import JaxCodemod
 from codemods.capabilities import ACCURACY_REJECTED, accuracy_rejected, accuracy_rejected_anywhere
 from codemods.engine.report import Kind
@@ -85,7 +85,7 @@ class AccuracyHints(JaxCodemod):
             index = call.args.index(hint)
             self.edit(call, lambda node: node.with_changes(args=remove_arg(node.args, index)))
         self._forget_imports(hint.value)
-        message = f"{display(name)}: dropped accuracy={_one_line(hint.value)} "
+        message = f"{display(name)}: dropped accuracy={one_line(hint.value)} "
         message += f"(rejected by {self._rejecters(name)} kernels); "
         if name == RSQRT:
             helper = use_helper(self, module, reference_helper("rsqrt_safe"))
@@ -114,12 +114,6 @@ class AccuracyHints(JaxCodemod):
             ):
                 return
         RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
-
-
-def _one_line(node: cst.CSTNode) -> str:
-    """A value's source on one line for a finding, without the padding of its line breaks."""
-    code = re.sub(r"\s*\n\s*", " ", cst.Module([]).code_for_node(node))
-    return re.sub(r",?\s+([)\]}])", r"\1", re.sub(r"([(\[{])\s+", r"\1", code))
 
 
 def remove_arg(args: Sequence[cst.Arg], index: int) -> list[cst.Arg]:

@@ -29,7 +29,7 @@ import libcst.matchers as m
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from codemods.analysis.module_helpers import reference_helper, use_helper
-from codemods.analysis.names import callee, canonical_names, display, find_arg
+from codemods.analysis.names import callee, canonical_names, display, find_arg, one_line, source_of
 from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell, spell_like
 from codemods.base import JaxCodemod
 from codemods.capabilities import Level, lowered_precisions
@@ -84,7 +84,7 @@ class Bf16Lstm(JaxCodemod):
             if not self._cudnn_accepts(parsed):
                 self._rewrite(call, arg, spell_like(parsed, Level.HIGHEST), f"precision {parsed.describe()}")
         elif not any(name.startswith(_ALGORITHMS) for name in canonical_names(self.names, value)):
-            self.report(value, Kind.MANUAL, f"{LSTM_NAME}: precision `{_code(value)}` is not a literal; if it can "
+            self.report(value, Kind.MANUAL, f"{LSTM_NAME}: precision `{one_line(value)}` is not a literal; if it can "
                         f"be DEFAULT ('bfloat16'), cuDNN raises {CUDNN_ERROR}: {_FIX_HINT}")
 
     def _plan_default(self, call: cst.Call, arg: Optional[cst.Arg]) -> None:
@@ -218,7 +218,7 @@ def _route_through(call: cst.Call, helper: str) -> cst.Call:
     callee_arg = cst.Arg(call.func, comma=comma)
     args = [callee_arg, *call.args]
     if not isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
-        shift = len(helper) - len(_code(call.func))
+        shift = len(helper) - len(source_of(call.func))
         args = [_shift_arg(arg, shift) for arg in args]
     return call.with_changes(func=cst.Name(helper), args=args)
 
@@ -251,7 +251,3 @@ def _root_name(expression: cst.BaseExpression) -> Optional[str]:
 def _string(expression: cst.BaseExpression) -> Optional[str]:
     value = expression.evaluated_value if isinstance(expression, cst.SimpleString) else None
     return value if isinstance(value, str) else None
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)

@@ -24,7 +24,7 @@ import libcst as cst
 from libcst.metadata import Assignment, GlobalScope, ParentNodeProvider, ScopeProvider
 
 from codemods.analysis.kernel_scope import FunctionNode
-from codemods.analysis.names import callee, display, find_arg
+from codemods.analysis.names import callee, display, find_arg, one_line
 from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell_like
 from codemods.base import JaxCodemod
 from codemods.capabilities import Level, format_version, lowered_precisions
@@ -79,7 +79,7 @@ class PerOperandPrecision(JaxCodemod):
             return
         sources = self._literal_sources(value, call)
         if isinstance(sources, str):
-            self.report(value, Kind.MANUAL, f"{display(name)}: precision `{_code(value)}` {sources}; "
+            self.report(value, Kind.MANUAL, f"{display(name)}: precision `{one_line(value)}` {sources}; "
                         "make sure it is a single scalar the Mosaic TPU lowering accepts")
             return
         for source, literal in sources:
@@ -152,10 +152,6 @@ class PerOperandPrecision(JaxCodemod):
             if literal is NONE:
                 continue
             if not isinstance(literal, PrecisionLiteral):
-                return f"is a kernel parameter bound to `{_code(source)}`, not a literal"
+                return f"is a kernel parameter bound to `{one_line(source)}`, not a literal"
             sources.append((source, literal))
         return sources
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)

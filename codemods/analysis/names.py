@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Collection, Iterable, Optional
 
 import libcst as cst
@@ -98,3 +99,13 @@ def find_arg(call: cst.Call, position: Optional[int], keywords: Collection[str])
                 return arg
             positional += 1
     return None
+
+
+def source_of(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def one_line(node: cst.CSTNode) -> str:
+    """A value's source on one line for a finding, without the padding of its line breaks."""
+    code = re.sub(r"\s*\n\s*", " ", source_of(node))
+    return re.sub(r",?\s+([)\]}])", r"\1", re.sub(r"([(\[{])\s+", r"\1", code))
