@@ -76,6 +76,7 @@ class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
         self._entries: list[tuple[cst.BaseExpression, str]] = []
         self._references: dict[FunctionNode, list[cst.Name]] = {}
         self._innermost: dict[cst.Name, Optional[FunctionNode]] = {}  # function each name sits in
+        self._calls_through_names: list[cst.Call] = []
 
     def _names(self, node: cst.CSTNode):
         return qualified_names(self.metadata, node)
@@ -112,11 +113,29 @@ class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
         if self._stack:
             self.result.enclosing[node] = self._stack[-1]
         launcher = callee(self._names, node, LAUNCHERS)
+        if launcher is not None:
+            self._add_launch(launcher, node)
+        elif isinstance(node.func, cst.Call):
+            self._add_launch(*self._partial_launcher(node.func, node))
+        elif isinstance(node.func, cst.Name):  # maybe `tiled = partial(pl.pallas_call, ...)`; `tiled(body)`
+            self._calls_through_names.append(node)
+
+    def _add_launch(self, launcher: Optional[str], call: cst.Call) -> None:
         if launcher is None or LAUNCHERS[launcher] is None:
             return
-        body = find_arg(node, LAUNCHERS[launcher], _BODY_KEYWORDS)
+        body = find_arg(call, LAUNCHERS[launcher], _BODY_KEYWORDS)
         if body is not None:
             self._entries.append((body.value, f"passed to {launcher.rsplit('.', 1)[-1]}"))
+
+    def _partial_launcher(self, partial: cst.Call, outer: cst.Call) -> tuple[Optional[str], cst.Call]:
+        """`functools.partial(pl.pallas_call, ...)(body)`: the launcher, and the call holding its body
+        (the partial itself when it already binds the body positionally)."""
+        if not (callee(self._names, partial, PARTIAL) and partial.args and not partial.args[0].keyword):
+            return None, outer
+        launcher = matching_name(self._names, partial.args[0].value, LAUNCHERS)
+        bound = [arg for arg in partial.args[1:] if arg.keyword is None]
+        holder = partial.with_changes(args=partial.args[1:]) if bound else outer
+        return launcher, holder
 
     def _launcher_in_decorator(self, expression: cst.BaseExpression) -> Optional[str]:
         if isinstance(expression, cst.Call):
@@ -130,6 +149,11 @@ class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
     # -- resolution: entry expressions to function nodes, then everything kernels refer to --
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        for call in self._calls_through_names:
+            assert isinstance(call.func, cst.Name)
+            for value in self._assigned_values(call.func):
+                if isinstance(value, cst.Call):
+                    self._add_launch(*self._partial_launcher(value, call))
         for expression, why in self._entries:
             for function in self._resolve(expression, _MAX_ALIAS_DEPTH):
                 self.result.kernels.setdefault(function, why)
@@ -183,18 +207,24 @@ class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
                     for returned in _returned_values(factory):
                         yield from self._resolve(returned, depth - 1)
         elif isinstance(expression, cst.Name):
-            scope = self.get_metadata(ScopeProvider, expression, None)
-            if scope is None:
-                return
-            for assignment in scope[expression.value]:
-                if not isinstance(assignment, Assignment):
-                    continue
+            for assignment in self._assignments(expression):
                 if isinstance(assignment.node, cst.FunctionDef):
                     yield assignment.node
-                elif depth > 0 and isinstance(assignment.node, cst.Name):
-                    value = self._assigned_value(assignment.node)
-                    if value is not None:
-                        yield from self._resolve(value, depth - 1)
+            if depth > 0:
+                for value in self._assigned_values(expression):
+                    yield from self._resolve(value, depth - 1)
+
+    def _assignments(self, name: cst.Name) -> list[Assignment]:
+        scope = self.get_metadata(ScopeProvider, name, None)
+        return [a for a in (scope[name.value] if scope else ()) if isinstance(a, Assignment)]
+
+    def _assigned_values(self, name: cst.Name) -> Iterator[cst.BaseExpression]:
+        """The right-hand sides of plain `name = value` assignments `name` may refer to."""
+        for assignment in self._assignments(name):
+            if isinstance(assignment.node, cst.Name):
+                value = self._assigned_value(assignment.node)
+                if value is not None:
+                    yield value
 
     def _assigned_value(self, target: cst.Name) -> Optional[cst.BaseExpression]:
         assign_target = self.get_metadata(ParentNodeProvider, target, None)

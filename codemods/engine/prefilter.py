@@ -75,6 +75,7 @@ class _KernelIndex:
         self.enclosing: dict[ast.Call, ast.AST] = {}  # innermost function or lambda around a call
         self.parent: dict[ast.AST, Optional[ast.AST]] = {}  # the function around each function
         by_name: dict[str, list[ast.AST]] = {}
+        calls_by_name: dict[str, list[ast.Call]] = {}  # `tiled(body)` where `tiled = partial(launcher, ...)`
         values: dict[str, list[ast.AST]] = {}
         pending: list[ast.AST] = []  # subtrees whose functions and names may be (or lead to) kernels
         stack: list[tuple[ast.AST, Optional[ast.AST]]] = [(tree, None)]
@@ -83,9 +84,14 @@ class _KernelIndex:
             if isinstance(node, ast.Call):
                 if function is not None:
                     self.enclosing[node] = function
-                if self._launcher(node.func):
+                # pallas_call(body, ...), and partial(pallas_call, body?, ...) or its call with the body
+                if self._launcher(node.func) or any(self._launcher(arg) for arg in node.args) or (
+                    isinstance(node.func, ast.Call) and any(self._launcher(arg) for arg in node.func.args)
+                ):
                     pending.extend(node.args)
                     pending.extend(keyword.value for keyword in node.keywords)
+                if isinstance(node.func, ast.Name):
+                    calls_by_name.setdefault(node.func.id, []).append(node)
             elif isinstance(node, _FUNCTIONS):
                 self.parent[node] = function
                 if not isinstance(node, ast.Lambda):
@@ -101,6 +107,12 @@ class _KernelIndex:
                             if isinstance(name, ast.Name):
                                 values.setdefault(name.id, []).append(node.value)
             stack.extend((child, function) for child in ast.iter_child_nodes(node))
+
+        for name, assigned in values.items():
+            if any(self._mentions_launcher(value) for value in assigned):
+                for call in calls_by_name.get(name, ()):
+                    pending.extend(call.args)
+                    pending.extend(keyword.value for keyword in call.keywords)
 
         self.kernels: set[ast.AST] = set()
         followed: set[str] = set()
