@@ -64,7 +64,7 @@ def fix(
         help="nearest: least accurate accepted scalar that loses no accuracy; highest: always HIGHEST.",
     ),
     helpers_module: Optional[str] = typer.Option(
-        None, "--helpers-module", help="Import JAX002's rsqrt helper from this module instead of inlining it."
+        None, "--helpers-module", help="Import the helpers JAX002/JAX003 call (rsqrt_safe, lstm_float32) from this module instead of inlining them."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the diff (or file list) and errors."),
 ) -> None:

@@ -24,4 +24,4 @@ class Settings:
     jax_version: Optional[Version] = None  # None: unknown, answer conservatively
     scope: Scope = Scope.KERNELS
     precision_policy: PrecisionPolicy = PrecisionPolicy.NEAREST
-    helpers_module: Optional[str] = None  # import JAX002's helper from here instead of inlining it
+    helpers_module: Optional[str] = None  # import JAX002/JAX003 helpers from here instead of inlining them
