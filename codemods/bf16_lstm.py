@@ -6,7 +6,9 @@ What it does
     small module helper, `lstm_float32`, and sets the precision to HIGHEST in the module's own
     spelling. The helper casts x, h_0, c_0 and weights to float32, calls the LSTM it is given and
     casts y, h_n and c_n back to the dtypes of x, h_0 and c_0, so a bf16 model or scan carry keeps
-    its types. seq_lengths is passed through untouched (it must stay int32). A call without a
+    its types. seq_lengths is passed through untouched (it must stay int32). An LSTM configured once
+    with `functools.partial(rnn.lstm, ..., precision=...)` is rewritten the same way, to
+    `functools.partial(lstm_float32, rnn.lstm, ..., precision=HIGHEST)`. A call without a
     precision is rewritten only when the module sets a bf16 default matmul precision
     (`jax.config.update("jax_default_matmul_precision", "bfloat16")` or
     `with jax.default_matmul_precision("bfloat16")`); otherwise it gets a warning.
@@ -17,6 +19,8 @@ Why
 Example
     y, h, c = rnn.lstm(x, h0, c0, w, lengths, 8, 16, 1, 0.0, False, precision=P.DEFAULT)
     ->  y, h, c = lstm_float32(rnn.lstm, x, h0, c0, w, lengths, 8, 16, 1, 0.0, False, precision=P.HIGHEST)
+    functools.partial(rnn.lstm, input_size=8, hidden_size=16, ..., precision=P.DEFAULT)
+    ->  functools.partial(lstm_float32, rnn.lstm, input_size=8, hidden_size=16, ..., precision=P.HIGHEST)
 """
 
 from __future__ import annotations
@@ -28,8 +32,11 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
+from codemods.analysis.kernel_scope import PARTIAL
 from codemods.analysis.module_helpers import reference_helper, use_helper
-from codemods.analysis.names import callee, canonical_names, display, find_arg, one_line, source_of
+from codemods.analysis.names import (
+    QualifiedNames, callee, canonical_names, display, find_arg, matching_name, one_line, source_of,
+)
 from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell, spell_like
 from codemods.base import JaxCodemod
 from codemods.capabilities import Level, lowered_precisions
@@ -68,10 +75,13 @@ class Bf16Lstm(JaxCodemod):
         self._collect_default_precisions()
         for call in self.calls():
             if callee(self.names, call, (LSTM,)) is not None:
-                self._plan_call(call)
+                self._plan_call(call, bound=False)
+            elif _binds_lstm(self.names, call):
+                self._plan_call(call, bound=True)
 
-    def _plan_call(self, call: cst.Call) -> None:
-        arg = find_arg(call, PRECISION_POSITION, ("precision",))
+    def _plan_call(self, call: cst.Call, bound: bool) -> None:
+        """`rnn.lstm(...)`, or with `bound` `functools.partial(rnn.lstm, ...)` (its arguments follow the callee)."""
+        arg = find_arg(call, PRECISION_POSITION + bound, ("precision",))
         if arg is None and any(a.star for a in call.args):
             self.report(call, Kind.MANUAL, f"{LSTM_NAME}: *args or **kwargs may carry precision DEFAULT, "
                         f"which cuDNN rejects ({CUDNN_ERROR}); if so, {_FIX_HINT}")
@@ -79,15 +89,15 @@ class Bf16Lstm(JaxCodemod):
         value = arg.value if arg is not None else None
         parsed = NONE if value is None else parse_precision(value, self.names)
         if parsed is NONE:
-            self._plan_default(call, arg)
+            self._plan_default(call, arg, bound)
         elif isinstance(parsed, PrecisionLiteral):
             if not self._cudnn_accepts(parsed):
-                self._rewrite(call, arg, spell_like(parsed, Level.HIGHEST), f"precision {parsed.describe()}")
+                self._rewrite(call, arg, bound, spell_like(parsed, Level.HIGHEST), f"precision {parsed.describe()}")
         elif not any(name.startswith(_ALGORITHMS) for name in canonical_names(self.names, value)):
             self.report(value, Kind.MANUAL, f"{LSTM_NAME}: precision `{one_line(value)}` is not a literal; if it can "
                         f"be DEFAULT ('bfloat16'), cuDNN raises {CUDNN_ERROR}: {_FIX_HINT}")
 
-    def _plan_default(self, call: cst.Call, arg: Optional[cst.Arg]) -> None:
+    def _plan_default(self, call: cst.Call, arg: Optional[cst.Arg], bound: bool) -> None:
         """precision None or omitted: the default matmul precision decides."""
         default = self._default_precision_at(call)
         if default is None:
@@ -96,7 +106,7 @@ class Bf16Lstm(JaxCodemod):
         elif not self._cudnn_accepts(default.literal):
             line = self.position(default.node).line
             where = f"precision None under the bf16 default matmul precision set on line {line}"
-            self._rewrite(call, arg, self._spell_highest(call, default), where)
+            self._rewrite(call, arg, bound, self._spell_highest(call, default), where)
 
     def _cudnn_accepts(self, literal: PrecisionLiteral) -> bool:
         """cuDNN takes one precision per LSTM and reads the first of a pair."""
@@ -105,7 +115,9 @@ class Bf16Lstm(JaxCodemod):
 
     # -- the rewrite --
 
-    def _rewrite(self, call: cst.Call, arg: Optional[cst.Arg], highest: cst.BaseExpression, what: str) -> None:
+    def _rewrite(
+        self, call: cst.Call, arg: Optional[cst.Arg], bound: bool, highest: cst.BaseExpression, what: str
+    ) -> None:
         helper = use_helper(self, self._module, reference_helper(HELPER))
         index = None if arg is None else call.args.index(arg)
 
@@ -116,7 +128,7 @@ class Bf16Lstm(JaxCodemod):
                 args = _append(args, cst.Arg(highest, keyword=cst.Name("precision"), equal=_NO_SPACE_EQUAL))
             else:
                 args[index] = args[index].with_changes(value=highest)
-            return _route_through(node.with_changes(args=args), helper)
+            return _route_through(node.with_changes(args=args), helper, bound)
 
         self.edit(call, route)
         self.report(call, Kind.FIXED, f"{LSTM_NAME}: {what} -> HIGHEST, through {helper} (float32 inputs, outputs "
@@ -210,11 +222,14 @@ def _bare_whitespace(whitespace: cst.BaseParenthesizableWhitespace) -> cst.BaseP
     return whitespace
 
 
-def _route_through(call: cst.Call, helper: str) -> cst.Call:
-    """`f(a, ...)` -> `helper(f, a, ...)`. Arguments continued under the opening parenthesis move
-    with it, so a visually aligned call stays aligned."""
+def _route_through(call: cst.Call, helper: str, bound: bool) -> cst.Call:
+    """`f(a, ...)` -> `helper(f, a, ...)`; with `bound`, `partial(f, ...)` -> `partial(helper, f, ...)`.
+    Arguments continued under the opening parenthesis move with it, so a visually aligned call
+    stays aligned."""
     first = call.args[0]
     comma = _bare(first.comma) if isinstance(first.comma, cst.Comma) else _COMMA_SPACE
+    if bound:  # the parenthesis stays where it is
+        return call.with_changes(args=[cst.Arg(cst.Name(helper), comma=comma), *call.args])
     callee_arg = cst.Arg(call.func, comma=comma)
     args = [callee_arg, *call.args]
     if not isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
@@ -240,6 +255,13 @@ def _shift(whitespace: cst.BaseParenthesizableWhitespace, by: int) -> cst.BasePa
 
 
 # -- small readers --
+
+
+def _binds_lstm(names: QualifiedNames, call: cst.Call) -> bool:
+    """`functools.partial(rnn.lstm, ...)`, under any alias of either."""
+    first = call.args[0] if call.args else None
+    return (first is not None and first.keyword is None and not first.star
+            and callee(names, call, PARTIAL) is not None and matching_name(names, first.value, (LSTM,)) is not None)
 
 
 def _root_name(expression: cst.BaseExpression) -> Optional[str]:

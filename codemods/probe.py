@@ -44,8 +44,8 @@ PRECISION_SETTINGS: tuple[tuple[Level, ...], ...] = (
     (Level.DEFAULT, Level.HIGHEST),
 )
 ACCURACY_FUNCTIONS = (
-    "rsqrt", "sqrt", "tanh", "logistic", "exp", "exp2", "log", "log2", "log1p",
-    "sin", "cos", "tan", "atan2", "erf",
+    "rsqrt", "sqrt", "cbrt", "tanh", "logistic", "exp", "exp2", "expm1", "log", "log2", "log1p",
+    "sin", "cos", "tan", "atan2", "erf", "erfc",
 )
 VECTOR_SHAPE = (8, 128)  # one f32 vreg on TPU; a whole number of warpgroup tiles on GPU
 

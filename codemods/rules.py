@@ -160,7 +160,9 @@ def _accuracy_candidate(name: str, call: ast.Call, settings: Settings) -> bool:
 
 
 def _lstm_candidate(name: str, call: ast.Call, settings: Settings) -> bool:
-    return name == "lstm"  # a call without precision may still run under a bf16 default
+    """Any lstm call (one without precision may still run under a bf16 default), or any
+    `partial(f, ...)` in a file that says "lstm": f may be `rnn.lstm` under an imported alias."""
+    return name == "lstm" or (name == "partial" and bool(call.args))
 
 
 PER_OPERAND_PRECISION = Rule(

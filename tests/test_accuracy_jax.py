@@ -54,7 +54,8 @@ def f32(*shape: int) -> jax.ShapeDtypeStruct:
 
 
 # Golden cases that are whole programs: (case, entry point, platform, operand shapes, static args).
-# Left out: emit_pipeline_body and pl_kernel_and_nested_calls (they need a TPU device to trace).
+# Left out: emit_pipeline_body and pl_kernel_and_nested_calls (they need a TPU device to trace),
+# cbrt_expm1_in_kernel (Mosaic lowers neither cbrt nor expm1, so it fails before and after).
 PROGRAMS = [
     ("rsqrt_plgpu_kernel_call", "rms_norm", "cuda", (f32(16, 256), f32(256)), ()),
     ("plgpu_kernel_decorator", "rms_norm", "cuda", (f32(16, 256), f32(256)), ()),

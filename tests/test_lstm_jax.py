@@ -127,6 +127,7 @@ CASES: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "arguments_are_calls": (run_arguments_are_calls, BF16),
     "inside_jax_jit": (run_jit, ((BF16, BF16), (BF16, F32, F32))),
     "helpers_module_option": (run_helpers_module, (BF16, BF16, BF16)),
+    "partial_keyword_precision_inside_jit": (run_keyword, (BF16, BF16)),  # jax.jit(partial(rnn.lstm, ...))
 }
 
 

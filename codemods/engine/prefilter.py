@@ -34,7 +34,7 @@ class SyntaxSummary:
         calls: list[tuple[str, ast.Call]] = []
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
-                calls.append((_called_name(node.func), node))
+                calls.append((called_name(node.func), node))
             elif isinstance(node, ast.Attribute):
                 self.mentions_launcher |= node.attr in LAUNCHER_NAMES
             elif isinstance(node, ast.ImportFrom):
@@ -133,7 +133,7 @@ class _KernelIndex:
                 pending.extend(values.get(name, ()))
 
     def _launcher(self, expression: ast.AST) -> bool:
-        name = _called_name(expression)
+        name = called_name(expression)
         return self._aliases.get(name, name) in LAUNCHER_NAMES
 
     def _mentions_launcher(self, expression: ast.AST) -> bool:
@@ -158,7 +158,7 @@ def summarize(source: bytes) -> Optional[SyntaxSummary]:
         return None
 
 
-def _called_name(func: ast.expr) -> str:
+def called_name(func: ast.expr) -> str:
     if isinstance(func, ast.Name):
         return func.id
     if isinstance(func, ast.Attribute):
