@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
 from codemods.capabilities import PRECISION_NAMES, Level, Version, accuracy_rejected_anywhere, lowered_precisions
-from codemods.engine.prefilter import SyntaxSummary, has_keyword, may_pass
+from codemods.engine.prefilter import SyntaxSummary, called_name, has_keyword, may_pass
 from codemods.settings import Scope, Settings
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 # Every kernel launcher lives under jax.experimental.pallas: a file without this word has no kernel.
 KERNEL_MARKER = b"pallas"
 
-Candidate = Callable[[str, ast.Call, Settings], bool]
+Candidate = Callable[[str, ast.Call, SyntaxSummary, Settings], bool]
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class Rule:
         if kernels_only and not summary.mentions_launcher:
             return False
         return any(
-            self.candidate(name, call, settings) and (not kernels_only or summary.may_run_in_kernel(call))
+            self.candidate(name, call, summary, settings) and (not kernels_only or summary.may_run_in_kernel(call))
             for name, call in summary.calls
         )
 
@@ -86,7 +86,7 @@ OPS: dict[str, Op] = {
 
 
 
-def _precision_candidate(name: str, call: ast.Call, settings: Settings) -> bool:
+def _precision_candidate(name: str, call: ast.Call, summary: SyntaxSummary, settings: Settings) -> bool:
     """A contraction or convolution whose precision may be passed, unless it already lowers as written."""
     may_carry = any(
         qualified.rsplit(".", 1)[-1] == name and may_pass(call, "precision", op.precision_position)
@@ -150,19 +150,20 @@ def _ast_string_level(node: ast.expr) -> Optional[Level]:
     return PRECISION_NAMES.get(node.value.lower())
 
 
-
 # -- JAX002 and JAX003 --
 
 
-def _accuracy_candidate(name: str, call: ast.Call, settings: Settings) -> bool:
+def _accuracy_candidate(name: str, call: ast.Call, summary: SyntaxSummary, settings: Settings) -> bool:
     hinted = name in accuracy_rejected_anywhere(None) or name == "partial"
     return hinted and has_keyword(call, "accuracy")
 
 
-def _lstm_candidate(name: str, call: ast.Call, settings: Settings) -> bool:
-    """Any lstm call (one without precision may still run under a bf16 default), or any
-    `partial(f, ...)` in a file that says "lstm": f may be `rnn.lstm` under an imported alias."""
-    return name == "lstm" or (name == "partial" and bool(call.args))
+def _lstm_candidate(name: str, call: ast.Call, summary: SyntaxSummary, settings: Settings) -> bool:
+    """Any lstm call (one without precision may still run under a bf16 default), or a
+    `functools.partial(rnn.lstm, ...)` that configures one (imported aliases resolved)."""
+    if name == "partial" and call.args:
+        return summary.resolve(called_name(call.args[0])) == "lstm"
+    return name == "lstm"
 
 
 PER_OPERAND_PRECISION = Rule(

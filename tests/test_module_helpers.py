@@ -24,7 +24,7 @@ IDENTITY = Helper("identity", "def {name}(x):\n    return x\n")
 class _CallsIdentity(JaxCodemod):
     """Routes every `target(...)` through the identity helper."""
 
-    RULE = Rule("TEST", "calls-identity", "test double", (), False, lambda name, call, settings: name == "target",
+    RULE = Rule("TEST", "calls-identity", "test double", (), False, lambda name, call, summary, settings: name == "target",
                 f"{__name__}:_CallsIdentity")
 
     def plan(self, module: cst.Module) -> None:

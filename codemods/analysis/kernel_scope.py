@@ -20,22 +20,12 @@ from libcst.metadata import (
 )
 
 from codemods.analysis.names import callee, find_arg, matching_name, qualified_names
+from codemods.engine.prefilter import LAUNCHERS
 
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 
 PARTIAL = frozenset({"functools.partial"})
 
-# Launcher -> position of the kernel body among its arguments; None: used only as a decorator.
-LAUNCHERS: dict[str, Optional[int]] = {
-    "jax.experimental.pallas.pallas_call": 0,
-    "jax.experimental.pallas.kernel": 0,
-    "jax.experimental.pallas.core_map": None,
-    "jax.experimental.pallas.mosaic_gpu.kernel": 0,
-    "jax.experimental.pallas.mosaic_gpu.emit_pipeline": 0,
-    "jax.experimental.pallas.mosaic_gpu.emit_pipeline_warp_specialized": 0,
-    "jax.experimental.pallas.tpu.emit_pipeline": 0,
-    "jax.experimental.pallas.tpu.emit_pipeline_with_allocations": 0,
-}
 _BODY_KEYWORDS = ("kernel", "body", "f")
 _MAX_ALIAS_DEPTH = 8  # `k = partial(body, ...)`, `k2 = k`, ... chains longer than this are not followed
 
@@ -157,7 +147,8 @@ class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
         for expression, why in self._entries:
             for function in self._resolve(expression, _MAX_ALIAS_DEPTH):
                 self.result.kernels.setdefault(function, why)
-        pending = list(self.result.kernels)
+        entries = set(self.result.kernels)
+        pending = list(entries)
         while pending:
             kernel = pending.pop()
             for name in self._references.get(kernel, ()):
@@ -166,8 +157,8 @@ class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
                         self.result.kernels[function] = f"called from a kernel body ({_label(kernel)})"
                         pending.append(function)
         self.result.shared = {
-            function for function, why in self.result.kernels.items()
-            if why.startswith("called from") and self._used_outside_kernels(function)
+            function for function in self.result.kernels
+            if function not in entries and self._used_outside_kernels(function)
         }
         self.set_metadata(original_node, self.result)
 

@@ -18,11 +18,19 @@ import ast
 from typing import Optional, Sequence
 
 PALLAS_MODULE_WORD = "pallas"
-# Last name component of every kernel launcher (see codemods.analysis.kernel_scope.LAUNCHERS).
-LAUNCHER_NAMES = frozenset(
-    {"pallas_call", "kernel", "core_map", "emit_pipeline", "emit_pipeline_warp_specialized",
-     "emit_pipeline_with_allocations"}
-)
+# Kernel launcher -> position of the kernel body among its arguments; None: used only as a decorator.
+LAUNCHERS: dict[str, Optional[int]] = {
+    "jax.experimental.pallas.pallas_call": 0,
+    "jax.experimental.pallas.kernel": 0,
+    "jax.experimental.pallas.core_map": None,
+    "jax.experimental.pallas.mosaic_gpu.kernel": 0,
+    "jax.experimental.pallas.mosaic_gpu.emit_pipeline": 0,
+    "jax.experimental.pallas.mosaic_gpu.emit_pipeline_warp_specialized": 0,
+    "jax.experimental.pallas.tpu.emit_pipeline": 0,
+    "jax.experimental.pallas.tpu.emit_pipeline_with_allocations": 0,
+}
+# Their last name components, for the ast test (which sees names, not qualified names).
+LAUNCHER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in LAUNCHERS)
 
 
 class SyntaxSummary:
@@ -47,6 +55,10 @@ class SyntaxSummary:
         self._tree = tree
         self._aliases = aliases
         self._kernels: Optional[_KernelIndex] = None
+
+    def resolve(self, name: str) -> str:
+        """The imported name behind a `from ... import name as alias` alias."""
+        return self._aliases.get(name, name)
 
     def may_run_in_kernel(self, call: ast.Call) -> bool:
         """False only when `call` cannot sit in a kernel body as KernelScopeProvider finds them."""
