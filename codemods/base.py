@@ -1,124 +1,104 @@
-"""What every transform shares: metadata, kernel scope, planned edits and findings.
+"""What every transform shares: the file's one analysis, kernel scope, planned edits and findings.
 
-A transform works in two steps. `plan()` looks at the whole module (with qualified names, scopes
-and the kernel analysis) and schedules edits keyed by the original nodes; the traversal then
-applies each edit to the updated node, so edits nested inside each other compose.
+A transform reads the module through the stdlib-`ast` analysis (`ModuleIndex`: qualified names,
+scopes, kernel bodies) and plans: it reports findings and schedules edits over source spans. The
+engine applies the edits of every transform at once (codemods/engine/fixes.py) and verifies them.
+Nothing here imports libcst: most files plan no edit, and then libcst is never loaded.
 """
 
 from __future__ import annotations
 
-from abc import abstractmethod
-from contextlib import contextmanager
-from dataclasses import replace
-from typing import Callable, ClassVar, Iterator, Optional
+import ast
+from abc import ABC, abstractmethod
+from typing import Callable, ClassVar, Optional
 
-import libcst as cst
-from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
-from libcst.metadata import (
-    CodePosition,
-    MetadataWrapper,
-    ParentNodeProvider,
-    PositionProvider,
-    QualifiedName,
-    ScopeProvider,
-)
-
-from codemods.analysis.kernel_scope import FunctionNode, KernelScope, KernelScopeProvider
-from codemods.analysis.names import qualified_names
+from codemods.analysis.kernel_scope import KernelScope, find_kernels
+from codemods.analysis.module import FunctionNode, ModuleIndex
+from codemods.analysis.module_helpers import Helper, HelperInserter, import_spec
+from codemods.engine.fixes import Edit, FixPlan
 from codemods.engine.report import Finding, Kind
 from codemods.rules import Rule
 from codemods.settings import Scope, Settings
 
-Edit = Callable[[cst.CSTNode], cst.CSTNode]
 
+class FileAnalysis:
+    """One module's analysis, computed once and shared by every transform that runs on it."""
 
-class JaxCodemod(VisitorBasedCodemodCommand):
-    RULE: ClassVar[Rule]  # code, name and the prefilters, importable without libcst
-
-    # Positions are resolved only when there is something to report; qualified names are asked
-    # of the scope per node: both are too costly to compute for every node of a large module.
-    METADATA_DEPENDENCIES = (ScopeProvider, ParentNodeProvider, KernelScopeProvider)
-
-    def __init__(self, context: CodemodContext, settings: Settings) -> None:
-        super().__init__(context)
+    def __init__(self, module: ModuleIndex, settings: Settings) -> None:
+        self.module = module
         self.settings = settings
+        self.plan = FixPlan()
+        self.helpers = HelperInserter(module, self.plan, settings.helpers_module)
+        self._kernels: Optional[KernelScope] = None
+
+    @property
+    def kernels(self) -> KernelScope:
+        if self._kernels is None:
+            self._kernels = find_kernels(self.module)
+        return self._kernels
+
+
+class JaxTransform(ABC):
+    RULE: ClassVar[Rule]  # code, name and the byte prefilter
+
+    def __init__(self, analysis: FileAnalysis) -> None:
+        self.analysis = analysis
+        self.module = analysis.module
+        self.settings = analysis.settings
         self.findings: list[Finding] = []
-        self._edits: dict[cst.CSTNode, Edit] = {}
-        self.kernel_scope = KernelScope()
-
-    # -- planning --
-
-    # Set by the runner when the module comes straight from the parser, so no node object appears
-    # twice in it: libcst's defensive deep copy before computing metadata (as costly as a metadata
-    # pass) can then be skipped. Unchanged files come back as the very same module object.
-    unique_nodes: bool = False
-
-    @contextmanager
-    def _handle_metadata_reference(self, module: cst.Module) -> Iterator[cst.Module]:
-        # libcst's own version, less the deep copy when the runner vouches for `module`.
-        if not self.unique_nodes or self.context.metadata_manager is not None or self.should_allow_multiple_passes():
-            with super()._handle_metadata_reference(module) as tree:
-                yield tree
-            return
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        previous = self.context.wrapper
-        with self.resolve(wrapper):
-            self.context = replace(self.context, wrapper=wrapper)
-            try:
-                yield wrapper.module
-            finally:
-                self.context = replace(self.context, wrapper=previous)
-
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        """Plan first; walk the tree to apply edits only when there are any (most files have none)."""
-        self.kernel_scope = self.get_metadata(KernelScopeProvider, tree)
-        self.plan(tree)
-        return tree.visit(self) if self._edits else tree
 
     @abstractmethod
-    def plan(self, module: cst.Module) -> None:
-        """Inspect the module, call `edit()` and `report()`."""
+    def plan(self) -> None:
+        """Inspect the module, call `replace()`/`rewrite()` and `report()`."""
 
-    def calls(self) -> list[cst.Call]:
-        """Every call in the module, in source order (collected by the kernel-scope pass)."""
-        return self.kernel_scope.calls
+    # -- where a call runs --
 
-    def names(self, node: cst.CSTNode) -> set[QualifiedName]:
-        return qualified_names(self.metadata, node)
+    def target_kernel(self, node: ast.AST) -> Optional[FunctionNode]:
+        return self.analysis.kernels.kernel_of(node)
 
-    def target_kernel(self, call: cst.Call) -> Optional[FunctionNode]:
-        return self.kernel_scope.kernel_of(call)
-
-    def in_scope(self, call: cst.Call) -> bool:
+    def in_scope(self, call: ast.Call) -> bool:
         """Whether a call may be rewritten: inside a kernel body, or anywhere with --scope all."""
         if self.settings.scope is Scope.ALL:
             return True
         kernel = self.target_kernel(call)
         if kernel is None:
             return False
-        if kernel in self.kernel_scope.shared:
-            assert isinstance(kernel, cst.FunctionDef)
-            self.report(call, Kind.MANUAL, f"`{kernel.name.value}` runs in kernels and in plain XLA code: "
+        if kernel in self.analysis.kernels.shared:
+            assert not isinstance(kernel, ast.Lambda)
+            self.report(call, Kind.MANUAL, f"`{kernel.name}` runs in kernels and in plain XLA code: "
                         "rewriting it would change the XLA path too; not rewritten (give the kernel its own copy)")
             return False
         return True
 
-    def edit(self, node: cst.CSTNode, change: Edit) -> None:
-        """Schedule `change(updated_node)` to replace `node`; several edits to one node chain."""
-        previous = self._edits.get(node)
-        self._edits[node] = change if previous is None else (lambda n: change(previous(n)))
+    # -- planning edits --
 
-    def position(self, node: cst.CSTNode) -> CodePosition:
-        """Where `node` starts (positions are computed on first use: most files report nothing)."""
-        return self.context.wrapper.resolve(PositionProvider)[node].start
+    def replace(self, node: ast.AST, text: str) -> None:
+        """Replace the source of `node` (its own parentheses stay) with `text`."""
+        self.rewrite(node, lambda _code: text)
 
-    def report(self, node: cst.CSTNode, kind: Kind, message: str) -> None:
-        position = self.position(node)
-        self.findings.append(Finding(self.RULE.code, kind, position.line, position.column + 1, message))
+    def rewrite(self, node: ast.AST, change: Callable[[str], str]) -> None:
+        """Replace the source of `node` with `change(source)`, edits inside it applied first."""
+        start, end = self.module.span(node)
+        self.analysis.plan.edits.append(Edit(start, end, change))
 
-    # -- applying --
+    def use_helper(self, helper: Helper) -> str:
+        return self.analysis.helpers.use(helper)
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[override]
-        updated = super().on_leave(original_node, updated_node)
-        change = self._edits.get(original_node)
-        return change(updated) if change is not None and isinstance(updated, cst.CSTNode) else updated
+    def forget_imports(self, node: ast.AST) -> None:
+        """Let the imports `node` used go once nothing else uses them.
+
+        Relative imports stay: which module they name depends on the file's package."""
+        names = [n for n in ast.walk(node) if isinstance(n, ast.Name)]
+        bindings = [binding for name in names for binding in self.module.bindings(name)]
+        if any(binding.is_relative_import for binding in bindings):
+            return
+        for binding in bindings:
+            if binding.statement is not None:
+                spec = import_spec(binding.statement, binding.node)  # type: ignore[arg-type]
+                self.analysis.plan.maybe_unused_imports[spec] = binding.name
+
+    # -- findings --
+
+    def report(self, node: ast.AST, kind: Kind, message: str) -> None:
+        line, column = self.module.position(node)
+        self.findings.append(Finding(self.RULE.code, kind, line, column, message))

@@ -17,20 +17,20 @@ Example
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Union
 
-import libcst as cst
-from libcst.metadata import Assignment, GlobalScope, ParentNodeProvider, ScopeProvider
-
-from codemods.analysis.kernel_scope import FunctionNode
-from codemods.analysis.names import callee, display, find_arg, one_line
+from codemods.analysis.module import FunctionNode
+from codemods.analysis.names import display, find_arg, has_double_star, one_line, value_of
 from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell_like
-from codemods.base import JaxCodemod
+from codemods.base import JaxTransform
 from codemods.capabilities import Level, format_version, lowered_precisions
 from codemods.engine.report import Kind
 from codemods.rules import OPS, PER_OPERAND_PRECISION, Op, accepted_precisions
 from codemods.settings import PrecisionPolicy
+
+Sources = Union[str, list[tuple[ast.expr, PrecisionLiteral]]]  # literals to rewrite, or why there are none
 
 
 @dataclass
@@ -42,36 +42,34 @@ class _Use:
     message: str
 
 
-class PerOperandPrecision(JaxCodemod):
+class PerOperandPrecision(JaxTransform):
     RULE = PER_OPERAND_PRECISION
 
-    def plan(self, module: cst.Module) -> None:
-        self._fixes: dict[cst.BaseExpression, _Use] = {}
-        self._kernel_precisions: set[cst.BaseExpression] = set()
-        pending: list[tuple[cst.Call, str, Op, cst.BaseExpression]] = []
-        for call in self.calls():
-            name = callee(self.names, call, OPS)
+    def plan(self) -> None:
+        self._fixes: dict[ast.expr, _Use] = {}
+        self._kernel_precisions: set[ast.expr] = set()
+        pending: list[tuple[ast.Call, str, Op, ast.expr]] = []
+        for call in self.module.calls:
+            name = self.module.callee(call, OPS)
             if name is None:
                 continue
             op = OPS[name]
             arg = find_arg(call, op.precision_position, ("precision",))
-            kwargs = any(a.star == "**" for a in call.args)
-            if (arg is None and not kwargs) or not self.in_scope(call):
+            if (arg is None and not has_double_star(call)) or not self.in_scope(call):
                 continue
             if arg is None:
                 self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs may carry a precision this kernel cannot lower")
                 continue
-            self._kernel_precisions.add(arg.value)
-            pending.append((call, name, op, arg.value))
+            self._kernel_precisions.add(value_of(arg))
+            pending.append((call, name, op, value_of(arg)))
         for call, name, op, value in pending:
             self._plan_value(call, name, op, value)
         for source, use in self._fixes.items():
-            target = spell_like(use.literal, use.level)
-            self.edit(source, lambda _node, target=target: target)
+            self.replace(source, spell_like(use.literal, use.level, self.module))
             self.report(source, Kind.FIXED, use.message)
 
-    def _plan_value(self, call: cst.Call, name: str, op: Op, value: cst.BaseExpression) -> None:
-        parsed = parse_precision(value, self.names)
+    def _plan_value(self, call: ast.Call, name: str, op: Op, value: ast.expr) -> None:
+        parsed = parse_precision(value, self.module)
         if parsed is NONE:
             return
         if isinstance(parsed, PrecisionLiteral):
@@ -79,13 +77,13 @@ class PerOperandPrecision(JaxCodemod):
             return
         sources = self._literal_sources(value, call)
         if isinstance(sources, str):
-            self.report(value, Kind.MANUAL, f"{display(name)}: precision `{one_line(value)}` {sources}; "
-                        "make sure it is a single scalar the Mosaic TPU lowering accepts")
+            self.report(value, Kind.MANUAL, f"{display(name)}: precision `{one_line(self.module.segment(value))}` "
+                        f"{sources}; make sure it is a single scalar the Mosaic TPU lowering accepts")
             return
         for source, literal in sources:
             self._schedule(source, literal, name, op)
 
-    def _schedule(self, source: cst.BaseExpression, literal: PrecisionLiteral, name: str, op: Op) -> None:
+    def _schedule(self, source: ast.expr, literal: PrecisionLiteral, name: str, op: Op) -> None:
         level = self._target_level(op.kind, literal)
         if level is None:
             return
@@ -110,48 +108,56 @@ class PerOperandPrecision(JaxCodemod):
 
     # -- values that are not literals at the call: follow them within the module --
 
-    def _literal_sources(self, value: cst.BaseExpression, call: cst.Call):
+    def _literal_sources(self, value: ast.expr, call: ast.Call) -> Sources:
         """The literals a name stands for, or a string saying why they cannot be rewritten."""
-        if not isinstance(value, cst.Name):
+        if not isinstance(value, ast.Name):
             return "is not a literal"
-        scope = self.get_metadata(ScopeProvider, value, None)
-        assignments = [a for a in (scope[value.value] if scope else ()) if isinstance(a, Assignment)]
-        if len(assignments) != 1:
-            return "is not a literal" if not assignments else "is assigned more than once"
-        assignment = assignments[0]
-        parent = self.get_metadata(ParentNodeProvider, assignment.node, None)
-        if isinstance(assignment.node, cst.Param) or isinstance(parent, cst.Param):
-            param = assignment.node if isinstance(assignment.node, cst.Param) else parent
-            owner = self.get_metadata(ParentNodeProvider, self.get_metadata(ParentNodeProvider, param))
+        bindings = self.module.bindings(value)
+        if len(bindings) != 1:
+            return "is not a literal" if not bindings else "is assigned more than once"
+        binding = bindings[0]
+        if binding.is_parameter:
+            owner = self.module.parent[self.module.parent[binding.node]]
             kernel = self.target_kernel(call)
             if owner is not kernel:
                 return "is a parameter of an enclosing function, set by its callers"
-            return self._parameter_sources(param, kernel)
-        if isinstance(assignment.scope, GlobalScope) and isinstance(parent, cst.AssignTarget):
-            assign = self.get_metadata(ParentNodeProvider, parent, None)
-            literal = parse_precision(assign.value, self.names) if isinstance(assign, cst.Assign) else None
+            return self._parameter_sources(binding.node, kernel)  # type: ignore[arg-type]
+        if binding.scope is self.module.module_scope and binding.value is not None:
+            literal = parse_precision(binding.value, self.module)
             if not isinstance(literal, PrecisionLiteral):
                 return "is a module constant that is not a precision literal"
-            if any(access.node not in self._kernel_precisions for access in assignment.references):
+            if any(reference not in self._kernel_precisions for reference in binding.references):
                 return "is a module constant also used outside kernel precisions (rewriting it would change XLA code)"
-            return [(assign.value, literal)]
+            return [(binding.value, literal)]
         return "is not a literal"
 
-    def _parameter_sources(self, param: cst.Param, kernel: FunctionNode):
+    def _parameter_sources(self, param: ast.arg, kernel: FunctionNode) -> Sources:
         """A kernel parameter: the values bound by functools.partial(kernel, ...) and its default."""
-        name = param.name.value
-        values = [arg.value for binding in self.kernel_scope.partial_bindings.get(kernel, ())
-                  for arg in binding.args if arg.keyword is not None and arg.keyword.value == name]
-        if param.default is not None:
-            values.append(param.default)
+        name = param.arg
+        values = [keyword.value for binding in self.analysis.kernels.partial_bindings.get(kernel, ())
+                  for keyword in binding.keywords if keyword.arg == name]
+        default = _default_of(kernel, param)
+        if default is not None:
+            values.append(default)
         if not values:
             return "is a kernel parameter whose value is not bound in this module"
-        sources = []
+        sources: list[tuple[ast.expr, PrecisionLiteral]] = []
         for source in values:
-            literal = parse_precision(source, self.names)
+            literal = parse_precision(source, self.module)
             if literal is NONE:
                 continue
             if not isinstance(literal, PrecisionLiteral):
-                return f"is a kernel parameter bound to `{one_line(source)}`, not a literal"
+                return f"is a kernel parameter bound to `{one_line(self.module.segment(source))}`, not a literal"
             sources.append((source, literal))
         return sources
+
+
+def _default_of(function: FunctionNode, param: ast.arg) -> Optional[ast.expr]:
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    if param in positional:
+        index = positional.index(param) - (len(positional) - len(arguments.defaults))
+        return arguments.defaults[index] if index >= 0 else None
+    if param in arguments.kwonlyargs:
+        return arguments.kw_defaults[arguments.kwonlyargs.index(param)]
+    return None

@@ -8,35 +8,32 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import libcst as cst
-import libcst.matchers as m
 import pytest
-from libcst.codemod import CodemodContext
 
-from codemods.analysis.module_helpers import REFERENCE_SOURCE, Helper, reference_helper, use_helper
-from codemods.base import JaxCodemod
+from codemods.analysis.module_helpers import REFERENCE_SOURCE, Helper, reference_helper
+from codemods.base import JaxTransform
+from codemods.engine.runner import process_source
 from codemods.rules import Rule
 from codemods.settings import Scope, Settings
 
 IDENTITY = Helper("identity", "def {name}(x):\n    return x\n")
 
 
-class _CallsIdentity(JaxCodemod):
+class _CallsIdentity(JaxTransform):
     """Routes every `target(...)` through the identity helper."""
 
-    RULE = Rule("TEST", "calls-identity", "test double", (), False, lambda name, call, summary, settings: name == "target",
-                f"{__name__}:_CallsIdentity")
+    RULE = Rule("TEST", "calls-identity", "test double", (b"target",), False, f"{__name__}:_CallsIdentity")
 
-    def plan(self, module: cst.Module) -> None:
-        for call in self.calls():
-            if m.matches(call.func, m.Name("target")):
-                name = use_helper(self, module, IDENTITY)
-                self.edit(call.func, lambda _node, name=name: cst.Name(name))
+    def plan(self) -> None:
+        for call in self.module.calls:
+            if isinstance(call.func, ast.Name) and call.func.id == "target":
+                self.replace(call.func, self.use_helper(IDENTITY))
 
 
 def rewrite(source: str) -> str:
-    transform = _CallsIdentity(CodemodContext(), Settings(scope=Scope.ALL))
-    return transform.transform_module(cst.parse_module(source)).code
+    result = process_source(Path("case.py"), source.encode(), [_CallsIdentity.RULE], Settings(scope=Scope.ALL))
+    assert result.error is None, result.error
+    return result.after or source
 
 
 @pytest.mark.parametrize(
@@ -78,5 +75,5 @@ def test_reference_helper_is_the_reference_source() -> None:
     source = (Path(__file__).resolve().parents[1] / "codemods" / REFERENCE_SOURCE).read_text()
     helper = reference_helper("rsqrt_safe")
     assert helper.code("rsqrt_safe") in source
-    assert helper.needs == (("jax", "lax"),)
+    assert helper.needs == (("jax", "lax", None),)
     assert helper.code("rsqrt_safe_2").startswith("def rsqrt_safe_2(x):")

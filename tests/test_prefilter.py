@@ -1,7 +1,7 @@
-"""The prefilters only ever skip work: a file they rule out for a transform is one that transform leaves alone.
+"""The byte prefilter only ever skips work: no file it rules out is one the analysis would change or report.
 
-Checked by running each transform on files its prefilters rule out, bypassing them: no change and no
-finding may come out. Nothing here imports jax.
+Checked by running each rule's full analysis on files the byte test rules out for it, bypassing the
+test: no edit and no finding may come out. Nothing here imports jax.
 """
 
 from __future__ import annotations
@@ -9,12 +9,14 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-import libcst as cst
 import pytest
-from libcst.codemod import CodemodContext
 
 from codemods import registry
-from codemods.engine.prefilter import select_for_file, summarize
+from codemods.analysis.module import ModuleIndex
+from codemods.base import FileAnalysis
+from codemods.engine.fixes import FixPlan
+from codemods.engine.prefilter import rules_for
+from codemods.engine.report import Finding
 from codemods.rules import Rule
 from codemods.settings import Scope, Settings
 
@@ -73,37 +75,59 @@ KERNEL_CALLS = [
 ]
 
 
+
+
 def _ruled_out(source: bytes, settings: Settings) -> list[Rule]:
-    transforms = [t for t in registry.RULES if t.might_apply(source, settings)]
-    kept = select_for_file(transforms, summarize(source), settings)
-    return [t for t in registry.RULES if t not in kept]
+    kept = rules_for(source, registry.RULES, settings)
+    return [rule for rule in registry.RULES if rule not in kept]
 
 
-def _assert_leaves_alone(source: bytes, settings: Settings, rule: Rule) -> None:
-    module = cst.parse_module(source.decode())  # a fresh tree each time: libcst copies it anyway
-    transform = rule.load()(CodemodContext(filename="case.py"), settings)
-    new = transform.transform_module(module)
-    assert new.code == module.code, f"{rule.code} was ruled out but rewrites"
-    assert transform.findings == [], f"{rule.code} was ruled out but reports {transform.findings}"
+def _analyse(source: bytes, settings: Settings, rule: Rule) -> tuple[FixPlan, list[Finding]]:
+    """The rule's full analysis, whatever the byte test says: its planned fix and its findings."""
+    analysis = FileAnalysis(ModuleIndex.parse(source.decode()), settings)
+    transform = rule.load()(analysis)
+    transform.plan()
+    return analysis.plan, transform.findings
 
 
-JAX001 = registry.select(["JAX001"])[0]
+def _assert_sound(source: bytes) -> None:
+    """For every settings: a rule the byte test rules out plans no edit and reports nothing."""
+    for settings in SETTINGS:
+        for rule in _ruled_out(source, settings):
+            plan, findings = _analyse(source, settings, rule)
+            assert not plan, f"{rule.code} was ruled out under {settings} but edits"
+            assert findings == [], f"{rule.code} was ruled out under {settings} but reports {findings}"
+
+
+def _acts(source: bytes, settings: Settings, rule: Rule) -> bool:
+    plan, findings = _analyse(source, settings, rule)
+    return bool(plan or findings)
 
 
 @pytest.mark.parametrize("call", KERNEL_CALLS)
-def test_string_literal_shortcut_is_sound(call: str) -> None:
-    source = HEADER.format(call=call).encode()
-    for settings in SETTINGS:
-        if JAX001 in _ruled_out(source, settings):
-            _assert_leaves_alone(source, settings, JAX001)
+def test_byte_test_is_sound_on_kernel_calls(call: str) -> None:
+    _assert_sound(HEADER.format(call=call).encode())
 
 
-def test_string_literal_shortcut_rules_out_what_already_lowers() -> None:
-    """The shortcut does skip work: a kernel whose precisions all lower as written is not parsed."""
-    jax_0_12 = Settings((0, 12, 0, 1))
-    lowers = HEADER.format(call='jnp.dot(x_ref[...], y_ref[...], precision="high")').encode()
-    assert JAX001 in _ruled_out(lowers, jax_0_12)
-    assert JAX001 not in _ruled_out(lowers, Settings((0, 10, 2)))
+def test_kwargs_without_the_word_precision_still_gets_its_note() -> None:
+    """`**kwargs` may carry a precision: a kernel that never says the word is still analysed."""
+    source = HEADER.format(call="jnp.dot(x_ref[...], y_ref[...], **kwargs)").replace(
+        "  # the precision comes from the caller", "").encode()
+    assert b"recision" not in source
+    jax001 = registry.select(["JAX001"])[0]
+    assert jax001 not in _ruled_out(source, Settings((0, 12, 0, 1)))
+    assert _acts(source, Settings((0, 12, 0, 1)), jax001)
+    _assert_sound(source)
+
+
+def test_byte_test_rules_out_files_without_a_kernel() -> None:
+    """Under --scope kernels a file that never says "pallas" cannot hold a kernel; under --scope all it is read."""
+    source = b"import jax.numpy as jnp\n\ndef f(x):\n    return jnp.dot(x, x, precision=('default', 'highest'))\n"
+    jax001 = registry.select(["JAX001"])[0]
+    assert jax001 in _ruled_out(source, Settings((0, 12, 0, 1)))
+    assert jax001 not in _ruled_out(source, Settings((0, 12, 0, 1), Scope.ALL))
+    assert _acts(source, Settings((0, 12, 0, 1), Scope.ALL), jax001)
+    _assert_sound(source)
 
 
 PAIR = "(lax.Precision.DEFAULT, lax.Precision.HIGH)"
@@ -170,46 +194,48 @@ matmul = pl.pallas_call(outer, out_shape=jax.ShapeDtypeStruct((8, 8), jnp.float3
 }
 
 
+
 @pytest.mark.parametrize("shape", KERNEL_SHAPES)
-def test_kernel_shortcut_keeps_every_kernel(shape: str) -> None:
+def test_every_kernel_shape_is_found(shape: str) -> None:
+    """Each way a body becomes a kernel passes the byte test and gets its per-operand pair rewritten."""
     source = (IMPORTS + KERNEL_SHAPES[shape]).encode()
+    jax001 = registry.select(["JAX001"])[0]
     for settings in SETTINGS:
-        assert JAX001 not in _ruled_out(source, settings), settings
+        assert jax001 not in _ruled_out(source, settings), settings
+        assert _analyse(source, settings, jax001)[0], f"{shape}: no rewrite under {settings}"
 
 
-def test_kernel_shortcut_rules_out_xla_code_next_to_a_kernel() -> None:
-    source = (IMPORTS + f"""
-def body(x_ref, o_ref):
-    o_ref[...] = x_ref[...] * 2
+LSTM_CASES = {
+    "aliased import, no word lstm at the call": """
+from jax.experimental.rnn import lstm as recurrent
+from jax import lax
 
-double = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 8), jnp.float32))
+def run(x, h, c, w, n):
+    return recurrent(x, h, c, w, n, 8, 16, 1, 0.0, False, precision=lax.Precision.DEFAULT)
+""",
+    "module alias": """
+import jax.experimental.rnn as R
 
-@jax.jit
-def reference(x):
-    return jnp.dot(x, x, precision={PAIR})
-""").encode()
-    assert JAX001 in _ruled_out(source, Settings((0, 12, 0, 1)))
-    assert JAX001 not in _ruled_out(source, Settings((0, 12, 0, 1), Scope.ALL))
-    for settings in SETTINGS:
-        if JAX001 in _ruled_out(source, settings):
-            _assert_leaves_alone(source, settings, JAX001)
+def run(x, h, c, w, n):
+    return R.lstm(x, h, c, w, n, 8, 16, 1, 0.0, False, precision="bfloat16")
+""",
+    "no lstm at all": """
+import jax
+
+def run(x):
+    return jax.nn.relu(x)
+""",
+}
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: the byte prefilter wants the word 'precision', so a "
-                   "kernel passing only **kwargs in a file that never says it gets no [manual] finding")
-def test_kwargs_without_the_word_precision() -> None:
-    source = HEADER.format(call="jnp.dot(x_ref[...], y_ref[...], **kwargs)").replace(
-        "  # the precision comes from the caller", "").encode()
-    for rule in _ruled_out(source, Settings((0, 12, 0, 1))):
-        _assert_leaves_alone(source, Settings((0, 12, 0, 1)), rule)
+@pytest.mark.parametrize("case", LSTM_CASES)
+def test_byte_test_is_sound_on_lstm_calls(case: str) -> None:
+    _assert_sound(LSTM_CASES[case].encode())
 
 
 FAMILIES = {"precision": "JAX001", "accuracy": "JAX002", "lstm": "JAX003"}
-KWARGS_GAP = pytest.mark.xfail(strict=True, reason="the byte prefilter gap above: no 'precision' word in the file")
-GAP_CASES = ("precision/kwargs_needs_review.in.py", "precision/kwargs_needs_review.out.py")
 CASES = [
-    pytest.param(path, id=f"{path.parent.name}/{path.name}",
-                 marks=[KWARGS_GAP] if f"{path.parent.name}/{path.name}" in GAP_CASES else [])
+    pytest.param(path, id=f"{path.parent.name}/{path.name}")
     for path in sorted(FIXTURES.glob("*/*.in.py")) + sorted(FIXTURES.glob("*/*.out.py"))
     if path.parent.name in FAMILIES
 ]
@@ -217,9 +243,5 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES)
 def test_fixtures_ruled_out_are_left_alone(case: Path) -> None:
-    """Each golden case against its own transform, under every scope and a few target releases."""
-    source = case.read_bytes()
-    rule = registry.select([FAMILIES[case.parent.name]])[0]
-    for settings in SETTINGS:
-        if rule in _ruled_out(source, settings):
-            _assert_leaves_alone(source, settings, rule)
+    """Each golden case against every rule, under every scope and a few target releases."""
+    _assert_sound(case.read_bytes())

@@ -3,28 +3,30 @@
 Only kernel bodies go through the Mosaic lowerings that reject per-operand precision and accuracy
 hints; the same call outside a kernel is honoured by XLA and must not change. A function is a kernel
 body when it is handed to a kernel launcher (call or decorator form, directly, through a variable,
-or through `functools.partial`), and so is every function such a body refers to in the same module.
+through `functools.partial`, or as what a kernel factory returns), and so is every function such a
+body refers to in the same module.
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
-from typing import Iterator, Optional, Union
+from typing import Iterator, Optional
 
-import libcst as cst
-from libcst.metadata import (
-    Assignment,
-    VisitorMetadataProvider,
-    ParentNodeProvider,
-    ScopeProvider,
-)
+from codemods.analysis.module import FUNCTIONS, FunctionNode, ModuleIndex, ordered_arguments
+from codemods.analysis.names import PARTIAL, find_arg, value_of
 
-from codemods.analysis.names import callee, find_arg, matching_name, qualified_names
-from codemods.engine.prefilter import LAUNCHERS
-
-FunctionNode = Union[cst.FunctionDef, cst.Lambda]
-
-PARTIAL = frozenset({"functools.partial"})
+# Kernel launcher -> position of the kernel body among its arguments; None: used only as a decorator.
+LAUNCHERS: dict[str, Optional[int]] = {
+    "jax.experimental.pallas.pallas_call": 0,
+    "jax.experimental.pallas.kernel": 0,
+    "jax.experimental.pallas.core_map": None,
+    "jax.experimental.pallas.mosaic_gpu.kernel": 0,
+    "jax.experimental.pallas.mosaic_gpu.emit_pipeline": 0,
+    "jax.experimental.pallas.mosaic_gpu.emit_pipeline_warp_specialized": 0,
+    "jax.experimental.pallas.tpu.emit_pipeline": 0,
+    "jax.experimental.pallas.tpu.emit_pipeline_with_allocations": 0,
+}
 
 _BODY_KEYWORDS = ("kernel", "body", "f")
 _MAX_ALIAS_DEPTH = 8  # `k = partial(body, ...)`, `k2 = k`, ... chains longer than this are not followed
@@ -34,144 +36,143 @@ _MAX_ALIAS_DEPTH = 8  # `k = partial(body, ...)`, `k2 = k`, ... chains longer th
 class KernelScope:
     """The answer for one module: kernel bodies, and how to find the one enclosing a call."""
 
+    module: ModuleIndex
     kernels: dict[FunctionNode, str] = field(default_factory=dict)  # body -> why it is one
-    calls: list[cst.Call] = field(default_factory=list)  # every call, in source order
     # Functions that kernels call but that plain XLA code uses too: rewriting them would change
     # the XLA path, so transforms report their calls instead.
     shared: set[FunctionNode] = field(default_factory=set)
-    enclosing: dict[cst.Call, FunctionNode] = field(default_factory=dict)
-    parent: dict[FunctionNode, Optional[FunctionNode]] = field(default_factory=dict)
     # functools.partial(body, ...) calls that bind a kernel's arguments, for value resolution.
-    partial_bindings: dict[FunctionNode, list[cst.Call]] = field(default_factory=dict)
+    partial_bindings: dict[FunctionNode, list[ast.Call]] = field(default_factory=dict)
 
-    def kernel_of(self, call: cst.Call) -> Optional[FunctionNode]:
-        """The kernel body `call` runs in (itself or an enclosing function), if any."""
-        function = self.enclosing.get(call)
+    def kernel_of(self, node: ast.AST) -> Optional[FunctionNode]:
+        """The kernel body `node` (a call or a name) runs in (itself or an enclosing function), if any."""
+        function = self.module.enclosing.get(node)
         while function is not None:
             if function in self.kernels:
                 return function
-            function = self.parent.get(function)
+            function = self.module.function_parent.get(function)
         return None
 
 
-class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
-    """Attaches one `KernelScope` to the Module node."""
+def find_kernels(module: ModuleIndex) -> KernelScope:
+    return _KernelFinder(module).result
 
-    METADATA_DEPENDENCIES = (ScopeProvider, ParentNodeProvider)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.result = KernelScope()
-        self._stack: list[FunctionNode] = []
-        self._entries: list[tuple[cst.BaseExpression, str]] = []
-        self._references: dict[FunctionNode, list[cst.Name]] = {}
-        self._innermost: dict[cst.Name, Optional[FunctionNode]] = {}  # function each name sits in
-        self._calls_through_names: list[cst.Call] = []
-
-    def _names(self, node: cst.CSTNode):
-        return qualified_names(self.metadata, node)
-
-    # -- traversal: remember where each call and name sits, and collect kernel entry points --
-
-    def _enter(self, node: FunctionNode) -> None:
-        self.result.parent[node] = self._stack[-1] if self._stack else None
-        self._stack.append(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        for decorator in node.decorators:
-            launcher = self._launcher_in_decorator(decorator.decorator)
-            if launcher:
-                self.result.kernels[node] = f"decorated with {launcher}"
-        self._enter(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._stack.pop()
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._enter(node)
-
-    def leave_Lambda(self, original_node: cst.Lambda) -> None:
-        self._stack.pop()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self._innermost[node] = self._stack[-1] if self._stack else None
-        for function in self._stack:
-            self._references.setdefault(function, []).append(node)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.result.calls.append(node)
-        if self._stack:
-            self.result.enclosing[node] = self._stack[-1]
-        launcher = callee(self._names, node, LAUNCHERS)
-        if launcher is not None:
-            self._add_launch(launcher, node)
-        elif isinstance(node.func, cst.Call):
-            self._add_launch(*self._partial_launcher(node.func, node))
-        elif isinstance(node.func, cst.Name):  # maybe `tiled = partial(pl.pallas_call, ...)`; `tiled(body)`
-            self._calls_through_names.append(node)
-
-    def _add_launch(self, launcher: Optional[str], call: cst.Call) -> None:
-        if launcher is None or LAUNCHERS[launcher] is None:
-            return
-        body = find_arg(call, LAUNCHERS[launcher], _BODY_KEYWORDS)
-        if body is not None:
-            self._entries.append((body.value, f"passed to {launcher.rsplit('.', 1)[-1]}"))
-
-    def _partial_launcher(self, partial: cst.Call, outer: cst.Call) -> tuple[Optional[str], cst.Call]:
-        """`functools.partial(pl.pallas_call, ...)(body)`: the launcher, and the call holding its body
-        (the partial itself when it already binds the body positionally)."""
-        if not (callee(self._names, partial, PARTIAL) and partial.args and not partial.args[0].keyword):
-            return None, outer
-        launcher = matching_name(self._names, partial.args[0].value, LAUNCHERS)
-        bound = [arg for arg in partial.args[1:] if arg.keyword is None]
-        holder = partial.with_changes(args=partial.args[1:]) if bound else outer
-        return launcher, holder
-
-    def _launcher_in_decorator(self, expression: cst.BaseExpression) -> Optional[str]:
-        if isinstance(expression, cst.Call):
-            if callee(self._names, expression, PARTIAL) and expression.args:
-                expression = expression.args[0].value
-            else:
-                expression = expression.func
-        name = matching_name(self._names, expression, LAUNCHERS)
-        return name.rsplit(".", 1)[-1] if name else None
-
-    # -- resolution: entry expressions to function nodes, then everything kernels refer to --
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        for call in self._calls_through_names:
-            assert isinstance(call.func, cst.Name)
-            for value in self._assigned_values(call.func):
-                if isinstance(value, cst.Call):
-                    self._add_launch(*self._partial_launcher(value, call))
-        for expression, why in self._entries:
+class _KernelFinder:
+    def __init__(self, module: ModuleIndex) -> None:
+        self.module = module
+        self.result = KernelScope(module)
+        entries: list[tuple[ast.expr, str]] = []
+        for function in module.function_parent:
+            for decorator in getattr(function, "decorator_list", ()):
+                launcher = self._launcher_in_decorator(decorator)
+                if launcher:
+                    self.result.kernels[function] = f"decorated with {launcher}"
+        for call in module.calls:
+            launcher = module.callee(call, LAUNCHERS)
+            if launcher is not None:
+                entries += self._body_of(launcher, call)
+            elif isinstance(call.func, ast.Call):
+                entries += self._body_of(*self._partial_launcher(call.func, call))
+            elif isinstance(call.func, ast.Name):  # maybe `tiled = partial(pl.pallas_call, ...)`; `tiled(body)`
+                for value in self._assigned_values(call.func):
+                    if isinstance(value, ast.Call):
+                        entries += self._body_of(*self._partial_launcher(value, call))
+        kernels = self.result.kernels
+        for expression, why in entries:
             for function in self._resolve(expression, _MAX_ALIAS_DEPTH):
-                self.result.kernels.setdefault(function, why)
-        entries = set(self.result.kernels)
-        pending = list(entries)
+                kernels.setdefault(function, why)
+        direct = set(kernels)
+        pending = list(direct)
         while pending:
             kernel = pending.pop()
-            for name in self._references.get(kernel, ()):
-                for function in self._resolve(name, 0):
-                    if function not in self.result.kernels:
-                        self.result.kernels[function] = f"called from a kernel body ({_label(kernel)})"
-                        pending.append(function)
-        self.result.shared = {
-            function for function in self.result.kernels
-            if function not in entries and self._used_outside_kernels(function)
-        }
-        self.set_metadata(original_node, self.result)
+            for inner in module.functions_within(kernel):
+                for mention in module.mentions.get(inner, ()):
+                    for function in self._functions_named(mention):
+                        if function not in kernels:
+                            kernels[function] = f"called from a kernel body ({_label(kernel)})"
+                            pending.append(function)
+        self.result.shared = {f for f in kernels if f not in direct and self._used_outside_kernels(f)}
+
+    # -- entry points --
+
+    def _body_of(self, launcher: Optional[str], holder: ast.Call) -> list[tuple[ast.expr, str]]:
+        if launcher is None or LAUNCHERS[launcher] is None:
+            return []
+        body = find_arg(holder, LAUNCHERS[launcher], _BODY_KEYWORDS)
+        return [] if body is None else [(value_of(body), f"passed to {launcher.rsplit('.', 1)[-1]}")]
+
+    def _partial_launcher(self, partial: ast.Call, outer: ast.Call) -> tuple[Optional[str], ast.Call]:
+        """`functools.partial(pl.pallas_call, ...)(body)`: the launcher, and the call holding its body
+        (the partial itself when it already binds the body positionally)."""
+        if not (self.module.callee(partial, PARTIAL) and partial.args and _first_is_positional(partial)):
+            return None, outer
+        launcher = self.module.matching_name(value_of(partial.args[0]), LAUNCHERS)
+        bound = partial.args[1:]
+        holder = ast.Call(func=partial.func, args=bound, keywords=partial.keywords) if bound else outer
+        return launcher, holder
+
+    def _launcher_in_decorator(self, expression: ast.expr) -> Optional[str]:
+        if isinstance(expression, ast.Call):
+            if self.module.callee(expression, PARTIAL) and expression.args:
+                expression = value_of(expression.args[0])
+            else:
+                expression = expression.func
+        name = self.module.matching_name(expression, LAUNCHERS)
+        return name.rsplit(".", 1)[-1] if name else None
+
+    # -- resolution: entry expressions to function nodes --
+
+    def _resolve(self, expression: ast.expr, depth: int) -> Iterator[FunctionNode]:
+        """Function definitions `expression` may evaluate to, following partial() and aliases."""
+        if isinstance(expression, ast.Lambda):
+            yield expression
+        elif isinstance(expression, ast.Call) and self.module.callee(expression, PARTIAL):
+            ordered = ordered_arguments(expression)
+            if ordered and not isinstance(ordered[0], ast.Starred) and not _is_double_star(ordered[0]):
+                for function in self._resolve(value_of(ordered[0]), depth):
+                    self.result.partial_bindings.setdefault(function, []).append(expression)
+                    yield function
+        elif isinstance(expression, ast.Call) and depth > 0:
+            # A kernel factory: `pallas_call(make_kernel(...))` runs what make_kernel returns.
+            for factory in self._resolve(expression.func, 0):
+                if not isinstance(factory, ast.Lambda):
+                    for returned in _returned_values(factory):
+                        yield from self._resolve(returned, depth - 1)
+        elif isinstance(expression, ast.Name):
+            for binding in self.module.bindings(expression):
+                if isinstance(binding.node, FUNCTIONS):
+                    yield binding.node  # type: ignore[misc]
+            if depth > 0:
+                for value in self._assigned_values(expression):
+                    yield from self._resolve(value, depth - 1)
+
+    def _functions_named(self, mention: ast.AST) -> Iterator[FunctionNode]:
+        """Functions a name or `obj.attr` inside a kernel may call (an attribute by its last name)."""
+        if isinstance(mention, ast.Name):
+            yield from self._resolve(mention, 0)
+        elif isinstance(mention, ast.Attribute):
+            scope = self.module.scope_of.get(mention)
+            for binding in scope.lookup(mention.attr) if scope is not None else ():
+                if isinstance(binding.node, FUNCTIONS):
+                    yield binding.node  # type: ignore[misc]
+
+    def _assigned_values(self, name: ast.Name) -> Iterator[ast.expr]:
+        """The right-hand sides of plain `name = value` assignments `name` may refer to."""
+        for binding in self.module.bindings(name):
+            if binding.value is not None:
+                yield binding.value
+
+    # -- functions shared with plain XLA code --
 
     def _used_outside_kernels(self, function: FunctionNode) -> bool:
-        if not isinstance(function, cst.FunctionDef):
+        if isinstance(function, ast.Lambda):
             return False
-        scope = self.get_metadata(ScopeProvider, function, None)
-        if scope is None:
-            return False
-        for assignment in scope[function.name.value]:
-            if isinstance(assignment, Assignment) and assignment.node is function:
-                for access in assignment.references:
-                    if not self._inside_kernel(self._innermost.get(access.node)):
+        scope = self.module.scope_of_definition(function)
+        for binding in scope.bindings.get(function.name, ()) if scope is not None else ():
+            if binding.node is function:
+                for reference in binding.references:
+                    if not self._inside_kernel(self.module.enclosing.get(reference)):
                         return True
         return False
 
@@ -179,74 +180,29 @@ class KernelScopeProvider(VisitorMetadataProvider["KernelScope"]):
         while function is not None:
             if function in self.result.kernels:
                 return True
-            function = self.result.parent.get(function)
+            function = self.module.function_parent.get(function)
         return False
 
-    def _resolve(self, expression: cst.BaseExpression, depth: int) -> Iterator[FunctionNode]:
-        """Function definitions `expression` may evaluate to, following partial() and aliases."""
-        if isinstance(expression, cst.Lambda):
-            yield expression
-        elif isinstance(expression, cst.Call) and callee(self._names, expression, PARTIAL):
-            if expression.args and not expression.args[0].star:
-                for function in self._resolve(expression.args[0].value, depth):
-                    self.result.partial_bindings.setdefault(function, []).append(expression)
-                    yield function
-        elif isinstance(expression, cst.Call) and depth > 0:
-            # A kernel factory: `pallas_call(make_kernel(...))` runs what make_kernel returns.
-            for factory in self._resolve(expression.func, 0):
-                if isinstance(factory, cst.FunctionDef):
-                    for returned in _returned_values(factory):
-                        yield from self._resolve(returned, depth - 1)
-        elif isinstance(expression, cst.Name):
-            for assignment in self._assignments(expression):
-                if isinstance(assignment.node, cst.FunctionDef):
-                    yield assignment.node
-            if depth > 0:
-                for value in self._assigned_values(expression):
-                    yield from self._resolve(value, depth - 1)
 
-    def _assignments(self, name: cst.Name) -> list[Assignment]:
-        scope = self.get_metadata(ScopeProvider, name, None)
-        return [a for a in (scope[name.value] if scope else ()) if isinstance(a, Assignment)]
-
-    def _assigned_values(self, name: cst.Name) -> Iterator[cst.BaseExpression]:
-        """The right-hand sides of plain `name = value` assignments `name` may refer to."""
-        for assignment in self._assignments(name):
-            if isinstance(assignment.node, cst.Name):
-                value = self._assigned_value(assignment.node)
-                if value is not None:
-                    yield value
-
-    def _assigned_value(self, target: cst.Name) -> Optional[cst.BaseExpression]:
-        assign_target = self.get_metadata(ParentNodeProvider, target, None)
-        if isinstance(assign_target, cst.AssignTarget):
-            assign = self.get_metadata(ParentNodeProvider, assign_target, None)
-            if isinstance(assign, cst.Assign):
-                return assign.value
-        return None
+def _first_is_positional(call: ast.Call) -> bool:
+    return ordered_arguments(call)[0] is call.args[0]
 
 
-def _returned_values(function: cst.FunctionDef) -> Iterator[cst.BaseExpression]:
+def _is_double_star(argument: ast.AST) -> bool:
+    return isinstance(argument, ast.keyword) and argument.arg is None
+
+
+def _returned_values(function: ast.AST) -> Iterator[ast.expr]:
     """Values of the `return` statements that belong to `function` itself, not to nested defs."""
-
-    class Returns(cst.CSTVisitor):
-        def __init__(self) -> None:
-            self.values: list[cst.BaseExpression] = []
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is function
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_Return(self, node: cst.Return) -> None:
+    pending = list(function.body)  # type: ignore[attr-defined]
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, ast.Return):
             if node.value is not None:
-                self.values.append(node.value)
-
-    returns = Returns()
-    function.visit(returns)
-    yield from returns.values
+                yield node.value
+        elif not isinstance(node, FUNCTIONS):
+            pending.extend(ast.iter_child_nodes(node))
 
 
 def _label(function: FunctionNode) -> str:
-    return function.name.value if isinstance(function, cst.FunctionDef) else "lambda"
+    return "lambda" if isinstance(function, ast.Lambda) else function.name

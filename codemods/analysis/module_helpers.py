@@ -4,35 +4,32 @@ Transforms that route calls through a helper (JAX002's rsqrt_safe, JAX003's floa
 ask for it here. The helper is inserted once, after the imports; a definition already present with
 the same code is reused; a name taken by something else makes us pick a free one (`name_2`, ...).
 With `--helpers-module pkg.jax_compat` the helper is imported from there instead, so a monorepo
-keeps one copy.
+keeps one copy. Everything here reads the stdlib `ast`; the insertion is a text edit.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
 import dataclasses
 import functools
+import re
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Iterator, Optional, Union
+from typing import Iterator, Optional
 
-import libcst as cst
-import libcst.matchers as m
-from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import GlobalScope, ScopeProvider
+from codemods.analysis.module import ModuleIndex, Scope
+from codemods.engine.fixes import Edit, FixPlan, ImportSpec
 
-if TYPE_CHECKING:
-    from codemods.base import JaxCodemod
-
-
-# An import a helper's body uses: (module, obj or None), or with an asname as a third element.
-Need = Union[tuple[str, Optional[str]], tuple[str, Optional[str], str]]
+# An import a helper's body uses: (module, obj or None, asname or None), as AddImportsVisitor takes it.
+Need = ImportSpec
 
 
 @dataclass(frozen=True)
 class Helper:
     name: str  # preferred name
     template: str  # the `def`, with `{name}` where its name goes
-    needs: tuple[Need, ...] = ()  # the arguments of AddImportsVisitor.add_needed_import
+    needs: tuple[Need, ...] = ()
 
     def code(self, name: str) -> str:
         return self.template.format(name=name)
@@ -40,7 +37,7 @@ class Helper:
 
 _SOURCE_INDENT = "    "
 REFERENCE_SOURCE = "helpers_source.py"  # in the codemods package; users copy it for --helpers-module
-_NAME_PLACEHOLDER = "__jax_codemod_helper_name__"
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 @functools.lru_cache(maxsize=None)
@@ -48,102 +45,195 @@ def reference_helper(name: str) -> Helper:
     """The helper `name` as codemods/helpers_source.py defines it, with the imports its body uses.
 
     That file is the one copy of each helper's code: what is inserted, and what users copy."""
-    source = cst.parse_module(resources.files("codemods").joinpath(REFERENCE_SOURCE).read_text())
-    function = next(
-        statement for statement in source.body
-        if isinstance(statement, cst.FunctionDef) and statement.name.value == name
-    )
-    used = {node.value for node in m.findall(function, m.Name())}
-    needs = tuple(need for statement in source.body for need in _imports(statement) if _binding(need)[0] in used)
-    return Helper(name, _template(_code(function.with_changes(name=cst.Name(_NAME_PLACEHOLDER)))), needs)
+    text = resources.files("codemods").joinpath(REFERENCE_SOURCE).read_text()
+    tree = ast.parse(text)
+    function = next(s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == name)
+    used = {node.id for node in ast.walk(function) if isinstance(node, ast.Name)}
+    needs = tuple(need for statement in tree.body for bound, need in _imports(statement) if bound in used)
+    code = ast.get_source_segment(text, function, padded=False) or ""
+    header = f"def {name}("
+    assert code.startswith(header), code[:40]
+    return Helper(name, "def {name}(" + _escape(code[len(header):]), needs)
 
 
-def _template(code: str) -> str:
-    return code.replace("{", "{{").replace("}", "}}").replace(_NAME_PLACEHOLDER, "{name}")
+def _escape(code: str) -> str:
+    return code.replace("{", "{{").replace("}", "}}")
 
 
-def _imports(statement: cst.CSTNode) -> Iterator[Need]:
-    """The need for each import in `statement`."""
-    if not isinstance(statement, cst.SimpleStatementLine):
-        return
-    for small in statement.body:
-        if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-            for alias in small.names:
-                module = _code(alias.name) if isinstance(small, cst.Import) else _code(small.module or cst.Name(""))
-                obj = None if isinstance(small, cst.Import) else _code(alias.name)
-                asname = alias.asname.name if alias.asname is not None else None
-                yield (module, obj) if asname is None else (module, obj, _code(asname))
+def _imports(statement: ast.stmt) -> Iterator[tuple[str, Need]]:
+    """(the name bound, the need) for each import in `statement`."""
+    if isinstance(statement, ast.Import):
+        for alias in statement.names:
+            yield alias.asname or alias.name.split(".")[0], (alias.name, None, alias.asname)
+    elif isinstance(statement, ast.ImportFrom) and not statement.level:
+        for alias in statement.names:
+            yield alias.asname or alias.name, (statement.module or "", alias.name, alias.asname)
 
 
-def _binding(need: Need) -> tuple[str, str]:
-    """(the name the import binds, the qualified name it binds it to)."""
-    module, obj, *asname = need
-    if obj is None:
-        return (asname[0], module) if asname else (module.split(".")[0], module.split(".")[0])
-    return (asname[0] if asname else obj), f"{module}.{obj}"
+def import_spec(statement: ast.AST, alias: ast.alias) -> Need:
+    if isinstance(statement, ast.Import):
+        return (alias.name, None, alias.asname)
+    assert isinstance(statement, ast.ImportFrom)
+    return (statement.module or "", alias.name, alias.asname)
 
 
-def use_helper(transform: "JaxCodemod", module: cst.Module, helper: Helper) -> str:
-    """The name to call the helper by in this module; schedules its definition or import once."""
-    cache: dict[Helper, str] = transform.__dict__.setdefault("_helpers_in_use", {})
-    if helper in cache:
-        return cache[helper]
-    scope = transform.get_metadata(ScopeProvider, module)
-    assert isinstance(scope, GlobalScope)
-    helpers_module = transform.settings.helpers_module
-    local = helper if helpers_module else _indented(_in_module_names(scope, helper), module.default_indent)
-    name = _free_name(scope, local, helpers_module, module.default_indent)
-    if helpers_module:
-        if not _imported_from(scope, name, helpers_module):
-            AddImportsVisitor.add_needed_import(
-                transform.context, helpers_module, helper.name, None if name == helper.name else name
+def _target(need: Need) -> str:
+    """The qualified name an import binds: `jax.numpy` for `import jax.numpy as jnp`."""
+    module, obj, asname = need
+    if obj is not None:
+        return f"{module}.{obj}"
+    return module if asname else module.split(".")[0]
+
+
+def _bound(need: Need) -> str:
+    module, obj, asname = need
+    return asname or (obj if obj is not None else module.split(".")[0])
+
+
+class HelperInserter:
+    """Helpers for one file: the name each is called by, and one text edit that inserts them all."""
+
+    def __init__(self, module: ModuleIndex, plan: FixPlan, helpers_module: Optional[str]) -> None:
+        self.module = module
+        self.plan = plan
+        self.helpers_module = helpers_module
+        self.scope: Scope = module.module_scope
+        self.indent = _default_indent(module)
+        self._names: dict[Helper, str] = {}
+        self._definitions: list[str] = []
+        self._edit: Optional[Edit] = None
+
+    def use(self, helper: Helper) -> str:
+        """The name to call the helper by in this module; schedules its definition or import once."""
+        if helper in self._names:
+            return self._names[helper]
+        local = helper if self.helpers_module else _indented(self._in_module_names(helper), self.indent)
+        name = self._free_name(local)
+        if self.helpers_module:
+            if not self._imported_from(name, self.helpers_module):
+                self.plan.imports_to_add.append((self.helpers_module, helper.name, None if name == helper.name else name))
+        elif not self._defined_as(name, local):
+            self.plan.imports_to_add.extend(local.needs)
+            self._definitions.insert(0, local.code(name))  # later helpers go first, as libcst inserted them
+            self._schedule_insertion()
+        self._names[helper] = name
+        return name
+
+    def _in_module_names(self, helper: Helper) -> Helper:
+        """The helper spelled with the module's own imports: what the module already imports is not
+        imported again, and where it binds it under another name (`import jax.numpy as np`) the body
+        uses that name (`np.float32`)."""
+        renames: dict[str, str] = {}
+        needs: list[Need] = []
+        for need in helper.needs:
+            target = _target(need)
+            names = sorted(
+                name for name, bindings in self.scope.bindings.items()
+                if any(binding.imported == target for binding in bindings)
             )
-    elif not _defined_as(scope, name, local, module.default_indent):
-        for need in local.needs:
-            AddImportsVisitor.add_needed_import(transform.context, *need)
-        definition = cst.parse_statement(local.code(name))
-        transform.edit(module, lambda updated: _insert_after_imports(updated, definition))
-    cache[helper] = name
-    return name
+            if not names:
+                needs.append(need)
+            elif _bound(need) not in names:
+                renames[_bound(need)] = names[0]
+        if not renames:
+            return helper
+        return Helper(helper.name, _rename_names(helper.template, renames), tuple(needs))
 
+    def _free_name(self, helper: Helper) -> str:
+        candidate, suffix = helper.name, 1
+        while self._taken(candidate) and not (
+            self._imported_from(candidate, self.helpers_module) if self.helpers_module
+            else self._defined_as(candidate, helper)
+        ):
+            suffix += 1
+            candidate = f"{helper.name}_{suffix}"
+        return candidate
 
-def _in_module_names(scope: GlobalScope, helper: Helper) -> Helper:
-    """The helper spelled with the module's own imports: what the module already imports is not
-    imported again, and where it binds it under another name (`import jax.numpy as np`) the body
-    uses that name (`np.float32`)."""
-    renames: dict[str, str] = {}
-    needs: list[Need] = []
-    for need in helper.needs:
-        bound, target = _binding(need)
-        names = sorted(
-            a.name for a in scope.assignments
-            if "." not in a.name and any(q.name == target for q in scope.get_qualified_names_for(a.name))
+    def _taken(self, name: str) -> bool:
+        return name in self.scope.bindings or hasattr(builtins, name)
+
+    def _defined_as(self, name: str, helper: Helper) -> bool:
+        """`name` is a module-level def with exactly the helper's code."""
+        nodes = [binding.node for binding in self.scope.bindings.get(name, ())]
+        if len(nodes) != 1 or not isinstance(nodes[0], ast.FunctionDef) or nodes[0].decorator_list:
+            return False
+        function = nodes[0]
+        start = self.module.line_start(function.lineno)
+        end = self.module.offset(function.end_lineno, function.end_col_offset)
+        code = _NEWLINE.sub("\n", self.module.text[start:end])
+        return code.strip() == helper.code(name).strip()
+
+    def _imported_from(self, name: str, module: Optional[str]) -> bool:
+        return any(
+            isinstance(binding.statement, ast.ImportFrom) and binding.statement.module == module
+            for binding in self.scope.bindings.get(name, ())
         )
-        if not names:
-            needs.append(need)
-        elif bound not in names:
-            renames[bound] = names[0]
-    if not renames:
-        return helper
-    function = cst.parse_statement(helper.code(_NAME_PLACEHOLDER)).visit(_RenameFreeNames(renames))
-    return Helper(helper.name, _template(_code(function)), tuple(needs))
+
+    # -- where the definitions go: after the docstring and the imports at the top --
+
+    def _schedule_insertion(self) -> None:
+        if self._edit is not None:
+            return
+        offset, before, blank_lines_after = _insertion_point(self.module)
+        newline = _first_newline(self.module.text)
+
+        def insert(_existing: str) -> str:
+            blocks = [(newline * 2 if before or i else "") + code.rstrip().replace("\n", newline) + newline
+                      for i, code in enumerate(self._definitions)]
+            return "".join(blocks) + newline * blank_lines_after
+
+        self._edit = Edit(offset, offset, insert)
+        self.plan.edits.append(self._edit)
 
 
-class _RenameFreeNames(cst.CSTTransformer):
-    """Renames variables; attribute names and keywords of the same spelling stay."""
+def _insertion_point(module: ModuleIndex) -> tuple[int, bool, int]:
+    """(offset, whether statements come before it, blank lines to add after the inserted defs)."""
+    body = module.tree.body
+    lines: list[list[ast.stmt]] = []  # statements grouped by physical line (`import a; import b`)
+    for statement in body:
+        if lines and statement.lineno == lines[-1][-1].end_lineno:
+            lines[-1].append(statement)
+        else:
+            lines.append([statement])
+    position = 0
+    while position < len(lines) and _is_import_block(lines[position], position):
+        position += 1
+    if position == len(lines):  # nothing but imports: at the end
+        last = lines[-1][-1] if lines else None
+        offset = module.line_start(last.end_lineno + 1) if last else len(module.text)
+        return offset, last is not None, 0
+    following = lines[position][0]
+    first_line = min([following.lineno] + [d.lineno for d in getattr(following, "decorator_list", ())])
+    if position == 0:  # the comments and blank lines above the first statement stay on top
+        return module.line_start(first_line), False, 2
+    previous_end = lines[position - 1][-1].end_lineno
+    blanks = 0
+    for line in range(previous_end + 1, first_line):
+        text = module.text[module.line_start(line):module.line_start(line + 1)]
+        if text.strip():
+            break
+        blanks += 1
+    return module.line_start(previous_end + 1), True, max(0, 2 - blanks)
 
-    def __init__(self, renames: dict[str, str]) -> None:
-        super().__init__()
-        self.renames = renames
 
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
-        return updated_node.with_changes(value=self.renames.get(updated_node.value, updated_node.value))
+def _is_import_block(statements: list[ast.stmt], index: int) -> bool:
+    first = statements[0]
+    is_docstring = index == 0 and isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+        and isinstance(first.value.value, str)
+    return is_docstring or all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements)
 
-    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.Attribute:
-        return updated_node.with_changes(attr=original_node.attr)
 
-    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
-        return updated_node.with_changes(keyword=original_node.keyword)
+def _rename_names(code: str, renames: dict[str, str]) -> str:
+    """Renames variables in a helper's code; attributes and keywords of the same spelling stay."""
+    text = code.format(name="__helper__")
+    index = ModuleIndex.parse(text)
+    spans = sorted(
+        (index.span(node), renames[node.id])
+        for node in ast.walk(index.tree) if isinstance(node, ast.Name) and node.id in renames
+    )
+    for (start, end), new in reversed(spans):
+        text = text[:start] + new + text[end:]
+    return _escape(text).replace("__helper__", "{name}")
 
 
 def _indented(helper: Helper, indent: str) -> Helper:
@@ -158,58 +248,19 @@ def _indented(helper: Helper, indent: str) -> Helper:
     return dataclasses.replace(helper, template="\n".join(map(reindent, helper.template.split("\n"))))
 
 
-def _free_name(scope: GlobalScope, helper: Helper, helpers_module: Optional[str], indent: str) -> str:
-    candidate, suffix = helper.name, 1
-    while candidate in scope and not (
-        _imported_from(scope, candidate, helpers_module) if helpers_module
-        else _defined_as(scope, candidate, helper, indent)
-    ):
-        suffix += 1
-        candidate = f"{helper.name}_{suffix}"
-    return candidate
+def _default_indent(module: ModuleIndex) -> str:
+    """The indentation of the module's first indented block, as libcst infers it."""
+    for node in ast.walk(module.tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(node, ast.stmt) and body[0].lineno > node.lineno:
+            line = module.text[module.line_start(body[0].lineno):module.offset(body[0].lineno, body[0].col_offset)]
+            header = module.text[module.line_start(node.lineno):]
+            outer = len(header) - len(header.lstrip(" \t"))
+            if line[outer:]:
+                return line[outer:]
+    return _SOURCE_INDENT
 
 
-def _defined_as(scope: GlobalScope, name: str, helper: Helper, indent: str) -> bool:
-    """`name` is a module-level def with exactly the helper's code (ignoring blank lines around)."""
-    wanted = helper.code(name).strip()
-    nodes = [a.node for a in scope[name]]
-    return len(nodes) == 1 and isinstance(nodes[0], cst.FunctionDef) and _code(nodes[0], indent) == wanted
-
-
-def _imported_from(scope: GlobalScope, name: str, module: str) -> bool:
-    return any(
-        isinstance(a.node, cst.ImportFrom) and _code(a.node.module or cst.Name("")) == module
-        for a in scope[name]
-    )
-
-
-def _code(node: cst.CSTNode, indent: str = _SOURCE_INDENT) -> str:
-    function = node.with_changes(leading_lines=()) if isinstance(node, cst.FunctionDef) else node
-    return cst.Module([], default_indent=indent).code_for_node(function).strip()
-
-
-def _is_import_block(statement: cst.CSTNode, index: int) -> bool:
-    if not isinstance(statement, cst.SimpleStatementLine):
-        return False
-    small = statement.body
-    is_docstring = index == 0 and isinstance(small[0], cst.Expr) and isinstance(small[0].value, cst.SimpleString)
-    return is_docstring or all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in small)
-
-
-def _insert_after_imports(module: cst.CSTNode, definition: cst.BaseStatement) -> cst.CSTNode:
-    assert isinstance(module, cst.Module)
-    body = list(module.body)
-    position = 0
-    while position < len(body) and _is_import_block(body[position], position):
-        position += 1
-    blank = cst.EmptyLine()
-    # PEP 8's two blank lines around the new def, but none above it when it opens the file.
-    definition = definition.with_changes(leading_lines=(blank, blank) if position else ())
-    if position < len(body):
-        following = body[position]
-        lines = list(following.leading_lines)
-        blanks = next((i for i, line in enumerate(lines) if line.comment is not None), len(lines))
-        if blanks < 2:
-            body[position] = following.with_changes(leading_lines=[blank] * (2 - blanks) + lines)
-    body.insert(position, definition)
-    return module.with_changes(body=body)
+def _first_newline(text: str) -> str:
+    match = _NEWLINE.search(text)
+    return match.group() if match else "\n"

@@ -1,14 +1,10 @@
-"""Alias-aware names: what `L.rsqrt`, `jnp.dot` or `P.HIGH` refer to, whatever the imports say."""
+"""Names as the rules compare them, and reading a call's arguments (stdlib `ast`, no libcst)."""
 
 from __future__ import annotations
 
+import ast
 import re
-from typing import Callable, Collection, Iterable, Optional
-
-import libcst as cst
-from libcst.metadata import QualifiedName, ScopeProvider
-
-QualifiedNames = Callable[[cst.CSTNode], Collection[QualifiedName]]
+from typing import Collection, Iterable, Optional, Union
 
 # Modules that re-export the same objects under another path; matching folds them onto one name.
 _ALIASED_PREFIXES = (
@@ -25,7 +21,6 @@ _ALIASED_PREFIXES = (
     ("jax._src.pallas.mosaic.pipeline.", "jax.experimental.pallas.tpu."),
 )
 
-
 # How people usually spell these modules, for messages.
 _DISPLAY_PREFIXES = (
     ("jax.numpy.", "jnp."),
@@ -36,6 +31,10 @@ _DISPLAY_PREFIXES = (
     ("jax.experimental.rnn.", "rnn."),
 )
 
+PARTIAL = frozenset({"functools.partial"})
+
+Argument = Union[ast.expr, ast.keyword]  # an entry of a call's argument list
+
 
 def display(name: str) -> str:
     """`jax.numpy.dot` -> `jnp.dot`: the short form messages use."""
@@ -45,14 +44,6 @@ def display(name: str) -> str:
     return name
 
 
-def qualified_names(metadata, node: cst.CSTNode) -> set[QualifiedName]:
-    """What QualifiedNameProvider would say for `node`, asked of its scope on demand.
-
-    `metadata` is a metadata-dependent's `.metadata` mapping (it must depend on ScopeProvider)."""
-    scope = metadata[ScopeProvider].get(node)
-    return set(scope.get_qualified_names_for(node)) if scope is not None else set()
-
-
 def canonical(name: str) -> str:
     for prefix, public in _ALIASED_PREFIXES:
         if name.startswith(prefix):
@@ -60,52 +51,45 @@ def canonical(name: str) -> str:
     return name
 
 
-def canonical_names(qualified_names: QualifiedNames, node: cst.CSTNode) -> set[str]:
-    return {canonical(q.name) for q in qualified_names(node)}
-
-
-def matching_name(
-    qualified_names: QualifiedNames, node: cst.CSTNode, wanted: Collection[str]
-) -> Optional[str]:
-    """The canonical name `node` refers to, if it is one of `wanted`."""
-    for name in canonical_names(qualified_names, node):
-        if name in wanted:
-            return name
-    return None
-
-
-def callee(qualified_names: QualifiedNames, call: cst.Call, wanted: Collection[str]) -> Optional[str]:
-    return matching_name(qualified_names, call.func, wanted)
-
-
 def qualify(module: str, names: Iterable[str]) -> frozenset[str]:
     return frozenset(f"{module}.{name}" for name in names)
 
 
-def find_arg(call: cst.Call, position: Optional[int], keywords: Collection[str]) -> Optional[cst.Arg]:
-    """The argument at `position` or passed under one of `keywords`.
+def find_arg(call: ast.Call, position: Optional[int], keywords: Collection[str]) -> Optional[Argument]:
+    """The argument at `position` or passed under one of `keywords` (an ast.keyword then).
 
     None when absent, or when a `*args` before it hides which value lands there (a keyword
     after a `*args` is still found)."""
-    positional: Optional[int] = 0  # None once a `*args` hides where positional values land
-    for arg in call.args:
-        if arg.keyword is not None:
-            if arg.keyword.value in keywords:
-                return arg
-        elif arg.star:
-            positional = None
-        elif positional is not None:
-            if positional == position:
-                return arg
-            positional += 1
+    for keyword in call.keywords:
+        if keyword.arg is not None and keyword.arg in keywords:
+            return keyword
+    if position is None:
+        return None
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            return None
+        if index == position:
+            return arg
     return None
 
 
-def source_of(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
+def value_of(argument: Argument) -> ast.expr:
+    return argument.value if isinstance(argument, ast.keyword) else argument
 
 
-def one_line(node: cst.CSTNode) -> str:
+def has_double_star(call: ast.Call) -> bool:
+    return any(keyword.arg is None for keyword in call.keywords)
+
+
+def has_star(call: ast.Call) -> bool:
+    return has_double_star(call) or any(isinstance(arg, ast.Starred) for arg in call.args)
+
+
+def is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def one_line(code: str) -> str:
     """A value's source on one line for a finding, without the padding of its line breaks."""
-    code = re.sub(r"\s*\n\s*", " ", source_of(node))
+    code = re.sub(r"\s*\n\s*", " ", code)
     return re.sub(r",?\s+([)\]}])", r"\1", re.sub(r"([(\[{])\s+", r"\1", code))

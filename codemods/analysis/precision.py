@@ -1,23 +1,26 @@
 """Reading and writing `lax.Precision` values as source, keeping the user's spelling.
 
 Spellings: `Precision.X` through any alias, strings ('default', 'bfloat16', 'tensorfloat32', ...),
-`Precision('highest')`, and pairs of those as tuples or lists.
+`Precision('highest')`, and pairs of those as tuples or lists. Values are read from the stdlib
+`ast`; new values are written as text copied from the user's own elements.
 """
 
 from __future__ import annotations
 
+import ast
+import io
+import tokenize
 from dataclasses import dataclass
 from typing import Optional, Union
 
-import libcst as cst
-
-from codemods.analysis.names import QualifiedNames, canonical_names
+from codemods.analysis.module import ModuleIndex
 from codemods.capabilities import DTYPE_STYLE_NAMES, PRECISION_NAMES, Level
 
 PRECISION_CLASS = "jax.lax.Precision"
 
 _SPELL_ENUM_STYLE = {Level.DEFAULT: "default", Level.HIGH: "high", Level.HIGHEST: "highest"}
 _SPELL_DTYPE_STYLE = {Level.DEFAULT: "bfloat16", Level.HIGH: "tensorfloat32", Level.HIGHEST: "float32"}
+_STRING_PREFIX = "rRuUbBfF"
 
 
 @dataclass(frozen=True)
@@ -25,7 +28,7 @@ class PrecisionLiteral:
     """A precision written out in the source: one level, or a per-operand pair."""
 
     levels: tuple[Level, ...]
-    elements: tuple[cst.BaseExpression, ...]  # the source of each level, to copy its spelling
+    elements: tuple[ast.expr, ...]  # the source of each level, to copy its spelling
 
     @property
     def is_pair(self) -> bool:
@@ -48,62 +51,71 @@ NONE = NoneLiteral()
 Parsed = Union[PrecisionLiteral, NoneLiteral, None]  # None: not a literal we can read
 
 
-def parse_precision(expression: cst.BaseExpression, names: QualifiedNames) -> Parsed:
-    if isinstance(expression, cst.Name) and expression.value == "None":
+def parse_precision(expression: ast.expr, module: ModuleIndex) -> Parsed:
+    if isinstance(expression, ast.Constant) and expression.value is None:
         return NONE
-    if isinstance(expression, (cst.Tuple, cst.List)):
-        elements = [e.value for e in expression.elements]
-        if len(elements) != 2 or any(isinstance(e, (cst.StarredElement,)) for e in expression.elements):
+    if isinstance(expression, (ast.Tuple, ast.List)):
+        elements = expression.elts
+        if len(elements) != 2 or any(isinstance(e, ast.Starred) for e in elements):
             return None
-        levels = [_scalar_level(e, names) for e in elements]
+        levels = [scalar_level(e, module) for e in elements]
         if None in levels:
             return None
-        return PrecisionLiteral(tuple(levels), tuple(elements))
-    level = _scalar_level(expression, names)
+        return PrecisionLiteral(tuple(levels), tuple(elements))  # type: ignore[arg-type]
+    level = scalar_level(expression, module)
     return None if level is None else PrecisionLiteral((level,), (expression,))
 
 
-def _string_value(expression: cst.BaseExpression) -> Optional[str]:
-    if isinstance(expression, cst.SimpleString) and "b" not in expression.prefix.lower():
-        value = expression.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
+def string_value(expression: ast.expr, module: ModuleIndex) -> Optional[str]:
+    """The text of a single plain string literal (not bytes, not an f-string, not `"a" "b"`)."""
+    if not (isinstance(expression, ast.Constant) and isinstance(expression.value, str)):
+        return None
+    tokens = [
+        token for token in tokenize.generate_tokens(io.StringIO(module.segment(expression)).readline)
+        if token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT)
+    ]
+    return expression.value if len(tokens) == 1 and tokens[0].type == tokenize.STRING else None
 
 
-def _scalar_level(expression: cst.BaseExpression, names: QualifiedNames) -> Optional[Level]:
-    text = _string_value(expression)
+def scalar_level(expression: ast.expr, module: ModuleIndex) -> Optional[Level]:
+    text = string_value(expression, module)
     if text is not None:
         return PRECISION_NAMES.get(text.lower())
-    if isinstance(expression, cst.Attribute):
-        for name in canonical_names(names, expression):
+    if isinstance(expression, ast.Attribute):
+        for name in module.qualified_names(expression):
             owner, _, member = name.rpartition(".")
             if owner == PRECISION_CLASS and member in Level.__members__:
                 return Level[member]
         return None
-    if isinstance(expression, cst.Call) and len(expression.args) == 1 and not expression.args[0].keyword:
-        if PRECISION_CLASS in canonical_names(names, expression.func):
-            return _scalar_level(expression.args[0].value, names)
+    if isinstance(expression, ast.Call) and len(expression.args) == 1 and not expression.keywords:
+        argument = expression.args[0]
+        if not isinstance(argument, ast.Starred) and PRECISION_CLASS in module.qualified_names(expression.func):
+            return scalar_level(argument, module)
     return None
 
 
-def spell(level: Level, like: cst.BaseExpression) -> cst.BaseExpression:
+def spell(level: Level, like: ast.expr, module: ModuleIndex) -> str:
     """`level` written the way `like` (an element of a parsed literal) was written."""
-    text = _string_value(like)
+    code = module.segment(like)
+    text = string_value(like, module)
     if text is not None:
         vocabulary = _SPELL_DTYPE_STYLE if text.lower() in DTYPE_STYLE_NAMES else _SPELL_ENUM_STYLE
-        assert isinstance(like, cst.SimpleString)
-        quote = like.quote
-        return like.with_changes(value=f"{like.prefix}{quote}{vocabulary[level]}{quote}")
-    if isinstance(like, cst.Attribute):
-        return like.with_changes(attr=cst.Name(level.name))
-    if isinstance(like, cst.Call):
-        return like.with_changes(args=[like.args[0].with_changes(value=spell(level, like.args[0].value))])
-    raise ValueError(f"not a precision spelling: {like!r}")
+        prefix = code[: len(code) - len(code.lstrip(_STRING_PREFIX))]
+        body = code[len(prefix):]
+        quote = body[:3] if body[:3] in ('"""', "'''") else body[0]
+        return f"{prefix}{quote}{vocabulary[level]}{quote}"
+    if isinstance(like, ast.Attribute):
+        return code[: len(code) - len(like.attr)] + level.name
+    if isinstance(like, ast.Call):
+        start, _ = module.span(like)
+        inner_start, inner_end = module.span(like.args[0])
+        return code[: inner_start - start] + spell(level, like.args[0], module) + code[inner_end - start:]
+    raise ValueError(f"not a precision spelling: {code!r}")
 
 
-def spell_like(literal: PrecisionLiteral, level: Level) -> cst.BaseExpression:
+def spell_like(literal: PrecisionLiteral, level: Level, module: ModuleIndex) -> str:
     """Prefer copying an element that already names `level`; otherwise the first element's style."""
     for element, element_level in zip(literal.elements, literal.levels):
         if element_level == level:
-            return element
-    return spell(level, literal.elements[0])
+            return module.segment(element)
+    return spell(level, literal.elements[0], module)

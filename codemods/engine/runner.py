@@ -1,28 +1,28 @@
 """Stages 2-6 for each file: prefilter -> parse -> transform -> verify; then writing.
 
-Files are read once in the main process; the few that pass the byte prefilter are parsed and
-transformed in worker processes (libcst parsing is CPU-bound). A file whose transform fails, or
-whose new source does not parse, is reported and left untouched.
+Files are read once in the main process; those that pass the byte prefilter are parsed with the
+stdlib `ast` and analysed, in worker processes when there are several (it is CPU-bound). Only a
+file with a planned fix loads libcst, to apply the edits and to verify the result. A file whose
+transform fails, or whose new source does not parse, is reported and left untouched.
 """
 
 from __future__ import annotations
 
-import difflib
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import Iterable, Optional, Sequence
 
+from codemods.analysis.module import ModuleIndex
+from codemods.base import FileAnalysis
 from codemods.engine.discovery import discover
-from codemods.engine.prefilter import select_for_file, summarize
-from codemods.engine.report import FileResult, Finding
+from codemods.engine.fixes import apply_edits, finish_imports
+from codemods.engine.prefilter import rules_for
+from codemods.engine.report import FileResult
 from codemods.engine.source import SourceError, decode, write_atomically
+from codemods.rules import Rule
 from codemods.settings import Settings
-
-if TYPE_CHECKING:
-    from codemods.rules import Rule
 
 
 def run(
@@ -38,8 +38,8 @@ def run(
             results.append(FileResult(str(path), error=f"cannot read: {error.strerror or error}"))
             continue
         results.append(FileResult(str(path)))
-        rules = [rule for rule in transforms if rule.might_apply(raw, settings)]
-        if rules:  # the ast prefilter runs in the workers, spread over the cores
+        rules = rules_for(raw, transforms, settings)
+        if rules:
             candidates.append((len(results) - 1, path, raw, rules))
     for index, result in zip(
         (index for index, _, _, _ in candidates),
@@ -62,87 +62,68 @@ def _process_candidate(item: tuple[Path, bytes, Sequence[Rule], Settings]) -> Fi
     return process_source(*item)
 
 
-def worth_parsing(raw: bytes, rules: Sequence[Rule], settings: Settings) -> list[Rule]:
-    """The rules that survive both prefilters (bytes, then the stdlib ast) for this file."""
-    rules = [rule for rule in rules if rule.might_apply(raw, settings)]
-    return select_for_file(rules, summarize(raw), settings) if rules else []
-
-
-def process_source(
-    path: Path, raw: bytes, transforms: Sequence[Rule], settings: Settings
-) -> FileResult:
+def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Settings) -> FileResult:
+    """prefilter -> parse -> transform -> verify for one file; nothing is written here."""
     result = FileResult(str(path))
-    transforms = worth_parsing(raw, transforms, settings)
-    if not transforms:
+    rules = rules_for(raw, rules, settings)
+    if not rules:
         return result
-    import libcst as cst  # only now: most runs never need it
-    from libcst.codemod import CodemodContext
-
     try:
         source = decode(path, raw)
-        module = cst.parse_module(source.text)
+        module = _parse(source.text)
     except SourceError as error:
         result.error = str(error)
         return result
-    except cst.ParserSyntaxError as error:
-        result.error = f"cannot parse: {error.message} (line {error.raw_line}, column {error.raw_column + 1})"
-        return result
     result.parsed = True
-    code = source.text
-    stages: list[list[tuple[str, int, int, int]]] = []  # opcodes mapping each stage back to its input
-    parsed = module  # straight from the parser: no node object appears twice in it
-    for rule in transforms:
-        transform = rule.load()(CodemodContext(filename=str(path)), settings)
-        transform.unique_nodes = module is parsed
+    analysis = FileAnalysis(module, settings)
+    for rule in rules:
+        transform = rule.load()(analysis)
         try:
-            new_module = transform.transform_module(module)
+            transform.plan()
         except Exception as error:  # a bug of ours: report it, never write a half-done file
-            result.error = f"internal error in {rule.code}: {type(error).__name__}: {error}"
-            result.findings.clear()
-            return result
-        result.findings.extend(_map_back(f, stages) for f in transform.findings)
-        if new_module is not module:  # the same object back: nothing changed, skip printing it
-            new_code = new_module.code
-            if new_code != code:
-                stages.append(_line_opcodes(new_code, code))
-                code = new_code
-        module = new_module
-    if code == source.text:
+            return _internal_error(result, f"internal error in {rule.code}: {type(error).__name__}: {error}")
+        result.findings.extend(transform.findings)
+    if not analysis.plan:
         return result
     try:
-        cst.parse_module(code)
-        if _compiles(source.text, path):  # this Python may not know newer syntax the file uses
-            compile(code, str(path), "exec", dont_inherit=True)
-    except (cst.ParserSyntaxError, SyntaxError, ValueError) as error:
-        result.error = f"internal error: the rewritten file does not parse ({error}); left unchanged"
-        result.findings.clear()
+        code = finish_imports(apply_edits(source.text, analysis.plan.edits), analysis.plan, str(path))
+    except Exception as error:
+        return _internal_error(result, f"internal error applying the fix: {type(error).__name__}: {error}")
+    if code == source.text:
         return result
+    problem = _verify(code, source.text, path)
+    if problem:
+        return _internal_error(result, f"internal error: the rewritten file does not parse ({problem}); left unchanged")
     result.before, result.after, result.raw, result.new_source = source.text, code, raw, source.encode(code)
     return result
 
 
-def _compiles(code: str, path: Path) -> bool:
+def _parse(text: str) -> ModuleIndex:
     try:
+        return ModuleIndex.parse(text)
+    except SyntaxError as error:
+        where = f" (line {error.lineno}, column {error.offset})" if error.lineno else ""
+        raise SourceError(f"cannot parse: {error.msg}{where}") from None
+    except (ValueError, RecursionError, MemoryError) as error:  # NUL bytes, absurd nesting
+        raise SourceError(f"cannot parse: {error}") from None
+
+
+def _internal_error(result: FileResult, message: str) -> FileResult:
+    result.error = message
+    result.findings.clear()
+    return result
+
+
+def _verify(code: str, original: str, path: Path) -> Optional[str]:
+    """Why the rewritten code does not parse (libcst, and compile() where this Python knows the syntax)."""
+    import libcst as cst  # only files with a fix get here
+
+    try:
+        cst.parse_module(code)
         compile(code, str(path), "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
-def _line_opcodes(new: str, old: str) -> list[tuple[str, int, int, int]]:
-    matcher = difflib.SequenceMatcher(None, new.splitlines(), old.splitlines(), autojunk=False)
-    return [(tag, i1, i2, j1) for tag, i1, i2, j1, _ in matcher.get_opcodes()]
-
-
-def _map_back(finding: Finding, stages: list[list[tuple[str, int, int, int]]]) -> Finding:
-    """Report positions in the file as the user wrote it, not as an earlier transform left it."""
-    line = finding.line
-    for opcodes in reversed(stages):
-        for tag, i1, i2, j1 in opcodes:
-            if i1 <= line - 1 < i2:
-                line = j1 + (line - 1 - i1 if tag == "equal" else 0) + 1
-                break
-    return finding if line == finding.line else replace(finding, line=line)
+    except (cst.ParserSyntaxError, SyntaxError, ValueError) as error:
+        return str(error)
+    return None
 
 
 def write(result: FileResult) -> None:

@@ -1,0 +1,326 @@
+"""One parse of a module with the stdlib `ast`, and what every rule asks of it.
+
+The stdlib parser is C-fast and its nodes carry start and end positions, so the whole analysis
+(which names refer to which imports, which functions are kernel bodies, which values reach a call)
+costs a few hundredths of a second on a 2,000-line kernel file. libcst, which keeps every byte of
+formatting, is used only to apply the edits this analysis plans (codemods/engine/fixes.py).
+
+Scopes follow Python's rules closely enough for matching: a function, lambda, class or
+comprehension opens a scope; a name bound anywhere in a function is local to all of it (unless
+declared `global`/`nonlocal`); class scopes are skipped by the functions nested in them;
+decorators, defaults and annotations belong to the enclosing scope.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Optional, Union
+
+from codemods.analysis.names import canonical
+
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(eq=False)
+class Binding:
+    """One place a name is bound: an import, a def, a parameter, an assignment target, ..."""
+
+    name: str
+    node: ast.AST  # ast.alias, FunctionDef/ClassDef, ast.arg, or the target ast.Name
+    scope: "Scope"
+    imported: Optional[str] = None  # for imports: the qualified name bound (".mod.x" when relative)
+    statement: Optional[ast.AST] = None  # for imports: the Import/ImportFrom statement
+    value: Optional[ast.expr] = None  # `name = value` (a plain, single-name Assign target)
+    references: list[ast.Name] = field(default_factory=list)  # loads that may read this binding
+
+    @property
+    def is_parameter(self) -> bool:
+        return isinstance(self.node, ast.arg)
+
+    @property
+    def is_relative_import(self) -> bool:
+        return isinstance(self.statement, ast.ImportFrom) and bool(self.statement.level)
+
+
+@dataclass(eq=False)
+class Scope:
+    kind: str  # "module", "function", "class" or "comprehension"
+    node: ast.AST
+    parent: Optional["Scope"]
+    bindings: dict[str, list[Binding]] = field(default_factory=dict)
+    globals: set[str] = field(default_factory=set)
+    nonlocals: set[str] = field(default_factory=set)
+
+    def bind(self, binding: Binding) -> None:
+        self.bindings.setdefault(binding.name, []).append(binding)
+
+    def lookup(self, name: str) -> list[Binding]:
+        """The bindings a load of `name` in this scope may read (none: a builtin or undefined)."""
+        if name in self.globals:
+            return self.module.bindings.get(name, [])
+        scope: Optional[Scope] = self.parent if name in self.nonlocals else self
+        first = scope
+        while scope is not None:
+            if name in scope.bindings and (scope is first or scope.kind != "class"):
+                return scope.bindings[name]
+            scope = scope.parent
+        return []
+
+    @property
+    def module(self) -> "Scope":
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+
+class ModuleIndex:
+    """A module as the rules see it: its text, its tree, and the answers they share."""
+
+    def __init__(self, text: str, tree: ast.Module) -> None:
+        self.text = text
+        self.tree = tree
+        self._line_starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]
+        self.parent: dict[ast.AST, ast.AST] = {}
+        self.calls: list[ast.Call] = []  # every call, in source order (outer before inner)
+        self.scope_of: dict[ast.AST, Scope] = {}  # for each Name and Attribute: where it is looked up
+        # The innermost function around a node, as a kernel body contains it: its decorators,
+        # defaults and annotations included (they run when the body is defined).
+        self.enclosing: dict[ast.AST, Optional[FunctionNode]] = {}
+        self.function_parent: dict[FunctionNode, Optional[FunctionNode]] = {}
+        self.nested: dict[Optional[FunctionNode], list[FunctionNode]] = {}
+        self.mentions: dict[Optional[FunctionNode], list[ast.AST]] = {}  # Names and Attributes, by innermost function
+        self.module_scope = Scope("module", tree, None)
+        self._definition_scope: dict[ast.AST, Scope] = {}
+        self._index()
+
+    @classmethod
+    def parse(cls, text: str) -> "ModuleIndex":
+        return cls(text, ast.parse(text))
+
+    # -- positions --
+
+    def offset(self, line: int, byte_column: int) -> int:
+        """The text offset of an ast position (1-based line, column in UTF-8 bytes)."""
+        start = self._line_starts[line - 1]
+        end = self._line_starts[line] if line < len(self._line_starts) else len(self.text)
+        text = self.text[start:end]
+        if text.isascii():
+            return start + byte_column
+        return start + len(text.encode("utf-8")[:byte_column].decode("utf-8", "replace"))
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        return (self.offset(node.lineno, node.col_offset), self.offset(node.end_lineno, node.end_col_offset))
+
+    def segment(self, node: ast.AST) -> str:
+        start, end = self.span(node)
+        return self.text[start:end]
+
+    def line_column(self, offset: int) -> tuple[int, int]:
+        """1-based line and column (in characters, as editors count) of a text offset."""
+        line = bisect.bisect_right(self._line_starts, offset)
+        return line, offset - self._line_starts[line - 1] + 1
+
+    def line_start(self, line: int) -> int:
+        return self._line_starts[line - 1] if line <= len(self._line_starts) else len(self.text)
+
+    def position(self, node: ast.AST) -> tuple[int, int]:
+        """Where a finding about `node` points: its first character inside any parentheses (the
+        stdlib counts a tuple's own parentheses as part of it; editors and libcst do not)."""
+        start, _ = self.span(node)
+        if isinstance(node, ast.Tuple) and self.text.startswith("(", start):
+            start += 1
+            while self.text[start] in " \t\f\r\n\\":
+                start += 1
+        return self.line_column(start)
+
+    # -- names --
+
+    def qualified_names(self, node: ast.AST) -> set[str]:
+        """What `node` (a name or a dotted attribute chain) may refer to, through the imports in scope,
+        with jax's private modules folded onto their public names."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return set()
+        scope = self.scope_of.get(node)
+        if scope is None:
+            return set()
+        suffix = "".join("." + part for part in reversed(parts))
+        return {canonical(b.imported + suffix) for b in scope.lookup(node.id) if b.imported is not None}
+
+    def matching_name(self, node: ast.AST, wanted: Iterable[str]) -> Optional[str]:
+        wanted = wanted if isinstance(wanted, (set, frozenset, dict)) else set(wanted)
+        return next((name for name in self.qualified_names(node) if name in wanted), None)
+
+    def callee(self, call: ast.Call, wanted: Iterable[str]) -> Optional[str]:
+        return self.matching_name(call.func, wanted)
+
+    def bindings(self, name: ast.Name) -> list[Binding]:
+        scope = self.scope_of.get(name)
+        return scope.lookup(name.id) if scope is not None else []
+
+    # -- building the index: one walk --
+
+    def _index(self) -> None:
+        loads: list[tuple[ast.Name, Scope]] = []
+        module = self.module_scope
+        # (node, scope, innermost function): not recursive, deep expressions must not overflow the stack
+        stack: list[tuple[ast.AST, Scope, Optional[FunctionNode]]] = [(self.tree, module, None)]
+        parent = self.parent
+        while stack:
+            node, scope, function = stack.pop()
+            if isinstance(node, ast.Name):
+                self.scope_of[node] = scope
+                self.enclosing[node] = function
+                self.mentions.setdefault(function, []).append(node)
+                if isinstance(node.ctx, ast.Load):
+                    loads.append((node, scope))
+                else:
+                    self._bind_name(node, scope)
+                continue
+            if isinstance(node, ast.Call):
+                self.calls.append(node)
+                self.enclosing[node] = function
+            elif isinstance(node, ast.Attribute):
+                self.scope_of[node] = scope
+                self.mentions.setdefault(function, []).append(node)
+            elif isinstance(node, FUNCTIONS):
+                self._push_function(node, scope, function, stack)
+                continue
+            elif isinstance(node, ast.ClassDef):
+                self._push_class(node, scope, function, stack)
+                continue
+            elif isinstance(node, _COMPREHENSIONS):
+                self._push_comprehension(node, scope, function, stack)
+                continue
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                self._bind_import(node, scope)
+            elif isinstance(node, ast.Global):
+                scope.globals.update(node.names)
+            elif isinstance(node, ast.Nonlocal):
+                scope.nonlocals.update(node.names)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                scope.bind(Binding(node.name, node, scope))
+            elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+                scope.bind(Binding(node.name, node, scope))
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                scope.bind(Binding(node.rest, node, scope))
+            for child in ast.iter_child_nodes(node):
+                parent[child] = node
+                stack.append((child, scope, function))
+        for name, scope in loads:
+            for binding in scope.lookup(name.id):
+                binding.references.append(name)
+        self.calls.sort(key=_source_order)
+
+    def _bind_name(self, name: ast.Name, scope: Scope) -> None:
+        target = scope
+        if name.id in scope.globals:
+            target = scope.module
+        elif isinstance(self.parent.get(name), ast.NamedExpr):
+            while target.kind == "comprehension":  # `:=` binds in the enclosing function
+                target = target.parent  # type: ignore[assignment]
+        statement = self.parent.get(name)
+        value = statement.value if isinstance(statement, ast.Assign) and name in statement.targets else None
+        target.bind(Binding(name.id, name, target, value=value))
+
+    def _bind_import(self, node: Union[ast.Import, ast.ImportFrom], scope: Scope) -> None:
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            if isinstance(node, ast.Import):
+                bound = alias.asname or alias.name.split(".")[0]
+                imported = alias.name if alias.asname else bound
+            else:
+                module = "." * node.level + (node.module or "")
+                bound = alias.asname or alias.name
+                imported = f"{module}.{alias.name}" if node.module else f"{module}{alias.name}"
+            scope.bind(Binding(bound, alias, scope, imported=imported, statement=node))
+
+    def _push_function(self, node: FunctionNode, scope: Scope, function: Optional[FunctionNode], stack: list) -> None:
+        self.function_parent[node] = function
+        self.nested.setdefault(function, []).append(node)
+        inner = Scope("function", node, scope)
+        self._definition_scope[node] = scope
+        if not isinstance(node, ast.Lambda):
+            scope.bind(Binding(node.name, node, scope))
+        arguments = node.args
+        for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                    *filter(None, (arguments.vararg, arguments.kwarg))):
+            inner.bind(Binding(arg.arg, arg, inner))
+            self.parent[arg] = arguments
+            if arg.annotation is not None:
+                self.parent[arg.annotation] = arg
+                stack.append((arg.annotation, scope, node))
+        self.parent[arguments] = node
+        outer: list[ast.AST] = [*arguments.defaults, *filter(None, arguments.kw_defaults)]
+        if not isinstance(node, ast.Lambda):
+            outer += [*node.decorator_list, *filter(None, [node.returns])]
+        for child in outer:
+            self.parent[child] = arguments if child in arguments.defaults or child in arguments.kw_defaults else node
+            stack.append((child, scope, node))
+        body = [node.body] if isinstance(node, ast.Lambda) else node.body
+        for child in body:
+            self.parent[child] = node
+            stack.append((child, inner, node))
+
+    def _push_class(self, node: ast.ClassDef, scope: Scope, function: Optional[FunctionNode], stack: list) -> None:
+        scope.bind(Binding(node.name, node, scope))
+        inner = Scope("class", node, scope)
+        for child in (*node.decorator_list, *node.bases, *node.keywords):
+            self.parent[child] = node
+            stack.append((child, scope, function))
+        for child in node.body:
+            self.parent[child] = node
+            stack.append((child, inner, function))
+
+    def _push_comprehension(self, node: ast.AST, scope: Scope, function: Optional[FunctionNode], stack: list) -> None:
+        inner = Scope("comprehension", node, scope)
+        for index, generator in enumerate(node.generators):  # type: ignore[attr-defined]
+            self.parent[generator] = node
+            self.parent[generator.iter] = generator
+            stack.append((generator.iter, scope if index == 0 else inner, function))
+            for child in (generator.target, *generator.ifs):
+                self.parent[child] = generator
+                stack.append((child, inner, function))
+        elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]  # type: ignore[attr-defined]
+        for child in elements:
+            self.parent[child] = node
+            stack.append((child, inner, function))
+
+    # -- kernel-scope helpers --
+
+    def functions_within(self, function: FunctionNode) -> Iterator[FunctionNode]:
+        """`function` and every function or lambda written inside it."""
+        pending = [function]
+        while pending:
+            current = pending.pop()
+            yield current
+            pending.extend(self.nested.get(current, ()))
+
+    def scope_of_definition(self, function: FunctionNode) -> Optional[Scope]:
+        """The scope a def binds its name in."""
+        return self._definition_scope.get(function)
+
+    def statement_of(self, node: ast.AST) -> ast.AST:
+        while not isinstance(node, ast.stmt) and node in self.parent:
+            node = self.parent[node]
+        return node
+
+
+def _source_order(node: ast.AST) -> tuple[int, int, int, int]:
+    return (node.lineno, node.col_offset, -node.end_lineno, -node.end_col_offset)
+
+
+def ordered_arguments(call: ast.Call) -> list[ast.AST]:
+    """Positional arguments and keywords together, as written (`f(a, k=1, *b)`), like libcst's `args`."""
+    return sorted([*call.args, *call.keywords], key=lambda node: (node.lineno, node.col_offset))

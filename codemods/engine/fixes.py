@@ -1,0 +1,134 @@
+"""Stage 5: apply a file's planned fix, as Ruff does: a list of edits over source ranges.
+
+Rules plan edits on the original text (offsets from the stdlib `ast` analysis). An edit replaces a
+span with a function of that span's text *after* the edits nested inside it have been applied, so
+`f(g(x, accuracy=a), accuracy=b)` loses both hints. Spans must nest or be disjoint: two edits that
+partly overlap are a bug of ours and the file is left alone. Edits that must keep the layout of an
+argument list (dropping an argument, adding one, routing a call through a helper) re-parse just
+that call with libcst (codemods/engine/call_rewrites.py). Imports that a fix adds or leaves unused
+are handled by libcst's own import visitors, on the whole module, only when there are any.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+# An import as libcst's AddImportsVisitor/RemoveImportsVisitor name it: (module, obj or None, asname or None).
+ImportSpec = tuple[str, Optional[str], Optional[str]]
+
+
+class OverlappingEdits(Exception):
+    """Two planned edits partly overlap: no order of applying them is right."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    start: int
+    end: int  # == start: an insertion
+    change: Callable[[str], str]  # the span's text (inner edits applied) -> its replacement
+
+    @property
+    def is_insertion(self) -> bool:
+        return self.start == self.end
+
+
+@dataclass
+class FixPlan:
+    """Everything the rules want changed in one file."""
+
+    edits: list[Edit] = field(default_factory=list)
+    imports_to_add: list[ImportSpec] = field(default_factory=list)
+    # Imports whose names a fix stopped using: removed if nothing else uses them any more.
+    maybe_unused_imports: dict[ImportSpec, str] = field(default_factory=dict)  # spec -> the name it binds
+
+    def __bool__(self) -> bool:
+        return bool(self.edits or self.imports_to_add)
+
+
+@dataclass
+class _Node:
+    start: int
+    end: int
+    changes: list[Callable[[str], str]]
+    children: list["_Node"] = field(default_factory=list)
+
+    def contains(self, other: "_Node") -> bool:
+        if other.start == other.end:  # an insertion sits inside a span only strictly within it
+            return self.start < other.start < self.end
+        return self.start <= other.start and other.end <= self.end
+
+
+def apply_edits(text: str, edits: list[Edit]) -> str:
+    """`text` with every edit applied, inner edits before the ones around them. Raises OverlappingEdits."""
+    groups: dict[tuple[int, int], _Node] = {}
+    for edit in edits:  # edits of one span chain in the order they were planned
+        groups.setdefault((edit.start, edit.end), _Node(edit.start, edit.end, [])).changes.append(edit.change)
+    ordered = sorted(groups.values(), key=lambda n: (n.start, n.start != n.end, -n.end))
+    root = _Node(0, len(text), [])
+    stack = [root]
+    for node in ordered:
+        while not stack[-1].contains(node) and stack[-1] is not root:
+            stack.pop()
+        parent = stack[-1]
+        if parent.children and parent.children[-1].end > node.start:
+            raise OverlappingEdits(f"edits at {parent.children[-1].start}-{parent.children[-1].end} "
+                                   f"and {node.start}-{node.end} overlap")
+        parent.children.append(node)
+        stack.append(node)
+    return _render(text, root)
+
+
+def _render(text: str, node: _Node) -> str:
+    pieces: list[str] = []
+    cursor = node.start
+    for child in node.children:
+        pieces.append(text[cursor:child.start])
+        pieces.append(_render(text, child))
+        cursor = child.end
+    pieces.append(text[cursor:node.end])
+    code = "".join(pieces)
+    for change in node.changes:
+        code = change(code)
+    return code
+
+
+def finish_imports(code: str, plan: FixPlan, path: str) -> str:
+    """Add the imports the fix needs and drop the ones it left unused, with libcst's visitors.
+
+    Most fixes need neither (the helpers' imports are usually there, and a dropped hint's module is
+    usually still used), and then libcst.codemod, slow to import, is never loaded."""
+    unused = [spec for spec, name in plan.maybe_unused_imports.items() if name not in _names_used(code)]
+    if not plan.imports_to_add and not unused:
+        return code
+    import libcst as cst
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+
+    module = cst.parse_module(code)
+    context = CodemodContext(filename=path)
+    for spec in plan.imports_to_add:
+        AddImportsVisitor.add_needed_import(context, *spec)
+    for spec in unused:
+        RemoveImportsVisitor.remove_unused_import(context, *spec)
+    if plan.imports_to_add:
+        module = AddImportsVisitor(context).transform_module(module)
+    if unused:
+        module = RemoveImportsVisitor(context).transform_module(module)
+    return module.code
+
+
+def _names_used(code: str) -> set[str]:
+    """Every name the module reads or writes, outside its imports (and strings in `__all__`)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return set()  # the verify stage reports it
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.add(node.value)
+    return names
