@@ -6,8 +6,9 @@ Exit codes: 0 nothing to change (or everything written), 1 changes pending (dry 
 
 from __future__ import annotations
 
+import os
+import re
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import List, Optional
 
@@ -40,10 +41,34 @@ app = typer.Typer(
 
 
 def installed_jax_version() -> Optional[tuple[int, ...]]:
-    """The installed jax's version from package metadata: importing jax would cost seconds."""
+    """The installed jax's version, from its `jax-X.Y.Z.dist-info` folder on sys.path, as
+    importlib.metadata would find it first. Importing jax would cost seconds, and importing
+    importlib.metadata alone costs more than analysing a kernel file; it is asked only when no
+    dist-info folder is found (an egg install, say)."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            match = _JAX_DIST_INFO.fullmatch(name)
+            if match:
+                return _version_or_none(match.group(1))
+    from importlib import metadata
+
     try:
-        return parse_version(metadata.version("jax"))
-    except (metadata.PackageNotFoundError, ValueError):
+        return _version_or_none(metadata.version("jax"))
+    except metadata.PackageNotFoundError:
+        return None
+
+
+_JAX_DIST_INFO = re.compile(r"jax-([^-]+)\.dist-info")
+
+
+def _version_or_none(text: str) -> Optional[tuple[int, ...]]:
+    try:
+        return parse_version(text)
+    except ValueError:
         return None
 
 
