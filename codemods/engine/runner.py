@@ -49,8 +49,13 @@ def run(
     return results
 
 
+# Below this much source the analysis takes less time than starting worker processes (about 1 MB/s
+# a core for the ast analysis, against some 50 ms to start a pool): one file, or a handful, run here.
+PARALLEL_MIN_BYTES = 256 * 1024
+
+
 def _map(function, items: list, jobs: int) -> Iterable:
-    if jobs <= 1 or len(items) <= 1:
+    if jobs <= 1 or len(items) <= 1 or sum(len(item[1]) for item in items) < PARALLEL_MIN_BYTES:
         return map(function, items)
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
