@@ -6,8 +6,6 @@ Exit codes: 0 nothing to change (or everything written), 1 changes pending (dry 
 
 from __future__ import annotations
 
-import os
-import re
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -15,7 +13,7 @@ from typing import List, Optional
 import typer
 from typer.core import TyperGroup
 
-from codemods.capabilities import format_version, parse_version
+from codemods.capabilities import format_version, installed_version, parse_version
 from codemods.settings import PrecisionPolicy, Scope, Settings
 
 EXIT_CLEAN, EXIT_CHANGES, EXIT_ERRORS = 0, 1, 2
@@ -41,31 +39,16 @@ app = typer.Typer(
 
 
 def installed_jax_version() -> Optional[tuple[int, ...]]:
-    """The installed jax's version, from its `jax-X.Y.Z.dist-info` folder on sys.path, as
-    importlib.metadata would find it first. Importing jax would cost seconds, and importing
-    importlib.metadata alone costs more than analysing a kernel file; it is asked only when no
-    dist-info folder is found (an egg install, say)."""
-    for entry in sys.path:
+    """The installed jax's version, read from its dist-info folder: jax itself is never imported.
+    Only where none is found (an egg install, say) is importlib.metadata asked."""
+    text = installed_version("jax")
+    if text is None:
+        from importlib import metadata
+
         try:
-            names = os.listdir(entry or ".")
-        except OSError:
-            continue
-        for name in names:
-            match = _JAX_DIST_INFO.fullmatch(name)
-            if match:
-                return _version_or_none(match.group(1))
-    from importlib import metadata
-
-    try:
-        return _version_or_none(metadata.version("jax"))
-    except metadata.PackageNotFoundError:
-        return None
-
-
-_JAX_DIST_INFO = re.compile(r"jax-([^-]+)\.dist-info")
-
-
-def _version_or_none(text: str) -> Optional[tuple[int, ...]]:
+            text = metadata.version("jax")
+        except metadata.PackageNotFoundError:
+            return None
     try:
         return parse_version(text)
     except ValueError:
@@ -92,10 +75,15 @@ def fix(
         None, "--helpers-module", help="Import the helpers JAX002/JAX003 call (rsqrt_safe, lstm_float32) from this module instead of inlining them."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the diff (or file list) and errors."),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Analyse every file again instead of reusing results for unchanged files "
+        "(kept in $JAX_CODEMOD_CACHE_DIR, else ~/.cache/jax-codemod)."
+    ),
 ) -> None:
     """Show (default), check or write the rewrites for PATHS."""
     from codemods import registry
     from codemods.engine import runner
+    from codemods.engine.cache import ResultCache, default_directory
     from codemods.engine.report import Summary, render_findings, unified_diff
 
     if write and check:
@@ -106,7 +94,8 @@ def fix(
     except (KeyError, ValueError) as error:
         raise typer.BadParameter(str(error.args[0]))
     settings = Settings(version, scope, precision_policy, helpers_module)
-    results = runner.run(paths or [Path(".")], transforms, settings, jobs or runner.default_jobs())
+    cache = None if no_cache else ResultCache(default_directory(), transforms, settings)
+    results = runner.run(paths or [Path(".")], transforms, settings, jobs or runner.default_jobs(), cache)
 
     summary = Summary()
     for result in results:

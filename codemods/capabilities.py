@@ -8,7 +8,9 @@ as a probe disagreement (and a failing test), not as a silent, overly conservati
 from __future__ import annotations
 
 import enum
+import os
 import re
+import sys
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
@@ -42,6 +44,23 @@ def parse_version(text: str) -> Version:
     if not parts:
         raise ValueError(f"not a jax version: {text!r}")
     return tuple(parts)
+
+
+def installed_version(distribution: str) -> Optional[str]:
+    """A distribution's version from its `NAME-X.Y.Z.dist-info` folder on sys.path, the one
+    importlib.metadata would find first. Importing jax would cost seconds, and importing
+    importlib.metadata alone costs more than analysing a kernel file."""
+    pattern = re.compile(rf"{re.escape(distribution)}-([^-]+)\.dist-info", re.IGNORECASE)
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            match = pattern.fullmatch(name)
+            if match:
+                return match.group(1)
+    return None
 
 
 def format_version(version: Optional[Version]) -> str:

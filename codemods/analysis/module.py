@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional, Union
@@ -172,55 +173,57 @@ class ModuleIndex:
 
     def _index(self) -> None:
         loads: list[tuple[ast.Name, Scope]] = []
-        module = self.module_scope
         # (node, scope, innermost function): not recursive, deep expressions must not overflow the stack
-        stack: list[tuple[ast.AST, Scope, Optional[FunctionNode]]] = [(self.tree, module, None)]
-        parent = self.parent
+        stack: list[tuple[ast.AST, Scope, Optional[FunctionNode]]] = [(self.tree, self.module_scope, None)]
+        parent, scope_of, enclosing, mentions, calls = self.parent, self.scope_of, self.enclosing, self.mentions, self.calls
+        openers = {  # nodes that open a scope push their own children
+            **dict.fromkeys(FUNCTIONS, self._push_function), ast.ClassDef: self._push_class,
+            **dict.fromkeys(_COMPREHENSIONS, self._push_comprehension),
+        }
+        binders = {
+            ast.Import: self._bind_import, ast.ImportFrom: self._bind_import,
+            ast.Global: lambda node, scope: scope.globals.update(node.names),
+            ast.Nonlocal: lambda node, scope: scope.nonlocals.update(node.names),
+            ast.ExceptHandler: _bind_own_name, ast.MatchAs: _bind_own_name, ast.MatchStar: _bind_own_name,
+            ast.MatchMapping: lambda node, scope: node.rest and scope.bind(Binding(node.rest, node, scope)),
+        }
         while stack:
             node, scope, function = stack.pop()
-            if isinstance(node, ast.Name):
-                self.scope_of[node] = scope
-                self.enclosing[node] = function
-                self.mentions.setdefault(function, []).append(node)
-                if isinstance(node.ctx, ast.Load):
+            kind = node.__class__
+            if kind is ast.Name:
+                scope_of[node] = scope
+                enclosing[node] = function
+                mentions.setdefault(function, []).append(node)
+                if node.ctx.__class__ is ast.Load:
                     loads.append((node, scope))
                 else:
                     self._bind_name(node, scope)
                 continue
-            if isinstance(node, ast.Call):
-                self.calls.append(node)
-                self.enclosing[node] = function
-            elif isinstance(node, ast.Attribute):
-                self.scope_of[node] = scope
-                self.mentions.setdefault(function, []).append(node)
-            elif isinstance(node, FUNCTIONS):
-                self._push_function(node, scope, function, stack)
+            if kind is ast.Call:
+                calls.append(node)
+                enclosing[node] = function
+            elif kind is ast.Attribute:
+                scope_of[node] = scope
+                mentions.setdefault(function, []).append(node)
+            elif kind in openers:
+                openers[kind](node, scope, function, stack)
                 continue
-            elif isinstance(node, ast.ClassDef):
-                self._push_class(node, scope, function, stack)
-                continue
-            elif isinstance(node, _COMPREHENSIONS):
-                self._push_comprehension(node, scope, function, stack)
-                continue
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                self._bind_import(node, scope)
-            elif isinstance(node, ast.Global):
-                scope.globals.update(node.names)
-            elif isinstance(node, ast.Nonlocal):
-                scope.nonlocals.update(node.names)
-            elif isinstance(node, ast.ExceptHandler) and node.name:
-                scope.bind(Binding(node.name, node, scope))
-            elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-                scope.bind(Binding(node.name, node, scope))
-            elif isinstance(node, ast.MatchMapping) and node.rest:
-                scope.bind(Binding(node.rest, node, scope))
-            for child in ast.iter_child_nodes(node):
-                parent[child] = node
-                stack.append((child, scope, function))
+            elif kind in binders:
+                binders[kind](node, scope)
+            for field_name in _walked_fields(kind):
+                value = getattr(node, field_name)
+                if value.__class__ is list:
+                    for child in value:
+                        if isinstance(child, ast.AST) and child.__class__ is not ast.Constant:
+                            parent[child] = node
+                            stack.append((child, scope, function))
+                elif isinstance(value, ast.AST) and value.__class__ is not ast.Constant:
+                    parent[value] = node
+                    stack.append((value, scope, function))
         for name, scope in loads:
             for binding in scope.lookup(name.id):
                 binding.references.append(name)
-        self.calls.sort(key=_source_order)
+        calls.sort(key=_source_order)
 
     def _bind_name(self, name: ast.Name, scope: Scope) -> None:
         target = scope
@@ -315,6 +318,24 @@ class ModuleIndex:
         while not isinstance(node, ast.stmt) and node in self.parent:
             node = self.parent[node]
         return node
+
+
+def _bind_own_name(node: ast.AST, scope: Scope) -> None:
+    name = getattr(node, "name", None)
+    if name:
+        scope.bind(Binding(name, node, scope))
+
+
+@functools.lru_cache(maxsize=None)
+def _walked_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node class that may hold nodes worth visiting: no contexts, operators or
+    identifiers (constants are skipped as they are met)."""
+    skipped = {"ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level", "kind",
+               "type_comment", "is_async", "conversion", "simple", "asname"}
+    names = set(kind._fields) - skipped
+    if kind in (ast.Import, ast.ImportFrom):
+        names.add("names")  # its aliases
+    return tuple(field_name for field_name in kind._fields if field_name in names)
 
 
 def _source_order(node: ast.AST) -> tuple[int, int, int, int]:

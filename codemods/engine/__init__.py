@@ -1,1 +1,1 @@
-"""The pipeline every file goes through: discovery -> prefilter -> parse -> transform -> verify -> diff/write -> report."""
+"""The pipeline every file goes through: discovery -> prefilter -> (cache) -> parse -> transform -> fix -> verify -> diff/write -> report."""

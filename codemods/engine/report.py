@@ -37,8 +37,8 @@ class FileResult:
     parsed: bool = False
     new_source: Optional[bytes] = None  # None: nothing to change
     raw: bytes = b""  # what was read, to refuse writing over a file edited meanwhile
-    before: str = ""  # decoded text before and after, for the diff
-    after: str = ""
+    after: str = ""  # the new text, decoded
+    encoding: str = "utf-8"  # the file's own codec (PEP 263 cookie or BOM), kept on writing
     findings: list[Finding] = field(default_factory=list)
     error: Optional[str] = None
 

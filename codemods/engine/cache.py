@@ -1,0 +1,93 @@
+"""Results of earlier runs, by file content: an unchanged file is not analysed again.
+
+Pre-commit hooks, editors and monorepo CI run the tool over files that have not changed since
+the last run; as in Ruff, the analysis of each such file is looked up instead of redone. An entry
+is keyed by everything the result depends on: the file's bytes, the options (target jax, scope,
+policy, helpers module), the rules run, this Python's version (its parser decides what parses)
+and a fingerprint of the tool's own source and of libcst's version (libcst lays out argument-list
+edits). Paths are not in the key: the result does not depend on them, so a moved file hits.
+
+Entries are small JSON files written atomically under `$JAX_CODEMOD_CACHE_DIR`, else
+`$XDG_CACHE_HOME/jax-codemod`, else `~/.cache/jax-codemod`; `--no-cache` bypasses them and
+deleting the folder is always safe. Only a run's analysis is cached, never a write.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Optional, Sequence
+
+from codemods.capabilities import installed_version
+from codemods.engine.report import FileResult, Finding, Kind
+from codemods.rules import Rule
+from codemods.settings import Settings
+
+FORMAT = 1  # bump when the entry layout changes
+
+
+def default_directory() -> Path:
+    configured = os.environ.get("JAX_CODEMOD_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base, "jax-codemod")
+
+
+@functools.lru_cache(maxsize=None)
+def tool_fingerprint() -> str:
+    """A hash of the tool's source files, this Python's version and libcst's version."""
+    digest = hashlib.sha256(f"{FORMAT}\0{sys.version}\0{installed_version('libcst')}".encode())
+    package = Path(__file__).resolve().parents[1]
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+class ResultCache:
+    def __init__(self, directory: Path, rules: Sequence[Rule], settings: Settings) -> None:
+        self.directory = directory
+        context = f"{tool_fingerprint()}\0{settings!r}\0{','.join(rule.code for rule in rules)}"
+        self._salt = hashlib.sha256(context.encode()).digest()
+
+    def _entry(self, raw: bytes) -> Path:
+        key = hashlib.sha256(self._salt + raw).hexdigest()
+        return self.directory / key[:2] / f"{key[2:]}.json"
+
+    def get(self, path: Path, raw: bytes) -> Optional[FileResult]:
+        try:
+            data = json.loads(self._entry(raw).read_text(encoding="utf-8"))
+            findings = [Finding(f["code"], Kind(f["kind"]), f["line"], f["column"], f["message"])
+                        for f in data["findings"]]
+            after = data["after"]
+            new_source = None if after is None else after.encode(data["encoding"])
+        except (OSError, ValueError, KeyError, TypeError, LookupError):
+            return None  # missing or unreadable: analyse again
+        return FileResult(str(path), parsed=data["parsed"], new_source=new_source, raw=raw if new_source else b"",
+                          after=after or "", findings=findings, error=data["error"], encoding=data["encoding"])
+
+    def put(self, raw: bytes, result: FileResult) -> None:
+        """Store a result; a cache that cannot be written is no reason to fail a run."""
+        entry = self._entry(raw)
+        data = {
+            "parsed": result.parsed, "error": result.error, "encoding": result.encoding,
+            "after": result.after if result.new_source is not None else None,
+            "findings": [{**asdict(f), "kind": f.kind.value} for f in result.findings],
+        }
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
+        except OSError:
+            return
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle)
+            os.replace(temporary, entry)
+        except OSError:
+            Path(temporary).unlink(missing_ok=True)

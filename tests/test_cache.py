@@ -1,0 +1,104 @@
+"""The result cache: an unchanged file is answered from it, anything that could change the answer misses.
+
+Nothing here imports jax.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codemods import registry
+from codemods.engine import runner
+from codemods.engine.cache import ResultCache
+from codemods.engine.report import Kind
+from codemods.settings import Scope, Settings
+
+REPO = Path(__file__).resolve().parents[1]
+KERNEL = b'''\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=("default", "highest"))
+
+
+matmul = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+'''
+SETTINGS = Settings((0, 12, 0, 1))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "kernel.py").write_bytes(KERNEL)
+    return tmp_path
+
+
+def _run(project: Path, cache: ResultCache, settings: Settings = SETTINGS):
+    return runner.run([project / "src"], registry.RULES, settings, 1, cache)
+
+
+def _poison(cache_dir: Path) -> int:
+    """Rewrite every entry's message, so an answer that came from the cache can be told apart."""
+    entries = list(cache_dir.rglob("*.json"))
+    for entry in entries:
+        data = json.loads(entry.read_text())
+        for finding in data["findings"]:
+            finding["message"] = "FROM THE CACHE"
+        entry.write_text(json.dumps(data))
+    return len(entries)
+
+
+def test_second_run_is_answered_from_the_cache_with_the_same_result(project: Path, tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path / "cache", registry.RULES, SETTINGS)
+    first = _run(project, cache)
+    assert first[0].new_source is not None and first[0].findings[0].kind is Kind.FIXED
+    again = _run(project, cache)
+    assert [(r.new_source, r.findings, r.error, r.raw) for r in again] == \
+        [(r.new_source, r.findings, r.error, r.raw) for r in first]
+    assert _poison(tmp_path / "cache") == 1
+    assert _run(project, cache)[0].findings[0].message == "FROM THE CACHE"
+
+
+def test_an_edited_file_or_other_options_miss(project: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    _run(project, ResultCache(cache_dir, registry.RULES, SETTINGS))
+    _poison(cache_dir)
+    for settings in (Settings((0, 10, 2)), Settings((0, 12, 0, 1), Scope.ALL)):
+        result = _run(project, ResultCache(cache_dir, registry.RULES, settings), settings)[0]
+        assert result.findings[0].message != "FROM THE CACHE", settings
+    other_rules = registry.select(["JAX001"])
+    assert runner.run([project / "src"], other_rules, SETTINGS, 1, ResultCache(cache_dir, other_rules, SETTINGS)
+                      )[0].findings[0].message != "FROM THE CACHE"
+    (project / "src" / "kernel.py").write_bytes(KERNEL.replace(b"x_ref[...], x_ref", b"x_ref[...],  x_ref"))
+    assert _run(project, ResultCache(cache_dir, registry.RULES, SETTINGS))[0].findings[0].message != "FROM THE CACHE"
+
+
+def test_a_broken_entry_is_analysed_again(project: Path, tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path / "cache", registry.RULES, SETTINGS)
+    first = _run(project, cache)
+    for entry in (tmp_path / "cache").rglob("*.json"):
+        entry.write_text("{not json")
+    assert _run(project, cache)[0].new_source == first[0].new_source
+
+
+def test_cli_no_cache_neither_reads_nor_writes(project: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    env = {"JAX_CODEMOD_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    command = [sys.executable, "-m", "codemods", "--jax-version", "0.12.0.1", "src"]
+    plain = subprocess.run([*command, "--no-cache"], cwd=project, env=env, capture_output=True)
+    assert plain.returncode == 1 and not cache_dir.exists()
+    first = subprocess.run(command, cwd=project, env=env, capture_output=True)
+    assert (first.returncode, first.stdout, first.stderr) == (plain.returncode, plain.stdout, plain.stderr)
+    assert _poison(cache_dir) == 1
+    cached = subprocess.run(command, cwd=project, env=env, capture_output=True)
+    assert b"FROM THE CACHE" in cached.stderr
+    fresh = subprocess.run([*command, "--no-cache"], cwd=project, env=env, capture_output=True)
+    assert fresh.stderr == plain.stderr
