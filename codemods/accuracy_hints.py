@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from codemods.analysis.kernel_scope import Backends, describe_backends
 from codemods.analysis.module_helpers import reference_helper
 from codemods.analysis.module import ordered_arguments
 from codemods.analysis.names import PARTIAL, display, find_arg, has_double_star, is_none, one_line, qualify
@@ -32,7 +33,6 @@ from codemods.engine.report import Kind
 from codemods.rules import ACCURACY_HINTS
 
 RSQRT = "jax.lax.rsqrt"
-_BACKEND_NAMES = {"mosaic_gpu": "Mosaic GPU", "mosaic_tpu": "Mosaic TPU"}
 
 
 class AccuracyHints(JaxTransform):
@@ -42,18 +42,22 @@ class AccuracyHints(JaxTransform):
         rejected = qualify("jax.lax", accuracy_rejected_anywhere(self.settings.jax_version))
         for call in self.module.calls:
             target = self._hinted_function(call, rejected)
-            if target is None or not self.in_scope(call):
+            if target is None:
                 continue
             name, function = target
+            backends = self.rejecting_backends(call, self._rejecters(name))
+            if not backends:
+                continue
             hint = find_arg(call, None, ("accuracy",))
             if hint is None:
                 if has_double_star(call):
-                    self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs may carry an accuracy= hint, "
-                                f"which {self._rejecters(name)} reject; pass it explicitly or drop it")
+                    self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs may carry an accuracy= hint, which "
+                                f"{describe_backends(backends)} reject (\"Not implemented: accuracy\"); pass it "
+                                "explicitly or drop it")
                 continue
             assert isinstance(hint, ast.keyword)
-            if not is_none(hint.value):
-                self._drop(call, name, function, hint)
+            if not is_none(hint.value) and not self.shared_with_xla(call):
+                self._drop(call, name, function, hint, backends)
         # By the hint's position: in `f(g(x, accuracy=a), accuracy=b)` f's call comes first, a does.
         self.findings.sort(key=lambda finding: (finding.line, finding.column))
 
@@ -69,7 +73,7 @@ class AccuracyHints(JaxTransform):
                 return name, call.args[0]
         return None
 
-    def _drop(self, call: ast.Call, name: str, function: ast.expr, hint: ast.keyword) -> None:
+    def _drop(self, call: ast.Call, name: str, function: ast.expr, hint: ast.keyword, backends: Backends) -> None:
         from codemods.engine.call_rewrites import drop_argument, unwrap_partial
 
         arguments = ordered_arguments(call)
@@ -81,7 +85,7 @@ class AccuracyHints(JaxTransform):
             self.rewrite(call, drop_argument(arguments.index(hint)))
         self.forget_imports(hint.value)
         message = f"{display(name)}: dropped accuracy={one_line(self.module.segment(hint.value))} "
-        message += f"(rejected by {self._rejecters(name)} kernels); "
+        message += f"(rejected by {describe_backends(backends)} kernels); "
         if name == RSQRT:
             helper = self.use_helper(reference_helper("rsqrt_safe"))
             self.replace(function, helper)
@@ -91,8 +95,8 @@ class AccuracyHints(JaxTransform):
             message += f"{display(name)} now runs at the backend's default accuracy"
         self.report(hint, Kind.DROPPED, message)
 
-    def _rejecters(self, name: str) -> str:
+    def _rejecters(self, name: str) -> Backends:
+        """The kernel backends whose lowering of this function rejects accuracy= on the target jax."""
         function = name.rsplit(".", 1)[-1]
-        backends = [backend for backend in ACCURACY_REJECTED
-                    if function in accuracy_rejected(backend, self.settings.jax_version)]
-        return " and ".join(_BACKEND_NAMES.get(backend, backend) for backend in backends)
+        return frozenset(backend for backend in ACCURACY_REJECTED
+                         if function in accuracy_rejected(backend, self.settings.jax_version))

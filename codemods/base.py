@@ -12,7 +12,7 @@ import ast
 from abc import ABC, abstractmethod
 from typing import Callable, ClassVar, Optional
 
-from codemods.analysis.kernel_scope import KernelScope, find_kernels
+from codemods.analysis.kernel_scope import Backends, KernelScope, find_kernels
 from codemods.analysis.module import FunctionNode, ModuleIndex
 from codemods.analysis.module_helpers import Helper, HelperInserter, import_spec
 from codemods.engine.fixes import Edit, FixPlan
@@ -46,6 +46,8 @@ class JaxTransform(ABC):
         self.module = analysis.module
         self.settings = analysis.settings
         self.findings: list[Finding] = []
+        self._shared_uses: dict[ast.FunctionDef, list[ast.Call]] = {}
+        self._shared_findings: dict[ast.FunctionDef, int] = {}
 
     @abstractmethod
     def plan(self) -> None:
@@ -56,19 +58,39 @@ class JaxTransform(ABC):
     def target_kernel(self, node: ast.AST) -> Optional[FunctionNode]:
         return self.analysis.kernels.kernel_of(node)
 
-    def in_scope(self, call: ast.Call) -> bool:
-        """Whether a call may be rewritten: inside a kernel body, or anywhere with --scope all."""
+    def rejecting_backends(self, call: ast.Call, rejecters: Backends) -> Backends:
+        """The backends among `rejecters` that the code at `call` may be lowered for: empty when
+        the rule has nothing to do there. Outside kernels nothing rejects (XLA honours the code),
+        except with --scope all, where every rejecter counts."""
         if self.settings.scope is Scope.ALL:
-            return True
+            return rejecters
+        return self.analysis.kernels.backends_of(call) & rejecters
+
+    def shared_with_xla(self, call: ast.Call) -> bool:
+        """A call that needs a rewrite but sits in a helper plain XLA code uses too: reported once per
+        helper, not rewritten (rewriting it would change the XLA path)."""
+        if self.settings.scope is Scope.ALL:
+            return False
         kernel = self.target_kernel(call)
-        if kernel is None:
+        if kernel is None or kernel not in self.analysis.kernels.shared:
             return False
-        if kernel in self.analysis.kernels.shared:
-            assert not isinstance(kernel, ast.Lambda)
-            self.report(call, Kind.MANUAL, f"`{kernel.name}` runs in kernels and in plain XLA code: "
-                        "rewriting it would change the XLA path too; not rewritten (give the kernel its own copy)")
-            return False
+        assert not isinstance(kernel, ast.Lambda)
+        uses = self._shared_uses.setdefault(kernel, [])
+        uses.append(call)
+        if len(uses) == 1:
+            self._shared_findings[kernel] = len(self.findings)
+            self.findings.append(Finding(self.RULE.code, Kind.MANUAL, 0, 0, ""))  # filled in by _describe_shared
+        self._describe_shared(kernel)
         return True
+
+    def _describe_shared(self, kernel: ast.FunctionDef) -> None:
+        uses = self._shared_uses[kernel]
+        line, column = self.module.position(uses[0])
+        lines = ", ".join(str(self.module.position(use)[0]) for use in uses)
+        message = (f"`{kernel.name}` runs in kernels and in plain XLA code, and needs a rewrite for its kernel "
+                   f"callers (line{'s' if len(uses) > 1 else ''} {lines}): rewriting it would change the XLA path "
+                   "too; not rewritten (give the kernel its own copy)")
+        self.findings[self._shared_findings[kernel]] = Finding(self.RULE.code, Kind.MANUAL, line, column, message)
 
     # -- planning edits --
 

@@ -21,11 +21,12 @@ import ast
 from dataclasses import dataclass
 from typing import Optional, Union
 
+from codemods.analysis.kernel_scope import MOSAIC_TPU, Backends, describe_backends, returned_values
 from codemods.analysis.module import FunctionNode
-from codemods.analysis.names import display, find_arg, has_double_star, one_line, value_of
-from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell_like
+from codemods.analysis.names import display, find_arg, has_double_star, has_star, one_line, value_of
+from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, spell_like
 from codemods.base import JaxTransform
-from codemods.capabilities import Level, format_version, lowered_precisions
+from codemods.capabilities import Level, Version, format_version, lowered_precisions
 from codemods.engine.report import Kind
 from codemods.rules import OPS, PER_OPERAND_PRECISION, Op, accepted_precisions
 from codemods.settings import PrecisionPolicy
@@ -42,12 +43,25 @@ class _Use:
     message: str
 
 
+# Only Mosaic TPU rejects per-operand and some scalar precisions; Triton lowers them (a pair with
+# DEFAULT or HIGH as TF32) and Mosaic GPU takes no contract precision (shared/NOTES.md).
+REJECTERS: Backends = frozenset({MOSAIC_TPU})
+PALLAS_DOT = ("jax.experimental.pallas.dot", "jax.experimental.pallas.triton.dot")
+PALLAS_DOT_REMOVED_IN: Version = (0, 12, 0)  # deprecated in 0.11.0, gone in 0.12.0 (AttributeError)
+_MAX_DEPTH = 6  # how far a value is followed through parameters, variables and returns
+
+
+class _Unknown(Exception):
+    """A value the analysis cannot bound; the message says why."""
+
+
 class PerOperandPrecision(JaxTransform):
     RULE = PER_OPERAND_PRECISION
 
     def plan(self) -> None:
         self._fixes: dict[ast.expr, _Use] = {}
         self._kernel_precisions: set[ast.expr] = set()
+        self._notes: dict[object, tuple[list[ast.expr], str]] = {}  # one [manual] per source, with its uses
         pending: list[tuple[ast.Call, str, Op, ast.expr]] = []
         for call in self.module.calls:
             name = self.module.callee(call, OPS)
@@ -55,10 +69,16 @@ class PerOperandPrecision(JaxTransform):
                 continue
             op = OPS[name]
             arg = find_arg(call, op.precision_position, ("precision",))
-            if (arg is None and not has_double_star(call)) or not self.in_scope(call):
+            if (arg is None and not has_double_star(call)) or not self.rejecting_backends(call, REJECTERS):
+                continue
+            if name in PALLAS_DOT and self._pallas_dot_removed():
+                self.report(call, Kind.MANUAL, f"{display(name)} does not exist on jax "
+                            f"{format_version(self.settings.jax_version)} (removed in 0.12.0): use jnp.dot, jnp.einsum "
+                            "or @ with one scalar precision; no precision fix written into it")
                 continue
             if arg is None:
-                self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs may carry a precision this kernel cannot lower")
+                self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs may carry a precision this kernel cannot "
+                            f"lower ({self._failure(op)})")
                 continue
             self._kernel_precisions.add(value_of(arg))
             pending.append((call, name, op, value_of(arg)))
@@ -67,25 +87,139 @@ class PerOperandPrecision(JaxTransform):
         for source, use in self._fixes.items():
             self.replace(source, spell_like(use.literal, use.level, self.module))
             self.report(source, Kind.FIXED, use.message)
+        for uses, message in self._notes.values():
+            lines = sorted({self.module.position(use)[0] for use in uses})
+            where = f" (used on line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})" if len(lines) > 1 else ""
+            self.report(uses[0], Kind.MANUAL, message.replace("{uses}", where))
+        self.findings.sort(key=lambda finding: (finding.line, finding.column))
+
+    def _pallas_dot_removed(self) -> bool:
+        version = self.settings.jax_version
+        return version is not None and version >= PALLAS_DOT_REMOVED_IN
 
     def _plan_value(self, call: ast.Call, name: str, op: Op, value: ast.expr) -> None:
         parsed = parse_precision(value, self.module)
         if parsed is NONE:
             return
         if isinstance(parsed, PrecisionLiteral):
-            self._schedule(value, parsed, name, op)
+            self._schedule(value, parsed, name, op, call)
             return
         sources = self._literal_sources(value, call)
-        if isinstance(sources, str):
-            self.report(value, Kind.MANUAL, f"{display(name)}: precision `{one_line(self.module.segment(value))}` "
-                        f"{sources}; make sure it is a single scalar the Mosaic TPU lowering accepts")
+        if not isinstance(sources, str):
+            for source, literal in sources:
+                self._schedule(source, literal, name, op, call)
             return
-        for source, literal in sources:
-            self._schedule(source, literal, name, op)
+        # Not a value we may rewrite where it is written: follow it through the module, and say
+        # something only if it can really reach the kernel as a precision the lowering rejects.
+        try:
+            rejected = [(source, literal) for source, literal in self._possible_values(value, _MAX_DEPTH, set())
+                        if isinstance(literal, PrecisionLiteral) and self._target_level(op.kind, literal) is not None]
+        except _Unknown:
+            why = f"{sources}: if it is not a single scalar the Mosaic TPU lowering accepts, {self._failure(op)}"
+        else:
+            if not rejected:
+                return  # every value it can take, followed through the module, lowers
+            values = " or ".join(sorted({literal.describe() for _, literal in rejected}))
+            lines = sorted({self.module.position(source)[0] for source, _ in rejected})
+            where = f"line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}"
+            shared = f"; {sources}" if self._is_module_constant(value) else ""
+            why = f"can be {values} (set on {where}{shared}): {self._failure(op)}"
+        key = self._source_key(value)
+        uses, _ = self._notes.get(key, ([], ""))
+        message = f"{display(name)}: precision `{one_line(self.module.segment(value))}`{{uses}} {why}"
+        self._notes[key] = ([*uses, value], message)
 
-    def _schedule(self, source: ast.expr, literal: PrecisionLiteral, name: str, op: Op) -> None:
+    def _is_module_constant(self, value: ast.expr) -> bool:
+        bindings = self.module.bindings(value) if isinstance(value, ast.Name) else []
+        return len(bindings) == 1 and bindings[0].scope is self.module.module_scope and bindings[0].value is not None
+
+    def _failure(self, op: Op) -> str:
+        """How the kernel fails, in the lowering's own words."""
+        accepted = accepted_precisions(op.kind, self.settings.jax_version)
+        failures = [f'Mosaic TPU raises "Per-operand {op.kind} precision unsupported" for a pair']
+        failures += [f'"Unsupported {op.kind} precision: {level.name}"' for level in Level if level not in accepted]
+        return " and ".join(failures)
+
+    def _source_key(self, value: ast.expr) -> object:
+        """What a [manual] note is about: the binding a name reads (one note for all its uses)."""
+        if isinstance(value, ast.Name):
+            bindings = self.module.bindings(value)
+            if bindings:
+                return tuple(id(binding) for binding in bindings)
+        return value
+
+    # -- following a value through the module --
+
+    def _possible_values(self, value: ast.expr, depth: int, seen: set[int]) -> list[tuple[ast.expr, Parsed]]:
+        """Every precision `value` can be, with where it is written. Raises _Unknown."""
+        parsed = parse_precision(value, self.module)
+        if parsed is not None:
+            return [(value, parsed)]
+        if depth <= 0 or id(value) in seen:
+            raise _Unknown("it is followed too far") if depth <= 0 else _Unknown("it depends on itself")
+        seen = seen | {id(value)}
+        if isinstance(value, ast.IfExp):
+            return [*self._possible_values(value.body, depth - 1, seen),
+                    *self._possible_values(value.orelse, depth - 1, seen)]
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            functions = [b.node for b in self.module.bindings(value.func) if isinstance(b.node, ast.FunctionDef)]
+            if len(functions) == 1:
+                return [found for returned in returned_values(functions[0])
+                        for found in self._possible_values(returned, depth - 1, seen)]
+        if not isinstance(value, ast.Name):
+            raise _Unknown(f"`{one_line(self.module.segment(value))}` is computed")
+        bindings = self.module.bindings(value)
+        if not bindings:
+            raise _Unknown(f"`{value.id}` comes from outside this module")
+        found: list[tuple[ast.expr, Parsed]] = []
+        for binding in bindings:
+            if binding.value is not None:
+                found += self._possible_values(binding.value, depth - 1, seen)
+            elif binding.is_parameter:
+                found += [v for source in self._arguments_for(binding.node) for v in
+                          self._possible_values(source, depth - 1, seen)]
+            else:
+                raise _Unknown(f"`{value.id}` is set in a way this analysis does not follow")
+        return found
+
+    def _arguments_for(self, param: ast.arg) -> list[ast.expr]:
+        """What a parameter can be: its default, its partial() bindings, and the arguments of every
+        call of its function in this module. Raises _Unknown where callers may be elsewhere."""
+        function = self.module.parent[self.module.parent[param]]
+        if isinstance(function, ast.Lambda):
+            raise _Unknown("it is a lambda's parameter")
+        values = [] if _default_of(function, param) is None else [_default_of(function, param)]
+        values += [k.value for binding in self.analysis.kernels.partial_bindings.get(function, ())
+                   for k in binding.keywords if k.arg == param.arg]
+        scope = self.module.scope_of_definition(function)
+        binding = next((b for b in (scope.bindings.get(function.name, ()) if scope else ()) if b.node is function), None)
+        references = binding.references if binding is not None else []
+        if not references and not values:
+            raise _Unknown(f"`{param.arg}` is a parameter of `{function.name}`, whose callers are outside this module")
+        positional = [*function.args.posonlyargs, *function.args.args]
+        for reference in references:
+            call = self.module.parent.get(reference)
+            if not (isinstance(call, ast.Call) and call.func is reference):
+                if reference not in self._partial_callees():
+                    raise _Unknown(f"`{function.name}` is passed around, so not every call of it is in view")
+                continue
+            if has_star(call):
+                raise _Unknown(f"a call of `{function.name}` passes *args or **kwargs")
+            index = positional.index(param) if param in positional else None
+            argument = find_arg(call, index, (param.arg,))
+            if argument is not None:
+                values.append(value_of(argument))
+            elif _default_of(function, param) is None:
+                raise _Unknown(f"a call of `{function.name}` leaves `{param.arg}` out")
+        return values
+
+    def _partial_callees(self) -> set[ast.AST]:
+        return {binding.args[0] for bindings in self.analysis.kernels.partial_bindings.values()
+                for binding in bindings if binding.args}
+
+    def _schedule(self, source: ast.expr, literal: PrecisionLiteral, name: str, op: Op, call: ast.Call) -> None:
         level = self._target_level(op.kind, literal)
-        if level is None:
+        if level is None or self.shared_with_xla(call):
             return
         version = format_version(self.settings.jax_version)
         reason = ("per-operand precision is rejected" if len(set(literal.levels)) > 1
@@ -93,6 +227,9 @@ class PerOperandPrecision(JaxTransform):
         message = f"{display(name)}: precision {literal.describe()} -> {level.name} ({reason} in Mosaic TPU kernels)"
         if lowered_precisions("mosaic_tpu", op.kind, self.settings.jax_version) is None:
             message += f"; note: jax {version} cannot lower {op.kind} in Mosaic TPU kernels at all"
+        others = self.analysis.kernels.backends_of(call) - REJECTERS
+        if others:
+            message += f"; forced by Mosaic TPU ({describe_backends(others)} lowers it as written)"
         previous = self._fixes.get(source)
         if previous is None or previous.level < level:
             self._fixes[source] = _Use(literal, level, message)
