@@ -1,9 +1,10 @@
 """JAX002: accuracy hints a Pallas Mosaic kernel cannot lower, dropped; rsqrt keeps its accuracy.
 
 What it does
-    Inside Pallas kernel bodies, removes the `accuracy=` argument of the lax math functions whose
-    Mosaic lowering rejects it on the target jax (the table in codemods/capabilities.py: rsqrt,
-    sqrt, tanh, logistic, exp, exp2, log, log2, log1p, sin, cos, tan), also in
+    Inside Pallas kernel bodies that can be lowered for Mosaic GPU or Mosaic TPU, removes the
+    `accuracy=` argument of the lax math functions whose Mosaic lowering rejects it on the target
+    jax (the table in codemods/capabilities.py: rsqrt, sqrt, tanh, logistic, exp, exp2, log, log2,
+    log1p, sin, cos, tan), also in
     `functools.partial(lax.exp, accuracy=...)`. `lax.rsqrt` is routed through `rsqrt_safe`, a
     helper inserted once per module (or imported from --helpers-module) that refines the plain
     rsqrt with one Newton-Raphson step, so the float32 accuracy the hint asked for survives. Every
@@ -11,7 +12,7 @@ What it does
 Why
     Mosaic GPU and Mosaic TPU raise "Not implemented: accuracy" for any hint but None, and
     Mosaic GPU may lower a plain rsqrt to an approximation. Outside kernels XLA honours the hint,
-    so that code is left alone (unless --scope all).
+    and Triton ignores it, so that code and Triton-only kernels are left alone (unless --scope all).
 Example
     inv_rms = lax.rsqrt(mean_sq + eps, accuracy=lax.AccuracyMode.HIGHEST)
     ->  inv_rms = rsqrt_safe(mean_sq + eps)

@@ -109,7 +109,20 @@ PRECISIONS: dict[tuple[str, str], list[tuple[Span, frozenset[Level]]]] = {
     ("cudnn", "lstm"): [
         (ALL, frozenset({Level.HIGH, Level.HIGHEST})),
     ],
+    # Pallas Triton (`pl.pallas_call(..., compiler_params=<pallas.triton>.CompilerParams(...))`):
+    # `_dot_general_lowering` lowers every scalar precision (DEFAULT and HIGH as TF32, HIGHEST as
+    # IEEE fp32), and per-operand pairs too (see PER_OPERAND_PRECISION_LOWERED). Seen by lowering
+    # on 0.10.2 and 0.12.0.1 (`jax-codemod probe`, abstract GPU device on a CPU-only machine).
+    ("triton", "dot"): [
+        (ALL, EVERY_LEVEL),
+    ],
 }
+
+# Backends whose dot lowering also accepts a per-operand pair (lhs, rhs) with lhs != rhs.
+# Triton lowers a pair with DEFAULT or HIGH on either side as TF32, otherwise as IEEE fp32: such a
+# pair is working code there, and rewriting it to one scalar changes its numerics (HIGHEST: TF32
+# -> fp32, slower). Mosaic TPU rejects every such pair ("Per-operand dot precision unsupported").
+PER_OPERAND_PRECISION_LOWERED: frozenset[str] = frozenset({"triton"})
 
 # backend -> [(releases, lax functions whose lowering raises "Not implemented: accuracy")].
 # A function is rejected in a release when any span containing that release lists it.
@@ -133,6 +146,12 @@ ACCURACY_REJECTED: dict[str, list[tuple[Span, frozenset[str]]]] = {
             ),
         ),
         (Span(since=(0, 11, 2)), frozenset({"log2"})),
+    ],
+    # Triton's elementwise lowering rules take `**_`: accuracy= is silently ignored (the Triton IR
+    # is identical with and without it), never rejected. An empty set leaves the unions above
+    # (accuracy_rejected_anywhere) exactly as the Mosaic backends make them.
+    "triton": [
+        (ALL, frozenset()),
     ],
 }
 

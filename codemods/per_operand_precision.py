@@ -1,15 +1,15 @@
 """JAX001: precisions a Pallas Mosaic TPU kernel cannot lower, collapsed to one it can.
 
 What it does
-    Inside Pallas kernel bodies, rewrites the `precision=` of contractions and convolutions to the
+    Inside Pallas kernel bodies that can be lowered for Mosaic TPU, rewrites the `precision=` of contractions and convolutions to the
     single scalar the target jax's Mosaic TPU lowering accepts for that op and that is at least as
     accurate as the most accurate operand: `(DEFAULT, HIGH)` on a conv becomes `HIGHEST`; on a dot
     it becomes `HIGH` where the release lowers HIGH, else `HIGHEST`.
 Why
     Mosaic TPU takes one contract precision per op. A per-operand pair raises
     "Per-operand conv precision unsupported" (or the dot twin) and some scalars raise
-    "Unsupported conv precision: HIGH". Outside kernels XLA honours per-operand precision, so
-    that code is left alone.
+    "Unsupported conv precision: HIGH". Outside kernels XLA honours per-operand precision, and
+    Triton lowers it (as TF32), so that code, and Triton- or Mosaic-GPU-only kernels, are left alone.
 Example
     lax.conv_general_dilated(x, w, (1, 1), "SAME", precision=(P.DEFAULT, P.HIGH))
     ->  lax.conv_general_dilated(x, w, (1, 1), "SAME", precision=P.HIGHEST)
@@ -21,12 +21,14 @@ import ast
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from codemods.analysis.kernel_scope import MOSAIC_TPU, Backends, describe_backends, returned_values
+from codemods.analysis.kernel_scope import Backends, describe_backends, returned_values
 from codemods.analysis.module import FunctionNode
 from codemods.analysis.names import display, find_arg, has_double_star, has_star, one_line, value_of
 from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, spell_like
 from codemods.base import JaxTransform
-from codemods.capabilities import Level, Version, format_version, lowered_precisions
+from codemods.capabilities import (
+    PER_OPERAND_PRECISION_LOWERED, PRECISIONS, Level, Version, format_version, lowered_precisions,
+)
 from codemods.engine.report import Kind
 from codemods.rules import OPS, PER_OPERAND_PRECISION, Op, accepted_precisions
 from codemods.settings import PrecisionPolicy
@@ -43,9 +45,12 @@ class _Use:
     message: str
 
 
-# Only Mosaic TPU rejects per-operand and some scalar precisions; Triton lowers them (a pair with
-# DEFAULT or HIGH as TF32) and Mosaic GPU takes no contract precision (shared/NOTES.md).
-REJECTERS: Backends = frozenset({MOSAIC_TPU})
+# The kernel backends whose lowering of a contraction can reject a precision: those with rows in the
+# capability table that do not lower per-operand pairs. Today Mosaic TPU alone: Triton lowers every
+# precision (a pair with DEFAULT or HIGH as TF32), and Mosaic GPU's table has no contraction rows.
+REJECTERS: Backends = frozenset(
+    backend for backend, op in PRECISIONS if op in ("dot", "conv") and backend not in PER_OPERAND_PRECISION_LOWERED
+)
 PALLAS_DOT = ("jax.experimental.pallas.dot", "jax.experimental.pallas.triton.dot")
 PALLAS_DOT_REMOVED_IN: Version = (0, 12, 0)  # deprecated in 0.11.0, gone in 0.12.0 (AttributeError)
 _MAX_DEPTH = 6  # how far a value is followed through parameters, variables and returns

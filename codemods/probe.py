@@ -4,13 +4,26 @@
 moves, so this lowers tiny kernels with the installed jax (`jax.export` cross-platform lowering runs
 the real Mosaic TPU and Mosaic GPU rules on any machine, CPU included) and sets what it observes
 next to what the table believes. jax is imported lazily: the codemod itself never needs it.
+
+Pallas Triton kernels lower on a CPU too, but only for an abstract GPU: jax 0.12 asks the device
+for its compute capability and, with no GPU, fails "No supported GPU devices found, please specify
+an abstract GPU device using AbstractDevice" unless a `jax.sharding.AbstractMesh` with an
+`AbstractDevice(platform="gpu")` is in scope (`jax.sharding.use_abstract_mesh`); jax 0.10.2 falls
+back to compute capability 9.0 by itself. `jax.export` then refuses to serialize the Triton custom
+call (no compatibility guarantee), so Triton kernels are lowered with
+`jax.jit(kernel).trace(*args).lower(lowering_platforms=("cuda",))` instead, and `debug=True` makes
+the lowering print the Triton module, whose `tt.dot` shows the input precision (TF32 or IEEE) a
+precision setting became. Where Triton still cannot be lowered, its rows say "not probed" with the
+error, and the report says so in a line of its own: nothing is claimed for a backend not seen.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.metadata
 import inspect
+import io
 import json
 import logging
 import re
@@ -30,10 +43,19 @@ NO_ACCURACY_PARAM = "no accuracy="  # the lax function takes no accuracy= on thi
 ABSENT = "absent"  # jax.lax has no such function on this release
 # The accuracy table lists rejections only; anything but a rejection agrees with its silence.
 NOT_REJECTED = "not rejected"
+# Lowered, and the kernel's IR is identical to the one lowered without the hint.
+IGNORED = "ignored"
+# The backend's lowering needs hardware this machine lacks: nothing was observed.
+NOT_PROBED = "not probed"
+# Triton `tt.dot` input precisions (the IR omits the attribute for its default, IEEE).
+TF32 = "tf32"
+IEEE = "ieee"
 
 # "Unsupported dot precision: HIGH", "Per-operand conv precision unsupported"
 PRECISION_REJECTION = r"Unsupported \w+ precision|Per-operand \w+ precision unsupported"
 ACCURACY_REJECTION = r"Not implemented: accuracy"
+# What jax 0.12 raises for a Triton lowering with neither a GPU nor an abstract GPU device.
+NO_GPU = r"No supported GPU devices found"
 LSTM_REJECTION = r"bfloat16 support not implemented for LSTM"
 
 # A scalar is one level; a per-operand pair is (lhs, rhs).
@@ -94,6 +116,15 @@ class Report:
     def agree(self) -> bool:
         return not self.disagreements
 
+    @property
+    def not_probed(self) -> dict[str, str]:
+        """backend -> why it could not be lowered here (the first such error)."""
+        reasons: dict[str, str] = {}
+        for row in self.rows:
+            if row.observed == NOT_PROBED:
+                reasons.setdefault(row.backend, row.detail)
+        return reasons
+
 
 def installed_jax_version() -> str:
     return importlib.metadata.version("jax")
@@ -126,7 +157,59 @@ def _lower_mosaic_gpu(body, operands, out) -> None:
     _export(plgpu.kernel(body, out_type=out), "cuda", operands)
 
 
-KERNEL_LOWERINGS = {"mosaic_tpu": _lower_mosaic_tpu, "mosaic_gpu": _lower_mosaic_gpu}
+# Any Hopper works: jax maps the device kind to compute capability 9.0, as a real H100 reports.
+ABSTRACT_GPU_KIND = "NVIDIA H100"
+TRITON_MODULE_HEADER = "The Triton module for pallas_call"
+
+
+class _NotProbed(Exception):
+    """The lowering needs a GPU (or an abstract one this jax cannot be given)."""
+
+
+def _abstract_gpu():
+    """Scope in which Triton lowering targets an abstract H100 instead of asking the device."""
+    import jax
+
+    device_class = getattr(jax.sharding, "AbstractDevice", None)
+    if device_class is None or not hasattr(jax.sharding, "use_abstract_mesh"):
+        return contextlib.nullcontext()
+    try:
+        device = device_class(device_kind=ABSTRACT_GPU_KIND, num_cores=None, platform="gpu")
+        mesh = jax.sharding.AbstractMesh((1,), ("x",), abstract_device=device)
+    except TypeError:  # an AbstractDevice/AbstractMesh of another shape: try without
+        return contextlib.nullcontext()
+    return jax.sharding.use_abstract_mesh(mesh)
+
+
+def _lower_triton(body, operands, out) -> str:
+    """Lower a Pallas Triton kernel for CUDA; returns the Triton module's text.
+
+    `debug=True` is pallas_call's public switch for printing the Triton module it lowered."""
+    import jax
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import triton as pltriton
+
+    kernel = pl.pallas_call(body, out_shape=out, debug=True,
+                            compiler_params=pltriton.CompilerParams())
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed), _abstract_gpu():
+            jax.jit(kernel).trace(*operands).lower(lowering_platforms=("cuda",))
+    except RuntimeError as error:
+        if re.search(NO_GPU, str(error)):
+            raise _NotProbed(str(error).strip().splitlines()[0]) from error
+        raise
+    text = printed.getvalue()
+    if TRITON_MODULE_HEADER not in text:
+        raise RuntimeError("pallas_call(debug=True) printed no Triton module")
+    return text.split(TRITON_MODULE_HEADER, 1)[1]
+
+
+KERNEL_LOWERINGS = {
+    "mosaic_tpu": _lower_mosaic_tpu,
+    "mosaic_gpu": _lower_mosaic_gpu,
+    "triton": _lower_triton,
+}
 
 
 class _Unwritable(Exception):
@@ -137,17 +220,29 @@ class _Unwritable(Exception):
         self.outcome = outcome
 
 
+@dataclass(frozen=True)
+class _Seen:
+    """What an attempt that lowered observed, when "accepted" alone would say too little."""
+
+    outcome: str
+    detail: str = ""
+
+
 def _observe(probe: Probe) -> Observation:
     """Run one attempt and classify how it ended."""
     try:
-        probe.attempt()
+        result = probe.attempt()
     except _Unwritable as unwritable:
         return Observation(probe, unwritable.outcome, str(unwritable))
+    except _NotProbed as needs_gpu:
+        return Observation(probe, NOT_PROBED, str(needs_gpu))
     except Exception as error:  # noqa: BLE001 - any failure is data here
         message = str(error).strip()
         detail = f"{type(error).__name__}: {message.splitlines()[0] if message else ''}"[:200]
         outcome = REJECTED if re.search(probe.rejection, message) else probe.other_failure
         return Observation(probe, outcome, detail)
+    if isinstance(result, _Seen):
+        return Observation(probe, result.outcome, result.detail)
     return Observation(probe, ACCEPTED, "")
 
 
@@ -166,28 +261,31 @@ def _describe(setting: tuple[Level, ...]) -> str:
 
 
 def _believed_precision(backend: str, op: str, setting: tuple[Level, ...]):
-    """The table lists scalars; per-operand pairs are rejected wherever the op lowers at all."""
+    """The table lists scalars; per-operand pairs are rejected wherever the op lowers at all,
+    except on the backends in PER_OPERAND_PRECISION_LOWERED, where a pair of accepted levels lowers."""
 
     def believed(version: Optional[Version]) -> str:
         levels = capabilities.lowered_precisions(backend, op, version)
         if levels is None:
             return UNSUPPORTED
-        if len(set(setting)) > 1:
+        if len(set(setting)) > 1 and backend not in capabilities.PER_OPERAND_PRECISION_LOWERED:
             return REJECTED
-        return ACCEPTED if setting[0] in levels else REJECTED
+        return ACCEPTED if set(setting) <= levels else REJECTED
 
     return believed
 
 
-def _dot_kernel(precision):
+def _dot_kernel(precision, shapes=(VECTOR_SHAPE, (128, 128))):
     from jax import lax
+
+    (m, k), (_, n) = shapes
 
     def body(lhs_ref, rhs_ref, out_ref):
         out_ref[...] = lax.dot_general(
             lhs_ref[...], rhs_ref[...], (((1,), (0,)), ((), ())), precision=precision
         )
 
-    return body, (_f32(VECTOR_SHAPE), _f32((128, 128))), _f32(VECTOR_SHAPE)
+    return body, (_f32((m, k)), _f32((k, n))), _f32((m, n))
 
 
 def _conv_kernel(precision):
@@ -216,6 +314,60 @@ def _precision_probes() -> list[Probe]:
         for op, make_kernel in MOSAIC_TPU_PRECISION_KERNELS.items()
         for setting in PRECISION_SETTINGS
     ]
+
+
+# Triton's tt.dot needs every dimension >= 16.
+TRITON_DOT_SHAPES = ((16, 32), (32, 16))
+# A pair with the TF32 level on the right-hand side as well: "either side" is the rule.
+TRITON_PRECISION_SETTINGS = PRECISION_SETTINGS + ((Level.HIGHEST, Level.HIGH),)
+# Levels that make Triton's dot TF32 when either operand asks for one (`_TF32_PRECISIONS` in
+# jax/_src/pallas/triton/lowering.py); anything else lowers f32 operands as IEEE fp32. An "input
+# precision" mismatch means this rule (and PER_OPERAND_PRECISION_LOWERED's comment) went stale.
+TRITON_TF32_LEVELS = frozenset({Level.DEFAULT, Level.HIGH})
+
+
+def _triton_input_precision(setting: tuple[Level, ...]) -> str:
+    """What Triton's `_dot_general_lowering` makes of a setting, for f32 operands."""
+    return TF32 if TRITON_TF32_LEVELS & set(setting) else IEEE
+
+
+def _dot_input_precision(triton_module: str) -> str:
+    dots = [line for line in triton_module.splitlines() if "tt.dot " in line]
+    if len(dots) != 1:
+        raise RuntimeError(f"expected one tt.dot in the Triton module, found {len(dots)}")
+    match = re.search(r"inputPrecision = (\w+)", dots[0])
+    return match.group(1) if match else IEEE
+
+
+def _triton_dot_probes() -> list[Probe]:
+    """Per setting, two rows: does it lower (the table), and as which input precision.
+
+    The second is what makes a per-operand pair working code on Triton: (DEFAULT, HIGHEST) is TF32
+    there, and the scalar a Mosaic-minded rewrite would write (HIGHEST) is IEEE fp32."""
+
+    @functools.lru_cache(maxsize=None)
+    def lowered(setting: tuple[Level, ...]) -> str:
+        return _lower_triton(*_dot_kernel(_lax_precision(setting), TRITON_DOT_SHAPES))
+
+    def lowers(setting):
+        return lambda: lowered(setting)
+
+    def input_precision(setting):
+        def attempt():
+            seen = _dot_input_precision(lowered(setting))
+            return _Seen(seen, f"tt.dot inputPrecision = {seen}")
+
+        return attempt
+
+    probes = []
+    for setting in TRITON_PRECISION_SETTINGS:
+        case = _describe(setting)
+        expected = _triton_input_precision(setting)
+        probes.append(Probe("triton", "dot", case, lowers(setting), PRECISION_REJECTION,
+                            UNSUPPORTED, _believed_precision("triton", "dot", setting)))
+        probes.append(Probe("triton", "dot", f"{case} input precision", input_precision(setting),
+                            PRECISION_REJECTION, UNSUPPORTED, lambda version, e=expected: e))
+    return probes
 
 
 def _lstm_probes() -> list[Probe]:
@@ -265,12 +417,24 @@ def _accuracy_attempt(backend: str, name: str) -> Callable[[], object]:
         arity = sum(p.default is p.empty and p.kind is p.POSITIONAL_OR_KEYWORD
                     for p in parameters.values())
 
-        def body(*refs):
-            *in_refs, out_ref = refs
-            out_ref[...] = function(*(ref[...] for ref in in_refs), accuracy=mode.HIGHEST)
+        def kernel(**hint):
+            def body(*refs):
+                *in_refs, out_ref = refs
+                out_ref[...] = function(*(ref[...] for ref in in_refs), **hint)
+
+            return body
 
         vector = _f32(VECTOR_SHAPE)
-        KERNEL_LOWERINGS[backend](body, (vector,) * arity, vector)
+        lower = KERNEL_LOWERINGS[backend]
+        hinted = lower(kernel(accuracy=mode.HIGHEST), (vector,) * arity, vector)
+        if backend != "triton":
+            return None
+        # Lowered: is the hint honoured, or dropped on the floor? Same body, same source lines,
+        # so the Triton modules differ only if the hint changed the code.
+        plain = lower(kernel(), (vector,) * arity, vector)
+        if hinted == plain:
+            return _Seen(IGNORED, "Triton module identical with and without accuracy=")
+        return _Seen(ACCEPTED, "accuracy= changes the Triton module")
 
     return attempt
 
@@ -313,12 +477,15 @@ def _quiet():
 def observe() -> list[Observation]:
     """Lower every probe kernel with the installed jax; independent of what the table says."""
     with _quiet():
-        probes = _precision_probes() + _accuracy_probes() + _lstm_probes()
+        probes = (_precision_probes() + _triton_dot_probes() + _accuracy_probes()
+                  + _lstm_probes())
         return [_observe(probe) for probe in probes]
 
 
 def _agrees(observed: str, believed: str) -> bool:
-    return observed == believed or (believed == NOT_REJECTED and observed != REJECTED)
+    """A row not probed is no disagreement: the report says so in a line of its own."""
+    return (observed == believed or observed == NOT_PROBED
+            or (believed == NOT_REJECTED and observed != REJECTED))
 
 
 def compare(observations: list[Observation], jax_version: str) -> Report:
@@ -341,7 +508,7 @@ def render_text(report: Report) -> str:
     header = ("backend", "op", "case", "observed", "believed", "")
     cells = [header] + [
         (row.backend, row.op, row.case, row.observed, row.believed,
-         "ok" if row.agree else "MISMATCH")
+         "unchecked" if row.observed == NOT_PROBED else "ok" if row.agree else "MISMATCH")
         for row in report.rows
     ]
     widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
@@ -349,14 +516,23 @@ def render_text(report: Report) -> str:
     lines += ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
               for line in cells]
     lines += ["", describe_disagreements(report)]
+    lines += describe_not_probed(report)
     return "\n".join(lines)
+
+
+def describe_not_probed(report: Report) -> list[str]:
+    """One line per backend this machine could not lower for: its rows claim nothing."""
+    return [f"{backend}: not probed on this machine: {reason}, needs a GPU"
+            for backend, reason in report.not_probed.items()]
 
 
 def describe_disagreements(report: Report) -> str:
     """One line per disagreeing row, and where to fix it."""
     wrong = report.disagreements
     if not wrong:
-        return f"All {len(report.rows)} rows agree."
+        unseen = sum(row.observed == NOT_PROBED for row in report.rows)
+        return f"All {len(report.rows)} rows agree" + (
+            f" ({unseen} of them not probed)." if unseen else ".")
     lines = [f"MISMATCH: {len(wrong)} of {len(report.rows)} rows disagree; "
              f"update codemods/capabilities.py for jax {report.jax_version}:"]
     lines += [f"  {row.backend} {row.op} {row.case}: observed {row.observed}, "
@@ -368,6 +544,7 @@ def describe_disagreements(report: Report) -> str:
 def report_to_json(report: Report) -> str:
     return json.dumps(
         {"jax_version": report.jax_version, "agree": report.agree,
+         "not_probed": describe_not_probed(report),
          "rows": [asdict(row) for row in report.rows]},
         indent=2,
     )

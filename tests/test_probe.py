@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("jax")
 
 from codemods import capabilities, probe  # noqa: E402
+from codemods.capabilities import Level  # noqa: E402
 
 pytestmark = pytest.mark.jax
 
@@ -34,6 +35,25 @@ def wrong_table(monkeypatch):
     })
 
 
+@pytest.fixture
+def wrong_triton_table(monkeypatch):
+    """A table that treats Triton like Mosaic TPU: pairs refused, HIGH refused, rsqrt's hint refused."""
+    monkeypatch.setattr(capabilities, "PER_OPERAND_PRECISION_LOWERED", frozenset())
+    monkeypatch.setattr(capabilities, "PRECISIONS", {
+        **capabilities.PRECISIONS,
+        ("triton", "dot"): [(capabilities.ALL, capabilities.DEFAULT_HIGHEST)],
+    })
+    monkeypatch.setattr(capabilities, "ACCURACY_REJECTED", {
+        **capabilities.ACCURACY_REJECTED,
+        "triton": [(capabilities.ALL, frozenset({"rsqrt"}))],
+    })
+
+
+def _rows(report, backend, op=None):
+    return {row.case if op else (row.op, row.case): row for row in report.rows
+            if row.backend == backend and (op is None or row.op == op)}
+
+
 def test_capability_table_matches_installed_jax(observations):
     report = probe.compare(observations, probe.installed_jax_version())
     assert report.agree, probe.describe_disagreements(report)
@@ -53,16 +73,130 @@ def test_a_wrong_table_is_caught(observations, wrong_table):
     assert "update codemods/capabilities.py" in message
 
 
+# --- the Triton backend -----------------------------------------------------------------------
+
+def test_triton_is_probed_on_this_machine(observations):
+    """Triton lowers on a CPU-only machine (an abstract GPU device on jax 0.12, compute capability
+    9.0 by default on 0.10.2). Should a jax release stop allowing that, the Triton rows would turn
+    "not probed" and claim nothing: that must fail here, not pass quietly."""
+    report = probe.compare(observations, probe.installed_jax_version())
+    assert report.not_probed == {}
+    lowered = {case: row.observed for case, row in _rows(report, "triton", "dot").items()
+               if not case.endswith("input precision")}
+    assert lowered == {
+        "precision=DEFAULT": probe.ACCEPTED,
+        "precision=HIGH": probe.ACCEPTED,
+        "precision=HIGHEST": probe.ACCEPTED,
+        "precision=(DEFAULT, HIGHEST)": probe.ACCEPTED,
+        "precision=(HIGHEST, HIGH)": probe.ACCEPTED,
+    }
+
+
+def test_triton_dot_lowers_pairs_and_picks_tf32_or_ieee(observations):
+    """What makes a per-operand pair working code on Triton, spelled out independently of the
+    probe's own rule: DEFAULT or HIGH on either side is TF32, HIGHEST alone is IEEE fp32. If jax
+    changes that mapping, rewriting (or not rewriting) Triton pairs changes meaning."""
+    report = probe.compare(observations, probe.installed_jax_version())
+    dot = _rows(report, "triton", "dot")
+    assert {case: row.observed for case, row in dot.items() if case.endswith("input precision")} == {
+        "precision=DEFAULT input precision": "tf32",
+        "precision=HIGH input precision": "tf32",
+        "precision=HIGHEST input precision": "ieee",
+        "precision=(DEFAULT, HIGHEST) input precision": "tf32",
+        "precision=(HIGHEST, HIGH) input precision": "tf32",
+    }
+    assert "triton" in capabilities.PER_OPERAND_PRECISION_LOWERED
+    assert "mosaic_tpu" not in capabilities.PER_OPERAND_PRECISION_LOWERED
+    assert _rows(report, "mosaic_tpu", "dot")["precision=(DEFAULT, HIGHEST)"].observed == probe.REJECTED
+
+
+def test_triton_ignores_accuracy(observations):
+    """Triton's elementwise rules take `**_`: the hint lowers and changes nothing in the module."""
+    report = probe.compare(observations, probe.installed_jax_version())
+    seen = {op: row.observed for (op, case), row in _rows(report, "triton").items()
+            if case == "accuracy=HIGHEST"}
+    for name in ("rsqrt", "sqrt", "tanh", "logistic", "exp", "exp2", "sin", "cos", "log",
+                 "log1p", "tan", "cbrt", "expm1"):
+        assert seen[name] == probe.IGNORED, (name, seen[name])
+    assert probe.REJECTED not in seen.values()
+    assert probe.ACCEPTED not in seen.values()  # accepted = the hint changed the Triton module
+
+
+def test_a_wrong_triton_table_is_caught(observations, wrong_triton_table):
+    report = probe.compare(observations, probe.installed_jax_version())
+
+    wrong = {(row.backend, row.op, row.case) for row in report.disagreements}
+    assert ("triton", "dot", "precision=(DEFAULT, HIGHEST)") in wrong
+    assert ("triton", "dot", "precision=HIGH") in wrong
+    assert ("triton", "rsqrt", "accuracy=HIGHEST") in wrong
+    message = probe.describe_disagreements(report)
+    assert ("triton dot precision=(DEFAULT, HIGHEST): observed accepted, believed rejected"
+            in message)
+
+
+def test_triton_rows_leave_the_mosaic_answers_alone():
+    """The empty Triton accuracy row adds nothing to the union the accuracy rewrite reads."""
+    for version in (None, (0, 10, 2), (0, 11, 1), (0, 11, 2), (0, 12, 0, 1)):
+        assert capabilities.accuracy_rejected("triton", version) == frozenset()
+        assert capabilities.accuracy_rejected_anywhere(version) == (
+            capabilities.accuracy_rejected("mosaic_gpu", version)
+            | capabilities.accuracy_rejected("mosaic_tpu", version))
+    assert capabilities.lowered_precisions("triton", "dot", None) == capabilities.EVERY_LEVEL
+    assert capabilities.lowered_precisions("mosaic_tpu", "dot", (0, 10, 2)) == (
+        capabilities.DEFAULT_HIGHEST)
+
+
+def test_without_an_abstract_gpu_triton_fails_with_the_error_we_report(monkeypatch):
+    """The "not probed" classification hangs on jax's message. Without the abstract device, jax
+    either lowers anyway (0.10.2 falls back to compute capability 9.0) or raises exactly that."""
+    import contextlib
+
+    monkeypatch.setattr(probe, "_abstract_gpu", contextlib.nullcontext)
+    setting = (Level.HIGHEST,)
+    attempt = next(p for p in probe._triton_dot_probes() if p.case == probe._describe(setting))
+    with probe._quiet():
+        seen = probe._observe(attempt)
+    if seen.outcome == probe.NOT_PROBED:
+        assert seen.detail.startswith("No supported GPU devices found, please specify an abstract "
+                                      "GPU device using AbstractDevice")
+    else:
+        assert seen.outcome == probe.ACCEPTED
+        assert capabilities.parse_version(probe.installed_jax_version()) < (0, 11)
+
+
+def test_not_probed_is_said_in_text_and_json(observations, capsys, monkeypatch):
+    reason = "No supported GPU devices found, please specify an abstract GPU device"
+    unseen = [probe.Observation(o.probe, probe.NOT_PROBED, reason)
+              if o.probe.backend == "triton" else o for o in observations]
+    monkeypatch.setattr(probe, "observe", lambda: unseen)
+    line = f"triton: not probed on this machine: {reason}, needs a GPU"
+
+    assert probe.main() == 0
+    text = capsys.readouterr().out
+    assert line in text.splitlines()
+    assert "not probed)." in text
+
+    assert probe.main(json_output=True) == 0
+    decoded = json.loads(capsys.readouterr().out)
+    assert decoded["not_probed"] == [line]
+
+
+# --- the command ------------------------------------------------------------------------------
+
 def test_main_exit_status_and_output(observations, monkeypatch, capsys):
     monkeypatch.setattr(probe, "observe", lambda: observations)
     assert probe.main() == 0
-    assert "All " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "All " in out
+    assert "not probed" not in out
 
     assert probe.main(json_output=True) == 0
     decoded = json.loads(capsys.readouterr().out)
     assert decoded["jax_version"] == probe.installed_jax_version()
     assert decoded["agree"] is True
-    assert {row["backend"] for row in decoded["rows"]} == {"mosaic_tpu", "mosaic_gpu", "cudnn"}
+    assert decoded["not_probed"] == []
+    assert {row["backend"] for row in decoded["rows"]} == {
+        "mosaic_tpu", "mosaic_gpu", "triton", "cudnn"}
 
 
 def test_main_fails_on_a_wrong_table(observations, wrong_table, monkeypatch, capsys):
