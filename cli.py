@@ -6,6 +6,9 @@ Exit codes: 0 nothing to change (or everything written), 1 changes pending (dry 
 
 from __future__ import annotations
 
+import contextlib
+import enum
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -55,69 +58,193 @@ def installed_jax_version() -> Optional[tuple[int, ...]]:
         return None
 
 
+class OutputFormat(str, enum.Enum):
+    TEXT = "text"  # diff on stdout, findings and summary on stderr
+    JSON = "json"  # one JSON document on stdout: findings, fixes as diffs, errors, summary
+    SARIF = "sarif"  # SARIF 2.1.0 on stdout, for code-scanning dashboards
+    GITHUB = "github"  # GitHub Actions workflow commands on stdout: annotations on the PR
+
+
+# A run this large gets a progress bar on a terminal (nothing when stderr is not a terminal).
+PROGRESS_MIN_FILES = 1000
+PROGRESS_MIN_ANALYSED = 50
+
+
 @app.command()
 def fix(
     paths: List[Path] = typer.Argument(None, help="Files or folders (default: the current folder)."),
     write: bool = typer.Option(False, "--write", help="Apply the changes in place (atomically)."),
     check: bool = typer.Option(False, "--check", help="List files that would change; exit 1 if any."),
+    interactive: bool = typer.Option(False, "--interactive", "-i", help="Show each file's diff and ask before writing it."),
     select: List[str] = typer.Option([], "--select", help="Only these transforms (codes or names, e.g. JAX001)."),
     ignore: List[str] = typer.Option([], "--ignore", help="Skip these transforms (codes or names)."),
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
     jax_version: Optional[str] = typer.Option(
         None, "--jax-version", help="Target jax release (default: the installed jax; conservative if none)."
     ),
-    scope: Scope = typer.Option(Scope.KERNELS, "--scope", help="kernels: only inside Pallas kernel bodies; all: everywhere."),
-    precision_policy: PrecisionPolicy = typer.Option(
-        PrecisionPolicy.NEAREST, "--precision-policy",
-        help="nearest: least accurate accepted scalar that loses no accuracy; highest: always HIGHEST.",
+    scope: Optional[Scope] = typer.Option(None, "--scope", help="kernels (default): only inside Pallas kernel bodies; all: everywhere."),
+    precision_policy: Optional[PrecisionPolicy] = typer.Option(
+        None, "--precision-policy",
+        help="nearest (default): least accurate accepted scalar that loses no accuracy; highest: always HIGHEST.",
     ),
     helpers_module: Optional[str] = typer.Option(
         None, "--helpers-module", help="Import the helpers JAX002/JAX003 call (rsqrt_safe, lstm_float32) from this module instead of inlining them."
     ),
+    output_format: OutputFormat = typer.Option(OutputFormat.TEXT, "--output-format", help="text, json, sarif or github."),
+    exclude: List[str] = typer.Option([], "--exclude", help="Skip paths matching this glob (added to the config's)."),
+    force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply excludes to files named explicitly too (pre-commit)."),
+    diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only the .py files changed since this git revision."),
+    shard: Optional[str] = typer.Option(None, "--shard", help="K/N: only the Kth of N deterministic parts of the files (CI matrices)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the diff (or file list) and errors."),
     no_cache: bool = typer.Option(
         False, "--no-cache", help="Analyse every file again instead of reusing results for unchanged files "
         "(kept in $JAX_CODEMOD_CACHE_DIR, else ~/.cache/jax-codemod)."
     ),
+    show_version: bool = typer.Option(False, "--version", help="Print the version and exit."),
 ) -> None:
     """Show (default), check or write the rewrites for PATHS."""
+    if show_version:
+        print(f"jax-codemod {_tool_version()}")
+        raise typer.Exit(EXIT_CLEAN)
+    from codemods import config as project_config
     from codemods import registry
-    from codemods.engine import runner
+    from codemods.engine import discovery, runner
     from codemods.engine.cache import ResultCache, default_directory
-    from codemods.engine.report import Summary, render_findings, unified_diff
 
-    if write and check:
-        raise typer.BadParameter("--write and --check exclude each other")
+    if sum((write, check, interactive)) > 1:
+        raise typer.BadParameter("--write, --check and --interactive exclude each other")
+    if interactive and output_format is not OutputFormat.TEXT:
+        raise typer.BadParameter("--interactive shows diffs as text: use it without --output-format")
+    paths = paths or [Path(".")]
     try:
-        transforms = registry.select(select, ignore)
-        version = parse_version(jax_version) if jax_version else installed_jax_version()
+        config = project_config.load(project_config.find(paths), registry.RULES)
+        transforms = registry.select(select or config.select, ignore or config.ignore)
+        version = parse_version(jax_version) if jax_version else config.jax_version or installed_jax_version()
+        files = _files(paths, config, exclude, force_exclude, diff_base, shard)
     except (KeyError, ValueError) as error:
         raise typer.BadParameter(str(error.args[0]))
-    settings = Settings(version, scope, precision_policy, helpers_module)
-    cache = None if no_cache else ResultCache(default_directory(), transforms, settings)
-    results = runner.run(paths or [Path(".")], transforms, settings, jobs or runner.default_jobs(), cache)
+    except (project_config.ConfigError, discovery.DiscoveryError) as error:
+        sys.stderr.write(f"error: {error}\n")
+        raise typer.Exit(EXIT_ERRORS)
+    settings = Settings(version, scope or config.scope or Scope.KERNELS,
+                        precision_policy or config.precision_policy or PrecisionPolicy.NEAREST,
+                        helpers_module or config.helpers_module)
+    cache = None if no_cache else ResultCache(default_directory(), settings)
+    with _progress(len(files)) as progress:
+        results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
+                             rules_to_skip=config.ignored_rules, progress=progress)
+    _report(results, settings, write=write, check=check, interactive=interactive, quiet=quiet, output=output_format)
 
+
+def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, diff_base: Optional[str],
+           shard: Optional[str]) -> list[Path]:
+    """Stage 1, as the options and the project config ask."""
+    from codemods.engine import discovery
+
+    parsed_shard = discovery.Shard.parse(shard) if shard else None
+    patterns = [*config.exclude, *config.extend_exclude, *exclude]
+    excluded = lambda path: config.matches(path, patterns)  # noqa: E731
+    if diff_base:
+        files = discovery.discover(discovery.changed_since(diff_base, paths), excluded, force_exclude=True)
+    else:
+        files = discovery.discover(paths, excluded, force_exclude=force_exclude)
+    return [f for f in files if parsed_shard is None or parsed_shard.holds(f, config.root)]
+
+
+@contextlib.contextmanager
+def _progress(files: int):
+    """A progress bar on stderr for long runs on a terminal (rich, loaded only then); else nothing."""
+    if not sys.stderr.isatty() or os.environ.get("TERM") == "dumb":
+        yield None
+        return
+    state: dict = {}
+
+    def update(done: int, total: int) -> None:
+        if "bar" not in state:
+            if files < PROGRESS_MIN_FILES and total < PROGRESS_MIN_ANALYSED:
+                return
+            from rich.console import Console
+            from rich.progress import Progress
+
+            state["bar"] = Progress(console=Console(stderr=True), transient=True)
+            state["bar"].start()
+            state["task"] = state["bar"].add_task(f"analysing {total} of {files} files", total=total)
+        state["bar"].update(state["task"], completed=done)
+
+    try:
+        yield update
+    finally:
+        if "bar" in state:
+            state["bar"].stop()
+
+
+def _report(results, settings: Settings, *, write: bool, check: bool, interactive: bool, quiet: bool,
+            output: OutputFormat) -> None:
+    """Stage 7: write or show the changes, report findings in the chosen format, exit."""
+    from codemods.engine import runner
+    from codemods.engine.report import Summary, render_findings, unified_diff
+
+    text = output is OutputFormat.TEXT
+    accept_all = False
+    for result in results:
+        if result.new_source is None:
+            continue
+        if interactive:
+            answer = "y" if accept_all else _ask(result.path, unified_diff(result.path, result.raw, result.new_source))
+            accept_all |= answer == "a"
+            if answer == "q":
+                break
+            if answer in ("y", "a"):
+                runner.write(result)
+                result.written = True
+        elif write:
+            runner.write(result)
+            result.written = True
+        elif check and text:
+            print(result.path)
+        elif text:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(unified_diff(result.path, result.raw, result.new_source))
     summary = Summary()
     for result in results:
-        if result.new_source is not None:
-            if write:
-                runner.write(result)
-            elif check:
-                print(result.path)
-            else:
-                sys.stdout.flush()
-                sys.stdout.buffer.write(unified_diff(result.path, result.raw, result.new_source))
         summary.add(result)
+    if not text:
+        from codemods.engine import formats
+
+        render = {OutputFormat.JSON: formats.render_json, OutputFormat.GITHUB: formats.render_github,
+                  OutputFormat.SARIF: lambda r, **kw: formats.render_sarif(r, tool_version=_tool_version(), **kw)}
+        sys.stdout.write(render[output](results, suppressed=summary.suppressed))
     errors = [r for r in results if r.error]
-    if not quiet:
+    if not quiet and text:
         sys.stderr.write(render_findings(results))
-    for result in errors:
+    for result in errors if text else ():
         sys.stderr.write(f"{result.path}: error: {result.error}\n")
     if not quiet:
-        sys.stderr.write(f"{summary.render(written=write)} (target jax {format_version(version)})\n")
+        written = write or interactive
+        sys.stderr.write(f"{summary.render(written=written)} (target jax {format_version(settings.jax_version)})\n")
     if errors:
         raise typer.Exit(EXIT_ERRORS)
-    raise typer.Exit(EXIT_CHANGES if summary.changed and not write else EXIT_CLEAN)
+    pending = any(r.new_source is not None and r.error is None and not r.written for r in results)
+    raise typer.Exit(EXIT_CHANGES if pending and not write else EXIT_CLEAN)
+
+
+def _ask(path: str, diff: bytes) -> str:
+    """Show one file's diff and ask what to do with it: [y]es, [n]o, [a]ll remaining, [q]uit."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(diff)
+    while True:
+        sys.stdout.write(f"Apply this change to {path}? [y]es, [n]o, [a]ll, [q]uit: ")
+        sys.stdout.flush()
+        answer = sys.stdin.readline()
+        if not answer:  # end of input: nothing more is written
+            return "q"
+        answer = answer.strip().lower()[:1]
+        if answer in ("y", "n", "a", "q"):
+            return answer
+
+
+def _tool_version() -> str:
+    return installed_version("jax_codemod") or installed_version("jax-codemod") or "unknown"
 
 
 @app.command()

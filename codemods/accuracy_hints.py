@@ -77,6 +77,8 @@ class AccuracyHints(JaxTransform):
     def _drop(self, call: ast.Call, name: str, function: ast.expr, hint: ast.keyword, backends: Backends) -> None:
         from codemods.engine.call_rewrites import drop_argument, unwrap_partial
 
+        if self.suppressed(hint):
+            return
         arguments = ordered_arguments(call)
         if function is not call.func and len(arguments) == 2:
             # functools.partial(f, accuracy=...) -> f
@@ -94,7 +96,7 @@ class AccuracyHints(JaxTransform):
             message += f"now {helper}(), a Newton-refined rsqrt that keeps float32 accuracy"
         else:
             message += f"{display(name)} now runs at the backend's default accuracy"
-        self.report(hint, Kind.DROPPED, message)
+        self.record(hint, Kind.DROPPED, message)
 
     def _rejecters(self, name: str) -> Backends:
         """The kernel backends whose lowering of this function rejects accuracy= on the target jax."""

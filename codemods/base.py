@@ -9,6 +9,9 @@ Nothing here imports libcst: most files plan no edit, and then libcst is never l
 from __future__ import annotations
 
 import ast
+import io
+import re
+import tokenize
 from abc import ABC, abstractmethod
 from typing import Callable, ClassVar, Optional
 
@@ -21,6 +24,10 @@ from codemods.rules import Rule
 from codemods.settings import Scope, Settings
 
 
+# `# jax-codemod: ignore` or `# jax-codemod: ignore[JAX001, JAX002]`, anywhere in a comment.
+_SUPPRESSION = re.compile(r"jax-codemod:\s*ignore(?:\[([^\]]*)\])?")
+
+
 class FileAnalysis:
     """One module's analysis, computed once and shared by every transform that runs on it."""
 
@@ -30,12 +37,32 @@ class FileAnalysis:
         self.plan = FixPlan()
         self.helpers = HelperInserter(module, self.plan, settings.helpers_module)
         self._kernels: Optional[KernelScope] = None
+        self.suppressions = _suppressions(module.text)
+        self.suppressed = 0  # findings silenced by a suppression comment, for the summary
 
     @property
     def kernels(self) -> KernelScope:
         if self._kernels is None:
             self._kernels = find_kernels(self.module)
         return self._kernels
+
+
+def _suppressions(text: str) -> dict[int, Optional[frozenset[str]]]:
+    """Line -> the rule codes its comment silences (None: every rule). Read from real comments
+    (the tokenizer's), so a string that mentions the marker silences nothing."""
+    if "jax-codemod:" not in text:
+        return {}
+    found: dict[int, Optional[frozenset[str]]] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            match = _SUPPRESSION.search(token.string) if token.type == tokenize.COMMENT else None
+            if match:
+                codes = match.group(1)
+                found[token.start[0]] = None if codes is None else frozenset(
+                    code.strip().upper() for code in codes.split(",") if code.strip())
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return found
 
 
 class JaxTransform(ABC):
@@ -74,6 +101,8 @@ class JaxTransform(ABC):
         kernel = self.target_kernel(call)
         if kernel is None or kernel not in self.analysis.kernels.shared:
             return False
+        if self.suppressed(call):
+            return True
         assert not isinstance(kernel, ast.Lambda)
         uses = self._shared_uses.setdefault(kernel, [])
         uses.append(call)
@@ -90,7 +119,8 @@ class JaxTransform(ABC):
         message = (f"`{kernel.name}` runs in kernels and in plain XLA code, and needs a rewrite for its kernel "
                    f"callers (line{'s' if len(uses) > 1 else ''} {lines}): rewriting it would change the XLA path "
                    "too; not rewritten (give the kernel its own copy)")
-        self.findings[self._shared_findings[kernel]] = Finding(self.RULE.code, Kind.MANUAL, line, column, message)
+        self.findings[self._shared_findings[kernel]] = Finding(
+            self.RULE.code, Kind.MANUAL, line, column, message, *self.module.end_position(uses[0]))
 
     # -- planning edits --
 
@@ -121,6 +151,24 @@ class JaxTransform(ABC):
 
     # -- findings --
 
+    def suppressed(self, node: ast.AST) -> bool:
+        """Whether a `# jax-codemod: ignore[...]` comment on the finding's line silences this rule
+        there (counted: the summary says how many findings were silenced)."""
+        line, _ = self.module.position(node)
+        if line not in self.analysis.suppressions:
+            return False
+        codes = self.analysis.suppressions[line]
+        if codes is not None and self.RULE.code not in codes:
+            return False
+        self.analysis.suppressed += 1
+        return True
+
     def report(self, node: ast.AST, kind: Kind, message: str) -> None:
+        """A finding, unless a suppression comment silences it."""
+        if not self.suppressed(node):
+            self.record(node, kind, message)
+
+    def record(self, node: ast.AST, kind: Kind, message: str) -> None:
+        """A finding whose suppression the caller has already checked (before making its fix)."""
         line, column = self.module.position(node)
-        self.findings.append(Finding(self.RULE.code, kind, line, column, message))
+        self.findings.append(Finding(self.RULE.code, kind, line, column, message, *self.module.end_position(node)))

@@ -113,10 +113,12 @@ class Bf16Lstm(JaxTransform):
     def _rewrite(self, call: ast.Call, arg: Optional[Argument], bound: bool, highest: str, what: str) -> None:
         from codemods.engine.call_rewrites import route_through
 
+        if self.suppressed(call):
+            return
         helper = self.use_helper(reference_helper(HELPER))
         index = None if arg is None else ordered_arguments(call).index(arg)
         self.rewrite(call, route_through(helper, bound, index, highest))
-        self.report(call, Kind.FIXED, f"{LSTM_NAME}: {what} -> HIGHEST, through {helper} (float32 inputs, outputs "
+        self.record(call, Kind.FIXED, f"{LSTM_NAME}: {what} -> HIGHEST, through {helper} (float32 inputs, outputs "
                     f"in the inputs' dtypes): cuDNN has no bf16 LSTM ({CUDNN_ERROR})")
 
     # -- the default matmul precision --

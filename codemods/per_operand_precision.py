@@ -90,8 +90,9 @@ class PerOperandPrecision(JaxTransform):
         for call, name, op, value in pending:
             self._plan_value(call, name, op, value)
         for source, use in self._fixes.items():
-            self.replace(source, spell_like(use.literal, use.level, self.module))
-            self.report(source, Kind.FIXED, use.message)
+            if not self.suppressed(source):
+                self.replace(source, spell_like(use.literal, use.level, self.module))
+                self.record(source, Kind.FIXED, use.message)
         for uses, message in self._notes.values():
             lines = sorted({self.module.position(use)[0] for use in uses})
             where = f" (used on line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})" if len(lines) > 1 else ""

@@ -131,6 +131,10 @@ class ModuleIndex:
     def line_start(self, line: int) -> int:
         return self._line_starts[line - 1] if line <= len(self._line_starts) else len(self.text)
 
+    def end_position(self, node: ast.AST) -> tuple[int, int]:
+        """Line and column (1-based, exclusive) just after `node`."""
+        return self.line_column(self.span(node)[1])
+
     def position(self, node: ast.AST) -> tuple[int, int]:
         """Where a finding about `node` points: its first character inside any parentheses (the
         stdlib counts a tuple's own parentheses as part of it; editors and libcst do not)."""

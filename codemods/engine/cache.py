@@ -29,7 +29,7 @@ from codemods.engine.report import FileResult, Finding, Kind
 from codemods.rules import Rule
 from codemods.settings import Settings
 
-FORMAT = 1  # bump when the entry layout changes
+FORMAT = 3  # bump when the entry layout changes
 
 
 def default_directory() -> Path:
@@ -51,32 +51,33 @@ def tool_fingerprint() -> str:
 
 
 class ResultCache:
-    def __init__(self, directory: Path, rules: Sequence[Rule], settings: Settings) -> None:
+    def __init__(self, directory: Path, settings: Settings) -> None:
         self.directory = directory
-        context = f"{tool_fingerprint()}\0{settings!r}\0{','.join(rule.code for rule in rules)}"
-        self._salt = hashlib.sha256(context.encode()).digest()
+        self._salt = hashlib.sha256(f"{tool_fingerprint()}\0{settings!r}".encode()).digest()
 
-    def _entry(self, raw: bytes) -> Path:
-        key = hashlib.sha256(self._salt + raw).hexdigest()
+    def _entry(self, raw: bytes, rules: Sequence[Rule]) -> Path:
+        codes = ",".join(rule.code for rule in rules).encode()
+        key = hashlib.sha256(self._salt + codes + b"\0" + raw).hexdigest()
         return self.directory / key[:2] / f"{key[2:]}.json"
 
-    def get(self, path: Path, raw: bytes) -> Optional[FileResult]:
+    def get(self, path: Path, raw: bytes, rules: Sequence[Rule]) -> Optional[FileResult]:
+        """The result of an earlier run of `rules` over exactly these bytes, if there was one."""
         try:
-            data = json.loads(self._entry(raw).read_text(encoding="utf-8"))
-            findings = [Finding(f["code"], Kind(f["kind"]), f["line"], f["column"], f["message"])
-                        for f in data["findings"]]
+            data = json.loads(self._entry(raw, rules).read_text(encoding="utf-8"))
+            findings = [Finding(**{**f, "kind": Kind(f["kind"])}) for f in data["findings"]]
             after = data["after"]
             new_source = None if after is None else after.encode(data["encoding"])
         except (OSError, ValueError, KeyError, TypeError, LookupError):
             return None  # missing or unreadable: analyse again
         return FileResult(str(path), parsed=data["parsed"], new_source=new_source, raw=raw if new_source else b"",
-                          after=after or "", findings=findings, error=data["error"], encoding=data["encoding"])
+                          after=after or "", findings=findings, error=data["error"], encoding=data["encoding"],
+                          suppressed=data["suppressed"])
 
-    def put(self, raw: bytes, result: FileResult) -> None:
+    def put(self, raw: bytes, rules: Sequence[Rule], result: FileResult) -> None:
         """Store a result; a cache that cannot be written is no reason to fail a run."""
-        entry = self._entry(raw)
+        entry = self._entry(raw, rules)
         data = {
-            "parsed": result.parsed, "error": result.error, "encoding": result.encoding,
+            "parsed": result.parsed, "error": result.error, "encoding": result.encoding, "suppressed": result.suppressed,
             "after": result.after if result.new_source is not None else None,
             "findings": [{**asdict(f), "kind": f.kind.value} for f in result.findings],
         }

@@ -1,10 +1,21 @@
-"""Stage 1: turn the user's paths into the Python files to look at."""
+"""Stage 1: turn the user's paths into the Python files to look at.
+
+Folders are walked for `*.py`, skipping what never holds the user's own code (VCS data,
+virtualenvs, caches, build output: the default `exclude`) and, inside a git work tree, whatever
+git ignores (`.gitignore`, `.git/info/exclude`, the global excludes file). A file named explicitly
+is always processed, excluded or not, unless `--force-exclude` (what pre-commit hooks want, since
+they name every staged file). `--diff-base REV` narrows a run to the files changed since REV, and
+`--shard K/N` to a deterministic Nth of them.
+"""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Optional
 
 # Folders that never hold the user's own code: VCS data, virtualenvs, caches and build output.
 SKIPPED_DIRS = frozenset(
@@ -13,32 +24,120 @@ SKIPPED_DIRS = frozenset(
 )
 
 
+class DiscoveryError(Exception):
+    """A request about which files to process that cannot be honoured (a bad REV, a bad shard)."""
+
+
+@dataclass(frozen=True)
+class Shard:
+    index: int  # 1-based
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> "Shard":
+        try:
+            index, count = (int(part) for part in text.split("/"))
+        except ValueError:
+            raise DiscoveryError(f"--shard {text!r}: expected K/N, e.g. 1/4") from None
+        if not 1 <= index <= count:
+            raise DiscoveryError(f"--shard {text!r}: K must be between 1 and N")
+        return cls(index, count)
+
+    def holds(self, path: Path, root: Path) -> bool:
+        """The same answer on every machine: a hash of the path relative to the project root."""
+        try:
+            key = Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
+        except ValueError:
+            key = Path(os.path.abspath(path)).as_posix()
+        return zlib.crc32(key.encode()) % self.count == self.index - 1
+
+
 def _is_virtualenv(path: str) -> bool:
     return os.path.exists(os.path.join(path, "pyvenv.cfg"))
 
 
-def discover(paths: Iterable[Path]) -> Iterator[Path]:
-    """Yield each file named directly, and every `*.py` below each folder, in a stable order.
+def discover(
+    paths: Iterable[Path],
+    excluded: Callable[[Path], bool] = lambda path: path.name in SKIPPED_DIRS,
+    *,
+    force_exclude: bool = False,
+    respect_gitignore: bool = True,
+) -> list[Path]:
+    """Each file named directly, and every `*.py` below each folder, in a stable order.
 
-    A file named explicitly is always yielded (the user asked for it), whatever its suffix.
-    Missing paths are yielded too, so the reader reports them instead of dropping them silently.
-    """
+    Missing paths are returned too, so the reader reports them instead of dropping them silently."""
+    found: list[Path] = []
     seen: set[Path] = set()
     for root in paths:
         if not root.is_dir():
-            if root not in seen:
+            if root not in seen and not (force_exclude and excluded(root)):
                 seen.add(root)
-                yield root
+                found.append(root)
             continue
+        walked: list[Path] = []
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(
                 d for d in dirnames
-                if d not in SKIPPED_DIRS and not d.endswith(".egg-info")
+                if not excluded(Path(dirpath, d)) and not d.endswith(".egg-info")
                 and not _is_virtualenv(os.path.join(dirpath, d))
             )
-            for name in sorted(filenames):
-                if name.endswith(".py"):
-                    path = Path(dirpath, name)
-                    if path not in seen:
-                        seen.add(path)
-                        yield path
+            walked += [Path(dirpath, name) for name in sorted(filenames)
+                       if name.endswith(".py") and not excluded(Path(dirpath, name))]
+        ignored = git_ignored(root, walked) if respect_gitignore else set()
+        for path in walked:
+            if path not in seen and path not in ignored:
+                seen.add(path)
+                found.append(path)
+    return found
+
+
+def git_ignored(root: Path, files: list[Path]) -> set[Path]:
+    """The files git ignores, when `root` is inside a git work tree (else none, and none either if
+    git cannot answer: processing a file too many is better than silently dropping one)."""
+    if not files or not _git_toplevel(root):
+        return set()
+    try:
+        proc = subprocess.run(
+            ["git", "check-ignore", "--no-index", "-z", "--stdin"], cwd=root, capture_output=True,
+            input=b"\0".join(os.fsencode(os.path.relpath(f, root)) for f in files),
+        )
+    except OSError:
+        return set()
+    if proc.returncode not in (0, 1):
+        return set()
+    return {Path(root, os.fsdecode(name)) for name in proc.stdout.split(b"\0") if name}
+
+
+def _git_toplevel(folder: Path) -> Optional[Path]:
+    try:
+        proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=folder, capture_output=True)
+    except OSError:
+        return None
+    return Path(os.fsdecode(proc.stdout.strip())) if proc.returncode == 0 else None
+
+
+def changed_since(rev: str, paths: list[Path]) -> list[Path]:
+    """`.py` files changed since `rev` in the work tree around the current folder: modified, added,
+    renamed (under their new name) or untracked and not ignored; deleted files are left out. With
+    `paths`, only those under one of them."""
+    top = _git_toplevel(Path.cwd())
+    if top is None:
+        raise DiscoveryError("--diff-base needs a git work tree; the current folder is not in one")
+
+    def git(*args: str) -> bytes:
+        proc = subprocess.run(["git", *args], cwd=top, capture_output=True)
+        if proc.returncode != 0:
+            raise DiscoveryError(f"--diff-base {rev}: git {args[0]} failed: "
+                                 f"{proc.stderr.decode(errors='replace').strip()}")
+        return proc.stdout
+
+    probe = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], cwd=top,
+                           capture_output=True)
+    if probe.returncode != 0:
+        raise DiscoveryError(f"--diff-base {rev}: no such revision in {top}")
+    changed = git("diff", "--name-only", "-z", "-M", "--diff-filter=d", rev, "--")
+    untracked = git("ls-files", "-z", "--others", "--exclude-standard")
+    names = sorted({n for n in (changed + b"\0" + untracked).split(b"\0") if n.endswith(b".py")})
+    files = [top / os.fsdecode(name) for name in names]
+    roots = [Path(os.path.abspath(p)) for p in paths]
+    return [f for f in files if f.is_file() and (not roots or any(r == f or r in f.parents for r in roots))]

@@ -26,6 +26,8 @@ class Finding:
     line: int
     column: int  # 1-based, as editors count
     message: str
+    end_line: int = 0  # where the code the finding is about ends (0: not known)
+    end_column: int = 0  # 1-based, exclusive
 
     def render(self, path: str) -> str:
         return f"{path}:{self.line}:{self.column}: {self.code} [{self.kind.value}] {self.message}"
@@ -41,6 +43,8 @@ class FileResult:
     encoding: str = "utf-8"  # the file's own codec (PEP 263 cookie or BOM), kept on writing
     findings: list[Finding] = field(default_factory=list)
     error: Optional[str] = None
+    suppressed: int = 0  # findings silenced by `# jax-codemod: ignore` comments
+    written: bool = False  # the change was written to disk
 
 
 @dataclass
@@ -51,6 +55,7 @@ class Summary:
     errors: int = 0
     fixes: int = 0
     manual: int = 0
+    suppressed: int = 0
 
     def add(self, result: FileResult) -> None:
         self.scanned += 1
@@ -59,12 +64,14 @@ class Summary:
         self.errors += result.error is not None
         self.fixes += sum(f.kind in (Kind.FIXED, Kind.DROPPED) for f in result.findings)
         self.manual += sum(f.kind in (Kind.MANUAL, Kind.WARNING) for f in result.findings)
+        self.suppressed += result.suppressed
 
     def render(self, *, written: bool) -> str:
         verb = "changed" if written else "would change"
         return (
             f"{self.scanned} files scanned, {self.parsed} parsed, {self.changed} {verb}, "
             f"{self.fixes} fixes, {self.manual} need manual review, {self.errors} errors"
+            + (f", {self.suppressed} suppressed" if self.suppressed else "")
         )
 
 

@@ -13,7 +13,7 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 from codemods.analysis.module import ModuleIndex
 from codemods.base import FileAnalysis
@@ -30,8 +30,13 @@ from codemods.settings import Settings
 def run(
     paths: Iterable[Path], transforms: Sequence[Rule], settings: Settings, jobs: int,
     cache: Optional[ResultCache] = None,
+    rules_to_skip: Callable[[Path], frozenset[str]] = lambda path: frozenset(),
+    progress: Optional[Callable[[int, int], None]] = None,
 ) -> list[FileResult]:
-    """Results for every discovered file, in discovery order (from `cache` where it has them)."""
+    """Results for every discovered file, in discovery order (from `cache` where it has them).
+
+    `rules_to_skip(path)`: codes not to run on that file (`per-file-ignores`); `progress(done,
+    total)` is told as files are analysed."""
     results: list[FileResult] = []
     candidates: list[tuple[int, Path, bytes, list[Rule]]] = []
     for path in discover(paths):
@@ -41,18 +46,20 @@ def run(
             results.append(FileResult(str(path), error=f"cannot read: {error.strerror or error}"))
             continue
         results.append(FileResult(str(path)))
-        rules = rules_for(raw, transforms, settings)
-        cached = cache.get(path, raw) if rules and cache is not None else None
+        skipped = rules_to_skip(path)
+        rules = [rule for rule in rules_for(raw, transforms, settings) if rule.code not in skipped]
+        cached = cache.get(path, raw, rules) if rules and cache is not None else None
         if cached is not None:
             results[-1] = cached
         elif rules:
             candidates.append((len(results) - 1, path, raw, rules))
-    for (index, _, raw, _), result in zip(
-        candidates, _map(_process_candidate, [(p, raw, rules, settings) for _, p, raw, rules in candidates], jobs),
-    ):
+    work = [(p, raw, rules, settings) for _, p, raw, rules in candidates]
+    for done, ((index, _, raw, rules), result) in enumerate(zip(candidates, _map(_process_candidate, work, jobs)), 1):
         results[index] = result
         if cache is not None:
-            cache.put(raw, result)
+            cache.put(raw, rules, result)
+        if progress is not None:
+            progress(done, len(candidates))
     return results
 
 
@@ -61,13 +68,15 @@ def run(
 PARALLEL_MIN_BYTES = 256 * 1024
 
 
-def _map(function, items: list, jobs: int) -> Iterable:
+def _map(function, items: list, jobs: int) -> Iterator[FileResult]:
+    """Results in the order of `items`, each as soon as it and those before it are done."""
     if jobs <= 1 or len(items) <= 1 or sum(len(item[1]) for item in items) < PARALLEL_MIN_BYTES:
-        return map(function, items)
+        yield from map(function, items)
+        return
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     with ProcessPoolExecutor(min(jobs, len(items)), mp_context=context) as pool:
-        return list(pool.map(function, items, chunksize=1))
+        yield from pool.map(function, items, chunksize=1)
 
 
 def _process_candidate(item: tuple[Path, bytes, Sequence[Rule], Settings]) -> FileResult:
@@ -104,6 +113,7 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
         except Exception as error:  # a bug of ours: report it, never write a half-done file
             return _internal_error(result, f"internal error in {rule.code}: {type(error).__name__}: {error}")
         result.findings.extend(transform.findings)
+    result.suppressed = analysis.suppressed
     if not analysis.plan:
         return result
     try:

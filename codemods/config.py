@@ -1,0 +1,190 @@
+"""`[tool.jax-codemod]` in pyproject.toml: a project's settings, so every run in CI, pre-commit and
+on laptops makes the same choices. Found as Ruff finds `[tool.ruff]`: the nearest pyproject.toml
+with that table, walking up from the paths given (or the current folder). The command line wins
+over the file. Any mistake in the file is an error naming the file and the key: a typo must not
+silently fall back to defaults.
+
+    [tool.jax-codemod]
+    select = ["JAX001", "JAX002"]
+    ignore = []
+    scope = "kernels"                 # or "all"
+    jax-version = "0.12.0.1"
+    precision-policy = "nearest"      # or "highest"
+    helpers-module = "mycompany.jax_compat"
+    exclude = [".git", "third_party"] # replaces the default list of skipped folders
+    extend-exclude = ["generated/*"]  # adds to it
+    per-file-ignores = { "tests/*" = ["JAX002"] }
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+from codemods.capabilities import Version, parse_version
+from codemods.engine.discovery import SKIPPED_DIRS
+from codemods.rules import Rule
+from codemods.settings import PrecisionPolicy, Scope
+
+SECTION = "jax-codemod"
+
+
+class ConfigError(Exception):
+    """A config file we will not guess about; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Optional[Path] = None  # the pyproject.toml read, if any
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    scope: Optional[Scope] = None
+    jax_version: Optional[Version] = None
+    precision_policy: Optional[PrecisionPolicy] = None
+    helpers_module: Optional[str] = None
+    exclude: tuple[str, ...] = tuple(sorted(SKIPPED_DIRS))
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @property
+    def root(self) -> Path:
+        """Where relative patterns are anchored: the config's folder, else the current one."""
+        return self.path.parent if self.path else Path.cwd()
+
+    def matches(self, path: Path, patterns: Sequence[str]) -> bool:
+        """Whether `path` (a file or folder) matches one of the globs, by its name or by its path
+        relative to the project root, as Ruff matches `exclude`."""
+        return _matches(path, patterns, self.root)
+
+    def ignored_rules(self, path: Path) -> frozenset[str]:
+        return frozenset(code for pattern, codes in self.per_file_ignores
+                         if _matches(path, [pattern], self.root) for code in codes)
+
+
+def _matches(path: Path, patterns: Iterable[str], root: Path) -> bool:
+    try:
+        relative = Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
+    except ValueError:
+        relative = path.as_posix()
+    return any(fnmatch.fnmatchcase(path.name, p) or fnmatch.fnmatchcase(relative, p)
+               or fnmatch.fnmatchcase(relative, p.rstrip("/") + "/*") for p in patterns)
+
+
+def find(paths: Sequence[Path]) -> Optional[Path]:
+    """The nearest pyproject.toml with a [tool.jax-codemod] table, from the first path upwards."""
+    start = Path(os.path.abspath(paths[0] if paths else Path.cwd()))
+    for folder in [start, *start.parents] if start.is_dir() else list(start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+                raise ConfigError(f"{candidate}: cannot read: {error}") from None
+            if SECTION in data.get("tool", {}):
+                return candidate
+    return None
+
+
+KEYS = ("select", "ignore", "scope", "jax-version", "precision-policy", "helpers-module", "exclude",
+        "extend-exclude", "per-file-ignores")
+
+
+def load(path: Optional[Path], rules: Sequence[Rule]) -> Config:
+    if path is None:
+        return Config()
+    data = tomllib.loads(path.read_text(encoding="utf-8"))["tool"][SECTION]
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: `tool.{SECTION}` must be a table")
+    unknown = sorted(set(data) - set(KEYS))
+    if unknown:
+        raise ConfigError(f"{path}: unknown key `tool.{SECTION}.{unknown[0]}` (known: {', '.join(KEYS)})")
+    reader = _Reader(path, data, {rule.code for rule in rules}, {rule.name for rule in rules})
+    config = Config(
+        path=path,
+        select=reader.codes("select"),
+        ignore=reader.codes("ignore"),
+        scope=reader.choice("scope", Scope),
+        jax_version=reader.version("jax-version"),
+        precision_policy=reader.choice("precision-policy", PrecisionPolicy),
+        helpers_module=reader.string("helpers-module"),
+        exclude=reader.strings("exclude", Config.exclude),
+        extend_exclude=reader.strings("extend-exclude", ()),
+        per_file_ignores=reader.per_file_ignores("per-file-ignores"),
+    )
+    return config
+
+
+@dataclass
+class _Reader:
+    path: Path
+    data: dict
+    codes_known: set[str]
+    names_known: set[str]
+
+    def _get(self, key: str):
+        return self.data.get(key)
+
+    def _fail(self, key: str, why: str) -> ConfigError:
+        return ConfigError(f"{self.path}: `tool.{SECTION}.{key}` {why}")
+
+    def strings(self, key: str, default: tuple[str, ...]) -> tuple[str, ...]:
+        value = self._get(key)
+        if value is None:
+            return default
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self._fail(key, f"must be a list of strings, not {value!r}")
+        return tuple(value)
+
+    def codes(self, key: str) -> tuple[str, ...]:
+        codes = self.strings(key, ())
+        for code in codes:
+            if code.upper() not in self.codes_known and code.lower() not in self.names_known:
+                raise self._fail(key, f"names an unknown rule {code!r} (known: {', '.join(sorted(self.codes_known))})")
+        return codes
+
+    def string(self, key: str) -> Optional[str]:
+        value = self._get(key)
+        if value is not None and not isinstance(value, str):
+            raise self._fail(key, f"must be a string, not {value!r}")
+        return value
+
+    def choice(self, key: str, kind):
+        value = self.string(key)
+        if value is None:
+            return None
+        try:
+            return kind(value)
+        except ValueError:
+            raise self._fail(key, f"must be one of {', '.join(k.value for k in kind)}, not {value!r}") from None
+
+    def version(self, key: str) -> Optional[Version]:
+        value = self.string(key)
+        try:
+            return None if value is None else parse_version(value)
+        except ValueError:
+            raise self._fail(key, f"is not a jax version: {value!r}") from None
+
+    def per_file_ignores(self, key: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        value = self._get(key)
+        if value is None:
+            return ()
+        if not isinstance(value, dict):
+            raise self._fail(key, f"must be a table of glob = [codes], not {value!r}")
+        entries = []
+        for pattern, codes in value.items():
+            if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+                raise self._fail(f"{key}.{pattern}", f"must be a list of rule codes, not {codes!r}")
+            for code in codes:
+                if code.upper() not in self.codes_known:
+                    raise self._fail(f"{key}.{pattern}", f"names an unknown rule {code!r}")
+            entries.append((pattern, tuple(c.upper() for c in codes)))
+        return tuple(entries)

@@ -1,0 +1,221 @@
+"""Pull-request and monorepo workflows, end to end through the CLI: the project config, git-aware
+discovery and excludes, inline suppression, --diff-base, --shard, --version, the progress bar and
+--interactive (both under a pseudo-terminal). Nothing here imports jax.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import CONV_FIXED, CONV_KERNEL, CONV_PAIR, REPO, TARGET, cli, fix, git
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+DOT_KERNEL = '''\
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+
+def kernel(x_ref, y_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST)){comment}
+
+
+matmul = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+'''
+DOT_PAIR = b"precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST)"
+
+
+def dot_kernel(comment: str = "") -> str:
+    return DOT_KERNEL.format(comment=comment)
+
+
+def pyproject(root: Path, body: str) -> None:
+    (root / "pyproject.toml").write_text(f"[project]\nname = 'demo'\n\n[tool.jax-codemod]\n{body}")
+
+
+# -- 1. config --
+
+
+def test_config_is_found_from_a_subfolder_and_the_command_line_wins(tmp_path: Path) -> None:
+    pyproject(tmp_path, 'select = ["JAX002"]\njax-version = "0.12.0.1"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "k.py").write_text(dot_kernel())
+    from_config = cli("src", cwd=tmp_path)
+    assert from_config.returncode == 0, "JAX001 is not selected by the config: nothing to change"
+    overridden = cli("--select", "JAX001", "src", cwd=tmp_path / "src" / "..")
+    assert overridden.returncode == 1 and b"precision=lax.Precision.HIGHEST" in overridden.stdout
+    assert b"target jax 0.12.0.1" in overridden.stderr, "jax-version comes from the config"
+
+
+@pytest.mark.parametrize("body, named", [
+    ('selct = ["JAX001"]\n', "tool.jax-codemod.selct"),
+    ('scope = "everywhere"\n', "tool.jax-codemod.scope"),
+    ('select = ["JAX999"]\n', "tool.jax-codemod.select"),
+    ('jax-version = "latest"\n', "tool.jax-codemod.jax-version"),
+    ('per-file-ignores = { "tests/*" = "JAX001" }\n', "per-file-ignores"),
+    ('select = ["JAX001"\n', "cannot read"),
+])
+def test_bad_config_is_a_clear_error_and_nothing_is_processed(tmp_path: Path, body: str, named: str) -> None:
+    pyproject(tmp_path, body)
+    (tmp_path / "k.py").write_text(dot_kernel())
+    result = cli("--write", ".", cwd=tmp_path)
+    assert result.returncode == 2
+    assert str(tmp_path / "pyproject.toml").encode() in result.stderr and named.encode() in result.stderr
+    assert b"Traceback" not in result.stderr
+    assert (tmp_path / "k.py").read_text() == dot_kernel(), "nothing written"
+
+
+def test_excludes_and_per_file_ignores_from_the_config(tmp_path: Path) -> None:
+    pyproject(tmp_path, 'extend-exclude = ["generated"]\nper-file-ignores = { "tests/*" = ["JAX001"] }\n')
+    for folder in ("src", "generated", "tests"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "k.py").write_text(dot_kernel())
+    result = fix("--check", ".", cwd=tmp_path)
+    assert result.stdout.decode().split() == [os.path.join("src", "k.py")]
+    named = fix("--check", "generated/k.py", cwd=tmp_path)
+    assert named.returncode == 1, "a file named explicitly is processed even if excluded"
+    forced = fix("--check", "--force-exclude", "generated/k.py", cwd=tmp_path)
+    assert forced.returncode == 0 and forced.stdout == b""
+    assert fix("--check", "--exclude", "src", ".", cwd=tmp_path).returncode == 0
+
+
+# -- 2. discovery inside git --
+
+
+@needs_git
+def test_files_git_ignores_are_skipped(tmp_path: Path) -> None:
+    git("init", "-q", cwd=tmp_path)
+    (tmp_path / ".gitignore").write_text("ignored_by_gitignore.py\n")
+    (tmp_path / ".git" / "info" / "exclude").write_text("ignored_by_info/\n")
+    (tmp_path / "ignored_by_info").mkdir()
+    for name in ("kept.py", "ignored_by_gitignore.py", "ignored_by_info/k.py"):
+        (tmp_path / name).write_text(dot_kernel())
+    result = fix("--check", ".", cwd=tmp_path)
+    assert result.stdout.decode().split() == ["kept.py"]
+
+
+# -- 3. inline suppression --
+
+
+def test_suppression_comments_silence_findings_and_their_fixes(tmp_path: Path) -> None:
+    (tmp_path / "all.py").write_text(dot_kernel("  # jax-codemod: ignore"))
+    (tmp_path / "this_rule.py").write_text(dot_kernel("  # reviewed: keep  # jax-codemod: ignore[JAX001]"))
+    (tmp_path / "other_rule.py").write_text(dot_kernel("  # jax-codemod: ignore[JAX002]"))
+    result = fix(".", cwd=tmp_path)
+    assert result.returncode == 1
+    assert b"other_rule.py" in result.stdout and b"all.py" not in result.stdout and b"this_rule.py" not in result.stdout
+    assert b"2 suppressed" in result.stderr
+    marker_in_a_string = dot_kernel().replace("o_ref[...] = ", "note = '# jax-codemod: ignore'; o_ref[...] = ")
+    (tmp_path / "all.py").write_text(marker_in_a_string)
+    assert b"all.py" in fix(".", cwd=tmp_path).stdout, "only a real comment suppresses"
+
+
+# -- 5. PR mode --
+
+
+@needs_git
+def test_diff_base_processes_only_files_changed_since_the_revision(tmp_path: Path) -> None:
+    git("init", "-q", cwd=tmp_path)
+    git("config", "user.email", "t@example.com", cwd=tmp_path)
+    git("config", "user.name", "t", cwd=tmp_path)
+    for name in ("old.py", "renamed_from.py", "deleted.py"):
+        (tmp_path / name).write_text(dot_kernel())
+    git("add", ".", cwd=tmp_path)
+    git("commit", "-qm", "base", cwd=tmp_path)
+    git("mv", "renamed_from.py", "renamed_to.py", cwd=tmp_path)
+    (tmp_path / "renamed_to.py").write_text(dot_kernel() + "\n# edited\n")
+    (tmp_path / "deleted.py").unlink()
+    (tmp_path / "new.py").write_text(dot_kernel())
+    result = fix("--check", "--diff-base", "HEAD", cwd=tmp_path)
+    assert sorted(Path(p).name for p in result.stdout.decode().split()) == ["new.py", "renamed_to.py"]
+    missing = fix("--check", "--diff-base", "no-such-rev", cwd=tmp_path)
+    assert missing.returncode == 2 and b"no-such-rev" in missing.stderr and b"Traceback" not in missing.stderr
+
+
+# -- 10. monorepo plumbing --
+
+
+def test_shards_cover_the_tree_exactly_once(tmp_path: Path) -> None:
+    for index in range(12):
+        folder = tmp_path / f"pkg{index % 3}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"k{index}.py").write_text(dot_kernel())
+    whole = set(fix("--check", ".", cwd=tmp_path).stdout.decode().split())
+    shards = [set(fix("--check", "--shard", f"{k}/3", ".", cwd=tmp_path).stdout.decode().split()) for k in (1, 2, 3)]
+    assert len(whole) == 12 and set().union(*shards) == whole
+    assert sum(len(shard) for shard in shards) == 12, "no file in two shards"
+    assert all(shards), "each shard gets some of twelve files"
+    for bad in ("3/2", "0/2", "x/2", "2"):
+        result = fix("--check", "--shard", bad, ".", cwd=tmp_path)
+        assert result.returncode == 2 and b"--shard" in result.stderr, bad
+
+
+def test_version() -> None:
+    result = cli("--version", cwd=REPO)
+    assert result.returncode == 0 and result.stdout.decode().startswith("jax-codemod 0.")
+
+
+# -- 7 and 8: a terminal --
+
+
+def run_in_terminal(args: list[str], cwd: Path, answers: list[bytes] = (), timeout: float = 60) -> tuple[int, bytes]:
+    """Run the CLI with stdin, stdout and stderr on a pseudo-terminal; type `answers` at its prompts."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TERM": "xterm", "COLUMNS": "100"}
+    controller, terminal = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "codemods", *args], cwd=cwd, env=env,
+                            stdin=terminal, stdout=terminal, stderr=terminal, close_fds=True)
+    os.close(terminal)
+    output, pending, deadline = b"", list(answers), time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([controller], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            output += chunk
+            if pending and output.rstrip().endswith(b"[q]uit:"):
+                os.write(controller, pending.pop(0))
+                output += b"\n<answered>\n"
+        elif proc.poll() is not None:
+            break
+    proc.wait(timeout=10)
+    os.close(controller)
+    return proc.returncode, output
+
+
+def test_progress_bar_only_on_a_terminal_and_only_for_long_runs(tmp_path: Path) -> None:
+    for index in range(60):
+        (tmp_path / f"k{index}.py").write_text(dot_kernel())
+    _, long_run = run_in_terminal(["--jax-version", TARGET, "--no-cache", "-q", "--check", "."], tmp_path)
+    assert b"analysing 60 of 60 files" in long_run
+    _, short_run = run_in_terminal(["--jax-version", TARGET, "--no-cache", "-q", "--check", "k1.py"], tmp_path)
+    assert b"analysing" not in short_run
+    piped = fix("--no-cache", "-q", "--check", ".", cwd=tmp_path)
+    assert b"analysing" not in piped.stderr and b"\x1b[" not in piped.stderr
+
+
+def test_interactive_review_asks_per_file(tmp_path: Path) -> None:
+    for name in ("a.py", "b.py", "c.py", "d.py"):
+        (tmp_path / name).write_text(CONV_KERNEL)
+    code, output = run_in_terminal(["--jax-version", TARGET, "--interactive", "."], tmp_path, [b"y\n", b"n\n", b"q\n"])
+    assert output.count(b"Apply this change to") == 3, output.decode(errors="replace")
+    assert CONV_FIXED in (tmp_path / "a.py").read_bytes()
+    for name in ("b.py", "c.py", "d.py"):
+        assert CONV_PAIR in (tmp_path / name).read_bytes(), name
+    assert code == 1, "changes remain pending"
+    code, output = run_in_terminal(["--jax-version", TARGET, "-i", "."], tmp_path, [b"a\n"])
+    assert output.count(b"Apply this change to") == 1 and code == 0
+    assert all(CONV_FIXED in (tmp_path / name).read_bytes() for name in ("b.py", "c.py", "d.py"))
