@@ -16,7 +16,7 @@ from typing import List, Optional
 import typer
 from typer.core import TyperGroup
 
-from codemods.capabilities import format_version, installed_version, parse_version
+from codemods.capabilities import format_version, installed_jax_version, installed_version, parse_version
 from codemods.settings import PrecisionPolicy, Scope, Settings
 
 EXIT_CLEAN, EXIT_CHANGES, EXIT_ERRORS = 0, 1, 2
@@ -39,23 +39,6 @@ app = typer.Typer(
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
-
-
-def installed_jax_version() -> Optional[tuple[int, ...]]:
-    """The installed jax's version, read from its dist-info folder: jax itself is never imported.
-    Only where none is found (an egg install, say) is importlib.metadata asked."""
-    text = installed_version("jax")
-    if text is None:
-        from importlib import metadata
-
-        try:
-            text = metadata.version("jax")
-        except metadata.PackageNotFoundError:
-            return None
-    try:
-        return parse_version(text)
-    except ValueError:
-        return None
 
 
 class OutputFormat(str, enum.Enum):

@@ -63,6 +63,23 @@ def installed_version(distribution: str) -> Optional[str]:
     return None
 
 
+def installed_jax_version() -> Optional[Version]:
+    """The installed jax's version, read from its dist-info folder: jax itself is never imported.
+    Only where none is found (an egg install, say) is importlib.metadata asked."""
+    text = installed_version("jax")
+    if text is None:
+        from importlib import metadata
+
+        try:
+            text = metadata.version("jax")
+        except metadata.PackageNotFoundError:
+            return None
+    try:
+        return parse_version(text)
+    except ValueError:
+        return None
+
+
 def format_version(version: Optional[Version]) -> str:
     return "unknown" if version is None else ".".join(map(str, version))
 

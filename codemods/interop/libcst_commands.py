@@ -1,0 +1,123 @@
+"""jax-codemod's transforms as libcst codemod commands, for `python -m libcst.tool codemod`.
+
+Setup, once per repository: list this package in the `modules:` of `.libcst.codemod.yaml` (the file
+`python -m libcst.tool initialize .` writes; libcst looks for it from the current folder upwards)::
+
+    modules: ['codemods.interop']
+
+Then, from that repository (with jax-codemod installed in the Python that runs libcst)::
+
+    python -m libcst.tool codemod libcst_commands.JaxCodemod --no-format src/            # all three
+    python -m libcst.tool codemod libcst_commands.PerOperandPrecision --no-format src/   # JAX001 only
+    python -m libcst.tool codemod libcst_commands.AccuracyHints --no-format src/         # JAX002 only
+    python -m libcst.tool codemod libcst_commands.Bf16Lstm --no-format src/              # JAX003 only
+    python -m libcst.tool codemod libcst_commands.JaxCodemod --no-format -u 3 src/       # diff, write nothing
+    python -m libcst.tool list                                                           # shows the four
+
+Without a config file, name the class directly:
+`python -m libcst.tool codemod -x codemods.interop.libcst_commands.JaxCodemod --no-format src/`.
+
+Options (after the command name; `--help` lists them): `--jax-version X.Y.Z` (default: the jax
+installed next to libcst), `--scope kernels|all`, `--precision-policy nearest|highest`,
+`--helpers-module pkg.mod` — the same meaning as in `jax-codemod`.
+
+Each file goes through the engine `jax-codemod` runs (`codemods.engine.runner.process_source`), so
+the text written is the CLI's, byte for byte. Findings (`path:line:col: JAX001 [fixed] ...`) are libcst
+warnings, printed per file. A file the engine cannot decode or parse is skipped (libcst counts it
+under "Skipped"); an internal error fails that file ("Failed to codemod", exit status 1) and
+writes nothing. Pass `--no-format`: otherwise libcst runs its configured formatter (black by default)
+over every file it changed, reformatting lines the transforms did not touch.
+"""
+
+from __future__ import annotations
+
+import argparse
+from abc import ABC
+from typing import ClassVar, Optional, Sequence, Union
+
+import libcst
+from libcst.codemod import CodemodCommand, CodemodContext, SkipFile
+
+from codemods.capabilities import Version, parse_version
+from codemods.interop._shared import rewrite, target_version
+from codemods.rules import ACCURACY_HINTS, BF16_LSTM, PER_OPERAND_PRECISION, RULES as ALL_RULES, Rule
+from codemods.settings import PrecisionPolicy, Scope, Settings
+
+
+def _version_argument(text: str) -> Version:
+    try:
+        return parse_version(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _describe(rules: Sequence[Rule]) -> str:
+    return " ".join(f"{rule.code} ({rule.name}): {rule.description}" for rule in rules)
+
+
+class JaxCodemodCommand(CodemodCommand, ABC):
+    """Runs `RULES` through jax-codemod's engine on each module libcst hands over. A base: ABC keeps
+    it out of `libcst.tool list`; the four commands below are the subclasses users run."""
+
+    RULES: ClassVar[Sequence[Rule]] = ()  # the subclasses say which transforms they run
+
+    @staticmethod
+    def add_args(arg_parser: argparse.ArgumentParser) -> None:
+        arg_parser.add_argument(
+            "--jax-version", type=_version_argument, default=None, metavar="X.Y.Z",
+            help="Target jax release (default: the installed jax; conservative if none).",
+        )
+        arg_parser.add_argument(
+            "--scope", choices=[s.value for s in Scope], default=Scope.KERNELS.value,
+            help="kernels: only inside Pallas kernel bodies; all: everywhere.",
+        )
+        arg_parser.add_argument(
+            "--precision-policy", choices=[p.value for p in PrecisionPolicy], default=PrecisionPolicy.NEAREST.value,
+            help="nearest: least accurate accepted scalar that loses no accuracy; highest: always HIGHEST.",
+        )
+        arg_parser.add_argument(
+            "--helpers-module", default=None, metavar="PKG.MOD",
+            help="Import the helpers JAX002/JAX003 call (rsqrt_safe, lstm_float32) from this module instead of inlining them.",
+        )
+
+    def __init__(
+        self,
+        context: CodemodContext,
+        jax_version: Union[str, Version, None] = None,
+        scope: Union[str, Scope] = Scope.KERNELS,
+        precision_policy: Union[str, PrecisionPolicy] = PrecisionPolicy.NEAREST,
+        helpers_module: Optional[str] = None,
+    ) -> None:
+        super().__init__(context)
+        self.settings = Settings(target_version(jax_version), Scope(scope), PrecisionPolicy(precision_policy), helpers_module)
+
+    def transform_module_impl(self, tree: libcst.Module) -> libcst.Module:
+        # tree.bytes: the file's bytes in its own encoding (PEP 263 cookie, BOM), as the CLI reads them.
+        result = rewrite(self.context.filename, tree.bytes, self.RULES, self.settings)
+        for finding in result.findings:
+            self.warn(finding.render(result.path))
+        if result.error is not None:  # not ours to rewrite (undecodable, or a syntax this Python's ast lacks)
+            raise SkipFile(f"jax-codemod: {result.error}")
+        if result.new_source is None:
+            return tree
+        return libcst.parse_module(result.new_source, config=tree.config_for_parsing)
+
+
+class PerOperandPrecision(JaxCodemodCommand):
+    RULES = (PER_OPERAND_PRECISION,)
+    DESCRIPTION = _describe(RULES)
+
+
+class AccuracyHints(JaxCodemodCommand):
+    RULES = (ACCURACY_HINTS,)
+    DESCRIPTION = _describe(RULES)
+
+
+class Bf16Lstm(JaxCodemodCommand):
+    RULES = (BF16_LSTM,)
+    DESCRIPTION = _describe(RULES)
+
+
+class JaxCodemod(JaxCodemodCommand):
+    RULES = ALL_RULES
+    DESCRIPTION = "All jax-codemod transforms. " + _describe(RULES)
