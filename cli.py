@@ -202,6 +202,9 @@ def _report(results, settings: Settings, *, write: bool, check: bool, interactiv
         sys.stderr.write(render_findings(results))
     for result in errors if text else ():
         sys.stderr.write(f"{result.path}: error: {result.error}\n")
+    for result in results if text and not quiet else ():
+        if result.skipped:
+            sys.stderr.write(f"{result.path}: skipped: {result.skipped}\n")
     if not quiet:
         written = write or interactive
         sys.stderr.write(f"{summary.render(written=written)} (target jax {format_version(settings.jax_version)})\n")

@@ -17,6 +17,7 @@ import ast
 import bisect
 import functools
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional, Union
 
@@ -103,7 +104,12 @@ class ModuleIndex:
 
     @classmethod
     def parse(cls, text: str) -> "ModuleIndex":
-        return cls(text, ast.parse(text))
+        """Raises SyntaxError, ValueError (NUL bytes) or RecursionError (absurd nesting). Warnings the
+        user's own code draws from the parser (invalid escape sequences) are not the tool's to print."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+        return cls(text, tree)
 
     # -- positions --
 

@@ -45,6 +45,7 @@ class FileResult:
     error: Optional[str] = None
     suppressed: int = 0  # findings silenced by `# jax-codemod: ignore` comments
     written: bool = False  # the change was written to disk
+    skipped: Optional[str] = None  # why the file was not read or not analysed (a FIFO, a huge file)
 
 
 @dataclass
@@ -56,6 +57,7 @@ class Summary:
     fixes: int = 0
     manual: int = 0
     suppressed: int = 0
+    skipped: int = 0
 
     def add(self, result: FileResult) -> None:
         self.scanned += 1
@@ -65,6 +67,7 @@ class Summary:
         self.fixes += sum(f.kind in (Kind.FIXED, Kind.DROPPED) for f in result.findings)
         self.manual += sum(f.kind in (Kind.MANUAL, Kind.WARNING) for f in result.findings)
         self.suppressed += result.suppressed
+        self.skipped += result.skipped is not None
 
     def render(self, *, written: bool) -> str:
         verb = "changed" if written else "would change"
@@ -72,6 +75,7 @@ class Summary:
             f"{self.scanned} files scanned, {self.parsed} parsed, {self.changed} {verb}, "
             f"{self.fixes} fixes, {self.manual} need manual review, {self.errors} errors"
             + (f", {self.suppressed} suppressed" if self.suppressed else "")
+            + (f", {self.skipped} skipped" if self.skipped else "")
         )
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import stat
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, Sequence
@@ -41,9 +43,12 @@ def run(
     candidates: list[tuple[int, Path, bytes, list[Rule]]] = []
     for path in discover(paths):
         try:
-            raw = path.read_bytes()
+            raw = _read_regular_file(path)
         except OSError as error:
             results.append(FileResult(str(path), error=f"cannot read: {error.strerror or error}"))
+            continue
+        except _NotAFile as reason:
+            results.append(FileResult(str(path), skipped=str(reason)))
             continue
         results.append(FileResult(str(path)))
         skipped = rules_to_skip(path)
@@ -61,6 +66,26 @@ def run(
         if progress is not None:
             progress(done, len(candidates))
     return results
+
+
+# Larger files are generated code (tables, vendored bundles), not kernels anyone writes by hand:
+# parsing one would take seconds and gigabytes for nothing. They are skipped, with a note.
+MAX_SOURCE_BYTES = 16 * 1024 * 1024
+
+
+class _NotAFile(Exception):
+    """A path that is not a regular file (a FIFO, a device, a socket): never opened."""
+
+
+def _read_regular_file(path: Path) -> bytes:
+    """The file's bytes; a FIFO named `x.py` would block a plain read forever, so it is not opened."""
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+        raise _NotAFile(f"{kind}, not read" if kind != "not a regular file" else "not a regular file, not read")
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 # Below this much source the analysis takes less time than starting worker processes (about 1 MB/s
@@ -97,6 +122,9 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
     result = FileResult(str(path))
     rules = rules_for(raw, rules, settings)
     if not rules:
+        return result
+    if len(raw) > MAX_SOURCE_BYTES:
+        result.skipped = f"{len(raw) / 2**20:.0f} MiB: larger than {MAX_SOURCE_BYTES // 2**20} MiB, taken for generated code; not analysed"
         return result
     try:
         source = decode(path, raw)
@@ -151,9 +179,11 @@ def _verify(code: str, original: str, path: Path) -> Optional[str]:
 
     try:
         cst.parse_module(code)
-        compile(code, str(path), "exec", dont_inherit=True)
-    except (cst.ParserSyntaxError, SyntaxError, ValueError) as error:
-        return str(error)
+        with warnings.catch_warnings():  # the user's own code may warn (invalid escapes): not ours to say
+            warnings.simplefilter("ignore")
+            compile(code, str(path), "exec", dont_inherit=True)
+    except (cst.ParserSyntaxError, SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return f"{type(error).__name__}: {error}" if isinstance(error, (RecursionError, MemoryError)) else str(error)
     return None
 
 
@@ -164,6 +194,9 @@ def write(result: FileResult) -> None:
     try:
         if path.read_bytes() != result.raw:
             result.error = "changed on disk during the run; not written"
+            return
+        if not os.stat(path).st_mode & 0o222:
+            result.error = "cannot write: the file is read-only (no write permission bit); not written"
             return
         write_atomically(path, result.new_source)
     except OSError as error:

@@ -1,0 +1,178 @@
+"""Hostile input and hostile timing: the run goes on, nothing is lost, every problem is named.
+
+FIFOs and devices named `*.py`, a folder named `x.py`, a symlink loop, a 50 MB file, absurd nesting,
+NUL bytes, mixed line endings, form feeds, a read-only file that needs a fix, warnings from compiling
+the user's code, and `--write` killed with SIGKILL at many points. Nothing here imports jax.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import CONV_FIXED, CONV_KERNEL, CONV_PAIR, REPO, TARGET, fix
+
+
+def test_fifo_is_skipped_with_a_note_and_never_opened(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.py")
+    (tmp_path / "kernel.py").write_text(CONV_KERNEL)
+    result = subprocess.run([sys.executable, "-m", "codemods", "--jax-version", TARGET, "--write", "."], cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert b"pipe.py: skipped: a FIFO, not read" in result.stderr and b"1 skipped" in result.stderr
+    assert CONV_FIXED in (tmp_path / "kernel.py").read_bytes()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="needs /dev/null")
+def test_device_named_explicitly_is_skipped(tmp_path: Path) -> None:
+    (tmp_path / "null.py").symlink_to("/dev/null")
+    result = fix("null.py", cwd=tmp_path)
+    assert result.returncode == 0 and b"null.py: skipped: a device, not read" in result.stderr
+
+
+def test_folder_named_like_a_module_and_symlink_loops(tmp_path: Path) -> None:
+    (tmp_path / "x.py").mkdir()
+    (tmp_path / "x.py" / "kernel.py").write_text(CONV_KERNEL)
+    (tmp_path / "loop_a.py").symlink_to(tmp_path / "loop_b.py")
+    (tmp_path / "loop_b.py").symlink_to(tmp_path / "loop_a.py")
+    (tmp_path / "dir_loop").mkdir()
+    (tmp_path / "dir_loop" / "self").symlink_to(tmp_path / "dir_loop")
+    result = fix("--write", ".", cwd=tmp_path)
+    assert result.returncode == 2, "an unreadable file is an error"
+    assert b"loop_a.py: error: cannot read: Too many levels of symbolic links" in result.stderr
+    assert b"Traceback" not in result.stderr
+    assert CONV_FIXED in (tmp_path / "x.py" / "kernel.py").read_bytes(), "the rest of the run proceeds"
+
+
+def test_a_50_mb_file_is_skipped_quickly(tmp_path: Path) -> None:
+    line = b"TABLE.append((0.5, 'precision', 'pallas'))  # generated\n"
+    (tmp_path / "table.py").write_bytes(line * (50 * 2**20 // len(line) + 1))
+    (tmp_path / "kernel.py").write_text(CONV_KERNEL)
+    start = time.monotonic()
+    result = fix("--no-cache", ".", cwd=tmp_path)
+    assert time.monotonic() - start < 30
+    assert result.returncode == 1 and b"table.py: skipped: 50 MiB: larger than 16 MiB" in result.stderr
+
+
+@pytest.mark.parametrize("source, reason", [
+    ("x = " + "(" * 300 + "1" + ")" * 300 + "\n", b"cannot parse: too many nested parentheses"),
+    ("x = 1\x00\n", b"cannot parse"),
+])
+def test_unparsable_files_are_named_with_a_reason(tmp_path: Path, source: str, reason: bytes) -> None:
+    (tmp_path / "bad.py").write_text(CONV_KERNEL + source)
+    (tmp_path / "kernel.py").write_text(CONV_KERNEL)
+    result = fix("--write", ".", cwd=tmp_path)
+    assert result.returncode == 2 and b"bad.py: error: " + reason in result.stderr
+    assert b"Traceback" not in result.stderr
+    assert CONV_FIXED in (tmp_path / "kernel.py").read_bytes()
+
+
+def test_deep_nesting_next_to_a_fix(tmp_path: Path) -> None:
+    """1,500 terms: Python compiles it, so the fix is made and verified. 3,000: Python's own parser
+    gives up (so would `import`): a clear error, the file untouched."""
+    legal = "y = " + " + ".join(["x"] * 1500) + "\n"
+    (tmp_path / "deep.py").write_text(CONV_KERNEL + legal)
+    result = fix("--write", "deep.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "deep.py").read_text() == CONV_KERNEL.replace(CONV_PAIR.decode(), CONV_FIXED.decode()) + legal
+    absurd = "y = " + " + ".join(["x"] * 3000) + "\n"
+    (tmp_path / "absurd.py").write_text(CONV_KERNEL + absurd)
+    result = fix("--write", "absurd.py", cwd=tmp_path)
+    assert result.returncode == 2 and b"absurd.py: error: cannot parse: maximum recursion depth" in result.stderr
+    assert b"Traceback" not in result.stderr and (tmp_path / "absurd.py").read_text() == CONV_KERNEL + absurd
+
+
+def test_mixed_line_endings_and_form_feeds_survive_a_fix(tmp_path: Path) -> None:
+    lines = CONV_KERNEL.split("\n")
+    mixed = "".join(line + ("\r\n" if i % 2 else "\n") for i, line in enumerate(lines[:-1]))
+    mixed = mixed.replace("@jax.jit", "\f@jax.jit")
+    path = tmp_path / "mixed.py"
+    path.write_bytes(mixed.encode())
+    result = fix("--write", "mixed.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert path.read_bytes() == mixed.encode().replace(CONV_PAIR, CONV_FIXED)
+
+
+def test_read_only_file_needing_a_fix_is_an_error_and_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "locked.py"
+    path.write_text(CONV_KERNEL)
+    path.chmod(0o444)
+    (tmp_path / "kernel.py").write_text(CONV_KERNEL)
+    result = fix("--write", ".", cwd=tmp_path)
+    assert result.returncode == 2
+    assert b"locked.py: error: cannot write: the file is read-only" in result.stderr
+    assert path.read_text() == CONV_KERNEL and CONV_FIXED in (tmp_path / "kernel.py").read_bytes()
+
+
+def test_warnings_from_the_users_code_never_reach_stderr_bare(tmp_path: Path) -> None:
+    noisy = CONV_KERNEL + 'PATTERN = "\\d+"  # an invalid escape: SyntaxWarning when compiled\n'
+    (tmp_path / "noisy.py").write_text(noisy)
+    result = fix("--write", "--no-cache", "noisy.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert b"Warning" not in result.stderr and b"<unknown>" not in result.stderr, result.stderr
+
+
+# -- --write killed at any point: each file is the original or the whole rewrite --
+
+SLOW_WRITES = """
+import os, sys, time
+real_replace = os.replace
+def slow_replace(src, dst):
+    time.sleep(float(os.environ["SLOW_WRITE_SECONDS"]))
+    real_replace(src, dst)
+os.replace = slow_replace
+real_write = os.write
+sys.argv = ["jax-codemod", *sys.argv[1:]]
+import cli
+cli.main()
+"""
+
+
+def test_sigkill_during_write_leaves_every_file_whole(tmp_path: Path) -> None:
+    """50 runs of `--write` over 20 files, each killed after a random delay (most inside the write
+    phase, which a wrapper slows down): every file is always either the original or the rewrite, and
+    leftover temporary files are ignored by the next run, which finishes the job."""
+    project = tmp_path / "project"
+    project.mkdir()
+    originals = {f"k{i:02}.py": CONV_KERNEL.replace("conv_kernel", f"conv_kernel_{i}") for i in range(20)}
+    rewritten = {name: text.replace(CONV_PAIR.decode(), CONV_FIXED.decode()) for name, text in originals.items()}
+    wrapper = tmp_path / "slow_writes.py"
+    wrapper.write_text(SLOW_WRITES)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "SLOW_WRITE_SECONDS": "0.01", "JAX_CODEMOD_CACHE_DIR": str(tmp_path / "cache")}
+    rng = random.Random(20261130)
+    command = [sys.executable, str(wrapper), "--jax-version", TARGET, "--write", "--jobs", "1", str(project)]
+    # How long a whole run takes here, so the kill times spread over start-up, analysis and writing.
+    for name, text in originals.items():
+        (project / name).write_text(text)
+    start = time.monotonic()
+    subprocess.run(command, env=env, capture_output=True, timeout=120, check=True)
+    full = time.monotonic() - start
+    inside_write_phase = 0
+    for trial in range(50):
+        for name, text in originals.items():
+            (project / name).write_text(text)
+        proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.3 * full, full))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        states = set()
+        for name in originals:
+            text = (project / name).read_text()
+            assert text in (originals[name], rewritten[name]), f"trial {trial}: {name} is neither whole file"
+            states.add(text == rewritten[name])
+        inside_write_phase += len(states) == 2
+    assert inside_write_phase >= 10, f"only {inside_write_phase} kills landed between two writes"
+    leftovers = [p.name for p in project.iterdir() if p.name.endswith(".jax-codemod.tmp")]
+    result = subprocess.run([sys.executable, "-m", "codemods", "--jax-version", TARGET, "--write", str(project)],
+                            env=env, capture_output=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert all((project / name).read_text() == rewritten[name] for name in originals)
+    assert b"jax-codemod.tmp" not in result.stderr, "stale temporary files are not taken for sources"
+    print(f"{len(leftovers)} temporary files left by killed writes, ignored by the next run")
