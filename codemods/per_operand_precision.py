@@ -74,7 +74,7 @@ class PerOperandPrecision(JaxTransform):
                 continue
             op = OPS[name]
             arg = find_arg(call, op.precision_position, ("precision",))
-            if (arg is None and not has_double_star(call)) or not self.rejecting_backends(call, REJECTERS):
+            if (arg is None and not _may_carry_precision(call, op)) or not self.rejecting_backends(call, REJECTERS):
                 continue
             if name in PALLAS_DOT and self._pallas_dot_removed():
                 self.report(call, Kind.MANUAL, f"{display(name)} does not exist on jax "
@@ -82,7 +82,8 @@ class PerOperandPrecision(JaxTransform):
                             "or @ with one scalar precision; no precision fix written into it")
                 continue
             if arg is None:
-                self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs may carry a precision this kernel cannot "
+                spread = "**kwargs" if has_double_star(call) else "*args"
+                self.report(call, Kind.MANUAL, f"{display(name)}: {spread} may carry a precision this kernel cannot "
                             f"lower ({self._failure(op)})")
                 continue
             self._kernel_precisions.add(value_of(arg))
@@ -293,6 +294,12 @@ class PerOperandPrecision(JaxTransform):
                 return f"is a kernel parameter bound to `{one_line(self.module.segment(source))}`, not a literal"
             sources.append((source, literal))
         return sources
+
+
+def _may_carry_precision(call: ast.Call, op: Op) -> bool:
+    """`**kwargs` may pass precision=; `*args` may reach its position where it has one."""
+    return has_double_star(call) or (
+        op.precision_position is not None and any(isinstance(arg, ast.Starred) for arg in call.args))
 
 
 def _default_of(function: FunctionNode, param: ast.arg) -> Optional[ast.expr]:

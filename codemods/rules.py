@@ -8,6 +8,7 @@ which no file passes the byte test never loads more. Each rule names its transfo
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
@@ -26,16 +27,18 @@ class Rule:
     code: str  # e.g. "JAX001"
     name: str  # e.g. "per-operand-precision"
     description: str
-    # A file in which none of these byte strings occurs has nothing this rule rewrites or reports.
+    # A file in which none of these byte strings occurs, and no pattern matches, has nothing this
+    # rule rewrites or reports.
     words: tuple[bytes, ...]
     kernel_scoped: bool  # only rewrites inside Pallas kernel bodies (under --scope kernels)
     transform: str  # "module:Class" of the transform
+    patterns: tuple["re.Pattern[bytes]", ...] = ()
 
     def might_apply(self, raw: bytes, settings: Settings) -> bool:
         """The prefilter, on bytes: most files are ruled out here, before they are parsed."""
         if self.kernel_scoped and settings.scope is Scope.KERNELS and KERNEL_MARKER not in raw:
             return False
-        return any(word in raw for word in self.words)
+        return any(word in raw for word in self.words) or any(p.search(raw) for p in self.patterns)
 
     def load(self) -> type["JaxTransform"]:
         module, _, name = self.transform.partition(":")
@@ -75,17 +78,21 @@ def accepted_precisions(kind: str, version: Optional[Version]) -> frozenset[Leve
     return accepted
 
 
-# `**kwargs` may carry a precision or an accuracy hint without the word appearing: such calls in a
-# kernel get a [manual] note, so a file with `**` is never ruled out by the words alone.
+# `**kwargs` (and, where precision may be positional, `*args`) may carry a precision or an accuracy
+# hint without the word appearing: such calls in a kernel get a [manual] note, so a file that
+# unpacks arguments into a call (`f(x, *rest)`, `g(**options)`) is never ruled out by the words alone.
+_UNPACKED_ARGUMENT = rb"[(,](?:\s|#[^\n]*\n)*\*"
 PER_OPERAND_PRECISION = Rule(
     "JAX001", "per-operand-precision",
     "Collapse per-operand or unsupported precisions in Pallas TPU kernels to one scalar the lowering accepts.",
-    (b"recision", b"**"), True, "codemods.per_operand_precision:PerOperandPrecision",
+    (b"recision",), True, "codemods.per_operand_precision:PerOperandPrecision",
+    (re.compile(_UNPACKED_ARGUMENT + rb"{1,2}\s*[A-Za-z_(]"),),
 )
 ACCURACY_HINTS = Rule(
     "JAX002", "accuracy-hints",
     "Drop accuracy= hints Pallas Mosaic kernels reject; route rsqrt through a float32-accurate helper.",
-    (b"accuracy", b"**"), True, "codemods.accuracy_hints:AccuracyHints",
+    (b"accuracy",), True, "codemods.accuracy_hints:AccuracyHints",
+    (re.compile(_UNPACKED_ARGUMENT + rb"\*\s*[A-Za-z_(]"),),
 )
 BF16_LSTM = Rule(
     "JAX003", "bf16-lstm",

@@ -120,6 +120,23 @@ def test_kwargs_without_the_word_precision_still_gets_its_note() -> None:
     _assert_sound(source)
 
 
+@pytest.mark.parametrize("call", [
+    "lax.dot_general(x_ref[...], y_ref[...], DIMS, *rest)",
+    "lax.dot_general(x_ref[...], y_ref[...], DIMS,  # spread\n        *rest)",
+    "jnp.dot(x_ref[...], y_ref[...], **options)",
+    "lax.exp(x_ref[...], **options)",
+])
+def test_unpacked_arguments_without_the_words_still_get_their_note(call: str) -> None:
+    source = (HEADER.format(call=call).replace("  # the precision comes from the caller", "")
+              .replace("*args, **kwargs", "*rest, **options")).encode()
+    assert b"recision" not in source and b"accuracy" not in source
+    settings = Settings((0, 12, 0, 1))
+    acting = [rule for rule in registry.RULES if _acts(source, settings, rule)]
+    assert acting, "the analysis has something to say about this call"
+    assert all(rule not in _ruled_out(source, settings) for rule in acting)
+    _assert_sound(source)
+
+
 def test_byte_test_rules_out_files_without_a_kernel() -> None:
     """Under --scope kernels a file that never says "pallas" cannot hold a kernel; under --scope all it is read."""
     source = b"import jax.numpy as jnp\n\ndef f(x):\n    return jnp.dot(x, x, precision=('default', 'highest'))\n"

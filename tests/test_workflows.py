@@ -219,3 +219,34 @@ def test_interactive_review_asks_per_file(tmp_path: Path) -> None:
     code, output = run_in_terminal(["--jax-version", TARGET, "-i", "."], tmp_path, [b"a\n"])
     assert output.count(b"Apply this change to") == 1 and code == 0
     assert all(CONV_FIXED in (tmp_path / name).read_bytes() for name in ("b.py", "c.py", "d.py"))
+
+
+# -- 4. output formats through the CLI (the documents themselves: tests/test_formats.py) --
+
+
+@pytest.mark.parametrize("output", ["json", "sarif", "github"])
+def test_machine_formats_own_stdout_and_keep_the_exit_codes(tmp_path: Path, output: str) -> None:
+    import json
+
+    (tmp_path / "k.py").write_text(dot_kernel())
+    (tmp_path / "review.py").write_text(dot_kernel().replace(
+        "precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST)", "**options").replace(
+        "def kernel(x_ref, y_ref, o_ref):", "def kernel(x_ref, y_ref, o_ref, **options):"))
+    (tmp_path / "broken.py").write_text("def f(:\n    pass  # pallas precision\n")
+    result = fix("--output-format", output, ".", cwd=tmp_path)
+    assert result.returncode == 2, "a file that cannot be parsed still makes the run exit 2"
+    stdout = result.stdout.decode()
+    assert not any(line.startswith(("--- a/", "+++ b/", "@@ ")) for line in stdout.splitlines()), \
+        "no text diff mixed into a machine format (the json and sarif documents carry it inside)"
+    if output == "github":
+        lines = stdout.splitlines()
+        assert any(line.startswith("::notice file=k.py,line=8,") and "title=JAX001" in line for line in lines)
+        assert any(line.startswith("::warning file=review.py,") for line in lines)
+        assert any(line.startswith("::error file=broken.py") for line in lines)
+    else:
+        document = json.loads(stdout)
+        text = json.dumps(document)
+        assert "k.py" in text and "review.py" in text and "broken.py" in text
+    assert b"files scanned" in result.stderr, "the summary stays on stderr"
+    written = fix("--write", "--output-format", output, "k.py", cwd=tmp_path)
+    assert written.returncode == 0 and b"precision=lax.Precision.HIGHEST" in (tmp_path / "k.py").read_bytes()

@@ -48,6 +48,18 @@ def test_simulated_run_fails_on_a_wrong_reference(tmp_path):
     assert "FAIL: does not match the XLA reference" in done.stdout
 
 
+def test_a_skipped_row_is_not_a_pass_unless_allowed(tmp_path):
+    """A program the script cannot exercise (here: one that is neither a Mosaic GPU nor an LSTM
+    example) makes the run exit 3, and 0 only with --allow-skip."""
+    path = tmp_path / "tpu_only.py"
+    path.write_text((EXAMPLES / "tpu_matmul.py").read_text())
+    done = run_script("--simulate-on-cpu", str(EXAMPLES / "gpu_rms_norm.py"), str(path))
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "1 SKIPPED (not exercised)" in done.stdout and "not exercised here: tpu_only" in done.stderr
+    allowed = run_script("--simulate-on-cpu", "--allow-skip", str(EXAMPLES / "gpu_rms_norm.py"), str(path))
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+
+
 def test_without_a_gpu_it_says_so_and_exits_2():
     import jax
 
