@@ -62,6 +62,11 @@ class AccuracyHints(JaxTransform):
         # By the hint's position: in `f(g(x, accuracy=a), accuracy=b)` f's call comes first, a does.
         self.findings.sort(key=lambda finding: (finding.line, finding.column))
 
+    def matches(self, call: ast.Call) -> bool:
+        rejected = qualify("jax.lax", accuracy_rejected_anywhere(self.settings.jax_version))
+        return self._hinted_function(call, rejected) is not None and (
+            find_arg(call, None, ("accuracy",)) is not None or has_double_star(call))
+
     def _hinted_function(self, call: ast.Call, rejected: frozenset[str]) -> Optional[tuple[str, ast.expr]]:
         """The rejected lax function `call` applies, as `f(...)` or `functools.partial(f, ...)`."""
         name = self.module.callee(call, rejected)

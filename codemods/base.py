@@ -31,9 +31,12 @@ _SUPPRESSION = re.compile(r"jax-codemod:\s*ignore(?:\[([^\]]*)\])?")
 class FileAnalysis:
     """One module's analysis, computed once and shared by every transform that runs on it."""
 
-    def __init__(self, module: ModuleIndex, settings: Settings) -> None:
+    def __init__(self, module: ModuleIndex, settings: Settings,
+                 proven: Optional[dict[str, frozenset[int]]] = None) -> None:
         self.module = module
         self.settings = settings
+        # Lines a traceback proves to hold a failing call, by rule (`jax-codemod explain`).
+        self.proven = proven or {}
         self.plan = FixPlan()
         self.helpers = HelperInserter(module, self.plan, settings.helpers_module)
         self._kernels: Optional[KernelScope] = None
@@ -85,11 +88,21 @@ class JaxTransform(ABC):
     def target_kernel(self, node: ast.AST) -> Optional[FunctionNode]:
         return self.analysis.kernels.kernel_of(node)
 
+    def matches(self, call: ast.Call) -> bool:
+        """Whether `call` is one this rule rewrites or reports, wherever it sits."""
+        return False
+
+    def proven(self, call: ast.Call) -> bool:
+        """A traceback proved that this call fails in a kernel (`jax-codemod explain`)."""
+        lines = self.analysis.proven.get(self.RULE.code, frozenset())
+        return any(call.lineno <= line <= call.end_lineno for line in lines)
+
     def rejecting_backends(self, call: ast.Call, rejecters: Backends) -> Backends:
         """The backends among `rejecters` that the code at `call` may be lowered for: empty when
         the rule has nothing to do there. Outside kernels nothing rejects (XLA honours the code),
-        except with --scope all, where every rejecter counts."""
-        if self.settings.scope is Scope.ALL:
+        except with --scope all, where every rejecter counts, and where a traceback proved that
+        the call fails in a kernel static analysis cannot see."""
+        if self.settings.scope is Scope.ALL or self.proven(call):
             return rejecters
         return self.analysis.kernels.backends_of(call) & rejecters
 

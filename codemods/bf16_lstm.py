@@ -73,6 +73,9 @@ class Bf16Lstm(JaxTransform):
             elif self._binds_lstm(call):
                 self._plan_call(call, bound=True)
 
+    def matches(self, call: ast.Call) -> bool:
+        return self.module.callee(call, (LSTM,)) is not None or self._binds_lstm(call)
+
     def _plan_call(self, call: ast.Call, bound: bool) -> None:
         """`rnn.lstm(...)`, or with `bound` `functools.partial(rnn.lstm, ...)` (its arguments follow the callee)."""
         arg = find_arg(call, PRECISION_POSITION + bound, ("precision",))

@@ -100,6 +100,13 @@ class PerOperandPrecision(JaxTransform):
             self.report(uses[0], Kind.MANUAL, message.replace("{uses}", where))
         self.findings.sort(key=lambda finding: (finding.line, finding.column))
 
+    def matches(self, call: ast.Call) -> bool:
+        name = self.module.callee(call, OPS)
+        if name is None:
+            return False
+        op = OPS[name]
+        return find_arg(call, op.precision_position, ("precision",)) is not None or _may_carry_precision(call, op)
+
     def _pallas_dot_removed(self) -> bool:
         version = self.settings.jax_version
         return version is not None and version >= PALLAS_DOT_REMOVED_IN

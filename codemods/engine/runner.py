@@ -108,7 +108,8 @@ def _process_candidate(item: tuple[Path, bytes, Sequence[Rule], Settings]) -> Fi
     return process_source(*item)
 
 
-def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Settings) -> FileResult:
+def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Settings,
+                   proven: Optional[dict[str, frozenset[int]]] = None) -> FileResult:
     """prefilter -> parse -> transform -> verify for one file; nothing is written here.
 
     The cyclic garbage collector is paused meanwhile: an ast of a large module is a few hundred
@@ -116,11 +117,11 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
     if gc.isenabled():
         gc.disable()
         try:
-            return process_source(path, raw, rules, settings)
+            return process_source(path, raw, rules, settings, proven)
         finally:
             gc.enable()
     result = FileResult(str(path))
-    rules = rules_for(raw, rules, settings)
+    rules = list(rules) if proven else rules_for(raw, rules, settings)  # a traceback outranks the byte test
     if not rules:
         return result
     if len(raw) > MAX_SOURCE_BYTES:
@@ -133,7 +134,7 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
         result.error = str(error)
         return result
     result.parsed = True
-    analysis = FileAnalysis(module, settings)
+    analysis = FileAnalysis(module, settings, proven)
     for rule in rules:
         transform = rule.load()(analysis)
         try:
