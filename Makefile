@@ -44,3 +44,10 @@ test-oldest: $(VENV_OLDEST)/.test-installed
 .PHONY: gpu-wheels
 gpu-wheels:
 	PYTHON=$(PYTHON_NEWEST) tests/gpu/fetch_wheels.sh
+
+# Not part of `make test`: runs the installed tool over pinned JAX ecosystem packages (PyPI needed
+# once; cached in bench/.corpus/sweep/) and checks crashes, idempotence, compile() and structure.
+# Writes bench/SWEEP.md; exit 1 on a tool bug. bench/sweep.py --help for options.
+.PHONY: sweep
+sweep: $(VENV)/.test-installed
+	$(VENV)/bin/python bench/sweep.py

@@ -83,7 +83,7 @@ class PerOperandPrecision(JaxTransform):
                 continue
             if arg is None:
                 spread = "**kwargs" if has_double_star(call) else "*args"
-                self.report(call, Kind.MANUAL, f"{display(name)}: {spread} may carry a precision this kernel cannot "
+                self.report(call, Kind.MANUAL, f"{display(name)}: {spread} may carry a precision a Mosaic TPU kernel cannot "
                             f"lower ({self._failure(op)})")
                 continue
             self._kernel_precisions.add(value_of(arg))

@@ -124,11 +124,15 @@ def test_warnings_from_the_users_code_never_reach_stderr_bare(tmp_path: Path) ->
 SLOW_WRITES = """
 import os, sys, time
 real_replace = os.replace
+started = []
 def slow_replace(src, dst):
+    if not started:  # tell the test the write phase has begun
+        started.append(True)
+        sys.stdout.write("writing\\n")
+        sys.stdout.flush()
     time.sleep(float(os.environ["SLOW_WRITE_SECONDS"]))
     real_replace(src, dst)
 os.replace = slow_replace
-real_write = os.write
 sys.argv = ["jax-codemod", *sys.argv[1:]]
 import cli
 cli.main()
@@ -136,19 +140,21 @@ cli.main()
 
 
 def test_sigkill_during_write_leaves_every_file_whole(tmp_path: Path) -> None:
-    """50 runs of `--write` over 20 files, each killed after a random delay (most inside the write
-    phase, which a wrapper slows down): every file is always either the original or the rewrite, and
-    leftover temporary files are ignored by the next run, which finishes the job."""
+    """50 runs of `--write` over 20 files, each killed with SIGKILL: 10 at a random moment of the whole
+    run, 40 at a random moment of the write phase (a wrapper slows each write and says when the first
+    begins). Every file is always either the original or the rewrite; temporary files that a kill
+    leaves behind are ignored by the next run, which finishes the job."""
     project = tmp_path / "project"
     project.mkdir()
     originals = {f"k{i:02}.py": CONV_KERNEL.replace("conv_kernel", f"conv_kernel_{i}") for i in range(20)}
     rewritten = {name: text.replace(CONV_PAIR.decode(), CONV_FIXED.decode()) for name, text in originals.items()}
     wrapper = tmp_path / "slow_writes.py"
     wrapper.write_text(SLOW_WRITES)
-    env = {**os.environ, "PYTHONPATH": str(REPO), "SLOW_WRITE_SECONDS": "0.01", "JAX_CODEMOD_CACHE_DIR": str(tmp_path / "cache")}
+    slow = 0.02
+    env = {**os.environ, "PYTHONPATH": str(REPO), "SLOW_WRITE_SECONDS": str(slow),
+           "JAX_CODEMOD_CACHE_DIR": str(tmp_path / "cache")}
     rng = random.Random(20261130)
     command = [sys.executable, str(wrapper), "--jax-version", TARGET, "--write", "--jobs", "1", str(project)]
-    # How long a whole run takes here, so the kill times spread over start-up, analysis and writing.
     for name, text in originals.items():
         (project / name).write_text(text)
     start = time.monotonic()
@@ -158,8 +164,12 @@ def test_sigkill_during_write_leaves_every_file_whole(tmp_path: Path) -> None:
     for trial in range(50):
         for name, text in originals.items():
             (project / name).write_text(text)
-        proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.3 * full, full))
+        proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        if trial < 10:
+            time.sleep(rng.uniform(0, full))
+        else:
+            assert proc.stdout is not None and proc.stdout.readline() == b"writing\n"
+            time.sleep(rng.uniform(0, slow * len(originals)))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         states = set()
@@ -168,7 +178,7 @@ def test_sigkill_during_write_leaves_every_file_whole(tmp_path: Path) -> None:
             assert text in (originals[name], rewritten[name]), f"trial {trial}: {name} is neither whole file"
             states.add(text == rewritten[name])
         inside_write_phase += len(states) == 2
-    assert inside_write_phase >= 10, f"only {inside_write_phase} kills landed between two writes"
+    assert inside_write_phase >= 20, f"only {inside_write_phase} kills landed between two writes"
     leftovers = [p.name for p in project.iterdir() if p.name.endswith(".jax-codemod.tmp")]
     result = subprocess.run([sys.executable, "-m", "codemods", "--jax-version", TARGET, "--write", str(project)],
                             env=env, capture_output=True, timeout=120)
