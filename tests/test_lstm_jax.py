@@ -115,7 +115,23 @@ def run_helpers_module(program):
     return program.encode(normal(23, (2, 5, 8)), state, state, lstm_weights(24, 8, 8), LENGTHS)
 
 
+def run_entries(*entries: str, sizes: tuple[int, int], **extra):
+    """Call each `entry(x, h_0, c_0, weights, lengths, **extra)` of a program on bf16 inputs, for an
+    LSTM of (input size, hidden size) `sizes`."""
+    input_size, hidden_size = sizes
+
+    def run(program):
+        state = normal(25, (1, 2, hidden_size))
+        x, weights = normal(26, (2, 5, input_size)), lstm_weights(27, input_size, hidden_size)
+        outputs = tuple(getattr(program, entry)(x, state, state, weights, LENGTHS, **extra) for entry in entries)
+        return outputs if len(outputs) > 1 else outputs[0]
+    return run
+
+
 F32 = jnp.float32
+# Not run: goldens without a model to call (partial_aliased_import, already_float32_inputs, ...), and
+# config_update_explicit_none, whose jax.config.update(..., "fastest") jax 0.12 refuses at import.
+THREE_BF16 = (BF16, BF16, BF16)
 # fixture -> (how to run it, the dtypes its caller gets back: bf16 in, bf16 out)
 CASES: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "keyword_lax_precision_default": (run_keyword, (BF16, BF16)),
@@ -128,6 +144,15 @@ CASES: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "inside_jax_jit": (run_jit, ((BF16, BF16), (BF16, F32, F32))),
     "helpers_module_option": (run_helpers_module, (BF16, BF16, BF16)),
     "partial_keyword_precision_inside_jit": (run_keyword, (BF16, BF16)),  # jax.jit(partial(rnn.lstm, ...))
+    "no_numpy_import": (run_entries("encode", sizes=(8, 8)), THREE_BF16),
+    "unaliased_lstm_import": (run_entries("encode", sizes=(8, 8)), THREE_BF16),
+    "precision_constructor": (run_entries("forward", sizes=(8, 8)), THREE_BF16),
+    # the user's own lstm_float32 makes x float32: y follows x, the state stays bf16
+    "helper_name_taken": (run_entries("encode", sizes=(8, 8)), (F32, BF16, BF16)),
+    "config_bf16_precision_added_after_comments": (run_entries("encoder", "decoder", sizes=(8, 8)), (THREE_BF16,) * 2),
+    "strings_default_and_fastest": (run_entries("fast_path", "default_path", sizes=(16, 32)), (THREE_BF16,) * 2),
+    "per_operand_pairs": (run_entries("lstm_layer", sizes=(8, 8), hidden=8), THREE_BF16),
+    "comments_and_two_space_indent": (run_entries("lstm_block", sizes=(8, 8), hidden_size=8), THREE_BF16),
 }
 
 
