@@ -82,10 +82,13 @@ def accepted_precisions(kind: str, version: Optional[Version]) -> frozenset[Leve
 # hint without the word appearing: such calls in a kernel get a [manual] note, so a file that
 # unpacks arguments into a call (`f(x, *rest)`, `g(**options)`) is never ruled out by the words alone.
 _UNPACKED_ARGUMENT = rb"[(,](?:\s|#[^\n]*\n)*\*"
+# A precision may also sit positionally (`lax.dot_general(x, y, dims, "high")`) without the word:
+# files that name an op taking it there are analysed too.
 PER_OPERAND_PRECISION = Rule(
     "JAX001", "per-operand-precision",
     "Collapse per-operand or unsupported precisions in Pallas TPU kernels to one scalar the lowering accepts.",
-    (b"recision",), True, "codemods.per_operand_precision:PerOperandPrecision",
+    (b"recision", b"dot_general", b"conv", b"batch_matmul", b"dot"), True,
+    "codemods.per_operand_precision:PerOperandPrecision",
     (re.compile(_UNPACKED_ARGUMENT + rb"{1,2}\s*[A-Za-z_(]"),),
 )
 ACCURACY_HINTS = Rule(

@@ -702,22 +702,13 @@ def generate_kernel(seed: int, plain_layout: bool = False) -> KernelModule:
 
 # Open bugs the fuzzers found; each has a minimal reproducer at the end of this file.
 KNOWN_BUGS = {
-    "crlf": "tool bug (test_bug_crlf_inside_a_rewritten_call): LF line breaks inside calls libcst re-prints in CRLF files",
-    "formfeed-parse": "tool bug (test_bug_form_feed_before_a_nested_block): libcst cannot parse a form feed before "
-                      "a nested block: internal error, fix refused",
     "formfeed-indent": "tool bug (test_bug_form_feed_on_the_first_indented_line): libcst takes a form feed for the "
                        "module's indentation when a fix adds an import: internal error, fix refused",
     "formfeed-changed": "tool bug (test_bug_form_feeds_changed_when_an_import_changes): form feeds at line starts far "
                         "from any edit dropped or duplicated when a fix adds or removes an import",
-    "comment-above-import": "tool bug (test_bug_comment_above_a_removed_import): removing an import a fix left unused "
-                            "deletes the comment lines above it",
-    "prefilter": "tool bug (test_bug_positional_string_precision_passes_the_prefilter): a precision passed "
-                 "positionally as a string, in a file that never says 'precision', is never analysed",
 }
 # Seeds of KERNEL_SEEDS that fail because of them (the first failure each one hits).
 KNOWN_FAILING_SEEDS = {
-    **dict.fromkeys([8, 18, 46, 49, 54, 67, 73, 88, 101, 113, 143, 162, 164], "crlf"),
-    **dict.fromkeys([39, 41, 45, 53, 111, 114, 118, 120, 135, 139, 181], "formfeed-parse"),
     **dict.fromkeys([29, 72, 108], "formfeed-changed"),
 }
 KERNEL_SEEDS = [
@@ -805,10 +796,10 @@ def _compiles(source: str) -> bool:
 
 
 def without_known_bug_triggers(source: str) -> str:
-    """Part 1 keeps clear of what triggers the open bugs of KNOWN_BUGS (CR line endings, form feeds),
-    so that it goes on finding new ones; part 2 and the regression tests below cover those. Drop
-    this once they are fixed."""
-    return source.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "")
+    """Part 1 keeps clear of what triggers the open bugs of KNOWN_BUGS (form feeds where libcst
+    re-prints a module), so that it goes on finding new ones; part 2 and the tests below cover them.
+    Drop this once they are fixed."""
+    return source.replace("\f", "")
 
 
 def splice(host: str, piece: str, where: int) -> str:
@@ -905,14 +896,14 @@ def test_generated_tpu_kernel_lowers(seed: int) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Bugs the fuzzers found, as minimal reproducers (xfail until fixed; then drop the mark, the seeds
-# in KNOWN_FAILING_SEEDS and without_known_bug_triggers)
+# Bugs the fuzzers found, as minimal reproducers: regression tests once fixed; the open ones are
+# strict xfails (when one is fixed, drop its mark, its seeds in KNOWN_FAILING_SEEDS and, for the
+# last form-feed one, without_known_bug_triggers)
 # ---------------------------------------------------------------------------------------------
 
 JAX_0_12 = Settings(jax_version=(0, 12, 0, 1))
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["crlf"])
 def test_bug_crlf_inside_a_rewritten_call() -> None:
     raw = (b"from jax import lax\r\nfrom jax.experimental import pallas as pl\r\n\r\n\r\n"
            b"def kernel(x_ref, o_ref):\r\n    o_ref[...] = lax.exp(\r\n        x_ref[...],\r\n"
@@ -922,7 +913,6 @@ def test_bug_crlf_inside_a_rewritten_call() -> None:
     assert b"\n" not in result.new_source.replace(b"\r\n", b""), result.new_source  # today: b"lax.exp(\n ..."
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["formfeed-parse"])
 def test_bug_form_feed_before_a_nested_block() -> None:
     raw = (b"from jax import lax\nfrom jax.experimental import pallas as pl\n\n\n"
            b"def kernel(x_ref, o_ref):\n\f    for i in range(2):\n"
@@ -959,7 +949,6 @@ def test_bug_form_feeds_changed_when_an_import_changes() -> None:
         assert result.new_source.count(b"\f") == raw.count(b"\f"), result.new_source
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["comment-above-import"])
 def test_bug_comment_above_a_removed_import() -> None:
     raw = (b"import jax\n# accuracy modes for the kernels below\nfrom jax.lax import AccuracyMode\nfrom jax import lax\n"
            b"from jax.experimental import pallas as pl\n\n\n"
@@ -970,7 +959,6 @@ def test_bug_comment_above_a_removed_import() -> None:
     check_confined(raw.decode(), result.after)  # today: the comment goes with the import
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["prefilter"])
 def test_bug_positional_string_precision_passes_the_prefilter() -> None:
     # Mosaic TPU on jax 0.10.2 raises "Unsupported dot precision: HIGH" for this kernel (checked with
     # jax_support.lowering_error); with a comment saying "precision" anywhere in the file the tool fixes it.

@@ -18,13 +18,15 @@ def _rewrite_call(change: Callable[[cst.Call], cst.BaseExpression]) -> Callable[
         call = cst.parse_expression(code)
         if not isinstance(call, cst.Call):
             raise ValueError(f"expected a call, got: {code[:80]!r}")
-        return _code(change(call))
+        # Line breaks libcst prints anew take the call's own (a CRLF file stays CRLF).
+        newline = next((n for n in ("\r\n", "\n", "\r") if n in code), "\n")
+        return _code(change(call), newline)
 
     return apply
 
 
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
+def _code(node: cst.CSTNode, newline: str = "\n") -> str:
+    return cst.Module([], default_newline=newline).code_for_node(node)
 
 
 def drop_argument(index: int) -> Callable[[str], str]:

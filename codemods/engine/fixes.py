@@ -12,6 +12,7 @@ are handled by libcst's own import visitors, on the whole module, only when ther
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -95,18 +96,25 @@ def _render(text: str, node: _Node) -> str:
 
 
 def finish_imports(code: str, plan: FixPlan, path: str) -> str:
-    """Add the imports the fix needs and drop the ones it left unused, with libcst's visitors.
+    """Add the imports the fix needs and drop the ones it left unused.
 
-    Most fixes need neither (the helpers' imports are usually there, and a dropped hint's module is
-    usually still used), and then libcst.codemod, slow to import, is never loaded."""
+    An unused import that is a statement of its own (`from jax.lax import AccuracyMode`) is removed
+    as a line, comments around it kept; anything else goes to libcst's own visitors, on the whole
+    module, and only then is libcst.codemod (slow to import) loaded. Most fixes need neither."""
     unused = [spec for spec, name in plan.maybe_unused_imports.items() if name not in _names_used(code)]
+    code, unused = _remove_whole_import_lines(code, unused)
     if not plan.imports_to_add and not unused:
         return code
     import libcst as cst
     from libcst.codemod import CodemodContext
     from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
-    module = cst.parse_module(code)
+    try:
+        module = cst.parse_module(code)
+    except cst.ParserSyntaxError:
+        if plan.imports_to_add:
+            raise
+        return code  # libcst cannot read this file: an unused import stays, nothing is lost
     context = CodemodContext(filename=path)
     for spec in plan.imports_to_add:
         AddImportsVisitor.add_needed_import(context, *spec)
@@ -117,6 +125,50 @@ def finish_imports(code: str, plan: FixPlan, path: str) -> str:
     if unused:
         module = RemoveImportsVisitor(context).transform_module(module)
     return module.code
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _remove_whole_import_lines(code: str, unused: list[ImportSpec]) -> tuple[str, list[ImportSpec]]:
+    """Remove each unused import that is alone on its lines and imports one name; the others are
+    returned for libcst."""
+    if not unused:
+        return code, unused
+    tree = ast.parse(code)
+    starts = [0] + [match.end() for match in _LINE_END.finditer(code)]
+    spans: list[tuple[int, int]] = []
+    rest: list[ImportSpec] = []
+    statements = [s for s in ast.walk(tree) if isinstance(s, (ast.Import, ast.ImportFrom))]
+    for spec in unused:
+        module, obj, asname = spec
+        match = next((s for s in statements if len(s.names) == 1 and _spec_of(s) == spec), None)
+        alone = match is not None and _alone_on_its_lines(code, starts, match)
+        if alone:
+            spans.append((starts[match.lineno - 1], starts[match.end_lineno] if match.end_lineno < len(starts) else len(code)))
+        else:
+            rest.append(spec)
+    for start, end in sorted(spans, reverse=True):
+        code = code[:start] + code[end:]
+    return code, rest
+
+
+def _spec_of(statement: ast.AST) -> ImportSpec:
+    alias = statement.names[0]  # type: ignore[attr-defined]
+    if isinstance(statement, ast.Import):
+        return (alias.name, None, alias.asname)
+    return ("." * statement.level + (statement.module or ""), alias.name, alias.asname)  # type: ignore[attr-defined]
+
+
+def _alone_on_its_lines(code: str, starts: list[int], statement: ast.stmt) -> bool:
+    """Nothing but the statement (and a trailing comment) on its lines: `import a; b = 1` is not."""
+    first = code[starts[statement.lineno - 1]:].split("\n", 1)[0]
+    if first[: statement.col_offset].strip():
+        return False
+    end_line_start = starts[statement.end_lineno - 1]
+    last = _LINE_END.split(code[end_line_start:], 1)[0]
+    after = last.encode()[statement.end_col_offset:].decode(errors="replace").strip()
+    return after == "" or after.startswith("#")
 
 
 def _names_used(code: str) -> set[str]:

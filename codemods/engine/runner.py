@@ -175,17 +175,33 @@ def _internal_error(result: FileResult, message: str) -> FileResult:
 
 
 def _verify(code: str, original: str, path: Path) -> Optional[str]:
-    """Why the rewritten code does not parse (libcst, and compile() where this Python knows the syntax)."""
+    """Why the rewritten code does not parse: compile() must take it, and libcst too, unless libcst
+    already could not read the original (its tokenizer rejects some legal files, such as a form feed
+    before a nested block: there compile() alone decides)."""
     import libcst as cst  # only files with a fix get here
 
     try:
-        cst.parse_module(code)
         with warnings.catch_warnings():  # the user's own code may warn (invalid escapes): not ours to say
             warnings.simplefilter("ignore")
             compile(code, str(path), "exec", dont_inherit=True)
+        try:
+            cst.parse_module(code)
+        except cst.ParserSyntaxError:
+            if _libcst_parses(original):
+                raise
     except (cst.ParserSyntaxError, SyntaxError, ValueError, RecursionError, MemoryError) as error:
         return f"{type(error).__name__}: {error}" if isinstance(error, (RecursionError, MemoryError)) else str(error)
     return None
+
+
+def _libcst_parses(code: str) -> bool:
+    import libcst as cst
+
+    try:
+        cst.parse_module(code)
+    except (cst.ParserSyntaxError, RecursionError):
+        return False
+    return True
 
 
 def write(result: FileResult) -> None:
