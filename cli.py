@@ -126,7 +126,7 @@ def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, d
 
     parsed_shard = discovery.Shard.parse(shard) if shard else None
     patterns = [*config.exclude, *config.extend_exclude, *exclude]
-    excluded = lambda path: config.matches(path, patterns)  # noqa: E731
+    excluded = config.matcher(patterns)
     if diff_base:
         files = discovery.discover(discovery.changed_since(diff_base, paths), excluded, force_exclude=True)
     else:

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -60,23 +61,39 @@ class Config:
         """Where relative patterns are anchored: the config's folder, else the current one."""
         return self.path.parent if self.path else Path.cwd()
 
-    def matches(self, path: Path, patterns: Sequence[str]) -> bool:
-        """Whether `path` (a file or folder) matches one of the globs, by its name or by its path
-        relative to the project root, as Ruff matches `exclude`."""
-        return _matches(path, patterns, self.root)
+    def matcher(self, patterns: Sequence[str]) -> Callable[[Path], bool]:
+        """A test of whether a path (file or folder) matches one of the globs, by its name or by its
+        path relative to the project root, as Ruff matches `exclude`. Built once: discovery asks it
+        of every file and folder of the tree."""
+        return _Matcher(patterns, self.root)
 
     def ignored_rules(self, path: Path) -> frozenset[str]:
         return frozenset(code for pattern, codes in self.per_file_ignores
-                         if _matches(path, [pattern], self.root) for code in codes)
+                         if _Matcher([pattern], self.root)(path) for code in codes)
 
 
-def _matches(path: Path, patterns: Iterable[str], root: Path) -> bool:
-    try:
-        relative = Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
-    except ValueError:
-        relative = path.as_posix()
-    return any(fnmatch.fnmatchcase(path.name, p) or fnmatch.fnmatchcase(relative, p)
-               or fnmatch.fnmatchcase(relative, p.rstrip("/") + "/*") for p in patterns)
+class _Matcher:
+    def __init__(self, patterns: Sequence[str], root: Path) -> None:
+        literal = {p for p in patterns if not any(c in p for c in "*?[") and "/" not in p}
+        globs = [p.rstrip("/") for p in patterns if p not in literal]
+        self._names = frozenset(literal)
+        self._glob = re.compile("|".join(fnmatch.translate(p) for p in globs)) if globs else None
+        self._under = re.compile("|".join(fnmatch.translate(p + "/*") for p in globs)) if globs else None
+        self._root = os.path.abspath(root) + os.sep
+
+    def __call__(self, path: Path) -> bool:
+        text = os.fspath(path)
+        name = os.path.basename(text)
+        if name in self._names:
+            return True
+        absolute = os.path.abspath(text)
+        inside = absolute.startswith(self._root)
+        relative = (absolute[len(self._root):] if inside else text).replace(os.sep, "/")
+        if inside and self._names and not self._names.isdisjoint(relative.split("/")):
+            return True  # a file under an excluded folder of the project, named explicitly
+        if self._glob is None or self._under is None:
+            return False
+        return bool(self._glob.match(name) or self._glob.match(relative) or self._under.match(relative))
 
 
 def find(paths: Sequence[Path]) -> Optional[Path]:

@@ -32,13 +32,15 @@ class Rule:
     words: tuple[bytes, ...]
     kernel_scoped: bool  # only rewrites inside Pallas kernel bodies (under --scope kernels)
     transform: str  # "module:Class" of the transform
-    patterns: tuple["re.Pattern[bytes]", ...] = ()
+    # (a byte string any match contains, the pattern): the substring test is ten times faster.
+    patterns: tuple[tuple[bytes, "re.Pattern[bytes]"], ...] = ()
 
     def might_apply(self, raw: bytes, settings: Settings) -> bool:
         """The prefilter, on bytes: most files are ruled out here, before they are parsed."""
         if self.kernel_scoped and settings.scope is Scope.KERNELS and KERNEL_MARKER not in raw:
             return False
-        return any(word in raw for word in self.words) or any(p.search(raw) for p in self.patterns)
+        return any(word in raw for word in self.words) or any(
+            needle in raw and pattern.search(raw) for needle, pattern in self.patterns)
 
     def load(self) -> type["JaxTransform"]:
         module, _, name = self.transform.partition(":")
@@ -89,13 +91,13 @@ PER_OPERAND_PRECISION = Rule(
     "Collapse per-operand or unsupported precisions in Pallas TPU kernels to one scalar the lowering accepts.",
     (b"recision", b"dot_general", b"conv", b"batch_matmul", b"dot"), True,
     "codemods.per_operand_precision:PerOperandPrecision",
-    (re.compile(_UNPACKED_ARGUMENT + rb"{1,2}\s*[A-Za-z_(]"),),
+    ((b"*", re.compile(_UNPACKED_ARGUMENT + rb"{1,2}\s*[A-Za-z_(]")),),
 )
 ACCURACY_HINTS = Rule(
     "JAX002", "accuracy-hints",
     "Drop accuracy= hints Pallas Mosaic kernels reject; route rsqrt through a float32-accurate helper.",
     (b"accuracy",), True, "codemods.accuracy_hints:AccuracyHints",
-    (re.compile(_UNPACKED_ARGUMENT + rb"\*\s*[A-Za-z_(]"),),
+    ((b"**", re.compile(_UNPACKED_ARGUMENT + rb"\*\s*[A-Za-z_(]")),),
 )
 BF16_LSTM = Rule(
     "JAX003", "bf16-lstm",
