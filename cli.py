@@ -278,7 +278,7 @@ def explain(
                                        {code: frozenset(lines) for code, lines in proven.items()})
         for code, lines in proven.items():
             for line in sorted(lines):
-                message = next(p.error.message for p in placed.values() if (p.error.rule, p.path, p.line) == (code, path, line))
+                message = placed[(code, path, line)].error.message
                 sys.stderr.write(f"{path}:{line}: {code}: the traceback's `{message}` comes from this call\n")
         sys.stderr.write(render_findings([result]))
         if result.error:

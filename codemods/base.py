@@ -17,8 +17,8 @@ from typing import Callable, ClassVar, Optional
 
 from codemods.analysis.kernel_scope import Backends, KernelScope, find_kernels
 from codemods.analysis.module import FunctionNode, ModuleIndex
-from codemods.analysis.module_helpers import Helper, HelperInserter, import_spec
-from codemods.engine.fixes import Edit, FixPlan
+from codemods.analysis.module_helpers import Helper, HelperInserter
+from codemods.engine.fixes import Edit, FixPlan, import_spec
 from codemods.engine.report import Finding, Kind
 from codemods.rules import Rule
 from codemods.settings import Scope, Settings

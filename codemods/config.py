@@ -19,6 +19,7 @@ silently fall back to defaults.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 import sys
@@ -68,8 +69,12 @@ class Config:
         return _Matcher(patterns, self.root)
 
     def ignored_rules(self, path: Path) -> frozenset[str]:
-        return frozenset(code for pattern, codes in self.per_file_ignores
-                         if _Matcher([pattern], self.root)(path) for code in codes)
+        """The rule codes `per-file-ignores` switches off for `path` (asked of every file)."""
+        return frozenset(code for matches, codes in self._per_file_matchers if matches(path) for code in codes)
+
+    @functools.cached_property
+    def _per_file_matchers(self) -> list[tuple["_Matcher", tuple[str, ...]]]:
+        return [(_Matcher([pattern], self.root), codes) for pattern, codes in self.per_file_ignores]
 
 
 class _Matcher:
@@ -96,8 +101,9 @@ class _Matcher:
         return bool(self._glob.match(name) or self._glob.match(relative) or self._under.match(relative))
 
 
-def find(paths: Sequence[Path]) -> Optional[Path]:
-    """The nearest pyproject.toml with a [tool.jax-codemod] table, from the first path upwards."""
+def find(paths: Sequence[Path]) -> Optional[tuple[Path, object]]:
+    """The nearest pyproject.toml with a [tool.jax-codemod] table, from the first path upwards, and
+    that table (the file is read once)."""
     start = Path(os.path.abspath(paths[0] if paths else Path.cwd()))
     for folder in [start, *start.parents] if start.is_dir() else list(start.parents):
         candidate = folder / "pyproject.toml"
@@ -107,7 +113,7 @@ def find(paths: Sequence[Path]) -> Optional[Path]:
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
                 raise ConfigError(f"{candidate}: cannot read: {error}") from None
             if SECTION in data.get("tool", {}):
-                return candidate
+                return candidate, data["tool"][SECTION]
     return None
 
 
@@ -115,10 +121,11 @@ KEYS = ("select", "ignore", "scope", "jax-version", "precision-policy", "helpers
         "extend-exclude", "per-file-ignores")
 
 
-def load(path: Optional[Path], rules: Sequence[Rule]) -> Config:
-    if path is None:
+def load(found: Optional[tuple[Path, object]], rules: Sequence[Rule]) -> Config:
+    """The Config of a `find` result (defaults when there is none)."""
+    if found is None:
         return Config()
-    data = tomllib.loads(path.read_text(encoding="utf-8"))["tool"][SECTION]
+    path, data = found
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: `tool.{SECTION}` must be a table")
     unknown = sorted(set(data) - set(KEYS))

@@ -202,19 +202,19 @@ class PerOperandPrecision(JaxTransform):
         function = self.module.parent[self.module.parent[param]]
         if isinstance(function, ast.Lambda):
             raise _Unknown("it is a lambda's parameter")
-        values = [] if _default_of(function, param) is None else [_default_of(function, param)]
-        values += [k.value for binding in self.analysis.kernels.partial_bindings.get(function, ())
-                   for k in binding.keywords if k.arg == param.arg]
+        values = self._bound_values(function, param)
         scope = self.module.scope_of_definition(function)
         binding = next((b for b in (scope.bindings.get(function.name, ()) if scope else ()) if b.node is function), None)
         references = binding.references if binding is not None else []
         if not references and not values:
             raise _Unknown(f"`{param.arg}` is a parameter of `{function.name}`, whose callers are outside this module")
         positional = [*function.args.posonlyargs, *function.args.args]
+        partial_callees = {binding.args[0] for bindings in self.analysis.kernels.partial_bindings.values()
+                           for binding in bindings if binding.args}
         for reference in references:
             call = self.module.parent.get(reference)
             if not (isinstance(call, ast.Call) and call.func is reference):
-                if reference not in self._partial_callees():
+                if reference not in partial_callees:
                     raise _Unknown(f"`{function.name}` is passed around, so not every call of it is in view")
                 continue
             if has_star(call):
@@ -227,9 +227,12 @@ class PerOperandPrecision(JaxTransform):
                 raise _Unknown(f"a call of `{function.name}` leaves `{param.arg}` out")
         return values
 
-    def _partial_callees(self) -> set[ast.AST]:
-        return {binding.args[0] for bindings in self.analysis.kernels.partial_bindings.values()
-                for binding in bindings if binding.args}
+    def _bound_values(self, function: FunctionNode, param: ast.arg) -> list[ast.expr]:
+        """What the module itself binds a parameter to: functools.partial(function, name=...) and its default."""
+        values = [keyword.value for binding in self.analysis.kernels.partial_bindings.get(function, ())
+                  for keyword in binding.keywords if keyword.arg == param.arg]
+        default = _default_of(function, param)
+        return values if default is None else [*values, default]
 
     def _schedule(self, source: ast.expr, literal: PrecisionLiteral, name: str, op: Op, call: ast.Call) -> None:
         level = self._target_level(op.kind, literal)
@@ -284,12 +287,7 @@ class PerOperandPrecision(JaxTransform):
 
     def _parameter_sources(self, param: ast.arg, kernel: FunctionNode) -> Sources:
         """A kernel parameter: the values bound by functools.partial(kernel, ...) and its default."""
-        name = param.arg
-        values = [keyword.value for binding in self.analysis.kernels.partial_bindings.get(kernel, ())
-                  for keyword in binding.keywords if keyword.arg == name]
-        default = _default_of(kernel, param)
-        if default is not None:
-            values.append(default)
+        values = self._bound_values(kernel, param)
         if not values:
             return "is a kernel parameter whose value is not bound in this module"
         sources: list[tuple[ast.expr, PrecisionLiteral]] = []

@@ -26,7 +26,7 @@ from codemods.analysis.names import canonical
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_NEWLINE = re.compile(r"\r\n|\r|\n")
+NEWLINE = re.compile(r"\r\n|\r|\n")  # the line ends Python reads (not str.splitlines' \f, \x1c, ...)
 
 
 @dataclass(eq=False)
@@ -88,7 +88,7 @@ class ModuleIndex:
     def __init__(self, text: str, tree: ast.Module) -> None:
         self.text = text
         self.tree = tree
-        self._line_starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]
+        self._line_starts = [0] + [match.end() for match in NEWLINE.finditer(text)]
         self.parent: dict[ast.AST, ast.AST] = {}
         self.calls: list[ast.Call] = []  # every call, in source order (outer before inner)
         self.scope_of: dict[ast.AST, Scope] = {}  # for each Name and Attribute: where it is looked up
@@ -323,11 +323,6 @@ class ModuleIndex:
     def scope_of_definition(self, function: FunctionNode) -> Optional[Scope]:
         """The scope a def binds its name in."""
         return self._definition_scope.get(function)
-
-    def statement_of(self, node: ast.AST) -> ast.AST:
-        while not isinstance(node, ast.stmt) and node in self.parent:
-            node = self.parent[node]
-        return node
 
 
 def _bind_own_name(node: ast.AST, scope: Scope) -> None:

@@ -13,13 +13,12 @@ import ast
 import builtins
 import dataclasses
 import functools
-import re
 from dataclasses import dataclass
 from importlib import resources
 from typing import Iterator, Optional
 
-from codemods.analysis.module import ModuleIndex, Scope
-from codemods.engine.fixes import Edit, FixPlan, ImportSpec
+from codemods.analysis.module import NEWLINE, ModuleIndex, Scope
+from codemods.engine.fixes import Edit, FixPlan, ImportSpec, import_spec
 
 # An import a helper's body uses: (module, obj or None, asname or None), as AddImportsVisitor takes it.
 Need = ImportSpec
@@ -37,7 +36,6 @@ class Helper:
 
 _SOURCE_INDENT = "    "
 REFERENCE_SOURCE = "helpers_source.py"  # in the codemods package; users copy it for --helpers-module
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 @functools.lru_cache(maxsize=None)
@@ -61,20 +59,11 @@ def _escape(code: str) -> str:
 
 
 def _imports(statement: ast.stmt) -> Iterator[tuple[str, Need]]:
-    """(the name bound, the need) for each import in `statement`."""
-    if isinstance(statement, ast.Import):
+    """(the name bound, the need) for each absolute import in `statement`."""
+    if isinstance(statement, ast.Import) or (isinstance(statement, ast.ImportFrom) and not statement.level):
         for alias in statement.names:
-            yield alias.asname or alias.name.split(".")[0], (alias.name, None, alias.asname)
-    elif isinstance(statement, ast.ImportFrom) and not statement.level:
-        for alias in statement.names:
-            yield alias.asname or alias.name, (statement.module or "", alias.name, alias.asname)
-
-
-def import_spec(statement: ast.AST, alias: ast.alias) -> Need:
-    if isinstance(statement, ast.Import):
-        return (alias.name, None, alias.asname)
-    assert isinstance(statement, ast.ImportFrom)
-    return (statement.module or "", alias.name, alias.asname)
+            need = import_spec(statement, alias)
+            yield _bound(need), need
 
 
 def _target(need: Need) -> str:
@@ -98,10 +87,14 @@ class HelperInserter:
         self.plan = plan
         self.helpers_module = helpers_module
         self.scope: Scope = module.module_scope
-        self.indent = _default_indent(module)
         self._names: dict[Helper, str] = {}
         self._definitions: list[str] = []
         self._edit: Optional[Edit] = None
+
+    @functools.cached_property
+    def indent(self) -> str:
+        """The module's indentation, found only when a helper is inserted (most files insert none)."""
+        return _default_indent(self.module)
 
     def use(self, helper: Helper) -> str:
         """The name to call the helper by in this module; schedules its definition or import once."""
@@ -160,7 +153,7 @@ class HelperInserter:
         function = nodes[0]
         start = self.module.line_start(function.lineno)
         end = self.module.offset(function.end_lineno, function.end_col_offset)
-        code = _NEWLINE.sub("\n", self.module.text[start:end])
+        code = NEWLINE.sub("\n", self.module.text[start:end])
         return code.strip() == helper.code(name).strip()
 
     def _imported_from(self, name: str, module: Optional[str]) -> bool:
@@ -262,5 +255,5 @@ def _default_indent(module: ModuleIndex) -> str:
 
 
 def _first_newline(text: str) -> str:
-    match = _NEWLINE.search(text)
+    match = NEWLINE.search(text)
     return match.group() if match else "\n"

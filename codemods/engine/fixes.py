@@ -12,12 +12,21 @@ are handled by libcst's own import visitors, on the whole module, only when ther
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from codemods.analysis.module import NEWLINE
+
 # An import as libcst's AddImportsVisitor/RemoveImportsVisitor name it: (module, obj or None, asname or None).
 ImportSpec = tuple[str, Optional[str], Optional[str]]
+
+
+def import_spec(statement: ast.AST, alias: ast.alias) -> ImportSpec:
+    """How libcst's import visitors name the import of `alias` in `statement`."""
+    if isinstance(statement, ast.Import):
+        return (alias.name, None, alias.asname)
+    assert isinstance(statement, ast.ImportFrom)
+    return ("." * statement.level + (statement.module or ""), alias.name, alias.asname)
 
 
 class OverlappingEdits(Exception):
@@ -29,10 +38,6 @@ class Edit:
     start: int
     end: int  # == start: an insertion
     change: Callable[[str], str]  # the span's text (inner edits applied) -> its replacement
-
-    @property
-    def is_insertion(self) -> bool:
-        return self.start == self.end
 
 
 @dataclass
@@ -127,22 +132,19 @@ def finish_imports(code: str, plan: FixPlan, path: str) -> str:
     return module.code
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
-
-
 def _remove_whole_import_lines(code: str, unused: list[ImportSpec]) -> tuple[str, list[ImportSpec]]:
     """Remove each unused import that is alone on its lines and imports one name; the others are
     returned for libcst."""
     if not unused:
         return code, unused
     tree = ast.parse(code)
-    starts = [0] + [match.end() for match in _LINE_END.finditer(code)]
+    starts = [0] + [match.end() for match in NEWLINE.finditer(code)]
     spans: list[tuple[int, int]] = []
     rest: list[ImportSpec] = []
     statements = [s for s in ast.walk(tree) if isinstance(s, (ast.Import, ast.ImportFrom))]
     for spec in unused:
         module, obj, asname = spec
-        match = next((s for s in statements if len(s.names) == 1 and _spec_of(s) == spec), None)
+        match = next((s for s in statements if len(s.names) == 1 and import_spec(s, s.names[0]) == spec), None)
         alone = match is not None and _alone_on_its_lines(code, starts, match)
         if alone:
             spans.append((starts[match.lineno - 1], starts[match.end_lineno] if match.end_lineno < len(starts) else len(code)))
@@ -153,20 +155,13 @@ def _remove_whole_import_lines(code: str, unused: list[ImportSpec]) -> tuple[str
     return code, rest
 
 
-def _spec_of(statement: ast.AST) -> ImportSpec:
-    alias = statement.names[0]  # type: ignore[attr-defined]
-    if isinstance(statement, ast.Import):
-        return (alias.name, None, alias.asname)
-    return ("." * statement.level + (statement.module or ""), alias.name, alias.asname)  # type: ignore[attr-defined]
-
-
 def _alone_on_its_lines(code: str, starts: list[int], statement: ast.stmt) -> bool:
     """Nothing but the statement (and a trailing comment) on its lines: `import a; b = 1` is not."""
     first = code[starts[statement.lineno - 1]:].split("\n", 1)[0]
     if first[: statement.col_offset].strip():
         return False
     end_line_start = starts[statement.end_lineno - 1]
-    last = _LINE_END.split(code[end_line_start:], 1)[0]
+    last = NEWLINE.split(code[end_line_start:], 1)[0]
     after = last.encode()[statement.end_col_offset:].decode(errors="replace").strip()
     return after == "" or after.startswith("#")
 
