@@ -1,3 +1,3 @@
-from cli import main
+from codemods.cli import main
 
 main()

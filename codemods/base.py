@@ -1,47 +1,44 @@
-"""What every transform shares: the file's one analysis, kernel scope, planned edits and findings.
+"""What every transform shares: the file's one analysis, kernel scope, and planning fixes.
 
 A transform reads the module through the stdlib-`ast` analysis (`ModuleIndex`: qualified names,
-scopes, kernel bodies) and plans: it reports findings and schedules edits over source spans. The
-engine applies the edits of every transform at once (codemods/engine/fixes.py) and verifies them.
-Nothing here imports libcst: most files plan no edit, and then libcst is never loaded.
+scopes, kernel bodies) and reports findings, each with the fix it plans (`FixPlan`: edits over
+source spans, helpers, imports). The engine decides which fixes to apply, applies them together
+(codemods/engine/fixes.py) and verifies. Nothing here imports libcst: most files plan no edit,
+and then libcst is never loaded.
 """
 
 from __future__ import annotations
 
 import ast
-import io
-import re
-import tokenize
 from abc import ABC, abstractmethod
-from typing import Callable, ClassVar, Optional
+from typing import Callable, Optional
 
 from codemods.analysis.kernel_scope import Backends, KernelScope, find_kernels
 from codemods.analysis.module import FunctionNode, ModuleIndex
 from codemods.analysis.module_helpers import Helper, HelperInserter
+from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind
 from codemods.engine.fixes import Edit, FixPlan, import_spec
-from codemods.engine.report import Finding, Kind
-from codemods.rules import Rule
-from codemods.settings import Scope, Settings
-
-
-# `# jax-codemod: ignore` or `# jax-codemod: ignore[JAX001, JAX002]`, anywhere in a comment.
-_SUPPRESSION = re.compile(r"jax-codemod:\s*ignore(?:\[([^\]]*)\])?")
+from codemods.engine.rule import ParsedFile, Rule
+from codemods.settings import Scope
 
 
 class FileAnalysis:
     """One module's analysis, computed once and shared by every transform that runs on it."""
 
-    def __init__(self, module: ModuleIndex, settings: Settings,
-                 proven: Optional[dict[str, frozenset[int]]] = None) -> None:
-        self.module = module
-        self.settings = settings
+    def __init__(self, file: ParsedFile) -> None:
+        self.module: ModuleIndex = file.module
+        self.settings = file.settings
         # Lines a traceback proves to hold a failing call, by rule (`jax-codemod explain`).
-        self.proven = proven or {}
-        self.plan = FixPlan()
-        self.helpers = HelperInserter(module, self.plan, settings.helpers_module)
+        self.proven = file.proven
+        self.helpers = HelperInserter(file.module, file.settings.helpers_module)
         self._kernels: Optional[KernelScope] = None
-        self.suppressions = _suppressions(module.text)
-        self.suppressed = 0  # findings silenced by a suppression comment, for the summary
+
+    @classmethod
+    def of(cls, file: ParsedFile) -> "FileAnalysis":
+        analysis = file.shared.get(cls.__name__)
+        if analysis is None:
+            analysis = file.shared[cls.__name__] = cls(file)
+        return analysis
 
     @property
     def kernels(self) -> KernelScope:
@@ -50,38 +47,33 @@ class FileAnalysis:
         return self._kernels
 
 
-def _suppressions(text: str) -> dict[int, Optional[frozenset[str]]]:
-    """Line -> the rule codes its comment silences (None: every rule). Read from real comments
-    (the tokenizer's), so a string that mentions the marker silences nothing."""
-    if "jax-codemod:" not in text:
-        return {}
-    found: dict[int, Optional[frozenset[str]]] = {}
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            match = _SUPPRESSION.search(token.string) if token.type == tokenize.COMMENT else None
-            if match:
-                codes = match.group(1)
-                found[token.start[0]] = None if codes is None else frozenset(
-                    code.strip().upper() for code in codes.split(",") if code.strip())
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return found
-
-
 class JaxTransform(ABC):
-    RULE: ClassVar[Rule]  # code, name and the byte prefilter
+    """A rule's implementation: `plan()` reports findings, each with the fix it plans, if any."""
 
-    def __init__(self, analysis: FileAnalysis) -> None:
-        self.analysis = analysis
-        self.module = analysis.module
-        self.settings = analysis.settings
+    def __init__(self, rule: Rule, file: ParsedFile) -> None:
+        self.rule = rule
+        self.analysis = FileAnalysis.of(file)
+        self.module = self.analysis.module
+        self.settings = self.analysis.settings
         self.findings: list[Finding] = []
         self._shared_uses: dict[ast.FunctionDef, list[ast.Call]] = {}
         self._shared_findings: dict[ast.FunctionDef, int] = {}
 
+    @classmethod
+    def check(cls, rule: Rule, file: ParsedFile) -> list[Finding]:
+        """`Rule.check`: the findings of this transform on one file."""
+        transform = cls(rule, file)
+        transform.plan()
+        return transform.findings
+
+    @classmethod
+    def matches_call(cls, rule: Rule, file: ParsedFile, call: ast.Call) -> bool:
+        """`Rule.matches`, for `explain`."""
+        return cls(rule, file).matches(call)
+
     @abstractmethod
     def plan(self) -> None:
-        """Inspect the module, call `replace()`/`rewrite()` and `report()`."""
+        """Inspect the module; `report()` findings, with a fix planned by `replace()`/`rewrite()`."""
 
     # -- where a call runs --
 
@@ -94,7 +86,7 @@ class JaxTransform(ABC):
 
     def proven(self, call: ast.Call) -> bool:
         """A traceback proved that this call fails in a kernel (`jax-codemod explain`)."""
-        lines = self.analysis.proven.get(self.RULE.code, frozenset())
+        lines = self.analysis.proven.get(self.rule.code, frozenset())
         return any(call.lineno <= line <= call.end_lineno for line in lines)
 
     def rejecting_backends(self, call: ast.Call, rejecters: Backends) -> Backends:
@@ -114,14 +106,12 @@ class JaxTransform(ABC):
         kernel = self.target_kernel(call)
         if kernel is None or kernel not in self.analysis.kernels.shared:
             return False
-        if self.suppressed(call):
-            return True
         assert not isinstance(kernel, ast.Lambda)
         uses = self._shared_uses.setdefault(kernel, [])
         uses.append(call)
         if len(uses) == 1:
             self._shared_findings[kernel] = len(self.findings)
-            self.findings.append(Finding(self.RULE.code, Kind.MANUAL, 0, 0, ""))  # filled in by _describe_shared
+            self.findings.append(Finding(self.rule.code, Kind.MANUAL, 0, 0, ""))  # filled in by _describe_shared
         self._describe_shared(kernel)
         return True
 
@@ -133,23 +123,23 @@ class JaxTransform(ABC):
                    f"callers (line{'s' if len(uses) > 1 else ''} {lines}): rewriting it would change the XLA path "
                    "too; not rewritten (give the kernel its own copy)")
         self.findings[self._shared_findings[kernel]] = Finding(
-            self.RULE.code, Kind.MANUAL, line, column, message, *self.module.end_position(uses[0]))
+            self.rule.code, Kind.MANUAL, line, column, message, *self.module.end_position(uses[0]))
 
-    # -- planning edits --
+    # -- planning fixes --
 
-    def replace(self, node: ast.AST, text: str) -> None:
+    def replace(self, fix: FixPlan, node: ast.AST, text: str) -> None:
         """Replace the source of `node` (its own parentheses stay) with `text`."""
-        self.rewrite(node, lambda _code: text)
+        self.rewrite(fix, node, lambda _code: text)
 
-    def rewrite(self, node: ast.AST, change: Callable[[str], str]) -> None:
+    def rewrite(self, fix: FixPlan, node: ast.AST, change: Callable[[str], str]) -> None:
         """Replace the source of `node` with `change(source)`, edits inside it applied first."""
         start, end = self.module.span(node)
-        self.analysis.plan.edits.append(Edit(start, end, change))
+        fix.edits.append(Edit(start, end, change))
 
-    def use_helper(self, helper: Helper) -> str:
-        return self.analysis.helpers.use(helper)
+    def use_helper(self, fix: FixPlan, helper: Helper) -> str:
+        return self.analysis.helpers.use(helper, fix)
 
-    def forget_imports(self, node: ast.AST) -> None:
+    def forget_imports(self, fix: FixPlan, node: ast.AST) -> None:
         """Let the imports `node` used go once nothing else uses them.
 
         Relative imports stay: which module they name depends on the file's package."""
@@ -160,28 +150,14 @@ class JaxTransform(ABC):
         for binding in bindings:
             if binding.statement is not None:
                 spec = import_spec(binding.statement, binding.node)  # type: ignore[arg-type]
-                self.analysis.plan.maybe_unused_imports[spec] = binding.name
+                fix.maybe_unused_imports[spec] = binding.name
 
     # -- findings --
 
-    def suppressed(self, node: ast.AST) -> bool:
-        """Whether a `# jax-codemod: ignore[...]` comment on the finding's line silences this rule
-        there (counted: the summary says how many findings were silenced)."""
-        line, _ = self.module.position(node)
-        if line not in self.analysis.suppressions:
-            return False
-        codes = self.analysis.suppressions[line]
-        if codes is not None and self.RULE.code not in codes:
-            return False
-        self.analysis.suppressed += 1
-        return True
-
-    def report(self, node: ast.AST, kind: Kind, message: str) -> None:
-        """A finding, unless a suppression comment silences it."""
-        if not self.suppressed(node):
-            self.record(node, kind, message)
-
-    def record(self, node: ast.AST, kind: Kind, message: str) -> None:
-        """A finding whose suppression the caller has already checked (before making its fix)."""
+    def report(self, node: ast.AST, kind: Kind, message: str, fix: Optional[FixPlan] = None,
+               applicability: Applicability = Applicability.SAFE) -> None:
+        """A finding about `node`, with the fix planned for it (the engine decides whether to apply it)."""
         line, column = self.module.position(node)
-        self.findings.append(Finding(self.RULE.code, kind, line, column, message, *self.module.end_position(node)))
+        planned = None if fix is None else Fix(applicability, plan=fix)
+        self.findings.append(Finding(self.rule.code, kind, line, column, message,
+                                     *self.module.end_position(node), fix=planned))

@@ -1,27 +1,4 @@
-"""JAX003: cuDNN LSTM calls at bf16 precision, run in float32 with Precision.HIGHEST instead.
-
-What it does
-    Routes each `jax.experimental.rnn.lstm` call whose precision is DEFAULT (`Precision.DEFAULT`,
-    'default', 'bfloat16', 'fastest', a pair led by DEFAULT, `Precision('bfloat16')`) through a
-    small module helper, `lstm_float32`, and sets the precision to HIGHEST in the module's own
-    spelling. The helper casts x, h_0, c_0 and weights to float32, calls the LSTM it is given and
-    casts y, h_n and c_n back to the dtypes of x, h_0 and c_0, so a bf16 model or scan carry keeps
-    its types. seq_lengths is passed through untouched (it must stay int32). An LSTM configured once
-    with `functools.partial(rnn.lstm, ..., precision=...)` is rewritten the same way, to
-    `functools.partial(lstm_float32, rnn.lstm, ..., precision=HIGHEST)`. A call without a
-    precision is rewritten only when the module sets a bf16 default matmul precision
-    (`jax.config.update("jax_default_matmul_precision", "bfloat16")` or
-    `with jax.default_matmul_precision("bfloat16")`); otherwise it gets a warning.
-Why
-    cuDNN's LSTM has no bf16 path: jax reads DEFAULT as bf16 and raises "bfloat16 support not
-    implemented for LSTM" while tracing, on every backend. float32 storage with HIGHEST is the
-    path cuDNN supports; HIGH (TF32) and HIGHEST calls are left alone.
-Example
-    y, h, c = rnn.lstm(x, h0, c0, w, lengths, 8, 16, 1, 0.0, False, precision=P.DEFAULT)
-    ->  y, h, c = lstm_float32(rnn.lstm, x, h0, c0, w, lengths, 8, 16, 1, 0.0, False, precision=P.HIGHEST)
-    functools.partial(rnn.lstm, input_size=8, hidden_size=16, ..., precision=P.DEFAULT)
-    ->  functools.partial(lstm_float32, rnn.lstm, input_size=8, hidden_size=16, ..., precision=P.HIGHEST)
-"""
+"""JAX003: cuDNN LSTM calls at bf16 precision, run in float32 with Precision.HIGHEST instead."""
 
 from __future__ import annotations
 
@@ -35,8 +12,9 @@ from codemods.analysis.names import PARTIAL, Argument, display, find_arg, has_st
 from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell, spell_like, string_value
 from codemods.base import JaxTransform
 from codemods.capabilities import Level, lowered_precisions
-from codemods.engine.report import Kind
-from codemods.rules import BF16_LSTM
+from codemods.engine.diagnostics import Kind
+from codemods.engine.fixes import FixPlan
+from codemods.engine.rule import Rule
 
 LSTM = "jax.experimental.rnn.lstm"
 PRECISION_POSITION = 10  # lstm(x, h_0, c_0, weights, seq_lengths, input_size, ..., bidirectional, precision)
@@ -61,8 +39,6 @@ class _DefaultPrecision:
 
 
 class Bf16Lstm(JaxTransform):
-    RULE = BF16_LSTM
-
     def plan(self) -> None:
         self._configs: list[_DefaultPrecision] = []
         self._contexts: dict[ast.AST, _DefaultPrecision] = {}
@@ -116,13 +92,14 @@ class Bf16Lstm(JaxTransform):
     def _rewrite(self, call: ast.Call, arg: Optional[Argument], bound: bool, highest: str, what: str) -> None:
         from codemods.engine.call_rewrites import route_through
 
-        if self.suppressed(call):
-            return
-        helper = self.use_helper(reference_helper(HELPER))
+        fix = FixPlan()
+        helper = self.use_helper(fix, reference_helper(HELPER))
         index = None if arg is None else ordered_arguments(call).index(arg)
-        self.rewrite(call, route_through(helper, bound, index, highest))
-        self.record(call, Kind.FIXED, f"{LSTM_NAME}: {what} -> HIGHEST, through {helper} (float32 inputs, outputs "
-                    f"in the inputs' dtypes): cuDNN has no bf16 LSTM ({CUDNN_ERROR})")
+        self.rewrite(fix, call, route_through(helper, bound, index, highest))
+        # Safe: the call cannot run as written, and float32 at HIGHEST is at least as accurate as
+        # the bf16 it asked for; the caller gets its own dtypes back.
+        self.report(call, Kind.FIXED, f"{LSTM_NAME}: {what} -> HIGHEST, through {helper} (float32 inputs, outputs "
+                    f"in the inputs' dtypes): cuDNN has no bf16 LSTM ({CUDNN_ERROR})", fix)
 
     # -- the default matmul precision --
 
@@ -195,3 +172,39 @@ def _root_name(expression: ast.expr) -> Optional[ast.Name]:
         expression = expression.value
     return expression if isinstance(expression, ast.Name) else None
 
+
+
+RULE = Rule(
+    code="JAX003",
+    name="bf16-lstm",
+    summary="Run cuDNN LSTM calls at bf16 (DEFAULT) precision in float32 with Precision.HIGHEST, keeping the callers' dtypes.",
+    what="""
+        Routes each `jax.experimental.rnn.lstm` call whose precision is DEFAULT (`Precision.DEFAULT`,
+        'default', 'bfloat16', 'fastest', a pair led by DEFAULT, `Precision('bfloat16')`) through a
+        small module helper, `lstm_float32`, and sets the precision to HIGHEST in the module's own
+        spelling. The helper casts x, h_0, c_0 and weights to float32, calls the LSTM it is given and
+        casts y, h_n and c_n back to the dtypes of x, h_0 and c_0, so a bf16 model or scan carry keeps
+        its types. seq_lengths is passed through untouched (it must stay int32). An LSTM configured once
+        with `functools.partial(rnn.lstm, ..., precision=...)` is rewritten the same way, to
+        `functools.partial(lstm_float32, rnn.lstm, ..., precision=HIGHEST)`. A call without a
+        precision is rewritten only when the module sets a bf16 default matmul precision
+        (`jax.config.update("jax_default_matmul_precision", "bfloat16")` or
+        `with jax.default_matmul_precision("bfloat16")`); otherwise it gets a warning. The fix is
+        safe: the call cannot run as written, and float32 at HIGHEST is at least as accurate.
+    """,
+    why="""
+        cuDNN's LSTM has no bf16 path: jax reads DEFAULT as bf16 and raises "bfloat16 support not
+        implemented for LSTM" while tracing, on every backend. float32 storage with HIGHEST is the
+        path cuDNN supports; HIGH (TF32) and HIGHEST calls are left alone.
+    """,
+    example="""
+        y, h, c = rnn.lstm(x, h0, c0, w, lengths, 8, 16, 1, 0.0, False, precision=P.DEFAULT)
+        ->  y, h, c = lstm_float32(rnn.lstm, x, h0, c0, w, lengths, 8, 16, 1, 0.0, False, precision=P.HIGHEST)
+        functools.partial(rnn.lstm, input_size=8, hidden_size=16, ..., precision=P.DEFAULT)
+        ->  functools.partial(lstm_float32, rnn.lstm, input_size=8, hidden_size=16, ..., precision=P.HIGHEST)
+    """,
+    words=(b"lstm",),
+    kernel_scoped=False,
+    check=Bf16Lstm.check,
+    matches=Bf16Lstm.matches_call,
+)

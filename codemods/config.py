@@ -5,12 +5,13 @@ over the file. Any mistake in the file is an error naming the file and the key: 
 silently fall back to defaults.
 
     [tool.jax-codemod]
-    select = ["JAX001", "JAX002"]
+    select = ["JAX0"]                 # codes, code prefixes or names
     ignore = []
     scope = "kernels"                 # or "all"
     jax-version = "0.12.0.1"
     precision-policy = "nearest"      # or "highest"
     helpers-module = "mycompany.jax_compat"
+    unsafe-fixes = false              # true: --write applies unsafe fixes too
     exclude = [".git", "third_party"] # replaces the default list of skipped folders
     extend-exclude = ["generated/*"]  # adds to it
     per-file-ignores = { "tests/*" = ["JAX002"] }
@@ -34,7 +35,8 @@ else:  # pragma: no cover - Python 3.10
 
 from codemods.capabilities import Version, parse_version
 from codemods.engine.discovery import SKIPPED_DIRS
-from codemods.rules import Rule
+from codemods.engine.rule import Rule
+from codemods.registry import matching
 from codemods.settings import PrecisionPolicy, Scope
 
 SECTION = "jax-codemod"
@@ -53,6 +55,7 @@ class Config:
     jax_version: Optional[Version] = None
     precision_policy: Optional[PrecisionPolicy] = None
     helpers_module: Optional[str] = None
+    unsafe_fixes: bool = False
     exclude: tuple[str, ...] = tuple(sorted(SKIPPED_DIRS))
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -117,7 +120,7 @@ def find(paths: Sequence[Path]) -> Optional[tuple[Path, object]]:
     return None
 
 
-KEYS = ("select", "ignore", "scope", "jax-version", "precision-policy", "helpers-module", "exclude",
+KEYS = ("select", "ignore", "scope", "jax-version", "precision-policy", "helpers-module", "unsafe-fixes", "exclude",
         "extend-exclude", "per-file-ignores")
 
 
@@ -131,7 +134,7 @@ def load(found: Optional[tuple[Path, object]], rules: Sequence[Rule]) -> Config:
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
         raise ConfigError(f"{path}: unknown key `tool.{SECTION}.{unknown[0]}` (known: {', '.join(KEYS)})")
-    reader = _Reader(path, data, {rule.code for rule in rules}, {rule.name for rule in rules})
+    reader = _Reader(path, data, rules)
     config = Config(
         path=path,
         select=reader.codes("select"),
@@ -140,6 +143,7 @@ def load(found: Optional[tuple[Path, object]], rules: Sequence[Rule]) -> Config:
         jax_version=reader.version("jax-version"),
         precision_policy=reader.choice("precision-policy", PrecisionPolicy),
         helpers_module=reader.string("helpers-module"),
+        unsafe_fixes=reader.boolean("unsafe-fixes"),
         exclude=reader.strings("exclude", Config.exclude),
         extend_exclude=reader.strings("extend-exclude", ()),
         per_file_ignores=reader.per_file_ignores("per-file-ignores"),
@@ -151,8 +155,7 @@ def load(found: Optional[tuple[Path, object]], rules: Sequence[Rule]) -> Config:
 class _Reader:
     path: Path
     data: dict
-    codes_known: set[str]
-    names_known: set[str]
+    rules: Sequence[Rule]
 
     def _get(self, key: str):
         return self.data.get(key)
@@ -171,15 +174,28 @@ class _Reader:
     def codes(self, key: str) -> tuple[str, ...]:
         codes = self.strings(key, ())
         for code in codes:
-            if code.upper() not in self.codes_known and code.lower() not in self.names_known:
-                raise self._fail(key, f"names an unknown rule {code!r} (known: {', '.join(sorted(self.codes_known))})")
+            self._known(key, code)
         return codes
+
+    def _known(self, key: str, selector: str) -> list[str]:
+        """The codes a selector (code, prefix or name) names; an unknown one is an error."""
+        found = [rule.code for rule in matching(selector, self.rules)]
+        if not found:
+            known = ", ".join(rule.code for rule in self.rules)
+            raise self._fail(key, f"names an unknown rule code, prefix or name {selector!r} (known: {known})")
+        return found
 
     def string(self, key: str) -> Optional[str]:
         value = self._get(key)
         if value is not None and not isinstance(value, str):
             raise self._fail(key, f"must be a string, not {value!r}")
         return value
+
+    def boolean(self, key: str) -> bool:
+        value = self._get(key)
+        if value is not None and not isinstance(value, bool):
+            raise self._fail(key, f"must be true or false, not {value!r}")
+        return bool(value)
 
     def choice(self, key: str, kind):
         value = self.string(key)
@@ -207,8 +223,6 @@ class _Reader:
         for pattern, codes in value.items():
             if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
                 raise self._fail(f"{key}.{pattern}", f"must be a list of rule codes, not {codes!r}")
-            for code in codes:
-                if code.upper() not in self.codes_known:
-                    raise self._fail(f"{key}.{pattern}", f"names an unknown rule {code!r}")
-            entries.append((pattern, tuple(c.upper() for c in codes)))
+            resolved = [found for code in codes for found in self._known(f"{key}.{pattern}", code)]
+            entries.append((pattern, tuple(dict.fromkeys(resolved))))
         return tuple(entries)

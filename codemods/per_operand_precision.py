@@ -1,23 +1,9 @@
-"""JAX001: precisions a Pallas Mosaic TPU kernel cannot lower, collapsed to one it can.
-
-What it does
-    Inside Pallas kernel bodies that can be lowered for Mosaic TPU, rewrites the `precision=` of contractions and convolutions to the
-    single scalar the target jax's Mosaic TPU lowering accepts for that op and that is at least as
-    accurate as the most accurate operand: `(DEFAULT, HIGH)` on a conv becomes `HIGHEST`; on a dot
-    it becomes `HIGH` where the release lowers HIGH, else `HIGHEST`.
-Why
-    Mosaic TPU takes one contract precision per op. A per-operand pair raises
-    "Per-operand conv precision unsupported" (or the dot twin) and some scalars raise
-    "Unsupported conv precision: HIGH". Outside kernels XLA honours per-operand precision, and
-    Triton lowers it (as TF32), so that code, and Triton- or Mosaic-GPU-only kernels, are left alone.
-Example
-    lax.conv_general_dilated(x, w, (1, 1), "SAME", precision=(P.DEFAULT, P.HIGH))
-    ->  lax.conv_general_dilated(x, w, (1, 1), "SAME", precision=P.HIGHEST)
-"""
+"""JAX001: precisions a Pallas Mosaic TPU kernel cannot lower, collapsed to one it can."""
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Optional, Union
 
@@ -29,9 +15,42 @@ from codemods.base import JaxTransform
 from codemods.capabilities import (
     PER_OPERAND_PRECISION_LOWERED, PRECISIONS, Level, Version, format_version, lowered_precisions,
 )
-from codemods.engine.report import Kind
-from codemods.rules import OPS, PER_OPERAND_PRECISION, Op, accepted_precisions
+from codemods.engine.diagnostics import Kind
+from codemods.engine.fixes import FixPlan
+from codemods.engine.rule import UNPACKED_ARGUMENT, Rule
 from codemods.settings import PrecisionPolicy
+
+@dataclass(frozen=True)
+class Op:
+    kind: str  # the capability-table op: "dot" or "conv"
+    precision_position: Optional[int]  # where precision may sit positionally; None: keyword-only
+
+
+_LAX = {
+    "dot_general": Op("dot", 3),
+    "dot": Op("dot", None),
+    "batch_matmul": Op("dot", 2),
+    "conv_general_dilated": Op("conv", 9),
+    "conv": Op("conv", 4),
+    "conv_with_general_padding": Op("conv", 6),
+}
+_NUMPY = {name: Op("dot", None) for name in ("dot", "matmul", "einsum", "inner", "tensordot", "vdot")}
+_PALLAS = {"dot": Op("dot", 5)}
+# Contractions and convolutions, and where their precision may sit.
+OPS: dict[str, Op] = {
+    **{f"jax.lax.{name}": op for name, op in _LAX.items()},
+    **{f"jax.numpy.{name}": op for name, op in _NUMPY.items()},
+    **{f"jax.experimental.pallas.{name}": op for name, op in _PALLAS.items()},
+    **{f"jax.experimental.pallas.triton.{name}": op for name, op in _PALLAS.items()},
+}
+
+
+def accepted_precisions(kind: str, version: Optional[Version]) -> frozenset[Level]:
+    """Single scalars the target's Mosaic TPU lowering takes for `kind` (conservative if it cannot lower it)."""
+    accepted = lowered_precisions("mosaic_tpu", kind, version) or lowered_precisions("mosaic_tpu", kind, None)
+    assert accepted is not None
+    return accepted
+
 
 Sources = Union[str, list[tuple[ast.expr, PrecisionLiteral]]]  # literals to rewrite, or why there are none
 
@@ -61,8 +80,6 @@ class _Unknown(Exception):
 
 
 class PerOperandPrecision(JaxTransform):
-    RULE = PER_OPERAND_PRECISION
-
     def plan(self) -> None:
         self._fixes: dict[ast.expr, _Use] = {}
         self._kernel_precisions: set[ast.expr] = set()
@@ -91,14 +108,15 @@ class PerOperandPrecision(JaxTransform):
         for call, name, op, value in pending:
             self._plan_value(call, name, op, value)
         for source, use in self._fixes.items():
-            if not self.suppressed(source):
-                self.replace(source, spell_like(use.literal, use.level, self.module))
-                self.record(source, Kind.FIXED, use.message)
+            fix = FixPlan()
+            self.replace(fix, source, spell_like(use.literal, use.level, self.module))
+            # Safe: the kernel cannot lower the code as written, and the new scalar is at least as
+            # accurate as every operand asked for.
+            self.report(source, Kind.FIXED, use.message, fix)
         for uses, message in self._notes.values():
             lines = sorted({self.module.position(use)[0] for use in uses})
             where = f" (used on line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})" if len(lines) > 1 else ""
             self.report(uses[0], Kind.MANUAL, message.replace("{uses}", where))
-        self.findings.sort(key=lambda finding: (finding.line, finding.column))
 
     def matches(self, call: ast.Call) -> bool:
         name = self.module.callee(call, OPS)
@@ -316,3 +334,38 @@ def _default_of(function: FunctionNode, param: ast.arg) -> Optional[ast.expr]:
     if param in arguments.kwonlyargs:
         return arguments.kw_defaults[arguments.kwonlyargs.index(param)]
     return None
+
+
+RULE = Rule(
+    code="JAX001",
+    name="per-operand-precision",
+    summary="Collapse per-operand or unsupported precisions in Pallas TPU kernels to one scalar the lowering accepts.",
+    what="""
+        Inside Pallas kernel bodies that can be lowered for Mosaic TPU, rewrites the `precision=` of
+        contractions and convolutions to the single scalar the target jax's Mosaic TPU lowering
+        accepts for that op and that is at least as accurate as the most accurate operand:
+        `(DEFAULT, HIGH)` on a conv becomes `HIGHEST`; on a dot it becomes `HIGH` where the release
+        lowers HIGH, else `HIGHEST`. The value is rewritten where it is written (a module constant,
+        a parameter default, a functools.partial binding), in the user's own spelling. A value the
+        analysis cannot bound gets a [manual] note. The fix is safe: the kernel cannot lower the
+        code as written, and the new precision is at least as accurate as every operand asked for.
+    """,
+    why="""
+        Mosaic TPU takes one contract precision per op. A per-operand pair raises
+        "Per-operand conv precision unsupported" (or the dot twin) and some scalars raise
+        "Unsupported conv precision: HIGH". Outside kernels XLA honours per-operand precision, and
+        Triton lowers it (as TF32), so that code, and Triton- or Mosaic-GPU-only kernels, are left alone.
+    """,
+    example="""
+        lax.conv_general_dilated(x, w, (1, 1), "SAME", precision=(P.DEFAULT, P.HIGH))
+        ->  lax.conv_general_dilated(x, w, (1, 1), "SAME", precision=P.HIGHEST)
+    """,
+    # A precision may also sit positionally (`lax.dot_general(x, y, dims, "high")`) without the
+    # word: files that name an op taking it there are analysed too; so are calls that unpack
+    # arguments (`*args` may reach a positional precision, `**kwargs` carry precision=).
+    words=(b"recision", b"dot_general", b"conv", b"batch_matmul", b"dot"),
+    kernel_scoped=True,
+    check=PerOperandPrecision.check,
+    patterns=((b"*", re.compile(UNPACKED_ARGUMENT + rb"{1,2}\s*[A-Za-z_(]")),),
+    matches=PerOperandPrecision.matches_call,
+)

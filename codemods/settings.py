@@ -25,3 +25,4 @@ class Settings:
     scope: Scope = Scope.KERNELS
     precision_policy: PrecisionPolicy = PrecisionPolicy.NEAREST
     helpers_module: Optional[str] = None  # import JAX002/JAX003 helpers from here instead of inlining them
+    unsafe_fixes: bool = False  # apply fixes that change numerics or need judgement too (--unsafe-fixes)

@@ -27,7 +27,7 @@ from jax.experimental.pallas import mosaic_gpu as plgpu  # noqa: E402
 
 from codemods import capabilities  # noqa: E402
 from codemods.analysis.module_helpers import REFERENCE_SOURCE, reference_helper  # noqa: E402
-from codemods.engine.report import Kind  # noqa: E402
+from codemods.engine.diagnostics import Kind  # noqa: E402
 from codemods.engine.runner import process_source  # noqa: E402
 from codemods.registry import select  # noqa: E402
 from codemods.settings import Settings  # noqa: E402
@@ -43,7 +43,7 @@ PLATFORMS = {"mosaic_gpu": "cuda", "mosaic_tpu": "tpu"}
 
 def rewrite(source: str, helpers_module: str | None = None) -> tuple[str, list]:
     """The tool's JAX002 rewrite of `source` for the installed jax, and its findings."""
-    settings = Settings(jax_support.JAX_VERSION, helpers_module=helpers_module)
+    settings = Settings(jax_support.JAX_VERSION, helpers_module=helpers_module, unsafe_fixes=True)
     result = process_source(Path("program.py"), source.encode(), select(["JAX002"]), settings)
     assert result.error is None, result.error
     return (result.after if result.new_source is not None else source), result.findings

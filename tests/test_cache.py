@@ -15,7 +15,7 @@ import pytest
 from codemods import registry
 from codemods.engine import runner
 from codemods.engine.cache import ResultCache
-from codemods.engine.report import Kind
+from codemods.engine.diagnostics import Kind
 from codemods.settings import Scope, Settings
 
 REPO = Path(__file__).resolve().parents[1]

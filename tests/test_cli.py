@@ -385,7 +385,7 @@ def test_unknown_transform_is_a_clear_error(tmp_path: Path) -> None:
         result = fix("k.py", option, "JAX999", cwd=tmp_path)
         assert result.returncode == 2
         stderr = result.stderr.decode()
-        assert "unknown transform 'JAX999'" in stderr
+        assert "unknown rule code, prefix or name: 'JAX999'" in stderr
         assert "JAX001 (per-operand-precision)" in stderr, "the error lists the known transforms"
         assert result.stdout == b""
 

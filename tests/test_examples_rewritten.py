@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("jax")
 
 from codemods.engine.runner import process_source
-from codemods.rules import RULES
+from codemods.registry import RULES
 from codemods.settings import Settings
 from tests import jax_support
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.jax
 
 
 def rewrite_for_installed_jax(path: Path) -> str:
-    result = process_source(path, path.read_bytes(), RULES, Settings(jax_version=jax_support.JAX_VERSION))
+    result = process_source(path, path.read_bytes(), RULES, Settings(jax_version=jax_support.JAX_VERSION, unsafe_fixes=True))
     assert result.error is None, result.error
     assert result.new_source is not None, f"the tool found nothing to fix in {path.name}"
     return result.after
@@ -54,7 +54,7 @@ def test_rewritten_example_is_stable(rewritten, tmp_path):
     _, source = rewritten
     again = tmp_path / "again.py"
     again.write_text(source)
-    result = process_source(again, again.read_bytes(), RULES, Settings(jax_version=jax_support.JAX_VERSION))
+    result = process_source(again, again.read_bytes(), RULES, Settings(jax_version=jax_support.JAX_VERSION, unsafe_fixes=True))
     assert result.error is None and result.new_source is None
 
 

@@ -37,7 +37,8 @@ def case_settings(source: str) -> Settings:
     first_line = source.split("\n", 1)[0]
     args = shlex.split(first_line[len(HEADER):]) if first_line.startswith(HEADER) else []
     options = parser.parse_args(args)
-    return Settings(parse_version(options.jax_version), options.scope, options.precision_policy, options.helpers_module)
+    return Settings(parse_version(options.jax_version), options.scope, options.precision_policy, options.helpers_module,
+                    unsafe_fixes=True)
 
 
 def rewrite(path: Path, source: bytes) -> tuple[bytes, str]:

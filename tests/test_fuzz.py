@@ -42,7 +42,8 @@ from typing import Optional
 
 import pytest
 
-from codemods.engine.report import FileResult, Kind
+from codemods.engine.diagnostics import Kind
+from codemods.engine.report import FileResult
 from codemods.engine.runner import process_source
 from codemods.registry import RULES
 from codemods.settings import Scope, Settings

@@ -12,26 +12,31 @@ import pytest
 
 from codemods.analysis.module_helpers import REFERENCE_SOURCE, Helper, reference_helper
 from codemods.base import JaxTransform
+from codemods.engine.diagnostics import Kind
+from codemods.engine.fixes import FixPlan
+from codemods.engine.rule import Rule
 from codemods.engine.runner import process_source
-from codemods.rules import Rule
 from codemods.settings import Scope, Settings
 
 IDENTITY = Helper("identity", "def {name}(x):\n    return x\n")
 
 
 class _CallsIdentity(JaxTransform):
-    """Routes every `target(...)` through the identity helper."""
-
-    RULE = Rule("TEST", "calls-identity", "test double", (b"target",), False, f"{__name__}:_CallsIdentity")
+    """Routes every `target(...)` through the identity helper, one fix per call."""
 
     def plan(self) -> None:
         for call in self.module.calls:
             if isinstance(call.func, ast.Name) and call.func.id == "target":
-                self.replace(call.func, self.use_helper(IDENTITY))
+                fix = FixPlan()
+                self.replace(fix, call.func, self.use_helper(fix, IDENTITY))
+                self.report(call, Kind.FIXED, "routed", fix)
+
+
+CALLS_IDENTITY = Rule("TEST", "calls-identity", "test double", "", "", "", (b"target",), False, _CallsIdentity.check)
 
 
 def rewrite(source: str) -> str:
-    result = process_source(Path("case.py"), source.encode(), [_CallsIdentity.RULE], Settings(scope=Scope.ALL))
+    result = process_source(Path("case.py"), source.encode(), [CALLS_IDENTITY], Settings(scope=Scope.ALL))
     assert result.error is None, result.error
     return result.after or source
 

@@ -18,7 +18,7 @@ from importlib import resources
 from typing import Iterator, Optional
 
 from codemods.analysis.module import NEWLINE, ModuleIndex, Scope
-from codemods.engine.fixes import Edit, FixPlan, ImportSpec, import_spec
+from codemods.engine.fixes import Definition, FixPlan, ImportSpec, Insertion, import_spec
 
 # An import a helper's body uses: (module, obj or None, asname or None), as AddImportsVisitor takes it.
 Need = ImportSpec
@@ -80,37 +80,40 @@ def _bound(need: Need) -> str:
 
 
 class HelperInserter:
-    """Helpers for one file: the name each is called by, and one text edit that inserts them all."""
+    """Helpers for one file: the name each is called by, and what a fix that calls it needs (its
+    definition, inserted after the imports, or its import from the helpers module)."""
 
-    def __init__(self, module: ModuleIndex, plan: FixPlan, helpers_module: Optional[str]) -> None:
+    def __init__(self, module: ModuleIndex, helpers_module: Optional[str]) -> None:
         self.module = module
-        self.plan = plan
         self.helpers_module = helpers_module
         self.scope: Scope = module.module_scope
-        self._names: dict[Helper, str] = {}
-        self._definitions: list[str] = []
-        self._edit: Optional[Edit] = None
+        self._uses: dict[Helper, tuple[str, tuple[ImportSpec, ...], Optional[Definition]]] = {}
 
     @functools.cached_property
     def indent(self) -> str:
         """The module's indentation, found only when a helper is inserted (most files insert none)."""
         return _default_indent(self.module)
 
-    def use(self, helper: Helper) -> str:
-        """The name to call the helper by in this module; schedules its definition or import once."""
-        if helper in self._names:
-            return self._names[helper]
+    def use(self, helper: Helper, plan: FixPlan) -> str:
+        """The name to call the helper by in this module; `plan` gets its definition or import."""
+        if helper not in self._uses:
+            self._uses[helper] = self._resolve(helper)
+        name, imports, definition = self._uses[helper]
+        plan.imports_to_add += [spec for spec in imports if spec not in plan.imports_to_add]
+        if definition is not None and definition not in plan.definitions:
+            plan.definitions.append(definition)
+        return name
+
+    def _resolve(self, helper: Helper) -> tuple[str, tuple[ImportSpec, ...], Optional[Definition]]:
         local = helper if self.helpers_module else _indented(self._in_module_names(helper), self.indent)
         name = self._free_name(local)
         if self.helpers_module:
-            if not self._imported_from(name, self.helpers_module):
-                self.plan.imports_to_add.append((self.helpers_module, helper.name, None if name == helper.name else name))
-        elif not self._defined_as(name, local):
-            self.plan.imports_to_add.extend(local.needs)
-            self._definitions.insert(0, local.code(name))  # later helpers go first, as libcst inserted them
-            self._schedule_insertion()
-        self._names[helper] = name
-        return name
+            if self._imported_from(name, self.helpers_module):
+                return name, (), None
+            return name, ((self.helpers_module, helper.name, None if name == helper.name else name),), None
+        if self._defined_as(name, local):
+            return name, (), None
+        return name, local.needs, Definition(local.code(name), self._insertion)
 
     def _in_module_names(self, helper: Helper) -> Helper:
         """The helper spelled with the module's own imports: what the module already imports is not
@@ -162,21 +165,11 @@ class HelperInserter:
             for binding in self.scope.bindings.get(name, ())
         )
 
-    # -- where the definitions go: after the docstring and the imports at the top --
-
-    def _schedule_insertion(self) -> None:
-        if self._edit is not None:
-            return
-        offset, before, blank_lines_after = _insertion_point(self.module)
-        newline = _first_newline(self.module.text)
-
-        def insert(_existing: str) -> str:
-            blocks = [(newline * 2 if before or i else "") + code.rstrip().replace("\n", newline) + newline
-                      for i, code in enumerate(self._definitions)]
-            return "".join(blocks) + newline * blank_lines_after
-
-        self._edit = Edit(offset, offset, insert)
-        self.plan.edits.append(self._edit)
+    @functools.cached_property
+    def _insertion(self) -> Insertion:
+        """After the docstring and the imports at the top."""
+        offset, after_statements, blank_lines_after = _insertion_point(self.module)
+        return Insertion(offset, after_statements, blank_lines_after, _first_newline(self.module.text))
 
 
 def _insertion_point(module: ModuleIndex) -> tuple[int, bool, int]:

@@ -25,11 +25,12 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from codemods.capabilities import installed_version
-from codemods.engine.report import FileResult, Finding, Kind
-from codemods.rules import Rule
+from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind, TextEdit
+from codemods.engine.report import FileResult
+from codemods.engine.rule import Rule
 from codemods.settings import Settings
 
-FORMAT = 3  # bump when the entry layout changes
+FORMAT = 4  # bump when the entry layout changes
 
 
 def default_directory() -> Path:
@@ -64,12 +65,13 @@ class ResultCache:
         """The result of an earlier run of `rules` over exactly these bytes, if there was one."""
         try:
             data = json.loads(self._entry(raw, rules).read_text(encoding="utf-8"))
-            findings = [Finding(**{**f, "kind": Kind(f["kind"])}) for f in data["findings"]]
+            findings = [_finding(f) for f in data["findings"]]
             after = data["after"]
             new_source = None if after is None else after.encode(data["encoding"])
         except (OSError, ValueError, KeyError, TypeError, LookupError):
             return None  # missing or unreadable: analyse again
-        return FileResult(str(path), parsed=data["parsed"], new_source=new_source, raw=raw if new_source else b"",
+        has_fix = any(f.fix is not None for f in findings)
+        return FileResult(str(path), parsed=data["parsed"], new_source=new_source, raw=raw if has_fix else b"",
                           after=after or "", findings=findings, error=data["error"], encoding=data["encoding"],
                           suppressed=data["suppressed"])
 
@@ -79,7 +81,7 @@ class ResultCache:
         data = {
             "parsed": result.parsed, "error": result.error, "encoding": result.encoding, "suppressed": result.suppressed,
             "after": result.after if result.new_source is not None else None,
-            "findings": [{**asdict(f), "kind": f.kind.value} for f in result.findings],
+            "findings": [_entry_of(f) for f in result.findings],
         }
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
@@ -92,3 +94,18 @@ class ResultCache:
             os.replace(temporary, entry)
         except OSError:
             Path(temporary).unlink(missing_ok=True)
+
+
+def _entry_of(finding: Finding) -> dict:
+    entry = {**asdict(finding), "kind": finding.kind.value}
+    if finding.fix is not None:
+        entry["fix"] = {"applicability": finding.fix.applicability.value, "applied": finding.fix.applied,
+                        "edits": [[e.start, e.end, e.content] for e in finding.fix.edits]}
+    return entry
+
+
+def _finding(entry: dict) -> Finding:
+    fix = entry.pop("fix")
+    if fix is not None:
+        fix = Fix(Applicability(fix["applicability"]), tuple(TextEdit(*e) for e in fix["edits"]), fix["applied"])
+    return Finding(**{**entry, "kind": Kind(entry["kind"]), "fix": fix})

@@ -1,6 +1,8 @@
-"""Stage 5: apply a file's planned fix, as Ruff does: a list of edits over source ranges.
+"""Stage 5: apply planned fixes, as Ruff does: edits over source ranges.
 
-Rules plan edits on the original text (offsets from the stdlib `ast` analysis). An edit replaces a
+Each fix a rule plans is a `FixPlan`; the engine merges the plans of the fixes it applies (one
+helper definition, one import, however many fixes need it) and renders them here. Rules plan
+edits on the original text (offsets from the stdlib `ast` analysis). An edit replaces a
 span with a function of that span's text *after* the edits nested inside it have been applied, so
 `f(g(x, accuracy=a), accuracy=b)` loses both hints. Spans must nest or be disjoint: two edits that
 partly overlap are a bug of ours and the file is left alone. Edits that must keep the layout of an
@@ -12,10 +14,12 @@ are handled by libcst's own import visitors, on the whole module, only when ther
 from __future__ import annotations
 
 import ast
+import difflib
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, Iterable, Optional
 
 from codemods.analysis.module import NEWLINE
+from codemods.engine.diagnostics import TextEdit
 
 # An import as libcst's AddImportsVisitor/RemoveImportsVisitor name it: (module, obj or None, asname or None).
 ImportSpec = tuple[str, Optional[str], Optional[str]]
@@ -40,17 +44,103 @@ class Edit:
     change: Callable[[str], str]  # the span's text (inner edits applied) -> its replacement
 
 
+@dataclass(frozen=True)
+class Insertion:
+    """Where module-level definitions (helpers) go, and how they are laid out there."""
+
+    offset: int
+    after_statements: bool  # statements come before it: two blank lines open each definition
+    blank_lines_after: int
+    newline: str
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A module-level definition a fix needs (a helper `def`), inserted once however many use it."""
+
+    code: str  # "\n"-separated
+    at: Insertion
+
+
 @dataclass
 class FixPlan:
-    """Everything the rules want changed in one file."""
+    """What one fix changes in its file."""
 
     edits: list[Edit] = field(default_factory=list)
     imports_to_add: list[ImportSpec] = field(default_factory=list)
     # Imports whose names a fix stopped using: removed if nothing else uses them any more.
     maybe_unused_imports: dict[ImportSpec, str] = field(default_factory=dict)  # spec -> the name it binds
+    definitions: list[Definition] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.edits or self.imports_to_add)
+        return bool(self.edits or self.imports_to_add or self.definitions)
+
+
+def merge(plans: Iterable[FixPlan]) -> FixPlan:
+    """The plans of several fixes as one: every edit, each import and definition once.
+
+    Definitions come out latest first: applying the fixes one after another inserts each new one
+    at the same point, above those already there, and the merged plan must give the same file."""
+    merged = FixPlan()
+    for plan in plans:
+        merged.edits += plan.edits
+        merged.imports_to_add += [spec for spec in plan.imports_to_add if spec not in merged.imports_to_add]
+        merged.maybe_unused_imports.update(plan.maybe_unused_imports)
+        merged.definitions[:0] = [d for d in reversed(plan.definitions) if d not in merged.definitions]
+    return merged
+
+
+def render(text: str, plan: FixPlan, path: str) -> str:
+    """`text` with the plan applied: its edits, its definitions, then its imports."""
+    edits = list(plan.edits)
+    if plan.definitions:
+        edits.append(_insert_definitions(plan.definitions))
+    return finish_imports(apply_edits(text, edits), plan, path)
+
+
+def _insert_definitions(definitions: list[Definition]) -> Edit:
+    at = definitions[0].at
+    assert all(d.at == at for d in definitions)
+
+    def insert(_existing: str) -> str:
+        blocks = [(at.newline * 2 if at.after_statements or i else "") + d.code.rstrip().replace("\n", at.newline)
+                  + at.newline for i, d in enumerate(definitions)]
+        return "".join(blocks) + at.newline * at.blank_lines_after
+
+    return Edit(at.offset, at.offset, insert)
+
+
+def text_edits(old: str, new: str) -> tuple[TextEdit, ...]:
+    """The smallest edits, by lines then characters, that turn `old` into `new`: a fix's own
+    edits, as an editor or a SARIF consumer applies them."""
+    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    old_starts = [0]
+    for line in old_lines:
+        old_starts.append(old_starts[-1] + len(line))
+    new_starts = [0]
+    for line in new_lines:
+        new_starts.append(new_starts[-1] + len(line))
+    edits: list[TextEdit] = []
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        start, end = old_starts[i1], old_starts[i2]
+        content = new[new_starts[j1]:new_starts[j2]]
+        removed = old[start:end]
+        prefix = _common_prefix(removed, content)
+        suffix = _common_prefix(removed[prefix:][::-1], content[prefix:][::-1])
+        edits.append(TextEdit(start + prefix, end - suffix, content[prefix:len(content) - suffix]))
+    return tuple(edits)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    size = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        size += 1
+    return size
 
 
 @dataclass

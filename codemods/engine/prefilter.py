@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from codemods.rules import Rule
+from codemods.engine.rule import Rule
 from codemods.settings import Settings
 
 

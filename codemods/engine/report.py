@@ -3,34 +3,12 @@
 from __future__ import annotations
 
 import difflib
-import enum
 import os
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-
-class Kind(str, enum.Enum):
-    """How a finding should be read."""
-
-    FIXED = "fixed"  # rewritten; listed so reviewers see every change the tool made
-    DROPPED = "dropped"  # rewritten, and a contract was removed (an accuracy hint): say which
-    MANUAL = "manual"  # not rewritten: a person must look (non-literal value, **kwargs, ...)
-    WARNING = "warning"  # not rewritten, may still fail at run time (e.g. bf16 default precision)
-
-
-@dataclass(frozen=True)
-class Finding:
-    code: str
-    kind: Kind
-    line: int
-    column: int  # 1-based, as editors count
-    message: str
-    end_line: int = 0  # where the code the finding is about ends (0: not known)
-    end_column: int = 0  # 1-based, exclusive
-
-    def render(self, path: str) -> str:
-        return f"{path}:{self.line}:{self.column}: {self.code} [{self.kind.value}] {self.message}"
+from codemods.engine.diagnostics import Applicability, Finding, Kind, apply_text_edits
 
 
 @dataclass
@@ -38,7 +16,8 @@ class FileResult:
     path: str
     parsed: bool = False
     new_source: Optional[bytes] = None  # None: nothing to change
-    raw: bytes = b""  # what was read, to refuse writing over a file edited meanwhile
+    raw: bytes = b""  # what was read, when there is a fix: its edits are offsets into its text, and a
+    # write refuses a file edited since
     after: str = ""  # the new text, decoded
     encoding: str = "utf-8"  # the file's own codec (PEP 263 cookie or BOM), kept on writing
     findings: list[Finding] = field(default_factory=list)
@@ -54,7 +33,9 @@ class Summary:
     parsed: int = 0
     changed: int = 0
     errors: int = 0
-    fixes: int = 0
+    fixes: int = 0  # applied
+    unsafe: int = 0  # unsafe fixes left out (shown; --unsafe-fixes applies them)
+    declined: int = 0  # safe fixes left out (declined in --interactive)
     manual: int = 0
     suppressed: int = 0
     skipped: int = 0
@@ -64,7 +45,10 @@ class Summary:
         self.parsed += result.parsed
         self.changed += result.new_source is not None and result.error is None
         self.errors += result.error is not None
-        self.fixes += sum(f.kind in (Kind.FIXED, Kind.DROPPED) for f in result.findings)
+        self.fixes += sum(f.applied for f in result.findings)
+        unapplied = [f for f in result.findings if f.unapplied_fix]
+        self.unsafe += sum(f.fix.applicability is Applicability.UNSAFE for f in unapplied)  # type: ignore[union-attr]
+        self.declined += sum(f.fix.applicability is Applicability.SAFE for f in unapplied)  # type: ignore[union-attr]
         self.manual += sum(f.kind in (Kind.MANUAL, Kind.WARNING) for f in result.findings)
         self.suppressed += result.suppressed
         self.skipped += result.skipped is not None
@@ -74,6 +58,8 @@ class Summary:
         return (
             f"{self.scanned} files scanned, {self.parsed} parsed, {self.changed} {verb}, "
             f"{self.fixes} fixes, {self.manual} need manual review, {self.errors} errors"
+            + (f", {self.unsafe} unsafe fixes not applied (--unsafe-fixes applies them)" if self.unsafe else "")
+            + (f", {self.declined} fixes declined" if self.declined else "")
             + (f", {self.suppressed} suppressed" if self.suppressed else "")
             + (f", {self.skipped} skipped" if self.skipped else "")
         )
@@ -107,3 +93,12 @@ def unified_diff(path: str, old: bytes, new: bytes) -> bytes:
 
 def render_findings(results: Iterable[FileResult]) -> str:
     return "".join(f.render(r.path) + "\n" for r in results for f in r.findings)
+
+
+def fix_diff(result: FileResult, finding: Finding) -> Optional[bytes]:
+    """The diff of one finding's fix applied alone to the file (None: no fix, or it changes nothing)."""
+    if finding.fix is None or not finding.fix.edits or not result.raw:
+        return None
+    old = result.raw.decode(result.encoding)
+    new = apply_text_edits(old, finding.fix.edits)
+    return unified_diff(result.path, result.raw, new.encode(result.encoding))

@@ -1,9 +1,12 @@
-"""Stages 2-6 for each file: prefilter -> parse -> transform -> verify; then writing.
+"""Stages 2-6 for each file: prefilter -> parse -> transform -> fix -> verify; then writing.
 
 Files are read once in the main process; those that pass the byte prefilter are parsed with the
-stdlib `ast` and analysed, in worker processes when there are several (it is CPU-bound). Only a
-file with a planned fix loads libcst, to apply the edits and to verify the result. A file whose
-transform fails, or whose new source does not parse, is reported and left untouched.
+stdlib `ast` and analysed, in worker processes when there are several (it is CPU-bound). Each
+rule reports findings that carry their planned fixes; the engine drops suppressed findings,
+applies the fixes it may (safe ones; unsafe ones with --unsafe-fixes; those a caller accepts)
+together, verifies the result, and gives every fix its own exact edits. Only a file with a fix
+loads libcst. A file whose transform fails, or whose new source does not parse, is reported and
+left untouched.
 """
 
 from __future__ import annotations
@@ -13,20 +16,25 @@ import multiprocessing
 import os
 import stat
 import warnings
+from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 from codemods.analysis.module import ModuleIndex
-from codemods.base import FileAnalysis
 from codemods.engine.cache import ResultCache
+from codemods.engine.diagnostics import Applicability, Finding
 from codemods.engine.discovery import discover
-from codemods.engine.fixes import apply_edits, finish_imports
+from codemods.engine.fixes import merge, render, text_edits
 from codemods.engine.prefilter import rules_for
 from codemods.engine.report import FileResult
+from codemods.engine.rule import ParsedFile, Rule
 from codemods.engine.source import SourceError, decode, write_atomically
-from codemods.rules import Rule
+from codemods.engine.suppression import silenced, suppressions
 from codemods.settings import Settings
+
+# Which findings' fixes to apply, beyond what the settings allow (`--interactive`: the accepted ones).
+Accept = Callable[[Finding], bool]
 
 
 def run(
@@ -109,15 +117,16 @@ def _process_candidate(item: tuple[Path, bytes, Sequence[Rule], Settings]) -> Fi
 
 
 def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Settings,
-                   proven: Optional[dict[str, frozenset[int]]] = None) -> FileResult:
-    """prefilter -> parse -> transform -> verify for one file; nothing is written here.
+                   proven: Optional[dict[str, frozenset[int]]] = None,
+                   accept: Optional[Accept] = None) -> FileResult:
+    """prefilter -> parse -> transform -> fix -> verify for one file; nothing is written here.
 
     The cyclic garbage collector is paused meanwhile: an ast of a large module is a few hundred
     thousand objects, and collections that rescan them all cost a fifth of the analysis."""
     if gc.isenabled():
         gc.disable()
         try:
-            return process_source(path, raw, rules, settings, proven)
+            return process_source(path, raw, rules, settings, proven, accept)
         finally:
             gc.enable()
     result = FileResult(str(path))
@@ -134,21 +143,24 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
         result.error = str(error)
         return result
     result.parsed = True
-    analysis = FileAnalysis(module, settings, proven)
+    file = ParsedFile(path, module, settings, proven or {})
+    findings: list[Finding] = []
     for rule in rules:
-        transform = rule.load()(analysis)
         try:
-            transform.plan()
+            findings += rule.check(rule, file)
         except Exception as error:  # a bug of ours: report it, never write a half-done file
             return _internal_error(result, f"internal error in {rule.code}: {type(error).__name__}: {error}")
-        result.findings.extend(transform.findings)
-    result.suppressed = analysis.suppressed
-    if not analysis.plan:
-        return result
+    comments = suppressions(source.text)
+    kept = sorted((f for f in findings if not silenced(f, comments)), key=Finding.sort_key)
+    result.suppressed = len(findings) - len(kept)
+    chosen = [f for f in kept if f.fix is not None and _may_apply(f, settings, accept)]
     try:
-        code = finish_imports(apply_edits(source.text, analysis.plan.edits), analysis.plan, str(path))
+        code = render(source.text, merge(f.fix.plan for f in chosen), str(path)) if chosen else source.text
+        result.findings = _with_own_edits(kept, chosen, source.text, code, str(path))
     except Exception as error:
         return _internal_error(result, f"internal error applying the fix: {type(error).__name__}: {error}")
+    if any(f.fix is not None for f in result.findings):  # what the fixes' edits are offsets into
+        result.raw, result.encoding = raw, source.encoding
     if code == source.text:
         return result
     problem = _verify(code, source.text, path)
@@ -156,6 +168,27 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
         return _internal_error(result, f"internal error: the rewritten file does not parse ({problem}); left unchanged")
     result.after, result.raw, result.new_source, result.encoding = code, raw, source.encode(code), source.encoding
     return result
+
+
+def _may_apply(finding: Finding, settings: Settings, accept: Optional[Accept]) -> bool:
+    assert finding.fix is not None
+    allowed = finding.fix.applicability is Applicability.SAFE or settings.unsafe_fixes
+    return allowed and (accept is None or accept(finding))
+
+
+def _with_own_edits(findings: list[Finding], chosen: list[Finding], text: str, fixed: str, path: str) -> list[Finding]:
+    """The findings with their fixes as exact edits: what each fix does alone to the original text
+    (its helper and imports included), and whether this run applied it."""
+    out = []
+    applied = {id(f) for f in chosen}
+    for finding in findings:
+        fix = finding.fix
+        if fix is not None:
+            assert fix.plan is not None
+            alone = fixed if len(chosen) == 1 and chosen[0] is finding else render(text, fix.plan, path)
+            fix = replace(fix, edits=text_edits(text, alone), applied=id(finding) in applied, plan=None)
+        out.append(finding.with_fix(fix))
+    return out
 
 
 def _parse(text: str) -> ModuleIndex:

@@ -8,7 +8,7 @@ from typing import Optional, Sequence, Union
 from codemods.capabilities import Version, installed_jax_version, parse_version
 from codemods.engine.report import FileResult
 from codemods.engine.runner import process_source
-from codemods.rules import Rule
+from codemods.engine.rule import Rule
 from codemods.settings import Settings
 
 

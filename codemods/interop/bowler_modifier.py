@@ -13,9 +13,9 @@ parse of the rewritten text, with the grammar Bowler parses Python 3 with. Use i
     query(["src/"]).diff()                                                  # print the diff, write nothing
 
     # chosen transforms and options
-    from codemods.rules import PER_OPERAND_PRECISION
+    from codemods import per_operand_precision
     from codemods.settings import Settings
-    query("src/", rules=[PER_OPERAND_PRECISION], settings=Settings(jax_version=(0, 12, 0, 1))).write()
+    query("src/", rules=[per_operand_precision.RULE], settings=Settings(jax_version=(0, 12, 0, 1))).write()
 
     # inside a query of your own, next to other modifiers
     Query("src/").select_root().modify(jax_codemod_modifier).write()
@@ -53,7 +53,8 @@ except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(f"codemods.interop.bowler_modifier needs Bowler: pip install 'jax-codemod[bowler]' ({error})") from error
 
 from codemods.interop._shared import rewrite, target_version
-from codemods.rules import RULES, Rule
+from codemods.engine.rule import Rule
+from codemods.registry import RULES
 from codemods.settings import Settings
 
 # Bowler's Query(python_version=3) sets the `print_function` option: fissix then parses with its

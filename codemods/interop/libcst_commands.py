@@ -40,7 +40,9 @@ from libcst.codemod import CodemodCommand, CodemodContext, SkipFile
 
 from codemods.capabilities import Version, parse_version
 from codemods.interop._shared import rewrite, target_version
-from codemods.rules import ACCURACY_HINTS, BF16_LSTM, PER_OPERAND_PRECISION, RULES as ALL_RULES, Rule
+from codemods import accuracy_hints, bf16_lstm, per_operand_precision
+from codemods.engine.rule import Rule
+from codemods.registry import RULES as ALL_RULES
 from codemods.settings import PrecisionPolicy, Scope, Settings
 
 
@@ -52,7 +54,7 @@ def _version_argument(text: str) -> Version:
 
 
 def _describe(rules: Sequence[Rule]) -> str:
-    return " ".join(f"{rule.code} ({rule.name}): {rule.description}" for rule in rules)
+    return " ".join(f"{rule.code} ({rule.name}): {rule.summary}" for rule in rules)
 
 
 class JaxCodemodCommand(CodemodCommand, ABC):
@@ -79,6 +81,10 @@ class JaxCodemodCommand(CodemodCommand, ABC):
             "--helpers-module", default=None, metavar="PKG.MOD",
             help="Import the helpers JAX002/JAX003 call (rsqrt_safe, lstm_float32) from this module instead of inlining them.",
         )
+        arg_parser.add_argument(
+            "--unsafe-fixes", action="store_true", default=False,
+            help="Also apply fixes that change numerics or need judgement.",
+        )
 
     def __init__(
         self,
@@ -87,9 +93,11 @@ class JaxCodemodCommand(CodemodCommand, ABC):
         scope: Union[str, Scope] = Scope.KERNELS,
         precision_policy: Union[str, PrecisionPolicy] = PrecisionPolicy.NEAREST,
         helpers_module: Optional[str] = None,
+        unsafe_fixes: bool = False,
     ) -> None:
         super().__init__(context)
-        self.settings = Settings(target_version(jax_version), Scope(scope), PrecisionPolicy(precision_policy), helpers_module)
+        self.settings = Settings(target_version(jax_version), Scope(scope), PrecisionPolicy(precision_policy),
+                                 helpers_module, unsafe_fixes)
 
     def transform_module_impl(self, tree: libcst.Module) -> libcst.Module:
         # tree.bytes: the file's bytes in its own encoding (PEP 263 cookie, BOM), as the CLI reads them.
@@ -104,17 +112,17 @@ class JaxCodemodCommand(CodemodCommand, ABC):
 
 
 class PerOperandPrecision(JaxCodemodCommand):
-    RULES = (PER_OPERAND_PRECISION,)
+    RULES = (per_operand_precision.RULE,)
     DESCRIPTION = _describe(RULES)
 
 
 class AccuracyHints(JaxCodemodCommand):
-    RULES = (ACCURACY_HINTS,)
+    RULES = (accuracy_hints.RULE,)
     DESCRIPTION = _describe(RULES)
 
 
 class Bf16Lstm(JaxCodemodCommand):
-    RULES = (BF16_LSTM,)
+    RULES = (bf16_lstm.RULE,)
     DESCRIPTION = _describe(RULES)
 
 

@@ -256,7 +256,7 @@ class Checker:
 
     def _rewrite(self, path: Path):
         from codemods.engine.runner import process_source
-        from codemods.rules import RULES
+        from codemods.registry import RULES
         from codemods.settings import Settings
 
         settings = Settings(jax_version=self.support.JAX_VERSION)

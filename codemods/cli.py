@@ -1,0 +1,373 @@
+"""jax-codemod: rewrite JAX code that hits unsupported-precision walls, checked against the real compiler.
+
+Exit codes: 0 nothing to change (or everything written), 1 changes pending (dry run or --check),
+2 some file could not be processed (the others are still processed and reported).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from typer.core import TyperGroup
+
+from codemods.capabilities import format_version, installed_jax_version, installed_version, parse_version
+from codemods.settings import PrecisionPolicy, Scope, Settings
+
+EXIT_CLEAN, EXIT_CHANGES, EXIT_ERRORS = 0, 1, 2
+
+
+class _FixByDefault(TyperGroup):
+    """`jax-codemod PATHS...` means `jax-codemod fix PATHS...`, like ruff's implied `check`."""
+
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h")):
+            args = ["fix", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(
+    cls=_FixByDefault,
+    help=__doc__,
+    add_completion=False,
+    no_args_is_help=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+
+
+class OutputFormat(str, enum.Enum):
+    TEXT = "text"  # diff on stdout, findings and summary on stderr
+    JSON = "json"  # one JSON document on stdout: findings, fixes as diffs, errors, summary
+    SARIF = "sarif"  # SARIF 2.1.0 on stdout, for code-scanning dashboards
+    GITHUB = "github"  # GitHub Actions workflow commands on stdout: annotations on the PR
+
+
+# A run this large gets a progress bar on a terminal (nothing when stderr is not a terminal).
+PROGRESS_MIN_FILES = 1000
+PROGRESS_MIN_ANALYSED = 50
+
+
+@app.command()
+def fix(
+    paths: List[Path] = typer.Argument(None, help="Files or folders (default: the current folder)."),
+    write: bool = typer.Option(False, "--write", help="Apply the changes in place (atomically)."),
+    check: bool = typer.Option(False, "--check", help="List files that would change; exit 1 if any."),
+    interactive: bool = typer.Option(False, "--interactive", "-i", help="Show each fix (its finding and diff) and ask before applying it."),
+    select: List[str] = typer.Option([], "--select", help="Only these rules: codes, code prefixes or names (JAX001, JAX0, ALL)."),
+    ignore: List[str] = typer.Option([], "--ignore", help="Skip these rules: codes, code prefixes or names."),
+    unsafe_fixes: Optional[bool] = typer.Option(
+        None, "--unsafe-fixes/--no-unsafe-fixes",
+        help="Also apply fixes that change numerics or need judgement (shown, not applied, by default).",
+    ),
+    jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
+    jax_version: Optional[str] = typer.Option(
+        None, "--jax-version", help="Target jax release (default: the installed jax; conservative if none)."
+    ),
+    scope: Optional[Scope] = typer.Option(None, "--scope", help="kernels (default): only inside Pallas kernel bodies; all: everywhere."),
+    precision_policy: Optional[PrecisionPolicy] = typer.Option(
+        None, "--precision-policy",
+        help="nearest (default): least accurate accepted scalar that loses no accuracy; highest: always HIGHEST.",
+    ),
+    helpers_module: Optional[str] = typer.Option(
+        None, "--helpers-module", help="Import the helpers JAX002/JAX003 call (rsqrt_safe, lstm_float32) from this module instead of inlining them."
+    ),
+    output_format: OutputFormat = typer.Option(OutputFormat.TEXT, "--output-format", help="text, json, sarif or github."),
+    exclude: List[str] = typer.Option([], "--exclude", help="Skip paths matching this glob (added to the config's)."),
+    force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply excludes to files named explicitly too (pre-commit)."),
+    diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only the .py files changed since this git revision."),
+    shard: Optional[str] = typer.Option(None, "--shard", help="K/N: only the Kth of N deterministic parts of the files (CI matrices)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the diff (or file list) and errors."),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Analyse every file again instead of reusing results for unchanged files "
+        "(kept in $JAX_CODEMOD_CACHE_DIR, else ~/.cache/jax-codemod)."
+    ),
+    show_version: bool = typer.Option(False, "--version", help="Print the version and exit."),
+) -> None:
+    """Show (default), check or write the rewrites for PATHS."""
+    if show_version:
+        print(f"jax-codemod {_tool_version()}")
+        raise typer.Exit(EXIT_CLEAN)
+    from codemods import config as project_config
+    from codemods import registry
+    from codemods.engine import discovery, runner
+    from codemods.engine.cache import ResultCache, default_directory
+
+    if sum((write, check, interactive)) > 1:
+        raise typer.BadParameter("--write, --check and --interactive exclude each other")
+    if interactive and output_format is not OutputFormat.TEXT:
+        raise typer.BadParameter("--interactive shows diffs as text: use it without --output-format")
+    paths = paths or [Path(".")]
+    try:
+        config = project_config.load(project_config.find(paths), registry.RULES)
+        transforms = registry.select(select or config.select, ignore or config.ignore, registry.RULES)
+        version = parse_version(jax_version) if jax_version else config.jax_version or installed_jax_version()
+        files = _files(paths, config, exclude, force_exclude, diff_base, shard)
+    except ValueError as error:  # registry.UnknownRule among them
+        raise typer.BadParameter(str(error.args[0]))
+    except (project_config.ConfigError, discovery.DiscoveryError) as error:
+        sys.stderr.write(f"error: {error}\n")
+        raise typer.Exit(EXIT_ERRORS)
+    settings = Settings(version, scope or config.scope or Scope.KERNELS,
+                        precision_policy or config.precision_policy or PrecisionPolicy.NEAREST,
+                        helpers_module or config.helpers_module,
+                        config.unsafe_fixes if unsafe_fixes is None else unsafe_fixes)
+    cache = None if no_cache else ResultCache(default_directory(), settings)
+    with _progress(len(files)) as progress:
+        results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
+                             rules_to_skip=config.ignored_rules, progress=progress)
+    if interactive:
+        results = _review(results, transforms, settings)
+    _report(results, settings, write=write or interactive, check=check, quiet=quiet, output=output_format)
+
+
+def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, diff_base: Optional[str],
+           shard: Optional[str]) -> list[Path]:
+    """Stage 1, as the options and the project config ask."""
+    from codemods.engine import discovery
+
+    parsed_shard = discovery.Shard.parse(shard) if shard else None
+    patterns = [*config.exclude, *config.extend_exclude, *exclude]
+    excluded = config.matcher(patterns)
+    if diff_base:
+        files = discovery.discover(discovery.changed_since(diff_base, paths), excluded, force_exclude=True)
+    else:
+        files = discovery.discover(paths, excluded, force_exclude=force_exclude)
+    return [f for f in files if parsed_shard is None or parsed_shard.holds(f, config.root)]
+
+
+@contextlib.contextmanager
+def _progress(files: int):
+    """A progress bar on stderr for long runs on a terminal (rich, loaded only then); else nothing."""
+    if not sys.stderr.isatty() or os.environ.get("TERM") == "dumb":
+        yield None
+        return
+    state: dict = {}
+
+    def update(done: int, total: int) -> None:
+        if "bar" not in state:
+            if files < PROGRESS_MIN_FILES and total < PROGRESS_MIN_ANALYSED:
+                return
+            from rich.console import Console
+            from rich.progress import Progress
+
+            state["bar"] = Progress(console=Console(stderr=True), transient=True)
+            state["bar"].start()
+            state["task"] = state["bar"].add_task(f"analysing {total} of {files} files", total=total)
+        state["bar"].update(state["task"], completed=done)
+
+    try:
+        yield update
+    finally:
+        if "bar" in state:
+            state["bar"].stop()
+
+
+def _review(results, transforms, settings: Settings):
+    """`--interactive`: show each fix (its finding and its diff) and ask; the accepted fixes of a
+    file are then applied together by the engine, as `--write` would apply them."""
+    from codemods.engine import runner
+    from codemods.engine.report import fix_diff
+
+    reviewed = []
+    accept_all = stop = False
+    for result in results:
+        offered = [f for f in result.findings if f.applied]
+        if stop or not offered:
+            reviewed.append(result if not offered else _declined(result, transforms, settings))
+            continue
+        accepted = set()
+        for finding in offered:
+            answer = "y" if accept_all else _ask(finding.render(result.path), fix_diff(result, finding) or b"")
+            accept_all |= answer == "a"
+            if answer == "q":
+                stop = True
+                break
+            if answer in ("y", "a"):
+                accepted.add(_identity(finding))
+        if len(accepted) == len(offered):
+            reviewed.append(result)
+            continue
+        reviewed.append(runner.process_source(Path(result.path), result.raw, transforms, settings,
+                                              accept=lambda f: _identity(f) in accepted))
+    return reviewed
+
+
+def _declined(result, transforms, settings: Settings):
+    from codemods.engine import runner
+
+    return runner.process_source(Path(result.path), result.raw, transforms, settings, accept=lambda f: False)
+
+
+def _identity(finding) -> tuple:
+    return (finding.code, finding.line, finding.column, finding.message)
+
+
+def _report(results, settings: Settings, *, write: bool, check: bool, quiet: bool, output: OutputFormat) -> None:
+    """Stage 7: write or show the changes, report findings in the chosen format, exit."""
+    from codemods import registry
+    from codemods.engine import runner
+    from codemods.engine.report import Summary, render_findings, unified_diff
+
+    text = output is OutputFormat.TEXT
+    for result in results:
+        if result.new_source is None or result.error is not None:
+            continue
+        if write:
+            runner.write(result)
+            result.written = result.error is None
+        elif check and text:
+            print(result.path)
+        elif text:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(unified_diff(result.path, result.raw, result.new_source))
+    summary = Summary()
+    for result in results:
+        summary.add(result)
+    if not text:
+        from codemods.engine import formats
+
+        rules = registry.RULES
+        render = {OutputFormat.JSON: lambda r, **kw: formats.render_json(r, rules=rules, **kw),
+                  OutputFormat.GITHUB: formats.render_github,
+                  OutputFormat.SARIF: lambda r, **kw: formats.render_sarif(
+                      r, rules=rules, tool_version=_tool_version(), **kw)}
+        sys.stdout.write(render[output](results, suppressed=summary.suppressed))
+    errors = [r for r in results if r.error]
+    if not quiet and text:
+        sys.stderr.write(render_findings(results))
+    for result in errors if text else ():
+        sys.stderr.write(f"{result.path}: error: {result.error}\n")
+    for result in results if text and not quiet else ():
+        if result.skipped:
+            sys.stderr.write(f"{result.path}: skipped: {result.skipped}\n")
+    if not quiet:
+        sys.stderr.write(f"{summary.render(written=write)} (target jax {format_version(settings.jax_version)})\n")
+    if errors:
+        raise typer.Exit(EXIT_ERRORS)
+    pending = any(r.new_source is not None and not r.written for r in results) or summary.unsafe
+    raise typer.Exit(EXIT_CHANGES if pending and not write else EXIT_CLEAN)
+
+
+def _ask(title: str, diff: bytes) -> str:
+    """Show one fix and ask what to do with it: [y]es, [n]o, [a]ll remaining, [q]uit."""
+    sys.stdout.flush()
+    sys.stdout.write(title + "\n")
+    sys.stdout.flush()
+    sys.stdout.buffer.write(diff)
+    while True:
+        sys.stdout.write("Apply this fix? [y]es, [n]o, [a]ll, [q]uit: ")
+        sys.stdout.flush()
+        answer = sys.stdin.readline()
+        if not answer:  # end of input: nothing more is accepted
+            return "q"
+        answer = answer.strip().lower()[:1]
+        if answer in ("y", "n", "a", "q"):
+            return answer
+
+
+def _tool_version() -> str:
+    return installed_version("jax_codemod") or installed_version("jax-codemod") or "unknown"
+
+
+@app.command()
+def explain(
+    log: Optional[Path] = typer.Argument(None, help="A log holding JAX tracebacks (default: standard input)."),
+    write: bool = typer.Option(False, "--write", help="Apply the fixes."),
+    root: Path = typer.Option(Path("."), "--root", help="Where log paths from another machine are looked for."),
+    jax_version: Optional[str] = typer.Option(None, "--jax-version", help="Target jax release (default: the installed jax)."),
+) -> None:
+    """Read the traceback you just got, find the call that failed, and show (or --write) its fix."""
+    from codemods import explain as tracebacks
+    from codemods import registry
+    from codemods.engine import runner
+    from codemods.engine.report import render_findings, unified_diff
+    from codemods.engine.rule import ParsedFile
+
+    text = (log.read_text(errors="replace") if log else sys.stdin.read())
+    version = parse_version(jax_version) if jax_version else installed_jax_version()
+    settings = Settings(version)
+    rules = {rule.code: rule for rule in registry.RULES}
+
+    def holds_call(code, module, line) -> bool:
+        rule = rules[code]
+        file = ParsedFile(Path("<traceback>"), module, settings)
+        return rule.matches is not None and any(
+            call.lineno <= line <= call.end_lineno and rule.matches(rule, file, call) for call in module.calls)
+
+    errors = tracebacks.parse_log(text)
+    if not errors:
+        sys.stderr.write("explain: no error jax-codemod fixes in this log (it knows: per-operand or unsupported "
+                         "precision, \"Not implemented: accuracy\", bf16 LSTM)\n")
+        raise typer.Exit(EXIT_ERRORS)
+    placements = [tracebacks.place(error, root, holds_call) for error in errors]
+    placed = {(p.error.rule, p.path, p.line): p for p in placements if p.path is not None}
+    messages = {p.error.message for p in placed.values()}
+    unplaced = [p for p in placements if p.path is None and p.error.message not in messages]
+    for placement in unplaced:
+        why = "; ".join(placement.reasons) or "no frame of the user's code in the traceback"
+        sys.stderr.write(f"explain: cannot place `{placement.error.message}`: {why}\n")
+    by_file: dict[Path, dict[str, set[int]]] = {}
+    for rule, path, line in placed:
+        by_file.setdefault(path, {}).setdefault(rule, set()).add(line)
+    pending = False
+    for path, proven in by_file.items():
+        raw = path.read_bytes()
+        result = runner.process_source(path, raw, [rules[code] for code in proven], settings,
+                                       {code: frozenset(lines) for code, lines in proven.items()})
+        for code, lines in proven.items():
+            for line in sorted(lines):
+                message = placed[(code, path, line)].error.message
+                sys.stderr.write(f"{path}:{line}: {code}: the traceback's `{message}` comes from this call\n")
+        sys.stderr.write(render_findings([result]))
+        if result.error:
+            sys.stderr.write(f"{path}: error: {result.error}\n")
+        elif result.new_source is not None:
+            if write and not unplaced:
+                runner.write(result)
+            else:
+                pending = True
+                sys.stdout.flush()
+                sys.stdout.buffer.write(unified_diff(str(path), raw, result.new_source))
+    if unplaced:
+        raise typer.Exit(EXIT_ERRORS)
+    raise typer.Exit(EXIT_CHANGES if pending else EXIT_CLEAN)
+
+
+@app.command()
+def rules(
+    code: Optional[str] = typer.Argument(None, help="A rule's code or name: print its documentation."),
+) -> None:
+    """List every rule (code, name, summary), or document one: what it does, why, an example."""
+    from codemods import registry
+
+    if code is None:
+        for rule in registry.RULES:
+            print(f"{rule.code}  {rule.name:<24} {rule.summary}")
+        return
+    try:
+        rule = registry.lookup(code)
+    except ValueError as error:
+        raise typer.BadParameter(str(error.args[0]))
+    sys.stdout.write(rule.documentation())
+
+
+@app.command()
+def probe(json_output: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
+    """Lower small kernels with the installed jax and compare with the tool's capability table."""
+    from codemods import probe as probe_module
+
+    raise typer.Exit(probe_module.main(json_output=json_output))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

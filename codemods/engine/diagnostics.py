@@ -1,0 +1,94 @@
+"""What a rule reports: a finding, and the fix it carries (as in Ruff, `Diagnostic` + `Fix`).
+
+A finding owns its fix. Rules plan a fix as a `FixPlan` (codemods/engine/fixes.py: edits over
+the original text, the imports and helper definitions it needs); the engine applies the plans of
+the fixes it may apply together and then fills in each fix's `edits`: the exact text edits that
+fix makes alone, in the original file, helper and imports included. Every consumer (the diff of a
+finding, json/sarif/github, `--interactive`, an editor's quick fix) reads those edits; nothing
+re-derives them from the file's diff.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from codemods.engine.fixes import FixPlan
+
+
+class Kind(str, enum.Enum):
+    """How a finding should be read."""
+
+    FIXED = "fixed"  # has a fix; listed so reviewers see every change the tool makes
+    DROPPED = "dropped"  # has a fix that removes a contract (an accuracy hint): the message says which
+    MANUAL = "manual"  # no fix: a person must look (non-literal value, **kwargs, ...)
+    WARNING = "warning"  # no fix, may still fail at run time (e.g. bf16 default precision)
+
+
+class Applicability(str, enum.Enum):
+    """Whether `--write` applies a fix on its own (Ruff's terms)."""
+
+    SAFE = "safe"  # the code cannot run as written, and the fix keeps every accuracy the user asked for
+    UNSAFE = "unsafe"  # changes numerics or needs a person's judgement: applied only with --unsafe-fixes
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace the original text's characters [start, end) with `content` (start == end: insert)."""
+
+    start: int
+    end: int
+    content: str
+
+
+def apply_text_edits(text: str, edits: "tuple[TextEdit, ...] | list[TextEdit]") -> str:
+    """`text` with disjoint edits applied (what an editor does with a quick fix)."""
+    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        text = text[:edit.start] + edit.content + text[edit.end:]
+    return text
+
+
+@dataclass(frozen=True)
+class Fix:
+    applicability: Applicability
+    edits: tuple[TextEdit, ...] = ()  # filled in by the engine: this fix alone, on the original text
+    applied: bool = False  # whether this run's output includes it
+    # The rule's plan, until the engine has turned it into `edits` (never cached or pickled).
+    plan: Optional["FixPlan"] = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    kind: Kind
+    line: int
+    column: int  # 1-based, as editors count
+    message: str
+    end_line: int = 0  # where the code the finding is about ends (0: not known)
+    end_column: int = 0  # 1-based, exclusive
+    fix: Optional[Fix] = None
+
+    @property
+    def applied(self) -> bool:
+        return self.fix is not None and self.fix.applied
+
+    @property
+    def unapplied_fix(self) -> bool:
+        """A fix this run did not apply (unsafe without --unsafe-fixes, or declined)."""
+        return self.fix is not None and not self.fix.applied
+
+    def with_fix(self, fix: Optional[Fix]) -> "Finding":
+        return replace(self, fix=fix)
+
+    def sort_key(self) -> tuple:
+        return (self.line, self.column, self.end_line, self.end_column, self.code, self.message)
+
+    def render(self, path: str) -> str:
+        label = self.kind.value
+        if self.fix is not None and self.fix.applicability is Applicability.UNSAFE:
+            label += ", unsafe" if self.fix.applied else ", unsafe fix: --unsafe-fixes"
+        elif self.unapplied_fix:
+            label += ", not applied"
+        return f"{path}:{self.line}:{self.column}: {self.code} [{label}] {self.message}"

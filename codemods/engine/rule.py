@@ -1,0 +1,75 @@
+"""What the engine knows of a rule: the small interface every rule module fills in.
+
+A rule lives in one module (codemods/per_operand_precision.py, ...) or one row of a table: its
+code, name, documentation, byte prefilter and implementation together, in one `Rule`. The engine
+reads the prefilter fields before parsing, and calls `check` on each file that passes it; it
+never imports a rule module itself (codemods/registry.py lists them).
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional, Protocol
+
+from codemods.analysis.module import ModuleIndex
+from codemods.engine.diagnostics import Finding
+from codemods.settings import Scope, Settings
+
+# Every kernel launcher lives under jax.experimental.pallas: a file without this word has no kernel.
+KERNEL_MARKER = b"pallas"
+# For prefilter patterns: a call that unpacks arguments (`f(x, *rest)`, `g(**options)`) may pass
+# what a rule looks for without its word appearing; the rule's pattern appends `*` or `\*`.
+UNPACKED_ARGUMENT = rb"[(,](?:\s|#[^\n]*\n)*\*"
+
+
+@dataclass
+class ParsedFile:
+    """One parsed file as every rule sees it; `shared` holds what the rules compute once per file
+    (their common analysis), so that no rule recomputes another's."""
+
+    path: Path
+    module: ModuleIndex
+    settings: Settings
+    # Lines a traceback proves to hold a failing call, by rule (`jax-codemod explain`).
+    proven: dict[str, frozenset[int]] = field(default_factory=dict)
+    shared: dict[str, Any] = field(default_factory=dict)
+
+
+class Check(Protocol):
+    def __call__(self, rule: "Rule", file: ParsedFile) -> list[Finding]: ...
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str  # e.g. "JAX001"
+    name: str  # e.g. "per-operand-precision"
+    summary: str  # one line
+    what: str  # documentation: what it does ...
+    why: str  # ... why ...
+    example: str  # ... and an example, `before` then `after`
+    # The prefilter: a file in which none of these byte strings occurs, and no pattern matches,
+    # has nothing this rule rewrites or reports.
+    words: tuple[bytes, ...]
+    kernel_scoped: bool  # only acts inside Pallas kernel bodies (under --scope kernels)
+    check: Check = field(compare=False, repr=False)  # the implementation: findings with their fixes
+    # (a byte string any match contains, the pattern): the substring test is ten times faster.
+    patterns: tuple[tuple[bytes, "re.Pattern[bytes]"], ...] = ()
+    # Answers `explain`: whether a call is one this rule rewrites or reports, wherever it sits.
+    matches: Optional[Callable[["Rule", ParsedFile, Any], bool]] = field(default=None, compare=False, repr=False)
+
+    def might_apply(self, raw: bytes, settings: Settings) -> bool:
+        """The prefilter, on bytes: most files are ruled out here, before they are parsed."""
+        if self.kernel_scoped and settings.scope is Scope.KERNELS and KERNEL_MARKER not in raw:
+            return False
+        return any(word in raw for word in self.words) or any(
+            needle in raw and pattern.search(raw) for needle, pattern in self.patterns)
+
+    def documentation(self) -> str:
+        """As `jax-codemod rules CODE` prints it (Ruff's `ruff rule`)."""
+        sections = [f"{self.code} ({self.name})", "", self.summary]
+        for title, body in (("What it does", self.what), ("Why", self.why), ("Example", self.example)):
+            sections += ["", title, textwrap.indent(textwrap.dedent(body).strip("\n"), "    ")]
+        return "\n".join(sections) + "\n"
