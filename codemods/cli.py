@@ -250,8 +250,9 @@ def _report(results, settings: Settings, *, write: bool, check: bool, quiet: boo
         sys.stderr.write(f"{summary.render(written=write)} (target jax {format_version(settings.jax_version)})\n")
     if errors:
         raise typer.Exit(EXIT_ERRORS)
+    # Pending: a change not written, an unsafe fix not applied, or a fix declined in --interactive.
     pending = any(r.new_source is not None and not r.written for r in results) or summary.unsafe
-    raise typer.Exit(EXIT_CHANGES if pending and not write else EXIT_CLEAN)
+    raise typer.Exit(EXIT_CHANGES if (pending and not write) or summary.declined else EXIT_CLEAN)
 
 
 def _ask(title: str, diff: bytes) -> str:

@@ -501,13 +501,31 @@ def test_help(tmp_path: Path) -> None:
         assert option in fix_help.stdout
 
 
-def test_rules_lists_every_transform(tmp_path: Path) -> None:
+def test_rules_lists_every_rule_once(tmp_path: Path) -> None:
     result = cli("rules", cwd=tmp_path)
     assert result.returncode == 0
-    out = result.stdout.decode()
+    lines = result.stdout.decode().splitlines()
     assert registry.RULES
-    for rule in registry.RULES:
-        assert f"{rule.code} {rule.name}" in out
+    assert len(lines) == len(registry.RULES)
+    for rule, line in zip(registry.RULES, lines):
+        assert line.split()[:2] == [rule.code, rule.name] and line.endswith(rule.summary)
+
+
+@pytest.mark.parametrize("key", ["JAX002", "jax002", "accuracy-hints"])
+def test_rules_documents_one_rule(tmp_path: Path, key: str) -> None:
+    result = cli("rules", key, cwd=tmp_path)
+    assert result.returncode == 0
+    out = result.stdout.decode()
+    assert out.startswith("JAX002 (accuracy-hints)\n")
+    for title in ("What it does", "Why", "Example"):
+        assert f"\n{title}\n    " in out
+    assert "rsqrt_safe" in out and "JAX001" not in out and "cuDNN" not in out
+
+
+@pytest.mark.parametrize("key", ["JAX999", "JAX00"])
+def test_rules_names_an_unknown_or_ambiguous_code(tmp_path: Path, key: str) -> None:
+    result = cli("rules", key, cwd=tmp_path)
+    assert result.returncode == 2 and key in result.stderr.decode() and result.stdout == b""
 
 
 def test_console_script(tmp_path: Path) -> None:
@@ -516,7 +534,7 @@ def test_console_script(tmp_path: Path) -> None:
         pytest.skip("the package is not installed in this environment (no jax-codemod script)")
     result = subprocess.run([str(script), "rules"], cwd=tmp_path, capture_output=True, timeout=120)
     assert result.returncode == 0
-    assert b"JAX001 per-operand-precision" in result.stdout
+    assert re.search(rb"^JAX001 +per-operand-precision ", result.stdout, re.M)
 
 
 # -- the write step itself --

@@ -22,7 +22,9 @@ import pytest
 
 from codemods.engine import formats
 from codemods.engine.formats import render_github, render_json, render_sarif
-from codemods.engine.report import FileResult, Finding, Kind, unified_diff
+from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind
+from codemods.engine.fixes import text_edits
+from codemods.engine.report import FileResult, unified_diff
 from codemods.engine.runner import process_source
 from codemods.registry import RULES
 from codemods.settings import Settings
@@ -193,7 +195,7 @@ def test_the_pipeline_gives_the_findings_these_tests_are_about(results):
 
 
 def test_json_lists_every_finding_in_order_with_positions(results):
-    document = json.loads(render_json(results, suppressed=3))
+    document = json.loads(render_json(results, rules=RULES, suppressed=3))
     assert list(document) == ["version", "findings", "errors", "files", "summary"]
     expected = all_findings(results)
     assert [(f["path"], f["start"]["line"], f["start"]["column"]) for f in document["findings"]] == [
@@ -214,7 +216,7 @@ def test_json_lists_every_finding_in_order_with_positions(results):
 
 
 def test_json_errors_files_and_summary(results):
-    document = json.loads(render_json(results, suppressed=3))
+    document = json.loads(render_json(results, rules=RULES, suppressed=3))
     r = by_path(results)
     assert document["errors"] == [{"path": "src/broken.py", "message": r["src/broken.py"].error}]
     # every file with a change or a finding, sorted; not the one the prefilter ruled out, nor the broken one
@@ -230,19 +232,37 @@ def test_json_errors_files_and_summary(results):
             assert entry["diff"] is None
     assert document["summary"] == {
         "scanned": len(SOURCES), "parsed": len(SOURCES) - 2, "changed": len(CHANGED), "errors": 1,
-        "findings": 9, "suppressed": 3,
+        "findings": 9, "fixes": {"applied": 7, "unsafe_not_applied": 0}, "suppressed": 3,
         "by_kind": {"fixed": 6, "dropped": 1, "manual": 2, "warning": 0},
         "by_rule": {"JAX001": 8, "JAX002": 1, "JAX003": 0},
     }
-    assert document["version"] == 1
+    assert document["version"] == 2
 
 
 def fixes_by(document: dict) -> dict[tuple[str, int], str | None]:
-    return {(f["path"], f["start"]["line"]): f["fix"] for f in document["findings"]}
+    """Each finding's patch (its fix alone, as a diff), by path and line."""
+    return {(f["path"], f["start"]["line"]): f["fix"] and f["fix"]["patch"] for f in document["findings"]}
 
 
-def test_json_fix_of_a_finding_is_its_own_hunk_plus_what_it_needs(results):
-    fixes = fixes_by(json.loads(render_json(results)))
+def test_json_fix_carries_applicability_and_its_exact_edits(results):
+    document = json.loads(render_json(results, rules=RULES))
+    entries = {(f["path"], f["start"]["line"]): f for f in document["findings"]}
+    assert entries[("src/kw.py", 7)]["fix"] is None
+    matmul = entries[("src/matmul.py", 8)]["fix"]
+    assert matmul["applicability"] == "safe" and matmul["applied"] is True
+    (edit,) = matmul["edits"]
+    line = MATMUL.decode().splitlines()[7]
+    assert edit["start"]["line"] == edit["end"]["line"] == 8
+    assert line[edit["start"]["column"] - 1:edit["end"]["column"] - 1] == (
+        "(lax.Precision.DEFAULT, lax.Precision.HIGHEST)")
+    assert edit["content"] == "lax.Precision.HIGHEST"
+    norm = entries[("src/norm.py", 14)]["fix"]
+    assert [e["start"]["line"] for e in norm["edits"]] == [5, 14], "the helper, then the call"
+    assert norm["edits"][0]["start"] == norm["edits"][0]["end"] and "def rsqrt_safe(x):" in norm["edits"][0]["content"]
+
+
+def test_json_fix_of_a_finding_is_its_own_change_plus_what_it_needs(results):
+    fixes = fixes_by(json.loads(render_json(results, rules=RULES)))
     # not rewritten: no fix
     assert fixes[("src/kw.py", 7)] is None and fixes[("src/my kernels/kw #1.py", 7)] is None
     # two fixes in one file, far apart: each gets only its own hunk
@@ -262,7 +282,7 @@ def test_json_fix_of_a_finding_is_its_own_hunk_plus_what_it_needs(results):
 
 
 def test_json_diff_text_of_a_non_utf8_file_round_trips_to_its_bytes(results):
-    text = render_json(results)
+    text = render_json(results, rules=RULES)
     assert text.isascii()
     fix = fixes_by(json.loads(text))[("src/latin1.py", 10)]
     assert "\udce9l\udce9mentaire" in fix  # Latin-1 é, surrogate-escaped
@@ -285,7 +305,7 @@ def checkout(root: Path) -> None:
 
 @needs_git
 def test_json_diffs_and_fixes_apply_with_git(results, tmp_path):
-    document = json.loads(render_json(results))
+    document = json.loads(render_json(results, rules=RULES))
     checkout(tmp_path)
     r = by_path(results)
 
@@ -296,7 +316,7 @@ def test_json_diffs_and_fixes_apply_with_git(results, tmp_path):
 
     for entry in document["findings"]:
         if entry["fix"] is not None:
-            apply(entry["fix"], "--check")
+            apply(entry["fix"]["patch"], "--check")
     for entry in document["files"]:
         if entry["diff"] is not None:
             apply(entry["diff"], "--check")
@@ -316,25 +336,34 @@ def test_json_diffs_and_fixes_apply_with_git(results, tmp_path):
         assert (tmp_path / path).read_bytes() == r[path].new_source, path
 
 
+def fixed(raw: bytes, new: bytes, line: int, end_line: int) -> Finding:
+    """A finding whose fix turns `raw` into `new`, as the engine would give it."""
+    fix = Fix(Applicability.SAFE, text_edits(raw.decode(), new.decode()), applied=True)
+    return Finding("JAX001", Kind.FIXED, line, 1, "m", end_line, 2, fix)
+
+
 @needs_git
-def test_json_fix_without_an_earlier_hunk_is_renumbered(tmp_path):
-    """A fix that leaves out an earlier hunk which adds lines: its own hunk keeps the old line
-    numbers and gets new-side ones as if only it were applied, and `git apply` takes it."""
+def test_json_each_patch_is_made_against_the_original_and_applies_in_any_order(tmp_path):
+    """Two fixes of one file, the first adding lines: each patch is its fix alone, against the
+    original text, and `git apply` takes them one after the other in either order."""
     raw = b"".join(b"x%d = %d\n" % (i, i) for i in range(1, 21))
-    new = raw.replace(b"x2 = 2\n", b"x2 = 2\nadded = 1\nadded = 2\n").replace(b"x15 = 15\n", b"x15 = 16\n")
-    findings = [Finding("JAX001", Kind.FIXED, 2, 1, "a", 3, 1), Finding("JAX001", Kind.FIXED, 15, 1, "b", 15, 9)]
+    added = raw.replace(b"x2 = 2\n", b"x2 = 2\nadded = 1\nadded = 2\n")
+    changed = raw.replace(b"x15 = 15\n", b"x15 = 16\n")
+    new = added.replace(b"x15 = 15\n", b"x15 = 16\n")
+    findings = [fixed(raw, added, 2, 3), fixed(raw, changed, 15, 15)]
     result = FileResult("x.py", parsed=True, new_source=new, raw=raw, after=new.decode(), findings=findings)
-    first, second = (f["fix"] for f in json.loads(render_json([result]))["findings"])
-    assert unified_diff("x.py", raw, new).decode().count("@@ ") == 2
+    first, second = (f["fix"]["patch"] for f in json.loads(render_json([result], rules=RULES))["findings"])
     assert first.count("@@ ") == 1 and "+added = 1\n" in first and "x15" not in first
     assert second == "--- a/x.py\n+++ b/x.py\n@@ -12,7 +12,7 @@\n x12 = 12\n x13 = 13\n x14 = 14\n" \
         "-x15 = 15\n+x15 = 16\n x16 = 16\n x17 = 17\n x18 = 18\n"
-    (tmp_path / "x.py").write_bytes(raw)
-    git("init", "-q", cwd=tmp_path)
-    for fix in (second, first):
-        (tmp_path / "p.patch").write_text(fix)
-        git("apply", "p.patch", cwd=tmp_path)
-    assert (tmp_path / "x.py").read_bytes() == new
+    for order in ((second, first), (first, second)):
+        (tmp_path / "x.py").write_bytes(raw)
+        if not (tmp_path / ".git").exists():
+            git("init", "-q", cwd=tmp_path)
+        for patch in order:
+            (tmp_path / "p.patch").write_text(patch)
+            git("apply", "p.patch", cwd=tmp_path)
+        assert (tmp_path / "x.py").read_bytes() == new
 
 
 # -- SARIF --
@@ -352,7 +381,7 @@ def validate(log: dict, schema: dict) -> list[str]:
 
 
 def test_sarif_validates_against_the_schema(results, schema):
-    log = json.loads(render_sarif(results, tool_version="1.2.3", suppressed=2))
+    log = json.loads(render_sarif(results, rules=RULES, tool_version="1.2.3", suppressed=2))
     assert validate(log, schema) == []
     assert log["$schema"] == schema["id"] and log["version"] == "2.1.0"
     # the check has teeth: what the schema forbids is reported
@@ -364,12 +393,12 @@ def test_sarif_validates_against_the_schema(results, schema):
 
 
 def test_sarif_tool_rules_and_results(results):
-    log = json.loads(render_sarif(results, tool_version="1.2.3", suppressed=2))
+    log = json.loads(render_sarif(results, rules=RULES, tool_version="1.2.3", suppressed=2))
     (run,) = log["runs"]
     driver = run["tool"]["driver"]
     assert driver["name"] == "jax-codemod" and driver["version"] == "1.2.3"
     assert driver["rules"] == [
-        {"id": rule.code, "name": rule.name, "shortDescription": {"text": rule.description}} for rule in RULES
+        {"id": rule.code, "name": rule.name, "shortDescription": {"text": rule.summary}} for rule in RULES
     ]
     assert run["columnKind"] == "unicodeCodePoints"
     assert run["properties"] == {"suppressed": 2}
@@ -396,7 +425,7 @@ def test_sarif_tool_rules_and_results(results):
 
 
 def test_sarif_reports_the_file_it_could_not_process(results):
-    (run,) = json.loads(render_sarif(results, tool_version="1"))["runs"]
+    (run,) = json.loads(render_sarif(results, rules=RULES, tool_version="1"))["runs"]
     (invocation,) = run["invocations"]
     assert invocation["executionSuccessful"] is False
     (notification,) = invocation["toolExecutionNotifications"]
@@ -405,7 +434,7 @@ def test_sarif_reports_the_file_it_could_not_process(results):
     assert notification["locations"] == [
         {"physicalLocation": {"artifactLocation": {"uri": "src/broken.py", "uriBaseId": "%SRCROOT%"}}}]
     fine = [r for r in results if r.error is None]
-    (run,) = json.loads(render_sarif(fine, tool_version="1"))["runs"]
+    (run,) = json.loads(render_sarif(fine, rules=RULES, tool_version="1"))["runs"]
     assert run["invocations"] == [{"executionSuccessful": True}]
 
 
@@ -433,8 +462,8 @@ def apply_replacements(text: str, replacements: list[dict]) -> str:
 
 
 def test_sarif_fixes_rebuild_the_rewritten_file(results):
-    log = json.loads(render_sarif(results, tool_version="1"))
-    json_fixes = fixes_by(json.loads(render_json(results)))
+    log = json.loads(render_sarif(results, rules=RULES, tool_version="1"))
+    json_fixes = fixes_by(json.loads(render_json(results, rules=RULES)))
     per_file: dict[str, list[dict]] = {}
     for entry in log["runs"][0]["results"]:
         if "fixes" not in entry:
@@ -454,22 +483,26 @@ def test_sarif_fixes_rebuild_the_rewritten_file(results):
     # the fix of the dropped hint: the helper insertion and the call, nothing else
     (norm,) = [e for e in log["runs"][0]["results"] if e["ruleId"] == "JAX002"]
     inserted = [r["deletedRegion"] for r in norm["fixes"][0]["artifactChanges"][0]["replacements"]]
+    line = NORM.decode().splitlines()[13]
+    call = line.index("lax.rsqrt")
     assert inserted == [{"startLine": 5, "startColumn": 1, "endLine": 5, "endColumn": 1},
-                        {"startLine": 14, "startColumn": 1, "endLine": 15, "endColumn": 1}]
-    # at the end of a file that ends in a newline, the region stops before it (no line 13)
+                        {"startLine": 14, "startColumn": call + 1, "endLine": 14, "endColumn": len(line)}]
+    assert norm["fixes"][0]["artifactChanges"][0]["replacements"][1]["insertedContent"] == {
+        "text": "rsqrt_safe(mean_sq + EPS"}
+    # on the file's last line: the region is the changed characters, within the line (no line 13)
     (tail,) = [e for e in log["runs"][0]["results"]
                if e["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "src/tail_lf.py"]
     (replacement,) = tail["fixes"][0]["artifactChanges"][0]["replacements"]
     last_line = TAIL.decode().splitlines()[11]
-    assert replacement["deletedRegion"] == {
-        "startLine": 12, "startColumn": 1, "endLine": 12, "endColumn": len(last_line) + 1}
-    assert replacement["insertedContent"]["text"] == (
-        "    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision=lax.Precision.HIGHEST)")
+    pair = "(lax.Precision.DEFAULT, lax.Precision.HIGHEST)"
+    assert replacement["deletedRegion"] == {"startLine": 12, "startColumn": last_line.index(pair) + 1,
+                                            "endLine": 12, "endColumn": last_line.index(pair) + len(pair) + 1}
+    assert replacement["insertedContent"]["text"] == "lax.Precision.HIGHEST"
 
 
 def synthetic(raw: bytes, new: bytes, line: int, end_line: int) -> FileResult:
-    finding = Finding("JAX001", Kind.FIXED, line, 1, "m", end_line, 2)
-    return FileResult("x.py", parsed=True, new_source=new, raw=raw, after=new.decode(), findings=[finding])
+    return FileResult("x.py", parsed=True, new_source=new, raw=raw, after=new.decode(),
+                      findings=[fixed(raw, new, line, end_line)])
 
 
 @pytest.mark.parametrize(("raw", "new", "line", "end_line"), [
@@ -481,7 +514,7 @@ def synthetic(raw: bytes, new: bytes, line: int, end_line: int) -> FileResult:
 ])
 def test_sarif_replacements_at_the_edges_of_a_file(raw, new, line, end_line, schema):
     result = synthetic(raw, new, line, end_line)
-    log = json.loads(render_sarif([result], tool_version="1"))
+    log = json.loads(render_sarif([result], rules=RULES, tool_version="1"))
     assert validate(log, schema) == []
     (entry,) = log["runs"][0]["results"]
     replacements = entry["fixes"][0]["artifactChanges"][0]["replacements"]
@@ -491,7 +524,7 @@ def test_sarif_replacements_at_the_edges_of_a_file(raw, new, line, end_line, sch
 def test_sarif_leaves_out_a_fix_it_cannot_say_exactly_and_keeps_the_patch(schema):
     # the final newline removed: no region reaches past it, so no `fixes`; the patch stays
     result = synthetic(b"a = 1\nb = 2\n", b"a = 1\nc = 3", 2, 2)
-    log = json.loads(render_sarif([result], tool_version="1"))
+    log = json.loads(render_sarif([result], rules=RULES, tool_version="1"))
     assert validate(log, schema) == []
     (entry,) = log["runs"][0]["results"]
     assert "fixes" not in entry
@@ -503,7 +536,7 @@ def test_sarif_absolute_paths(tmp_path, monkeypatch):
     inside = FileResult(str(tmp_path / "pkg" / "a b.py"), parsed=True,
                         findings=[Finding("JAX001", Kind.MANUAL, 3, 1, "m")])
     outside = FileResult("/elsewhere/c.py", parsed=True, findings=[Finding("JAX001", Kind.MANUAL, 3, 1, "m")])
-    log = json.loads(render_sarif([inside, outside], tool_version="1"))
+    log = json.loads(render_sarif([inside, outside], rules=RULES, tool_version="1"))
     locations = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in log["runs"][0]["results"]]
     assert locations == [{"uri": "file:///elsewhere/c.py"}, {"uri": "pkg/a%20b.py", "uriBaseId": "%SRCROOT%"}]
     # an unknown end: the region has a start only

@@ -207,18 +207,32 @@ def test_progress_bar_only_on_a_terminal_and_only_for_long_runs(tmp_path: Path) 
     assert b"analysing" not in piped.stderr and b"\x1b[" not in piped.stderr
 
 
-def test_interactive_review_asks_per_file(tmp_path: Path) -> None:
+def test_interactive_review_asks_per_fix(tmp_path: Path) -> None:
     for name in ("a.py", "b.py", "c.py", "d.py"):
         (tmp_path / name).write_text(CONV_KERNEL)
     code, output = run_in_terminal(["--jax-version", TARGET, "--interactive", "."], tmp_path, [b"y\n", b"n\n", b"q\n"])
-    assert output.count(b"Apply this change to") == 3, output.decode(errors="replace")
+    assert output.count(b"Apply this fix?") == 3, output.decode(errors="replace")
+    assert output.count(b"JAX001 [fixed] lax.conv_general_dilated") >= 3, "each question shows its finding"
     assert CONV_FIXED in (tmp_path / "a.py").read_bytes()
     for name in ("b.py", "c.py", "d.py"):
         assert CONV_PAIR in (tmp_path / name).read_bytes(), name
+    assert b"1 changed, 1 fixes" in output and b"3 fixes declined" in output, "the summary counts what was written"
     assert code == 1, "changes remain pending"
     code, output = run_in_terminal(["--jax-version", TARGET, "-i", "."], tmp_path, [b"a\n"])
-    assert output.count(b"Apply this change to") == 1 and code == 0
+    assert output.count(b"Apply this fix?") == 1 and code == 0
     assert all(CONV_FIXED in (tmp_path / name).read_bytes() for name in ("b.py", "c.py", "d.py"))
+
+
+def test_interactive_review_applies_the_accepted_fixes_of_a_file_together(tmp_path: Path) -> None:
+    """Two fixes in one file, the first declined and the second accepted: only the second is written."""
+    two = dot_kernel() + "\n\n" + dot_kernel().split("\n\n\n", 1)[1].replace("kernel", "kernel_b")
+    (tmp_path / "two.py").write_text(two)
+    code, output = run_in_terminal(["--jax-version", TARGET, "-i", "two.py"], tmp_path, [b"n\n", b"y\n"])
+    assert output.count(b"Apply this fix?") == 2, output.decode(errors="replace")
+    written = (tmp_path / "two.py").read_text()
+    assert written.count("precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST)") == 1
+    assert written.index("precision=(lax.Precision.DEFAULT") < written.index("precision=lax.Precision.HIGHEST")
+    assert code == 1
 
 
 # -- 4. output formats through the CLI (the documents themselves: tests/test_formats.py) --

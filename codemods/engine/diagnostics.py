@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Optional
-
-if TYPE_CHECKING:
-    from codemods.engine.fixes import FixPlan
+from typing import Any, Optional
 
 
 class Kind(str, enum.Enum):
@@ -55,8 +52,9 @@ class Fix:
     applicability: Applicability
     edits: tuple[TextEdit, ...] = ()  # filled in by the engine: this fix alone, on the original text
     applied: bool = False  # whether this run's output includes it
-    # The rule's plan, until the engine has turned it into `edits` (never cached or pickled).
-    plan: Optional["FixPlan"] = field(default=None, compare=False, repr=False)
+    # The rule's plan (a codemods.engine.fixes.FixPlan), until the engine has turned it into `edits`;
+    # never cached or pickled. Typed loosely: fixes.py builds on this module, not the other way.
+    plan: Optional[Any] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

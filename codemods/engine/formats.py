@@ -130,7 +130,11 @@ class _Text:
             self.starts.append(self.starts[-1] + len(line))  # the last one is len(text)
 
     def position(self, offset: int) -> tuple[int, int]:
+        """The end of a file that ends in a newline is (the line after the last, 1); the end of
+        one that does not is on its last line."""
         line = max(1, bisect.bisect_right(self.starts, offset))
+        if line > len(self.lines) and self.lines and not self.text.endswith("\n"):
+            line = len(self.lines)
         return line, offset - self.starts[line - 1] + 1
 
     @classmethod
