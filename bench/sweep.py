@@ -11,7 +11,7 @@ installed CLI runs on it, one package at a time:
 
   1. `jax-codemod --no-cache --jax-version V COPY/PKG`                    dry run, default --scope kernels
      (text output: the [manual] and fix counts of a normal run)
-  2. `jax-codemod --scope all --write --no-cache --jax-version V --output-format json COPY/PKG`
+  2. `jax-codemod --scope all --write --unsafe-fixes --no-cache --jax-version V --output-format json COPY/PKG`
   3. the same command again                                              idempotence
 
 and checks, for every package:
@@ -667,7 +667,7 @@ def sweep_package(package: Package, scratch: Path, tool: str, env: dict[str, str
     common = ["--no-cache", "--jax-version", JAX_VERSION, *jobs_args]
     result.kernels = run_tool(tool, [*common, package.key], scratch, env, json_output=False)
     original = snapshot(copy)
-    write_args = ["--scope", "all", "--write", *common, "--output-format", "json", package.key]
+    write_args = ["--scope", "all", "--write", "--unsafe-fixes", *common, "--output-format", "json", package.key]
     result.write = run_tool(tool, write_args, scratch, env, json_output=True)
     written = snapshot(copy)
     result.again = run_tool(tool, write_args, scratch, env, json_output=True)

@@ -282,17 +282,18 @@ def explain(
     write: bool = typer.Option(False, "--write", help="Apply the fixes."),
     root: Path = typer.Option(Path("."), "--root", help="Where log paths from another machine are looked for."),
     jax_version: Optional[str] = typer.Option(None, "--jax-version", help="Target jax release (default: the installed jax)."),
+    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes that change numerics."),
 ) -> None:
     """Read the traceback you just got, find the call that failed, and show (or --write) its fix."""
     from codemods import explain as tracebacks
     from codemods import registry
     from codemods.engine import runner
-    from codemods.engine.report import render_findings, unified_diff
+    from codemods.engine.report import fix_diff, render_findings, unified_diff
     from codemods.engine.rule import ParsedFile
 
     text = (log.read_text(errors="replace") if log else sys.stdin.read())
     version = parse_version(jax_version) if jax_version else installed_jax_version()
-    settings = Settings(version)
+    settings = Settings(version, unsafe_fixes=unsafe_fixes)
     rules = {rule.code: rule for rule in registry.RULES}
 
     def holds_call(code, module, line) -> bool:
@@ -335,6 +336,11 @@ def explain(
                 pending = True
                 sys.stdout.flush()
                 sys.stdout.buffer.write(unified_diff(str(path), raw, result.new_source))
+        for finding in [] if result.error else result.findings:
+            if finding.unapplied_fix:  # unsafe: shown as its own diff, applied only with --unsafe-fixes
+                pending = True
+                sys.stdout.flush()
+                sys.stdout.buffer.write(fix_diff(result, finding) or b"")
     if unplaced:
         raise typer.Exit(EXIT_ERRORS)
     raise typer.Exit(EXIT_CHANGES if pending else EXIT_CLEAN)

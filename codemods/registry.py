@@ -1,20 +1,31 @@
 """The rules the tool knows, and choosing among them by code, prefix or name (as Ruff does).
 
-Each rule lives in its own module, whole: code, name, documentation, prefilter and
-implementation in one `Rule`. Adding a rule is adding its module (or a table row) and one line
-here.
+Each rule lives whole in its own module under codemods/rules/ (code, name, documentation,
+prefilter and implementation in one `Rule`), or a table-driven family in one module as `RULES`.
+They are found here, so adding a rule touches its module and its goldens, nothing else.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Iterable, Sequence
 
-from codemods import accuracy_hints, bf16_lstm, per_operand_precision
+from codemods import rules as rule_modules
 from codemods.engine.rule import Rule
 
-RULES: tuple[Rule, ...] = (per_operand_precision.RULE, accuracy_hints.RULE, bf16_lstm.RULE)
+
+def _discover() -> tuple[Rule, ...]:
+    found: list[Rule] = []
+    for info in pkgutil.iter_modules(rule_modules.__path__):
+        module = importlib.import_module(f"{rule_modules.__name__}.{info.name}")
+        found += [module.RULE] if hasattr(module, "RULE") else list(getattr(module, "RULES", ()))
+    codes = [rule.code for rule in found]
+    assert len(set(codes)) == len(codes), f"two rules share a code: {sorted(codes)}"
+    return tuple(sorted(found, key=lambda rule: rule.code))
 
 
+RULES: tuple[Rule, ...] = _discover()
 class UnknownRule(ValueError):
     """Selectors that name no rule; the message lists them and what is known."""
 

@@ -70,7 +70,7 @@ def test_the_import_graph_of_codemods_has_no_circle(graph) -> None:
 
 def test_the_engine_knows_rules_only_by_their_interface(graph) -> None:
     transforms = {module for module, targets in graph.items() if "codemods.base" in targets}
-    assert {"codemods.per_operand_precision", "codemods.accuracy_hints", "codemods.bf16_lstm"} <= transforms
+    assert {"codemods.rules.per_operand_precision", "codemods.rules.accuracy_hints", "codemods.rules.bf16_lstm"} <= transforms
     for module, targets in graph.items():
         if module.startswith("codemods.engine"):
             wrong = targets & (transforms | {"codemods.base", "codemods.registry"})

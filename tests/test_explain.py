@@ -107,7 +107,14 @@ def test_explain_write_fixes_what_the_traceback_names(stem: str, filtering: str,
     assert dry.stdout.startswith("--- a/")
     assert (checkout / f"{stem}.py").read_bytes() == (jax_support.EXAMPLES_DIR / f"{stem}.py").read_bytes()
 
-    written = explain(failed.stderr, tmp_path / "laptop", "--root", str(tmp_path / "laptop"), "--write")
+    unsafe = any("unsafe fix" in line for line in dry.stderr.splitlines())
+    if unsafe:  # a dropped accuracy hint: shown, written only with --unsafe-fixes
+        assert "[dropped, unsafe fix: --unsafe-fixes]" in dry.stderr
+        refused = explain(failed.stderr, tmp_path / "laptop", "--root", str(tmp_path / "laptop"), "--write")
+        assert refused.returncode == 1, refused.stderr
+        assert (checkout / f"{stem}.py").read_bytes() == (jax_support.EXAMPLES_DIR / f"{stem}.py").read_bytes()
+    written = explain(failed.stderr, tmp_path / "laptop", "--root", str(tmp_path / "laptop"), "--write",
+                      *(["--unsafe-fixes"] if unsafe else []))
     assert written.returncode == 0, written.stderr
     fixed = lower(checkout / f"{stem}.py", tmp_path)
     assert fixed.stdout.strip() == "lowered", fixed.stderr[-3000:]
@@ -135,7 +142,7 @@ def test_a_helper_in_another_module_is_placed_by_the_traceback_alone(tmp_path: P
 def test_several_errors_in_one_log_and_a_file_changed_since(tmp_path: Path) -> None:
     folder = examples_in(tmp_path / "examples")
     logs = [lower(folder / f"{stem}.py", tmp_path).stderr for stem in ("tpu_matmul", "tpu_softmax_accuracy")]
-    both = explain("\n".join(logs), tmp_path, "--write")
+    both = explain("\n".join(logs), tmp_path, "--write", "--unsafe-fixes")  # the softmax hints are unsafe
     assert both.returncode == 0, both.stderr
     for stem in ("tpu_matmul", "tpu_softmax_accuracy"):
         assert lower(folder / f"{stem}.py", tmp_path).stdout.strip() == "lowered", stem

@@ -55,7 +55,9 @@ from hypothesis import settings as hypothesis_settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 VERSIONS = ((0, 12, 0, 1), (0, 10, 2))
-SETTINGS = [Settings(jax_version=version, scope=scope) for version in VERSIONS for scope in (Scope.KERNELS, Scope.ALL)]
+# Unsafe fixes on: the invariants are about every rewrite the tool can make (safe or not: tests/test_fixes.py).
+SETTINGS = [Settings(jax_version=version, scope=scope, unsafe_fixes=True)
+            for version in VERSIONS for scope in (Scope.KERNELS, Scope.ALL)]
 MOSAIC_TPU_DOT_HIGH_SINCE = (0, 11, 1)  # README: Mosaic TPU lowers a dot at HIGH from jax 0.11.1
 FIXING = (Kind.FIXED, Kind.DROPPED)
 
@@ -74,7 +76,7 @@ def split_lines(text: str) -> list[str]:
     return _LINE.findall(text)
 
 
-# Where precision may sit positionally (0-based), by the callee's last name (codemods/rules.py's ops).
+# Where precision may sit positionally (0-based), by the callee's last name (codemods/rules/per_operand_precision.py's OPS).
 _POSITIONAL_PRECISION = {"dot_general": 3, "batch_matmul": 2, "conv_general_dilated": 9, "conv": 4,
                          "conv_with_general_padding": 6, "dot": 5}
 _PRECISION_STRINGS = {"default", "bfloat16", "fastest", "high", "tensorfloat32", "bfloat16_3x", "highest", "float32"}
@@ -207,7 +209,8 @@ def check_invariants(raw: bytes, settings: Settings) -> FileResult:
         assert not result.error.startswith("internal error"), f"{context}: {result.error}"
         assert result.new_source is None
         return result
-    fixes = [f for f in result.findings if f.kind in FIXING]
+    fixes = [f for f in result.findings if f.applied]
+    assert all(f.kind in FIXING for f in fixes) and all(f.fix for f in result.findings if f.kind in FIXING)
     if result.new_source is None:
         assert not fixes, f"{context}: reports fixes but changes nothing: {fixes}"
         return result
@@ -877,7 +880,7 @@ def test_generated_tpu_kernel_lowers(seed: int) -> None:
     from tests import jax_support
 
     module = generate_kernel(seed)
-    settings = Settings(jax_support.JAX_VERSION)
+    settings = Settings(jax_support.JAX_VERSION, unsafe_fixes=True)
     result = run_tool(module.text.encode("utf-8"), settings)  # the invariants: test_generated_kernel_module
     assert result.error is None, result.error
     operands = [jax.ShapeDtypeStruct((8, 128), "float32"), jax.ShapeDtypeStruct((128, 128), "float32")]
@@ -902,7 +905,7 @@ def test_generated_tpu_kernel_lowers(seed: int) -> None:
 # last form-feed one, without_known_bug_triggers)
 # ---------------------------------------------------------------------------------------------
 
-JAX_0_12 = Settings(jax_version=(0, 12, 0, 1))
+JAX_0_12 = Settings(jax_version=(0, 12, 0, 1), unsafe_fixes=True)
 
 
 def test_bug_crlf_inside_a_rewritten_call() -> None:
@@ -967,5 +970,5 @@ def test_bug_positional_string_precision_passes_the_prefilter() -> None:
            b"def kernel(x_ref, y_ref, o_ref):\n"
            b"    o_ref[...] = lax.dot_general(x_ref[...], y_ref[...], (((1,), (0,)), ((), ())), 'tensorfloat32')\n\n\n"
            b"matmul = pl.pallas_call(kernel, out_shape=None)\n")
-    result = run_tool(raw, Settings(jax_version=(0, 10, 2)))
+    result = run_tool(raw, Settings(jax_version=(0, 10, 2), unsafe_fixes=True))
     assert result.new_source is not None, "the HIGH dot was not rewritten"

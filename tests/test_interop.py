@@ -15,9 +15,9 @@ import pytest
 
 from codemods.engine.report import FileResult
 from codemods.engine.runner import process_source
-from codemods.accuracy_hints import RULE as ACCURACY_HINTS
-from codemods.bf16_lstm import RULE as BF16_LSTM
-from codemods.per_operand_precision import RULE as PER_OPERAND_PRECISION
+from codemods.rules.accuracy_hints import RULE as ACCURACY_HINTS
+from codemods.rules.bf16_lstm import RULE as BF16_LSTM
+from codemods.rules.per_operand_precision import RULE as PER_OPERAND_PRECISION
 from codemods.registry import RULES
 from codemods.settings import Settings
 

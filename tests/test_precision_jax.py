@@ -29,7 +29,7 @@ from codemods.capabilities import Level, lowered_precisions  # noqa: E402
 from codemods.engine.diagnostics import Kind  # noqa: E402
 from codemods.engine.runner import process_source  # noqa: E402
 from codemods.registry import select  # noqa: E402
-from codemods.per_operand_precision import OPS  # noqa: E402
+from codemods.rules.per_operand_precision import OPS  # noqa: E402
 from codemods.settings import Settings  # noqa: E402
 from tests import jax_support  # noqa: E402
 from tests.test_fixtures import case_settings  # noqa: E402

@@ -1,9 +1,9 @@
 """What the engine knows of a rule: the small interface every rule module fills in.
 
-A rule lives in one module (codemods/per_operand_precision.py, ...) or one row of a table: its
+A rule lives in one module (codemods/rules/per_operand_precision.py, ...) or one row of a table: its
 code, name, documentation, byte prefilter and implementation together, in one `Rule`. The engine
 reads the prefilter fields before parsing, and calls `check` on each file that passes it; it
-never imports a rule module itself (codemods/registry.py lists them).
+never imports a rule module itself (codemods/registry.py finds them).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ parse of the rewritten text, with the grammar Bowler parses Python 3 with. Use i
     query(["src/"]).diff()                                                  # print the diff, write nothing
 
     # chosen transforms and options
-    from codemods import per_operand_precision
+    from codemods.rules import per_operand_precision
     from codemods.settings import Settings
     query("src/", rules=[per_operand_precision.RULE], settings=Settings(jax_version=(0, 12, 0, 1))).write()
 

@@ -40,7 +40,7 @@ from libcst.codemod import CodemodCommand, CodemodContext, SkipFile
 
 from codemods.capabilities import Version, parse_version
 from codemods.interop._shared import rewrite, target_version
-from codemods import accuracy_hints, bf16_lstm, per_operand_precision
+from codemods.rules import accuracy_hints, bf16_lstm, per_operand_precision
 from codemods.engine.rule import Rule
 from codemods.registry import RULES as ALL_RULES
 from codemods.settings import PrecisionPolicy, Scope, Settings
