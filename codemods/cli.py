@@ -348,20 +348,22 @@ def explain(
 
 @app.command()
 def rules(
-    code: Optional[str] = typer.Argument(None, help="A rule's code or name: print its documentation."),
+    selector: Optional[str] = typer.Argument(
+        None, help="A rule's code or name: its documentation. A code prefix (JAX0): the rules it selects."),
 ) -> None:
-    """List every rule (code, name, summary), or document one: what it does, why, an example."""
+    """List the rules (code, name, summary), or document one: what it does, why, an example."""
     from codemods import registry
 
-    if code is None:
-        for rule in registry.RULES:
-            print(f"{rule.code}  {rule.name:<24} {rule.summary}")
-        return
     try:
-        rule = registry.lookup(code)
+        exact = registry.lookup(selector) if selector else None
+        listed = registry.select([selector] if selector else [])
     except ValueError as error:
         raise typer.BadParameter(str(error.args[0]))
-    sys.stdout.write(rule.documentation())
+    if exact is not None:
+        sys.stdout.write(exact.documentation())
+        return
+    for rule in listed:
+        print(f"{rule.code}  {rule.name:<24} {rule.summary}")
 
 
 @app.command()

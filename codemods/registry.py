@@ -59,10 +59,7 @@ def select(include: Iterable[str] = (), exclude: Iterable[str] = (), rules: Sequ
     return [rule for rule in rules if rule in chosen and rule not in dropped]
 
 
-def lookup(code: str) -> Rule:
-    """One rule by its exact code or name. Raises UnknownRule."""
-    found = [rule for rule in RULES if rule.code == code.upper() or rule.name == code.lower()]
-    if not found:
-        check_known([code])
-        raise UnknownRule(f"{code!r} names several rules ({', '.join(r.code for r in matching(code))}); give one code")
-    return found[0]
+def lookup(key: str) -> "Rule | None":
+    """The rule whose exact code or name `key` is; None for a prefix. Raises UnknownRule."""
+    check_known([key])
+    return next((rule for rule in RULES if rule.code == key.strip().upper() or rule.name == key.strip().lower()), None)
