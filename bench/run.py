@@ -78,6 +78,21 @@ def kernel_packages() -> Path:
     return tree
 
 
+def copy_py_files(source: Path, target: Path) -> Path:
+    """The .py files under `source`, copied to `target` with their folders."""
+    for path in source.rglob("*.py"):
+        if path.is_file():
+            destination = target / path.relative_to(source)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, destination)
+    return target
+
+
+def has_cache_option(command: list[str], env: dict[str, str]) -> bool:
+    shown = subprocess.run([*command, "fix", "--help"], env=env, capture_output=True, text=True)
+    return "--no-cache" in shown.stdout
+
+
 def py_files(*roots: Path) -> int:
     return sum(name.endswith(".py") for root in roots for _, _, names in os.walk(root) for name in names)
 
@@ -118,14 +133,16 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="Also write every timing here.")
     args = parser.parse_args()
 
-    site = Path(sysconfig.get_paths()["purelib"])
-    kernels = kernel_packages()
+    scratch = Path(tempfile.mkdtemp(prefix="jax-codemod-bench-"))
+    # The trees are copied out of the repository: inside it git ignores them (bench/.corpus, .venv),
+    # and the tool skips what git ignores.
+    site = copy_py_files(Path(sysconfig.get_paths()["purelib"]), scratch / "site-packages")
+    kernels = copy_py_files(kernel_packages(), scratch / "kernel-packages")
     gdn2 = next(kernels.rglob("deltanet_tpu/gdn2.py"))
     splash = site / "jax/experimental/pallas/ops/tpu/splash_attention/splash_attention_kernel.py"
     one_fix = REPO / "examples" / "tpu_matmul.py"
     grep = shutil.which("grep") or sys.exit("grep not found")
     tools = {"tool": tool_command(REPO)}
-    scratch = Path(tempfile.mkdtemp(prefix="jax-codemod-bench-"))
     if args.baseline_rev:
         baseline = scratch / "baseline"
         subprocess.run(["git", "-C", str(REPO), "worktree", "add", "-q", "--detach", str(baseline), args.baseline_rev],
@@ -143,8 +160,8 @@ def main() -> None:
         }
         for label, (command, env) in tools.items():
             print(f"\n[{label}]")
-            # Cold: every file analysed. Older revisions have no cache (and no --no-cache).
-            cold = [*command, "-q", *(["--no-cache"] if label == "tool" else [])]
+            # Cold: every file analysed (revisions older than the cache have no --no-cache).
+            cold = [*command, "-q", *(["--no-cache"] if has_cache_option(command, env) else [])]
             for name, paths in scenarios.items():
                 timings[f"{label}: {name}"] = measure(name, [*cold, *map(str, paths)], args.repeat, env, scratch)
             for jobs in (1, 2):
