@@ -2,7 +2,9 @@
 
 A case's first line may hold CLI options for that case, e.g.
 `# jax-codemod: --jax-version 0.10.2 --scope all`. Without `--jax-version` cases target
-jax 0.12.0.1, so the goldens do not depend on the installed jax. Regenerate with
+jax 0.12.0.1, so the goldens do not depend on the installed jax. Every fix is applied, unsafe ones
+included (as with `--unsafe-fixes`): the `.out.py` shows every rewrite the tool can make, and the
+`.findings` say which fixes are unsafe (tests/test_fixes.py checks what `--write` alone gives). Regenerate with
 `pytest tests/test_fixtures.py --update-goldens`, then read the diff.
 """
 
