@@ -105,7 +105,7 @@ def fix(
     paths = paths or [Path(".")]
     try:
         config = project_config.load(project_config.find(paths), registry.RULES)
-        transforms = registry.select(select or config.select, ignore or config.ignore, registry.RULES)
+        transforms = registry.select(select or config.select, ignore or config.ignore)
         version = parse_version(jax_version) if jax_version else config.jax_version or installed_jax_version()
         files = _files(paths, config, exclude, force_exclude, diff_base, shard)
     except ValueError as error:  # registry.UnknownRule among them
@@ -178,11 +178,8 @@ def _review(results, transforms, settings: Settings):
     accept_all = stop = False
     for result in results:
         offered = [f for f in result.findings if f.applied]
-        if stop or not offered:
-            reviewed.append(result if not offered else _declined(result, transforms, settings))
-            continue
         accepted = set()
-        for finding in offered:
+        for finding in [] if stop else offered:  # after [q]uit, every fix is declined
             answer = "y" if accept_all else _ask(finding.render(result.path), fix_diff(result, finding) or b"")
             accept_all |= answer == "a"
             if answer == "q":
@@ -196,12 +193,6 @@ def _review(results, transforms, settings: Settings):
         reviewed.append(runner.process_source(Path(result.path), result.raw, transforms, settings,
                                               accept=lambda f: _identity(f) in accepted))
     return reviewed
-
-
-def _declined(result, transforms, settings: Settings):
-    from codemods.engine import runner
-
-    return runner.process_source(Path(result.path), result.raw, transforms, settings, accept=lambda f: False)
 
 
 def _identity(finding) -> tuple:

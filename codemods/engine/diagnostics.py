@@ -11,7 +11,7 @@ re-derives them from the file's diff.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 
@@ -76,9 +76,6 @@ class Finding:
     def unapplied_fix(self) -> bool:
         """A fix this run did not apply (unsafe without --unsafe-fixes, or declined)."""
         return self.fix is not None and not self.fix.applied
-
-    def with_fix(self, fix: Optional[Fix]) -> "Finding":
-        return replace(self, fix=fix)
 
     def sort_key(self) -> tuple:
         return (self.line, self.column, self.end_line, self.end_column, self.code, self.message)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import ast
 import difflib
+import itertools
+import os
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
@@ -114,12 +116,8 @@ def text_edits(old: str, new: str) -> tuple[TextEdit, ...]:
     """The smallest edits, by lines then characters, that turn `old` into `new`: a fix's own
     edits, as an editor or a SARIF consumer applies them."""
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    old_starts = [0]
-    for line in old_lines:
-        old_starts.append(old_starts[-1] + len(line))
-    new_starts = [0]
-    for line in new_lines:
-        new_starts.append(new_starts[-1] + len(line))
+    old_starts = [0, *itertools.accumulate(map(len, old_lines))]
+    new_starts = [0, *itertools.accumulate(map(len, new_lines))]
     edits: list[TextEdit] = []
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -128,19 +126,10 @@ def text_edits(old: str, new: str) -> tuple[TextEdit, ...]:
         start, end = old_starts[i1], old_starts[i2]
         content = new[new_starts[j1]:new_starts[j2]]
         removed = old[start:end]
-        prefix = _common_prefix(removed, content)
-        suffix = _common_prefix(removed[prefix:][::-1], content[prefix:][::-1])
+        prefix = len(os.path.commonprefix([removed, content]))
+        suffix = len(os.path.commonprefix([removed[prefix:][::-1], content[prefix:][::-1]]))
         edits.append(TextEdit(start + prefix, end - suffix, content[prefix:len(content) - suffix]))
     return tuple(edits)
-
-
-def _common_prefix(a: str, b: str) -> int:
-    size = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        size += 1
-    return size
 
 
 @dataclass

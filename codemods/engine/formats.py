@@ -96,8 +96,8 @@ import re
 from typing import Any, Optional, Sequence
 from urllib.parse import quote_from_bytes
 
-from codemods.engine.diagnostics import Applicability, Finding, Kind, TextEdit
-from codemods.engine.report import FileResult, fix_diff, unified_diff
+from codemods.engine.diagnostics import Finding, Kind, TextEdit
+from codemods.engine.report import FileResult, Summary, fix_diff, unified_diff
 from codemods.engine.rule import Rule
 
 JSON_FORMAT_VERSION = 2
@@ -235,21 +235,21 @@ def render_json(results: Sequence[FileResult], *, rules: Sequence[Rule], suppres
                 "encoding": result.encoding,
                 "diff": _text(diff) if diff is not None else None,
             })
-    every = [f for result in results for f in result.findings]
+    summary = Summary()
+    for result in results:
+        summary.add(result)
     document = {
         "version": JSON_FORMAT_VERSION,
         "findings": findings,
         "errors": errors,
         "files": files,
         "summary": {
-            "scanned": len(results),
-            "parsed": sum(bool(result.parsed) for result in results),
-            "changed": sum(_has_fix(result) for result in results),
+            "scanned": summary.scanned,
+            "parsed": summary.parsed,
+            "changed": summary.changed,
             "errors": len(errors),
             "findings": len(findings),
-            "fixes": {"applied": sum(f.applied for f in every),
-                      "unsafe_not_applied": sum(f.unapplied_fix and f.fix.applicability is Applicability.UNSAFE
-                                                for f in every)},  # type: ignore[union-attr]
+            "fixes": {"applied": summary.fixes, "unsafe_not_applied": summary.unsafe},
             "suppressed": suppressed,
             "by_kind": by_kind,
             "by_rule": by_rule,

@@ -16,8 +16,8 @@ import multiprocessing
 import os
 import stat
 import warnings
-from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
@@ -187,7 +187,7 @@ def _with_own_edits(findings: list[Finding], chosen: list[Finding], text: str, f
             assert fix.plan is not None
             alone = fixed if len(chosen) == 1 and chosen[0] is finding else render(text, fix.plan, path)
             fix = replace(fix, edits=text_edits(text, alone), applied=id(finding) in applied, plan=None)
-        out.append(finding.with_fix(fix))
+        out.append(replace(finding, fix=fix))
     return out
 
 
