@@ -143,3 +143,25 @@ def test_a_helper_two_fixes_need_is_inserted_once_and_each_fix_alone_has_it() ->
     assert len(rsqrts) == 2 and result.after.count("def rsqrt_safe(") == 1
     for finding in rsqrts:
         assert apply_text_edits(source, finding.fix.edits).count("def rsqrt_safe(") == 1
+
+
+def test_fixes_of_several_rules_applied_together_equal_them_applied_one_by_one() -> None:
+    """Two helpers (rsqrt_safe for JAX002, lstm_float32 for JAX003) in one file: the merged plan
+    lays them out as applying the fixes one after another does."""
+    settings = Settings((0, 12, 0, 1), unsafe_fixes=True)
+    together = mixed(settings).after
+    assert "def rsqrt_safe(" in together and "def lstm_float32(" in together
+    text = MIXED
+    for _ in range(10):
+        fixes = [f for f in process_source(Path("mixed.py"), text.encode(), select(), settings).findings if f.fix]
+        if not fixes:
+            break
+        text = apply_text_edits(text, fixes[0].fix.edits)
+    assert text == together
+
+
+def test_a_fix_alone_changes_only_what_it_is_about() -> None:
+    (dot,) = [f for f in mixed(Settings((0, 12, 0, 1))).findings if f.code == "JAX001"]
+    alone = apply_text_edits(MIXED, dot.fix.edits)
+    assert "precision=lax.Precision.HIGHEST)" in alone
+    assert alone.count("accuracy=lax.AccuracyMode.HIGHEST") == 2 and "lstm_float32" not in alone

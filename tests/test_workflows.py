@@ -57,6 +57,36 @@ def test_config_is_found_from_a_subfolder_and_the_command_line_wins(tmp_path: Pa
     assert b"target jax 0.12.0.1" in overridden.stderr, "jax-version comes from the config"
 
 
+TANH_KERNEL = DOT_KERNEL.replace(
+    "jnp.dot(x_ref[...], y_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST)){comment}",
+    "lax.tanh(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST)")
+TANH_HINT = b"lax.tanh(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST)"
+
+
+def test_an_unsafe_fix_keeps_check_failing_until_applied(tmp_path: Path) -> None:
+    (tmp_path / "k.py").write_text(TANH_KERNEL)
+    check = fix("--check", "--no-cache", "k.py", cwd=tmp_path)
+    assert check.returncode == 1, "the kernel still fails: --check must not pass"
+    assert b"1 unsafe fixes not applied" in check.stderr and b"[dropped, unsafe fix: --unsafe-fixes]" in check.stderr
+    written = fix("--write", "--no-cache", "k.py", cwd=tmp_path)
+    assert written.returncode == 0 and TANH_HINT in (tmp_path / "k.py").read_bytes(), "--write applies safe fixes only"
+    unsafe = fix("--write", "--unsafe-fixes", "--no-cache", "k.py", cwd=tmp_path)
+    assert unsafe.returncode == 0 and b"lax.tanh(x_ref[...])" in (tmp_path / "k.py").read_bytes()
+    assert fix("--check", "--no-cache", "k.py", cwd=tmp_path).returncode == 0
+
+
+def test_unsafe_fixes_from_the_config_and_the_command_line_wins(tmp_path: Path) -> None:
+    pyproject(tmp_path, "unsafe-fixes = true\n")
+    (tmp_path / "k.py").write_text(TANH_KERNEL)
+    declined = fix("--write", "--no-unsafe-fixes", "--no-cache", "k.py", cwd=tmp_path)
+    assert declined.returncode == 0 and TANH_HINT in (tmp_path / "k.py").read_bytes()
+    applied = fix("--write", "--no-cache", "k.py", cwd=tmp_path)
+    assert applied.returncode == 0 and b"lax.tanh(x_ref[...])" in (tmp_path / "k.py").read_bytes()
+    pyproject(tmp_path, 'unsafe-fixes = "yes"\n')
+    bad = fix("--check", "k.py", cwd=tmp_path)
+    assert bad.returncode == 2 and b"tool.jax-codemod.unsafe-fixes` must be true or false" in bad.stderr
+
+
 @pytest.mark.parametrize("body, named", [
     ('selct = ["JAX001"]\n', "tool.jax-codemod.selct"),
     ('scope = "everywhere"\n', "tool.jax-codemod.scope"),
