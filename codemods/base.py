@@ -32,6 +32,7 @@ class FileAnalysis:
         self.proven = file.proven
         self.helpers = HelperInserter(file.module, file.settings.helpers_module)
         self._kernels: Optional[KernelScope] = None
+        self._facts = file.facts
 
     @classmethod
     def of(cls, file: ParsedFile) -> "FileAnalysis":
@@ -43,7 +44,7 @@ class FileAnalysis:
     @property
     def kernels(self) -> KernelScope:
         if self._kernels is None:
-            self._kernels = find_kernels(self.module)
+            self._kernels = find_kernels(self.module, self._facts)
         return self._kernels
 
 
@@ -56,8 +57,8 @@ class JaxTransform(ABC):
         self.module = self.analysis.module
         self.settings = self.analysis.settings
         self.findings: list[Finding] = []
-        self._shared_uses: dict[ast.FunctionDef, list[ast.Call]] = {}
-        self._shared_findings: dict[ast.FunctionDef, int] = {}
+        self._shared_uses: dict[ast.AST, list[ast.Call]] = {}  # by helper def or shared value
+        self._shared_findings: dict[ast.AST, int] = {}
 
     @classmethod
     def check(cls, rule: Rule, file: ParsedFile) -> list[Finding]:
@@ -68,8 +69,13 @@ class JaxTransform(ABC):
 
     @classmethod
     def matches_call(cls, rule: Rule, file: ParsedFile, call: ast.Call) -> bool:
-        """`Rule.matches`, for `explain`."""
-        return cls(rule, file).matches(call)
+        """`Rule.matches`, for `explain`: the call, or the value it calls when that is bound by
+        `name = functools.partial(...)` (the traceback points at `name(x)`)."""
+        transform = cls(rule, file)
+        if transform.matches(call):
+            return True
+        bound = transform.module.bindings(call.func) if isinstance(call.func, ast.Name) else []
+        return any(isinstance(b.value, ast.Call) and transform.matches(b.value) for b in bound)
 
     @abstractmethod
     def plan(self) -> None:
@@ -85,9 +91,11 @@ class JaxTransform(ABC):
         return False
 
     def proven(self, call: ast.Call) -> bool:
-        """A traceback proved that this call fails in a kernel (`jax-codemod explain`)."""
+        """A traceback proved that this call fails in a kernel (`jax-codemod explain`): the line of
+        the call, or of a use of the name it is bound to (`exp_hi(x)` for a partial)."""
         lines = self.analysis.proven.get(self.rule.code, frozenset())
-        return any(call.lineno <= line <= call.end_lineno for line in lines)
+        spans = [call, *(self.module.parent.get(use, use) for use in self.analysis.kernels.uses_of(call))]
+        return any(node.lineno <= line <= node.end_lineno for node in spans for line in lines)
 
     def rejecting_backends(self, call: ast.Call, rejecters: Backends) -> Backends:
         """The backends among `rejecters` that the code at `call` may be lowered for: empty when
@@ -99,30 +107,36 @@ class JaxTransform(ABC):
         return self.analysis.kernels.backends_of(call) & rejecters
 
     def shared_with_xla(self, call: ast.Call) -> bool:
-        """A call that needs a rewrite but sits in a helper plain XLA code uses too: reported once per
-        helper, not rewritten (rewriting it would change the XLA path)."""
+        """A call that needs a rewrite but sits in a helper plain XLA code uses too, or is a value
+        (`exp_hi = functools.partial(...)`) that plain XLA code calls too: reported once per helper or
+        value, not rewritten (rewriting it would change the XLA path)."""
         if self.settings.scope is Scope.ALL:
             return False
+        kernels = self.analysis.kernels
         kernel = self.target_kernel(call)
-        if kernel is None or kernel not in self.analysis.kernels.shared:
+        if kernel is not None and kernel in kernels.shared:
+            assert not isinstance(kernel, ast.Lambda)
+            holder, name = kernel, kernel.name
+        elif kernels.used_outside_kernels(call):
+            holder, name = call, self.module.binding_of_value(call).name  # type: ignore[union-attr]
+        else:
             return False
-        assert not isinstance(kernel, ast.Lambda)
-        uses = self._shared_uses.setdefault(kernel, [])
+        uses = self._shared_uses.setdefault(holder, [])
         uses.append(call)
         if len(uses) == 1:
-            self._shared_findings[kernel] = len(self.findings)
+            self._shared_findings[holder] = len(self.findings)
             self.findings.append(Finding(self.rule.code, Kind.MANUAL, 0, 0, ""))  # filled in by _describe_shared
-        self._describe_shared(kernel)
+        self._describe_shared(holder, name)
         return True
 
-    def _describe_shared(self, kernel: ast.FunctionDef) -> None:
-        uses = self._shared_uses[kernel]
+    def _describe_shared(self, holder: ast.AST, name: str) -> None:
+        uses = self._shared_uses[holder]
         line, column = self.module.position(uses[0])
         lines = ", ".join(str(self.module.position(use)[0]) for use in uses)
-        message = (f"`{kernel.name}` runs in kernels and in plain XLA code, and needs a rewrite for its kernel "
+        message = (f"`{name}` runs in kernels and in plain XLA code, and needs a rewrite for its kernel "
                    f"callers (line{'s' if len(uses) > 1 else ''} {lines}): rewriting it would change the XLA path "
                    "too; not rewritten (give the kernel its own copy)")
-        self.findings[self._shared_findings[kernel]] = Finding(
+        self.findings[self._shared_findings[holder]] = Finding(
             self.rule.code, Kind.MANUAL, line, column, message, *self.module.end_position(uses[0]))
 
     # -- planning fixes --

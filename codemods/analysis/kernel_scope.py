@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import Iterable, Iterator, Optional
 
 from codemods.analysis.module import FUNCTIONS, FunctionNode, ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, find_arg, value_of
 
+# Every kernel launcher lives under jax.experimental.pallas: a file without this word launches no kernel.
+KERNEL_MARKER = b"pallas"
 MOSAIC_TPU, MOSAIC_GPU, TRITON = "mosaic_tpu", "mosaic_gpu", "triton"
 Backends = frozenset[str]
 
@@ -76,8 +78,20 @@ class KernelScope:
     # Functions that kernels call but that plain XLA code uses too: rewriting them would change
     # the XLA path, so transforms report their calls instead.
     shared: set[FunctionNode] = field(default_factory=set)
+    direct: set[FunctionNode] = field(default_factory=set)  # bodies handed to a launcher (not helpers)
+    # Launch arguments that name no function of this module (`pl.pallas_call(kernels.body)`).
+    foreign_bodies: list[tuple[ast.AST, str, Backends]] = field(default_factory=list)
+    # Functions that pass a parameter on as a kernel body (`def run(body): pl.pallas_call(body, ...)`),
+    # with that parameter and the backends the launch reaches: launchers of their own.
+    launch_helpers: dict[FunctionNode, tuple[ast.arg, Backends]] = field(default_factory=dict)
     # functools.partial(body, ...) calls that bind a kernel's arguments, for value resolution.
     partial_bindings: dict[FunctionNode, list[ast.Call]] = field(default_factory=dict)
+    # Kernel bodies whose launch passes `compiler_params` as a dict (`dict(mosaic=...)`), a spelling
+    # jax >= 0.10.2 rejects ("unhashable type: 'dict'"); and kernel bodies (with every function they
+    # call) launched with `plgpu.CompilerParams(approx_math=True)`, where Mosaic GPU approximates
+    # rsqrt, sqrt, tanh, exp, log, sin, cos, ... Read by the rules (JAX001, JAX002) to say so.
+    dict_compiler_params: set[FunctionNode] = field(default_factory=set)
+    approx_math: set[FunctionNode] = field(default_factory=set)
 
     def kernel_of(self, node: ast.AST) -> Optional[FunctionNode]:
         """The kernel body `node` (a call or a name) runs in (itself or an enclosing function), if any."""
@@ -89,19 +103,52 @@ class KernelScope:
         return None
 
     def backends_of(self, node: ast.AST) -> Backends:
-        """The backends the kernel around `node` may be lowered for (empty outside kernels)."""
+        """The backends the kernel around `node` may be lowered for (empty outside kernels); for a
+        value bound to a name (`exp_hi = functools.partial(lax.exp, ...)`), also those of every
+        kernel that uses the name: that is where it runs."""
         kernel = self.kernel_of(node)
-        return self.backends.get(kernel, frozenset()) if kernel is not None else frozenset()
+        found = self.backends.get(kernel, frozenset()) if kernel is not None else frozenset()
+        for use in self.uses_of(node):
+            found |= self.backends_of(use)
+        return found
+
+    def uses_of(self, node: ast.AST) -> list[ast.Name]:
+        """The loads of the name `node` is bound to by `name = node`, outside `node` itself."""
+        binding = self.module.binding_of_value(node)
+        return [] if binding is None else list(binding.references)
+
+    def used_outside_kernels(self, node: ast.AST) -> list[ast.Name]:
+        """Loads of the name `node` is bound to that sit outside kernel bodies (plain XLA code), when
+        kernels use it too: a rewrite of `node` would change both."""
+        uses = self.uses_of(node)
+        outside = [use for use in uses if self.kernel_of(use) is None]
+        return outside if len(outside) < len(uses) else []
 
 
-def find_kernels(module: ModuleIndex) -> KernelScope:
-    return _KernelFinder(module).result
+@dataclass(frozen=True)
+class ModuleFacts:
+    """What the rest of the project says about one module (codemods/analysis/project.py): which of
+    its top-level functions other modules launch as kernel bodies or call from kernels, which of
+    those plain XLA code elsewhere uses too, and the launch helpers other modules define."""
+
+    kernels: tuple[tuple[str, Backends, str, bool], ...] = ()  # (def name, backends, why, launched as a body)
+    shared: frozenset[str] = frozenset()
+    launchers: tuple[tuple[str, Optional[int], str, Backends], ...] = ()  # (qualified name, position, keyword, backends)
+
+
+NO_FACTS = ModuleFacts()
+
+
+def find_kernels(module: ModuleIndex, facts: ModuleFacts = NO_FACTS) -> KernelScope:
+    return _KernelFinder(module, facts).result
 
 
 class _KernelFinder:
-    def __init__(self, module: ModuleIndex) -> None:
+    def __init__(self, module: ModuleIndex, facts: ModuleFacts) -> None:
         self.module = module
         self.result = KernelScope(module)
+        helpers = {name: (position, keyword, launched) for name, position, keyword, launched in facts.launchers}
+        self._launches: dict[int, list[ast.Call]] = {}  # id(body expression or decorator) -> its launch calls
         entries: list[tuple[ast.expr, str, Backends]] = []
         kernels, backends = self.result.kernels, self.result.backends
         for function in module.function_parent:
@@ -110,21 +157,48 @@ class _KernelFinder:
                 if found:
                     name, launched = found
                     kernels[function] = f"decorated with {name.rsplit('.', 1)[-1]}"
+                    self._note_launch(function, self._launches.get(id(decorator), ()))
                     backends[function] = backends.get(function, frozenset()) | launched
+        for name, launched, why, _ in facts.kernels:  # launched or called from kernels in other modules
+            for binding in module.module_scope.bindings.get(name, ()):
+                if isinstance(binding.node, FUNCTIONS):
+                    entries.append((binding.node, why, launched))  # type: ignore[arg-type]
         for call in module.calls:
             launcher = module.callee(call, LAUNCHERS)
+            helper = module.callee(call, helpers) if helpers and launcher is None else None
             if launcher is not None:
                 entries += self._body_of(launcher, call, [call])
+            elif helper is not None:  # a launch helper another module defines
+                position, keyword, launched = helpers[helper]
+                body = find_arg(call, position, (keyword,))
+                if body is not None:
+                    entries.append((value_of(body), f"passed to {helper.rsplit('.', 1)[-1]}", launched))
             elif isinstance(call.func, ast.Call):
                 entries += self._body_of(*self._partial_launcher(call.func, call))
             elif isinstance(call.func, ast.Name):  # maybe `tiled = partial(pl.pallas_call, ...)`; `tiled(body)`
                 for value in self._assigned_values(call.func):
                     if isinstance(value, ast.Call):
                         entries += self._body_of(*self._partial_launcher(value, call))
-        for expression, why, launched in entries:
+            entries += self._mapped_bodies(call)
+        helpers_seen: set[tuple[FunctionNode, ast.arg]] = set()
+        while entries:
+            expression, why, launched = entries.pop()
+            resolved = False
             for function in self._resolve(expression, _MAX_ALIAS_DEPTH):
+                resolved = True
                 kernels.setdefault(function, why)
+                self._note_launch(function, self._launches.get(id(expression), ()))
                 backends[function] = backends.get(function, frozenset()) | launched
+            if not resolved:  # maybe a body imported from another module: the project index follows it
+                self.result.foreign_bodies.append((expression, why, launched))
+            for helper, param in self._parameters(expression):
+                # A launch helper (`def run(body): return pl.pallas_call(body, ...)`): what its callers
+                # pass for that parameter is a kernel body.
+                if (helper, param) not in helpers_seen:
+                    helpers_seen.add((helper, param))
+                    self.result.launch_helpers[helper] = (param, launched)
+                    entries += [(argument, f"{why} through {_label(helper)}", launched)
+                                for argument in self._arguments_for(helper, param)]
         direct = set(kernels)
         pending = list(direct)
         while pending:  # until every function a kernel reaches carries every backend it may run on
@@ -138,7 +212,11 @@ class _KernelFinder:
                         if function not in direct and not backends[kernel] <= before:
                             backends[function] = before | backends[kernel]
                             pending.append(function)
-        self.result.shared = {f for f in kernels if f not in direct and self._used_outside_kernels(f)}
+        direct -= {f for f in direct if getattr(f, "name", None) in {n for n, _, _, body in facts.kernels if not body}}
+        self.result.direct = direct
+        self.result.shared = {f for f in kernels if f not in direct and (
+            self._used_outside_kernels(f) or getattr(f, "name", None) in facts.shared)}
+        self._spread_approx_math()
 
     # -- entry points --
 
@@ -151,6 +229,7 @@ class _KernelFinder:
         body = find_arg(holder, LAUNCHERS[launcher].body_position, _BODY_KEYWORDS)
         if body is None:
             return []
+        self._launches[id(value_of(body))] = launch
         return [(value_of(body), f"passed to {launcher.rsplit('.', 1)[-1]}", self._launch_backends(launcher, launch))]
 
     def _partial_launcher(self, partial: ast.Call, outer: ast.Call
@@ -166,6 +245,7 @@ class _KernelFinder:
 
     def _launcher_in_decorator(self, expression: ast.expr) -> Optional[tuple[str, Backends]]:
         launch: list[ast.Call] = []
+        original = expression
         if isinstance(expression, ast.Call):
             if self.module.callee(expression, PARTIAL) and expression.args:
                 launch = [expression]
@@ -174,6 +254,7 @@ class _KernelFinder:
                 launch = [expression]
                 expression = expression.func
         name = self.module.matching_name(expression, LAUNCHERS)
+        self._launches[id(original)] = launch
         return (name, self._launch_backends(name, launch)) if name else None
 
     # -- which backends a launch can reach --
@@ -215,12 +296,114 @@ class _KernelFinder:
                     return frozenset({backend})
         return None
 
+    # -- what a launch's compiler params say beyond the backend (dict spelling, approx_math) --
+
+    def _note_launch(self, function: FunctionNode, launch: Iterable[ast.Call]) -> None:
+        for call in launch:
+            argument = find_arg(call, None, ("compiler_params",))
+            values = [value_of(argument)] if argument is not None else []
+            for _ in range(_MAX_ALIAS_DEPTH):  # through `params = ...` variables
+                values += [v for value in values if isinstance(value, ast.Name) for v in self._assigned_values(value)
+                           if v not in values]
+            for value in values:
+                if isinstance(value, ast.Dict) or (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                                                   and value.func.id == "dict" and not self.module.bindings(value.func)):
+                    self.result.dict_compiler_params.add(function)
+                elif isinstance(value, ast.Call) and self._backends_of_value(value, 0) == {MOSAIC_GPU} and any(
+                        k.arg == "approx_math" and not (isinstance(k.value, ast.Constant) and not k.value.value)
+                        for k in value.keywords):
+                    self.result.approx_math.add(function)
+
+    def _spread_approx_math(self) -> None:
+        """What an approx_math kernel calls runs under approx_math too."""
+        pending = list(self.result.approx_math)
+        while pending:
+            for inner in self.module.functions_within(pending.pop()):
+                for mention in self.module.mentions.get(inner, ()):
+                    for function in self._functions_named(mention):
+                        if function in self.result.kernels and function not in self.result.approx_math:
+                            self.result.approx_math.add(function)
+                            pending.append(function)
+
     # -- resolution: entry expressions to function nodes --
 
-    def _resolve(self, expression: ast.expr, depth: int) -> Iterator[FunctionNode]:
-        """Function definitions `expression` may evaluate to, following partial() and aliases."""
-        if isinstance(expression, ast.Lambda):
-            yield expression
+    def _mapped_bodies(self, call: ast.Call) -> list[tuple[ast.expr, str, Backends]]:
+        """`map(pl.pallas_call, (k1, k2))`: each element is a kernel body."""
+        if not (isinstance(call.func, ast.Name) and call.func.id == "map" and not self.module.bindings(call.func)
+                and len(call.args) == 2 and not call.keywords):
+            return []
+        launcher = self.module.matching_name(call.args[0], LAUNCHERS)
+        if launcher is None or LAUNCHERS[launcher].body_position != 0:
+            return []
+        launched = self._launch_backends(launcher, [])
+        return [(element, f"mapped by {launcher.rsplit('.', 1)[-1]}", launched)
+                for element in self._elements(call.args[1])]
+
+    def _elements(self, expression: ast.expr) -> list[ast.expr]:
+        """The elements of a literal tuple, list or set (or a dict's values), through a name bound once."""
+        if isinstance(expression, ast.Name):
+            values = list(self._assigned_values(expression))
+            expression = values[0] if len(values) == 1 else expression
+        if isinstance(expression, ast.Call) and isinstance(expression.func, ast.Attribute) \
+                and expression.func.attr == "values" and not expression.args:
+            return self._elements(expression.func.value) if isinstance(expression.func.value, (ast.Name, ast.Dict)) else []
+        if isinstance(expression, ast.Dict):
+            return list(expression.values)
+        if isinstance(expression, (ast.Tuple, ast.List, ast.Set)):
+            return [e for e in expression.elts if not isinstance(e, ast.Starred)]
+        return []
+
+    def _parameters(self, expression: ast.expr) -> Iterator[tuple[FunctionNode, ast.arg]]:
+        """The parameters (and their functions) a body expression may be: `body` in `def run(body)`."""
+        if isinstance(expression, ast.Call) and self.module.callee(expression, PARTIAL) and expression.args:
+            expression = expression.args[0]
+        if isinstance(expression, ast.Name):
+            for binding in self.module.bindings(expression):
+                if binding.is_parameter:
+                    yield self.module.parent[self.module.parent[binding.node]], binding.node  # type: ignore[misc]
+
+    def _arguments_for(self, function: FunctionNode, param: ast.arg) -> list[ast.AST]:
+        """What callers in this module pass for `param`: call arguments, partial() bindings, the
+        default, the function a decorator use decorates, the elements `map(function, ...)` feeds it."""
+        found: list[ast.AST] = []
+        arguments = function.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        index = positional.index(param) if param in positional else None
+        references: list[ast.AST] = [function] if isinstance(function, ast.Lambda) else []
+        if not isinstance(function, ast.Lambda):
+            scope = self.module.scope_of_definition(function)
+            for binding in scope.bindings.get(function.name, ()) if scope is not None else ():
+                if binding.node is function:
+                    references += binding.references
+        for reference in references:
+            holder = self.module.parent.get(reference)
+            if isinstance(holder, ast.Call) and holder.func is reference:
+                argument = find_arg(holder, index, (param.arg,))
+                if argument is not None:
+                    found.append(value_of(argument))
+            elif isinstance(holder, ast.Call) and self.module.callee(holder, PARTIAL) and holder.args \
+                    and holder.args[0] is reference:
+                argument = find_arg(holder, None if index is None else index + 1, (param.arg,))
+                if argument is not None:
+                    found.append(value_of(argument))
+            elif isinstance(holder, ast.Call) and isinstance(holder.func, ast.Name) and holder.func.id == "map" \
+                    and holder.args and holder.args[0] is reference and index == 0 and len(holder.args) == 2:
+                found += self._elements(holder.args[1])
+            elif isinstance(holder, FUNCTIONS) and reference in getattr(holder, "decorator_list", ()) and index == 0:
+                found.append(holder)  # `@run` over a def: the def is the body
+        default = default_value(function, param)
+        if default is not None:
+            found.append(default)
+        return found
+
+    def _resolve(self, expression: ast.AST, depth: int) -> Iterator[FunctionNode]:
+        """Function definitions `expression` may evaluate to, following partial(), aliases, loops
+        over literals and dict-literal dispatch (`BODIES[name]`)."""
+        if isinstance(expression, FUNCTIONS):
+            yield expression  # type: ignore[misc]
+        elif isinstance(expression, ast.Subscript) and depth > 0:
+            for element in self._elements(expression.value):
+                yield from self._resolve(element, depth - 1)
         elif isinstance(expression, ast.Call) and self.module.callee(expression, PARTIAL):
             ordered = ordered_arguments(expression)
             if ordered and not isinstance(ordered[0], ast.Starred) and not _is_double_star(ordered[0]):
@@ -240,6 +423,9 @@ class _KernelFinder:
             if depth > 0:
                 for value in self._assigned_values(expression):
                     yield from self._resolve(value, depth - 1)
+                for binding in self.module.bindings(expression):
+                    for value in binding.iterated:
+                        yield from self._resolve(value, depth - 1)
 
     def _functions_named(self, mention: ast.AST) -> Iterator[FunctionNode]:
         """Functions a name or `obj.attr` inside a kernel may call (an attribute by its last name)."""
@@ -276,6 +462,18 @@ class _KernelFinder:
                 return True
             function = self.module.function_parent.get(function)
         return False
+
+
+def default_value(function: FunctionNode, param: ast.arg) -> Optional[ast.expr]:
+    """The default of a parameter, if it has one."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    if param in positional:
+        index = positional.index(param) - (len(positional) - len(arguments.defaults))
+        return arguments.defaults[index] if index >= 0 else None
+    if param in arguments.kwonlyargs:
+        return arguments.kw_defaults[arguments.kwonlyargs.index(param)]
+    return None
 
 
 def _first_is_positional(call: ast.Call) -> bool:

@@ -21,11 +21,12 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional, Union
 
-from codemods.analysis.names import canonical
+from codemods.analysis.names import PARTIAL, canonical
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_MAX_ALIAS_DEPTH = 8  # `a = b`, `b = c`, ...: longer chains (and cycles) are not followed
 NEWLINE = re.compile(r"\r\n|\r|\n")  # the line ends Python reads (not str.splitlines' \f, \x1c, ...)
 
 
@@ -38,7 +39,9 @@ class Binding:
     scope: "Scope"
     imported: Optional[str] = None  # for imports: the qualified name bound (".mod.x" when relative)
     statement: Optional[ast.AST] = None  # for imports: the Import/ImportFrom statement
-    value: Optional[ast.expr] = None  # `name = value` (a plain, single-name Assign target)
+    value: Optional[ast.expr] = None  # `name = value` (a single-name target, or unpacked from a literal tuple)
+    # `for name in (a, b)`, `for key, name in {...}.items()`, `[... for name in ...]`: each value it takes.
+    iterated: tuple[ast.expr, ...] = ()
     references: list[ast.Name] = field(default_factory=list)  # loads that may read this binding
 
     @property
@@ -100,6 +103,7 @@ class ModuleIndex:
         self.mentions: dict[Optional[FunctionNode], list[ast.AST]] = {}  # Names and Attributes, by innermost function
         self.module_scope = Scope("module", tree, None)
         self._definition_scope: dict[ast.AST, Scope] = {}
+        self._loop_targets: list[Binding] = []
         self._index()
 
     @classmethod
@@ -153,9 +157,10 @@ class ModuleIndex:
 
     # -- names --
 
-    def qualified_names(self, node: ast.AST) -> set[str]:
-        """What `node` (a name or a dotted attribute chain) may refer to, through the imports in scope,
-        with jax's private modules folded onto their public names."""
+    def qualified_names(self, node: ast.AST, depth: int = _MAX_ALIAS_DEPTH) -> set[str]:
+        """What `node` (a name or a dotted attribute chain) may refer to, through the imports in scope
+        and the names bound to them (`P = lax.Precision`), with jax's private modules folded onto their
+        public names. A name bound several ways may refer to each (`if ...: dot = jnp.dot`)."""
         parts: list[str] = []
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)
@@ -166,7 +171,14 @@ class ModuleIndex:
         if scope is None:
             return set()
         suffix = "".join("." + part for part in reversed(parts))
-        return {canonical(b.imported + suffix) for b in scope.lookup(node.id) if b.imported is not None}
+        names = set()
+        for binding in scope.lookup(node.id):
+            if binding.imported is not None:
+                names.add(canonical(binding.imported + suffix))
+            elif binding.value is not None and depth > 0 and isinstance(binding.value, (ast.Name, ast.Attribute)):
+                # `P = lax.Precision`, `L = jax.lax`, `dot = jnp.dot`: the name stands for what it was bound to.
+                names.update(name + suffix for name in self.qualified_names(binding.value, depth - 1))
+        return names
 
     def matching_name(self, node: ast.AST, wanted: Iterable[str]) -> Optional[str]:
         wanted = wanted if isinstance(wanted, (set, frozenset, dict)) else set(wanted)
@@ -174,6 +186,29 @@ class ModuleIndex:
 
     def callee(self, call: ast.Call, wanted: Iterable[str]) -> Optional[str]:
         return self.matching_name(call.func, wanted)
+
+    def applied(self, call: ast.Call, wanted: Iterable[str]) -> Optional[tuple[str, ast.expr, int]]:
+        """The function among `wanted` that `call` applies, as `f(...)` or `functools.partial(f, ...)`:
+        (its name, the expression naming it, how far the call's positional arguments are shifted)."""
+        name = self.matching_name(call.func, wanted)
+        if name is not None:
+            return name, call.func, 0
+        if call.args and not isinstance(call.args[0], ast.Starred) and ordered_arguments(call)[0] is call.args[0] \
+                and self.matching_name(call.func, PARTIAL):
+            name = self.matching_name(call.args[0], wanted)
+            if name is not None:
+                return name, call.args[0], 1
+        return None
+
+    def binding_of_value(self, node: ast.AST) -> Optional[Binding]:
+        """The binding `name = node` makes (a single plain target), if `node` is assigned so."""
+        statement = self.parent.get(node)
+        if not (isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)):
+            return None
+        target = statement.targets[0]
+        scope = self.scope_of.get(target)
+        return next((b for b in scope.lookup(target.id) if b.node is target), None) if scope is not None else None
 
     def bindings(self, name: ast.Name) -> list[Binding]:
         scope = self.scope_of.get(name)
@@ -233,6 +268,8 @@ class ModuleIndex:
         for name, scope in loads:
             for binding in scope.lookup(name.id):
                 binding.references.append(name)
+        for binding in self._loop_targets:
+            binding.iterated = self._iterated_values(binding.node)  # type: ignore[arg-type]
         calls.sort(key=_source_order)
 
     def _bind_name(self, name: ast.Name, scope: Scope) -> None:
@@ -242,9 +279,50 @@ class ModuleIndex:
         elif isinstance(self.parent.get(name), ast.NamedExpr):
             while target.kind == "comprehension":  # `:=` binds in the enclosing function
                 target = target.parent  # type: ignore[assignment]
-        statement = self.parent.get(name)
-        value = statement.value if isinstance(statement, ast.Assign) and name in statement.targets else None
-        target.bind(Binding(name.id, name, target, value=value))
+        binding = Binding(name.id, name, target, value=self._assigned_value(name))
+        target.bind(binding)
+        if isinstance(self.parent.get(name), (ast.For, ast.AsyncFor, ast.comprehension, ast.Tuple)):
+            self._loop_targets.append(binding)  # what it iterates is read once every name is bound
+
+    def _assigned_value(self, name: ast.Name) -> Optional[ast.expr]:
+        """`name = value`, or its element in `a, name = x, y` (a literal of the same length)."""
+        statement, target = self.parent.get(name), name
+        if isinstance(statement, ast.AnnAssign) and statement.target is name:
+            return statement.value
+        while isinstance(statement, (ast.Tuple, ast.List)):
+            assign = self.parent.get(statement)
+            if not isinstance(assign, ast.Assign) or statement not in assign.targets:
+                return None
+            value = assign.value
+            if not isinstance(value, (ast.Tuple, ast.List)) or len(value.elts) != len(statement.elts) \
+                    or any(isinstance(e, ast.Starred) for e in (*value.elts, *statement.elts)):
+                return None
+            return value.elts[statement.elts.index(target)]
+        return statement.value if isinstance(statement, ast.Assign) and name in statement.targets else None
+
+    def _iterated_values(self, name: ast.Name) -> tuple[ast.expr, ...]:
+        """The values a loop or comprehension target takes from a literal it iterates: a tuple, list
+        or set of them, a dict literal's `.values()`/`.items()` (the value of `k, v`), or its keys."""
+        holder, position = self.parent.get(name), None
+        if isinstance(holder, ast.Tuple) and len(holder.elts) == 2 and holder.elts[1] is name:
+            holder, position = self.parent.get(holder), "value"
+        if not (isinstance(holder, (ast.For, ast.AsyncFor, ast.comprehension))
+                and (holder.target is name or position == "value" and isinstance(holder.target, ast.Tuple))):
+            return ()
+        iterable = holder.iter
+        method = None
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and not iterable.args:
+            method, iterable = iterable.func.attr, iterable.func.value
+        if isinstance(iterable, ast.Name):  # `for body in BODIES` with `BODIES = (...)` in view
+            bound = [b.value for b in self.bindings(iterable)]
+            iterable = bound[0] if len(bound) == 1 and bound[0] is not None else iterable
+        if isinstance(iterable, ast.Dict):
+            if method == "items" and position == "value" or method == "values" and position is None:
+                return tuple(iterable.values)
+            return ()
+        if isinstance(iterable, (ast.Tuple, ast.List, ast.Set)) and method is None and position is None:
+            return tuple(e for e in iterable.elts if not isinstance(e, ast.Starred))
+        return ()
 
     def _bind_import(self, node: Union[ast.Import, ast.ImportFrom], scope: Scope) -> None:
         for alias in node.names:

@@ -58,7 +58,7 @@ def parse_precision(expression: ast.expr, module: ModuleIndex) -> Parsed:
         elements = expression.elts
         if len(elements) != 2 or any(isinstance(e, ast.Starred) for e in elements):
             return None
-        levels = [scalar_level(e, module) for e in elements]
+        levels = [scalar_level(e, module, follow_names=True) for e in elements]
         if None in levels:
             return None
         return PrecisionLiteral(tuple(levels), tuple(elements))  # type: ignore[arg-type]
@@ -77,7 +77,13 @@ def string_value(expression: ast.expr, module: ModuleIndex) -> Optional[str]:
     return expression.value if len(tokens) == 1 and tokens[0].type == tokenize.STRING else None
 
 
-def scalar_level(expression: ast.expr, module: ModuleIndex) -> Optional[Level]:
+def scalar_level(expression: ast.expr, module: ModuleIndex, follow_names: bool = False) -> Optional[Level]:
+    """The level `expression` names. With `follow_names`, a name bound once to a level counts
+    (`HI = Precision.HIGHEST`, then `(LO, HI)`); a name alone is left to the caller, which rewrites
+    the value where it is written."""
+    if follow_names and isinstance(expression, ast.Name):
+        value = _only_value(expression, module)
+        return None if value is None else scalar_level(value, module)
     text = string_value(expression, module)
     if text is not None:
         return PRECISION_NAMES.get(text.lower())
@@ -106,6 +112,9 @@ def spell(level: Level, like: ast.expr, module: ModuleIndex) -> str:
         return f"{prefix}{quote}{vocabulary[level]}{quote}"
     if isinstance(like, ast.Attribute):
         return code[: len(code) - len(like.attr)] + level.name
+    value = _only_value(like, module) if isinstance(like, ast.Name) else None
+    if value is not None:  # `HI` bound to `P.HIGHEST`: written as `P.HIGH`
+        return spell(level, value, module)
     if isinstance(like, ast.Call):
         start, _ = module.span(like)
         inner_start, inner_end = module.span(like.args[0])
@@ -119,3 +128,9 @@ def spell_like(literal: PrecisionLiteral, level: Level, module: ModuleIndex) -> 
         if element_level == level:
             return module.segment(element)
     return spell(level, literal.elements[0], module)
+
+
+def _only_value(name: ast.Name, module: ModuleIndex) -> Optional[ast.expr]:
+    """What a name is bound to when it is bound once, by `name = value`."""
+    bindings = module.bindings(name)
+    return bindings[0].value if len(bindings) == 1 else None

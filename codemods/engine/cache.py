@@ -24,13 +24,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Optional, Sequence
 
+from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
 from codemods.capabilities import installed_version
 from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind, TextEdit
 from codemods.engine.report import FileResult
 from codemods.engine.rule import Rule
 from codemods.settings import Settings
 
-FORMAT = 4  # bump when the entry layout changes
+FORMAT = 5  # bump when the entry layout changes
 
 
 def default_directory() -> Path:
@@ -56,15 +57,17 @@ class ResultCache:
         self.directory = directory
         self._salt = hashlib.sha256(f"{tool_fingerprint()}\0{settings!r}".encode()).digest()
 
-    def _entry(self, raw: bytes, rules: Sequence[Rule]) -> Path:
+    def _entry(self, raw: bytes, rules: Sequence[Rule], facts: ModuleFacts) -> Path:
+        # The project's facts about this module are part of what its result depends on: an edit in
+        # the module that launches its kernels changes them, and so the key.
         codes = ",".join(rule.code for rule in rules).encode()
-        key = hashlib.sha256(self._salt + codes + b"\0" + raw).hexdigest()
+        key = hashlib.sha256(self._salt + codes + b"\0" + repr(facts).encode() + b"\0" + raw).hexdigest()
         return self.directory / key[:2] / f"{key[2:]}.json"
 
-    def get(self, path: Path, raw: bytes, rules: Sequence[Rule]) -> Optional[FileResult]:
+    def get(self, path: Path, raw: bytes, rules: Sequence[Rule], facts: ModuleFacts = NO_FACTS) -> Optional[FileResult]:
         """The result of an earlier run of `rules` over exactly these bytes, if there was one."""
         try:
-            data = json.loads(self._entry(raw, rules).read_text(encoding="utf-8"))
+            data = json.loads(self._entry(raw, rules, facts).read_text(encoding="utf-8"))
             findings = [_finding(f) for f in data["findings"]]
             after = data["after"]
             new_source = None if after is None else after.encode(data["encoding"])
@@ -75,9 +78,9 @@ class ResultCache:
                           after=after or "", findings=findings, error=data["error"], encoding=data["encoding"],
                           suppressed=data["suppressed"])
 
-    def put(self, raw: bytes, rules: Sequence[Rule], result: FileResult) -> None:
+    def put(self, raw: bytes, rules: Sequence[Rule], result: FileResult, facts: ModuleFacts = NO_FACTS) -> None:
         """Store a result; a cache that cannot be written is no reason to fail a run."""
-        entry = self._entry(raw, rules)
+        entry = self._entry(raw, rules, facts)
         data = {
             "parsed": result.parsed, "error": result.error, "encoding": result.encoding, "suppressed": result.suppressed,
             "after": result.after if result.new_source is not None else None,

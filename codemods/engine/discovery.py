@@ -15,7 +15,7 @@ import subprocess
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional, Sequence
 
 # Folders that never hold the user's own code: VCS data, virtualenvs, caches and build output.
 SKIPPED_DIRS = frozenset(
@@ -89,6 +89,22 @@ def discover(
                 seen.add(path)
                 found.append(path)
     return found
+
+
+# What marks a project's root folder when no config names it.
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def project_root(paths: Sequence[Path], config_root: Optional[Path]) -> Optional[Path]:
+    """The folder whose tree is the project the paths belong to: the config's folder, else the
+    nearest folder above the first path with a pyproject.toml, setup.py, setup.cfg or .git."""
+    if config_root is not None:
+        return config_root
+    start = Path(os.path.abspath(paths[0] if paths else "."))
+    for folder in [start, *start.parents] if start.is_dir() else start.parents:
+        if any((folder / marker).exists() for marker in PROJECT_MARKERS):
+            return folder
+    return None
 
 
 def git_ignored(root: Path, files: list[Path]) -> set[Path]:

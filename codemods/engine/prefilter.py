@@ -14,6 +14,7 @@ from codemods.engine.rule import Rule
 from codemods.settings import Settings
 
 
-def rules_for(raw: bytes, rules: Sequence[Rule], settings: Settings) -> list[Rule]:
-    """The rules whose byte test `raw` passes."""
-    return [rule for rule in rules if rule.might_apply(raw, settings)]
+def rules_for(raw: bytes, rules: Sequence[Rule], settings: Settings, holds_kernels: bool = False) -> list[Rule]:
+    """The rules whose byte test `raw` passes (`holds_kernels`: the project index says other modules
+    launch or call this one's functions in kernels)."""
+    return [rule for rule in rules if rule.might_apply(raw, settings, holds_kernels)]

@@ -14,12 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, Protocol
 
+from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
 from codemods.engine.diagnostics import Finding
 from codemods.settings import Scope, Settings
 
-# Every kernel launcher lives under jax.experimental.pallas: a file without this word has no kernel.
-KERNEL_MARKER = b"pallas"
 # For prefilter patterns: a call that unpacks arguments (`f(x, *rest)`, `g(**options)`) may pass
 # what a rule looks for without its word appearing; the rule's pattern appends `*` or `\*`.
 UNPACKED_ARGUMENT = rb"[(,](?:\s|#[^\n]*\n)*\*"
@@ -35,6 +34,7 @@ class ParsedFile:
     settings: Settings
     # Lines a traceback proves to hold a failing call, by rule (`jax-codemod explain`).
     proven: dict[str, frozenset[int]] = field(default_factory=dict)
+    facts: ModuleFacts = NO_FACTS  # what the rest of the project says about this module
     shared: dict[str, Any] = field(default_factory=dict)
 
 
@@ -60,9 +60,10 @@ class Rule:
     # Answers `explain`: whether a call is one this rule rewrites or reports, wherever it sits.
     matches: Optional[Callable[["Rule", ParsedFile, Any], bool]] = field(default=None, compare=False, repr=False)
 
-    def might_apply(self, raw: bytes, settings: Settings) -> bool:
-        """The prefilter, on bytes: most files are ruled out here, before they are parsed."""
-        if self.kernel_scoped and settings.scope is Scope.KERNELS and KERNEL_MARKER not in raw:
+    def might_apply(self, raw: bytes, settings: Settings, holds_kernels: bool = False) -> bool:
+        """The prefilter, on bytes: most files are ruled out here, before they are parsed.
+        `holds_kernels`: other modules launch this one's functions (it need not say "pallas")."""
+        if self.kernel_scoped and settings.scope is Scope.KERNELS and KERNEL_MARKER not in raw and not holds_kernels:
             return False
         return any(word in raw for word in self.words) or any(
             needle in raw and pattern.search(raw) for needle, pattern in self.patterns)

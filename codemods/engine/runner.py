@@ -21,7 +21,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
+from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
+from codemods.analysis.project import ProjectIndex
 from codemods.engine.cache import ResultCache
 from codemods.engine.diagnostics import Applicability, Finding
 from codemods.engine.discovery import discover
@@ -31,7 +33,7 @@ from codemods.engine.report import FileResult
 from codemods.engine.rule import ParsedFile, Rule
 from codemods.engine.source import SourceError, decode, write_atomically
 from codemods.engine.suppression import silenced, suppressions
-from codemods.settings import Settings
+from codemods.settings import Scope, Settings
 
 # Which findings' fixes to apply, beyond what the settings allow (`--interactive`: the accepted ones).
 Accept = Callable[[Finding], bool]
@@ -42,16 +44,22 @@ def run(
     cache: Optional[ResultCache] = None,
     rules_to_skip: Callable[[Path], frozenset[str]] = lambda path: frozenset(),
     progress: Optional[Callable[[int, int], None]] = None,
+    project: Optional[Sequence[Path]] = None,
 ) -> list[FileResult]:
     """Results for every discovered file, in discovery order (from `cache` where it has them).
 
     `rules_to_skip(path)`: codes not to run on that file (`per-file-ignores`); `progress(done,
-    total)` is told as files are analysed."""
+    total)` is told as files are analysed; `project`: every file of the project the paths belong
+    to, indexed together so that kernels, helpers and launchers in different modules are found
+    (the processed files by default)."""
+    files = discover(paths)
+    contents: dict[Path, bytes] = {}
+    index = _project_index(files if project is None else project, transforms, settings, contents)
     results: list[FileResult] = []
-    candidates: list[tuple[int, Path, bytes, list[Rule]]] = []
-    for path in discover(paths):
+    candidates: list[tuple[int, Path, bytes, list[Rule], ModuleFacts]] = []
+    for path in files:
         try:
-            raw = _read_regular_file(path)
+            raw = contents.pop(path) if path in contents else _read_regular_file(path)
         except OSError as error:
             results.append(FileResult(str(path), error=f"cannot read: {error.strerror or error}"))
             continue
@@ -60,20 +68,39 @@ def run(
             continue
         results.append(FileResult(str(path)))
         skipped = rules_to_skip(path)
-        rules = [rule for rule in rules_for(raw, transforms, settings) if rule.code not in skipped]
-        cached = cache.get(path, raw, rules) if rules and cache is not None else None
+        facts = index.facts(path) if index is not None else NO_FACTS
+        rules = [rule for rule in rules_for(raw, transforms, settings, bool(facts.kernels)) if rule.code not in skipped]
+        cached = cache.get(path, raw, rules, facts) if rules and cache is not None else None
         if cached is not None:
             results[-1] = cached
         elif rules:
-            candidates.append((len(results) - 1, path, raw, rules))
-    work = [(p, raw, rules, settings) for _, p, raw, rules in candidates]
-    for done, ((index, _, raw, rules), result) in enumerate(zip(candidates, _map(_process_candidate, work, jobs)), 1):
-        results[index] = result
+            candidates.append((len(results) - 1, path, raw, rules, facts))
+    work = [(p, raw, rules, settings, facts) for _, p, raw, rules, facts in candidates]
+    for done, ((index_, _, raw, rules, facts), result) in enumerate(zip(candidates, _map(_process_candidate, work, jobs)), 1):
+        results[index_] = result
         if cache is not None:
-            cache.put(raw, rules, result)
+            cache.put(raw, rules, result, facts)
         if progress is not None:
             progress(done, len(candidates))
     return results
+
+
+def _project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: Settings,
+                   contents: dict[Path, bytes]) -> Optional[ProjectIndex]:
+    """The cross-module index, when a kernel-scoped rule runs under --scope kernels (otherwise where
+    a kernel is launched does not matter). Files it reads are kept in `contents`, read once."""
+    if settings.scope is not Scope.KERNELS or not any(rule.kernel_scoped for rule in transforms):
+        return None
+
+    def read(path: Path) -> bytes:
+        if path not in contents:
+            contents[path] = _read_regular_file(path)
+        return contents[path]
+
+    try:
+        return ProjectIndex(files, read)
+    except (OSError, _NotAFile):
+        return None
 
 
 # Larger files are generated code (tables, vendored bundles), not kernels anyone writes by hand:
@@ -112,13 +139,14 @@ def _map(function, items: list, jobs: int) -> Iterator[FileResult]:
         yield from pool.map(function, items, chunksize=1)
 
 
-def _process_candidate(item: tuple[Path, bytes, Sequence[Rule], Settings]) -> FileResult:
-    return process_source(*item)
+def _process_candidate(item: tuple[Path, bytes, Sequence[Rule], Settings, ModuleFacts]) -> FileResult:
+    path, raw, rules, settings, facts = item
+    return process_source(path, raw, rules, settings, facts=facts)
 
 
 def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Settings,
                    proven: Optional[dict[str, frozenset[int]]] = None,
-                   accept: Optional[Accept] = None) -> FileResult:
+                   accept: Optional[Accept] = None, facts: ModuleFacts = NO_FACTS) -> FileResult:
     """prefilter -> parse -> transform -> fix -> verify for one file; nothing is written here.
 
     The cyclic garbage collector is paused meanwhile: an ast of a large module is a few hundred
@@ -126,11 +154,12 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
     if gc.isenabled():
         gc.disable()
         try:
-            return process_source(path, raw, rules, settings, proven, accept)
+            return process_source(path, raw, rules, settings, proven, accept, facts)
         finally:
             gc.enable()
     result = FileResult(str(path))
-    rules = list(rules) if proven else rules_for(raw, rules, settings)  # a traceback outranks the byte test
+    # A traceback outranks the byte test; so does a kernel launched from another module.
+    rules = list(rules) if proven else rules_for(raw, rules, settings, bool(facts.kernels))
     if not rules:
         return result
     if len(raw) > MAX_SOURCE_BYTES:
@@ -143,7 +172,7 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
         result.error = str(error)
         return result
     result.parsed = True
-    file = ParsedFile(path, module, settings, proven or {})
+    file = ParsedFile(path, module, settings, proven or {}, facts)
     findings: list[Finding] = []
     for rule in rules:
         try:

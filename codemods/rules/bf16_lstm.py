@@ -8,7 +8,7 @@ from typing import Optional
 
 from codemods.analysis.module import FUNCTIONS, ordered_arguments
 from codemods.analysis.module_helpers import reference_helper
-from codemods.analysis.names import PARTIAL, Argument, display, find_arg, has_star, one_line, value_of
+from codemods.analysis.names import Argument, display, find_arg, has_star, one_line, value_of
 from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell, spell_like, string_value
 from codemods.base import JaxTransform
 from codemods.capabilities import Level, lowered_precisions
@@ -44,13 +44,12 @@ class Bf16Lstm(JaxTransform):
         self._contexts: dict[ast.AST, _DefaultPrecision] = {}
         self._collect_default_precisions()
         for call in self.module.calls:
-            if self.module.callee(call, (LSTM,)) is not None:
-                self._plan_call(call, bound=False)
-            elif self._binds_lstm(call):
-                self._plan_call(call, bound=True)
+            applied = self.module.applied(call, (LSTM,))
+            if applied is not None:
+                self._plan_call(call, bound=bool(applied[2]))
 
     def matches(self, call: ast.Call) -> bool:
-        return self.module.callee(call, (LSTM,)) is not None or self._binds_lstm(call)
+        return self.module.applied(call, (LSTM,)) is not None
 
     def _plan_call(self, call: ast.Call, bound: bool) -> None:
         """`rnn.lstm(...)`, or with `bound` `functools.partial(rnn.lstm, ...)` (its arguments follow the callee)."""
@@ -150,13 +149,6 @@ class Bf16Lstm(JaxTransform):
                     and call_scope.lookup(root.id) == module_scope.bindings[root.id]):
                 return spell(Level.HIGHEST, attribute, self.module)
         return spell(Level.HIGHEST, default.literal.elements[0], self.module)
-
-    def _binds_lstm(self, call: ast.Call) -> bool:
-        """`functools.partial(rnn.lstm, ...)`, under any alias of either."""
-        if not call.args or ordered_arguments(call)[0] is not call.args[0] or isinstance(call.args[0], ast.Starred):
-            return False
-        return (self.module.callee(call, PARTIAL) is not None
-                and self.module.matching_name(call.args[0], (LSTM,)) is not None)
 
 
 # -- small readers --
