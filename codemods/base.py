@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from typing import Callable, Optional
 
 from codemods.analysis.kernel_scope import Backends, KernelScope, find_kernels
-from codemods.analysis.module import FunctionNode, ModuleIndex
+from codemods.analysis.module import FUNCTIONS, FunctionNode, ModuleIndex
 from codemods.analysis.module_helpers import Helper, HelperInserter
 from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind
 from codemods.engine.fixes import Edit, FixPlan, import_spec
@@ -132,10 +132,15 @@ class JaxTransform(ABC):
     def _describe_shared(self, holder: ast.AST, name: str) -> None:
         uses = self._shared_uses[holder]
         line, column = self.module.position(uses[0])
-        lines = ", ".join(str(self.module.position(use)[0]) for use in uses)
-        message = (f"`{name}` runs in kernels and in plain XLA code, and needs a rewrite for its kernel "
-                   f"callers (line{'s' if len(uses) > 1 else ''} {lines}): rewriting it would change the XLA path "
-                   "too; not rewritten (give the kernel its own copy)")
+        if isinstance(holder, FUNCTIONS):
+            where = f"needs a rewrite for its kernel callers ({_lines(self.module, uses)})"
+        else:  # a value: say where kernels and plain code call it
+            kernels = self.analysis.kernels
+            inside = [use for use in kernels.uses_of(holder) if kernels.kernel_of(use) is not None]
+            where = (f"needs a rewrite for its kernel uses ({_lines(self.module, inside)}; plain XLA code: "
+                     f"{_lines(self.module, kernels.used_outside_kernels(holder))})")
+        message = (f"`{name}` runs in kernels and in plain XLA code, and {where}: rewriting it would change the "
+                   "XLA path too; not rewritten (give the kernel its own copy)")
         self.findings[self._shared_findings[holder]] = Finding(
             self.rule.code, Kind.MANUAL, line, column, message, *self.module.end_position(uses[0]))
 
@@ -175,3 +180,8 @@ class JaxTransform(ABC):
         planned = None if fix is None else Fix(applicability, plan=fix)
         self.findings.append(Finding(self.rule.code, kind, line, column, message,
                                      *self.module.end_position(node), fix=planned))
+
+
+def _lines(module: ModuleIndex, nodes: list) -> str:
+    lines = sorted({module.position(node)[0] for node in nodes})
+    return f"line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}"

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
-from codemods.analysis.module import FUNCTIONS, FunctionNode, ModuleIndex, ordered_arguments
+from codemods.analysis.module import FUNCTIONS, Binding, FunctionNode, ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, find_arg, value_of
 
 # Every kernel launcher lives under jax.experimental.pallas: a file without this word launches no kernel.
@@ -79,6 +79,9 @@ class KernelScope:
     # the XLA path, so transforms report their calls instead.
     shared: set[FunctionNode] = field(default_factory=set)
     direct: set[FunctionNode] = field(default_factory=set)  # bodies handed to a launcher (not helpers)
+    # Module-level values (partials of ops) that kernels in other modules call: their backends, and
+    # whether plain XLA code elsewhere calls them too.
+    foreign_uses: dict[Binding, tuple[Backends, bool]] = field(default_factory=dict)
     # Launch arguments that name no function of this module (`pl.pallas_call(kernels.body)`).
     foreign_bodies: list[tuple[ast.AST, str, Backends]] = field(default_factory=list)
     # Functions that pass a parameter on as a kernel body (`def run(body): pl.pallas_call(body, ...)`),
@@ -94,7 +97,10 @@ class KernelScope:
     approx_math: set[FunctionNode] = field(default_factory=set)
 
     def kernel_of(self, node: ast.AST) -> Optional[FunctionNode]:
-        """The kernel body `node` (a call or a name) runs in (itself or an enclosing function), if any."""
+        """The kernel body `node` (a call, a name or an attribute) runs in (itself or an enclosing
+        function), if any."""
+        while isinstance(node, ast.Attribute):
+            node = node.value
         function = self.module.enclosing.get(node)
         while function is not None:
             if function in self.kernels:
@@ -110,18 +116,40 @@ class KernelScope:
         found = self.backends.get(kernel, frozenset()) if kernel is not None else frozenset()
         for use in self.uses_of(node):
             found |= self.backends_of(use)
+        binding = self.module.binding_of_value(node)
+        if binding in self.foreign_uses:
+            found |= self.foreign_uses[binding][0]
         return found
 
-    def uses_of(self, node: ast.AST) -> list[ast.Name]:
-        """The loads of the name `node` is bound to by `name = node`, outside `node` itself."""
+    def uses_of(self, node: ast.AST) -> list[ast.AST]:
+        """The loads of the name `node` is bound to by `name = node`; in a class body, also the
+        `Class.name` and `self.name` attributes that read it."""
         binding = self.module.binding_of_value(node)
-        return [] if binding is None else list(binding.references)
+        if binding is None:
+            return []
+        if binding.scope.kind != "class":
+            return list(binding.references)
+        owner = binding.scope.node
+        uses: list[ast.AST] = list(binding.references)
+        for mentions in self.module.mentions.values():
+            for mention in mentions:
+                if isinstance(mention, ast.Attribute) and mention.attr == binding.name \
+                        and isinstance(mention.value, ast.Name) and self._reads_class(mention.value, owner):
+                    uses.append(mention)
+        return uses
 
-    def used_outside_kernels(self, node: ast.AST) -> list[ast.Name]:
+    def _reads_class(self, name: ast.Name, owner: ast.AST) -> bool:
+        return owner in classes_read(self.module, name)
+
+    def used_outside_kernels(self, node: ast.AST) -> list[ast.AST]:
         """Loads of the name `node` is bound to that sit outside kernel bodies (plain XLA code), when
         kernels use it too: a rewrite of `node` would change both."""
         uses = self.uses_of(node)
         outside = [use for use in uses if self.kernel_of(use) is None]
+        binding = self.module.binding_of_value(node)
+        if binding in self.foreign_uses:  # used in other modules: their kernels, maybe their plain code
+            _, shared_elsewhere = self.foreign_uses[binding]
+            return outside or ([node] if shared_elsewhere else [])
         return outside if len(outside) < len(uses) else []
 
 
@@ -163,6 +191,8 @@ class _KernelFinder:
             for binding in module.module_scope.bindings.get(name, ()):
                 if isinstance(binding.node, FUNCTIONS):
                     entries.append((binding.node, why, launched))  # type: ignore[arg-type]
+                elif binding.value is not None:  # `exp_hi = functools.partial(...)` another module's kernels call
+                    self.result.foreign_uses[binding] = (launched, name in facts.shared)
         for call in module.calls:
             launcher = module.callee(call, LAUNCHERS)
             helper = module.callee(call, helpers) if helpers and launcher is None else None
@@ -401,6 +431,12 @@ class _KernelFinder:
         over literals and dict-literal dispatch (`BODIES[name]`)."""
         if isinstance(expression, FUNCTIONS):
             yield expression  # type: ignore[misc]
+        elif isinstance(expression, ast.Attribute) and isinstance(expression.value, ast.Name):
+            # `self.kernel`, `Block.kernel`: a method of a class in this module.
+            for owner in classes_read(self.module, expression.value):
+                for statement in owner.body:
+                    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == expression.attr:
+                        yield statement
         elif isinstance(expression, ast.Subscript) and depth > 0:
             for element in self._elements(expression.value):
                 yield from self._resolve(element, depth - 1)
@@ -462,6 +498,22 @@ class _KernelFinder:
                 return True
             function = self.module.function_parent.get(function)
         return False
+
+
+def classes_read(module: ModuleIndex, name: ast.Name) -> list[ast.ClassDef]:
+    """The classes `name` may be: the class itself, or the first parameter (`self`, `cls`) of one
+    of its methods."""
+    found = []
+    for binding in module.bindings(name):
+        if isinstance(binding.node, ast.ClassDef):
+            found.append(binding.node)
+        elif binding.is_parameter:
+            function = module.parent[module.parent[binding.node]]
+            arguments = [*function.args.posonlyargs, *function.args.args]
+            owner = module.parent.get(function)
+            if arguments and arguments[0] is binding.node and isinstance(owner, ast.ClassDef):
+                found.append(owner)
+    return found
 
 
 def default_value(function: FunctionNode, param: ast.arg) -> Optional[ast.expr]:

@@ -228,8 +228,8 @@ class ProjectIndex:
             if index is None:
                 return None
             for binding in index.module_scope.bindings.get(parts[-1], ()):
-                if isinstance(binding.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    return owner, parts[-1]
+                if isinstance(binding.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or isinstance(binding.value, ast.Call):
+                    return owner, parts[-1]  # a def, or a value such as `exp_hi = functools.partial(...)`
                 if binding.imported is not None and depth > 0:
                     absolute = owner.absolute(binding.imported)
                     if absolute and absolute != qualified:

@@ -6,12 +6,14 @@ import ast
 import re
 from typing import Optional
 
-from codemods.analysis.kernel_scope import Backends, describe_backends
+from codemods.analysis.kernel_scope import MOSAIC_GPU, Backends, describe_backends
 from codemods.analysis.module_helpers import reference_helper
 from codemods.analysis.module import ordered_arguments
-from codemods.analysis.names import PARTIAL, display, find_arg, has_double_star, is_none, one_line, qualify
+from codemods.analysis.names import display, find_arg, has_double_star, is_none, one_line, qualify
 from codemods.base import JaxTransform
-from codemods.capabilities import ACCURACY_REJECTED, accuracy_rejected, accuracy_rejected_anywhere
+from codemods.capabilities import (
+    ACCURACY_REJECTED, NOT_LOWERED, UNIMPLEMENTED, accuracy_rejected, accuracy_rejected_anywhere, not_lowered,
+)
 from codemods.engine.diagnostics import Applicability, Kind
 from codemods.engine.fixes import FixPlan
 from codemods.engine.rule import UNPACKED_ARGUMENT, Rule
@@ -21,16 +23,24 @@ RSQRT = "jax.lax.rsqrt"
 
 class AccuracyHints(JaxTransform):
     def plan(self) -> None:
-        rejected = qualify("jax.lax", accuracy_rejected_anywhere(self.settings.jax_version))
+        rejected = self._functions()
         for call in self.module.calls:
             target = self._hinted_function(call, rejected)
             if target is None:
                 continue
             name, function = target
             backends = self.rejecting_backends(call, self._rejecters(name))
+            hint = find_arg(call, None, ("accuracy",))
+            # Backends this kernel reaches that cannot lower the function at all, hint or no hint.
+            unlowered = self.analysis.kernels.backends_of(call) & self._unlowered_by(name)
+            if unlowered and not backends - unlowered:
+                if hint is not None and not is_none(hint.value):
+                    self.report(call, Kind.MANUAL, f"{display(name)}: {_cannot_lower(name, unlowered)}, with or "
+                                "without its accuracy= hint: this kernel cannot lower there as written (compute it "
+                                "from functions the kernel lowers); hint left as written")
+                continue
             if not backends:
                 continue
-            hint = find_arg(call, None, ("accuracy",))
             if hint is None:
                 if has_double_star(call):
                     self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs may carry an accuracy= hint, which "
@@ -39,26 +49,26 @@ class AccuracyHints(JaxTransform):
                 continue
             assert isinstance(hint, ast.keyword)
             if not is_none(hint.value) and not self.shared_with_xla(call):
-                self._drop(call, name, function, hint, backends)
+                self._drop(call, name, function, hint, backends, unlowered)
+
+    def _functions(self) -> frozenset[str]:
+        """The lax functions whose hint this rule drops somewhere, or which some Mosaic backend
+        cannot lower at all (their hinted calls get a note)."""
+        version = self.settings.jax_version
+        return qualify("jax.lax", accuracy_rejected_anywhere(version).union(
+            *(not_lowered(backend, version) for backend in NOT_LOWERED)))
 
     def matches(self, call: ast.Call) -> bool:
-        rejected = qualify("jax.lax", accuracy_rejected_anywhere(self.settings.jax_version))
-        return self._hinted_function(call, rejected) is not None and (
+        return self._hinted_function(call, self._functions()) is not None and (
             find_arg(call, None, ("accuracy",)) is not None or has_double_star(call))
 
     def _hinted_function(self, call: ast.Call, rejected: frozenset[str]) -> Optional[tuple[str, ast.expr]]:
         """The rejected lax function `call` applies, as `f(...)` or `functools.partial(f, ...)`."""
-        name = self.module.callee(call, rejected)
-        if name is not None:
-            return name, call.func
-        if self.module.callee(call, PARTIAL) and call.args and ordered_arguments(call)[0] is call.args[0] \
-                and not isinstance(call.args[0], ast.Starred):
-            name = self.module.matching_name(call.args[0], rejected)
-            if name is not None:
-                return name, call.args[0]
-        return None
+        applied = self.module.applied(call, rejected)
+        return None if applied is None else applied[:2]
 
-    def _drop(self, call: ast.Call, name: str, function: ast.expr, hint: ast.keyword, backends: Backends) -> None:
+    def _drop(self, call: ast.Call, name: str, function: ast.expr, hint: ast.keyword, backends: Backends,
+              unlowered: Backends) -> None:
         from codemods.engine.call_rewrites import drop_argument, unwrap_partial
 
         fix = FixPlan()
@@ -72,25 +82,47 @@ class AccuracyHints(JaxTransform):
         self.forget_imports(fix, hint.value)
         message = f"{display(name)}: dropped accuracy={one_line(self.module.segment(hint.value))} "
         message += f"(rejected by {describe_backends(backends)} kernels); "
+        approximated = MOSAIC_GPU in backends and self.target_kernel(call) in self.analysis.kernels.approx_math
         if name == RSQRT:
             # Safe: the helper's Newton step gives back the float32 accuracy the hint asked for.
             helper = self.use_helper(fix, reference_helper("rsqrt_safe"))
             self.replace(fix, function, helper)
             self.forget_imports(fix, function)
             message += f"now {helper}(), a Newton-refined rsqrt that keeps float32 accuracy"
+            if approximated:
+                message += " even under the launch's approx_math=True"
             applicability = Applicability.SAFE
+        elif approximated:
+            # Unsafe: the launch asks Mosaic GPU for fast math, so the function is approximated.
+            message += (f"{display(name)} will be approximated: the launch sets approx_math=True, so Mosaic GPU "
+                        "lowers it to a fast approximation, less accurate than the hint asked for")
+            applicability = Applicability.UNSAFE
         else:
-            # Unsafe: the accuracy the user asked for is no longer promised (under approx_math it
-            # may lower to an approximation).
+            # Unsafe: the accuracy the user asked for is no longer promised.
             message += f"{display(name)} now runs at the backend's default accuracy"
             applicability = Applicability.UNSAFE
+        if unlowered:
+            message += f"; note: {_cannot_lower(name, unlowered)}, so this kernel lowers for " \
+                       f"{describe_backends(backends - unlowered)} only"
         self.report(hint, Kind.DROPPED, message, fix, applicability)
+
+    def _unlowered_by(self, name: str) -> Backends:
+        """The kernel backends with no lowering for this function at all on the target jax."""
+        function = name.rsplit(".", 1)[-1]
+        return frozenset(backend for backend in NOT_LOWERED
+                         if function in not_lowered(backend, self.settings.jax_version))
 
     def _rejecters(self, name: str) -> Backends:
         """The kernel backends whose lowering of this function rejects accuracy= on the target jax."""
         function = name.rsplit(".", 1)[-1]
         return frozenset(backend for backend in ACCURACY_REJECTED
                          if function in accuracy_rejected(backend, self.settings.jax_version))
+
+
+def _cannot_lower(name: str, backends: Backends) -> str:
+    function = name.rsplit(".", 1)[-1]
+    errors = "; ".join(f'"{UNIMPLEMENTED[backend].format(function)}"' for backend in sorted(backends))
+    return f"{describe_backends(backends)} cannot lower {function} in a kernel at all ({errors})"
 
 
 RULE = Rule(

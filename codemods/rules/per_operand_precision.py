@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from codemods.analysis.kernel_scope import Backends, describe_backends, returned_values
+from codemods.analysis.kernel_scope import MOSAIC_GPU, Backends, default_value, describe_backends, returned_values
 from codemods.analysis.module import FunctionNode
-from codemods.analysis.names import display, find_arg, has_double_star, has_star, one_line, value_of
+from codemods.analysis.names import Argument, display, find_arg, has_double_star, has_star, one_line, value_of
 from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, spell_like
 from codemods.base import JaxTransform
 from codemods.capabilities import (
-    PER_OPERAND_PRECISION_LOWERED, PRECISIONS, Level, Version, format_version, lowered_precisions,
+    PER_OPERAND_PRECISION_LOWERED, PRECISIONS, PRIMITIVES, UNIMPLEMENTED, Level, Version, format_version, lowered_precisions,
 )
 from codemods.engine.diagnostics import Kind
 from codemods.engine.fixes import FixPlan
@@ -66,10 +67,17 @@ class _Use:
 
 # The kernel backends whose lowering of a contraction can reject a precision: those with rows in the
 # capability table that do not lower per-operand pairs. Today Mosaic TPU alone: Triton lowers every
-# precision (a pair with DEFAULT or HIGH as TF32), and Mosaic GPU's table has no contraction rows.
+# precision (a pair with DEFAULT or HIGH as TF32), and Mosaic GPU lowers no contraction at all.
 REJECTERS: Backends = frozenset(
-    backend for backend, op in PRECISIONS if op in ("dot", "conv") and backend not in PER_OPERAND_PRECISION_LOWERED
+    backend for (backend, op), rows in PRECISIONS.items()
+    if op in ("dot", "conv") and rows and backend not in PER_OPERAND_PRECISION_LOWERED
 )
+# "As of JAX v0.7, parameters to jaxpr equations must have __hash__": a list precision fails to trace
+# anywhere (seen on 0.10.2 and 0.12.0.1, XLA included).
+LIST_REJECTED_SINCE: Version = (0, 7)
+# Triton's dot lowering asserts `batch_dims == ((), ())`: lax.batch_matmul never lowers there.
+BATCH_MATMUL = "jax.lax.batch_matmul"
+BATCHED_DOT_UNLOWERED: Backends = frozenset({"triton"})
 PALLAS_DOT = ("jax.experimental.pallas.dot", "jax.experimental.pallas.triton.dot")
 PALLAS_DOT_REMOVED_IN: Version = (0, 12, 0)  # deprecated in 0.11.0, gone in 0.12.0 (AttributeError)
 _MAX_DEPTH = 6  # how far a value is followed through parameters, variables and returns
@@ -86,12 +94,15 @@ class PerOperandPrecision(JaxTransform):
         self._notes: dict[object, tuple[list[ast.expr], str]] = {}  # one [manual] per source, with its uses
         pending: list[tuple[ast.Call, str, Op, ast.expr]] = []
         for call in self.module.calls:
-            name = self.module.callee(call, OPS)
-            if name is None:
+            applied = self.module.applied(call, OPS)
+            if applied is None:
                 continue
+            name, _, shift = applied
             op = OPS[name]
-            arg = find_arg(call, op.precision_position, ("precision",))
-            if (arg is None and not _may_carry_precision(call, op)) or not self.rejecting_backends(call, REJECTERS):
+            arg = _precision_arg(call, op, shift)
+            if arg is None and not _may_carry_precision(call, op):
+                continue
+            if self._note_no_lowering(call, name, op, arg) or not self.rejecting_backends(call, REJECTERS):
                 continue
             if name in PALLAS_DOT and self._pallas_dot_removed():
                 self.report(call, Kind.MANUAL, f"{display(name)} does not exist on jax "
@@ -119,11 +130,50 @@ class PerOperandPrecision(JaxTransform):
             self.report(uses[0], Kind.MANUAL, message.replace("{uses}", where))
 
     def matches(self, call: ast.Call) -> bool:
-        name = self.module.callee(call, OPS)
-        if name is None:
+        applied = self.module.applied(call, OPS)
+        if applied is None:
             return False
+        name, _, shift = applied
         op = OPS[name]
-        return find_arg(call, op.precision_position, ("precision",)) is not None or _may_carry_precision(call, op)
+        return _precision_arg(call, op, shift) is not None or _may_carry_precision(call, op)
+
+    def _note_no_lowering(self, call: ast.Call, name: str, op: Op, arg: Optional[Argument]) -> bool:
+        """A contraction in a kernel whose every backend has no lowering for it at all on the target
+        jax: it cannot lower whatever its precision, so no precision fix helps; say so rather than
+        nothing (True when said). A list precision is still fixed (it fails to trace anywhere), and
+        the fix's message says both."""
+        backends = self.analysis.kernels.backends_of(call)
+        if not backends or self._unlowered(name, op, backends) != backends:
+            return False
+        if arg is not None and self._list_rejected(value_of(arg)):
+            return False
+        hint = (" (Mosaic GPU kernels multiply matrices with plgpu.wgmma or plgpu.tcgen05_mma)"
+                if op.kind == "dot" and MOSAIC_GPU in backends else "")
+        self.report(call, Kind.MANUAL, f"{display(name)}: {self._cannot_lower(name, op, backends)}, whatever its "
+                    f"precision: this kernel cannot lower as written{hint}; no precision fix written")
+        return True
+
+    def _list_rejected(self, value: ast.expr) -> bool:
+        """A list precision, on a release that rejects one when tracing (every backend, XLA too)."""
+        version = self.settings.jax_version
+        return isinstance(value, ast.List) and (version is None or version >= LIST_REJECTED_SINCE)
+
+    def _unlowered(self, name: str, op: Op, backends: Backends) -> Backends:
+        """The backends among `backends` that cannot lower this contraction at all on the target jax."""
+        version = self.settings.jax_version
+        found = {backend for backend in backends
+                 if (backend, op.kind) in PRECISIONS and lowered_precisions(backend, op.kind, version) is None}
+        if name == BATCH_MATMUL:
+            found |= backends & BATCHED_DOT_UNLOWERED
+        return frozenset(found)
+
+    def _cannot_lower(self, name: str, op: Op, unlowered: Backends) -> str:
+        batched = unlowered & BATCHED_DOT_UNLOWERED if name == BATCH_MATMUL else frozenset()
+        parts = [_no_lowering(op, unlowered - batched)] if unlowered - batched else []
+        if batched:
+            parts.append(f"{describe_backends(batched)} cannot lower a batched dot_general (its lowering asserts there "
+                         "are no batch dimensions)")
+        return " and ".join(parts)
 
     def _pallas_dot_removed(self) -> bool:
         version = self.settings.jax_version
@@ -193,6 +243,13 @@ class PerOperandPrecision(JaxTransform):
         if isinstance(value, ast.IfExp):
             return [*self._possible_values(value.body, depth - 1, seen),
                     *self._possible_values(value.orelse, depth - 1, seen)]
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == 2:
+            # `(FAST, P.HIGHEST)` with FAST set two ways: every pair its elements can make.
+            first, second = (self._possible_values(element, depth - 1, seen) for element in value.elts)
+            return [(value, PrecisionLiteral((a.levels[0], b.levels[0]), value.elts))  # type: ignore[arg-type]
+                    for (_, a), (_, b) in itertools.product(first, second)
+                    if isinstance(a, PrecisionLiteral) and isinstance(b, PrecisionLiteral)
+                    and not a.is_pair and not b.is_pair]
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
             functions = [b.node for b in self.module.bindings(value.func) if isinstance(b.node, ast.FunctionDef)]
             if len(functions) == 1:
@@ -241,7 +298,7 @@ class PerOperandPrecision(JaxTransform):
             argument = find_arg(call, index, (param.arg,))
             if argument is not None:
                 values.append(value_of(argument))
-            elif _default_of(function, param) is None:
+            elif default_value(function, param) is None:
                 raise _Unknown(f"a call of `{function.name}` leaves `{param.arg}` out")
         return values
 
@@ -249,7 +306,7 @@ class PerOperandPrecision(JaxTransform):
         """What the module itself binds a parameter to: functools.partial(function, name=...) and its default."""
         values = [keyword.value for binding in self.analysis.kernels.partial_bindings.get(function, ())
                   for keyword in binding.keywords if keyword.arg == param.arg]
-        default = _default_of(function, param)
+        default = default_value(function, param)
         return values if default is None else [*values, default]
 
     def _schedule(self, source: ast.expr, literal: PrecisionLiteral, name: str, op: Op, call: ast.Call) -> None:
@@ -261,10 +318,20 @@ class PerOperandPrecision(JaxTransform):
                   else f"{literal.levels[0].name} is not lowered for {op.kind} on jax {version}")
         message = f"{display(name)}: precision {literal.describe()} -> {level.name} ({reason} in Mosaic TPU kernels)"
         if lowered_precisions("mosaic_tpu", op.kind, self.settings.jax_version) is None:
-            message += f"; note: jax {version} cannot lower {op.kind} in Mosaic TPU kernels at all"
+            message += f"; note: on jax {version} {_no_lowering(op, frozenset({'mosaic_tpu'}))}"
         others = self.analysis.kernels.backends_of(call) - REJECTERS
-        if others:
-            message += f"; forced by Mosaic TPU ({describe_backends(others)} lowers it as written)"
+        unlowered = self._unlowered(name, op, others)
+        if self._list_rejected(source):
+            message += ("; needed on every backend: jax >= 0.7 rejects a list precision when tracing (parameters must "
+                        "be hashable)")
+        elif others - unlowered:
+            message += f"; forced by Mosaic TPU ({describe_backends(others - unlowered)} lowers it as written)"
+        if unlowered:
+            message += f"; note: {self._cannot_lower(name, op, unlowered)}, so this kernel lowers for Mosaic TPU only"
+        if self.target_kernel(call) in self.analysis.kernels.dict_compiler_params:
+            message += ("; note: its launch passes compiler_params as a dict, which jax 0.10.2 and later reject "
+                        "(TypeError: \"unhashable type: 'dict'\"): Mosaic TPU cannot lower this kernel until the launch "
+                        "passes pltpu.CompilerParams(...) instead")
         previous = self._fixes.get(source)
         if previous is None or previous.level < level:
             self._fixes[source] = _Use(literal, level, message)
@@ -294,12 +361,13 @@ class PerOperandPrecision(JaxTransform):
             if owner is not kernel:
                 return "is a parameter of an enclosing function, set by its callers"
             return self._parameter_sources(binding.node, kernel)  # type: ignore[arg-type]
-        if binding.scope is self.module.module_scope and binding.value is not None:
+        if binding.value is not None:  # a module constant, or a variable set once in a function
+            what = "a module constant" if binding.scope is self.module.module_scope else "a variable"
             literal = parse_precision(binding.value, self.module)
             if not isinstance(literal, PrecisionLiteral):
-                return "is a module constant that is not a precision literal"
+                return f"is {what} that is not a precision literal"
             if any(reference not in self._kernel_precisions for reference in binding.references):
-                return "is a module constant also used outside kernel precisions (rewriting it would change XLA code)"
+                return f"is {what} also used outside kernel precisions (rewriting it would change XLA code)"
             return [(binding.value, literal)]
         return "is not a literal"
 
@@ -319,21 +387,23 @@ class PerOperandPrecision(JaxTransform):
         return sources
 
 
+def _precision_arg(call: ast.Call, op: Op, shift: int) -> Optional[Argument]:
+    """The precision argument of `op(...)`, or of `functools.partial(op, ...)` (`shift` 1)."""
+    position = None if op.precision_position is None else op.precision_position + shift
+    return find_arg(call, position, ("precision",))
+
+
+def _no_lowering(op: Op, backends: Backends) -> str:
+    """What the lowerings say about a contraction they have no rule for, in their own words."""
+    primitive = PRIMITIVES[op.kind]
+    errors = "; ".join(f'"{UNIMPLEMENTED[backend].format(primitive)}"' for backend in sorted(backends))
+    return f"{describe_backends(backends)} cannot lower {primitive} in a kernel at all ({errors})"
+
+
 def _may_carry_precision(call: ast.Call, op: Op) -> bool:
     """`**kwargs` may pass precision=; `*args` may reach its position where it has one."""
     return has_double_star(call) or (
         op.precision_position is not None and any(isinstance(arg, ast.Starred) for arg in call.args))
-
-
-def _default_of(function: FunctionNode, param: ast.arg) -> Optional[ast.expr]:
-    arguments = function.args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    if param in positional:
-        index = positional.index(param) - (len(positional) - len(arguments.defaults))
-        return arguments.defaults[index] if index >= 0 else None
-    if param in arguments.kwonlyargs:
-        return arguments.kw_defaults[arguments.kwonlyargs.index(param)]
-    return None
 
 
 RULE = Rule(
