@@ -107,7 +107,7 @@ def fix(
         config = project_config.load(project_config.find(paths), registry.RULES)
         transforms = registry.select(select or config.select, ignore or config.ignore)
         version = parse_version(jax_version) if jax_version else config.jax_version or installed_jax_version()
-        files = _files(paths, config, exclude, force_exclude, diff_base, shard)
+        files, project = _files(paths, config, exclude, force_exclude, diff_base, shard)
     except ValueError as error:  # registry.UnknownRule among them
         raise typer.BadParameter(str(error.args[0]))
     except (project_config.ConfigError, discovery.DiscoveryError) as error:
@@ -120,15 +120,17 @@ def fix(
     cache = None if no_cache else ResultCache(default_directory(), settings)
     with _progress(len(files)) as progress:
         results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
-                             rules_to_skip=config.ignored_rules, progress=progress)
+                             rules_to_skip=config.ignored_rules, progress=progress, project=project)
     if interactive:
         results = _review(results, transforms, settings)
     _report(results, settings, write=write or interactive, check=check, quiet=quiet, output=output_format)
 
 
 def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, diff_base: Optional[str],
-           shard: Optional[str]) -> list[Path]:
-    """Stage 1, as the options and the project config ask."""
+           shard: Optional[str]) -> tuple[list[Path], list[Path]]:
+    """Stage 1, as the options and the project config ask: the files to process, and the files of
+    the project they belong to (indexed together, so that a kernel launched from another module is
+    found however the files to process are narrowed: one file, a shard, a PR's changes)."""
     from codemods.engine import discovery
 
     parsed_shard = discovery.Shard.parse(shard) if shard else None
@@ -138,7 +140,11 @@ def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, d
         files = discovery.discover(discovery.changed_since(diff_base, paths), excluded, force_exclude=True)
     else:
         files = discovery.discover(paths, excluded, force_exclude=force_exclude)
-    return [f for f in files if parsed_shard is None or parsed_shard.holds(f, config.root)]
+    root = discovery.project_root(paths, config.path.parent if config.path else None)
+    project = discovery.discover([root], excluded) if root is not None else files
+    listed = {Path(os.path.abspath(f)) for f in project}
+    project = [*project, *(f for f in files if Path(os.path.abspath(f)) not in listed)]
+    return [f for f in files if parsed_shard is None or parsed_shard.holds(f, config.root)], project
 
 
 @contextlib.contextmanager
