@@ -284,63 +284,15 @@ def explain(
     """Read the traceback you just got, find the call that failed, and show (or --write) its fix."""
     from codemods import explain as tracebacks
     from codemods import registry
-    from codemods.engine import runner
-    from codemods.engine.report import fix_diff, render_findings, unified_diff
-    from codemods.engine.rule import ParsedFile
 
     text = (log.read_text(errors="replace") if log else sys.stdin.read())
     version = parse_version(jax_version) if jax_version else installed_jax_version()
     settings = Settings(version, unsafe_fixes=unsafe_fixes)
-    rules = {rule.code: rule for rule in registry.RULES}
-
-    def holds_call(code, module, line) -> bool:
-        rule = rules[code]
-        file = ParsedFile(Path("<traceback>"), module, settings)
-        return rule.matches is not None and any(
-            call.lineno <= line <= call.end_lineno and rule.matches(rule, file, call) for call in module.calls)
-
-    errors = tracebacks.parse_log(text)
-    if not errors:
-        sys.stderr.write("explain: no error jax-codemod fixes in this log (it knows: per-operand or unsupported "
-                         "precision, \"Not implemented: accuracy\", bf16 LSTM)\n")
-        raise typer.Exit(EXIT_ERRORS)
-    placements = [tracebacks.place(error, root, holds_call) for error in errors]
-    placed = {(p.error.rule, p.path, p.line): p for p in placements if p.path is not None}
-    messages = {p.error.message for p in placed.values()}
-    unplaced = [p for p in placements if p.path is None and p.error.message not in messages]
-    for placement in unplaced:
-        why = "; ".join(placement.reasons) or "no frame of the user's code in the traceback"
-        sys.stderr.write(f"explain: cannot place `{placement.error.message}`: {why}\n")
-    by_file: dict[Path, dict[str, set[int]]] = {}
-    for rule, path, line in placed:
-        by_file.setdefault(path, {}).setdefault(rule, set()).add(line)
-    pending = False
-    for path, proven in by_file.items():
-        raw = path.read_bytes()
-        result = runner.process_source(path, raw, [rules[code] for code in proven], settings,
-                                       {code: frozenset(lines) for code, lines in proven.items()})
-        for code, lines in proven.items():
-            for line in sorted(lines):
-                message = placed[(code, path, line)].error.message
-                sys.stderr.write(f"{path}:{line}: {code}: the traceback's `{message}` comes from this call\n")
-        sys.stderr.write(render_findings([result]))
-        if result.error:
-            sys.stderr.write(f"{path}: error: {result.error}\n")
-        elif result.new_source is not None:
-            if write and not unplaced:
-                runner.write(result)
-            else:
-                pending = True
-                sys.stdout.flush()
-                sys.stdout.buffer.write(unified_diff(str(path), raw, result.new_source))
-        for finding in [] if result.error else result.findings:
-            if finding.unapplied_fix:  # unsafe: shown as its own diff, applied only with --unsafe-fixes
-                pending = True
-                sys.stdout.flush()
-                sys.stdout.buffer.write(fix_diff(result, finding) or b"")
-    if unplaced:
-        raise typer.Exit(EXIT_ERRORS)
-    raise typer.Exit(EXIT_CHANGES if pending else EXIT_CLEAN)
+    sys.stdout.flush()
+    outcome = tracebacks.run(text, root, {rule.code: rule for rule in registry.RULES}, settings, write=write,
+                             out=sys.stdout.buffer, err=sys.stderr)
+    raise typer.Exit({tracebacks.Outcome.FIXED: EXIT_CLEAN, tracebacks.Outcome.PENDING: EXIT_CHANGES,
+                      tracebacks.Outcome.UNRESOLVED: EXIT_ERRORS}[outcome])
 
 
 @app.command()

@@ -11,16 +11,26 @@ Log paths may come from another machine or checkout: a path that does not exist 
 the longest suffix that exists under the root (`/ci/build/src/pkg/kernel.py` -> `src/pkg/kernel.py`).
 A frame whose file is missing, or whose line no longer holds such a call (the file changed since the
 traceback), is reported, never guessed.
+
+Every error placed gets an answer: its fix (a diff, or written), the finding that says why a person
+must change it, the `# jax-codemod: ignore` comment that silences it, or a line saying the rule found
+nothing to change there. What `run` returns (`Outcome`, the exit status) says which.
 """
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import BinaryIO, Iterable, Mapping, Optional, TextIO
 
 from codemods.analysis.module import ModuleIndex
+from codemods.engine.diagnostics import Finding
+from codemods.engine.rule import ParsedFile, Rule
+from codemods.engine.source import decode
+from codemods.engine.suppression import silenced, suppressions
+from codemods.settings import Settings
 
 # The errors the rules fix, by the words JAX uses (and their variants across releases).
 ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -33,6 +43,15 @@ _TRACEBACK = re.compile(r"^\s*Traceback \(most recent call last\):\s*$")
 _EXCEPTION = re.compile(r"^(?:[\w.]+(?:Error|Exception|Transformation|Warning)|[\w.]+Error)\b.*:")
 # Frames of jax itself (and of Python's machinery) never hold the user's call.
 _LIBRARY = re.compile(r"[/\\](?:jax|jaxlib)[/\\](?:_src|experimental|interpreters|mlir)?|<frozen |^<")
+
+
+class Outcome(enum.Enum):
+    """How an `explain` run ended; the command exits 0, 1 or 2 (codemods/cli.py)."""
+
+    FIXED = 0  # every error placed is fixed on disk
+    PENDING = 1  # an error stays, and the output says what to do: a fix shown, not written (a dry run,
+    # an unsafe fix); a finding with no fix; the `# jax-codemod: ignore` comment that keeps it
+    UNRESOLVED = 2  # an error could not be placed, its file not processed, or its rule found nothing there
 
 
 @dataclass(frozen=True)
@@ -128,3 +147,118 @@ def place(error: JaxError, root: Path, holds_call) -> Placement:
             return placement
         placement.reasons.append(f"{path}:{frame.line} ({frame.function}): no call there that {error.rule} rewrites")
     return placement
+
+
+def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *, write: bool,
+        out: BinaryIO, err: TextIO) -> Outcome:
+    """`jax-codemod explain`: place each error of the log, fix it (diffs on `out`, or written with
+    `write`), say on `err` what became of each."""
+    from codemods.engine import runner
+    from codemods.engine.report import fix_diff, render_findings, unified_diff
+
+    def holds_call(code: str, module: ModuleIndex, line: int) -> bool:
+        return _span(rules[code], module, settings, line) is not None
+
+    errors = parse_log(text)
+    if not errors:
+        err.write("explain: no error jax-codemod fixes in this log (it knows: per-operand or unsupported "
+                  "precision, \"Not implemented: accuracy\", bf16 LSTM)\n")
+        return Outcome.UNRESOLVED
+    placements = [place(error, root, holds_call) for error in errors]
+    placed = {(p.error.rule, p.path, p.line): p for p in placements if p.path is not None}
+    messages = {p.error.message for p in placed.values()}
+    unplaced: dict[str, Placement] = {}  # JAX prints each error twice: one line for it
+    for placement in placements:
+        if placement.path is None and placement.error.message not in messages:
+            unplaced.setdefault(placement.error.message, placement)
+    for placement in unplaced.values():
+        why = "; ".join(placement.reasons) or "no frame of the user's code in the traceback"
+        err.write(f"explain: cannot place `{placement.error.message}`: {why}\n")
+    by_file: dict[Path, dict[str, set[int]]] = {}
+    for rule, path, line in placed:
+        by_file.setdefault(path, {}).setdefault(rule, set()).add(line)
+    pending = unresolved = bool(unplaced)
+    for path, proven in by_file.items():
+        raw = path.read_bytes()
+        result = runner.process_source(path, raw, [rules[code] for code in proven], settings,
+                                       {code: frozenset(lines) for code, lines in proven.items()})
+        for code, lines in proven.items():
+            for line in sorted(lines):
+                message = placed[(code, path, line)].error.message
+                err.write(f"{path}:{line}: {code}: the traceback's `{message}` comes from this call\n")
+        err.write(render_findings([result]))
+        if result.error or result.skipped:
+            err.write(f"{path}: error: {result.error}\n" if result.error else f"{path}: skipped: {result.skipped}\n")
+            unresolved = True
+            continue
+        # What each placed call got: its findings, silenced ones included (found again only when the
+        # engine silenced some), so that a comment that keeps a call from being fixed is named.
+        text = decode(path, raw).text
+        module = ModuleIndex.parse(text)
+        everything = result.findings
+        if result.suppressed:
+            file = ParsedFile(path, module, settings, {code: frozenset(lines) for code, lines in proven.items()})
+            everything = [finding for code in proven for finding in rules[code].check(rules[code], file)]
+        kept = {_key(finding): finding for finding in result.findings}
+        comments, source = suppressions(text), text.splitlines()
+        for code, lines in proven.items():
+            spans = {line: _span(rules[code], module, settings, line) or (line, line) for line in lines}
+            mine = [finding for finding in everything if finding.code == code]
+            # Findings inside none of the placed calls: fixes where a value is written (the partial
+            # that binds it, a parameter default, a constant).
+            elsewhere = [finding for finding in mine if not any(_inside(finding, span) for span in spans.values())]
+            for line in sorted(lines):
+                # What answers the call: the findings inside it; failing any, those elsewhere. A
+                # silenced one elsewhere counts even so (the call's own hint may be fixed, and the
+                # one it takes through a partial silenced).
+                answer = [finding for finding in mine if _inside(finding, spans[line])] or elsewhere
+                live = [kept[_key(finding)] for finding in answer if _key(finding) in kept]
+                silencers = sorted({finding.line for finding in answer + elsewhere
+                                    if _key(finding) not in kept and silenced(finding, comments)})
+                for at in silencers:
+                    comment = source[at - 1]
+                    comment = comment[comment.rfind("#", 0, comment.find("jax-codemod:")):].strip()
+                    where = "" if at == line else f" (on line {at}, where its fix goes)"
+                    err.write(f"{path}:{line}: {code}: suppressed by `{comment}`{where}: the error stays; remove "
+                              f"the comment (or {code} from it) and run explain again to fix it\n")
+                if silencers:
+                    pending = True
+                elif any(finding.fix is not None for finding in live):
+                    continue  # fixed, or its fix is shown below
+                elif live:
+                    pending = True
+                    err.write(f"{path}:{line}: {code}: no fix can be written for this call: a person must change "
+                              "it, as the finding above says\n")
+                else:
+                    unresolved = True
+                    err.write(f"{path}:{line}: {code}: {rules[code].name} finds nothing to change at this call, "
+                              "so the error stays; please report this traceback and file\n")
+        if result.new_source is not None:
+            if write and not unplaced:
+                runner.write(result)
+            else:
+                pending = True
+                out.write(unified_diff(str(path), raw, result.new_source))
+        for finding in result.findings:
+            if finding.unapplied_fix:  # unsafe: shown as its own diff, applied only with --unsafe-fixes
+                pending = True
+                out.write(fix_diff(result, finding) or b"")
+    if unresolved:
+        return Outcome.UNRESOLVED
+    return Outcome.PENDING if pending else Outcome.FIXED
+
+
+def _span(rule: Rule, module: ModuleIndex, settings: Settings, line: int) -> Optional[tuple[int, int]]:
+    """The lines of the calls on `line` that `rule` rewrites or reports (None: there is none)."""
+    file = ParsedFile(Path("<traceback>"), module, settings)
+    calls = [call for call in module.calls if call.lineno <= line <= call.end_lineno] if rule.matches else []
+    calls = [call for call in calls if rule.matches(rule, file, call)]
+    return (min(call.lineno for call in calls), max(call.end_lineno for call in calls)) if calls else None
+
+
+def _inside(finding: Finding, span: tuple[int, int]) -> bool:
+    return span[0] <= finding.line <= span[1]
+
+
+def _key(finding: Finding) -> tuple:
+    return finding.code, finding.line, finding.column, finding.message

@@ -3,12 +3,16 @@
 Each broken program is lowered in a subprocess (the way a user meets the error), its stderr is
 handed to `explain`, and after `explain --write` the same program lowers. Tracebacks are taken with
 JAX's traceback filtering on and off, from a checkout at another path than the one being fixed
-(paths are matched on their longest existing suffix), several at once, and for a kernel whose
-helper lives in another module, which only the traceback can place.
+(paths are matched on their longest existing suffix), several at once, for a helper in another
+module used by a kernel launched through a registry (only the traceback can place it), for calls
+through module-level partials, and for failing calls a `# jax-codemod: ignore` comment silences.
+Every placed error gets an answer (the in-process tests at the end use a stub rule for the answers
+no real rule gives today).
 """
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
@@ -19,6 +23,12 @@ import pytest
 
 pytest.importorskip("jax")
 
+from codemods import explain as tracebacks  # noqa: E402
+from codemods.engine import runner  # noqa: E402
+from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind  # noqa: E402
+from codemods.engine.fixes import Edit, FixPlan  # noqa: E402
+from codemods.engine.rule import Rule  # noqa: E402
+from codemods.settings import Settings  # noqa: E402
 from tests import jax_support  # noqa: E402
 from tests.test_cli import REPO  # noqa: E402
 
@@ -52,14 +62,21 @@ from jax.experimental import pallas as pl
 from shared_math import project
 
 PLATFORM = "tpu"
+KERNELS = {}
 
 
+def register(body):
+    KERNELS[body.__name__] = body
+    return body
+
+
+@register
 def kernel(x_ref, w_ref, o_ref):
     o_ref[...] = project(x_ref[...], w_ref[...])
 
 
-def build():
-    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+def build(name="kernel"):
+    call = pl.pallas_call(KERNELS[name], out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
     return jax.jit(call), (jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32))
 '''
 
@@ -127,7 +144,7 @@ def test_a_helper_in_another_module_is_placed_by_the_traceback_alone(tmp_path: P
     (project / "model.py").write_text(KERNEL_USING_IT)
     static = subprocess.run([sys.executable, "-m", "codemods", "--no-cache", "."], cwd=project, capture_output=True,
                             text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert static.returncode == 0, "the static analysis cannot know project() runs in a kernel"
+    assert static.returncode == 0, "the static analysis cannot know project() runs in a kernel (a registry)"
 
     failed = lower(project / "model.py", tmp_path)
     assert "Per-operand dot precision unsupported" in failed.stderr
@@ -178,3 +195,338 @@ def test_the_lstm_gate_error_is_placed_and_fixed(tmp_path: Path) -> None:
     assert result.returncode == 0 and "bf16_lstm.py:35: JAX003" in result.stderr, result.stderr
     again = lower(folder / "bf16_lstm.py", tmp_path)
     assert "bfloat16 support not implemented for LSTM" not in again.stderr
+
+
+# Module-level partials of each rule's op, called elsewhere (issue 17): the traceback names the call
+# through the partial; the fix belongs where the partial binds the value.
+PARTIALS = {
+    "accuracy": ("JAX002", '''\
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+PLATFORM = "tpu"
+
+exp_hi = functools.partial(lax.exp, accuracy=lax.AccuracyMode.HIGHEST)
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = exp_hi(x_ref[...])
+
+
+def build():
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+    return jax.jit(call), (jax.ShapeDtypeStruct((8, 128), jnp.float32),)
+''', "accuracy="),
+    "precision": ("JAX001", '''\
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+PLATFORM = "tpu"
+P = lax.Precision
+
+mm = functools.partial(jnp.dot, precision=(P.DEFAULT, P.HIGHEST))
+
+
+def kernel(x_ref, w_ref, o_ref):
+    o_ref[...] = mm(x_ref[...], w_ref[...])
+
+
+def build():
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+    return jax.jit(call), (jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32))
+''', "(P.DEFAULT, P.HIGHEST)"),
+    "lstm": ("JAX003", '''\
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from jax.experimental import rnn
+
+PLATFORM = "cpu"
+
+lstm_fn = functools.partial(rnn.lstm, input_size=8, hidden_size=16, num_layers=1, dropout=0.0,
+                            bidirectional=False, precision=lax.Precision.DEFAULT)
+
+
+def run(x, h, c, w, lengths):
+    _, h_n, _ = lstm_fn(x, h, c, w, lengths)
+    return h_n
+
+
+def build():
+    size = rnn.get_num_params_in_lstm(8, 16, 1, False)
+    x = jnp.zeros((2, 4, 8), jnp.bfloat16)
+    h = jnp.zeros((1, 2, 16), jnp.bfloat16)
+    w = jnp.zeros((size,), jnp.bfloat16)
+    return jax.jit(run), (x, h, h, w, np.array([4, 3], np.int32))
+''', "precision=lax.Precision.DEFAULT"),
+}
+
+
+def line_of(source: str, text: str) -> int:
+    return next(number for number, line in enumerate(source.splitlines(), 1) if text in line)
+
+
+def pointing_at(log: str, path: Path, line: int, source: str) -> str:
+    """`log` with every frame in `path` moved to `line` of `source` (the quoted code too)."""
+    lines = log.splitlines()
+    for index, text in enumerate(lines):
+        if text.strip().startswith(f'File "{path}", line '):
+            lines[index] = f'  File "{path}", line {line}, in <module>'
+            if index + 1 < len(lines) and lines[index + 1].startswith("    "):
+                lines[index + 1] = "    " + source.splitlines()[line - 1].strip()
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("where", ["call", "partial"])
+@pytest.mark.parametrize("kind", sorted(PARTIALS))
+def test_a_module_level_partial_is_placed_and_fixed_where_it_binds_the_value(kind: str, where: str,
+                                                                             tmp_path: Path) -> None:
+    """The traceback names the call through the partial (what JAX prints), or the partial's own line
+    (a log that quotes where it was made): either way the partial's keyword is fixed, and the program
+    lowers. Before: "no call there that JAX00x rewrites" for the call, and exit 2."""
+    code, source, wrong = PARTIALS[kind]
+    program = tmp_path / f"{kind}_partial.py"
+    program.write_text(source)
+    failed = lower(program, tmp_path)
+    assert ERROR_OF[code] in failed.stderr, failed.stderr[-2000:]
+    call_line = line_of(source, "_fn(x" if kind == "lstm" else "(x_ref[...]")
+    partial_line = line_of(source, "functools.partial(")
+    log = failed.stderr if where == "call" else pointing_at(failed.stderr, program, partial_line, source)
+    placed = call_line if where == "call" else partial_line
+
+    dry = explain(log, tmp_path)
+    assert dry.returncode == 1, dry.stderr
+    assert f"{program.name}:{placed}: {code}: the traceback's" in dry.stderr, dry.stderr
+    assert f"-{source.splitlines()[partial_line - 1]}" in dry.stdout.splitlines(), dry.stdout
+    assert program.read_text() == source
+
+    unsafe = ["--unsafe-fixes"] if kind == "accuracy" else []  # a dropped accuracy hint is an unsafe fix
+    written = explain(log, tmp_path, "--write", *unsafe)
+    assert written.returncode == 0, written.stderr
+    fixed = program.read_text()
+    assert wrong not in fixed and source.splitlines()[call_line - 1] in fixed.splitlines(), fixed  # the call: as it was
+    again = lower(program, tmp_path)
+    if kind == "lstm":  # past the gate; on a CPU it then stops for want of cuDNN (test_the_lstm_gate_error...)
+        assert ERROR_OF[code] not in again.stderr, again.stderr[-2000:]
+    else:
+        assert again.stdout.strip() == "lowered", again.stderr[-2000:]
+
+
+ERROR_OF = {"JAX001": "Per-operand dot precision unsupported", "JAX002": "Not implemented: accuracy",
+            "JAX003": "bfloat16 support not implemented for LSTM"}
+SUPPRESSED_KERNEL = '''\
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+PLATFORM = "tpu"
+
+exp_hi = functools.partial(lax.exp, accuracy=lax.AccuracyMode.HIGHEST){on_partial}
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = lax.exp(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST) + exp_hi(x_ref[...]){on_call}
+
+
+def build():
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+    return jax.jit(call), (jax.ShapeDtypeStruct((8, 128), jnp.float32),)
+'''
+
+
+def test_a_suppressed_failing_call_of_a_shipped_example_is_named(tmp_path: Path) -> None:
+    """The softmax example with its failing tanh silenced: explain names the comment, writes nothing on
+    that line, exits 1. Before: the silenced finding vanished, and --write exited 0 with the error."""
+    folder = examples_in(tmp_path / "examples")
+    program = folder / "tpu_softmax_accuracy.py"
+    source = program.read_text()
+    line = line_of(source, "lax.tanh(")
+    lines = source.splitlines()
+    lines[line - 1] += "  # jax-codemod: ignore[JAX002]"
+    program.write_text("\n".join(lines) + "\n")
+    failed = lower(program, tmp_path)
+    assert "Not implemented: accuracy" in failed.stderr, failed.stderr[-2000:]
+    result = explain(failed.stderr, tmp_path, "--write", "--unsafe-fixes")
+    assert result.returncode == 1, result.stderr
+    assert (f"tpu_softmax_accuracy.py:{line}: JAX002: suppressed by `# jax-codemod: ignore[JAX002]`: the error stays"
+            in result.stderr), result.stderr
+    assert program.read_text().splitlines()[line - 1] == lines[line - 1]
+
+
+@pytest.mark.parametrize("on_call, on_partial, silenced_on", [
+    ("  # jax-codemod: ignore[JAX002]", "  # jax-codemod: ignore[JAX002]", (14, 10)),
+    ("  # jax-codemod: ignore", "  # jax-codemod: ignore", (14, 10)),
+    ("  # jax-codemod: ignore[JAX002]", "", (14,)),  # the partial's hint is still fixed; the call's is not
+    ("", "  # jax-codemod: ignore[JAX002]", (10,)),  # the call's hint is fixed; exp_hi's, through the partial, is not
+    ("  # jax-codemod: ignore[JAX001]", "  # noqa: E501", ()),  # another rule's code silences nothing here
+])
+def test_a_suppressed_failing_call_is_named_with_its_comment(on_call: str, on_partial: str,
+                                                             silenced_on: tuple[int, ...], tmp_path: Path) -> None:
+    """The traceback proves the call fails; a `# jax-codemod: ignore` comment keeps explain from fixing
+    it. Before, the silenced finding vanished: nothing printed, exit 0, and the error stayed."""
+    source = SUPPRESSED_KERNEL.format(on_call=on_call, on_partial=on_partial)
+    program = tmp_path / "kernel.py"
+    program.write_text(source)
+    failed = lower(program, tmp_path)
+    assert "Not implemented: accuracy" in failed.stderr, failed.stderr[-2000:]
+
+    result = explain(failed.stderr, tmp_path, "--write", "--unsafe-fixes")
+    for line in silenced_on:
+        comment = (on_call if line == 14 else on_partial).strip()
+        where = "" if line == 14 else f" (on line {line}, where its fix goes)"
+        assert f"kernel.py:14: JAX002: suppressed by `{comment}`{where}: the error stays" in result.stderr, result.stderr
+    assert result.stderr.count("suppressed by") == len(silenced_on), result.stderr
+    assert result.returncode == (1 if silenced_on else 0), result.stderr
+    fixed = program.read_text()  # what is not silenced is fixed alongside
+    assert ("lax.exp(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST) + exp_hi" in fixed) is (14 in silenced_on)
+    assert ("exp_hi = functools.partial(lax.exp, accuracy=lax.AccuracyMode.HIGHEST)" in fixed) is (10 in silenced_on)
+    if not silenced_on:
+        assert lower(program, tmp_path).stdout.strip() == "lowered"
+
+
+MANUAL_ONLY = '''\
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+PLATFORM = "tpu"
+
+
+def make_kernel(**options):
+    def kernel(x_ref, o_ref):
+        o_ref[...] = lax.exp(x_ref[...], **options)
+    return kernel
+
+
+def build():
+    kernel = make_kernel(accuracy=lax.AccuracyMode.HIGHEST)
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+    return jax.jit(call), (jax.ShapeDtypeStruct((8, 128), jnp.float32),)
+'''
+
+
+def test_a_placed_call_with_no_fix_exits_non_zero_with_its_finding(tmp_path: Path) -> None:
+    """Only a [manual] finding answers the call (its hint comes through **options): the error stays,
+    so even --write exits 1 (it exited 0) and says a person must change it."""
+    program = tmp_path / "factory.py"
+    program.write_text(MANUAL_ONLY)
+    failed = lower(program, tmp_path)
+    assert "Not implemented: accuracy" in failed.stderr, failed.stderr[-2000:]
+    result = explain(failed.stderr, tmp_path, "--write", "--unsafe-fixes")
+    assert result.returncode == 1, result.stderr
+    assert "factory.py:11:22: JAX002 [manual]" in result.stderr
+    assert "factory.py:11: JAX002: no fix can be written for this call" in result.stderr
+    assert program.read_text() == MANUAL_ONLY and result.stdout == ""
+
+
+def stub_rule(findings):
+    """JAX002 as a rule that matches every call and reports `findings(file)`."""
+    return Rule(code="JAX002", name="stub-rule", summary="", what="", why="", example="", words=(b"",),
+                kernel_scoped=False, check=lambda rule, file: findings(file), matches=lambda rule, file, call: True)
+
+
+STUB_SOURCE = "import jax\n\n\ndef kernel(x):\n    return jax.lax.exp(x)\n"
+
+
+def stub_log(path: Path, code: str = "return jax.lax.exp(x)") -> str:
+    """The shape of the log JAX prints: the user's frame, then the same error again from jax's frames."""
+    return (f'Traceback (most recent call last):\n  File "{path}", line 5, in kernel\n    {code}\n'
+            "jax._src.source_info_util.JaxStackTraceBeforeTransformation: NotImplementedError: Not implemented: accuracy\n"
+            "\nThe above exception was the direct cause of the following exception:\n\n"
+            'Traceback (most recent call last):\n  File "/site-packages/jax/_src/pallas/mosaic/lowering.py", line 4135, '
+            'in _exp_lowering_rule\n    raise NotImplementedError("Not implemented: accuracy")\n'
+            "NotImplementedError: Not implemented: accuracy\n")
+
+
+def run_explain(path: Path, findings, *, write: bool = True, code: str = "return jax.lax.exp(x)"
+                ) -> tuple[int, str, bytes]:
+    """`explain` in this process, on `stub_log(path, code)`: its exit status (as the command's), stderr, stdout."""
+    out, err = io.BytesIO(), io.StringIO()
+    status = tracebacks.run(stub_log(path, code), path.parent, {"JAX002": stub_rule(findings)}, Settings(),
+                            write=write, out=out, err=err)
+    return status.value, err.getvalue(), out.getvalue()
+
+
+@pytest.mark.parametrize("write", [True, False])
+def test_a_placed_call_the_rule_finds_nothing_at_is_said_and_exits_2(write: bool, tmp_path: Path) -> None:
+    """The issue's "placed, nothing printed, exit 0": the traceback places the call, the rule then
+    reports nothing for it. Now one line says so and the exit is 2."""
+    (tmp_path / "kernel.py").write_text(STUB_SOURCE)
+    status, err, out = run_explain(tmp_path / "kernel.py", lambda file: [], write=write)
+    assert status == 2 and out == b""
+    assert err.splitlines() == [
+        f"{tmp_path / 'kernel.py'}:5: JAX002: the traceback's `Not implemented: accuracy` comes from this call",
+        f"{tmp_path / 'kernel.py'}:5: JAX002: stub-rule finds nothing to change at this call, so the error stays; "
+        "please report this traceback and file"]
+
+
+def test_a_finding_about_another_placed_call_does_not_answer_this_one(tmp_path: Path) -> None:
+    """Two calls placed in one file; the rule's one finding is about the first: the second is still
+    said to have nothing (a finding inside another placed call answers only that one), exit 2."""
+    (tmp_path / "kernel.py").write_text(STUB_SOURCE + "\n\ndef other(x):\n    return jax.lax.exp(x)\n")
+    log = stub_log(tmp_path / "kernel.py")
+    log += log.replace("line 5, in kernel", "line 9, in other")
+    err = io.StringIO()
+    rule = stub_rule(lambda file: [Finding("JAX002", Kind.MANUAL, 5, 12, "about the first call")])
+    status = tracebacks.run(log, tmp_path, {"JAX002": rule}, Settings(), write=True, out=io.BytesIO(), err=err)
+    assert status is tracebacks.Outcome.UNRESOLVED, err.getvalue()
+    assert "kernel.py:5: JAX002: no fix can be written for this call" in err.getvalue()
+    assert "kernel.py:9: JAX002: stub-rule finds nothing to change at this call" in err.getvalue()
+
+
+def test_an_error_jax_prints_twice_that_cannot_be_placed_gets_one_line(tmp_path: Path) -> None:
+    status, err, out = run_explain(tmp_path / "gone" / "kernel.py", lambda file: [])
+    assert status == 2 and out == b""
+    assert err.splitlines() == [f"explain: cannot place `Not implemented: accuracy`: {tmp_path / 'gone' / 'kernel.py'}:5 "
+                                "(kernel): the file is not here"]
+
+
+@pytest.mark.parametrize("comment, silences", [
+    ("# jax-codemod: ignore[JAX002]", True), ("# jax-codemod: ignore", True), ("# jax-codemod: ignore[JAX001]", False),
+    ("# jax-codemod:ignore[jax003, jax002]", True),
+])
+def test_a_silenced_finding_on_the_placed_line_names_its_comment(comment: str, silences: bool, tmp_path: Path) -> None:
+    """Without jax: the engine drops the silenced finding; explain finds it again and names the comment."""
+    code = f"return jax.lax.exp(x)  {comment}"
+    (tmp_path / "kernel.py").write_text(STUB_SOURCE.replace("return jax.lax.exp(x)", code))
+    status, err, out = run_explain(tmp_path / "kernel.py",
+                                   lambda file: [Finding("JAX002", Kind.MANUAL, 5, 12, "hand-checked")], code=code)
+    assert status == 1 and out == b""
+    suppressed = f"kernel.py:5: JAX002: suppressed by `{comment}`: the error stays"
+    assert (suppressed in err) is silences, err
+    assert ("kernel.py:5: JAX002: no fix can be written" in err) is not silences, err
+
+
+def test_a_fix_elsewhere_does_not_answer_a_call_that_has_its_own_finding(tmp_path: Path) -> None:
+    """The placed call's own finding has no fix; the rule also fixes something outside it (line 1):
+    that fix is written, yet the call's error stays, so the exit is 1, not 0."""
+    (tmp_path / "kernel.py").write_text(STUB_SOURCE)
+    elsewhere = Fix(Applicability.SAFE, plan=FixPlan([Edit(0, len("import jax"), lambda text: text + "  # touched")]))
+    status, err, out = run_explain(tmp_path / "kernel.py", lambda file: [
+        Finding("JAX002", Kind.MANUAL, 5, 12, "hand-checked"), Finding("JAX002", Kind.FIXED, 1, 1, "elsewhere", fix=elsewhere)])
+    assert status == 1, err
+    assert "kernel.py:5: JAX002: no fix can be written for this call" in err
+    assert (tmp_path / "kernel.py").read_text().startswith("import jax  # touched\n")
+
+
+def test_a_file_too_large_to_analyse_is_said_and_exits_2(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "kernel.py").write_text(STUB_SOURCE)
+    monkeypatch.setattr(runner, "MAX_SOURCE_BYTES", 10)
+    status, err, out = run_explain(tmp_path / "kernel.py", lambda file: [])
+    assert status == 2 and out == b""
+    assert err.splitlines()[-1].startswith(f"{tmp_path / 'kernel.py'}: skipped: "), err
