@@ -133,7 +133,21 @@ PRECISIONS: dict[tuple[str, str], list[tuple[Span, frozenset[Level]]]] = {
     ("triton", "dot"): [
         (ALL, EVERY_LEVEL),
     ],
+    # Mosaic GPU has no lowering for dot_general or conv_general_dilated in a kernel body at all
+    # ("Unimplemented primitive in Pallas Mosaic GPU lowering: dot_general"; probed on 0.10.2 and
+    # 0.12.0.1, Lane and Warpgroup semantics alike, and absent from both releases' lowering rules);
+    # its kernels multiply matrices with plgpu.wgmma / tcgen05_mma. No rows: no precision lowers.
+    ("mosaic_gpu", "dot"): [],
+    ("mosaic_gpu", "conv"): [],
+    # Nor does Triton lower conv_general_dilated ("Unimplemented primitive in Pallas Triton lowering:
+    # conv_general_dilated"; probed on 0.10.2 and 0.12.0.1); its dot lowering also asserts there are
+    # no batch dimensions, so lax.batch_matmul does not lower there either (an AssertionError;
+    # per_operand_precision.py).
+    ("triton", "conv"): [],
 }
+
+# The primitive each table op lowers to, as the lowering's "Unimplemented primitive" error names it.
+PRIMITIVES = {"dot": "dot_general", "conv": "conv_general_dilated"}
 
 # Backends whose dot lowering also accepts a per-operand pair (lhs, rhs) with lhs != rhs.
 # Triton lowers a pair with DEFAULT or HIGH on either side as TF32, otherwise as IEEE fp32: such a
@@ -148,7 +162,8 @@ PER_OPERAND_PRECISION_LOWERED: frozenset[str] = frozenset({"triton"})
 # Mosaic GPU does not lower tan or log1p at all, nor sqrt before 0.11.2 ("Unimplemented primitive").
 # lax.cbrt and lax.expm1 take accuracy= on every one of those releases, and lax.erfc from 0.12.0
 # (none before), but neither Mosaic backend lowers any of the three at all, hint or no hint
-# ("Unimplemented primitive"): the hint is not what fails, so dropping it would fix nothing.
+# ("Unimplemented primitive"): the hint is not what fails, so dropping it would fix nothing
+# (NOT_LOWERED below lists them, and JAX002 says so where such a hinted call sits in a kernel).
 ACCURACY_REJECTED: dict[str, list[tuple[Span, frozenset[str]]]] = {
     "mosaic_gpu": [
         (ALL, frozenset({"rsqrt", "tanh", "logistic", "exp", "exp2", "sin", "cos", "log"})),
@@ -173,10 +188,35 @@ ACCURACY_REJECTED: dict[str, list[tuple[Span, frozenset[str]]]] = {
 }
 
 
+# backend -> [(releases, lax functions that take accuracy= but have no kernel lowering at all)]:
+# the kernel fails with "Unimplemented primitive" with or without the hint, so dropping the hint
+# fixes nothing. Seen by lowering (`jax-codemod probe`) on 0.10.2, 0.11.0, 0.11.1, 0.11.2, 0.12.0
+# and 0.12.0.1 (erfc takes accuracy= from 0.12.0 only).
+NOT_LOWERED: dict[str, list[tuple[Span, frozenset[str]]]] = {
+    "mosaic_gpu": [
+        (ALL, frozenset({"cbrt", "expm1", "tan", "log1p"})),
+        (Span(until=(0, 11, 2)), frozenset({"sqrt"})),
+        (Span(since=(0, 12, 0)), frozenset({"erfc"})),
+    ],
+    "mosaic_tpu": [
+        (ALL, frozenset({"cbrt", "expm1"})),
+        (Span(since=(0, 12, 0)), frozenset({"erfc"})),
+    ],
+}
+
+
+# How each backend's lowering says it has no rule for a primitive (the start of its message).
+UNIMPLEMENTED = {
+    "mosaic_tpu": "Unimplemented primitive in Pallas TPU lowering for tc: {}",
+    "mosaic_gpu": "Unimplemented primitive in Pallas Mosaic GPU lowering: {}",
+    "triton": "Unimplemented primitive in Pallas Triton lowering: {}",
+}
+
+
 def _known_versions() -> list[Version]:
     """Boundaries of every span: evaluating at these covers every distinct row of the table."""
     points = {(0,)}
-    for rows in (*PRECISIONS.values(), *ACCURACY_REJECTED.values()):
+    for rows in (*PRECISIONS.values(), *ACCURACY_REJECTED.values(), *NOT_LOWERED.values()):
         for span, _ in rows:
             points.update(p for p in (span.since, span.until) if p is not None)
     return sorted(points)
@@ -218,3 +258,14 @@ def accuracy_rejected_anywhere(version: Optional[Version]) -> frozenset[str]:
     A kernel body does not say which backend it will be lowered for, so a hint is dropped when any
     backend rejects it."""
     return frozenset().union(*(accuracy_rejected(b, version) for b in ACCURACY_REJECTED))
+
+
+def not_lowered(backend: str, version: Optional[Version]) -> frozenset[str]:
+    """lax functions the backend cannot lower in a kernel at all, hint or no hint.
+
+    Unknown version: only those no known release lowers (a claim that a kernel cannot lower must
+    hold for the release the user runs)."""
+    versions = _known_versions() if version is None else [version]
+    per_version = [frozenset(name for span, names in NOT_LOWERED.get(backend, ()) if span.contains(v)
+                             for name in names) for v in versions]
+    return frozenset.intersection(*per_version)

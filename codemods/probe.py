@@ -288,7 +288,7 @@ def _dot_kernel(precision, shapes=(VECTOR_SHAPE, (128, 128))):
     return body, (_f32((m, k)), _f32((k, n))), _f32((m, n))
 
 
-def _conv_kernel(precision):
+def _conv_kernel(precision, image=(1, 8, 8, 128), window=(3, 3, 128, 128)):
     from jax import lax
 
     def body(lhs_ref, rhs_ref, out_ref):
@@ -297,8 +297,7 @@ def _conv_kernel(precision):
             dimension_numbers=("NHWC", "HWIO", "NHWC"), precision=precision,
         )
 
-    image = _f32((1, 8, 8, 128))
-    return body, (image, _f32((3, 3, 128, 128))), image
+    return body, (_f32(image), _f32(window)), _f32(image)
 
 
 MOSAIC_TPU_PRECISION_KERNELS = {"dot": _dot_kernel, "conv": _conv_kernel}
@@ -308,11 +307,28 @@ def _precision_probes() -> list[Probe]:
     def attempt(make_kernel, setting):
         return lambda: _lower_mosaic_tpu(*make_kernel(_lax_precision(setting)))
 
+    def attempt_gpu(make_kernel, setting):
+        return lambda: _lower_mosaic_gpu(*make_kernel(_lax_precision(setting)))
+
+    # Mosaic GPU: the table has no contraction rows (no lowering at all); probed so that a release
+    # that adds one shows up here.
     return [
         Probe("mosaic_tpu", op, _describe(setting), attempt(make_kernel, setting),
               PRECISION_REJECTION, UNSUPPORTED, _believed_precision("mosaic_tpu", op, setting))
         for op, make_kernel in MOSAIC_TPU_PRECISION_KERNELS.items()
         for setting in PRECISION_SETTINGS
+    ] + [
+        # Triton has no conv lowering (its table has no conv rows); shapes are powers of two, as
+        # the Triton lowering requires of every array.
+        Probe("triton", "conv", _describe(setting), lambda s=setting: _lower_triton(*_conv_kernel(
+            _lax_precision(s), image=(1, 8, 8, 16), window=(2, 2, 16, 16))),
+              PRECISION_REJECTION, UNSUPPORTED, _believed_precision("triton", "conv", setting))
+        for setting in ((Level.HIGHEST,),)
+    ] + [
+        Probe("mosaic_gpu", op, _describe(setting), attempt_gpu(make_kernel, setting),
+              PRECISION_REJECTION, UNSUPPORTED, _believed_precision("mosaic_gpu", op, setting))
+        for op, make_kernel in MOSAIC_TPU_PRECISION_KERNELS.items()
+        for setting in ((Level.HIGHEST,), (Level.DEFAULT, Level.HIGHEST))
     ]
 
 
@@ -441,6 +457,8 @@ def _accuracy_attempt(backend: str, name: str) -> Callable[[], object]:
 
 def _believed_accuracy(backend: str, name: str):
     def believed(version: Optional[Version]) -> str:
+        if backend in capabilities.NOT_LOWERED and name in capabilities.not_lowered(backend, version):
+            return UNSUPPORTED  # no lowering at all: "Unimplemented primitive", hint or no hint
         rejected = capabilities.accuracy_rejected(backend, version)
         return REJECTED if name in rejected else NOT_REJECTED
 

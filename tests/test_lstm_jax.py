@@ -128,9 +128,42 @@ def run_entries(*entries: str, sizes: tuple[int, int], **extra):
     return run
 
 
+def run_float32_inputs(program):
+    return program.run(jax.random.PRNGKey(28), normal(29, (2, 5, 8)), LENGTHS)
+
+
+def run_bidirectional_encoder_decoder(program):
+    params = {"enc": lstm_weights(30, 32, 64, bidirectional=True), "dec": lstm_weights(31, 128, 64)}
+    return program.decoder(params, program.encoder(params, normal(32, (2, 5, 32)), LENGTHS), LENGTHS)
+
+
+def run_tagger(program):
+    state = normal(33, (1, 2, 64))
+    params = {"lstm": lstm_weights(34, 32, 64), "proj": normal(35, (64, 3))}
+    return program.tagger(params, normal(36, (2, 5, 32)), state, state, LENGTHS)
+
+
+def run_speech_encoder(program):
+    """Three bidirectional layers of 320 (the golden's own sizes), on a short batch."""
+    state = (normal(37, (6, 2, 320)), normal(38, (6, 2, 320)))
+    return program.speech_encoder(normal(39, (2, 5, 80)), state, lstm_weights(40, 80, 320, 3, True), LENGTHS)
+
+
+def run_numpy_state(program):
+    return program.encode(normal(41, (2, 5, 8)), lstm_weights(42, 8, 8), LENGTHS)
+
+
+def run_train_step(program):
+    return program.train_step({"lstm": lstm_weights(43, 16, 32)}, {"x": normal(44, (2, 5, 16)), "lengths": LENGTHS})
+
+
+def run_encoder_decoder(program):
+    state = normal(45, (1, 2, 16))
+    x, weights = normal(46, (2, 5, 16)), lstm_weights(47, 16, 16)
+    return program.encoder(x, state, state, weights, LENGTHS), program.decoder(x, state, state, weights, LENGTHS)
+
+
 F32 = jnp.float32
-# Not run: goldens without a model to call (partial_aliased_import, already_float32_inputs, ...), and
-# config_update_explicit_none, whose jax.config.update(..., "fastest") jax 0.12 refuses at import.
 THREE_BF16 = (BF16, BF16, BF16)
 # fixture -> (how to run it, the dtypes its caller gets back: bf16 in, bf16 out)
 CASES: dict[str, tuple[Callable[[Any], Any], Any]] = {
@@ -153,7 +186,45 @@ CASES: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "strings_default_and_fastest": (run_entries("fast_path", "default_path", sizes=(16, 32)), (THREE_BF16,) * 2),
     "per_operand_pairs": (run_entries("lstm_layer", sizes=(8, 8), hidden=8), THREE_BF16),
     "comments_and_two_space_indent": (run_entries("lstm_block", sizes=(8, 8), hidden_size=8), THREE_BF16),
+    "already_float32_inputs": (run_float32_inputs, (F32, F32, F32)),  # precision alone asked for bf16
+    "bidirectional_two_calls_one_helper": (run_bidirectional_encoder_decoder, BF16),
+    "fully_qualified_jax_experimental_rnn": (run_tagger, BF16),
+    "imported_as_cudnn_lstm_bfloat16_string": (run_speech_encoder, (BF16, (BF16, BF16))),
+    "numpy_imported_under_another_name": (run_numpy_state, THREE_BF16),
+    "partial_aliased_import": (run_entries("encoder", sizes=(8, 16)), THREE_BF16),  # jax.jit(partial(cudnn_lstm, ...))
+    "with_block_around_the_caller": (run_train_step, BF16),
+    "config_update_explicit_none": (run_encoder_decoder, (THREE_BF16,) * 2),
 }
+
+
+def _lstm_inputs(sizes: tuple[int, int] = (8, 8)):
+    state = normal(48, (1, 2, sizes[1]))
+    return normal(49, (2, 5, sizes[0])), state, state, lstm_weights(50, *sizes), LENGTHS
+
+
+# Goldens the tool leaves as written: (how to run it as written, how to make it fail as its finding
+# says it may, or None where no finding says it may fail).
+UNCHANGED: dict[str, tuple[Callable[[Any], Any], Any]] = {
+    "nothing_to_change": (lambda p: p.run({"w_ih": normal(51, (8, 32)), "w_hh": normal(52, (8, 32)),
+                                           "b": normal(53, (32,))}, normal(54, (5, 2, 8)),
+                                          (normal(55, (2, 8)), normal(56, (2, 8)))), None),
+    "partial_already_highest": (lambda p: (p.fp32_lstm(*_lstm_inputs()), p.tf32_lstm(
+        *_lstm_inputs(), input_size=8, hidden_size=8, num_layers=1, dropout=0.0, bidirectional=False)), None),
+    "untouched_high_highest": (lambda p: [getattr(p, name)(*_lstm_inputs()) for name in ("tf32", "fp32", "strings")],
+                               None),
+    # [warning]: None is fine unless a bf16 default precision is set around the call.
+    "precision_none_without_config": (lambda p: (p.encoder(*_lstm_inputs()), p.decoder(*_lstm_inputs())),
+                                      lambda p: _under_bf16_default(lambda: p.encoder(*_lstm_inputs()))),
+    # [manual]: a precision the module does not set; HIGHEST runs, DEFAULT fails as the note says.
+    "variable_precision": (lambda p: (p.run(*_lstm_inputs(), jax.lax.Precision.HIGHEST),
+                                      p.Encoder(8, jax.lax.Precision.HIGHEST)(*_lstm_inputs())),
+                           lambda p: p.run(*_lstm_inputs(), jax.lax.Precision.DEFAULT)),
+}
+
+
+def _under_bf16_default(run: Callable[[], Any]) -> Any:
+    with jax.default_matmul_precision("bfloat16"):
+        return run()
 
 
 @pytest.fixture(autouse=True)
@@ -234,3 +305,24 @@ def test_example_rewritten_by_the_tool_runs():
     assert recorder.calls == [FLOAT32_LAUNCH]
     assert logits.dtype == BF16  # bf16 parameters, bf16 logits: as the author wrote the model
     jax_support.assert_close(logits, expected, **TOLERANCE)
+
+
+def test_every_lstm_golden_runs() -> None:
+    stems = {path.name[: -len(".in.py")] for path in FIXTURES.glob("*.in.py")}
+    assert stems == set(CASES) | set(UNCHANGED), f"not run: {sorted(stems - set(CASES) - set(UNCHANGED))}"
+
+
+@pytest.mark.parametrize("stem", sorted(UNCHANGED))
+def test_golden_left_unchanged_runs_and_fails_only_where_its_finding_says(stem) -> None:
+    """The tool writes nothing here (the .out.py is the .in.py): the model runs as written, and where a
+    [warning] or [manual] note says it may fail, it fails that way under the condition the note names."""
+    path = FIXTURES / f"{stem}.in.py"
+    assert (FIXTURES / f"{stem}.out.py").read_text() == path.read_text()
+    run, fails = UNCHANGED[stem]
+    findings = (FIXTURES / f"{stem}.findings").read_text()
+    assert (fails is not None) == (SEED_ERROR in findings), "a failure the findings do not announce (or the reverse)"
+    with jax.default_device(jax.devices("cpu")[0]), jax_support.cudnn_lstm_on_cpu():
+        jax.block_until_ready(run(load(path, stem)))
+        if fails is not None:
+            with pytest.raises(NotImplementedError, match=SEED_ERROR):
+                fails(load(path, stem))
