@@ -13,6 +13,7 @@ import filecmp
 import importlib
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -89,6 +90,25 @@ def test_one_file_and_shards_see_what_the_whole_run_sees(case: Path, copy_of) ->
         files = [path for path in discover([root]) if shard.holds(path, root)]
         for result in _run(root, files) if files else []:
             assert result.findings == whole[result.path], f"shard {index}/3: {result.path}"
+
+
+def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "JAX_CODEMOD_CACHE_DIR": str(cwd / ".cache")}
+    return subprocess.run([sys.executable, "-m", "codemods", *args, "--jax-version", "0.12.0.1"], cwd=cwd,
+                          capture_output=True, text=True, env=env)
+
+
+def test_pre_commit_on_the_kernel_module_alone_sees_the_launch_in_another_module(tmp_path: Path) -> None:
+    """`pre-commit` names the staged file; the project root (here, its pyproject.toml) is indexed."""
+    root = tmp_path / "project"
+    shutil.copytree(CASES[0] / "in", root)
+    (root / "pyproject.toml").write_text("[project]\nname = 'tiles'\n")
+    checked = _cli(root, "--check", "--force-exclude", "tiles/kernels.py")
+    assert checked.returncode == 1 and "tiles/kernels.py" in checked.stdout, checked.stdout + checked.stderr
+    for index in (1, 2):  # wherever the shard boundary falls, the kernels module is fixed in its shard
+        _cli(root, "--write", "--unsafe-fixes", f"--shard={index}/2", ".")
+    after = _cli(root, "--check", "--unsafe-fixes", ".")
+    assert after.returncode == 0 and "0 would change" in after.stderr, after.stdout + after.stderr
 
 
 def test_a_cached_result_is_invalidated_by_an_edit_of_the_launching_module(copy_of, tmp_path: Path) -> None:

@@ -104,6 +104,7 @@ class ModuleIndex:
         self.module_scope = Scope("module", tree, None)
         self._definition_scope: dict[ast.AST, Scope] = {}
         self._loop_targets: list[Binding] = []
+        self.imports: list[Binding] = []  # every import binding, in any scope
         self._index()
 
     @classmethod
@@ -335,7 +336,9 @@ class ModuleIndex:
                 module = "." * node.level + (node.module or "")
                 bound = alias.asname or alias.name
                 imported = f"{module}.{alias.name}" if node.module else f"{module}{alias.name}"
-            scope.bind(Binding(bound, alias, scope, imported=imported, statement=node))
+            binding = Binding(bound, alias, scope, imported=imported, statement=node)
+            scope.bind(binding)
+            self.imports.append(binding)
 
     def _push_function(self, node: FunctionNode, scope: Scope, function: Optional[FunctionNode], stack: list) -> None:
         self.function_parent[node] = function

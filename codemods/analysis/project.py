@@ -1,25 +1,33 @@
 """The project as a set of modules: kernel bodies, helpers and launchers that live in different files.
 
 Real kernel packages define a body in `kernels.py`, its helpers in `ops/math.py` and launch it with
-`pl.pallas_call` in `api.py`. Each file is still analysed on its own (in parallel, cached); what one
-module learns about another's functions travels as `ModuleFacts`: "your `body` is launched for
-Mosaic TPU", "your `act` is called from a kernel, and plain XLA code in `model.py` calls it too",
-"`pkg.launch.run` passes its first argument on as a kernel body".
+`pl.pallas_call` in `api.py`. Each file is still analysed on its own (in parallel, cached); what the
+rest of the project says about it travels as `ModuleFacts`: "your `body` is launched for Mosaic
+TPU", "your `act` is called from a kernel, and plain XLA code calls it too", "`pkg.launch.run`
+passes its first argument on as a kernel body".
 
-The index is bounded by what can launch a kernel: only files that mention "pallas" and import
-another module of the project start it (every launcher lives under jax.experimental.pallas); the
-modules they reach (bodies, helpers, re-exports through `__init__.py`) are parsed on demand, and a
-module that plain XLA code may call a shared helper from is parsed only when its bytes name the
-helper. Everything else is never parsed here. Facts only flow between modules of the project: a
-name from a C extension, an installed package, a module that does not parse, a relative import
-above the root or an import cycle simply yields nothing more.
+The search is driven by need and runs backwards. Only a module that passes a rule's prefilter can
+have a finding; in it, only a top-level def or value whose own source passes the prefilter can
+need a fix (a "needy" name). For each needy name the index asks who uses it: the modules of the
+project whose words include the name and a part of the module's dotted name (a word index, built
+once per module that imports the project), parsed on demand. A use inside a kernel (local to
+that module, or launched there) gives the backends; a use inside another function asks the same
+question of that function; a use in plain code marks the name as shared with XLA. A module that
+needs none of this is never parsed here, so a tree with no kernel code costs a byte scan.
+
+The answer depends on the project and the module alone, never on which files a run processes:
+one file, a shard or a PR's files get the facts the whole run gets. Names from a C extension or an
+installed package, a module that does not parse, a relative import above the root and an import
+cycle yield nothing more; the rest proceeds.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional
@@ -27,8 +35,9 @@ from typing import Callable, Iterable, Optional
 from codemods.analysis.kernel_scope import KERNEL_MARKER, Backends, KernelScope, ModuleFacts, find_kernels
 from codemods.analysis.module import FunctionNode, ModuleIndex
 
-_MAX_ROUNDS = 8  # facts reach a fixpoint in a few rounds; a pathological chain stops here
 _MAX_REEXPORTS = 8  # `from .a import f` in `__init__.py`, re-exported again ...: deeper chains are not followed
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+\S+[ \t]+import[ \t]*\([^)]*\)|(?:from|import)[ \t][^\n]*)", re.MULTILINE)
 
 
 def module_name(path: Path) -> tuple[str, bool]:
@@ -43,15 +52,35 @@ def module_name(path: Path) -> tuple[str, bool]:
     return ".".join(parts), path.stem == "__init__"
 
 
+@dataclass(frozen=True)
+class Usage:
+    """How the rest of the project uses one function or value."""
+
+    backends: Backends = frozenset()  # of the kernels that run it
+    body: bool = False  # handed to a launcher (a kernel body, not a helper)
+    plain: bool = False  # plain XLA code runs it too
+    why: str = ""
+
+    def __or__(self, other: "Usage") -> "Usage":
+        return Usage(self.backends | other.backends, self.body or other.body, self.plain or other.plain,
+                     self.why or other.why)
+
+
 @dataclass
 class _Module:
     path: Path
     name: str
     is_package: bool
     index: Optional[ModuleIndex] = None
-    # Facts gathered so far: def name -> (backends, why, launched as a body); names shared with XLA.
-    kernels: dict[str, tuple[Backends, str, bool]] = field(default_factory=dict)
-    shared: set[str] = field(default_factory=set)
+    tree: Optional[ast.Module] = None  # parsed, not yet indexed
+    needy: Optional[list[str]] = None  # see ProjectIndex._needy_names
+    parse_failed: bool = False
+    scope: Optional[KernelScope] = None  # its own kernels, with the launch helpers it imports
+    words: Optional[frozenset[bytes]] = None
+    import_words: Optional[frozenset[bytes]] = None
+    project_mentions: Optional[dict] = None
+    top_level: Optional[dict[str, str]] = None  # see ProjectIndex._top_level
+    project_names: Optional[frozenset[str]] = None  # names it binds to project modules (import roots)
 
     def absolute(self, name: str) -> Optional[str]:
         """A qualified name with a relative import's dots (`..ops.act`) made absolute; None above the root."""
@@ -65,16 +94,16 @@ class _Module:
         rest = name[level:]
         return ".".join([*base, rest]) if rest else ".".join(base) or None
 
-    def facts(self, launchers: tuple) -> ModuleFacts:
-        kernels = tuple(sorted((name, backends, why, body) for name, (backends, why, body) in self.kernels.items()))
-        return ModuleFacts(kernels, frozenset(self.shared), launchers)
-
 
 class ProjectIndex:
-    """Cross-module facts for the files of one project, computed once per run (main process)."""
+    """Cross-module facts for the files of one project, computed on demand (main process)."""
 
-    def __init__(self, files: Iterable[Path], read: Callable[[Path], bytes]) -> None:
+    def __init__(self, files: Iterable[Path], read: Callable[[Path], bytes],
+                 relevant: Callable[[bytes], bool] = lambda code: True) -> None:
+        """`read(path)`: a file's bytes; `relevant(code)`: whether a rule may have something to do in
+        `code` (its prefilter, for code inside a kernel)."""
         self._read = read
+        self._relevant = relevant
         self._modules: dict[str, _Module] = {}
         self._by_path: dict[Path, _Module] = {}
         for path in files:
@@ -83,130 +112,198 @@ class ProjectIndex:
                 module = _Module(Path(path), name, is_package)
                 self._modules[name] = module
                 self._by_path[_absolute(path)] = module
-        self._launchers: dict[str, tuple[Optional[int], str, Backends]] = {}
-        self._analysed: set[str] = set()
-        self._build()
+        self._tops = {name.split(".")[0] for name in self._modules}
+        self._usages: dict[tuple[str, str], Usage] = {}
+        self._functions: dict[str, Optional[tuple[_Module, str]]] = {}
+        self._launchers: dict[str, dict[str, tuple[Optional[int], str, Backends]]] = {}
+        self._facts: dict[str, ModuleFacts] = {}
+        self._importers: Optional[list[_Module]] = None
+        self._digest: Optional[str] = None
 
     def facts(self, path: Path) -> ModuleFacts:
         """What the rest of the project says about the module at `path` (empty if nothing)."""
         module = self._by_path.get(_absolute(path))
-        if module is None or not (module.kernels or self._launchers):
+        if module is None:
             return ModuleFacts()
-        return module.facts(self._launcher_facts())
+        if module.name not in self._facts:
+            self._facts[module.name] = self._facts_of(module)
+        return self._facts[module.name]
 
-    def holds_kernels(self, path: Path) -> bool:
-        """Other modules launch functions of this one, or call them from kernels."""
+    def digest(self) -> str:
+        """A hash of every module of the project (names and bytes): equal digests, equal facts."""
+        if self._digest is None:
+            digest = hashlib.sha256()
+            for name in sorted(self._modules):
+                digest.update(name.encode() + b"\0" + hashlib.sha256(self._bytes(self._modules[name])).digest())
+            self._digest = digest.hexdigest()
+        return self._digest
+
+    def known(self) -> dict[str, ModuleFacts]:
+        """The facts computed so far, by module name (for the cache)."""
+        return dict(self._facts)
+
+    def remember(self, facts: dict[str, ModuleFacts]) -> None:
+        """Facts computed by an earlier run over the same project (same digest)."""
+        self._facts.update(facts)
+
+    def parsed(self, path: Path, text: str) -> Optional[ModuleIndex]:
+        """The module at `path` if this index parsed it from exactly `text` (no need to parse it again)."""
         module = self._by_path.get(_absolute(path))
-        return module is not None and bool(module.kernels)
-
-    @property
-    def parsed(self) -> int:
-        return sum(module.index is not None for module in self._modules.values())
-
-    # -- building --
-
-    def _launcher_facts(self) -> tuple:
-        return tuple(sorted((name, *spec) for name, spec in self._launchers.items()))
-
-    def _build(self) -> None:
-        starters = [m for m in self._modules.values() if self._starts_index(m)]
-        dirty = {m.name for m in starters}
-        for _ in range(_MAX_ROUNDS):
-            if not dirty:
-                break
-            current, dirty = dirty, set()
-            for name in sorted(current):
-                dirty |= self._analyse(self._modules[name])
-        self._mark_shared()
-
-    def _starts_index(self, module: _Module) -> bool:
-        """A file that can launch a kernel and imports another module of the project."""
-        raw = self._bytes(module)
-        if KERNEL_MARKER not in raw:
-            return False
-        if re.search(rb"^[ \t]*from[ \t]+\.", raw, re.MULTILINE):
-            return True
-        tops = {name.split(".")[0] for name in self._modules}
-        return any(re.search(rb"^[ \t]*(?:from|import)[ \t]+" + re.escape(top.encode()) + rb"\b", raw, re.MULTILINE)
-                   for top in tops if top.encode() in raw)
-
-    def _bytes(self, module: _Module) -> bytes:
-        try:
-            return self._read(module.path)
-        except OSError:
-            return b""
-
-    def _index(self, module: _Module) -> Optional[ModuleIndex]:
-        if module.index is None:
-            try:
-                module.index = ModuleIndex.parse(self._bytes(module).decode("utf-8"))
-            except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError):
-                return None  # reported when the file itself is processed; here it only adds no facts
-        return module.index
-
-    def _analyse(self, module: _Module) -> set[str]:
-        """Run the kernel analysis of one module with what is known so far; hand what it learns to the
-        modules it names. Returns the modules whose facts changed."""
+        if module is None or (module.index is None and module.tree is None):
+            return None
         index = self._index(module)
-        if index is None:
-            return set()
-        changed: set[str] = set()
-        self._analysed.add(module.name)
-        for dependency in self._imports(module, index):  # launch helpers it may call are known first
-            if dependency.name not in self._analysed and KERNEL_MARKER in self._bytes(dependency):
-                changed |= self._analyse(dependency)
-        scope = find_kernels(index, module.facts(self._launcher_facts()))
-        for function, (param, launched) in scope.launch_helpers.items():
-            if index.function_parent.get(function) is None and not isinstance(function, ast.Lambda):
-                arguments = function.args
-                positional = [*arguments.posonlyargs, *arguments.args]
-                spec = (positional.index(param) if param in positional else None, param.arg, launched)
-                key = f"{module.name}.{function.name}"
-                if self._launchers.get(key) != spec:
-                    self._launchers[key] = spec
-                    changed |= {m.name for m in self._modules.values()
-                                if m.index is not None and function.name.encode() in self._bytes(m)} | {module.name}
-        for expression, why, launched in scope.foreign_bodies:
-            for target in self._targets(module, index, expression):
-                changed |= self._learn(target, launched, why, body=True)
-        for kernel in scope.kernels:
-            launched = scope.backends.get(kernel, frozenset())
-            for inner in index.functions_within(kernel):
-                for mention in index.mentions.get(inner, ()):
-                    for target in self._targets(module, index, mention):
-                        changed |= self._learn(target, launched, f"called from a kernel body in {module.name}", body=False)
-        changed.discard(module.name)
-        return changed
+        return index if index is not None and index.text == text else None
 
-    def _imports(self, module: _Module, index: ModuleIndex) -> list[_Module]:
-        """The project modules a module imports at its top level."""
+    # -- one module's facts --
+
+    def _facts_of(self, module: _Module) -> ModuleFacts:
+        raw = self._bytes(module)
+        if not self._relevant(raw) or not self._importers_exist():
+            return ModuleFacts()
+        needy = self._needy_names(module)
+        if not needy:
+            return ModuleFacts()  # nothing in it can fail in a kernel, wherever it is launched
+        launchers = self._imported_launchers(module)
+        kernels, shared = [], set()
+        for name in needy:
+            usage = self._usage(module, name)
+            if usage.backends:
+                kernels.append((name, usage.backends, usage.why, usage.body))
+            if usage.plain:
+                shared.add(name)
+        return ModuleFacts(tuple(sorted(kernels)), frozenset(shared), launchers)
+
+    def _needy_names(self, module: _Module) -> list[str]:
+        """Top-level defs and values whose own code holds a call that may fail in a kernel (read from
+        the bare syntax tree: the full index is built only for modules the search visits)."""
+        if module.needy is not None:
+            return module.needy
+        raw = self._bytes(module)
+        module.needy = []
+        if not _may_fail_bytes(raw):
+            return module.needy
+        tree = self._tree(module)
+        starts = [0, *(match.end() for match in re.finditer(rb"\r\n|\r|\n", raw))]
+        names = []
+        for statement in tree.body if tree is not None else ():
+            code = raw[starts[statement.lineno - 1]:starts[statement.end_lineno] if statement.end_lineno < len(starts) else None]
+            if not _may_fail_bytes(code):
+                continue  # the walk below costs more than this look at its bytes
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = statement.name
+            elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                    and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Call):
+                name = statement.targets[0].id
+            else:
+                continue
+            if any(isinstance(node, ast.Call) and _may_fail_in_a_kernel(node) for node in ast.walk(statement)):
+                names.append(name)
+        module.needy = names
+        return names
+
+    # -- who uses a name, and how --
+
+    def _usage(self, module: _Module, name: str) -> Usage:
+        """How modules other than `module` use its top-level `name` (memoized; a cycle gives nothing)."""
+        key = (module.name, name)
+        if key in self._usages:
+            return self._usages[key]
+        self._usages[key] = Usage()  # while in progress: a use through a cycle adds nothing
+        usage = Usage()
+        for referrer in self._referrers(module, name):
+            index, scope = self._index(referrer), self._scope(referrer)
+            if index is None or scope is None:
+                continue
+            bodies = {id(_launched_name(expression)): (why, launched) for expression, why, launched in scope.foreign_bodies}
+            for function, mentions in self._project_mentions(referrer, index).items():
+                for mention in mentions:
+                    if (module, name) in self._targets(referrer, index, mention):
+                        usage |= self._usage_at(referrer, index, scope, function, mention, bodies)
+        self._usages[key] = usage
+        return usage
+
+    def _usage_at(self, referrer: _Module, index: ModuleIndex, scope: KernelScope, function: Optional[FunctionNode],
+                  mention: ast.AST, bodies: dict) -> Usage:
+        if id(mention) in bodies:
+            why, launched = bodies[id(mention)]
+            return Usage(launched, body=True, why=f"{why} in {referrer.name}")
+        kernel = _enclosing_kernel(scope, index, function)
+        if kernel is not None:
+            return Usage(scope.backends.get(kernel, frozenset()), why=f"called from a kernel body in {referrer.name}")
+        top = function
+        while top is not None and index.function_parent.get(top) is not None:
+            top = index.function_parent[top]
+        if top is None or isinstance(top, ast.Lambda) or index.module_scope.bindings.get(top.name) is None:
+            return Usage(plain=True)
+        outer = self._usage(referrer, top.name)  # a function of the referrer: it runs where that runs
+        called_plainly = any(_enclosing_kernel(scope, index, index.enclosing.get(reference)) is None
+                             for binding in index.module_scope.bindings[top.name] for reference in binding.references)
+        return Usage(outer.backends, plain=outer.plain or called_plainly or not outer.backends,
+                     why=f"called from {referrer.name}.{top.name}, which kernels run")
+
+    def _referrers(self, module: _Module, name: str) -> list[_Module]:
+        """The modules that may use `module.name`: they import the project, use the word, and import
+        it, its module or a package of it (`from .ops import act`, `from pkg.ops import math`, ...)."""
+        wanted = name.encode()
+        parts = {part.encode() for part in module.name.split(".")[1:]} | {wanted}
+        if module.is_package or len(module.name.split(".")) == 1:
+            parts.add(module.name.split(".")[-1].encode())
         found = []
-        for bindings in index.module_scope.bindings.values():
-            for binding in bindings:
-                absolute = module.absolute(binding.imported) if binding.imported is not None else None
-                parts = absolute.split(".") if absolute else []
-                owner = next((self._modules[".".join(parts[:cut])] for cut in range(len(parts), 0, -1)
-                              if ".".join(parts[:cut]) in self._modules), None)
-                if owner is not None and owner is not module and owner not in found:
-                    found.append(owner)
+        for candidate in self._importers_list():
+            if candidate is module or wanted not in self._words(candidate):
+                continue
+            if parts & self._import_words(candidate):
+                found.append(candidate)
         return found
 
-    def _learn(self, target: tuple[_Module, str], launched: Backends, why: str, body: bool) -> set[str]:
-        module, name = target
-        before = module.kernels.get(name)
-        backends = (before[0] if before else frozenset()) | launched
-        body = body or bool(before and before[2])
-        if before is not None and before[0] == backends and before[2] == body:
-            return set()
-        module.kernels[name] = (backends, before[1] if before else why, body)
-        return {module.name}
+    # -- per-module analysis, on demand --
+
+    def _scope(self, module: _Module) -> Optional[KernelScope]:
+        """The module's own kernels, knowing the launch helpers it imports."""
+        if module.scope is None:
+            index = self._index(module)
+            if index is None:
+                return None
+            module.scope = find_kernels(index, ModuleFacts(launchers=self._imported_launchers(module)))
+        return module.scope
+
+    def _imported_launchers(self, module: _Module) -> tuple:
+        """Launch helpers (`def run(body): pl.pallas_call(body, ...)`) of the project modules it imports."""
+        raw = self._bytes(module)
+        if not self._imports_project(raw):
+            return ()
+        index = self._index(module)
+        found: dict[str, tuple[Optional[int], str, Backends]] = {}
+        for dependency in self._imports(module, index) if index is not None else ():
+            found.update(self._launch_helpers(dependency))
+        return tuple(sorted((name, *spec) for name, spec in found.items()))
+
+    def _launch_helpers(self, module: _Module) -> dict[str, tuple[Optional[int], str, Backends]]:
+        if module.name not in self._launchers:
+            self._launchers[module.name] = {}
+            index = self._index(module) if _may_define_launch_helpers(self._bytes(module)) else None
+            scope = find_kernels(index) if index is not None else None
+            for function, (param, launched) in scope.launch_helpers.items() if scope is not None else ():
+                if index.function_parent.get(function) is None and not isinstance(function, ast.Lambda):
+                    positional = [*function.args.posonlyargs, *function.args.args]
+                    spec = (positional.index(param) if param in positional else None, param.arg, launched)
+                    self._launchers[module.name][f"{module.name}.{function.name}"] = spec
+        return self._launchers[module.name]
+
+    def _imports(self, module: _Module, index: ModuleIndex) -> list[_Module]:
+        """The project modules a module imports."""
+        found = []
+        for binding in index.imports:
+            absolute = module.absolute(binding.imported) if binding.imported is not None else None
+            parts = absolute.split(".") if absolute else []
+            owner = next((self._modules[".".join(parts[:cut])] for cut in range(len(parts), 0, -1)
+                          if ".".join(parts[:cut]) in self._modules), None)
+            if owner is not None and owner is not module and owner not in found:
+                found.append(owner)
+        return found
 
     def _targets(self, module: _Module, index: ModuleIndex, node: ast.AST) -> list[tuple[_Module, str]]:
-        """The project functions (module, top-level def name) a name or attribute refers to through imports."""
-        if isinstance(node, ast.Call):  # functools.partial(kernels.body, ...)
-            node = node.args[0] if node.args else node
-        if not isinstance(node, (ast.Name, ast.Attribute)):
-            return []
+        """The project functions or values (module, top-level name) a name or attribute refers to."""
         found = []
         for name in index.qualified_names(node):
             absolute = module.absolute(name)
@@ -216,7 +313,12 @@ class ProjectIndex:
         return found
 
     def _function(self, qualified: str, depth: int) -> Optional[tuple[_Module, str]]:
-        """The module and def a qualified name denotes, through re-exports (`from .a import f`)."""
+        """The module and top-level def or value a qualified name denotes, through re-exports."""
+        if qualified not in self._functions:
+            self._functions[qualified] = self._find_function(qualified, depth)
+        return self._functions[qualified]
+
+    def _find_function(self, qualified: str, depth: int) -> Optional[tuple[_Module, str]]:
         parts = qualified.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             owner = self._modules.get(".".join(parts[:cut]))
@@ -224,48 +326,198 @@ class ProjectIndex:
                 continue
             if cut != len(parts) - 1:
                 return None  # `pkg.mod.Class.method` and the like: not followed
-            index = self._index(owner)
-            if index is None:
-                return None
-            for binding in index.module_scope.bindings.get(parts[-1], ()):
-                if isinstance(binding.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or isinstance(binding.value, ast.Call):
-                    return owner, parts[-1]  # a def, or a value such as `exp_hi = functools.partial(...)`
-                if binding.imported is not None and depth > 0:
-                    absolute = owner.absolute(binding.imported)
-                    if absolute and absolute != qualified:
-                        return self._function(absolute, depth - 1)
+            kind = self._top_level(owner).get(parts[-1])
+            if kind == "def":  # a def, or a value such as `exp_hi = functools.partial(...)`
+                return owner, parts[-1]
+            if kind is not None and depth > 0:  # imported there: a re-export
+                absolute = owner.absolute(kind)
+                if absolute and absolute != qualified:
+                    return self._function(absolute, depth - 1)
             return None
         return None
 
-    # -- helpers that plain XLA code elsewhere calls too --
+    def _top_level(self, module: _Module) -> dict[str, str]:
+        """What a module binds at its top level, from its bare syntax tree: "def" for a def or a
+        value computed by a call, else the qualified name an import binds ("..ops.act")."""
+        if module.top_level is None:
+            module.top_level = {}
+            tree = self._tree(module)
+            for statement in tree.body if tree is not None else ():
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    module.top_level[statement.name] = "def"
+                elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
+                    for target in statement.targets:
+                        if isinstance(target, ast.Name):
+                            module.top_level[target.id] = "def"
+                elif isinstance(statement, ast.ImportFrom):
+                    prefix = "." * statement.level + (statement.module or "")
+                    for alias in statement.names:
+                        if alias.name != "*":
+                            separator = "." if statement.module else ""
+                            module.top_level[alias.asname or alias.name] = f"{prefix}{separator}{alias.name}"
+                elif isinstance(statement, ast.Import):
+                    for alias in statement.names:
+                        if alias.asname:
+                            module.top_level[alias.asname] = alias.name
+        return module.top_level
 
-    def _mark_shared(self) -> None:
-        helpers = {(m.name, name) for m in self._modules.values() for name, (_, _, body) in m.kernels.items() if not body}
-        if not helpers:
-            return
-        words = re.compile(rb"\b(?:" + b"|".join(sorted({re.escape(n.encode()) for _, n in helpers})) + rb")\b")
-        for module in list(self._modules.values()):
-            if module.index is None and not words.search(self._bytes(module)):
-                continue
-            index = self._index(module)
-            if index is None:
-                continue
-            scope = find_kernels(index, module.facts(self._launcher_facts()))
-            for function, mentions in index.mentions.items():
-                if _in_kernel(scope, index, function):
-                    continue
-                for mention in mentions:
-                    for owner, name in self._targets(module, index, mention):
-                        if (owner.name, name) in helpers:
-                            owner.shared.add(name)
+    def _project_mentions(self, module: _Module, index: ModuleIndex) -> dict[Optional[FunctionNode], list[ast.AST]]:
+        """The module's mentions (by innermost function) that start from a name bound to the project."""
+        if module.project_mentions is None:
+            names = self._project_names(module, index)
+            module.project_mentions = {function: kept for function, mentions in index.mentions.items()
+                                       if (kept := [m for m in mentions if _root_name(m) in names])}
+        return module.project_mentions
+
+    def _project_names(self, module: _Module, index: ModuleIndex) -> frozenset[str]:
+        """Names the module binds to other project modules or their contents (by import, or by
+        assignment from such a name): the only roots a cross-module reference can start from."""
+        if module.project_names is None:
+            names = {b.name for b in index.imports if self._is_project_name(module, b.imported)}
+            for bindings in index.module_scope.bindings.values():
+                for binding in bindings:
+                    root = binding.value
+                    while isinstance(root, (ast.Attribute, ast.Call)):
+                        root = root.value if isinstance(root, ast.Attribute) else root.func
+                    if isinstance(root, ast.Name) and root.id in names:
+                        names.add(binding.name)
+            module.project_names = frozenset(names)
+        return module.project_names
+
+    def _is_project_name(self, module: _Module, imported: Optional[str]) -> bool:
+        absolute = module.absolute(imported) if imported else None
+        return bool(absolute) and absolute.split(".")[0] in self._tops  # type: ignore[union-attr]
+
+    # -- bytes, words and parses --
+
+    def _importers_list(self) -> list[_Module]:
+        """The modules that import another module of the project (only they can use one)."""
+        if self._importers is None:
+            self._importers = [m for m in self._modules.values() if self._imports_project(self._bytes(m))]
+        return self._importers
+
+    def _importers_exist(self) -> bool:
+        return bool(self._importers_list())
+
+    def _imports_project(self, raw: bytes) -> bool:
+        if re.search(rb"^[ \t]*from[ \t]+\.", raw, re.MULTILINE):
+            return True
+        return any(re.search(rb"^[ \t]*(?:from|import)[ \t]+" + re.escape(top.encode()) + rb"\b", raw, re.MULTILINE)
+                   for top in self._tops if top.encode() in raw)
+
+    def _words(self, module: _Module) -> frozenset[bytes]:
+        if module.words is None:
+            module.words = frozenset(_WORD.findall(self._bytes(module)))
+        return module.words
+
+    def _import_words(self, module: _Module) -> frozenset[bytes]:
+        """The words of its import statements (parenthesized continuations included)."""
+        if module.import_words is None:
+            module.import_words = frozenset(word for statement in _IMPORT.findall(self._bytes(module))
+                                            for word in _WORD.findall(statement))
+        return module.import_words
+
+    def _bytes(self, module: _Module) -> bytes:
+        try:
+            return self._read(module.path)
+        except OSError:
+            return b""
+
+    def _tree(self, module: _Module) -> Optional[ast.Module]:
+        if module.tree is None and module.index is None and not module.parse_failed:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    module.tree = ast.parse(self._bytes(module).decode("utf-8"))
+            except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError):
+                module.parse_failed = True  # reported when the file itself is processed; adds no facts here
+        return module.index.tree if module.index is not None else module.tree
+
+    def _index(self, module: _Module) -> Optional[ModuleIndex]:
+        if module.index is None:
+            tree = self._tree(module)
+            if tree is not None:
+                module.index = ModuleIndex(self._bytes(module).decode("utf-8"), tree)
+                module.tree = None
+        return module.index
 
 
-def _in_kernel(scope: KernelScope, index: ModuleIndex, function: Optional[FunctionNode]) -> bool:
+# What can make code fail in a kernel: a precision or accuracy argument, arguments unpacked into a
+# call, a precision where an op takes it positionally, or an LSTM (its precision may come from the
+# default). Code without any of these needs no kernel context from other modules, whatever launches it.
+_HINT_KEYWORDS = {"precision", "accuracy"}
+_POSITIONAL_PRECISION = {"dot_general": 4, "batch_matmul": 3, "conv_general_dilated": 10, "conv": 5,
+                         "conv_with_general_padding": 7, "dot": 6}  # args needed to reach it
+# The ops whose unpacked arguments (`*args`, `**kwargs`) may carry a precision or an accuracy hint.
+_OP_NAMES = {*_POSITIONAL_PRECISION, "matmul", "einsum", "inner", "tensordot", "vdot", "lstm", "rsqrt", "sqrt",
+             "cbrt", "tanh", "logistic", "exp", "exp2", "expm1", "log", "log2", "log1p", "sin", "cos", "tan"}
+# The same on bytes, before a module is parsed: a hint keyword, an LSTM, unpacked arguments, or a
+# precision spelled anywhere in a file that calls an op taking it positionally.
+_MAY_FAIL = re.compile(rb"(?:precision|accuracy)\s*=|lstm|\b(?:" + "|".join(sorted(_OP_NAMES)).encode()
+                       + rb")\s*\((?:[^()]|\([^()]*\))*[(,]\s*\*")
+_POSITIONAL_OP = re.compile(rb"(?:dot_general|conv\w*|batch_matmul|\bdot)\s*\(")
+_PRECISION_WORD = re.compile(rb"recision|highest|HIGHEST|tensorfloat32|bfloat16|float32")
+
+
+def _may_fail_bytes(code: bytes) -> bool:
+    return bool(_MAY_FAIL.search(code) or _POSITIONAL_OP.search(code) and _PRECISION_WORD.search(code))
+
+
+def _may_fail_in_a_kernel(call: ast.Call) -> bool:
+    named = _terminal_name(call.func)
+    if named == "lstm" or any(k.arg in _HINT_KEYWORDS and not _is_none(k.value) for k in call.keywords):
+        return True
+    arguments = len(call.args) - (1 if named == "partial" else 0)
+    if named == "partial" and call.args:
+        named = _terminal_name(call.args[0])
+    if named not in _OP_NAMES:
+        return False
+    unpacked = any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args)
+    return unpacked or arguments >= _POSITIONAL_PRECISION.get(named, arguments + 1)
+
+
+def _terminal_name(node: ast.AST) -> str:
+    """`dot` for `jnp.dot` or `dot`."""
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+
+
+_LAUNCHED_NAME = re.compile(rb"(?:pallas_call|kernel|core_map|emit_pipeline\w*)\(\s*([A-Za-z_]\w*)\s*[,)]")
+
+
+def _may_define_launch_helpers(raw: bytes) -> bool:
+    """A launcher fed a bare name that some def takes as a parameter (`def run(body): pallas_call(body`)."""
+    if KERNEL_MARKER not in raw:
+        return False
+    for name in set(_LAUNCHED_NAME.findall(raw)):
+        if re.search(rb"\bdef[ \t]+\w+[ \t]*\([^)]*\b" + re.escape(name) + rb"\b", raw):
+            return True
+    return False
+
+
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _enclosing_kernel(scope: KernelScope, index: ModuleIndex, function: Optional[FunctionNode]) -> Optional[FunctionNode]:
     while function is not None:
         if function in scope.kernels:
-            return True
+            return function
         function = index.function_parent.get(function)
-    return False
+    return None
+
+
+def _launched_name(expression: ast.AST) -> ast.AST:
+    """The name a launch argument names (`kernels.body`, or the body of `functools.partial(kernels.body, ...)`)."""
+    if isinstance(expression, ast.Call) and expression.args:
+        return expression.args[0]
+    return expression
+
+
+def _root_name(node: ast.AST) -> Optional[str]:
+    """`a` for `a.b.c`; None for what does not start from a name."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _absolute(path: Path) -> Path:

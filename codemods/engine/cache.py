@@ -61,7 +61,7 @@ class ResultCache:
         # The project's facts about this module are part of what its result depends on: an edit in
         # the module that launches its kernels changes them, and so the key.
         codes = ",".join(rule.code for rule in rules).encode()
-        key = hashlib.sha256(self._salt + codes + b"\0" + repr(facts).encode() + b"\0" + raw).hexdigest()
+        key = hashlib.sha256(self._salt + codes + b"\0" + json.dumps(_facts_entry(facts)).encode() + b"\0" + raw).hexdigest()
         return self.directory / key[:2] / f"{key[2:]}.json"
 
     def get(self, path: Path, raw: bytes, rules: Sequence[Rule], facts: ModuleFacts = NO_FACTS) -> Optional[FileResult]:
@@ -78,6 +78,24 @@ class ResultCache:
                           after=after or "", findings=findings, error=data["error"], encoding=data["encoding"],
                           suppressed=data["suppressed"])
 
+    def project_facts(self, digest: str) -> dict[str, ModuleFacts]:
+        """The cross-module facts an earlier run computed for a project with this digest."""
+        try:
+            data = json.loads(self._project_entry(digest).read_text(encoding="utf-8"))
+            return {name: _facts(entry) for name, entry in data.items()}
+        except (OSError, ValueError, KeyError, TypeError):
+            return {}
+
+    def store_project_facts(self, digest: str, facts: dict[str, ModuleFacts]) -> None:
+        known = self.project_facts(digest)
+        if set(facts) <= set(known):
+            return
+        self._write(self._project_entry(digest), {name: _facts_entry(f) for name, f in {**known, **facts}.items()})
+
+    def _project_entry(self, digest: str) -> Path:
+        key = hashlib.sha256(self._salt + b"project\0" + digest.encode()).hexdigest()
+        return self.directory / key[:2] / f"{key[2:]}.project"
+
     def put(self, raw: bytes, rules: Sequence[Rule], result: FileResult, facts: ModuleFacts = NO_FACTS) -> None:
         """Store a result; a cache that cannot be written is no reason to fail a run."""
         entry = self._entry(raw, rules, facts)
@@ -86,6 +104,11 @@ class ResultCache:
             "after": result.after if result.new_source is not None else None,
             "findings": [_entry_of(f) for f in result.findings],
         }
+        self._write(entry, data)
+
+    @staticmethod
+    def _write(entry: Path, data: object) -> None:
+        """Write a JSON entry atomically; a cache that cannot be written is no reason to fail a run."""
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             fd, temporary = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
@@ -97,6 +120,18 @@ class ResultCache:
             os.replace(temporary, entry)
         except OSError:
             Path(temporary).unlink(missing_ok=True)
+
+
+def _facts_entry(facts: ModuleFacts) -> dict:
+    return {"kernels": [[name, sorted(backends), why, body] for name, backends, why, body in facts.kernels],
+            "shared": sorted(facts.shared),
+            "launchers": [[name, position, keyword, sorted(backends)] for name, position, keyword, backends in facts.launchers]}
+
+
+def _facts(entry: dict) -> ModuleFacts:
+    return ModuleFacts(tuple((name, frozenset(backends), why, body) for name, backends, why, body in entry["kernels"]),
+                       frozenset(entry["shared"]),
+                       tuple((name, position, keyword, frozenset(backends)) for name, position, keyword, backends in entry["launchers"]))
 
 
 def _entry_of(finding: Finding) -> dict:

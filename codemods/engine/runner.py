@@ -54,7 +54,7 @@ def run(
     (the processed files by default)."""
     files = discover(paths)
     contents: dict[Path, bytes] = {}
-    index = _project_index(files if project is None else project, transforms, settings, contents)
+    index = _project_index(files if project is None else project, transforms, settings, contents, cache)
     results: list[FileResult] = []
     candidates: list[tuple[int, Path, bytes, list[Rule], ModuleFacts]] = []
     for path in files:
@@ -76,17 +76,28 @@ def run(
         elif rules:
             candidates.append((len(results) - 1, path, raw, rules, facts))
     work = [(p, raw, rules, settings, facts) for _, p, raw, rules, facts in candidates]
-    for done, ((index_, _, raw, rules, facts), result) in enumerate(zip(candidates, _map(_process_candidate, work, jobs)), 1):
-        results[index_] = result
-        if cache is not None:
-            cache.put(raw, rules, result, facts)
-        if progress is not None:
-            progress(done, len(candidates))
+    global _PROJECT  # read by process_source here, and by forked workers (which inherit it)
+    _PROJECT = index
+    try:
+        for done, ((index_, _, raw, rules, facts), result) in enumerate(zip(candidates, _map(_process_candidate, work, jobs)), 1):
+            results[index_] = result
+            if cache is not None:
+                cache.put(raw, rules, result, facts)
+            if progress is not None:
+                progress(done, len(candidates))
+    finally:
+        _PROJECT = None
+    if cache is not None and index is not None:
+        cache.store_project_facts(index.digest(), index.known())
     return results
 
 
+# The project index of the run in progress: modules it parsed are not parsed again.
+_PROJECT: Optional[ProjectIndex] = None
+
+
 def _project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: Settings,
-                   contents: dict[Path, bytes]) -> Optional[ProjectIndex]:
+                   contents: dict[Path, bytes], cache: Optional[ResultCache]) -> Optional[ProjectIndex]:
     """The cross-module index, when a kernel-scoped rule runs under --scope kernels (otherwise where
     a kernel is launched does not matter). Files it reads are kept in `contents`, read once."""
     if settings.scope is not Scope.KERNELS or not any(rule.kernel_scoped for rule in transforms):
@@ -94,13 +105,16 @@ def _project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: 
 
     def read(path: Path) -> bytes:
         if path not in contents:
-            contents[path] = _read_regular_file(path)
+            try:
+                contents[path] = _read_regular_file(path)
+            except (OSError, _NotAFile):
+                return b""  # the run reports it when it processes the file; here it is empty
         return contents[path]
 
-    try:
-        return ProjectIndex(files, read)
-    except (OSError, _NotAFile):
-        return None
+    index = ProjectIndex(files, read, lambda code: bool(rules_for(code, transforms, settings, True)))
+    if cache is not None:  # an unchanged project: the facts of the last run, without parsing anything
+        index.remember(cache.project_facts(index.digest()))
+    return index
 
 
 # Larger files are generated code (tables, vendored bundles), not kernels anyone writes by hand:
@@ -167,7 +181,7 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
         return result
     try:
         source = decode(path, raw)
-        module = _parse(source.text)
+        module = (_PROJECT and _PROJECT.parsed(path, source.text)) or _parse(source.text)
     except SourceError as error:
         result.error = str(error)
         return result
