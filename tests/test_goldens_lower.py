@@ -220,11 +220,7 @@ KNOWN_FAILURES: dict[tuple[str, str, str], tuple[capabilities.Span, str, str]] =
 
 # Misses of the tool that a golden records as its output: the launch fails as the test says it must
 # not, until the tool is fixed (strict: a fixed miss fails here until its entry goes).
-KNOWN_MISSES: dict[tuple[str, str, str], str] = {
-    ("precision/launches_through_loops_and_dispatch", "run_all", TPU):
-        "`mapped`, launched through map(functools.partial(pl.pallas_call, ...), (mapped,)), is not seen as a "
-        "kernel: its (DEFAULT, HIGHEST) stays and Mosaic TPU rejects it (issue 17 item 3)",
-}
+KNOWN_MISSES: dict[tuple[str, str, str], str] = {}
 
 GOLDENS = {f"precision/{case}": launches for case, launches in PRECISION.items()}
 GOLDENS.update({f"accuracy/{case}": launches for case, launches in ACCURACY.items()})

@@ -362,10 +362,14 @@ class _KernelFinder:
         if not (isinstance(call.func, ast.Name) and call.func.id == "map" and not self.module.bindings(call.func)
                 and len(call.args) == 2 and not call.keywords):
             return []
-        launcher = self.module.matching_name(call.args[0], LAUNCHERS)
+        function, launch = call.args[0], []
+        if isinstance(function, ast.Call) and self.module.callee(function, PARTIAL) and function.args \
+                and len(function.args) == 1:  # map(functools.partial(pl.pallas_call, out_shape=...), bodies)
+            function, launch = function.args[0], [function]
+        launcher = self.module.matching_name(function, LAUNCHERS)
         if launcher is None or LAUNCHERS[launcher].body_position != 0:
             return []
-        launched = self._launch_backends(launcher, [])
+        launched = self._launch_backends(launcher, launch)
         return [(element, f"mapped by {launcher.rsplit('.', 1)[-1]}", launched)
                 for element in self._elements(call.args[1])]
 
