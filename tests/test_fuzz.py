@@ -270,6 +270,11 @@ class Site:
             return level == HIGH
         return level == HIGH and version < MOSAIC_TPU_DOT_HIGH_SINCE
 
+    def cannot_lower(self, backend: str, version: tuple) -> bool:
+        """README: Mosaic GPU lowers no contraction, Triton no conv, Mosaic TPU no conv before 0.11.1."""
+        conv = self.op == "conv"
+        return backend == GPU or (conv and backend == TRITON) or (conv and backend == TPU and version < (0, 11, 1))
+
     def needs_fix(self, scope: Scope, version: tuple) -> Optional[bool]:
         if self.hint == "precision" and self.op == "lstm":
             if len(self.levels or ()) != 1 or not self.readable or self.variable:
@@ -282,6 +287,8 @@ class Site:
                 return False
             if scope is Scope.ALL and self.outside and self.variable:
                 return None
+            if scope is Scope.KERNELS and self.reach and all(self.cannot_lower(b, version) for b in self.reach):
+                return None  # README: a [manual] note, no fix (but a list precision is still rewritten)
             return self.precision_needs_fix(version)
         if self.hint == "accuracy":
             if scope is Scope.KERNELS and not self.reach & {TPU, GPU}:

@@ -19,7 +19,7 @@ from codemods.capabilities import (
 from codemods.engine.diagnostics import Kind
 from codemods.engine.fixes import FixPlan
 from codemods.engine.rule import UNPACKED_ARGUMENT, Rule
-from codemods.settings import PrecisionPolicy
+from codemods.settings import PrecisionPolicy, Scope
 
 @dataclass(frozen=True)
 class Op:
@@ -145,8 +145,8 @@ class PerOperandPrecision(JaxTransform):
         backends = self.analysis.kernels.backends_of(call)
         if not backends or self._unlowered(name, op, backends) != backends:
             return False
-        if arg is not None and self._list_rejected(value_of(arg)):
-            return False
+        if self.settings.scope is Scope.ALL or (arg is not None and self._list_rejected(value_of(arg))):
+            return False  # rewritten anyway (asked for everywhere; a list fails to trace anywhere)
         hint = (" (Mosaic GPU kernels multiply matrices with plgpu.wgmma or plgpu.tcgen05_mma)"
                 if op.kind == "dot" and MOSAIC_GPU in backends else "")
         self.report(call, Kind.MANUAL, f"{display(name)}: {self._cannot_lower(name, op, backends)}, whatever its "
