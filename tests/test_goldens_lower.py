@@ -467,3 +467,25 @@ def test_approx_math_findings_say_what_mosaic_gpu_lowers(golden_packages) -> Non
     plain = _mosaic_gpu_text(output, "approx_out_plain", "exp", (128, 128))
     assert ".approx" not in plain
     assert not any("approximat" in line or "approx_math=" in line for line in findings if "lax.exp:" in line)
+
+
+# -- the dict compiler_params golden: the fix is right once the launch is migrated ----------------
+
+def test_dict_compiler_params_fix_lowers_once_the_launch_passes_the_class(golden_packages) -> None:
+    """backend_dict_compiler_params' finding says the kernel still cannot lower because its launch
+    passes a dict: with the dict replaced by pltpu.CompilerParams() (the migration the finding
+    names), the tool's precision fix lowers, and the input's precision still does not."""
+    case = FIXTURES / "precision" / "backend_dict_compiler_params"
+    findings = case.with_suffix(".findings").read_text()
+    assert "unhashable type: 'dict'" in findings and "pltpu.CompilerParams(...)" in findings
+    migrate = ("from jax.experimental.pallas import tpu as pltpu\n", "compiler_params=dict(mosaic=dict())",
+               "compiler_params=pltpu.CompilerParams()")
+    launch = Launch("run", TPU, MATMUL)
+    for suffix, lowers in ((".out.py", True), (".in.py", False)):
+        source = case.with_suffix(suffix).read_text()
+        assert migrate[1] in source
+        migrated = migrate[0] + source.replace(migrate[1], migrate[2])
+        failure = lowering_failure(migrated, f"dict_params{suffix.replace('.', '_')}", launch)
+        assert (failure is None) == lowers, failure
+        if not lowers:
+            assert failure.startswith("NotImplementedError: Per-operand dot precision unsupported")
