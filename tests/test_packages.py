@@ -101,7 +101,7 @@ def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
 def test_pre_commit_on_the_kernel_module_alone_sees_the_launch_in_another_module(tmp_path: Path) -> None:
     """`pre-commit` names the staged file; the project root (here, its pyproject.toml) is indexed."""
     root = tmp_path / "project"
-    shutil.copytree(CASES[0] / "in", root)
+    shutil.copytree(PACKAGES / "kernels_across_modules" / "in", root)
     (root / "pyproject.toml").write_text("[project]\nname = 'tiles'\n")
     checked = _cli(root, "--check", "--force-exclude", "tiles/kernels.py")
     assert checked.returncode == 1 and "tiles/kernels.py" in checked.stdout, checked.stdout + checked.stderr
@@ -113,7 +113,7 @@ def test_pre_commit_on_the_kernel_module_alone_sees_the_launch_in_another_module
 
 def test_a_cached_result_is_invalidated_by_an_edit_of_the_launching_module(copy_of, tmp_path: Path) -> None:
     """The kernels module does not change; the module that launches its body does."""
-    root = copy_of(CASES[0])
+    root = copy_of(PACKAGES / "kernels_across_modules")
     cache = ResultCache(tmp_path / "cache", SETTINGS)
     kernels = root / "tiles" / "kernels.py"
     assert _run(root, [kernels], cache)[0].findings
@@ -161,24 +161,38 @@ def _import_package(root: Path, name: str):
         sys.path.remove(str(root))
 
 
+# For each package: its module of launches, the launches that lower once fixed, those that still fail
+# (with the [manual] finding that says why), and the operands.
+LOWERED = {
+    "kernels_across_modules": ("tiles", ("matmul", "gated"), {"shared": "[manual] `shared_mix` runs in kernels and in plain XLA code"},
+                               ((8, 128), (128, 128))),
+    "factory_and_constant_across_modules": ("attn", ("attention", "scaled"), {}, ((128, 128), (128, 128))),
+}
+
+
+def test_every_package_has_a_lowering_test() -> None:
+    assert sorted(LOWERED) == sorted(case.name for case in CASES)
+
+
 @pytest.mark.jax
-def test_the_rewritten_package_lowers_for_tpu_and_the_original_does_not(copy_of) -> None:
-    """The tool's output for the installed jax. `shared` calls a helper plain XLA code uses too: not
-    rewritten, so it still fails, and a [manual] finding says so."""
+@pytest.mark.parametrize("case", CASES, ids=lambda path: path.name)
+def test_the_rewritten_package_lowers_for_tpu_and_the_original_does_not(case: Path, copy_of) -> None:
+    """The tool's output for the installed jax; a launch it cannot fix still fails, and its finding says so."""
     from tests import jax_support
 
-    case = PACKAGES / "kernels_across_modules"
+    package, fixed, unfixed, shapes = LOWERED[case.name]
     root = copy_of(case)
     results = run([root], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
     for result in results:
         if result.new_source is not None:
             Path(result.path).write_bytes(result.new_source)
-    operands = [jax.ShapeDtypeStruct((8, 128), "float32"), jax.ShapeDtypeStruct((128, 128), "float32")]
-    original = _import_package(case / "in", "tiles")
-    rewritten = _import_package(root, "tiles")
-    for name in ("matmul", "gated", "shared"):
+    operands = [jax.ShapeDtypeStruct(shape, "float32") for shape in shapes]
+    original = _import_package(case / "in", package)
+    rewritten = _import_package(root, package)
+    for name in (*fixed, *unfixed):
         assert jax_support.lowering_error(jax.jit(getattr(original, name)), operands, "tpu"), name
-    for name in ("matmul", "gated"):
+    for name in fixed:
         assert jax_support.lowering_error(jax.jit(getattr(rewritten, name)), operands, "tpu") is None, name
-    assert jax_support.lowering_error(jax.jit(rewritten.shared), operands, "tpu")
-    assert "[manual] `shared_mix` runs in kernels and in plain XLA code" in _findings(results, root)
+    for name, finding in unfixed.items():
+        assert jax_support.lowering_error(jax.jit(getattr(rewritten, name)), operands, "tpu"), name
+        assert finding in _findings(results, root)

@@ -159,12 +159,15 @@ class ModuleFacts:
     its top-level functions other modules launch as kernel bodies or call from kernels, which of
     those plain XLA code elsewhere uses too, and the launch helpers other modules define."""
 
-    kernels: tuple[tuple[str, Backends, str, bool], ...] = ()  # (def name, backends, why, launched as a body)
+    kernels: tuple[tuple[str, Backends, str, str], ...] = ()  # (def name, backends, why, one of ROLES)
     shared: frozenset[str] = frozenset()
     launchers: tuple[tuple[str, Optional[int], str, Backends], ...] = ()  # (qualified name, position, keyword, backends)
 
 
 NO_FACTS = ModuleFacts()
+# What another module does with a function: hands it to a launcher, calls it from a kernel, or
+# launches what it returns (a kernel factory).
+BODY, HELPER, FACTORY = "body", "helper", "factory"
 
 
 def find_kernels(module: ModuleIndex, facts: ModuleFacts = NO_FACTS) -> KernelScope:
@@ -187,9 +190,11 @@ class _KernelFinder:
                     kernels[function] = f"decorated with {name.rsplit('.', 1)[-1]}"
                     self._note_launch(function, self._launches.get(id(decorator), ()))
                     backends[function] = backends.get(function, frozenset()) | launched
-        for name, launched, why, _ in facts.kernels:  # launched or called from kernels in other modules
+        for name, launched, why, role in facts.kernels:  # launched or called from kernels in other modules
             for binding in module.module_scope.bindings.get(name, ()):
-                if isinstance(binding.node, FUNCTIONS):
+                if isinstance(binding.node, FUNCTIONS) and role == FACTORY:
+                    entries += [(returned, why, launched) for returned in returned_values(binding.node)]
+                elif isinstance(binding.node, FUNCTIONS):
                     entries.append((binding.node, why, launched))  # type: ignore[arg-type]
                 elif binding.value is not None:  # `exp_hi = functools.partial(...)` another module's kernels call
                     self.result.foreign_uses[binding] = (launched, name in facts.shared)
@@ -242,7 +247,7 @@ class _KernelFinder:
                         if function not in direct and not backends[kernel] <= before:
                             backends[function] = before | backends[kernel]
                             pending.append(function)
-        direct -= {f for f in direct if getattr(f, "name", None) in {n for n, _, _, body in facts.kernels if not body}}
+        direct -= {f for f in direct if getattr(f, "name", None) in {n for n, _, _, role in facts.kernels if role == HELPER}}
         self.result.direct = direct
         self.result.shared = {f for f in kernels if f not in direct and (
             self._used_outside_kernels(f) or getattr(f, "name", None) in facts.shared)}

@@ -32,7 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-from codemods.analysis.kernel_scope import KERNEL_MARKER, Backends, KernelScope, ModuleFacts, find_kernels
+from codemods.analysis.kernel_scope import (
+    BODY, FACTORY, HELPER, KERNEL_MARKER, Backends, KernelScope, ModuleFacts, find_kernels,
+)
 from codemods.analysis.module import FunctionNode, ModuleIndex
 
 _MAX_REEXPORTS = 8  # `from .a import f` in `__init__.py`, re-exported again ...: deeper chains are not followed
@@ -57,13 +59,14 @@ class Usage:
     """How the rest of the project uses one function or value."""
 
     backends: Backends = frozenset()  # of the kernels that run it
-    body: bool = False  # handed to a launcher (a kernel body, not a helper)
+    role: str = HELPER  # BODY: handed to a launcher; FACTORY: what it returns is; HELPER: called from kernels
     plain: bool = False  # plain XLA code runs it too
     why: str = ""
 
     def __or__(self, other: "Usage") -> "Usage":
-        return Usage(self.backends | other.backends, self.body or other.body, self.plain or other.plain,
-                     self.why or other.why)
+        roles = {self.role, other.role}
+        role = FACTORY if FACTORY in roles else BODY if BODY in roles else HELPER
+        return Usage(self.backends | other.backends, role, self.plain or other.plain, self.why or other.why)
 
 
 @dataclass
@@ -168,7 +171,7 @@ class ProjectIndex:
         for name in needy:
             usage = self._usage(module, name)
             if usage.backends:
-                kernels.append((name, usage.backends, usage.why, usage.body))
+                kernels.append((name, usage.backends, usage.why, usage.role))
             if usage.plain:
                 shared.add(name)
         return ModuleFacts(tuple(sorted(kernels)), frozenset(shared), launchers)
@@ -214,7 +217,8 @@ class ProjectIndex:
             index, scope = self._index(referrer), self._scope(referrer)
             if index is None or scope is None:
                 continue
-            bodies = {id(_launched_name(expression)): (why, launched) for expression, why, launched in scope.foreign_bodies}
+            bodies = {id(named): (why, launched, role) for expression, why, launched in scope.foreign_bodies
+                      for named, role in [_launched_name(expression)]}
             for function, mentions in self._project_mentions(referrer, index).items():
                 for mention in mentions:
                     if (module, name) in self._targets(referrer, index, mention):
@@ -225,8 +229,8 @@ class ProjectIndex:
     def _usage_at(self, referrer: _Module, index: ModuleIndex, scope: KernelScope, function: Optional[FunctionNode],
                   mention: ast.AST, bodies: dict) -> Usage:
         if id(mention) in bodies:
-            why, launched = bodies[id(mention)]
-            return Usage(launched, body=True, why=f"{why} in {referrer.name}")
+            why, launched, role = bodies[id(mention)]
+            return Usage(launched, role, why=f"{why} in {referrer.name}")
         kernel = _enclosing_kernel(scope, index, function)
         if kernel is not None:
             return Usage(scope.backends.get(kernel, frozenset()), why=f"called from a kernel body in {referrer.name}")
@@ -506,11 +510,13 @@ def _enclosing_kernel(scope: KernelScope, index: ModuleIndex, function: Optional
     return None
 
 
-def _launched_name(expression: ast.AST) -> ast.AST:
-    """The name a launch argument names (`kernels.body`, or the body of `functools.partial(kernels.body, ...)`)."""
-    if isinstance(expression, ast.Call) and expression.args:
-        return expression.args[0]
-    return expression
+def _launched_name(expression: ast.AST) -> tuple[ast.AST, str]:
+    """The name a launch argument names, and what it is to the launch: `kernels.body` and the body of
+    `functools.partial(kernels.body, ...)` are bodies; in `kernels.make(...)`, a kernel factory."""
+    if isinstance(expression, ast.Call):
+        is_partial = _terminal_name(expression.func) == "partial" and expression.args
+        return (expression.args[0], BODY) if is_partial else (expression.func, FACTORY)
+    return expression, BODY
 
 
 def _root_name(node: ast.AST) -> Optional[str]:

@@ -31,7 +31,7 @@ from codemods.engine.report import FileResult
 from codemods.engine.rule import Rule
 from codemods.settings import Settings
 
-FORMAT = 5  # bump when the entry layout changes
+FORMAT = 6  # bump when the entry layout changes
 
 
 def default_directory() -> Path:
@@ -123,13 +123,13 @@ class ResultCache:
 
 
 def _facts_entry(facts: ModuleFacts) -> dict:
-    return {"kernels": [[name, sorted(backends), why, body] for name, backends, why, body in facts.kernels],
+    return {"kernels": [[name, sorted(backends), why, role] for name, backends, why, role in facts.kernels],
             "shared": sorted(facts.shared),
             "launchers": [[name, position, keyword, sorted(backends)] for name, position, keyword, backends in facts.launchers]}
 
 
 def _facts(entry: dict) -> ModuleFacts:
-    return ModuleFacts(tuple((name, frozenset(backends), why, body) for name, backends, why, body in entry["kernels"]),
+    return ModuleFacts(tuple((name, frozenset(backends), why, role) for name, backends, why, role in entry["kernels"]),
                        frozenset(entry["shared"]),
                        tuple((name, position, keyword, frozenset(backends)) for name, position, keyword, backends in entry["launchers"]))
 

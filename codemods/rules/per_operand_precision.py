@@ -360,19 +360,30 @@ class PerOperandPrecision(JaxTransform):
             kernel = self.target_kernel(call)
             if owner is not kernel:
                 return "is a parameter of an enclosing function, set by its callers"
-            return self._parameter_sources(binding.node, kernel)  # type: ignore[arg-type]
+            return self._parameter_sources(binding.node, kernel, call)  # type: ignore[arg-type]
         if binding.value is not None:  # a module constant, or a variable set once in a function
             what = "a module constant" if binding.scope is self.module.module_scope else "a variable"
             literal = parse_precision(binding.value, self.module)
             if not isinstance(literal, PrecisionLiteral):
                 return f"is {what} that is not a precision literal"
-            if any(reference not in self._kernel_precisions for reference in binding.references):
+            if not all(self._feeds_kernel_precision(reference) for reference in binding.references):
                 return f"is {what} also used outside kernel precisions (rewriting it would change XLA code)"
             return [(binding.value, literal)]
         return "is not a literal"
 
-    def _parameter_sources(self, param: ast.arg, kernel: FunctionNode) -> Sources:
-        """A kernel parameter: the values bound by functools.partial(kernel, ...) and its default."""
+    def _feeds_kernel_precision(self, reference: ast.Name) -> bool:
+        """A use of a constant as a kernel op's precision, or as the default of a kernel's parameter."""
+        holder = self.module.parent.get(reference)
+        if reference in self._kernel_precisions:
+            return True
+        if isinstance(holder, ast.arguments):
+            function = self.module.parent.get(holder)
+            return function in self.analysis.kernels.kernels and function not in self.analysis.kernels.shared
+        return False
+
+    def _parameter_sources(self, param: ast.arg, kernel: FunctionNode, call: ast.Call) -> Sources:
+        """A kernel parameter: the values bound by functools.partial(kernel, ...) and its default
+        (a constant there is rewritten where it is set, as at the op)."""
         values = self._bound_values(kernel, param)
         if not values:
             return "is a kernel parameter whose value is not bound in this module"
@@ -381,9 +392,13 @@ class PerOperandPrecision(JaxTransform):
             literal = parse_precision(source, self.module)
             if literal is NONE:
                 continue
-            if not isinstance(literal, PrecisionLiteral):
+            if isinstance(literal, PrecisionLiteral):
+                sources.append((source, literal))
+                continue
+            constant = self._literal_sources(source, call) if isinstance(source, ast.Name) else None
+            if not isinstance(constant, list):
                 return f"is a kernel parameter bound to `{one_line(self.module.segment(source))}`, not a literal"
-            sources.append((source, literal))
+            sources += constant
         return sources
 
 
