@@ -60,7 +60,16 @@ def test_rewritten_example_is_stable(rewritten, tmp_path):
 
 def test_plain_xla_code_in_examples_is_untouched():
     """The per-operand precision and the accuracy hint outside kernels are XLA's to honour."""
-    conv_block = rewrite_for_installed_jax(jax_support.EXAMPLES_DIR / "tpu_conv_block.py")
+    path = jax_support.EXAMPLES_DIR / "tpu_conv_block.py"
+    if jax_support.jax_too_old(jax_support.load_program(path, path.stem)):
+        # No Mosaic TPU conv on this release (nor a Triton one): the kernel's conv gets a [manual]
+        # note saying so, and nothing in the file is rewritten.
+        result = process_source(path, path.read_bytes(), RULES, Settings(jax_version=jax_support.JAX_VERSION))
+        assert result.new_source is None
+        assert any("cannot lower conv_general_dilated in a kernel at all" in f.message for f in result.findings)
+        conv_block = path.read_text()
+    else:
+        conv_block = rewrite_for_installed_jax(path)
     stem = conv_block[conv_block.index("def stem"):conv_block.index("def _residual_block_kernel")]
     assert "precision=(lax.Precision.DEFAULT, lax.Precision.HIGH)" in stem
     rms_norm = rewrite_for_installed_jax(jax_support.EXAMPLES_DIR / "gpu_rms_norm.py")
