@@ -37,6 +37,7 @@ from codemods.analysis.kernel_scope import (
 )
 from codemods.analysis.module import FunctionNode, ModuleIndex
 
+_MAX_REFERRERS = 32  # see ProjectIndex._referrers
 _MAX_REEXPORTS = 8  # `from .a import f` in `__init__.py`, re-exported again ...: deeper chains are not followed
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+\S+[ \t]+import[ \t]*\([^)]*\)|(?:from|import)[ \t][^\n]*)", re.MULTILINE)
@@ -122,6 +123,7 @@ class ProjectIndex:
         self._facts: dict[str, ModuleFacts] = {}
         self._importers: Optional[list[_Module]] = None
         self._digest: Optional[str] = None
+        self._reachable: Optional[set[str]] = None
 
     def facts(self, path: Path) -> ModuleFacts:
         """What the rest of the project says about the module at `path` (empty if nothing)."""
@@ -161,7 +163,7 @@ class ProjectIndex:
 
     def _facts_of(self, module: _Module) -> ModuleFacts:
         raw = self._bytes(module)
-        if not self._relevant(raw) or not self._importers_exist():
+        if not self._relevant(raw) or module.name not in self._kernel_land():
             return ModuleFacts()
         needy = self._needy_names(module)
         if not needy:
@@ -199,7 +201,9 @@ class ProjectIndex:
                 name = statement.targets[0].id
             else:
                 continue
-            if any(isinstance(node, ast.Call) and _may_fail_in_a_kernel(node) for node in ast.walk(statement)):
+            parameters = {arg.arg for node in ast.walk(statement) if isinstance(node, ast.arguments)
+                          for arg in (*node.posonlyargs, *node.args, *node.kwonlyargs, node.vararg, node.kwarg) if arg}
+            if any(isinstance(node, ast.Call) and _may_fail_in_a_kernel(node, parameters) for node in ast.walk(statement)):
                 names.append(name)
         module.needy = names
         return names
@@ -214,6 +218,9 @@ class ProjectIndex:
         self._usages[key] = Usage()  # while in progress: a use through a cycle adds nothing
         usage = Usage()
         for referrer in self._referrers(module, name):
+            if referrer.name not in self._kernel_land():  # no kernel runs its code: any use is plain
+                usage |= Usage(plain=self._mentions(referrer, module, name))
+                continue
             index, scope = self._index(referrer), self._scope(referrer)
             if index is None or scope is None:
                 continue
@@ -245,6 +252,25 @@ class ProjectIndex:
         return Usage(outer.backends, plain=outer.plain or called_plainly or not outer.backends,
                      why=f"called from {referrer.name}.{top.name}, which kernels run")
 
+    def _mentions(self, referrer: _Module, module: _Module, name: str) -> bool:
+        """Whether `referrer` names `module.name` through its top-level imports (read from its bare
+        syntax tree, without the scopes: a shadowing local counts, which can only keep a fix back)."""
+        tree = self._tree(referrer)
+        imports = {bound: qualified for bound, qualified in self._top_level(referrer).items() if qualified != "def"}
+        if tree is None or not imports:
+            return False
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) or isinstance(node, ast.Name):
+                parts = []
+                while isinstance(node, ast.Attribute):
+                    parts.append(node.attr)
+                    node = node.value
+                if isinstance(node, ast.Name) and node.id in imports:
+                    absolute = referrer.absolute(".".join([imports[node.id], *reversed(parts)]))
+                    if absolute and self._function(absolute, _MAX_REEXPORTS) == (module, name):
+                        return True
+        return False
+
     def _referrers(self, module: _Module, name: str) -> list[_Module]:
         """The modules that may use `module.name`: they import the project, use the word, and import
         it, its module or a package of it (`from .ops import act`, `from pkg.ops import math`, ...)."""
@@ -254,11 +280,13 @@ class ProjectIndex:
             parts.add(module.name.split(".")[-1].encode())
         found = []
         for candidate in self._importers_list():
-            if candidate is module or wanted not in self._words(candidate):
+            if candidate is module or wanted not in self._bytes(candidate) or wanted not in self._words(candidate):
                 continue
             if parts & self._import_words(candidate):
                 found.append(candidate)
-        return found
+        # A name that many modules may use is a library's API (jax's own `lax.dot_general` in a
+        # site-packages tree), not a kernel helper: following it would parse the library.
+        return found if len(found) <= _MAX_REFERRERS else []
 
     # -- per-module analysis, on demand --
 
@@ -361,8 +389,8 @@ class ProjectIndex:
                             module.top_level[alias.asname or alias.name] = f"{prefix}{separator}{alias.name}"
                 elif isinstance(statement, ast.Import):
                     for alias in statement.names:
-                        if alias.asname:
-                            module.top_level[alias.asname] = alias.name
+                        bound = alias.asname or alias.name.split(".")[0]
+                        module.top_level[bound] = alias.name if alias.asname else bound
         return module.top_level
 
     def _project_mentions(self, module: _Module, index: ModuleIndex) -> dict[Optional[FunctionNode], list[ast.AST]]:
@@ -400,14 +428,55 @@ class ProjectIndex:
             self._importers = [m for m in self._modules.values() if self._imports_project(self._bytes(m))]
         return self._importers
 
-    def _importers_exist(self) -> bool:
-        return bool(self._importers_list())
+    def _kernel_land(self) -> set[str]:
+        """The modules a kernel launched in this project can reach: those that mention pallas (every
+        launcher lives there) and what they import, transitively (read from their import lines,
+        without parsing the modules). Code anywhere else never runs in a kernel of this project."""
+        if self._reachable is None:
+            pending = [m for m in self._modules.values() if KERNEL_MARKER in self._bytes(m)]
+            self._reachable = {m.name for m in pending}
+            while pending:
+                for target in self._imported_names(pending.pop()):
+                    if target not in self._reachable:
+                        self._reachable.add(target)
+                        pending.append(self._modules[target])
+        return self._reachable
+
+    def _imported_names(self, module: _Module) -> set[str]:
+        """The project modules a module's import lines name (`from a.b import c` may name `a.b.c`)."""
+        found = set()
+        for statement in self._import_statements(module):
+            names = []
+            if isinstance(statement, ast.Import):
+                names = [alias.name for alias in statement.names]
+            elif isinstance(statement, ast.ImportFrom):
+                base = module.absolute("." * statement.level + (statement.module or "")) if statement.level \
+                    else statement.module
+                names = [base, *(f"{base}.{alias.name}" for alias in statement.names)] if base else []
+            for name in names:
+                parts = name.split(".")
+                found.update(".".join(parts[:cut]) for cut in range(1, len(parts) + 1)
+                             if ".".join(parts[:cut]) in self._modules)
+        return found - {module.name}
+
+    def _import_statements(self, module: _Module) -> list[ast.stmt]:
+        texts = [text.strip().decode("utf-8", "replace") for text in _IMPORT.findall(self._bytes(module))]
+        try:  # all at once; one by one only if some line is not an import after all
+            return ast.parse("\n".join(texts)).body
+        except (SyntaxError, ValueError):
+            statements = []
+            for text in texts:
+                try:
+                    statements += ast.parse(text).body
+                except (SyntaxError, ValueError):
+                    continue
+            return statements
 
     def _imports_project(self, raw: bytes) -> bool:
         if re.search(rb"^[ \t]*from[ \t]+\.", raw, re.MULTILINE):
             return True
-        return any(re.search(rb"^[ \t]*(?:from|import)[ \t]+" + re.escape(top.encode()) + rb"\b", raw, re.MULTILINE)
-                   for top in self._tops if top.encode() in raw)
+        firsts = re.findall(rb"^[ \t]*(?:from|import)[ \t]+([A-Za-z_]\w*)", raw, re.MULTILINE)
+        return any(first.decode() in self._tops for first in firsts)
 
     def _words(self, module: _Module) -> frozenset[bytes]:
         if module.words is None:
@@ -467,17 +536,26 @@ def _may_fail_bytes(code: bytes) -> bool:
     return bool(_MAY_FAIL.search(code) or _POSITIONAL_OP.search(code) and _PRECISION_WORD.search(code))
 
 
-def _may_fail_in_a_kernel(call: ast.Call) -> bool:
+def _may_fail_in_a_kernel(call: ast.Call, parameters: set[str]) -> bool:
+    """A call whose precision or hint is written in this code. What only passes on the function's
+    own parameters (`precision=precision`, `**kwargs`: library wrappers such as jax's own
+    `lax.dot`) is fixed, if ever, where a value is written, and that code asks the question itself."""
+    def written(value: ast.AST) -> bool:
+        return not _is_none(value) and not (isinstance(value, ast.Name) and value.id in parameters)
+
     named = _terminal_name(call.func)
-    if named == "lstm" or any(k.arg in _HINT_KEYWORDS and not _is_none(k.value) for k in call.keywords):
+    if named == "lstm" or any(k.arg in _HINT_KEYWORDS and written(k.value) for k in call.keywords):
         return True
     arguments = len(call.args) - (1 if named == "partial" else 0)
     if named == "partial" and call.args:
         named = _terminal_name(call.args[0])
     if named not in _OP_NAMES:
         return False
-    unpacked = any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args)
-    return unpacked or arguments >= _POSITIONAL_PRECISION.get(named, arguments + 1)
+    unpacked = any(k.arg is None and written(k.value) for k in call.keywords) \
+        or any(isinstance(a, ast.Starred) and written(a.value) for a in call.args)
+    positional = arguments >= _POSITIONAL_PRECISION.get(named, arguments + 1) \
+        and written(call.args[_POSITIONAL_PRECISION[named] - 1 + (len(call.args) - arguments)])
+    return unpacked or positional
 
 
 def _terminal_name(node: ast.AST) -> str:
