@@ -37,7 +37,7 @@ from codemods.analysis.kernel_scope import (
 )
 from codemods.analysis.module import FunctionNode, ModuleIndex
 
-_MAX_REFERRERS = 32  # see ProjectIndex._referrers
+_MAX_REFERRERS = 16  # see ProjectIndex._referrers
 _MAX_REEXPORTS = 8  # `from .a import f` in `__init__.py`, re-exported again ...: deeper chains are not followed
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+\S+[ \t]+import[ \t]*\([^)]*\)|(?:from|import)[ \t][^\n]*)", re.MULTILINE)
@@ -80,7 +80,6 @@ class _Module:
     needy: Optional[list[str]] = None  # see ProjectIndex._needy_names
     parse_failed: bool = False
     scope: Optional[KernelScope] = None  # its own kernels, with the launch helpers it imports
-    words: Optional[frozenset[bytes]] = None
     import_words: Optional[frozenset[bytes]] = None
     project_mentions: Optional[dict] = None
     top_level: Optional[dict[str, str]] = None  # see ProjectIndex._top_level
@@ -279,8 +278,9 @@ class ProjectIndex:
         if module.is_package or len(module.name.split(".")) == 1:
             parts.add(module.name.split(".")[-1].encode())
         found = []
+        word = re.compile(rb"\b" + re.escape(wanted) + rb"\b")
         for candidate in self._importers_list():
-            if candidate is module or wanted not in self._bytes(candidate) or wanted not in self._words(candidate):
+            if candidate is module or wanted not in self._bytes(candidate) or not word.search(self._bytes(candidate)):
                 continue
             if parts & self._import_words(candidate):
                 found.append(candidate)
@@ -430,33 +430,43 @@ class ProjectIndex:
 
     def _kernel_land(self) -> set[str]:
         """The modules a kernel launched in this project can reach: those that mention pallas (every
-        launcher lives there) and what they import, transitively (read from their import lines,
-        without parsing the modules). Code anywhere else never runs in a kernel of this project."""
+        launcher lives there) and what they import, transitively, read from their import lines
+        without parsing the modules. A package's `__init__` is entered only for what is imported
+        from it and for its relative imports (its own re-exports): `import jax` in a kernel module
+        does not make all of jax kernel code. Code anywhere else never runs in a kernel here."""
         if self._reachable is None:
-            pending = [m for m in self._modules.values() if KERNEL_MARKER in self._bytes(m)]
-            self._reachable = {m.name for m in pending}
+            pending = [(m, False) for m in self._modules.values() if KERNEL_MARKER in self._bytes(m)]
+            self._reachable = {m.name for m, _ in pending}
             while pending:
-                for target in self._imported_names(pending.pop()):
+                module, shallow = pending.pop()
+                for target in self._imported_names(module, shallow):
                     if target not in self._reachable:
                         self._reachable.add(target)
-                        pending.append(self._modules[target])
+                        pending.append((self._modules[target], self._modules[target].is_package))
         return self._reachable
 
-    def _imported_names(self, module: _Module) -> set[str]:
-        """The project modules a module's import lines name (`from a.b import c` may name `a.b.c`)."""
+    def _imported_names(self, module: _Module, shallow: bool) -> set[str]:
+        """The project modules a module's import lines name: `import a.b` names `a.b`, `from a import
+        b, c` names `a.b` (a module), or the module `a` re-exports `c` from. `shallow`: a package
+        entered for its own sake, whose absolute imports are not followed."""
         found = set()
         for statement in self._import_statements(module):
-            names = []
+            if shallow and not (isinstance(statement, ast.ImportFrom) and statement.level):
+                continue
             if isinstance(statement, ast.Import):
-                names = [alias.name for alias in statement.names]
+                found.update(alias.name for alias in statement.names if alias.name in self._modules)
             elif isinstance(statement, ast.ImportFrom):
                 base = module.absolute("." * statement.level + (statement.module or "")) if statement.level \
                     else statement.module
-                names = [base, *(f"{base}.{alias.name}" for alias in statement.names)] if base else []
-            for name in names:
-                parts = name.split(".")
-                found.update(".".join(parts[:cut]) for cut in range(1, len(parts) + 1)
-                             if ".".join(parts[:cut]) in self._modules)
+                if not base or base not in self._modules:
+                    continue
+                found.add(base)
+                for alias in statement.names:
+                    if f"{base}.{alias.name}" in self._modules:
+                        found.add(f"{base}.{alias.name}")
+                    elif self._modules[base].is_package:  # a name the package re-exports
+                        target = self._function(f"{base}.{alias.name}", _MAX_REEXPORTS)
+                        found.update([target[0].name] if target is not None else [])
         return found - {module.name}
 
     def _import_statements(self, module: _Module) -> list[ast.stmt]:
@@ -477,11 +487,6 @@ class ProjectIndex:
             return True
         firsts = re.findall(rb"^[ \t]*(?:from|import)[ \t]+([A-Za-z_]\w*)", raw, re.MULTILINE)
         return any(first.decode() in self._tops for first in firsts)
-
-    def _words(self, module: _Module) -> frozenset[bytes]:
-        if module.words is None:
-            module.words = frozenset(_WORD.findall(self._bytes(module)))
-        return module.words
 
     def _import_words(self, module: _Module) -> frozenset[bytes]:
         """The words of its import statements (parenthesized continuations included)."""
