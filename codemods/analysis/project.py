@@ -43,13 +43,14 @@ _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+\S+[ \t]+import[ \t]*\([^)]*\)|(?:from|import)[ \t][^\n]*)", re.MULTILINE)
 
 
-def module_name(path: Path) -> tuple[str, bool]:
+def module_name(path: Path, packages: set[Path]) -> tuple[str, bool]:
     """`src/pkg/sub/mod.py` -> ("pkg.sub.mod", False), the dotted name Python imports it by when its
-    package folders hold `__init__.py`; `pkg/__init__.py` -> ("pkg", True)."""
+    package folders (`packages`: those holding an `__init__.py`) are `src/pkg` and `src/pkg/sub`;
+    `pkg/__init__.py` -> ("pkg", True)."""
     path = Path(path)
     parts = [] if path.stem == "__init__" else [path.stem]
     folder = path.parent
-    while (folder / "__init__.py").is_file() and folder.name:
+    while folder in packages and folder.name:
         parts.insert(0, folder.name)
         folder = folder.parent
     return ".".join(parts), path.stem == "__init__"
@@ -109,8 +110,10 @@ class ProjectIndex:
         self._relevant = relevant
         self._modules: dict[str, _Module] = {}
         self._by_path: dict[Path, _Module] = {}
+        files = list(files)
+        packages = {Path(path).parent for path in files if Path(path).name == "__init__.py"}
         for path in files:
-            name, is_package = module_name(path)
+            name, is_package = module_name(path, packages)
             if name and all(part.isidentifier() for part in name.split(".")) and name not in self._modules:
                 module = _Module(Path(path), name, is_package)
                 self._modules[name] = module
@@ -162,8 +165,10 @@ class ProjectIndex:
 
     def _facts_of(self, module: _Module) -> ModuleFacts:
         raw = self._bytes(module)
-        if not self._relevant(raw) or module.name not in self._kernel_land():
+        if not self._relevant(raw):
             return ModuleFacts()
+        if KERNEL_MARKER not in raw and module.name not in self._kernel_land():
+            return ModuleFacts()  # no kernel of this project reaches it
         needy = self._needy_names(module)
         if not needy:
             return ModuleFacts()  # nothing in it can fail in a kernel, wherever it is launched
