@@ -123,6 +123,15 @@ def test_a_cached_result_is_invalidated_by_an_edit_of_the_launching_module(copy_
     assert not [f for f in fresh.findings if "matmul" in f.message], "a stale cached result was reused"
 
 
+def test_project_facts_cached_for_some_rules_are_not_used_for_others(copy_of, tmp_path: Path) -> None:
+    root = copy_of(PACKAGES / "kernels_across_modules")
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    project = discover([root])
+    run([root], select(["JAX002"]), SETTINGS, jobs=1, cache=cache, project=project)
+    cached = {r.path: r.findings for r in run([root], select(), SETTINGS, jobs=1, cache=cache, project=project)}
+    assert cached == {r.path: r.findings for r in _run(root)}
+
+
 def test_bad_modules_do_not_stop_the_analysis(tmp_path: Path) -> None:
     """An import cycle, a module that does not parse, a relative import above the root and a name
     from a C extension: the kernel launched across modules is still found."""

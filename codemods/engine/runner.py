@@ -88,7 +88,7 @@ def run(
     finally:
         _PROJECT = None
     if cache is not None and index is not None:
-        cache.store_project_facts(index.digest(), index.known())
+        cache.store_project_facts(_facts_key(index, transforms), index.known())
     return results
 
 
@@ -113,8 +113,13 @@ def _project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: 
 
     index = ProjectIndex(files, read, lambda code: bool(rules_for(code, transforms, settings, True)))
     if cache is not None:  # an unchanged project: the facts of the last run, without parsing anything
-        index.remember(cache.project_facts(index.digest()))
+        index.remember(cache.project_facts(_facts_key(index, transforms)))
     return index
+
+
+def _facts_key(index: ProjectIndex, transforms: Sequence[Rule]) -> str:
+    """Facts depend on the project's files and on the rules run (their prefilter says what may need a fix)."""
+    return index.digest() + "|" + ",".join(rule.code for rule in transforms)
 
 
 # Larger files are generated code (tables, vendored bundles), not kernels anyone writes by hand:
