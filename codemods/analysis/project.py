@@ -230,9 +230,10 @@ class ProjectIndex:
                 continue
             bodies = {id(named): (why, launched, role) for expression, why, launched in scope.foreign_bodies
                       for named, role in [_launched_name(expression)]}
+            aliases = self._aliases(referrer, name)
             for function, mentions in self._project_mentions(referrer, index).items():
                 for mention in mentions:
-                    if (module, name) in self._targets(referrer, index, mention):
+                    if _last_name(mention) in aliases and (module, name) in self._targets(referrer, index, mention):
                         usage |= self._usage_at(referrer, index, scope, function, mention, bodies)
         self._usages[key] = usage
         return usage
@@ -256,6 +257,11 @@ class ProjectIndex:
         return Usage(outer.backends, plain=outer.plain or called_plainly or not outer.backends,
                      why=f"called from {referrer.name}.{top.name}, which kernels run")
 
+    def _aliases(self, referrer: _Module, name: str) -> set[str]:
+        """What `name` may be called in `referrer`: itself, or a name its imports bind it to (`as`)."""
+        return {name} | {bound for bound, qualified in self._top_level(referrer).items()
+                         if qualified != "def" and qualified.rsplit(".", 1)[-1] == name}
+
     def _mentions(self, referrer: _Module, module: _Module, name: str) -> bool:
         """Whether `referrer` names `module.name` through its top-level imports (read from its bare
         syntax tree, without the scopes: a shadowing local counts, which can only keep a fix back)."""
@@ -263,8 +269,10 @@ class ProjectIndex:
         imports = {bound: qualified for bound, qualified in self._top_level(referrer).items() if qualified != "def"}
         if tree is None or not imports:
             return False
+        aliases = self._aliases(referrer, name)
         for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) or isinstance(node, ast.Name):
+            if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) or isinstance(node, ast.Name)) \
+                    and _last_name(node) in aliases:  # only what can be the name: resolving is the cost
                 parts = []
                 while isinstance(node, ast.Attribute):
                     parts.append(node.attr)
@@ -285,13 +293,15 @@ class ProjectIndex:
         found = []
         word = re.compile(rb"\b" + re.escape(wanted) + rb"\b")
         for candidate in self._importers_list():
-            if candidate is module or wanted not in self._bytes(candidate) or not word.search(self._bytes(candidate)):
+            if candidate is module or not parts & self._import_words(candidate):
                 continue
-            if parts & self._import_words(candidate):
+            if wanted in self._bytes(candidate) and word.search(self._bytes(candidate)):
                 found.append(candidate)
-        # A name that many modules may use is a library's API (jax's own `lax.dot_general` in a
-        # site-packages tree), not a kernel helper: following it would parse the library.
-        return found if len(found) <= _MAX_REFERRERS else []
+                if len(found) > _MAX_REFERRERS:
+                    # A name that many modules may use is a library's API (jax's own `lax.dot_general`
+                    # in a site-packages tree), not a kernel helper: following it would parse the library.
+                    return []
+        return found
 
     # -- per-module analysis, on demand --
 
@@ -561,8 +571,9 @@ def _may_fail_in_a_kernel(call: ast.Call, parameters: set[str]) -> bool:
         named = _terminal_name(call.args[0])
     if named not in _OP_NAMES:
         return False
+    # `**kwargs` may carry either argument; `*args` only a precision where an op takes it positionally.
     unpacked = any(k.arg is None and written(k.value) for k in call.keywords) \
-        or any(isinstance(a, ast.Starred) and written(a.value) for a in call.args)
+        or named in _POSITIONAL_PRECISION and any(isinstance(a, ast.Starred) and written(a.value) for a in call.args)
     positional = arguments >= _POSITIONAL_PRECISION.get(named, arguments + 1) \
         and written(call.args[_POSITIONAL_PRECISION[named] - 1 + (len(call.args) - arguments)])
     return unpacked or positional
@@ -605,6 +616,11 @@ def _launched_name(expression: ast.AST) -> tuple[ast.AST, str]:
         is_partial = _terminal_name(expression.func) == "partial" and expression.args
         return (expression.args[0], BODY) if is_partial else (expression.func, FACTORY)
     return expression, BODY
+
+
+def _last_name(node: ast.AST) -> Optional[str]:
+    """`c` for `a.b.c` or `c`."""
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
 
 
 def _root_name(node: ast.AST) -> Optional[str]:
