@@ -205,9 +205,14 @@ class ProjectIndex:
                 name = statement.targets[0].id
             else:
                 continue
-            parameters = {arg.arg for node in ast.walk(statement) if isinstance(node, ast.arguments)
-                          for arg in (*node.posonlyargs, *node.args, *node.kwonlyargs, node.vararg, node.kwarg) if arg}
-            if any(isinstance(node, ast.Call) and _may_fail_in_a_kernel(node, parameters) for node in ast.walk(statement)):
+            calls, parameters = [], set()
+            for node in ast.walk(statement):  # one walk: the calls, and the parameters they may pass on
+                if node.__class__ is ast.Call:
+                    calls.append(node)
+                elif node.__class__ is ast.arguments:
+                    parameters.update(arg.arg for arg in (*node.posonlyargs, *node.args, *node.kwonlyargs,
+                                                          node.vararg, node.kwarg) if arg)
+            if any(_may_fail_in_a_kernel(call, parameters) for call in calls):
                 names.append(name)
         module.needy = names
         return names
