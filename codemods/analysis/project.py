@@ -551,7 +551,7 @@ _OP_NAMES = {*_POSITIONAL_PRECISION, "matmul", "einsum", "inner", "tensordot", "
              "cbrt", "tanh", "logistic", "exp", "exp2", "expm1", "log", "log2", "log1p", "sin", "cos", "tan"}
 # The same on bytes, before a module is parsed: a hint keyword, an LSTM, unpacked arguments, or a
 # precision spelled anywhere in a file that calls an op taking it positionally.
-_MAY_FAIL = re.compile(rb"(?:precision|accuracy)\s*=|lstm|\b(?:" + "|".join(sorted(_OP_NAMES)).encode()
+_MAY_FAIL = re.compile(rb"(?:precision|accuracy)\s*=\s*(?!None\b|precision\b|accuracy\b)|lstm|\b(?:" + "|".join(sorted(_OP_NAMES)).encode()
                        + rb")\s*\((?:[^()]|\([^()]*\))*[(,]\s*\*")
 _POSITIONAL_OP = re.compile(rb"(?:dot_general|conv\w*|batch_matmul|\bdot)\s*\(")
 _PRECISION_WORD = re.compile(rb"recision|highest|HIGHEST|tensorfloat32|bfloat16|float32")
