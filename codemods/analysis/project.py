@@ -562,11 +562,13 @@ def _may_fail_bytes(code: bytes) -> bool:
 
 
 def _may_fail_in_a_kernel(call: ast.Call, parameters: set[str]) -> bool:
-    """A call whose precision or hint is written in this code. What only passes on the function's
-    own parameters (`precision=precision`, `**kwargs`: library wrappers such as jax's own
-    `lax.dot`) is fixed, if ever, where a value is written, and that code asks the question itself."""
-    def written(value: ast.AST) -> bool:
-        return not _is_none(value) and not (isinstance(value, ast.Name) and value.id in parameters)
+    """A call whose precision or hint is written in this code. What is computed from the function's
+    own parameters (`precision=precision`, `canonicalize(precision)`, `**kwargs`: library wrappers
+    such as jax's own `lax.dot`) is fixed, if ever, where a value is written, and that code asks the
+    question itself."""
+    def written(value: ast.AST) -> bool:  # not None, and not computed from the function's parameters
+        return not _is_none(value) and not any(isinstance(node, ast.Name) and node.id in parameters
+                                               for node in ast.walk(value))
 
     named = _terminal_name(call.func)
     if named == "lstm" or any(k.arg in _HINT_KEYWORDS and written(k.value) for k in call.keywords):
