@@ -134,12 +134,9 @@ class KernelScope:
         for mentions in self.module.mentions.values():
             for mention in mentions:
                 if isinstance(mention, ast.Attribute) and mention.attr == binding.name \
-                        and isinstance(mention.value, ast.Name) and self._reads_class(mention.value, owner):
+                        and isinstance(mention.value, ast.Name) and owner in classes_read(self.module, mention.value):
                     uses.append(mention)
         return uses
-
-    def _reads_class(self, name: ast.Name, owner: ast.AST) -> bool:
-        return owner in classes_read(self.module, name)
 
     def used_outside_kernels(self, node: ast.AST) -> list[ast.AST]:
         """Loads of the name `node` is bound to that sit outside kernel bodies (plain XLA code), when

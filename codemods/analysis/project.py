@@ -248,7 +248,7 @@ class ProjectIndex:
         if id(mention) in bodies:
             why, launched, role = bodies[id(mention)]
             return Usage(launched, role, why=f"{why} in {referrer.name}")
-        kernel = _enclosing_kernel(scope, index, function)
+        kernel = scope.kernel_of(mention)
         if kernel is not None:
             return Usage(scope.backends.get(kernel, frozenset()), why=f"called from a kernel body in {referrer.name}")
         top = function
@@ -257,7 +257,7 @@ class ProjectIndex:
         if top is None or isinstance(top, ast.Lambda) or index.module_scope.bindings.get(top.name) is None:
             return Usage(plain=True)
         outer = self._usage(referrer, top.name)  # a function of the referrer: it runs where that runs
-        called_plainly = any(_enclosing_kernel(scope, index, index.enclosing.get(reference)) is None
+        called_plainly = any(scope.kernel_of(reference) is None
                              for binding in index.module_scope.bindings[top.name] for reference in binding.references)
         return Usage(outer.backends, plain=outer.plain or called_plainly or not outer.backends,
                      why=f"called from {referrer.name}.{top.name}, which kernels run")
@@ -321,13 +321,11 @@ class ProjectIndex:
 
     def _imported_launchers(self, module: _Module) -> tuple:
         """Launch helpers (`def run(body): pl.pallas_call(body, ...)`) of the project modules it imports."""
-        raw = self._bytes(module)
-        if not self._imports_project(raw):
+        if not self._imports_project(self._bytes(module)):
             return ()
-        index = self._index(module)
         found: dict[str, tuple[Optional[int], str, Backends]] = {}
-        for dependency in self._imports(module, index) if index is not None else ():
-            found.update(self._launch_helpers(dependency))
+        for dependency in sorted(self._imported_names(module, shallow=False)):
+            found.update(self._launch_helpers(self._modules[dependency]))
         return tuple(sorted((name, *spec) for name, spec in found.items()))
 
     def _launch_helpers(self, module: _Module) -> dict[str, tuple[Optional[int], str, Backends]]:
@@ -341,18 +339,6 @@ class ProjectIndex:
                     spec = (positional.index(param) if param in positional else None, param.arg, launched)
                     self._launchers[module.name][f"{module.name}.{function.name}"] = spec
         return self._launchers[module.name]
-
-    def _imports(self, module: _Module, index: ModuleIndex) -> list[_Module]:
-        """The project modules a module imports."""
-        found = []
-        for binding in index.imports:
-            absolute = module.absolute(binding.imported) if binding.imported is not None else None
-            parts = absolute.split(".") if absolute else []
-            owner = next((self._modules[".".join(parts[:cut])] for cut in range(len(parts), 0, -1)
-                          if ".".join(parts[:cut]) in self._modules), None)
-            if owner is not None and owner is not module and owner not in found:
-                found.append(owner)
-        return found
 
     def _targets(self, module: _Module, index: ModuleIndex, node: ast.AST) -> list[tuple[_Module, str]]:
         """The project functions or values (module, top-level name) a name or attribute refers to."""
@@ -606,14 +592,6 @@ def _may_define_launch_helpers(raw: bytes) -> bool:
 
 def _is_none(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
-
-
-def _enclosing_kernel(scope: KernelScope, index: ModuleIndex, function: Optional[FunctionNode]) -> Optional[FunctionNode]:
-    while function is not None:
-        if function in scope.kernels:
-            return function
-        function = index.function_parent.get(function)
-    return None
 
 
 def _launched_name(expression: ast.AST) -> tuple[ast.AST, str]:

@@ -58,14 +58,16 @@ def run(
     results: list[FileResult] = []
     candidates: list[tuple[int, Path, bytes, list[Rule], ModuleFacts]] = []
     for path in files:
+        key = Path(os.path.abspath(path))
         try:
-            raw = contents.pop(path) if path in contents else _read_regular_file(path)
+            raw = contents.get(key) or _read_regular_file(path)
         except OSError as error:
             results.append(FileResult(str(path), error=f"cannot read: {error.strerror or error}"))
             continue
         except _NotAFile as reason:
             results.append(FileResult(str(path), skipped=str(reason)))
             continue
+        contents[key] = raw  # the project index reads it from here, lazily
         results.append(FileResult(str(path)))
         skipped = rules_to_skip(path)
         facts = index.facts(path) if index is not None else NO_FACTS
@@ -99,17 +101,20 @@ _PROJECT: Optional[ProjectIndex] = None
 def _project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: Settings,
                    contents: dict[Path, bytes], cache: Optional[ResultCache]) -> Optional[ProjectIndex]:
     """The cross-module index, when a kernel-scoped rule runs under --scope kernels (otherwise where
-    a kernel is launched does not matter). Files it reads are kept in `contents`, read once."""
+    a kernel is launched does not matter). `contents`: bytes by absolute path, shared with the run
+    so that each file is read once."""
     if settings.scope is not Scope.KERNELS or not any(rule.kernel_scoped for rule in transforms):
         return None
 
     def read(path: Path) -> bytes:
+        path = Path(os.path.abspath(path))
         if path not in contents:
             try:
                 contents[path] = _read_regular_file(path)
             except (OSError, _NotAFile):
                 return b""  # the run reports it when it processes the file; here it is empty
-        return contents[path]
+        # Generated code is not analysed (MAX_SOURCE_BYTES): the index does not parse it either.
+        return contents[path] if len(contents[path]) <= MAX_SOURCE_BYTES else b""
 
     index = ProjectIndex(files, read, lambda code: bool(rules_for(code, transforms, settings, True)))
     if cache is not None:  # an unchanged project: the facts of the last run, without parsing anything
