@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from codemods.engine.diagnostics import Applicability, Finding, Kind, apply_text_edits
+from codemods.engine.fixes import FixPlan, finish_imports
 from codemods.engine.report import FileResult
 from codemods.engine.runner import process_source
 from codemods.registry import select
@@ -165,3 +166,35 @@ def test_a_fix_alone_changes_only_what_it_is_about() -> None:
     alone = apply_text_edits(MIXED, dot.fix.edits)
     assert "precision=lax.Precision.HIGHEST)" in alone
     assert alone.count("accuracy=lax.AccuracyMode.HIGHEST") == 2 and "lstm_float32" not in alone
+
+
+# -- imports added or removed by libcst: every other line kept byte for byte --
+
+FORM_FEEDS = ("import os\n\nclass A:\n\f    def f(self):\n        pass\n\f\n  \f  \n\fdef g():\n\f    return os\n"
+              "    \f    # c\n\f    x = (1,\n\f  2)\n  \f    y = x\n")
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_an_added_import_leaves_form_feeds_and_line_ends_where_they_were(newline: str) -> None:
+    """libcst keeps a form feed that leads a statement in its indentation, and prints it back
+    elsewhere (dropped, on every line of the block, or as the module's indentation, which it then
+    refuses); a CR-only file lost its last line end."""
+    text = FORM_FEEDS.replace("\n", newline)
+    compile(text, "form_feeds.py", "exec")
+    added = finish_imports(text, FixPlan(imports_to_add=[("jax", "lax", None)]), "form_feeds.py")
+    assert added == text.replace("import os" + newline, f"import os{newline}from jax import lax{newline}", 1)
+
+
+def test_a_rewritten_import_keeps_the_form_feed_that_leads_it() -> None:
+    text = "\fimport os, sys\nx = sys\n\n\fdef f():\n  \f  import os, re\n  \f  return re\n"
+    removed = finish_imports(text, FixPlan(maybe_unused_imports={("os", None, None): "os"}), "t.py")
+    assert removed == "\fimport sys\nx = sys\n\n\fdef f():\n  \f  import re\n  \f  return re\n"
+
+
+def test_a_helper_is_indented_as_python_reads_the_module_not_with_its_form_feeds() -> None:
+    source = ("import jax\nfrom jax.experimental import pallas as pl\n\n\n\fdef kernel(x_ref, o_ref):\n"
+              "  \f  o_ref[...] = jax.lax.rsqrt(x_ref[...], accuracy=jax.lax.AccuracyMode.HIGHEST)\n\n\n"
+              "run = pl.pallas_call(kernel, out_shape=None)\n")
+    result = process_source(Path("k.py"), source.encode(), select(["JAX002"]), Settings((0, 12, 0, 1)))
+    assert result.error is None, result.error
+    assert result.after.count("\f") == source.count("\f") and "\n  y = lax.rsqrt(x)\n" in result.after, result.after

@@ -21,8 +21,9 @@ file are kept. For generated kernels an oracle from the README's rules also says
 change, must stay byte-identical, or either (`KernelModule.expected_change`); part 3 checks that
 oracle against the compiler too (a due fix: the original fails to lower).
 
-Open tool bugs these found are listed in KNOWN_BUGS, each with a minimal reproducer at the end of
-this file (strict xfail); the generated seeds they break are marked xfail (strict) too.
+Tool bugs these found each have a minimal reproducer at the end of this file, a regression test
+now that they are fixed. None is open: an open one would be a strict xfail naming the exception it
+raises (`raises=`), never a bare AssertionError that any other failure of its seeds would satisfy.
 
 Reproduce a generated case from the repository root:
 `python -c "from tests.test_fuzz import generate_kernel as g; print(g(17).text)"`.
@@ -703,7 +704,7 @@ class _Generator:
 
 def generate_kernel(seed: int, plain_layout: bool = False) -> KernelModule:
     """The kernel module of `seed`; `plain_layout`: the same module with LF endings only, no form feeds
-    and no comment above the imports (what part 1 hosts random code in, see KNOWN_BUGS)."""
+    and no comment above the imports (what part 1 hosts random code in)."""
     return _Generator(seed, plain_layout).generate()
 
 
@@ -711,22 +712,7 @@ def generate_kernel(seed: int, plain_layout: bool = False) -> KernelModule:
 # Part 2: generated kernel modules
 # ---------------------------------------------------------------------------------------------
 
-# Open bugs the fuzzers found; each has a minimal reproducer at the end of this file.
-KNOWN_BUGS = {
-    "formfeed-indent": "tool bug (test_bug_form_feed_on_the_first_indented_line): libcst takes a form feed for the "
-                       "module's indentation when a fix adds an import: internal error, fix refused",
-    "formfeed-changed": "tool bug (test_bug_form_feeds_changed_when_an_import_changes): form feeds at line starts far "
-                        "from any edit dropped or duplicated when a fix adds or removes an import",
-}
-# Seeds of KERNEL_SEEDS that fail because of them (the first failure each one hits).
-KNOWN_FAILING_SEEDS = {
-    **dict.fromkeys([29, 72, 108], "formfeed-changed"),
-}
-KERNEL_SEEDS = [
-    pytest.param(seed, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=KNOWN_BUGS[KNOWN_FAILING_SEEDS[seed]]))
-    if seed in KNOWN_FAILING_SEEDS else seed
-    for seed in range(200)
-]
+KERNEL_SEEDS = range(200)
 
 
 @pytest.mark.parametrize("seed", KERNEL_SEEDS)
@@ -806,13 +792,6 @@ def _compiles(source: str) -> bool:
     return True
 
 
-def without_known_bug_triggers(source: str) -> str:
-    """Part 1 keeps clear of what triggers the open bugs of KNOWN_BUGS (form feeds where libcst
-    re-prints a module), so that it goes on finding new ones; part 2 and the tests below cover them.
-    Drop this once they are fixed."""
-    return source.replace("\f", "")
-
-
 def splice(host: str, piece: str, where: int) -> str:
     """`piece` inserted before the statement of `host` that `where` picks (at its indentation), or at
     the end; an insertion that does not compile falls back to the end, and then to `host` itself."""
@@ -849,7 +828,6 @@ def test_hypothesmith_modules(
         source.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates: not a file anyone can write
         return
-    source = without_known_bug_triggers(source)
     if not _compiles(source):
         return
     spliced = source
@@ -907,9 +885,8 @@ def test_generated_tpu_kernel_lowers(seed: int) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Bugs the fuzzers found, as minimal reproducers: regression tests once fixed; the open ones are
-# strict xfails (when one is fixed, drop its mark, its seeds in KNOWN_FAILING_SEEDS and, for the
-# last form-feed one, without_known_bug_triggers)
+# Bugs the fuzzers found, as minimal reproducers: regression tests once fixed; an open one is a
+# strict xfail with `raises=` naming its exception
 # ---------------------------------------------------------------------------------------------
 
 JAX_0_12 = Settings(jax_version=(0, 12, 0, 1), unsafe_fixes=True)
@@ -934,17 +911,16 @@ def test_bug_form_feed_before_a_nested_block() -> None:
     assert result.new_source is not None
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["formfeed-indent"])
 def test_bug_form_feed_on_the_first_indented_line() -> None:
     raw = (b"import jax\nfrom jax.experimental import pallas as pl\n\n\n"
            b"def kernel(x_ref, o_ref):\n\f    o_ref[...] = jax.lax.rsqrt(x_ref[...], accuracy=jax.lax.AccuracyMode.HIGHEST)\n"
            b"\n\nrun = pl.pallas_call(kernel, out_shape=None)\n")
     result = run_tool(raw, JAX_0_12)
-    assert result.error is None, result.error  # today: "... ValueError: Got an invalid value for default_indent: '\x0c    '"
+    assert result.error is None, result.error  # was: "... ValueError: Got an invalid value for default_indent: '\x0c    '"
     assert result.new_source is not None
+    assert result.new_source.count(b"\f") == raw.count(b"\f"), result.new_source  # none on the helper's lines
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["formfeed-changed"])
 def test_bug_form_feeds_changed_when_an_import_changes() -> None:
     dropped = (b"from jax import lax\nfrom jax.lax import AccuracyMode\nfrom jax.experimental import pallas as pl\n\n\n"
                b"def kernel(x_ref, o_ref):\n    o_ref[...] = lax.exp(x_ref[...], accuracy=AccuracyMode.HIGHEST)\n\n\n"
@@ -956,7 +932,7 @@ def test_bug_form_feeds_changed_when_an_import_changes() -> None:
     for raw in (dropped, doubled):
         result = run_tool(raw, JAX_0_12)
         assert result.new_source is not None
-        # today: "\fdef run" loses its form feed; "    o_ref[...] = x" gains one
+        # was: "\fdef run" lost its form feed; "    o_ref[...] = x" gained one
         assert result.new_source.count(b"\f") == raw.count(b"\f"), result.new_source
 
 

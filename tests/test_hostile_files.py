@@ -180,9 +180,120 @@ def test_sigkill_during_write_leaves_every_file_whole(tmp_path: Path) -> None:
         inside_write_phase += len(states) == 2
     assert inside_write_phase >= 20, f"only {inside_write_phase} kills landed between two writes"
     leftovers = [p.name for p in project.iterdir() if p.name.endswith(".jax-codemod.tmp")]
+    (project / "k00.py").write_text(originals["k00.py"])  # so that the next run writes in the folder
     result = subprocess.run([sys.executable, "-m", "codemods", "--jax-version", TARGET, "--write", str(project)],
                             env=env, capture_output=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert all((project / name).read_text() == rewritten[name] for name in originals)
     assert b"jax-codemod.tmp" not in result.stderr, "stale temporary files are not taken for sources"
-    print(f"{len(leftovers)} temporary files left by killed writes, ignored by the next run")
+    assert sorted(p.name for p in project.iterdir()) == sorted(originals), "the next run removes what kills left"
+    print(f"{len(leftovers)} temporary files left by the last killed write, removed by the next run")
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", ""])
+    child.wait()
+    return child.pid
+
+
+def test_temporary_files_of_dead_runs_are_removed_by_the_next_write_there(tmp_path: Path) -> None:
+    """A SIGKILL between a temporary file's creation and its rename leaves it behind: the next run
+    that writes in that folder removes it, but never a live process's, nor a file that is not ours."""
+    (tmp_path / "kernel.py").write_text(CONV_KERNEL)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "kernel.py").write_text(CONV_KERNEL.replace(CONV_PAIR.decode(), CONV_FIXED.decode()))
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        dead = _dead_pid()
+        stale = [f".kernel.py.{dead}-abcd_123.jax-codemod.tmp", f".gone.py.{dead}-zz9yx8wv.jax-codemod.tmp"]
+        kept = [f".kernel.py.{live.pid}-abcd_123.jax-codemod.tmp",  # a run still writing
+                ".kernel.py.abcd_123.jax-codemod.tmp",  # no pid in the name: whose?
+                f"kernel.py.{dead}-abcd_123.jax-codemod.tmp", f".kernel.py.{dead}-abcd_123.tmp",
+                f".kernel.py.{dead}-abcd_123.jax-codemod.tmp.py", "notes.tmp"]
+        for name in stale + kept:
+            (tmp_path / name).write_bytes(b"half a file")
+        (tmp_path / f".link.py.{dead}-abcd_124.jax-codemod.tmp").symlink_to(tmp_path / "notes.tmp")  # not a file
+        (tmp_path / f".folder.py.{dead}-abcd_125.jax-codemod.tmp").mkdir()
+        kept += [f".link.py.{dead}-abcd_124.jax-codemod.tmp", f".folder.py.{dead}-abcd_125.jax-codemod.tmp"]
+        elsewhere = tmp_path / "other" / f".kernel.py.{dead}-abcd_123.jax-codemod.tmp"  # a folder with no write
+        elsewhere.write_bytes(b"half a file")
+        result = fix("--write", ".", cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert CONV_FIXED in (tmp_path / "kernel.py").read_bytes()
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["kernel.py", "other", *kept])
+        assert elsewhere.exists()
+        assert (tmp_path / "notes.tmp").read_bytes() == b"half a file"
+    finally:
+        live.kill()
+        live.wait()
+
+
+def test_write_removes_stale_temporaries_once_per_folder(tmp_path: Path) -> None:
+    from codemods.engine import source
+
+    dead = _dead_pid()
+    (tmp_path / "a.py").write_bytes(b"a = 1\n")
+    (tmp_path / "b.py").write_bytes(b"b = 1\n")
+    (tmp_path / f".a.py.{dead}-abcdefgh.jax-codemod.tmp").write_bytes(b"")
+    source.write_atomically(tmp_path / "a.py", b"a = 2\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py", "b.py"]
+    (tmp_path / f".b.py.{dead}-abcdefgh.jax-codemod.tmp").write_bytes(b"")  # after this run's sweep
+    source.write_atomically(tmp_path / "b.py", b"b = 2\n")
+    assert (tmp_path / f".b.py.{dead}-abcdefgh.jax-codemod.tmp").exists()  # one listing per folder and run
+    assert source.remove_stale_temporaries(tmp_path) == [f".b.py.{dead}-abcdefgh.jax-codemod.tmp"]
+    assert (tmp_path / "a.py").read_bytes() == b"a = 2\n" and (tmp_path / "b.py").read_bytes() == b"b = 2\n"
+
+
+# -- a write that fails: the original untouched, no temporary file, the error named with the path --
+
+FAILING_WRITES = """
+import errno, os, sys
+name, code = os.environ["FAIL_AT"], getattr(errno, os.environ["FAIL_ERRNO"])
+real = getattr(os, name)
+def failing(*args, **kwargs):
+    if name != "fsync" or os.fstat(args[0]).st_size:  # the temporary file, written
+        raise OSError(code, os.strerror(code))
+    return real(*args, **kwargs)
+setattr(os, name, failing)
+sys.argv = ["jax-codemod", *sys.argv[1:]]
+import cli
+cli.main()
+"""
+
+
+@pytest.mark.parametrize("fail_at, errno_name, message", [
+    ("fsync", "ENOSPC", b"No space left on device"),  # the disk fills up while the new text is written
+    ("chmod", "EPERM", b"Operation not permitted"),
+    ("replace", "EACCES", b"Permission denied"),
+])
+def test_a_failed_write_leaves_the_original_and_no_temporary_file(
+    tmp_path: Path, fail_at: str, errno_name: str, message: bytes
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "kernel.py").write_text(CONV_KERNEL)
+    (project / "clean.py").write_text("x = 1\n")
+    wrapper = tmp_path / "failing_writes.py"
+    wrapper.write_text(FAILING_WRITES)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "FAIL_AT": fail_at, "FAIL_ERRNO": errno_name}
+    result = subprocess.run([sys.executable, str(wrapper), "--jax-version", TARGET, "--write", "--no-cache", "."],
+                            cwd=project, env=env, capture_output=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert b"kernel.py: error: cannot write: " + message in result.stderr, result.stderr
+    assert (project / "kernel.py").read_text() == CONV_KERNEL
+    assert sorted(p.name for p in project.iterdir()) == ["clean.py", "kernel.py"]
+
+
+def test_a_rewrite_the_files_encoding_cannot_hold_is_an_error_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    from codemods.engine import runner, source
+    from codemods.registry import RULES
+    from codemods.settings import Settings
+
+    def cannot_encode(self: source.SourceFile, text: str) -> bytes:
+        raise UnicodeEncodeError("latin-1", text, 0, 1, "ordinal not in range(256)")
+
+    monkeypatch.setattr(source.SourceFile, "encode", cannot_encode)
+    settings = Settings(jax_version=tuple(int(part) for part in TARGET.split(".")))
+    result = runner.process_source(Path("kernel.py"), CONV_KERNEL.encode(), RULES, settings)
+    assert result.new_source is None
+    assert result.error is not None and "cannot be encoded as utf-8" in result.error, result.error

@@ -235,13 +235,17 @@ def _indented(helper: Helper, indent: str) -> Helper:
 
 
 def _default_indent(module: ModuleIndex) -> str:
-    """The indentation of the module's first indented block, as libcst infers it."""
+    """The indentation of the module's first indented block, as libcst infers it (from the text
+    without form feeds in leading whitespace it is given: Python counts a line's indentation from
+    its last form feed, see engine/fixes.py's _FormFeedIndents)."""
     for node in ast.walk(module.tree):
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(node, ast.stmt) and body[0].lineno > node.lineno:
             line = module.text[module.line_start(body[0].lineno):module.offset(body[0].lineno, body[0].col_offset)]
+            line = line[line.rfind("\f") + 1:]
             header = module.text[module.line_start(node.lineno):]
-            outer = len(header) - len(header.lstrip(" \t"))
+            header = header[:len(header) - len(header.lstrip(" \t\f"))]
+            outer = len(header) - header.rfind("\f") - 1
             if line[outer:]:
                 return line[outer:]
     return _SOURCE_INDENT

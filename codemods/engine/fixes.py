@@ -17,6 +17,7 @@ import ast
 import difflib
 import itertools
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
@@ -193,8 +194,9 @@ def finish_imports(code: str, plan: FixPlan, path: str) -> str:
     from libcst.codemod import CodemodContext
     from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
+    layout = _FormFeedIndents(code)
     try:
-        module = cst.parse_module(code)
+        module = cst.parse_module(layout.normalized)
     except cst.ParserSyntaxError:
         if plan.imports_to_add:
             raise
@@ -208,7 +210,56 @@ def finish_imports(code: str, plan: FixPlan, path: str) -> str:
         module = AddImportsVisitor(context).transform_module(module)
     if unused:
         module = RemoveImportsVisitor(context).transform_module(module)
-    return module.code
+    printed = module.code
+    if code.endswith("\r") and not printed.endswith(("\r", "\n")):  # libcst drops a CR-only file's last line end
+        printed += "\r"
+    return layout.restore(printed)
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # a line as Python reads it, with its end
+_FORM_FEED_INDENT = re.compile(r"[ \t\f]*\f")  # leading whitespace up to its last form feed
+
+
+class _FormFeedIndents:
+    """The module without the form feeds that lead its lines, for libcst, and back.
+
+    Python resets the indentation column at a form feed, so `\\f    x` is indented 4; libcst's
+    tokenizer keeps the form feed in the indentation and does not print it back where it was: a
+    form feed that leads a statement is dropped, or repeated on every line of its block, or taken
+    for the module's indentation (`default_indent`, which libcst then refuses). libcst sees each
+    line without its leading whitespace up to the last form feed (what Python reads the same);
+    lines it prints unchanged get their own text back, and a line it rewrites its form feeds."""
+
+    def __init__(self, code: str) -> None:
+        self.lines = _LINE.findall(code)
+        self.prefixes = [match.group() if (match := _FORM_FEED_INDENT.match(line)) else "" for line in self.lines]
+        self.normalized = "".join(line[len(prefix):] for line, prefix in zip(self.lines, self.prefixes)) \
+            if any(self.prefixes) else code
+
+    def restore(self, printed: str) -> str:
+        """The module libcst printed from `normalized`, with the form feeds put back."""
+        if not any(self.prefixes):
+            return printed
+        old = [line[len(prefix):] for line, prefix in zip(self.lines, self.prefixes)]
+        new = _LINE.findall(printed)
+        head = 0  # libcst changes import lines only: compare what lies between the first and the last
+        while head < min(len(old), len(new)) and old[head] == new[head]:
+            head += 1
+        tail = 0
+        while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+            tail += 1
+        out = self.lines[:head]
+        matcher = difflib.SequenceMatcher(None, old[head:len(old) - tail], new[head:len(new) - tail], autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
+            if tag == "equal":
+                out += self.lines[i1:i2]
+            elif tag == "replace" and i2 - i1 == j2 - j1:  # a line rewritten (`import a, b` -> `import a`)
+                out += [self.prefixes[i] + new[j] for i, j in zip(range(i1, i2), range(j1, j2))]
+            else:
+                out += new[j1:j2]
+        out += self.lines[len(self.lines) - tail:]
+        return "".join(out)
 
 
 def _remove_whole_import_lines(code: str, unused: list[ImportSpec]) -> tuple[str, list[ImportSpec]]:

@@ -219,7 +219,12 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
     problem = _verify(code, source.text, path)
     if problem:
         return _internal_error(result, f"internal error: the rewritten file does not parse ({problem}); left unchanged")
-    result.after, result.raw, result.new_source, result.encoding = code, raw, source.encode(code), source.encoding
+    try:
+        new_source = source.encode(code)
+    except UnicodeError as error:  # text a fix added that the file's own encoding cannot hold
+        return _internal_error(
+            result, f"internal error: the rewritten file cannot be encoded as {source.encoding} ({error}); left unchanged")
+    result.after, result.raw, result.new_source, result.encoding = code, raw, new_source, source.encoding
     return result
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import tempfile
+import threading
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,15 +40,27 @@ def decode(path: Path, raw: bytes) -> SourceFile:
     return SourceFile(path, raw, text, encoding)
 
 
+# Our temporary files: `.<name>.<pid>-<random>.jax-codemod.tmp`, next to the file they replace. The
+# pid of the process that made one says whether it is stale (a SIGKILL between its creation and the
+# rename leaves it behind): see `remove_stale_temporaries`.
+_TEMPORARY_SUFFIX = ".jax-codemod.tmp"
+_TEMPORARY = re.compile(r"\A\..+\.(?P<pid>[1-9][0-9]{0,9})-[a-z0-9_]+" + re.escape(_TEMPORARY_SUFFIX) + r"\Z", re.S)
+_swept: set[str] = set()  # folders this process has already cleaned
+_swept_lock = threading.Lock()
+
+
 def write_atomically(path: Path, data: bytes) -> None:
     """Replace `path` with `data` so that readers see the old file or the new one, never half of it.
 
     The temporary file lives in the same folder (rename is atomic only within a filesystem) and
-    takes the original's permission bits before it replaces it.
+    takes the original's permission bits before it replaces it. A write that fails removes it and
+    leaves the original as it was; the first write of a run into a folder removes the temporary
+    files that killed runs left there.
     """
     path = Path(os.path.realpath(path))  # through a symlink: replace its target, keep the link
     mode = os.stat(path).st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".jax-codemod.tmp", dir=path.parent)
+    _sweep_once(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=_TEMPORARY_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -57,6 +71,51 @@ def write_atomically(path: Path, data: bytes) -> None:
     except BaseException:
         try:
             os.unlink(tmp)
-        except FileNotFoundError:
+        except OSError:  # the write's own error is the one to report
             pass
         raise
+
+
+def _sweep_once(folder: Path) -> None:
+    key = str(folder)
+    with _swept_lock:
+        if key in _swept:
+            return
+        _swept.add(key)
+    remove_stale_temporaries(folder)
+
+
+def remove_stale_temporaries(folder: Path) -> list[str]:
+    """Remove from `folder` the temporary files of ours whose process is gone; the names removed.
+
+    Only regular files named as `write_atomically` names them, and only when no process with the
+    pid in the name is alive (one that is, whatever it is, keeps its file). Never fails: a folder
+    or file we cannot list or remove is left as it is."""
+    if os.name == "nt":  # os.kill(pid, 0) would terminate the process there
+        return []
+    removed = []
+    try:
+        with os.scandir(folder) as entries:
+            candidates = [entry for entry in entries if entry.name.endswith(_TEMPORARY_SUFFIX)]
+    except OSError:
+        return []
+    for entry in candidates:
+        match = _TEMPORARY.match(entry.name)
+        try:
+            if match is None or not entry.is_file(follow_symlinks=False) or _alive(int(match["pid"])):
+                continue
+            os.unlink(entry.path)
+        except OSError:
+            continue
+        removed.append(entry.name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # PermissionError: alive, someone else's; anything else: assume alive
+        return True
+    return True
