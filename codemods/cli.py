@@ -1,7 +1,11 @@
 """jax-codemod: rewrite JAX code that hits unsupported-precision walls, checked against the real compiler.
 
-Exit codes: 0 nothing to change (or everything written), 1 changes pending (dry run or --check),
-2 some file could not be processed (the others are still processed and reported).
+`jax-codemod PATHS...` is `jax-codemod fix PATHS...` (its options are listed below).
+
+Exit codes, as Ruff's: 0 nothing left to do (no finding, or every one fixed on disk); 1 a finding
+remains (any kind, [manual] included: a dry run, --check, an unsafe fix not applied, a declined
+fix), unless --exit-zero; 2 some file could not be processed (the others are still processed and
+reported).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import List, Optional
 import typer
 from typer.core import TyperGroup
 
-from codemods.capabilities import format_version, installed_jax_version, installed_version, parse_version
+from codemods.capabilities import format_version, installed_version
 from codemods.settings import PrecisionPolicy, Scope, Settings
 
 EXIT_CLEAN, EXIT_CHANGES, EXIT_ERRORS = 0, 1, 2
@@ -29,6 +33,15 @@ class _FixByDefault(TyperGroup):
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h")):
             args = ["fix", *args]
         return super().parse_args(ctx, args)
+
+    def format_options(self, ctx, formatter) -> None:
+        """`jax-codemod --help` lists the default command's options too: that is what users run."""
+        super().format_options(ctx, formatter)
+        fix = self.commands["fix"]
+        fix_ctx = type(ctx)(fix, info_name="fix", parent=ctx)  # click's Context: typer may not depend on click
+        records = [record for param in fix.get_params(fix_ctx) if (record := param.get_help_record(fix_ctx))]
+        with formatter.section("Options of `fix`, the default command (jax-codemod [OPTIONS] [PATHS]...)"):
+            formatter.write_dl(records)
 
 
 app = typer.Typer(
@@ -57,7 +70,7 @@ PROGRESS_MIN_ANALYSED = 50
 def fix(
     paths: List[Path] = typer.Argument(None, help="Files or folders (default: the current folder)."),
     write: bool = typer.Option(False, "--write", help="Apply the changes in place (atomically)."),
-    check: bool = typer.Option(False, "--check", help="List files that would change; exit 1 if any."),
+    check: bool = typer.Option(False, "--check", help="List the files that would change and the findings; exit 1 while any finding remains."),
     interactive: bool = typer.Option(False, "--interactive", "-i", help="Show each fix (its finding and diff) and ask before applying it."),
     select: List[str] = typer.Option([], "--select", help="Only these rules: codes, code prefixes or names (JAX001, JAX0, ALL)."),
     ignore: List[str] = typer.Option([], "--ignore", help="Skip these rules: codes, code prefixes or names."),
@@ -65,7 +78,7 @@ def fix(
         None, "--unsafe-fixes/--no-unsafe-fixes",
         help="Also apply fixes that change numerics or need judgement (shown, not applied, by default).",
     ),
-    jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
+    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Worker processes (default: all cores)."),
     jax_version: Optional[str] = typer.Option(
         None, "--jax-version", help="Target jax release (default: the installed jax; conservative if none)."
     ),
@@ -83,6 +96,8 @@ def fix(
     diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only the .py files changed since this git revision."),
     shard: Optional[str] = typer.Option(None, "--shard", help="K/N: only the Kth of N deterministic parts of the files (CI matrices)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the diff (or file list) and errors."),
+    exit_zero: bool = typer.Option(
+        False, "--exit-zero", help="Exit 0 even when findings or changes remain (2 still means a file failed)."),
     no_cache: bool = typer.Option(
         False, "--no-cache", help="Analyse every file again instead of reusing results for unchanged files "
         "(kept in $JAX_CODEMOD_CACHE_DIR, else ~/.cache/jax-codemod)."
@@ -105,25 +120,24 @@ def fix(
     paths = paths or [Path(".")]
     try:
         config = project_config.load(project_config.find(paths), registry.RULES)
-        transforms = registry.select(select or config.select, ignore or config.ignore)
-        version = parse_version(jax_version) if jax_version else config.jax_version or installed_jax_version()
+        transforms, settings = project_config.resolve(
+            config, registry.RULES, select=select, ignore=ignore, jax_version=jax_version, scope=scope,
+            precision_policy=precision_policy, helpers_module=helpers_module, unsafe_fixes=unsafe_fixes)
         files, project = _files(paths, config, exclude, force_exclude, diff_base, shard)
     except ValueError as error:  # registry.UnknownRule among them
         raise typer.BadParameter(str(error.args[0]))
     except (project_config.ConfigError, discovery.DiscoveryError) as error:
         sys.stderr.write(f"error: {error}\n")
         raise typer.Exit(EXIT_ERRORS)
-    settings = Settings(version, scope or config.scope or Scope.KERNELS,
-                        precision_policy or config.precision_policy or PrecisionPolicy.NEAREST,
-                        helpers_module or config.helpers_module,
-                        config.unsafe_fixes if unsafe_fixes is None else unsafe_fixes)
     cache = None if no_cache else ResultCache(default_directory(), settings)
-    with _progress(len(files)) as progress:
+    with _progress(len(files)) if not interactive else contextlib.nullcontext() as progress:  # no bar under prompts
         results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
-                             rules_to_skip=config.ignored_rules, progress=progress, project=project)
-    if interactive:
-        results = _review(results, transforms, settings)
-    _report(results, settings, write=write or interactive, check=check, quiet=quiet, output=output_format)
+                             rules_to_skip=config.ignored_rules, progress=progress, project=project,
+                             review=_reviewer() if interactive else None)
+    if not diff_base:
+        results += _empty_folders(paths, files, config, exclude)
+    _report(results, settings, write=write or interactive, check=check, quiet=quiet, output=output_format,
+            exit_zero=exit_zero)
 
 
 def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, diff_base: Optional[str],
@@ -145,6 +159,20 @@ def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, d
     listed = {Path(os.path.abspath(f)) for f in project}
     project = [*project, *(f for f in files if Path(os.path.abspath(f)) not in listed)]
     return [f for f in files if parsed_shard is None or parsed_shard.holds(f, config.root)], project
+
+
+def _empty_folders(paths: List[Path], files: List[Path], config, exclude: List[str]):
+    """Results saying why a folder named on the command line yielded no file, when it is our doing."""
+    from codemods.engine import discovery
+    from codemods.engine.report import FileResult
+
+    excluded = config.matcher([*config.exclude, *config.extend_exclude, *exclude])
+    found = [os.path.abspath(f) for f in files]
+    for folder in (p for p in paths if p.is_dir()):
+        prefix = os.path.join(os.path.abspath(folder), "")
+        reason = None if any(f.startswith(prefix) for f in found) else discovery.why_empty(folder, excluded)
+        if reason is not None:
+            yield FileResult(str(folder), skipped=reason)
 
 
 @contextlib.contextmanager
@@ -174,38 +202,37 @@ def _progress(files: int):
             state["bar"].stop()
 
 
-def _review(results, transforms, settings: Settings):
-    """`--interactive`: show each fix (its finding and its diff) and ask; the accepted fixes of a
-    file are then applied together by the engine, as `--write` would apply them."""
-    from codemods.engine import runner
+def _reviewer():
+    """`--interactive`: show each fix (its finding and its diff) and ask; the run then fixes the file
+    again with the accepted fixes, applied together as `--write` would apply them (None: all were)."""
     from codemods.engine.report import fix_diff
 
-    reviewed = []
-    accept_all = stop = False
-    for result in results:
+    state = {"all": False, "stop": False}
+
+    def review(result):
         offered = [f for f in result.findings if f.applied]
         accepted = set()
-        for finding in [] if stop else offered:  # after [q]uit, every fix is declined
-            answer = "y" if accept_all else _ask(finding.render(result.path), fix_diff(result, finding) or b"")
-            accept_all |= answer == "a"
+        for finding in [] if state["stop"] else offered:  # after [q]uit, every fix is declined
+            answer = "y" if state["all"] else _ask(finding.render(result.path), fix_diff(result, finding) or b"")
+            state["all"] |= answer == "a"
             if answer == "q":
-                stop = True
+                state["stop"] = True
                 break
             if answer in ("y", "a"):
                 accepted.add(_identity(finding))
         if len(accepted) == len(offered):
-            reviewed.append(result)
-            continue
-        reviewed.append(runner.process_source(Path(result.path), result.raw, transforms, settings,
-                                              accept=lambda f: _identity(f) in accepted))
-    return reviewed
+            return None
+        return lambda finding: _identity(finding) in accepted
+
+    return review
 
 
 def _identity(finding) -> tuple:
     return (finding.code, finding.line, finding.column, finding.message)
 
 
-def _report(results, settings: Settings, *, write: bool, check: bool, quiet: bool, output: OutputFormat) -> None:
+def _report(results, settings: Settings, *, write: bool, check: bool, quiet: bool, output: OutputFormat,
+            exit_zero: bool) -> None:
     """Stage 7: write or show the changes, report findings in the chosen format, exit."""
     from codemods import registry
     from codemods.engine import runner
@@ -247,9 +274,15 @@ def _report(results, settings: Settings, *, write: bool, check: bool, quiet: boo
         sys.stderr.write(f"{summary.render(written=write)} (target jax {format_version(settings.jax_version)})\n")
     if errors:
         raise typer.Exit(EXIT_ERRORS)
-    # Pending: a change not written, an unsafe fix not applied, or a fix declined in --interactive.
-    pending = any(r.new_source is not None and not r.written for r in results) or summary.unsafe
-    raise typer.Exit(EXIT_CHANGES if (pending and not write) or summary.declined else EXIT_CLEAN)
+    raise typer.Exit(EXIT_CHANGES if _remaining(results) and not exit_zero else EXIT_CLEAN)
+
+
+def _remaining(results) -> bool:
+    """Whether something is left to do, as Ruff counts it: a change not written, or an (unsuppressed)
+    finding of any kind that this run did not fix on disk: [manual] and [warning] notes, unsafe
+    fixes not applied, fixes declined in --interactive, and every finding of a dry run or --check."""
+    return any(result.new_source is not None and not result.written for result in results) or any(
+        not (finding.applied and result.written) for result in results for finding in result.findings)
 
 
 def _ask(title: str, diff: bytes) -> str:
@@ -276,21 +309,37 @@ def _tool_version() -> str:
 @app.command()
 def explain(
     log: Optional[Path] = typer.Argument(None, help="A log holding JAX tracebacks (default: standard input)."),
-    write: bool = typer.Option(False, "--write", help="Apply the fixes."),
-    root: Path = typer.Option(Path("."), "--root", help="Where log paths from another machine are looked for."),
-    jax_version: Optional[str] = typer.Option(None, "--jax-version", help="Target jax release (default: the installed jax)."),
-    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes that change numerics."),
+    write: bool = typer.Option(False, "--write", help="Apply the fixes (only to files under --root)."),
+    root: Path = typer.Option(
+        Path("."), "--root", help="The project: log paths from another machine are looked for under it, its "
+        "[tool.jax-codemod] config applies, and --write writes only files under it."),
+    select: List[str] = typer.Option([], "--select", help="Only these rules (as for fix)."),
+    ignore: List[str] = typer.Option([], "--ignore", help="Skip these rules (as for fix)."),
+    jax_version: Optional[str] = typer.Option(None, "--jax-version", help="Target jax release (default: the config's, else the installed jax)."),
+    precision_policy: Optional[PrecisionPolicy] = typer.Option(None, "--precision-policy", help="nearest or highest (as for fix)."),
+    helpers_module: Optional[str] = typer.Option(None, "--helpers-module", help="As for fix."),
+    unsafe_fixes: Optional[bool] = typer.Option(
+        None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply fixes that change numerics (as for fix)."),
 ) -> None:
     """Read the traceback you just got, find the call that failed, and show (or --write) its fix."""
+    from codemods import config as project_config
     from codemods import explain as tracebacks
     from codemods import registry
 
+    try:
+        config = project_config.load(project_config.find([root]), registry.RULES)
+        transforms, settings = project_config.resolve(
+            config, registry.RULES, select=select, ignore=ignore, jax_version=jax_version,
+            precision_policy=precision_policy, helpers_module=helpers_module, unsafe_fixes=unsafe_fixes)
+    except ValueError as error:
+        raise typer.BadParameter(str(error.args[0]))
+    except project_config.ConfigError as error:
+        sys.stderr.write(f"error: {error}\n")
+        raise typer.Exit(EXIT_ERRORS)
     text = (log.read_text(errors="replace") if log else sys.stdin.read())
-    version = parse_version(jax_version) if jax_version else installed_jax_version()
-    settings = Settings(version, unsafe_fixes=unsafe_fixes)
     sys.stdout.flush()
-    outcome = tracebacks.run(text, root, {rule.code: rule for rule in registry.RULES}, settings, write=write,
-                             out=sys.stdout.buffer, err=sys.stderr)
+    outcome = tracebacks.run(text, root, {rule.code: rule for rule in registry.RULES}, settings, write=write, out=sys.stdout.buffer,
+                             err=sys.stderr, selected=transforms, ignored_rules=config.ignored_rules)
     raise typer.Exit({tracebacks.Outcome.FIXED: EXIT_CLEAN, tracebacks.Outcome.PENDING: EXIT_CHANGES,
                       tracebacks.Outcome.UNRESOLVED: EXIT_ERRORS}[outcome])
 

@@ -19,8 +19,10 @@ silently fall back to defaults.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import functools
+import keyword
 import os
 import re
 import sys
@@ -33,11 +35,11 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from codemods.capabilities import Version, parse_version
+from codemods.capabilities import Version, installed_jax_version, parse_version
 from codemods.engine.discovery import SKIPPED_DIRS
 from codemods.engine.rule import Rule
-from codemods.registry import matching
-from codemods.settings import PrecisionPolicy, Scope
+from codemods import registry
+from codemods.settings import PrecisionPolicy, Scope, Settings
 
 SECTION = "jax-codemod"
 
@@ -120,6 +122,47 @@ def find(paths: Sequence[Path]) -> Optional[tuple[Path, object]]:
     return None
 
 
+_DOTTED_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+
+
+def checked_module_name(name: Optional[str]) -> Optional[str]:
+    """`name` when it is a dotted module name (`pkg.compat`); the fixes write `from <name> import ...`,
+    so anything else would put arbitrary text into every file. Raises ValueError."""
+    if name is not None and (not _DOTTED_NAME.fullmatch(name) or any(keyword.iskeyword(part) for part in name.split("."))):
+        raise ValueError(f"is not a dotted module name (like `mypkg.jax_compat`): {name!r}")
+    return name
+
+
+def resolve(config: Config, rules: Sequence[Rule], *, select: Sequence[str] = (), ignore: Sequence[str] = (),
+            jax_version: "str | Version | None" = None, scope: Optional[Scope] = None,
+            precision_policy: Optional[PrecisionPolicy] = None, helpers_module: Optional[str] = None,
+            unsafe_fixes: Optional[bool] = None) -> tuple[list[Rule], Settings]:
+    """The rules to run and the settings to run them with: what an entry point was given (its command
+    line, an adapter's arguments; None or empty: not given) over the project's config, over the
+    defaults. Every entry point comes through here, so `fix`, `explain`, pre-commit, libcst's runner
+    and Bowler make the same choices for the same project. Raises ValueError (the message names the
+    option) for an unknown rule, a bad version or a bad module name."""
+    chosen = registry.select(select or config.select, ignore or config.ignore, rules)
+    if isinstance(jax_version, str):
+        try:
+            jax_version = parse_version(jax_version)
+        except ValueError as error:
+            raise ValueError(f"--jax-version: {error}") from None
+    try:
+        helpers = checked_module_name(helpers_module)
+    except ValueError as error:
+        raise ValueError(f"--helpers-module {error}") from None
+    settings = Settings(
+        jax_version=tuple(jax_version) if jax_version else config.jax_version or installed_jax_version(),
+        scope=Scope(scope) if scope else config.scope or Scope.KERNELS,
+        precision_policy=PrecisionPolicy(precision_policy) if precision_policy else
+        config.precision_policy or PrecisionPolicy.NEAREST,
+        helpers_module=helpers or config.helpers_module,
+        unsafe_fixes=config.unsafe_fixes if unsafe_fixes is None else unsafe_fixes,
+    )
+    return chosen, settings
+
+
 KEYS = ("select", "ignore", "scope", "jax-version", "precision-policy", "helpers-module", "unsafe-fixes", "exclude",
         "extend-exclude", "per-file-ignores")
 
@@ -133,7 +176,10 @@ def load(found: Optional[tuple[Path, object]], rules: Sequence[Rule]) -> Config:
         raise ConfigError(f"{path}: `tool.{SECTION}` must be a table")
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
-        raise ConfigError(f"{path}: unknown key `tool.{SECTION}.{unknown[0]}` (known: {', '.join(KEYS)})")
+        key = unknown[0]
+        close = difflib.get_close_matches(key.replace("_", "-").lower(), KEYS, n=1, cutoff=0.7)
+        hint = f"; did you mean `{close[0]}`?" if close else ""
+        raise ConfigError(f"{path}: unknown key `tool.{SECTION}.{key}`{hint} (known: {', '.join(KEYS)})")
     reader = _Reader(path, data, rules)
     config = Config(
         path=path,
@@ -142,7 +188,7 @@ def load(found: Optional[tuple[Path, object]], rules: Sequence[Rule]) -> Config:
         scope=reader.choice("scope", Scope),
         jax_version=reader.version("jax-version"),
         precision_policy=reader.choice("precision-policy", PrecisionPolicy),
-        helpers_module=reader.string("helpers-module"),
+        helpers_module=reader.module_name("helpers-module"),
         unsafe_fixes=reader.boolean("unsafe-fixes"),
         exclude=reader.strings("exclude", Config.exclude),
         extend_exclude=reader.strings("extend-exclude", ()),
@@ -179,7 +225,7 @@ class _Reader:
 
     def _known(self, key: str, selector: str) -> list[str]:
         """The codes a selector (code, prefix or name) names; an unknown one is an error."""
-        found = [rule.code for rule in matching(selector, self.rules)]
+        found = [rule.code for rule in registry.matching(selector, self.rules)]
         if not found:
             known = ", ".join(rule.code for rule in self.rules)
             raise self._fail(key, f"names an unknown rule code, prefix or name {selector!r} (known: {known})")
@@ -190,6 +236,12 @@ class _Reader:
         if value is not None and not isinstance(value, str):
             raise self._fail(key, f"must be a string, not {value!r}")
         return value
+
+    def module_name(self, key: str) -> Optional[str]:
+        try:
+            return checked_module_name(self.string(key))
+        except ValueError as error:
+            raise self._fail(key, str(error)) from None
 
     def boolean(self, key: str) -> bool:
         value = self._get(key)

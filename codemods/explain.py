@@ -23,13 +23,13 @@ import enum
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterable, Mapping, Optional, TextIO
+from typing import BinaryIO, Callable, Iterable, Mapping, Optional, TextIO
 
 from codemods.analysis.module import ModuleIndex
 from codemods.engine.diagnostics import Finding
 from codemods.engine.rule import ParsedFile, Rule
 from codemods.engine.source import decode
-from codemods.engine.suppression import silenced, suppressions
+from codemods.engine.suppression import reach, silencing_line, suppressions
 from codemods.settings import Settings
 
 # The errors the rules fix, by the words JAX uses (and their variants across releases).
@@ -150,11 +150,16 @@ def place(error: JaxError, root: Path, holds_call) -> Placement:
 
 
 def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *, write: bool,
-        out: BinaryIO, err: TextIO) -> Outcome:
+        out: BinaryIO, err: TextIO, selected: Optional[Iterable[Rule]] = None,
+        ignored_rules: Callable[[Path], frozenset[str]] = lambda path: frozenset()) -> Outcome:
     """`jax-codemod explain`: place each error of the log, fix it (diffs on `out`, or written with
-    `write`), say on `err` what became of each."""
+    `write`, only under `root`), say on `err` what became of each. `selected` and `ignored_rules`
+    are the project's choice of rules (`--select`/`--ignore`, the config's `per-file-ignores`): an
+    error of a rule left out is placed and named, not fixed."""
     from codemods.engine import runner
     from codemods.engine.report import fix_diff, render_findings, unified_diff
+
+    chosen = set(rules) if selected is None else {rule.code for rule in selected}
 
     def holds_call(code: str, module: ModuleIndex, line: int) -> bool:
         return _span(rules[code], module, settings, line) is not None
@@ -175,9 +180,16 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
         why = "; ".join(placement.reasons) or "no frame of the user's code in the traceback"
         err.write(f"explain: cannot place `{placement.error.message}`: {why}\n")
     by_file: dict[Path, dict[str, set[int]]] = {}
-    for rule, path, line in placed:
-        by_file.setdefault(path, {}).setdefault(rule, set()).add(line)
     pending = unresolved = bool(unplaced)
+    for rule, path, line in placed:
+        if rule not in chosen or rule in ignored_rules(path):
+            pending = True
+            why = "not selected" if rule not in chosen else f"ignored for {path}"
+            err.write(f"{path}:{line}: {rule}: the traceback's `{placed[(rule, path, line)].error.message}` comes "
+                      f"from this call, but {rule} is {why} (--select/--ignore, [tool.jax-codemod]): the error "
+                      "stays\n")
+            continue
+        by_file.setdefault(path, {}).setdefault(rule, set()).add(line)
     for path, proven in by_file.items():
         raw = path.read_bytes()
         result = runner.process_source(path, raw, [rules[code] for code in proven], settings,
@@ -201,6 +213,7 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
             everything = [finding for code in proven for finding in rules[code].check(rules[code], file)]
         kept = {_key(finding): finding for finding in result.findings}
         comments, source = suppressions(text), text.splitlines()
+        covers = reach(comments, module.calls)
         for code, lines in proven.items():
             spans = {line: _span(rules[code], module, settings, line) or (line, line) for line in lines}
             mine = [finding for finding in everything if finding.code == code]
@@ -213,8 +226,8 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                 # one it takes through a partial silenced).
                 answer = [finding for finding in mine if _inside(finding, spans[line])] or elsewhere
                 live = [kept[_key(finding)] for finding in answer if _key(finding) in kept]
-                silencers = sorted({finding.line for finding in answer + elsewhere
-                                    if _key(finding) not in kept and silenced(finding, comments)})
+                silencers = sorted({at for finding in answer + elsewhere if _key(finding) not in kept
+                                    and (at := silencing_line(finding, comments, covers)) is not None})
                 for at in silencers:
                     comment = source[at - 1]
                     comment = comment[comment.rfind("#", 0, comment.find("jax-codemod:")):].strip()
@@ -234,11 +247,14 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                     err.write(f"{path}:{line}: {code}: {rules[code].name} finds nothing to change at this call, "
                               "so the error stays; please report this traceback and file\n")
         if result.new_source is not None:
-            if write and not unplaced:
+            refusal = _not_writable(path, root) if write else None
+            if write and not unplaced and refusal is None:
                 runner.write(result)
             else:
                 pending = True
                 out.write(unified_diff(str(path), raw, result.new_source))
+                if refusal is not None:
+                    err.write(f"{path}: not written: {refusal}; the fix is the diff above\n")
         for finding in result.findings:
             if finding.unapplied_fix:  # unsafe: shown as its own diff, applied only with --unsafe-fixes
                 pending = True
@@ -246,6 +262,18 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
     if unresolved:
         return Outcome.UNRESOLVED
     return Outcome.PENDING if pending else Outcome.FIXED
+
+
+def _not_writable(path: Path, root: Path) -> Optional[str]:
+    """Why `explain --write` must not write `path` (None: it may). A log can name any file on the
+    machine (someone else's run, a library on sys.path): only the project's own files are written."""
+    resolved, project = path.resolve(), root.resolve()
+    installed = {"site-packages", "dist-packages"}.intersection(resolved.parts)
+    if installed:
+        return f"it is inside an installed package ({installed.pop()})"
+    if project != resolved and project not in resolved.parents:
+        return f"it is outside the project root {project} (--root)"
+    return None
 
 
 def _span(rule: Rule, module: ModuleIndex, settings: Settings, line: int) -> Optional[tuple[int, int]]:

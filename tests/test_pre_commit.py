@@ -276,3 +276,42 @@ def test_fix_hook_targets_the_jax_version_given_in_args(
     assert (project / "dot_high.py").read_text() == DOT_HIGH.replace(
         "precision=(lax.Precision.DEFAULT, lax.Precision.HIGH)", f"precision={written}"
     )
+
+
+@pytest.mark.parametrize(("table", "written"), [
+    ('jax-version = "0.12.0"\n', "lax.Precision.HIGH"),  # the hook's virtualenv has no jax: the config says
+    ('jax-version = "0.12.0"\nprecision-policy = "highest"\n', "lax.Precision.HIGHEST"),
+], ids=["jax-version", "precision-policy"])
+def test_fix_hook_reads_the_projects_config(pre_commit: PreCommit, project: Path, table: str, written: str) -> None:
+    (project / "pyproject.toml").write_text(f"[project]\nname = 'demo'\n\n[tool.jax-codemod]\n{table}")
+    result = pre_commit.run(project, FIX_HOOK, "dot_high.py")
+    assert result.returncode == 1, result.stdout
+    assert "(target jax 0.12.0)" in result.stdout, result.stdout
+    assert (project / "dot_high.py").read_text() == DOT_HIGH.replace(
+        "precision=(lax.Precision.DEFAULT, lax.Precision.HIGH)", f"precision={written}"
+    )
+
+
+# A kernel whose precision is a parameter no code in the module binds: a [manual] finding, no fix.
+MANUAL_ONLY = """\
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def kernel(x_ref, y_ref, o_ref, *, precision):
+    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision=precision)
+
+
+def run(x, y, precision):
+    return pl.pallas_call(lambda *refs: kernel(*refs, precision=precision), out_shape=x)(x, y)
+"""
+
+
+@pytest.mark.parametrize("hook_id", [CHECK_HOOK, FIX_HOOK])
+def test_both_hooks_fail_while_a_manual_finding_remains(pre_commit: PreCommit, project: Path, hook_id: str) -> None:
+    (project / "review.py").write_text(MANUAL_ONLY)
+    result = pre_commit.run(project, hook_id, "review.py")
+    assert result.returncode == 1, result.stdout
+    assert re.search(r"^review\.py:6:\d+: JAX001 \[manual\]", result.stdout, re.M), result.stdout
+    assert (project / "review.py").read_text() == MANUAL_ONLY
+    assert "files were modified" not in result.stdout

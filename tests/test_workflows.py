@@ -69,7 +69,7 @@ def test_an_unsafe_fix_keeps_check_failing_until_applied(tmp_path: Path) -> None
     assert check.returncode == 1, "the kernel still fails: --check must not pass"
     assert b"1 unsafe fixes not applied" in check.stderr and b"[dropped, unsafe fix: --unsafe-fixes]" in check.stderr
     written = fix("--write", "--no-cache", "k.py", cwd=tmp_path)
-    assert written.returncode == 0 and TANH_HINT in (tmp_path / "k.py").read_bytes(), "--write applies safe fixes only"
+    assert written.returncode == 1 and TANH_HINT in (tmp_path / "k.py").read_bytes(), "--write applies safe fixes only"
     unsafe = fix("--write", "--unsafe-fixes", "--no-cache", "k.py", cwd=tmp_path)
     assert unsafe.returncode == 0 and b"lax.tanh(x_ref[...])" in (tmp_path / "k.py").read_bytes()
     assert fix("--check", "--no-cache", "k.py", cwd=tmp_path).returncode == 0
@@ -79,7 +79,7 @@ def test_unsafe_fixes_from_the_config_and_the_command_line_wins(tmp_path: Path) 
     pyproject(tmp_path, "unsafe-fixes = true\n")
     (tmp_path / "k.py").write_text(TANH_KERNEL)
     declined = fix("--write", "--no-unsafe-fixes", "--no-cache", "k.py", cwd=tmp_path)
-    assert declined.returncode == 0 and TANH_HINT in (tmp_path / "k.py").read_bytes()
+    assert declined.returncode == 1 and TANH_HINT in (tmp_path / "k.py").read_bytes()  # the unsafe fix remains
     applied = fix("--write", "--no-cache", "k.py", cwd=tmp_path)
     assert applied.returncode == 0 and b"lax.tanh(x_ref[...])" in (tmp_path / "k.py").read_bytes()
     pyproject(tmp_path, 'unsafe-fixes = "yes"\n')

@@ -91,6 +91,19 @@ def discover(
     return found
 
 
+def why_empty(folder: Path, excluded: Callable[[Path], bool]) -> Optional[str]:
+    """Why a folder named explicitly yields no file, when the reason is ours (None: it simply holds
+    no Python file to process): `jax-codemod .venv/lib` must not just say "0 files scanned"."""
+    if excluded(folder):
+        return ("it lies in an excluded folder (the `exclude` list, or the default one: virtualenvs, "
+                "build output, VCS data); name its files, or change `exclude`")
+    absolute = Path(os.path.abspath(folder))
+    venv = next((p for p in [absolute, *absolute.parents] if _is_virtualenv(os.fspath(p))), None)
+    if venv is not None:
+        return f"it lies in a virtualenv ({venv}); name its files to process them"
+    return None
+
+
 # What marks a project's root folder when no config names it.
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
@@ -156,4 +169,7 @@ def changed_since(rev: str, paths: list[Path]) -> list[Path]:
     names = sorted({n for n in (changed + b"\0" + untracked).split(b"\0") if n.endswith(b".py")})
     files = [top / os.fsdecode(name) for name in names]
     roots = [Path(os.path.abspath(p)) for p in paths]
-    return [f for f in files if f.is_file() and (not roots or any(r == f or r in f.parents for r in roots))]
+    cwd = Path.cwd()
+    # Named as discovery names files (relative to the current folder where they are under it).
+    return [f.relative_to(cwd) if cwd in f.parents else f for f in files
+            if f.is_file() and (not roots or any(r == f or r in f.parents for r in roots))]

@@ -32,7 +32,7 @@ from codemods.engine.prefilter import rules_for
 from codemods.engine.report import FileResult
 from codemods.engine.rule import ParsedFile, Rule
 from codemods.engine.source import SourceError, decode, write_atomically
-from codemods.engine.suppression import silenced, suppressions
+from codemods.engine.suppression import reach, silencing_line, suppressions
 from codemods.settings import Scope, Settings
 
 # Which findings' fixes to apply, beyond what the settings allow (`--interactive`: the accepted ones).
@@ -45,18 +45,22 @@ def run(
     rules_to_skip: Callable[[Path], frozenset[str]] = lambda path: frozenset(),
     progress: Optional[Callable[[int, int], None]] = None,
     project: Optional[Sequence[Path]] = None,
+    review: Optional[Callable[[FileResult], Optional[Accept]]] = None,
 ) -> list[FileResult]:
     """Results for every discovered file, in discovery order (from `cache` where it has them).
 
     `rules_to_skip(path)`: codes not to run on that file (`per-file-ignores`); `progress(done,
     total)` is told as files are analysed; `project`: every file of the project the paths belong
     to, indexed together so that kernels, helpers and launchers in different modules are found
-    (the processed files by default)."""
+    (the processed files by default); `review(result)` (`--interactive`) is shown each result in
+    order and may answer which of its fixes to apply: the file is then fixed again with those, with
+    the same rules and cross-module facts."""
     files = discover(paths)
     contents: dict[Path, bytes] = {}
     index = _project_index(files if project is None else project, transforms, settings, contents, cache)
     results: list[FileResult] = []
     candidates: list[tuple[int, Path, bytes, list[Rule], ModuleFacts]] = []
+    analysed: list[tuple[int, Path, bytes, list[Rule], ModuleFacts]] = []  # cached ones too
     for path in files:
         key = Path(os.path.abspath(path))
         try:
@@ -73,10 +77,12 @@ def run(
         facts = index.facts(path) if index is not None else NO_FACTS
         rules = [rule for rule in rules_for(raw, transforms, settings, bool(facts.kernels)) if rule.code not in skipped]
         cached = cache.get(path, raw, rules, facts) if rules and cache is not None else None
+        if rules:
+            analysed.append((len(results) - 1, path, raw, rules, facts))
         if cached is not None:
             results[-1] = cached
         elif rules:
-            candidates.append((len(results) - 1, path, raw, rules, facts))
+            candidates.append(analysed[-1])
     work = [(p, raw, rules, settings, facts) for _, p, raw, rules, facts in candidates]
     global _PROJECT  # read by process_source here, and by forked workers (which inherit it)
     _PROJECT = index
@@ -87,6 +93,10 @@ def run(
                 cache.put(raw, rules, result, facts)
             if progress is not None:
                 progress(done, len(candidates))
+        for index_, path, raw, rules, facts in analysed if review is not None else ():
+            accept = review(results[index_])
+            if accept is not None:
+                results[index_] = process_source(path, raw, rules, settings, accept=accept, facts=facts)
     finally:
         _PROJECT = None
     if cache is not None and index is not None:
@@ -204,7 +214,8 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
         except Exception as error:  # a bug of ours: report it, never write a half-done file
             return _internal_error(result, f"internal error in {rule.code}: {type(error).__name__}: {error}")
     comments = suppressions(source.text)
-    kept = sorted((f for f in findings if not silenced(f, comments)), key=Finding.sort_key)
+    covers = reach(comments, module.calls) if comments else {}
+    kept = sorted((f for f in findings if silencing_line(f, comments, covers) is None), key=Finding.sort_key)
     result.suppressed = len(findings) - len(kept)
     chosen = [f for f in kept if f.fix is not None and _may_apply(f, settings, accept)]
     try:

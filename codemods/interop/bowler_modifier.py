@@ -8,7 +8,7 @@ parse of the rewritten text, with the grammar Bowler parses Python 3 with. Use i
     from bowler import Query
     from codemods.interop.bowler_modifier import jax_codemod_modifier, query
 
-    # the ready query: all three transforms, the installed jax, default options
+    # the ready query: all three transforms, each file's [tool.jax-codemod] config
     query(["src/"]).execute(write=True, interactive=False, silent=True)   # = .write()
     query(["src/"]).diff()                                                  # print the diff, write nothing
 
@@ -52,7 +52,7 @@ try:
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(f"codemods.interop.bowler_modifier needs Bowler: pip install 'jax-codemod[bowler]' ({error})") from error
 
-from codemods.interop._shared import rewrite, target_version
+from codemods.interop._shared import project_choices, rewrite
 from codemods.engine.rule import Rule
 from codemods.registry import RULES
 from codemods.settings import Settings
@@ -85,15 +85,15 @@ class JaxCodemodModifier:
         report: Callable[[str], None] = _stderr,
     ) -> None:
         self.rules = tuple(rules)
-        self.settings = settings
+        self.settings = settings  # None: each file's project config, as `jax-codemod fix` reads it
         self.report = report
 
     def __call__(self, node: pytree.Base, capture: dict, filename: str) -> None:
         if node.parent is not None or node.type != pygram.python_symbols.file_input:
             raise ValueError("jax_codemod_modifier rewrites whole modules: use it after Query(...).select_root()")
-        if self.settings is None:  # on first use, so that importing this module reads nothing
-            self.settings = Settings(target_version(None))
-        result = rewrite(filename, _source_bytes(str(node)), self.rules, self.settings)
+        rules, settings = (self.rules, self.settings) if self.settings is not None else \
+            project_choices(filename, self.rules)
+        result = rewrite(filename, _source_bytes(str(node)), rules, settings)
         for finding in result.findings:
             self.report(finding.render(result.path))
         if result.error is not None:  # what the engine cannot decode or parse it leaves alone
@@ -110,7 +110,7 @@ class JaxCodemodModifier:
 
 
 jax_codemod_modifier = JaxCodemodModifier()
-"""All three transforms, the installed jax's release, default options."""
+"""All three transforms, with each file's `[tool.jax-codemod]` config (else the installed jax, defaults)."""
 
 
 def query(
@@ -122,7 +122,8 @@ def query(
 ) -> Query:
     """`Query(paths).select_root().modify(<modifier>)`: call `.write()`, `.diff()` or `.execute(...)` on it.
 
-    `settings` default: the installed jax's release and the CLI's default options."""
+    `settings` default: each file's `[tool.jax-codemod]` config, as `jax-codemod fix` reads it (else the
+    installed jax's release and the CLI's default options); given, they are used as they are."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     return Query([str(path) for path in paths]).select_root().modify(JaxCodemodModifier(rules, settings, report))

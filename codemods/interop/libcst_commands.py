@@ -17,9 +17,11 @@ Then, from that repository (with jax-codemod installed in the Python that runs l
 Without a config file, name the class directly:
 `python -m libcst.tool codemod -x codemods.interop.libcst_commands.JaxCodemod --no-format src/`.
 
-Options (after the command name; `--help` lists them): `--jax-version X.Y.Z` (default: the jax
-installed next to libcst), `--scope kernels|all`, `--precision-policy nearest|highest`,
-`--helpers-module pkg.mod` — the same meaning as in `jax-codemod`.
+Settings are `jax-codemod fix`'s: the `[tool.jax-codemod]` table of the nearest pyproject.toml above
+each file (select, ignore, per-file-ignores, jax-version, precision-policy, ...), with the options
+given after the command name winning (`--help` lists them): `--jax-version X.Y.Z` (default: the
+config's, else the jax installed next to libcst), `--scope kernels|all`, `--precision-policy
+nearest|highest`, `--helpers-module pkg.mod`, `--unsafe-fixes`. A bad option or config fails the run.
 
 Each file goes through the engine `jax-codemod` runs (`codemods.engine.runner.process_source`), so
 the text written is the CLI's, byte for byte. Findings (`path:line:col: JAX001 [fixed] ...`) are libcst
@@ -38,19 +40,12 @@ from typing import ClassVar, Optional, Sequence, Union
 import libcst
 from libcst.codemod import CodemodCommand, CodemodContext, SkipFile
 
-from codemods.capabilities import Version, parse_version
-from codemods.interop._shared import rewrite, target_version
+from codemods.capabilities import Version
+from codemods.interop._shared import project_choices, rewrite
 from codemods.rules import accuracy_hints, bf16_lstm, per_operand_precision
 from codemods.engine.rule import Rule
 from codemods.registry import RULES as ALL_RULES
-from codemods.settings import PrecisionPolicy, Scope, Settings
-
-
-def _version_argument(text: str) -> Version:
-    try:
-        return parse_version(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+from codemods.settings import PrecisionPolicy, Scope
 
 
 def _describe(rules: Sequence[Rule]) -> str:
@@ -65,24 +60,25 @@ class JaxCodemodCommand(CodemodCommand, ABC):
 
     @staticmethod
     def add_args(arg_parser: argparse.ArgumentParser) -> None:
+        # Every default is None: an option not given leaves the project's config (or the default) in force.
         arg_parser.add_argument(
-            "--jax-version", type=_version_argument, default=None, metavar="X.Y.Z",
-            help="Target jax release (default: the installed jax; conservative if none).",
+            "--jax-version", default=None, metavar="X.Y.Z",
+            help="Target jax release (default: the config's, else the installed jax; conservative if none).",
         )
         arg_parser.add_argument(
-            "--scope", choices=[s.value for s in Scope], default=Scope.KERNELS.value,
-            help="kernels: only inside Pallas kernel bodies; all: everywhere.",
+            "--scope", choices=[s.value for s in Scope], default=None,
+            help="kernels (default): only inside Pallas kernel bodies; all: everywhere.",
         )
         arg_parser.add_argument(
-            "--precision-policy", choices=[p.value for p in PrecisionPolicy], default=PrecisionPolicy.NEAREST.value,
-            help="nearest: least accurate accepted scalar that loses no accuracy; highest: always HIGHEST.",
+            "--precision-policy", choices=[p.value for p in PrecisionPolicy], default=None,
+            help="nearest (default): least accurate accepted scalar that loses no accuracy; highest: always HIGHEST.",
         )
         arg_parser.add_argument(
             "--helpers-module", default=None, metavar="PKG.MOD",
             help="Import the helpers JAX002/JAX003 call (rsqrt_safe, lstm_float32) from this module instead of inlining them.",
         )
         arg_parser.add_argument(
-            "--unsafe-fixes", action="store_true", default=False,
+            "--unsafe-fixes", action="store_true", default=None,
             help="Also apply fixes that change numerics or need judgement.",
         )
 
@@ -90,18 +86,21 @@ class JaxCodemodCommand(CodemodCommand, ABC):
         self,
         context: CodemodContext,
         jax_version: Union[str, Version, None] = None,
-        scope: Union[str, Scope] = Scope.KERNELS,
-        precision_policy: Union[str, PrecisionPolicy] = PrecisionPolicy.NEAREST,
+        scope: Union[str, Scope, None] = None,
+        precision_policy: Union[str, PrecisionPolicy, None] = None,
         helpers_module: Optional[str] = None,
-        unsafe_fixes: bool = False,
+        unsafe_fixes: Optional[bool] = None,
     ) -> None:
         super().__init__(context)
-        self.settings = Settings(target_version(jax_version), Scope(scope), PrecisionPolicy(precision_policy),
-                                 helpers_module, unsafe_fixes)
+        self.given = dict(jax_version=jax_version, scope=scope, precision_policy=precision_policy,
+                          helpers_module=helpers_module, unsafe_fixes=unsafe_fixes)
+        project_choices(None, self.RULES, **self.given)  # a bad option or config fails the run up front
 
     def transform_module_impl(self, tree: libcst.Module) -> libcst.Module:
+        # The project's [tool.jax-codemod] of this file, as `jax-codemod fix` reads it.
+        rules, settings = project_choices(self.context.filename, self.RULES, **self.given)
         # tree.bytes: the file's bytes in its own encoding (PEP 263 cookie, BOM), as the CLI reads them.
-        result = rewrite(self.context.filename, tree.bytes, self.RULES, self.settings)
+        result = rewrite(self.context.filename, tree.bytes, rules, settings)
         for finding in result.findings:
             self.warn(finding.render(result.path))
         if result.error is not None:  # not ours to rewrite (undecodable, or a syntax this Python's ast lacks)

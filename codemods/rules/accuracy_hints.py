@@ -43,8 +43,9 @@ class AccuracyHints(JaxTransform):
                 continue
             if hint is None:
                 if has_double_star(call):
+                    verb = "reject" if len(backends) > 1 else "rejects"
                     self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs may carry an accuracy= hint, which "
-                                f"{describe_backends(backends)} reject (\"Not implemented: accuracy\"); pass it "
+                                f"{describe_backends(backends)} {verb} (\"Not implemented: accuracy\"); pass it "
                                 "explicitly or drop it")
                 continue
             assert isinstance(hint, ast.keyword)
