@@ -1,0 +1,503 @@
+"""Analysis behaviours that a one-line change could break while the rest of the suite stays green.
+
+Each test here was checked by making such a change in a scratch checkout and watching the test
+fail: `explain` placing the innermost user frame and resolving a foreign path by its longest
+suffix; one precision constant shared by a dot and a conv; a helper called from a Mosaic TPU
+kernel and from Triton kernels; every module path, backend word and launcher mapped to its
+backends; and the capability table's release boundaries, in the table and in what the rules write
+for the releases on either side.
+
+Only the tests marked `jax` import jax (to lower the rewritten kernels for TPU on this machine).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from codemods import capabilities, explain, registry
+from codemods.analysis import kernel_scope
+from codemods.analysis.kernel_scope import MOSAIC_GPU, MOSAIC_TPU, TRITON, find_kernels
+from codemods.analysis.module import ModuleIndex
+from codemods.capabilities import Level
+from codemods.engine.diagnostics import Kind
+from codemods.engine.runner import process_source
+from codemods.settings import Settings
+
+RULES = {rule.code: rule for rule in registry.RULES}
+TARGET = Settings((0, 12, 0, 1))
+TPU, GPU = MOSAIC_TPU, MOSAIC_GPU
+
+
+def _fix(source: str, settings: Settings = TARGET, codes=None):
+    rules = registry.select(codes) if codes else registry.RULES
+    result = process_source(Path("k.py"), source.encode(), rules, settings)
+    assert result.error is None, result.error
+    return result
+
+
+def _lowering():
+    """tests.jax_support, or a skip where jax is not installed."""
+    return pytest.importorskip("tests.jax_support")
+
+
+# -- explain: the innermost user frame, the longest suffix --
+
+
+OPS = '''\
+import jax.numpy as jnp
+from jax import lax
+
+P = lax.Precision
+
+
+def inner(x, w):
+    return jnp.dot(x, w, precision=(P.DEFAULT, P.HIGH))
+
+
+def outer(x, w):
+    return jnp.dot(inner(x, w), w, precision=(P.DEFAULT, P.HIGHEST))
+'''
+MODEL = '''\
+from pkg.ops import outer
+
+
+def kernel(x_ref, w_ref, o_ref):
+    o_ref[...] = outer(x_ref[...], w_ref[...])
+'''
+
+
+def _frame(path: str, line: int, function: str, source: str) -> str:
+    return f'  File "{path}", line {line}, in {function}\n    {source.splitlines()[line - 1].strip()}\n'
+
+
+def _log(frames: list[str], error: str = "NotImplementedError: Per-operand dot precision unsupported") -> str:
+    return "Traceback (most recent call last):\n" + "".join(frames) + error + "\n"
+
+
+def _explain(log: str, root: Path, *, write: bool = True) -> tuple[explain.Outcome, str, bytes]:
+    out, err = io.BytesIO(), io.StringIO()
+    outcome = explain.run(log, root, RULES, TARGET, write=write, out=out, err=err)
+    return outcome, err.getvalue(), out.getvalue()
+
+
+def test_explain_fixes_the_innermost_frame_that_holds_a_matching_call(tmp_path: Path) -> None:
+    """outer()'s line holds a dot too, but the error is raised in inner()'s: that call is fixed."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "ops.py").write_text(OPS)
+    (tmp_path / "pkg" / "model.py").write_text(MODEL)
+    log = _log([
+        _frame("/ci/src/pkg/model.py", 5, "kernel", MODEL),
+        _frame("/ci/src/pkg/ops.py", 12, "outer", OPS),
+        _frame("/ci/src/pkg/ops.py", 8, "inner", OPS),
+        '  File "/ci/venv/lib/python3.12/site-packages/jax/_src/numpy/lax_numpy.py", line 9000, in dot\n',
+    ])
+    outcome, err, _ = _explain(log, tmp_path)
+    assert outcome is explain.Outcome.FIXED, err
+    assert "pkg/ops.py:8: JAX001" in err and "ops.py:12" not in err, err
+    assert (tmp_path / "pkg" / "ops.py").read_text() == OPS.replace(
+        "precision=(P.DEFAULT, P.HIGH))", "precision=P.HIGH)")
+    assert (tmp_path / "pkg" / "model.py").read_text() == MODEL
+
+
+def test_place_takes_the_innermost_user_frame(tmp_path: Path) -> None:
+    (tmp_path / "ops.py").write_text(OPS)
+    error = explain.parse_log(_log([_frame(str(tmp_path / "ops.py"), 12, "outer", OPS),
+                                    _frame(str(tmp_path / "ops.py"), 8, "inner", OPS)]))[0]
+    placement = explain.place(error, tmp_path, lambda rule, module, line: True)
+    assert (placement.path, placement.line) == (tmp_path / "ops.py", 8)
+
+
+@pytest.mark.parametrize("present, expected", [
+    (["pkg/kernel.py", "kernel.py"], "pkg/kernel.py"),
+    (["kernel.py", "pkg/kernel.py"], "pkg/kernel.py"),
+    (["kernel.py", "pkg/kernel.py", "src/pkg/kernel.py"], "src/pkg/kernel.py"),
+    (["kernel.py"], "kernel.py"),
+])
+def test_a_foreign_path_resolves_to_its_longest_suffix_under_the_root(present: list[str], expected: str,
+                                                                        tmp_path: Path) -> None:
+    for name in present:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    assert explain.resolve("/ci/src/pkg/kernel.py", tmp_path) == tmp_path / expected
+    assert explain.resolve("C:\\ci\\src\\pkg\\kernel.py", tmp_path) == tmp_path / expected
+
+
+KERNEL_FILE = '''\
+import jax.numpy as jnp
+from jax import lax
+
+
+def kernel(x_ref, w_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))
+'''
+
+
+def test_explain_fixes_the_file_the_longest_suffix_names(tmp_path: Path) -> None:
+    """Both root/pkg/kernel.py and root/kernel.py hold the failing line; the log names pkg/kernel.py."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "kernel.py").write_text(KERNEL_FILE)
+    (tmp_path / "kernel.py").write_text(KERNEL_FILE)
+    outcome, err, _ = _explain(_log([_frame("/ci/src/pkg/kernel.py", 6, "kernel", KERNEL_FILE)]), tmp_path)
+    assert outcome is explain.Outcome.FIXED, err
+    assert "precision=lax.Precision.HIGHEST)" in (tmp_path / "pkg" / "kernel.py").read_text()
+    assert (tmp_path / "kernel.py").read_text() == KERNEL_FILE
+
+
+# -- one precision constant feeding a dot and a conv --
+
+
+SHARED_PRECISION = '''\
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+P = lax.Precision
+PREC = (P.DEFAULT, P.HIGH)
+
+
+def kernel(x_ref, w_ref, y_ref, o_ref):
+{body}
+
+
+def build():
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((1, 8, 8, 128), jnp.float32),
+                          compiler_params=pltpu.CompilerParams())
+    return jax.jit(call)
+'''
+CONV_THEN_DOT = '''\
+    h = lax.conv_general_dilated(x_ref[...], w_ref[...], (1, 1), "SAME",
+                                 dimension_numbers=("NHWC", "HWIO", "NHWC"), precision=PREC)
+    o_ref[...] = jnp.dot(h.reshape(64, 128), y_ref[...], precision=PREC).reshape(1, 8, 8, 128)'''
+DOT_THEN_CONV = '''\
+    h = jnp.dot(x_ref[...].reshape(64, 128), y_ref[...], precision=PREC).reshape(1, 8, 8, 128)
+    o_ref[...] = lax.conv_general_dilated(h, w_ref[...], (1, 1), "SAME",
+                                          dimension_numbers=("NHWC", "HWIO", "NHWC"), precision=PREC)'''
+SHAPES = ((1, 8, 8, 128), (3, 3, 128, 128), (128, 128))
+
+
+@pytest.mark.parametrize("body", [CONV_THEN_DOT, DOT_THEN_CONV], ids=["conv-then-dot", "dot-then-conv"])
+def test_a_constant_shared_by_a_dot_and_a_conv_becomes_what_both_lower(body: str) -> None:
+    """The dot alone would take HIGH (0.11.1+), but Mosaic TPU lowers no conv at HIGH: the constant
+    becomes HIGHEST, which both lower."""
+    assert Level.HIGH not in capabilities.lowered_precisions(TPU, "conv", TARGET.jax_version)
+    source = SHARED_PRECISION.format(body=body)
+    result = _fix(source, codes=["JAX001"])
+    assert result.after == source.replace("PREC = (P.DEFAULT, P.HIGH)", "PREC = P.HIGHEST")
+    assert [(f.line, f.kind) for f in result.findings] == [(8, Kind.FIXED)]
+    assert "-> HIGHEST" in result.findings[0].message
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("body", [CONV_THEN_DOT, DOT_THEN_CONV], ids=["conv-then-dot", "dot-then-conv"])
+def test_the_shared_constant_rewrite_lowers_for_tpu(body: str) -> None:
+    jax_support = _lowering()
+    import jax
+    import jax.numpy as jnp
+
+    if jax_support.JAX_VERSION < capabilities.MOSAIC_TPU_CONV_SINCE:
+        pytest.skip("this jax has no Mosaic TPU conv lowering")
+    source = SHARED_PRECISION.format(body=body)
+    after = _fix(source, Settings(jax_support.JAX_VERSION), codes=["JAX001"]).after
+    operands = [jax.ShapeDtypeStruct(shape, jnp.float32) for shape in SHAPES]
+    name = f"shared_precision_{body is CONV_THEN_DOT}"
+    before = jax_support.lowering_error(jax_support.load_program(source, name + "_in").build(), operands, "tpu")
+    assert before == "Per-operand conv precision unsupported" or "Per-operand dot" in (before or ""), before
+    weaker = after.replace("PREC = P.HIGHEST", "PREC = P.HIGH")
+    assert jax_support.lowering_error(jax_support.load_program(weaker, name + "_weak").build(), operands, "tpu") \
+        == "Unsupported conv precision: HIGH", "the level the dot alone would take breaks the conv"
+    assert jax_support.lowering_error(jax_support.load_program(after, name + "_out").build(), operands, "tpu") is None
+
+
+# -- a helper called from a Mosaic TPU kernel and from Triton kernels --
+
+
+HELPER_PROGRAM = '''\
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import triton as pltriton
+
+
+def project(x, y):
+    return jnp.dot(x, y, precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))
+
+
+{kernels}
+'''
+TPU_KERNEL = '''\
+def tpu_kernel(x_ref, y_ref, o_ref):
+    o_ref[...] = project(x_ref[...], y_ref[...])
+
+
+def tpu_matmul():
+    return jax.jit(pl.pallas_call(tpu_kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                                  compiler_params=pltpu.CompilerParams()))
+'''
+TRITON_KERNEL = '''\
+def triton_kernel_{i}(x_ref, y_ref, o_ref):
+    o_ref[...] = project(x_ref[...], y_ref[...])
+
+
+def triton_matmul_{i}():
+    return jax.jit(pl.pallas_call(triton_kernel_{i}, out_shape=jax.ShapeDtypeStruct((64, 64), jnp.float32),
+                                  compiler_params=pltriton.CompilerParams()))
+'''
+
+
+def _helper_program(tpu_at: int, tritons: int = 4) -> str:
+    kernels = [TRITON_KERNEL.format(i=i) for i in range(tritons)]
+    kernels.insert(tpu_at, TPU_KERNEL)
+    return HELPER_PROGRAM.format(kernels="\n\n".join(kernels))
+
+
+@pytest.mark.parametrize("tpu_at", [0, 2, 4], ids=["tpu-first", "tpu-between", "tpu-last"])
+def test_a_helper_of_tpu_and_triton_kernels_keeps_the_tpu_backend(tpu_at: int) -> None:
+    source = _helper_program(tpu_at)
+    module = ModuleIndex.parse(source)
+    scope = find_kernels(module)
+    by_name = {function.name: backends for function, backends in scope.backends.items()}
+    assert by_name["project"] == {TPU, TRITON}
+    assert by_name["tpu_kernel"] == {TPU} and all(by_name[f"triton_kernel_{i}"] == {TRITON} for i in range(4))
+    result = _fix(source, codes=["JAX001"])
+    assert [(f.line, f.kind) for f in result.findings] == [(10, Kind.FIXED)]
+    assert "forced by Mosaic TPU (Triton lowers it as written)" in result.findings[0].message
+    assert result.after == source.replace("precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))",
+                                          "precision=lax.Precision.HIGH)")
+
+
+@pytest.mark.jax
+def test_the_helpers_fix_lets_the_tpu_kernel_lower() -> None:
+    jax_support = _lowering()
+    import jax
+    import jax.numpy as jnp
+
+    source = _helper_program(2)
+    operands = [jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32)]
+    before = jax_support.load_program(source, "helper_tpu_triton_in")
+    assert jax_support.lowering_error(before.tpu_matmul(), operands, "tpu") == "Per-operand dot precision unsupported"
+    after = jax_support.load_program(_fix(source, Settings(jax_support.JAX_VERSION)).after, "helper_tpu_triton_out")
+    assert jax_support.lowering_error(after.tpu_matmul(), operands, "tpu") is None
+
+
+# -- module paths, backend words and launchers, each to its backends --
+
+
+BACKEND_PROGRAM = '''\
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+{imports}
+
+
+def kernel(x_ref, y_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))
+
+
+call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32), {selector})
+'''
+# Every prefix of kernel_scope._BACKEND_MODULES, the way a user's import reaches it. The classes live
+# in each package's `core`; names.py reads jax._src.pallas.mosaic_gpu.core as the public module, so
+# the private mosaic_gpu prefix is reached only through its other modules (`primitives` here).
+MODULE_CASES = {
+    "jax.experimental.pallas.tpu.": (TPU, "from jax.experimental.pallas import tpu as params_module"),
+    "jax._src.pallas.mosaic.": (TPU, "from jax._src.pallas.mosaic import core as params_module"),
+    "jax.experimental.pallas.mosaic_gpu.": (GPU, "from jax.experimental.pallas import mosaic_gpu as params_module"),
+    "jax._src.pallas.mosaic_gpu.": (GPU, "from jax._src.pallas.mosaic_gpu import primitives as params_module"),
+    "jax.experimental.pallas.triton.": (TRITON, "from jax.experimental.pallas import triton as params_module"),
+    "jax._src.pallas.triton.": (TRITON, "from jax._src.pallas.triton import core as params_module"),
+}
+# Every key of kernel_scope._BACKEND_WORDS (`backend="..."`, `compiler_params=dict(...)`/{...}).
+WORD_CASES = {"mosaic": TPU, "mosaic_tpu": TPU, "tpu": TPU, "mosaic_gpu": GPU, "triton": TRITON}
+
+
+def _backends_of_kernel(source: str, name: str = "kernel") -> frozenset[str]:
+    scope = find_kernels(ModuleIndex.parse(source))
+    (backends,) = [b for function, b in scope.backends.items() if function.name == name]
+    return backends
+
+
+def _assert_dot_pair_outcome(source: str, backend: str) -> None:
+    """What JAX001 does with a per-operand dot pair in a kernel for `backend` alone."""
+    result = _fix(source, codes=["JAX001"])
+    if backend == TPU:
+        assert [f.kind for f in result.findings] == [Kind.FIXED] and "forced by" not in result.findings[0].message
+        assert "precision=lax.Precision.HIGH)" in result.after
+    elif backend == GPU:
+        assert [f.kind for f in result.findings] == [Kind.MANUAL] and result.new_source is None
+        assert "Mosaic GPU cannot lower dot_general" in result.findings[0].message
+    else:
+        assert result.findings == [] and result.new_source is None, "Triton lowers the pair as written"
+
+
+def test_the_private_mosaic_gpu_core_reads_as_the_public_module() -> None:
+    source = BACKEND_PROGRAM.format(imports="from jax._src.pallas.mosaic_gpu import core as params_module",
+                                    selector="compiler_params=params_module.CompilerParams()")
+    assert _backends_of_kernel(source) == {GPU}
+    _assert_dot_pair_outcome(source, GPU)
+
+
+def test_every_backend_module_and_word_has_a_case() -> None:
+    assert [prefix for prefix, _ in kernel_scope._BACKEND_MODULES] == list(MODULE_CASES)
+    assert dict(kernel_scope._BACKEND_WORDS) == WORD_CASES
+
+
+@pytest.mark.parametrize("prefix", list(MODULE_CASES))
+def test_a_compiler_params_module_names_its_backend(prefix: str) -> None:
+    backend, imports = MODULE_CASES[prefix]
+    source = BACKEND_PROGRAM.format(imports=imports, selector="compiler_params=params_module.CompilerParams()")
+    assert _backends_of_kernel(source) == {backend}
+    _assert_dot_pair_outcome(source, backend)
+    aliased = source.replace("call = pl.pallas_call", "PARAMS = params_module.CompilerParams()\ncall = pl.pallas_call") \
+        .replace("compiler_params=params_module.CompilerParams()", "compiler_params=PARAMS")
+    assert _backends_of_kernel(aliased) == {backend}, "through a variable too"
+
+
+@pytest.mark.parametrize("word", list(WORD_CASES))
+@pytest.mark.parametrize("spelling", ['backend="{word}"', 'compiler_params=dict({word}=dict())',
+                                      'compiler_params={{"{word}": {{}}}}'])
+def test_a_backend_word_names_its_backend(word: str, spelling: str) -> None:
+    source = BACKEND_PROGRAM.format(imports="", selector=spelling.format(word=word))
+    assert _backends_of_kernel(source) == {WORD_CASES[word]}
+
+
+# The backends each launcher reaches when nothing at the launch says which (kernel_scope.LAUNCHERS).
+LAUNCHER_CASES = {
+    "jax.experimental.pallas.pallas_call": {TPU, TRITON},
+    "jax.experimental.pallas.kernel": {TPU, GPU},
+    "jax.experimental.pallas.core_map": {TPU, GPU},
+    "jax.experimental.pallas.mosaic_gpu.kernel": {GPU},
+    "jax.experimental.pallas.mosaic_gpu.emit_pipeline": {GPU},
+    "jax.experimental.pallas.mosaic_gpu.emit_pipeline_warp_specialized": {GPU},
+    "jax.experimental.pallas.tpu.emit_pipeline": {TPU},
+    "jax.experimental.pallas.tpu.emit_pipeline_with_allocations": {TPU},
+}
+
+
+def test_every_launcher_has_a_case() -> None:
+    assert set(kernel_scope.LAUNCHERS) == set(LAUNCHER_CASES)
+
+
+@pytest.mark.parametrize("launcher", list(LAUNCHER_CASES))
+def test_a_launcher_reaches_its_backends(launcher: str) -> None:
+    module, name = launcher.rsplit(".", 1)
+    package, leaf = module.rsplit(".", 1)
+    head = f"from {package} import {leaf} as launcher_module\n\n\n"
+    if kernel_scope.LAUNCHERS[launcher].body_position is None:  # decorator only: `@pl.core_map(mesh)`
+        source = head + f"def run(mesh):\n    @launcher_module.{name}(mesh)\n    def body():\n        pass\n"
+    else:
+        source = head + f"def body(x_ref):\n    pass\n\n\nlaunched = launcher_module.{name}(body)\n"
+    assert _backends_of_kernel(source, "body") == LAUNCHER_CASES[launcher]
+
+
+# -- the capability table's release boundaries --
+
+
+# The releases the table's comments say were probed, and what each boundary is: (table, key, the
+# release just before, the boundary, the value before, the value from the boundary on).
+PROBED = [(0, 10, 2), (0, 11, 0), (0, 11, 1), (0, 11, 2), (0, 12, 0), (0, 12, 0, 1)]
+GPU_ACCURACY = {"rsqrt", "tanh", "logistic", "exp", "exp2", "sin", "cos", "log"}
+TPU_ACCURACY = {"rsqrt", "sqrt", "exp", "exp2", "logistic", "sin", "cos", "tan", "tanh", "log", "log1p"}
+BOUNDARIES = [
+    ("dot HIGH on Mosaic TPU", lambda v: capabilities.lowered_precisions(TPU, "dot", v), (0, 11, 0), (0, 11, 1),
+     {Level.DEFAULT, Level.HIGHEST}, {Level.DEFAULT, Level.HIGH, Level.HIGHEST}),
+    ("conv on Mosaic TPU", lambda v: capabilities.lowered_precisions(TPU, "conv", v), (0, 11, 0), (0, 11, 1),
+     None, {Level.DEFAULT, Level.HIGHEST}),
+    ("accuracy on Mosaic GPU", lambda v: capabilities.accuracy_rejected(GPU, v), (0, 11, 1), (0, 11, 2),
+     GPU_ACCURACY, GPU_ACCURACY | {"sqrt", "log2"}),
+    ("accuracy on Mosaic TPU", lambda v: capabilities.accuracy_rejected(TPU, v), (0, 11, 1), (0, 11, 2),
+     TPU_ACCURACY, TPU_ACCURACY | {"log2"}),
+    # Mosaic GPU's unlowered functions change at two boundaries: each is read on its own.
+    ("not lowered on Mosaic GPU (sqrt)", lambda v: capabilities.not_lowered(GPU, v) - {"erfc"}, (0, 11, 1),
+     (0, 11, 2), {"cbrt", "expm1", "tan", "log1p", "sqrt"}, {"cbrt", "expm1", "tan", "log1p"}),
+    ("not lowered on Mosaic GPU (erfc)", lambda v: capabilities.not_lowered(GPU, v) - {"sqrt"}, (0, 11, 2),
+     (0, 12, 0), {"cbrt", "expm1", "tan", "log1p"}, {"cbrt", "expm1", "tan", "log1p", "erfc"}),
+    ("not lowered on Mosaic TPU (erfc)", lambda v: capabilities.not_lowered(TPU, v), (0, 11, 2), (0, 12, 0),
+     {"cbrt", "expm1"}, {"cbrt", "expm1", "erfc"}),
+]
+
+
+def test_the_table_has_exactly_the_documented_boundaries() -> None:
+    assert capabilities._known_versions() == [(0,), (0, 11, 1), (0, 11, 2), (0, 12, 0)]
+    assert capabilities.not_lowered(GPU, (0, 11, 1)) == {"cbrt", "expm1", "tan", "log1p", "sqrt"}
+    assert capabilities.not_lowered(GPU, (0, 12, 0)) == {"cbrt", "expm1", "tan", "log1p", "erfc"}
+    assert capabilities.MOSAIC_TPU_DOT_HIGH_SINCE == (0, 11, 1) and capabilities.MOSAIC_TPU_CONV_SINCE == (0, 11, 1)
+
+
+@pytest.mark.parametrize("what, read, before, since, old, new", BOUNDARIES, ids=[b[0] for b in BOUNDARIES])
+def test_each_boundary_holds_on_either_side(what, read, before, since, old, new) -> None:
+    assert PROBED.index(before) + 1 == PROBED.index(since), "the release just before the boundary"
+    assert read(before) == (None if old is None else frozenset(old)), f"{what}: jax {before}"
+    assert read(since) == frozenset(new), f"{what}: jax {since}"
+    for release in PROBED:  # constant on either side of it
+        expected = old if release < since else new
+        assert read(release) == (None if expected is None else frozenset(expected)), f"{what}: jax {release}"
+
+
+@pytest.mark.parametrize("backend, op, accepted", [
+    ("triton", "dot", set(Level)), ("cudnn", "lstm", {Level.HIGH, Level.HIGHEST}),
+    ("mosaic_gpu", "dot", None), ("mosaic_gpu", "conv", None), ("triton", "conv", None),
+])
+def test_rows_without_a_boundary_hold_on_every_release(backend: str, op: str, accepted) -> None:
+    for release in PROBED:
+        assert capabilities.lowered_precisions(backend, op, release) == (None if accepted is None else frozenset(accepted))
+
+
+TPU_PROGRAM = '''\
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import {module} as params_module
+
+
+def kernel(x_ref, y_ref, o_ref):
+    o_ref[...] = {call}
+
+
+call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                      compiler_params=params_module.CompilerParams())
+'''
+PAIR = "(lax.Precision.DEFAULT, lax.Precision.HIGH)"
+HINT = "accuracy=lax.AccuracyMode.HIGHEST"
+# (backend module, call, release just before, boundary, what the line becomes before, and from it;
+# the finding's kind before, and from it). None: no finding, the line unchanged.
+REWRITES = [
+    ("tpu", f"jnp.dot(x_ref[...], y_ref[...], precision={PAIR})", (0, 11, 0), (0, 11, 1),
+     "jnp.dot(x_ref[...], y_ref[...], precision=lax.Precision.HIGHEST)",
+     "jnp.dot(x_ref[...], y_ref[...], precision=lax.Precision.HIGH)", Kind.FIXED, Kind.FIXED),
+    ("tpu", "jnp.dot(x_ref[...], y_ref[...], precision=lax.Precision.HIGH)", (0, 11, 0), (0, 11, 1),
+     "jnp.dot(x_ref[...], y_ref[...], precision=lax.Precision.HIGHEST)", None, Kind.FIXED, None),
+    ("tpu", f'lax.conv_general_dilated(x_ref[...], y_ref[...], (1, 1), "SAME", precision={PAIR})', (0, 11, 0),
+     (0, 11, 1), None, 'lax.conv_general_dilated(x_ref[...], y_ref[...], (1, 1), "SAME", precision=lax.Precision.HIGHEST)',
+     Kind.MANUAL, Kind.FIXED),
+    ("tpu", f"lax.log2(x_ref[...], {HINT})", (0, 11, 1), (0, 11, 2), None, "lax.log2(x_ref[...])", None, Kind.DROPPED),
+    ("mosaic_gpu", f"lax.log2(x_ref[...], {HINT})", (0, 11, 1), (0, 11, 2), None, "lax.log2(x_ref[...])", None,
+     Kind.DROPPED),
+    ("mosaic_gpu", f"lax.sqrt(x_ref[...], {HINT})", (0, 11, 1), (0, 11, 2), None, "lax.sqrt(x_ref[...])", Kind.MANUAL,
+     Kind.DROPPED),
+    ("tpu", f"lax.sqrt(x_ref[...], {HINT})", (0, 11, 1), (0, 11, 2), "lax.sqrt(x_ref[...])", "lax.sqrt(x_ref[...])",
+     Kind.DROPPED, Kind.DROPPED),
+    ("tpu", f"lax.erfc(x_ref[...], {HINT})", (0, 11, 2), (0, 12, 0), None, None, None, Kind.MANUAL),
+    ("mosaic_gpu", f"lax.erfc(x_ref[...], {HINT})", (0, 11, 2), (0, 12, 0), None, None, None, Kind.MANUAL),
+]
+
+
+@pytest.mark.parametrize("module, call, before, since, old_line, new_line, old_kind, new_kind", REWRITES,
+                         ids=[f"{r[0]}-{r[1].split('(')[0]}-{'-'.join(map(str, r[3]))}-{i}" for i, r in enumerate(REWRITES)])
+def test_the_rules_write_each_boundarys_two_sides(module, call, before, since, old_line, new_line, old_kind,
+                                                  new_kind) -> None:
+    source = TPU_PROGRAM.format(module=module, call=call)
+    for release, line, kind in ((before, old_line, old_kind), (since, new_line, new_kind)):
+        result = _fix(source, Settings(release, unsafe_fixes=True))
+        written = next(text.strip() for text in (result.after or source).splitlines() if text.startswith("    o_ref"))
+        assert written == f"o_ref[...] = {line or call}", release
+        assert [f.kind for f in result.findings] == ([kind] if kind else []), (release, result.findings)
