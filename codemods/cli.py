@@ -158,7 +158,8 @@ def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, d
     project = discovery.discover([root], excluded) if root is not None else files
     listed = {Path(os.path.abspath(f)) for f in project}
     project = [*project, *(f for f in files if Path(os.path.abspath(f)) not in listed)]
-    return [f for f in files if parsed_shard is None or parsed_shard.holds(f, config.root)], project
+    anchor = root if root is not None else config.root  # the project's root: the same shards from any folder
+    return [f for f in files if parsed_shard is None or parsed_shard.holds(f, anchor)], project
 
 
 def _empty_folders(paths: List[Path], files: List[Path], config, exclude: List[str]):

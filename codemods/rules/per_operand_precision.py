@@ -446,9 +446,10 @@ RULE = Rule(
         ->  lax.conv_general_dilated(x, w, (1, 1), "SAME", precision=P.HIGHEST)
     """,
     # A precision may also sit positionally (`lax.dot_general(x, y, dims, "high")`) without the
-    # word: files that name an op taking it there are analysed too; so are calls that unpack
-    # arguments (`*args` may reach a positional precision, `**kwargs` carry precision=).
-    words=(b"recision", b"dot_general", b"conv", b"batch_matmul", b"dot"),
+    # word: files that name an op taking it there are analysed too (`dot` covers `dot_general`);
+    # so are calls that unpack arguments (`*args` may reach a positional precision, `**kwargs`
+    # carry precision=).
+    words=(b"recision", b"conv", b"batch_matmul", b"dot"),
     kernel_scoped=True,
     check=PerOperandPrecision.check,
     patterns=((b"*", re.compile(UNPACKED_ARGUMENT + rb"{1,2}\s*[A-Za-z_(]")),),
