@@ -193,6 +193,19 @@ def test_a_constant_shared_by_a_dot_and_a_conv_becomes_what_both_lower(body: str
     assert "-> HIGHEST" in result.findings[0].message
 
 
+@pytest.mark.parametrize("body", [CONV_THEN_DOT, DOT_THEN_CONV], ids=["conv-then-dot", "dot-then-conv"])
+def test_a_constant_shared_with_a_conv_no_release_lowers_is_still_fixed_for_the_dot(body: str) -> None:
+    """jax 0.10.2 lowers no conv in a Mosaic TPU kernel: the conv gets its note, and the constant
+    (used only by kernel ops) is fixed for the dot. Before, the conv's use counted as one outside
+    kernel precisions, and the dot got a note that wrongly spoke of XLA code."""
+    assert capabilities.lowered_precisions(MOSAIC_TPU, "conv", (0, 10, 2)) is None
+    source = SHARED_PRECISION.format(body=body)
+    result = _fix(source, Settings((0, 10, 2)), codes=["JAX001"])
+    assert result.after == source.replace("PREC = (P.DEFAULT, P.HIGH)", "PREC = P.HIGHEST")
+    assert sorted(f.kind for f in result.findings) == [Kind.FIXED, Kind.MANUAL]
+    assert not any("XLA" in f.message for f in result.findings)
+
+
 @pytest.mark.jax
 @pytest.mark.parametrize("body", [CONV_THEN_DOT, DOT_THEN_CONV], ids=["conv-then-dot", "dot-then-conv"])
 def test_the_shared_constant_rewrite_lowers_for_tpu(body: str) -> None:

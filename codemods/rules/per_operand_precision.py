@@ -102,7 +102,11 @@ class PerOperandPrecision(JaxTransform):
             arg = _precision_arg(call, op, shift)
             if arg is None and not _may_carry_precision(call, op):
                 continue
-            if self._note_no_lowering(call, name, op, arg) or not self.rejecting_backends(call, REJECTERS):
+            if self._note_no_lowering(call, name, op, arg):
+                if arg is not None:  # still a kernel's use of the value: a constant it shares stays fixable
+                    self._kernel_precisions.add(value_of(arg))
+                continue
+            if not self.rejecting_backends(call, REJECTERS):
                 continue
             if name in PALLAS_DOT and self._pallas_dot_removed():
                 self.report(call, Kind.MANUAL, f"{display(name)} does not exist on jax "
