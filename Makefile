@@ -51,3 +51,20 @@ gpu-wheels:
 .PHONY: sweep
 sweep: $(VENV)/.test-installed
 	$(VENV)/bin/python bench/sweep.py
+
+# Not part of `make test`: mutation testing (mutmut, pinned in pyproject.toml's `mutants` extra) of
+# the analysis, the rules, the capability table and the engine ([tool.mutmut] in pyproject.toml).
+# Results are kept in mutants/ and reused: a rerun tests only the functions that changed. Then the
+# score per module (bench/mutation_score.py; --survivors lists them, --diffs DIR writes their
+# diffs). Hours on one core: a surviving mutant runs every test that reaches its function.
+# MUTANTS='codemods.engine.cache.*' runs some mutants only; MUTANTS_JOBS=N runs N at a time.
+MUTANTS ?=
+MUTANTS_JOBS ?= 1
+.PHONY: mutants
+$(VENV)/.mutants-installed: $(VENV)/.test-installed
+	$(VENV)/bin/python -m pip install -q -e '.[test,mutants]' 'jax==$(JAX_NEWEST)'
+	touch $@
+
+mutants: $(VENV)/.mutants-installed
+	$(VENV)/bin/mutmut run --max-children $(MUTANTS_JOBS) $(MUTANTS)
+	$(VENV)/bin/python bench/mutation_score.py

@@ -1,0 +1,62 @@
+"""A pytest plugin that `make mutants` loads (pyproject.toml, [tool.mutmut] pytest_add_cli_args).
+
+mutmut runs a mutant against the tests that called its function during its stats pass, and it
+sees only the calls made in the pytest process. Many tests run the tool in a subprocess with
+PYTHONPATH set to the checkout, which under mutmut is mutants/: such a child imports the mutated
+package and runs the mutant named by the MUTANT_UNDER_TEST it inherits, so it can kill mutants,
+but mutmut would never pick the test (explain and `--diff-base`/`--shard` are reached that way
+only). sitecustomize.py, copied to mutants/ here, records what such children call during the
+stats pass; this plugin adds it to the hits of the test that ran, before mutmut reads them.
+
+mutants/ also goes first on PYTHONPATH, for the children of tests that do not set it (they would
+import the installed package, the working tree, not its copy) and for `python mutants/cli.py`
+(the script's folder reaches the mutated package, but Python reads sitecustomize before it
+adds that folder: without it the child's trampolines crash in mutmut's config loader).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+MUTANTS = HERE.parents[1]  # mutants/bench/mutation/pytest_plugin.py
+CHILD_STATS = MUTANTS / ".mutmut-child-stats"
+
+
+def _in_stats_pass() -> bool:
+    from mutmut.mutation.trampoline import get_mutant_under_test
+
+    return get_mutant_under_test() == "stats"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if MUTANTS.name != "mutants" or not (MUTANTS / "codemods").is_dir():
+        return  # not under mutmut
+    if "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", ""):
+        bridge = sys.modules.get("jax._src.xla_bridge")
+        if bridge is not None and getattr(bridge, "_backends", None):
+            # Forked after jax started its threads: the first computation would hang until the
+            # timeout, which mutmut counts as a kill. 35 is mutmut's "suspicious".
+            sys.stderr.write("jax was started before this mutant's process was forked "
+                             "(a test module computes at import?): see [tool.mutmut] in pyproject.toml\n")
+            os._exit(35)
+    shutil.copyfile(HERE / "sitecustomize.py", MUTANTS / "sitecustomize.py")
+    path = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if path[0] != str(MUTANTS):
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(MUTANTS), *path]))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    if not CHILD_STATS.is_dir() or not _in_stats_pass():
+        return
+    from mutmut.state import state
+
+    for record in CHILD_STATS.glob("*.txt"):
+        state()._stats.update(record.read_text(encoding="utf-8").split())
+        record.unlink()
