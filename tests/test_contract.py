@@ -360,3 +360,68 @@ def test_a_suppression_comment_on_the_first_line_of_another_call_does_not_cover_
     path = project(tmp_path / "proj", 'jax-version = "0.12.0.1"\n', source)
     result = invoke("fix", "--no-cache", "--write", str(tmp_path / "proj"))
     assert "suppressed" not in result.stderr and HIGH in path.read_text(), result.stderr
+
+
+# -- the engine's own promises, on stub rules --
+
+
+def _stub_rule(check, code: str = "JAX002"):
+    from codemods.engine.rule import Rule
+
+    return Rule(code=code, name="stub-rule", summary="One line.", what="  What\n    indented\n", why="Why.",
+                example="a -> b", words=(b"x",), kernel_scoped=False, check=check)
+
+
+def test_rule_documentation_is_laid_out_as_ruff_rule_prints_it() -> None:
+    assert _stub_rule(lambda rule, file: []).documentation() == (
+        "JAX002 (stub-rule)\n\nOne line.\n\nWhat it does\n    What\n      indented\n\nWhy\n    Why.\n\n"
+        "Example\n    a -> b\n")
+
+
+def _finding_with_fix(file, replacement: str):
+    from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind
+    from codemods.engine.fixes import Edit, FixPlan
+
+    plan = FixPlan(edits=[Edit(0, 1, lambda old: replacement)])
+    return [Finding("JAX002", Kind.FIXED, 1, 1, "stub", fix=Fix(Applicability.SAFE, plan=plan))]
+
+
+def test_a_fix_that_breaks_the_syntax_is_an_error_and_changes_nothing() -> None:
+    from codemods.engine.runner import process_source
+    from codemods.settings import Settings
+
+    broken = _stub_rule(lambda rule, file: _finding_with_fix(file, "def ("))
+    result = process_source(Path("k.py"), b"x = 1\n", [broken], Settings())
+    assert result.error is not None and "does not parse" in result.error
+    assert (result.new_source, result.findings) == (None, []), "no half-done result"
+    fine = process_source(Path("k.py"), b"x = 1\n", [_stub_rule(lambda rule, file: _finding_with_fix(file, "y"))],
+                          Settings())
+    assert (fine.error, fine.new_source) == (None, b"y = 1\n")
+
+
+def test_a_rule_that_raises_is_an_internal_error_with_no_findings() -> None:
+    from codemods.engine.runner import process_source
+    from codemods.settings import Settings
+
+    def crash(rule, file):
+        raise KeyError("boom")
+
+    result = process_source(Path("k.py"), b"x = 1\n", [_stub_rule(lambda rule, file: []), _stub_rule(crash, "JAX003")],
+                            Settings())
+    assert result.error == "internal error in JAX003: KeyError: 'boom'"
+    assert (result.findings, result.new_source) == ([], None)
+
+
+def test_libcst_that_cannot_parse_the_rewrite_is_a_verdict_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    import libcst
+
+    from codemods.engine import runner
+
+    assert runner._libcst_parses("x = 1\n")
+    assert not runner._libcst_parses("def (:\n")
+
+    def too_deep(code):
+        raise RecursionError
+
+    monkeypatch.setattr(libcst, "parse_module", too_deep)
+    assert not runner._libcst_parses("x = 1\n")
