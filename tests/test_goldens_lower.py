@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import importlib
 import itertools
 import re
 import shutil
@@ -48,7 +47,6 @@ from codemods import capabilities, probe  # noqa: E402
 from codemods.analysis.kernel_scope import BACKEND_NAMES  # noqa: E402
 from codemods.engine.runner import process_source  # noqa: E402
 from codemods.registry import select  # noqa: E402
-from codemods.settings import Settings  # noqa: E402
 from tests import jax_support  # noqa: E402
 from tests.test_accuracy_jax import PROGRAMS  # noqa: E402
 from tests.test_fixtures import case_settings  # noqa: E402
