@@ -65,6 +65,15 @@ $(VENV)/.mutants-installed: $(VENV)/.test-installed
 	$(VENV)/bin/python -m pip install -q -e '.[test,mutants]' 'jax==$(JAX_NEWEST)'
 	touch $@
 
+# MUTANTS_SAMPLE=N runs a seeded random sample of N mutants instead (bench/mutation_sample.py): the
+# whole set takes a night on two cores; the score then comes with its 95% interval.
+MUTANTS_SAMPLE ?=
+MUTANTS_SEED ?= 18
 mutants: $(VENV)/.mutants-installed
+ifeq ($(MUTANTS_SAMPLE),)
 	$(VENV)/bin/mutmut run --max-children $(MUTANTS_JOBS) $(MUTANTS)
+else
+	$(VENV)/bin/python bench/mutation_sample.py --generate
+	$(VENV)/bin/mutmut run --max-children $(MUTANTS_JOBS) $$($(VENV)/bin/python bench/mutation_sample.py $(MUTANTS_SAMPLE) --seed $(MUTANTS_SEED))
+endif
 	$(VENV)/bin/python bench/mutation_score.py

@@ -64,6 +64,14 @@ def row(statuses: Counter) -> dict[str, object]:
     }
 
 
+def wilson(killed: int, checked: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a sampled kill rate (sound near 100%, unlike the normal one)."""
+    p = killed / checked
+    centre = (p + z * z / (2 * checked)) / (1 + z * z / checked)
+    half = z * ((p * (1 - p) / checked + z * z / (4 * checked * checked)) ** 0.5) / (1 + z * z / checked)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def function_of(mutant: str) -> str:
     """codemods.engine.cache.xǁResultCacheǁget__mutmut_3 -> ResultCache.get"""
     mangled = mutant.partition("__mutmut_")[0].rpartition(".")[2]
@@ -113,6 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{path:<{width}}  " + "  ".join(f"{r[c]!s:>9}" for c in COLUMNS))
     print("-" * len(header))
     print(f"{'overall':<{width}}  " + "  ".join(f"{overall[c]!s:>9}" for c in COLUMNS))
+    if overall["unchecked"] and overall["_checked"]:  # a sample (make mutants MUTANTS_SAMPLE=N)
+        low, high = wilson(overall["_killed"], overall["_checked"])
+        print(f"\nsample: {overall['_killed']} of {overall['_checked']} checked mutants killed, "
+              f"{100 * overall['_killed'] / overall['_checked']:.1f}% (95% interval {100 * low:.1f}%-{100 * high:.1f}%)")
 
     if args.survivors:
         for path, statuses in modules.items():
