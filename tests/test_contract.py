@@ -425,3 +425,26 @@ def test_libcst_that_cannot_parse_the_rewrite_is_a_verdict_not_a_crash(monkeypat
 
     monkeypatch.setattr(libcst, "parse_module", too_deep)
     assert not runner._libcst_parses("x = 1\n")
+
+
+def test_github_annotation_of_a_finding_on_the_first_line_keeps_its_position() -> None:
+    from codemods.engine.diagnostics import Finding, Kind
+    from codemods.engine.formats import render_github
+    from codemods.engine.report import FileResult
+
+    finding = Finding("JAX001", Kind.MANUAL, 1, 5, "m", end_line=1, end_column=9)
+    line = render_github([FileResult("k.py", parsed=True, findings=[finding])])
+    assert line == "::warning file=k.py,line=1,col=5,endLine=1,endColumn=9,title=JAX001 [manual]::m\n"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_git_ignored_files_are_left_out_when_the_folder_is_named_from_outside_it(tmp_path: Path) -> None:
+    from codemods.engine.discovery import discover
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    (repo / ".gitignore").write_text("generated.py\n")
+    (repo / "generated.py").write_text("x = 1\n")
+    (repo / "kernel.py").write_text("x = 1\n")
+    assert discover([Path("repo")]) == [Path("repo/kernel.py")]  # the current folder is tmp_path
