@@ -43,8 +43,8 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _run(project: Path, cache: ResultCache, settings: Settings = SETTINGS):
-    return runner.run([project / "src"], registry.RULES, settings, 1, cache)
+def _run(project: Path, cache: ResultCache, settings: Settings = SETTINGS, rules=registry.RULES):
+    return runner.run([project / "src"], rules, settings, 1, cache)
 
 
 def _poison(cache_dir: Path) -> int:

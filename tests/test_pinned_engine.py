@@ -230,19 +230,7 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _run(project: Path, cache: ResultCache, settings: Settings = SETTINGS, rules=registry.RULES):
-    return runner.run([project / "src"], rules, settings, 1, cache)
-
-
-def _poison(cache_dir: Path) -> int:
-    """Mark every entry, so that an answer from the cache can be told apart."""
-    entries = list(cache_dir.rglob("*.json"))
-    for entry in entries:
-        data = json.loads(entry.read_text())
-        for finding in data["findings"]:
-            finding["message"] = "FROM THE CACHE"
-        entry.write_text(json.dumps(data))
-    return len(entries)
+from tests.test_cache import _poison, _run  # noqa: E402  (the cache tests' helpers)
 
 
 def _from_cache(results) -> bool:
