@@ -104,3 +104,12 @@ def test_cli_no_cache_neither_reads_nor_writes(project: Path, tmp_path: Path) ->
     assert b"FROM THE CACHE" in cached.stderr
     fresh = subprocess.run([*command, "--no-cache"], cwd=project, env=env, capture_output=True)
     assert fresh.stderr == plain.stderr
+
+
+def test_an_entry_is_written_into_a_folder_an_earlier_entry_made(project: Path, tmp_path: Path) -> None:
+    """Entries share their two-character folders: one that exists already takes the next entry."""
+    cache_dir = tmp_path / "cache"
+    for prefix in range(256):
+        (cache_dir / f"{prefix:02x}").mkdir(parents=True)
+    _run(project, ResultCache(cache_dir, SETTINGS))
+    assert _poison(cache_dir) == 1

@@ -191,9 +191,10 @@ def test_a_rewritten_import_keeps_the_form_feed_that_leads_it() -> None:
     assert removed == "\fimport sys\nx = sys\n\n\fdef f():\n  \f  import re\n  \f  return re\n"
 
 
-def test_a_helper_is_indented_as_python_reads_the_module_not_with_its_form_feeds() -> None:
+@pytest.mark.parametrize("indent", ["  \f  ", "\f \f  "], ids=["one form feed", "two form feeds"])
+def test_a_helper_is_indented_as_python_reads_the_module_not_with_its_form_feeds(indent: str) -> None:
     source = ("import jax\nfrom jax.experimental import pallas as pl\n\n\n\fdef kernel(x_ref, o_ref):\n"
-              "  \f  o_ref[...] = jax.lax.rsqrt(x_ref[...], accuracy=jax.lax.AccuracyMode.HIGHEST)\n\n\n"
+              f"{indent}o_ref[...] = jax.lax.rsqrt(x_ref[...], accuracy=jax.lax.AccuracyMode.HIGHEST)\n\n\n"
               "run = pl.pallas_call(kernel, out_shape=None)\n")
     result = process_source(Path("k.py"), source.encode(), select(["JAX002"]), Settings((0, 12, 0, 1)))
     assert result.error is None, result.error

@@ -420,6 +420,7 @@ def test_sarif_tool_rules_and_results(results):
             "endLine": finding.end_line, "endColumn": finding.end_column,
         }
         assert ("fixes" in entry) == (finding.kind in (Kind.FIXED, Kind.DROPPED))
+        assert entry["properties"].get("applied") is (finding.fix.applied if finding.fix else None)
     uris = [e["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for e in run["results"]]
     assert "src/my%20kernels/kw%20%231.py" in uris
 
@@ -590,9 +591,12 @@ def test_github_escaping_as_the_actions_toolkit_does():
         Finding("JAX001", Kind.MANUAL, 3, 5, "100% sure: a, b\r\nnext line", 3, 9),
         Finding("JAX003", Kind.WARNING, 10, 2, "spans lines", 12, 4),
         Finding("JAX002", Kind.DROPPED, 20, 1, "end unknown"),
+        Finding("JAX001", Kind.FIXED, 1, 1, "an empty span at the start", 1, 1),
     ])
     broken = FileResult("src/bad.py", error="cannot read: 50% of it: gone,\nreally")
     assert render_github([tricky, broken]) == (
+        "::notice file=src/a%2Cb%3Ac%25.py,line=1,col=1,endLine=1,endColumn=1,title=JAX001 [fixed]"
+        "::an empty span at the start\n"
         "::warning file=src/a%2Cb%3Ac%25.py,line=3,col=5,endLine=3,endColumn=9,title=JAX001 [manual]"
         "::100%25 sure: a, b%0D%0Anext line\n"
         "::warning file=src/a%2Cb%3Ac%25.py,line=10,endLine=12,title=JAX003 [warning]::spans lines\n"

@@ -158,6 +158,9 @@ PRECISION: dict[str, list[Launch]] = {
     "names_bound_by_assignment": _launches("matmul", MATMUL, *PORTABLE),
     "partial_of_op_at_module_level": _launches("matmul", MATMUL, *PORTABLE),
     "rebound_names_need_review": _launches("matmul", MATMUL, *PORTABLE),
+    "names_bound_by_assignment_jax_0_10": _launches("matmul", MATMUL, *PORTABLE),
+    "values_the_analysis_cannot_follow": _launches("matmul", MATMUL, *PORTABLE),
+    "module_constant_default_of_xla_function": _launches("matmul", MATMUL, *PORTABLE),
 }
 
 _PLATFORM_BACKENDS = {"tpu": TPU, "cuda": GPU}

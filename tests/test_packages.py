@@ -9,6 +9,8 @@ run's, and bad input in one module never stops the analysis of the others.
 
 from __future__ import annotations
 
+import ast
+import collections
 import filecmp
 import importlib
 import os
@@ -19,9 +21,12 @@ from pathlib import Path
 
 import pytest
 
+from codemods.analysis.kernel_scope import ModuleFacts
+from codemods.analysis.project import ProjectIndex
 from codemods.engine.cache import ResultCache
 from codemods.engine.discovery import Shard, discover
 from codemods.engine.report import render_findings
+from codemods.engine import runner
 from codemods.engine.runner import run
 from codemods.registry import select
 from codemods.settings import Settings
@@ -134,6 +139,47 @@ def test_project_facts_cached_for_some_rules_are_not_used_for_others(copy_of, tm
     assert cached == {r.path: r.findings for r in _run(root)}
 
 
+@pytest.mark.parametrize("case", CASES, ids=lambda path: path.name)
+def test_each_module_is_read_and_parsed_once_in_a_whole_run(case: Path, copy_of, monkeypatch) -> None:
+    """The project index's read and parse of a module are the ones its rules use (one pass, not two)."""
+    root = copy_of(case)
+    sources = {path.read_text(): path for path in root.rglob("*.py")}
+    parses: collections.Counter = collections.Counter()
+    reads: collections.Counter = collections.Counter()
+    parse, read = ast.parse, runner._read_regular_file
+
+    def counting_parse(source, *args, **kwargs):
+        text = source.decode() if isinstance(source, bytes) else source
+        parses[sources.get(text)] += 1
+        return parse(source, *args, **kwargs)
+
+    def counting_read(path):
+        reads[Path(path).resolve()] += 1
+        return read(path)
+
+    monkeypatch.setattr(ast, "parse", counting_parse)
+    monkeypatch.setattr(runner, "_read_regular_file", counting_read)
+    _run(root)
+    del parses[None]
+    assert set(parses) == set(sources.values()) and set(parses.values()) == {1}, parses
+    assert set(reads) == {path.resolve() for path in sources.values()} and set(reads.values()) == {1}, reads
+
+
+def test_a_module_no_kernel_reaches_is_not_parsed_for_its_facts(tmp_path: Path, monkeypatch) -> None:
+    """Its precision may fail only in a kernel, and no kernel module imports it: the index answers
+    from the import lines alone (a monorepo's plain modules cost no parse)."""
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "kernels.py").write_text(
+        "from jax.experimental import pallas as pl\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = x_ref[...]\n")
+    plain = tmp_path / "proj" / "numerics.py"
+    plain.write_text("import jax.numpy as jnp\n\n\ndef mm(a, b):\n    return jnp.dot(a, b, precision=('high', 'highest'))\n")
+    parse = ast.parse
+    parsed: list = []
+    monkeypatch.setattr(ast, "parse", lambda source, *a, **k: parsed.append(source) or parse(source, *a, **k))
+    index = ProjectIndex(sorted((tmp_path / "proj").glob("*.py")), Path.read_bytes, lambda code: True)
+    assert index.facts(plain) == ModuleFacts() and plain.read_text() not in parsed
+
+
 def test_bad_modules_do_not_stop_the_analysis(tmp_path: Path) -> None:
     """An import cycle, a module that does not parse, a relative import above the root and a name
     from a C extension: the kernel launched across modules is still found."""
@@ -178,6 +224,8 @@ LOWERED = {
     "kernels_across_modules": ("tiles", ("matmul", "gated"), {"shared": "[manual] `shared_mix` runs in kernels and in plain XLA code"},
                                ((8, 128), (128, 128))),
     "factory_and_constant_across_modules": ("attn", ("attention", "scaled"), {}, ((128, 128), (128, 128))),
+    "helpers_spelled_other_ways": ("spell", ("contract", "scaled"),
+                                   {"unpacked": "[manual] jnp.dot: **kwargs may carry a precision"}, ((8, 128), (128, 128))),
 }
 
 

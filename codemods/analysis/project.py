@@ -290,11 +290,10 @@ class ProjectIndex:
 
     def _referrers(self, module: _Module, name: str) -> list[_Module]:
         """The modules that may use `module.name`: they import the project, use the word, and import
-        it, its module or a package of it (`from .ops import act`, `from pkg.ops import math`, ...)."""
+        it, its module or a package of it (`from .ops import act`, `from pkg.ops import math`,
+        `import pkg` for `pkg.ops.act`, ...)."""
         wanted = name.encode()
-        parts = {part.encode() for part in module.name.split(".")[1:]} | {wanted}
-        if module.is_package or len(module.name.split(".")) == 1:
-            parts.add(module.name.split(".")[-1].encode())
+        parts = {part.encode() for part in module.name.split(".")} | {wanted}
         found = []
         word = re.compile(rb"\b" + re.escape(wanted) + rb"\b")
         for candidate in self._importers_list():
@@ -454,10 +453,11 @@ class ProjectIndex:
     def _imported_names(self, module: _Module, shallow: bool) -> set[str]:
         """The project modules a module's import lines name: `import a.b` names `a.b`, `from a import
         b, c` names `a.b` (a module), or the module `a` re-exports `c` from. `shallow`: a package
-        entered for its own sake, whose absolute imports are not followed."""
+        entered for its own sake, of whose imports only its own re-exports are followed (relative,
+        or absolute within the package: `from spell import scale` in `spell/__init__.py`)."""
         found = set()
         for statement in self._import_statements(module):
-            if shallow and not (isinstance(statement, ast.ImportFrom) and statement.level):
+            if shallow and not _imports_within(statement, module.name):
                 continue
             if isinstance(statement, ast.Import):
                 found.update(alias.name for alias in statement.names if alias.name in self._modules)
@@ -536,9 +536,11 @@ _POSITIONAL_PRECISION = {"dot_general": 4, "batch_matmul": 3, "conv_general_dila
 _OP_NAMES = {*_POSITIONAL_PRECISION, "matmul", "einsum", "inner", "tensordot", "vdot", "lstm", "rsqrt", "sqrt",
              "cbrt", "tanh", "logistic", "exp", "exp2", "expm1", "log", "log2", "log1p", "sin", "cos", "tan"}
 # The same on bytes, before a module is parsed: a hint keyword, an LSTM, unpacked arguments, or a
-# precision spelled anywhere in a file that calls an op taking it positionally.
-_MAY_FAIL = re.compile(rb"(?:precision|accuracy)\s*=\s*(?!None\b|precision\b|accuracy\b)|lstm|\b(?:" + "|".join(sorted(_OP_NAMES)).encode()
-                       + rb")\s*\((?:[^()]|\([^()]*\))*[(,]\s*\*")
+# precision spelled anywhere in a file that calls an op taking it positionally. Unpacked arguments
+# count first or later in the call, and in a partial of the op (`partial(jnp.dot, **options)`).
+_OPS = b"|".join(sorted(name.encode() for name in _OP_NAMES))
+_MAY_FAIL = re.compile(rb"(?:precision|accuracy)\s*=\s*(?!None\b|precision\b|accuracy\b)|lstm|(?:\b(?:" + _OPS
+                       + rb")\s*\(|\bpartial\s*\(\s*[\w.]*\b(?:" + _OPS + rb")\s*,)(?:(?:[^()]|\([^()]*\))*[(,])?\s*\*")
 _POSITIONAL_OP = re.compile(rb"(?:dot_general|conv\w*|batch_matmul|\bdot)\s*\(")
 _PRECISION_WORD = re.compile(rb"recision|highest|HIGHEST|tensorfloat32|bfloat16|float32")
 
@@ -570,6 +572,15 @@ def _may_fail_in_a_kernel(call: ast.Call, parameters: set[str]) -> bool:
     positional = arguments >= _POSITIONAL_PRECISION.get(named, arguments + 1) \
         and written(call.args[_POSITIONAL_PRECISION[named] - 1 + (len(call.args) - arguments)])
     return unpacked or positional
+
+
+def _imports_within(statement: ast.stmt, package: str) -> bool:
+    """A relative import, or an absolute one of the package itself or of its own modules."""
+    def within(name: str) -> bool:
+        return name == package or name.startswith(package + ".")
+    if isinstance(statement, ast.ImportFrom):
+        return bool(statement.level) or within(statement.module or "")
+    return isinstance(statement, ast.Import) and any(within(alias.name) for alias in statement.names)
 
 
 def _terminal_name(node: ast.AST) -> str:

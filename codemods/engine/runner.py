@@ -64,7 +64,7 @@ def run(
     for path in files:
         key = Path(os.path.abspath(path))
         try:
-            raw = contents.get(key) or _read_regular_file(path)
+            raw = contents[key] if key in contents else _read_regular_file(path)  # an empty file too
         except OSError as error:
             results.append(FileResult(str(path), error=f"cannot read: {error.strerror or error}"))
             continue

@@ -200,8 +200,8 @@ class PerOperandPrecision(JaxTransform):
         try:
             rejected = [(source, literal) for source, literal in self._possible_values(value, _MAX_DEPTH, set())
                         if isinstance(literal, PrecisionLiteral) and self._target_level(op.kind, literal) is not None]
-        except _Unknown:
-            why = f"{sources}: if it is not a single scalar the Mosaic TPU lowering accepts, {self._failure(op)}"
+        except _Unknown as unknown:
+            why = f"{sources} ({unknown}): if it is not a single scalar the Mosaic TPU lowering accepts, {self._failure(op)}"
         else:
             if not rejected:
                 return  # every value it can take, followed through the module, lowers
