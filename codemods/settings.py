@@ -26,3 +26,6 @@ class Settings:
     precision_policy: PrecisionPolicy = PrecisionPolicy.NEAREST
     helpers_module: Optional[str] = None  # import JAX002/JAX003 helpers from here instead of inlining them
     unsafe_fixes: bool = False  # apply fixes that change numerics or need judgement too (--unsafe-fixes)
+    # The lowest jax the project supports (`jax>=0.4.30` in project.dependencies): a JAX1xx fix must
+    # not use what that release lacks. None: not declared.
+    jax_floor: Optional[Version] = None

@@ -234,7 +234,7 @@ def test_json_errors_files_and_summary(results):
         "scanned": len(SOURCES), "parsed": len(SOURCES) - 2, "changed": len(CHANGED), "errors": 1,
         "findings": 9, "fixes": {"applied": 7, "unsafe_not_applied": 0}, "suppressed": 3,
         "by_kind": {"fixed": 6, "dropped": 1, "manual": 2, "warning": 0},
-        "by_rule": {"JAX001": 8, "JAX002": 1, "JAX003": 0},
+        "by_rule": {**{rule.code: 0 for rule in RULES}, "JAX001": 8, "JAX002": 1},
     }
     assert document["version"] == 2
 

@@ -1,0 +1,238 @@
+"""JAX API changes that break user code: the table the JAX1xx upgrade rules read.
+
+One row per change, with the releases that decide whether it applies: the first release with the
+replacement, the one that deprecated the old spelling and the one that removed it, and where that
+was read (jax's changelogs, its `_deprecations` tables, the released wheels). A row applies to a
+target release when the replacement exists there and the old spelling is deprecated or gone; when
+the project declares the lowest jax it supports (`jax>=0.4.30` in `project.dependencies`), the
+replacement must exist there too, or the fix would break the oldest supported install.
+
+`jax-codemod probe` checks every row against the installed jax (tests/test_api_changes.py fails on
+a disagreement), as it checks the capability table: a claim about jax is tested against jax.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Optional
+
+from codemods.capabilities import Version
+
+
+class Change(str, enum.Enum):
+    """What the rewrite of a row does."""
+
+    RENAME = "rename"  # every reference to the old name becomes one to the new name
+    IMPORT = "import move"  # only the import changes: `from jax.config import config` -> `from jax import config`
+    ARGUMENTS = "arguments"  # the call itself is rewritten: its callee and how its arguments are passed
+    ATTRIBUTE = "attribute"  # an attribute of any object (its type is not known): an unsafe fix
+    MANUAL = "manual"  # a person must migrate: the finding names the migration
+
+
+@dataclass(frozen=True)
+class ApiChange:
+    code: str
+    name: str  # the rule's name, as `--select` and `jax-codemod rules` know it
+    old: tuple[str, ...]  # the old spellings, as qualified names (or `.attr` for an attribute of any object)
+    new: Optional[str]  # the replacement, a qualified name (for ARGUMENTS: the new callee)
+    change: Change
+    since: Version  # the first release with the replacement
+    deprecated: Optional[Version]  # the first release whose old spelling warns
+    removed: Optional[Version]  # the first release whose old spelling fails
+    source: str  # where these facts were read
+    # What `from <module> import <old>` becomes when it must keep working under the same name
+    # (`from jax import tree_map` -> `from jax.tree_util import tree_map`), if not `new`.
+    import_as: Optional[str] = None
+    module: Optional[str] = None  # a module the replacement needs imported (`import jax.extend.backend`)
+    modules: tuple[str, ...] = ()  # modules whose `import m` is itself the old spelling (`import jax.config`)
+    migration: str = ""  # MANUAL: what a person does; otherwise what the fix does not cover
+    failure: str = "AttributeError"  # how the old spelling fails once removed
+
+    def applies(self, target: Optional[Version], floor: Optional[Version] = None) -> bool:
+        """On the target release the replacement exists and the old spelling is deprecated or gone;
+        and the replacement exists on the lowest release the project supports."""
+        if target is None:
+            return False
+        retired = [v for v in (self.deprecated, self.removed) if v is not None]
+        if not retired or target < min(retired) or target < self.since:
+            return False
+        return floor is None or floor >= self.since
+
+    def state(self, version: Version) -> str:
+        """What the old spelling does on `version`: "works", "warns" or "fails" (the probe's claim)."""
+        if self.removed is not None and version >= self.removed:
+            return "fails"
+        if self.deprecated is not None and version >= self.deprecated:
+            return "warns"
+        return "works"
+
+
+_TREE = "jax/__init__.py _deprecations: tree_map warns from 0.4.26 (the others earlier), all fail from 0.6.0"
+_NUMPY = "jax/numpy/__init__.py _deprecations (read in the released wheels)"
+_PALLAS = "docs/pallas/CHANGELOG.md and jax/experimental/pallas/*.py _deprecations (read in the released wheels)"
+
+
+def _tree(code: str, old: str, new: str, deprecated: Version) -> ApiChange:
+    return ApiChange(code, f"jax-{old.replace('_', '-')}", (f"jax.{old}",), f"jax.tree.{new}", Change.RENAME,
+                     since=(0, 4, 25), deprecated=deprecated, removed=(0, 6, 0), source=_TREE,
+                     import_as=f"jax.tree_util.{old}")
+
+
+def _rename(code: str, name: str, old: tuple[str, ...], new: str, since: Version, deprecated: Optional[Version],
+            removed: Optional[Version], source: str, **more) -> ApiChange:
+    return ApiChange(code, name, old, new, Change.RENAME, since, deprecated, removed, source, **more)
+
+
+# Versions below were read in the released wheels of every jax from 0.4.20 to 0.12.0.1 (where a
+# changelog says otherwise, the wheels win); the probe re-checks them against the installed jax.
+TABLE: tuple[ApiChange, ...] = (
+    # -- pytrees: the jax.tree_* aliases --
+    _tree("JAX101", "tree_map", "map", (0, 4, 26)),
+    _tree("JAX102", "tree_leaves", "leaves", (0, 4, 20)),
+    _tree("JAX103", "tree_structure", "structure", (0, 4, 20)),
+    _tree("JAX104", "tree_flatten", "flatten", (0, 4, 20)),
+    _tree("JAX105", "tree_unflatten", "unflatten", (0, 4, 20)),
+    _tree("JAX106", "tree_transpose", "transpose", (0, 4, 20)),
+    _rename("JAX107", "jax-tree-multimap", ("jax.tree_multimap", "jax.tree_util.tree_multimap"), "jax.tree.map",
+            (0, 4, 25), (0, 3, 5), (0, 3, 16), "CHANGELOG 0.3.16 (removed)", import_as="jax.tree_util.tree_map"),
+    _rename("JAX108", "jax-treedef-is-leaf", ("jax.treedef_is_leaf",), "jax.tree_util.treedef_is_leaf",
+            (0, 4, 0), (0, 4, 20), (0, 6, 0), _TREE),
+    # -- configuration and backends --
+    ApiChange("JAX110", "jax-config-module", ("jax.config.config",), "jax.config", Change.IMPORT, modules=("jax.config",),
+              since=(0, 4, 0), deprecated=(0, 4, 20), removed=(0, 4, 25), failure="ImportError",
+              source="jax/config.py: `from jax.config import config` warns from 0.4.20 and fails from 0.4.25; "
+                     "`import jax.config` warns from 0.4.25 and fails from 0.4.29 (jax.config is an object)"),
+    ApiChange("JAX111", "experimental-enable-x64", ("jax.experimental.enable_x64", "jax.experimental.disable_x64"),
+              "jax.enable_x64", Change.ARGUMENTS, since=(0, 8, 0), deprecated=(0, 8, 0), removed=(0, 9, 0),
+              source="jax/experimental/__init__.py _deprecations 0.8.0 (deprecated), 0.9.0 (removed)"),
+    _rename("JAX112", "xla-bridge-get-backend", ("jax.lib.xla_bridge.get_backend",), "jax.extend.backend.get_backend",
+            (0, 4, 32), (0, 4, 32), (0, 8, 0), "jax/lib/xla_bridge.py _deprecations 0.4.32, 0.8.0",
+            failure="ModuleNotFoundError", module="jax.extend.backend"),
+    _rename("JAX113", "xla-bridge-default-backend", ("jax.lib.xla_bridge.default_backend",), "jax.default_backend",
+            (0, 4, 0), (0, 4, 32), (0, 4, 38), "jax/lib/xla_bridge.py _deprecations 0.4.32, 0.4.38",
+            failure="ModuleNotFoundError"),
+    # -- transformations and types --
+    _rename("JAX114", "ad-checkpoint-checkpoint", ("jax.ad_checkpoint.checkpoint",), "jax.checkpoint", (0, 4, 0),
+            (0, 8, 2), (0, 10, 0), "jax/ad_checkpoint.py _deprecations 0.8.2, 0.10.0"),
+    _rename("JAX115", "ad-checkpoint-remat", ("jax.ad_checkpoint.remat",), "jax.remat", (0, 4, 0),
+            (0, 8, 2), (0, 10, 0), "jax/ad_checkpoint.py _deprecations 0.8.2, 0.10.0"),
+    _rename("JAX116", "experimental-mutable-array", ("jax.experimental.mutable_array", "jax.array_ref"),
+            "jax.new_ref", (0, 7, 2), (0, 8, 0), (0, 9, 0), "jax/__init__.py and jax/experimental/__init__.py "
+            "_deprecations 0.8.0, 0.9.0"),
+    _rename("JAX117", "experimental-mutable-array-type", ("jax.experimental.MutableArray", "jax.ArrayRef"), "jax.Ref",
+            (0, 7, 2), (0, 8, 0), (0, 9, 0), "jax/__init__.py and jax/experimental/__init__.py _deprecations "
+            "0.8.0, 0.9.0"),
+    _rename("JAX118", "random-key-array", ("jax.random.KeyArray", "jax.random.PRNGKeyArray"), "jax.Array",
+            (0, 4, 1), (0, 4, 16), (0, 4, 24), "CHANGELOG 0.4.16 (deprecated), 0.4.24 (removed)",
+            migration="an isinstance() check needs jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key), not "
+                      "jax.Array: only annotations are rewritten"),
+    _rename("JAX119", "nn-normalize", ("jax.nn.normalize",), "jax.nn.standardize", (0, 4, 0), (0, 4, 21),
+            (0, 4, 29), "jax/nn/__init__.py _deprecations 0.4.21, 0.4.29"),
+    ApiChange("JAX120", "device-buffer", (".device_buffer",), ".addressable_data(0)", Change.ATTRIBUTE,
+              since=(0, 4, 1), deprecated=(0, 4, 22), removed=(0, 4, 27),
+              source="CHANGELOG 0.4.22 (deprecated), 0.4.27 (removed)"),
+    ApiChange("JAX121", "device-buffers", (".device_buffers",), ".addressable_shards", Change.ATTRIBUTE,
+              since=(0, 4, 1), deprecated=(0, 4, 22), removed=(0, 4, 27),
+              source="CHANGELOG 0.4.22 (deprecated), 0.4.27 (removed)"),
+    # -- sharding --
+    ApiChange("JAX130", "pjit", ("jax.experimental.pjit.pjit",), "jax.jit", Change.ARGUMENTS,
+              since=(0, 4, 0), deprecated=(0, 8, 0), removed=None,
+              source="jax/experimental/pjit.py: warns from 0.8.0 (jax.jit takes its shardings as keywords only "
+                     "from 0.6.0)"),
+    _rename("JAX131", "pjit-with-sharding-constraint", ("jax.experimental.pjit.with_sharding_constraint",),
+            "jax.lax.with_sharding_constraint", (0, 4, 0), (0, 4, 16), (0, 4, 24),
+            "jax/experimental/pjit.py _deprecations 0.4.16, 0.4.24"),
+    ApiChange("JAX132", "experimental-shard-map", ("jax.experimental.shard_map.shard_map",), "jax.shard_map",
+              Change.ARGUMENTS, since=(0, 6, 1), deprecated=(0, 8, 0), removed=None,
+              source="jax/experimental/shard_map.py: warns from 0.8.0, kept as a legacy API; jax.shard_map "
+                     "takes mesh, in_specs and out_specs as keywords, and check_vma for check_rep"),
+    _rename("JAX133", "sharding-use-mesh", ("jax.sharding.use_mesh",), "jax.set_mesh", (0, 7, 1), None, (0, 7, 1),
+            "jax/sharding.py: removed in 0.7.1 without a deprecation; jax.set_mesh since 0.7.1"),
+    ApiChange("JAX134", "mesh-context-manager", ("with Mesh",), "jax.set_mesh", Change.MANUAL,
+              since=(0, 7, 1), deprecated=(0, 10, 1), removed=None, source="CHANGELOG 0.10.1",
+              migration="`with mesh:` -> `with jax.set_mesh(mesh):`; set_mesh also sets the abstract mesh "
+                        "(jax.sharding.get_abstract_mesh()) that explicit-sharding code reads"),
+    ApiChange("JAX135", "positional-sharding", ("jax.sharding.PositionalSharding", "jax.sharding.GSPMDSharding"),
+              "jax.sharding.NamedSharding", Change.MANUAL, since=(0, 4, 0), deprecated=(0, 6, 0), removed=(0, 7, 0),
+              source="jax/sharding.py _deprecations 0.6.0, 0.7.0",
+              migration="build a jax.sharding.Mesh and use jax.sharding.NamedSharding(mesh, PartitionSpec(...))"),
+    ApiChange("JAX136", "pmap-sharding", ("jax.sharding.PmapSharding",), "jax.sharding.NamedSharding",
+              Change.MANUAL, since=(0, 4, 0), deprecated=(0, 8, 1), removed=(0, 10, 0),
+              source="jax/sharding.py _deprecations 0.8.1; gone in 0.10.0",
+              migration="use jax.sharding.NamedSharding over a Mesh (see jax's pmap migration guide)"),
+    # -- numpy and nn --
+    ApiChange("JAX140", "jnp-clip-a-min", ("jax.numpy.clip",), "jax.numpy.clip", Change.ARGUMENTS,
+              since=(0, 4, 27), deprecated=(0, 4, 27), removed=(0, 10, 0), failure="TypeError",
+              source="jax/_src/numpy: a=, a_min=, a_max= warn from 0.4.27 and fail from 0.10.0"),
+    _rename("JAX141", "jnp-round-underscore", ("jax.numpy.round_",), "jax.numpy.round", (0, 4, 0), (0, 4, 32),
+            (0, 4, 38), _NUMPY),
+    _rename("JAX142", "jnp-row-stack", ("jax.numpy.row_stack",), "jax.numpy.vstack", (0, 4, 0), (0, 4, 20),
+            (0, 4, 24), _NUMPY),
+    _rename("JAX143", "jnp-trapz", ("jax.numpy.trapz",), "jax.numpy.trapezoid", (0, 4, 26), (0, 4, 20),
+            (0, 4, 24), _NUMPY),
+    _rename("JAX144", "jnp-fix", ("jax.numpy.fix",), "jax.numpy.trunc", (0, 4, 0), (0, 9, 0), (0, 10, 0), _NUMPY),
+    _rename("JAX145", "jnp-product", ("jax.numpy.product",), "jax.numpy.prod", (0, 4, 0), (0, 4, 12), (0, 4, 16),
+            _NUMPY),
+    _rename("JAX146", "jnp-cumproduct", ("jax.numpy.cumproduct",), "jax.numpy.cumprod", (0, 4, 0), (0, 4, 12),
+            (0, 4, 16), _NUMPY),
+    _rename("JAX147", "jnp-sometrue", ("jax.numpy.sometrue",), "jax.numpy.any", (0, 4, 0), (0, 4, 12), (0, 4, 16),
+            _NUMPY),
+    _rename("JAX148", "jnp-alltrue", ("jax.numpy.alltrue",), "jax.numpy.all", (0, 4, 0), (0, 4, 12), (0, 4, 16),
+            _NUMPY),
+    _rename("JAX149", "jnp-device-array", ("jax.numpy.DeviceArray",), "jax.Array", (0, 4, 1), (0, 4, 7), (0, 4, 14),
+            _NUMPY),
+    # -- Pallas --
+    ApiChange("JAX150", "pallas-dot", ("jax.experimental.pallas.dot",), "jax.numpy.dot", Change.ARGUMENTS,
+              since=(0, 4, 0), deprecated=(0, 10, 2), removed=(0, 11, 2),
+              source="jax/experimental/pallas/__init__.py _deprecations: warns from 0.10.2, fails from 0.11.2",
+              migration="in Triton kernels: jax.experimental.pallas.triton.dot"),
+    _rename("JAX151", "tpu-compiler-params", ("jax.experimental.pallas.tpu.TPUCompilerParams",),
+            "jax.experimental.pallas.tpu.CompilerParams", (0, 6, 2), (0, 6, 2), (0, 7, 2), _PALLAS),
+    _rename("JAX152", "tpu-memory-space", ("jax.experimental.pallas.tpu.TPUMemorySpace",),
+            "jax.experimental.pallas.tpu.MemorySpace", (0, 6, 2), (0, 6, 2), (0, 7, 2), _PALLAS),
+    _rename("JAX153", "triton-compiler-params", ("jax.experimental.pallas.triton.TritonCompilerParams",),
+            "jax.experimental.pallas.triton.CompilerParams", (0, 6, 2), (0, 6, 2), (0, 7, 2), _PALLAS),
+    _rename("JAX154", "tpu-any", ("jax.experimental.pallas.tpu.ANY",), "jax.experimental.pallas.ANY", (0, 4, 34),
+            (0, 8, 2), (0, 10, 0), _PALLAS),
+    _rename("JAX155", "tpu-delay", ("jax.experimental.pallas.tpu.delay",), "jax.experimental.pallas.delay",
+            (0, 8, 1), (0, 8, 1), (0, 10, 0), _PALLAS),
+    _rename("JAX156", "tpu-kernel-type", ("jax.experimental.pallas.tpu.KernelType",),
+            "jax.experimental.pallas.tpu.CoreType", (0, 9, 1), (0, 9, 1), (0, 10, 2), _PALLAS),
+    _rename("JAX157", "tpu-host", ("jax.experimental.pallas.tpu.HOST",), "jax.experimental.pallas.HOST", (0, 7, 0),
+            (0, 10, 2), (0, 11, 2), _PALLAS),
+    *(_rename(code, f"tpu-{name.replace('_', '-').lower()}", (f"jax.experimental.pallas.tpu.{name}",),
+              f"jax.experimental.pallas.{name}", (0, 6, 0), (0, 10, 0), (0, 11, 0), _PALLAS)
+      for code, name in (("JAX158", "semaphore_read"), ("JAX159", "semaphore_signal"), ("JAX160", "semaphore_wait"),
+                         ("JAX161", "DeviceIdType"))),
+    *(_rename(code, f"pallas-{name.replace('_', '-')}", (f"jax.experimental.pallas.{name}",),
+              f"jax.experimental.pallas.triton.{name}", (0, 7, 1), (0, 7, 1), (0, 9, 0), _PALLAS)
+      for code, name in (("JAX162", "atomic_add"), ("JAX163", "atomic_max"), ("JAX164", "atomic_min"),
+                         ("JAX165", "atomic_xchg"), ("JAX166", "atomic_cas"))),
+    ApiChange("JAX170", "tpu-repeat", ("jax.experimental.pallas.tpu.repeat",), "jax.numpy.tile", Change.ARGUMENTS,
+              since=(0, 4, 0), deprecated=(0, 9, 1), removed=(0, 10, 2), source=_PALLAS),
+    ApiChange("JAX171", "pallas-load-store", ("jax.experimental.pallas.load", "jax.experimental.pallas.store"),
+              None, Change.ARGUMENTS, since=(0, 4, 0), deprecated=(0, 7, 1), removed=(0, 9, 0), source=_PALLAS,
+              migration="a masked load or store: jax.experimental.pallas.triton.load(ref.at[idx], mask=...) / "
+                        "store(ref.at[idx], value, mask=...) in Triton kernels (since 0.7.1)"),
+    ApiChange("JAX172", "compiler-params-dict", ("compiler_params=dict",),
+              "jax.experimental.pallas.tpu.CompilerParams", Change.ARGUMENTS, since=(0, 6, 2), deprecated=None,
+              removed=(0, 6, 1), failure="ValueError (TypeError from 0.9.1)", source=_PALLAS),
+    ApiChange("JAX173", "block-spec-argument-order", ("jax.experimental.pallas.BlockSpec",),
+              "jax.experimental.pallas.BlockSpec", Change.ARGUMENTS, since=(0, 4, 31), deprecated=(0, 4, 31),
+              removed=(0, 4, 35), failure="TypeError in pallas_call ('function' object is not iterable)",
+              source=_PALLAS),
+    # -- removed modules and semantic changes: a person migrates --
+    ApiChange("JAX190", "host-callback", ("jax.experimental.host_callback",), None, Change.MANUAL,
+              modules=("jax.experimental.host_callback",),
+              since=(0, 4, 0), deprecated=(0, 4, 26), removed=(0, 4, 35), failure="NotImplementedError "
+              "(ModuleNotFoundError from 0.8.0)", source="CHANGELOG 0.4.26, 0.4.35, 0.8.0",
+              migration="id_tap/id_print -> jax.debug.callback/jax.debug.print; call -> jax.pure_callback or "
+                        "jax.experimental.io_callback"),
+    ApiChange("JAX191", "make-mesh-axis-types", ("jax.make_mesh",), None, Change.MANUAL,
+              since=(0, 5, 0), deprecated=(0, 8, 1), removed=(0, 9, 0), failure="a different default (Explicit axes)",
+              source="jax/_src/sharding_impls.py: make_mesh warns without axis_types from 0.8.1; the default is "
+                     "Explicit from 0.9.0",
+              migration="pass axis_types=(jax.sharding.AxisType.Auto,) * len(axis_names) to keep the old "
+                        "behaviour, or adopt explicit sharding"),
+)

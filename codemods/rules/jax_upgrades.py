@@ -1,0 +1,53 @@
+"""JAX1xx: move code to a newer jax release, one rule per row of codemods/api_changes.py.
+
+A row applies only where the target release (and the lowest release the project supports) has the
+replacement and the old spelling is deprecated or gone there. The rows share one scan of each
+module (codemods/upgrades/scan.py) and one transform (codemods/upgrades/transform.py); rows whose
+call changes shape bring their own handlers (codemods/upgrades/core_calls.py, pallas_calls.py).
+"""
+
+from __future__ import annotations
+
+from codemods import api_changes
+from codemods.analysis.names import display
+from codemods.api_changes import ApiChange
+from codemods.capabilities import format_version
+from codemods.engine.rule import Rule
+from codemods.upgrades import core_calls, pallas_calls
+from codemods.upgrades.transform import JaxUpgrade
+
+
+class Upgrade(JaxUpgrade):
+    handlers = {**core_calls.HANDLERS, **pallas_calls.HANDLERS}
+    finders = {**core_calls.FINDERS, **pallas_calls.FINDERS}
+
+
+def _rule(row: ApiChange) -> Rule:
+    retired = ", ".join(f"{what} in jax {format_version(v)}" for what, v in
+                        (("deprecated", row.deprecated), ("removed", row.removed)) if v is not None)
+    olds = ", ".join(display(old) for old in row.old)
+    new = display(row.new) if row.new else "(no single replacement)"
+    words = tuple(sorted({old.rsplit(".", 1)[-1].encode() for old in row.old}))
+    return Rule(
+        code=row.code,
+        name=row.name,
+        summary=f"{olds} -> {new} ({retired}).",
+        what=f"""
+            Rewrites {olds} to {new} ({row.change.value}) where the target jax has the replacement
+            (since jax {format_version(row.since)}) and the old spelling is deprecated or removed.
+            References through aliases and imports are followed; code inside version guards is left
+            alone. {row.migration}
+        """,
+        why=f"""
+            {olds}: {retired}. Source: {row.source}.
+        """,
+        example=f"""
+            {olds.split(', ')[0]}  ->  {new}
+        """,
+        words=words,
+        kernel_scoped=False,
+        check=Upgrade.check,
+    )
+
+
+RULES = tuple(_rule(row) for row in api_changes.TABLE)

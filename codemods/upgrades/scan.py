@@ -1,0 +1,127 @@
+"""The one scan the JAX1xx rules share: each reference a module makes to an old jax spelling.
+
+Names are followed through the module's imports and the names bound to them (`jax.tree_map`,
+`from jax import tree_map as tm`, `P = pltpu` then `P.TPUCompilerParams`). A reference inside a
+version guard (`try: ... except ImportError`, `if hasattr(jax, ...)`, a comparison with jax's
+version) is the user's own compatibility code and is left out.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Callable, Mapping, Optional
+
+from codemods import api_changes
+from codemods.analysis.module import Binding, ModuleIndex
+from codemods.analysis.names import canonical
+from codemods.api_changes import ApiChange, Change
+from codemods.engine.rule import ParsedFile
+
+ROWS = {row.code: row for row in api_changes.TABLE}
+
+# Exceptions whose handler makes a `try:` a version guard.
+_GUARD_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException", "TypeError"}
+# Words whose presence in an `if` test makes it a version guard.
+_GUARD_WORDS = ("hasattr", "getattr", "__version__", "version_info", "version", "__jax_version__")
+
+
+@dataclass
+class Reference:
+    """One place the module names an old spelling."""
+
+    row: ApiChange
+    old: str  # which of the row's old names
+    node: ast.AST  # the Name/Attribute expression, or the import's ast.alias
+    binding: Optional[Binding] = None  # for an import: the binding it makes
+
+
+class Scan:
+    """Every reference to an old spelling in one module, by rule code (computed once per file)."""
+
+    def __init__(self, module: ModuleIndex, finders: Mapping[str, "Finder"]) -> None:
+        self.module = module
+        self.by_code: dict[str, list[Reference]] = {}
+        names = {old: row for row in api_changes.TABLE for old in row.old if old.startswith("jax.")}
+        modules = {name: row for row in api_changes.TABLE for name in row.modules}
+        attributes = {old[1:]: row for row in api_changes.TABLE for old in row.old if old.startswith(".")}
+        for binding in module.imports:
+            if isinstance(binding.statement, ast.Import):  # `import jax.config`: the module path is the spelling
+                path = binding.node.name  # type: ignore[attr-defined]
+                if path in modules:
+                    self._add(Reference(modules[path], path, binding.node, binding))
+                continue
+            imported = canonical(binding.imported or "")
+            if imported in names:
+                self._add(Reference(names[imported], imported, binding.node, binding))
+        names = {old: row for old, row in names.items() if row.change is not Change.IMPORT}
+        for node in _outermost(module):
+            found = next((name for name in module.qualified_names(node) if name in names), None)
+            if found is not None:
+                self._add(Reference(names[found], found, node))
+            elif isinstance(node, ast.Attribute) and node.attr in attributes and not module.qualified_names(node):
+                self._add(Reference(attributes[node.attr], "." + node.attr, node))
+        for code, find in finders.items():  # rows whose old spelling is not a name (`with mesh:`, ...)
+            for reference in find(module, ROWS[code]):
+                self._add(reference)
+
+    def _add(self, reference: Reference) -> None:
+        if not _guarded(self.module, reference.node):
+            self.by_code.setdefault(reference.row.code, []).append(reference)
+
+    @classmethod
+    def of(cls, file: ParsedFile, finders: Mapping[str, "Finder"]) -> "Scan":
+        scan = file.shared.get(cls.__name__)
+        if scan is None:
+            scan = file.shared[cls.__name__] = cls(file.module, finders)
+        return scan
+
+
+Finder = Callable[[ModuleIndex, ApiChange], list[Reference]]
+
+
+def _outermost(module: ModuleIndex):
+    """Each Name or Attribute in a load, but not the parts of a longer attribute chain (`jax.tree`
+    in `jax.tree_map` is not visited apart)."""
+    for mentions in module.mentions.values():
+        for node in mentions:
+            parent = module.parent.get(node)
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                continue
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                continue
+            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+                continue
+            yield node
+
+
+def _guarded(module: ModuleIndex, node: ast.AST) -> bool:
+    """Inside the user's own compatibility code: a try whose handler catches a missing name, or an
+    if on hasattr/getattr or on a version."""
+    child, parent = node, module.parent.get(node)
+    while parent is not None:
+        if isinstance(parent, ast.Try) and child in parent.body and any(
+                _catches_missing_names(handler) for handler in parent.handlers):
+            return True
+        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test and _mentions_version(parent.test):
+            return True
+        child, parent = parent, module.parent.get(parent)
+    return False
+
+
+def _catches_missing_names(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(isinstance(t, (ast.Name, ast.Attribute)) and (t.id if isinstance(t, ast.Name) else t.attr)
+               in _GUARD_EXCEPTIONS for t in types)
+
+
+def _mentions_version(test: ast.expr) -> bool:
+    for node in ast.walk(test):
+        word = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if word is not None and any(w in word for w in _GUARD_WORDS):
+            return True
+    return False
+
+

@@ -1,0 +1,86 @@
+"""The JAX1xx goldens against the installed jax: the rewritten code runs, the original does not.
+
+Each `tests/fixtures/upgrades/<case>.in.py` is executed, and so is its `.out.py`, in a fresh
+interpreter each, with jax's DeprecationWarnings turned into errors; a case may define `main()`,
+which is then called (it exercises the code: a jitted function, a kernel lowered for TPU, ...).
+- The `.out.py` imports and its `main()` runs without an error or a DeprecationWarning.
+- The `.in.py` fails or warns, when one of the rows its findings name is deprecated or removed on
+  the installed jax (the rows say which: codemods/api_changes.py, checked by the probe).
+- When no such row is retired on the installed jax, the `.in.py` runs quietly (as the rows say).
+- Where the `.in.py` runs (a deprecated spelling that still works, warnings allowed), its `main()`
+  returns what the `.out.py`'s returns: the rewrite changes the spelling, not the result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codemods.api_changes import TABLE
+from tests import jax_support
+
+pytestmark = pytest.mark.jax
+
+UPGRADES = Path(__file__).parent / "fixtures" / "upgrades"
+CASES = sorted(UPGRADES.glob("*.in.py"))
+ROWS = {row.code: row for row in TABLE}
+
+# Runs one file: its module body, then main() if it has one. Prints a JSON line: what happened.
+RUNNER = r"""
+import json, runpy, sys, warnings
+import numpy as np
+path, strict = sys.argv[1], sys.argv[2] == "strict"
+outcome = {"error": None, "warnings": [], "result": None}
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    if strict:
+        warnings.simplefilter("error", DeprecationWarning)
+    try:
+        namespace = runpy.run_path(path, run_name="golden")
+        if "main" in namespace:
+            value = namespace["main"]()
+            leaves = [np.asarray(leaf).tolist() for leaf in __import__("jax").tree_util.tree_leaves(value)]
+            outcome["result"] = leaves
+    except BaseException as error:
+        outcome["error"] = f"{type(error).__name__}: {error}"
+outcome["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught
+                       if issubclass(w.category, DeprecationWarning)]
+print(json.dumps(outcome, default=repr))
+"""
+
+
+def _run(path: Path, strict: bool) -> dict:
+    process = subprocess.run([sys.executable, "-c", RUNNER, str(path), "strict" if strict else "lenient"],
+                             capture_output=True, text=True, timeout=300, env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert process.returncode == 0, process.stderr[-2000:]
+    return json.loads(process.stdout.strip().splitlines()[-1])
+
+
+def _codes(case: Path) -> set[str]:
+    findings = case.with_name(case.name.replace(".in.py", ".findings")).read_text()
+    return set(re.findall(r": (JAX1\d\d) \[", findings))
+
+
+def test_there_are_upgrade_goldens() -> None:
+    assert len(CASES) >= 5
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda path: path.name[: -len(".in.py")])
+def test_the_rewritten_golden_runs_and_the_original_does_not(case: Path) -> None:
+    installed = jax_support.JAX_VERSION
+    out = _run(case.with_name(case.name.replace(".in.py", ".out.py")), strict=True)
+    assert out["error"] is None and not out["warnings"], out
+    retired = {code for code in _codes(case) if ROWS[code].state(installed) != "works"}
+    original = _run(case, strict=False)
+    if not retired:  # every old spelling here still works quietly on this release, as the rows say
+        assert original["error"] is None and not original["warnings"], original
+    else:
+        assert original["error"] is not None or original["warnings"], original
+    if original["error"] is None and out["result"] is not None:
+        assert original["result"] == out["result"]
