@@ -46,6 +46,7 @@ class ApiChange:
     import_as: Optional[str] = None
     module: Optional[str] = None  # a module the replacement needs imported (`import jax.extend.backend`)
     modules: tuple[str, ...] = ()  # modules whose `import m` is itself the old spelling (`import jax.config`)
+    annotations_only: bool = False  # the replacement is right in type annotations only (elsewhere: manual)
     migration: str = ""  # MANUAL: what a person does; otherwise what the fix does not cover
     failure: str = "AttributeError"  # how the old spelling fails once removed
 
@@ -126,7 +127,7 @@ TABLE: tuple[ApiChange, ...] = (
     _rename("JAX118", "random-key-array", ("jax.random.KeyArray", "jax.random.PRNGKeyArray"), "jax.Array",
             (0, 4, 1), (0, 4, 16), (0, 4, 24), "CHANGELOG 0.4.16 (deprecated), 0.4.24 (removed)",
             migration="an isinstance() check needs jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key), not "
-                      "jax.Array: only annotations are rewritten"),
+                      "jax.Array: only annotations are rewritten", annotations_only=True),
     _rename("JAX119", "nn-normalize", ("jax.nn.normalize",), "jax.nn.standardize", (0, 4, 0), (0, 4, 21),
             (0, 4, 29), "jax/nn/__init__.py _deprecations 0.4.21, 0.4.29"),
     ApiChange("JAX120", "device-buffer", (".device_buffer",), ".addressable_data(0)", Change.ATTRIBUTE,
@@ -181,7 +182,8 @@ TABLE: tuple[ApiChange, ...] = (
     _rename("JAX148", "jnp-alltrue", ("jax.numpy.alltrue",), "jax.numpy.all", (0, 4, 0), (0, 4, 12), (0, 4, 16),
             _NUMPY),
     _rename("JAX149", "jnp-device-array", ("jax.numpy.DeviceArray",), "jax.Array", (0, 4, 1), (0, 4, 7), (0, 4, 14),
-            _NUMPY),
+            _NUMPY, migration="an isinstance() check: isinstance(x, jax.Array) also holds for tracers",
+            annotations_only=True),
     # -- Pallas --
     ApiChange("JAX150", "pallas-dot", ("jax.experimental.pallas.dot",), "jax.numpy.dot", Change.ARGUMENTS,
               since=(0, 4, 0), deprecated=(0, 10, 2), removed=(0, 11, 2),

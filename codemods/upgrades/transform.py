@@ -61,10 +61,10 @@ class JaxUpgrade(JaxTransform):
     def fixed(self, node: ast.AST, old: str, new: str, fix: FixPlan,
               applicability: Applicability = Applicability.SAFE, note: str = "") -> None:
         tail = f"; {note}" if note else ""
-        self.report(node, Kind.FIXED, f"{old} -> {new}: {old} is {self.status()}{tail}", fix, applicability)
+        self.report(node, Kind.FIXED, f"{old} -> {new}: {self.status()}{tail}", fix, applicability)
 
     def manual(self, node: ast.AST, old: str, what: str) -> None:
-        self.report(node, Kind.MANUAL, f"{old} is {self.status()}: {what}")
+        self.report(node, Kind.MANUAL, f"{old}: {self.status()}; {what}")
 
     # -- spelling a qualified name where a reference is --
 
@@ -128,19 +128,45 @@ def _rename(transform: JaxUpgrade, reference: Reference) -> None:
     row = transform.row
     assert row.new is not None
     if isinstance(reference.node, ast.alias):
+        uses = reference.binding.references if reference.binding is not None else []
+        outside = [use for use in uses if not _in_annotation(transform.module, use)]
+        if row.annotations_only and outside:
+            transform.manual(outside[0], display(reference.old), row.migration)
+            return
         _move_import(transform, reference, row.import_as or row.new)
         return
     if isinstance(reference.node, ast.Name):
         return  # a name an import binds: fixed at the import (or a name bound by assignment: at its value)
+    if row.annotations_only and not _in_annotation(transform.module, reference.node):
+        transform.manual(reference.node, display(reference.old), row.migration)
+        return
     fix = FixPlan()
     try:
         spelled = transform.spell(row.new, reference.node, fix)
     except _CannotSpell:
         transform.manual(reference.node, display(reference.old), f"use {display(row.new)}")
         return
+    if row.module is not None and spelled.split(".")[0] == row.module.split(".")[0]:
+        fix.imports_to_add.append((row.module, None, None))  # `jax.extend.backend.x` needs its own import
     transform.replace(fix, reference.node, spelled)
     transform.forget_imports(fix, reference.node)
     transform.fixed(reference.node, display(reference.old), display(row.new), fix)
+
+
+def _in_annotation(module: ModuleIndex, node: ast.AST) -> bool:
+    """Inside a parameter's or a return's annotation, or an annotated assignment's."""
+    child, parent = node, module.parent.get(node)
+    while parent is not None:
+        if isinstance(parent, ast.arg) and parent.annotation is child:
+            return True
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and parent.returns is child:
+            return True
+        if isinstance(parent, ast.AnnAssign) and parent.annotation is child:
+            return True
+        if isinstance(parent, ast.stmt):
+            return False
+        child, parent = parent, module.parent.get(parent)
+    return False
 
 
 def _move_import(transform: JaxUpgrade, reference: Reference, target: str) -> None:
@@ -153,10 +179,17 @@ def _move_import(transform: JaxUpgrade, reference: Reference, target: str) -> No
     module, _, member = target.rpartition(".")
     fix = FixPlan()
     if isinstance(statement, ast.Import):  # `import jax.config [as c]`: the module itself is gone
+        top = module.split(".")[0]
+        if alias.asname is None and len(statement.names) == 1 and _imported_elsewhere(transform.module, top, statement) \
+                and _alone_on_its_lines(transform.module, statement):
+            fix.edits.append(_delete_lines(transform.module, statement))  # `import jax` is there already
+            transform.fixed(alias, f"import {alias.name}", f"import {top} (already imported)", fix)
+            return
         change = _replace_alias(transform.module, statement, alias, module if alias.asname else module.split(".")[0],
                                 alias.asname, member=member if alias.asname else None)
         fix.edits.append(change)
-        transform.fixed(alias, f"import {alias.name}", "from " + module + " import " + member if alias.asname
+        transform.fixed(alias, f"import {_alias_text(alias.name, alias.asname)}",
+                        f"from {module} import {_alias_text(member, alias.asname)}" if alias.asname
                         else f"import {module.split('.')[0]}", fix)
         return
     asname = alias.asname
@@ -170,7 +203,34 @@ def _move_import(transform: JaxUpgrade, reference: Reference, target: str) -> No
     for use in renamed_uses:
         transform.replace(fix, use, member)
     fix.edits.append(_replace_alias(transform.module, statement, alias, module, asname, member=member))
-    transform.fixed(alias, display(reference.old), display(target), fix)
+    assert isinstance(statement, ast.ImportFrom)
+    written = f"from {'.' * statement.level}{statement.module or ''} import {_alias_text(alias.name, alias.asname)}"
+    transform.fixed(alias, written, f"from {module} import {_alias_text(member, asname)}", fix)
+
+
+def _imported_elsewhere(module: ModuleIndex, name: str, statement: ast.stmt) -> bool:
+    """Another module-level `import name` binds it already."""
+    return any(isinstance(b.statement, ast.Import) and b.statement is not statement and b.node.name == name
+               for b in module.module_scope.bindings.get(name, []))
+
+
+def _alone_on_its_lines(module: ModuleIndex, statement: ast.stmt) -> bool:
+    """Nothing else on the statement's lines but whitespace and a comment (`import a; b = 1` is not)."""
+    start, end = module.span(statement)
+    before = module.text[module.line_start(statement.lineno):start]
+    after = module.text[end:module.line_start(statement.end_lineno + 1)]
+    return not before.strip() and (not after.strip() or after.strip().startswith("#"))
+
+
+def _delete_lines(module: ModuleIndex, statement: ast.stmt) -> Edit:
+    """The statement's lines, removed (alone on them: `_alone_on_its_lines`)."""
+    start = module.line_start(statement.lineno)
+    end = module.line_start(statement.end_lineno + 1)
+    return Edit(start, end, lambda _code: "")
+
+
+def _alias_text(name: str, asname: Optional[str]) -> str:
+    return name if asname is None else f"{name} as {asname}"
 
 
 def _replace_alias(module: ModuleIndex, statement: Union[ast.Import, ast.ImportFrom], alias: ast.alias,
