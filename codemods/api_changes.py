@@ -47,6 +47,11 @@ class ApiChange:
     module: Optional[str] = None  # a module the replacement needs imported (`import jax.extend.backend`)
     modules: tuple[str, ...] = ()  # modules whose `import m` is itself the old spelling (`import jax.config`)
     annotations_only: bool = False  # the replacement is right in type annotations only (elsewhere: manual)
+    words: tuple[bytes, ...] = ()  # the prefilter's words, where the old names' last parts are not them
+
+    def prefilter_words(self) -> tuple[bytes, ...]:
+        """Words one of which any file with a reference holds (with "jax", unless an attribute row)."""
+        return self.words or tuple(sorted({old.rsplit(".", 1)[-1].lstrip(".").encode() for old in self.old}))
     migration: str = ""  # MANUAL: what a person does; otherwise what the fix does not cover
     failure: str = "AttributeError"  # how the old spelling fails once removed
 
@@ -151,7 +156,7 @@ TABLE: tuple[ApiChange, ...] = (
     _rename("JAX133", "sharding-use-mesh", ("jax.sharding.use_mesh",), "jax.set_mesh", (0, 7, 1), None, (0, 7, 1),
             "jax/sharding.py: removed in 0.7.1 without a deprecation; jax.set_mesh since 0.7.1"),
     ApiChange("JAX134", "mesh-context-manager", ("with Mesh",), "jax.set_mesh", Change.MANUAL,
-              since=(0, 7, 1), deprecated=(0, 10, 1), removed=None, source="CHANGELOG 0.10.1",
+              since=(0, 7, 1), deprecated=(0, 10, 1), removed=None, source="CHANGELOG 0.10.1", words=(b"Mesh", b"mesh"),
               migration="`with mesh:` -> `with jax.set_mesh(mesh):`; set_mesh also sets the abstract mesh "
                         "(jax.sharding.get_abstract_mesh()) that explicit-sharding code reads"),
     ApiChange("JAX135", "positional-sharding", ("jax.sharding.PositionalSharding", "jax.sharding.GSPMDSharding"),
@@ -219,7 +224,7 @@ TABLE: tuple[ApiChange, ...] = (
                         "store(ref.at[idx], value, mask=...) in Triton kernels (since 0.7.1)"),
     ApiChange("JAX172", "compiler-params-dict", ("compiler_params=dict",),
               "jax.experimental.pallas.tpu.CompilerParams", Change.ARGUMENTS, since=(0, 6, 2), deprecated=None,
-              removed=(0, 6, 1), failure="ValueError (TypeError from 0.9.1)", source=_PALLAS),
+              removed=(0, 6, 1), words=(b"compiler_params",), failure="ValueError (TypeError from 0.9.1)", source=_PALLAS),
     ApiChange("JAX173", "block-spec-argument-order", ("jax.experimental.pallas.BlockSpec",),
               "jax.experimental.pallas.BlockSpec", Change.ARGUMENTS, since=(0, 4, 31), deprecated=(0, 4, 31),
               removed=(0, 4, 35), failure="TypeError in pallas_call ('function' object is not iterable)",

@@ -8,9 +8,11 @@ call changes shape bring their own handlers (codemods/upgrades/core_calls.py, pa
 
 from __future__ import annotations
 
+import re
+
 from codemods import api_changes
 from codemods.analysis.names import display
-from codemods.api_changes import ApiChange
+from codemods.api_changes import ApiChange, Change
 from codemods.capabilities import format_version
 from codemods.engine.rule import Rule
 from codemods.upgrades import core_calls, pallas_calls
@@ -27,7 +29,8 @@ def _rule(row: ApiChange) -> Rule:
                         (("deprecated", row.deprecated), ("removed", row.removed)) if v is not None)
     olds = ", ".join(display(old) for old in row.old)
     new = display(row.new) if row.new else "(no single replacement)"
-    words = tuple(sorted({old.rsplit(".", 1)[-1].encode() for old in row.old}))
+    # A file must say "jax" and one of the row's words: `fix`, `clip` or `config` alone are everywhere.
+    words = re.compile(rb"\b(?:" + b"|".join(map(re.escape, row.prefilter_words())) + rb")\b")
     return Rule(
         code=row.code,
         name=row.name,
@@ -44,7 +47,8 @@ def _rule(row: ApiChange) -> Rule:
         example=f"""
             {olds.split(', ')[0]}  ->  {new}
         """,
-        words=words,
+        words=(),
+        patterns=((b"" if row.change is Change.ATTRIBUTE else b"jax", words),),
         kernel_scoped=False,
         check=Upgrade.check,
     )
