@@ -141,6 +141,19 @@ TABLE: tuple[ApiChange, ...] = (
     ApiChange("JAX121", "device-buffers", (".device_buffers",), ".addressable_shards", Change.ATTRIBUTE,
               since=(0, 4, 1), deprecated=(0, 4, 22), removed=(0, 4, 27),
               source="CHANGELOG 0.4.22 (deprecated), 0.4.27 (removed)"),
+    # -- layouts: two renames at once in 0.7.0 (Layout -> Format, then DeviceLocalLayout -> Layout) --
+    _rename("JAX125", "device-local-layout", ("jax.experimental.layout.DeviceLocalLayout",),
+            "jax.experimental.layout.Layout", (0, 7, 0), None, (0, 7, 0), "jax/_src/layout.py at the 0.6.2 and 0.7.0 "
+            "tags: DeviceLocalLayout became Layout, the old Layout became Format (no deprecation)"),
+    ApiChange("JAX126", "layout-to-format", ("jax.experimental.layout.Layout",), "jax.experimental.layout.Format",
+              Change.RENAME, since=(0, 6, 2), deprecated=None, removed=(0, 7, 0),
+              failure="a different class (the old DeviceLocalLayout)",
+              source="jax/_src/layout.py at the 0.6.2 and 0.7.0 tags", words=(b"DeviceLocalLayout",),
+              migration="only in modules written against the old names (they use DeviceLocalLayout too)"),
+    *(ApiChange(code, f"layout-attribute-{old.replace('_', '-')}", (f".{old}",), f".{new}", Change.ATTRIBUTE,
+                since=(0, 7, 0), deprecated=None, removed=(0, 7, 0), source="CHANGELOG 0.7.0")
+      for code, old, new in (("JAX127", "device_local_layout", "layout"), ("JAX128", "input_layouts", "input_formats"),
+                             ("JAX129", "output_layouts", "output_formats"))),
     # -- sharding --
     ApiChange("JAX130", "pjit", ("jax.experimental.pjit.pjit",), "jax.jit", Change.ARGUMENTS,
               since=(0, 4, 0), deprecated=(0, 8, 0), removed=None,

@@ -15,13 +15,13 @@ from codemods.analysis.names import display
 from codemods.api_changes import ApiChange, Change
 from codemods.capabilities import format_version
 from codemods.engine.rule import Rule
-from codemods.upgrades import core_calls, pallas_calls
+from codemods.upgrades import core_calls, layouts, pallas_calls
 from codemods.upgrades.transform import JaxUpgrade
 
 
 class Upgrade(JaxUpgrade):
     handlers = {**core_calls.HANDLERS, **pallas_calls.HANDLERS}
-    finders = {**core_calls.FINDERS, **pallas_calls.FINDERS}
+    finders = {**core_calls.FINDERS, **pallas_calls.FINDERS, **layouts.FINDERS}
 
 
 def _rule(row: ApiChange) -> Rule:

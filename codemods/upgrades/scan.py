@@ -19,6 +19,7 @@ from codemods.api_changes import ApiChange, Change
 from codemods.engine.rule import ParsedFile
 
 ROWS = {row.code: row for row in api_changes.TABLE}
+ROWS_BY_OLD = {old: row for row in api_changes.TABLE for old in row.old}
 
 # Exceptions whose handler makes a `try:` a version guard.
 _GUARD_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException", "TypeError"}
@@ -42,26 +43,13 @@ class Scan:
     def __init__(self, module: ModuleIndex, finders: Mapping[str, "Finder"]) -> None:
         self.module = module
         self.by_code: dict[str, list[Reference]] = {}
-        names = {old: row for row in api_changes.TABLE for old in row.old if old.startswith("jax.")}
-        modules = {name: row for row in api_changes.TABLE for name in row.modules}
-        attributes = {old[1:]: row for row in api_changes.TABLE for old in row.old if old.startswith(".")}
-        for binding in module.imports:
-            if isinstance(binding.statement, ast.Import):  # `import jax.config`: the module path is the spelling
-                path = binding.node.name  # type: ignore[attr-defined]
-                if path in modules:
-                    self._add(Reference(modules[path], path, binding.node, binding))
-                continue
-            imported = canonical(binding.imported or "")
-            if imported in names:
-                self._add(Reference(names[imported], imported, binding.node, binding))
-        names = {old: row for old, row in names.items() if row.change is not Change.IMPORT}
-        for node in _outermost(module):
-            found = next((name for name in module.qualified_names(node) if name in names), None)
-            if found is not None:
-                self._add(Reference(names[found], found, node))
-            elif isinstance(node, ast.Attribute) and node.attr in attributes and not module.qualified_names(node):
-                self._add(Reference(attributes[node.attr], "." + node.attr, node))
-        for code, find in finders.items():  # rows whose old spelling is not a name (`with mesh:`, ...)
+        rows = [row for row in api_changes.TABLE if row.code not in finders]
+        names = {old: row for row in rows for old in row.old if old.startswith("jax.")}
+        modules = {name: row for row in rows for name in row.modules}
+        attributes = {old[1:]: row for row in rows for old in row.old if old.startswith(".")}
+        for reference in _name_references(module, names, modules, attributes):
+            self._add(reference)
+        for code, find in finders.items():  # rows whose old spelling is not just a name (`with mesh:`, ...)
             for reference in find(module, ROWS[code]):
                 self._add(reference)
 
@@ -78,6 +66,35 @@ class Scan:
 
 
 Finder = Callable[[ModuleIndex, ApiChange], list[Reference]]
+
+
+def _name_references(module: ModuleIndex, names: Mapping[str, ApiChange], modules: Mapping[str, ApiChange] = {},
+                     attributes: Mapping[str, ApiChange] = {}) -> list[Reference]:
+    """References to qualified `names` (imports of them included), `import` statements of `modules`,
+    and `.attributes` of objects that are no module (a jax.Array's `x.device_buffer`)."""
+    found = []
+    for binding in module.imports:
+        if isinstance(binding.statement, ast.Import):  # `import jax.config`: the module path is the spelling
+            path = binding.node.name  # type: ignore[attr-defined]
+            if path in modules:
+                found.append(Reference(modules[path], path, binding.node, binding))
+            continue
+        imported = canonical(binding.imported or "")
+        if imported in names:
+            found.append(Reference(names[imported], imported, binding.node, binding))
+    names = {old: row for old, row in names.items() if row.change is not Change.IMPORT}
+    for node in _outermost(module):
+        match = next((name for name in module.qualified_names(node) if name in names), None)
+        if match is not None:
+            found.append(Reference(names[match], match, node))
+        elif isinstance(node, ast.Attribute) and node.attr in attributes and not module.qualified_names(node):
+            found.append(Reference(attributes[node.attr], "." + node.attr, node))
+    return found
+
+
+def references_to(module: ModuleIndex, qualified: str, row: Optional[ApiChange] = None) -> list[Reference]:
+    """The module's references to one qualified name (for finders), attributed to `row`."""
+    return _name_references(module, {qualified: row or ROWS_BY_OLD[qualified]})
 
 
 def _outermost(module: ModuleIndex):

@@ -109,8 +109,9 @@ class _CannotSpell(Exception):
 
 
 def _all_bindings(module: ModuleIndex):
+    """Every scope's bindings: the module's, and each scope a name is looked up in."""
     seen = set()
-    for scope in module.scope_of.values():
+    for scope in (module.module_scope, *module.scope_of.values()):
         if id(scope) not in seen:
             seen.add(id(scope))
             yield scope.bindings
