@@ -27,6 +27,7 @@ _DISPLAY_PREFIXES = (
     ("jax.lax.", "lax."),
     ("jax.experimental.pallas.mosaic_gpu.", "plgpu."),
     ("jax.experimental.pallas.tpu.", "pltpu."),
+    ("jax.experimental.pallas.triton.", "plt."),
     ("jax.experimental.pallas.", "pl."),
     ("jax.experimental.rnn.", "rnn."),
 )

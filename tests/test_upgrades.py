@@ -1,0 +1,142 @@
+"""The JAX1xx machinery without jax: which references are found, which are left alone, how the
+fixes spell the replacement, and that the README's table is the rules' table.
+
+The goldens (tests/fixtures/upgrades/) show whole files and are executed on jax by
+tests/test_upgrades_jax.py; each test here pins one behaviour a one-line change could break.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from codemods import registry
+from codemods.analysis.names import display
+from codemods.api_changes import TABLE
+from codemods.capabilities import format_version
+from codemods.engine.runner import process_source
+from codemods.settings import Settings
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+TARGET = Settings((0, 12, 0, 1))
+
+
+def _fix(source: str, settings: Settings = TARGET, select: str = "JAX1"):
+    result = process_source(Path("m.py"), source.encode(), registry.select([select]), settings)
+    assert result.error is None, result.error
+    return (result.after or source), result.findings
+
+
+def test_every_row_is_a_rule_selectable_by_the_family_prefix() -> None:
+    codes = [row.code for row in TABLE]
+    assert len(codes) == len(set(codes)) and all(re.fullmatch(r"JAX1\d\d", code) for code in codes)
+    assert [rule.code for rule in registry.select(["JAX1"])] == sorted(codes)
+    assert not {rule.code for rule in registry.select(["JAX0"])} & set(codes)
+
+
+def test_the_readme_lists_every_row_as_the_table_says() -> None:
+    text = README.read_text()
+    for row in TABLE:
+        new = f"`{display(row.new)}`" if row.new else "—"
+        line = next((line for line in text.splitlines() if line.startswith(f"| {row.code} |")), None)
+        assert line is not None, f"{row.code} is not in the README's table"
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        assert cells[2:] == [new, row.change.value, format_version(row.since),
+                             format_version(row.deprecated) if row.deprecated else "—",
+                             format_version(row.removed) if row.removed else "—"], row.code
+
+
+@pytest.mark.parametrize("guarded", [
+    "try:\n    from jax import tree_map\nexcept ImportError:\n    from jax.tree_util import tree_map\n",
+    "try:\n    f = jax.tree_map\nexcept (ValueError, AttributeError):\n    f = jax.tree.map\n",
+    "if hasattr(jax, 'tree_map'):\n    f = jax.tree_map\nelse:\n    f = jax.tree.map\n",
+    "if jax.__version__ < '0.4.25':\n    f = jax.tree_map\n",
+    "f = jax.tree_map if jax.__version_info__ < (0, 4, 25) else jax.tree.map\n",
+], ids=["try-import", "try-attribute", "hasattr", "version", "version-ifexp"])
+def test_code_in_a_version_guard_is_left_alone(guarded: str) -> None:
+    source = "import jax\n" + guarded
+    assert _fix(source) == (source, [])
+
+
+def test_a_try_that_catches_something_else_is_no_guard() -> None:
+    after, findings = _fix("import jax\ntry:\n    f = jax.tree_map\nexcept KeyError:\n    pass\n")
+    assert "jax.tree.map" in after and [f.code for f in findings] == ["JAX101"]
+
+
+def test_a_row_applies_only_where_the_target_retired_the_old_spelling_and_has_the_new() -> None:
+    source = "import jax\nf = jax.tree_map\n"
+    assert _fix(source, Settings((0, 4, 25)))[1] == []  # jax.tree exists, tree_map not yet deprecated
+    assert _fix(source, Settings((0, 4, 26)))[0] == "import jax\nf = jax.tree.map\n"
+    assert _fix(source, Settings(None))[1] == []  # no target: nothing to move to
+    assert _fix(source, Settings((0, 12, 0, 1), jax_floor=(0, 4, 24)))[1] == []  # the oldest install lacks jax.tree
+    assert _fix(source, Settings((0, 12, 0, 1), jax_floor=(0, 4, 25)))[0].endswith("jax.tree.map\n")
+
+
+def test_a_reference_is_respelled_through_its_own_names_first() -> None:
+    source = ("from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import tpu as pltpu\n"
+              "tpu = pltpu\nP = tpu.TPUCompilerParams()\nA = pltpu.ANY\n")
+    after, _ = _fix(source)
+    assert "P = tpu.CompilerParams()\n" in after and "A = pl.ANY\n" in after
+
+
+def test_a_module_the_replacement_needs_is_imported_and_the_old_one_dropped() -> None:
+    after, findings = _fix("import jax\nfrom jax.lib import xla_bridge\n\n\ndef f():\n    return xla_bridge.get_backend()\n")
+    assert after == "import jax\nimport jax.extend.backend\n\n\ndef f():\n    return jax.extend.backend.get_backend()\n"
+    assert [f.code for f in findings] == ["JAX112"]
+
+
+def test_an_import_of_a_moved_name_keeps_its_alias_and_its_uses() -> None:
+    after, _ = _fix("from jax.nn import normalize as norm\ny = norm(1)\n")
+    assert after == "from jax.nn import standardize as norm\ny = norm(1)\n"
+
+
+def test_a_renamed_import_renames_its_uses_unless_the_new_name_is_taken() -> None:
+    free = _fix("from jax.experimental.pallas.tpu import TPUMemorySpace\nm = TPUMemorySpace.VMEM\n")[0]
+    assert free == "from jax.experimental.pallas.tpu import MemorySpace\nm = MemorySpace.VMEM\n"
+    taken = _fix("from jax.experimental.pallas.tpu import TPUMemorySpace\nMemorySpace = 1\nm = TPUMemorySpace.VMEM\n")[0]
+    assert taken.startswith("from jax.experimental.pallas.tpu import MemorySpace as TPUMemorySpace\n")
+    assert "m = TPUMemorySpace.VMEM\n" in taken
+
+
+def test_two_names_moved_out_of_one_import_join_one_statement() -> None:
+    after, findings = _fix("from jax import numpy, tree_map, tree_leaves as leaves\nx = tree_map, leaves, numpy\n")
+    assert after == ("from jax import numpy\nfrom jax.tree_util import tree_map, tree_leaves as leaves\n"
+                     "x = tree_map, leaves, numpy\n")
+    assert [f.code for f in findings] == ["JAX101", "JAX102"]
+
+
+def test_import_of_a_gone_module_becomes_its_package_once() -> None:
+    assert _fix("import jax.config\njax.config.update('x', 1)\n")[0] == "import jax\njax.config.update('x', 1)\n"
+    assert _fix("import jax\nimport jax.config\n")[0] == "import jax\n"
+    assert _fix("import jax\nimport jax.config; y = 1\n")[0] == "import jax\nimport jax; y = 1\n"
+
+
+def test_a_type_rename_is_made_in_annotations_only() -> None:
+    after, findings = _fix("import jax\ndef f(k: jax.random.KeyArray) -> bool:\n"
+                           "    return isinstance(k, jax.random.KeyArray)\n")
+    assert "def f(k: jax.Array)" in after and "isinstance(k, jax.random.KeyArray)" in after
+    assert [(f.code, f.kind.value) for f in findings] == [("JAX118", "fixed"), ("JAX118", "manual")]
+
+
+def test_an_attribute_of_any_object_is_an_unsafe_fix() -> None:
+    _, findings = _fix("def f(x):\n    return x.device_buffer\n")
+    (finding,) = findings
+    assert finding.code == "JAX120" and finding.fix is not None and finding.fix.applicability.value == "unsafe"
+    assert _fix("import jax\ny = jax.device_buffer\n")[1] == []  # a module's attribute is no array's
+
+
+def test_layout_means_format_only_beside_device_local_layout() -> None:
+    new_api = "from jax.experimental.layout import Layout\nl = Layout.AUTO\n"
+    assert _fix(new_api) == (new_api, [])
+    after, _ = _fix("from jax.experimental.layout import DeviceLocalLayout, Layout\nl = Layout(DeviceLocalLayout.AUTO)\n")
+    assert after == ("from jax.experimental.layout import Layout as DeviceLocalLayout, Format\n"
+                     "l = Format(DeviceLocalLayout.AUTO)\n")
+
+
+def test_findings_say_what_the_target_does_with_the_old_spelling() -> None:
+    (removed,) = _fix("import jax\nf = jax.tree_map\n")[1]
+    assert removed.message == "jax.tree_map -> jax.tree.map: removed in jax 0.6.0 (AttributeError on 0.12.0.1)"
+    (deprecated,) = _fix("import jax\nf = jax.tree_map\n", Settings((0, 5, 0)))[1]
+    assert deprecated.message == "jax.tree_map -> jax.tree.map: deprecated since jax 0.4.26"
