@@ -367,7 +367,8 @@ def rules(
 
 @app.command()
 def probe(json_output: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
-    """Lower small kernels with the installed jax and compare with the tool's capability table."""
+    """Lower small kernels and reach the changed APIs with the installed jax; compare with the tool's
+    capability and API-change tables."""
     from codemods import probe as probe_module
 
     raise typer.Exit(probe_module.main(json_output=json_output))

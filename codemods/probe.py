@@ -1,4 +1,5 @@
-"""`jax-codemod probe`: check the capability table against the installed jax.
+"""`jax-codemod probe`: check the capability table (and, in codemods/probe_api.py, the API-change
+table) against the installed jax.
 
 `codemods.capabilities` is a claim about what jax's kernel lowering rules accept. Claims rot as jax
 moves, so this lowers tiny kernels with the installed jax (`jax.export` cross-platform lowering runs
@@ -32,7 +33,7 @@ import warnings
 from dataclasses import asdict, dataclass
 from typing import Callable, Optional
 
-from codemods import capabilities
+from codemods import capabilities, probe_api
 from codemods.capabilities import Level, Version
 
 # What a probe can observe.
@@ -559,17 +560,19 @@ def describe_disagreements(report: Report) -> str:
     return "\n".join(lines)
 
 
-def report_to_json(report: Report) -> str:
+def report_to_json(report: Report, api: probe_api.Report) -> str:
+    """`agree` is both tables'; the API table's rows and its own `agree` are under `api`."""
     return json.dumps(
-        {"jax_version": report.jax_version, "agree": report.agree,
+        {"jax_version": report.jax_version, "agree": report.agree and api.agree,
          "not_probed": describe_not_probed(report),
-         "rows": [asdict(row) for row in report.rows]},
+         "rows": [asdict(row) for row in report.rows],
+         "api": probe_api.report_to_dict(api)},
         indent=2,
     )
 
 
 def main(json_output: bool = False) -> int:
-    """Exit status: 0 when the table matches the installed jax, 1 on any disagreement, 2 no jax."""
+    """Exit status: 0 when both tables match the installed jax, 1 on any disagreement, 2 no jax."""
     try:
         installed_jax_version()
     except importlib.metadata.PackageNotFoundError:
@@ -577,5 +580,8 @@ def main(json_output: bool = False) -> int:
               file=sys.stderr)
         return 2
     report = probe_installed_jax()
-    print(report_to_json(report) if json_output else render_text(report))
-    return 0 if report.agree else 1
+    with _quiet():  # jax's import-time chatter; the API checks record their own warnings
+        api = probe_api.compare(probe_api.observe(), report.jax_version)
+    print(report_to_json(report, api) if json_output
+          else f"{render_text(report)}\n\n{probe_api.render_text(api)}")
+    return 0 if report.agree and api.agree else 1
