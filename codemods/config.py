@@ -15,6 +15,14 @@ silently fall back to defaults.
     exclude = [".git", "third_party"] # replaces the default list of skipped folders
     extend-exclude = ["generated/*"]  # adds to it
     per-file-ignores = { "tests/*" = ["JAX002"] }
+    jax-floor = "0.4.30"              # the lowest jax the project supports (see below)
+
+The JAX1xx fixes must not write an API that the oldest jax the project supports lacks. That floor is
+read as Ruff reads `requires-python`: from the jax requirement in `[project] dependencies` of the
+pyproject.toml that holds `[tool.jax-codemod]`, else (no file holds one) of the nearest pyproject.toml:
+the lowest release the requirement admits (`jax>=0.4.30`, `jax[tpu]>=0.4.30,<0.13`, `jax~=0.4.30` and
+`jax==0.4.30` all give 0.4.30; `jax>0.4.30` gives 0.4.30 too, the nearest known bound below). No jax
+requirement, or one with no lower bound, declares none. `jax-floor` overrides what is read there.
 """
 
 from __future__ import annotations
@@ -61,6 +69,7 @@ class Config:
     exclude: tuple[str, ...] = tuple(sorted(SKIPPED_DIRS))
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    jax_floor: Optional[Version] = None  # `jax-floor`, else the floor project.dependencies declare
 
     @property
     def root(self) -> Path:
@@ -106,10 +115,23 @@ class _Matcher:
         return bool(self._glob.match(name) or self._glob.match(relative) or self._under.match(relative))
 
 
-def find(paths: Sequence[Path]) -> Optional[tuple[Path, object]]:
+@dataclass(frozen=True)
+class Found:
+    """What `find` read, each file once."""
+
+    path: Optional[Path] = None  # the nearest pyproject.toml with a [tool.jax-codemod] table; None: none has one
+    table: object = None  # that table
+    # The pyproject.toml that says which jax the project supports (that one, else the nearest), and
+    # its `[project] dependencies` (None when it lists none).
+    project: Optional[Path] = None
+    dependencies: object = None
+
+
+def find(paths: Sequence[Path]) -> Found:
     """The nearest pyproject.toml with a [tool.jax-codemod] table, from the first path upwards, and
-    that table (the file is read once)."""
+    the pyproject.toml whose dependencies declare the project's jax (see the module docstring)."""
     start = Path(os.path.abspath(paths[0] if paths else Path.cwd()))
+    nearest = Found()
     for folder in [start, *start.parents] if start.is_dir() else list(start.parents):
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
@@ -117,9 +139,57 @@ def find(paths: Sequence[Path]) -> Optional[tuple[Path, object]]:
                 data = tomllib.loads(candidate.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
                 raise ConfigError(f"{candidate}: cannot read: {error}") from None
+            project = data.get("project")
+            dependencies = project.get("dependencies") if isinstance(project, dict) else None
             if SECTION in data.get("tool", {}):
-                return candidate, data["tool"][SECTION]
-    return None
+                return Found(candidate, data["tool"][SECTION], candidate, dependencies)
+            if nearest.project is None:
+                nearest = Found(project=candidate, dependencies=dependencies)
+    return nearest
+
+
+# PEP 508: a name, extras, then version clauses (or `@ url`), then `; markers`.
+_REQUIREMENT = re.compile(r"\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[^\]]*\])?\s*([^;]*)(?:;.*)?",
+                          re.DOTALL)
+_CLAUSE = re.compile(r"\s*(~=|===|==|!=|<=|>=|<|>)\s*(\d+(?:\.\d+)*)(\.\*|[A-Za-z0-9._+-]*)\s*")
+
+
+def _lower_bound(specifiers: str) -> Optional[Version]:
+    """The lowest release `>=0.4.30,<0.13` admits (the largest lower bound), None when unbounded below.
+    Raises ValueError on a clause that is no PEP 440 specifier."""
+    text = specifiers.strip()
+    if text.startswith("(") and text.endswith(")"):
+        text = text[1:-1]
+    if not text.strip() or text.startswith("@"):
+        return None  # any jax, or a URL: no version to read
+    bounds = []
+    for clause in text.split(","):
+        match = _CLAUSE.fullmatch(clause)
+        if match is None or (match.group(3) == ".*" and match.group(1) not in ("==", "!=")):
+            raise ValueError(f"not a version specifier: {clause.strip()!r}")
+        operator, release = match.group(1), match.group(2)
+        if operator not in ("!=", "<", "<="):
+            bounds.append(parse_version(release))
+    return max(bounds, default=None)
+
+
+def declared_jax_floor(dependencies: Sequence[str]) -> Optional[Version]:
+    """The lowest jax that PEP 508 requirements admit; None without a jax requirement or with one
+    unbounded below. Requirements for other markers (`; python_version < "3.11"`) each count: the
+    lowest of their floors. Raises ValueError on a jax requirement that cannot be read."""
+    floors = []
+    for requirement in dependencies:
+        match = _REQUIREMENT.fullmatch(requirement)
+        if match is None:
+            raise ValueError(f"not a PEP 508 requirement: {requirement!r}")
+        if re.sub(r"[-_.]+", "-", match.group(1)).lower() == "jax":
+            try:
+                floors.append(_lower_bound(match.group(2)))
+            except ValueError as error:
+                raise ValueError(f"{requirement!r}: {error}") from None
+    if not floors or None in floors:
+        return None
+    return min(floors)
 
 
 _DOTTED_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
@@ -139,9 +209,10 @@ def resolve(config: Config, rules: Sequence[Rule], *, select: Sequence[str] = ()
             unsafe_fixes: Optional[bool] = None) -> tuple[list[Rule], Settings]:
     """The rules to run and the settings to run them with: what an entry point was given (its command
     line, an adapter's arguments; None or empty: not given) over the project's config, over the
-    defaults. Every entry point comes through here, so `fix`, `explain`, pre-commit, libcst's runner
-    and Bowler make the same choices for the same project. Raises ValueError (the message names the
-    option) for an unknown rule, a bad version or a bad module name."""
+    defaults; the jax floor is the project's (its config, else its dependencies). Every entry point
+    comes through here, so `fix`, `explain`, pre-commit, libcst's runner and Bowler make the same
+    choices for the same project. Raises ValueError (the message names the option) for an unknown
+    rule, a bad version or a bad module name."""
     chosen = registry.select(select or config.select, ignore or config.ignore, rules)
     if isinstance(jax_version, str):
         try:
@@ -159,19 +230,33 @@ def resolve(config: Config, rules: Sequence[Rule], *, select: Sequence[str] = ()
         config.precision_policy or PrecisionPolicy.NEAREST,
         helpers_module=helpers or config.helpers_module,
         unsafe_fixes=config.unsafe_fixes if unsafe_fixes is None else unsafe_fixes,
+        jax_floor=config.jax_floor,
     )
     return chosen, settings
 
 
 KEYS = ("select", "ignore", "scope", "jax-version", "precision-policy", "helpers-module", "unsafe-fixes", "exclude",
-        "extend-exclude", "per-file-ignores")
+        "extend-exclude", "per-file-ignores", "jax-floor")
 
 
-def load(found: Optional[tuple[Path, object]], rules: Sequence[Rule]) -> Config:
-    """The Config of a `find` result (defaults when there is none)."""
-    if found is None:
-        return Config()
-    path, data = found
+def _dependencies_floor(found: Found) -> Optional[Version]:
+    """The floor `found`'s dependencies declare; dependencies pip could not read are an error."""
+    if found.dependencies is None:
+        return None
+    dependencies = found.dependencies
+    if not isinstance(dependencies, list) or not all(isinstance(d, str) for d in dependencies):
+        raise ConfigError(f"{found.project}: `project.dependencies` must be a list of strings, not {dependencies!r}")
+    try:
+        return declared_jax_floor(dependencies)
+    except ValueError as error:
+        raise ConfigError(f"{found.project}: `project.dependencies` {error}") from None
+
+
+def load(found: Found, rules: Sequence[Rule]) -> Config:
+    """The Config of a `find` result (defaults, and the declared jax floor, when no file has a table)."""
+    if found.path is None:
+        return Config(jax_floor=_dependencies_floor(found))
+    path, data = found.path, found.table
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: `tool.{SECTION}` must be a table")
     unknown = sorted(set(data) - set(KEYS))
@@ -193,6 +278,7 @@ def load(found: Optional[tuple[Path, object]], rules: Sequence[Rule]) -> Config:
         exclude=reader.strings("exclude", Config.exclude),
         extend_exclude=reader.strings("extend-exclude", ()),
         per_file_ignores=reader.per_file_ignores("per-file-ignores"),
+        jax_floor=reader.version("jax-floor") or _dependencies_floor(found),
     )
     return config
 
