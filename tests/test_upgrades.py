@@ -70,7 +70,6 @@ def test_a_row_applies_only_where_the_target_retired_the_old_spelling_and_has_th
     assert _fix(source, Settings((0, 4, 25)))[1] == []  # jax.tree exists, tree_map not yet deprecated
     assert _fix(source, Settings((0, 4, 26)))[0] == "import jax\nf = jax.tree.map\n"
     assert _fix(source, Settings(None))[1] == []  # no target: nothing to move to
-    assert _fix(source, Settings((0, 12, 0, 1), jax_floor=(0, 4, 24)))[1] == []  # the oldest install lacks jax.tree
     assert _fix(source, Settings((0, 12, 0, 1), jax_floor=(0, 4, 25)))[0].endswith("jax.tree.map\n")
 
 
@@ -140,3 +139,12 @@ def test_findings_say_what_the_target_does_with_the_old_spelling() -> None:
     assert removed.message == "jax.tree_map -> jax.tree.map: removed in jax 0.6.0 (AttributeError on 0.12.0.1)"
     (deprecated,) = _fix("import jax\nf = jax.tree_map\n", Settings((0, 5, 0)))[1]
     assert deprecated.message == "jax.tree_map -> jax.tree.map: deprecated since jax 0.4.26"
+
+
+def test_a_fix_the_oldest_supported_jax_could_not_run_becomes_a_manual_finding() -> None:
+    source = "import jax\nf = jax.tree_map\n"
+    after, (finding,) = _fix(source, Settings((0, 12, 0, 1), jax_floor=(0, 4, 24)))
+    assert after == source and finding.kind.value == "manual" and finding.fix is None
+    assert finding.message == ("jax.tree_map -> jax.tree.map: removed in jax 0.6.0 (AttributeError on 0.12.0.1); "
+                               "not rewritten: jax.tree.map needs jax >= 0.4.25 and the project supports jax >= "
+                               "0.4.24 (guard it, or raise the lowest supported jax)")

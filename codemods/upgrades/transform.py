@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import textwrap
+from dataclasses import replace
 from typing import Callable, Mapping, Optional, Union
 
 from codemods.analysis.module import ModuleIndex
@@ -19,7 +20,7 @@ from codemods.analysis.names import canonical, display
 from codemods.api_changes import ApiChange, Change
 from codemods.base import JaxTransform
 from codemods.capabilities import format_version
-from codemods.engine.diagnostics import Applicability, Kind
+from codemods.engine.diagnostics import Applicability, Finding, Kind
 from codemods.engine.fixes import Edit, FixPlan
 from codemods.engine.rule import ParsedFile, Rule
 from codemods.upgrades.scan import ROWS, Finder, Reference, Scan
@@ -38,12 +39,22 @@ class JaxUpgrade(JaxTransform):
 
     def plan(self) -> None:
         self.row = ROWS[self.rule.code]
-        if not self.row.applies(self.settings.jax_version, self.settings.jax_floor):
+        if not self.row.applies(self.settings.jax_version):
             return
         references = Scan.of(self._file, self.finders).by_code.get(self.row.code, [])
         handler = self.handlers.get(self.row.code) or DEFAULT_HANDLERS[self.row.change]
         for reference in references:
             handler(self, reference)
+        if not self.row.applies(self.settings.jax_version, self.settings.jax_floor):
+            self.findings = [self._held_back(finding) for finding in self.findings]
+
+    def _held_back(self, finding: Finding) -> Finding:
+        """The target retired the old spelling, but the project's oldest supported jax lacks the
+        replacement: the code must change, and no one spelling serves both; a person decides."""
+        why = (f"; not rewritten: {display(self.row.new or 'the replacement')} needs jax "
+               f">= {format_version(self.row.since)} and the project supports jax >= "
+               f"{format_version(self.settings.jax_floor)} (guard it, or raise the lowest supported jax)")
+        return replace(finding, kind=Kind.MANUAL, message=finding.message + why, fix=None)
 
     def __init__(self, rule: Rule, file: ParsedFile) -> None:
         super().__init__(rule, file)
