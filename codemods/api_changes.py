@@ -169,7 +169,8 @@ TABLE: tuple[ApiChange, ...] = (
     _rename("JAX133", "sharding-use-mesh", ("jax.sharding.use_mesh",), "jax.set_mesh", (0, 7, 1), None, (0, 7, 1),
             "jax/sharding.py: removed in 0.7.1 without a deprecation; jax.set_mesh since 0.7.1"),
     ApiChange("JAX134", "mesh-context-manager", ("with Mesh",), "jax.set_mesh", Change.MANUAL,
-              since=(0, 7, 1), deprecated=(0, 10, 1), removed=None, source="CHANGELOG 0.10.1", words=(b"Mesh", b"mesh"),
+              since=(0, 7, 1), deprecated=(0, 10, 1), removed=None, source="CHANGELOG 0.10.1",
+              words=(b"Mesh", b"mesh", b"make_mesh"),  # `m = jax.make_mesh(...)` then `with m:`
               migration="`with mesh:` -> `with jax.set_mesh(mesh):`; set_mesh also sets the abstract mesh "
                         "(jax.sharding.get_abstract_mesh()) that explicit-sharding code reads"),
     ApiChange("JAX135", "positional-sharding", ("jax.sharding.PositionalSharding", "jax.sharding.GSPMDSharding"),
