@@ -44,7 +44,6 @@ class ApiChange:
     # What `from <module> import <old>` becomes when it must keep working under the same name
     # (`from jax import tree_map` -> `from jax.tree_util import tree_map`), if not `new`.
     import_as: Optional[str] = None
-    module: Optional[str] = None  # a module the replacement needs imported (`import jax.extend.backend`)
     modules: tuple[str, ...] = ()  # modules whose `import m` is itself the old spelling (`import jax.config`)
     annotations_only: bool = False  # the replacement is right in type annotations only (elsewhere: manual)
     words: tuple[bytes, ...] = ()  # the prefilter's words, where the old names' last parts are not them
@@ -114,7 +113,7 @@ TABLE: tuple[ApiChange, ...] = (
               source="jax/experimental/__init__.py _deprecations 0.8.0 (deprecated), 0.9.0 (removed)"),
     _rename("JAX112", "xla-bridge-get-backend", ("jax.lib.xla_bridge.get_backend",), "jax.extend.backend.get_backend",
             (0, 4, 32), (0, 4, 32), (0, 8, 0), "jax/lib/xla_bridge.py _deprecations 0.4.32, 0.8.0",
-            failure="ModuleNotFoundError", module="jax.extend.backend"),
+            failure="ModuleNotFoundError"),
     _rename("JAX113", "xla-bridge-default-backend", ("jax.lib.xla_bridge.default_backend",), "jax.default_backend",
             (0, 4, 0), (0, 4, 32), (0, 4, 38), "jax/lib/xla_bridge.py _deprecations 0.4.32, 0.4.38",
             failure="ModuleNotFoundError"),
@@ -142,14 +141,12 @@ TABLE: tuple[ApiChange, ...] = (
               since=(0, 4, 1), deprecated=(0, 4, 22), removed=(0, 4, 27),
               source="CHANGELOG 0.4.22 (deprecated), 0.4.27 (removed)"),
     # -- layouts: two renames at once in 0.7.0 (Layout -> Format, then DeviceLocalLayout -> Layout) --
-    _rename("JAX125", "device-local-layout", ("jax.experimental.layout.DeviceLocalLayout",),
-            "jax.experimental.layout.Layout", (0, 7, 0), None, (0, 7, 0), "jax/_src/layout.py at the 0.6.2 and 0.7.0 "
-            "tags: DeviceLocalLayout became Layout, the old Layout became Format (no deprecation)"),
-    ApiChange("JAX126", "layout-to-format", ("jax.experimental.layout.Layout",), "jax.experimental.layout.Format",
-              Change.RENAME, since=(0, 6, 2), deprecated=None, removed=(0, 7, 0),
-              failure="a different class (the old DeviceLocalLayout)",
-              source="jax/_src/layout.py at the 0.6.2 and 0.7.0 tags", words=(b"DeviceLocalLayout",),
-              migration="only in modules written against the old names (they use DeviceLocalLayout too)"),
+    ApiChange("JAX125", "layout-renames", ("jax.experimental.layout.DeviceLocalLayout",),
+              "jax.experimental.layout.Layout", Change.RENAME, since=(0, 7, 0), deprecated=None, removed=(0, 7, 0),
+              source="jax/_src/layout.py at the 0.6.2 and 0.7.0 tags: DeviceLocalLayout became Layout, and the old "
+                     "Layout became Format, in one release without a deprecation",
+              migration="the old Layout becomes Format in the same fix: one rename alone would change what "
+                        "Layout means"),
     *(ApiChange(code, f"layout-attribute-{old.replace('_', '-')}", (f".{old}",), f".{new}", Change.ATTRIBUTE,
                 since=(0, 7, 0), deprecated=None, removed=(0, 7, 0), source="CHANGELOG 0.7.0")
       for code, old, new in (("JAX127", "device_local_layout", "layout"), ("JAX128", "input_layouts", "input_formats"),

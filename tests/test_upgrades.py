@@ -99,10 +99,13 @@ def test_a_renamed_import_renames_its_uses_unless_the_new_name_is_taken() -> Non
     assert "m = TPUMemorySpace.VMEM\n" in taken
 
 
-def test_two_names_moved_out_of_one_import_join_one_statement() -> None:
-    after, findings = _fix("from jax import numpy, tree_map, tree_leaves as leaves\nx = tree_map, leaves, numpy\n")
-    assert after == ("from jax import numpy\nfrom jax.tree_util import tree_map, tree_leaves as leaves\n"
-                     "x = tree_map, leaves, numpy\n")
+def test_names_moved_out_of_one_import_keep_their_order_and_the_rest_stays() -> None:
+    """Each moved name gets a statement of its own, before the one it leaves: the same text whether
+    the fixes are applied together or one by one (tests/test_fixes.py)."""
+    after, findings = _fix("if True:\n    from jax import numpy, tree_map, tree_leaves as leaves  # old\n"
+                           "    x = tree_map, leaves, numpy\n")
+    assert after == ("if True:\n    from jax.tree_util import tree_map\n    from jax.tree_util import tree_leaves as leaves\n"
+                     "    from jax import numpy  # old\n    x = tree_map, leaves, numpy\n")
     assert [f.code for f in findings] == ["JAX101", "JAX102"]
 
 
@@ -130,8 +133,9 @@ def test_layout_means_format_only_beside_device_local_layout() -> None:
     new_api = "from jax.experimental.layout import Layout\nl = Layout.AUTO\n"
     assert _fix(new_api) == (new_api, [])
     after, _ = _fix("from jax.experimental.layout import DeviceLocalLayout, Layout\nl = Layout(DeviceLocalLayout.AUTO)\n")
-    assert after == ("from jax.experimental.layout import Layout as DeviceLocalLayout, Format\n"
-                     "l = Format(DeviceLocalLayout.AUTO)\n")
+    assert after == "from jax.experimental.layout import Layout, Format\nl = Format(Layout.AUTO)\n"
+    (finding,) = _fix("from jax.experimental.layout import DeviceLocalLayout, Layout\nl = Layout(DeviceLocalLayout.AUTO)\n")[1]
+    assert finding.code == "JAX125"  # one fix for both renames: one alone would change what Layout means
 
 
 def test_findings_say_what_the_target_does_with_the_old_spelling() -> None:

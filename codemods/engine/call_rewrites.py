@@ -13,7 +13,7 @@ from typing import Callable, Optional, Sequence, Union
 import libcst as cst
 
 
-def _rewrite_call(change: Callable[[cst.Call], cst.BaseExpression]) -> Callable[[str], str]:
+def rewrite_call(change: Callable[[cst.Call], cst.BaseExpression]) -> Callable[[str], str]:
     def apply(code: str) -> str:
         call = cst.parse_expression(code)
         if not isinstance(call, cst.Call):
@@ -31,12 +31,12 @@ def _code(node: cst.CSTNode, newline: str = "\n") -> str:
 
 def drop_argument(index: int) -> Callable[[str], str]:
     """`f(a, accuracy=h, b)` -> `f(a, b)` (the argument at `index` in the written order)."""
-    return _rewrite_call(lambda call: call.with_changes(args=remove_arg(call.args, index)))
+    return rewrite_call(lambda call: call.with_changes(args=remove_arg(call.args, index)))
 
 
 def unwrap_partial() -> Callable[[str], str]:
     """`functools.partial(f, accuracy=h)` -> `f`."""
-    return _rewrite_call(lambda call: call.args[0].value)
+    return rewrite_call(lambda call: call.args[0].value)
 
 
 def route_through(helper: str, bound: bool, precision_index: Optional[int], precision: str) -> Callable[[str], str]:
@@ -47,12 +47,12 @@ def route_through(helper: str, bound: bool, precision_index: Optional[int], prec
         args = list(call.args)
         value = cst.parse_expression(precision)
         if precision_index is None:
-            args = _append(args, cst.Arg(value, keyword=cst.Name("precision"), equal=_NO_SPACE_EQUAL))
+            args = _append(args, cst.Arg(value, keyword=cst.Name("precision"), equal=NO_SPACE_EQUAL))
         else:
             args[precision_index] = args[precision_index].with_changes(value=value)
         return _route_through(call.with_changes(args=args), helper, bound)
 
-    return _rewrite_call(change)
+    return rewrite_call(change)
 
 
 def remove_arg(args: Sequence[cst.Arg], index: int) -> list[cst.Arg]:
@@ -93,15 +93,15 @@ def _join(before: Whitespace, closing: Whitespace) -> Whitespace:
 
 
 _NO_SPACE = cst.SimpleWhitespace("")
-_NO_SPACE_EQUAL = cst.AssignEqual(whitespace_before=_NO_SPACE, whitespace_after=_NO_SPACE)
-_COMMA_SPACE = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+NO_SPACE_EQUAL = cst.AssignEqual(whitespace_before=_NO_SPACE, whitespace_after=_NO_SPACE)
+COMMA_SPACE = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
 def _append(args: Sequence[cst.Arg], new: cst.Arg) -> list[cst.Arg]:
     """`new` after the last argument, separated like the arguments before it. What followed the
     last argument (its comment, a trailing comma, the line break before the parenthesis) stays."""
     *rest, last = args
-    separator = _bare(rest[-1].comma) if rest and isinstance(rest[-1].comma, cst.Comma) else _COMMA_SPACE
+    separator = bare_comma(rest[-1].comma) if rest and isinstance(rest[-1].comma, cst.Comma) else COMMA_SPACE
     trailing = last.comma if isinstance(last.comma, cst.Comma) else None
     after_last = trailing.whitespace_after if trailing else last.whitespace_after_arg
     between = separator.whitespace_after
@@ -119,7 +119,7 @@ def _append(args: Sequence[cst.Arg], new: cst.Arg) -> list[cst.Arg]:
     return [*rest, last, new.with_changes(whitespace_after_arg=closing)]
 
 
-def _bare(comma: cst.Comma) -> cst.Comma:
+def bare_comma(comma: cst.Comma) -> cst.Comma:
     return comma.with_changes(whitespace_after=_bare_whitespace(comma.whitespace_after))
 
 
@@ -135,7 +135,7 @@ def _route_through(call: cst.Call, helper: str, bound: bool) -> cst.Call:
     Arguments continued under the opening parenthesis move with it, so a visually aligned call
     stays aligned."""
     first = call.args[0]
-    comma = _bare(first.comma) if isinstance(first.comma, cst.Comma) else _COMMA_SPACE
+    comma = bare_comma(first.comma) if isinstance(first.comma, cst.Comma) else COMMA_SPACE
     if bound:  # the parenthesis stays where it is
         return call.with_changes(args=[cst.Arg(cst.Name(helper), comma=comma), *call.args])
     callee_arg = cst.Arg(call.func, comma=comma)

@@ -20,8 +20,8 @@ from codemods.upgrades.transform import JaxUpgrade
 
 
 class Upgrade(JaxUpgrade):
-    handlers = {**core_calls.HANDLERS, **pallas_calls.HANDLERS}
-    finders = {**core_calls.FINDERS, **pallas_calls.FINDERS, **layouts.FINDERS}
+    handlers = {**core_calls.HANDLERS, **pallas_calls.HANDLERS, **layouts.HANDLERS}
+    finders = {**core_calls.FINDERS, **pallas_calls.FINDERS}
 
 
 def _rule(row: ApiChange) -> Rule:

@@ -19,7 +19,7 @@ from codemods.api_changes import ApiChange
 from codemods.engine.diagnostics import Applicability
 from codemods.engine.fixes import FixPlan
 from codemods.upgrades.scan import Finder, Reference
-from codemods.upgrades.transform import Handler, JaxUpgrade, _CannotSpell
+from codemods.upgrades.transform import Handler, JaxUpgrade
 
 _DEPTH = 8  # how many `a = b` steps a value is followed through
 
@@ -42,12 +42,12 @@ class _Remap:
         """The edit of the call's text (`shift`: 1 for `partial(f, ...)`, whose first argument is `f`)."""
         import libcst as cst
 
-        from codemods.engine.call_rewrites import _COMMA_SPACE, _NO_SPACE_EQUAL, _bare, _rewrite_call, remove_arg
+        from codemods.engine.call_rewrites import COMMA_SPACE, NO_SPACE_EQUAL, bare_comma, rewrite_call, remove_arg
 
         def rearrange(call: cst.Call) -> cst.Call:
             args = list(call.args)
             for index, name in self.keywords.items():
-                equal = args[index].equal if args[index].keyword else _NO_SPACE_EQUAL
+                equal = args[index].equal if args[index].keyword else NO_SPACE_EQUAL
                 args[index] = args[index].with_changes(keyword=cst.Name(name), equal=equal)
             for index, text in self.values.items():
                 args[index] = args[index].with_changes(value=cst.parse_expression(text))
@@ -57,12 +57,12 @@ class _Remap:
                     args[shift] = moved
                 else:  # it goes before the argument at `shift`, separated as that one was from the next
                     after = args[shift].comma
-                    comma = _bare(after) if isinstance(after, cst.Comma) else _COMMA_SPACE
+                    comma = bare_comma(after) if isinstance(after, cst.Comma) else COMMA_SPACE
                     args = remove_arg(args, self.first)
                     args.insert(shift, moved.with_changes(comma=comma, whitespace_after_arg=cst.SimpleWhitespace("")))
             return call.with_changes(args=args)
 
-        return _rewrite_call(rearrange)
+        return rewrite_call(rearrange)
 
 
 def _remap(call: ast.Call, shift: int, params: tuple[str, ...], renamed: dict[str, str]) -> Optional[_Remap]:
@@ -133,29 +133,17 @@ def _plain(node: ast.AST) -> bool:
     return isinstance(node, (ast.Name, ast.Constant))
 
 
-def _spell(transform: JaxUpgrade, qualified: str, at: ast.AST, fix: FixPlan) -> str:
-    """`transform.spell`, else `jax.<name>` through a new `import jax` when the short name is taken
-    (`from jax.experimental import enable_x64` holds `enable_x64` until the fix removes it)."""
-    try:
-        return transform.spell(qualified, at, fix)
-    except _CannotSpell:
-        if not qualified.startswith("jax.") or not transform._free("jax"):
-            raise
-        fix.imports_to_add.append(("jax", None, None))
-        return qualified
-
-
 def _fix_call(transform: JaxUpgrade, reference: Reference, applied: Optional[tuple[ast.Call, int]], remap: _Remap,
               note: str, applicability: Applicability = Applicability.SAFE) -> None:
     """The fix: the callee respelled as the row's new name, the call's arguments remapped."""
     new = transform.row.new
     assert new is not None
     fix = FixPlan()
-    try:
-        transform.replace(fix, reference.node, _spell(transform, new, reference.node, fix))
-    except _CannotSpell:
-        transform.manual(reference.node, display(reference.old), f"use {display(new)}")
+    spelled = transform.spell(new, reference.node, fix)
+    if spelled is None:
+        transform.manual(reference.node, display(reference.old), f"use {display(new)} (its names are taken here)")
         return
+    transform.replace(fix, reference.node, spelled)
     transform.forget_imports(fix, reference.node)
     if applied is not None and remap:
         transform.rewrite(fix, applied[0], remap.change(applied[1]))
@@ -332,10 +320,9 @@ def _enable_x64(transform: JaxUpgrade, reference: Reference) -> None:
                                     "disable_x64(), in a `with` statement or as a decorator")
         return
     fix = FixPlan()
-    try:
-        spelled = _spell(transform, "jax.enable_x64", node, fix)
-    except _CannotSpell:
-        transform.manual(node, old, f"use jax.enable_x64({value})")
+    spelled = transform.spell("jax.enable_x64", node, fix)
+    if spelled is None:
+        transform.manual(node, old, f"use jax.enable_x64({value}) (the name jax is taken here)")
         return
     transform.replace(fix, call, f"{spelled}({value})")
     transform.forget_imports(fix, node)

@@ -1,20 +1,45 @@
-"""JAX126: `Layout` means Format only in code written against jax < 0.7.0, where it said DeviceLocalLayout too."""
+"""JAX125: jax 0.7.0 renamed Layout to Format and DeviceLocalLayout to Layout, in one release.
+
+Code written against the old names uses DeviceLocalLayout; there `Layout` means what is now Format.
+Both renames are one fix, reported once per module: applying one alone would silently change what
+`Layout` means (and `-i` or a suppression could do just that with two fixes).
+"""
 
 from __future__ import annotations
 
-from codemods.analysis.module import ModuleIndex
-from codemods.api_changes import ApiChange
-from codemods.upgrades.scan import Finder, Reference, references_to
+import ast
 
-OLD_API = "jax.experimental.layout.DeviceLocalLayout"
+from codemods.engine.fixes import FixPlan
+from codemods.upgrades.scan import Reference, guarded, references_to
+from codemods.upgrades.transform import Handler, JaxUpgrade, plan_import_move
 
-
-def _old_layouts(module: ModuleIndex, row: ApiChange) -> list[Reference]:
-    """The module's references to `Layout`, when it also names DeviceLocalLayout (else `Layout` is
-    already the new class and nothing changes)."""
-    if not references_to(module, OLD_API):
-        return []
-    return references_to(module, row.old[0], row)
+DEVICE_LOCAL_LAYOUT = "jax.experimental.layout.DeviceLocalLayout"
+LAYOUT = "jax.experimental.layout.Layout"
+FORMAT = "jax.experimental.layout.Format"
 
 
-FINDERS: dict[str, Finder] = {"JAX126": _old_layouts}
+def _renames(transform: JaxUpgrade, reference: Reference) -> None:
+    if transform.findings:
+        return  # the module's first reference reports them all
+    module = transform.module
+    fix = FixPlan()
+    layouts = [r for r in references_to(module, LAYOUT, transform.row) if not guarded(module, r.node)]
+    olds = [r for r in references_to(module, DEVICE_LOCAL_LAYOUT, transform.row) if not guarded(module, r.node)]
+    released: frozenset[str] = frozenset()
+    for group, new in ((layouts, FORMAT), (olds, LAYOUT)):  # Layout first: its name is then free for the other
+        for found in group:
+            if isinstance(found.node, ast.alias):
+                _, new_text = plan_import_move(transform, found, new, fix, released)
+                if found.node.name == "Layout" and " as " not in new_text:
+                    released = frozenset({"Layout"})
+            elif isinstance(found.node, ast.Attribute):
+                spelled = transform.spell(new, found.node, fix)
+                if spelled is None:
+                    transform.manual(reference.node, "DeviceLocalLayout", transform.row.migration)
+                    return
+                transform.replace(fix, found.node, spelled)
+    count = len(layouts) + len(olds)
+    transform.fixed(reference.node, "DeviceLocalLayout, Layout", f"Layout, Format ({count} references, one fix)", fix)
+
+
+HANDLERS: dict[str, Handler] = {"JAX125": _renames}

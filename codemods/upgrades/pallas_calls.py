@@ -15,7 +15,7 @@ from typing import Callable, Optional, Union
 
 from codemods.analysis.kernel_scope import TRITON
 from codemods.analysis.module import NEWLINE, ModuleIndex
-from codemods.analysis.names import PARTIAL, canonical, display, has_star, is_none
+from codemods.analysis.names import PARTIAL, display, has_star, is_none
 from codemods.api_changes import ApiChange
 from codemods.capabilities import format_version
 from codemods.engine.diagnostics import Applicability
@@ -172,42 +172,6 @@ def _call_of(transform: JaxUpgrade, reference: Reference, how: str) -> Optional[
 # -- spelling the replacements --
 
 # The usual names of the modules the replacements live in, for an import a fix adds.
-_ALIASES = {"jax.numpy": "jnp", "jax.lax": "lax", f"{_PALLAS}.tpu": "pltpu", f"{_PALLAS}.triton": "plt",
-            f"{_PALLAS}.mosaic_gpu": "plgpu"}
-_IMPORTED_BY_JAX = ("jax.numpy", "jax.lax")  # `import jax` loads these, not jax.experimental.pallas's backends
-
-
-def _spell(transform: JaxUpgrade, qualified: str, at: ast.AST, fix: FixPlan) -> Optional[str]:
-    """`qualified` as code at `at`, through a module-level import of its module (`jnp.dot`), of
-    itself, or of `jax` for jax.numpy and jax.lax (`jax.numpy.dot`); never through a package that
-    does not load the module (`pl.tpu` fails until something imports jax.experimental.pallas.tpu).
-    Else a new import of the module under its usual name; None when that name is taken."""
-    module, _, member = qualified.rpartition(".")
-    top = transform.module.module_scope
-    while isinstance(at, ast.Attribute):
-        at = at.value
-    scope = transform.module.scope_of.get(at) or top
-    found = []
-    for binding in transform.module.imports:
-        if binding.scope is not top or scope.lookup(binding.name) != top.bindings.get(binding.name):
-            continue  # shadowed where the reference is, or bound some other way too
-        imported = canonical(binding.imported or "")
-        if imported == module:
-            found.append((0, f"{binding.name}.{member}"))
-        elif imported == qualified:
-            found.append((1, binding.name))
-        elif (imported == "jax" and module in _IMPORTED_BY_JAX) or getattr(binding.node, "name", "") == module:
-            found.append((2, f"{binding.name}{module[len(imported):]}.{member}"))  # `import jax.numpy` included
-    if found:
-        return min(found)[1]
-    alias = _ALIASES[module]
-    if not transform._free(alias):
-        return None
-    package, _, last = module.rpartition(".")
-    fix.imports_to_add.append((package, last, None) if alias == last else (module, None, alias))
-    return f"{alias}.{member}"
-
-
 # -- JAX150: pl.dot --
 
 _DOT = ("a", "b", "trans_a", "trans_b", "allow_tf32", "precision")
@@ -253,7 +217,7 @@ def _dot(transform: JaxUpgrade, reference: Reference) -> None:
                                                   "precision=lax.Precision.HIGH where allow_tf32 is true, HIGHEST "
                                                   "where it is false")
             return
-        precision = _spell(transform, "jax.lax.Precision", call.func, fix)
+        precision = transform.spell("jax.lax.Precision", call.func, fix)
         if precision is None:
             transform.manual(call.func, "pl.dot", f"{wanted} (the name lax is taken here)")
             return
@@ -264,7 +228,7 @@ def _dot(transform: JaxUpgrade, reference: Reference) -> None:
         changes["allow_tf32"] = None
     if isinstance(bound.get("precision"), ast.expr) and "precision" not in changes:
         changes["precision"] = _New("precision")  # keyword-only in jnp.dot
-    callee, float32 = (_spell(transform, name, call.func, fix) for name in ("jax.numpy.dot", "jax.numpy.float32"))
+    callee, float32 = (transform.spell(name, call.func, fix) for name in ("jax.numpy.dot", "jax.numpy.float32"))
     if callee is None or float32 is None:
         transform.manual(call.func, "pl.dot", f"{wanted} (the name jnp is taken here)")
         return
@@ -285,7 +249,7 @@ def _triton_dot(transform: JaxUpgrade, call: ast.Call) -> None:
                                               f"{format_version(floor)}), or jnp.dot")
         return
     fix = FixPlan()
-    spelled = _spell(transform, _TRITON_DOT, call.func, fix)
+    spelled = transform.spell(_TRITON_DOT, call.func, fix)
     if spelled is None:
         transform.manual(call.func, "pl.dot", f"in Triton kernels: {new} (the name plt is taken here)")
         return
@@ -329,7 +293,7 @@ def _repeat(transform: JaxUpgrade, reference: Reference) -> None:
         transform.manual(call.func, "pltpu.repeat", f"repeats before x: {formula}")
         return
     fix = FixPlan()
-    callee = _spell(transform, new, call.func, fix)
+    callee = transform.spell(new, call.func, fix)
     if callee is None:
         transform.manual(call.func, "pltpu.repeat", f"{formula} (the name jnp is taken here)")
         return
@@ -455,7 +419,7 @@ def _dict_params(transform: JaxUpgrade, reference: Reference) -> None:
                                         "that has it")
             return
         launch = transform.module.parent[transform.module.parent[node]]
-        spelled = _spell(transform, new, launch.func, fix)  # type: ignore[attr-defined]
+        spelled = transform.spell(new, launch.func, fix)  # type: ignore[attr-defined]
         if spelled is None:
             transform.manual(node, old, f"{display(new)}(...) (its module's usual name is taken here)")
             return

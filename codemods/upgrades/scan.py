@@ -54,7 +54,7 @@ class Scan:
                 self._add(reference)
 
     def _add(self, reference: Reference) -> None:
-        if not _guarded(self.module, reference.node):
+        if not guarded(self.module, reference.node):
             self.by_code.setdefault(reference.row.code, []).append(reference)
 
     @classmethod
@@ -112,7 +112,7 @@ def _outermost(module: ModuleIndex):
             yield node
 
 
-def _guarded(module: ModuleIndex, node: ast.AST) -> bool:
+def guarded(module: ModuleIndex, node: ast.AST) -> bool:
     """Inside the user's own compatibility code: a try whose handler catches a missing name, or an
     if on hasattr/getattr or on a version."""
     child, parent = node, module.parent.get(node)

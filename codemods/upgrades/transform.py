@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import textwrap
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Optional, Union
 
 from codemods.analysis.module import ModuleIndex
@@ -79,44 +79,91 @@ class JaxUpgrade(JaxTransform):
 
     # -- spelling a qualified name where a reference is --
 
-    def spell(self, qualified: str, at: ast.AST, fix: FixPlan) -> str:
-        """`qualified` as code at `at`: through a module-level import that binds it or a module
-        above it (the longest), else through a new `from <module> import <name>`, else `import <module>`."""
+    def spell(self, qualified: str, at: ast.AST, fix: FixPlan) -> Optional[str]:
+        """`qualified` as code at `at`, in the file's own names where they reach it, else through a
+        new import; None when every way is taken by a name the file binds. In order: a name of the
+        reference bound to the new name's module (`tpu.TPUCompilerParams` -> `tpu.CompilerParams`,
+        where `tpu = pltpu`), then the module-level imports
+        (the longest reaching one: `jnp.dot`), then the module's usual name imported (`import
+        jax.numpy as jnp`), then `jax.` with `import jax` (and an import of the module where
+        `import jax` does not load it: `import jax.extend.backend`), then `from module import name`.
+        A path through a package never crosses a module the package does not load (`pl.tpu.X`
+        fails until something imports jax.experimental.pallas.tpu), unless the file imports it."""
+        module, _, member = qualified.rpartition(".")
         inner = at.value if isinstance(at, ast.Attribute) else None
-        while inner is not None:  # through the reference's own names first: `P.X` stays `P.Y`
-            for name in sorted(self.module.qualified_names(inner), key=len, reverse=True):
-                if qualified.startswith(name + "."):
-                    return self.module.segment(inner) + qualified[len(name):]
+        while inner is not None:  # a name of the reference that is the new name's module
+            if module in self.module.qualified_names(inner):
+                return f"{self.module.segment(inner)}.{member}"
             inner = inner.value if isinstance(inner, ast.Attribute) else None
         scope = self.module.scope_of.get(_root(at)) or self.module.module_scope
+        top = self.module.module_scope
         best: Optional[tuple[int, str]] = None
+        jax_name = None
         for binding in self.module.imports:
             imported = canonical(binding.imported or "")
-            if binding.scope is not self.module.module_scope or not imported:
-                continue
-            if qualified != imported and not qualified.startswith(imported + "."):
-                continue
-            if scope.lookup(binding.name) != self.module.module_scope.bindings.get(binding.name):
+            if binding.scope is not top or scope.lookup(binding.name) != top.bindings.get(binding.name):
                 continue  # shadowed where the reference is, or bound some other way too
-            candidate = (len(imported), binding.name + qualified[len(imported):])
-            best = max(best, candidate) if best else candidate
+            if imported == "jax":
+                jax_name = binding.name
+            if qualified == imported or qualified.startswith(imported + ".") and self._loads(imported, module):
+                candidate = (len(imported), binding.name + qualified[len(imported):])
+                best = max(best, candidate) if best else candidate
         if best is not None:
             return best[1]
-        module, _, member = qualified.rpartition(".")
-        if not self._free(member):
-            raise _CannotSpell(qualified)
-        fix.imports_to_add.append((module, member, None))
-        return member
+        alias = USUAL_NAMES.get(module)
+        if alias is not None and self.is_free(alias):
+            package, _, last = module.rpartition(".")
+            fix.imports_to_add.append((package, last, None) if alias == last else (module, None, alias))
+            return f"{alias}.{member}"
+        if qualified.startswith("jax.") and (jax_name == "jax" or self.is_free("jax")):
+            fix.imports_to_add.append((module if not self._loads("jax", module) else "jax", None, None))
+            return qualified
+        if self.is_free(member):
+            fix.imports_to_add.append((module, member, None))
+            return member
+        return None
 
-    def _free(self, name: str) -> bool:
+    def _loads(self, package: str, module: str) -> bool:
+        """Whether `package`.x.y reaches `module` once `package` is imported: each module on the way
+        is one its parent loads (`import jax` loads jax.numpy, not jax.extend) or one the file imports."""
+        path = package
+        for part in module[len(package):].split(".")[1:]:
+            parent, path = path, f"{path}.{part}"
+            if not (parent == "jax" and part in LOADED_BY_JAX) and path not in self._imported_modules():
+                return False
+        return True
+
+    def _imported_modules(self) -> set[str]:
+        """The modules the file imports anywhere (`import a.b`, `from a import b` naming a module or not)."""
+        found = set()
+        for binding in self.module.imports:
+            statement = binding.statement
+            if isinstance(statement, ast.Import):
+                name = binding.node.name  # type: ignore[attr-defined]
+                found.update(name.rsplit(".", depth)[0] for depth in range(name.count(".") + 1))
+            elif isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
+                found.update({statement.module, canonical(binding.imported or "")})
+        return found
+
+    def is_free(self, name: str) -> bool:
         """`name` is bound nowhere in the module and is no builtin: a new import may take it."""
         if hasattr(builtins, name):
             return False
         return all(name not in scope_bindings for scope_bindings in _all_bindings(self.module))
 
 
-class _CannotSpell(Exception):
-    """No name in the module can reach the replacement, and none can be added without a clash."""
+# What `import jax` loads (the same on jax 0.10.2 and 0.12.0.1): `jax.tree.map` works after it, while
+# `jax.extend.backend.x` needs `import jax.extend.backend`.
+LOADED_BY_JAX = frozenset({
+    "api_util", "core", "custom_batching", "custom_derivatives", "debug", "distributed", "dlpack", "dtypes", "errors",
+    "experimental", "export", "ffi", "image", "interpreters", "lax", "lib", "monitoring", "nn", "numpy", "ops",
+    "profiler", "random", "ref", "scipy", "sharding", "stages", "tree", "tree_util", "typing", "version",
+})
+# The names JAX code imports these modules under, for a new import.
+USUAL_NAMES = {
+    "jax.numpy": "jnp", "jax.lax": "lax", "jax.experimental.pallas": "pl", "jax.experimental.pallas.tpu": "pltpu",
+    "jax.experimental.pallas.triton": "plt", "jax.experimental.pallas.mosaic_gpu": "plgpu",
+}
 
 
 def _all_bindings(module: ModuleIndex):
@@ -153,13 +200,10 @@ def _rename(transform: JaxUpgrade, reference: Reference) -> None:
         transform.manual(reference.node, display(reference.old), row.migration)
         return
     fix = FixPlan()
-    try:
-        spelled = transform.spell(row.new, reference.node, fix)
-    except _CannotSpell:
-        transform.manual(reference.node, display(reference.old), f"use {display(row.new)}")
+    spelled = transform.spell(row.new, reference.node, fix)
+    if spelled is None:
+        transform.manual(reference.node, display(reference.old), f"use {display(row.new)} (its names are taken here)")
         return
-    if row.module is not None and spelled.split(".")[0] == row.module.split(".")[0]:
-        fix.imports_to_add.append((row.module, None, None))  # `jax.extend.backend.x` needs its own import
     transform.replace(fix, reference.node, spelled)
     transform.forget_imports(fix, reference.node)
     transform.fixed(reference.node, display(reference.old), display(row.new), fix)
@@ -182,42 +226,49 @@ def _in_annotation(module: ModuleIndex, node: ast.AST) -> bool:
 
 
 def _move_import(transform: JaxUpgrade, reference: Reference, target: str) -> None:
-    """`from m import old [as a]` -> `from m2 import new [as a]`, the uses renamed when the bound
-    name changes and nothing else holds the new one (else `new as old`, the uses untouched)."""
+    fix = FixPlan()
+    old, new = plan_import_move(transform, reference, target, fix)
+    transform.fixed(reference.node, old, new, fix)
+
+
+def plan_import_move(transform: JaxUpgrade, reference: Reference, target: str, fix: FixPlan,
+                     released: frozenset[str] = frozenset()) -> tuple[str, str]:
+    """Plan `from m import old [as a]` -> `from m2 import new [as a]` into `fix`: the uses renamed
+    when the bound name changes and nothing else holds the new one (`released`: names this fix frees
+    elsewhere), else `new as old` with the uses untouched. A moved name gets a statement of its own,
+    so that the fixes of one file give the same text applied together or one by one. Returns the
+    import as written and as it becomes."""
     alias = reference.node
     binding = reference.binding
     assert isinstance(alias, ast.alias) and binding is not None
     statement = binding.statement
     module, _, member = target.rpartition(".")
-    fix = FixPlan()
     if isinstance(statement, ast.Import):  # `import jax.config [as c]`: the module itself is gone
         top = module.split(".")[0]
+        old = f"import {_alias_text(alias.name, alias.asname)}"
         if alias.asname is None and len(statement.names) == 1 and _imported_elsewhere(transform.module, top, statement) \
                 and _alone_on_its_lines(transform.module, statement):
             fix.edits.append(_delete_lines(transform.module, statement))  # `import jax` is there already
-            transform.fixed(alias, f"import {alias.name}", f"import {top} (already imported)", fix)
-            return
-        change = _replace_alias(transform.module, statement, alias, module if alias.asname else module.split(".")[0],
-                                alias.asname, member=member if alias.asname else None)
-        fix.edits.append(change)
-        transform.fixed(alias, f"import {_alias_text(alias.name, alias.asname)}",
-                        f"from {module} import {_alias_text(member, alias.asname)}" if alias.asname
-                        else f"import {module.split('.')[0]}", fix)
-        return
+            return old, f"import {top} (already imported)"
+        if alias.asname:
+            fix.edits.append(_import_edit(transform.module, statement, alias, _Move(module, member, alias.asname)))
+            return old, f"from {module} import {_alias_text(member, alias.asname)}"
+        fix.edits.append(_import_edit(transform.module, statement, alias, _Move(top, None, None)))
+        return old, f"import {top}"
+    assert isinstance(statement, ast.ImportFrom)
     asname = alias.asname
-    renamed_uses = []
     if asname is None and member != alias.name:
         uses = binding.references
-        if transform._free(member) and all(transform.module.bindings(use) == [binding] for use in uses):
-            renamed_uses = uses
+        if (transform.is_free(member) or member in released) and all(
+                transform.module.bindings(use) == [binding] for use in uses):
+            for use in uses:
+                transform.replace(fix, use, member)
         else:
             asname = alias.name
-    for use in renamed_uses:
-        transform.replace(fix, use, member)
-    fix.edits.append(_replace_alias(transform.module, statement, alias, module, asname, member=member))
-    assert isinstance(statement, ast.ImportFrom)
-    written = f"from {'.' * statement.level}{statement.module or ''} import {_alias_text(alias.name, alias.asname)}"
-    transform.fixed(alias, written, f"from {module} import {_alias_text(member, asname)}", fix)
+    in_place = statement.level == 0 and statement.module == module
+    fix.edits.append(_import_edit(transform.module, statement, alias, _Move(module, member, asname, in_place)))
+    old = f"from {'.' * statement.level}{statement.module or ''} import {_alias_text(alias.name, alias.asname)}"
+    return old, f"from {module} import {_alias_text(member, asname)}"
 
 
 def _imported_elsewhere(module: ModuleIndex, name: str, statement: ast.stmt) -> bool:
@@ -245,48 +296,58 @@ def _alias_text(name: str, asname: Optional[str]) -> str:
     return name if asname is None else f"{name} as {asname}"
 
 
-def _replace_alias(module: ModuleIndex, statement: Union[ast.Import, ast.ImportFrom], alias: ast.alias,
-                   new_module: str, asname: Optional[str], member: Optional[str] = None) -> Edit:
-    """The edit of an import statement that moves one of its names: `member` from `new_module` (for
-    an `import m` statement without `member`: `import new_module`). In place when the module stays,
-    else into a statement of its own after it, at the same indentation. Edits of one statement chain
-    (two moved names of one import), so each reads the statement as the edits before it left it."""
+@dataclass(frozen=True)
+class _Move:
+    """Where a name of an import statement goes: `member` from `module` (member None: `import
+    module`), in the same statement when `in_place`, else into a statement of its own before it."""
+
+    module: str
+    member: Optional[str]
+    asname: Optional[str]
+    in_place: bool = False
+
+
+def _import_edit(module: ModuleIndex, statement: Union[ast.Import, ast.ImportFrom], alias: ast.alias,
+                 move: Optional[_Move]) -> Edit:
+    """The edit of an import statement that moves one of its names (`move` None: drops it). It
+    spans the statement's whole lines where it is alone on them, so a statement left with no name
+    goes with its line. Edits of one statement chain (two names of one import moved by two fixes),
+    each reading the statement as the edits before it left it."""
     start, end = module.span(statement)
     indent = module.text[module.line_start(statement.lineno):start]
+    whole_lines = _alone_on_its_lines(module, statement)
+    if whole_lines:
+        start, end = module.line_start(statement.lineno), module.line_start(statement.end_lineno + 1)
+    line_end = module.text[module.span(statement)[1]:end]
     newline = next((n for n in ("\r\n", "\n", "\r") if n in module.text), "\n")
-    old_name, old_asname = alias.name, alias.asname
-
-    def moved() -> ast.stmt:
-        if member is None:
-            return ast.Import(names=[ast.alias(new_module, asname)])
-        return ast.ImportFrom(module=new_module, names=[ast.alias(member, asname)], level=0)
+    wanted = (alias.name, alias.asname)
 
     def change(code: str) -> str:
-        try:
-            statements = ast.parse(code).body
-        except SyntaxError:  # statements an earlier edit of this one made, one per line
-            statements = ast.parse(textwrap.dedent(indent + code)).body
+        first = code[len(indent):] if whole_lines and code.startswith(indent) else code
+        try:  # the statement as written (its continuation lines may be indented any way)
+            statements = ast.parse(first).body
+        except SyntaxError:  # statements an earlier edit of this one wrote, one per line
+            statements = ast.parse(textwrap.dedent(code if whole_lines else indent + code)).body
         for position, node in enumerate(statements):
             names = getattr(node, "names", [])
-            index = next((i for i, n in enumerate(names) if (n.name, n.asname) == (old_name, old_asname)), None)
+            index = next((i for i, n in enumerate(names) if (n.name, n.asname) == wanted), None)
             if index is None:
                 continue
-            stays = isinstance(node, ast.ImportFrom) and member is not None and node.level == 0 \
-                and node.module == new_module
-            if stays:
-                names[index] = ast.alias(member, asname)
-            else:
-                joined = next((other for other in statements if isinstance(other, ast.ImportFrom) and member
-                               and other.level == 0 and other.module == new_module), None)
-                if joined is not None:  # a name moved to the same module before: one statement
-                    joined.names.append(ast.alias(member, asname))
-                else:
-                    statements.insert(position + 1, moved())
-                del names[index]
-                if not names:
-                    del statements[position]
+            if move is not None and move.in_place:
+                names[index] = ast.alias(move.member, move.asname)
+                break
+            del names[index]
+            if not names:
+                del statements[position]
+            if move is not None:  # before the statement it leaves: the names keep their order
+                statements.insert(position, ast.Import(names=[ast.alias(move.module, move.asname)])
+                                  if move.member is None else
+                                  ast.ImportFrom(module=move.module, names=[ast.alias(move.member, move.asname)], level=0))
             break
-        return (newline + indent).join(ast.unparse(node) for node in statements)
+        if whole_lines:
+            return "".join(indent + ast.unparse(node) + (line_end if i == len(statements) - 1 else newline)
+                           for i, node in enumerate(statements))
+        return (newline + indent).join(ast.unparse(node) for node in statements) or "pass"
 
     return Edit(start, end, change)
 
