@@ -255,3 +255,34 @@ def test_the_rewritten_package_lowers_for_tpu_and_the_original_does_not(case: Pa
     for name, finding in unfixed.items():
         assert jax_support.lowering_error(jax.jit(getattr(rewritten, name)), operands, "tpu"), name
         assert finding in _findings(results, root)
+
+
+def test_a_warm_run_over_an_unchanged_project_parses_nothing(copy_of, tmp_path: Path, monkeypatch) -> None:
+    """The project facts and every file's result come from the cache (the pre-commit and CI case)."""
+    root = copy_of(PACKAGES / "helpers_spelled_other_ways")
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    cold = _run(root, cache=cache)
+    parse = ast.parse
+    parsed: list = []
+    monkeypatch.setattr(ast, "parse", lambda source, *a, **k: parsed.append(source) or parse(source, *a, **k))
+    warm = _run(root, cache=cache)
+    assert [(r.path, r.findings) for r in warm] == [(r.path, r.findings) for r in cold]
+    assert parsed == []
+
+
+def test_a_package_entered_for_its_own_sake_leads_only_to_its_own_modules(tmp_path: Path, monkeypatch) -> None:
+    """`from pkg import kernels` enters pkg/__init__.py; its import of another project package does
+    not make that package kernel code (nor worth a parse)."""
+    for folder in ("pkg", "other"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("import other.numerics\n")
+    (tmp_path / "pkg" / "kernels.py").write_text("from jax.experimental import pallas as pl\n")
+    (tmp_path / "main.py").write_text("from pkg import kernels\nfrom jax.experimental import pallas as pl\n")
+    (tmp_path / "other" / "__init__.py").write_text("")
+    numerics = tmp_path / "other" / "numerics.py"
+    numerics.write_text("import jax.numpy as jnp\n\n\ndef mm(a, b):\n    return jnp.dot(a, b, precision=('high', 'highest'))\n")
+    parse = ast.parse
+    parsed: list = []
+    monkeypatch.setattr(ast, "parse", lambda source, *a, **k: parsed.append(source) or parse(source, *a, **k))
+    index = ProjectIndex(sorted(tmp_path.rglob("*.py")), Path.read_bytes, lambda code: True)
+    assert index.facts(numerics) == ModuleFacts() and numerics.read_text() not in parsed

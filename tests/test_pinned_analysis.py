@@ -12,6 +12,7 @@ Only the tests marked `jax` import jax (to lower the rewritten kernels for TPU o
 
 from __future__ import annotations
 
+import ast
 import io
 from pathlib import Path
 
@@ -514,3 +515,113 @@ def test_the_rules_write_each_boundarys_two_sides(module, call, before, since, o
         written = next(text.strip() for text in (result.after or source).splitlines() if text.startswith("    o_ref"))
         assert written == f"o_ref[...] = {line or call}", release
         assert [f.kind for f in result.findings] == ([kind] if kind else []), (release, result.findings)
+
+
+# -- the module index: imports, unpacking, loops, comprehensions (sampled survivors, issue 18) --
+
+
+def test_import_of_a_submodule_binds_its_top_package() -> None:
+    index = ModuleIndex.parse("import jax.numpy\nx = jax.numpy.dot\n")
+    (value,) = [node for node in index.tree.body if isinstance(node, ast.Assign)]
+    assert index.qualified_names(value.value) == {"jax.numpy.dot"}
+    assert set(index.module_scope.bindings) == {"jax", "x"}
+
+
+def test_a_starred_target_has_no_single_value() -> None:
+    index = ModuleIndex.parse("first, *rest = (1, 2)\nfirst, rest\n")
+    assert [b.value for b in index.module_scope.bindings["rest"]] == [None]
+    assert [b.value for b in index.module_scope.bindings["first"]] == [None]
+
+
+def test_a_loop_over_items_binds_the_values_to_its_second_name() -> None:
+    index = ModuleIndex.parse('for key, level in {"a": 1, "b": 2}.items():\n    pass\n'
+                              'for key2, level2 in pairs:\n    pass\n')
+    (level,) = index.module_scope.bindings["level"]
+    assert [ast.literal_eval(value) for value in level.iterated] == [1, 2]
+    (key,) = index.module_scope.bindings["key"]
+    assert key.iterated == ()  # the keys are not what the loop's second name takes
+    (unknown,) = index.module_scope.bindings["level2"]
+    assert unknown.iterated == ()
+
+
+def test_a_comprehension_element_knows_its_parent() -> None:
+    index = ModuleIndex.parse("ys = [f(x) for x in xs]\nd = {k: g(k) for k in xs}\n")
+    calls = {call.func.id: call for call in index.calls if isinstance(call.func, ast.Name)}
+    assert isinstance(index.parent[calls["f"]], ast.ListComp)
+    assert isinstance(index.parent[calls["g"]], ast.DictComp)
+
+
+# -- kernels found through launch helpers bound by partial --
+
+HELPER_BOUND_BY_PARTIAL = '''\
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def run(body, x):
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+
+def square_kernel(x_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=("default", "high"))
+
+
+square = functools.partial(run, square_kernel)
+'''
+
+
+def test_a_body_bound_to_a_launch_helper_by_partial_is_a_kernel() -> None:
+    result = _fix(HELPER_BOUND_BY_PARTIAL, codes=["JAX001"])
+    assert [(f.code, f.kind) for f in result.findings] == [("JAX001", Kind.FIXED)]
+    assert 'precision="high")' in result.after
+
+
+def test_a_batched_matmul_in_a_triton_kernel_gets_a_note_not_a_fix() -> None:
+    source = HELPER_BOUND_BY_PARTIAL.replace(
+        "from jax.experimental import pallas as pl\n",
+        "from jax import lax\nfrom jax.experimental import pallas as pl\nfrom jax.experimental.pallas import triton as plt\n",
+    ).replace("out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))", "out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), "
+              "compiler_params=plt.CompilerParams())").replace(
+        'jnp.dot(x_ref[...], x_ref[...], precision=("default", "high"))',
+        'lax.batch_matmul(x_ref[...], x_ref[...], ("default", "high"))')
+    (finding,) = _fix(source, codes=["JAX001"]).findings
+    assert finding.kind is Kind.MANUAL and "cannot lower" in finding.message and "Triton" in finding.message
+
+
+# -- how far a precision is followed --
+
+CHAIN = '''\
+import os
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+P = lax.Precision
+FAST = os.environ.get("FAST") == "1"
+{chain}
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=A)
+
+
+run = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+'''
+
+
+@pytest.mark.parametrize(("chain", "said"), [
+    # A -> B -> C: six steps, the depth the rule follows: the pair it reaches is named
+    ("C = (P.DEFAULT, P.HIGH)\nB = C if FAST else P.HIGHEST\nA = B if FAST else P.HIGHEST",
+     "can be (DEFAULT, HIGH) (set on line 10;"),
+    # one name more: followed too far, and said so
+    ("D = (P.DEFAULT, P.HIGH)\nC = D if FAST else P.HIGHEST\nB = C if FAST else P.HIGHEST\nA = B if FAST else P.HIGHEST",
+     "(it is followed too far)"),
+], ids=["at-the-depth", "past-the-depth"])
+def test_a_precision_is_followed_six_steps_and_no_further(chain: str, said: str) -> None:
+    (finding,) = _fix(CHAIN.format(chain=chain), codes=["JAX001"]).findings
+    assert finding.kind is Kind.MANUAL and said in finding.message, finding.message

@@ -537,3 +537,73 @@ def test_unpacked_arguments_after_a_comment_pass_the_prefilter(code: str, call: 
     result = runner.process_source(Path("k.py"), source, seed_rules, settings)
     assert [(f.code, f.kind) for f in result.findings] == [(code, Kind.MANUAL)]
     assert "may carry" in result.findings[0].message
+
+
+# -- sampled survivors (issue 18): each test here failed with its one-line bug --
+
+
+def test_the_cache_lives_under_the_users_cache_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("JAX_CODEMOD_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert cache_module.default_directory() == tmp_path / ".cache" / "jax-codemod"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_module.default_directory() == tmp_path / "xdg" / "jax-codemod"
+
+
+def test_a_call_routed_through_a_helper_keeps_its_first_comma() -> None:
+    from codemods.engine.call_rewrites import route_through
+
+    change = route_through("lstm_float32", False, None, "P.HIGHEST")
+    # the callee takes the first argument's separator; the new precision the last one's
+    assert change("rnn.lstm(x,h0,  c0)") == "lstm_float32(rnn.lstm,x,h0,  c0,  precision=P.HIGHEST)"
+
+
+def test_diff_base_outside_git_and_a_failing_git_say_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from codemods.engine import discovery
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(discovery.DiscoveryError, match="--diff-base needs a git work tree"):
+        discovery.changed_since("HEAD", [])
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q",
+                    "--allow-empty", "-m", "x"], check=True)
+    run = subprocess.run
+
+    def failing_diff(args, **kwargs):
+        if args[:2] == ["git", "diff"]:
+            return subprocess.CompletedProcess(args, 128, b"", b"fatal: bad \xff object\n")
+        return run(args, **kwargs)
+
+    monkeypatch.setattr(discovery.subprocess, "run", failing_diff)
+    with pytest.raises(discovery.DiscoveryError, match="--diff-base HEAD: git diff failed: fatal: bad \ufffd object"):
+        discovery.changed_since("HEAD", [])
+
+
+def test_a_fixs_edits_are_the_smallest_that_make_the_change() -> None:
+    from codemods.engine.fixes import text_edits
+    from codemods.engine.diagnostics import TextEdit
+
+    assert text_edits("a = 1\nb = 2\nc = 3\n", "a = 1\nb = 20\nc = 3\n") == (TextEdit(11, 11, "0"),)
+
+
+def test_an_import_named_in_all_is_kept_when_a_fix_stops_using_it() -> None:
+    source = KERNEL_WITH_HINT.replace("import jax\n", 'import jax\nfrom jax.lax import AccuracyMode\n\n__all__ = ["AccuracyMode"]\n', 1)
+    source = source.replace("lax.AccuracyMode.HIGHEST", "AccuracyMode.HIGHEST")
+    unsafe = Settings((0, 12, 0, 1), unsafe_fixes=True)  # dropping an exp hint is unsafe
+    result = runner.process_source(Path("k.py"), source.encode(), registry.select(["JAX002"]), unsafe)
+    assert result.after is not None and "AccuracyMode.HIGHEST" not in result.after
+    assert "from jax.lax import AccuracyMode\n" in result.after
+
+
+def test_a_fix_that_breaks_is_an_internal_error_naming_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(runner, "render", boom)
+    result = runner.process_source(Path("k.py"), BROKEN.encode(), registry.RULES, SETTINGS)
+    assert result.error == "internal error applying the fix: RuntimeError: boom" and result.new_source is None
+    monkeypatch.setattr(runner, "render", lambda text, plan, path: text + "\n)\n")
+    result = runner.process_source(Path("kernels/k.py"), BROKEN.encode(), registry.RULES, SETTINGS)
+    assert result.error is not None and result.error.startswith("internal error: the rewritten file does not parse")
+    assert "(k.py, line 13)" in result.error and result.new_source is None
