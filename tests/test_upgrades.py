@@ -152,3 +152,8 @@ def test_a_fix_the_oldest_supported_jax_could_not_run_becomes_a_manual_finding()
     assert finding.message == ("jax.tree_map -> jax.tree.map: removed in jax 0.6.0 (AttributeError on 0.12.0.1); "
                                "not rewritten: jax.tree.map needs jax >= 0.4.25 and the project supports jax >= "
                                "0.4.24 (guard it, or raise the lowest supported jax)")
+
+
+def test_an_old_name_inside_a_longer_attribute_chain_is_found() -> None:
+    after, findings = _fix("from jax.experimental.pallas import tpu as pltpu\nkind = pltpu.TPUMemorySpace.VMEM\n")
+    assert after.endswith("kind = pltpu.MemorySpace.VMEM\n") and [f.code for f in findings] == ["JAX152"]

@@ -83,12 +83,17 @@ def _name_references(module: ModuleIndex, names: Mapping[str, ApiChange], module
         if imported in names:
             found.append(Reference(names[imported], imported, binding.node, binding))
     names = {old: row for old, row in names.items() if row.change is not Change.IMPORT}
-    for node in _outermost(module):
-        match = next((name for name in module.qualified_names(node) if name in names), None)
+    for outer in _outermost(module):
+        node: ast.AST = outer  # the longest part of `pltpu.DeviceIdType.MESH` that is an old name
+        while True:
+            match = next((name for name in module.qualified_names(node) if name in names), None)
+            if match is not None or not isinstance(node, ast.Attribute):
+                break
+            node = node.value
         if match is not None:
             found.append(Reference(names[match], match, node))
-        elif isinstance(node, ast.Attribute) and node.attr in attributes and not module.qualified_names(node):
-            found.append(Reference(attributes[node.attr], "." + node.attr, node))
+        elif isinstance(outer, ast.Attribute) and outer.attr in attributes and not module.qualified_names(outer):
+            found.append(Reference(attributes[outer.attr], "." + outer.attr, outer))
     return found
 
 
