@@ -105,20 +105,11 @@ class Row:
 
 
 @dataclass(frozen=True)
-class Report:
-    jax_version: str
-    rows: tuple[Row, ...]
+class Report(probe_api.Report):
+    rows: tuple[Row, ...]  # type: ignore[assignment]
 
     @property
-    def disagreements(self) -> tuple[Row, ...]:
-        return tuple(row for row in self.rows if not row.agree)
-
-    @property
-    def agree(self) -> bool:
-        return not self.disagreements
-
-    @property
-    def not_probed(self) -> dict[str, str]:
+    def not_probed(self) -> dict[str, str]:  # type: ignore[override]
         """backend -> why it could not be lowered here (the first such error)."""
         reasons: dict[str, str] = {}
         for row in self.rows:
