@@ -157,3 +157,13 @@ def test_a_fix_the_oldest_supported_jax_could_not_run_becomes_a_manual_finding()
 def test_an_old_name_inside_a_longer_attribute_chain_is_found() -> None:
     after, findings = _fix("from jax.experimental.pallas import tpu as pltpu\nkind = pltpu.TPUMemorySpace.VMEM\n")
     assert after.endswith("kind = pltpu.MemorySpace.VMEM\n") and [f.code for f in findings] == ["JAX152"]
+
+
+def test_a_target_that_retired_the_old_spelling_before_the_replacement_came_gets_a_finding_not_a_fix() -> None:
+    """compiler_params dicts fail from jax 0.6.1; the CompilerParams classes came in 0.6.2."""
+    source = ("from jax.experimental import pallas as pl\n"
+              "f = pl.pallas_call(k, out_shape=None, compiler_params=dict(mosaic=dict(vmem_limit_bytes=1)))\n")
+    after, (finding,) = _fix(source, Settings((0, 6, 1)))
+    assert after == source and finding.kind.value == "manual" and finding.fix is None
+    assert finding.message.endswith("needs jax >= 0.6.2 and the target is jax 0.6.1")
+    assert _fix(source, Settings((0, 6, 2)))[1][0].kind.value == "fixed"

@@ -39,22 +39,25 @@ class JaxUpgrade(JaxTransform):
 
     def plan(self) -> None:
         self.row = ROWS[self.rule.code]
-        if not self.row.applies(self.settings.jax_version):
+        target, floor = self.settings.jax_version, self.settings.jax_floor
+        if target is None or self.row.state(target) == "works":
             return
         references = Scan.of(self._file, self.finders).by_code.get(self.row.code, [])
         handler = self.handlers.get(self.row.code) or DEFAULT_HANDLERS[self.row.change]
         for reference in references:
             handler(self, reference)
-        if not self.row.applies(self.settings.jax_version, self.settings.jax_floor):
-            self.findings = [self._held_back(finding) for finding in self.findings]
+        if target < self.row.since:  # retired there, and its replacement not there yet
+            self.findings = [self._held_back(f, f"the target is jax {format_version(target)}") for f in self.findings]
+        elif not self.row.applies(target, floor):
+            self.findings = [self._held_back(f, f"the project supports jax >= {format_version(floor)} (guard it, or "
+                                                "raise the lowest supported jax)") for f in self.findings]
 
-    def _held_back(self, finding: Finding) -> Finding:
-        """The target retired the old spelling, but the project's oldest supported jax lacks the
-        replacement: the code must change, and no one spelling serves both; a person decides."""
-        why = (f"; not rewritten: {display(self.row.new or 'the replacement')} needs jax "
-               f">= {format_version(self.row.since)} and the project supports jax >= "
-               f"{format_version(self.settings.jax_floor)} (guard it, or raise the lowest supported jax)")
-        return replace(finding, kind=Kind.MANUAL, message=finding.message + why, fix=None)
+    def _held_back(self, finding: Finding, why: str) -> Finding:
+        """The release that matters retired the old spelling, but a release the code must run on
+        lacks the replacement: the code must change, and no one spelling serves both; a person decides."""
+        lacking = (f"; not rewritten: {display(self.row.new or 'the replacement')} needs jax "
+                   f">= {format_version(self.row.since)} and {why}")
+        return replace(finding, kind=Kind.MANUAL, message=finding.message + lacking, fix=None)
 
     def __init__(self, rule: Rule, file: ParsedFile) -> None:
         super().__init__(rule, file)
