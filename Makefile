@@ -7,6 +7,10 @@ JAX_NEWEST ?= 0.12.0.1
 JAX_OLDEST ?= 0.10.2
 VENV := .venv
 VENV_OLDEST := .venv-jax$(JAX_OLDEST)
+# Releases the JAX1xx goldens' original code is run on, where its old spellings still worked
+# (tests/test_upgrades_jax.py): jax only, no jax-codemod (it runs the golden files alone).
+PROOF_RELEASES ?= 0.4.30 0.6.2
+PROOF_VENVS := $(foreach release,$(PROOF_RELEASES),.venv-jax$(release)/.proof-installed)
 PYTEST_ARGS ?=
 
 .PHONY: demo test test-newest test-oldest
@@ -27,6 +31,11 @@ $(VENV_OLDEST)/.test-installed: pyproject.toml
 	$(VENV_OLDEST)/bin/python -m pip install -q -e '.[test]' 'jax==$(JAX_OLDEST)'
 	touch $@
 
+.venv-jax%/.proof-installed:
+	$(PYTHON_OLDEST) -m venv .venv-jax$*
+	.venv-jax$*/bin/python -m pip install -q 'jax==$*' 'jaxlib==$*' 'numpy<2.1'
+	touch $@
+
 # Dry run over the bundled broken kernels: prints the diff it would apply (exit 1 = changes pending).
 demo: $(VENV)/.installed
 	$(VENV)/bin/jax-codemod examples/ || [ $$? -eq 1 ]
@@ -34,10 +43,10 @@ demo: $(VENV)/.installed
 # The whole suite on the newest jax, then again on the oldest supported release.
 test: test-newest test-oldest
 
-test-newest: $(VENV)/.test-installed
+test-newest: $(VENV)/.test-installed $(PROOF_VENVS)
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
-test-oldest: $(VENV_OLDEST)/.test-installed
+test-oldest: $(VENV_OLDEST)/.test-installed $(PROOF_VENVS)
 	$(VENV_OLDEST)/bin/python -m pytest $(PYTEST_ARGS)
 
 # Wheels for the GPU machine, which has no network: tests/gpu/README.md.

@@ -9,6 +9,10 @@ which is then called (it exercises the code: a jitted function, a kernel lowered
 - When no such row is retired on the installed jax, the `.in.py` runs quietly (as the rows say).
 - Where the `.in.py` runs (a deprecated spelling that still works, warnings allowed), its `main()`
   returns what the `.out.py`'s returns: the rewrite changes the spelling, not the result.
+- The `.in.py` runs on a release where its old spellings worked (jax 0.4.30, or the release its
+  `# proved on: jax X` line names; `make test` builds those environments), and its `main()` returns
+  what the `.out.py`'s returns on the installed jax (0.12.0.1, and 0.10.2 in the oldest run). A golden
+  whose spellings were all gone before 0.4.30 says so (`# proved on: none`), and the test checks that.
 """
 
 from __future__ import annotations
@@ -22,7 +26,10 @@ from pathlib import Path
 
 import pytest
 
+import numpy as np
+
 from codemods.api_changes import TABLE
+from codemods.capabilities import parse_version
 from tests import jax_support
 
 pytestmark = pytest.mark.jax
@@ -55,8 +62,13 @@ print(json.dumps(outcome, default=repr))
 """
 
 
-def _run(path: Path, strict: bool) -> dict:
-    process = subprocess.run([sys.executable, "-c", RUNNER, str(path), "strict" if strict else "lenient"],
+REPO = Path(__file__).resolve().parents[1]
+PROVED_ON = "# proved on: "
+OLDEST_PROOF = "0.4.30"  # the oldest jax with Python 3.11 wheels that the Makefile installs
+
+
+def _run(path: Path, strict: bool, python: str = sys.executable) -> dict:
+    process = subprocess.run([python, "-c", RUNNER, str(path), "strict" if strict else "lenient"],
                              capture_output=True, text=True, timeout=300, env={**os.environ, "JAX_PLATFORMS": "cpu"})
     assert process.returncode == 0, process.stderr[-2000:]
     return json.loads(process.stdout.strip().splitlines()[-1])
@@ -84,3 +96,40 @@ def test_the_rewritten_golden_runs_and_the_original_does_not(case: Path) -> None
         assert original["error"] is not None or original["warnings"], original
     if original["error"] is None and out["result"] is not None:
         assert original["result"] == out["result"]
+
+
+def _proof_release(case: Path) -> str:
+    """`0.4.30`, the release a `# proved on: jax X` line names, or `none: <why>`."""
+    line = next((line for line in case.read_text().splitlines() if line.startswith(PROVED_ON)), None)
+    if line is None:
+        return OLDEST_PROOF
+    value = line[len(PROVED_ON):]
+    return value if value.startswith("none") else value.removeprefix("jax ")
+
+
+def _same(left, right) -> bool:
+    """The same results, up to float rounding between releases."""
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(_same(a, b) for a, b in zip(left, right))
+    if isinstance(left, str) or isinstance(right, str):  # a dtype's name, a platform
+        return left == right
+    return bool(np.allclose(np.asarray(left, dtype=float), np.asarray(right, dtype=float), rtol=1e-5, atol=1e-6))
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda path: path.name[: -len(".in.py")])
+def test_the_original_ran_where_its_spellings_worked_and_the_rewrite_gives_its_result(case: Path) -> None:
+    release = _proof_release(case)
+    codes = _codes(case)
+    if release.startswith("none"):
+        gone = {code for code in codes if ROWS[code].state(parse_version(OLDEST_PROOF)) != "fails"}
+        assert not gone, f"{sorted(gone)} still worked on jax {OLDEST_PROOF}: prove them there"
+        return
+    python = REPO / f".venv-jax{release}" / "bin" / "python"
+    assert python.exists(), f"{python} is missing: `make test` builds it (PROOF_RELEASES in the Makefile)"
+    failing = {code for code in codes if ROWS[code].state(parse_version(release)) == "fails"}
+    assert not failing, f"{sorted(failing)} no longer worked on jax {release}, as the table says"
+    original = _run(case, strict=False, python=str(python))
+    assert original["error"] is None, original
+    out = _run(case.with_name(case.name.replace(".in.py", ".out.py")), strict=True)
+    assert out["error"] is None and not out["warnings"], out
+    assert original["result"] is not None and _same(original["result"], out["result"]), (original, out)
