@@ -33,7 +33,7 @@ $(VENV_OLDEST)/.test-installed: pyproject.toml
 
 .venv-jax%/.proof-installed:
 	$(PYTHON_OLDEST) -m venv .venv-jax$*
-	.venv-jax$*/bin/python -m pip install -q 'jax==$*' 'jaxlib==$*' 'numpy<2.1'
+	.venv-jax$*/bin/python -m pip install -q 'jax==$*' 'jaxlib==$*' 'numpy<2.1' absl-py
 	touch $@
 
 # Dry run over the bundled broken kernels: prints the diff it would apply (exit 1 = changes pending).
