@@ -664,7 +664,9 @@ def sweep_package(package: Package, scratch: Path, tool: str, env: dict[str, str
     shutil.copytree(package.tree, copy, symlinks=True, ignore=shutil.ignore_patterns(".sweep-unpacked"))
     result.py_on_disk = sum(1 for _ in py_files(copy))
     jobs_args = ["--jobs", str(jobs)] if jobs else []
-    common = ["--no-cache", "--jax-version", JAX_VERSION, *jobs_args]
+    # The three seed rules: the structural check knows their edits only (the JAX1xx upgrade rules'
+    # renames and call rewrites are checked on real code by their own run, issue 19's note).
+    common = ["--select", "JAX0", "--no-cache", "--jax-version", JAX_VERSION, *jobs_args]
     result.kernels = run_tool(tool, [*common, package.key], scratch, env, json_output=False)
     original = snapshot(copy)
     write_args = ["--scope", "all", "--write", "--unsafe-fixes", *common, "--output-format", "json", package.key]
