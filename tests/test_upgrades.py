@@ -167,3 +167,10 @@ def test_a_target_that_retired_the_old_spelling_before_the_replacement_came_gets
     assert after == source and finding.kind.value == "manual" and finding.fix is None
     assert finding.message.endswith("needs jax >= 0.6.2 and the target is jax 0.6.1")
     assert _fix(source, Settings((0, 6, 2)))[1][0].kind.value == "fixed"
+
+
+def test_a_layout_method_called_as_old_code_did_becomes_the_property() -> None:
+    """`Compiled.input_layouts` was a method until jax 0.4.32; its successor is a property."""
+    after, _ = _fix("def f(compiled):\n    return compiled.input_layouts(), compiled.output_layouts\n",
+                    Settings((0, 12, 0, 1), unsafe_fixes=True))
+    assert after == "def f(compiled):\n    return compiled.input_formats, compiled.output_formats\n"

@@ -374,6 +374,9 @@ def _attribute(transform: JaxUpgrade, reference: Reference) -> None:
         transform.replace(fix, node, f"[shard.data for shard in {owner}.addressable_shards]")
         new = "[shard.data for shard in x.addressable_shards]"
     else:
+        call = transform.module.parent.get(node)
+        if isinstance(call, ast.Call) and call.func is node and not call.args and not call.keywords:
+            node = call  # `compiled.input_layouts()`: a method before jax 0.4.32, a property since
         transform.replace(fix, node, owner + transform.row.new)
         new = "x" + transform.row.new
     # Unsafe: any object's attribute of that name matches; only a jax.Array's is meant.
