@@ -56,10 +56,13 @@ gpu-wheels:
 
 # Not part of `make test`: runs the installed tool over pinned JAX ecosystem packages (PyPI needed
 # once; cached in bench/.corpus/sweep/) and checks crashes, idempotence, compile() and structure.
-# Writes bench/SWEEP.md; exit 1 on a tool bug. bench/sweep.py --help for options.
+# Writes bench/SWEEP.md; exit 1 on a tool bug. bench/sweep.py --help for options. Then the JAX1xx
+# upgrade rules over the same packages: old spellings before and after, each one left reported
+# [manual], outputs compiled, a second run idempotent (bench/upgrade_sweep.py, bench/UPGRADE_SWEEP.md).
 .PHONY: sweep
 sweep: $(VENV)/.test-installed
 	$(VENV)/bin/python bench/sweep.py
+	$(VENV)/bin/python bench/upgrade_sweep.py
 
 # Not part of `make test`: mutation testing (mutmut, pinned in pyproject.toml's `mutants` extra) of
 # the analysis, the rules, the capability table and the engine ([tool.mutmut] in pyproject.toml).
