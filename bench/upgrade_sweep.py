@@ -8,8 +8,8 @@
 The packages are bench/sweep.py's (pinned, downloaded once into bench/.corpus/sweep/). For each, a
 scratch copy gets:
 
-  1. the old spellings counted, independently of the rules' own scan: every name, attribute chain
-     and import in a file that parses, whose qualified name (through the module's imports and
+  1. the old spellings counted, independently of the rules' own scan: every attribute chain and
+     import in a file that parses, whose qualified name (through the module's imports and
      assignments, as the one analysis resolves them) is an old name of a mechanical row (not
      `[manual]` rows, not rows whose old name stays valid such as jnp.clip), outside version guards;
   2. `jax-codemod --select JAX1 --write --unsafe-fixes --no-cache --jax-version 0.12.0.1 --output-format json`;
@@ -67,8 +67,8 @@ def old_spellings(path: Path) -> list[int]:
         for node in mentions:
             if not isinstance(getattr(node, "ctx", None), ast.Load):
                 continue
-            if isinstance(node, ast.Name) and not any(b.imported for b in module.bindings(node)):
-                continue  # a name bound by assignment: its value is the reference (counted where written)
+            if isinstance(node, ast.Name):
+                continue  # a bare name is a reference where it is bound: its import, or the value assigned
             if module.qualified_names(node) & OLD_NAMES and not guarded(module, node):
                 lines.append(node.lineno)
     return sorted(lines)
