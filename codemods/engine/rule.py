@@ -57,6 +57,9 @@ class Rule:
     check: Check = field(compare=False, repr=False)  # the implementation: findings with their fixes
     # (a byte string any match contains, the pattern): the substring test is ten times faster.
     patterns: tuple[tuple[bytes, "re.Pattern[bytes]"], ...] = ()
+    # A word every file this rule acts on holds, tested before the others (the module its names
+    # live in: `pallas` for the Pallas upgrade rows, whose own words, `dot` or `load`, are everywhere).
+    requires: bytes = b""
     # Answers `explain`: whether a call is one this rule rewrites or reports, wherever it sits.
     matches: Optional[Callable[["Rule", ParsedFile, Any], bool]] = field(default=None, compare=False, repr=False)
 
@@ -64,6 +67,8 @@ class Rule:
         """The prefilter, on bytes: most files are ruled out here, before they are parsed.
         `holds_kernels`: other modules launch this one's functions (it need not say "pallas")."""
         if self.kernel_scoped and settings.scope is Scope.KERNELS and KERNEL_MARKER not in raw and not holds_kernels:
+            return False
+        if self.requires not in raw:
             return False
         return any(word in raw for word in self.words) or any(
             needle in raw and pattern.search(raw) for needle, pattern in self.patterns)

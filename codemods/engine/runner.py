@@ -126,7 +126,8 @@ def _project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: 
         # Generated code is not analysed (MAX_SOURCE_BYTES): the index does not parse it either.
         return contents[path] if len(contents[path]) <= MAX_SOURCE_BYTES else b""
 
-    index = ProjectIndex(files, read, lambda code: bool(rules_for(code, transforms, settings, True)))
+    kernel_scoped = [rule for rule in transforms if rule.kernel_scoped]  # the only ones its facts serve
+    index = ProjectIndex(files, read, lambda code: bool(rules_for(code, kernel_scoped, settings, True)))
     if cache is not None:  # an unchanged project: the facts of the last run, without parsing anything
         index.remember(cache.project_facts(_facts_key(index, transforms)))
     return index

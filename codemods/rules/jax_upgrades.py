@@ -24,13 +24,26 @@ class Upgrade(JaxUpgrade):
     finders = {**core_calls.FINDERS, **pallas_calls.FINDERS}
 
 
+# The word a file names a module by when it imports it (`from jax.experimental import pallas as pl`).
+_MODULE_WORDS = (("jax.experimental.pallas", b"pallas"), ("jax.numpy", b"numpy"), ("jax.experimental", b"experimental"))
+
+
+def _module_word(row: ApiChange) -> bytes:
+    """What every file referencing the row's old names holds: the scan follows them through the
+    file's own imports, so it names their module (an attribute of any object: nothing)."""
+    if row.change is Change.ATTRIBUTE:
+        return b""
+    for prefix, word in _MODULE_WORDS:
+        if all(old.startswith(prefix + ".") for old in row.old):
+            return word
+    return b"jax"
+
+
 def _rule(row: ApiChange) -> Rule:
     retired = ", ".join(f"{what} in jax {format_version(v)}" for what, v in
                         (("deprecated", row.deprecated), ("removed", row.removed)) if v is not None)
     olds = ", ".join(display(old) for old in row.old)
     new = display(row.new) if row.new else "(no single replacement)"
-    # A file must say "jax" and one of the row's words: `fix`, `clip` or `config` alone are everywhere.
-    words = re.compile(rb"\b(?:" + b"|".join(map(re.escape, row.prefilter_words())) + rb")\b")
     return Rule(
         code=row.code,
         name=row.name,
@@ -47,8 +60,11 @@ def _rule(row: ApiChange) -> Rule:
         example=f"""
             {olds.split(', ')[0]}  ->  {new}
         """,
+        # One of the row's words, whole (`fix`, `clip` or `config` alone are everywhere), in a file
+        # that names the module its old names live in.
         words=(),
-        patterns=((b"" if row.change is Change.ATTRIBUTE else b"jax", words),),
+        patterns=tuple((word, re.compile(rb"\b" + re.escape(word) + rb"\b")) for word in row.prefilter_words()),
+        requires=_module_word(row),
         kernel_scoped=False,
         check=Upgrade.check,
     )

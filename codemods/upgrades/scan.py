@@ -50,8 +50,9 @@ class Scan:
         for reference in _name_references(module, names, modules, attributes):
             self._add(reference)
         for code, find in finders.items():  # rows whose old spelling is not just a name (`with mesh:`, ...)
-            for reference in find(module, ROWS[code]):
-                self._add(reference)
+            if any(word.decode() in module.text for word in ROWS[code].prefilter_words()):  # else nothing to find
+                for reference in find(module, ROWS[code]):
+                    self._add(reference)
 
     def _add(self, reference: Reference) -> None:
         if not guarded(self.module, reference.node):
@@ -83,10 +84,13 @@ def _name_references(module: ModuleIndex, names: Mapping[str, ApiChange], module
         if imported in names:
             found.append(Reference(names[imported], imported, binding.node, binding))
     names = {old: row for old, row in names.items() if row.change is not Change.IMPORT}
+    last_parts = {name.rsplit(".", 1)[-1] for name in names}
     for outer in _outermost(module):
         node: ast.AST = outer  # the longest part of `pltpu.DeviceIdType.MESH` that is an old name
-        while True:
-            match = next((name for name in module.qualified_names(node) if name in names), None)
+        match = None
+        while True:  # resolving an attribute costs; only one that ends as an old name can be one
+            if not isinstance(node, ast.Attribute) or node.attr in last_parts:
+                match = next((name for name in module.qualified_names(node) if name in names), None)
             if match is not None or not isinstance(node, ast.Attribute):
                 break
             node = node.value
