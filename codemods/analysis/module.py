@@ -139,6 +139,11 @@ class ModuleIndex:
         line = bisect.bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1] + 1
 
+    @property
+    def line_starts(self) -> list[int]:
+        """The offset each line starts at (the line ends Python reads)."""
+        return self._line_starts
+
     def line_start(self, line: int) -> int:
         return self._line_starts[line - 1] if line <= len(self._line_starts) else len(self.text)
 

@@ -275,7 +275,7 @@ def _remove_whole_import_lines(code: str, unused: list[ImportSpec]) -> tuple[str
     for spec in unused:
         module, obj, asname = spec
         match = next((s for s in statements if len(s.names) == 1 and import_spec(s, s.names[0]) == spec), None)
-        alone = match is not None and _alone_on_its_lines(code, starts, match)
+        alone = match is not None and alone_on_its_lines(code, starts, match)
         if alone:
             spans.append((starts[match.lineno - 1], starts[match.end_lineno] if match.end_lineno < len(starts) else len(code)))
         else:
@@ -285,7 +285,7 @@ def _remove_whole_import_lines(code: str, unused: list[ImportSpec]) -> tuple[str
     return code, rest
 
 
-def _alone_on_its_lines(code: str, starts: list[int], statement: ast.stmt) -> bool:
+def alone_on_its_lines(code: str, starts: list[int], statement: ast.stmt) -> bool:
     """Nothing but the statement (and a trailing comment) on its lines: `import a; b = 1` is not."""
     first = code[starts[statement.lineno - 1]:].split("\n", 1)[0]
     if first[: statement.col_offset].strip():

@@ -21,7 +21,7 @@ from codemods.api_changes import ApiChange, Change
 from codemods.base import JaxTransform
 from codemods.capabilities import format_version
 from codemods.engine.diagnostics import Applicability, Finding, Kind
-from codemods.engine.fixes import Edit, FixPlan
+from codemods.engine.fixes import Edit, FixPlan, alone_on_its_lines
 from codemods.engine.rule import ParsedFile, Rule
 from codemods.upgrades.scan import ROWS, Finder, Reference, Scan
 
@@ -250,7 +250,7 @@ def plan_import_move(transform: JaxUpgrade, reference: Reference, target: str, f
         top = module.split(".")[0]
         old = f"import {_alias_text(alias.name, alias.asname)}"
         if alias.asname is None and len(statement.names) == 1 and _imported_elsewhere(transform.module, top, statement) \
-                and _alone_on_its_lines(transform.module, statement):
+                and alone_on_its_lines(transform.module.text, transform.module.line_starts, statement):
             fix.edits.append(_delete_lines(transform.module, statement))  # `import jax` is there already
             return old, f"import {top} (already imported)"
         if alias.asname:
@@ -280,16 +280,8 @@ def _imported_elsewhere(module: ModuleIndex, name: str, statement: ast.stmt) -> 
                for b in module.module_scope.bindings.get(name, []))
 
 
-def _alone_on_its_lines(module: ModuleIndex, statement: ast.stmt) -> bool:
-    """Nothing else on the statement's lines but whitespace and a comment (`import a; b = 1` is not)."""
-    start, end = module.span(statement)
-    before = module.text[module.line_start(statement.lineno):start]
-    after = module.text[end:module.line_start(statement.end_lineno + 1)]
-    return not before.strip() and (not after.strip() or after.strip().startswith("#"))
-
-
 def _delete_lines(module: ModuleIndex, statement: ast.stmt) -> Edit:
-    """The statement's lines, removed (alone on them: `_alone_on_its_lines`)."""
+    """The statement's lines, removed (alone on them: `alone_on_its_lines`)."""
     start = module.line_start(statement.lineno)
     end = module.line_start(statement.end_lineno + 1)
     return Edit(start, end, lambda _code: "")
@@ -318,7 +310,7 @@ def _import_edit(module: ModuleIndex, statement: Union[ast.Import, ast.ImportFro
     each reading the statement as the edits before it left it."""
     start, end = module.span(statement)
     indent = module.text[module.line_start(statement.lineno):start]
-    whole_lines = _alone_on_its_lines(module, statement)
+    whole_lines = alone_on_its_lines(module.text, module.line_starts, statement)
     if whole_lines:
         start, end = module.line_start(statement.lineno), module.line_start(statement.end_lineno + 1)
     line_end = module.text[module.span(statement)[1]:end]
