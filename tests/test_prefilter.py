@@ -244,7 +244,7 @@ def test_byte_test_is_sound_on_lstm_calls(case: str) -> None:
     _assert_sound(LSTM_CASES[case].encode())
 
 
-FAMILIES = {"precision": "JAX001", "accuracy": "JAX002", "lstm": "JAX003"}
+FAMILIES = {"precision": "JAX001", "accuracy": "JAX002", "lstm": "JAX003", "upgrades": "JAX1"}
 CASES = [
     pytest.param(path, id=f"{path.parent.name}/{path.name}")
     for path in sorted(FIXTURES.glob("*/*.in.py")) + sorted(FIXTURES.glob("*/*.out.py"))
@@ -256,3 +256,40 @@ CASES = [
 def test_fixtures_ruled_out_are_left_alone(case: Path) -> None:
     """Each golden case against every rule, under every scope and a few target releases."""
     _assert_sound(case.read_bytes())
+
+
+# How a module may import jax: the JAX1xx rules' gate (an import of jax, then the module's word)
+# must let each through, and each file's old spelling is then found.
+JAX_IMPORTS = {
+    "plain": "import jax\n\nx = jax.tree_map(f, t)\n",
+    "in a list": "import os, jax\n\nx = jax.tree_map(f, t)\n",
+    "after a semicolon": "import os; import jax\n\nx = jax.tree_map(f, t)\n",
+    "on a compound line": "if True: import jax\n\nx = jax.tree_map(f, t)\n",
+    "continued import": "import os, \\\n    jax\n\nx = jax.tree_map(f, t)\n",
+    "continued from": "from \\\n    jax import tree_map\n\nx = tree_map(f, t)\n",
+    "in a function": "def f(t):\n    import jax\n    return jax.tree_map(g, t)\n",
+    "parenthesized": "from jax import (\n    numpy as jnp,\n)\n\nx = jnp.product(a)\n",
+    "submodule": "import jax.experimental.pallas.tpu as pltpu\n\nP = pltpu.TPUCompilerParams()\n",
+    "tab": "from\tjax.numpy import clip\n\nx = clip(a, a_min=0)\n",
+}
+
+
+@pytest.mark.parametrize("case", JAX_IMPORTS)
+def test_every_way_of_importing_jax_passes_the_upgrade_gate(case: str) -> None:
+    source = JAX_IMPORTS[case].encode()
+    settings = Settings((0, 12, 0, 1))
+    acting = [rule for rule in registry.select(["JAX1"]) if _acts(source, settings, rule)]
+    assert acting, "the case names an old spelling"
+    assert not set(acting) & set(_ruled_out(source, settings))
+
+
+def test_the_upgrade_gate_rules_out_files_that_import_no_jax() -> None:
+    """scipy's and numpy's own files say `product`, `clip` and `config` and mention jax in prose,
+    comments and doctests (array-API dispatch): without an import of jax no JAX1xx rule parses them."""
+    source = b'"""Works with jax arrays too:\n\n    >>> import jax\n"""\nimport numpy as np\nimport itertools\n\n' \
+             b'x = np.clip(itertools.product(a), 0, 1)  # from jax import nothing\nconfig = None\n'
+    upgrades = registry.select(["JAX1"])
+    assert set(upgrades) <= set(_ruled_out(source, Settings((0, 12, 0, 1))))
+    importing = source.replace(b"import itertools", b"import itertools, jax")
+    assert registry.select(["JAX140"])[0] not in _ruled_out(importing, Settings((0, 12, 0, 1)))  # `clip`, `numpy`
+    _assert_sound(source)

@@ -105,6 +105,9 @@ class ModuleIndex:
         self._definition_scope: dict[ast.AST, Scope] = {}
         self._loop_targets: list[Binding] = []
         self.imports: list[Binding] = []  # every import binding, in any scope
+        # Names bound to another name or an attribute (`P = pltpu`): the only bindings besides imports
+        # that qualified_names follows.
+        self.aliases: set[str] = set()
         self._index()
 
     @classmethod
@@ -287,6 +290,8 @@ class ModuleIndex:
                 target = target.parent  # type: ignore[assignment]
         binding = Binding(name.id, name, target, value=self._assigned_value(name))
         target.bind(binding)
+        if isinstance(binding.value, (ast.Name, ast.Attribute)):
+            self.aliases.add(name.id)
         if isinstance(self.parent.get(name), (ast.For, ast.AsyncFor, ast.comprehension, ast.Tuple)):
             self._loop_targets.append(binding)  # what it iterates is read once every name is bound
 

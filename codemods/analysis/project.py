@@ -81,7 +81,10 @@ class _Module:
     needy: Optional[list[str]] = None  # see ProjectIndex._needy_names
     parse_failed: bool = False
     scope: Optional[KernelScope] = None  # its own kernels, with the launch helpers it imports
+    raw: Optional[bytes] = None  # its bytes, once read (asked for thousands of times on a large tree)
+    import_statements: Optional[list[ast.stmt]] = None
     import_words: Optional[frozenset[bytes]] = None
+    words: Optional[frozenset[bytes]] = None  # every identifier in it
     project_mentions: Optional[dict] = None
     top_level: Optional[dict[str, str]] = None  # see ProjectIndex._top_level
     project_names: Optional[frozenset[str]] = None  # names it binds to project modules (import roots)
@@ -295,11 +298,10 @@ class ProjectIndex:
         wanted = name.encode()
         parts = {part.encode() for part in module.name.split(".")} | {wanted}
         found = []
-        word = re.compile(rb"\b" + re.escape(wanted) + rb"\b")
         for candidate in self._importers_list():
             if candidate is module or not parts & self._import_words(candidate):
                 continue
-            if wanted in self._bytes(candidate) and word.search(self._bytes(candidate)):
+            if wanted in self._bytes(candidate) and wanted in self._words(candidate):
                 found.append(candidate)
                 if len(found) > _MAX_REFERRERS:
                     # A name that many modules may use is a library's API (jax's own `lax.dot_general`
@@ -476,17 +478,18 @@ class ProjectIndex:
         return found - {module.name}
 
     def _import_statements(self, module: _Module) -> list[ast.stmt]:
-        texts = [text.strip().decode("utf-8", "replace") for text in _IMPORT.findall(self._bytes(module))]
-        try:  # all at once; one by one only if some line is not an import after all
-            return ast.parse("\n".join(texts)).body
-        except (SyntaxError, ValueError):
-            statements = []
-            for text in texts:
-                try:
-                    statements += ast.parse(text).body
-                except (SyntaxError, ValueError):
-                    continue
-            return statements
+        if module.import_statements is None:
+            texts = [text.strip().decode("utf-8", "replace") for text in _IMPORT.findall(self._bytes(module))]
+            try:  # all at once; one by one only if some line is not an import after all
+                module.import_statements = ast.parse("\n".join(texts)).body
+            except (SyntaxError, ValueError):
+                module.import_statements = []
+                for text in texts:
+                    try:
+                        module.import_statements += ast.parse(text).body
+                    except (SyntaxError, ValueError):
+                        continue
+        return module.import_statements
 
     def _imports_project(self, raw: bytes) -> bool:
         if re.search(rb"^[ \t]*from[ \t]+\.", raw, re.MULTILINE):
@@ -501,11 +504,18 @@ class ProjectIndex:
                                             for word in _WORD.findall(statement))
         return module.import_words
 
+    def _words(self, module: _Module) -> frozenset[bytes]:
+        if module.words is None:
+            module.words = frozenset(_WORD.findall(self._bytes(module)))
+        return module.words
+
     def _bytes(self, module: _Module) -> bytes:
-        try:
-            return self._read(module.path)
-        except OSError:
-            return b""
+        if module.raw is None:
+            try:
+                module.raw = self._read(module.path)
+            except OSError:
+                module.raw = b""
+        return module.raw
 
     def _tree(self, module: _Module) -> Optional[ast.Module]:
         if module.tree is None and module.index is None and not module.parse_failed:

@@ -17,4 +17,5 @@ from codemods.settings import Settings
 def rules_for(raw: bytes, rules: Sequence[Rule], settings: Settings, holds_kernels: bool = False) -> list[Rule]:
     """The rules whose byte test `raw` passes (`holds_kernels`: the project index says other modules
     launch or call this one's functions in kernels)."""
-    return [rule for rule in rules if rule.might_apply(raw, settings, holds_kernels)]
+    tested: dict = {}  # the gates' answers, shared by the rules
+    return [rule for rule in rules if rule.might_apply(raw, settings, holds_kernels, tested)]

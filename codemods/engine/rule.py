@@ -42,6 +42,20 @@ class Check(Protocol):
     def __call__(self, rule: "Rule", file: ParsedFile) -> list[Finding]: ...
 
 
+@dataclass(frozen=True, eq=False)  # hashed by identity: rules share one instance, asked per file
+class Gate:
+    """A test many rules share before their own words (a word, then a pattern), answered once per
+    file however many rules ask."""
+
+    word: bytes
+    pattern: Optional["re.Pattern[bytes]"] = None
+
+    def passes(self, raw: bytes, tested: dict) -> bool:
+        if self not in tested:
+            tested[self] = self.word in raw and (self.pattern is None or self.pattern.search(raw) is not None)
+        return tested[self]
+
+
 @dataclass(frozen=True)
 class Rule:
     code: str  # e.g. "JAX001"
@@ -57,18 +71,20 @@ class Rule:
     check: Check = field(compare=False, repr=False)  # the implementation: findings with their fixes
     # (a byte string any match contains, the pattern): the substring test is ten times faster.
     patterns: tuple[tuple[bytes, "re.Pattern[bytes]"], ...] = ()
-    # A word every file this rule acts on holds, tested before the others (the module its names
-    # live in: `pallas` for the Pallas upgrade rows, whose own words, `dot` or `load`, are everywhere).
-    requires: bytes = b""
+    # What every file this rule acts on holds, tested before the words: the Pallas upgrade rows, whose
+    # own words (`dot`, `load`) are everywhere, need a file that imports jax and says `pallas`.
+    requires: Optional["Gate"] = None
     # Answers `explain`: whether a call is one this rule rewrites or reports, wherever it sits.
     matches: Optional[Callable[["Rule", ParsedFile, Any], bool]] = field(default=None, compare=False, repr=False)
 
-    def might_apply(self, raw: bytes, settings: Settings, holds_kernels: bool = False) -> bool:
+    def might_apply(self, raw: bytes, settings: Settings, holds_kernels: bool = False,
+                    tested: Optional[dict] = None) -> bool:
         """The prefilter, on bytes: most files are ruled out here, before they are parsed.
-        `holds_kernels`: other modules launch this one's functions (it need not say "pallas")."""
+        `holds_kernels`: other modules launch this one's functions (it need not say "pallas");
+        `tested`: the gates already answered for `raw`, shared by the rules of one file."""
         if self.kernel_scoped and settings.scope is Scope.KERNELS and KERNEL_MARKER not in raw and not holds_kernels:
             return False
-        if self.requires not in raw:
+        if self.requires is not None and not self.requires.passes(raw, {} if tested is None else tested):
             return False
         return any(word in raw for word in self.words) or any(
             needle in raw and pattern.search(raw) for needle, pattern in self.patterns)

@@ -9,12 +9,13 @@ call changes shape bring their own handlers (codemods/upgrades/core_calls.py, pa
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from codemods import api_changes
 from codemods.analysis.names import display
 from codemods.api_changes import ApiChange, Change
 from codemods.capabilities import format_version
-from codemods.engine.rule import Rule
+from codemods.engine.rule import Gate, Rule
 from codemods.upgrades import core_calls, layouts, pallas_calls
 from codemods.upgrades.transform import JaxUpgrade
 
@@ -26,17 +27,23 @@ class Upgrade(JaxUpgrade):
 
 # The word a file names a module by when it imports it (`from jax.experimental import pallas as pl`).
 _MODULE_WORDS = (("jax.experimental.pallas", b"pallas"), ("jax.numpy", b"numpy"), ("jax.experimental", b"experimental"))
+# An import statement of jax or of a module in it (`import os, jax`, `from jax import numpy`, `try:
+# import jax`, a backslash continuation), not one in a comment or a doctest (`>>> import jax`): the
+# scan reaches a `jax.` name only through one. Most files of a large tree that say `clip`, `product`
+# or `config` (scipy's, numpy's) import no jax.
+IMPORTS_JAX = re.compile(rb"(?m)(?:^|[;:])[ \t]*(?:import|from)\b(?:[^\n#;]|\\\r?\n)*?\bjax\b")
 
 
-def _module_word(row: ApiChange) -> bytes:
-    """What every file referencing the row's old names holds: the scan follows them through the
-    file's own imports, so it names their module (an attribute of any object: nothing)."""
+def _gate(row: ApiChange) -> Optional[Gate]:
+    """What every file referencing the row's old names holds: an import of jax, and the word of the
+    module its old names live in (an attribute of any object: nothing)."""
     if row.change is Change.ATTRIBUTE:
-        return b""
-    for prefix, word in _MODULE_WORDS:
-        if all(old.startswith(prefix + ".") for old in row.old):
-            return word
-    return b"jax"
+        return None
+    word = next((word for prefix, word in _MODULE_WORDS if all(old.startswith(prefix + ".") for old in row.old)), b"jax")
+    return _GATES[word]
+
+
+_GATES = {word: Gate(word, IMPORTS_JAX) for word in (b"jax", *(word for _, word in _MODULE_WORDS))}
 
 
 def _rule(row: ApiChange) -> Rule:
@@ -64,7 +71,7 @@ def _rule(row: ApiChange) -> Rule:
         # that names the module its old names live in.
         words=(),
         patterns=tuple((word, re.compile(rb"\b" + re.escape(word) + rb"\b")) for word in row.prefilter_words()),
-        requires=_module_word(row),
+        requires=_gate(row),
         kernel_scoped=False,
         check=Upgrade.check,
     )

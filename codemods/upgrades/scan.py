@@ -85,15 +85,21 @@ def _name_references(module: ModuleIndex, names: Mapping[str, ApiChange], module
             found.append(Reference(names[imported], imported, binding.node, binding))
     names = {old: row for old, row in names.items() if row.change is not Change.IMPORT}
     last_parts = {name.rsplit(".", 1)[-1] for name in names}
+    # A bare name can stand for an old name only if an import binds it to one, or it is bound to
+    # another name (`tm = jax.tree_map`): every other name is passed over without being resolved.
+    roots = module.aliases | {binding.name for binding in module.imports
+                              if canonical(binding.imported or "").rsplit(".", 1)[-1] in last_parts}
     for outer in _outermost(module):
         node: ast.AST = outer  # the longest part of `pltpu.DeviceIdType.MESH` that is an old name
         match = None
-        while True:  # resolving an attribute costs; only one that ends as an old name can be one
-            if not isinstance(node, ast.Attribute) or node.attr in last_parts:
+        while isinstance(node, ast.Attribute):  # resolving costs; only a part that ends as an old name can be one
+            if node.attr in last_parts:
                 match = next((name for name in module.qualified_names(node) if name in names), None)
-            if match is not None or not isinstance(node, ast.Attribute):
-                break
+                if match is not None:
+                    break
             node = node.value
+        if match is None and isinstance(node, ast.Name) and node.id in roots:
+            match = next((name for name in module.qualified_names(node) if name in names), None)
         if match is not None:
             found.append(Reference(names[match], match, node))
         elif isinstance(outer, ast.Attribute) and outer.attr in attributes and not module.qualified_names(outer):
@@ -109,14 +115,13 @@ def references_to(module: ModuleIndex, qualified: str, row: Optional[ApiChange] 
 def _outermost(module: ModuleIndex):
     """Each Name or Attribute in a load, but not the parts of a longer attribute chain (`jax.tree`
     in `jax.tree_map` is not visited apart)."""
+    parent_of, attribute, load = module.parent.get, ast.Attribute, ast.Load
     for mentions in module.mentions.values():
         for node in mentions:
-            parent = module.parent.get(node)
-            if isinstance(parent, ast.Attribute) and parent.value is node:
+            if node.ctx.__class__ is not load:  # type: ignore[attr-defined]
                 continue
-            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                continue
-            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            parent = parent_of(node)
+            if parent.__class__ is attribute and parent.value is node:  # type: ignore[union-attr]
                 continue
             yield node
 
