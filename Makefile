@@ -81,11 +81,11 @@ $(VENV)/.mutants-installed: $(VENV)/.test-installed
 # whole set takes a night on two cores; the score then comes with its 95% interval.
 MUTANTS_SAMPLE ?=
 MUTANTS_SEED ?= 18
-mutants: $(VENV)/.mutants-installed
+mutants: $(VENV)/.mutants-installed $(PROOF_VENVS)
 ifeq ($(MUTANTS_SAMPLE),)
-	$(VENV)/bin/mutmut run --max-children $(MUTANTS_JOBS) $(MUTANTS)
+	JAX_CODEMOD_PROOF_ROOT=$(CURDIR) $(VENV)/bin/mutmut run --max-children $(MUTANTS_JOBS) $(MUTANTS)
 else
 	$(VENV)/bin/python bench/mutation_sample.py --generate
-	$(VENV)/bin/mutmut run --max-children $(MUTANTS_JOBS) $$($(VENV)/bin/python bench/mutation_sample.py $(MUTANTS_SAMPLE) --seed $(MUTANTS_SEED))
+	JAX_CODEMOD_PROOF_ROOT=$(CURDIR) $(VENV)/bin/mutmut run --max-children $(MUTANTS_JOBS) $$($(VENV)/bin/python bench/mutation_sample.py $(MUTANTS_SAMPLE) --seed $(MUTANTS_SEED))
 endif
 	$(VENV)/bin/python bench/mutation_score.py

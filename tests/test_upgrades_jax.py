@@ -63,6 +63,9 @@ print(json.dumps(outcome, default=repr))
 
 
 REPO = Path(__file__).resolve().parents[1]
+# Where the old releases' environments are (`make test` builds them in the checkout); `make mutants`
+# points here from its copy of the tests, mutants/.
+PROOF_ROOT = Path(os.environ.get("JAX_CODEMOD_PROOF_ROOT", REPO))
 PROVED_ON = "# proved on: "
 OLDEST_PROOF = "0.4.30"  # the oldest jax with Python 3.11 wheels that the Makefile installs
 
@@ -124,7 +127,7 @@ def test_the_original_ran_where_its_spellings_worked_and_the_rewrite_gives_its_r
         gone = {code for code in codes if ROWS[code].state(parse_version(OLDEST_PROOF)) != "fails"}
         assert not gone, f"{sorted(gone)} still worked on jax {OLDEST_PROOF}: prove them there"
         return
-    python = REPO / f".venv-jax{release}" / "bin" / "python"
+    python = PROOF_ROOT / f".venv-jax{release}" / "bin" / "python"
     assert python.exists(), f"{python} is missing: `make test` builds it (PROOF_RELEASES in the Makefile)"
     failing = {code for code in codes if ROWS[code].state(parse_version(release)) == "fails"}
     assert not failing, f"{sorted(failing)} no longer worked on jax {release}, as the table says"
