@@ -107,8 +107,12 @@ def py_files(*roots: Path) -> int:
 
 
 def tool_command(source: Path) -> tuple[list[str], dict[str, str]]:
-    """`python -m codemods` from `source` (a checkout), with this Python."""
+    """`python -m codemods` from `source` (a checkout), with this Python, its bytecode compiled as
+    an installed package's is (PYTHONDONTWRITEBYTECODE in the caller's environment would otherwise
+    time compiling the tool's own modules on every run, and a fresh baseline worktree has no .pyc)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(source / "codemods")], check=True)
     env = {**os.environ, "PYTHONPATH": str(source)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return [sys.executable, "-m", "codemods"], env
 
 

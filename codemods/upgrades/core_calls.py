@@ -354,8 +354,8 @@ def _with_mesh(module: ModuleIndex) -> list[ast.withitem]:
     """The `with` items that enter a jax.sharding.Mesh: a Mesh(...) or jax.make_mesh(...) call, a
     name every binding of which is one, or a parameter annotated Mesh. Nothing else is taken for a
     Mesh (an attribute, the result of the user's own function): a wrong report would cost more."""
-    entered = [node for node in module.calls if module.matching_name(node.func, _MESH_MAKERS) is not None]
-    entered += [node for mentions in module.mentions.values() for node in mentions if node.__class__ is ast.Name]
+    entered = [*module.calls, *(node for mentions in module.mentions.values() for node in mentions
+                                if node.__class__ is ast.Name)]
     items = [item for node in entered if (item := module.parent.get(node)).__class__ is ast.withitem
              and item.context_expr is node and _is_mesh(module, node, _DEPTH)]  # type: ignore[union-attr]
     return sorted(items, key=lambda item: (item.context_expr.lineno, item.context_expr.col_offset))

@@ -373,12 +373,11 @@ def _find_dict_params(module: ModuleIndex, row: ApiChange) -> list[Reference]:
     """`compiler_params=` a dict display or a call of the builtin dict, in a pallas_call."""
     found = []
     for call in module.calls:
-        if module.applied(call, {f"{_PALLAS}.pallas_call"}) is None:
-            continue
-        for keyword in call.keywords:
+        for keyword in call.keywords:  # before resolving the callee, which costs
             value = keyword.value
             if keyword.arg == "compiler_params" and _pairs(value) is not None \
-                    and not (isinstance(value, ast.Call) and module.bindings(value.func)):  # type: ignore[arg-type]
+                    and not (isinstance(value, ast.Call) and module.bindings(value.func)) \
+                    and module.applied(call, {f"{_PALLAS}.pallas_call"}) is not None:  # type: ignore[arg-type]
                 found.append(Reference(row, row.old[0], value))
     return found
 
