@@ -24,6 +24,7 @@ cycle yield nothing more; the rest proceeds.
 from __future__ import annotations
 
 import ast
+import bisect
 import hashlib
 import os
 import re
@@ -127,6 +128,7 @@ class ProjectIndex:
         self._launchers: dict[str, dict[str, tuple[Optional[int], str, Backends]]] = {}
         self._facts: dict[str, ModuleFacts] = {}
         self._importers: Optional[list[_Module]] = None
+        self._importing: Optional[dict[bytes, list[int]]] = None
         self._digest: Optional[str] = None
         self._reachable: Optional[set[str]] = None
 
@@ -196,10 +198,15 @@ class ProjectIndex:
             return module.needy
         tree = self._tree(module)
         starts = [0, *(match.end() for match in re.finditer(rb"\r\n|\r|\n", raw))]
+        hints = _hint_offsets(raw)
         names = []
         for statement in tree.body if tree is not None else ():
-            code = raw[starts[statement.lineno - 1]:starts[statement.end_lineno] if statement.end_lineno < len(starts) else None]
-            if not _may_fail_bytes(code):
+            start = starts[statement.lineno - 1]
+            end = starts[statement.end_lineno] if statement.end_lineno < len(starts) else len(raw)
+            first = bisect.bisect_left(hints, start)
+            if first == len(hints) or hints[first] >= end:
+                continue  # no hint of a failing call starts in it: most statements stop here
+            if not _may_fail_bytes(raw[start:end]):
                 continue  # the walk below costs more than this look at its bytes
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 name = statement.name
@@ -297,9 +304,11 @@ class ProjectIndex:
         `import pkg` for `pkg.ops.act`, ...)."""
         wanted = name.encode()
         parts = {part.encode() for part in module.name.split(".")} | {wanted}
+        importing = self._importers_by_word()
         found = []
-        for candidate in self._importers_list():
-            if candidate is module or not parts & self._import_words(candidate):
+        for position in sorted({position for part in parts for position in importing.get(part, ())}):
+            candidate = self._importers_list()[position]
+            if candidate is module:
                 continue
             if wanted in self._bytes(candidate) and wanted in self._words(candidate):
                 found.append(candidate)
@@ -435,6 +444,16 @@ class ProjectIndex:
             self._importers = [m for m in self._modules.values() if self._imports_project(self._bytes(m))]
         return self._importers
 
+    def _importers_by_word(self) -> dict[bytes, list[int]]:
+        """For each word of an import statement, the positions in `_importers_list()` of the modules
+        whose imports say it: who may import a module is looked up, not searched for."""
+        if self._importing is None:
+            self._importing = {}
+            for position, importer in enumerate(self._importers_list()):
+                for word in self._import_words(importer):
+                    self._importing.setdefault(word, []).append(position)
+        return self._importing
+
     def _kernel_land(self) -> set[str]:
         """The modules a kernel launched in this project can reach: those that mention pallas (every
         launcher lives there) and what they import, transitively, read from their import lines
@@ -557,6 +576,13 @@ _PRECISION_WORD = re.compile(rb"recision|highest|HIGHEST|tensorfloat32|bfloat16|
 
 def _may_fail_bytes(code: bytes) -> bool:
     return bool(_MAY_FAIL.search(code) or _POSITIONAL_OP.search(code) and _PRECISION_WORD.search(code))
+
+
+def _hint_offsets(raw: bytes) -> list[int]:
+    """Sorted offsets where a match of `_may_fail_bytes`'s patterns starts in a whole module: a
+    statement none of them starts in cannot pass that test alone (its matches lie within one call),
+    so one pass over the module replaces a search per statement."""
+    return sorted(match.start() for pattern in (_MAY_FAIL, _POSITIONAL_OP) for match in pattern.finditer(raw))
 
 
 def _may_fail_in_a_kernel(call: ast.Call, parameters: set[str]) -> bool:
