@@ -93,7 +93,7 @@ def fix(
     output_format: OutputFormat = typer.Option(OutputFormat.TEXT, "--output-format", help="text, json, sarif or github."),
     exclude: List[str] = typer.Option([], "--exclude", help="Skip paths matching this glob (added to the config's)."),
     force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply excludes to files named explicitly too (pre-commit)."),
-    diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only the .py files changed since this git revision."),
+    diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only the .py and .ipynb files changed since this git revision."),
     shard: Optional[str] = typer.Option(None, "--shard", help="K/N: only the Kth of N deterministic parts of the files (CI matrices)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the diff (or file list) and errors."),
     exit_zero: bool = typer.Option(
@@ -150,12 +150,14 @@ def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, d
     parsed_shard = discovery.Shard.parse(shard) if shard else None
     patterns = [*config.exclude, *config.extend_exclude, *exclude]
     excluded = config.matcher(patterns)
+    notebooks = config.notebooks
     if diff_base:
-        files = discovery.discover(discovery.changed_since(diff_base, paths), excluded, force_exclude=True)
+        files = discovery.discover(discovery.changed_since(diff_base, paths, notebooks), excluded, force_exclude=True,
+                                   notebooks=notebooks)
     else:
-        files = discovery.discover(paths, excluded, force_exclude=force_exclude)
+        files = discovery.discover(paths, excluded, force_exclude=force_exclude, notebooks=notebooks)
     root = discovery.project_root(paths, config.path.parent if config.path else None)
-    project = discovery.discover([root], excluded) if root is not None else files
+    project = discovery.discover([root], excluded, notebooks=False) if root is not None else files
     listed = {Path(os.path.abspath(f)) for f in project}
     project = [*project, *(f for f in files if Path(os.path.abspath(f)) not in listed)]
     anchor = root if root is not None else config.root  # the project's root: the same shards from any folder
@@ -206,7 +208,7 @@ def _progress(files: int):
 def _reviewer():
     """`--interactive`: show each fix (its finding and its diff) and ask; the run then fixes the file
     again with the accepted fixes, applied together as `--write` would apply them (None: all were)."""
-    from codemods.engine.report import fix_diff
+    from codemods.engine.report import fix_diff, render_finding
 
     state = {"all": False, "stop": False}
 
@@ -214,7 +216,7 @@ def _reviewer():
         offered = [f for f in result.findings if f.applied]
         accepted = set()
         for finding in [] if state["stop"] else offered:  # after [q]uit, every fix is declined
-            answer = "y" if state["all"] else _ask(finding.render(result.path), fix_diff(result, finding) or b"")
+            answer = "y" if state["all"] else _ask(render_finding(result, finding), fix_diff(result, finding) or b"")
             state["all"] |= answer == "a"
             if answer == "q":
                 state["stop"] = True
@@ -237,7 +239,7 @@ def _report(results, settings: Settings, *, write: bool, check: bool, quiet: boo
     """Stage 7: write or show the changes, report findings in the chosen format, exit."""
     from codemods import registry
     from codemods.engine import runner
-    from codemods.engine.report import Summary, render_findings, unified_diff
+    from codemods.engine.report import Summary, file_diff, render_findings
 
     text = output is OutputFormat.TEXT
     for result in results:
@@ -250,7 +252,7 @@ def _report(results, settings: Settings, *, write: bool, check: bool, quiet: boo
             print(result.path)
         elif text:
             sys.stdout.flush()
-            sys.stdout.buffer.write(unified_diff(result.path, result.raw, result.new_source))
+            sys.stdout.buffer.write(file_diff(result))
     summary = Summary()
     for result in results:
         summary.add(result)

@@ -16,6 +16,7 @@ silently fall back to defaults.
     extend-exclude = ["generated/*"]  # adds to it
     per-file-ignores = { "tests/*" = ["JAX002"] }
     jax-floor = "0.4.30"              # the lowest jax the project supports (see below)
+    notebooks = true                  # false: folders are not searched for Jupyter notebooks
 
 The JAX1xx fixes must not write an API that the oldest jax the project supports lacks. That floor is
 read as Ruff reads `requires-python`: from the jax requirement in `[project] dependencies` of the
@@ -70,6 +71,7 @@ class Config:
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     jax_floor: Optional[Version] = None  # `jax-floor`, else the floor project.dependencies declare
+    notebooks: bool = True  # discover `*.ipynb` files in folders
 
     @property
     def root(self) -> Path:
@@ -236,7 +238,7 @@ def resolve(config: Config, rules: Sequence[Rule], *, select: Sequence[str] = ()
 
 
 KEYS = ("select", "ignore", "scope", "jax-version", "precision-policy", "helpers-module", "unsafe-fixes", "exclude",
-        "extend-exclude", "per-file-ignores", "jax-floor")
+        "extend-exclude", "per-file-ignores", "jax-floor", "notebooks")
 
 
 def _dependencies_floor(found: Found) -> Optional[Version]:
@@ -279,6 +281,7 @@ def load(found: Found, rules: Sequence[Rule]) -> Config:
         extend_exclude=reader.strings("extend-exclude", ()),
         per_file_ignores=reader.per_file_ignores("per-file-ignores"),
         jax_floor=reader.version("jax-floor") or _dependencies_floor(found),
+        notebooks=reader.boolean("notebooks", default=True),
     )
     return config
 
@@ -329,11 +332,11 @@ class _Reader:
         except ValueError as error:
             raise self._fail(key, str(error)) from None
 
-    def boolean(self, key: str) -> bool:
+    def boolean(self, key: str, default: bool = False) -> bool:
         value = self._get(key)
         if value is not None and not isinstance(value, bool):
             raise self._fail(key, f"must be true or false, not {value!r}")
-        return bool(value)
+        return default if value is None else value
 
     def choice(self, key: str, kind):
         value = self.string(key)

@@ -1,6 +1,6 @@
 """Stage 1: turn the user's paths into the Python files to look at.
 
-Folders are walked for `*.py`, skipping what never holds the user's own code (VCS data,
+Folders are walked for `*.py` and Jupyter notebooks (`*.ipynb`, unless `notebooks = false`), skipping what never holds the user's own code (VCS data,
 virtualenvs, caches, build output: the default `exclude`) and, inside a git work tree, whatever
 git ignores (`.gitignore`, `.git/info/exclude`, the global excludes file). A file named explicitly
 is always processed, excluded or not, unless `--force-exclude` (what pre-commit hooks want, since
@@ -20,7 +20,7 @@ from typing import Callable, Iterable, Optional, Sequence
 # Folders that never hold the user's own code: VCS data, virtualenvs, caches and build output.
 SKIPPED_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", ".env", "env", ".tox", ".nox", "__pycache__",
-     ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "node_modules", ".eggs"}
+     ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "node_modules", ".eggs", ".ipynb_checkpoints"}
 )
 
 
@@ -62,8 +62,10 @@ def discover(
     *,
     force_exclude: bool = False,
     respect_gitignore: bool = True,
+    notebooks: bool = True,
 ) -> list[Path]:
-    """Each file named directly, and every `*.py` below each folder, in a stable order.
+    """Each file named directly, and every `*.py` (and `*.ipynb`, with `notebooks`) below each
+    folder, in a stable order.
 
     Missing paths are returned too, so the reader reports them instead of dropping them silently."""
     found: list[Path] = []
@@ -75,6 +77,7 @@ def discover(
                 found.append(root)
             continue
         walked: list[Path] = []
+        suffixes = (".py", ".ipynb") if notebooks else (".py",)
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(
                 d for d in dirnames
@@ -82,7 +85,7 @@ def discover(
                 and not _is_virtualenv(os.path.join(dirpath, d))
             )
             walked += [Path(dirpath, name) for name in sorted(filenames)
-                       if name.endswith(".py") and not excluded(Path(dirpath, name))]
+                       if name.endswith(suffixes) and not excluded(Path(dirpath, name))]
         ignored = git_ignored(root, walked) if respect_gitignore else set()
         for path in walked:
             if path not in seen and path not in ignored:
@@ -145,8 +148,8 @@ def _git_toplevel(folder: Path) -> Optional[Path]:
     return Path(os.fsdecode(proc.stdout.strip())) if proc.returncode == 0 else None
 
 
-def changed_since(rev: str, paths: list[Path]) -> list[Path]:
-    """`.py` files changed since `rev` in the work tree around the current folder: modified, added,
+def changed_since(rev: str, paths: list[Path], notebooks: bool = True) -> list[Path]:
+    """`.py` files (and `.ipynb` ones, with `notebooks`) changed since `rev` in the work tree around the current folder: modified, added,
     renamed (under their new name) or untracked and not ignored; deleted files are left out. With
     `paths`, only those under one of them."""
     top = _git_toplevel(Path.cwd())
@@ -166,7 +169,8 @@ def changed_since(rev: str, paths: list[Path]) -> list[Path]:
         raise DiscoveryError(f"--diff-base {rev}: no such revision in {top}")
     changed = git("diff", "--name-only", "-z", "-M", "--diff-filter=d", rev, "--")
     untracked = git("ls-files", "-z", "--others", "--exclude-standard")
-    names = sorted({n for n in (changed + b"\0" + untracked).split(b"\0") if n.endswith(b".py")})
+    suffixes = (b".py", b".ipynb") if notebooks else (b".py",)
+    names = sorted({n for n in (changed + b"\0" + untracked).split(b"\0") if n.endswith(suffixes)})
     files = [top / os.fsdecode(name) for name in names]
     roots = [Path(os.path.abspath(p)) for p in paths]
     cwd = Path.cwd()

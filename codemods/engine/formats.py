@@ -48,6 +48,11 @@ One document, indented, ASCII only (other characters as `\\uXXXX`), newline-term
                   "by_rule": {"JAX001": 3, "JAX002": 1, "JAX003": 0}}
     }
 
+Notebooks: a finding in a Jupyter notebook has `"cell"` (its 1-based number, every cell counted,
+as Ruff gives it) and its lines, and its edits' lines, are lines of that cell (an edit's positions
+carry their `"cell"` too); its patch and the file's diff are unified diffs of the changed cells'
+sources, each headed `a/nb.ipynb:cell N`. Findings in other files have no `"cell"` key.
+
 Diff text: the patch is bytes in the file's own encoding (`encoding`), BOM and line endings
 included. It is decoded as UTF-8 with `errors="surrogateescape"`: for a UTF-8 (or ASCII) file
 `diff.encode("utf-8")` gives back the exact patch; a byte that is not UTF-8 (a file in another
@@ -70,7 +75,11 @@ and, when it can be said exactly in SARIF's terms, a `fixes` entry: one replacem
 so that the log does not depend on the machine) when the file is under that folder, else `file:`
 URIs; both percent-encoded. Files that could not be processed are
 `invocations[0].toolExecutionNotifications` (level "error", with the file's location), and
-make `executionSuccessful` false. `suppressed` is `runs[0].properties.suppressed`.
+make `executionSuccessful` false. `suppressed` is `runs[0].properties.suppressed`. In a notebook,
+the region's lines are lines of the cell, which the location names as a logical location
+(`{"name": "cell 4", "fullyQualifiedName": "nb.ipynb:cell 4", "kind": "module"}`) and as
+`properties.cell`; such a result has no `fixes` (its replacements would be taken as edits of the
+notebook's JSON), its patch is in `properties.patch`.
 
 GitHub (`render_github`)
 ------------------------
@@ -81,7 +90,9 @@ One workflow command a line, as `@actions/core` writes them::
 `warning` for manual/warning findings, `notice` for fixed/dropped, and `error` (with `file=`
 and `title=jax-codemod`) for a file that could not be processed. Values are escaped as the
 toolkit does (`%`, CR, LF in the message; also `:` and `,` in properties). Columns are given
-only when the finding starts and ends on one line (GitHub's annotations take them only then).
+only when the finding starts and ends on one line (GitHub's annotations take them only then). A
+finding in a notebook is annotated on the file, without `line` (the notebook's lines are JSON):
+its message starts with its place, `cell 4:2:5: `.
 Suppressed findings get no line; the count is accepted for a uniform signature.
 """
 
@@ -93,11 +104,12 @@ import os
 import pathlib
 import posixpath
 import re
+from dataclasses import replace
 from typing import Any, Optional, Sequence
 from urllib.parse import quote_from_bytes
 
 from codemods.engine.diagnostics import Finding, Kind, TextEdit
-from codemods.engine.report import FileResult, Summary, fix_diff, unified_diff
+from codemods.engine.report import FileResult, Summary, file_diff, fix_diff, in_cell
 from codemods.engine.rule import Rule
 
 JSON_FORMAT_VERSION = 2
@@ -140,7 +152,7 @@ class _Text:
     @classmethod
     def of(cls, result: FileResult) -> Optional["_Text"]:
         try:
-            return cls(result.raw.decode(result.encoding)) if result.raw else None
+            return cls(result.text()) if result.raw else None
         except (LookupError, UnicodeDecodeError):
             return None
 
@@ -191,7 +203,8 @@ def _json_fix(result: FileResult, finding: Finding, text: Optional[_Text]) -> Op
 
     def where(offset: int) -> dict[str, int]:
         line, column = text.position(offset)
-        return {"line": line, "column": column}
+        cell = in_cell(result, line)
+        return {"line": line, "column": column} if cell is None else {"cell": cell[0], "line": cell[1], "column": column}
 
     patch = fix_diff(result, finding)
     return {
@@ -213,7 +226,7 @@ def render_json(results: Sequence[FileResult], *, rules: Sequence[Rule], suppres
     for result in _ordered(results):
         text = _Text.of(result)
         for finding in _ordered_findings(result):
-            findings.append({
+            entry = {
                 "rule": finding.code,
                 "name": names.get(finding.code),
                 "kind": finding.kind.value,
@@ -222,13 +235,21 @@ def render_json(results: Sequence[FileResult], *, rules: Sequence[Rule], suppres
                 "end": {"line": finding.end_line, "column": finding.end_column} if finding.end_line else None,
                 "message": finding.message,
                 "fix": _json_fix(result, finding, text),
-            })
+            }
+            cell = in_cell(result, finding.line)
+            if cell is not None:  # a notebook: lines of the cell
+                end = in_cell(result, finding.end_line)
+                entry["cell"] = cell[0]
+                entry["start"] = {"line": cell[1], "column": finding.column}
+                if entry["end"] is not None and end is not None:
+                    entry["end"] = {"line": end[1], "column": finding.end_column}
+            findings.append(entry)
             by_kind[finding.kind.value] = by_kind.get(finding.kind.value, 0) + 1
             by_rule[finding.code] = by_rule.get(finding.code, 0) + 1
         if result.error is not None:
             errors.append({"path": result.path, "message": result.error})
         if _has_fix(result) or result.findings:
-            diff = unified_diff(result.path, result.raw, result.new_source) if _has_fix(result) else None
+            diff = file_diff(result) if _has_fix(result) else None
             files.append({
                 "path": result.path,
                 "changed": diff is not None,
@@ -333,9 +354,15 @@ def render_sarif(results: Sequence[FileResult], *, rules: Sequence[Rule], tool_v
         text = _Text.of(result)
         for finding in _ordered_findings(result):
             location: dict[str, Any] = {"artifactLocation": _artifact_location(result.path)}
+            cell = in_cell(result, finding.line)
+            if cell is not None:  # a notebook: lines of the cell
+                end = in_cell(result, finding.end_line)
+                finding = replace(finding, line=cell[1], end_line=end[1] if end is not None else 0)
             region = _region(finding)
             if region is not None:
                 location["region"] = region
+            logical = [] if cell is None else [{"name": f"cell {cell[0]}", "kind": "module",
+                                                "fullyQualifiedName": f"{_shown_path(result.path)[0]}:cell {cell[0]}"}]
             entry: dict[str, Any] = {"ruleId": finding.code}
             if finding.code in rule_index:
                 entry["ruleIndex"] = rule_index[finding.code]
@@ -343,16 +370,18 @@ def render_sarif(results: Sequence[FileResult], *, rules: Sequence[Rule], tool_v
                 "kind": "fail",
                 "level": _SARIF_LEVEL[finding.kind],
                 "message": {"text": finding.message},
-                "locations": [{"physicalLocation": location}],
+                "locations": [{"physicalLocation": location, **({"logicalLocations": logical} if logical else {})}],
             })
             properties: dict[str, Any] = {"kind": finding.kind.value}
+            if cell is not None:
+                properties["cell"] = cell[0]
             if finding.fix is not None:
                 properties["applicability"] = finding.fix.applicability.value
                 properties["applied"] = finding.fix.applied
                 patch = fix_diff(result, finding)
                 if patch is not None:
                     properties["patch"] = _text(patch)
-                fix = _sarif_fix(result, finding, text)
+                fix = _sarif_fix(result, finding, text) if cell is None else None
                 if fix is not None:
                     entry["fixes"] = [fix]
             entry["properties"] = properties
@@ -426,6 +455,13 @@ def render_github(results: Sequence[FileResult], *, suppressed: int = 0) -> str:
             lines.append(_command("error", [("file", _shown_path(result.path)[0]), ("title", TOOL_NAME)],
                                   result.error))
         for finding in _ordered_findings(result):
-            lines.append(_command(_GITHUB_COMMAND[finding.kind], _github_properties(result.path, finding),
-                                  finding.message))
+            cell = in_cell(result, finding.line)
+            if cell is None:
+                lines.append(_command(_GITHUB_COMMAND[finding.kind], _github_properties(result.path, finding),
+                                      finding.message))
+                continue
+            properties = [("file", _shown_path(result.path)[0]),
+                          ("title", f"{finding.code} [{finding.kind.value}] cell {cell[0]}")]
+            lines.append(_command(_GITHUB_COMMAND[finding.kind], properties,
+                                  f"cell {cell[0]}:{cell[1]}:{finding.column}: {finding.message}"))
     return "".join(lines)

@@ -5,10 +5,13 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from codemods.engine.diagnostics import Applicability, Finding, Kind, apply_text_edits
+
+if TYPE_CHECKING:
+    from codemods.engine.notebook import Cells
 
 
 @dataclass
@@ -25,6 +28,13 @@ class FileResult:
     suppressed: int = 0  # findings silenced by `# jax-codemod: ignore` comments
     written: bool = False  # the change was written to disk
     skipped: Optional[str] = None  # why the file was not read or not analysed (a FIFO, a huge file)
+    # A notebook: its code cells as one module, which findings' lines and fixes' edits refer to
+    # (`after` is that module fixed; `raw` and `new_source` are the notebook's JSON).
+    cells: Optional["Cells"] = None
+
+    def text(self) -> str:
+        """The text the findings' fixes are edits of (for a notebook, the module of its code cells)."""
+        return self.cells.text if self.cells is not None else self.raw.decode(self.encoding)
 
 
 @dataclass
@@ -92,13 +102,44 @@ def unified_diff(path: str, old: bytes, new: bytes) -> bytes:
 
 
 def render_findings(results: Iterable[FileResult]) -> str:
-    return "".join(f.render(r.path) + "\n" for r in results for f in r.findings)
+    return "".join(render_finding(r, f) + "\n" for r in results for f in r.findings)
+
+
+def in_cell(result: FileResult, line: int) -> Optional[tuple[int, int]]:
+    """(cell number, line in the cell) of a notebook's module line; None for other files."""
+    return result.cells.locate(line) if result.cells is not None else None
+
+
+def render_finding(result: FileResult, finding: Finding) -> str:
+    """`path:line:col: CODE ...`; in a notebook `path:cell N:line:col: CODE ...`, as Ruff prints it."""
+    where = in_cell(result, finding.line)
+    if where is None:
+        return finding.render(result.path)
+    end = in_cell(result, finding.end_line)
+    cell_relative = replace(finding, line=where[1], end_line=end[1] if end is not None else 0)
+    return cell_relative.render(f"{result.path}:cell {where[0]}")
+
+
+def cell_diff(path: str, cells: "Cells", changed: dict[int, str]) -> bytes:
+    """A unified diff of each changed cell's source, headed `a/nb.ipynb:cell N`."""
+    return b"".join(unified_diff(f"{path}:cell {number}", cells.source(number).encode(), new.encode())
+                    for number, new in sorted(changed.items()))
+
+
+def file_diff(result: FileResult) -> bytes:
+    """The diff of a changed file (of a notebook: of its changed cells)."""
+    assert result.new_source is not None
+    if result.cells is not None:
+        return cell_diff(result.path, result.cells, result.cells.sources_of(result.after))
+    return unified_diff(result.path, result.raw, result.new_source)
 
 
 def fix_diff(result: FileResult, finding: Finding) -> Optional[bytes]:
     """The diff of one finding's fix applied alone to the file (None: no fix, or it changes nothing)."""
     if finding.fix is None or not finding.fix.edits or not result.raw:
         return None
+    if result.cells is not None:
+        return cell_diff(result.path, result.cells, result.cells.sources_after(finding.fix.edits)) or None
     old = result.raw.decode(result.encoding)
     new = apply_text_edits(old, finding.fix.edits)
     return unified_diff(result.path, result.raw, new.encode(result.encoding))

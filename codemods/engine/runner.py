@@ -25,7 +25,8 @@ from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project import ProjectIndex
 from codemods.engine.cache import ResultCache
-from codemods.engine.diagnostics import Applicability, Finding
+from codemods.engine import notebook
+from codemods.engine.diagnostics import Applicability, Finding, Kind
 from codemods.engine.discovery import discover
 from codemods.engine.fixes import merge, render, text_edits
 from codemods.engine.prefilter import rules_for
@@ -73,9 +74,14 @@ def run(
             continue
         contents[key] = raw  # the project index reads it from here, lazily
         results.append(FileResult(str(path)))
+        try:  # a notebook: the prefilter reads the Python of its code cells
+            code = notebook.read(path, raw).text.encode() if notebook.is_notebook(path) else raw
+        except notebook.NotebookError as error:
+            results[-1].error = str(error)
+            continue
         skipped = rules_to_skip(path)
         facts = index.facts(path) if index is not None else NO_FACTS
-        rules = [rule for rule in rules_for(raw, transforms, settings, bool(facts.kernels)) if rule.code not in skipped]
+        rules = [rule for rule in rules_for(code, transforms, settings, bool(facts.kernels)) if rule.code not in skipped]
         cached = cache.get(path, raw, rules, facts) if rules and cache is not None else None
         if rules:
             analysed.append((len(results) - 1, path, raw, rules, facts))
@@ -127,6 +133,7 @@ def _project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: 
         return contents[path] if len(contents[path]) <= MAX_SOURCE_BYTES else b""
 
     kernel_scoped = [rule for rule in transforms if rule.kernel_scoped]  # the only ones its facts serve
+    files = [f for f in files if not notebook.is_notebook(f)]  # no module imports a notebook
     index = ProjectIndex(files, read, lambda code: bool(rules_for(code, kernel_scoped, settings, True)))
     if cache is not None:  # an unchanged project: the facts of the last run, without parsing anything
         index.remember(cache.project_facts(_facts_key(index, transforms)))
@@ -193,20 +200,27 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
         finally:
             gc.enable()
     result = FileResult(str(path))
-    # A traceback outranks the byte test; so does a kernel launched from another module.
-    rules = list(rules) if proven else rules_for(raw, rules, settings, bool(facts.kernels))
-    if not rules:
-        return result
-    if len(raw) > MAX_SOURCE_BYTES:
-        result.skipped = f"{len(raw) / 2**20:.0f} MiB: larger than {MAX_SOURCE_BYTES // 2**20} MiB, taken for generated code; not analysed"
-        return result
-    try:
-        source = decode(path, raw)
-        module = (_PROJECT and _PROJECT.parsed(path, source.text)) or _parse(source.text)
-    except SourceError as error:
+    try:  # a notebook is its code cells, as one module (codemods/engine/notebook.py)
+        ipynb = notebook.read(path, raw) if notebook.is_notebook(path) else None
+    except notebook.NotebookError as error:
         result.error = str(error)
         return result
+    # A traceback outranks the byte test; so does a kernel launched from another module.
+    python = raw if ipynb is None else ipynb.text.encode()  # a notebook's outputs are not code
+    rules = list(rules) if proven else rules_for(python, rules, settings, bool(facts.kernels))
+    if not rules:
+        return result
+    if len(python) > MAX_SOURCE_BYTES:
+        result.skipped = f"{len(python) / 2**20:.0f} MiB: larger than {MAX_SOURCE_BYTES // 2**20} MiB, taken for generated code; not analysed"
+        return result
+    try:
+        source = decode(path, raw) if ipynb is None else ipynb
+        module = (_PROJECT and _PROJECT.parsed(path, source.text)) or _parse(source.text)
+    except SourceError as error:
+        result.error = str(error) if ipynb is None else ipynb.cells.locate_message(str(error))
+        return result
     result.parsed = True
+    result.cells = ipynb.cells if ipynb is not None else None
     file = ParsedFile(path, module, settings, proven or {}, facts)
     findings: list[Finding] = []
     for rule in rules:
@@ -218,10 +232,13 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
     covers = reach(comments, module.calls) if comments else {}
     kept = sorted((f for f in findings if silencing_line(f, comments, covers) is None), key=Finding.sort_key)
     result.suppressed = len(findings) - len(kept)
-    chosen = [f for f in kept if f.fix is not None and _may_apply(f, settings, accept)]
     try:
-        code = render(source.text, merge(f.fix.plan for f in chosen), str(path)) if chosen else source.text
-        result.findings = _with_own_edits(kept, chosen, source.text, code, str(path))
+        for _ in range(2):  # a second time in a notebook, without the fixes that would change IPython syntax
+            chosen = [f for f in kept if f.fix is not None and _may_apply(f, settings, accept)]
+            code = render(source.text, merge(f.fix.plan for f in chosen), str(path)) if chosen else source.text
+            result.findings = _with_own_edits(kept, chosen, source.text, code, str(path))
+            if ipynb is None or not _refuse_in_notebook(ipynb.cells, kept, result.findings):
+                break
     except Exception as error:
         return _internal_error(result, f"internal error applying the fix: {type(error).__name__}: {error}")
     if any(f.fix is not None for f in result.findings):  # what the fixes' edits are offsets into
@@ -236,8 +253,22 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
     except UnicodeError as error:  # text a fix added that the file's own encoding cannot hold
         return _internal_error(
             result, f"internal error: the rewritten file cannot be encoded as {source.encoding} ({error}); left unchanged")
+    except notebook.NotebookError as error:  # fixes that each fit in the notebook but not together
+        return _internal_error(result, f"internal error: {error}; left unchanged")
     result.after, result.raw, result.new_source, result.encoding = code, raw, new_source, source.encoding
     return result
+
+
+def _refuse_in_notebook(cells: notebook.Cells, kept: list[Finding], findings: list[Finding]) -> bool:
+    """Turn into [manual] notes (in `kept`) the findings whose fix would change a notebook's IPython
+    syntax or span two cells; whether there were any. `findings`: `kept` with their own edits."""
+    refused = False
+    for index, finding in enumerate(findings):
+        why = cells.blocked(finding.fix.edits) if finding.fix is not None else None
+        if why is not None:
+            kept[index] = replace(kept[index], kind=Kind.MANUAL, fix=None, message=f"{finding.message} (not fixed: {why})")
+            refused = True
+    return refused
 
 
 def _may_apply(finding: Finding, settings: Settings, accept: Optional[Accept]) -> bool:

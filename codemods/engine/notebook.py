@@ -1,0 +1,409 @@
+"""Jupyter notebooks (`.ipynb`): their code cells as one Python module, and the fixed module back
+into the notebook, as Ruff handles notebooks.
+
+Reading: the notebook's JSON (stdlib `json`; nbformat is not needed) must be nbformat 4. Its code
+cells, in order, are joined into one module (a cell not ending in a newline gets one), so that a
+kernel defined in one cell and launched in a later one is found. IPython syntax is not Python: a
+line magic (`%time f()`), a shell escape (`!pip list`, `files = !ls`), a help request (`f?`, `?f`)
+and an autocall escape (`/f x`) become a placeholder statement (`pass`, padded with spaces), and
+every line of a cell magic's cell (`%%timeit` on its first line) a comment, each exactly as long as
+the line it replaces. Offsets in a cell's part of the module are then offsets in the cell's own
+source, and `Cells` maps module lines to (cell, line in cell). Cells are numbered from 1 counting
+every cell, markdown and raw ones too, as Ruff and Jupyter number them.
+
+Writing: the fixed module's edits are mapped back to the cells; an edit that touches an IPython
+line or spans two cells is refused (`Cells.blocked`: the runner turns that finding's fix into a
+[manual] note). Only the `source` value of each changed cell is replaced in the file's text: every
+other byte (outputs, execution counts, metadata, key order, indentation, the final newline) stays.
+A source stored as a list of lines stays a list, laid out as the file lays out its lists; a string
+stays a string.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+from codemods.engine.diagnostics import TextEdit, apply_text_edits
+from codemods.engine.source import SourceError
+
+SUFFIX = ".ipynb"
+
+
+def is_notebook(path: "Path | str") -> bool:
+    return str(path).lower().endswith(SUFFIX)
+
+
+class NotebookError(SourceError):
+    """A notebook we cannot read (not JSON, not nbformat 4) or write back; the message says why."""
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    number: int  # 1-based, counting every cell of the notebook
+    start: int  # offset of its first character in the module text
+    end: int  # offset after its last one (the newline added to a cell without one included)
+    first_line: int  # 0-based index of its first line in the module
+    source: str  # as stored in the notebook
+    newline_added: bool
+    ipython: tuple[tuple[int, int, str], ...]  # module offsets [start, end) of IPython lines, and the line
+    cell_magic: bool  # `%%...` on its first line: not Python at all
+
+
+@dataclass(frozen=True)
+class Cells:
+    """The module made of a notebook's code cells, and where each of its parts comes from."""
+
+    text: str
+    cells: tuple[CodeCell, ...]
+
+    def locate(self, line: int) -> Optional[tuple[int, int]]:
+        """(cell number, line in the cell) of the module's 1-based `line`; None when out of range."""
+        if line < 1 or not self.cells:
+            return None
+        index = bisect.bisect_right([cell.first_line for cell in self.cells], line - 1) - 1
+        if index < 0:
+            return None
+        cell = self.cells[index]
+        return cell.number, line - cell.first_line
+
+    def _cell_of(self, edit: TextEdit) -> Optional[CodeCell]:
+        """The cell an edit falls in; an insertion between two cells goes to the end of the earlier
+        one (after the code it follows: imports, a helper), unless that one is a cell magic."""
+        holding = [cell for cell in self.cells if cell.start <= edit.start and edit.end <= cell.end]
+        if edit.start == edit.end:
+            holding = [cell for cell in holding if not cell.cell_magic] or holding
+        return holding[0] if holding else None
+
+    def blocked(self, edits: Iterable[TextEdit]) -> Optional[str]:
+        """Why these edits cannot be made in the notebook (None: they can)."""
+        for edit in edits:
+            cell = self._cell_of(edit)
+            if cell is None:
+                return "the fix spans two cells of the notebook"
+            if cell.cell_magic:
+                return f"the fix would change cell {cell.number}, a cell magic"
+            for start, end, line in cell.ipython:
+                inside = start < edit.start < end if edit.start == edit.end else edit.start < end and edit.end > start
+                if inside:
+                    return f"the fix would change IPython syntax in cell {cell.number} ({line.strip()})"
+        return None
+
+    def sources_after(self, edits: Sequence[TextEdit]) -> dict[int, str]:
+        """Cell number -> new source, for each cell the edits change (raises NotebookError when
+        `blocked` says they cannot be made)."""
+        why = self.blocked(edits)
+        if why is not None:
+            raise NotebookError(why)
+        by_cell: dict[int, list[TextEdit]] = {}
+        for edit in edits:
+            cell = self._cell_of(edit)
+            assert cell is not None
+            by_cell.setdefault(cell.number, []).append(
+                TextEdit(edit.start - cell.start, edit.end - cell.start, edit.content))
+        changed = {}
+        for cell in self.cells:
+            if cell.number not in by_cell:
+                continue
+            # The placeholders are as long as the lines they stand for: module offsets are the source's.
+            new = apply_text_edits(cell.source + ("\n" if cell.newline_added else ""), by_cell[cell.number])
+            if cell.newline_added and new.endswith("\n"):
+                new = new[:-1]
+            if new != cell.source:
+                changed[cell.number] = new
+        return changed
+
+    def sources_of(self, text: str) -> dict[int, str]:
+        """Cell number -> new source, for each cell that `text` (the fixed module) changes."""
+        from codemods.engine.fixes import text_edits
+
+        return self.sources_after(text_edits(self.text, text))
+
+    def source(self, number: int) -> str:
+        return next(cell.source for cell in self.cells if cell.number == number)
+
+    def locate_message(self, message: str) -> str:
+        """A parse error's `(line N, column M)` said in the notebook's terms."""
+        def cell_terms(match: re.Match) -> str:
+            where = self.locate(int(match["line"]))
+            return match[0] if where is None else f"(cell {where[0]}, line {where[1]}, column {match['column']})"
+
+        return re.sub(r"\(line (?P<line>\d+), column (?P<column>\d+)\)", cell_terms, message)
+
+
+@dataclass(frozen=True)
+class NotebookSource:
+    """A notebook read as Python: what the runner reads of a `SourceFile` (`text`, `encoding`,
+    `encode`), with the cells it came from."""
+
+    path: Path
+    raw: bytes
+    text: str
+    cells: Cells
+    json_text: str
+    spans: tuple[Optional[tuple[int, int]], ...]  # each cell's `source` value in json_text
+    sources: tuple[object, ...]  # each cell's `source` as stored (str or list of str)
+    encoding: str = "utf-8"
+
+    def encode(self, text: str) -> bytes:
+        """The notebook's bytes with the fixed module `text` put back into its cells."""
+        out = self.json_text
+        for number, source in sorted(self.cells.sources_of(text).items(), reverse=True):
+            span = self.spans[number - 1]
+            if span is None:
+                raise NotebookError(f"cell {number} has no `source` to write")
+            start, end = span
+            out = out[:start] + self._value(number, source) + out[end:]
+        return out.encode("utf-8")
+
+    def _value(self, number: int, source: str) -> str:
+        """`source` as JSON, stored as the cell stored its old one."""
+        ascii_only = self.raw.isascii() and b"\\u" in self.raw
+        old = self.sources[number - 1]
+        if isinstance(old, str):
+            return json.dumps(source, ensure_ascii=ascii_only)
+        lines = [line for line in re.split("(?<=\n)", source) if line]
+        if not lines:
+            return "[]"
+        opening, separator, closing = self._list_layout(number)
+        return "[" + opening + separator.join(json.dumps(line, ensure_ascii=ascii_only) for line in lines) + closing + "]"
+
+    def _list_layout(self, number: int) -> tuple[str, str, str]:
+        """The whitespace after `[`, between items (with the comma) and before `]` of the cell's list."""
+        span = self.spans[number - 1]
+        assert span is not None
+        text = self.json_text
+        start, end = span
+        old = self.sources[number - 1]
+        assert isinstance(old, list)
+        if old:
+            first = _skip(text, start + 1)
+            opening = text[start + 1:first]
+            after = _DECODER.raw_decode(text, first)[1]
+            closing = _tail(text, start, end)
+            if len(old) > 1:
+                second = _skip(text, _skip(text, after) + 1)
+                separator = text[after:second]
+            else:
+                separator = "," + opening if "\n" in opening else ", "
+            return opening, separator, closing
+        if "\n" not in text:
+            return "", ", ", ""
+        unit = re.match(r"\{\n([ \t]*)", text)
+        indent = unit[1] if unit else " "
+        line_start = text.rfind("\n", 0, start) + 1
+        key_indent = re.match(r"[ \t]*", text[line_start:])[0]  # type: ignore[index]
+        return "\n" + key_indent + indent, ",\n" + key_indent + indent, "\n" + key_indent
+
+
+_DECODER = json.JSONDecoder()
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _skip(text: str, index: int) -> int:
+    return _WHITESPACE.match(text, index).end()  # type: ignore[union-attr]
+
+
+def _tail(text: str, start: int, end: int) -> str:
+    """The whitespace before the closing bracket of the value text[start:end]."""
+    inner = text[start:end - 1]
+    return inner[len(inner.rstrip(" \t\n\r")):]
+
+
+def _members(text: str, index: int) -> tuple[list[tuple[str, int, int]], int]:
+    """The members of the JSON object at `index` (key, value start, value end), and its end."""
+    assert text[index] == "{"
+    members = []
+    index = _skip(text, index + 1)
+    if text[index] == "}":
+        return members, index + 1
+    while True:
+        key, index = json.decoder.scanstring(text, index + 1)
+        index = _skip(text, _skip(text, index) + 1)  # past the colon
+        _, end = _DECODER.raw_decode(text, index)
+        members.append((key, index, end))
+        index = _skip(text, end)
+        if text[index] == "}":
+            return members, index + 1
+        index = _skip(text, index + 1)  # past the comma
+
+
+def _source_spans(text: str, count: int) -> tuple[Optional[tuple[int, int]], ...]:
+    """Where each cell's `source` value lies in the notebook's (valid JSON) text."""
+    top, _ = _members(text, _skip(text, 0))
+    cells = [(start, end) for key, start, end in top if key == "cells"][-1]
+    spans: list[Optional[tuple[int, int]]] = []
+    index = _skip(text, cells[0] + 1)
+    while text[index] != "]":
+        members, end = _members(text, index)
+        sources = [(start, stop) for key, start, stop in members if key == "source"]
+        spans.append(sources[-1] if sources else None)
+        index = _skip(text, end)
+        if text[index] == ",":
+            index = _skip(text, index + 1)
+    assert len(spans) == count
+    return tuple(spans)
+
+
+def read(path: Path, raw: bytes) -> NotebookSource:
+    """The notebook at `path` (its bytes `raw`) as one Python module; NotebookError says why not."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise NotebookError(f"cannot read notebook: not UTF-8 ({error})") from None
+    try:
+        document = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as error:
+        raise NotebookError(f"cannot read notebook: not valid JSON ({error})") from None
+    if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
+        if isinstance(document, dict) and document.get("nbformat") not in (None, 4):
+            raise NotebookError(f"cannot read notebook: nbformat {document.get('nbformat')!r}; only nbformat 4 is read")
+        raise NotebookError("cannot read notebook: no `cells` list (not a Jupyter notebook)")
+    if document.get("nbformat") != 4:
+        raise NotebookError(f"cannot read notebook: nbformat {document.get('nbformat')!r}; only nbformat 4 is read")
+    sources: list[object] = []
+    for number, cell in enumerate(document["cells"], 1):
+        if not isinstance(cell, dict):
+            raise NotebookError(f"cannot read notebook: cell {number} is not an object")
+        source = cell.get("source", "")
+        if not (isinstance(source, str) or isinstance(source, list) and all(isinstance(s, str) for s in source)):
+            raise NotebookError(f"cannot read notebook: cell {number}: `source` is not text")
+        sources.append(source)
+    spans = _source_spans(text, len(sources))
+    python = _is_python(document)
+    parts: list[str] = []
+    cells: list[CodeCell] = []
+    offset = line_count = 0
+    for number, (cell, stored) in enumerate(zip(document["cells"], sources), 1):
+        if cell.get("cell_type") != "code" or not python:
+            continue
+        source = stored if isinstance(stored, str) else "".join(stored)  # type: ignore[arg-type]
+        lines = [line for line in re.split("(?<=\n)", source) if line]
+        magic = bool(lines) and lines[0].lstrip().startswith("%%")
+        code, ipython = _python_lines(lines, magic)
+        added = bool(source) and not source.endswith("\n")
+        module = "".join(code) + ("\n" if added else "")
+        cells.append(CodeCell(number, offset, offset + len(module), line_count, source, added,
+                              tuple((offset + start, offset + end, line) for start, end, line in ipython), magic))
+        parts.append(module)
+        offset += len(module)
+        line_count += len(lines)
+    module_text = "".join(parts)
+    return NotebookSource(path, raw, module_text, Cells(module_text, tuple(cells)), text, spans, tuple(sources))
+
+
+def _is_python(document: dict) -> bool:
+    """Whether the notebook's kernel runs Python (a notebook that does not say is taken to)."""
+    metadata = document.get("metadata")
+    info = metadata.get("language_info") if isinstance(metadata, dict) else None
+    name = info.get("name") if isinstance(info, dict) else None
+    return not isinstance(name, str) or name.lower() == "python"
+
+
+# A line IPython rewrites before Python sees it: a magic, a shell escape, help, an autocall escape.
+_ESCAPE = ("%", "!", "?", "/", ";", ",")
+_ASSIGNED_ESCAPE = re.compile(r"[\w.\s,()\[\]*]+(?<![=!<>+\-*/%&|^@:])=\s*[%!]")
+
+
+def _python_lines(lines: list[str], cell_magic: bool) -> tuple[list[str], list[tuple[int, int, str]]]:
+    """The cell's lines with its IPython lines replaced by placeholders of the same length, and
+    where those lines are (offsets in the cell, newline included) with their text."""
+    out: list[str] = []
+    ipython: list[tuple[int, int, str]] = []
+    offset = 0
+    state = _State()
+    for line in lines:
+        body = line.rstrip("\r\n")
+        newline = line[len(body):]
+        if cell_magic:
+            is_ipython = bool(body.strip())
+            placeholder = "#" + " " * (len(body) - 1) if is_ipython else body
+        else:
+            at_statement = state.at_statement_start()
+            comment = state.scan(body)
+            code = (body if comment is None else body[:comment]).strip()
+            is_ipython = at_statement and bool(code) and (
+                code.startswith(_ESCAPE) or code.endswith("?") or bool(_ASSIGNED_ESCAPE.match(code)))
+            if is_ipython:
+                state.undo()
+            placeholder = _placeholder(body)
+        if is_ipython:
+            ipython.append((offset, offset + len(line), body))
+            out.append(placeholder + newline)
+        else:
+            out.append(line)
+        offset += len(line)
+    return out, ipython
+
+
+def _placeholder(body: str) -> str:
+    """A statement that does nothing, as long as `body` and at its indentation."""
+    indent = body[:len(body) - len(body.lstrip())]
+    room = len(body) - len(indent)
+    word = "pass" if room >= 4 else "0"
+    return indent + word + " " * (room - len(word))
+
+
+class _State:
+    """Where a line starts: inside brackets, a triple-quoted string, or after a backslash."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote: Optional[str] = None  # the open triple quote
+        self.continued = False
+        self._saved = (0, None, False)
+
+    def at_statement_start(self) -> bool:
+        return self.depth == 0 and self.quote is None and not self.continued
+
+    def undo(self) -> None:
+        self.depth, self.quote, self.continued = self._saved
+
+    def scan(self, body: str) -> Optional[int]:
+        """Advance past one line; the offset of its comment, if it has one."""
+        self._saved = (self.depth, self.quote, self.continued)
+        self.continued = False
+        index, size = 0, len(body)
+        while index < size:
+            if self.quote is not None:
+                close = _closing(body, index, self.quote)
+                if close < 0:
+                    return None
+                self.quote, index = None, close
+                continue
+            char = body[index]
+            if char == "#":
+                return index
+            if char in "\"'":
+                triple = body[index:index + 3]
+                if triple in ('"""', "'''"):
+                    self.quote = triple
+                    index += 3
+                    continue
+                close = _closing(body, index + 1, char)
+                index = size if close < 0 else close
+                continue
+            if char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(0, self.depth - 1)
+            elif char == "\\" and index == size - 1:
+                self.continued = True
+            index += 1
+        return None
+
+
+def _closing(body: str, index: int, quote: str) -> int:
+    """The offset after the `quote` that closes a string at `index` (-1: not on this line)."""
+    while index < len(body):
+        if body[index] == "\\":
+            index += 2
+            continue
+        if body.startswith(quote, index):
+            return index + len(quote)
+        index += 1
+    return -1
