@@ -26,6 +26,7 @@ from typing import Optional, Sequence
 
 from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
 from codemods.capabilities import installed_version
+from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind, TextEdit
 from codemods.engine.report import FileResult
 from codemods.engine.rule import Rule
@@ -70,13 +71,15 @@ class ResultCache:
             data = json.loads(self._entry(raw, rules, facts).read_text(encoding="utf-8"))
             findings = [_finding(f) for f in data["findings"]]
             after = data["after"]
-            new_source = None if after is None else after.encode(data["encoding"])
-        except (OSError, ValueError, KeyError, TypeError, LookupError):
+            # A notebook: the fixed module goes back into its cells (codemods/engine/notebook.py).
+            ipynb = notebook.read(path, raw) if notebook.is_notebook(path) and data["parsed"] else None
+            new_source = None if after is None else ipynb.encode(after) if ipynb else after.encode(data["encoding"])
+        except (OSError, ValueError, KeyError, TypeError, LookupError, notebook.NotebookError):
             return None  # missing or unreadable: analyse again
         has_fix = any(f.fix is not None for f in findings)
         return FileResult(str(path), parsed=data["parsed"], new_source=new_source, raw=raw if has_fix else b"",
                           after=after or "", findings=findings, error=data["error"], encoding=data["encoding"],
-                          suppressed=data["suppressed"])
+                          suppressed=data["suppressed"], cells=ipynb.cells if ipynb is not None else None)
 
     def project_facts(self, digest: str) -> dict[str, ModuleFacts]:
         """The cross-module facts an earlier run computed for a project with this digest."""

@@ -1,0 +1,344 @@
+"""Jupyter notebooks, end to end: `.ipynb` files are found, their code cells analysed as one module
+(a kernel defined in one cell, launched in a later one), IPython syntax left alone, findings and
+diffs given by cell, and `--write` replaces only the changed cells' source, every other byte kept.
+
+The notebook is a realistic one: markdown, a line magic, a shell escape, a cell magic, help
+syntax, stored outputs and execution counts, and a Pallas TPU kernel with a per-operand precision
+(tests/fixtures/precision/dot_pair_jax_0_12.in.py) whose launch is two cells below it. The test
+marked `jax` executes the cells' code with jax and lowers the kernel for TPU before and after.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+from codemods.engine import notebook, runner
+from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind, TextEdit
+from tests.test_cli import cli, fix
+from tests.test_formats import SCHEMA_PATH, validate
+
+nbformat = pytest.importorskip("nbformat")
+
+KERNEL_LINE = "    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))"
+FIXED_LINE = "    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision=lax.Precision.HIGH)"  # on jax 0.12
+KERNEL_CELL = 5  # 1-based, the markdown cell counted, as Ruff and Jupyter count
+PY_KERNEL = Path(__file__).parent / "fixtures" / "precision" / "dot_pair_jax_0_12.in.py"
+
+
+def _cell(cell_type: str, source, number: int, **fields) -> dict:
+    cell = {"cell_type": cell_type, "id": f"cell-{number}", "metadata": {}, "source": source}
+    if cell_type == "code":
+        cell = {**cell, "execution_count": fields.pop("execution_count", None), "outputs": fields.pop("outputs", [])}
+    cell.update(fields)
+    return cell
+
+
+def make_notebook(*, as_strings: bool = False) -> dict:
+    """The notebook (nbformat 4.5); `as_strings`: every source stored as one string, not a list of lines."""
+    sources = [
+        ("markdown", ["# A matmul kernel\n", "\n", "Prototyped here, before it moves to a module."]),
+        ("code", ["%matplotlib inline\n", "import functools\n", "\n", "import jax\n", "import jax.numpy as jnp\n",
+                  "from jax import lax\n", "from jax.experimental import pallas as pl"]),
+        ("code", ["!pip list"]),
+        ("code", ["%%timeit\n", "x = 1\n", "  y = 2  # not Python: the whole cell belongs to the magic"]),
+        ("code", ["def kernel(x_ref, y_ref, o_ref):\n", KERNEL_LINE]),
+        ("markdown", ["Launch it:"]),
+        ("code", ["matmul = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))\n",
+                  "matmul?"]),
+    ]
+    outputs = {
+        3: [{"name": "stdout", "output_type": "stream", "text": ["Package    Version\n", "jax        0.12.0\n"]}],
+        4: [{"name": "stdout", "output_type": "stream", "text": ["12.3 ns ± 0.1 ns per loop\n"]}],
+        7: [{"data": {"image/png": "iVBORw0KGgo=", "text/plain": ["<Figure size 640x480 with 1 Axes>"]},
+             "metadata": {"needs_background": "light"}, "output_type": "display_data"}],
+    }
+    cells = []
+    for number, (kind, lines) in enumerate(sources, 1):
+        source = "".join(lines) if as_strings else lines
+        extra = {"execution_count": number, "outputs": outputs.get(number, [])} if kind == "code" else {}
+        cells.append(_cell(kind, source, number, **extra))
+    return {
+        "cells": cells,
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                     "language_info": {"name": "python", "version": "3.12.0"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def dump(document: dict, *, indent: int = 1, final_newline: bool = True) -> bytes:
+    """As Jupyter writes a notebook (indent 1, non-ASCII as is, a final newline), or otherwise."""
+    return (json.dumps(document, indent=indent, ensure_ascii=False) + ("\n" if final_newline else "")).encode()
+
+
+def valid(data: bytes) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a missing cell id would only warn
+        nbformat.validate(nbformat.reads(data.decode(), as_version=nbformat.NO_CONVERT))
+
+
+@pytest.fixture
+def nb(tmp_path: Path) -> Path:
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(dump(make_notebook()))
+    valid(path.read_bytes())
+    return path
+
+
+def test_dry_run_names_the_cell_and_shows_its_diff(nb: Path) -> None:
+    before = nb.read_bytes()
+    proc = fix(cwd=nb.parent)  # the folder: notebooks are discovered by default
+    assert proc.returncode == 1, proc.stderr
+    # Cell 5 of 7 (markdown counted), line 2 of the cell, not line 9 of the joined module.
+    assert f"nb.ipynb:cell {KERNEL_CELL}:2:61: JAX001 [fixed]".encode() in proc.stderr, proc.stderr
+    assert proc.stdout == (
+        f"--- a/nb.ipynb:cell {KERNEL_CELL}\n+++ b/nb.ipynb:cell {KERNEL_CELL}\n@@ -1,2 +1,2 @@\n"
+        f" def kernel(x_ref, y_ref, o_ref):\n-{KERNEL_LINE}\n\\ No newline at end of file\n"
+        f"+{FIXED_LINE}\n\\ No newline at end of file\n").encode()
+    assert b"1 files scanned, 1 parsed, 1 would change, 1 fixes" in proc.stderr
+    assert nb.read_bytes() == before
+
+
+@pytest.mark.parametrize("layout", ["jupyter", "indent 2, strings, no final newline"])
+def test_write_changes_only_the_kernel_cells_source(tmp_path: Path, layout: str) -> None:
+    jupyter = layout == "jupyter"
+    document = make_notebook(as_strings=not jupyter)
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(dump(document, indent=1 if jupyter else 2, final_newline=jupyter))
+    before = path.read_bytes()
+
+    assert fix("nb.ipynb", cwd=tmp_path).returncode == 1  # a dry run first: --write then reads its cached result
+    proc = fix("--write", "nb.ipynb", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    after = path.read_bytes()
+
+    # Every byte outside the changed line of that cell's source is the same.
+    old, new = (KERNEL_LINE, FIXED_LINE) if jupyter else (
+        "def kernel(x_ref, y_ref, o_ref):\n" + KERNEL_LINE, "def kernel(x_ref, y_ref, o_ref):\n" + FIXED_LINE)
+    old_json, new_json = json.dumps(old, ensure_ascii=False).encode(), json.dumps(new, ensure_ascii=False).encode()
+    assert before.count(old_json) == 1
+    assert after == before.replace(old_json, new_json)
+    # And, read as JSON: only that source changed, still stored as it was (a list of lines, or a string).
+    expected = copy.deepcopy(document)
+    cell = expected["cells"][KERNEL_CELL - 1]
+    cell["source"] = ["def kernel(x_ref, y_ref, o_ref):\n", FIXED_LINE] if jupyter else new
+    assert json.loads(after) == expected
+    valid(after)
+
+    check = fix("--check", "nb.ipynb", cwd=tmp_path)
+    assert check.returncode == 0, check.stderr
+    assert check.stdout == b""
+
+
+def test_check_lists_the_notebook_and_exits_1(nb: Path) -> None:
+    proc = fix("--check", cwd=nb.parent)
+    assert proc.returncode == 1
+    assert proc.stdout == b"nb.ipynb\n"
+
+
+def test_interactive_applies_an_accepted_fix_and_keeps_a_declined_one(nb: Path) -> None:
+    before = nb.read_bytes()
+    declined = _interactive(nb, b"n\n")
+    assert declined.returncode == 1
+    assert f"nb.ipynb:cell {KERNEL_CELL}:2:61: JAX001".encode() in declined.stdout  # the question names the cell
+    assert f"--- a/nb.ipynb:cell {KERNEL_CELL}".encode() in declined.stdout
+    assert nb.read_bytes() == before
+    accepted = _interactive(nb, b"y\n")
+    assert accepted.returncode == 0, accepted.stderr
+    assert nb.read_bytes() == before.replace(json.dumps(KERNEL_LINE).encode(), json.dumps(FIXED_LINE).encode())
+
+
+def _interactive(nb: Path, answers: bytes):
+    import os
+    import subprocess
+    import sys
+
+    from tests.test_cli import REPO, TARGET
+
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "codemods", "-i", "--jax-version", TARGET, "nb.ipynb"],
+                          cwd=nb.parent, env=env, input=answers, capture_output=True, timeout=120)
+
+
+def test_unreadable_notebooks_are_reported_and_the_run_goes_on(tmp_path: Path) -> None:
+    (tmp_path / "broken.ipynb").write_bytes(b'{"cells": [\n')
+    old = {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": []}]}
+    (tmp_path / "old.ipynb").write_text(json.dumps(old))
+    (tmp_path / "kernel.py").write_bytes(PY_KERNEL.read_bytes())
+    (tmp_path / "nb.ipynb").write_bytes(dump(make_notebook()))
+
+    proc = fix("--write", cwd=tmp_path)
+    assert proc.returncode == 2  # some file could not be processed
+    errors = [line for line in proc.stderr.decode().splitlines() if ": error: " in line]
+    assert errors == [
+        "broken.ipynb: error: cannot read notebook: not valid JSON (Expecting value: line 2 column 1 (char 12))",
+        "old.ipynb: error: cannot read notebook: nbformat 3; only nbformat 4 is read",
+    ]
+    # The other files were still fixed.
+    assert b"precision=lax.Precision.HIGH)" in (tmp_path / "kernel.py").read_bytes()
+    assert json.dumps(FIXED_LINE).encode() in (tmp_path / "nb.ipynb").read_bytes()
+
+
+def test_machine_readable_formats_give_the_cell(nb: Path) -> None:
+    document = json.loads(fix("--output-format", "json", cwd=nb.parent).stdout)
+    [finding] = document["findings"]
+    assert (finding["path"], finding["cell"], finding["start"], finding["end"]) == (
+        "nb.ipynb", KERNEL_CELL, {"line": 2, "column": 61}, {"line": 2, "column": 103})
+    [edit] = finding["fix"]["edits"]
+    assert edit["start"]["cell"] == KERNEL_CELL and edit["start"]["line"] == 2
+    assert edit["content"] == "lax.Precision.HIGH"
+    assert finding["fix"]["patch"].startswith(f"--- a/nb.ipynb:cell {KERNEL_CELL}\n")
+    assert document["files"][0]["diff"] == finding["fix"]["patch"]
+
+    log = json.loads(fix("--output-format", "sarif", cwd=nb.parent).stdout)
+    assert validate(log, json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))) == []
+    [result] = log["runs"][0]["results"]
+    [location] = result["locations"]
+    assert location["physicalLocation"]["region"] == {"startLine": 2, "startColumn": 61, "endLine": 2, "endColumn": 103}
+    assert location["logicalLocations"][0]["fullyQualifiedName"] == f"nb.ipynb:cell {KERNEL_CELL}"
+    assert result["properties"]["cell"] == KERNEL_CELL
+    assert "fixes" not in result  # its replacements would be read as edits of the JSON
+    assert result["properties"]["patch"] == finding["fix"]["patch"]
+
+    github = fix("--output-format", "github", cwd=nb.parent).stdout.decode()
+    assert github.startswith(f"::notice file=nb.ipynb,title=JAX001 [fixed] cell {KERNEL_CELL}::cell {KERNEL_CELL}:2:61: jnp.dot")
+
+
+def test_the_config_switch_turns_discovery_off_and_a_typo_is_named(nb: Path) -> None:
+    (nb.parent / "pyproject.toml").write_text("[tool.jax-codemod]\nnotebooks = false\n")
+    proc = fix(cwd=nb.parent)
+    assert proc.returncode == 0 and b"0 files scanned" in proc.stderr
+    named = fix("nb.ipynb", cwd=nb.parent)  # a notebook named explicitly is still processed
+    assert named.returncode == 1 and b"cell 5:2:61" in named.stderr
+    (nb.parent / "pyproject.toml").write_text("[tool.jax-codemod]\nnotebook = false\n")
+    typo = fix(cwd=nb.parent)
+    assert typo.returncode == 2
+    assert b"unknown key `tool.jax-codemod.notebook`; did you mean `notebooks`?" in typo.stderr
+
+
+def test_checkpoints_are_not_discovered(nb: Path) -> None:
+    (nb.parent / ".ipynb_checkpoints").mkdir()
+    (nb.parent / ".ipynb_checkpoints" / "nb-checkpoint.ipynb").write_bytes(nb.read_bytes())
+    proc = fix(cwd=nb.parent)
+    assert b"1 files scanned" in proc.stderr and b"checkpoint" not in proc.stderr
+
+
+# -- the module the cells make, IPython syntax --
+
+
+IPYTHON_CELL = '''\
+files = !ls
+%time f(1)
+for i in range(3):
+    %time f(i)
+f?
+??f
+/f 1 2
+doc = """
+%not a magic: inside a string
+why?
+"""
+x = 1  # why?
+y = (1,
+     2)
+'''
+
+
+def test_ipython_lines_become_placeholders_of_the_same_length() -> None:
+    document = make_notebook()
+    document["cells"].insert(1, _cell("code", IPYTHON_CELL, 99, execution_count=None))
+    source = notebook.read(Path("nb.ipynb"), dump(document))
+    module = source.text
+    ast.parse(module)  # IPython syntax never breaks parsing
+    ipython_cell = source.cells.cells[0]
+    lines = IPYTHON_CELL.splitlines()
+    replaced = [line for line in lines if line not in module.splitlines()]
+    assert replaced == ["files = !ls", "%time f(1)", "    %time f(i)", "f?", "??f", "/f 1 2"]
+    assert [text for _, _, text in ipython_cell.ipython] == replaced
+    assert len(module[ipython_cell.start:ipython_cell.end]) == len(IPYTHON_CELL)  # offsets are the cell's
+    # The magic line of the next cell and every line of the %% cell too; markdown is not code.
+    assert "%matplotlib" not in module and "%%timeit" not in module and "y = 2" not in module
+    assert "A matmul kernel" not in module
+    # Lines map back to (cell, line in cell), every cell counted.
+    kernel_line = module.splitlines().index(KERNEL_LINE) + 1
+    assert source.cells.locate(kernel_line) == (KERNEL_CELL + 1, 2)
+    assert source.cells.locate(1) == (2, 1)
+
+
+def test_a_fix_that_would_touch_ipython_syntax_is_refused() -> None:
+    source = notebook.read(Path("nb.ipynb"), dump(make_notebook()))
+    cells = source.cells
+    magic = cells.cells[0].ipython[0]  # %matplotlib inline, cell 2
+    timeit = cells.cells[2]  # the %%timeit cell
+    kernel = cells.cells[3]
+    inside_magic = TextEdit(magic[0] + 1, magic[0] + 5, "x")
+    assert cells.blocked([inside_magic]) == "the fix would change IPython syntax in cell 2 (%matplotlib inline)"
+    assert cells.blocked([TextEdit(magic[0] + 3, magic[0] + 3, "x")]) is not None  # an insertion inside it
+    assert cells.blocked([TextEdit(magic[0], magic[0], "import os\n")]) is None  # before it: fine
+    assert cells.blocked([TextEdit(timeit.start + 9, timeit.start + 10, "y")]) == \
+        "the fix would change cell 4, a cell magic"
+    assert cells.blocked([TextEdit(kernel.start - 2, kernel.start + 2, "")]) == "the fix spans two cells of the notebook"
+    with pytest.raises(notebook.NotebookError):
+        cells.sources_after([inside_magic])
+    # The runner turns such a fix into a [manual] note, and applies the others.
+    ok = TextEdit(kernel.start, kernel.start + 3, "def")
+    findings = [Finding("JAX001", Kind.FIXED, 1, 1, "bad", fix=Fix(Applicability.SAFE, (inside_magic,))),
+                Finding("JAX001", Kind.FIXED, 9, 1, "good", fix=Fix(Applicability.SAFE, (ok,)))]
+    kept = list(findings)
+    assert runner._refuse_in_notebook(cells, kept, findings) is True
+    assert kept[0].kind is Kind.MANUAL and kept[0].fix is None
+    assert kept[0].message == "bad (not fixed: the fix would change IPython syntax in cell 2 (%matplotlib inline))"
+    assert kept[1] is findings[1]
+
+
+def test_a_parse_error_is_placed_in_its_cell(tmp_path: Path) -> None:
+    document = make_notebook()
+    document["cells"][6]["source"] = ["matmul = pl.pallas_call(kernel,\n", "x = (precision"]
+    (tmp_path / "nb.ipynb").write_bytes(dump(document))
+    proc = fix(cwd=tmp_path)
+    assert proc.returncode == 2
+    assert b"nb.ipynb: error: cannot parse:" in proc.stderr and b"'(' was never closed (cell 7, line 2, column 5)" in proc.stderr, proc.stderr
+
+
+def test_an_empty_source_list_gets_the_files_layout(tmp_path: Path) -> None:
+    """A cell stored as `[]` that a fix fills is laid out as Jupyter lays out lists."""
+    document = make_notebook()
+    document["cells"][1]["source"] = []
+    raw = dump(document)
+    source = notebook.read(Path("nb.ipynb"), raw)
+    written = source.encode("import os\n" + source.text)
+    assert written == raw.replace(b'"source": []', b'"source": [\n    "import os\\n"\n   ]', 1)
+    valid(written)
+
+
+# -- proven with jax: the rewritten cells lower for TPU --
+
+
+@pytest.mark.jax
+def test_the_rewritten_notebook_lowers_for_tpu(nb: Path) -> None:
+    pytest.importorskip("jax")
+    import jax
+    import jax.numpy as jnp
+
+    from tests import jax_support
+
+    def lowering_error(raw: bytes, name: str):
+        # The cells' code, magics left out (placeholders), run as one module: what the kernel runs.
+        program = jax_support.load_program(notebook.read(nb, raw).text, name)
+        args = (jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32))
+        return jax_support.lowering_error(jax.jit(program.matmul), args, "tpu")
+
+    before = nb.read_bytes()
+    assert "Per-operand dot precision unsupported" in (lowering_error(before, "notebook_before") or "")
+    proc = cli("--write", "nb.ipynb", cwd=nb.parent)  # aimed at the installed jax
+    assert proc.returncode == 0, proc.stderr
+    after = nb.read_bytes()
+    assert after != before
+    valid(after)
+    assert lowering_error(after, "notebook_after") is None
