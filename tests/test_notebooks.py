@@ -307,13 +307,14 @@ def test_a_parse_error_is_placed_in_its_cell(tmp_path: Path) -> None:
 
 
 def test_an_empty_source_list_gets_the_files_layout(tmp_path: Path) -> None:
-    """A cell stored as `[]` that a fix fills is laid out as Jupyter lays out lists."""
+    """A cell stored as `[]` that a fix fills is laid out as Jupyter lays out lists (its last line
+    without a newline, as Jupyter stores it)."""
     document = make_notebook()
     document["cells"][1]["source"] = []
     raw = dump(document)
     source = notebook.read(Path("nb.ipynb"), raw)
     written = source.encode("import os\n" + source.text)
-    assert written == raw.replace(b'"source": []', b'"source": [\n    "import os\\n"\n   ]', 1)
+    assert written == raw.replace(b'"source": []', b'"source": [\n    "import os"\n   ]', 1)
     valid(written)
 
 
@@ -342,3 +343,29 @@ def test_the_rewritten_notebook_lowers_for_tpu(nb: Path) -> None:
     assert after != before
     valid(after)
     assert lowering_error(after, "notebook_after") is None
+
+
+def test_a_helper_goes_at_the_end_of_the_imports_cell(tmp_path: Path) -> None:
+    """JAX002's helper is inserted after the imports: at the end of their cell, with no blank line
+    left at the cell's end; the call it replaces is in another cell, two cells below."""
+    golden = Path(__file__).parent / "fixtures" / "accuracy" / "rsqrt_plgpu_kernel_call"
+    head, kernel, launch = golden.with_suffix(".in.py").read_text().split("\n\n\n")
+    imports, constant = head.rsplit("\n\n", 1)
+    document = make_notebook()
+    document["cells"] = [_cell("code", source.splitlines(True), number, execution_count=None)
+                         for number, source in enumerate([imports, constant, kernel, launch], 1)]
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(dump(document))
+    proc = fix("--write", "nb.ipynb", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    after = json.loads(path.read_bytes())
+    sources = ["".join(cell["source"]) for cell in after["cells"]]
+    assert sources[0].startswith(imports + "\n\n\ndef rsqrt_safe(x):\n")
+    assert sources[0].endswith("return lax.select((y > 0) & (y < float(\"inf\")), refined, y)")  # as it ended: no newline
+    assert sources[1] == constant and sources[3] == launch
+    assert "rsqrt_safe(jnp.mean(x * x) + EPS)" in sources[2]
+    # The cells' code is the golden's rewritten file, but for the blank lines between cells.
+    code = notebook.read(path, path.read_bytes()).text
+    expected = golden.with_suffix(".out.py").read_text()
+    assert [line for line in code.splitlines() if line.strip()] == [line for line in expected.splitlines() if line.strip()]
+    valid(path.read_bytes())

@@ -22,6 +22,7 @@ stays a string.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -111,8 +112,11 @@ class Cells:
                 continue
             # The placeholders are as long as the lines they stand for: module offsets are the source's.
             new = apply_text_edits(cell.source + ("\n" if cell.newline_added else ""), by_cell[cell.number])
-            if cell.newline_added and new.endswith("\n"):
-                new = new[:-1]
+            # No more newlines at its end than it had: the blank lines a fix puts after a helper
+            # separate it from the code that follows, in another cell here.
+            had = len(cell.source) - len(cell.source.rstrip("\n"))
+            if len(new) - len(new.rstrip("\n")) > had:
+                new = new.rstrip("\n") + "\n" * had
             if new != cell.source:
                 changed[cell.number] = new
         return changed
@@ -145,9 +149,14 @@ class NotebookSource:
     text: str
     cells: Cells
     json_text: str
-    spans: tuple[Optional[tuple[int, int]], ...]  # each cell's `source` value in json_text
     sources: tuple[object, ...]  # each cell's `source` as stored (str or list of str)
     encoding: str = "utf-8"
+
+    @functools.cached_property
+    def spans(self) -> tuple[Optional[tuple[int, int]], ...]:
+        """Where each cell's `source` value lies in json_text (found only to write: a second
+        reading of the whole file, outputs included)."""
+        return _source_spans(self.json_text, len(self.sources))
 
     def encode(self, text: str) -> bytes:
         """The notebook's bytes with the fixed module `text` put back into its cells."""
@@ -273,7 +282,6 @@ def read(path: Path, raw: bytes) -> NotebookSource:
         if not (isinstance(source, str) or isinstance(source, list) and all(isinstance(s, str) for s in source)):
             raise NotebookError(f"cannot read notebook: cell {number}: `source` is not text")
         sources.append(source)
-    spans = _source_spans(text, len(sources))
     python = _is_python(document)
     parts: list[str] = []
     cells: list[CodeCell] = []
@@ -293,7 +301,7 @@ def read(path: Path, raw: bytes) -> NotebookSource:
         offset += len(module)
         line_count += len(lines)
     module_text = "".join(parts)
-    return NotebookSource(path, raw, module_text, Cells(module_text, tuple(cells)), text, spans, tuple(sources))
+    return NotebookSource(path, raw, module_text, Cells(module_text, tuple(cells)), text, tuple(sources))
 
 
 def _is_python(document: dict) -> bool:
