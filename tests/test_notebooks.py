@@ -369,3 +369,26 @@ def test_a_helper_goes_at_the_end_of_the_imports_cell(tmp_path: Path) -> None:
     expected = golden.with_suffix(".out.py").read_text()
     assert [line for line in code.splitlines() if line.strip()] == [line for line in expected.splitlines() if line.strip()]
     valid(path.read_bytes())
+
+
+def test_diff_base_finds_a_changed_notebook(nb: Path) -> None:
+    from tests.test_cli import git
+
+    root = nb.parent
+    (root / "kernel.py").write_bytes(PY_KERNEL.read_bytes())
+    git("init", "-q", cwd=root)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "empty", cwd=root)
+    git("add", "kernel.py", cwd=root)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "kernel", cwd=root)
+    proc = fix("--diff-base", "HEAD", cwd=root)  # nb.ipynb is untracked: changed; kernel.py is not
+    assert proc.returncode == 1
+    assert b"1 files scanned" in proc.stderr and b"nb.ipynb:cell 5:2:61" in proc.stderr
+    (root / "pyproject.toml").write_text("[tool.jax-codemod]\nnotebooks = false\n")
+    assert b"0 files scanned" in fix("--diff-base", "HEAD", cwd=root).stderr
+
+
+def test_a_notebook_of_another_language_has_no_python(tmp_path: Path) -> None:
+    document = make_notebook()
+    document["metadata"]["language_info"] = {"name": "R"}
+    source = notebook.read(Path("nb.ipynb"), dump(document))
+    assert source.text == "" and source.cells.cells == ()
