@@ -76,7 +76,8 @@ def run(
         for index_, path, raw, rules, facts in analysed if review is not None else ():
             accept = review(results[index_])
             if accept is not None:
-                results[index_] = process_source(path, raw, rules, settings, accept=accept, facts=facts)
+                results[index_] = process_source(path, raw, rules, settings, accept=accept, facts=facts,
+                                                 prefiltered=True)
     finally:
         _PROJECT = None
         gc.unfreeze()
@@ -211,20 +212,22 @@ def _map(function, items: list, jobs: int) -> Iterator[FileResult]:
 
 def _process_candidate(item: tuple[Path, bytes, Sequence[Rule], Settings, ModuleFacts]) -> FileResult:
     path, raw, rules, settings, facts = item
-    return process_source(path, raw, rules, settings, facts=facts)
+    return process_source(path, raw, rules, settings, facts=facts, prefiltered=True)
 
 
 def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Settings,
                    proven: Optional[dict[str, frozenset[int]]] = None,
-                   accept: Optional[Accept] = None, facts: ModuleFacts = NO_FACTS) -> FileResult:
+                   accept: Optional[Accept] = None, facts: ModuleFacts = NO_FACTS,
+                   prefiltered: bool = False) -> FileResult:
     """prefilter -> parse -> transform -> fix -> verify for one file; nothing is written here.
+    `prefiltered`: `rules` already passed the byte test with these facts (the runner's).
 
     The cyclic garbage collector is paused meanwhile: an ast of a large module is a few hundred
     thousand objects, and collections that rescan them all cost a fifth of the analysis."""
     if gc.isenabled():
         gc.disable()
         try:
-            return process_source(path, raw, rules, settings, proven, accept, facts)
+            return process_source(path, raw, rules, settings, proven, accept, facts, prefiltered)
         finally:
             gc.enable()
     result = FileResult(str(path))
@@ -235,7 +238,7 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
         return result
     # A traceback outranks the byte test; so does a kernel launched from another module.
     python = raw if ipynb is None else ipynb.text.encode()  # a notebook's outputs are not code
-    rules = list(rules) if proven else rules_for(python, rules, settings, bool(facts.kernels))
+    rules = list(rules) if proven or prefiltered else rules_for(python, rules, settings, bool(facts.kernels))
     if not rules:
         return result
     if len(python) > MAX_SOURCE_BYTES:
