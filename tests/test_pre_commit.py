@@ -207,7 +207,7 @@ def test_manifest_is_valid_and_names_the_console_script(tmp_path: Path) -> None:
         hook = hooks[hook_id]
         entry = hook["entry"].split()
         assert entry[0] in scripts and mode in entry, hook["entry"]
-        assert (hook["language"], hook["types"], hook["require_serial"]) == ("python", ["python"], False)
+        assert (hook["language"], hook["types_or"], hook["require_serial"]) == ("python", ["python", "jupyter"], False)
         assert hook["name"] and hook["description"]
 
 
@@ -315,3 +315,19 @@ def test_both_hooks_fail_while_a_manual_finding_remains(pre_commit: PreCommit, p
     assert re.search(r"^review\.py:6:\d+: JAX001 \[manual\]", result.stdout, re.M), result.stdout
     assert (project / "review.py").read_text() == MANUAL_ONLY
     assert "files were modified" not in result.stdout
+
+
+def test_check_hook_reads_staged_notebooks(pre_commit: PreCommit, project: Path) -> None:
+    """pre-commit passes a hook only the files its types select: notebooks reach the check hook
+    (`types_or: [python, jupyter]`, as ruff's hooks), and its finding names the cell."""
+    imports, kernel = BROKEN.split("\n\n\n", 1)
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# A kernel\n"]}] + [
+        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": [source]}
+        for source in (imports + "\n", kernel)]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (project / "kernels.ipynb").write_text(json.dumps(notebook, indent=1) + "\n")
+    _git(project, "add", "kernels.ipynb", env=pre_commit.env)
+    result = pre_commit.run(project, CHECK_HOOK, "kernels.ipynb")
+    assert result.returncode == 1, result.stdout
+    assert _hook_line("jax-codemod (check)", "Failed", result.stdout), result.stdout
+    assert re.search(r"^kernels\.ipynb:cell 3:\d+:\d+: JAX001 \[fixed\]", result.stdout, re.M), result.stdout
