@@ -128,6 +128,8 @@ PRECISION: dict[str, list[Launch]] = {
     "lambda_kernel": _launches("matmul", MATMUL, *PORTABLE),
     "lax_conv_positional": _launches("conv", CONV, *PORTABLE),
     "lax_imported_as_L": _launches("matmul", MATMUL, *PORTABLE),
+    "method_kernels": _launches("matmul", MATMUL, *PORTABLE, lines=(12,))
+    + _launches("static_matmul", MATMUL, *PORTABLE, lines=(16,)),
     "module_constant_kernel_only": _launches("matmul", MATMUL, *PORTABLE),
     "module_constant_shared_with_xla": _launches("matmul", MATMUL, *PORTABLE),
     "nested_def_in_kernel": _launches("matmul", [(2, 8, 128), (128, 128)], *PORTABLE),

@@ -273,9 +273,10 @@ class ProjectIndex:
                      why=f"called from {referrer.name}.{top.name}, which kernels run")
 
     def _aliases(self, referrer: _Module, name: str) -> set[str]:
-        """What `name` may be called in `referrer`: itself, or a name its imports bind it to (`as`)."""
+        """What `name` may be called in `referrer`: itself, or a name its imports bind it to (`as`).
+        (A def's entry in `_top_level` is "def", a keyword: never a name's last part.)"""
         return {name} | {bound for bound, qualified in self._top_level(referrer).items()
-                         if qualified != "def" and qualified.rsplit(".", 1)[-1] == name}
+                         if qualified.rsplit(".", 1)[-1] == name}
 
     def _mentions(self, referrer: _Module, module: _Module, name: str) -> bool:
         """Whether `referrer` names `module.name` through its top-level imports (read from its bare
@@ -367,21 +368,18 @@ class ProjectIndex:
         return self._functions[qualified]
 
     def _find_function(self, qualified: str, depth: int) -> Optional[tuple[_Module, str]]:
-        parts = qualified.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            owner = self._modules.get(".".join(parts[:cut]))
-            if owner is None:
-                continue
-            if cut != len(parts) - 1:
-                return None  # `pkg.mod.Class.method` and the like: not followed
-            kind = self._top_level(owner).get(parts[-1])
-            if kind == "def":  # a def, or a value such as `exp_hi = functools.partial(...)`
-                return owner, parts[-1]
-            if kind is not None and depth > 0:  # imported there: a re-export
-                absolute = owner.absolute(kind)
-                if absolute and absolute != qualified:
-                    return self._function(absolute, depth - 1)
+        # Only a module's own top-level name: `pkg.mod.Class.method` and the like are not followed.
+        owner_name, _, name = qualified.rpartition(".")
+        owner = self._modules.get(owner_name)
+        if owner is None:
             return None
+        kind = self._top_level(owner).get(name)
+        if kind == "def":  # a def, or a value such as `exp_hi = functools.partial(...)`
+            return owner, name
+        if kind is not None and depth > 0:  # imported there: a re-export
+            absolute = owner.absolute(kind)
+            if absolute and absolute != qualified:
+                return self._function(absolute, depth - 1)
         return None
 
     def _top_level(self, module: _Module) -> dict[str, str]:
@@ -421,7 +419,7 @@ class ProjectIndex:
         """Names the module binds to other project modules or their contents (by import, or by
         assignment from such a name): the only roots a cross-module reference can start from."""
         if module.project_names is None:
-            names = {b.name for b in index.imports if self._is_project_name(module, b.imported)}
+            names = {b.name for b in index.imports if self._is_project_name(module, b.imported)}  # type: ignore[arg-type]
             for bindings in index.module_scope.bindings.values():
                 for binding in bindings:
                     root = binding.value
@@ -432,8 +430,8 @@ class ProjectIndex:
             module.project_names = frozenset(names)
         return module.project_names
 
-    def _is_project_name(self, module: _Module, imported: Optional[str]) -> bool:
-        absolute = module.absolute(imported) if imported else None
+    def _is_project_name(self, module: _Module, imported: str) -> bool:
+        absolute = module.absolute(imported)
         return bool(absolute) and absolute.split(".")[0] in self._tops  # type: ignore[union-attr]
 
     # -- bytes, words and parses --
