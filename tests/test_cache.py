@@ -113,3 +113,26 @@ def test_an_entry_is_written_into_a_folder_an_earlier_entry_made(project: Path, 
         (cache_dir / f"{prefix:02x}").mkdir(parents=True)
     _run(project, ResultCache(cache_dir, SETTINGS))
     assert _poison(cache_dir) == 1
+
+
+def test_a_cache_write_that_fails_leaves_no_temporary_and_fails_nothing(project: Path, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """An entry that cannot be put in place (a full disk; a temporary another process's cleanup
+    already removed) is dropped: the run's result is whole and the cache folder holds no leftover."""
+    import os
+
+    from codemods.engine import cache as cache_module
+
+    replace = os.replace
+
+    def failing_replace(source, target):
+        if Path(target).is_relative_to(tmp_path / "cache"):
+            Path(source).unlink()  # gone before the cleanup looks for it
+            raise OSError(28, "No space left on device")
+        return replace(source, target)
+
+    monkeypatch.setattr(cache_module.os, "replace", failing_replace)
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    result = _run(project, cache)[0]
+    assert result.new_source is not None and result.error is None
+    assert not [path for path in (tmp_path / "cache").rglob("*") if path.is_file()]

@@ -442,6 +442,28 @@ def test_a_placed_call_with_no_fix_exits_non_zero_with_its_finding(tmp_path: Pat
     assert program.read_text() == MANUAL_ONLY and result.stdout == ""
 
 
+MANUAL_ONLY_PRECISION = MANUAL_ONLY.replace(
+    "def kernel(x_ref, o_ref):\n        o_ref[...] = lax.exp(x_ref[...], **options)",
+    "def kernel(x_ref, y_ref, o_ref):\n        o_ref[...] = jnp.dot(x_ref[...], y_ref[...], **options)",
+).replace("make_kernel(accuracy=lax.AccuracyMode.HIGHEST)",
+          "make_kernel(precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))").replace(
+    "(jax.ShapeDtypeStruct((8, 128), jnp.float32),)",
+    "(jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32))")
+
+
+def test_a_failing_dot_whose_precision_comes_through_kwargs_is_placed_with_its_manual_finding(tmp_path: Path) -> None:
+    """JAX001 places the failing call although it spells no precision (**options may carry one)."""
+    program = tmp_path / "factory.py"
+    program.write_text(MANUAL_ONLY_PRECISION)
+    failed = lower(program, tmp_path)
+    assert "Per-operand dot precision unsupported" in failed.stderr, failed.stderr[-2000:]
+    result = explain(failed.stderr, tmp_path, "--write")
+    assert result.returncode == 1, result.stderr
+    assert "factory.py:11:22: JAX001 [manual]" in result.stderr, result.stderr
+    assert "factory.py:11: JAX001: no fix can be written for this call" in result.stderr
+    assert program.read_text() == MANUAL_ONLY_PRECISION
+
+
 def stub_rule(findings):
     """JAX002 as a rule that matches every call and reports `findings(file)`."""
     return Rule(code="JAX002", name="stub-rule", summary="", what="", why="", example="", words=(b"",),

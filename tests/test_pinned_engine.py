@@ -607,3 +607,31 @@ def test_a_fix_that_breaks_is_an_internal_error_naming_the_file(monkeypatch: pyt
     result = runner.process_source(Path("kernels/k.py"), BROKEN.encode(), registry.RULES, SETTINGS)
     assert result.error is not None and result.error.startswith("internal error: the rewritten file does not parse")
     assert "(k.py, line 13)" in result.error and result.new_source is None
+
+
+def test_parallel_workers_are_forked_where_the_platform_forks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forked workers inherit what the main process built (the project index, its parsed modules,
+    frozen out of the collector): a spawned or forkserver worker (Python 3.14's default) would
+    re-import the tool and parse the project again for each file it is given."""
+    import multiprocessing
+
+    contexts = []
+
+    class RecordingPool:  # the pool's interface as _map uses it, run in this process
+        def __init__(self, workers, mp_context=None):
+            contexts.append(mp_context)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc_info):
+            return False
+
+        def map(self, function, items, chunksize=1):
+            return map(function, items)
+
+    monkeypatch.setattr(runner, "ProcessPoolExecutor", RecordingPool)
+    items = [("a", b"x" * runner.PARALLEL_MIN_BYTES), ("b", b"y")]
+    assert list(runner._map(lambda item: item[0], items, jobs=2)) == ["a", "b"]
+    expected = "fork" if "fork" in multiprocessing.get_all_start_methods() else multiprocessing.get_start_method()
+    assert len(contexts) == 1 and contexts[0].get_start_method() == expected
