@@ -199,3 +199,16 @@ def test_a_helper_is_indented_as_python_reads_the_module_not_with_its_form_feeds
     result = process_source(Path("k.py"), source.encode(), select(["JAX002"]), Settings((0, 12, 0, 1)))
     assert result.error is None, result.error
     assert result.after.count("\f") == source.count("\f") and "\n  y = lax.rsqrt(x)\n" in result.after, result.after
+
+
+def test_a_removed_argument_keeps_the_comment_of_the_one_before() -> None:
+    """Dropping `accuracy=` from a call whose closing parenthesis sits on its line keeps the comment
+    the argument before it ends with (the rest of that line), and the result still parses."""
+    source = ("import jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n\n\n"
+              "def kernel(x_ref, o_ref):\n    o_ref[...] = lax.exp(x_ref[...],  # the input\n"
+              "                         accuracy=lax.AccuracyMode.HIGHEST)\n\n\n"
+              "run = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))\n")
+    result = process_source(Path("case.py"), source.encode(), select(["JAX002"]),
+                            Settings((0, 12, 0, 1), unsafe_fixes=True))
+    assert "accuracy=" not in result.after and "lax.exp(x_ref[...]  # the input\n" in result.after
+    ast.parse(result.after)

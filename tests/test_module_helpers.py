@@ -69,6 +69,11 @@ def rewrite(source: str) -> str:
             "def identity_2(x):\n    return x\n\n\nidentity = None\ny = identity_2(1) + identity_2(2)\n",
             id="name taken: a free one, defined once",
         ),
+        pytest.param(
+            "import os; import sys\ny = target(os.sep)\n",
+            "import os; import sys\n\n\ndef identity(x):\n    return x\n\n\ny = identity(os.sep)\n",
+            id="imports on one line: after them",
+        ),
     ],
 )
 def test_helper_insertion(source: str, expected: str) -> None:
