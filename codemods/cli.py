@@ -323,6 +323,9 @@ def explain(
     helpers_module: Optional[str] = typer.Option(None, "--helpers-module", help="As for fix."),
     unsafe_fixes: Optional[bool] = typer.Option(
         None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply fixes that change numerics (as for fix)."),
+    notebook: Optional[Path] = typer.Option(
+        None, "--notebook", help="The notebook the traceback's cells ran in: `In [7]` is its code cell with "
+        "execution count 7 (--write changes that cell's source only)."),
 ) -> None:
     """Read the traceback you just got, find the call that failed, and show (or --write) its fix."""
     from codemods import config as project_config
@@ -339,10 +342,17 @@ def explain(
     except project_config.ConfigError as error:
         sys.stderr.write(f"error: {error}\n")
         raise typer.Exit(EXIT_ERRORS)
+    from codemods.engine.notebook import NotebookError
+
+    try:
+        cells = tracebacks.Notebook.load(notebook) if notebook is not None else None
+    except (OSError, NotebookError, SyntaxError, ValueError) as error:
+        sys.stderr.write(f"error: {notebook}: {error}\n")
+        raise typer.Exit(EXIT_ERRORS)
     text = (log.read_text(errors="replace") if log else sys.stdin.read())
     sys.stdout.flush()
     outcome = tracebacks.run(text, root, {rule.code: rule for rule in registry.RULES}, settings, write=write, out=sys.stdout.buffer,
-                             err=sys.stderr, selected=transforms, ignored_rules=config.ignored_rules)
+                             err=sys.stderr, selected=transforms, ignored_rules=config.ignored_rules, notebook=cells)
     raise typer.Exit({tracebacks.Outcome.FIXED: EXIT_CLEAN, tracebacks.Outcome.PENDING: EXIT_CHANGES,
                       tracebacks.Outcome.UNRESOLVED: EXIT_ERRORS}[outcome])
 

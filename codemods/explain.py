@@ -15,6 +15,14 @@ traceback), is reported, never guessed.
 Every error placed gets an answer: its fix (a diff, or written), the finding that says why a person
 must change it, the `# jax-codemod: ignore` comment that silences it, or a line saying the rule found
 nothing to change there. What `run` returns (`Outcome`, the exit status) says which.
+
+Notebook tracebacks are read too, pasted as text with or without ANSI colours: terminal IPython and
+Jupyter (`Cell In[7], line 3`, `File ~/x.py:12, in f()`, the failing line marked `---->`), older
+IPython and Colab (`<ipython-input-7-abc> in f()`), plain Python frames of a cell
+(`File "<ipython-input-7-abc>", line 3` or ipykernel's `/tmp/ipykernel_1234/567.py`). A cell's frame
+is placed in the notebook given (`Notebook`: `--notebook nb.ipynb`, or the IPython extension's
+session), `In [7]` being the code cell whose execution count is 7; without one, the message says to
+pass `--notebook`.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Mapping, Optional, TextIO
 
 from codemods.analysis.module import ModuleIndex
+from codemods.engine import notebook as notebooks
 from codemods.engine.diagnostics import Finding
 from codemods.engine.rule import ParsedFile, Rule
 from codemods.engine.source import decode
@@ -39,7 +48,17 @@ ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("JAX003", re.compile(r"bfloat16 support not implemented for LSTM")),
 )
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<function>.+?)\s*$')
-_TRACEBACK = re.compile(r"^\s*Traceback \(most recent call last\):\s*$")
+# Python's header, and IPython's (`NotImplementedError     Traceback (most recent call last)`).
+_TRACEBACK = re.compile(r"^\s*(?:[\w.]+\s+)?Traceback \(most recent call last\):?\s*$")
+# IPython's verbose frames: a cell (`Cell In[7], line 3, in f()`; 8.0-8.4: `Input In [7], in f()`),
+# a file (`File ~/x.py:12, in f()`), IPython 7 / Colab (`<ipython-input-7-abc> in f()`, `/x.py in f()`).
+_IPYTHON_CELL = re.compile(r"^\s*(?:Cell|Input) In ?\[(?P<cell>\d+)\](?:, line (?P<line>\d+))?(?:, in (?P<function>.+?))?\s*$")
+_IPYTHON_FILE = re.compile(r"^\s*File (?P<path>[^\s\"].*?):(?P<line>\d+)(?:, in (?P<function>.+?))?\s*$")
+_IPYTHON_7 = re.compile(r"^(?P<path><ipython-input-\d+-\w+>|(?:[A-Za-z]:)?[~/\\]\S*\.py) in (?P<function>.+?)\s*$")
+_ARROW = re.compile(r"^\s*-*> ?\s*(?P<line>\d+) ?(?P<code>.*)$")  # `----> 3 code`, `-> 3062 code`
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# A notebook cell's file: `<ipython-input-7-abc>` (IPython), `/tmp/ipykernel_1234/567.py` (ipykernel).
+_CELL_FILE = re.compile(r"^<ipython-input-(?P<cell>\d+)-\w*>$|ipykernel_\d+[/\\]\d+\.py$")
 _EXCEPTION = re.compile(r"^(?:[\w.]+(?:Error|Exception|Transformation|Warning)|[\w.]+Error)\b.*:")
 # Frames of jax itself (and of Python's machinery) never hold the user's call.
 _LIBRARY = re.compile(r"[/\\](?:jax|jaxlib)[/\\](?:_src|experimental|interpreters|mlir)?|<frozen |^<")
@@ -60,6 +79,17 @@ class Frame:
     line: int
     function: str
     code: Optional[str]  # the source line the traceback quotes, when it does
+    cell: Optional[int] = None  # a notebook cell's frame: its execution count (`In [7]`), when known
+
+    @property
+    def in_notebook(self) -> bool:
+        return self.cell is not None or bool(_CELL_FILE.search(self.path))
+
+    @property
+    def where(self) -> str:
+        if self.cell is not None:
+            return f"In [{self.cell}], line {self.line}"
+        return f"{self.path}:{self.line}"
 
 
 @dataclass
@@ -75,28 +105,110 @@ class Placement:
     path: Optional[Path] = None  # the file and line of the call to fix, when placed
     line: int = 0
     reasons: list[str] = field(default_factory=list)  # why frames were passed over
+    cells: list[Frame] = field(default_factory=list)  # notebook cells' frames, passed over for want of the notebook
+
+
+@dataclass
+class Notebook:
+    """The notebook a traceback's cells ran in: `--notebook nb.ipynb`, or an IPython session's cells
+    (codemods/ipython.py). `In [7]` is the code cell whose execution count is 7."""
+
+    path: Path
+    raw: bytes
+    files: Mapping[str, int] = field(default_factory=dict)  # a cell's file name -> its execution count (a live session)
+
+    @classmethod
+    def load(cls, path: Path) -> "Notebook":
+        return cls(path, path.read_bytes())
+
+    def __post_init__(self) -> None:
+        import json
+
+        self.source = notebooks.read(self.path, self.raw)  # NotebookError: not a notebook we read
+        self.counts: dict[int, int] = {}  # execution count -> cell number (every cell counted from 1)
+        for number, cell in enumerate(json.loads(self.source.json_text)["cells"], 1):
+            count = cell.get("execution_count") if isinstance(cell, dict) and cell.get("cell_type") == "code" else None
+            if isinstance(count, int):
+                self.counts.setdefault(count, number)
+        self.module = ModuleIndex.parse(self.source.text)
+
+    def line_of(self, frame: Frame) -> "int | str":
+        """The line of the notebook's module that `frame` names, or why there is none."""
+        cells = {cell.number: cell for cell in self.source.cells.cells}
+        count = frame.cell if frame.cell is not None else self.files.get(frame.path)
+        named = _CELL_FILE.match(frame.path)
+        if count is None and named and named["cell"]:
+            count = int(named["cell"])
+        if count is None:  # ipykernel's file of a cell is named by a hash of its code: find the code
+            holding = [cell for cell in cells.values() if frame.code is not None
+                       and frame.line <= len(cell.source.splitlines())
+                       and cell.source.splitlines()[frame.line - 1].strip() == frame.code]
+            if len(holding) != 1:
+                return f"{frame.where}: cannot tell which cell of {self.path} ran as this file"
+            cell = holding[0]
+        else:
+            number = self.counts.get(count)
+            if number is None or number not in cells:
+                return (f"In [{count}]: no code cell of {self.path} has execution count {count} (is the notebook "
+                        "saved as it ran?)")
+            cell = cells[number]
+        if frame.line > max(1, len(cell.source.splitlines())):
+            return f"{frame.where}: cell {cell.number} of {self.path} has fewer lines (changed since the traceback)"
+        return cell.first_line + frame.line
 
 
 def parse_log(text: str) -> list[JaxError]:
     """Every traceback in `text` that ends in an error one of the rules fixes.
 
     JAX prints one error twice (the user's frames, then jax's own): both come back; `place`
-    settles on the first that points at a call, and `explain` reports each call once."""
+    settles on the first that points at a call, and `explain` reports each call once. IPython's
+    tracebacks (colours removed) are read as Python's."""
     errors: list[JaxError] = []
     frames: list[Frame] = []
-    lines = text.splitlines()
+    lines = _ANSI.sub("", text).splitlines()
     in_traceback = False
+    pending: Optional[Frame] = None  # an IPython frame waiting for its `---->` line
+
+    def flush() -> None:
+        nonlocal pending
+        if pending is not None and pending.line > 0:
+            frames.append(pending)
+        pending = None
+
     for index, line in enumerate(lines):
         if _TRACEBACK.match(line):
-            frames, in_traceback = [], True
+            frames, in_traceback, pending = [], True, None
+            continue
+        if not in_traceback:
             continue
         frame = _FRAME.match(line)
-        if frame and in_traceback:
+        if frame:
+            flush()
             following = lines[index + 1] if index + 1 < len(lines) else ""
             code = following.strip() if following.startswith((" ", "\t")) and not _FRAME.match(following) else None
-            frames.append(Frame(frame["path"], int(frame["line"]), frame["function"], code or None))
+            named = _CELL_FILE.match(frame["path"])
+            cell = int(named["cell"]) if named and named["cell"] else None
+            frames.append(Frame(frame["path"], int(frame["line"]), frame["function"], code or None, cell))
             continue
-        if in_traceback and _EXCEPTION.match(line.strip()) and not line.startswith((" ", "\t")):
+        verbose = _IPYTHON_CELL.match(line) or _IPYTHON_FILE.match(line) or _IPYTHON_7.match(line)
+        if verbose:
+            flush()
+            found = verbose.groupdict()
+            path = found.get("path") or f"In [{found['cell']}]"
+            if found.get("path", "").startswith("~"):
+                path = str(Path(path).expanduser())
+            named = _CELL_FILE.match(path)
+            cell = int(found["cell"]) if found.get("cell") else int(named["cell"]) if named and named["cell"] else None
+            pending = Frame(path, int(found.get("line") or 0), found.get("function") or "<module>", None, cell)
+            continue
+        arrow = _ARROW.match(line)
+        if arrow and pending is not None:
+            if pending.line in (0, int(arrow["line"])):
+                pending = Frame(pending.path, int(arrow["line"]), pending.function, arrow["code"].strip() or None,
+                                pending.cell)
+            continue
+        if _EXCEPTION.match(line.strip()) and not line.startswith((" ", "\t")):
+            flush()
             for rule, pattern in ERRORS:
                 match = pattern.search(line)
                 if match:
@@ -119,45 +231,59 @@ def resolve(path: str, root: Path) -> Optional[Path]:
     return None
 
 
-def place(error: JaxError, root: Path, holds_call) -> Placement:
+def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] = None) -> Placement:
     """The innermost user frame whose line holds a call `error.rule` would rewrite.
 
-    `holds_call(rule, module, line) -> bool` is the rule's own test (codemods.explain_rules)."""
+    `holds_call(rule, module, line) -> bool` is the rule's own test (codemods.explain_rules). A
+    notebook cell's frame is placed in `notebook` (its module's line); without one it is noted."""
     placement = Placement(error)
     for frame in reversed(error.frames):
-        if _LIBRARY.search(frame.path):
-            continue
-        path = resolve(frame.path, root)
-        if path is None:
-            placement.reasons.append(f"{frame.path}:{frame.line} ({frame.function}): the file is not here")
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-            module = ModuleIndex.parse(text)
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError) as problem:
-            placement.reasons.append(f"{path}:{frame.line}: cannot read it ({problem})")
-            continue
-        current = text.splitlines()[frame.line - 1].strip() if frame.line <= len(text.splitlines()) else None
+        if frame.in_notebook:
+            if notebook is None:
+                placement.cells.append(frame)
+                continue
+            line = notebook.line_of(frame)
+            if isinstance(line, str):
+                placement.reasons.append(line)
+                continue
+            path, module, text, where = notebook.path, notebook.module, notebook.source.text, frame.where
+        else:
+            if _LIBRARY.search(frame.path):
+                continue
+            path = resolve(frame.path, root)
+            if path is None:
+                placement.reasons.append(f"{frame.path}:{frame.line} ({frame.function}): the file is not here")
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+                module = ModuleIndex.parse(text)
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError) as problem:
+                placement.reasons.append(f"{path}:{frame.line}: cannot read it ({problem})")
+                continue
+            line, where = frame.line, f"{path}:{frame.line}"
+        current = text.splitlines()[line - 1].strip() if line <= len(text.splitlines()) else None
         if frame.code is not None and current is not None and current != frame.code:
-            placement.reasons.append(f"{path}:{frame.line}: changed since the traceback "
+            placement.reasons.append(f"{where}: changed since the traceback "
                                      f"(it showed `{frame.code}`, the file now has `{current}`)")
             continue
-        if holds_call(error.rule, module, frame.line):
-            placement.path, placement.line = path, frame.line
+        if holds_call(error.rule, module, line):
+            placement.path, placement.line = path, line
             return placement
-        placement.reasons.append(f"{path}:{frame.line} ({frame.function}): no call there that {error.rule} rewrites")
+        placement.reasons.append(f"{where} ({frame.function}): no call there that {error.rule} rewrites")
     return placement
 
 
 def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *, write: bool,
         out: BinaryIO, err: TextIO, selected: Optional[Iterable[Rule]] = None,
-        ignored_rules: Callable[[Path], frozenset[str]] = lambda path: frozenset()) -> Outcome:
+        ignored_rules: Callable[[Path], frozenset[str]] = lambda path: frozenset(),
+        notebook: Optional[Notebook] = None, results: Optional[list] = None) -> Outcome:
     """`jax-codemod explain`: place each error of the log, fix it (diffs on `out`, or written with
     `write`, only under `root`), say on `err` what became of each. `selected` and `ignored_rules`
     are the project's choice of rules (`--select`/`--ignore`, the config's `per-file-ignores`): an
-    error of a rule left out is placed and named, not fixed."""
+    error of a rule left out is placed and named, not fixed. `notebook`: where cells' frames are
+    placed (its path is the file written); `results` collects each processed file's FileResult."""
     from codemods.engine import runner
-    from codemods.engine.report import fix_diff, render_findings, unified_diff
+    from codemods.engine.report import file_diff, fix_diff, render_findings, unified_diff
 
     chosen = set(rules) if selected is None else {rule.code for rule in selected}
 
@@ -169,7 +295,7 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
         err.write("explain: no error jax-codemod fixes in this log (it knows: per-operand or unsupported "
                   "precision, \"Not implemented: accuracy\", bf16 LSTM)\n")
         return Outcome.UNRESOLVED
-    placements = [place(error, root, holds_call) for error in errors]
+    placements = [place(error, root, holds_call, notebook) for error in errors]
     placed = {(p.error.rule, p.path, p.line): p for p in placements if p.path is not None}
     messages = {p.error.message for p in placed.values()}
     unplaced: dict[str, Placement] = {}  # JAX prints each error twice: one line for it
@@ -177,7 +303,11 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
         if placement.path is None and placement.error.message not in messages:
             unplaced.setdefault(placement.error.message, placement)
     for placement in unplaced.values():
-        why = "; ".join(placement.reasons) or "no frame of the user's code in the traceback"
+        why = "; ".join(placement.reasons) or ("" if placement.cells else "no frame of the user's code in the traceback")
+        if placement.cells:
+            where = "; ".join(frame.where for frame in placement.cells)
+            why = (f"it comes from notebook cells ({where}): pass --notebook NB.ipynb, the notebook they ran in, "
+                   "to place and fix it" + (f"; {why}" if why else ""))
         err.write(f"explain: cannot place `{placement.error.message}`: {why}\n")
     by_file: dict[Path, dict[str, set[int]]] = {}
     pending = unresolved = bool(unplaced)
@@ -191,13 +321,20 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
             continue
         by_file.setdefault(path, {}).setdefault(rule, set()).add(line)
     for path, proven in by_file.items():
-        raw = path.read_bytes()
+        in_notebook = notebook is not None and path == notebook.path
+        raw = notebook.raw if in_notebook else path.read_bytes()
         result = runner.process_source(path, raw, [rules[code] for code in proven], settings,
                                        {code: frozenset(lines) for code, lines in proven.items()})
+        if results is not None:
+            results.append(result)
+
+        def located(line: int) -> str:  # `path:line`; in a notebook `nb.ipynb:cell 5:2`
+            where = notebook.source.cells.locate(line) if in_notebook else None
+            return f"{path}:{line}" if where is None else f"{path}:cell {where[0]}:{where[1]}"
         for code, lines in proven.items():
             for line in sorted(lines):
                 message = placed[(code, path, line)].error.message
-                err.write(f"{path}:{line}: {code}: the traceback's `{message}` comes from this call\n")
+                err.write(f"{located(line)}: {code}: the traceback's `{message}` comes from this call\n")
         err.write(render_findings([result]))
         if result.error or result.skipped:
             err.write(f"{path}: error: {result.error}\n" if result.error else f"{path}: skipped: {result.skipped}\n")
@@ -205,7 +342,7 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
             continue
         # What each placed call got: its findings, silenced ones included (found again only when the
         # engine silenced some), so that a comment that keeps a call from being fixed is named.
-        text = decode(path, raw).text
+        text = notebook.source.text if in_notebook else decode(path, raw).text
         module = ModuleIndex.parse(text)
         everything = result.findings
         if result.suppressed:
@@ -232,7 +369,7 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                     comment = source[at - 1]
                     comment = comment[comment.rfind("#", 0, comment.find("jax-codemod:")):].strip()
                     where = "" if at == line else f" (on line {at}, where its fix goes)"
-                    err.write(f"{path}:{line}: {code}: suppressed by `{comment}`{where}: the error stays; remove "
+                    err.write(f"{located(line)}: {code}: suppressed by `{comment}`{where}: the error stays; remove "
                               f"the comment (or {code} from it) and run explain again to fix it\n")
                 if silencers:
                     pending = True
@@ -240,11 +377,11 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                     continue  # fixed, or its fix is shown below
                 elif live:
                     pending = True
-                    err.write(f"{path}:{line}: {code}: no fix can be written for this call: a person must change "
+                    err.write(f"{located(line)}: {code}: no fix can be written for this call: a person must change "
                               "it, as the finding above says\n")
                 else:
                     unresolved = True
-                    err.write(f"{path}:{line}: {code}: {rules[code].name} finds nothing to change at this call, "
+                    err.write(f"{located(line)}: {code}: {rules[code].name} finds nothing to change at this call, "
                               "so the error stays; please report this traceback and file\n")
         if result.new_source is not None:
             refusal = _not_writable(path, root) if write else None
@@ -252,7 +389,7 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                 runner.write(result)
             else:
                 pending = True
-                out.write(unified_diff(str(path), raw, result.new_source))
+                out.write(file_diff(result) if in_notebook else unified_diff(str(path), raw, result.new_source))
                 if refusal is not None:
                     err.write(f"{path}: not written: {refusal}; the fix is the diff above\n")
         for finding in result.findings:

@@ -1,0 +1,213 @@
+"""The IPython extension (`%load_ext codemods.ipython`), in IPython's own `InteractiveShell` and in a
+real Jupyter kernel started through jupyter_client.
+
+The cells define a Pallas TPU kernel with a per-operand precision
+(tests/fixtures/precision/dot_pair_jax_0_12.in.py), launch it, and lower it for TPU with jax.export:
+the lowering raises the real NotImplementedError on this CPU. The fix must be printed after the
+traceback, `%jax_codemod fix` must offer the fixed kernel cell (set_next_input) and that cell, run,
+must make the lowering cell pass. Other exceptions print nothing; `%%jax_codemod` checks a cell
+without running it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("jax")
+pytest.importorskip("IPython")
+
+from tests.test_cli import REPO  # noqa: E402
+
+pytestmark = pytest.mark.jax
+
+FIXTURE = (Path(__file__).parent / "fixtures" / "precision" / "dot_pair_jax_0_12.in.py").read_text()
+IMPORTS = FIXTURE[FIXTURE.index("import functools"):FIXTURE.index("\n\n\ndef kernel")]
+KERNEL = FIXTURE[FIXTURE.index("def kernel"):FIXTURE.index("\n\n\nmatmul")] + "\n"
+LAUNCH = FIXTURE[FIXTURE.index("matmul = "):]
+LOWER = ("args = (jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32))\n"
+         "exported = jax.export.export(jax.jit(matmul), platforms=['tpu'])(*args)\n")
+ERROR = "NotImplementedError: Per-operand dot precision unsupported"
+# The scalar the installed jax lowers (HIGH from 0.11.1, else HIGHEST), in the cell's own spelling.
+FIXED_KERNEL = re.compile(r"def kernel\(x_ref, y_ref, o_ref\):\n    o_ref\[\.\.\.\] = jnp\.dot\(x_ref\[\.\.\.\], "
+                          r"y_ref\[\.\.\.\], precision=lax\.Precision\.HIGH(?:EST)?\)\n?$")
+HELPER = '''\
+import jax.numpy as jnp
+from jax import lax
+
+
+def project(x, w):
+    return jnp.dot(x, w, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))
+'''
+
+
+@pytest.fixture(scope="module")
+def shell():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.colors = "nocolor"
+    shell.run_line_magic("load_ext", "codemods.ipython")
+    offered: list[str] = []
+    shell.set_next_input = lambda text, replace=False: offered.append(text)
+    shell.offered = offered
+    yield shell
+    shell.run_line_magic("unload_ext", "codemods.ipython")
+
+
+def run(shell, cell: str):
+    """Run a cell as the user would (stored in history, counted); (result, what it printed)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        result = shell.run_cell(cell, store_history=True)
+    return result, out.getvalue()
+
+
+def test_a_cell_that_fails_to_lower_shows_the_fix_after_the_traceback(shell) -> None:
+    for cell in (IMPORTS, KERNEL, LAUNCH):
+        result, printed = run(shell, cell)
+        assert result.success and printed == "", printed
+    kernel_cell = shell.execution_count - 2
+    result, printed = run(shell, LOWER)
+    assert isinstance(result.error_in_exec, NotImplementedError)
+    assert printed.count(ERROR) >= 1 and "Traceback (most recent call last)" in printed
+    notice = printed.index("jax-codemod: this error is one it fixes")
+    assert notice > printed.rindex(ERROR)  # after IPython's own traceback, which is whole
+    report = printed[notice:]
+    assert f"In [{kernel_cell}]:2: JAX001: the traceback's `Per-operand dot precision unsupported`" in report
+    assert re.search(rf"In \[{kernel_cell}\]:2:61: JAX001 \[fixed\] jnp\.dot: precision \(DEFAULT, HIGH\)", report)
+    assert f"--- a/In [{kernel_cell}]\n+++ b/In [{kernel_cell}]\n" in report
+    assert "-    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))" in report
+    assert re.search(r"\n\+    o_ref\[\.\.\.\] = jnp\.dot\(.*precision=lax\.Precision\.HIGH(EST)?\)\n", report), report
+
+    # %jax_codemod fix: the fixed kernel cell in the next input; run, it makes the lowering pass.
+    shell.offered.clear()
+    result, printed = run(shell, "%jax_codemod fix")
+    assert result.success and printed == "", printed
+    assert len(shell.offered) == 1 and FIXED_KERNEL.match(shell.offered[0]), shell.offered
+    result, printed = run(shell, shell.offered[0])
+    assert result.success and printed == "", printed
+    for cell in (LAUNCH, LOWER):
+        result, printed = run(shell, cell)
+        assert result.error_in_exec is None and printed == "", printed
+    assert shell.user_ns["exported"].mlir_module()
+
+
+def test_other_exceptions_print_nothing_more(shell) -> None:
+    result, printed = run(shell, "x = 1\n1 / x / 0\n")
+    assert isinstance(result.error_in_exec, ZeroDivisionError)
+    assert "ZeroDivisionError" in printed and "jax-codemod" not in printed
+    result, printed = run(shell, "raise NotImplementedError('something else entirely')")
+    assert "NotImplementedError" in printed and "jax-codemod" not in printed
+
+
+def test_the_cell_magic_checks_a_cell_without_running_it(shell) -> None:
+    run(shell, IMPORTS)
+    cell = (KERNEL.replace("def kernel", "def kernel_two") + "\n\n" + LAUNCH.replace("(kernel,", "(kernel_two,")
+            .replace("matmul", "matmul_two") + "\nSIDE_EFFECT = 1\n")
+    result, printed = run(shell, "%%jax_codemod\n" + cell)
+    assert result.success
+    number = shell.execution_count - 1
+    assert re.search(rf"^In \[{number}\]:2:61: JAX001 \[fixed\]", printed, re.M), printed
+    assert f"--- a/In [{number}]\n" in printed and "\n+    o_ref[...] = jnp.dot(" in printed
+    assert "SIDE_EFFECT" not in shell.user_ns and "kernel_two" not in shell.user_ns
+    result, printed = run(shell, "%%jax_codemod\ny = 2\n")
+    assert printed == "jax-codemod: nothing to change in this cell\n" and "y" not in shell.user_ns
+
+
+def test_a_helper_imported_from_a_file_is_followed(shell, tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "shared_math_nb.py").write_text(HELPER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    run(shell, IMPORTS + "\nfrom shared_math_nb import project\n")
+    run(shell, "def kernel_helper(x_ref, w_ref, o_ref):\n    o_ref[...] = project(x_ref[...], w_ref[...])\n")
+    run(shell, "matmul = pl.pallas_call(kernel_helper, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))\n")
+    result, printed = run(shell, LOWER)
+    assert isinstance(result.error_in_exec, NotImplementedError)
+    report = printed[printed.index("jax-codemod: this error is one it fixes"):]
+    assert "shared_math_nb.py:6: JAX001: the traceback's" in report, report
+    assert "shared_math_nb.py\n" in report and "+    return jnp.dot(x, w, precision=lax.Precision.HIGHEST)" in report
+    assert (tmp_path / "shared_math_nb.py").read_text() == HELPER  # shown, never written
+
+
+def test_importing_it_without_ipython_names_the_extra() -> None:
+    code = "import sys; sys.modules['IPython'] = None; import codemods.ipython"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert proc.returncode == 1
+    assert "pip install 'jax-codemod[ipython]'" in proc.stderr, proc.stderr
+
+
+# --- a real kernel, through jupyter_client -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory):
+    pytest.importorskip("ipykernel")
+    manager_module = pytest.importorskip("jupyter_client.manager")
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    specs = tmp_path_factory.mktemp("kernels")
+    spec = specs / "jax-codemod-test"
+    spec.mkdir()
+    # This interpreter (the venv's), not whatever `python3` kernel Jupyter would find.
+    spec.joinpath("kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "jax-codemod test", "language": "python"}))
+    manager = manager_module.KernelManager(kernel_name="jax-codemod-test",
+                                           kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(specs)]))
+    env = {**os.environ, "JAX_PLATFORMS": "cpu",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    manager.start_kernel(env=env, cwd=str(tmp_path_factory.mktemp("kernel_cwd")))
+    client = manager.client()
+    try:
+        client.start_channels()
+        client.wait_for_ready(timeout=120)
+        yield client
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def execute(client, code: str) -> tuple[dict, list[dict]]:
+    """Run a cell in the kernel: its execute_reply, and its iopub messages in order."""
+    messages: list[dict] = []
+    reply = client.execute_interactive(code, timeout=240, output_hook=messages.append)
+    return reply, messages
+
+
+def test_in_a_jupyter_kernel_the_fix_is_printed_and_offered(kernel) -> None:
+    reply, _ = execute(kernel, "%load_ext codemods.ipython")
+    assert reply["content"]["status"] == "ok", reply["content"]
+    kernel_count = None
+    for cell in (IMPORTS, KERNEL, LAUNCH):
+        reply, _ = execute(kernel, cell)
+        assert reply["content"]["status"] == "ok", reply["content"]
+        kernel_count = kernel_count or (reply["content"]["execution_count"] if cell is KERNEL else None)
+    reply, messages = execute(kernel, LOWER)
+    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "NotImplementedError"
+    kinds = [(message["msg_type"], message["content"]) for message in messages]
+    errors = [index for index, (kind, _) in enumerate(kinds) if kind == "error"]
+    printed = [(index, content["text"]) for index, (kind, content) in enumerate(kinds) if kind == "stream"]
+    text = "".join(chunk for _, chunk in printed)
+    assert errors and "jax-codemod: this error is one it fixes" in text, kinds
+    first = next(index for index, chunk in printed if "jax-codemod" in chunk)
+    assert first > errors[0]  # after the traceback Jupyter shows
+    assert f"--- a/In [{kernel_count}]" in text and "\n+    o_ref[...] = jnp.dot(" in text, text
+
+    reply, _ = execute(kernel, "%jax_codemod fix")
+    payloads = [p for p in reply["content"].get("payload", []) if p.get("source") == "set_next_input"]
+    assert len(payloads) == 1 and FIXED_KERNEL.match(payloads[0]["text"]), reply["content"]
+    for cell in (payloads[0]["text"], LAUNCH, LOWER):
+        reply, messages = execute(kernel, cell)
+        assert reply["content"]["status"] == "ok", reply["content"]
+    reply, messages = execute(kernel, "1 / 0")
+    assert reply["content"]["status"] == "error"
+    assert not any("jax-codemod" in m["content"].get("text", "") for m in messages if m["msg_type"] == "stream")
