@@ -315,7 +315,9 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
         if rule not in chosen or rule in ignored_rules(path):
             pending = True
             why = "not selected" if rule not in chosen else f"ignored for {path}"
-            err.write(f"{path}:{line}: {rule}: the traceback's `{placed[(rule, path, line)].error.message}` comes "
+            cell = notebook.source.cells.locate(line) if notebook is not None and path == notebook.path else None
+            where = f"{path}:{line}" if cell is None else f"{path}:cell {cell[0]}:{cell[1]}"
+            err.write(f"{where}: {rule}: the traceback's `{placed[(rule, path, line)].error.message}` comes "
                       f"from this call, but {rule} is {why} (--select/--ignore, [tool.jax-codemod]): the error "
                       "stays\n")
             continue

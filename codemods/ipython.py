@@ -118,7 +118,9 @@ class JaxCodemodMagics(Magics):
         fixed = [source for result in results if result.cells is not None and result.after is not None
                  for _, source in sorted(result.cells.sources_of(result.after).items())]
         if not fixed:
-            print("jax-codemod: no fix to offer for the last error (see the notes printed after it)")
+            files = [result.path for result in results if result.cells is None and result.new_source is not None]
+            print(f"jax-codemod: the fix is in {', '.join(files)}, not in a cell: apply the diff printed after the error"
+                  if files else "jax-codemod: no fix to offer for the last error (see the notes printed after it)")
             return
         self.shell.set_next_input("\n\n".join(source.rstrip("\n") for source in fixed), replace=False)
 

@@ -136,6 +136,25 @@ def test_a_helper_imported_from_a_file_is_followed(shell, tmp_path: Path, monkey
     assert "shared_math_nb.py:6: JAX001: the traceback's" in report, report
     assert "shared_math_nb.py\n" in report and "+    return jnp.dot(x, w, precision=lax.Precision.HIGHEST)" in report
     assert (tmp_path / "shared_math_nb.py").read_text() == HELPER  # shown, never written
+    shell.offered.clear()
+    result, printed = run(shell, "%jax_codemod fix")
+    assert shell.offered == [] and "the fix is in " in printed and "shared_math_nb.py, not in a cell" in printed
+
+
+def test_a_rule_left_out_is_named_in_the_cells_terms(tmp_path: Path) -> None:
+    """explain --notebook names a placed call by its cell and line in the cell, not its module line."""
+    path = tmp_path / "nb.ipynb"
+    cells = [IMPORTS, KERNEL, LAUNCH, LOWER]
+    document = {"cells": [{"cell_type": "code", "execution_count": n, "metadata": {}, "outputs": [], "source": c}
+                          for n, c in enumerate(cells, 1)], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(document))
+    log = ("Traceback (most recent call last):\n  File \"<ipython-input-2-abc>\", line 2, in kernel\n"
+           "    " + KERNEL.splitlines()[1].strip() + "\nNotImplementedError: Per-operand dot precision unsupported\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-m", "codemods", "explain", "--notebook", "nb.ipynb", "--select", "JAX002"],
+                          input=log, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert "nb.ipynb:cell 2:2: JAX001: the traceback's `Per-operand dot precision unsupported` comes from this call, but JAX001 is not selected" in proc.stderr
 
 
 def test_importing_it_without_ipython_names_the_extra() -> None:
