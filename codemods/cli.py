@@ -342,8 +342,11 @@ def explain(
     except project_config.ConfigError as error:
         sys.stderr.write(f"error: {error}\n")
         raise typer.Exit(EXIT_ERRORS)
-    from codemods.engine.notebook import NotebookError
+    from codemods.engine.notebook import NotebookError, is_notebook
 
+    if notebook is not None and not is_notebook(notebook):
+        sys.stderr.write(f"error: {notebook}: not a notebook (.ipynb)\n")
+        raise typer.Exit(EXIT_ERRORS)
     try:
         cells = tracebacks.Notebook.load(notebook) if notebook is not None else None
     except (OSError, NotebookError, SyntaxError, ValueError) as error:
@@ -384,6 +387,22 @@ def probe(json_output: bool = typer.Option(False, "--json", help="Machine-readab
     from codemods import probe as probe_module
 
     raise typer.Exit(probe_module.main(json_output=json_output))
+
+
+@app.command()
+def server(
+    stdio: bool = typer.Option(True, "--stdio", help="Talk LSP over standard input and output (the only transport)."),
+) -> None:
+    """Run the language server (LSP over stdio) for editors: diagnostics, quick fixes, fix-all, hover."""
+    try:
+        from codemods import server as language_server
+    except ModuleNotFoundError as error:
+        if (error.name or "").split(".")[0] not in ("pygls", "lsprotocol", "cattrs", "attrs"):
+            raise
+        sys.stderr.write(f"error: `jax-codemod server` needs pygls and lsprotocol ({error.name} is missing): "
+                         "pip install 'jax-codemod[server]'\n")
+        raise typer.Exit(EXIT_ERRORS)
+    language_server.main()
 
 
 def main() -> None:

@@ -138,7 +138,11 @@ Traceback (most recent call last):
 NotImplementedError: Per-operand dot precision unsupported
 """
 
-FORMATS = {"terminal": TERMINAL, "jupyter": JUPYTER, "colab": COLAB, "plain_ipykernel": PLAIN_IPYKERNEL}
+# IPython 8.0 to 8.4 named a cell `Input In [7]` and gave its line by the arrow alone.
+IPYTHON_8_0 = TERMINAL.replace("Cell In[7], line 3, in kernel()", "Input In [7], in kernel(x_ref, y_ref, o_ref)").replace(
+    "Cell In[9], line 2", "Input In [9], in <cell line: 2>()")
+FORMATS = {"terminal": TERMINAL, "jupyter": JUPYTER, "colab": COLAB, "plain_ipykernel": PLAIN_IPYKERNEL,
+           "ipython_8_0": IPYTHON_8_0}
 
 
 def make_notebook() -> dict:
@@ -257,3 +261,6 @@ def test_a_notebook_that_cannot_be_read_is_an_error(tmp_path: Path) -> None:
     proc = explain(TERMINAL, tmp_path, "--notebook", "nb.ipynb")
     assert proc.returncode == 2
     assert "nb.ipynb" in proc.stderr and "not valid JSON" in proc.stderr
+    (tmp_path / "nb.json").write_text(json.dumps(make_notebook()))
+    proc = explain(TERMINAL, tmp_path, "--notebook", "nb.json")
+    assert proc.returncode == 2 and "nb.json: not a notebook (.ipynb)" in proc.stderr, proc.stderr
