@@ -52,6 +52,9 @@ class ApiChange:
         """Words one of which any file with a reference holds (with "jax", unless an attribute row)."""
         return self.words or tuple(sorted({old.rsplit(".", 1)[-1].lstrip(".").encode() for old in self.old}))
     migration: str = ""  # MANUAL: what a person does; otherwise what the fix does not cover
+    # The first release that deprecates the replacement too: from there the rewrite would trade one
+    # warning for another, so the finding is [manual] and names the migration.
+    superseded: Optional[Version] = None
     failure: str = "AttributeError"  # how the old spelling fails once removed
 
     def applies(self, target: Optional[Version], floor: Optional[Version] = None) -> bool:
@@ -221,8 +224,13 @@ TABLE: tuple[ApiChange, ...] = (
             (0, 10, 2), (0, 11, 2), _PALLAS),
     *(_rename(code, f"tpu-{name.replace('_', '-').lower()}", (f"jax.experimental.pallas.tpu.{name}",),
               f"jax.experimental.pallas.{name}", (0, 6, 0), (0, 10, 0), (0, 11, 0), _PALLAS)
-      for code, name in (("JAX158", "semaphore_read"), ("JAX159", "semaphore_signal"), ("JAX160", "semaphore_wait"),
-                         ("JAX161", "DeviceIdType"))),
+      for code, name in (("JAX158", "semaphore_read"), ("JAX159", "semaphore_signal"), ("JAX160", "semaphore_wait"))),
+    _rename("JAX161", "tpu-deviceidtype", ("jax.experimental.pallas.tpu.DeviceIdType",),
+            "jax.experimental.pallas.DeviceIdType", (0, 6, 0), (0, 10, 0), (0, 11, 0),
+            _PALLAS + "; pl.DeviceIdType and device_id_type= warn from 0.12.0 (jax/_src/pallas/primitives.py)",
+            superseded=(0, 12, 0),
+            migration="drop device_id_type=DeviceIdType.MESH (the default); for LOGICAL, pass the device's "
+                      "mesh coordinates as device_id"),
     *(_rename(code, f"pallas-{name.replace('_', '-')}", (f"jax.experimental.pallas.{name}",),
               f"jax.experimental.pallas.triton.{name}", (0, 7, 1), (0, 7, 1), (0, 9, 0), _PALLAS)
       for code, name in (("JAX162", "atomic_add"), ("JAX163", "atomic_max"), ("JAX164", "atomic_min"),

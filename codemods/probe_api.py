@@ -387,8 +387,9 @@ def _compare_one(observation: Observation, row: ApiChange, version: Version) -> 
             return Row(check.code, check.case, NOT_PROBED, "-", True,
                        f"jax {format_version(version)} predates the replacement (since "
                        f"{format_version(row.since)}): the table claims nothing here")
-        # A replacement that warns still resolves (the warning is in the detail for a person).
-        return Row(check.code, check.case, observed, WORKS, observed != FAILS, detail)
+        # A replacement works, until a release deprecates it in its turn (the row's `superseded`).
+        believed = WARNS if row.superseded is not None and version >= row.superseded else WORKS
+        return Row(check.code, check.case, observed, believed, observed == believed, detail)
     believed = row.state(version)
     agree = observed == believed
     if agree and observed == FAILS and not _fails_as_claimed(observation.errors, row.failure):

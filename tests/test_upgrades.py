@@ -41,8 +41,14 @@ def readme_table() -> str:
     def release(version) -> str:
         return format_version(version) if version else "—"
 
+    def new(row) -> str:
+        if not row.new:
+            return "—"
+        superseded = f" (deprecated too from {release(row.superseded)}: [manual] there)" if row.superseded else ""
+        return f"`{display(row.new)}`{superseded}"
+
     rows = [f"| {row.code} | {', '.join(f'`{display(old)}`' for old in row.old)} | "
-            f"{f'`{display(row.new)}`' if row.new else '—'} | {row.change.value} | {release(row.since)} | "
+            f"{new(row)} | {row.change.value} | {release(row.since)} | "
             f"{release(row.deprecated)} | {release(row.removed)} |" for row in TABLE]
     return "\n".join(["| code | old | new | kind | new since | deprecated | removed |",
                       "| --- | --- | --- | --- | --- | --- | --- |", *rows]) + "\n"
@@ -178,6 +184,23 @@ def test_a_target_that_retired_the_old_spelling_before_the_replacement_came_gets
     assert after == source and finding.kind.value == "manual" and finding.fix is None
     assert finding.message.endswith("needs jax >= 0.6.2 and the target is jax 0.6.1")
     assert _fix(source, Settings((0, 6, 2)))[1][0].kind.value == "fixed"
+
+
+def test_a_replacement_the_target_deprecates_too_is_not_written() -> None:
+    """pltpu.DeviceIdType moved to pl.DeviceIdType in 0.10, which 0.12 deprecates with device_id_type=
+    itself: on 0.11 the rename is the fix; on 0.12 it would trade one warning for another."""
+    source = ("from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import tpu as pltpu\n\n\n"
+              "def signal(sem, peer):\n    pl.semaphore_signal(sem, 1, device_id=peer, "
+              "device_id_type=pltpu.DeviceIdType.MESH)\n")
+    after, (finding,) = _fix(source, Settings((0, 11, 2)))
+    assert finding.code == "JAX161" and after == source.replace("pltpu.DeviceIdType", "pl.DeviceIdType").replace(
+        "from jax.experimental.pallas import tpu as pltpu\n", "")  # and the import left unused goes
+    after, (finding,) = _fix(source, Settings((0, 12, 0, 1)))
+    assert after == source and finding.kind.value == "manual" and finding.fix is None
+    assert finding.message == (
+        "pltpu.DeviceIdType -> pl.DeviceIdType: removed in jax 0.11.0 (AttributeError on 0.12.0.1); not rewritten: "
+        "pl.DeviceIdType is deprecated too since jax 0.12.0: drop device_id_type=DeviceIdType.MESH (the default); "
+        "for LOGICAL, pass the device's mesh coordinates as device_id")
 
 
 def test_a_layout_method_called_as_old_code_did_becomes_the_property() -> None:

@@ -46,18 +46,23 @@ class JaxUpgrade(JaxTransform):
         handler = self.handlers.get(self.row.code) or DEFAULT_HANDLERS[self.row.change]
         for reference in references:
             handler(self, reference)
-        if target < self.row.since:  # retired there, and its replacement not there yet
+        if self.row.superseded is not None and target >= self.row.superseded:
+            self.findings = [self._held_back(f, f"{display(self.row.new or '')} is deprecated too since jax "
+                                                f"{format_version(self.row.superseded)}: {self.row.migration}",
+                                             needs=False) for f in self.findings]
+        elif target < self.row.since:  # retired there, and its replacement not there yet
             self.findings = [self._held_back(f, f"the target is jax {format_version(target)}") for f in self.findings]
         elif not self.row.applies(target, floor):
             self.findings = [self._held_back(f, f"the project supports jax >= {format_version(floor)} (guard it, or "
                                                 "raise the lowest supported jax)") for f in self.findings]
 
-    def _held_back(self, finding: Finding, why: str) -> Finding:
+    def _held_back(self, finding: Finding, why: str, needs: bool = True) -> Finding:
         """The release that matters retired the old spelling, but a release the code must run on
-        lacks the replacement: the code must change, and no one spelling serves both; a person decides."""
-        lacking = (f"; not rewritten: {display(self.row.new or 'the replacement')} needs jax "
-                   f">= {format_version(self.row.since)} and {why}")
-        return replace(finding, kind=Kind.MANUAL, message=finding.message + lacking, fix=None)
+        lacks the replacement (or the target deprecates it too: `needs=False`): the code must
+        change, and no one spelling serves; a person decides."""
+        lacking = (f"{display(self.row.new or 'the replacement')} needs jax >= {format_version(self.row.since)} and "
+                   if needs else "")
+        return replace(finding, kind=Kind.MANUAL, message=f"{finding.message}; not rewritten: {lacking}{why}", fix=None)
 
     def __init__(self, rule: Rule, file: ParsedFile) -> None:
         super().__init__(rule, file)
