@@ -183,7 +183,7 @@ def test_several_errors_in_one_log_and_a_file_changed_since(tmp_path: Path) -> N
 def test_what_cannot_be_placed_is_explained_in_one_line(log: str, why: str, tmp_path: Path) -> None:
     result = explain(log, tmp_path, "--write")
     assert result.returncode == 2 and why in result.stderr and result.stdout == ""
-    assert len(result.stderr.strip().splitlines()) == 1
+    assert len(result.stderr.strip().splitlines()) == 1 and result.stderr.startswith("explain: ")
 
 
 def test_the_lstm_gate_error_is_placed_and_fixed(tmp_path: Path) -> None:

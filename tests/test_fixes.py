@@ -212,3 +212,10 @@ def test_a_removed_argument_keeps_the_comment_of_the_one_before() -> None:
                             Settings((0, 12, 0, 1), unsafe_fixes=True))
     assert "accuracy=" not in result.after and "lax.exp(x_ref[...]  # the input\n" in result.after
     ast.parse(result.after)
+
+
+def test_a_rewritten_import_on_the_last_line_of_a_module_with_form_feeds() -> None:
+    """The lines both ends share are copied back without a diff; the last line, rewritten, is not one."""
+    text = "\fimport sys\nx = sys\n\fimport os, re\n"
+    removed = finish_imports(text, FixPlan(maybe_unused_imports={("os", None, None): "os"}), "t.py")
+    assert removed == "\fimport sys\nx = sys\n\fimport re\n"
