@@ -519,6 +519,25 @@ def test_a_finding_about_another_placed_call_does_not_answer_this_one(tmp_path: 
     assert "kernel.py:9: JAX002: stub-rule finds nothing to change at this call" in err.getvalue()
 
 
+def test_a_fixed_call_does_not_end_the_report_on_the_next_placed_call(tmp_path: Path) -> None:
+    """Two calls placed in one file: the first one's fix is written, the second has none; the second
+    is still said to need a person (and the exit is 1, not 0)."""
+    source = STUB_SOURCE + "\n\ndef other(x):\n    return jax.lax.exp(x)\n"
+    (tmp_path / "kernel.py").write_text(source)
+    log = stub_log(tmp_path / "kernel.py")
+    log += log.replace("line 5, in kernel", "line 9, in other")
+    first = source.index("jax.lax.exp(x)")
+    fix = Fix(Applicability.SAFE, plan=FixPlan([Edit(first, first + len("jax.lax.exp(x)"), lambda text: text + " * 1")]))
+    rule = stub_rule(lambda file: [Finding("JAX002", Kind.FIXED, 5, 12, "fixed here", fix=fix),
+                                   Finding("JAX002", Kind.MANUAL, 9, 12, "hand-checked")])
+    err = io.StringIO()
+    status = tracebacks.run(log, tmp_path, {"JAX002": rule}, Settings(), write=True, out=io.BytesIO(), err=err)
+    assert status is tracebacks.Outcome.PENDING, err.getvalue()
+    assert "kernel.py:9: JAX002: no fix can be written for this call" in err.getvalue()
+    assert "kernel.py:5: JAX002: no fix" not in err.getvalue()
+    assert (tmp_path / "kernel.py").read_text() == source.replace("jax.lax.exp(x)", "jax.lax.exp(x) * 1", 1)
+
+
 def test_an_error_jax_prints_twice_that_cannot_be_placed_gets_one_line(tmp_path: Path) -> None:
     status, err, out = run_explain(tmp_path / "gone" / "kernel.py", lambda file: [])
     assert status == 2 and out == b""
