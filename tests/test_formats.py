@@ -606,3 +606,15 @@ def test_github_escaping_as_the_actions_toolkit_does():
     assert formats.escape_property("a:b,c%d\re\nf") == "a%3Ab%2Cc%25d%0De%0Af"
     assert formats.escape_data("a:b,c%d\re\nf") == "a:b,c%25d%0De%0Af"
     assert render_github([]) == ""
+
+
+@pytest.mark.parametrize("applicability, applied, label", [
+    (Applicability.SAFE, True, "fixed"),
+    (Applicability.SAFE, False, "fixed, not applied"),  # declined in --interactive
+    (Applicability.UNSAFE, True, "fixed, unsafe"),
+    (Applicability.UNSAFE, False, "fixed, unsafe fix: --unsafe-fixes"),
+])
+def test_the_text_label_says_whether_the_fix_was_applied(applicability: Applicability, applied: bool,
+                                                         label: str) -> None:
+    finding = Finding("JAX001", Kind.FIXED, 3, 7, "jnp.dot: ...", fix=Fix(applicability, applied=applied))
+    assert finding.render("k.py") == f"k.py:3:7: JAX001 [{label}] jnp.dot: ..."
