@@ -174,6 +174,8 @@ ACCURACY.update({
     "backend_mosaic_gpu_compiler_params": _launches("run", [(128, 128)], GPU),
     "backend_triton_kernel_untouched": _launches("run", [(64, 64)], TRITON),
     "cbrt_expm1_in_kernel": _launches("gated_elu", [(8, 128)], TPU),
+    "class_attribute_partials": _launches("norm", [(8, 128)], TPU, lines=(13,))
+    + _launches("scale", [(8, 128)], TPU, lines=(27,)),
     "helpers_module": _launches("rms_norm", [(8, 128)], TPU) + _launches("l2_normalize", [(8, 128)], TPU),
     "helpers_module_already_imported": _launches("rms_norm", [(8, 128)], TPU, lines=())
     + _launches("l2_normalize", [(8, 128)], TPU),

@@ -68,13 +68,20 @@ class AccuracyHints(JaxTransform):
         applied = self.module.applied(call, rejected)
         return None if applied is None else applied[:2]
 
+    def _class_attribute(self, call: ast.Call) -> bool:
+        """`name = partial(f, ...)` in a class body: a partial is no descriptor, a function is, so
+        unwrapping it would make `self.name(x)` pass `self` as the first argument."""
+        statement = self.module.parent.get(call)
+        return isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is call \
+            and isinstance(self.module.parent.get(statement), ast.ClassDef)
+
     def _drop(self, call: ast.Call, name: str, function: ast.expr, hint: ast.keyword, backends: Backends,
               unlowered: Backends) -> None:
         from codemods.engine.call_rewrites import drop_argument, unwrap_partial
 
         fix = FixPlan()
         arguments = ordered_arguments(call)
-        if function is not call.func and len(arguments) == 2:
+        if function is not call.func and len(arguments) == 2 and not self._class_attribute(call):
             # functools.partial(f, accuracy=...) -> f
             self.rewrite(fix, call, unwrap_partial())
             self.forget_imports(fix, call.func)
