@@ -286,3 +286,37 @@ def test_a_package_entered_for_its_own_sake_leads_only_to_its_own_modules(tmp_pa
     monkeypatch.setattr(ast, "parse", lambda source, *a, **k: parsed.append(source) or parse(source, *a, **k))
     index = ProjectIndex(sorted(tmp_path.rglob("*.py")), Path.read_bytes, lambda code: True)
     assert index.facts(numerics) == ModuleFacts() and numerics.read_text() not in parsed
+
+
+def _library_like(root: Path, plain_users: int) -> Path:
+    """pkg.ops.mm, used in a kernel of pkg.kern and by `plain_users` plain modules; ops imports from
+    its own package, so its import lines name `pkg` as its users' do."""
+    package = root / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "consts.py").write_text("SCALE = 2\n")
+    (package / "ops.py").write_text(
+        "import jax.numpy as jnp\nfrom jax import lax\n\nfrom pkg import consts\n\n\ndef mm(a, b):\n"
+        "    return consts.SCALE * jnp.dot(a, b, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n")
+    (package / "kern.py").write_text(
+        "import jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n\nfrom pkg import ops\n\n\n"
+        "def body(x_ref, w_ref, o_ref):\n    o_ref[...] = ops.mm(x_ref[...], w_ref[...])\n\n\n"
+        "run = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))\n")
+    for number in range(plain_users):
+        (package / f"user_{number}.py").write_text(f"from pkg import ops\n\n\ndef f(a, b):\n    return ops.mm(a, b)\n")
+    return package / "ops.py"
+
+
+@pytest.mark.parametrize("plain_users, followed", [(15, True), (16, False)])
+def test_a_name_more_than_sixteen_modules_use_is_taken_for_a_library_api(tmp_path: Path, plain_users: int,
+                                                                           followed: bool) -> None:
+    """Up to 16 other modules (the kernel's and 15 plain ones) are searched: mm runs in a kernel and
+    in plain code, so it is reported, not rewritten. One more and the index stops following the name
+    (jax's own `lax.dot_general` in a site-packages tree): no facts, no finding. The module itself,
+    whose imports name its package too, is never counted among its users."""
+    ops = _library_like(tmp_path, plain_users)
+    results = _run(tmp_path)
+    (result,) = [r for r in results if r.path == str(ops)]
+    shared = [f for f in result.findings if "runs in kernels and in plain XLA code" in f.message]
+    assert bool(shared) is followed, result.findings
+    assert result.new_source is None
