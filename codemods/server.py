@@ -1,0 +1,528 @@
+"""`jax-codemod server`: the rules in the editor, as a language server (LSP over stdio, on pygls).
+
+What an editor gets, for each open Python document, from its unsaved text:
+
+- diagnostics on open, on change (debounced: `DEBOUNCE_S` after the last keystroke) and on save;
+  code = the rule's code with a link to its documentation, severity from the finding's kind;
+- a `quickfix` code action per finding with a fix, carrying that finding's own edits (its helper
+  and imports included: `Fix.edits`, the same edits json/SARIF show), preferred when the fix is
+  safe; an unsafe fix is offered only as such an explicit quick fix;
+- `source.fixAll.jax-codemod`: exactly what `--write` would write (the same `process_source` call,
+  safe fixes only unless `unsafe-fixes`);
+- hover over a finding: the rule's documentation (what it does, why), as `jax-codemod rules CODE`.
+
+Settings are the CLI's: the document's `[tool.jax-codemod]` (codemods/config.py `find`/`load`), with
+the client's `initializationOptions` in the place of the command line (`resolve`). The target jax:
+the options', else the config's, else the jax of the workspace's virtualenv (`.venv`, `venv`, or
+the `interpreter` option), else the server's own. Cross-module facts (a kernel launched from
+another module) come from a project index over the document's project, the files the CLI indexes
+for one file; it is kept per project and rebuilt after a save.
+
+A document that does not parse gets no diagnostics from us (the editor's Python support shows the
+syntax error). An error of ours is logged to the client (window/logMessage) and the server goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import glob
+import io
+import os
+import re
+import sys
+import tokenize
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+from lsprotocol import types
+from pygls import uris
+from pygls.lsp.server import LanguageServer
+
+from codemods import config as project_config
+from codemods import registry
+from codemods.analysis.kernel_scope import NO_FACTS
+from codemods.capabilities import installed_version, parse_version
+from codemods.engine import discovery, runner
+from codemods.engine.diagnostics import Applicability, Finding, Kind
+from codemods.engine.fixes import text_edits
+from codemods.engine.report import FileResult
+from codemods.engine.rule import Rule
+from codemods.settings import Settings
+
+NAME = "jax-codemod"
+FIX_ALL = types.CodeActionKind.SourceFixAll + "." + NAME  # source.fixAll.jax-codemod
+DEBOUNCE_S = 0.05  # after the last change, before analysing (a 2,500-line kernel takes ~0.1 s)
+DOCS = "https://github.com/OWNER/jax-codemod/blob/main/README.md"
+
+_SEVERITY = {
+    Kind.FIXED: types.DiagnosticSeverity.Warning,  # fails when lowered; a fix is offered
+    Kind.DROPPED: types.DiagnosticSeverity.Warning,
+    Kind.MANUAL: types.DiagnosticSeverity.Warning,  # fails when lowered; a person must fix it
+    Kind.WARNING: types.DiagnosticSeverity.Information,  # may fail at run time
+}
+
+# initializationOptions (camelCase, or the config file's kebab-case) -> `config.resolve` arguments.
+_OPTIONS = {
+    "select": "select", "ignore": "ignore", "jaxVersion": "jax_version", "jax-version": "jax_version",
+    "scope": "scope", "precisionPolicy": "precision_policy", "precision-policy": "precision_policy",
+    "helpersModule": "helpers_module", "helpers-module": "helpers_module",
+    "unsafeFixes": "unsafe_fixes", "unsafe-fixes": "unsafe_fixes",
+}
+
+
+def documentation_url(code: str) -> str:
+    return DOCS + ("#moving-to-a-newer-jax-the-jax1xx-rules" if code.startswith("JAX1") else "#what-it-fixes")
+
+
+# -- positions --
+
+
+class Lines:
+    """A text's offsets (in characters, as the findings' edits count) against LSP positions: 0-based
+    lines, columns in the negotiated unit (UTF-16 code units unless the client chose another)."""
+
+    def __init__(self, text: str, encoding: str = types.PositionEncodingKind.Utf16) -> None:
+        self.text = text
+        self.starts = [0] + [match.end() for match in re.finditer("\n", text)]
+        self.encoding = encoding
+
+    def _units(self, chunk: str) -> int:
+        if self.encoding == types.PositionEncodingKind.Utf32:
+            return len(chunk)
+        if self.encoding == types.PositionEncodingKind.Utf8:
+            return len(chunk.encode("utf-8", "surrogatepass"))
+        return len(chunk) + sum(ord(c) > 0xFFFF for c in chunk)
+
+    def position(self, offset: int) -> types.Position:
+        offset = max(0, min(offset, len(self.text)))
+        line = _bisect(self.starts, offset)
+        return types.Position(line=line, character=self._units(self.text[self.starts[line]:offset]))
+
+    def offset(self, position: types.Position) -> int:
+        if position.line >= len(self.starts):
+            return len(self.text)
+        start = self.starts[position.line]
+        end = self.starts[position.line + 1] - 1 if position.line + 1 < len(self.starts) else len(self.text)
+        units, index = 0, start
+        while index < end and units < position.character:
+            units += self._units(self.text[index])
+            index += 1
+        return index
+
+    def at(self, line: int, column: int) -> int:
+        """The offset of a finding's 1-based line and column (characters)."""
+        if line < 1:
+            return 0
+        if line > len(self.starts):
+            return len(self.text)
+        return min(self.starts[line - 1] + max(column, 1) - 1, len(self.text))
+
+    def line_end(self, offset: int) -> int:
+        end = self.text.find("\n", offset)
+        return len(self.text) if end < 0 else end
+
+    def range(self, start: int, end: int) -> types.Range:
+        return types.Range(start=self.position(start), end=self.position(end))
+
+
+def _bisect(starts: list[int], offset: int) -> int:
+    low, high = 0, len(starts)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if starts[middle] <= offset:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def finding_span(lines: Lines, finding: Finding) -> tuple[int, int]:
+    """The finding's [start, end) in characters; without an end, to the end of its line."""
+    start = lines.at(finding.line, finding.column)
+    end = lines.at(finding.end_line, finding.end_column) if finding.end_line else lines.line_end(start)
+    return start, max(start, end)
+
+
+def lsp_edits(lines: Lines, edits) -> list[types.TextEdit]:
+    return [types.TextEdit(range=lines.range(e.start, e.end), new_text=e.content) for e in edits]
+
+
+# -- settings and projects --
+
+
+def workspace_jax(folder: Optional[Path], interpreter: Optional[str] = None) -> Optional[tuple[int, ...]]:
+    """The jax version installed in the workspace's virtualenv (`interpreter`'s, else `.venv` or
+    `venv` in the folder), read from its dist-info folder as the CLI reads its own."""
+    candidates = []
+    if interpreter:
+        candidates.append(Path(interpreter).resolve().parent.parent if Path(interpreter).is_file() else Path(interpreter))
+    if folder is not None:
+        candidates += [folder / ".venv", folder / "venv"]
+    for prefix in candidates:
+        for pattern in ("lib/python*/site-packages/jax-*.dist-info", "Lib/site-packages/jax-*.dist-info"):
+            for found in sorted(glob.glob(str(prefix / pattern))):
+                match = re.fullmatch(r"jax-([^-]+)\.dist-info", os.path.basename(found), re.IGNORECASE)
+                if match:
+                    try:
+                        return parse_version(match.group(1))
+                    except ValueError:
+                        continue
+    return None
+
+
+@dataclass
+class Context:
+    """How to analyse one document: the CLI's choices for it as a one-file run."""
+
+    config: project_config.Config
+    rules: list[Rule]
+    settings: Settings
+    root: Optional[Path]  # the project's folder (None: the file alone)
+
+
+class Project:
+    """The cross-module index of one project (what `jax-codemod FILE` indexes), from disk."""
+
+    def __init__(self, root: Optional[Path], path: Path, context: Context) -> None:
+        config = context.config
+        files = [path]
+        if root is not None:
+            excluded = config.matcher([*config.exclude, *config.extend_exclude])
+            files = discovery.discover([root], excluded, notebooks=False)
+            if Path(os.path.abspath(path)) not in {Path(os.path.abspath(f)) for f in files}:
+                files.append(path)
+        self.index = runner._project_index(files, context.rules, context.settings, {}, None)
+
+    def facts(self, path: Path):
+        return self.index.facts(path) if self.index is not None else NO_FACTS
+
+
+@dataclass
+class Analysis:
+    text: str
+    result: FileResult
+    lines: Lines
+
+
+class Engine:
+    """The analysis behind the server, without any LSP: settings, projects, results per document."""
+
+    def __init__(self, log: Callable[[types.MessageType, str], None]) -> None:
+        self.log = log
+        self.options: dict[str, Any] = {}
+        self.folders: list[Path] = []
+        self.encoding: str = types.PositionEncodingKind.Utf16
+        self._contexts: dict[tuple[Path, str], Context] = {}
+        self._projects: dict[tuple, Project] = {}
+        self._reported: set[str] = set()
+        self.rules = {rule.code: rule for rule in registry.RULES}
+
+    def forget(self) -> None:
+        """After a save: the config and the other modules may have changed."""
+        self._contexts.clear()
+        self._projects.clear()
+
+    def _folder(self, path: Path) -> Optional[Path]:
+        absolute = Path(os.path.abspath(path))
+        inside = [f for f in self.folders if absolute == f or f in absolute.parents]
+        return max(inside, key=lambda f: len(f.parts)) if inside else (self.folders[0] if self.folders else None)
+
+    def context(self, path: Path) -> Optional[Context]:
+        key = (Path(os.path.abspath(path)).parent, repr(sorted(self.options.items())))
+        if key not in self._contexts:
+            context = self._resolve(path)
+            if context is None:
+                return None
+            self._contexts[key] = context
+        return self._contexts[key]
+
+    def _overrides(self) -> dict[str, Any]:
+        overrides: dict[str, Any] = {}
+        for key, value in self.options.items():
+            if key in _OPTIONS and value is not None:
+                name = _OPTIONS[key]
+                overrides[name] = [value] if name in ("select", "ignore") and isinstance(value, str) else value
+        return overrides
+
+    def _resolve(self, path: Path) -> Optional[Context]:
+        try:
+            config = project_config.load(project_config.find([path]), registry.RULES)
+        except project_config.ConfigError as error:
+            self._once(types.MessageType.Error, f"{NAME}: {error}")
+            return None
+        overrides = self._overrides()
+        if not overrides.get("jax_version") and config.jax_version is None:
+            found = workspace_jax(self._folder(path), self.options.get("interpreter"))
+            if found is not None:
+                overrides["jax_version"] = found
+        try:
+            rules, settings = project_config.resolve(config, registry.RULES, **overrides)
+        except (ValueError, TypeError) as error:
+            self._once(types.MessageType.Error, f"{NAME}: initializationOptions: {error}; using the project's settings")
+            rules, settings = project_config.resolve(config, registry.RULES)
+        root = discovery.project_root([path], config.path.parent if config.path else None)
+        return Context(config, rules, settings, root)
+
+    def _once(self, kind: types.MessageType, message: str) -> None:
+        if message not in self._reported:
+            self._reported.add(message)
+            self.log(kind, message)
+
+    def project(self, path: Path, context: Context) -> Project:
+        key = (context.root or Path(os.path.abspath(path)), tuple(r.code for r in context.rules), context.settings)
+        if key not in self._projects:
+            self._projects[key] = Project(context.root, path, context)
+        return self._projects[key]
+
+    def analyse(self, path: Path, text: str) -> Optional[Analysis]:
+        """The one-file run of `path` on `text` (its unsaved contents); None when there is nothing to
+        show (no settings, or not Python)."""
+        context = self.context(path)
+        if context is None:
+            return None
+        skipped = context.config.ignored_rules(path)
+        rules = [rule for rule in context.rules if rule.code not in skipped]
+        facts = self.project(path, context).facts(path)
+        result = runner.process_source(path, _encode(text), rules, context.settings, facts=facts)
+        if result.error is not None and not result.error.startswith(("cannot parse", "cannot decode")):
+            self.log(types.MessageType.Error, f"{NAME}: {path}: {result.error}")
+        return Analysis(text, result, Lines(text, self.encoding))
+
+    # -- what the editor is sent --
+
+    def diagnostics(self, analysis: Analysis) -> list[types.Diagnostic]:
+        out = []
+        for finding in analysis.result.findings:
+            start, end = finding_span(analysis.lines, finding)
+            tags = [types.DiagnosticTag.Deprecated] if finding.code.startswith("JAX1") else None
+            out.append(types.Diagnostic(
+                range=analysis.lines.range(start, end), message=finding.message, source=NAME, code=finding.code,
+                code_description=types.CodeDescription(href=documentation_url(finding.code)),
+                severity=_SEVERITY[finding.kind], tags=tags))
+        return out
+
+    def code_actions(self, uri: str, analysis: Analysis, wanted: types.Range,
+                     only: Optional[Sequence[str]]) -> list[types.CodeAction]:
+        def asked(kind: str) -> bool:
+            return not only or any(kind == o or kind.startswith(o + ".") for o in only)
+
+        actions = []
+        lines = analysis.lines
+        low, high = lines.offset(wanted.start), lines.offset(wanted.end)
+        for finding, diagnostic in zip(analysis.result.findings, self.diagnostics(analysis)):
+            start, end = finding_span(lines, finding)
+            if finding.fix is None or not finding.fix.edits or not asked(types.CodeActionKind.QuickFix):
+                continue
+            if end < low or start > high:
+                continue
+            safe = finding.fix.applicability is Applicability.SAFE
+            actions.append(types.CodeAction(
+                title=f"{NAME}: fix {finding.code}" + ("" if safe else " (unsafe: may change numerics)"),
+                kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic], is_preferred=safe,
+                edit=_workspace_edit(uri, lsp_edits(lines, finding.fix.edits))))
+        if asked(FIX_ALL):
+            edits = self.fix_all_edits(analysis)
+            if edits:
+                actions.append(types.CodeAction(title=f"{NAME}: fix all", kind=FIX_ALL,
+                                                edit=_workspace_edit(uri, edits)))
+        return actions
+
+    def fix_all_edits(self, analysis: Analysis) -> list[types.TextEdit]:
+        """What `--write` writes, as edits of the document (the changed stretches only)."""
+        result = analysis.result
+        if result.new_source is None or result.error is not None:
+            return []
+        return lsp_edits(analysis.lines, text_edits(analysis.text, result.after))
+
+    def hover(self, analysis: Analysis, position: types.Position) -> Optional[types.Hover]:
+        lines = analysis.lines
+        at = lines.offset(position)
+        parts, where = [], None
+        for finding in analysis.result.findings:
+            start, end = finding_span(lines, finding)
+            if start <= at <= end and finding.code in self.rules:
+                rule = self.rules[finding.code]
+                parts.append(f"**{finding.code}** {finding.message}\n\n```text\n{rule.documentation()}```")
+                where = where or lines.range(start, end)
+        if not parts:
+            return None
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(parts)),
+                           range=where)
+
+
+def _encode(text: str) -> bytes:
+    """The document as the file's bytes: in its declared codec (PEP 263), else UTF-8."""
+    raw = text.encode("utf-8", "surrogatepass")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        return text.encode(encoding) if encoding not in ("utf-8", "utf-8-sig") else raw
+    except (SyntaxError, LookupError, UnicodeError):
+        return raw
+
+
+def _workspace_edit(uri: str, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+    return types.WorkspaceEdit(changes={uri: edits})
+
+
+def _path(uri: str) -> Path:
+    path = uris.to_fs_path(uri)
+    return Path(path) if path else Path(os.getcwd()) / "untitled.py"
+
+
+def _is_python(uri: str, language: Optional[str] = None) -> bool:
+    return language == "python" or uri.endswith((".py", ".pyi"))
+
+
+# -- the server --
+
+
+class Server(LanguageServer):
+    def __init__(self) -> None:
+        version = installed_version("jax_codemod") or installed_version("jax-codemod") or "unknown"
+        super().__init__(NAME, version, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.engine = Engine(self.log)
+        self.results: dict[str, Analysis] = {}
+        self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.languages: dict[str, str] = {}
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="analysis")  # one at a time
+        self.debounce = DEBOUNCE_S
+
+    def log(self, kind: types.MessageType, message: str) -> None:
+        try:
+            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        except Exception:  # noqa: BLE001 - no client to tell: stderr is the last resort
+            sys.stderr.write(message + "\n")
+
+    def failed(self, what: str) -> None:
+        self.log(types.MessageType.Error, f"{NAME}: internal error in {what}:\n{traceback.format_exc()}")
+
+    async def analysis(self, uri: str) -> Optional[Analysis]:
+        """The analysis of the document's current text (computed now if the text changed)."""
+        try:
+            document = self.workspace.get_text_document(uri)
+            text = document.source
+        except Exception:  # noqa: BLE001
+            return None
+        cached = self.results.get(uri)
+        if cached is not None and cached.text == text:
+            return cached
+        if not _is_python(uri, self.languages.get(uri)):
+            return None
+        try:
+            analysis = await asyncio.get_running_loop().run_in_executor(self.pool, self.engine.analyse, _path(uri), text)
+        except Exception:  # noqa: BLE001 - log it, keep serving
+            self.failed(f"the analysis of {uri}")
+            return None
+        if analysis is not None:
+            self.results[uri] = analysis
+        return analysis
+
+    async def publish(self, uri: str) -> None:
+        try:
+            document = self.workspace.get_text_document(uri)
+            version = document.version
+            analysis = await self.analysis(uri)
+            if uri not in self.languages:
+                return  # closed meanwhile
+            if self.workspace.get_text_document(uri).version != version:
+                return  # a newer change will publish
+            diagnostics = self.engine.diagnostics(analysis) if analysis is not None else []
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
+        except Exception:  # noqa: BLE001
+            self.failed(f"publishing the diagnostics of {uri}")
+
+    def schedule(self, uri: str, delay: float) -> None:
+        loop = asyncio.get_running_loop()
+        previous = self.pending.pop(uri, None)
+        if previous is not None:
+            previous.cancel()
+        if delay <= 0:
+            loop.create_task(self.publish(uri))
+        else:
+            self.pending[uri] = loop.call_later(delay, lambda: loop.create_task(self.publish(uri)))
+
+
+def build() -> Server:
+    server = Server()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: Server, params: types.InitializeParams) -> None:
+        try:
+            options = params.initialization_options
+            if isinstance(options, dict):
+                nested = options.get(NAME) or options.get("settings")
+                ls.engine.options = dict(nested if isinstance(nested, dict) else options)
+                if isinstance(ls.engine.options.get("debounceMs"), (int, float)):
+                    ls.debounce = max(0.0, ls.engine.options["debounceMs"] / 1000)
+            folders = [uris.to_fs_path(f.uri) for f in params.workspace_folders or []]
+            root = params.root_uri and uris.to_fs_path(params.root_uri) or params.root_path
+            ls.engine.folders = [Path(os.path.abspath(f)) for f in [*folders, root] if f]
+            ls.engine.encoding = ls.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        except Exception:  # noqa: BLE001
+            ls.failed("initialize")
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: Server, params: types.DidOpenTextDocumentParams) -> None:
+        ls.languages[params.text_document.uri] = params.text_document.language_id
+        ls.schedule(params.text_document.uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: Server, params: types.DidChangeTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri, ls.debounce)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: Server, params: types.DidSaveTextDocumentParams) -> None:
+        ls.pool.submit(ls.engine.forget)  # in order with the analyses: the next one re-reads the project
+        ls.results.clear()
+        for uri in list(ls.languages):
+            ls.schedule(uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: Server, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.languages.pop(uri, None)
+        ls.results.pop(uri, None)
+        pending = ls.pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(ls: Server, params: types.DidChangeConfigurationParams) -> None:
+        settings = params.settings
+        if isinstance(settings, dict) and isinstance(settings.get(NAME), dict):
+            ls.engine.options = dict(settings[NAME])
+            ls.results.clear()
+            for uri in list(ls.languages):
+                ls.schedule(uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=False))
+    async def code_action(ls: Server, params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
+        try:
+            analysis = await ls.analysis(params.text_document.uri)
+            if analysis is None:
+                return []
+            return ls.engine.code_actions(params.text_document.uri, analysis, params.range, params.context.only)
+        except Exception:  # noqa: BLE001
+            ls.failed("codeAction")
+            return []
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def hover(ls: Server, params: types.HoverParams) -> Optional[types.Hover]:
+        try:
+            analysis = await ls.analysis(params.text_document.uri)
+            return ls.engine.hover(analysis, params.position) if analysis is not None else None
+        except Exception:  # noqa: BLE001
+            ls.failed("hover")
+            return None
+
+    return server
+
+
+def main() -> None:
+    build().start_io()

@@ -1,0 +1,302 @@
+"""`jax-codemod server` end to end: a real LSP client (pytest-lsp) drives the server process over stdio.
+
+Each test starts the server, opens documents the way an editor does (unsaved text), and checks what
+comes back against the engine's own answer for the same text: the findings (codes, ranges in UTF-16
+code units), each quick fix against the finding's own edits, fix-all against what `--write` writes,
+the hover against the rule's documentation, the workspace's `[tool.jax-codemod]` and the client's
+initializationOptions, and a server that keeps serving after input it cannot use."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+pytest_lsp = pytest.importorskip("pytest_lsp")
+from lsprotocol import types  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
+
+from codemods import registry  # noqa: E402
+from codemods.engine.diagnostics import Applicability, apply_text_edits  # noqa: E402
+from codemods.engine.runner import process_source  # noqa: E402
+from codemods.settings import Settings  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures"
+DOT_PAIR = (FIXTURES / "precision" / "dot_pair_jax_0_12.in.py").read_text()
+DOT_HIGH = (FIXTURES / "precision" / "dot_high_jax_0_10.in.py").read_text()
+NEWEST = "0.12.0.1"
+TIMEOUT = 30
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "codemods", "server"],
+                                              server_env={**os.environ, "PYTHONPATH": str(REPO)}))
+async def client(lsp_client: LanguageClient):
+    yield
+    if lsp_client.capabilities is None:  # the test failed before it started the session
+        await start(lsp_client, REPO)
+    await lsp_client.shutdown_session()
+
+
+# -- helpers --
+
+
+async def start(client: LanguageClient, root: Path, options: dict | None = None) -> types.InitializeResult:
+    return await client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(), root_uri=root.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+        initialization_options=options))
+
+
+def write_project(root: Path, table: str = "") -> None:
+    (root / "pyproject.toml").write_text('[project]\nname = "kernels"\n' + (f"\n[tool.jax-codemod]\n{table}\n" if table else ""))
+
+
+async def diagnostics_after(client: LanguageClient, action) -> list[types.Diagnostic]:
+    """Send a notification and wait for the diagnostics it causes."""
+    waiting = asyncio.ensure_future(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS))
+    action()
+    params = await asyncio.wait_for(waiting, TIMEOUT)
+    return list(params.diagnostics)
+
+
+async def open_document(client: LanguageClient, path: Path, text: str) -> list[types.Diagnostic]:
+    return await diagnostics_after(client, lambda: client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=path.as_uri(), language_id="python", version=1, text=text))))
+
+
+async def change_document(client: LanguageClient, path: Path, text: str, version: int) -> list[types.Diagnostic]:
+    return await diagnostics_after(client, lambda: client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=version),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)])))
+
+
+def utf16_offset(text: str, position: types.Position) -> int:
+    """The character offset of an LSP position (UTF-16 code units), computed independently of the server."""
+    lines = text.split("\n")
+    start = sum(len(line) + 1 for line in lines[:position.line])
+    units = 0
+    for index, character in enumerate(lines[position.line] if position.line < len(lines) else ""):
+        if units >= position.character:
+            return start + index
+        units += 2 if ord(character) > 0xFFFF else 1
+    return start + min(len(lines[position.line]) if position.line < len(lines) else 0, position.character)
+
+
+def apply_lsp(text: str, edits: list[types.TextEdit]) -> str:
+    spans = sorted(((utf16_offset(text, e.range.start), utf16_offset(text, e.range.end), e.new_text) for e in edits),
+                   reverse=True)
+    for start, end, content in spans:
+        text = text[:start] + content + text[end:]
+    return text
+
+
+def engine_result(path: Path, text: str, **settings):
+    return process_source(path, text.encode(), registry.RULES, Settings(**settings))
+
+
+async def actions(client: LanguageClient, path: Path, range_: types.Range, only=None) -> list[types.CodeAction]:
+    return await asyncio.wait_for(client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=path.as_uri()), range=range_,
+        context=types.CodeActionContext(diagnostics=[], only=only))), TIMEOUT) or []
+
+
+WHOLE = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=10_000, character=0))
+
+
+# -- diagnostics --
+
+
+@pytest.mark.asyncio
+async def test_a_kernel_file_gets_its_finding_with_code_range_severity_and_link(client, tmp_path):
+    write_project(tmp_path)
+    await start(client, tmp_path, {"jaxVersion": NEWEST})
+    path = tmp_path / "kernel.py"
+    (diagnostic,) = await open_document(client, path, DOT_PAIR)
+    assert diagnostic.code == "JAX001" and diagnostic.source == "jax-codemod"
+    assert diagnostic.severity == types.DiagnosticSeverity.Warning
+    assert diagnostic.code_description is not None and diagnostic.code_description.href.startswith("https://")
+    line = DOT_PAIR.split("\n")[10]
+    first = line.index("lax.Precision.DEFAULT")
+    last = line.index("))") + 1  # the pair, without the parenthesis that closes the call
+    assert (diagnostic.range.start.line, diagnostic.range.start.character) == (10, first)
+    assert (diagnostic.range.end.line, diagnostic.range.end.character) == (10, last)
+
+
+@pytest.mark.asyncio
+async def test_positions_count_utf16_code_units_after_a_non_ascii_character(client, tmp_path):
+    write_project(tmp_path)
+    await start(client, tmp_path, {"jaxVersion": NEWEST})
+    text = DOT_PAIR.replace("    o_ref[...] = jnp.dot(", '    tag = "é𝛼"; o_ref[...] = jnp.dot(')
+    (diagnostic,) = await open_document(client, tmp_path / "kernel.py", text)
+    line = text.split("\n")[10]
+    prefix = line[:line.index("lax.Precision.DEFAULT")]
+    assert diagnostic.range.start.character == len(prefix.encode("utf-16-le")) // 2 == len(prefix) + 1
+    (quickfix,) = await actions(client, tmp_path / "kernel.py", diagnostic.range, [types.CodeActionKind.QuickFix])
+    fixed = apply_lsp(text, quickfix.edit.changes[(tmp_path / "kernel.py").as_uri()])
+    assert 'tag = "é𝛼"; o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision=lax.Precision.HIGH)' in fixed
+
+
+@pytest.mark.asyncio
+async def test_a_change_that_fixes_the_code_clears_the_diagnostics(client, tmp_path):
+    write_project(tmp_path)
+    await start(client, tmp_path, {"jaxVersion": NEWEST})
+    path = tmp_path / "kernel.py"
+    assert len(await open_document(client, path, DOT_PAIR)) == 1
+    fixed = DOT_PAIR.replace("(lax.Precision.DEFAULT, lax.Precision.HIGH)", "lax.Precision.HIGH")
+    assert await change_document(client, path, fixed, 2) == []
+    assert len(await change_document(client, path, DOT_PAIR, 3)) == 1  # the unsaved text, each time
+
+
+@pytest.mark.asyncio
+async def test_a_document_that_does_not_parse_gets_no_diagnostics_and_the_server_keeps_serving(client, tmp_path):
+    write_project(tmp_path)
+    await start(client, tmp_path, {"jaxVersion": NEWEST})
+    path = tmp_path / "kernel.py"
+    broken = DOT_PAIR.replace("def kernel(x_ref, y_ref, o_ref):", "def kernel(x_ref, y_ref, o_ref:")
+    assert await open_document(client, path, broken) == []
+    hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=path.as_uri()), position=types.Position(line=10, character=70))),
+        TIMEOUT)
+    assert hover is None
+    assert len(await change_document(client, path, DOT_PAIR, 2)) == 1
+
+
+# -- code actions --
+
+
+@pytest.mark.asyncio
+async def test_each_quick_fix_is_the_findings_own_fix(client, tmp_path):
+    write_project(tmp_path)
+    await start(client, tmp_path, {"jaxVersion": NEWEST})
+    path = tmp_path / "kernel.py"
+    (diagnostic,) = await open_document(client, path, DOT_PAIR)
+    (quickfix,) = await actions(client, path, diagnostic.range, [types.CodeActionKind.QuickFix])
+    assert quickfix.kind == types.CodeActionKind.QuickFix and quickfix.is_preferred
+    assert quickfix.diagnostics and quickfix.diagnostics[0].code == "JAX001"
+    (finding,) = engine_result(path, DOT_PAIR, jax_version=(0, 12, 0, 1)).findings
+    expected = apply_text_edits(DOT_PAIR, finding.fix.edits)
+    assert apply_lsp(DOT_PAIR, quickfix.edit.changes[path.as_uri()]) == expected
+    assert "precision=lax.Precision.HIGH)" in expected
+
+
+MIXED = DOT_PAIR.replace(
+    "    o_ref[...] = jnp.dot(",
+    "    y = lax.tanh(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST)\n    o_ref[...] = y + jnp.dot(")
+
+
+@pytest.mark.asyncio
+async def test_fix_all_is_what_write_writes_and_leaves_unsafe_fixes_to_explicit_quick_fixes(client, tmp_path):
+    write_project(tmp_path, f'jax-version = "{NEWEST}"')
+    await start(client, tmp_path)
+    path = tmp_path / "kernel.py"
+    diagnostics = await open_document(client, path, MIXED)
+    assert sorted(d.code for d in diagnostics) == ["JAX001", "JAX002"]
+    result = engine_result(path, MIXED, jax_version=(0, 12, 0, 1))
+    assert {f.fix.applicability for f in result.findings} == {Applicability.SAFE, Applicability.UNSAFE}
+    (fix_all,) = await actions(client, path, WHOLE, ["source.fixAll"])
+    assert fix_all.kind == "source.fixAll.jax-codemod"
+    after = apply_lsp(MIXED, fix_all.edit.changes[path.as_uri()])
+    assert after == result.after
+    # ... which is what the command writes
+    path.write_text(MIXED)
+    subprocess.run([sys.executable, "-m", "codemods", "--write", "--no-cache", str(path)], cwd=tmp_path,
+                   capture_output=True, timeout=120)
+    assert path.read_text() == after
+    assert "accuracy=lax.AccuracyMode.HIGHEST" in after  # the unsafe fix is not in it ...
+    quickfixes = await actions(client, path, WHOLE, [types.CodeActionKind.QuickFix])
+    unsafe = [a for a in quickfixes if a.diagnostics[0].code == "JAX002"]
+    assert len(quickfixes) == 2 and len(unsafe) == 1 and not unsafe[0].is_preferred  # ... it is offered alone
+    assert "accuracy=" not in apply_lsp(MIXED, unsafe[0].edit.changes[path.as_uri()]).split("\n")[10]
+
+
+# -- hover --
+
+
+@pytest.mark.asyncio
+async def test_hover_on_a_finding_shows_the_rules_what_and_why(client, tmp_path):
+    write_project(tmp_path)
+    await start(client, tmp_path, {"jaxVersion": NEWEST})
+    path = tmp_path / "kernel.py"
+    (diagnostic,) = await open_document(client, path, DOT_PAIR)
+    inside = types.Position(line=10, character=diagnostic.range.start.character + 3)
+    hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=path.as_uri()), position=inside)), TIMEOUT)
+    rule = registry.lookup("JAX001")
+    assert hover is not None and "What it does" in hover.contents.value and "Why" in hover.contents.value
+    assert rule.documentation() in hover.contents.value
+    outside = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=path.as_uri()), position=types.Position(line=0, character=0))),
+        TIMEOUT)
+    assert outside is None
+
+
+# -- settings --
+
+
+@pytest.mark.parametrize("table, options, expected", [
+    ('jax-version = "0.10.2"', None, "precision=lax.Precision.HIGHEST)"),  # the workspace's config
+    (f'jax-version = "{NEWEST}"', None, None),  # HIGH lowers there: nothing to fix
+    ('jax-version = "0.10.2"', {"jaxVersion": NEWEST}, None),  # the client's options win over the file
+    ('ignore = ["JAX001"]\njax-version = "0.10.2"', None, None),
+])
+@pytest.mark.asyncio
+async def test_the_workspace_config_and_the_initialization_options_decide_the_fix(client, tmp_path, table, options,
+                                                                                  expected):
+    write_project(tmp_path, table)
+    await start(client, tmp_path, options)
+    path = tmp_path / "kernel.py"
+    diagnostics = await open_document(client, path, DOT_HIGH)
+    if expected is None:
+        assert diagnostics == []
+        return
+    (diagnostic,) = diagnostics
+    (quickfix,) = await actions(client, path, diagnostic.range, [types.CodeActionKind.QuickFix])
+    assert expected in apply_lsp(DOT_HIGH, quickfix.edit.changes[path.as_uri()])
+
+
+@pytest.mark.asyncio
+async def test_bad_options_and_a_bad_config_are_logged_and_the_server_keeps_serving(client, tmp_path):
+    (tmp_path / "good").mkdir()
+    (tmp_path / "bad").mkdir()
+    write_project(tmp_path / "good", f'jax-version = "{NEWEST}"')
+    write_project(tmp_path / "bad", 'jax-verison = "0.10.2"')
+    await start(client, tmp_path, {"jaxVersion": "not a version"})
+    assert await open_document(client, tmp_path / "bad" / "kernel.py", DOT_PAIR) == []
+    (diagnostic,) = await open_document(client, tmp_path / "good" / "kernel.py", DOT_PAIR)  # the project's settings
+    assert diagnostic.code == "JAX001"
+    logged = [m.message for m in client.log_messages if m.type == types.MessageType.Error]
+    assert any("jax-verison" in m for m in logged) and any("not a version" in m for m in logged)
+
+
+# -- the project --
+
+
+@pytest.mark.asyncio
+async def test_a_helper_module_gets_the_facts_of_the_kernels_launched_elsewhere_and_a_save_refreshes_them(
+        client, tmp_path):
+    shutil.copytree(FIXTURES / "packages" / "kernels_across_modules" / "in", tmp_path, dirs_exist_ok=True)
+    write_project(tmp_path, f'jax-version = "{NEWEST}"')
+    await start(client, tmp_path)
+    path = tmp_path / "tiles" / "kernels.py"
+    text = path.read_text()
+    assert "pallas" not in text
+    (diagnostic,) = await open_document(client, path, text)
+    assert diagnostic.code == "JAX001" and diagnostic.range.start.line == 18
+    for launcher in ("launch.py", "api.py"):  # nothing launches the kernels any more
+        (tmp_path / "tiles" / launcher).write_text("")
+    assert await diagnostics_after(client, lambda: client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=(tmp_path / "tiles" / "launch.py").as_uri())))) == []
+
+
+def test_the_command_names_the_extra_when_pygls_is_missing() -> None:
+    code = ("import sys; sys.modules['pygls'] = None; sys.modules['lsprotocol'] = None; "
+            "sys.argv = ['jax-codemod', 'server']; from codemods.cli import main; main()")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert result.returncode == 2
+    assert "jax-codemod[server]" in result.stderr
