@@ -300,3 +300,55 @@ def test_the_command_names_the_extra_when_pygls_is_missing() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert result.returncode == 2
     assert "jax-codemod[server]" in result.stderr
+
+
+# -- a real editor --
+
+NEOVIM_FIX_ALL = r"""
+local python, file = _G.arg_python, _G.arg_file
+local function fail(msg) io.stderr:write("FAIL: " .. msg .. "\n"); vim.cmd("cquit 3") end
+vim.cmd("edit " .. file)
+local buf = vim.api.nvim_get_current_buf()
+local id = vim.lsp.start_client({ name = "jax-codemod", cmd = { python, "-m", "codemods", "server" },
+                                  root_dir = vim.fn.fnamemodify(file, ":h") })
+if not id then fail("the client did not start") end
+vim.lsp.buf_attach_client(buf, id)
+if not vim.wait(60000, function() return #vim.diagnostic.get(buf) > 0 end, 50) then fail("no diagnostics") end
+for _, d in ipairs(vim.diagnostic.get(buf)) do
+  io.stdout:write(string.format("diagnostic %s %d:%d\n", d.code or d.user_data.lsp.code, d.lnum, d.col))
+end
+local params = { textDocument = vim.lsp.util.make_text_document_params(buf),
+                 range = { start = { line = 0, character = 0 }, ["end"] = { line = vim.api.nvim_buf_line_count(buf), character = 0 } },
+                 context = { diagnostics = {}, only = { "source.fixAll" } } }
+local action
+for _, response in pairs(vim.lsp.buf_request_sync(buf, "textDocument/codeAction", params, 60000) or {}) do
+  for _, a in ipairs(response.result or {}) do
+    if a.kind == "source.fixAll.jax-codemod" then action = a end
+  end
+end
+if not action then fail("no fix-all action") end
+vim.lsp.util.apply_workspace_edit(action.edit, vim.lsp.get_client_by_id(id).offset_encoding or "utf-16")
+vim.cmd("write")
+vim.lsp.stop_client(id)
+vim.cmd("qall!")
+"""
+
+
+@pytest.mark.skipif(shutil.which("nvim") is None, reason="Neovim is not installed (apt-get install neovim)")
+def test_neovim_opens_a_kernel_applies_fix_all_and_writes_what_the_command_writes(tmp_path: Path) -> None:
+    write_project(tmp_path, f'jax-version = "{NEWEST}"')
+    edited, written = tmp_path / "kernel.py", tmp_path / "copy" / "kernel.py"
+    edited.write_text(MIXED)
+    written.parent.mkdir()
+    written.write_text(MIXED)
+    script = tmp_path / "fix_all.lua"
+    script.write_text(NEOVIM_FIX_ALL)
+    setup = f"lua _G.arg_python = {str(sys.executable)!r}; _G.arg_file = {str(edited)!r}"
+    result = subprocess.run(["nvim", "--headless", "--clean", "-c", setup, "-c", f"luafile {script}"], cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "diagnostic JAX001 11:" in result.stdout and "diagnostic JAX002 10:" in result.stdout, result.stdout
+    subprocess.run([sys.executable, "-m", "codemods", "--write", "--no-cache", str(written)], cwd=tmp_path,
+                   capture_output=True, timeout=120)
+    assert edited.read_text() != MIXED
+    assert edited.read_text() == written.read_text()
