@@ -302,6 +302,41 @@ def test_the_command_names_the_extra_when_pygls_is_missing() -> None:
     assert "jax-codemod[server]" in result.stderr
 
 
+
+# The server with a bug planted in its analysis of one file (no hook in the server for it).
+FAULTY = """
+import codemods.server as server
+analyse = server.Engine.analyse
+def planted(self, path, text):
+    if path.name == "boom.py":
+        raise RuntimeError("planted bug")
+    return analyse(self, path, text)
+server.Engine.analyse = planted
+server.main()
+"""
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-c", FAULTY],
+                                              server_env={**os.environ, "PYTHONPATH": str(REPO)}))
+async def faulty_client(lsp_client: LanguageClient):
+    yield
+    if lsp_client.capabilities is None:
+        await start(lsp_client, REPO)
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_an_internal_error_is_logged_and_the_server_keeps_serving(faulty_client, tmp_path):
+    client = faulty_client
+    write_project(tmp_path)
+    await start(client, tmp_path, {"jaxVersion": NEWEST})
+    assert await open_document(client, tmp_path / "boom.py", DOT_PAIR) == []
+    logged = [m.message for m in client.log_messages if m.type == types.MessageType.Error]
+    assert any("RuntimeError: planted bug" in m for m in logged), logged
+    assert await actions(client, tmp_path / "boom.py", WHOLE) == []
+    (diagnostic,) = await open_document(client, tmp_path / "kernel.py", DOT_PAIR)
+    assert diagnostic.code == "JAX001"
+
 # -- a real editor --
 
 NEOVIM_FIX_ALL = r"""
