@@ -260,6 +260,23 @@ async def test_the_workspace_config_and_the_initialization_options_decide_the_fi
     assert expected in apply_lsp(DOT_HIGH, quickfix.edit.changes[path.as_uri()])
 
 
+
+@pytest.mark.parametrize("release, expected", [("0.10.2", "precision=lax.Precision.HIGHEST)"), (NEWEST, None)])
+@pytest.mark.asyncio
+async def test_without_a_jax_version_the_target_is_the_jax_of_the_workspaces_virtualenv(client, tmp_path, release,
+                                                                                        expected):
+    # Each release is the other test venv's: in either venv, one case differs from the server's own jax.
+    (tmp_path / ".venv" / "lib" / "python3.12" / "site-packages" / f"jax-{release}.dist-info").mkdir(parents=True)
+    write_project(tmp_path)
+    await start(client, tmp_path)
+    diagnostics = await open_document(client, tmp_path / "kernel.py", DOT_HIGH)
+    if expected is None:
+        assert diagnostics == []
+        return
+    (diagnostic,) = diagnostics
+    (quickfix,) = await actions(client, tmp_path / "kernel.py", diagnostic.range, [types.CodeActionKind.QuickFix])
+    assert expected in apply_lsp(DOT_HIGH, quickfix.edit.changes[(tmp_path / "kernel.py").as_uri()])
+
 @pytest.mark.asyncio
 async def test_bad_options_and_a_bad_config_are_logged_and_the_server_keeps_serving(client, tmp_path):
     (tmp_path / "good").mkdir()
