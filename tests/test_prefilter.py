@@ -7,6 +7,7 @@ test: no edit and no finding may come out. Nothing here imports jax.
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -267,6 +268,7 @@ JAX_IMPORTS = {
     "on a compound line": "if True: import jax\n\nx = jax.tree_map(f, t)\n",
     "continued import": "import os, \\\n    jax\n\nx = jax.tree_map(f, t)\n",
     "continued from": "from \\\n    jax import tree_map\n\nx = tree_map(f, t)\n",
+    "after the keyword in a string": "mode = 'x'\nif 'from' in mode: import jax\n\nx = jax.tree_map(f, t)\n",
     "in a function": "def f(t):\n    import jax\n    return jax.tree_map(g, t)\n",
     "parenthesized": "from jax import (\n    numpy as jnp,\n)\n\nx = jnp.product(a)\n",
     "submodule": "import jax.experimental.pallas.tpu as pltpu\n\nP = pltpu.TPUCompilerParams()\n",
@@ -293,3 +295,10 @@ def test_the_upgrade_gate_rules_out_files_that_import_no_jax() -> None:
     importing = source.replace(b"import itertools", b"import itertools, jax")
     assert registry.select(["JAX140"])[0] not in _ruled_out(importing, Settings((0, 12, 0, 1)))  # `clip`, `numpy`
     _assert_sound(source)
+
+
+@pytest.mark.parametrize("text", [b"clip", b"clip(x)", b"x.clip", b"clipboard", b"_clip", b"clip_", b"2clip", b"clip2",
+                                  b"jnp.clipper + clip", b"uncliped; clip\n", b"", b"cli", b"np.clip(a)\n# clip"])
+def test_a_whole_word_is_found_as_the_word_boundary_regex_finds_it(text: bytes) -> None:
+    from codemods.engine.rule import contains_word
+    assert contains_word(text, b"clip") is bool(re.search(rb"\bclip\b", text))
