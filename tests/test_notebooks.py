@@ -392,3 +392,16 @@ def test_a_notebook_of_another_language_has_no_python(tmp_path: Path) -> None:
     document["metadata"]["language_info"] = {"name": "R"}
     source = notebook.read(Path("nb.ipynb"), dump(document))
     assert source.text == "" and source.cells.cells == ()
+
+
+@pytest.mark.parametrize("line", ["%matplotlib inline", "  %time f()", "!pip list", "files = !ls", "x = %env HOME",
+                                  "f?", "?f", "f??  # help", "/f x", ";f x", ",f x"])
+def test_a_cell_is_scanned_whenever_a_line_of_it_may_be_ipython(line: str) -> None:
+    """Cells without anything IPython could mean skip the character scan: the shortcut's test must
+    hold for every line the scan takes for IPython."""
+    from codemods.engine import notebook
+
+    lines = ["import os\n", line + "\n", "y = 1\n"]
+    assert notebook._MAYBE_IPYTHON.search("".join(lines))
+    code, ipython = notebook._python_lines(lines, False)
+    assert [text for _, _, text in ipython] == [line] and len("".join(code)) == len("".join(lines))

@@ -317,9 +317,16 @@ _ESCAPE = ("%", "!", "?", "/", ";", ",")
 _ASSIGNED_ESCAPE = re.compile(r"[\w.\s,()\[\]*]+(?<![=!<>+\-*/%&|^@:])=\s*[%!]")
 
 
+# What every IPython line holds, looser than the scan below: a cell without it is plain Python and is
+# not scanned character by character (most cells; the scan made reading a notebook cost 10x json).
+_MAYBE_IPYTHON = re.compile(r"(?m)^[ \t]*[%!?/;,]|\?[ \t]*(?:#.*)?$|=\s*[%!]")
+
+
 def _python_lines(lines: list[str], cell_magic: bool) -> tuple[list[str], list[tuple[int, int, str]]]:
     """The cell's lines with its IPython lines replaced by placeholders of the same length, and
     where those lines are (offsets in the cell, newline included) with their text."""
+    if not cell_magic and not _MAYBE_IPYTHON.search("".join(lines)):
+        return lines, []
     out: list[str] = []
     ipython: list[tuple[int, int, str]] = []
     offset = 0
