@@ -67,9 +67,10 @@ class Gate:
 
     def passes(self, raw: bytes, tested: dict) -> bool:
         if self not in tested:
-            if self.test is not None and self.word in raw and self.test not in tested:
+            present = self.word in raw
+            if present and self.test is not None and self.test not in tested:
                 tested[self.test] = self.test(raw)
-            tested[self] = self.word in raw and (self.test is None or tested[self.test])
+            tested[self] = present and (self.test is None or tested[self.test])
         return tested[self]
 
 

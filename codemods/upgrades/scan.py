@@ -94,12 +94,12 @@ def _name_references(module: ModuleIndex, names: Mapping[str, ApiChange], module
         match = None
         while isinstance(node, ast.Attribute):  # resolving costs; only a part that ends as an old name can be one
             if node.attr in last_parts:
-                match = next((name for name in module.qualified_names(node) if name in names), None)
+                match = module.matching_name(node, names)
                 if match is not None:
                     break
             node = node.value
         if match is None and isinstance(node, ast.Name) and node.id in roots:
-            match = next((name for name in module.qualified_names(node) if name in names), None)
+            match = module.matching_name(node, names)
         if match is not None:
             found.append(Reference(names[match], match, node))
         elif isinstance(outer, ast.Attribute) and outer.attr in attributes and not module.qualified_names(outer):
