@@ -18,8 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from codemods import registry
 from codemods.engine import notebook, runner
 from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind, TextEdit
+from codemods.settings import Settings
 from tests.test_cli import cli, fix
 from tests.test_formats import SCHEMA_PATH, validate
 
@@ -183,6 +185,48 @@ def test_unreadable_notebooks_are_reported_and_the_run_goes_on(tmp_path: Path) -
     # The other files were still fixed.
     assert b"precision=lax.Precision.HIGH)" in (tmp_path / "kernel.py").read_bytes()
     assert json.dumps(FIXED_LINE).encode() in (tmp_path / "nb.ipynb").read_bytes()
+
+
+NEEDLES = [needle for rule in registry.RULES for needle in rule.needles(Settings())]
+
+
+def plain_notebook() -> bytes:
+    """The notebook with nothing any rule acts on: `x = 1` in every code cell, no outputs."""
+    document = make_notebook()
+    for cell in document["cells"]:
+        if cell["cell_type"] == "code":
+            cell.update(source=["x = 1\n"], outputs=[])
+    return dump(document)
+
+
+def test_a_notebook_is_ruled_out_by_its_bytes_only_when_no_rule_could_act() -> None:
+    """The runner decodes a notebook only if its bytes may hold code a rule acts on: decoding
+    every notebook of a tree costs five times what grep does."""
+    assert notebook.may_need(dump(make_notebook()), NEEDLES)
+    plain = plain_notebook()
+    assert not notebook.may_need(plain, NEEDLES)
+    # A letter spelled as a JSON escape hides a word from the byte search: such a notebook is read.
+    for escape, read in ((rb"\u006aax", True), (rb"\u006Aax", True), (rb"\u00e9ax", False), (rb"\\u006aax", True)):
+        assert notebook.may_need(plain.replace(b"x = 1", b"import " + escape, 1), NEEDLES) is read, escape
+
+
+@pytest.mark.parametrize("broken", [
+    pytest.param(lambda raw: raw[:len(raw) // 2], id="cut short"),
+    pytest.param(lambda raw: raw.replace(b'"nbformat": 4', b'"nbformat": 3'), id="nbformat 3"),
+    pytest.param(lambda raw: b"[" + raw + b"]", id="not an object"),
+])
+def test_a_notebook_that_does_not_look_whole_is_read_to_say_why(broken) -> None:
+    assert notebook.may_need(broken(plain_notebook()), NEEDLES)
+
+
+def test_a_notebook_ruled_out_by_its_bytes_is_not_parsed(tmp_path: Path) -> None:
+    """As a `.py` file the prefilter rules out: its syntax error is not ours to report."""
+    (tmp_path / "plain.ipynb").write_bytes(plain_notebook().replace(b"x = 1", b"x = {", 1))  # not even Python
+    (tmp_path / "nb.ipynb").write_bytes(dump(make_notebook()))
+    proc = fix("--check", cwd=tmp_path)
+    assert proc.returncode == 1  # 2 if plain.ipynb were reported
+    assert proc.stdout.decode().splitlines()[0] == "nb.ipynb"
+    assert b"plain.ipynb" not in proc.stdout + proc.stderr
 
 
 def test_machine_readable_formats_give_the_cell(nb: Path) -> None:

@@ -302,3 +302,17 @@ def test_the_upgrade_gate_rules_out_files_that_import_no_jax() -> None:
 def test_a_whole_word_is_found_as_the_word_boundary_regex_finds_it(text: bytes) -> None:
     from codemods.engine.rule import contains_word
     assert contains_word(text, b"clip") is bool(re.search(rb"\bclip\b", text))
+
+
+ATTRIBUTE_ROWS = ["def f(c):\n    return c.input_layouts, c.device_buffers\n", "y = x.device_buffer\n"]
+
+
+@pytest.mark.parametrize("source", [*(param.values[0].read_bytes() for param in CASES),
+                                    *(case.encode() for case in JAX_IMPORTS.values()),
+                                    *(case.encode() for case in ATTRIBUTE_ROWS)])
+def test_a_rule_whose_byte_test_passes_finds_one_of_its_needles(source: bytes) -> None:
+    """Rule.needles rules notebooks out before their JSON is decoded: it must never be stronger
+    than the byte test itself (no project facts: no module imports a notebook)."""
+    for settings in SETTINGS:
+        for rule in rules_for(source, registry.RULES, settings):
+            assert any(needle in source for needle in rule.needles(settings)), (rule.code, settings)

@@ -64,6 +64,9 @@ class Gate:
 
     word: bytes
     test: Optional[Callable[[bytes], bool]] = None
+    # A byte string every file the gate passes holds, rarer than its word where the test needs one
+    # (an import of jax needs `jax`): what Rule.needles offers for it.
+    needle: Optional[bytes] = None
 
     def passes(self, raw: bytes, tested: dict) -> bool:
         if self not in tested:
@@ -108,6 +111,16 @@ class Rule:
             return False
         return any(word in raw for word in self.words) or any(contains_word(raw, word) for word in self.whole_words) \
             or any(needle in raw and pattern.search(raw) for needle, pattern in self.patterns)
+
+    def needles(self, settings: Settings) -> tuple[bytes, ...]:
+        """Byte strings one of which every file this rule may act on holds, when no other module
+        launches its functions (a notebook's case: nothing imports one). Weaker than might_apply,
+        and tested as plain substrings, so that it holds on bytes that are not the code itself."""
+        if self.kernel_scoped and settings.scope is Scope.KERNELS:
+            return (KERNEL_MARKER,)
+        if self.requires is not None:
+            return (self.requires.needle or self.requires.word,)
+        return (*self.words, *self.whole_words, *(needle for needle, _ in self.patterns))
 
     def documentation(self) -> str:
         """As `jax-codemod rules CODE` prints it (Ruff's `ruff rule`)."""

@@ -109,6 +109,7 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     results: list[FileResult] = []
     candidates: list[_Analysed] = []
     analysed: list[_Analysed] = []
+    needles = {needle for rule in transforms for needle in rule.needles(settings)}
     for path in files:
         key = Path(os.path.abspath(path))
         try:
@@ -121,6 +122,8 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             continue
         contents[key] = raw  # the project index reads it from here, lazily
         results.append(FileResult(str(path)))
+        if notebook.is_notebook(path) and not notebook.may_need(raw, needles):
+            continue
         try:  # a notebook: the prefilter reads the Python of its code cells
             code = notebook.read(path, raw).text.encode() if notebook.is_notebook(path) else raw
         except notebook.NotebookError as error:

@@ -57,7 +57,7 @@ def _gate(row: ApiChange) -> Optional[Gate]:
     return _GATES[word]
 
 
-_GATES = {word: Gate(word, imports_jax) for word in (b"jax", *(word for _, word in _MODULE_WORDS))}
+_GATES = {word: Gate(word, imports_jax, needle=b"jax") for word in (b"jax", *(word for _, word in _MODULE_WORDS))}
 
 
 def _rule(row: ApiChange) -> Rule:
