@@ -57,6 +57,14 @@ def contains_word(raw: bytes, word: bytes) -> bool:
     return False
 
 
+def contains(raw: bytes, text: bytes, tested: dict) -> bool:
+    """`text in raw`, answered once per file however many rules and gates ask (`tested`: the
+    answers for `raw`): a search is a pass over the whole file."""
+    if text not in tested:
+        tested[text] = text in raw
+    return tested[text]
+
+
 @dataclass(frozen=True, eq=False)  # hashed by identity: rules share one instance, asked per file
 class Gate:
     """A test many rules share before their own words: a word, then a test of the whole file (which
@@ -65,12 +73,12 @@ class Gate:
     word: bytes
     test: Optional[Callable[[bytes], bool]] = None
     # A byte string every file the gate passes holds, rarer than its word where the test needs one
-    # (an import of jax needs `jax`): what Rule.needles offers for it.
+    # (an import of jax needs `jax`): searched first, and what Rule.needles offers for the gate.
     needle: Optional[bytes] = None
 
     def passes(self, raw: bytes, tested: dict) -> bool:
         if self not in tested:
-            present = self.word in raw
+            present = (self.needle is None or contains(raw, self.needle, tested)) and contains(raw, self.word, tested)
             if present and self.test is not None and self.test not in tested:
                 tested[self.test] = self.test(raw)
             tested[self] = present and (self.test is None or tested[self.test])
@@ -105,9 +113,11 @@ class Rule:
         """The prefilter, on bytes: most files are ruled out here, before they are parsed.
         `holds_kernels`: other modules launch this one's functions (it need not say "pallas");
         `tested`: the gates already answered for `raw`, shared by the rules of one file."""
-        if self.kernel_scoped and settings.scope is Scope.KERNELS and KERNEL_MARKER not in raw and not holds_kernels:
+        tested = {} if tested is None else tested
+        if self.kernel_scoped and settings.scope is Scope.KERNELS and not holds_kernels \
+                and not contains(raw, KERNEL_MARKER, tested):
             return False
-        if self.requires is not None and not self.requires.passes(raw, {} if tested is None else tested):
+        if self.requires is not None and not self.requires.passes(raw, tested):
             return False
         return any(word in raw for word in self.words) or any(contains_word(raw, word) for word in self.whole_words) \
             or any(needle in raw and pattern.search(raw) for needle, pattern in self.patterns)
