@@ -12,11 +12,9 @@ left untouched.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import stat
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, Sequence
@@ -207,6 +205,9 @@ def _map(function, items: list, jobs: int) -> Iterator[FileResult]:
     if jobs <= 1 or len(items) <= 1 or sum(len(item[1]) for item in items) < PARALLEL_MIN_BYTES:
         yield from map(function, items)
         return
+    import multiprocessing  # here: a run of one file or a few (pre-commit, the editor) never pays for it
+    from concurrent.futures import ProcessPoolExecutor
+
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     with ProcessPoolExecutor(min(jobs, len(items)), mp_context=context) as pool:
