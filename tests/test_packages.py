@@ -224,7 +224,7 @@ LOWERED = {
     "kernels_across_modules": ("tiles", ("matmul", "gated"), {"shared": "[manual] `shared_mix` runs in kernels and in plain XLA code"},
                                ((8, 128), (128, 128))),
     "factory_and_constant_across_modules": ("attn", ("attention", "scaled"), {}, ((128, 128), (128, 128))),
-    "helpers_spelled_other_ways": ("spell", ("contract", "scaled", "bare", "nested"),
+    "helpers_spelled_other_ways": ("spell", ("contract", "scaled", "bare", "nested", "default", "kwonly"),
                                    {"unpacked": "[manual] jnp.dot: **kwargs may carry a precision"}, ((8, 128), (128, 128))),
 }
 

@@ -220,8 +220,7 @@ class ProjectIndex:
                 if node.__class__ is ast.Call:
                     calls.append(node)
                 elif node.__class__ is ast.arguments:
-                    parameters.update(arg.arg for arg in (*node.posonlyargs, *node.args, *node.kwonlyargs,
-                                                          node.vararg, node.kwarg) if arg)
+                    parameters.update(_passed_on(node))
             if any(_may_fail_in_a_kernel(call, parameters) for call in calls):
                 names.append(name)
         module.needy = names
@@ -581,6 +580,16 @@ def _hint_offsets(raw: bytes) -> list[int]:
     statement none of them starts in cannot pass that test alone (its matches lie within one call),
     so one pass over the module replaces a search per statement."""
     return sorted(match.start() for pattern in (_MAY_FAIL, _POSITIONAL_OP) for match in pattern.finditer(raw))
+
+
+def _passed_on(arguments: ast.arguments) -> list[str]:
+    """The parameters whose value only a caller writes: those without a default, or with None. A
+    written default (`precision=PAIR`) is this code's own value when a kernel calls it bare."""
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
+    named = [*zip(positional, defaults), *zip(arguments.kwonlyargs, arguments.kw_defaults),
+             (arguments.vararg, None), (arguments.kwarg, None)]
+    return [arg.arg for arg, default in named if arg is not None and (default is None or _is_none(default))]
 
 
 def _may_fail_in_a_kernel(call: ast.Call, parameters: set[str]) -> bool:
