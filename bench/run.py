@@ -197,6 +197,9 @@ def main() -> None:
         timings["grep: trees"] = measure("grep --include='*.py', both trees",
                                          [grep, *GREP_PY, str(kernels), str(site)], args.repeat,
                                          dict(os.environ), scratch)
+        timings["floor: trees"] = measure("read, byte test, ast.parse: both trees",
+                                          [sys.executable, str(REPO / "bench" / "parse_floor.py"), str(kernels), str(site)],
+                                          args.repeat, tools["tool"][1], scratch)
         if not args.skip_libcst:
             subprocess.run([sys.executable, "-m", "libcst.tool", "initialize", "."], cwd=scratch, check=True,
                            stdout=subprocess.DEVNULL)
@@ -222,6 +225,9 @@ def main() -> None:
             ("tool / grep", f"kernel packages + site-packages: {t('trees'):.2f} s vs grep --include='*.py' "
              f"{timings['grep: trees'].best:.2f} s = {t('trees') / timings['grep: trees'].best:.2f}x",
              t("trees") / timings["grep: trees"].best),
+            ("tool / grep", f"the parse floor of the trees (bench/parse_floor.py): {timings['floor: trees'].best:.2f} s = "
+             f"{timings['floor: trees'].best / timings['grep: trees'].best:.2f}x grep",
+             timings["floor: trees"].best / timings["grep: trees"].best),
             ("jobs 1 / jobs 2", f"--scope all --jobs 1 {t('jobs 1'):.2f} s vs --jobs 2 {t('jobs 2'):.2f} s = "
              f"{t('jobs 1') / t('jobs 2'):.2f}x", t("jobs 1") / t("jobs 2")),
         ]
