@@ -354,8 +354,12 @@ def explain(
         raise typer.Exit(EXIT_ERRORS)
     text = (log.read_text(errors="replace") if log else sys.stdin.read())
     sys.stdout.flush()
+    from codemods.engine import discovery
+
+    project = discovery.discover([root], config.matcher([*config.exclude, *config.extend_exclude]), notebooks=False)
     outcome = tracebacks.run(text, root, {rule.code: rule for rule in registry.RULES}, settings, write=write, out=sys.stdout.buffer,
-                             err=sys.stderr, selected=transforms, ignored_rules=config.ignored_rules, notebook=cells)
+                             err=sys.stderr, selected=transforms, ignored_rules=config.ignored_rules, notebook=cells,
+                             project=project)
     raise typer.Exit({tracebacks.Outcome.FIXED: EXIT_CLEAN, tracebacks.Outcome.PENDING: EXIT_CHANGES,
                       tracebacks.Outcome.UNRESOLVED: EXIT_ERRORS}[outcome])
 

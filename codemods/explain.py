@@ -31,8 +31,9 @@ import enum
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Mapping, Optional, TextIO
+from typing import BinaryIO, Callable, Iterable, Mapping, Optional, Sequence, TextIO
 
+from codemods.analysis.kernel_scope import NO_FACTS
 from codemods.analysis.module import ModuleIndex
 from codemods.engine import notebook as notebooks
 from codemods.engine.diagnostics import Finding
@@ -276,12 +277,15 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
 def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *, write: bool,
         out: BinaryIO, err: TextIO, selected: Optional[Iterable[Rule]] = None,
         ignored_rules: Callable[[Path], frozenset[str]] = lambda path: frozenset(),
-        notebook: Optional[Notebook] = None, results: Optional[list] = None) -> Outcome:
+        notebook: Optional[Notebook] = None, results: Optional[list] = None,
+        project: Sequence[Path] = ()) -> Outcome:
     """`jax-codemod explain`: place each error of the log, fix it (diffs on `out`, or written with
     `write`, only under `root`), say on `err` what became of each. `selected` and `ignored_rules`
     are the project's choice of rules (`--select`/`--ignore`, the config's `per-file-ignores`): an
     error of a rule left out is placed and named, not fixed. `notebook`: where cells' frames are
-    placed (its path is the file written); `results` collects each processed file's FileResult."""
+    placed (its path is the file written); `results` collects each processed file's FileResult;
+    `project`: the project's files, indexed so that a helper a kernel elsewhere calls gets the facts
+    `fix` gives it (a precision in its parameter's default is then fixed there, as `fix` fixes it)."""
     from codemods.engine import runner
     from codemods.engine.report import file_diff, fix_diff, render_findings, unified_diff
 
@@ -322,11 +326,13 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                       "stays\n")
             continue
         by_file.setdefault(path, {}).setdefault(rule, set()).add(line)
+    index = runner._project_index(project, [rules[code] for code in chosen], settings, {}, None) if by_file else None
     for path, proven in by_file.items():
         in_notebook = notebook is not None and path == notebook.path
         raw = notebook.raw if in_notebook else path.read_bytes()
         result = runner.process_source(path, raw, [rules[code] for code in proven], settings,
-                                       {code: frozenset(lines) for code, lines in proven.items()})
+                                       {code: frozenset(lines) for code, lines in proven.items()},
+                                       facts=index.facts(path) if index is not None else NO_FACTS)
         if results is not None:
             results.append(result)
 

@@ -157,6 +157,40 @@ def test_a_helper_in_another_module_is_placed_by_the_traceback_alone(tmp_path: P
     assert lower(project / "model.py", tmp_path).stdout.strip() == "lowered"
 
 
+HELPER_WITH_A_DEFAULT = '''\
+import jax.numpy as jnp
+from jax import lax
+
+MIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+
+
+def project(x, w, precision=MIXED):
+    return jnp.dot(x, w, precision=precision)
+'''
+
+
+def test_a_helper_whose_default_fails_gets_the_fix_fix_gives_it(tmp_path: Path) -> None:
+    """The failing call's precision is a parameter's default, the kernel in another module leaves it
+    unset: with the project's facts (as `fix` has them) the default is fixed, not a [manual] note."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "shared_math.py").write_text(HELPER_WITH_A_DEFAULT)
+    (project / "model.py").write_text(KERNEL_USING_IT.replace("@register\n", "").replace(
+        "KERNELS[name]", "kernel"))  # launched directly: `fix` sees the launch
+    fixed_by_fix = tmp_path / "fixed_by_fix"
+    shutil.copytree(project, fixed_by_fix)
+    subprocess.run([sys.executable, "-m", "codemods", "--no-cache", "--write", "."], cwd=fixed_by_fix, check=True,
+                   env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True)
+    assert (fixed_by_fix / "shared_math.py").read_text() != HELPER_WITH_A_DEFAULT
+
+    failed = lower(project / "model.py", tmp_path)
+    assert "Per-operand dot precision unsupported" in failed.stderr
+    result = explain(failed.stderr, project, "--write")
+    assert result.returncode == 0, result.stderr
+    assert (project / "shared_math.py").read_text() == (fixed_by_fix / "shared_math.py").read_text()
+    assert lower(project / "model.py", tmp_path).stdout.strip() == "lowered"
+
+
 def test_several_errors_in_one_log_and_a_file_changed_since(tmp_path: Path) -> None:
     folder = examples_in(tmp_path / "examples")
     logs = [lower(folder / f"{stem}.py", tmp_path).stderr for stem in ("tpu_matmul", "tpu_softmax_accuracy")]
