@@ -1,0 +1,348 @@
+"""Which code runs in a Pallas kernel (codemods/analysis/kernel_scope.py), asked directly.
+
+The goldens see the scope through the rules' fixes; a one-line bug that finds the same kernel by
+another path, or that changes a reason no rule prints, leaves them unchanged. These tests pin what
+`find_kernels` answers for small modules: every kernel with its reason, its backends, the launch
+helpers, the shared helpers, the bodies left for the project index. Static analysis, no jax import.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from codemods.analysis.kernel_scope import (
+    BODY, FACTORY, HELPER, MOSAIC_GPU, MOSAIC_TPU, TRITON, KernelScope, ModuleFacts, default_value,
+    describe_backends, find_kernels, returned_values,
+)
+from codemods.analysis.module import ModuleIndex
+
+TPU, GPU = frozenset({MOSAIC_TPU}), frozenset({MOSAIC_GPU})
+BOTH = frozenset({MOSAIC_TPU, TRITON})
+HEAD = """\
+import functools
+from functools import partial
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import mosaic_gpu as plgpu
+"""
+
+
+def _scope(source: str, facts: ModuleFacts = ModuleFacts()) -> KernelScope:
+    return find_kernels(ModuleIndex.parse(HEAD + textwrap.dedent(source)), facts)
+
+
+def _label(function: ast.AST) -> str:
+    return "lambda" if isinstance(function, ast.Lambda) else function.name  # type: ignore[attr-defined]
+
+
+def _why(scope: KernelScope) -> dict[str, str]:
+    return {_label(function): why for function, why in scope.kernels.items()}
+
+
+def _backends(scope: KernelScope) -> dict[str, frozenset]:
+    return {_label(function): backends for function, backends in scope.backends.items()}
+
+
+def _names(functions) -> set[str]:
+    return {_label(function) for function in functions}
+
+
+@pytest.mark.parametrize("launch, why, backends", [
+    ("pl.pallas_call(body, out_shape=x)", "passed to pallas_call", BOTH),
+    ("pl.pallas_call(kernel=body, out_shape=x)", "passed to pallas_call", BOTH),
+    ("pl.pallas_call(functools.partial(body, n=1), out_shape=x)", "passed to pallas_call", BOTH),
+    ("pl.pallas_call(body, compiler_params=pltpu.CompilerParams())", "passed to pallas_call", TPU),
+    ("pl.pallas_call(body, backend='triton')", "passed to pallas_call", frozenset({TRITON})),
+    ("pl.kernel(body, mesh=plgpu.Mesh())", "passed to kernel", GPU),
+    ("pl.kernel(body, out_shape=x)", "passed to kernel", frozenset({MOSAIC_TPU, MOSAIC_GPU})),
+    ("functools.partial(pl.pallas_call, out_shape=x)(body)", "passed to pallas_call", BOTH),
+    ("functools.partial(pl.pallas_call, body, out_shape=x)(x)", "passed to pallas_call", BOTH),
+    ("partial(pl.pallas_call, compiler_params=pltpu.CompilerParams())(body)", "passed to pallas_call", TPU),
+    ("partial(pl.kernel, out_shape=x, mesh=plgpu.Mesh())(body)", "passed to kernel", GPU),
+    ("list(map(pl.pallas_call, (body,)))", "mapped by pallas_call", BOTH),
+    ("list(map(partial(pl.pallas_call, backend='mosaic'), [body]))", "mapped by pallas_call", TPU),
+    ("list(map(pl.pallas_call, {'a': body}.values()))", "mapped by pallas_call", BOTH),
+    ("run(body)", "passed to pallas_call through run", TPU),
+    ("run(kernel=body)", "passed to pallas_call through run", TPU),
+    ("partial(run, body)()", "passed to pallas_call through run", TPU),
+    ("list(map(run, [body]))", "passed to pallas_call through run", TPU),
+])
+def test_a_body_launched_each_way(launch: str, why: str, backends: frozenset) -> None:
+    """The body, its reason and its backends; what it calls runs in the kernel too."""
+    scope = _scope(f"""
+        def helper(v):
+            return v
+
+
+        def body(x_ref, o_ref, n=0):
+            o_ref[...] = helper(x_ref[...])
+
+
+        def run(kernel, x=None):
+            return pl.pallas_call(kernel, compiler_params=pltpu.CompilerParams())
+
+
+        def go(x):
+            return {launch}
+        """)
+    assert _why(scope)["body"] == why and _backends(scope)["body"] == backends
+    assert _why(scope)["helper"] == "called from a kernel body (body)" and _backends(scope)["helper"] == backends
+    assert "body" in _names(scope.direct) and "helper" not in _names(scope.direct)
+    assert "go" not in _why(scope)
+
+
+def test_a_launch_helper_and_its_parameter() -> None:
+    scope = _scope("""
+        def body(x_ref):
+            pass
+
+
+        def run(x, kernel):
+            return pl.pallas_call(kernel, backend="triton")(x)
+
+
+        def go(x):
+            return run(x, body)
+        """)
+    ((helper, (param, launched)),) = scope.launch_helpers.items()
+    assert (helper.name, param.arg, launched) == ("run", "kernel", frozenset({TRITON}))
+    assert _why(scope) == {"body": "passed to pallas_call through run"}
+
+
+@pytest.mark.parametrize("decorator, why, backends", [
+    ("@pl.kernel(mesh=pltpu.create_tensorcore_mesh('x'))", "decorated with kernel", TPU),
+    ("@functools.partial(pl.kernel, mesh=plgpu.Mesh())", "decorated with kernel", GPU),
+    ("@pl.core_map(plgpu.Mesh())", "decorated with core_map", GPU),
+    ("@run", "passed to pallas_call through run", BOTH),  # a launch helper used as a decorator
+])
+def test_a_decorated_body(decorator: str, why: str, backends: frozenset) -> None:
+    scope = _scope(f"""
+        def run(body):
+            return pl.pallas_call(body, out_shape=1)
+
+
+        {decorator}
+        def body(x_ref):
+            pass
+        """)
+    assert _why(scope)["body"] == why and _backends(scope)["body"] == backends
+
+
+@pytest.mark.parametrize("launch", [
+    "pl.pallas_call(bodies[name])", "pl.pallas_call(k2)", "pl.pallas_call(make(2))",
+    "pl.pallas_call(partial(k2, n=1))",
+])
+def test_bodies_through_names_dispatch_and_factories(launch: str) -> None:
+    scope = _scope(f"""
+        def body(x_ref, n=0):
+            pass
+
+
+        def other(x_ref):
+            pass
+
+
+        def make(n):
+            def made(x_ref):
+                pass
+            if n:
+                return made
+            return body
+
+
+        k = partial(body, n=1)
+        k2 = k
+        bodies = {{"a": body, "b": body}}
+
+
+        def go(x, name):
+            return {launch}
+        """)
+    assert "body" in _why(scope) and "other" not in _why(scope)
+
+
+def test_a_factory_returns_its_own_returns_not_a_nested_defs() -> None:
+    tree = ast.parse("def make():\n    def inner():\n        return 1\n    if x:\n        return a\n    return\n")
+    assert [ast.unparse(v) for v in returned_values(tree.body[0])] == ["a"]
+
+
+def test_a_body_the_module_does_not_define_is_left_for_the_project_index() -> None:
+    scope = _scope("""
+        import kernels
+
+
+        def go(x):
+            return pl.pallas_call(kernels.body, backend="mosaic_gpu")(x)
+        """)
+    ((expression, why, launched),) = scope.foreign_bodies
+    assert (ast.unparse(expression), why, launched) == ("kernels.body", "passed to pallas_call", GPU)
+    assert scope.kernels == {}
+
+
+@pytest.mark.parametrize("name, role, kernels, direct", [
+    ("body", BODY, {"body", "helper"}, {"body"}),
+    ("helper", HELPER, {"helper"}, set()),  # called from a kernel elsewhere: a helper, never direct
+    ("make", FACTORY, {"made", "helper"}, {"made"}),
+])
+def test_kernels_other_modules_launch(name: str, role: str, kernels: set, direct: set) -> None:
+    facts = ModuleFacts(kernels=((name, TPU, "passed to pallas_call in api", role),))
+    scope = _scope("""
+        def helper(v):
+            return v
+
+
+        def body(x_ref):
+            x_ref[...] = helper(x_ref[...])
+
+
+        def make():
+            def made(x_ref):
+                return helper(x_ref)
+            return made
+        """, facts)
+    assert set(_why(scope)) == kernels and _names(scope.direct) == direct
+    assert all(backends == TPU for backends in scope.backends.values())
+
+
+def test_a_value_kernels_elsewhere_call() -> None:
+    facts = ModuleFacts(kernels=(("exp_hi", TPU, "called from a kernel body in api", HELPER),),
+                        shared=frozenset({"exp_hi"}))
+    scope = _scope("exp_hi = functools.partial(max, 1)\n", facts)
+    ((binding, use),) = scope.foreign_uses.items()
+    assert (binding.name, use) == ("exp_hi", (TPU, True))
+    value = binding.value
+    assert scope.backends_of(value) == TPU and scope.used_outside_kernels(value) == [value]
+
+
+def test_helpers_shared_with_plain_code() -> None:
+    scope = _scope("""
+        def helper(v):
+            return v
+
+
+        def only_in_kernels(v):
+            return v
+
+
+        def body(x_ref):
+            x_ref[...] = helper(only_in_kernels(x_ref[...]))
+
+
+        def reference(x):
+            return helper(x)
+
+
+        run = pl.pallas_call(body, out_shape=1)
+        """, ModuleFacts(shared=frozenset({"only_in_kernels"})))
+    assert _names(scope.shared) == {"helper", "only_in_kernels"}
+    assert _names(scope.direct) == {"body"}
+
+
+def test_a_helper_of_a_tpu_and_a_triton_kernel_runs_on_both() -> None:
+    scope = _scope("""
+        def leaf(v):
+            return v
+
+
+        def helper(v):
+            return leaf(v)
+
+
+        def tpu_body(x_ref):
+            helper(x_ref)
+
+
+        def triton_body(x_ref):
+            helper(x_ref)
+
+
+        a = pl.pallas_call(tpu_body, backend="tpu")
+        b = pl.pallas_call(triton_body, backend="triton")
+        """)
+    assert _backends(scope) == {"tpu_body": TPU, "triton_body": frozenset({TRITON}),
+                                "helper": BOTH, "leaf": BOTH}
+
+
+@pytest.mark.parametrize("params, is_dict, approx", [
+    ("dict(mosaic=dict())", True, False),
+    ("{'mosaic': {}}", True, False),
+    ("PARAMS", True, False),
+    ("plgpu.CompilerParams(approx_math=True)", False, True),
+    ("plgpu.CompilerParams(approx_math=False)", False, False),
+    ("plgpu.CompilerParams()", False, False),
+    ("pltpu.CompilerParams(approx_math=True)", False, False),  # only Mosaic GPU approximates
+])
+def test_what_compiler_params_say_beyond_the_backend(params: str, is_dict: bool, approx: bool) -> None:
+    scope = _scope(f"""
+        PARAMS = dict(mosaic=dict())
+
+
+        def leaf(v):
+            return v
+
+
+        def body(x_ref):
+            leaf(x_ref)
+
+
+        def plain(x_ref):
+            pass
+
+
+        run = pl.pallas_call(body, compiler_params={params})
+        other = pl.pallas_call(plain)
+        """)
+    assert _names(scope.dict_compiler_params) == ({"body"} if is_dict else set())
+    assert _names(scope.approx_math) == ({"body", "leaf"} if approx else set())
+
+
+def test_class_attributes_are_read_through_the_class_and_self() -> None:
+    scope = _scope("""
+        class Block:
+            exp_hi = functools.partial(max, 1)
+
+            def body(self, x_ref):
+                return self.exp_hi(x_ref) + Block.exp_hi(x_ref)
+
+            def launch(self):
+                return pl.pallas_call(self.body, backend="triton")
+
+            def plain(self, x):
+                return self.exp_hi(x)
+        """)
+    assert _why(scope) == {"body": "passed to pallas_call"}
+    value = next(node for node in ast.walk(scope.module.tree)
+                 if isinstance(node, ast.Call) and ast.unparse(node) == "functools.partial(max, 1)")
+    assert sorted(ast.unparse(use) for use in scope.uses_of(value)) == ["Block.exp_hi", "self.exp_hi", "self.exp_hi"]
+    assert scope.backends_of(value) == frozenset({TRITON})
+    assert [ast.unparse(use) for use in scope.used_outside_kernels(value)] == ["self.exp_hi"]
+
+
+@pytest.mark.parametrize("source, param, default", [
+    ("def f(a, b=1, c=2): pass", "a", None),
+    ("def f(a, b=1, c=2): pass", "b", "1"),
+    ("def f(a, b=1, c=2): pass", "c", "2"),
+    ("def f(a, /, b=1): pass", "b", "1"),
+    ("def f(a=0, /, b=1): pass", "a", "0"),
+    ("def f(*, k=3, m): pass", "k", "3"),
+    ("def f(*, k=3, m): pass", "m", None),
+    ("def f(*args): pass", "args", None),
+])
+def test_the_default_of_a_parameter(source: str, param: str, default) -> None:
+    function = ast.parse(source).body[0]
+    (arg,) = [a for a in ast.walk(function) if isinstance(a, ast.arg) and a.arg == param]
+    found = default_value(function, arg)  # type: ignore[arg-type]
+    assert (ast.unparse(found) if found is not None else None) == default
+
+
+@pytest.mark.parametrize("backends, said", [
+    ({MOSAIC_TPU}, "Mosaic TPU"),
+    ({TRITON, MOSAIC_TPU}, "Mosaic TPU and Triton"),
+    ({MOSAIC_GPU, TRITON, MOSAIC_TPU}, "Mosaic GPU and Mosaic TPU and Triton"),
+    ({"other"}, "other"),
+])
+def test_describe_backends(backends: set, said: str) -> None:
+    assert describe_backends(frozenset(backends)) == said
