@@ -28,6 +28,7 @@ class Launcher:
     backends: Backends  # what it can lower for when nothing at the launch says which
     # Arguments that say which backend: keyword -> position (None: keyword only).
     selectors: tuple[tuple[str, Optional[int]], ...] = ()
+    body_keyword: str = "body"  # the body's parameter name
 
 
 _PALLAS = "jax.experimental.pallas."
@@ -35,7 +36,7 @@ _BY_PARAMS = (("compiler_params", None), ("backend", None))
 _BY_MESH = (("mesh", None),)
 LAUNCHERS: dict[str, Launcher] = {
     # No compiler params: Mosaic TPU on a TPU, Triton on a GPU (shared/NOTES.md, "Kernel backends").
-    _PALLAS + "pallas_call": Launcher(0, frozenset({MOSAIC_TPU, TRITON}), _BY_PARAMS),
+    _PALLAS + "pallas_call": Launcher(0, frozenset({MOSAIC_TPU, TRITON}), _BY_PARAMS, "kernel"),
     _PALLAS + "kernel": Launcher(0, frozenset({MOSAIC_TPU, MOSAIC_GPU}), _BY_MESH + _BY_PARAMS),
     _PALLAS + "core_map": Launcher(None, frozenset({MOSAIC_TPU, MOSAIC_GPU}), (("mesh", 0),) + _BY_PARAMS),
     _PALLAS + "mosaic_gpu.kernel": Launcher(0, frozenset({MOSAIC_GPU})),
@@ -87,6 +88,9 @@ class KernelScope:
     # Functions that pass a parameter on as a kernel body (`def run(body): pl.pallas_call(body, ...)`),
     # with that parameter and the backends the launch reaches: launchers of their own.
     launch_helpers: dict[FunctionNode, tuple[ast.arg, Backends]] = field(default_factory=dict)
+    # Module-level partials of a launcher (`tpu_call = functools.partial(pl.pallas_call, ...)`): the
+    # body's position in their calls, its keyword, and the backends they reach. Launchers too.
+    partial_launchers: dict[str, tuple[int, str, Backends]] = field(default_factory=dict)
     # functools.partial(body, ...) calls that bind a kernel's arguments, for value resolution.
     partial_bindings: dict[FunctionNode, list[ast.Call]] = field(default_factory=dict)
     # Kernel bodies whose launch passes `compiler_params` as a dict (`dict(mosaic=...)`), a spelling
@@ -159,6 +163,12 @@ class ModuleFacts:
     kernels: tuple[tuple[str, Backends, str, str], ...] = ()  # (def name, backends, why, one of ROLES)
     shared: frozenset[str] = frozenset()
     launchers: tuple[tuple[str, Optional[int], str, Backends], ...] = ()  # (qualified name, position, keyword, backends)
+
+    @property
+    def holds_kernels(self) -> bool:
+        """Kernels run here without the module saying pallas: its functions are launched or called
+        from kernels elsewhere, or it launches its own through another module's launcher."""
+        return bool(self.kernels or self.launchers)
 
 
 NO_FACTS = ModuleFacts()
@@ -249,6 +259,20 @@ class _KernelFinder:
         self.result.shared = {f for f in kernels if f not in direct and (
             self._used_outside_kernels(f) or getattr(f, "name", None) in facts.shared)}
         self._spread_approx_math()
+        self._find_partial_launchers()
+
+    def _find_partial_launchers(self) -> None:
+        for name, bindings in self.module.module_scope.bindings.items():
+            for binding in bindings:
+                if not isinstance(binding.value, ast.Call):
+                    continue
+                launcher, _, _ = self._partial_launcher(binding.value, binding.value)
+                spec = LAUNCHERS.get(launcher or "")
+                if spec is None or spec.body_position is None or len(binding.value.args) - 1 > spec.body_position:
+                    continue  # not a launcher, or one whose body is bound already
+                position = spec.body_position - (len(binding.value.args) - 1)
+                self.result.partial_launchers[name] = (position, spec.body_keyword,
+                                                       self._launch_backends(launcher, [binding.value]))
 
     # -- entry points --
 

@@ -348,6 +348,8 @@ class ProjectIndex:
                     positional = [*function.args.posonlyargs, *function.args.args]
                     spec = (positional.index(param) if param in positional else None, param.arg, launched)
                     self._launchers[module.name][f"{module.name}.{function.name}"] = spec
+            for name, spec in scope.partial_launchers.items() if scope is not None else ():
+                self._launchers[module.name][f"{module.name}.{name}"] = spec
         return self._launchers[module.name]
 
     def _targets(self, module: _Module, index: ModuleIndex, node: ast.AST) -> list[tuple[_Module, str]]:
@@ -459,6 +461,7 @@ class ProjectIndex:
         does not make all of jax kernel code. Code anywhere else never runs in a kernel here."""
         if self._reachable is None:
             pending = [(m, False) for m in self._modules.values() if KERNEL_MARKER in self._bytes(m)]
+            pending += [(m, False) for m in self._launching_through_helpers([m for m, _ in pending])]
             self._reachable = {m.name for m, _ in pending}
             while pending:
                 module, shallow = pending.pop()
@@ -467,6 +470,16 @@ class ProjectIndex:
                         self._reachable.add(target)
                         pending.append((self._modules[target], self._modules[target].is_package))
         return self._reachable
+
+    def _launching_through_helpers(self, pallas_modules: list[_Module]) -> list[_Module]:
+        """Modules that never say pallas but launch kernels through a launcher one of `pallas_modules`
+        defines (`from .launch import tpu_call`, a def or a module-level partial): kernels run there."""
+        words = {qualified.rpartition(".")[2].encode() for module in pallas_modules
+                 for qualified in self._launch_helpers(module)}
+        importers = self._importers_list()
+        positions = sorted({position for word in words for position in self._importers_by_word().get(word, ())})
+        return [importers[position] for position in positions if KERNEL_MARKER not in self._bytes(importers[position])
+                and self._imported_launchers(importers[position])]
 
     def _imported_names(self, module: _Module, shallow: bool) -> set[str]:
         """The project modules a module's import lines name: `import a.b` names `a.b`, `from a import
@@ -632,12 +645,16 @@ def _terminal_name(node: ast.AST) -> str:
 
 
 _LAUNCHED_NAME = re.compile(rb"(?:pallas_call|kernel|core_map|emit_pipeline\w*)\(\s*([A-Za-z_]\w*)\s*[,)]")
+_PARTIAL_OF_A_LAUNCHER = re.compile(rb"\bpartial\s*\(\s*[\w.]*\b(?:pallas_call|kernel|emit_pipeline\w*)\s*[,)]")
 
 
 def _may_define_launch_helpers(raw: bytes) -> bool:
-    """A launcher fed a bare name that some def takes as a parameter (`def run(body): pallas_call(body`)."""
+    """A launcher fed a bare name that some def takes as a parameter (`def run(body): pallas_call(body`),
+    or a partial of a launcher (`tpu_call = functools.partial(pl.pallas_call, ...)`)."""
     if KERNEL_MARKER not in raw:
         return False
+    if _PARTIAL_OF_A_LAUNCHER.search(raw):
+        return True
     for name in set(_LAUNCHED_NAME.findall(raw)):
         if re.search(rb"\bdef[ \t]+\w+[ \t]*\([^)]*\b" + re.escape(name) + rb"\b", raw):
             return True

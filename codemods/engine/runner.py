@@ -129,7 +129,7 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             continue
         skipped = rules_to_skip(path)
         facts = index.facts(path) if index is not None else NO_FACTS
-        rules = [rule for rule in rules_for(code, transforms, settings, bool(facts.kernels)) if rule.code not in skipped]
+        rules = [rule for rule in rules_for(code, transforms, settings, facts.holds_kernels) if rule.code not in skipped]
         cached = cache.get(path, raw, rules, facts) if rules and cache is not None else None
         if rules:
             analysed.append((len(results) - 1, path, raw, rules, facts))
@@ -242,7 +242,7 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
         return result
     # A traceback outranks the byte test; so does a kernel launched from another module.
     python = raw if ipynb is None else ipynb.text.encode()  # a notebook's outputs are not code
-    rules = list(rules) if proven or prefiltered else rules_for(python, rules, settings, bool(facts.kernels))
+    rules = list(rules) if proven or prefiltered else rules_for(python, rules, settings, facts.holds_kernels)
     if not rules:
         return result
     if len(python) > MAX_SOURCE_BYTES:
