@@ -157,7 +157,7 @@ def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, d
     else:
         files = discovery.discover(paths, excluded, force_exclude=force_exclude, notebooks=notebooks)
     root = discovery.project_root(paths, config.path.parent if config.path else None)
-    project = discovery.discover([root], excluded, notebooks=False) if root is not None else files
+    project = discovery.discover([root], excluded, notebooks=notebooks) if root is not None else files
     listed = {Path(os.path.abspath(f)) for f in project}
     project = [*project, *(f for f in files if Path(os.path.abspath(f)) not in listed)]
     anchor = root if root is not None else config.root  # the project's root: the same shards from any folder
@@ -356,7 +356,8 @@ def explain(
     sys.stdout.flush()
     from codemods.engine import discovery
 
-    project = discovery.discover([root], config.matcher([*config.exclude, *config.extend_exclude]), notebooks=False)
+    project = discovery.discover([root], config.matcher([*config.exclude, *config.extend_exclude]),
+                                 notebooks=config.notebooks)
     outcome = tracebacks.run(text, root, {rule.code: rule for rule in registry.RULES}, settings, write=write, out=sys.stdout.buffer,
                              err=sys.stderr, selected=transforms, ignored_rules=config.ignored_rules, notebook=cells,
                              project=project)

@@ -389,6 +389,61 @@ def test_the_rewritten_notebook_lowers_for_tpu(nb: Path) -> None:
     assert lowering_error(after, "notebook_after") is None
 
 
+HELPER_WITH_A_DEFAULT = """\
+import jax.numpy as jnp
+from jax import lax
+
+PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+
+
+def contract(x, w, precision=PAIR):
+    return jnp.dot(x, w, precision=precision)
+"""
+
+
+def test_a_kernel_in_a_notebook_reaches_the_projects_helper(tmp_path: Path, monkeypatch) -> None:
+    """Kernels are prototyped in notebooks on the project's own helpers: the helper a notebook's
+    kernel calls is fixed, also when only the helper's module is processed (a pre-commit run)."""
+    pytest.importorskip("jax")
+    import sys
+
+    import jax
+    import jax.numpy as jnp
+
+    from tests import jax_support
+
+    (tmp_path / "pyproject.toml").write_text("[tool.jax-codemod]\n")
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "__init__.py").write_text("")
+    helper = tmp_path / "shared" / "mathops.py"
+    helper.write_text(HELPER_WITH_A_DEFAULT)
+    document = make_notebook()
+    document["cells"] = [
+        _cell("code", ["import jax\n", "import jax.numpy as jnp\n", "from jax.experimental import pallas as pl\n",
+                       "from shared.mathops import contract"], 1, execution_count=1),
+        _cell("code", ["def kernel(x_ref, y_ref, o_ref):\n", "    o_ref[...] = contract(x_ref[...], y_ref[...])\n", "\n",
+                       "matmul = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))"],
+              2, execution_count=2),
+    ]
+    nb = tmp_path / "proto.ipynb"
+    nb.write_bytes(dump(document))
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def lowering_error(name: str):
+        for module in ("shared", "shared.mathops"):
+            sys.modules.pop(module, None)
+        program = jax_support.load_program(notebook.read(nb, nb.read_bytes()).text, name)
+        args = (jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32))
+        return jax_support.lowering_error(jax.jit(program.matmul), args, "tpu")
+
+    assert "Per-operand dot precision unsupported" in (lowering_error("notebook_helper_before") or "")
+    check = fix("--check", "shared/mathops.py", cwd=tmp_path)
+    assert check.returncode == 1 and check.stdout.decode().splitlines() == ["shared/mathops.py"], check
+    assert cli("--write", "shared/mathops.py", cwd=tmp_path).returncode == 0
+    assert helper.read_text() != HELPER_WITH_A_DEFAULT
+    assert lowering_error("notebook_helper_after") is None
+
+
 def test_a_helper_goes_at_the_end_of_the_imports_cell(tmp_path: Path) -> None:
     """JAX002's helper is inserted after the imports: at the end of their cell, with no blank line
     left at the cell's end; the call it replaces is in another cell, two cells below."""

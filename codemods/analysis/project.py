@@ -108,8 +108,10 @@ class ProjectIndex:
 
     def __init__(self, files: Iterable[Path], read: Callable[[Path], bytes],
                  relevant: Callable[[bytes], bool] = lambda code: True) -> None:
-        """`read(path)`: a file's bytes; `relevant(code)`: whether a rule may have something to do in
-        `code` (its prefilter, for code inside a kernel)."""
+        """`read(path)`: a file's bytes (a notebook's: the Python of its code cells); `relevant(code)`:
+        whether a rule may have something to do in `code` (its prefilter, for code inside a kernel).
+        A notebook (`.ipynb`) is a module no other imports: its kernels may call the project's
+        helpers and launchers, so it is indexed under a name no import can spell."""
         self._read = read
         self._relevant = relevant
         self._modules: dict[str, _Module] = {}
@@ -117,12 +119,17 @@ class ProjectIndex:
         files = list(files)
         packages = {Path(path).parent for path in files if Path(path).name == "__init__.py"}
         for path in files:
-            name, is_package = module_name(path, packages)
-            if name and all(part.isidentifier() for part in name.split(".")) and name not in self._modules:
+            if str(path).lower().endswith(".ipynb"):
+                name, is_package = f"<notebook {path}>", False
+            else:
+                name, is_package = module_name(path, packages)
+                if not name or not all(part.isidentifier() for part in name.split(".")):
+                    continue
+            if name not in self._modules:
                 module = _Module(Path(path), name, is_package)
                 self._modules[name] = module
                 self._by_path[_absolute(path)] = module
-        self._tops = {name.split(".")[0] for name in self._modules}
+        self._tops = {name.split(".")[0] for name in self._modules if not name.startswith("<")}
         self._usages: dict[tuple[str, str], Usage] = {}
         self._functions: dict[str, Optional[tuple[_Module, str]]] = {}
         self._launchers: dict[str, dict[str, tuple[Optional[int], str, Backends]]] = {}

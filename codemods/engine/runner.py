@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
-from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
+from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project import ProjectIndex
 from codemods.engine.cache import ResultCache
@@ -160,14 +160,25 @@ def _project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: 
             except (OSError, _NotAFile):
                 return b""  # the run reports it when it processes the file; here it is empty
         # Generated code is not analysed (MAX_SOURCE_BYTES): the index does not parse it either.
-        return contents[path] if len(contents[path]) <= MAX_SOURCE_BYTES else b""
+        raw = contents[path] if len(contents[path]) <= MAX_SOURCE_BYTES else b""
+        return _notebook_kernels(path, raw) if notebook.is_notebook(path) else raw
 
     kernel_scoped = [rule for rule in transforms if rule.kernel_scoped]  # the only ones its facts serve
-    files = [f for f in files if not notebook.is_notebook(f)]  # no module imports a notebook
     index = ProjectIndex(files, read, lambda code: bool(rules_for(code, kernel_scoped, settings, True)))
     if cache is not None:  # an unchanged project: the facts of the last run, without parsing anything
         index.remember(cache.project_facts(_facts_key(index, transforms)))
     return index
+
+
+def _notebook_kernels(path: Path, raw: bytes) -> bytes:
+    """What the project index reads of a notebook: the Python of its code cells if it may launch a
+    kernel (one that never says pallas launches none of its own; it is not decoded), else nothing."""
+    if not notebook.may_need(raw, (KERNEL_MARKER,)):
+        return b""
+    try:
+        return notebook.read(path, raw).text.encode()
+    except notebook.NotebookError:
+        return b""  # the run reports it when it processes the notebook
 
 
 def _facts_key(index: ProjectIndex, transforms: Sequence[Rule]) -> str:
