@@ -177,10 +177,10 @@ class ProjectIndex:
 
     def _facts_of(self, module: _Module) -> ModuleFacts:
         raw = self._bytes(module)
+        if KERNEL_MARKER not in raw and module.name not in self._kernel_land():
+            return ModuleFacts()  # no kernel of this project reaches it (a set lookup: first)
         if not self._relevant(raw):
             return ModuleFacts()
-        if KERNEL_MARKER not in raw and module.name not in self._kernel_land():
-            return ModuleFacts()  # no kernel of this project reaches it
         needy = self._needy_names(module)
         if not needy:
             return ModuleFacts()  # nothing in it can fail in a kernel, wherever it is launched
