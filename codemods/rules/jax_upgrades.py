@@ -51,7 +51,7 @@ def imports_jax(raw: bytes) -> bool:
 def _gate(row: ApiChange) -> Optional[Gate]:
     """What every file referencing the row's old names holds: an import of jax, and the word of the
     module its old names live in; an attribute of any object: the part its words share with the
-    other attributes' (`device_buffer`, `_layout`: one search for several rows)."""
+    other attributes' (`device_buffer`, `_layouts`: one search for several rows)."""
     if row.change is Change.ATTRIBUTE:
         return next((gate for gate in _ATTRIBUTE_GATES if all(gate.word in word for word in row.prefilter_words())), None)
     word = next((word for prefix, word in _MODULE_WORDS if all(old.startswith(prefix + ".") for old in row.old)), b"jax")
@@ -59,7 +59,7 @@ def _gate(row: ApiChange) -> Optional[Gate]:
 
 
 _GATES = {word: Gate(word, imports_jax, needle=b"jax") for word in (b"jax", *(word for _, word in _MODULE_WORDS))}
-_ATTRIBUTE_GATES = (Gate(b"device_buffer"), Gate(b"_layout"))
+_ATTRIBUTE_GATES = (Gate(b"device_buffer"), Gate(b"_layouts"))
 
 
 def _rule(row: ApiChange) -> Rule:
