@@ -1,6 +1,8 @@
 """`jax-codemod server`: the rules in the editor, as a language server (LSP over stdio, on pygls).
 
-What an editor gets, for each open Python document, from its unsaved text:
+What an editor gets, for each open Python document and each open Jupyter notebook (LSP 3.17
+notebook document sync: its code cells analysed as one module, as the command line reads the
+.ipynb file; what is found in a cell is sent to that cell), from its unsaved text:
 
 - diagnostics on open, on change and on save: a change after a pause in typing is analysed at
   once, one within a burst `DEBOUNCE_S` after the last; code = the rule's code with a link to its
@@ -29,6 +31,7 @@ import asyncio
 import gc
 import glob
 import io
+import json
 import os
 import re
 import sys
@@ -49,8 +52,9 @@ from codemods import registry
 from codemods.analysis.kernel_scope import NO_FACTS
 from codemods.capabilities import installed_version, parse_version
 from codemods.engine import discovery, runner
-from codemods.engine.diagnostics import Applicability, Finding, Kind
+from codemods.engine.diagnostics import Applicability, Finding, Kind, TextEdit
 from codemods.engine.fixes import text_edits
+from codemods.engine.notebook import SUFFIX, is_notebook
 from codemods.engine.report import FileResult
 from codemods.engine.rule import Rule
 from codemods.settings import Settings
@@ -207,10 +211,38 @@ class Project:
 
 
 @dataclass
-class Analysis:
-    text: str
-    result: FileResult
+class Part:
+    """A document the editor shows (a file, or a code cell of a notebook) and where its text lies in
+    the module analysed: a notebook's code cells are one module (codemods/engine/notebook.py), in
+    which each cell's stretch has the cell's own offsets (its IPython lines are placeholders as long)."""
+
+    uri: str
     lines: Lines
+    start: int = 0  # the offset of its first character in the module
+    number: int = 0  # its cell number in the notebook (0: a file)
+
+
+@dataclass
+class Analysis:
+    key: str  # what was analysed: the file's text, or the notebook as the JSON of an .ipynb file
+    result: FileResult
+    lines: Lines  # of the module that the findings' lines and the fixes' edits refer to
+    parts: list[Part]
+
+    def locate(self, finding: Finding) -> tuple[Part, int, int]:
+        """The document a finding is in, and its [start, end) there (clipped to that document)."""
+        start, end = finding_span(self.lines, finding)
+        part = self.parts[_bisect([p.start for p in self.parts], start)]
+        return part, start - part.start, min(end - part.start, len(part.lines.text))
+
+    def changes(self, edits: Sequence[TextEdit]) -> dict[str, list[types.TextEdit]]:
+        """Edits of the module as edits of the documents they fall in (in a notebook, the cells that
+        `--write` changes, as it changes them)."""
+        if self.result.cells is None:
+            return {self.parts[0].uri: lsp_edits(self.parts[0].lines, edits)}
+        parts = {part.number: part for part in self.parts}
+        return {parts[number].uri: lsp_edits(parts[number].lines, text_edits(parts[number].lines.text, source))
+                for number, source in self.result.cells.sources_after(edits).items()}
 
 
 class Engine:
@@ -283,31 +315,51 @@ class Engine:
             self._projects[key] = Project(context.root, path, context)
         return self._projects[key]
 
-    def analyse(self, path: Path, text: str) -> Optional[Analysis]:
-        """The one-file run of `path` on `text` (its unsaved contents); None when there is nothing to
-        show (no settings, or not Python)."""
+    def run(self, path: Path, raw: bytes) -> Optional[FileResult]:
+        """The one-file run of `path` on `raw` (its unsaved contents); None without settings."""
         context = self.context(path)
         if context is None:
             return None
         skipped = context.config.ignored_rules(path)
         rules = [rule for rule in context.rules if rule.code not in skipped]
         facts = self.project(path, context).facts(path)
-        result = runner.process_source(path, _encode(text), rules, context.settings, facts=facts)
+        result = runner.process_source(path, raw, rules, context.settings, facts=facts)
         if result.error is not None and not result.error.startswith(("cannot parse", "cannot decode")):
             self.log(types.MessageType.Error, f"{NAME}: {path}: {result.error}")
-        return Analysis(text, result, Lines(text, self.encoding))
+        return result
+
+    def analyse(self, uri: str, path: Path, text: str) -> Optional[Analysis]:
+        result = self.run(path, _encode(text))
+        if result is None:
+            return None
+        lines = Lines(text, self.encoding)
+        return Analysis(text, result, lines, [Part(uri, lines)])
+
+    def analyse_notebook(self, path: Path, key: str, cell_uris: Sequence[str]) -> Optional[Analysis]:
+        """The run of a notebook (`key`: its .ipynb JSON, `notebook_json`) as the command line's."""
+        result = self.run(path, key.encode())
+        if result is None:
+            return None
+        cells = result.cells.cells if result.cells is not None else ()
+        parts = [Part(cell_uris[cell.number - 1], Lines(cell.source, self.encoding), cell.start, cell.number)
+                 for cell in cells]
+        return Analysis(key, result, Lines(result.cells.text if result.cells else "", self.encoding), parts)
 
     # -- what the editor is sent --
 
-    def diagnostics(self, analysis: Analysis) -> list[types.Diagnostic]:
-        out = []
+    def _diagnostic(self, part: Part, start: int, end: int, finding: Finding) -> types.Diagnostic:
+        return types.Diagnostic(
+            range=part.lines.range(start, end), message=finding.message, source=NAME, code=finding.code,
+            code_description=types.CodeDescription(href=documentation_url(finding.code)),
+            severity=_SEVERITY[finding.kind],
+            tags=[types.DiagnosticTag.Deprecated] if finding.code.startswith("JAX1") else None)
+
+    def diagnostics(self, analysis: Analysis) -> dict[str, list[types.Diagnostic]]:
+        """Each document's diagnostics (a file's, or each code cell's of a notebook)."""
+        out: dict[str, list[types.Diagnostic]] = {part.uri: [] for part in analysis.parts}
         for finding in analysis.result.findings:
-            start, end = finding_span(analysis.lines, finding)
-            tags = [types.DiagnosticTag.Deprecated] if finding.code.startswith("JAX1") else None
-            out.append(types.Diagnostic(
-                range=analysis.lines.range(start, end), message=finding.message, source=NAME, code=finding.code,
-                code_description=types.CodeDescription(href=documentation_url(finding.code)),
-                severity=_SEVERITY[finding.kind], tags=tags))
+            part, start, end = analysis.locate(finding)
+            out[part.uri].append(self._diagnostic(part, start, end, finding))
         return out
 
     def code_actions(self, uri: str, analysis: Analysis, wanted: types.Range,
@@ -316,47 +368,51 @@ class Engine:
             return not only or any(kind == o or kind.startswith(o + ".") for o in only)
 
         actions = []
-        lines = analysis.lines
-        low, high = lines.offset(wanted.start), lines.offset(wanted.end)
-        for finding, diagnostic in zip(analysis.result.findings, self.diagnostics(analysis)):
-            start, end = finding_span(lines, finding)
+        for finding in analysis.result.findings:
             if finding.fix is None or not finding.fix.edits or not asked(types.CodeActionKind.QuickFix):
                 continue
-            if end < low or start > high:
+            part, start, end = analysis.locate(finding)
+            if part.uri != uri or end < part.lines.offset(wanted.start) or start > part.lines.offset(wanted.end):
                 continue
             safe = finding.fix.applicability is Applicability.SAFE
             actions.append(types.CodeAction(
                 title=f"{NAME}: fix {finding.code}" + ("" if safe else " (unsafe: may change numerics)"),
-                kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic], is_preferred=safe,
-                edit=_workspace_edit(uri, lsp_edits(lines, finding.fix.edits))))
+                kind=types.CodeActionKind.QuickFix, diagnostics=[self._diagnostic(part, start, end, finding)],
+                is_preferred=safe, edit=types.WorkspaceEdit(changes=analysis.changes(finding.fix.edits))))
         if asked(FIX_ALL):
-            edits = self.fix_all_edits(analysis)
-            if edits:
+            changes = self.fix_all(analysis)
+            if changes:
                 actions.append(types.CodeAction(title=f"{NAME}: fix all", kind=FIX_ALL,
-                                                edit=_workspace_edit(uri, edits)))
+                                                edit=types.WorkspaceEdit(changes=changes)))
         return actions
 
-    def fix_all_edits(self, analysis: Analysis) -> list[types.TextEdit]:
-        """What `--write` writes, as edits of the document (the changed stretches only)."""
+    def fix_all(self, analysis: Analysis) -> dict[str, list[types.TextEdit]]:
+        """What `--write` writes, as edits of the documents (the changed stretches only); in a
+        notebook, of every cell it changes, whichever cell asked."""
         result = analysis.result
         if result.new_source is None or result.error is not None:
-            return []
-        return lsp_edits(analysis.lines, text_edits(analysis.text, result.after))
+            return {}
+        return analysis.changes(text_edits(analysis.lines.text, result.after))
 
-    def hover(self, analysis: Analysis, position: types.Position) -> Optional[types.Hover]:
-        lines = analysis.lines
-        at = lines.offset(position)
+    def hover(self, uri: str, analysis: Analysis, position: types.Position) -> Optional[types.Hover]:
         parts, where = [], None
         for finding in analysis.result.findings:
-            start, end = finding_span(lines, finding)
-            if start <= at <= end and finding.code in self.rules:
+            part, start, end = analysis.locate(finding)
+            if part.uri == uri and start <= part.lines.offset(position) <= end and finding.code in self.rules:
                 rule = self.rules[finding.code]
                 parts.append(f"**{finding.code}** {finding.message}\n\n```text\n{rule.documentation()}```")
-                where = where or lines.range(start, end)
+                where = where or part.lines.range(start, end)
         if not parts:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(parts)),
                            range=where)
+
+
+def notebook_json(cells: Sequence[tuple[bool, str]]) -> str:
+    """A notebook's cells (whether each is Python code, its text) as the .ipynb file the command
+    line reads (nbformat 4; every cell is kept, so that cells are numbered as the notebook's)."""
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code" if code else "markdown", "metadata": {}, "source": text} for code, text in cells]})
 
 
 def _encode(text: str) -> bytes:
@@ -369,10 +425,6 @@ def _encode(text: str) -> bytes:
         return raw
 
 
-def _workspace_edit(uri: str, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
-    return types.WorkspaceEdit(changes={uri: edits})
-
-
 def _path(uri: str) -> Path:
     path = uris.to_fs_path(uri)
     return Path(path) if path else Path(os.getcwd()) / "untitled.py"
@@ -383,6 +435,10 @@ def _is_python(uri: str, language: Optional[str] = None) -> bool:
 
 
 # -- the server --
+
+# Jupyter notebooks whose cells are Python (LSP 3.17 notebook document sync).
+NOTEBOOKS = types.NotebookDocumentSyncOptions(notebook_selector=[types.NotebookDocumentFilterWithNotebook(
+    notebook="jupyter-notebook", cells=[types.NotebookCellLanguage(language="python")])], save=True)
 
 
 class Protocol(LanguageServerProtocol):
@@ -400,12 +456,13 @@ class Server(LanguageServer):
     def __init__(self) -> None:
         version = installed_version("jax_codemod") or installed_version("jax-codemod") or "unknown"
         super().__init__(NAME, version, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         protocol_cls=Protocol)
+                         notebook_document_sync=NOTEBOOKS, protocol_cls=Protocol)
         self.engine = Engine(self.log)
-        self.results: dict[str, Analysis] = {}
+        self.results: dict[str, Analysis] = {}  # by file or notebook: the last analysis only
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.changed_at: dict[str, float] = {}
-        self.languages: dict[str, str] = {}
+        self.languages: dict[str, str] = {}  # the open files
+        self.notebooks: dict[str, set[str]] = {}  # the open notebooks, and the cells last sent diagnostics
         self.debounce = DEBOUNCE_S
 
     def log(self, kind: types.MessageType, message: str) -> None:
@@ -417,20 +474,39 @@ class Server(LanguageServer):
     def failed(self, what: str) -> None:
         self.log(types.MessageType.Error, f"{NAME}: internal error in {what}:\n{traceback.format_exc()}")
 
+    def owner(self, uri: str) -> str:
+        """What is analysed for a document: the notebook of a cell, else the document."""
+        notebook = None if uri in self.languages else self.workspace.get_notebook_document(cell_uri=uri)
+        return notebook.uri if notebook is not None else uri
+
+    def document_version(self, uri: str) -> int:
+        notebook = self.workspace.get_notebook_document(notebook_uri=uri)
+        return notebook.version if notebook is not None else self.workspace.get_text_document(uri).version
+
     async def analysis(self, uri: str) -> Optional[Analysis]:
-        """The analysis of the document's current text (computed now if the text changed)."""
+        """The analysis of a file's or a notebook's current text (computed now if it changed)."""
         try:
-            document = self.workspace.get_text_document(uri)
-            text = document.source
+            notebook = self.workspace.get_notebook_document(notebook_uri=uri)
+            if notebook is not None:
+                documents = [self.workspace.get_text_document(cell.document) for cell in notebook.cells]
+                key = notebook_json([(cell.kind == types.NotebookCellKind.Code and document.language_id == "python",
+                                      document.source) for cell, document in zip(notebook.cells, documents)])
+            else:
+                key = self.workspace.get_text_document(uri).source
         except Exception:  # noqa: BLE001
             return None
         cached = self.results.get(uri)
-        if cached is not None and cached.text == text:
+        if cached is not None and cached.key == key:
             return cached
-        if not _is_python(uri, self.languages.get(uri)):
+        if notebook is None and not _is_python(uri, self.languages.get(uri)):
             return None
         try:
-            analysis = self.engine.analyse(_path(uri), text)
+            if notebook is None:
+                analysis = self.engine.analyse(uri, _path(uri), key)
+            else:
+                path = _path(uri)
+                path = path if is_notebook(path) else path.with_name(path.name + SUFFIX)
+                analysis = self.engine.analyse_notebook(path, key, [cell.document for cell in notebook.cells])
         except Exception:  # noqa: BLE001 - log it, keep serving
             self.failed(f"the analysis of {uri}")
             return None
@@ -439,25 +515,34 @@ class Server(LanguageServer):
         return analysis
 
     async def publish(self, uri: str) -> None:
-        """Send a document's diagnostics. The cyclic garbage collector waits until they are sent: an
-        analysis leaves some 40,000 objects in cycles, and collecting them on the way delayed the
-        diagnostics by 12-40 ms."""
+        """Send the diagnostics of a file, or of each code cell of a notebook. The cyclic garbage
+        collector waits until they are sent: an analysis leaves some 40,000 objects in cycles, and
+        collecting them on the way delayed the diagnostics by 12-40 ms."""
         gc.disable()
         try:
-            document = self.workspace.get_text_document(uri)
-            version = document.version
+            version = self.document_version(uri)
             analysis = await self.analysis(uri)
-            if uri not in self.languages:
+            if uri not in self.languages and uri not in self.notebooks:
                 return  # closed meanwhile
-            if self.workspace.get_text_document(uri).version != version:
+            if self.document_version(uri) != version:
                 return  # a newer change will publish
-            diagnostics = self.engine.diagnostics(analysis) if analysis is not None else []
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
+            found = self.engine.diagnostics(analysis) if analysis is not None else {}
+            if uri in self.languages:
+                self.send(uri, found.get(uri, []), version)
+                return
+            notebook = self.workspace.get_notebook_document(notebook_uri=uri)
+            cells = {cell.document for cell in notebook.cells if cell.kind == types.NotebookCellKind.Code}
+            for cell in sorted(cells | self.notebooks[uri]):  # a cell deleted meanwhile: cleared
+                self.send(cell, found.get(cell, []))
+            self.notebooks[uri] = cells
         except Exception:  # noqa: BLE001
             self.failed(f"publishing the diagnostics of {uri}")
         finally:
             gc.enable()
+
+    def send(self, uri: str, diagnostics: list[types.Diagnostic], version: Optional[int] = None) -> None:
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
 
     def changed(self, uri: str) -> None:
         """After a pause, a change is analysed at once; within a burst (changes less than `debounce`
@@ -473,6 +558,21 @@ class Server(LanguageServer):
         if previous is not None:
             previous.cancel()
         self.pending[uri] = loop.call_later(delay, lambda: loop.create_task(self.publish(uri)))
+
+    def refresh(self) -> None:
+        """Analyse every open document again (the settings or other files changed)."""
+        self.results.clear()
+        for uri in [*self.languages, *self.notebooks]:
+            self.schedule(uri, 0)
+
+    def closed(self, uri: str, cells: Sequence[str] = ()) -> None:
+        self.results.pop(uri, None)
+        self.changed_at.pop(uri, None)
+        pending = self.pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        for document in sorted({uri} if not cells else {*cells, *self.notebooks.pop(uri, ())}):
+            self.send(document, [])
 
 
 def build() -> Server:
@@ -507,38 +607,47 @@ def build() -> Server:
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: Server, params: types.DidSaveTextDocumentParams) -> None:
         ls.engine.forget()  # the next analysis re-reads the config and the project
-        ls.results.clear()
-        for uri in list(ls.languages):
-            ls.schedule(uri, 0)
+        ls.refresh()
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: Server, params: types.DidCloseTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        ls.languages.pop(uri, None)
-        ls.results.pop(uri, None)
-        ls.changed_at.pop(uri, None)
-        pending = ls.pending.pop(uri, None)
-        if pending is not None:
-            pending.cancel()
-        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        ls.languages.pop(params.text_document.uri, None)
+        ls.closed(params.text_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def did_open_notebook(ls: Server, params: types.DidOpenNotebookDocumentParams) -> None:
+        ls.notebooks[params.notebook_document.uri] = set()
+        ls.schedule(params.notebook_document.uri, 0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def did_change_notebook(ls: Server, params: types.DidChangeNotebookDocumentParams) -> None:
+        ls.changed(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def did_save_notebook(ls: Server, params: types.DidSaveNotebookDocumentParams) -> None:
+        ls.engine.forget()
+        ls.refresh()
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def did_close_notebook(ls: Server, params: types.DidCloseNotebookDocumentParams) -> None:
+        ls.closed(params.notebook_document.uri, [cell.uri for cell in params.cell_text_documents])
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: Server, params: types.DidChangeConfigurationParams) -> None:
         settings = params.settings
         if isinstance(settings, dict) and isinstance(settings.get(NAME), dict):
             ls.engine.options = dict(settings[NAME])
-            ls.results.clear()
-            for uri in list(ls.languages):
-                ls.schedule(uri, 0)
+            ls.refresh()
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
         code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=False))
     async def code_action(ls: Server, params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
         try:
-            analysis = await ls.analysis(params.text_document.uri)
+            uri = params.text_document.uri
+            analysis = await ls.analysis(ls.owner(uri))
             if analysis is None:
                 return []
-            return ls.engine.code_actions(params.text_document.uri, analysis, params.range, params.context.only)
+            return ls.engine.code_actions(uri, analysis, params.range, params.context.only)
         except Exception:  # noqa: BLE001
             ls.failed("codeAction")
             return []
@@ -546,8 +655,9 @@ def build() -> Server:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: Server, params: types.HoverParams) -> Optional[types.Hover]:
         try:
-            analysis = await ls.analysis(params.text_document.uri)
-            return ls.engine.hover(analysis, params.position) if analysis is not None else None
+            uri = params.text_document.uri
+            analysis = await ls.analysis(ls.owner(uri))
+            return ls.engine.hover(uri, analysis, params.position) if analysis is not None else None
         except Exception:  # noqa: BLE001
             ls.failed("hover")
             return None

@@ -4,11 +4,14 @@ Each test starts the server, opens documents the way an editor does (unsaved tex
 comes back against the engine's own answer for the same text: the findings (codes, ranges in UTF-16
 code units), each quick fix against the finding's own edits, fix-all against what `--write` writes,
 the hover against the rule's documentation, the workspace's `[tool.jax-codemod]` and the client's
-initializationOptions, and a server that keeps serving after input it cannot use."""
+initializationOptions, notebooks opened through notebook document sync (each cell's diagnostics, its
+quick fix and fix-all against what `--write` writes to the .ipynb file), and a server that keeps
+serving after input it cannot use."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import subprocess
@@ -48,7 +51,8 @@ async def client(lsp_client: LanguageClient):
 
 async def start(client: LanguageClient, root: Path, options: dict | None = None) -> types.InitializeResult:
     return await client.initialize_session(types.InitializeParams(
-        capabilities=types.ClientCapabilities(), root_uri=root.as_uri(),
+        capabilities=types.ClientCapabilities(notebook_document=types.NotebookDocumentClientCapabilities(
+            synchronization=types.NotebookDocumentSyncClientCapabilities())), root_uri=root.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
         initialization_options=options))
 
@@ -100,9 +104,11 @@ def engine_result(path: Path, text: str, **settings):
     return process_source(path, text.encode(), registry.RULES, Settings(**settings))
 
 
-async def actions(client: LanguageClient, path: Path, range_: types.Range, only=None) -> list[types.CodeAction]:
+async def actions(client: LanguageClient, document: Path | str, range_: types.Range, only=None) -> list[types.CodeAction]:
+    """The code actions of a file (its path) or a notebook cell (its uri)."""
+    uri = document if isinstance(document, str) else document.as_uri()
     return await asyncio.wait_for(client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=path.as_uri()), range=range_,
+        text_document=types.TextDocumentIdentifier(uri=uri), range=range_,
         context=types.CodeActionContext(diagnostics=[], only=only))), TIMEOUT) or []
 
 
@@ -311,6 +317,118 @@ async def test_a_helper_module_gets_the_facts_of_the_kernels_launched_elsewhere_
         text_document=types.TextDocumentIdentifier(uri=(tmp_path / "tiles" / "launch.py").as_uri())))) == []
 
 
+# -- notebooks (LSP 3.17 notebook document sync) --
+
+CODE, MARKUP = types.NotebookCellKind.Code, types.NotebookCellKind.Markup
+IMPORTS = "import jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+KERNEL = ("%timeit 1\n\ndef kernel(x_ref, y_ref, o_ref):\n"
+          "    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n")
+LAUNCH = "matmul = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))"
+CELLS = [(CODE, IMPORTS), (MARKUP, "The kernel, timed:"), (CODE, KERNEL), (CODE, LAUNCH)]
+
+
+def cell_uri(path: Path, index: int) -> str:
+    return f"vscode-notebook-cell:{path}#cell{index}"
+
+
+async def cells_published(client: LanguageClient, action, uris: list[str]) -> list[list[types.Diagnostic]]:
+    """Send a notification and wait until each of these cells has had its diagnostics published."""
+    for uri in uris:
+        client.diagnostics.pop(uri, None)
+    action()
+
+    async def arrived() -> None:
+        while not all(uri in client.diagnostics for uri in uris):
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(arrived(), TIMEOUT)
+    return [list(client.diagnostics[uri]) for uri in uris]
+
+
+async def open_notebook(client: LanguageClient, path: Path, cells) -> list[list[types.Diagnostic]]:
+    """Open a notebook of (kind, text) cells; the diagnostics of each code cell, in order."""
+    uris = [cell_uri(path, index) for index in range(len(cells))]
+    return await cells_published(client, lambda: client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(uri=path.as_uri(), notebook_type="jupyter-notebook", version=1, cells=[
+            types.NotebookCell(kind=kind, document=uri) for (kind, _), uri in zip(cells, uris)]),
+        cell_text_documents=[types.TextDocumentItem(uri=uri, language_id="python" if kind == CODE else "markdown",
+                                                    version=1, text=text) for (kind, text), uri in zip(cells, uris)])),
+        [uri for (kind, _), uri in zip(cells, uris) if kind == CODE])
+
+
+def change_notebook(client: LanguageClient, path: Path, version: int, cells: types.NotebookDocumentCellChanges):
+    return lambda: client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
+        notebook_document=types.VersionedNotebookDocumentIdentifier(uri=path.as_uri(), version=version),
+        change=types.NotebookDocumentChangeEvent(cells=cells)))
+
+
+def write_notebook(path: Path, cells) -> None:
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": text} if kind == CODE
+        else {"cell_type": "markdown", "metadata": {}, "source": text} for kind, text in cells]}))
+
+
+@pytest.mark.asyncio
+async def test_a_notebooks_cells_are_one_module_and_each_cell_gets_its_own_diagnostics(client, tmp_path):
+    write_project(tmp_path)
+    result = await start(client, tmp_path, {"jaxVersion": NEWEST})
+    (selector,) = result.capabilities.notebook_document_sync.notebook_selector
+    assert selector.notebook == "jupyter-notebook" and [c.language for c in selector.cells] == ["python"]
+    path = tmp_path / "matmul.ipynb"
+    imports, kernel, launch = await open_notebook(client, path, CELLS)
+    assert imports == [] and launch == []
+    (diagnostic,) = kernel  # defined in cell 3, a kernel because cell 4 launches it; the %timeit line is no error
+    line = KERNEL.split("\n")[3]
+    assert diagnostic.code == "JAX001"
+    assert (diagnostic.range.start.line, diagnostic.range.start.character) == (3, line.index("lax.Precision.DEFAULT"))
+    assert (diagnostic.range.end.line, diagnostic.range.end.character) == (3, line.index("))") + 1)
+    hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=cell_uri(path, 2)), position=diagnostic.range.start)), TIMEOUT)
+    assert hover is not None and registry.lookup("JAX001").documentation() in hover.contents.value
+    assert await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=cell_uri(path, 3)), position=diagnostic.range.start)),
+        TIMEOUT) is None
+    # Without the cell that launches it, `kernel` is no kernel: editing the notebook updates its cells.
+    deleted = types.NotebookDocumentCellChanges(structure=types.NotebookDocumentCellChangeStructure(
+        array=types.NotebookCellArrayChange(start=3, delete_count=1),
+        did_close=[types.TextDocumentIdentifier(uri=cell_uri(path, 3))]))
+    assert await cells_published(client, change_notebook(client, path, 2, deleted), [cell_uri(path, 2)]) == [[]]
+    added = types.NotebookDocumentCellChanges(structure=types.NotebookDocumentCellChangeStructure(
+        array=types.NotebookCellArrayChange(start=3, delete_count=0, cells=[types.NotebookCell(kind=CODE, document=cell_uri(path, 4))]),
+        did_open=[types.TextDocumentItem(uri=cell_uri(path, 4), language_id="python", version=1, text=LAUNCH)]))
+    (again,), _ = await cells_published(client, change_notebook(client, path, 3, added), [cell_uri(path, 2), cell_uri(path, 4)])
+    assert again.range == diagnostic.range
+    fixed = KERNEL.replace("(lax.Precision.DEFAULT, lax.Precision.HIGH)", "lax.Precision.HIGH")
+    typed = types.NotebookDocumentCellChanges(text_content=[types.NotebookDocumentCellContentChanges(
+        document=types.VersionedTextDocumentIdentifier(uri=cell_uri(path, 2), version=2),
+        changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)])])
+    assert await cells_published(client, change_notebook(client, path, 4, typed), [cell_uri(path, 2)]) == [[]]
+    assert await cells_published(client, lambda: client.notebook_document_did_close(types.DidCloseNotebookDocumentParams(
+        notebook_document=types.NotebookDocumentIdentifier(uri=path.as_uri()),
+        cell_text_documents=[types.TextDocumentIdentifier(uri=cell_uri(path, i)) for i in (0, 1, 2, 4)])),
+        [cell_uri(path, 2)]) == [[]]
+
+
+@pytest.mark.asyncio
+async def test_a_notebooks_quick_fix_edits_its_cell_and_fix_all_edits_the_cells_as_write_does(client, tmp_path):
+    write_project(tmp_path, f'jax-version = "{NEWEST}"')
+    await start(client, tmp_path)
+    path = tmp_path / "matmul.ipynb"
+    _, (diagnostic,), _ = await open_notebook(client, path, CELLS)
+    uris = [cell_uri(path, index) for index in range(len(CELLS))]
+    (quickfix,) = await actions(client, uris[2], diagnostic.range, [types.CodeActionKind.QuickFix])
+    assert await actions(client, uris[3], diagnostic.range, [types.CodeActionKind.QuickFix]) == []
+    (fix_all,) = await actions(client, uris[3], WHOLE, ["source.fixAll"])
+    write_notebook(path, CELLS)
+    subprocess.run([sys.executable, "-m", "codemods", "--write", "--no-cache", str(path)], cwd=tmp_path,
+                   capture_output=True, timeout=120)
+    written = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
+    for action in (quickfix, fix_all):  # asked in cell 4, fix-all edits cell 3
+        assert set(action.edit.changes) == {uris[2]}
+        assert [apply_lsp(text, action.edit.changes.get(uri, [])) for (_, text), uri in zip(CELLS, uris)] == written
+    assert written[2].startswith("%timeit 1\n") and "precision=lax.Precision.HIGH)" in written[2]
+
+
 def test_the_command_names_the_extra_when_pygls_is_missing() -> None:
     code = ("import sys; sys.modules['pygls'] = None; sys.modules['lsprotocol'] = None; "
             "sys.argv = ['jax-codemod', 'server']; from codemods.cli import main; main()")
@@ -323,12 +441,12 @@ def test_the_command_names_the_extra_when_pygls_is_missing() -> None:
 # The server with a bug planted in its analysis of one file (no hook in the server for it).
 FAULTY = """
 import codemods.server as server
-analyse = server.Engine.analyse
-def planted(self, path, text):
+run = server.Engine.run
+def planted(self, path, raw):
     if path.name == "boom.py":
         raise RuntimeError("planted bug")
-    return analyse(self, path, text)
-server.Engine.analyse = planted
+    return run(self, path, raw)
+server.Engine.run = planted
 server.main()
 """
 
