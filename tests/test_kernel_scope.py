@@ -296,6 +296,7 @@ def test_what_compiler_params_say_beyond_the_backend(params: str, is_dict: bool,
         other = pl.pallas_call(plain)
         """)
     assert _names(scope.dict_compiler_params) == ({"body"} if is_dict else set())
+    assert _backends(scope)["body"] == (TPU if is_dict or params.startswith("pltpu") else GPU)
     assert _names(scope.approx_math) == ({"body", "leaf"} if approx else set())
 
 
@@ -346,3 +347,35 @@ def test_the_default_of_a_parameter(source: str, param: str, default) -> None:
 ])
 def test_describe_backends(backends: set, said: str) -> None:
     assert describe_backends(frozenset(backends)) == said
+
+
+def _chain(first: str, hops: int) -> str:
+    """`a1 = first`, `a2 = a1`, ... `a{hops} = a{hops - 1}`."""
+    return "\n".join(f"a{n} = {first if n == 1 else f'a{n - 1}'}" for n in range(1, hops + 1)) + "\n"
+
+
+@pytest.mark.parametrize("hops, found", [(7, True), (8, False)])
+def test_a_loop_over_names_is_followed_eight_steps(hops: int, found: bool) -> None:
+    """The loop variable is one step, each alias one more: the body seven aliases away is found."""
+    scope = _scope(f"def body(x_ref):\n    pass\n\n\n{_chain('body', hops)}\nfor k in (a{hops},):\n    pl.pallas_call(k)\n")
+    assert ("body" in _why(scope)) is found
+
+
+@pytest.mark.parametrize("hops, backends", [(8, TPU), (9, BOTH)])
+def test_compiler_params_are_followed_through_eight_names(hops: int, backends: frozenset) -> None:
+    scope = _scope(f"def body(x_ref):\n    pass\n\n\n{_chain('pltpu.CompilerParams()', hops)}\n"
+                   f"pl.pallas_call(body, compiler_params=a{hops})\n")
+    assert _backends(scope)["body"] == backends
+
+
+@pytest.mark.parametrize("uses, outside", [
+    ("def body(x_ref):\n    return exp_hi(x_ref)\n\n\ndef plain(x):\n    return exp_hi(x)\n", ["exp_hi"]),
+    ("def body(x_ref):\n    return exp_hi(x_ref)\n", []),
+    ("def plain(x):\n    return exp_hi(x)\n", []),  # no kernel uses it: nothing is shared
+])
+def test_a_value_used_inside_and_outside_kernels(uses: str, outside: list) -> None:
+    launched = "body" if "def body" in uses else "max"
+    scope = _scope(f"exp_hi = functools.partial(max, 1)\n\n\n{uses}\n\nrun = pl.pallas_call({launched})\n")
+    value = next(node for node in ast.walk(scope.module.tree)
+                 if isinstance(node, ast.Call) and ast.unparse(node) == "functools.partial(max, 1)")
+    assert [ast.unparse(use) for use in scope.used_outside_kernels(value)] == outside

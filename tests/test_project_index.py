@@ -200,6 +200,14 @@ def test_a_use_in_a_kernel_modules_plain_code_shares_the_helper(tmp_path: Path, 
     assert (name, backends, role, facts.shared) == ("mm", BOTH, HELPER, {"mm"})
 
 
+def test_a_helper_bound_by_assignment_in_the_kernel_module(tmp_path: Path) -> None:
+    """`mm = ops.mm`: the kernel's `mm` starts from a name bound to the project."""
+    api = PALLAS + "from pkg import ops\n\nmm = ops.mm\n\n\ndef kern(x_ref, o_ref):\n    o_ref[...] = mm(x_ref[...], 1)\n" \
+        "\n\ndef launch(x):\n    return pl.pallas_call(kern, out_shape=x)(x)\n"
+    facts = _facts(tmp_path, {**BASE, "pkg/api.py": api})
+    assert _kernels(facts) == {"mm": (BOTH, "called from a kernel body in pkg.api", HELPER)}
+
+
 def test_a_helper_nested_in_a_function_kernels_run(tmp_path: Path) -> None:
     """The use sits in `inner`, within `helper`: `helper` is the module's function kernels run."""
     helpers = "from pkg import ops\n\n\ndef helper(x):\n    def inner(y):\n        return ops.mm(y, y)\n    return inner(x)\n"
@@ -239,18 +247,65 @@ def test_a_helper_of_a_function_no_kernel_runs_is_plain_code(tmp_path: Path) -> 
     ("from pkg import ops\n\n\ndef ref(a):\n    return ops.mmx(a)  # mm\n", False),
 ], ids=["from-import", "reexported", "as", "relative", "import-dotted", "module-as", "store", "other-module", "own-def", "other-name"])
 def test_plain_code_elsewhere_shares_the_helper(tmp_path: Path, reference: str, shared: bool) -> None:
+    # a_reference.py sorts before the kernel modules: it is met first, and the search goes on after it.
     files = {**PACKAGE, "pkg/__init__.py": "from .ops import mm\n", "pkg/other.py": "def mm(a, b):\n    return a\n",
-             "pkg/reference.py": reference}
+             "pkg/a_reference.py": reference}
     facts = _facts(tmp_path, files)
     assert facts.shared == ({"mm"} if shared else set())
     assert _kernels(facts)["mm"] == (TPU, "called from pkg.helpers.helper, which kernels run", HELPER)
 
 
-def test_a_module_that_does_not_parse_adds_nothing(tmp_path: Path) -> None:
-    files = {**PACKAGE, "pkg/broken.py": "from pkg.ops import mm\ndef (:\n    mm(1, 2)\n"}
+@pytest.mark.parametrize("broken", [
+    "from pkg.ops import mm\ndef (:\n    mm(1, 2)\n",  # plain code
+    PALLAS + "from pkg import ops\ndef (:\n    ops.mm(1, 2)\n",  # kernel code, met before api and helpers
+])
+def test_a_module_that_does_not_parse_adds_nothing(tmp_path: Path, broken: str) -> None:
+    index = _index(tmp_path, {**PACKAGE, "pkg/a_broken.py": broken})
+    assert index.facts(tmp_path / "pkg/a_broken.py") == ModuleFacts()
+    facts = index.facts(tmp_path / "pkg/ops.py")
+    assert _kernels(facts)["mm"] == (TPU, "called from pkg.helpers.helper, which kernels run", HELPER)
+    assert facts.shared == frozenset()
+
+
+def test_each_module_is_parsed_at_most_once(tmp_path: Path, monkeypatch) -> None:
+    """One parse per module whatever the search asks of it, and one try for a module that does not parse."""
+    files = {**PACKAGE, "pkg/a_broken.py": PALLAS + "from pkg import ops\ndef (:\n    ops.mm(1, 2)\n",
+             "pkg/reference.py": "from pkg.ops import mm\n\n\ndef ref(a):\n    return mm(a, a)\n"}
     index = _index(tmp_path, files)
-    assert index.facts(tmp_path / "pkg/broken.py") == ModuleFacts()
-    assert index.facts(tmp_path / "pkg/ops.py").shared == frozenset()
+    parse, parsed = ast.parse, []
+    monkeypatch.setattr(ast, "parse", lambda source, *a, **k: parsed.append(source) or parse(source, *a, **k))
+    for path in sorted(tmp_path.rglob("*.py")):
+        index.facts(path)
+    whole = [source for source in parsed if source in {textwrap.dedent(text) for text in files.values()}]
+    assert sorted(whole) == sorted(set(whole)) and len(whole) >= 4, whole
+
+
+@pytest.mark.parametrize("use, shared", [("x_ref[...]", set()), ("", {"mm", "exp_hi"})])
+def test_a_helper_its_own_module_names(tmp_path: Path, use: str, shared: set) -> None:
+    """helpers.helper, run by api's kernel, beside a kernel of helpers' own that does not call it, or
+    called by helpers' plain code (then what it calls is shared)."""
+    local = f"def local(x_ref, o_ref):\n    o_ref[...] = {use}\n\n\nrun = pl.pallas_call(local, out_shape=1)\n" \
+        if use else "VALUE = helper(1)\n"
+    facts = _facts(tmp_path, {**PACKAGE, "pkg/helpers.py": PALLAS + HELPERS + "\n\n" + local})
+    assert _kernels(facts)["mm"] == (TPU, "called from pkg.helpers.helper, which kernels run", HELPER)
+    assert facts.shared == shared
+
+
+def test_helpers_calling_each_other_across_modules(tmp_path: Path) -> None:
+    """helpers.helper calls cyc.g, which calls helpers.helper: the cycle adds nothing and ends."""
+    helpers = HELPERS.replace("from pkg import ops", "from pkg import ops, cyc").replace("ops.exp_hi(x)", "cyc.g(x)")
+    files = {**PACKAGE, "pkg/helpers.py": helpers,
+             "pkg/cyc.py": "from pkg import helpers\n\n\ndef g(x):\n    return helpers.helper(x)\n"}
+    facts = _facts(tmp_path, files)
+    assert _kernels(facts)["mm"] == (TPU, "called from pkg.helpers.helper, which kernels run", HELPER)
+
+
+def test_an_import_that_may_bind_above_the_root(tmp_path: Path) -> None:
+    """`ops` is the package's module or a name above the root: the first is followed, the second ignored."""
+    api = PALLAS + "try:\n    from . import ops\nexcept ImportError:\n    from .... import ops\n\n\n" \
+        "def kern(x_ref, o_ref):\n    o_ref[...] = ops.mm(x_ref[...], 1)\n\n\nrun = pl.pallas_call(kern, out_shape=1)\n"
+    facts = _facts(tmp_path, {**BASE, "pkg/api.py": api})
+    assert _kernels(facts) == {"mm": (BOTH, "called from a kernel body in pkg.api", HELPER)}
 
 
 def test_a_kernels_module_that_does_not_parse_has_no_facts(tmp_path: Path) -> None:
@@ -314,14 +369,6 @@ def test_a_module_that_imports_no_project_module_imports_no_launchers(tmp_path: 
     assert index._imported_launchers(index._modules["pkg.solo"]) == ()
 
 
-@pytest.mark.xfail(strict=True, reason="kernel code is found from the modules that say `pallas`: a module that launches "
-                   "only through a launch helper of another module is not one (the body's module is never reached)")
-def test_a_module_launching_only_through_a_launch_helper_is_kernel_code(tmp_path: Path) -> None:
-    api = "from pkg.launch import run\nfrom pkg import ops\n\n\ndef go(x):\n    return run(ops.body, x)\n"
-    facts = _facts(tmp_path, {**BASE, "pkg/launch.py": LAUNCH, "pkg/api.py": api})
-    assert _kernels(facts) == {"body": (BOTH, "passed to run in pkg.api", BODY)}
-
-
 @pytest.mark.xfail(strict=True, reason="_may_define_launch_helpers looks for a bare name right after the launcher's "
                    "parenthesis: `pl.pallas_call(kernel=body)` and `pl.pallas_call(functools.partial(body))` are missed")
 @pytest.mark.parametrize("passed", ["kernel=body", "functools.partial(body, n=1)"])
@@ -371,8 +418,9 @@ def test_a_name_that_reexports_itself_resolves_to_nothing(tmp_path: Path) -> Non
 # -- the referrers: who may use a name --
 
 def _library(root: Path, plain_users: int, word: str = "ops.mm(a, b)") -> ProjectIndex:
-    """ops.mm, used in one kernel module and in `plain_users` plain modules that say `word`."""
-    files = {"pkg/__init__.py": "", "pkg/ops.py": OPS,
+    """ops.mm, used in one kernel module and in `plain_users` plain modules that say `word`; ops
+    imports the package too, and sorts between the kernel module and the plain ones."""
+    files = {"pkg/__init__.py": "", "pkg/consts.py": "", "pkg/ops.py": "from pkg import consts\n" + OPS,
              "pkg/kern.py": PALLAS + "from pkg import ops\n\n\ndef kern(x_ref, o_ref):\n    o_ref[...] = ops.mm(x_ref, 1)\n"
              "\n\ndef go(x):\n    return pl.pallas_call(kern, out_shape=x)(x)\n"}
     for number in range(plain_users):
@@ -628,7 +676,7 @@ def test_the_needy_names_of_a_module(tmp_path: Path, newline: str) -> None:
 
 
 def test_a_needy_def_on_the_first_line(tmp_path: Path) -> None:
-    (tmp_path / "m.py").write_text("def hi(a):\n    return jnp.dot(a, a, precision=HIGHEST)\n")
+    (tmp_path / "m.py").write_text("def hi(a):\n    return jnp.dot(a, a, precision=HIGHEST)\n\n\nlast = 1\n")
     index = ProjectIndex([tmp_path / "m.py"], Path.read_bytes)
     assert index._needy_names(index._modules["m"]) == ["hi"]
 
