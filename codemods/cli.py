@@ -158,8 +158,8 @@ def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, d
         files = discovery.discover(paths, excluded, force_exclude=force_exclude, notebooks=notebooks)
     root = discovery.project_root(paths, config.path.parent if config.path else None)
     project = discovery.discover([root], excluded, notebooks=notebooks) if root is not None else files
-    listed = {Path(os.path.abspath(f)) for f in project}
-    project = [*project, *(f for f in files if Path(os.path.abspath(f)) not in listed)]
+    listed = {os.path.abspath(f) for f in project}
+    project = [*project, *(f for f in files if os.path.abspath(f) not in listed)]
     anchor = root if root is not None else config.root  # the project's root: the same shards from any folder
     return [f for f in files if parsed_shard is None or parsed_shard.holds(f, anchor)], project
 

@@ -115,7 +115,7 @@ class ProjectIndex:
         self._read = read
         self._relevant = relevant
         self._modules: dict[str, _Module] = {}
-        self._by_path: dict[Path, _Module] = {}
+        self._by_path: dict[str, _Module] = {}  # by absolute path (a str: hashing Paths costs)
         files = list(files)
         packages = {Path(path).parent for path in files if Path(path).name == "__init__.py"}
         for path in files:
@@ -693,5 +693,5 @@ def _root_name(node: ast.AST) -> Optional[str]:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _absolute(path: Path) -> Path:
-    return Path(os.path.abspath(path))
+def _absolute(path: "Path | str") -> str:
+    return os.path.abspath(path)

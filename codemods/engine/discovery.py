@@ -69,11 +69,11 @@ def discover(
 
     Missing paths are returned too, so the reader reports them instead of dropping them silently."""
     found: list[Path] = []
-    seen: set[Path] = set()
+    seen: set[str] = set()  # paths as str: hashing a Path costs ten times more, for every file of a tree
     for root in paths:
         if not root.is_dir():
-            if root not in seen and not (force_exclude and excluded(root)):
-                seen.add(root)
+            if os.fspath(root) not in seen and not (force_exclude and excluded(root)):
+                seen.add(os.fspath(root))
                 found.append(root)
             continue
         walked: list[Path] = []
@@ -88,8 +88,9 @@ def discover(
                        if name.endswith(suffixes) and not excluded(Path(dirpath, name))]
         ignored = git_ignored(root, walked) if respect_gitignore else set()
         for path in walked:
-            if path not in seen and path not in ignored:
-                seen.add(path)
+            text = os.fspath(path)
+            if text not in seen and text not in ignored:
+                seen.add(text)
                 found.append(path)
     return found
 
@@ -123,7 +124,7 @@ def project_root(paths: Sequence[Path], config_root: Optional[Path]) -> Optional
     return None
 
 
-def git_ignored(root: Path, files: list[Path]) -> set[Path]:
+def git_ignored(root: Path, files: list[Path]) -> set[str]:
     """The files git ignores, when `root` is inside a git work tree (else none, and none either if
     git cannot answer: processing a file too many is better than silently dropping one)."""
     if not files or not _git_toplevel(root):
@@ -137,7 +138,7 @@ def git_ignored(root: Path, files: list[Path]) -> set[Path]:
         return set()
     if proc.returncode not in (0, 1):
         return set()
-    return {Path(root, os.fsdecode(name)) for name in proc.stdout.split(b"\0") if name}
+    return {os.fspath(Path(root, os.fsdecode(name))) for name in proc.stdout.split(b"\0") if name}
 
 
 def _git_toplevel(folder: Path) -> Optional[Path]:

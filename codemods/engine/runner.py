@@ -102,14 +102,14 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
              ) -> tuple[list[FileResult], list[_Analysed], list[_Analysed], Optional[ProjectIndex]]:
     """Each file read, its project facts and the rules its bytes pass: its result so far (an error,
     a cached result, or empty), the files left to analyse, and those analysed (cached ones too)."""
-    contents: dict[Path, bytes] = {}
+    contents: dict[str, bytes] = {}  # by absolute path (a str: hashing Paths costs)
     index = _project_index(files if project is None else project, transforms, settings, contents, cache)
     results: list[FileResult] = []
     candidates: list[_Analysed] = []
     analysed: list[_Analysed] = []
     needles = {needle for rule in transforms for needle in rule.needles(settings)}
     for path in files:
-        key = Path(os.path.abspath(path))
+        key = os.path.abspath(path)
         try:
             raw = contents[key] if key in contents else _read_regular_file(path)  # an empty file too
         except OSError as error:
@@ -153,7 +153,7 @@ def _project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: 
         return None
 
     def read(path: Path) -> bytes:
-        path = Path(os.path.abspath(path))
+        path = os.path.abspath(path)
         if path not in contents:
             try:
                 contents[path] = _read_regular_file(path)
@@ -161,7 +161,7 @@ def _project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: 
                 return b""  # the run reports it when it processes the file; here it is empty
         # Generated code is not analysed (MAX_SOURCE_BYTES): the index does not parse it either.
         raw = contents[path] if len(contents[path]) <= MAX_SOURCE_BYTES else b""
-        return _notebook_kernels(path, raw) if notebook.is_notebook(path) else raw
+        return _notebook_kernels(Path(path), raw) if notebook.is_notebook(path) else raw
 
     kernel_scoped = [rule for rule in transforms if rule.kernel_scoped]  # the only ones its facts serve
     index = ProjectIndex(files, read, lambda code: bool(rules_for(code, kernel_scoped, settings, True)))
