@@ -379,3 +379,35 @@ def test_a_value_used_inside_and_outside_kernels(uses: str, outside: list) -> No
     value = next(node for node in ast.walk(scope.module.tree)
                  if isinstance(node, ast.Call) and ast.unparse(node) == "functools.partial(max, 1)")
     assert [ast.unparse(use) for use in scope.used_outside_kernels(value)] == outside
+
+
+def test_a_launch_helpers_default_body() -> None:
+    """`def run(kernel=default_body)` called without one launches the default; a parameter without a
+    default adds no body."""
+    scope = _scope("""
+        def default_body(x_ref):
+            pass
+
+
+        def run(x, kernel=default_body):
+            return pl.pallas_call(kernel, backend="triton")(x)
+
+
+        def bare(x, kernel):
+            return pl.pallas_call(kernel)(x)
+
+
+        go = run(1)
+        """)
+    assert _why(scope) == {"default_body": "passed to pallas_call through run"}
+    assert _backends(scope) == {"default_body": frozenset({TRITON})}
+    # Each helper's own launch of its parameter is left for the project index; nothing else is.
+    assert [ast.unparse(expression) for expression, _, _ in scope.foreign_bodies] == ["kernel", "kernel"]
+
+
+@pytest.mark.parametrize("hops, found", [(7, True), (8, False)])
+def test_what_a_factory_returns_is_followed_eight_steps(hops: int, found: bool) -> None:
+    """The factory's return is one step, each alias one more."""
+    scope = _scope(f"def body(x_ref):\n    pass\n\n\n{_chain('body', hops)}\n\ndef make():\n    return a{hops}\n\n\n"
+                   "pl.pallas_call(make())\n")
+    assert ("body" in _why(scope)) is found
