@@ -53,7 +53,9 @@ async def bench(source: Path, edits: int, options: dict | None = None) -> None:
     path = package / source.name
     text = path.read_text()
     client = make_test_lsp_client()
-    await client.start_io(sys.executable, "-m", "codemods", "server", env={**os.environ, "PYTHONPATH": str(REPO)})
+    # From the repository: `-m codemods` looks in the working folder first (another checkout there would run).
+    await client.start_io(sys.executable, "-m", "codemods", "server", env={**os.environ, "PYTHONPATH": str(REPO)},
+                          cwd=REPO)
     pid = client._server.pid
     await client.initialize_session(types.InitializeParams(
         capabilities=types.ClientCapabilities(), root_uri=workspace.as_uri(),
