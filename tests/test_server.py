@@ -403,6 +403,8 @@ async def test_a_notebooks_cells_are_one_module_and_each_cell_gets_its_own_diagn
         document=types.VersionedTextDocumentIdentifier(uri=cell_uri(path, 2), version=2),
         changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)])])
     assert await cells_published(client, change_notebook(client, path, 4, typed), [cell_uri(path, 2)]) == [[]]
+    assert await cells_published(client, lambda: client.notebook_document_did_save(types.DidSaveNotebookDocumentParams(
+        notebook_document=types.NotebookDocumentIdentifier(uri=path.as_uri()))), [cell_uri(path, 2)]) == [[]]
     assert await cells_published(client, lambda: client.notebook_document_did_close(types.DidCloseNotebookDocumentParams(
         notebook_document=types.NotebookDocumentIdentifier(uri=path.as_uri()),
         cell_text_documents=[types.TextDocumentIdentifier(uri=cell_uri(path, i)) for i in (0, 1, 2, 4)])),
