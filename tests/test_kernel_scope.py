@@ -398,6 +398,7 @@ def test_a_launch_helpers_default_body() -> None:
 
 
         go = run(1)
+        pick = lambda: run  # named, not called: no launch
         """)
     assert _why(scope) == {"default_body": "passed to pallas_call through run"}
     assert _backends(scope) == {"default_body": frozenset({TRITON})}
