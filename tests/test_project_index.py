@@ -369,9 +369,7 @@ def test_a_module_that_imports_no_project_module_imports_no_launchers(tmp_path: 
     assert index._imported_launchers(index._modules["pkg.solo"]) == ()
 
 
-@pytest.mark.xfail(strict=True, reason="_may_define_launch_helpers looks for a bare name right after the launcher's "
-                   "parenthesis: `pl.pallas_call(kernel=body)` and `pl.pallas_call(functools.partial(body))` are missed")
-@pytest.mark.parametrize("passed", ["kernel=body", "functools.partial(body, n=1)"])
+@pytest.mark.parametrize("passed", ["kernel=body", "functools.partial(body, n=1)", "body"])
 def test_a_launch_helper_passing_its_body_by_keyword_or_partial(tmp_path: Path, passed: str) -> None:
     launch = f"import functools\n{PALLAS}\n\ndef run(body, x):\n    return pl.pallas_call({passed}, out_shape=x)(x)\n"
     api = PALLAS + "from pkg.launch import run\nfrom pkg import ops\n\n\ndef go(x):\n    return run(ops.body, x)\n"

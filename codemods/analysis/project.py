@@ -120,7 +120,7 @@ class ProjectIndex:
         packages = {Path(path).parent for path in files if Path(path).name == "__init__.py"}
         for path in files:
             if str(path).lower().endswith(".ipynb"):
-                name, is_package = f"<notebook {path}>", False
+                name, is_package = f"<notebook {_absolute(path)}>", False
             else:
                 name, is_package = module_name(path, packages)
                 if not name or not all(part.isidentifier() for part in name.split(".")):
@@ -651,7 +651,9 @@ def _terminal_name(node: ast.AST) -> str:
     return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
 
 
-_LAUNCHED_NAME = re.compile(rb"(?:pallas_call|kernel|core_map|emit_pipeline\w*)\(\s*([A-Za-z_]\w*)\s*[,)]")
+# The name a launcher is fed: `pallas_call(body,`, `pallas_call(kernel=body,`, `pallas_call(partial(body, n=1)`.
+_LAUNCHED_NAME = re.compile(rb"(?:pallas_call|kernel|core_map|emit_pipeline\w*)\(\s*(?:(?:kernel|body|f)\s*=\s*)?"
+                            rb"(?:(?:functools\s*\.\s*)?partial\s*\(\s*)?([A-Za-z_]\w*)\s*[,)]")
 _PARTIAL_OF_A_LAUNCHER = re.compile(rb"\bpartial\s*\(\s*[\w.]*\b(?:pallas_call|kernel|emit_pipeline\w*)\s*[,)]")
 
 
