@@ -630,7 +630,9 @@ def test_parallel_workers_are_forked_where_the_platform_forks(monkeypatch: pytes
         def map(self, function, items, chunksize=1):
             return map(function, items)
 
-    monkeypatch.setattr(runner, "ProcessPoolExecutor", RecordingPool)
+    import concurrent.futures
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", RecordingPool)  # _map imports it when it needs it
     items = [("a", b"x" * runner.PARALLEL_MIN_BYTES), ("b", b"y")]
     assert list(runner._map(lambda item: item[0], items, jobs=2)) == ["a", "b"]
     expected = "fork" if "fork" in multiprocessing.get_all_start_methods() else multiprocessing.get_start_method()
