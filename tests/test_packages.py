@@ -306,7 +306,7 @@ def _library_like(root: Path, plain_users: int) -> Path:
         "def body(x_ref, w_ref, o_ref):\n    o_ref[...] = ops.mm(x_ref[...], w_ref[...])\n\n\n"
         "run = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))\n")
     for number in range(plain_users):
-        (package / f"user_{number}.py").write_text(f"from pkg import ops\n\n\ndef f(a, b):\n    return ops.mm(a, b)\n")
+        (package / f"user_{number}.py").write_text("from pkg import ops\n\n\ndef f(a, b):\n    return ops.mm(a, b)\n")
     return package / "ops.py"
 
 
