@@ -148,8 +148,7 @@ def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, d
     from codemods.engine import discovery
 
     parsed_shard = discovery.Shard.parse(shard) if shard else None
-    patterns = [*config.exclude, *config.extend_exclude, *exclude]
-    excluded = config.matcher(patterns)
+    excluded = config.excluded(exclude)
     notebooks = config.notebooks
     if diff_base:
         files = discovery.discover(discovery.changed_since(diff_base, paths, notebooks), excluded, force_exclude=True,
@@ -157,9 +156,7 @@ def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, d
     else:
         files = discovery.discover(paths, excluded, force_exclude=force_exclude, notebooks=notebooks)
     root = discovery.project_root(paths, config.path.parent if config.path else None)
-    project = discovery.discover([root], excluded, notebooks=notebooks) if root is not None else files
-    listed = {os.path.abspath(f) for f in project}
-    project = [*project, *(f for f in files if os.path.abspath(f) not in listed)]
+    project = discovery.project_files(root, excluded, notebooks, files)
     anchor = root if root is not None else config.root  # the project's root: the same shards from any folder
     return [f for f in files if parsed_shard is None or parsed_shard.holds(f, anchor)], project
 
@@ -169,7 +166,7 @@ def _empty_folders(paths: List[Path], files: List[Path], config, exclude: List[s
     from codemods.engine import discovery
     from codemods.engine.report import FileResult
 
-    excluded = config.matcher([*config.exclude, *config.extend_exclude, *exclude])
+    excluded = config.excluded(exclude)
     found = [os.path.abspath(f) for f in files]
     for folder in (p for p in paths if p.is_dir()):
         prefix = os.path.join(os.path.abspath(folder), "")
@@ -356,8 +353,7 @@ def explain(
     sys.stdout.flush()
     from codemods.engine import discovery
 
-    project = discovery.discover([root], config.matcher([*config.exclude, *config.extend_exclude]),
-                                 notebooks=config.notebooks)
+    project = discovery.project_files(root, config.excluded(), config.notebooks)
     outcome = tracebacks.run(text, root, {rule.code: rule for rule in registry.RULES}, settings, write=write, out=sys.stdout.buffer,
                              err=sys.stderr, selected=transforms, ignored_rules=config.ignored_rules, notebook=cells,
                              project=project)

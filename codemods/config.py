@@ -84,6 +84,11 @@ class Config:
         of every file and folder of the tree."""
         return _Matcher(patterns, self.root)
 
+    def excluded(self, extra: Sequence[str] = ()) -> Callable[[Path], bool]:
+        """The test discovery asks of every file and folder: `exclude`, `extend-exclude` and `extra`
+        (the command line's `--exclude`), as one matcher. Every entry point builds it here."""
+        return self.matcher([*self.exclude, *self.extend_exclude, *extra])
+
     def ignored_rules(self, path: Path) -> frozenset[str]:
         """The rule codes `per-file-ignores` switches off for `path` (asked of every file)."""
         return frozenset(code for matches, codes in self._per_file_matchers if matches(path) for code in codes)

@@ -326,7 +326,7 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                       "stays\n")
             continue
         by_file.setdefault(path, {}).setdefault(rule, set()).add(line)
-    index = runner._project_index(project, [rules[code] for code in chosen], settings, {}, None) if by_file else None
+    index = runner.project_index(project, [rules[code] for code in chosen], settings) if by_file else None
     for path, proven in by_file.items():
         in_notebook = notebook is not None and path == notebook.path
         raw = notebook.raw if in_notebook else path.read_bytes()

@@ -198,13 +198,8 @@ class Project:
 
     def __init__(self, root: Optional[Path], path: Path, context: Context) -> None:
         config = context.config
-        files = [path]
-        if root is not None:
-            excluded = config.matcher([*config.exclude, *config.extend_exclude])
-            files = discovery.discover([root], excluded, notebooks=False)
-            if Path(os.path.abspath(path)) not in {Path(os.path.abspath(f)) for f in files}:
-                files.append(path)
-        self.index = runner._project_index(files, context.rules, context.settings, {}, None)
+        files = discovery.project_files(root, config.excluded(), config.notebooks, [path])
+        self.index = runner.project_index(files, context.rules, context.settings)
 
     def facts(self, path: Path):
         return self.index.facts(path) if self.index is not None else NO_FACTS

@@ -95,6 +95,16 @@ def discover(
     return found
 
 
+def project_files(root: Optional[Path], excluded: Callable[[Path], bool], notebooks: bool,
+                  files: Sequence[Path] = ()) -> list[Path]:
+    """What the project index reads: every file of the project at `root` (notebooks too: their
+    kernels call the project's helpers), then those of `files` (the ones a run processes) that lie
+    outside it or are excluded from it; with no root, `files` alone."""
+    project = discover([root], excluded, notebooks=notebooks) if root is not None else list(files)
+    listed = {os.path.abspath(f) for f in project}
+    return [*project, *(f for f in files if os.path.abspath(f) not in listed)]
+
+
 def why_empty(folder: Path, excluded: Callable[[Path], bool]) -> Optional[str]:
     """Why a folder named explicitly yields no file, when the reason is ours (None: it simply holds
     no Python file to process): `jax-codemod .venv/lib` must not just say "0 files scanned"."""

@@ -103,7 +103,8 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     """Each file read, its project facts and the rules its bytes pass: its result so far (an error,
     a cached result, or empty), the files left to analyse, and those analysed (cached ones too)."""
     contents: dict[str, bytes] = {}  # by absolute path (a str: hashing Paths costs)
-    index = _project_index(files if project is None else project, transforms, settings, contents, cache)
+    notebook_code: dict[str, bytes] = {}  # the same, for notebooks decoded: the index may have read one
+    index = project_index(files if project is None else project, transforms, settings, contents, cache, notebook_code)
     results: list[FileResult] = []
     candidates: list[_Analysed] = []
     analysed: list[_Analysed] = []
@@ -120,10 +121,11 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             continue
         contents[key] = raw  # the project index reads it from here, lazily
         results.append(FileResult(str(path)))
-        if notebook.is_notebook(path) and not notebook.may_need(raw, needles):
+        is_notebook = notebook.is_notebook(path)
+        if is_notebook and key not in notebook_code and not notebook.may_need(raw, needles):
             continue
         try:  # a notebook: the prefilter reads the Python of its code cells
-            code = notebook.read(path, raw).text.encode() if notebook.is_notebook(path) else raw
+            code = _notebook_code(path, raw, notebook_code) if is_notebook else raw
         except notebook.NotebookError as error:
             results[-1].error = str(error)
             continue
@@ -144,13 +146,17 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
 _PROJECT: Optional[ProjectIndex] = None
 
 
-def _project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: Settings,
-                   contents: dict[Path, bytes], cache: Optional[ResultCache]) -> Optional[ProjectIndex]:
+def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: Settings,
+                  contents: Optional[dict[str, bytes]] = None, cache: Optional[ResultCache] = None,
+                  notebook_code: Optional[dict[str, bytes]] = None) -> Optional[ProjectIndex]:
     """The cross-module index, when a kernel-scoped rule runs under --scope kernels (otherwise where
-    a kernel is launched does not matter). `contents`: bytes by absolute path, shared with the run
-    so that each file is read once."""
+    a kernel is launched does not matter); `explain` and the editor ask it for the files they fix.
+    `contents` (bytes) and `notebook_code` (decoded notebooks), by absolute path, are shared with
+    the run so that each file is read, and each notebook decoded, once."""
     if settings.scope is not Scope.KERNELS or not any(rule.kernel_scoped for rule in transforms):
         return None
+    contents = {} if contents is None else contents
+    notebook_code = {} if notebook_code is None else notebook_code
 
     def read(path: Path) -> bytes:
         path = os.path.abspath(path)
@@ -161,7 +167,7 @@ def _project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: 
                 return b""  # the run reports it when it processes the file; here it is empty
         # Generated code is not analysed (MAX_SOURCE_BYTES): the index does not parse it either.
         raw = contents[path] if len(contents[path]) <= MAX_SOURCE_BYTES else b""
-        return _notebook_kernels(Path(path), raw) if notebook.is_notebook(path) else raw
+        return _notebook_kernels(path, raw, notebook_code) if notebook.is_notebook(path) else raw
 
     kernel_scoped = [rule for rule in transforms if rule.kernel_scoped]  # the only ones its facts serve
     index = ProjectIndex(files, read, lambda code: bool(rules_for(code, kernel_scoped, settings, True)))
@@ -170,15 +176,24 @@ def _project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: 
     return index
 
 
-def _notebook_kernels(path: Path, raw: bytes) -> bytes:
+def _notebook_kernels(path: str, raw: bytes, decoded: dict[str, bytes]) -> bytes:
     """What the project index reads of a notebook: the Python of its code cells if it may launch a
     kernel (one that never says pallas launches none of its own; it is not decoded), else nothing."""
     if not notebook.may_need(raw, (KERNEL_MARKER,)):
         return b""
     try:
-        return notebook.read(path, raw).text.encode()
+        return _notebook_code(path, raw, decoded)
     except notebook.NotebookError:
         return b""  # the run reports it when it processes the notebook
+
+
+def _notebook_code(path: "Path | str", raw: bytes, decoded: dict[str, bytes]) -> bytes:
+    """A notebook's code cells as one module, decoded once per run (`decoded`, by absolute path);
+    NotebookError when it is not a notebook we read."""
+    key = os.path.abspath(path)
+    if key not in decoded:
+        decoded[key] = notebook.read(Path(path), raw).text.encode()
+    return decoded[key]
 
 
 def _facts_key(index: ProjectIndex, transforms: Sequence[Rule]) -> str:
