@@ -524,3 +524,36 @@ def test_neovim_opens_a_kernel_applies_fix_all_and_writes_what_the_command_write
                    capture_output=True, timeout=120)
     assert edited.read_text() != MIXED
     assert edited.read_text() == written.read_text()
+
+
+HELPER_WITH_A_DEFAULT = """\
+import jax.numpy as jnp
+from jax import lax
+
+PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+
+
+def contract(x, w, precision=PAIR):
+    return jnp.dot(x, w, precision=precision)
+"""
+
+
+@pytest.mark.asyncio
+async def test_a_helper_only_a_notebooks_kernel_reaches_gets_its_finding(client, tmp_path):
+    """The editor indexes the project as the command line does, notebooks included: a kernel
+    prototyped in a notebook calls the package's helper, whose default precision fails there."""
+    write_project(tmp_path)
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "__init__.py").write_text("")
+    (tmp_path / "shared" / "mathops.py").write_text(HELPER_WITH_A_DEFAULT)
+    cells = [["import jax\n", "import jax.numpy as jnp\n", "from jax.experimental import pallas as pl\n",
+              "from shared.mathops import contract"],
+             ["def kernel(x_ref, y_ref, o_ref):\n", "    o_ref[...] = contract(x_ref[...], y_ref[...])\n", "\n",
+              "matmul = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))"]]
+    document = {"cells": [{"cell_type": "code", "execution_count": None, "id": f"c{n}", "metadata": {}, "outputs": [],
+                           "source": source} for n, source in enumerate(cells)],
+                "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "proto.ipynb").write_text(json.dumps(document, indent=1) + "\n")
+    await start(client, tmp_path, {"jaxVersion": NEWEST})
+    (diagnostic,) = await open_document(client, tmp_path / "shared" / "mathops.py", HELPER_WITH_A_DEFAULT)
+    assert diagnostic.code == "JAX001" and diagnostic.range.start.line == 3
