@@ -226,7 +226,10 @@ class ModuleIndex:
     # -- building the index: one walk --
 
     def _index(self) -> None:
+        # Names are bound once the walk is done: it pops a body's statements last first, and a
+        # `global`/`nonlocal` declaration must be known before the stores it governs are bound.
         loads: list[tuple[ast.Name, Scope]] = []
+        stores: list[tuple[ast.Name, Scope]] = []
         # (node, scope, innermost function): not recursive, deep expressions must not overflow the stack
         stack: list[tuple[ast.AST, Scope, Optional[FunctionNode]]] = [(self.tree, self.module_scope, None)]
         parent, scope_of, enclosing, mentions, calls = self.parent, self.scope_of, self.enclosing, self.mentions, self.calls
@@ -248,10 +251,7 @@ class ModuleIndex:
                 scope_of[node] = scope
                 enclosing[node] = function
                 mentions.setdefault(function, []).append(node)
-                if node.ctx.__class__ is ast.Load:
-                    loads.append((node, scope))
-                else:
-                    self._bind_name(node, scope)
+                (loads if node.ctx.__class__ is ast.Load else stores).append((node, scope))
                 continue
             if kind is ast.Call:
                 calls.append(node)
@@ -274,6 +274,8 @@ class ModuleIndex:
                 elif isinstance(value, ast.AST) and value.__class__ is not ast.Constant:
                     parent[value] = node
                     stack.append((value, scope, function))
+        for name, scope in stores:
+            self._bind_name(name, scope)
         for name, scope in loads:
             for binding in scope.lookup(name.id):
                 binding.references.append(name)
