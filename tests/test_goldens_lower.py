@@ -110,6 +110,7 @@ PRECISION: dict[str, list[Launch]] = {
     "dot_pair_policy_highest": _launches("matmul", MATMUL, *PORTABLE),
     "equal_pairs": _launches("conv", CONV, *PORTABLE),
     "fully_qualified_jax_lax": _launches("conv", CONV, *PORTABLE),
+    "functions_passed_to_kernels": _launches("matmul", MATMUL, *PORTABLE),
     "helper_called_from_kernel": _launches("fused", MATMUL, *PORTABLE),
     "helper_shared_with_xla": _launches("fused", MATMUL, *PORTABLE),
     # On Triton the conv (line 9) fails first, so the matmul's "Triton lowers it as written" (line

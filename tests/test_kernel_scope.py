@@ -412,3 +412,50 @@ def test_what_a_factory_returns_is_followed_eight_steps(hops: int, found: bool) 
     scope = _scope(f"def body(x_ref):\n    pass\n\n\n{_chain('body', hops)}\n\ndef make():\n    return a{hops}\n\n\n"
                    "pl.pallas_call(make())\n")
     assert ("body" in _why(scope)) is found
+
+
+# -- functions handed to a kernel (partial arguments, defaults) run where the kernel runs --
+
+
+def test_functions_handed_to_a_kernel_run_in_it_and_are_no_plain_use() -> None:
+    scope = _scope("""
+        def finish(v):
+            return v
+
+
+        def start(v):
+            return v
+
+
+        def shared(v):
+            return v
+
+
+        def body(x_ref, *, epilogue, prologue=start, other=shared):
+            x_ref[...] = epilogue(prologue(x_ref[...]))
+
+
+        run = pl.pallas_call(functools.partial(body, epilogue=finish), compiler_params=pltpu.CompilerParams())
+        plain = shared(1)
+        """)
+    assert _why(scope) == {"body": "passed to pallas_call", "finish": "passed to a kernel body (body)",
+                           "start": "called from a kernel body (body)", "shared": "called from a kernel body (body)"}
+    assert _backends(scope) == {"body": TPU, "finish": TPU, "start": TPU, "shared": TPU}
+    assert _names(scope.shared) == {"shared"}  # `plain = shared(1)`; the partial and the defaults are no plain use
+    assert {ast.unparse(value): backends for value, backends in scope.handed.items()} == {"finish": TPU}
+
+
+def test_a_function_handed_to_another_modules_kernel_runs_where_that_kernel_runs() -> None:
+    scope = _scope("""
+        import kernels
+
+
+        def finish(v):
+            return v
+
+
+        run = pl.pallas_call(functools.partial(kernels.body, 2, epilogue=finish, *rest), backend="mosaic_gpu")
+        """)
+    assert _why(scope) == {"finish": "passed to a kernel body"} and _backends(scope) == {"finish": GPU}
+    assert {ast.unparse(value): backends for value, backends in scope.handed.items()} == {"2": GPU, "finish": GPU}
+    assert scope.shared == set() and scope.direct == set()

@@ -227,7 +227,8 @@ LOWERED = {
     "factory_and_constant_across_modules": ("attn", ("attention", "scaled"), {}, ((128, 128), (128, 128))),
     "launchers_across_modules": ("launchy", ("through_partial", "through_partial_keyword", "through_helper"), {},
                                  ((8, 128), (128, 128))),
-    "helpers_spelled_other_ways": ("spell", ("contract", "scaled", "bare", "nested", "default", "kwonly"),
+    "helpers_spelled_other_ways": ("spell", ("contract", "scaled", "bare", "nested", "default", "kwonly",
+                                             "handed", "handed_by_default"),
                                    {"unpacked": "[manual] jnp.dot: **kwargs may carry a precision"}, ((8, 128), (128, 128))),
 }
 

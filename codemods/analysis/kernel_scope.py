@@ -93,6 +93,9 @@ class KernelScope:
     partial_launchers: dict[str, tuple[int, str, Backends]] = field(default_factory=dict)
     # functools.partial(body, ...) calls that bind a kernel's arguments, for value resolution.
     partial_bindings: dict[FunctionNode, list[ast.Call]] = field(default_factory=dict)
+    # Values `functools.partial(kernel, ...)` binds a kernel's parameters to, with the kernel's
+    # backends: a function handed so (`partial(kernel, epilogue=finish)`) runs where the kernel runs.
+    handed: dict[ast.expr, Backends] = field(default_factory=dict)
     # Kernel bodies whose launch passes `compiler_params` as a dict (`dict(mosaic=...)`), a spelling
     # jax >= 0.10.2 rejects ("unhashable type: 'dict'"); and kernel bodies (with every function they
     # call) launched with `plgpu.CompilerParams(approx_math=True)`, where Mosaic GPU approximates
@@ -187,6 +190,7 @@ class _KernelFinder:
         self.result = KernelScope(module)
         helpers = {name: (position, keyword, launched) for name, position, keyword, launched in facts.launchers}
         self._launches: dict[int, list[ast.Call]] = {}  # id(body expression or decorator) -> its launch calls
+        self._handed_to_kernels: dict[ast.expr, FunctionNode] = {}
         entries: list[tuple[ast.expr, str, Backends]] = []
         kernels, backends = self.result.kernels, self.result.backends
         for function in module.function_parent:
@@ -233,6 +237,8 @@ class _KernelFinder:
                 backends[function] = backends.get(function, frozenset()) | launched
             if not resolved:  # maybe a body imported from another module: the project index follows it
                 self.result.foreign_bodies.append((expression, why, launched))
+                for value in self._partial_arguments(expression):  # `partial(kernels.body, finish=f)`
+                    self.result.handed[value] = self.result.handed.get(value, frozenset()) | launched
             for helper, param in self._parameters(expression):
                 # A launch helper (`def run(body): return pl.pallas_call(body, ...)`): what its callers
                 # pass for that parameter is a kernel body.
@@ -243,17 +249,26 @@ class _KernelFinder:
                                 for argument in self._arguments_for(helper, param)]
         direct = set(kernels)
         pending = list(direct)
+        for value, launched in list(self.result.handed.items()):  # handed to another module's kernel
+            for function in self._resolve(value, 0):
+                kernels.setdefault(function, "passed to a kernel body")
+                backends[function] = backends.get(function, frozenset()) | launched
+                pending.append(function)
         while pending:  # until every function a kernel reaches carries every backend it may run on
             kernel = pending.pop()
-            for inner in module.functions_within(kernel):
-                for mention in module.mentions.get(inner, ()):
-                    for function in self._functions_named(mention):
-                        before = backends.get(function, frozenset())
-                        if function not in kernels:
-                            kernels[function] = f"called from a kernel body ({_label(kernel)})"
-                        if function not in direct and not backends[kernel] <= before:
-                            backends[function] = before | backends[kernel]
-                            pending.append(function)
+            reached = [(function, "called from") for inner in module.functions_within(kernel)
+                       for mention in module.mentions.get(inner, ()) for function in self._functions_named(mention)]
+            reached += [(function, "passed to") for value in self._handed_to(kernel)
+                        for function in self._resolve(value, 0)]
+            for function, how in reached:
+                before = backends.get(function, frozenset())
+                if function not in kernels:
+                    kernels[function] = f"{how} a kernel body ({_label(kernel)})"
+                if function not in direct and not backends[kernel] <= before:
+                    backends[function] = before | backends[kernel]
+                    pending.append(function)
+        for value, kernel in self._handed_to_kernels.items():
+            self.result.handed[value] = self.result.handed.get(value, frozenset()) | backends[kernel]
         direct -= {f for f in direct if getattr(f, "name", None) in {n for n, _, _, role in facts.kernels if role == HELPER}}
         self.result.direct = direct
         self.result.shared = {f for f in kernels if f not in direct and (
@@ -503,6 +518,22 @@ class _KernelFinder:
                 if isinstance(binding.node, FUNCTIONS):
                     yield binding.node  # type: ignore[misc]
 
+    def _handed_to(self, kernel: FunctionNode) -> list[ast.expr]:
+        """What `functools.partial(kernel, ...)` binds the kernel's parameters to: a function among
+        them (`partial(kernel, epilogue=finish)`) runs inside the kernel when the kernel calls it.
+        (A parameter's default is a mention of the kernel's own: followed as a call is.)"""
+        handed = [value for partial in self.result.partial_bindings.get(kernel, ())
+                  for value in self._partial_arguments(partial)]
+        self._handed_to_kernels.update(dict.fromkeys(handed, kernel))
+        return handed
+
+    def _partial_arguments(self, expression: ast.expr) -> list[ast.expr]:
+        """The values `functools.partial(body, ...)` binds (none for another expression)."""
+        if not (isinstance(expression, ast.Call) and self.module.callee(expression, PARTIAL)):
+            return []
+        return [value_of(argument) for argument in ordered_arguments(expression)[1:]
+                if not isinstance(argument, ast.Starred)]
+
     def _assigned_values(self, name: ast.Name) -> Iterator[ast.expr]:
         """The right-hand sides of plain `name = value` assignments `name` may refer to."""
         for binding in self.module.bindings(name):
@@ -518,7 +549,7 @@ class _KernelFinder:
         for binding in scope.bindings.get(function.name, ()) if scope is not None else ():
             if binding.node is function:
                 for reference in binding.references:
-                    if not self._inside_kernel(self.module.enclosing.get(reference)):
+                    if reference not in self.result.handed and not self._inside_kernel(self.module.enclosing.get(reference)):
                         return True
         return False
 

@@ -267,6 +267,8 @@ class ProjectIndex:
         kernel = scope.kernel_of(mention)
         if kernel is not None:
             return Usage(scope.backends.get(kernel, frozenset()), why=f"called from a kernel body in {referrer.name}")
+        if mention in scope.handed:
+            return Usage(scope.handed[mention], why=f"passed to a kernel body in {referrer.name}")
         top = function
         while top is not None and index.function_parent.get(top) is not None:
             top = index.function_parent[top]
