@@ -637,3 +637,69 @@ def test_names_bound_by_except_and_match_shadow_the_module_ones() -> None:
              if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in ("P", "rest", "whole")}
     kinds = {name: [type(binding.node).__name__ for binding in module.bindings(load)] for name, load in loads.items()}
     assert kinds == {"P": ["ExceptHandler"], "rest": ["MatchStar"], "whole": ["MatchAs"]}
+
+
+# -- why a precision is left [manual]: each way the analysis stops following a value --
+
+REASON_HEAD = """\
+import functools
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from config import IMPORTED
+P = lax.Precision
+"""
+DOT = "jnp.dot(x_ref[...], x_ref[...], precision={})"
+
+
+@pytest.mark.parametrize("body, reason", [
+    (f"def kernel(x_ref, o_ref):\n    o_ref[...] = {DOT.format('UNDEFINED')}\n",
+     "`UNDEFINED` is not a literal (`UNDEFINED` comes from outside this module)"),
+    (f"LEVEL = UNDEFINED\ndef kernel(x_ref, o_ref):\n    o_ref[...] = {DOT.format('LEVEL')}\n",
+     "`LEVEL` is a module constant that is not a precision literal (`UNDEFINED` comes from outside this module)"),
+    (f"def kernel(x_ref, o_ref):\n    o_ref[...] = {DOT.format('IMPORTED')}\n",
+     "`IMPORTED` is not a literal (`IMPORTED` is set in a way this analysis does not follow)"),
+    (f"with open('f') as LEVEL:\n    pass\ndef kernel(x_ref, o_ref):\n    o_ref[...] = {DOT.format('LEVEL')}\n",
+     "`LEVEL` is not a literal (`LEVEL` is set in a way this analysis does not follow)"),
+    (f"def kernel(x_ref, o_ref):\n    f = lambda p: {DOT.format('p')}\n    o_ref[...] = f(P.HIGH)\n",
+     "`p` is a parameter of an enclosing function, set by its callers (it is a lambda's parameter)"),
+    ("def helper(x, p):\n    return jnp.dot(x, x, precision=p)\n"
+     "def kernel(x_ref, o_ref):\n    o_ref[...] = helper(x_ref[...], p=P.HIGH) + helper(x_ref[...])\n",
+     "`p` is a kernel parameter whose value is not bound in this module (a call of `helper` leaves `p` out)"),
+    (f"def kernel(x_ref, o_ref, *, precision):\n    o_ref[...] = {DOT.format('precision')}\n"
+     "body = functools.partial(kernel, precision=getattr(P, 'HIGH'))\n",
+     "`precision` is a kernel parameter bound to `getattr(P, 'HIGH')`, not a literal (`getattr(P, 'HIGH')` is computed)"),
+    (f"LEVEL = getattr(P, 'HIGH')\ndef kernel(x_ref, o_ref, *, precision):\n    o_ref[...] = {DOT.format('precision')}\n"
+     "body = functools.partial(kernel, precision=LEVEL)\n",
+     "`precision` is a kernel parameter bound to `LEVEL`, not a literal (`getattr(P, 'HIGH')` is computed)"),
+], ids=["unbound", "constant-of-unbound", "imported", "with-as", "lambda", "left-out", "partial-computed",
+        "partial-constant-computed"])
+def test_why_a_precision_is_left_for_review(body: str, reason: str) -> None:
+    launched = "body" if "body =" in body else "kernel"
+    source = REASON_HEAD + body + f"call = pl.pallas_call({launched}, out_shape=None)\n"
+    (finding,) = _fix(source, codes=["JAX001"]).findings
+    assert finding.kind is Kind.MANUAL
+    assert finding.message == (f"jnp.dot: precision {reason}: if it is not a single scalar the Mosaic TPU lowering "
+                               "accepts, Mosaic TPU raises \"Per-operand dot precision unsupported\" for a pair")
+
+
+def test_a_kernel_parameter_bound_to_none_and_to_a_pair_gets_the_pair_fixed() -> None:
+    """None is the lowering's default: nothing to fix there, and no reason to stop at it."""
+    source = (REASON_HEAD + f"def kernel(x_ref, o_ref, *, precision):\n    o_ref[...] = {DOT.format('precision')}\n"
+              "default = functools.partial(kernel, precision=None)\n"
+              "paired = functools.partial(kernel, precision=(P.DEFAULT, P.HIGH))\n"
+              "calls = pl.pallas_call(default, out_shape=None), pl.pallas_call(paired, out_shape=None)\n")
+    result = _fix(source, codes=["JAX001"])
+    assert result.after == source.replace("precision=(P.DEFAULT, P.HIGH))", "precision=P.HIGH)")
+    assert [finding.kind for finding in result.findings] == [Kind.FIXED]
+
+
+def test_a_helper_launched_by_partial_and_called_from_a_kernel_is_followed_to_both() -> None:
+    """The pair the launching partial binds is fixed; the scalar the kernel's call passes is kept."""
+    source = (REASON_HEAD + "def helper(x_ref, o_ref, p=None):\n    o_ref[...] = " + DOT.format("p") + "\n"
+              "body = functools.partial(helper, p=(P.DEFAULT, P.HIGH))\n"
+              "def kernel(x_ref, o_ref):\n    helper(x_ref, o_ref, P.HIGHEST)\n"
+              "calls = pl.pallas_call(body, out_shape=None), pl.pallas_call(kernel, out_shape=None)\n")
+    result = _fix(source, codes=["JAX001"])
+    assert result.after == source.replace("p=(P.DEFAULT, P.HIGH))", "p=P.HIGH)")
