@@ -208,3 +208,11 @@ def test_a_layout_method_called_as_old_code_did_becomes_the_property() -> None:
     after, _ = _fix("def f(compiled):\n    return compiled.input_layouts(), compiled.output_layouts\n",
                     Settings((0, 12, 0, 1), unsafe_fixes=True))
     assert after == "def f(compiled):\n    return compiled.input_formats, compiled.output_formats\n"
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_names_moved_out_of_an_import_keep_the_files_line_endings(newline: str) -> None:
+    source = f"from jax import numpy, tree_map, tree_leaves{newline}x = tree_map, tree_leaves, numpy{newline}"
+    after, _ = _fix(source)
+    assert after == newline.join(["from jax.tree_util import tree_map", "from jax.tree_util import tree_leaves",
+                                  "from jax import numpy", "x = tree_map, tree_leaves, numpy", ""])
