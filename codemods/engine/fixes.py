@@ -75,9 +75,6 @@ class FixPlan:
     maybe_unused_imports: dict[ImportSpec, str] = field(default_factory=dict)  # spec -> the name it binds
     definitions: list[Definition] = field(default_factory=list)
 
-    def __bool__(self) -> bool:
-        return bool(self.edits or self.imports_to_add or self.definitions)
-
 
 def merge(plans: Iterable[FixPlan]) -> FixPlan:
     """The plans of several fixes as one: every edit, each import and definition once.
@@ -267,7 +264,10 @@ def _remove_whole_import_lines(code: str, unused: list[ImportSpec]) -> tuple[str
     returned for libcst."""
     if not unused:
         return code, unused
-    tree = ast.parse(code)
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return code, unused  # the edits broke the file: the verify stage says so
     starts = [0] + [match.end() for match in NEWLINE.finditer(code)]
     spans: list[tuple[int, int]] = []
     rest: list[ImportSpec] = []
