@@ -114,9 +114,10 @@ class JaxTransform(ABC):
             return False
         kernels = self.analysis.kernels
         kernel = self.target_kernel(call)
-        if kernel is not None and kernel in kernels.shared:
-            assert not isinstance(kernel, ast.Lambda)
-            holder, name = kernel, kernel.name
+        if kernel is not None and kernel in kernels.shared:  # a def, or a lambda bound to a name
+            holder = kernel
+            bound = self.module.binding_of_value(kernel) if isinstance(kernel, ast.Lambda) else kernel
+            name = bound.name  # type: ignore[union-attr]
         elif kernels.used_outside_kernels(call):
             holder, name = call, self.module.binding_of_value(call).name  # type: ignore[union-attr]
         else:

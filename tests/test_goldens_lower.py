@@ -126,6 +126,8 @@ PRECISION: dict[str, list[Launch]] = {
     "kernel_parameter_default": _launches("matmul", MATMUL, *PORTABLE),
     "kernel_via_partial_and_variable": _launches("scaled_matmul", MATMUL, *PORTABLE),
     "kwargs_needs_review": _launches("matmul", MATMUL, *PORTABLE),
+    "lambda_helpers": _launches("matmul", MATMUL, *PORTABLE, lines=(10,))
+    + _launches("shared_matmul", MATMUL, *PORTABLE, lines=(11,)),
     "lambda_kernel": _launches("matmul", MATMUL, *PORTABLE),
     "lax_conv_positional": _launches("conv", CONV, *PORTABLE),
     "lax_imported_as_L": _launches("matmul", MATMUL, *PORTABLE),

@@ -459,3 +459,40 @@ def test_a_function_handed_to_another_modules_kernel_runs_where_that_kernel_runs
     assert _why(scope) == {"finish": "passed to a kernel body"} and _backends(scope) == {"finish": GPU}
     assert {ast.unparse(value): backends for value, backends in scope.handed.items()} == {"2": GPU, "finish": GPU}
     assert scope.shared == set() and scope.direct == set()
+
+
+def test_helpers_bound_to_names_run_in_the_kernel_and_aliases_are_no_plain_use() -> None:
+    scope = _scope("""
+        def matmul(v):
+            return v
+
+
+        project = lambda v: v
+        mix = lambda v: v
+        contract = project
+        mm = matmul
+
+
+        def body(x_ref):
+            x_ref[...] = contract(mm(mix(x_ref[...])))
+
+
+        run = pl.pallas_call(body, compiler_params=pltpu.CompilerParams())
+        plain = mix(1)
+        """)
+    assert _why(scope) == {"body": "passed to pallas_call", "lambda": "called from a kernel body (body)",
+                           "matmul": "called from a kernel body (body)"}
+    lambdas = {scope.module.binding_of_value(f).name: f in scope.shared for f in scope.kernels
+               if isinstance(f, ast.Lambda)}
+    assert lambdas == {"project": False, "mix": True}
+    assert _names(scope.shared) == {"lambda"} and _backends(scope)["matmul"] == TPU
+
+
+@pytest.mark.parametrize("hops, shared", [(8, False), (9, True)])
+def test_an_alias_chain_is_followed_eight_steps_then_taken_for_a_plain_use(hops: int, shared: bool) -> None:
+    """Past eight aliases the tool stops following (a cycle must end) and errs on the safe side:
+    the helper is taken to be shared with plain code, so it is reported, not rewritten."""
+    aliases = "\n".join(f"a{i + 1} = a{i}" for i in range(hops))
+    scope = _scope(f"def a0(v):\n    return v\n{aliases}\n"
+                   f"def body(x_ref):\n    x_ref[...] = a0(a{hops}(x_ref[...]))\nrun = pl.pallas_call(body)\n")
+    assert _names(scope.shared) == ({"a0"} if shared else set())

@@ -663,7 +663,7 @@ DOT = "jnp.dot(x_ref[...], x_ref[...], precision={})"
     (f"with open('f') as LEVEL:\n    pass\ndef kernel(x_ref, o_ref):\n    o_ref[...] = {DOT.format('LEVEL')}\n",
      "`LEVEL` is not a literal (`LEVEL` is set in a way this analysis does not follow)"),
     (f"def kernel(x_ref, o_ref):\n    f = lambda p: {DOT.format('p')}\n    o_ref[...] = f(P.HIGH)\n",
-     "`p` is a parameter of an enclosing function, set by its callers (it is a lambda's parameter)"),
+     "`p` is a kernel parameter whose value is not bound in this module (it is a lambda's parameter)"),
     ("def helper(x, p):\n    return jnp.dot(x, x, precision=p)\n"
      "def kernel(x_ref, o_ref):\n    o_ref[...] = helper(x_ref[...], p=P.HIGH) + helper(x_ref[...])\n",
      "`p` is a kernel parameter whose value is not bound in this module (a call of `helper` leaves `p` out)"),

@@ -489,7 +489,9 @@ class _KernelFinder:
             ordered = ordered_arguments(expression)
             if ordered and not isinstance(ordered[0], ast.Starred) and not _is_double_star(ordered[0]):
                 for function in self._resolve(value_of(ordered[0]), depth):
-                    self.result.partial_bindings.setdefault(function, []).append(expression)
+                    bindings = self.result.partial_bindings.setdefault(function, [])
+                    if expression not in bindings:  # a partial a kernel names twice is still one binding
+                        bindings.append(expression)
                     yield function
         elif isinstance(expression, ast.Call) and depth > 0:
             # A kernel factory: `pallas_call(make_kernel(...))` runs what make_kernel returns.
@@ -510,8 +512,8 @@ class _KernelFinder:
 
     def _functions_named(self, mention: ast.AST) -> Iterator[FunctionNode]:
         """Functions a name or `obj.attr` inside a kernel may call (an attribute by its last name)."""
-        if isinstance(mention, ast.Name):
-            yield from self._resolve(mention, 0)
+        if isinstance(mention, ast.Name):  # a def, or what the name is bound to (`project = lambda ...`)
+            yield from self._resolve(mention, _MAX_ALIAS_DEPTH)
         elif isinstance(mention, ast.Attribute):
             scope = self.module.scope_of.get(mention)
             for binding in scope.lookup(mention.attr) if scope is not None else ():
@@ -543,14 +545,24 @@ class _KernelFinder:
     # -- functions shared with plain XLA code --
 
     def _used_outside_kernels(self, function: FunctionNode) -> bool:
-        if isinstance(function, ast.Lambda):
-            return False
-        scope = self.module.scope_of_definition(function)
-        for binding in scope.bindings.get(function.name, ()) if scope is not None else ():
-            if binding.node is function:
-                for reference in binding.references:
-                    if reference not in self.result.handed and not self._inside_kernel(self.module.enclosing.get(reference)):
-                        return True
+        if isinstance(function, ast.Lambda):  # `project = lambda ...`: the uses of that name
+            binding = self.module.binding_of_value(function)
+            bindings = [binding] if binding is not None else []
+        else:
+            scope = self.module.scope_of_definition(function)
+            bindings = [b for b in scope.bindings.get(function.name, ()) if b.node is function] if scope else []
+        return self._used_plainly(bindings, _MAX_ALIAS_DEPTH)
+
+    def _used_plainly(self, bindings: list[Binding], depth: int) -> bool:
+        """Whether a reference to one of `bindings` sits outside kernels. Handing a function to a
+        kernel is no such use, and an alias (`contract = project`) is used where its own name is."""
+        for binding in bindings:
+            for reference in binding.references:
+                if reference in self.result.handed or self._inside_kernel(self.module.enclosing.get(reference)):
+                    continue
+                alias = self.module.binding_of_value(reference)
+                if alias is None or depth == 0 or self._used_plainly([alias], depth - 1):
+                    return True
         return False
 
     def _inside_kernel(self, function: Optional[FunctionNode]) -> bool:
