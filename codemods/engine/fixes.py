@@ -110,9 +110,11 @@ def _insert_definitions(definitions: list[Definition]) -> Edit:
     return Edit(at.offset, at.offset, insert)
 
 
-def text_edits(old: str, new: str) -> tuple[TextEdit, ...]:
+def text_edits(old: str, new: str, by_line: bool = False) -> tuple[TextEdit, ...]:
     """The smallest edits, by lines then characters, that turn `old` into `new`: a fix's own
-    edits, as an editor or a SARIF consumer applies them."""
+    edits, as an editor or a SARIF consumer applies them. `by_line`: lines replaced by as many
+    lines are edited one by one, so that no edit joins two lines that belong apart (the last line
+    of a notebook cell and the first of the next)."""
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
     old_starts = [0, *itertools.accumulate(map(len, old_lines))]
     new_starts = [0, *itertools.accumulate(map(len, new_lines))]
@@ -121,12 +123,17 @@ def text_edits(old: str, new: str) -> tuple[TextEdit, ...]:
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        start, end = old_starts[i1], old_starts[i2]
-        content = new[new_starts[j1]:new_starts[j2]]
-        removed = old[start:end]
-        prefix = len(os.path.commonprefix([removed, content]))
-        suffix = len(os.path.commonprefix([removed[prefix:][::-1], content[prefix:][::-1]]))
-        edits.append(TextEdit(start + prefix, end - suffix, content[prefix:len(content) - suffix]))
+        if by_line and tag == "replace" and i2 - i1 == j2 - j1:
+            spans = [(i, i + 1, j, j + 1) for i, j in zip(range(i1, i2), range(j1, j2))]
+        else:
+            spans = [(i1, i2, j1, j2)]
+        for a1, a2, b1, b2 in spans:
+            start, end = old_starts[a1], old_starts[a2]
+            content = new[new_starts[b1]:new_starts[b2]]
+            removed = old[start:end]
+            prefix = len(os.path.commonprefix([removed, content]))
+            suffix = len(os.path.commonprefix([removed[prefix:][::-1], content[prefix:][::-1]]))
+            edits.append(TextEdit(start + prefix, end - suffix, content[prefix:len(content) - suffix]))
     return tuple(edits)
 
 

@@ -149,7 +149,7 @@ class Cells:
         """Cell number -> new source, for each cell that `text` (the fixed module) changes."""
         from codemods.engine.fixes import text_edits
 
-        return self.sources_after(text_edits(self.text, text))
+        return self.sources_after(text_edits(self.text, text, by_line=True))
 
     def source(self, number: int) -> str:
         return next(cell.source for cell in self.cells if cell.number == number)

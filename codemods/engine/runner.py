@@ -353,6 +353,9 @@ def _with_own_edits(findings: list[Finding], chosen: list[Finding], text: str, f
     return out
 
 
+_TOO_COMPLEX = "Python source too complex to parse"
+
+
 def _parse(text: str) -> ModuleIndex:
     try:
         return ModuleIndex.parse(text)
@@ -360,7 +363,8 @@ def _parse(text: str) -> ModuleIndex:
         where = f" (line {error.lineno}, column {error.offset})" if error.lineno else ""
         raise SourceError(f"cannot parse: {error.msg}{where}") from None
     except (ValueError, RecursionError, MemoryError) as error:  # NUL bytes, absurd nesting
-        raise SourceError(f"cannot parse: {error}") from None
+        # some CPython 3.11 builds overflow the parser's stack with a bare MemoryError
+        raise SourceError(f"cannot parse: {str(error) or _TOO_COMPLEX}") from None
 
 
 def _internal_error(result: FileResult, message: str) -> FileResult:
