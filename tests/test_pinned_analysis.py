@@ -659,7 +659,12 @@ DOT = "jnp.dot(x_ref[...], x_ref[...], precision={})"
     (f"LEVEL = UNDEFINED\ndef kernel(x_ref, o_ref):\n    o_ref[...] = {DOT.format('LEVEL')}\n",
      "`LEVEL` is a module constant that is not a precision literal (`UNDEFINED` comes from outside this module)"),
     (f"def kernel(x_ref, o_ref):\n    o_ref[...] = {DOT.format('IMPORTED')}\n",
-     "`IMPORTED` is not a literal (`IMPORTED` is set in a way this analysis does not follow)"),
+     "`IMPORTED` is not a literal (`IMPORTED` is imported from `config`; a precision is followed within its own "
+     "module only)"),
+    (f"from .. import UP\ndef kernel(x_ref, o_ref):\n    o_ref[...] = {DOT.format('UP')}\n",
+     "`UP` is not a literal (`UP` is imported from `..`; a precision is followed within its own module only)"),
+    (f"import config as LEVEL\ndef kernel(x_ref, o_ref):\n    o_ref[...] = {DOT.format('LEVEL')}\n",
+     "`LEVEL` is not a literal (`LEVEL` is set in a way this analysis does not follow)"),
     (f"with open('f') as LEVEL:\n    pass\ndef kernel(x_ref, o_ref):\n    o_ref[...] = {DOT.format('LEVEL')}\n",
      "`LEVEL` is not a literal (`LEVEL` is set in a way this analysis does not follow)"),
     (f"def kernel(x_ref, o_ref):\n    f = lambda p: {DOT.format('p')}\n    o_ref[...] = f(P.HIGH)\n",
@@ -673,7 +678,7 @@ DOT = "jnp.dot(x_ref[...], x_ref[...], precision={})"
     (f"LEVEL = getattr(P, 'HIGH')\ndef kernel(x_ref, o_ref, *, precision):\n    o_ref[...] = {DOT.format('precision')}\n"
      "body = functools.partial(kernel, precision=LEVEL)\n",
      "`precision` is a kernel parameter bound to `LEVEL`, not a literal (`getattr(P, 'HIGH')` is computed)"),
-], ids=["unbound", "constant-of-unbound", "imported", "with-as", "lambda", "left-out", "partial-computed",
+], ids=["unbound", "constant-of-unbound", "imported", "imported-relative", "module", "with-as", "lambda", "left-out", "partial-computed",
         "partial-constant-computed"])
 def test_why_a_precision_is_left_for_review(body: str, reason: str) -> None:
     launched = "body" if "body =" in body else "kernel"
@@ -682,6 +687,17 @@ def test_why_a_precision_is_left_for_review(body: str, reason: str) -> None:
     assert finding.kind is Kind.MANUAL
     assert finding.message == (f"jnp.dot: precision {reason}: if it is not a single scalar the Mosaic TPU lowering "
                                "accepts, Mosaic TPU raises \"Per-operand dot precision unsupported\" for a pair")
+
+
+def test_a_note_for_several_uses_names_the_op_of_the_use_it_stands_at() -> None:
+    """One note per source, at its first use: the op it names is that use's, not the last one's."""
+    source = (REASON_HEAD + "def kernel(x_ref, o_ref):\n"
+              "    o_ref[...] = jnp.einsum('ij,jk->ik', x_ref[...], x_ref[...], precision=IMPORTED)\n"
+              "    o_ref[...] += jnp.matmul(x_ref[...], x_ref[...], precision=IMPORTED)\n"
+              "call = pl.pallas_call(kernel, out_shape=None)\n")
+    (finding,) = _fix(source, codes=["JAX001"]).findings
+    assert finding.line == REASON_HEAD.count("\n") + 2
+    assert finding.message.startswith("jnp.einsum: precision `IMPORTED` (used on lines 9, 10) is not a literal")
 
 
 def test_a_kernel_parameter_bound_to_none_and_to_a_pair_gets_the_pair_fixed() -> None:

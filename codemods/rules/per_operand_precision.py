@@ -211,8 +211,8 @@ class PerOperandPrecision(JaxTransform):
             shared = f"; {sources}" if self._is_module_constant(value) else ""
             why = f"can be {values} (set on {where}{shared}): {self._failure(op)}"
         key = self._source_key(value)
-        uses, _ = self._notes.get(key, ([], ""))
-        message = f"{display(name)}: precision `{one_line(self.module.segment(value))}`{{uses}} {why}"
+        # The note stands at the first use: it names that use's op and says how that op fails.
+        uses, message = self._notes.get(key, ([], f"{display(name)}: precision `{one_line(self.module.segment(value))}`{{uses}} {why}"))
         self._notes[key] = ([*uses, value], message)
 
     def _is_module_constant(self, value: ast.expr) -> bool:
@@ -271,6 +271,9 @@ class PerOperandPrecision(JaxTransform):
             elif binding.is_parameter:
                 found += [v for source in self._arguments_for(binding.node) for v in
                           self._possible_values(source, depth - 1, seen)]
+            elif isinstance(binding.statement, ast.ImportFrom):
+                origin = "." * binding.statement.level + (binding.statement.module or "")
+                raise _Unknown(f"`{value.id}` is imported from `{origin}`; a precision is followed within its own module only")
             else:
                 raise _Unknown(f"`{value.id}` is set in a way this analysis does not follow")
         return found
