@@ -135,11 +135,13 @@ class JaxTransform(ABC):
         line, column = self.module.position(uses[0])
         if isinstance(holder, FUNCTIONS):
             where = f"needs a rewrite for its kernel callers ({_lines(self.module, uses)})"
-        else:  # a value: say where kernels and plain code call it
+        else:  # a value: say where kernels and plain code call it, here or in other modules
             kernels = self.analysis.kernels
             inside = [use for use in kernels.uses_of(holder) if kernels.kernel_of(use) is not None]
-            where = (f"needs a rewrite for its kernel uses ({_lines(self.module, inside)}; plain XLA code: "
-                     f"{_lines(self.module, kernels.used_outside_kernels(holder))})")
+            outside = [use for use in kernels.used_outside_kernels(holder) if use is not holder]
+            foreign = kernels.foreign_uses.get(self.module.binding_of_value(holder))  # type: ignore[arg-type]
+            where = (f"needs a rewrite for its kernel uses ({_places(self.module, inside, foreign is not None)}; "
+                     f"plain XLA code: {_places(self.module, outside, foreign is not None and foreign[1])})")
         message = (f"`{name}` runs in kernels and in plain XLA code, and {where}: rewriting it would change the "
                    "XLA path too; not rewritten (give the kernel its own copy)")
         self.findings[self._shared_findings[holder]] = Finding(
@@ -181,6 +183,11 @@ class JaxTransform(ABC):
         planned = None if fix is None else Fix(applicability, plan=fix)
         self.findings.append(Finding(self.rule.code, kind, line, column, message,
                                      *self.module.end_position(node), fix=planned))
+
+
+def _places(module: ModuleIndex, nodes: list, elsewhere: bool) -> str:
+    """`line 4`, `other modules` or `line 4 and other modules`."""
+    return " and ".join([*([_lines(module, nodes)] if nodes else []), *(["other modules"] if elsewhere else [])])
 
 
 def _lines(module: ModuleIndex, nodes: list) -> str:

@@ -229,7 +229,11 @@ LOWERED = {
                                  ((8, 128), (128, 128))),
     "helpers_spelled_other_ways": ("spell", ("contract", "scaled", "bare", "nested", "default", "kwonly",
                                              "handed", "handed_by_default"),
-                                   {"unpacked": "[manual] jnp.dot: **kwargs may carry a precision"}, ((8, 128), (128, 128))),
+                                   {"unpacked": "[manual] jnp.dot: **kwargs may carry a precision",
+                                    "shared_partial": "[manual] `mm_shared` runs in kernels and in plain XLA code, and "
+                                                      "needs a rewrite for its kernel uses (other modules; plain XLA code: "
+                                                      "other modules)"},
+                                   ((8, 128), (128, 128))),
 }
 
 
