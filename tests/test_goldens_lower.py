@@ -162,6 +162,7 @@ PRECISION: dict[str, list[Launch]] = {
     "launches_through_loops_and_dispatch": _launches("run_all", MATMUL, *PORTABLE),
     "names_bound_by_assignment": _launches("matmul", MATMUL, *PORTABLE),
     "partial_of_op_at_module_level": _launches("matmul", MATMUL, *PORTABLE),
+    "conditional_partials": _launches("matmul", MATMUL, *PORTABLE),
     "rebound_names_need_review": _launches("matmul", MATMUL, *PORTABLE),
     "names_bound_by_assignment_jax_0_10": _launches("matmul", MATMUL, *PORTABLE),
     "values_the_analysis_cannot_follow": _launches("matmul", MATMUL, *PORTABLE),

@@ -228,7 +228,7 @@ LOWERED = {
     "launchers_across_modules": ("launchy", ("through_partial", "through_partial_keyword", "through_helper"), {},
                                  ((8, 128), (128, 128))),
     "helpers_spelled_other_ways": ("spell", ("contract", "scaled", "bare", "nested", "default", "kwonly",
-                                             "handed", "handed_by_default"),
+                                             "handed", "handed_by_default", "guarded"),
                                    {"unpacked": "[manual] jnp.dot: **kwargs may carry a precision",
                                     "shared_partial": "[manual] `mm_shared` runs in kernels and in plain XLA code, and "
                                                       "needs a rewrite for its kernel uses (other modules; plain XLA code: "

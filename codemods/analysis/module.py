@@ -210,8 +210,11 @@ class ModuleIndex:
         return None
 
     def binding_of_value(self, node: ast.AST) -> Optional[Binding]:
-        """The binding `name = node` makes (a single plain target), if `node` is assigned so."""
+        """The binding `name = node` makes (a single plain target), if `node` is assigned so; also
+        as a branch of a conditional (`name = node if new_jax else other`), which `name` may be."""
         statement = self.parent.get(node)
+        while isinstance(statement, ast.IfExp) and node is not statement.test:
+            node, statement = statement, self.parent.get(statement)
         if not (isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1
                 and isinstance(statement.targets[0], ast.Name)):
             return None

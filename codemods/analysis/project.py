@@ -218,7 +218,7 @@ class ProjectIndex:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 name = statement.name
             elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
-                    and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Call):
+                    and isinstance(statement.targets[0], ast.Name) and _may_be_a_call(statement.value):
                 name = statement.targets[0].id
             else:
                 continue
@@ -401,7 +401,7 @@ class ProjectIndex:
             for statement in tree.body if tree is not None else ():
                 if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     module.top_level[statement.name] = "def"
-                elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
+                elif isinstance(statement, ast.Assign) and _may_be_a_call(statement.value):
                     for target in statement.targets:
                         if isinstance(target, ast.Name):
                             module.top_level[target.id] = "def"
@@ -612,6 +612,16 @@ def _passed_on(arguments: ast.arguments) -> list[str]:
     named = [*zip(positional, defaults), *zip(arguments.kwonlyargs, arguments.kw_defaults),
              (arguments.vararg, None), (arguments.kwarg, None)]
     return [arg.arg for arg, default in named if arg is not None and (default is None or _is_none(default))]
+
+
+def _may_be_a_call(value: ast.expr) -> bool:
+    """A value computed by a call, or a conditional one of whose branches is (`exp_hi = partial(...)
+    if new_jax else lax.exp`): what a module exports as a function it may call in a kernel."""
+    while isinstance(value, ast.IfExp):
+        if _may_be_a_call(value.body):
+            return True
+        value = value.orelse
+    return isinstance(value, ast.Call)
 
 
 def _may_fail_in_a_kernel(call: ast.Call, parameters: set[str]) -> bool:
