@@ -222,7 +222,7 @@ def _import_package(root: Path, name: str):
 # For each package: its module of launches, the launches that lower once fixed, those that still fail
 # (with the [manual] finding that says why), and the operands.
 LOWERED = {
-    "kernels_across_modules": ("tiles", ("matmul", "gated"), {"shared": "[manual] `shared_mix` runs in kernels and in plain XLA code"},
+    "kernels_across_modules": ("tiles", ("matmul", "gated", "aliased", "through_partial"), {"shared": "[manual] `shared_mix` runs in kernels and in plain XLA code"},
                                ((8, 128), (128, 128))),
     "factory_and_constant_across_modules": ("attn", ("attention", "scaled"), {}, ((128, 128), (128, 128))),
     "launchers_across_modules": ("launchy", ("through_partial", "through_partial_keyword", "through_helper"), {},

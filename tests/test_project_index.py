@@ -208,6 +208,36 @@ def test_a_helper_bound_by_assignment_in_the_kernel_module(tmp_path: Path) -> No
     assert _kernels(facts) == {"mm": (BOTH, "called from a kernel body in pkg.api", HELPER)}
 
 
+@pytest.mark.parametrize("bound, launched", [
+    ("chosen = ops.body\n", "chosen"),
+    ("chosen = functools.partial(ops.body, scale=2)\n", "chosen"),
+    ("chosen = ops.body\nagain = chosen\n", "again"),
+    ("a0 = ops.body\n" + "".join(f"a{i + 1} = a{i}\n" for i in range(7)), "a7"),  # eight names: followed
+], ids=["alias", "partial", "alias-of-alias", "eight-aliases"])
+def test_a_body_bound_to_a_name_before_its_launch(tmp_path: Path, bound: str, launched: str) -> None:
+    """`chosen = ops.body`, then `pl.pallas_call(chosen, ...)`: the body runs where the name is launched."""
+    api = PALLAS + "import functools\nfrom pkg import ops\n\n" + bound + f"run = pl.pallas_call({launched}, out_shape=None)\n"
+    facts = _facts(tmp_path, {**BASE, "pkg/api.py": api})
+    assert _kernels(facts)["body"] == (BOTH, "passed to pallas_call in pkg.api", BODY)
+    assert facts.shared == frozenset()
+
+
+def test_a_body_bound_to_more_than_eight_names_is_taken_for_plain_code(tmp_path: Path) -> None:
+    """The ninth name is not followed: a cycle of assignments cannot loop the analysis."""
+    chain = "a0 = ops.body\n" + "".join(f"a{i + 1} = a{i}\n" for i in range(8))
+    api = PALLAS + "from pkg import ops\n\n" + chain + "run = pl.pallas_call(a8, out_shape=None)\n"
+    assert "body" not in _kernels(_facts(tmp_path, {**BASE, "pkg/api.py": api}))
+
+
+@pytest.mark.parametrize("plain_use, shared", [("", frozenset()), ("VALUE = chosen(1, 2)\n", {"mm"})])
+def test_a_helper_bound_to_a_name_is_used_where_the_name_is(tmp_path: Path, plain_use: str, shared) -> None:
+    """`chosen = ops.mm` at module level is no plain use of `mm`: the uses of `chosen` are."""
+    api = PALLAS + "from pkg import ops\n\nchosen = ops.mm\n" + plain_use \
+        + "\n\ndef kern(x_ref, o_ref):\n    o_ref[...] = chosen(x_ref[...], 1)\n\n\nrun = pl.pallas_call(kern, out_shape=None)\n"
+    facts = _facts(tmp_path, {**BASE, "pkg/api.py": api})
+    assert (_kernels(facts), facts.shared) == ({"mm": (BOTH, "called from a kernel body in pkg.api", HELPER)}, shared)
+
+
 def test_a_helper_nested_in_a_function_kernels_run(tmp_path: Path) -> None:
     """The use sits in `inner`, within `helper`: `helper` is the module's function kernels run."""
     helpers = "from pkg import ops\n\n\ndef helper(x):\n    def inner(y):\n        return ops.mm(y, y)\n    return inner(x)\n"
@@ -614,6 +644,9 @@ def test_whether_a_module_imports_the_project(tmp_path: Path, raw: bytes, import
     ("from .m import x\nfrom pkg.m import y\nfrom star import *\n", {"x": ".m.x", "y": "pkg.m.y"}),
     ("import a.b\nimport c.d as e\nimport f\n", {"a": "a", "e": "c.d", "f": "f"}),
     ("class C: pass\nif x:\n    def g(): pass\n", {}),
+    # a conditional: a value computed by a call when one of its branches is
+    ("g = f() if c else h\nk = h if c else (h if d else f())\nm = h if c else h\nn = h if f() else h\n",
+     {"g": "def", "k": "def"}),
 ])
 def test_what_a_module_binds_at_its_top_level(tmp_path: Path, source: str, expected: dict) -> None:
     index = _index(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": source})
@@ -657,6 +690,9 @@ hi_dot = functools.partial(jnp.dot, precision="highest")
 a = b = functools.partial(jnp.dot, precision="highest")
 annotated: object = functools.partial(jnp.dot, precision="highest")
 plain_value = functools.partial(jnp.dot)
+guarded = functools.partial(jnp.dot, precision="highest") if NEW else jnp.dot
+nested_guard = jnp.dot if OLD else (jnp.matmul if NEW else functools.partial(jnp.dot, precision="highest"))
+plain_guard = jnp.dot if functools.partial(jnp.dot, precision="highest") else jnp.matmul
 mentions = "precision='highest'"
 
 
@@ -670,7 +706,8 @@ def test_the_needy_names_of_a_module(tmp_path: Path, newline: str) -> None:
     statement has no newline after it."""
     (tmp_path / "m.py").write_bytes(NEEDY.replace("\n", newline).encode())
     index = ProjectIndex([tmp_path / "m.py"], Path.read_bytes)
-    assert index._needy_names(index._modules["m"]) == ["hi", "unpacks_a_constant", "hi_dot", "later"]
+    assert index._needy_names(index._modules["m"]) == ["hi", "unpacks_a_constant", "hi_dot", "guarded", "nested_guard",
+                                                       "later"]  # plain_guard: the partial is its test, not its value
 
 
 def test_a_needy_def_on_the_first_line(tmp_path: Path) -> None:

@@ -40,6 +40,7 @@ from codemods.analysis.module import FunctionNode, ModuleIndex
 
 _MAX_REFERRERS = 16  # see ProjectIndex._referrers
 _MAX_REEXPORTS = 8  # `from .a import f` in `__init__.py`, re-exported again ...: deeper chains are not followed
+_MAX_ALIASES = 8  # `chosen = kernels.body`, `k = chosen`, ...: longer chains are taken for plain code
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+\S+[ \t]+import[ \t]*\([^)]*\)|(?:from|import)[ \t][^\n]*)", re.MULTILINE)
 
@@ -260,7 +261,20 @@ class ProjectIndex:
         return usage
 
     def _usage_at(self, referrer: _Module, index: ModuleIndex, scope: KernelScope, function: Optional[FunctionNode],
-                  mention: ast.AST, bodies: dict) -> Usage:
+                  mention: ast.AST, bodies: dict, depth: int = _MAX_ALIASES) -> Usage:
+        holder = index.parent.get(mention)
+        if not (isinstance(holder, ast.Call) and holder.args and holder.args[0] is mention
+                and _terminal_name(holder.func) == "partial"):
+            holder = mention
+        binding = index.binding_of_value(holder)
+        if binding is not None:  # `chosen = kernels.body` or `partial(kernels.body, ...)`: runs where the name is used
+            if depth <= 0:
+                return Usage(plain=True)  # followed too far: taken for plain code
+            usage = Usage()
+            for reference in binding.references:
+                usage |= self._usage_at(referrer, index, scope, index.enclosing.get(reference), reference, bodies,
+                                        depth - 1)
+            return usage
         if id(mention) in bodies:
             why, launched, role = bodies[id(mention)]
             return Usage(launched, role, why=f"{why} in {referrer.name}")
