@@ -136,3 +136,14 @@ def test_a_cache_write_that_fails_leaves_no_temporary_and_fails_nothing(project:
     result = _run(project, cache)[0]
     assert result.new_source is not None and result.error is None
     assert not [path for path in (tmp_path / "cache").rglob("*") if path.is_file()]
+
+
+def test_an_entry_is_written_beside_its_place_not_in_the_system_temporary_folder(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The temporary is made in the entry's own folder, so the rename into place stays on one file
+    system (a cache on another disk than /tmp) and a system temporary folder we cannot use costs nothing."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no such folder"))
+    _run(project, ResultCache(tmp_path / "cache", SETTINGS))
+    assert _poison(tmp_path / "cache") == 1

@@ -354,6 +354,16 @@ def test_a_suppression_comment_on_the_calls_first_line_covers_the_call(comment_l
     assert "lax.Precision.DEFAULT, lax.Precision.HIGH)" in path.read_text()
 
 
+def test_a_suppression_comment_on_the_calls_first_line_covers_a_finding_on_its_last_line(tmp_path: Path) -> None:
+    """The precision on the line that closes the call: the comment on its first line still covers it."""
+    split = KERNEL.replace("jnp.dot(x_ref[...], y_ref[...], precision=",
+                           "jnp.dot(  # jax-codemod: ignore[JAX001]\n        x_ref[...], y_ref[...], precision=")
+    path = project(tmp_path / "proj", 'jax-version = "0.12.0.1"\n', split)
+    result = invoke("fix", "--no-cache", "--write", str(tmp_path / "proj"))
+    assert result.exit_code == 0 and "1 suppressed" in result.stderr, result.stderr
+    assert path.read_text() == split
+
+
 def test_a_suppression_comment_on_the_first_line_of_another_call_does_not_cover_this_one(tmp_path: Path) -> None:
     source = KERNEL.replace("    o_ref[...] = jnp.dot(", "    y = jnp.abs(  # jax-codemod: ignore\n        x_ref[...])\n"
                             "    o_ref[...] = jnp.dot(")

@@ -496,3 +496,21 @@ def test_an_alias_chain_is_followed_eight_steps_then_taken_for_a_plain_use(hops:
     scope = _scope(f"def a0(v):\n    return v\n{aliases}\n"
                    f"def body(x_ref):\n    x_ref[...] = a0(a{hops}(x_ref[...]))\nrun = pl.pallas_call(body)\n")
     assert _names(scope.shared) == ({"a0"} if shared else set())
+
+
+def test_a_helper_called_as_an_attribute_is_found_by_its_last_name() -> None:
+    """`ops.scale(...)` in a kernel, where the module defines `scale`: the helper runs in the kernel
+    (a namespace object or a re-export the module cannot see through; the name is what it has)."""
+    scope = _scope("""
+        def scale(v):
+            return v
+
+
+        def body(x_ref):
+            x_ref[...] = ops.scale(x_ref[...])
+
+
+        run = pl.pallas_call(body, compiler_params=pltpu.CompilerParams())
+        """)
+    assert _why(scope) == {"body": "passed to pallas_call", "scale": "called from a kernel body (body)"}
+    assert _backends(scope)["scale"] == TPU

@@ -35,6 +35,17 @@ def test_a_global_declaration_binds_and_reads_the_module_name_past_an_enclosing_
     assert index.qualified_names(_attribute(index, "LEVEL.HIGH")) == {"jax.lax.Precision.HIGH"}
 
 
+def test_a_method_reads_a_name_past_its_class_body() -> None:
+    """Python does not look names up in an enclosing class body: `LEVEL` in a method is the
+    module's, not the class attribute of that name (the class body itself reads its own)."""
+    index = ModuleIndex.parse("from jax import lax\n\nLEVEL = lax.Precision\n\n\nclass Block:\n    LEVEL = 'mine'\n"
+                              "    OWN = LEVEL\n\n    def body(self):\n        return LEVEL.HIGH\n")
+    assert index.qualified_names(_attribute(index, "LEVEL.HIGH")) == {"jax.lax.Precision.HIGH"}
+    own = next(node.value for node in ast.walk(index.tree) if isinstance(node, ast.Assign)
+               and ast.unparse(node.targets[0]) == "OWN")
+    assert [binding.scope.kind for binding in index.bindings(own)] == ["class"]
+
+
 def test_a_walrus_in_a_comprehension_binds_in_the_scope_around_it() -> None:
     index = ModuleIndex.parse("from jax import lax\n\n\ndef f(xs):\n    ys = [(last := lax.Precision) for x in xs]\n"
                               "    return last\n")

@@ -582,3 +582,22 @@ def test_a_read_only_file_is_not_written(tmp_path: Path) -> None:
     runner.write(result)
     assert result.error == "cannot write: the file is read-only (no write permission bit); not written"
     assert path.read_bytes() == b"x = 1\n"
+
+
+def test_a_kernel_notebook_is_decoded_once_in_a_whole_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The project index (it reads a notebook that says pallas) and the prefilter share the decoded
+    code; the analysis decodes it once more, for its cells. Two decodes a run, not one per reader."""
+    from codemods import registry
+    from codemods.engine import notebook
+
+    kernel = ("import jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n\n\ndef body(x_ref, o_ref):\n"
+              "    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=('default', 'highest'))\n\n\n"
+              "run = pl.pallas_call(body, out_shape=None)\n")
+    path = tmp_path / "k.ipynb"
+    path.write_bytes(notebook_bytes(("code", 1, kernel)))
+    reads: list[Path] = []
+    read = notebook.read
+    monkeypatch.setattr(notebook, "read", lambda where, raw: reads.append(where) or read(where, raw))
+    (result,) = runner.run([path], registry.RULES, Settings((0, 12, 0, 1)), 1, None)
+    assert result.new_source is not None and b"precision=" in result.new_source
+    assert len(reads) == 2, reads

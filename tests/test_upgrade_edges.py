@@ -174,11 +174,24 @@ JNP = "import jax.numpy as jnp\n\n"
      "from jax.experimental import layout\nl = layout.Format(layout.Layout.AUTO)\n",
      "DeviceLocalLayout, Layout -> Layout, Format (2 references, one fix): removed in jax 0.7.0 (AttributeError on "
      "0.12.0.1)"),
+    ("from jax.experimental import layout\ntry:\n    old = layout.Layout\nexcept AttributeError:\n    old = None\n"
+     "l = layout.Layout(layout.DeviceLocalLayout.AUTO)\n",
+     "from jax.experimental import layout\ntry:\n    old = layout.Layout\nexcept AttributeError:\n    old = None\n"
+     "l = layout.Format(layout.Layout.AUTO)\n",
+     "DeviceLocalLayout, Layout -> Layout, Format (2 references, one fix): removed in jax 0.7.0 (AttributeError on "
+     "0.12.0.1)"),
+    (PL + "from jax.experimental.pallas import triton as plt\n"
+     + TRITON_KERNEL.replace("def kernel(x, y, o):\n", "def kernel(x, y, o):\n    plt = None\n"),
+     PL + "from jax.experimental.pallas import triton as plt\n"
+     + TRITON_KERNEL.replace("def kernel(x, y, o):\n", "def kernel(x, y, o):\n    plt = None\n")
+     .replace("pl.dot", "pl.triton.dot"),
+     "pl.dot -> plt.dot: removed in jax 0.11.2 (AttributeError on 0.12.0.1); the same function, in a Triton kernel"),
 ], ids=[
     "dot-first-argument-removed", "dot-tf32-with-precision-none", "dot-positional-tf32-none-and-precision",
     "dot-tf32-none", "repeat-first-argument-removed", "params-empty-dict", "pjit-function-by-keyword",
     "pjit-double-star-kwargs", "shard-map-auto-expression", "shard-map-mesh-attribute", "rename-from-import",
     "annotated-assignment", "import-module-as", "device-buffers", "layout-attributes",
+    "layout-guarded-reference-kept", "triton-dot-where-the-kernel-shadows-plt",
 ])
 def test_a_rarer_call_is_rewritten(source: str, expected: str, message: str) -> None:
     after, findings = _fix(source, UNSAFE)
