@@ -197,7 +197,8 @@ def test_only_our_temporaries_of_dead_processes_are_removed(tmp_path: Path) -> N
          name(NO_SUCH_PID, "folder"), name(NO_SUCH_PID, "link")])
 
 
-@pytest.mark.parametrize("pid, alive", [(os.getpid(), True), (TOO_BIG_PID, True), (NO_SUCH_PID, False)])
+@pytest.mark.parametrize("pid, alive", [(os.getpid(), True), (TOO_BIG_PID, True), (NO_SUCH_PID, False)],
+                         ids=["this-process", "beyond-any-pid", "no-such-process"])  # ids: a pid changes each run
 def test_a_process_is_taken_for_alive_unless_the_system_says_it_is_gone(pid: int, alive: bool) -> None:
     assert source._alive(pid) is alive
 
