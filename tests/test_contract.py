@@ -276,6 +276,15 @@ def test_explain_names_an_error_of_a_rule_the_config_leaves_out(tmp_path: Path) 
     assert path.read_text() == KERNEL
 
 
+def test_explain_names_an_error_of_a_rule_the_config_ignores_for_that_file(tmp_path: Path) -> None:
+    path = project(tmp_path / "proj", 'per-file-ignores = { "pkg/*" = ["JAX001"] }\n')
+    result = invoke("explain", "--write", "--root", str(tmp_path / "proj"), input=log_for(path))
+    assert result.exit_code == 1
+    assert f"{path}:{DOT_LINE}: JAX001: the traceback's `Per-operand dot precision unsupported` comes from this " \
+           f"call, but JAX001 is ignored for {path}" in result.stderr, result.stderr
+    assert path.read_text() == KERNEL
+
+
 # -- the command line's small promises --
 
 

@@ -559,6 +559,20 @@ def test_a_call_routed_through_a_helper_keeps_its_first_comma() -> None:
     assert change("rnn.lstm(x,h0,  c0)") == "lstm_float32(rnn.lstm,x,h0,  c0,  precision=P.HIGHEST)"
 
 
+@needs_git
+def test_diff_base_from_a_subfolder_finds_its_untracked_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """git lists untracked files relative to the folder it runs in: it runs at the top of the work
+    tree, and the files are named relative to the current folder where they are under it."""
+    from codemods.engine import discovery
+
+    top = tmp_path.resolve()
+    repository(top, {"pkg/old.py": VALID, "top.py": VALID})
+    for name in ("pkg/old.py", "pkg/new.py", "top.py"):
+        (top / name).write_text(BROKEN)
+    monkeypatch.chdir(top / "pkg")
+    assert discovery.changed_since("HEAD", []) == [Path("new.py"), Path("old.py"), top / "top.py"]
+
+
 def test_diff_base_outside_git_and_a_failing_git_say_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from codemods.engine import discovery
 

@@ -186,12 +186,16 @@ JNP = "import jax.numpy as jnp\n\n"
      + TRITON_KERNEL.replace("def kernel(x, y, o):\n", "def kernel(x, y, o):\n    plt = None\n")
      .replace("pl.dot", "pl.triton.dot"),
      "pl.dot -> plt.dot: removed in jax 0.11.2 (AttributeError on 0.12.0.1); the same function, in a Triton kernel"),
+    (PL + "import functools\nidx = functools.partial(max, 0)\ns = pl.BlockSpec(idx, (8,))\n",
+     PL + "import functools\nidx = functools.partial(max, 0)\ns = pl.BlockSpec((8,), idx)\n",
+     "pl.BlockSpec(index_map, block_shape) -> pl.BlockSpec(block_shape, index_map): removed in jax 0.4.35 (TypeError "
+     "in pallas_call ('function' object is not iterable) on 0.12.0.1)"),
 ], ids=[
     "dot-first-argument-removed", "dot-tf32-with-precision-none", "dot-positional-tf32-none-and-precision",
     "dot-tf32-none", "repeat-first-argument-removed", "params-empty-dict", "pjit-function-by-keyword",
     "pjit-double-star-kwargs", "shard-map-auto-expression", "shard-map-mesh-attribute", "rename-from-import",
     "annotated-assignment", "import-module-as", "device-buffers", "layout-attributes",
-    "layout-guarded-reference-kept", "triton-dot-where-the-kernel-shadows-plt",
+    "layout-guarded-reference-kept", "triton-dot-where-the-kernel-shadows-plt", "block-spec-index-map-a-partial",
 ])
 def test_a_rarer_call_is_rewritten(source: str, expected: str, message: str) -> None:
     after, findings = _fix(source, UNSAFE)
