@@ -549,7 +549,8 @@ def test_a_finding_about_another_placed_call_does_not_answer_this_one(tmp_path: 
     rule = stub_rule(lambda file: [Finding("JAX002", Kind.MANUAL, 5, 12, "about the first call")])
     status = tracebacks.run(log, tmp_path, {"JAX002": rule}, Settings(), write=True, out=io.BytesIO(), err=err)
     assert status is tracebacks.Outcome.UNRESOLVED, err.getvalue()
-    assert "kernel.py:5: JAX002: no fix can be written for this call" in err.getvalue()
+    assert ("kernel.py:5: JAX002: no fix can be written for this call: a person must change it, as the finding "
+            "above says\n") in err.getvalue()
     assert "kernel.py:9: JAX002: stub-rule finds nothing to change at this call" in err.getvalue()
 
 

@@ -186,6 +186,7 @@ def test_each_format_is_parsed_to_the_cell_and_line(name: str) -> None:
     outer = [frame for frame in errors[1].frames if frame.in_notebook]
     assert [(frame.line, frame.code) for frame in kernel_frames] == [(3, NOTEBOOK_KERNEL_LINE.strip())]
     assert [(frame.line, frame.code) for frame in outer] == [(2, LOWER_LINE)]
+    assert kernel_frames[0].function.startswith("kernel")  # as IPython prints it: `kernel(x_ref, y_ref, o_ref)`
     if name != "plain_ipykernel":  # ipykernel's file names do not say the execution count
         assert (kernel_frames[0].cell, outer[0].cell) == (7, 9)
     library = [frame for frame in errors[1].frames if not frame.in_notebook]
