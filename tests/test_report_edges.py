@@ -601,3 +601,22 @@ def test_a_kernel_notebook_is_decoded_once_in_a_whole_run(tmp_path: Path, monkey
     (result,) = runner.run([path], registry.RULES, Settings((0, 12, 0, 1)), 1, None)
     assert result.new_source is not None and b"precision=" in result.new_source
     assert len(reads) == 2, reads
+
+
+@pytest.mark.parametrize("limit, fixed", [(0, True), (-1, False)], ids=["at-the-limit", "past-it"])
+def test_the_project_index_reads_a_launching_module_up_to_the_size_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int, fixed: bool) -> None:
+    """A module of exactly MAX_SOURCE_BYTES is analysed, so the index reads it too: its launch makes
+    the body another module defines a kernel. One byte over, both skip it, and the body is plain code."""
+    from codemods import registry
+
+    body = ("import jax.numpy as jnp\n\n\ndef body(x_ref, o_ref):\n"
+            "    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=('default', 'highest'))\n")
+    launch = b"from jax.experimental import pallas as pl\nfrom pkg import ops\n\nrun = pl.pallas_call(ops.body, out_shape=None)\n"
+    launch += b"#" * (len(body) - len(launch)) + b"\n"  # the largest file: the limit leaves ops.py analysed
+    (tmp_path / "pkg").mkdir()
+    for name, text in (("__init__.py", b""), ("ops.py", body.encode()), ("api.py", launch)):
+        (tmp_path / "pkg" / name).write_bytes(text)
+    monkeypatch.setattr(runner, "MAX_SOURCE_BYTES", len(launch) + limit)
+    results = {Path(r.path).name: r for r in runner.run([tmp_path / "pkg"], registry.RULES, Settings((0, 12, 0, 1)), 1, None)}
+    assert (results["ops.py"].new_source is not None) is fixed, results["ops.py"].findings
