@@ -628,15 +628,17 @@ def test_a_precision_is_followed_six_steps_and_no_further(chain: str, said: str)
 
 
 def test_names_bound_by_except_and_match_shadow_the_module_ones() -> None:
-    """`except E as P`, `case ... as whole` and `case [*rest]` bind in the function: a load there
-    reads that binding, not the module constant of the same name (which a fix may rewrite)."""
+    """`except E as P`, `case ... as whole`, `case [*rest]` and `case {**others}` bind in the
+    function: a load there reads that binding, not the module constant of the same name (which a
+    fix may rewrite)."""
     module = ModuleIndex.parse(
         "P = (1, 2)\nwhole = rest = P\n\n\ndef f(x):\n    try:\n        pass\n    except ValueError as P:\n"
-        "        return P\n    match x:\n        case [*rest] as whole:\n            return rest, whole\n")
-    loads = {node.id: node for node in ast.walk(module.tree.body[2])
-             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in ("P", "rest", "whole")}
+        "        return P\n    match x:\n        case [*rest] as whole:\n            return rest, whole\n"
+        "        case {'k': 1, **others}:\n            return others\n")
+    loads = {node.id: node for node in ast.walk(module.tree.body[2]) if isinstance(node, ast.Name)
+             and isinstance(node.ctx, ast.Load) and node.id in ("P", "rest", "whole", "others")}
     kinds = {name: [type(binding.node).__name__ for binding in module.bindings(load)] for name, load in loads.items()}
-    assert kinds == {"P": ["ExceptHandler"], "rest": ["MatchStar"], "whole": ["MatchAs"]}
+    assert kinds == {"P": ["ExceptHandler"], "rest": ["MatchStar"], "whole": ["MatchAs"], "others": ["MatchMapping"]}
 
 
 # -- why a precision is left [manual]: each way the analysis stops following a value --
