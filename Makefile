@@ -78,7 +78,7 @@ $(VENV)/.mutants-installed: $(VENV)/.test-installed
 	touch $@
 
 # MUTANTS_SAMPLE=N runs a seeded random sample of N mutants instead (bench/mutation_sample.py): the
-# whole set takes a night on two cores; the score then comes with its 95% interval.
+# whole set takes about 27 hours on two cores; the score then comes with its 95% interval.
 MUTANTS_SAMPLE ?=
 MUTANTS_SEED ?= 18
 mutants: $(VENV)/.mutants-installed $(PROOF_VENVS)
