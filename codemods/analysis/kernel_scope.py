@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
-from codemods.analysis.module import FUNCTIONS, Binding, FunctionNode, ModuleIndex, ordered_arguments
+from codemods.analysis.module import FUNCTIONS, MAX_ALIAS_DEPTH, Binding, FunctionNode, ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, find_arg, value_of
 
 # Every kernel launcher lives under jax.experimental.pallas: a file without this word launches no kernel.
@@ -65,7 +65,6 @@ _BACKEND_WORDS = {"mosaic": MOSAIC_TPU, "mosaic_tpu": MOSAIC_TPU, "tpu": MOSAIC_
                   "mosaic_gpu": MOSAIC_GPU, "triton": TRITON}
 
 _BODY_KEYWORDS = ("kernel", "body", "f")
-_MAX_ALIAS_DEPTH = 8  # `k = partial(body, ...)`, `k2 = k`, ... chains longer than this are not followed
 
 
 @dataclass
@@ -230,7 +229,7 @@ class _KernelFinder:
         while entries:
             expression, why, launched = entries.pop()
             resolved = False
-            for function in self._resolve(expression, _MAX_ALIAS_DEPTH):
+            for function in self._resolve(expression, MAX_ALIAS_DEPTH):
                 resolved = True
                 kernels.setdefault(function, why)
                 self._note_launch(function, self._launches.get(id(expression), ()))
@@ -339,7 +338,7 @@ class _KernelFinder:
                 shift = 1 if self.module.callee(call, PARTIAL) else 0
                 argument = find_arg(call, None if position is None else position + shift, (keyword,))
                 if argument is not None:
-                    found = self._backends_of_value(value_of(argument), _MAX_ALIAS_DEPTH)
+                    found = self._backends_of_value(value_of(argument), MAX_ALIAS_DEPTH)
                     if found:
                         return found & spec.backends or found
         return spec.backends
@@ -373,7 +372,7 @@ class _KernelFinder:
         for call in launch:
             argument = find_arg(call, None, ("compiler_params",))
             values = [value_of(argument)] if argument is not None else []
-            for _ in range(_MAX_ALIAS_DEPTH):  # through `params = ...` variables
+            for _ in range(MAX_ALIAS_DEPTH):  # through `params = ...` variables
                 values += [v for value in values if isinstance(value, ast.Name) for v in self._assigned_values(value)
                            if v not in values]
             for value in values:
@@ -513,7 +512,7 @@ class _KernelFinder:
     def _functions_named(self, mention: ast.AST) -> Iterator[FunctionNode]:
         """Functions a name or `obj.attr` inside a kernel may call (an attribute by its last name)."""
         if isinstance(mention, ast.Name):  # a def, or what the name is bound to (`project = lambda ...`)
-            yield from self._resolve(mention, _MAX_ALIAS_DEPTH)
+            yield from self._resolve(mention, MAX_ALIAS_DEPTH)
         elif isinstance(mention, ast.Attribute):
             scope = self.module.scope_of.get(mention)
             for binding in scope.lookup(mention.attr) if scope is not None else ():
@@ -551,7 +550,7 @@ class _KernelFinder:
         else:
             scope = self.module.scope_of_definition(function)
             bindings = [b for b in scope.bindings.get(function.name, ()) if b.node is function] if scope else []
-        return self._used_plainly(bindings, _MAX_ALIAS_DEPTH)
+        return self._used_plainly(bindings, MAX_ALIAS_DEPTH)
 
     def _used_plainly(self, bindings: list[Binding], depth: int) -> bool:
         """Whether a reference to one of `bindings` sits outside kernels. Handing a function to a

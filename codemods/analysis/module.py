@@ -26,7 +26,7 @@ from codemods.analysis.names import PARTIAL, canonical
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_MAX_ALIAS_DEPTH = 8  # `a = b`, `b = c`, ...: longer chains (and cycles) are not followed
+MAX_ALIAS_DEPTH = 8  # `a = b`, `b = c`, `k = partial(body, ...)`, ...: longer chains (and cycles) are not followed
 NEWLINE = re.compile(r"\r\n|\r|\n")  # the line ends Python reads (not str.splitlines' \f, \x1c, ...)
 
 
@@ -166,7 +166,7 @@ class ModuleIndex:
 
     # -- names --
 
-    def qualified_names(self, node: ast.AST, depth: int = _MAX_ALIAS_DEPTH) -> set[str]:
+    def qualified_names(self, node: ast.AST, depth: int = MAX_ALIAS_DEPTH) -> set[str]:
         """What `node` (a name or a dotted attribute chain) may refer to, through the imports in scope
         and the names bound to them (`P = lax.Precision`), with jax's private modules folded onto their
         public names. A name bound several ways may refer to each (`if ...: dot = jnp.dot`)."""

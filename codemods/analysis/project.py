@@ -36,11 +36,10 @@ from typing import Callable, Iterable, Optional
 from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, KERNEL_MARKER, Backends, KernelScope, ModuleFacts, find_kernels,
 )
-from codemods.analysis.module import FunctionNode, ModuleIndex
+from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex
 
 _MAX_REFERRERS = 16  # see ProjectIndex._referrers
 _MAX_REEXPORTS = 8  # `from .a import f` in `__init__.py`, re-exported again ...: deeper chains are not followed
-_MAX_ALIASES = 8  # `chosen = kernels.body`, `k = chosen`, ...: longer chains are taken for plain code
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+\S+[ \t]+import[ \t]*\([^)]*\)|(?:from|import)[ \t][^\n]*)", re.MULTILINE)
 
@@ -261,7 +260,7 @@ class ProjectIndex:
         return usage
 
     def _usage_at(self, referrer: _Module, index: ModuleIndex, scope: KernelScope, function: Optional[FunctionNode],
-                  mention: ast.AST, bodies: dict, depth: int = _MAX_ALIASES) -> Usage:
+                  mention: ast.AST, bodies: dict, depth: int = MAX_ALIAS_DEPTH) -> Usage:
         holder = index.parent.get(mention)
         if not (isinstance(holder, ast.Call) and holder.args and holder.args[0] is mention
                 and _terminal_name(holder.func) == "partial"):
