@@ -514,3 +514,23 @@ def test_a_helper_called_as_an_attribute_is_found_by_its_last_name() -> None:
         """)
     assert _why(scope) == {"body": "passed to pallas_call", "scale": "called from a kernel body (body)"}
     assert _backends(scope)["scale"] == TPU
+
+
+def test_a_value_rebound_from_itself_is_a_cycle_not_a_recursion() -> None:
+    """jax's own flash_attention.py: `s = s if mask is None else s + ...` after the contraction made
+    backends_of follow `s` into itself until RecursionError (the whole file got no fix)."""
+    scope = _scope("""
+        def body(x_ref, o_ref, mask=None):
+            s = jnp.dot(x_ref[...], x_ref[...], precision=PAIR)
+            s = s if mask is None else s + 1
+            t = s if s is not None else t
+            o_ref[...] = s
+
+        run = pl.pallas_call(body, compiler_params=pltpu.CompilerParams())
+    """)
+    module = scope.module
+    call = next(c for c in module.calls if getattr(c.func, "attr", None) == "dot")
+    loads = [n for n in ast.walk(module.tree) if isinstance(n, ast.Name) and n.id in "st"
+             and isinstance(n.ctx, ast.Load)]
+    assert scope.backends_of(call) == TPU
+    assert all(scope.backends_of(load) == TPU for load in loads)

@@ -118,13 +118,18 @@ class KernelScope:
         """The backends the kernel around `node` may be lowered for (empty outside kernels); for a
         value bound to a name (`exp_hi = functools.partial(lax.exp, ...)`), also those of every
         kernel that uses the name: that is where it runs."""
-        kernel = self.kernel_of(node)
-        found = self.backends.get(kernel, frozenset()) if kernel is not None else frozenset()
-        for use in self.uses_of(node):
-            found |= self.backends_of(use)
-        binding = self.module.binding_of_value(node)
-        if binding in self.foreign_uses:
-            found |= self.foreign_uses[binding][0]
+        found: Backends = frozenset()
+        seen, pending = {node}, [node]
+        while pending:  # a name rebound from itself (`s = s if c else t`) uses its own value: a cycle
+            node = pending.pop()
+            kernel = self.kernel_of(node)
+            found |= self.backends.get(kernel, frozenset()) if kernel is not None else frozenset()
+            binding = self.module.binding_of_value(node)
+            if binding in self.foreign_uses:
+                found |= self.foreign_uses[binding][0]
+            fresh = [use for use in self.uses_of(node) if use not in seen]
+            seen.update(fresh)
+            pending += fresh
         return found
 
     def uses_of(self, node: ast.AST) -> list[ast.AST]:
