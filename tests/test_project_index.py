@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from codemods.analysis import project
-from codemods.analysis.kernel_scope import BODY, FACTORY, HELPER, MOSAIC_TPU, TRITON, ModuleFacts
+from codemods.analysis.kernel_scope import BODY, FACTORY, HELPER, MOSAIC_TPU, TRITON, ModuleFacts, find_kernels
+from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project import ProjectIndex, Usage, _Module, module_name
 
 TPU = frozenset({MOSAIC_TPU})
@@ -222,11 +223,12 @@ def test_a_body_bound_to_a_name_before_its_launch(tmp_path: Path, bound: str, la
     assert facts.shared == frozenset()
 
 
-def test_a_body_bound_to_more_than_eight_names_is_taken_for_plain_code(tmp_path: Path) -> None:
-    """The ninth name is not followed: a cycle of assignments cannot loop the analysis."""
-    chain = "a0 = ops.body\n" + "".join(f"a{i + 1} = a{i}\n" for i in range(8))
-    api = PALLAS + "from pkg import ops\n\n" + chain + "run = pl.pallas_call(a8, out_shape=None)\n"
-    assert "body" not in _kernels(_facts(tmp_path, {**BASE, "pkg/api.py": api}))
+@pytest.mark.parametrize("hops", [8, 300])
+def test_a_body_bound_to_any_number_of_names_is_followed(tmp_path: Path, hops: int) -> None:
+    """The value flow follows every alias (and a cycle of assignments cannot loop it)."""
+    chain = "a0 = ops.body\n" + "".join(f"a{i + 1} = a{i}\n" for i in range(hops)) + f"a0 = a{hops}\n"
+    api = PALLAS + "from pkg import ops\n\n" + chain + f"run = pl.pallas_call(a{hops}, out_shape=None)\n"
+    assert _kernels(_facts(tmp_path, {**BASE, "pkg/api.py": api}))["body"] == (BOTH, "passed to pallas_call in pkg.api", BODY)
 
 
 @pytest.mark.parametrize("plain_use, shared", [("", frozenset()), ("VALUE = chosen(1, 2)\n", {"mm"})])
@@ -803,12 +805,18 @@ def test_may_define_launch_helpers(raw: bytes, defines: bool) -> None:
 @pytest.mark.parametrize("source, named, role", [
     ("kernels.body", "kernels.body", BODY),
     ("functools.partial(kernels.body, n=1)", "kernels.body", BODY),
+    ("functools.partial(functools.partial(kernels.body, n=1), m=2)", "kernels.body", BODY),
     ("kernels.make(n=1)", "kernels.make", FACTORY),
-    ("partial()", "partial", FACTORY),
+    ("made", "kernels.make", FACTORY),
+    ("picked", "kernels.body", BODY),
 ])
-def test_what_a_launch_argument_names(source: str, named: str, role: str) -> None:
-    node, found = project._launched_name(ast.parse(source, mode="eval").body)
-    assert (ast.unparse(node), found) == (named, role)
+def test_what_a_launch_runs_from_another_module(source: str, named: str, role: str) -> None:
+    """The mention of another module's value a launch runs, and whether it runs it or what it returns."""
+    module = ModuleIndex.parse("import functools\nfrom jax.experimental import pallas as pl\nimport kernels\n"
+                               "made = kernels.make(1)\nfor picked, _ in zip((kernels.body,), (1,)):\n    pass\n"
+                               f"run = pl.pallas_call({source})\n")
+    ((mention, _, _, found),) = find_kernels(module).foreign_bodies
+    assert (ast.unparse(mention), found) == (named, role)
 
 
 @pytest.mark.parametrize("source, terminal", [("jnp.dot", "dot"), ("dot", "dot"), ("f()", ""), ("x[0]", "")])

@@ -15,6 +15,9 @@ from typing import Iterable, Iterator, Optional
 
 from codemods.analysis.module import FUNCTIONS, MAX_ALIAS_DEPTH, Binding, FunctionNode, ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, find_arg, value_of
+from codemods.analysis.value_flow import (
+    Bound, Foreign, ForeignResult, Function, Param, Unknown, ValueFlow, returned_values,
+)
 
 # Every kernel launcher lives under jax.experimental.pallas: a file without this word launches no kernel.
 KERNEL_MARKER = b"pallas"
@@ -82,8 +85,12 @@ class KernelScope:
     # Module-level values (partials of ops) that kernels in other modules call: their backends, and
     # whether plain XLA code elsewhere calls them too.
     foreign_uses: dict[Binding, tuple[Backends, bool]] = field(default_factory=dict)
-    # Launch arguments that name no function of this module (`pl.pallas_call(kernels.body)`).
-    foreign_bodies: list[tuple[ast.AST, str, Backends]] = field(default_factory=list)
+    # What launches run that is another module's (`pl.pallas_call(kernels.body)`): the mention that
+    # reads it, why, the backends, and BODY, or FACTORY for what calling it returns (`kernels.make(...)`).
+    foreign_bodies: list[tuple[ast.AST, str, Backends, str]] = field(default_factory=list)
+    # Launches whose body the analysis cannot resolve (`getattr(...)`, a value it does not follow):
+    # the launch, why, and the backends it reaches. The rules say so instead of passing silently.
+    unresolved: list[tuple[ast.AST, str, Backends]] = field(default_factory=list)
     # Functions that pass a parameter on as a kernel body (`def run(body): pl.pallas_call(body, ...)`),
     # with that parameter and the backends the launch reaches: launchers of their own.
     launch_helpers: dict[FunctionNode, tuple[ast.arg, Backends]] = field(default_factory=dict)
@@ -193,92 +200,100 @@ class _KernelFinder:
         self.module = module
         self.result = KernelScope(module)
         helpers = {name: (position, keyword, launched) for name, position, keyword, launched in facts.launchers}
-        self._launches: dict[int, list[ast.Call]] = {}  # id(body expression or decorator) -> its launch calls
-        self._handed_to_kernels: dict[ast.expr, FunctionNode] = {}
-        entries: list[tuple[ast.expr, str, Backends]] = []
+        specs = {name: (spec.body_position, _BODY_KEYWORDS) for name, spec in LAUNCHERS.items()}
+        specs.update({name: (position, (keyword,)) for name, (position, keyword, _) in helpers.items()})
+        self.flow = flow = ValueFlow(module, specs)
         kernels, backends = self.result.kernels, self.result.backends
-        for function in module.function_parent:
-            for decorator in getattr(function, "decorator_list", ()):
-                found = self._launcher_in_decorator(decorator)
-                if found:
-                    name, launched = found
-                    kernels[function] = f"decorated with {name.rsplit('.', 1)[-1]}"
-                    self._note_launch(function, self._launches.get(id(decorator), ()))
-                    backends[function] = backends.get(function, frozenset()) | launched
+        # (the values of a body, why they are one, the backends, the calls that configure the launch, where)
+        entries: list[tuple[frozenset, str, Backends, tuple[ast.Call, ...], Optional[ast.AST]]] = []
+        for launch in flow.launches:
+            short = launch.launcher.rsplit(".", 1)[-1]
+            site = launch.site
+            if launch.launcher in helpers:
+                launched, why = helpers[launch.launcher][2], f"passed to {short}"
+            else:
+                launched = self._launch_backends(launch.launcher, list(launch.calls))
+                mapped = isinstance(site, ast.Call) and isinstance(site.func, ast.Name) and site.func.id == "map"
+                why = f"decorated with {short}" if isinstance(site, FUNCTIONS) else \
+                    f"{'mapped by' if mapped else 'passed to'} {short}"
+            entries.append((flow.of(launch.body), why, launched, launch.calls, site))
         for name, launched, why, role in facts.kernels:  # launched or called from kernels in other modules
             for binding in module.module_scope.bindings.get(name, ()):
-                if isinstance(binding.node, FUNCTIONS) and role == FACTORY:
-                    entries += [(returned, why, launched) for returned in returned_values(binding.node)]
-                elif isinstance(binding.node, FUNCTIONS):
-                    entries.append((binding.node, why, launched))  # type: ignore[arg-type]
+                if isinstance(binding.node, FUNCTIONS):
+                    values = flow.of(("return", binding.node)) if role == FACTORY else frozenset({Function(binding.node)})
+                    entries.append((values, why, launched, (), None))  # type: ignore[arg-type]
                 elif binding.value is not None:  # `exp_hi = functools.partial(...)` another module's kernels call
                     self.result.foreign_uses[binding] = (launched, name in facts.shared)
-        for call in module.calls:
-            launcher = module.callee(call, LAUNCHERS)
-            helper = module.callee(call, helpers) if helpers and launcher is None else None
-            if launcher is not None:
-                entries += self._body_of(launcher, call, [call])
-            elif helper is not None:  # a launch helper another module defines
-                position, keyword, launched = helpers[helper]
-                body = find_arg(call, position, (keyword,))
-                if body is not None:
-                    entries.append((value_of(body), f"passed to {helper.rsplit('.', 1)[-1]}", launched))
-            elif isinstance(call.func, ast.Call):
-                entries += self._body_of(*self._partial_launcher(call.func, call))
-            elif isinstance(call.func, ast.Name):  # maybe `tiled = partial(pl.pallas_call, ...)`; `tiled(body)`
-                for value in self._assigned_values(call.func):
-                    if isinstance(value, ast.Call):
-                        entries += self._body_of(*self._partial_launcher(value, call))
-            entries += self._mapped_bodies(call)
-        helpers_seen: set[tuple[FunctionNode, ast.arg]] = set()
-        while entries:
-            expression, why, launched = entries.pop()
-            resolved = False
-            for function in self._resolve(expression, MAX_ALIAS_DEPTH):
-                resolved = True
-                kernels.setdefault(function, why)
-                self._note_launch(function, self._launches.get(id(expression), ()))
-                backends[function] = backends.get(function, frozenset()) | launched
-            if not resolved:  # maybe a body imported from another module: the project index follows it
-                self.result.foreign_bodies.append((expression, why, launched))
-                for value in self._partial_arguments(expression):  # `partial(kernels.body, finish=f)`
-                    self.result.handed[value] = self.result.handed.get(value, frozenset()) | launched
-            for helper, param in self._parameters(expression):
-                # A launch helper (`def run(body): return pl.pallas_call(body, ...)`): what its callers
-                # pass for that parameter is a kernel body.
-                if (helper, param) not in helpers_seen:
-                    helpers_seen.add((helper, param))
-                    self.result.launch_helpers[helper] = (param, launched)
-                    entries += [(argument, f"{why} through {_label(helper)}", launched)
-                                for argument in self._arguments_for(helper, param)]
+        handed: dict[ast.expr, Backends] = self.result.handed
+        handed_to: dict[ast.expr, str] = {}  # the kernel a handed function is passed to, for its reason
+        for values, why, launched, calls, site in entries:
+            leaves = list(flow.leaves(values))
+            if not leaves and site is not None:
+                self.result.unresolved.append((site, "its body is not a value this analysis follows", launched))
+            for leaf, partials in leaves:
+                for partial in partials:  # `partial(body, epilogue=finish)`: finish runs where body runs
+                    for argument in ordered_arguments(partial)[1:]:
+                        if not isinstance(argument, ast.Starred):
+                            handed[value_of(argument)] = handed.get(value_of(argument), frozenset()) | launched
+                            if isinstance(leaf, (Function, Bound)):
+                                handed_to.setdefault(value_of(argument), _label(leaf.node))
+                if isinstance(leaf, (Function, Bound)):
+                    function = leaf.node
+                    kernels.setdefault(function, why + self._through(site, leaf))
+                    self._note_launch(function, calls)
+                    backends[function] = backends.get(function, frozenset()) | launched
+                    self._bind_partials(function, partials)
+                elif isinstance(leaf, (Foreign, ForeignResult)):  # another module's: the project index follows it
+                    role = FACTORY if isinstance(leaf, ForeignResult) else BODY
+                    self.result.foreign_bodies.append((leaf.mention, why, launched, role))
+                elif isinstance(leaf, Param):  # a launch helper: what its callers pass is a kernel body
+                    helper = module.parent[module.parent[leaf.arg]]
+                    known = self.result.launch_helpers.get(helper)  # type: ignore[arg-type]
+                    self.result.launch_helpers[helper] = (leaf.arg, launched | (known[1] if known else frozenset()))  # type: ignore[index]
+                elif isinstance(leaf, Unknown) and site is not None:
+                    self.result.unresolved.append((site, leaf.reason, launched))
         direct = set(kernels)
         pending = list(direct)
-        for value, launched in list(self.result.handed.items()):  # handed to another module's kernel
-            for function in self._resolve(value, 0):
-                kernels.setdefault(function, "passed to a kernel body")
+        for value, launched in list(handed.items()):  # handed to a kernel (of this module or another)
+            for function, partials in flow.functions(flow.of(value)):
+                kernel = f" ({handed_to[value]})" if value in handed_to else ""
+                kernels.setdefault(function, f"passed to a kernel body{kernel}")
                 backends[function] = backends.get(function, frozenset()) | launched
                 pending.append(function)
         while pending:  # until every function a kernel reaches carries every backend it may run on
             kernel = pending.pop()
-            reached = [(function, "called from") for inner in module.functions_within(kernel)
+            reached = [function for inner in module.functions_within(kernel)
                        for mention in module.mentions.get(inner, ()) for function in self._functions_named(mention)]
-            reached += [(function, "passed to") for value in self._handed_to(kernel)
-                        for function in self._resolve(value, 0)]
-            for function, how in reached:
+            for function in reached:
                 before = backends.get(function, frozenset())
                 if function not in kernels:
-                    kernels[function] = f"{how} a kernel body ({_label(kernel)})"
+                    kernels[function] = f"called from a kernel body ({_label(kernel)})"
                 if function not in direct and not backends[kernel] <= before:
                     backends[function] = before | backends[kernel]
                     pending.append(function)
-        for value, kernel in self._handed_to_kernels.items():
-            self.result.handed[value] = self.result.handed.get(value, frozenset()) | backends[kernel]
         direct -= {f for f in direct if getattr(f, "name", None) in {n for n, _, _, role in facts.kernels if role == HELPER}}
         self.result.direct = direct
         self.result.shared = {f for f in kernels if f not in direct and (
             self._used_outside_kernels(f) or getattr(f, "name", None) in facts.shared)}
         self._spread_approx_math()
         self._find_partial_launchers()
+
+    def _through(self, site: Optional[ast.AST], body: "Function | Bound") -> str:
+        """` through run` when the launch at `site` is in a launch helper whose parameter took `body`."""
+        helper = self.module.enclosing.get(site) if site is not None else None
+        while helper is not None:
+            arguments = helper.args
+            for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+                if body in self.flow.of(self.flow.binding_of(arg)):
+                    return f" through {_label(helper)}"
+            helper = self.module.function_parent.get(helper)
+        return ""
+
+    def _bind_partials(self, function: FunctionNode, partials: tuple[ast.Call, ...]) -> None:
+        bindings = self.result.partial_bindings.setdefault(function, [])
+        for partial in partials:
+            if partial not in bindings:  # a partial a kernel names twice is still one binding
+                bindings.append(partial)
 
     def _find_partial_launchers(self) -> None:
         for name, bindings in self.module.module_scope.bindings.items():
@@ -293,20 +308,6 @@ class _KernelFinder:
                 self.result.partial_launchers[name] = (position, spec.body_keyword,
                                                        self._launch_backends(launcher, [binding.value]))
 
-    # -- entry points --
-
-    def _body_of(self, launcher: Optional[str], holder: ast.Call, launch: list[ast.Call]
-                 ) -> list[tuple[ast.expr, str, Backends]]:
-        """The kernel body `holder` passes to `launcher`, and the backends the launch (`launch`: the
-        calls whose arguments configure it) can reach."""
-        if launcher is None or LAUNCHERS[launcher].body_position is None:
-            return []
-        body = find_arg(holder, LAUNCHERS[launcher].body_position, _BODY_KEYWORDS)
-        if body is None:
-            return []
-        self._launches[id(value_of(body))] = launch
-        return [(value_of(body), f"passed to {launcher.rsplit('.', 1)[-1]}", self._launch_backends(launcher, launch))]
-
     def _partial_launcher(self, partial: ast.Call, outer: ast.Call
                           ) -> tuple[Optional[str], ast.Call, list[ast.Call]]:
         """`functools.partial(pl.pallas_call, ...)(body)`: the launcher, the call holding its body
@@ -317,20 +318,6 @@ class _KernelFinder:
         bound = partial.args[1:]
         holder = ast.Call(func=partial.func, args=bound, keywords=partial.keywords) if bound else outer
         return launcher, holder, [partial, outer]
-
-    def _launcher_in_decorator(self, expression: ast.expr) -> Optional[tuple[str, Backends]]:
-        launch: list[ast.Call] = []
-        original = expression
-        if isinstance(expression, ast.Call):
-            if self.module.callee(expression, PARTIAL) and expression.args:
-                launch = [expression]
-                expression = value_of(expression.args[0])
-            else:
-                launch = [expression]
-                expression = expression.func
-        name = self.module.matching_name(expression, LAUNCHERS)
-        self._launches[id(original)] = launch
-        return (name, self._launch_backends(name, launch)) if name else None
 
     # -- which backends a launch can reach --
 
@@ -400,145 +387,19 @@ class _KernelFinder:
                             self.result.approx_math.add(function)
                             pending.append(function)
 
-    # -- resolution: entry expressions to function nodes --
-
-    def _mapped_bodies(self, call: ast.Call) -> list[tuple[ast.expr, str, Backends]]:
-        """`map(pl.pallas_call, (k1, k2))`: each element is a kernel body."""
-        if not (isinstance(call.func, ast.Name) and call.func.id == "map" and not self.module.bindings(call.func)
-                and len(call.args) == 2 and not call.keywords):
-            return []
-        function, launch = call.args[0], []
-        if isinstance(function, ast.Call) and self.module.callee(function, PARTIAL) and function.args \
-                and len(function.args) == 1:  # map(functools.partial(pl.pallas_call, out_shape=...), bodies)
-            function, launch = function.args[0], [function]
-        launcher = self.module.matching_name(function, LAUNCHERS)
-        if launcher is None or LAUNCHERS[launcher].body_position != 0:
-            return []
-        launched = self._launch_backends(launcher, launch)
-        return [(element, f"mapped by {launcher.rsplit('.', 1)[-1]}", launched)
-                for element in self._elements(call.args[1])]
-
-    def _elements(self, expression: ast.expr) -> list[ast.expr]:
-        """The elements of a literal tuple, list or set (or a dict's values), through a name bound once."""
-        if isinstance(expression, ast.Name):
-            values = list(self._assigned_values(expression))
-            expression = values[0] if len(values) == 1 else expression
-        if isinstance(expression, ast.Call) and isinstance(expression.func, ast.Attribute) \
-                and expression.func.attr == "values" and not expression.args:
-            return self._elements(expression.func.value) if isinstance(expression.func.value, (ast.Name, ast.Dict)) else []
-        if isinstance(expression, ast.Dict):
-            return list(expression.values)
-        if isinstance(expression, (ast.Tuple, ast.List, ast.Set)):
-            return [e for e in expression.elts if not isinstance(e, ast.Starred)]
-        return []
-
-    def _parameters(self, expression: ast.expr) -> Iterator[tuple[FunctionNode, ast.arg]]:
-        """The parameters (and their functions) a body expression may be: `body` in `def run(body)`."""
-        if isinstance(expression, ast.Call) and self.module.callee(expression, PARTIAL) and expression.args:
-            expression = expression.args[0]
-        if isinstance(expression, ast.Name):
-            for binding in self.module.bindings(expression):
-                if binding.is_parameter:
-                    yield self.module.parent[self.module.parent[binding.node]], binding.node  # type: ignore[misc]
-
-    def _arguments_for(self, function: FunctionNode, param: ast.arg) -> list[ast.AST]:
-        """What callers in this module pass for `param`: call arguments, partial() bindings, the
-        default, the function a decorator use decorates, the elements `map(function, ...)` feeds it."""
-        found: list[ast.AST] = []
-        arguments = function.args
-        positional = [*arguments.posonlyargs, *arguments.args]
-        index = positional.index(param) if param in positional else None
-        references: list[ast.AST] = [function] if isinstance(function, ast.Lambda) else []
-        if not isinstance(function, ast.Lambda):
-            scope = self.module.scope_of_definition(function)
-            for binding in scope.bindings.get(function.name, ()) if scope is not None else ():
-                if binding.node is function:
-                    references += binding.references
-        for reference in references:
-            holder = self.module.parent.get(reference)
-            if isinstance(holder, ast.Call) and holder.func is reference:
-                argument = find_arg(holder, index, (param.arg,))
-                if argument is not None:
-                    found.append(value_of(argument))
-            elif isinstance(holder, ast.Call) and self.module.callee(holder, PARTIAL) and holder.args \
-                    and holder.args[0] is reference:
-                argument = find_arg(holder, None if index is None else index + 1, (param.arg,))
-                if argument is not None:
-                    found.append(value_of(argument))
-            elif isinstance(holder, ast.Call) and isinstance(holder.func, ast.Name) and holder.func.id == "map" \
-                    and holder.args and holder.args[0] is reference and index == 0 and len(holder.args) == 2:
-                found += self._elements(holder.args[1])
-            elif isinstance(holder, FUNCTIONS) and reference in getattr(holder, "decorator_list", ()) and index == 0:
-                found.append(holder)  # `@run` over a def: the def is the body
-        default = default_value(function, param)
-        if default is not None:
-            found.append(default)
-        return found
-
-    def _resolve(self, expression: ast.AST, depth: int) -> Iterator[FunctionNode]:
-        """Function definitions `expression` may evaluate to, following partial(), aliases, loops
-        over literals and dict-literal dispatch (`BODIES[name]`)."""
-        if isinstance(expression, FUNCTIONS):
-            yield expression  # type: ignore[misc]
-        elif isinstance(expression, ast.Attribute) and isinstance(expression.value, ast.Name):
-            # `self.kernel`, `Block.kernel`: a method of a class in this module.
-            for owner in classes_read(self.module, expression.value):
-                for statement in owner.body:
-                    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == expression.attr:
-                        yield statement
-        elif isinstance(expression, ast.Subscript) and depth > 0:
-            for element in self._elements(expression.value):
-                yield from self._resolve(element, depth - 1)
-        elif isinstance(expression, ast.Call) and self.module.callee(expression, PARTIAL):
-            ordered = ordered_arguments(expression)
-            if ordered and not isinstance(ordered[0], ast.Starred) and not _is_double_star(ordered[0]):
-                for function in self._resolve(value_of(ordered[0]), depth):
-                    bindings = self.result.partial_bindings.setdefault(function, [])
-                    if expression not in bindings:  # a partial a kernel names twice is still one binding
-                        bindings.append(expression)
-                    yield function
-        elif isinstance(expression, ast.Call) and depth > 0:
-            # A kernel factory: `pallas_call(make_kernel(...))` runs what make_kernel returns.
-            for factory in self._resolve(expression.func, 0):
-                if not isinstance(factory, ast.Lambda):
-                    for returned in returned_values(factory):
-                        yield from self._resolve(returned, depth - 1)
-        elif isinstance(expression, ast.Name):
-            for binding in self.module.bindings(expression):
-                if isinstance(binding.node, FUNCTIONS):
-                    yield binding.node  # type: ignore[misc]
-            if depth > 0:
-                for value in self._assigned_values(expression):
-                    yield from self._resolve(value, depth - 1)
-                for binding in self.module.bindings(expression):
-                    for value in binding.iterated:
-                        yield from self._resolve(value, depth - 1)
+    # -- what a kernel calls --
 
     def _functions_named(self, mention: ast.AST) -> Iterator[FunctionNode]:
-        """Functions a name or `obj.attr` inside a kernel may call (an attribute by its last name)."""
-        if isinstance(mention, ast.Name):  # a def, or what the name is bound to (`project = lambda ...`)
-            yield from self._resolve(mention, MAX_ALIAS_DEPTH)
-        elif isinstance(mention, ast.Attribute):
+        """Functions a name or `obj.attr` inside a kernel may call: the functions its value may be,
+        through partials; an attribute also by its last name (`obj.helper`, a def of this module)."""
+        for function, partials in self.flow.functions(self.flow.of(mention)):
+            self._bind_partials(function, partials)
+            yield function
+        if isinstance(mention, ast.Attribute):
             scope = self.module.scope_of.get(mention)
             for binding in scope.lookup(mention.attr) if scope is not None else ():
                 if isinstance(binding.node, FUNCTIONS):
                     yield binding.node  # type: ignore[misc]
-
-    def _handed_to(self, kernel: FunctionNode) -> list[ast.expr]:
-        """What `functools.partial(kernel, ...)` binds the kernel's parameters to: a function among
-        them (`partial(kernel, epilogue=finish)`) runs inside the kernel when the kernel calls it.
-        (A parameter's default is a mention of the kernel's own: followed as a call is.)"""
-        handed = [value for partial in self.result.partial_bindings.get(kernel, ())
-                  for value in self._partial_arguments(partial)]
-        self._handed_to_kernels.update(dict.fromkeys(handed, kernel))
-        return handed
-
-    def _partial_arguments(self, expression: ast.expr) -> list[ast.expr]:
-        """The values `functools.partial(body, ...)` binds (none for another expression)."""
-        if not (isinstance(expression, ast.Call) and self.module.callee(expression, PARTIAL)):
-            return []
-        return [value_of(argument) for argument in ordered_arguments(expression)[1:]
-                if not isinstance(argument, ast.Starred)]
 
     def _assigned_values(self, name: ast.Name) -> Iterator[ast.expr]:
         """The right-hand sides of plain `name = value` assignments `name` may refer to."""
@@ -611,18 +472,6 @@ def _first_is_positional(call: ast.Call) -> bool:
 
 def _is_double_star(argument: ast.AST) -> bool:
     return isinstance(argument, ast.keyword) and argument.arg is None
-
-
-def returned_values(function: ast.AST) -> Iterator[ast.expr]:
-    """Values of the `return` statements that belong to `function` itself, not to nested defs."""
-    pending = list(function.body)  # type: ignore[attr-defined]
-    while pending:
-        node = pending.pop(0)
-        if isinstance(node, ast.Return):
-            if node.value is not None:
-                yield node.value
-        elif not isinstance(node, FUNCTIONS):
-            pending.extend(ast.iter_child_nodes(node))
 
 
 def _label(function: FunctionNode) -> str:

@@ -102,6 +102,7 @@ class ModuleIndex:
         self.nested: dict[Optional[FunctionNode], list[FunctionNode]] = {}
         self.mentions: dict[Optional[FunctionNode], list[ast.AST]] = {}  # Names and Attributes, by innermost function
         self.module_scope = Scope("module", tree, None)
+        self.scopes: list[Scope] = [self.module_scope]  # every scope, for those who visit all bindings
         self._definition_scope: dict[ast.AST, Scope] = {}
         self._loop_targets: list[Binding] = []
         self.imports: list[Binding] = []  # every import binding, in any scope
@@ -359,6 +360,7 @@ class ModuleIndex:
         self.function_parent[node] = function
         self.nested.setdefault(function, []).append(node)
         inner = Scope("function", node, scope)
+        self.scopes.append(inner)
         self._definition_scope[node] = scope
         if not isinstance(node, ast.Lambda):
             scope.bind(Binding(node.name, node, scope))
@@ -385,6 +387,7 @@ class ModuleIndex:
     def _push_class(self, node: ast.ClassDef, scope: Scope, function: Optional[FunctionNode], stack: list) -> None:
         scope.bind(Binding(node.name, node, scope))
         inner = Scope("class", node, scope)
+        self.scopes.append(inner)
         for child in (*node.decorator_list, *node.bases, *node.keywords):
             self.parent[child] = node
             stack.append((child, scope, function))
@@ -394,6 +397,7 @@ class ModuleIndex:
 
     def _push_comprehension(self, node: ast.AST, scope: Scope, function: Optional[FunctionNode], stack: list) -> None:
         inner = Scope("comprehension", node, scope)
+        self.scopes.append(inner)
         for index, generator in enumerate(node.generators):  # type: ignore[attr-defined]
             self.parent[generator] = node
             self.parent[generator.iter] = generator

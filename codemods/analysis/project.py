@@ -249,8 +249,7 @@ class ProjectIndex:
             index, scope = self._index(referrer), self._scope(referrer)
             if index is None or scope is None:
                 continue
-            bodies = {id(named): (why, launched, role) for expression, why, launched in scope.foreign_bodies
-                      for named, role in [_launched_name(expression)]}
+            bodies = {id(mention): (why, launched, role) for mention, why, launched, role in scope.foreign_bodies}
             aliases = self._aliases(referrer, name)
             for function, mentions in self._project_mentions(referrer, index).items():
                 for mention in mentions:
@@ -261,6 +260,9 @@ class ProjectIndex:
 
     def _usage_at(self, referrer: _Module, index: ModuleIndex, scope: KernelScope, function: Optional[FunctionNode],
                   mention: ast.AST, bodies: dict, depth: int = MAX_ALIAS_DEPTH) -> Usage:
+        if id(mention) in bodies:  # its value reaches a launch (the module's value flow followed it there)
+            why, launched, role = bodies[id(mention)]
+            return Usage(launched, role, why=f"{why} in {referrer.name}")
         holder = index.parent.get(mention)
         if not (isinstance(holder, ast.Call) and holder.args and holder.args[0] is mention
                 and _terminal_name(holder.func) == "partial"):
@@ -274,9 +276,6 @@ class ProjectIndex:
                 usage |= self._usage_at(referrer, index, scope, index.enclosing.get(reference), reference, bodies,
                                         depth - 1)
             return usage
-        if id(mention) in bodies:
-            why, launched, role = bodies[id(mention)]
-            return Usage(launched, role, why=f"{why} in {referrer.name}")
         kernel = scope.kernel_of(mention)
         if kernel is not None:
             return Usage(scope.backends.get(kernel, frozenset()), why=f"called from a kernel body in {referrer.name}")
@@ -697,15 +696,6 @@ def _may_define_launch_helpers(raw: bytes) -> bool:
 
 def _is_none(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
-
-
-def _launched_name(expression: ast.AST) -> tuple[ast.AST, str]:
-    """The name a launch argument names, and what it is to the launch: `kernels.body` and the body of
-    `functools.partial(kernels.body, ...)` are bodies; in `kernels.make(...)`, a kernel factory."""
-    if isinstance(expression, ast.Call):
-        is_partial = _terminal_name(expression.func) == "partial" and expression.args
-        return (expression.args[0], BODY) if is_partial else (expression.func, FACTORY)
-    return expression, BODY
 
 
 def _last_name(node: ast.AST) -> Optional[str]:
