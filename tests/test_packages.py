@@ -224,6 +224,8 @@ def _import_package(root: Path, name: str):
 LOWERED = {
     "kernels_across_modules": ("tiles", ("matmul", "gated", "aliased", "through_partial"), {"shared": "[manual] `shared_mix` runs in kernels and in plain XLA code"},
                                ((8, 128), (128, 128))),
+    "launches_by_value_flow": ("flowpkg", ("zipped", "zipped_b", "unpacked", "factory", "tiled", "by_key", "numbered",
+                                           "member"), {}, ((8, 128), (128, 128))),
     "factory_and_constant_across_modules": ("attn", ("attention", "scaled"), {}, ((128, 128), (128, 128))),
     "launchers_across_modules": ("launchy", ("through_partial", "through_partial_keyword", "through_helper"), {},
                                  ((8, 128), (128, 128))),

@@ -91,6 +91,9 @@ class KernelScope:
     # Launches whose body the analysis cannot resolve (`getattr(...)`, a value it does not follow):
     # the launch, why, and the backends it reaches. The rules say so instead of passing silently.
     unresolved: list[tuple[ast.AST, str, Backends]] = field(default_factory=list)
+    # Keywords a partial binds on another module's kernel body (`partial(kernels.body, precision=PAIR)`):
+    # the keyword, the body's mention and the backends. The value runs in that kernel.
+    foreign_keywords: list[tuple[ast.keyword, ast.AST, Backends]] = field(default_factory=list)
     # Functions that pass a parameter on as a kernel body (`def run(body): pl.pallas_call(body, ...)`),
     # with that parameter and the backends the launch reaches: launchers of their own.
     launch_helpers: dict[FunctionNode, tuple[ast.arg, Backends]] = field(default_factory=dict)
@@ -246,6 +249,8 @@ class _KernelFinder:
                 elif isinstance(leaf, (Foreign, ForeignResult)):  # another module's: the project index follows it
                     role = FACTORY if isinstance(leaf, ForeignResult) else BODY
                     self.result.foreign_bodies.append((leaf.mention, why, launched, role))
+                    self.result.foreign_keywords += [(keyword, leaf.mention, launched) for partial in partials
+                                                     for keyword in partial.keywords if keyword.arg is not None]
                 elif isinstance(leaf, Param):  # a launch helper: what its callers pass is a kernel body
                     helper = module.parent[module.parent[leaf.arg]]
                     known = self.result.launch_helpers.get(helper)  # type: ignore[arg-type]

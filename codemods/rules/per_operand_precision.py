@@ -16,7 +16,7 @@ from codemods.base import JaxTransform
 from codemods.capabilities import (
     PER_OPERAND_PRECISION_LOWERED, PRECISIONS, PRIMITIVES, UNIMPLEMENTED, Level, Version, format_version, lowered_precisions,
 )
-from codemods.engine.diagnostics import Kind
+from codemods.engine.diagnostics import Applicability, Kind
 from codemods.engine.fixes import FixPlan
 from codemods.engine.rule import UNPACKED_ARGUMENT, Rule
 from codemods.settings import PrecisionPolicy, Scope
@@ -122,6 +122,7 @@ class PerOperandPrecision(JaxTransform):
             pending.append((call, name, op, value_of(arg)))
         for call, name, op, value in pending:
             self._plan_value(call, name, op, value)
+        self._plan_foreign_keywords()
         for source, use in self._fixes.items():
             fix = FixPlan()
             self.replace(fix, source, spell_like(use.literal, use.level, self.module))
@@ -132,6 +133,40 @@ class PerOperandPrecision(JaxTransform):
             lines = sorted({self.module.position(use)[0] for use in uses})
             where = f" (used on line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})" if len(lines) > 1 else ""
             self.report(uses[0], Kind.MANUAL, message.replace("{uses}", where))
+
+    def _plan_foreign_keywords(self) -> None:
+        """`functools.partial(kernels.body, precision=PAIR)` launched for Mosaic TPU: the pair runs in a
+        kernel body of another module, whose op (dot or conv) this module does not show. A literal
+        becomes the scalar both ops lower that is at least as accurate (unsafe: the parameter's use is
+        elsewhere); anything else is a note. Never passed over silently."""
+        bound = [(keyword, mention) for keyword, mention, launched in self.analysis.kernels.foreign_keywords
+                 if keyword.arg == "precision" and (launched & REJECTERS or self.settings.scope is Scope.ALL)]
+        values = {keyword.value for keyword, _ in bound}
+        for keyword, mention in bound:
+            body = one_line(self.module.segment(mention))
+            source = keyword.value
+            bindings = self.module.bindings(source) if isinstance(source, ast.Name) else []
+            if len(bindings) == 1 and bindings[0].value is not None \
+                    and all(reference in values for reference in bindings[0].references):
+                source = bindings[0].value  # a constant only these bindings use: rewritten where it is set
+            parsed = parse_precision(source, self.module)
+            if parsed is NONE:
+                continue
+            if isinstance(parsed, PrecisionLiteral):
+                accepted = accepted_precisions("dot", self.settings.jax_version) \
+                    & accepted_precisions("conv", self.settings.jax_version)
+                if len(set(parsed.levels)) == 1 and parsed.levels[0] in accepted:
+                    continue
+                level = min(level for level in accepted if level >= parsed.most_accurate)
+                fix = FixPlan()
+                self.replace(fix, source, spell_like(parsed, level, self.module))
+                self.report(source, Kind.FIXED, f"precision {parsed.describe()} -> {level.name}: bound to "
+                            f"`{body}`, a kernel body in another module launched for Mosaic TPU, which rejects it "
+                            f"(the scalar dot and conv both lower there)", fix, Applicability.UNSAFE)
+                continue
+            self.report(keyword.value, Kind.MANUAL, f"precision `{one_line(self.module.segment(keyword.value))}` is "
+                        f"bound to `{body}`, a kernel body in another module launched for Mosaic TPU: if it is not a "
+                        "single scalar that lowers there (DEFAULT or HIGHEST for any op), the kernel fails to lower")
 
     def matches(self, call: ast.Call) -> bool:
         applied = self.module.applied(call, OPS)
