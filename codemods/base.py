@@ -106,6 +106,24 @@ class JaxTransform(ABC):
             return rejecters
         return self.analysis.kernels.backends_of(call) & rejecters
 
+    def unresolved_launch(self, call: ast.Call, rejecters: Backends) -> Optional[str]:
+        """Where `call` sits outside every known kernel but may run in one whose launch the analysis
+        cannot resolve (for one of `rejecters`): what to say of it. Never silent: such a call that
+        fails in a kernel gets a [manual] finding, and `--check` fails."""
+        if self.settings.scope is Scope.ALL or self.target_kernel(call) is not None:
+            return None
+        kernels = self.analysis.kernels
+        function = self.module.enclosing.get(call)
+        while function is not None:
+            found = kernels.maybe_kernels.get(function)
+            if found is not None and found[2] & rejecters:
+                site, reason, _ = found
+                line = self.module.position(site)[0]
+                return (f"may run in a kernel: the launch on line {line} runs a body this analysis cannot resolve "
+                        f"({reason}), and `{getattr(function, 'name', 'lambda')}` may be it")
+            function = self.module.function_parent.get(function)
+        return None
+
     def shared_with_xla(self, call: ast.Call) -> bool:
         """A call that needs a rewrite but sits in a helper plain XLA code uses too, or is a value
         (`exp_hi = functools.partial(...)`) that plain XLA code calls too: reported once per helper or

@@ -535,3 +535,54 @@ def test_a_value_rebound_from_itself_is_a_cycle_not_a_recursion() -> None:
              and isinstance(n.ctx, ast.Load)]
     assert scope.backends_of(call) == TPU
     assert all(scope.backends_of(load) == TPU for load in loads)
+
+
+@pytest.mark.parametrize("launch, reason", [
+    ("pl.pallas_call(getattr(mod, name), out_shape=x)", "`getattr(...)`"),
+    ("pl.pallas_call(bodies[0], out_shape=x)", "`*args` / `**kwargs`"),
+    ("pl.pallas_call(cfg.body, out_shape=x)", "its body is not a value this analysis follows"),
+])
+def test_a_launch_the_analysis_cannot_resolve_is_recorded_with_what_it_may_run(launch: str, reason: str) -> None:
+    """Never silent: the unresolved launch, and the functions it may run (kernel-shaped and never
+    named, or passed around, with what they call), not those only ever called by name."""
+    scope = _scope(f"""
+        def _a_kernel(x_ref, o_ref):
+            o_ref[...] = helper(x_ref[...])
+
+
+        def helper(v):
+            return v
+
+
+        def entry(x):
+            return reference(x)
+
+
+        def reference(x):
+            return x
+
+
+        TABLE = [entry]
+
+
+        def launch(mod, name, cfg, *bodies):
+            return {launch}
+        """)
+    ((site, why, launched),) = scope.unresolved
+    assert (ast.unparse(site).startswith("pl.pallas_call"), why, launched) == (True, reason, BOTH)
+    # `entry` is passed around (stored in TABLE), so it and what it calls may run; `launch` is never
+    # named and takes `*bodies`, as a kernel taking `*refs` does
+    assert _names(scope.maybe_kernels) == {"_a_kernel", "helper", "entry", "reference", "launch"}
+    assert scope.kernels == {}
+
+
+def test_a_resolved_launch_leaves_nothing_unresolved() -> None:
+    scope = _scope("""
+        def _a_kernel(x_ref, o_ref):
+            pass
+
+
+        def launch(x):
+            return pl.pallas_call(_a_kernel, out_shape=x)
+        """)
+    assert scope.unresolved == [] and scope.maybe_kernels == {}

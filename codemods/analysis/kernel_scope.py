@@ -91,6 +91,9 @@ class KernelScope:
     # Launches whose body the analysis cannot resolve (`getattr(...)`, a value it does not follow):
     # the launch, why, and the backends it reaches. The rules say so instead of passing silently.
     unresolved: list[tuple[ast.AST, str, Backends]] = field(default_factory=list)
+    # When a launch's body cannot be resolved: the functions it may be (not kernels already, not
+    # proven plain XLA code: called by name only), with what they call, and that launch.
+    maybe_kernels: dict[FunctionNode, tuple[ast.AST, str, Backends]] = field(default_factory=dict)
     # Keywords a partial binds on another module's kernel body (`partial(kernels.body, precision=PAIR)`):
     # the keyword, the body's mention and the backends. The value runs in that kernel.
     foreign_keywords: list[tuple[ast.keyword, ast.AST, Backends]] = field(default_factory=list)
@@ -282,6 +285,31 @@ class _KernelFinder:
             self._used_outside_kernels(f) or getattr(f, "name", None) in facts.shared)}
         self._spread_approx_math()
         self._find_partial_launchers()
+        if self.result.unresolved:
+            self._find_maybe_kernels()
+
+    def _find_maybe_kernels(self) -> None:
+        """The functions an unresolved launch may run: any whose value is taken (passed, stored,
+        returned), any never named that takes refs as kernel bodies do (`getattr` may reach it), and
+        what they call. A function only ever called by name is plain code unless such a one calls it."""
+        module, kernels = self.module, self.result.kernels
+        site, reason, launched = self.result.unresolved[0]
+        pending = []
+        for function in module.function_parent:
+            if function in kernels or isinstance(function, ast.Lambda):
+                continue
+            binding = self.flow.binding_of(function)
+            references = binding.references if binding is not None else []
+            if not references and _takes_refs(function) or any(
+                    not (isinstance(module.parent.get(r), ast.Call) and module.parent[r].func is r) for r in references):
+                pending.append(function)
+        while pending:
+            function = pending.pop()
+            if function in self.result.maybe_kernels or function in kernels:
+                continue
+            self.result.maybe_kernels[function] = (site, reason, launched)
+            pending += [called for inner in module.functions_within(function)
+                        for mention in module.mentions.get(inner, ()) for called in self._functions_named(mention)]
 
     def _through(self, site: Optional[ast.AST], body: "Function | Bound") -> str:
         """` through run` when the launch at `site` is in a launch helper whose parameter took `body`."""
@@ -457,6 +485,13 @@ def classes_read(module: ModuleIndex, name: ast.Name) -> list[ast.ClassDef]:
             if arguments and arguments[0] is binding.node and isinstance(owner, ast.ClassDef):
                 found.append(owner)
     return found
+
+
+def _takes_refs(function: FunctionNode) -> bool:
+    """A signature a kernel body has: refs (`x_ref`, `o_ref`, `*refs`) or any number of arguments."""
+    arguments = function.args
+    named = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    return arguments.vararg is not None or any("ref" in arg.arg.lower() for arg in named)
 
 
 def default_value(function: FunctionNode, param: ast.arg) -> Optional[ast.expr]:

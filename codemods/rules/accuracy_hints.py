@@ -40,6 +40,10 @@ class AccuracyHints(JaxTransform):
                                 "from functions the kernel lowers); hint left as written")
                 continue
             if not backends:
+                note = self.unresolved_launch(call, self._rejecters(name))
+                if note is not None and hint is not None and not is_none(hint.value):
+                    self.report(call, Kind.MANUAL, f"{display(name)}: accuracy={one_line(self.module.segment(hint.value))} "
+                                f"{note}; if it does, its Mosaic lowering raises \"Not implemented: accuracy\"")
                 continue
             if hint is None:
                 if has_double_star(call):

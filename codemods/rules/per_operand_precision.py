@@ -107,6 +107,8 @@ class PerOperandPrecision(JaxTransform):
                     self._kernel_precisions.add(value_of(arg))
                 continue
             if not self.rejecting_backends(call, REJECTERS):
+                if arg is not None:
+                    self._note_unresolved_launch(call, name, op, value_of(arg))
                 continue
             if name in PALLAS_DOT and self._pallas_dot_removed():
                 self.report(call, Kind.MANUAL, f"{display(name)} does not exist on jax "
@@ -133,6 +135,20 @@ class PerOperandPrecision(JaxTransform):
             lines = sorted({self.module.position(use)[0] for use in uses})
             where = f" (used on line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})" if len(lines) > 1 else ""
             self.report(uses[0], Kind.MANUAL, message.replace("{uses}", where))
+
+    def _note_unresolved_launch(self, call: ast.Call, name: str, op: Op, value: ast.expr) -> None:
+        """A precision Mosaic TPU rejects, in code an unresolved launch may run: a [manual] note."""
+        note = self.unresolved_launch(call, REJECTERS)
+        if note is None:
+            return
+        try:
+            values = self._possible_values(value, _MAX_DEPTH, set())
+        except _Unknown:
+            return  # not a precision this module spells: nothing known to fail
+        if any(isinstance(literal, PrecisionLiteral) and self._target_level(op.kind, literal) is not None
+               for _, literal in values):
+            self.report(call, Kind.MANUAL, f"{display(name)}: precision `{one_line(self.module.segment(value))}` "
+                        f"{note}; if it does, {self._failure(op)}")
 
     def _plan_foreign_keywords(self) -> None:
         """`functools.partial(kernels.body, precision=PAIR)` launched for Mosaic TPU: the pair runs in a
