@@ -27,6 +27,7 @@ pass `--notebook`.
 
 from __future__ import annotations
 
+import ast
 import enum
 import re
 from dataclasses import dataclass, field
@@ -270,8 +271,57 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
         if holds_call(error.rule, module, line):
             placement.path, placement.line = path, line
             return placement
+        for target, target_line in _imported_values(module, line, path, root):  # a partial another module binds
+            try:
+                imported = ModuleIndex.parse(target.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+                continue
+            if holds_call(error.rule, imported, target_line):
+                placement.path, placement.line = target, target_line
+                return placement
         placement.reasons.append(f"{where} ({frame.function}): no call there that {error.rule} rewrites")
     return placement
+
+
+def _imported_values(module: ModuleIndex, line: int, path: Path, root: Path) -> Iterable[tuple[Path, int]]:
+    """What calls on `line` call through an import of a value another module of the project binds
+    (`project(x)` with `from shared_math import project`, there `project = functools.partial(...)`):
+    that file and the line of the value. JAX's traceback names the call, never the partial, which
+    runs no frame of its own."""
+    for call in module.calls:
+        if not call.lineno <= line <= call.end_lineno:
+            continue
+        for name in module.qualified_names(call.func):
+            found = _module_file(name, path, root)
+            if found is None:
+                continue
+            target, attribute = found
+            try:
+                tree = ast.parse(target.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+                continue
+            for statement in tree.body:
+                if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None and any(
+                        isinstance(t, ast.Name) and t.id == attribute
+                        for t in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])):
+                    yield target, statement.value.lineno
+
+
+def _module_file(qualified: str, path: Path, root: Path) -> Optional[tuple[Path, str]]:
+    """`shared_math.project` -> (the file `shared_math.py` beside `path` or under `root`, "project");
+    a relative name (`..ops.mm`) from `path`'s package."""
+    level = len(qualified) - len(qualified.lstrip("."))
+    parts = qualified.lstrip(".").split(".")
+    if len(parts) < 2:
+        return None
+    bases = [path.parents[level - 1]] if level and level <= len(path.parents) else \
+        [path.parent, *[folder for folder in path.parents if folder == root or root in folder.parents], root]
+    for base in bases:
+        folder = base.joinpath(*parts[:-2]) if len(parts) > 2 else base
+        for candidate in (folder / f"{parts[-2]}.py", folder / parts[-2] / "__init__.py"):
+            if candidate.is_file():
+                return candidate, parts[-1]
+    return None
 
 
 def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *, write: bool,

@@ -143,10 +143,6 @@ def test_a_helper_in_another_module_is_placed_by_the_traceback_alone(tmp_path: P
     project.mkdir()
     (project / "shared_math.py").write_text(HELPER_MODULE)
     (project / "model.py").write_text(KERNEL_USING_IT)
-    static = subprocess.run([sys.executable, "-m", "codemods", "--no-cache", "."], cwd=project, capture_output=True,
-                            text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert static.returncode == 0, "the static analysis cannot know project() runs in a kernel (a registry)"
-
     failed = lower(project / "model.py", tmp_path)
     assert "Per-operand dot precision unsupported" in failed.stderr
     result = explain(failed.stderr, project, "--write")
@@ -154,6 +150,44 @@ def test_a_helper_in_another_module_is_placed_by_the_traceback_alone(tmp_path: P
     assert "shared_math.py:6: JAX001" in result.stderr
     assert "precision=lax.Precision.HIGHEST" in (project / "shared_math.py").read_text()
     assert (project / "model.py").read_text() == KERNEL_USING_IT
+    assert lower(project / "model.py", tmp_path).stdout.strip() == "lowered"
+
+
+def test_a_kernel_reached_through_a_registry_is_found_by_the_value_flow(tmp_path: Path) -> None:
+    """`@register` stores the body in a dict the launch reads: `fix` itself rewrites the helper."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "shared_math.py").write_text(HELPER_MODULE)
+    (project / "model.py").write_text(KERNEL_USING_IT)
+    static = subprocess.run([sys.executable, "-m", "codemods", "--no-cache", "--write", "."], cwd=project,
+                            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert static.returncode == 0 and "shared_math.py:6:" in static.stderr, static.stdout + static.stderr
+    assert lower(project / "model.py", tmp_path).stdout.strip() == "lowered"
+
+
+HELPER_PARTIAL = '''\
+import functools
+
+import jax.numpy as jnp
+from jax import lax
+
+project = functools.partial(jnp.dot, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))
+'''
+
+
+def test_a_partial_imported_from_another_module_is_placed_where_it_is_bound(tmp_path: Path) -> None:
+    """JAX's traceback names `project(...)` in the kernel; the partial runs no frame of its own. Before:
+    "no call there that JAX001 rewrites" and exit 2, though `fix` rewrites that partial."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "shared_math.py").write_text(HELPER_PARTIAL)
+    (project / "model.py").write_text(KERNEL_USING_IT.replace("@register\n", "").replace("KERNELS[name]", "kernel"))
+    failed = lower(project / "model.py", tmp_path)
+    assert "Per-operand dot precision unsupported" in failed.stderr, failed.stderr[-2000:]
+    result = explain(failed.stderr, project, "--write")
+    assert result.returncode == 0, result.stderr
+    assert "shared_math.py:6: JAX001: the traceback's" in result.stderr, result.stderr
+    assert "precision=lax.Precision.HIGHEST)" in (project / "shared_math.py").read_text()
     assert lower(project / "model.py", tmp_path).stdout.strip() == "lowered"
 
 
