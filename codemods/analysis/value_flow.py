@@ -433,9 +433,15 @@ class ValueFlow:
             if binding is not None:
                 self._flow(source, binding)
         elif isinstance(target, (ast.Tuple, ast.List)):
-            parts = [("part", element) for element in target.elts]
+            # `a, *rest = ...`: `rest` is a list of what the starred part takes.
+            parts = [self._elements(("rest", element)) if isinstance(element, ast.Starred) else ("part", element)
+                     for element in target.elts]
             for element, part in zip(target.elts, parts):
-                self._unpack(element.value if isinstance(element, ast.Starred) else element, part)
+                if isinstance(element, ast.Starred):
+                    self._add(("part", element), Sequence(("rest", element)))
+                    self._unpack(element.value, ("part", element))
+                else:
+                    self._unpack(element, part)
             starred = any(isinstance(element, ast.Starred) for element in target.elts)
 
             def rule(value: Value) -> None:
@@ -514,6 +520,8 @@ class ValueFlow:
         elif name == "map" and len(args) >= 2:
             self._add(node, Sequence(node))
             self._call_site(args[0], [self._iterated(a) for a in args[1:]], {}, self._elements(node), node)
+        elif name in ("staticmethod", "classmethod") and args:  # a function still (through the class)
+            self._flow(args[0], node)
         elif name == "next" and args:
             self._flow(self._iterated(args[0]), node)
         elif name in ("getattr", "eval", "vars", "globals", "locals", "__import__"):
