@@ -16,7 +16,7 @@ from typing import Iterable, Iterator, Optional
 from codemods.analysis.module import FUNCTIONS, MAX_ALIAS_DEPTH, Binding, FunctionNode, ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, find_arg, value_of
 from codemods.analysis.value_flow import (
-    Bound, Foreign, ForeignResult, Function, Param, Unknown, ValueFlow, returned_values,
+    Bound, Foreign, ForeignResult, Function, Unknown, ValueFlow, returned_values,
 )
 
 # Every kernel launcher lives under jax.experimental.pallas: a file without this word launches no kernel.
@@ -210,8 +210,9 @@ class _KernelFinder:
         specs.update({name: (position, (keyword,)) for name, (position, keyword, _) in helpers.items()})
         self.flow = flow = ValueFlow(module, specs)
         kernels, backends = self.result.kernels, self.result.backends
-        # (the values of a body, why they are one, the backends, the calls that configure the launch, where)
-        entries: list[tuple[frozenset, str, Backends, tuple[ast.Call, ...], Optional[ast.AST]]] = []
+        # (the values of a body, why they are one, the backends, the calls that configure the launch, where,
+        # and the key of the flow that holds the body: None for what other modules launch)
+        entries: list[tuple[frozenset, str, Backends, tuple[ast.Call, ...], Optional[ast.AST], object]] = []
         for launch in flow.launches:
             short = launch.launcher.rsplit(".", 1)[-1]
             site = launch.site
@@ -222,19 +223,24 @@ class _KernelFinder:
                 mapped = isinstance(site, ast.Call) and isinstance(site.func, ast.Name) and site.func.id == "map"
                 why = f"decorated with {short}" if isinstance(site, FUNCTIONS) else \
                     f"{'mapped by' if mapped else 'passed to'} {short}"
-            entries.append((flow.of(launch.body), why, launched, launch.calls, site))
+            entries.append((flow.of(launch.body), why, launched, launch.calls, site, launch.body))
         for name, launched, why, role in facts.kernels:  # launched or called from kernels in other modules
             for binding in module.module_scope.bindings.get(name, ()):
                 if isinstance(binding.node, FUNCTIONS):
                     values = flow.of(("return", binding.node)) if role == FACTORY else frozenset({Function(binding.node)})
-                    entries.append((values, why, launched, (), None))  # type: ignore[arg-type]
+                    entries.append((values, why, launched, (), None, None))  # type: ignore[arg-type]
                 elif binding.value is not None:  # `exp_hi = functools.partial(...)` another module's kernels call
                     self.result.foreign_uses[binding] = (launched, name in facts.shared)
         handed: dict[ast.expr, Backends] = self.result.handed
         handed_to: dict[ast.expr, str] = {}  # the kernel a handed function is passed to, for its reason
-        for values, why, launched, calls, site in entries:
+        for values, why, launched, calls, site, body in entries:
             leaves = list(flow.leaves(values))
-            if not leaves and site is not None:
+            parameters = flow.parameters_into(body) if body is not None else []
+            for param in parameters:  # a launch helper: what its callers pass is a kernel body
+                helper = module.parent[module.parent[param]]
+                known = self.result.launch_helpers.get(helper)  # type: ignore[arg-type]
+                self.result.launch_helpers[helper] = (param, launched | (known[1] if known else frozenset()))  # type: ignore[index]
+            if not leaves and not parameters and body is not None:
                 self.result.unresolved.append((site, "its body is not a value this analysis follows", launched))
             for leaf, partials in leaves:
                 for partial in partials:  # `partial(body, epilogue=finish)`: finish runs where body runs
@@ -254,10 +260,6 @@ class _KernelFinder:
                     self.result.foreign_bodies.append((leaf.mention, why, launched, role))
                     self.result.foreign_keywords += [(keyword, leaf.mention, launched) for partial in partials
                                                      for keyword in partial.keywords if keyword.arg is not None]
-                elif isinstance(leaf, Param):  # a launch helper: what its callers pass is a kernel body
-                    helper = module.parent[module.parent[leaf.arg]]
-                    known = self.result.launch_helpers.get(helper)  # type: ignore[arg-type]
-                    self.result.launch_helpers[helper] = (leaf.arg, launched | (known[1] if known else frozenset()))  # type: ignore[index]
                 elif isinstance(leaf, Unknown) and site is not None:
                     self.result.unresolved.append((site, leaf.reason, launched))
         direct = set(kernels)

@@ -12,15 +12,16 @@ sets are finite and the solve terminates on any input (cycles included); nothing
 the user's code.
 
 What the module cannot see is a value of its own: an import (`Foreign`, with the mention that reads
-it, for the project index to follow), what a call of one returns (`ForeignResult`), a parameter's
-callers (`Param`: whatever callers the module does not show pass), `getattr`, `*args`
-(`Unknown`). A launch whose body is left with none of the module's functions is reported by the
-rules, never taken for plain code silently.
+it, for the project index to follow), what a call of one returns (`ForeignResult`), `getattr`,
+`*args` (`Unknown`). A parameter holds what the module's own calls pass; what callers elsewhere pass
+is asked of the graph backwards (`parameters_into`: a launch helper). A launch whose body is left
+with none of these is reported by the rules, never taken for plain code silently.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Optional, Union
 
@@ -90,19 +91,13 @@ class ForeignResult:
 
 
 @dataclass(frozen=True)
-class Param:
-    """What the callers of a function that this module does not show pass for `arg`."""
-    arg: ast.arg
-
-
-@dataclass(frozen=True)
 class Unknown:
     reason: str
     node: ast.AST
 
 
 Value = Union[Function, Bound, Class, Instance, Partial, Launcher, Sequence, Mapping, Foreign, ForeignResult,
-              Param, Unknown]
+              Unknown]
 _NOTHING = ("nothing",)  # a key nothing flows into: the index `enumerate` pairs with each element
 _DISCARDED = ("discarded",)  # where results nobody reads go (what a launched body returns)
 
@@ -116,6 +111,12 @@ class Launch:
     site: ast.AST  # the call (or decorated def) that launches
 
 
+# Imports no project's kernel body comes from (jax's own launchers are matched by name, not as values):
+# following every array their functions return would cost more than the rest of the analysis.
+LIBRARIES = frozenset(sys.stdlib_module_names) | {
+    "jax", "jaxlib", "numpy", "scipy", "ml_dtypes", "einops", "flax", "optax", "chex", "equinox", "haiku",
+    "triton", "torch", "tensorflow", "absl", "opt_einsum", "typing_extensions", "numba",
+}
 _BUILTIN_SEQUENCES = {"reversed", "sorted", "list", "tuple", "set", "frozenset", "iter"}
 
 
@@ -132,6 +133,7 @@ class ValueFlow:
         self._pending: list[tuple[object, Value]] = []
         self._derived: set[object] = set()  # synthetic keys whose rules are set up
         self._applied: set[tuple] = set()
+        self._sources: Optional[dict[object, list[object]]] = None  # the graph backwards, when asked
         self.launches: list[Launch] = []
         self._target_bindings: dict[ast.AST, Binding] = {}
         self._collect_bindings()
@@ -142,6 +144,28 @@ class ValueFlow:
 
     def of(self, key: object) -> frozenset[Value]:
         return frozenset(self.values.get(key, ()))
+
+    def parameters_into(self, key: object) -> list[ast.arg]:
+        """The parameters whose values flow into `key` (through names, containers, partials, ...):
+        what callers this module does not show pass for them reaches it too. Backwards over the
+        graph, each key once."""
+        if self._sources is None:
+            self._sources = {}
+            for source, targets in self._edges.items():
+                for target in targets:
+                    self._sources.setdefault(target, []).append(source)
+        found, seen, pending = [], {key}, [key]
+        while pending:
+            current = pending.pop()
+            if isinstance(current, Binding) and isinstance(current.node, ast.arg):
+                found.append(current.node)
+            sources = [*self._sources.get(current, ()), *(self._partial_target(value.call)
+                       for value in self.values.get(current, ()) if isinstance(value, Partial))]
+            for source in sources:
+                if source not in seen:
+                    seen.add(source)
+                    pending.append(source)
+        return found
 
     def binding_of(self, target: ast.AST) -> Optional[Binding]:
         """The binding a def, parameter or assignment target makes (a key of the flow)."""
@@ -167,10 +191,7 @@ class ValueFlow:
                 chain = (*partials, value.call)
                 if value.call not in partials and len(chain) <= 16:
                     target = self._partial_target(value.call)
-                    inner = self.values.get(target, ())
-                    if not inner:
-                        yield Unknown("a partial of a value this analysis does not follow", value.call), chain
-                    pending += [(value, chain) for value in inner]
+                    pending += [(value, chain) for value in self.values.get(target, ())]
             else:
                 yield value, partials
 
@@ -240,38 +261,38 @@ class ValueFlow:
                     self._target_bindings.setdefault(binding.node, binding)
 
     def _generate(self) -> None:
-        module = self.module
-        stack: list[tuple[ast.AST, Optional[ast.ClassDef]]] = [(module.tree, None)]
-        while stack:
-            node, owner = stack.pop()
-            kind = node.__class__
-            handler = _HANDLERS.get(kind)
+        """One pass over the nodes the module index already walked (no second tree walk); a name's
+        loads come from its bindings' references (no scope lookups)."""
+        handlers = _HANDLERS
+        for node in self.module.parent:
+            handler = handlers.get(node.__class__)
             if handler is not None:
-                handler(self, node, owner)
-            inner_owner = node if kind is ast.ClassDef else (None if kind in FUNCTIONS else owner)
-            for child in ast.iter_child_nodes(node):
-                if child.__class__ is not ast.Constant:
-                    stack.append((child, inner_owner if child not in getattr(node, "decorator_list", ()) else owner))
+                handler(self, node)
+        for binding in self._target_bindings.values():
+            self._loads(binding)
 
-    def _name(self, node: ast.Name, owner) -> None:
-        if node.ctx.__class__ is not ast.Load:
+    def _loads(self, binding: Binding) -> None:
+        if binding.imported is not None:
+            launcher = binding.imported.rsplit(".", 1)[-1] in self._launcher_names
+            foreign = binding.imported.startswith(".") or binding.imported.split(".")[0] not in LIBRARIES
+            for reference in binding.references:
+                if foreign:
+                    self._add(reference, Foreign(reference))
+                if launcher:
+                    self._resolve_launcher(reference)
             return
-        bindings = self.module.bindings(node)
-        for binding in bindings:
-            if binding.imported is not None:
-                self._add(node, Foreign(node))
-            else:
-                self._flow(binding, node)
-        if any(b.imported is not None and b.imported.rsplit(".", 1)[-1] in self._launcher_names
-               or isinstance(b.value, (ast.Name, ast.Attribute)) for b in bindings):
-            self._resolve_launcher(node)
+        alias = isinstance(binding.value, (ast.Name, ast.Attribute))
+        for reference in binding.references:
+            self._flow(binding, reference)
+            if alias:
+                self._resolve_launcher(reference)
 
     def _resolve_launcher(self, node: ast.AST) -> None:
         name = self.module.matching_name(node, self._launchers)
         if name is not None:
             self._add(node, Launcher(name))
 
-    def _attribute(self, node: ast.Attribute, owner) -> None:
+    def _attribute(self, node: ast.Attribute) -> None:
         if node.ctx.__class__ is not ast.Load:
             return
         attr = node.attr
@@ -289,7 +310,7 @@ class ValueFlow:
                 self._add(node, Unknown(value.reason, value.node))
         self._watch(node.value, rule)
 
-    def _subscript(self, node: ast.Subscript, owner) -> None:
+    def _subscript(self, node: ast.Subscript) -> None:
         if node.ctx.__class__ is not ast.Load:
             return
         index = node.slice
@@ -310,7 +331,7 @@ class ValueFlow:
                 self._add(node, value)
         self._watch(node.value, rule)
 
-    def _sequence(self, node: Union[ast.Tuple, ast.List, ast.Set], owner) -> None:
+    def _sequence(self, node: Union[ast.Tuple, ast.List, ast.Set]) -> None:
         if getattr(node, "ctx", ast.Load()).__class__ is not ast.Load:
             return
         starred = any(isinstance(element, ast.Starred) for element in node.elts)
@@ -321,7 +342,7 @@ class ValueFlow:
             else:
                 self._flow(element, self._elements(node))
 
-    def _dict(self, node: ast.Dict, owner) -> None:
+    def _dict(self, node: ast.Dict) -> None:
         self._add(node, Mapping(node))
         for key, value in zip(node.keys, node.values):
             if key is None:  # `{**other}`
@@ -337,7 +358,7 @@ class ValueFlow:
                 self._flow(("values", value.origin), ("values", origin))
         self._watch(source, rule)
 
-    def _comprehension(self, node: ast.AST, owner) -> None:
+    def _comprehension(self, node: ast.AST) -> None:
         for generator in node.generators:  # type: ignore[attr-defined]
             self._unpack(generator.target, self._iterated(generator.iter))
         if isinstance(node, ast.DictComp):
@@ -348,7 +369,7 @@ class ValueFlow:
             self._add(node, Sequence(node))
             self._flow(node.elt, self._elements(node))  # type: ignore[attr-defined]
 
-    def _passthrough(self, node: ast.AST, owner) -> None:
+    def _passthrough(self, node: ast.AST) -> None:
         """`a if c else b`, `a or b`, `(x := v)`, `await v`: the value of a part."""
         if isinstance(node, ast.IfExp):
             parts = [node.body, node.orelse]
@@ -362,16 +383,16 @@ class ValueFlow:
         for part in parts:
             self._flow(part, node)
 
-    def _binop(self, node: ast.BinOp, owner) -> None:
+    def _binop(self, node: ast.BinOp) -> None:
         if isinstance(node.op, (ast.Add, ast.BitOr)):  # `BODIES + (extra,)`, `TABLE | {...}`: the containers
             self._flow(node.left, node)
             self._flow(node.right, node)
 
-    def _function(self, node: FunctionNode, owner: Optional[ast.ClassDef]) -> None:
+    def _function(self, node: FunctionNode) -> None:
+        holder = self.module.parent.get(node)
+        owner = holder if isinstance(holder, ast.ClassDef) else None
         arguments = node.args
         positional = [*arguments.posonlyargs, *arguments.args]
-        for arg in (*positional, *arguments.kwonlyargs):
-            self._add(self._target_bindings.get(arg), Param(arg))
         for arg in filter(None, (arguments.vararg, arguments.kwarg)):
             self._add(self._target_bindings.get(arg), Unknown("`*args` / `**kwargs`", arg))
         defaults = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
@@ -382,8 +403,6 @@ class ValueFlow:
             self._add(node, Function(node))
             self._flow(node.body, ("return", node))
             return
-        for returned in returned_values(node):
-            self._flow(returned, ("return", node))
         method = owner is not None and not any(
             isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
         if method and positional:
@@ -401,7 +420,14 @@ class ValueFlow:
             current = result
         self._flow(current, binding)
 
-    def _class(self, node: ast.ClassDef, owner) -> None:
+    def _return(self, node: ast.Return) -> None:
+        function = self.module.parent.get(node)
+        while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            function = self.module.parent.get(function)
+        if function is not None and node.value is not None:
+            self._flow(node.value, ("return", function))
+
+    def _class(self, node: ast.ClassDef) -> None:
         self._add(self._target_bindings.get(node), Class(node))
         for statement in node.body:
             targets: list[ast.AST] = []
@@ -415,7 +441,7 @@ class ValueFlow:
                 if binding is not None:
                     self._flow(binding, ("member", node, binding.name))
 
-    def _assign(self, node: ast.AST, owner) -> None:
+    def _assign(self, node: ast.AST) -> None:
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 self._unpack(target, node.value)
@@ -475,7 +501,7 @@ class ValueFlow:
 
     # -- calls --
 
-    def _call(self, node: ast.Call, owner) -> None:
+    def _call(self, node: ast.Call) -> None:
         module = self.module
         func = node.func
         if isinstance(func, ast.Name) and not module.bindings(func) and self._builtin(node, func.id):
@@ -602,9 +628,8 @@ class ValueFlow:
             self._call_site(("bound", value.node, "__call__"), args, keywords, result, site)
         elif isinstance(value, (Foreign, ForeignResult)):
             self._add(result, ForeignResult(value.mention))
-        elif isinstance(value, (Param, Unknown)):
-            node = value.arg if isinstance(value, Param) else value.node
-            self._add(result, Unknown("calls a value this analysis does not follow", node))
+        elif isinstance(value, Unknown):
+            self._add(result, Unknown("calls a value this analysis does not follow", value.node))
 
     def _bind_arguments(self, function: FunctionNode, args: list, keywords: dict, skip: int) -> None:
         arguments = function.args
@@ -647,7 +672,7 @@ _CONTAINER_METHODS = {"values", "keys", "items", "get", "pop", "setdefault", "up
                       "insert", "extend"}
 
 _HANDLERS: dict[type, Callable] = {
-    ast.Name: ValueFlow._name, ast.Attribute: ValueFlow._attribute, ast.Subscript: ValueFlow._subscript,
+    ast.Attribute: ValueFlow._attribute, ast.Subscript: ValueFlow._subscript,
     ast.Tuple: ValueFlow._sequence, ast.List: ValueFlow._sequence, ast.Set: ValueFlow._sequence,
     ast.Dict: ValueFlow._dict, ast.ListComp: ValueFlow._comprehension, ast.SetComp: ValueFlow._comprehension,
     ast.GeneratorExp: ValueFlow._comprehension, ast.DictComp: ValueFlow._comprehension,
@@ -656,7 +681,7 @@ _HANDLERS: dict[type, Callable] = {
     ast.FunctionDef: ValueFlow._function, ast.AsyncFunctionDef: ValueFlow._function, ast.Lambda: ValueFlow._function,
     ast.ClassDef: ValueFlow._class, ast.Assign: ValueFlow._assign, ast.AnnAssign: ValueFlow._assign,
     ast.AugAssign: ValueFlow._assign, ast.For: ValueFlow._assign, ast.AsyncFor: ValueFlow._assign,
-    ast.Call: ValueFlow._call,
+    ast.Call: ValueFlow._call, ast.Return: ValueFlow._return,
 }
 
 
