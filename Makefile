@@ -63,6 +63,7 @@ gpu-wheels:
 sweep: $(VENV)/.test-installed
 	$(VENV)/bin/python bench/sweep.py
 	$(VENV)/bin/python bench/upgrade_sweep.py
+	$(VENV)/bin/python bench/inject.py
 
 # Not part of `make test`: mutation testing (mutmut, pinned in pyproject.toml's `mutants` extra) of
 # the analysis, the rules, the capability table and the engine ([tool.mutmut] in pyproject.toml).
