@@ -64,6 +64,7 @@ sweep: $(VENV)/.test-installed
 	$(VENV)/bin/python bench/sweep.py
 	$(VENV)/bin/python bench/upgrade_sweep.py
 	$(VENV)/bin/python bench/inject.py
+	JAX_CODEMOD_PROPERTY_EXAMPLES=1000 $(VENV)/bin/python -m pytest -q tests/test_flow_property.py
 
 # Not part of `make test`: mutation testing (mutmut, pinned in pyproject.toml's `mutants` extra) of
 # the analysis, the rules, the capability table and the engine ([tool.mutmut] in pyproject.toml).

@@ -16,7 +16,7 @@ from typing import Iterable, Iterator, Optional
 from codemods.analysis.module import FUNCTIONS, MAX_ALIAS_DEPTH, Binding, FunctionNode, ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, find_arg, value_of
 from codemods.analysis.value_flow import (
-    Bound, Foreign, ForeignResult, Function, Unknown, ValueFlow, returned_values,
+    Bound, Foreign, ForeignResult, Function, Mapping, Sequence, Unknown, ValueFlow, returned_values,
 )
 
 # Every kernel launcher lives under jax.experimental.pallas: a file without this word launches no kernel.
@@ -75,6 +75,7 @@ class KernelScope:
     """The answer for one module: kernel bodies, and how to find the one enclosing a call."""
 
     module: ModuleIndex
+    flow: Optional[ValueFlow] = None  # the module's value flow, which found them
     kernels: dict[FunctionNode, str] = field(default_factory=dict)  # body -> why it is one
     # The backends each kernel body (and each function it calls) may be lowered for.
     backends: dict[FunctionNode, Backends] = field(default_factory=dict)
@@ -94,9 +95,11 @@ class KernelScope:
     # When a launch's body cannot be resolved: the functions it may be (not kernels already, not
     # proven plain XLA code: called by name only), with what they call, and that launch.
     maybe_kernels: dict[FunctionNode, tuple[ast.AST, str, Backends]] = field(default_factory=dict)
-    # Keywords a partial binds on another module's kernel body (`partial(kernels.body, precision=PAIR)`):
-    # the keyword, the body's mention and the backends. The value runs in that kernel.
-    foreign_keywords: list[tuple[ast.keyword, ast.AST, Backends]] = field(default_factory=list)
+    # Keywords a partial binds on another module's kernel body (`partial(kernels.body, precision=PAIR)`),
+    # or that a call of its factory passes (`kernels.make(precision=PAIR)`), BOUND; or that kernel code
+    # passes on to another module's function (`ops.mm(a, b, precision=precision)`), PASSED: the keyword,
+    # the mention of what takes it, the backends, and which. The value runs in that kernel.
+    foreign_keywords: list[tuple[ast.keyword, ast.AST, Backends, str]] = field(default_factory=list)
     # Functions that pass a parameter on as a kernel body (`def run(body): pl.pallas_call(body, ...)`),
     # with that parameter and the backends the launch reaches: launchers of their own.
     launch_helpers: dict[FunctionNode, tuple[ast.arg, Backends]] = field(default_factory=dict)
@@ -195,6 +198,8 @@ NO_FACTS = ModuleFacts()
 # What another module does with a function: hands it to a launcher, calls it from a kernel, or
 # launches what it returns (a kernel factory).
 BODY, HELPER, FACTORY = "body", "helper", "factory"
+# How a value reaches another module's kernel code (KernelScope.foreign_keywords).
+BOUND, PASSED = "bound", "passed"
 
 
 def find_kernels(module: ModuleIndex, facts: ModuleFacts = NO_FACTS) -> KernelScope:
@@ -208,7 +213,7 @@ class _KernelFinder:
         helpers = {name: (position, keyword, launched) for name, position, keyword, launched in facts.launchers}
         specs = {name: (spec.body_position, _BODY_KEYWORDS) for name, spec in LAUNCHERS.items()}
         specs.update({name: (position, (keyword,)) for name, (position, keyword, _) in helpers.items()})
-        self.flow = flow = ValueFlow(module, specs)
+        self.flow = self.result.flow = flow = ValueFlow(module, specs)
         kernels, backends = self.result.kernels, self.result.backends
         # (the values of a body, why they are one, the backends, the calls that configure the launch, where,
         # and the key of the flow that holds the body: None for what other modules launch)
@@ -225,12 +230,24 @@ class _KernelFinder:
                     f"{'mapped by' if mapped else 'passed to'} {short}"
             entries.append((flow.of(launch.body), why, launched, launch.calls, site, launch.body))
         for name, launched, why, role in facts.kernels:  # launched or called from kernels in other modules
+            owner, _, member = name.partition(".")
+            for binding in module.module_scope.bindings.get(owner, ()) if member else ():  # `Holder.kernel`
+                if isinstance(binding.node, ast.ClassDef):
+                    values = flow.of(("member", binding.node, member)) | flow.of(("bound", binding.node, member))
+                    entries.append((frozenset(_contents(flow, values)), why, launched, (), None, None))
             for binding in module.module_scope.bindings.get(name, ()):
                 if isinstance(binding.node, FUNCTIONS):
                     values = flow.of(("return", binding.node)) if role == FACTORY else frozenset({Function(binding.node)})
                     entries.append((values, why, launched, (), None, None))  # type: ignore[arg-type]
-                elif binding.value is not None:  # `exp_hi = functools.partial(...)` another module's kernels call
-                    self.result.foreign_uses[binding] = (launched, name in facts.shared)
+                elif binding.value is not None:
+                    # `k = body`, `BODIES = [body]`: what the value holds is launched (or called) there
+                    values = flow.of(binding)
+                    if role == FACTORY:
+                        values = frozenset(made for function, _ in flow.functions(values)
+                                           for made in flow.of(("return", function)))
+                    entries.append((frozenset(_contents(flow, values)), why, launched, (), None, None))
+                    if role == HELPER:  # `exp_hi = functools.partial(...)` another module's kernels call
+                        self.result.foreign_uses[binding] = (launched, name in facts.shared)
         handed: dict[ast.expr, Backends] = self.result.handed
         handed_to: dict[ast.expr, str] = {}  # the kernel a handed function is passed to, for its reason
         for values, why, launched, calls, site, body in entries:
@@ -258,8 +275,10 @@ class _KernelFinder:
                 elif isinstance(leaf, (Foreign, ForeignResult)):  # another module's: the project index follows it
                     role = FACTORY if isinstance(leaf, ForeignResult) else BODY
                     self.result.foreign_bodies.append((leaf.mention, why, launched, role))
-                    self.result.foreign_keywords += [(keyword, leaf.mention, launched) for partial in partials
-                                                     for keyword in partial.keywords if keyword.arg is not None]
+                    made = module.parent.get(leaf.mention) if role == FACTORY else None  # `make(precision=...)`
+                    calls = [*partials, *([made] if isinstance(made, ast.Call) and made.func is leaf.mention else [])]
+                    self.result.foreign_keywords += [(keyword, leaf.mention, launched, BOUND) for call in calls
+                                                     for keyword in call.keywords if keyword.arg is not None]
                 elif isinstance(leaf, Unknown) and site is not None:
                     self.result.unresolved.append((site, leaf.reason, launched))
         direct = set(kernels)
@@ -287,8 +306,24 @@ class _KernelFinder:
             self._used_outside_kernels(f) or getattr(f, "name", None) in facts.shared)}
         self._spread_approx_math()
         self._find_partial_launchers()
+        self._find_foreign_calls()
         if self.result.unresolved:
             self._find_maybe_kernels()
+
+    def _find_foreign_calls(self) -> None:
+        """Keywords kernel code passes on to another module's function (`ops.mm(a, b, precision=p)`)
+        that are not written there (a parameter, a name): the value, set in this module, runs in that
+        function, in this kernel. (Which module it is, a library or the project, is not known here.)"""
+        for call in self.module.calls:
+            kernel = self.result.kernel_of(call)
+            if kernel is None or not call.keywords:
+                continue
+            for value in self.flow.of(call.func):
+                if isinstance(value, (Foreign, ForeignResult)):
+                    self.result.foreign_keywords += [
+                        (keyword, value.mention, self.result.backends.get(kernel, frozenset()), PASSED)
+                        for keyword in call.keywords if keyword.arg is not None and isinstance(keyword.value, ast.Name)]
+                    break
 
     def _find_maybe_kernels(self) -> None:
         """The functions an unresolved launch may run: any whose value is taken (passed, stored,
@@ -487,6 +522,21 @@ def classes_read(module: ModuleIndex, name: ast.Name) -> list[ast.ClassDef]:
             if arguments and arguments[0] is binding.node and isinstance(owner, ast.ClassDef):
                 found.append(owner)
     return found
+
+
+def _contents(flow: ValueFlow, values: Iterable) -> Iterator:
+    """The values and, through containers (`BODIES = [a, b]`, `{"a": a}`), what they hold."""
+    pending, seen = list(values), set()
+    while pending:
+        value = pending.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        yield value
+        if isinstance(value, Sequence):
+            pending += flow.of(("elements", value.origin))
+        elif isinstance(value, Mapping):
+            pending += flow.of(("values", value.origin))
 
 
 def _takes_refs(function: FunctionNode) -> bool:

@@ -65,11 +65,13 @@ class Usage:
     role: str = HELPER  # BODY: handed to a launcher; FACTORY: what it returns is; HELPER: called from kernels
     plain: bool = False  # plain XLA code runs it too
     why: str = ""
+    members: frozenset[str] = frozenset()  # of a class: the attributes launched (`Holder.kernel`)
 
     def __or__(self, other: "Usage") -> "Usage":
         roles = {self.role, other.role}
         role = FACTORY if FACTORY in roles else BODY if BODY in roles else HELPER
-        return Usage(self.backends | other.backends, role, self.plain or other.plain, self.why or other.why)
+        return Usage(self.backends | other.backends, role, self.plain or other.plain, self.why or other.why,
+                     self.members | other.members)
 
 
 @dataclass
@@ -89,6 +91,7 @@ class _Module:
     project_mentions: Optional[dict] = None
     top_level: Optional[dict[str, str]] = None  # see ProjectIndex._top_level
     project_names: Optional[frozenset[str]] = None  # names it binds to project modules (import roots)
+    holders: Optional[dict[str, list[str]]] = None  # see ProjectIndex._holders
 
     def absolute(self, name: str) -> Optional[str]:
         """A qualified name with a relative import's dots (`..ops.act`) made absolute; None above the root."""
@@ -190,6 +193,7 @@ class ProjectIndex:
             usage = self._usage(module, name)
             if usage.backends:
                 kernels.append((name, usage.backends, usage.why, usage.role))
+                kernels += [(f"{name}.{member}", usage.backends, usage.why, usage.role) for member in usage.members]
             if usage.plain:
                 shared.add(name)
         return ModuleFacts(tuple(sorted(kernels)), frozenset(shared), launchers)
@@ -215,10 +219,10 @@ class ProjectIndex:
                 continue  # no hint of a failing call starts in it: most statements stop here
             if not _may_fail_bytes(raw[start:end]):
                 continue  # the walk below costs more than this look at its bytes
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                name = statement.name
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = statement.name  # a class: its members (`kernel = staticmethod(partial(body, ...))`)
             elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
-                    and isinstance(statement.targets[0], ast.Name) and _may_be_a_call(statement.value):
+                    and isinstance(statement.targets[0], ast.Name):  # a partial, or a container of partials
                 name = statement.targets[0].id
             else:
                 continue
@@ -230,8 +234,8 @@ class ProjectIndex:
                     parameters.update(_passed_on(node))
             if any(_may_fail_in_a_kernel(call, parameters) for call in calls):
                 names.append(name)
-        module.needy = names
-        return names
+        module.needy = names + _reaching(tree, set(names)) if names else names
+        return module.needy
 
     # -- who uses a name, and how --
 
@@ -255,14 +259,42 @@ class ProjectIndex:
                 for mention in mentions:
                     if _last_name(mention) in aliases and (module, name) in self._targets(referrer, index, mention):
                         usage |= self._usage_at(referrer, index, scope, function, mention, bodies)
+        for holder in self._holders(module).get(name, ()):  # `k = body`, `BODIES = [body]` here: used as they are
+            held = self._usage(module, holder)
+            usage |= Usage(held.backends, held.role, held.plain, held.why)
         self._usages[key] = usage
         return usage
+
+    def _holders(self, module: _Module) -> dict[str, list[str]]:
+        """For each name, the top-level values and classes of the module that hold it (`k = body`,
+        `BODIES = [body]`, `class Holder: kernel = staticmethod(body)`): another module launching
+        those launches it."""
+        if module.holders is None:
+            module.holders = {}
+            tree = self._tree(module)
+            for statement in tree.body if tree is not None else ():
+                if isinstance(statement, ast.ClassDef):
+                    holder = statement.name
+                elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                        and isinstance(statement.targets[0], ast.Name):
+                    holder = statement.targets[0].id
+                else:
+                    continue
+                for named in {node.id for node in ast.walk(statement) if isinstance(node, ast.Name)} - {holder}:
+                    module.holders.setdefault(named, []).append(holder)
+        return module.holders
 
     def _usage_at(self, referrer: _Module, index: ModuleIndex, scope: KernelScope, function: Optional[FunctionNode],
                   mention: ast.AST, bodies: dict, depth: int = MAX_ALIAS_DEPTH) -> Usage:
         if id(mention) in bodies:  # its value reaches a launch (the module's value flow followed it there)
             why, launched, role = bodies[id(mention)]
             return Usage(launched, role, why=f"{why} in {referrer.name}")
+        holder = index.parent.get(mention)
+        if isinstance(holder, ast.Call) and holder.func is mention:  # `Model().kernel`: a member of an instance
+            holder = index.parent.get(holder) if isinstance(index.parent.get(holder), ast.Attribute) else holder
+        if isinstance(holder, ast.Attribute) and id(holder) in bodies:  # `Holder.kernel`
+            why, launched, role = bodies[id(holder)]
+            return Usage(launched, role, why=f"{why} in {referrer.name}", members=frozenset({holder.attr}))
         holder = index.parent.get(mention)
         if not (isinstance(holder, ast.Call) and holder.args and holder.args[0] is mention
                 and _terminal_name(holder.func) == "partial"):
@@ -275,6 +307,8 @@ class ProjectIndex:
             for reference in binding.references:
                 usage |= self._usage_at(referrer, index, scope, index.enclosing.get(reference), reference, bodies,
                                         depth - 1)
+            if binding.scope is index.module_scope:  # `k = kernels.body` at the top: other modules may launch `k`
+                usage |= self._usage(referrer, binding.name)
             return usage
         kernel = scope.kernel_of(mention)
         if kernel is not None:
@@ -284,7 +318,18 @@ class ProjectIndex:
         top = function
         while top is not None and index.function_parent.get(top) is not None:
             top = index.function_parent[top]
-        if top is None or isinstance(top, ast.Lambda) or index.module_scope.bindings.get(top.name) is None:
+        if top is None:  # at the top: held by a value or class (`BODIES = [ops.body]`), used as that is
+            statement = mention
+            while not isinstance(index.parent.get(statement), (ast.Module, type(None))):
+                statement = index.parent[statement]
+            holder = statement.name if isinstance(statement, ast.ClassDef) else statement.targets[0].id \
+                if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name) else None
+            if holder is None:
+                return Usage(plain=True)
+            held = self._usage(referrer, holder)
+            return Usage(held.backends, held.role, held.plain or not held.backends, held.why)
+        if isinstance(top, ast.Lambda) or index.module_scope.bindings.get(top.name) is None:
             return Usage(plain=True)
         outer = self._usage(referrer, top.name)  # a function of the referrer: it runs where that runs
         called_plainly = any(scope.kernel_of(reference) is None
@@ -357,7 +402,38 @@ class ProjectIndex:
         found: dict[str, tuple[Optional[int], str, Backends]] = {}
         for dependency in sorted(self._imported_names(module, shallow=False)):
             found.update(self._launch_helpers(self._modules[dependency]))
-        return tuple(sorted((name, *spec) for name, spec in found.items()))
+        return tuple(sorted((name, *spec) for name, spec in {**found, **self._spellings(module, found)}.items()))
+
+    def _spellings(self, module: _Module, launchers: dict) -> dict:
+        """The names `module` calls `launchers` by, as its own analysis spells them: through a relative
+        import (`from . import launch` -> `.launch.run`), a module alias, or a package's re-export
+        (`from pkg import run` for `pkg.launch.run`)."""
+        spelled: dict[str, str] = {}
+        for statement in self._import_statements(module):
+            if isinstance(statement, ast.ImportFrom):
+                prefix = "." * statement.level + (statement.module or "")
+                for alias in statement.names:
+                    name = f"{prefix}.{alias.name}" if statement.module else f"{prefix}{alias.name}"
+                    absolute = module.absolute(name)
+                    if absolute is not None:
+                        spelled[name] = absolute
+            elif isinstance(statement, ast.Import):
+                spelled.update((alias.name, alias.name) for alias in statement.names)
+        found = {}
+        tails = {key.rpartition(".")[2] for key in launchers}
+        for name, absolute in spelled.items():
+            owner = self._modules.get(absolute.rpartition(".")[0])
+            # A package's re-export of a launcher's name (only then is that package's top level read)
+            re_export = owner is not None and owner.is_package and absolute.rpartition(".")[2] in tails
+            target = self._function(absolute, _MAX_REEXPORTS) if re_export else None
+            if absolute in launchers:  # `from .launch import run`: spelled `.launch.run`
+                found[name] = launchers[absolute]
+            elif target is not None and f"{target[0].name}.{target[1]}" in launchers:
+                found[name] = launchers[f"{target[0].name}.{target[1]}"]
+            for key, spec in launchers.items():
+                if key.startswith(absolute + "."):
+                    found[name + key[len(absolute):]] = spec
+        return {name: spec for name, spec in found.items() if name not in launchers}
 
     def _launch_helpers(self, module: _Module) -> dict[str, tuple[Optional[int], str, Backends]]:
         if module.name not in self._launchers:
@@ -365,10 +441,19 @@ class ProjectIndex:
             index = self._index(module) if _may_define_launch_helpers(self._bytes(module)) else None
             scope = find_kernels(index) if index is not None else None
             for function, (param, launched) in scope.launch_helpers.items() if scope is not None else ():
-                if index.function_parent.get(function) is None and not isinstance(function, ast.Lambda):
-                    positional = [*function.args.posonlyargs, *function.args.args]
-                    spec = (positional.index(param) if param in positional else None, param.arg, launched)
-                    self._launchers[module.name][f"{module.name}.{function.name}"] = spec
+                if isinstance(function, ast.Lambda):
+                    continue
+                positional = [*function.args.posonlyargs, *function.args.args]
+                position = positional.index(param) if param in positional else None
+                holder = index.parent.get(function)
+                if isinstance(holder, ast.Module):  # `def run(body, x)`
+                    name = function.name
+                elif function.name == "__init__" and isinstance(holder, ast.ClassDef) \
+                        and isinstance(index.parent.get(holder), ast.Module):  # `Runner(body)` keeps it for a launch
+                    name, position = holder.name, None if position is None else position - 1
+                else:
+                    continue
+                self._launchers[module.name][f"{module.name}.{name}"] = (position, param.arg, launched)
             for name, spec in scope.partial_launchers.items() if scope is not None else ():
                 self._launchers[module.name][f"{module.name}.{name}"] = spec
         return self._launchers[module.name]
@@ -411,9 +496,9 @@ class ProjectIndex:
             module.top_level = {}
             tree = self._tree(module)
             for statement in tree.body if tree is not None else ():
-                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     module.top_level[statement.name] = "def"
-                elif isinstance(statement, ast.Assign) and _may_be_a_call(statement.value):
+                elif isinstance(statement, ast.Assign):  # a value: a partial, an alias, a container of bodies
                     for target in statement.targets:
                         if isinstance(target, ast.Name):
                             module.top_level[target.id] = "def"
@@ -495,12 +580,15 @@ class ProjectIndex:
     def _launching_through_helpers(self, pallas_modules: list[_Module]) -> list[_Module]:
         """Modules that never say pallas but launch kernels through a launcher one of `pallas_modules`
         defines (`from .launch import tpu_call`, a def or a module-level partial): kernels run there."""
-        words = {qualified.rpartition(".")[2].encode() for module in pallas_modules
-                 for qualified in self._launch_helpers(module)}
+        helpers = [(module.name, [qualified.rpartition(".")[2].encode() for qualified in self._launch_helpers(module)])
+                   for module in pallas_modules]
+        # Imported by name (`from .launch import run`), or their module is (`from . import launch`).
+        words = {word for module, names in helpers if names for word in (*names, module.rpartition(".")[2].encode())}
+        names = {name for _, found in helpers for name in found}
         importers = self._importers_list()
         positions = sorted({position for word in words for position in self._importers_by_word().get(word, ())})
         return [importers[position] for position in positions if KERNEL_MARKER not in self._bytes(importers[position])
-                and self._imported_launchers(importers[position])]
+                and names & self._words(importers[position]) and self._imported_launchers(importers[position])]
 
     def _imported_names(self, module: _Module, shallow: bool) -> set[str]:
         """The project modules a module's import lines name: `import a.b` names `a.b`, `from a import
@@ -626,14 +714,30 @@ def _passed_on(arguments: ast.arguments) -> list[str]:
     return [arg.arg for arg, default in named if arg is not None and (default is None or _is_none(default))]
 
 
-def _may_be_a_call(value: ast.expr) -> bool:
-    """A value computed by a call, or a conditional one of whose branches is (`exp_hi = partial(...)
-    if new_jax else lax.exp`): what a module exports as a function it may call in a kernel."""
-    while isinstance(value, ast.IfExp):
-        if _may_be_a_call(value.body):
-            return True
-        value = value.orelse
-    return isinstance(value, ast.Call)
+def _reaching(tree: Optional[ast.Module], needy: set[str]) -> list[str]:
+    """Top-level defs and values that name a needy one (`def body(...): mm(...)`, `k = body`,
+    `BODIES = [body]`), transitively: launched or called from a kernel elsewhere, they bring it there."""
+    loads: dict[str, set[str]] = {}
+    for statement in tree.body if tree is not None else ():
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            name = statement.name
+        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            name = statement.targets[0].id
+        else:
+            continue
+        if name not in needy:
+            loads[name] = {node.id for node in ast.walk(statement) if isinstance(node, ast.Name)}
+    found: list[str] = []
+    changed = True
+    while changed:
+        changed = False
+        for name, named in list(loads.items()):
+            if named & needy:
+                needy.add(name)
+                found.append(name)
+                del loads[name]
+                changed = True
+    return found
 
 
 def _may_fail_in_a_kernel(call: ast.Call, parameters: set[str]) -> bool:
@@ -675,9 +779,10 @@ def _terminal_name(node: ast.AST) -> str:
     return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
 
 
-# The name a launcher is fed: `pallas_call(body,`, `pallas_call(kernel=body,`, `pallas_call(partial(body, n=1)`.
+# The name a launcher is fed: `pallas_call(body,`, `pallas_call(kernel=body,`, `pallas_call(partial(body, n=1)`,
+# `pallas_call(self.body,` (a runner class keeps what its `__init__` takes).
 _LAUNCHED_NAME = re.compile(rb"(?:pallas_call|kernel|core_map|emit_pipeline\w*)\(\s*(?:(?:kernel|body|f)\s*=\s*)?"
-                            rb"(?:(?:functools\s*\.\s*)?partial\s*\(\s*)?([A-Za-z_]\w*)\s*[,)]")
+                            rb"(?:(?:functools\s*\.\s*)?partial\s*\(\s*)?(?:self\s*\.\s*)?([A-Za-z_]\w*)\s*[,)]")
 _PARTIAL_OF_A_LAUNCHER = re.compile(rb"\bpartial\s*\(\s*[\w.]*\b(?:pallas_call|kernel|emit_pipeline\w*)\s*[,)]")
 
 

@@ -244,8 +244,7 @@ class ValueFlow:
                 elif isinstance(value, Mapping):
                     self._flow(("keys", value.origin), derived)
                 elif isinstance(value, (Foreign, ForeignResult, Unknown)):
-                    self._add(derived, Unknown("iterates a value this analysis does not follow",
-                                               value.node if isinstance(value, Unknown) else value.mention))
+                    self._add(derived, value)  # an element of another module's value: that value, for its index
             self._watch(key, rule)
         return derived
 
@@ -327,7 +326,7 @@ class ValueFlow:
                     self._flow(self._elements(value.origin), node)
             elif isinstance(value, Mapping):
                 self._flow(("values", value.origin), node)
-            elif isinstance(value, Unknown):
+            elif isinstance(value, (Foreign, ForeignResult, Unknown)):  # `BODIES[1]` of another module: BODIES
                 self._add(node, value)
         self._watch(node.value, rule)
 
@@ -481,7 +480,7 @@ class ValueFlow:
                 elif isinstance(value, Mapping):
                     for part in parts:
                         self._flow(("keys", value.origin), part)
-                elif isinstance(value, Unknown):
+                elif isinstance(value, (Foreign, ForeignResult, Unknown)):
                     for part in parts:
                         self._add(part, value)
             self._watch(source, rule)
@@ -583,6 +582,14 @@ class ValueFlow:
                         self._flow(keyword.value, ("values", origin))
                 elif method == "copy":
                     self._add(node, value)
+            elif isinstance(value, (Foreign, ForeignResult)):  # `TABLE.values()` of another module: TABLE
+                if method in ("get", "pop"):
+                    self._add(node, value)
+                elif method in ("values", "keys", "items"):
+                    self._add(node, Sequence(("foreign", node)))
+                    element = value if method != "items" else Sequence(("item", node), (("held", node), ("held", node)))
+                    self._add(("held", node), value)
+                    self._add(self._elements(("foreign", node)), element)
             elif isinstance(value, Sequence):
                 if method in ("append", "add") and args:
                     self._flow(args[-1], self._elements(value.origin))

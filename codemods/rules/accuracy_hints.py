@@ -6,10 +6,10 @@ import ast
 import re
 from typing import Optional
 
-from codemods.analysis.kernel_scope import MOSAIC_GPU, Backends, describe_backends
+from codemods.analysis.kernel_scope import MOSAIC_GPU, PASSED, Backends, describe_backends
 from codemods.analysis.module_helpers import reference_helper
 from codemods.analysis.module import ordered_arguments
-from codemods.analysis.names import display, find_arg, has_double_star, is_none, one_line, qualify
+from codemods.analysis.names import display, find_arg, has_double_star, is_none, one_line, qualify, value_of
 from codemods.base import JaxTransform
 from codemods.capabilities import (
     ACCURACY_REJECTED, NOT_LOWERED, UNIMPLEMENTED, accuracy_rejected, accuracy_rejected_anywhere, not_lowered,
@@ -55,6 +55,58 @@ class AccuracyHints(JaxTransform):
             assert isinstance(hint, ast.keyword)
             if not is_none(hint.value) and not self.shared_with_xla(call):
                 self._drop(call, name, function, hint, backends, unlowered)
+        self._plan_foreign_keywords()
+
+    def _plan_foreign_keywords(self) -> None:
+        """An `accuracy=` that reaches kernel code of another module (a partial of its body, a call of its
+        factory or of a helper from a kernel) launched for a Mosaic backend, at an op this module does
+        not show. Dropped (unsafe: that code then runs at its default accuracy), never passed over
+        silently."""
+        from codemods.engine.call_rewrites import drop_argument
+
+        for keyword, mention, launched, how in self.analysis.kernels.foreign_keywords:
+            backends = frozenset(backend for backend in launched & frozenset(ACCURACY_REJECTED)
+                                 if accuracy_rejected(backend, self.settings.jax_version))
+            if keyword.arg != "accuracy" or is_none(keyword.value) or not backends:
+                continue
+            if how == PASSED:  # a kernel passes its own value on: said where that value is set
+                for source in self._set_by_callers(keyword.value) or [keyword.value]:
+                    self.report(source, Kind.MANUAL, f"accuracy={one_line(self.module.segment(source))} reaches "
+                                f"`{one_line(self.module.segment(mention))}`, kernel code of another module run by "
+                                f"{describe_backends(backends)} (passed on line {self.module.position(keyword)[0]}): "
+                                "unless it is None there, its lowering raises \"Not implemented: accuracy\"")
+                continue
+            call = self.module.parent[keyword]
+            fix = FixPlan()
+            self.rewrite(fix, call, drop_argument(ordered_arguments(call).index(keyword)))  # type: ignore[arg-type]
+            self.forget_imports(fix, keyword.value)
+            where = f"`{one_line(self.module.segment(mention))}`, kernel code of another module run by " \
+                    f"{describe_backends(backends)}"
+            self.report(keyword, Kind.DROPPED, f"dropped accuracy={one_line(self.module.segment(keyword.value))}: it "
+                        f"reaches {where}, whose lowering rejects it (\"Not implemented: accuracy\"); that code now "
+                        "runs at its default accuracy", fix, Applicability.UNSAFE)
+
+    def _set_by_callers(self, value: ast.expr) -> list[ast.expr]:
+        """Where the parameter `value` names is set in this module (not None): what
+        `functools.partial(kernel, name=...)` binds it to and what calls of its function pass
+        (`make(accuracy=...)` for a factory's parameter)."""
+        found = []
+        for binding in self.module.bindings(value) if isinstance(value, ast.Name) else []:
+            if not binding.is_parameter:
+                continue
+            param, function = binding.node, self.module.parent[self.module.parent[binding.node]]
+            positional = [*function.args.posonlyargs, *function.args.args]  # type: ignore[attr-defined]
+            index = positional.index(param) if param in positional else None
+            scope = None if isinstance(function, ast.Lambda) else self.module.scope_of_definition(function)  # type: ignore[arg-type]
+            references = [r for b in scope.bindings.get(function.name, ()) if b.node is function  # type: ignore[union-attr]
+                          for r in b.references] if scope is not None else []
+            calls = [call for reference in references
+                     if isinstance(call := self.module.parent.get(reference), ast.Call) and call.func is reference]
+            found += [value_of(argument) for call in calls
+                      if (argument := find_arg(call, index, (param.arg,))) is not None]  # type: ignore[attr-defined]
+            found += [keyword.value for partial in self.analysis.kernels.partial_bindings.get(function, ())  # type: ignore[arg-type]
+                      for keyword in partial.keywords if keyword.arg == param.arg]  # type: ignore[attr-defined]
+        return [source for source in found if not is_none(source)]
 
     def _functions(self) -> frozenset[str]:
         """The lax functions whose hint this rule drops somewhere, or which some Mosaic backend

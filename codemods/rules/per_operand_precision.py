@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from codemods.analysis.kernel_scope import MOSAIC_GPU, Backends, default_value, describe_backends, returned_values
+from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, Backends, default_value, describe_backends, returned_values
 from codemods.analysis.module import FunctionNode
 from codemods.analysis.names import Argument, display, find_arg, has_double_star, has_star, one_line, value_of
 from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, spell_like
@@ -151,38 +151,53 @@ class PerOperandPrecision(JaxTransform):
                         f"{note}; if it does, {self._failure(op)}")
 
     def _plan_foreign_keywords(self) -> None:
-        """`functools.partial(kernels.body, precision=PAIR)` launched for Mosaic TPU: the pair runs in a
-        kernel body of another module, whose op (dot or conv) this module does not show. A literal
-        becomes the scalar both ops lower that is at least as accurate (unsafe: the parameter's use is
-        elsewhere); anything else is a note. Never passed over silently."""
-        bound = [(keyword, mention) for keyword, mention, launched in self.analysis.kernels.foreign_keywords
+        """A precision that reaches kernel code of another module, whose op (dot or conv) this module
+        does not show: bound by `functools.partial(kernels.body, precision=PAIR)`, passed to a kernel
+        factory (`kernels.make(precision=PAIR)`) or by a kernel to a helper (`ops.mm(a, b,
+        precision=precision)`). A literal becomes the scalar both ops lower that is at least as
+        accurate (unsafe: its use is elsewhere); a value that can be one Mosaic TPU rejects is a note.
+        Never passed over silently."""
+        bound = [(keyword, mention, how) for keyword, mention, launched, how in self.analysis.kernels.foreign_keywords
                  if keyword.arg == "precision" and (launched & REJECTERS or self.settings.scope is Scope.ALL)]
-        values = {keyword.value for keyword, _ in bound}
-        for keyword, mention in bound:
-            body = one_line(self.module.segment(mention))
+        values = {keyword.value for keyword, _, _ in bound}
+        accepted = accepted_precisions("dot", self.settings.jax_version) \
+            & accepted_precisions("conv", self.settings.jax_version)
+        for keyword, mention, how in bound:
+            where = f"`{one_line(self.module.segment(mention))}`, kernel code of another module run by Mosaic TPU"
             source = keyword.value
             bindings = self.module.bindings(source) if isinstance(source, ast.Name) else []
             if len(bindings) == 1 and bindings[0].value is not None \
                     and all(reference in values for reference in bindings[0].references):
                 source = bindings[0].value  # a constant only these bindings use: rewritten where it is set
             parsed = parse_precision(source, self.module)
-            if parsed is NONE:
-                continue
-            if isinstance(parsed, PrecisionLiteral):
-                accepted = accepted_precisions("dot", self.settings.jax_version) \
-                    & accepted_precisions("conv", self.settings.jax_version)
+            if isinstance(parsed, PrecisionLiteral) and how == BOUND:
                 if len(set(parsed.levels)) == 1 and parsed.levels[0] in accepted:
                     continue
                 level = min(level for level in accepted if level >= parsed.most_accurate)
                 fix = FixPlan()
                 self.replace(fix, source, spell_like(parsed, level, self.module))
-                self.report(source, Kind.FIXED, f"precision {parsed.describe()} -> {level.name}: bound to "
-                            f"`{body}`, a kernel body in another module launched for Mosaic TPU, which rejects it "
-                            f"(the scalar dot and conv both lower there)", fix, Applicability.UNSAFE)
+                self.report(source, Kind.FIXED, f"precision {parsed.describe()} -> {level.name}: it reaches {where}, "
+                            "which rejects it (the scalar dot and conv both lower there)", fix, Applicability.UNSAFE)
                 continue
-            self.report(keyword.value, Kind.MANUAL, f"precision `{one_line(self.module.segment(keyword.value))}` is "
-                        f"bound to `{body}`, a kernel body in another module launched for Mosaic TPU: if it is not a "
-                        "single scalar that lowers there (DEFAULT or HIGHEST for any op), the kernel fails to lower")
+            if parsed is NONE:
+                continue
+            try:
+                rejected = [(found, literal) for found, literal in self._possible_values(keyword.value, _MAX_DEPTH, set())
+                            if isinstance(literal, PrecisionLiteral)
+                            and not (len(set(literal.levels)) == 1 and literal.levels[0] in accepted)]
+            except _Unknown as unknown:
+                rejected = [(found, literal) for found, literal in self._flowing_pairs(keyword.value)
+                            if not (len(set(literal.levels)) == 1 and literal.levels[0] in accepted)]
+                if not rejected:
+                    self.report(keyword.value, Kind.MANUAL, f"precision `{one_line(self.module.segment(keyword.value))}` "
+                                f"reaches {where} ({unknown}): Mosaic TPU rejects it there unless it is a single scalar "
+                                "that lowers (DEFAULT or HIGHEST for any op)")
+                    continue
+            for found, literal in rejected:  # said where the value is written: that is what to change
+                line = self.module.position(keyword.value)[0]
+                self.report(found, Kind.MANUAL, f"precision {literal.describe()} reaches {where} (passed on line {line}): "
+                            "Mosaic TPU rejects it there; write a single scalar that lowers (DEFAULT or HIGHEST for "
+                            "any op)")
 
     def matches(self, call: ast.Call) -> bool:
         applied = self.module.applied(call, OPS)
@@ -360,6 +375,31 @@ class PerOperandPrecision(JaxTransform):
                 raise _Unknown(f"a call of `{function.name}` leaves `{param.arg}` out")
         return values
 
+    def _flowing_pairs(self, value: ast.expr) -> list[tuple[ast.expr, PrecisionLiteral]]:
+        """The pairs written as tuples or lists that the value flow carries into `value` (through
+        partials, containers and calls the precision walk above cannot follow)."""
+        flow = self.analysis.kernels.flow
+        found = []
+        for held in flow.of(value) if flow is not None else ():
+            origin = getattr(held, "origin", None)
+            if isinstance(origin, (ast.Tuple, ast.List)):
+                literal = parse_precision(origin, self.module)
+                if isinstance(literal, PrecisionLiteral):
+                    found.append((origin, literal))
+        return found
+
+    def _passed_by_callers(self, function: FunctionNode, param: ast.arg) -> bool:
+        """Whether a call of `function` in this module passes `param` (not only its default)."""
+        if isinstance(function, ast.Lambda):
+            return False
+        scope = self.module.scope_of_definition(function)
+        binding = next((b for b in scope.bindings.get(function.name, ()) if b.node is function), None) if scope else None
+        positional = [*function.args.posonlyargs, *function.args.args]
+        index = positional.index(param) if param in positional else None
+        return any(isinstance(call := self.module.parent.get(reference), ast.Call) and call.func is reference
+                   and find_arg(call, index, (param.arg,)) is not None
+                   for reference in (binding.references if binding is not None else ()))
+
     def _bound_values(self, function: FunctionNode, param: ast.arg) -> list[ast.expr]:
         """What the module itself binds a parameter to: functools.partial(function, name=...) and its default."""
         values = [keyword.value for binding in self.analysis.kernels.partial_bindings.get(function, ())
@@ -445,6 +485,9 @@ class PerOperandPrecision(JaxTransform):
         values = self._bound_values(kernel, param)
         if not values:
             return "is a kernel parameter whose value is not bound in this module"
+        if kernel not in self.analysis.kernels.direct and self._passed_by_callers(kernel, param):
+            # a helper (`mm(a, b, precision=precision)` in a kernel): its callers set it
+            return "is a parameter its callers set"
         sources: list[tuple[ast.expr, PrecisionLiteral]] = []
         for source in values:
             literal = parse_precision(source, self.module)

@@ -1,0 +1,515 @@
+"""A grammar of small Pallas packages whose kernel bodies reach their launch by many roads
+(tests/test_flow_property.py draws from it; no tests here).
+
+A package holds up to three modules, ranked `util` < `kern` < `api` (a module imports only from
+lower ranks, so there is no import cycle), an `__init__.py` that may re-export names, and one entry
+function per launch in `api` (`launch_0(x, w)`, ...), each launching one kernel on Mosaic TPU
+(`pl.pallas_call(..., compiler_params=pltpu.CompilerParams())`) or Mosaic GPU (`plgpu.kernel`).
+
+Each launch is a `LaunchSpec`: a wall (an op whose precision/accuracy the kernel cannot lower, or a
+control that lowers), where the op sits (in the body or in a helper the body calls, in any module),
+where its value is written (at the op, in a `functools.partial` of the body, or as a factory's
+argument), how the body is defined (a def or a factory's inner def), the chain of steps that carries
+it to the launch (aliases, partials, containers and subscripts, class attributes, comprehensions,
+exports to another module in one of five import spellings, loops over tuples/zip/enumerate/dict
+views/reversed), and the launch itself (direct, a launch helper, a `self.body` runner, a partial of
+`pl.pallas_call`). Every step list is valid: `render` normalizes it (an export to a module that is
+not higher is skipped; whatever is left at module scope is exported to `api` and entered), so a
+shrinker may drop any step.
+
+Lines are marked with comments the tool keeps: `# L<i>:wall` on the op's line and on the line that
+writes the wall's value, `# L<i>:launch` on the line that launches (and on the entry's line that
+calls a launch helper or runner).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+MODULES = ("util", "kern", "api")  # import order: a module imports only from the ones before it
+RANK = {name: rank for rank, name in enumerate(MODULES)}
+IMPORT_STYLES = ("from_abs", "from_rel", "module_rel", "module_abs", "reexport")
+
+# wall kind -> (op call template over a, b and the value P, the kwarg name, wall value, control value)
+PAIR = "(lax.Precision.DEFAULT, lax.Precision.HIGHEST)"
+PAIR_REVERSED = "(lax.Precision.HIGHEST, lax.Precision.DEFAULT)"
+PAIR_STRINGS = "('bfloat16', 'float32')"
+OPS = {
+    "dot": ("jnp.dot({a}, {b}, precision={p})", "precision"),
+    "dot_general": ("lax.dot_general({a}, {b}, (((1,), (0,)), ((), ())), precision={p})", "precision"),
+    "conv": ("lax.conv_general_dilated({a}[None], {b}[None], (1,), 'SAME', "
+             "dimension_numbers=('NWC', 'WIO', 'NWC'), precision={p})[0]", "precision"),
+    "rsqrt": ("lax.rsqrt({a} * {a} + 1.0, accuracy={p})", "accuracy"),
+    "exp": ("lax.exp({a}, accuracy={p})", "accuracy"),
+    "tanh": ("lax.tanh({a}, accuracy={p})", "accuracy"),
+}
+PRECISION_OPS = ("dot", "dot_general", "conv")
+ACCURACY_OPS = ("rsqrt", "exp", "tanh")
+WALL_VALUES = {"precision": (PAIR, PAIR_REVERSED, PAIR_STRINGS), "accuracy": ("lax.AccuracyMode.HIGHEST",)}
+CONTROL_VALUES = {"precision": ("lax.Precision.HIGHEST", "None"), "accuracy": ("None",)}
+
+MODULE_STEPS = ("alias", "partial", "tuple", "list", "dict", "classattr", "instance", "comprehension", "export")
+FUNCTION_STEPS = ("alias", "partial", "tuple", "list", "dict", "classattr", "instance", "comprehension", "loop")
+LOOPS = ("tuple", "list", "zip", "enumerate", "items", "values", "reversed")
+COMPREHENSIONS = ("list", "dict_zip", "partial_list", "tuple_gen")
+TERMINALS = ("direct", "helper", "helper_keyword", "runner", "partial_call")
+
+
+@dataclass(frozen=True)
+class Step:
+    op: str  # MODULE_STEPS / FUNCTION_STEPS, or "enter"
+    variant: str = ""  # loop / comprehension kind
+    module: str = "api"  # export's target
+    style: str = "from_abs"  # export's import spelling
+
+
+@dataclass(frozen=True)
+class LaunchSpec:
+    platform: str  # "tpu" | "cuda"
+    op: str  # OPS key
+    wall: bool  # False: a control whose value lowers
+    value: str  # the precision/accuracy expression written
+    value_site: str  # "op" | "partial" | "factory_arg"
+    partial_at: int  # where the value's partial goes in the steps (value_site "partial")
+    helper: Optional[tuple[str, str]]  # (module, import style) of a helper holding the op; None: in the body
+    body_form: str  # "def" | "factory"
+    body_module: str
+    body_style: str  # how the body (or factory) is imported where it is first exported (unused in api)
+    steps: tuple[Step, ...]
+    terminal: str  # TERMINALS
+    terminal_module: str  # where a helper / runner / partial launcher is defined
+    terminal_style: str
+
+    def describe(self, trace: Optional[list[str]] = None) -> str:
+        """One line; with `trace` (what `render` did), the steps as applied: `op@module` at module
+        scope, `op@launch` in the entry function, `import:<style>-><module>` for an export."""
+        parts = [f"{self.platform}:{self.op}{'' if self.wall else '(control)'}", f"value@{self.value_site}"]
+        if self.helper:
+            module = self.helper[0] if RANK[self.helper[0]] <= RANK[self.body_module] else self.body_module
+            parts.append(f"op-in-helper@{module}" + (f"/import:{self.helper[1]}" if module != self.body_module else ""))
+        parts.append(f"{self.body_form}@{self.body_module}")
+        if trace is not None:
+            parts += trace
+        else:
+            for step in self.steps:
+                parts.append(step.op + (f"({step.variant})" if step.variant else "")
+                             + (f"->{step.module}/{step.style}" if step.op == "export" else ""))
+        if trace is None:
+            parts.append("direct" if self.terminal == "direct" else f"{self.terminal}@{self.terminal_module}")
+        if self.terminal != "direct":
+            parts.append(f"import:{self.terminal_style}" if self.terminal_module != "api" else "")
+        return " ".join(part for part in parts if part)
+
+
+@dataclass
+class Program:
+    launches: tuple[LaunchSpec, ...]
+
+    traces: Optional[list[list[str]]] = None  # set by render
+
+    def render(self, package: str) -> dict[str, str]:
+        return render(self, package)
+
+    def describe(self, index: Optional[int] = None) -> str:
+        if self.traces is None:
+            self.render("p")
+        if index is not None:
+            return self.launches[index].describe(self.traces[index])
+        return "\n".join(f"launch_{i}: {self.describe(i)}" for i in range(len(self.launches)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class _Module:
+    name: str
+    blocks: list[list[str]] = field(default_factory=list)
+    imports: list[str] = field(default_factory=list)
+
+
+class _Renderer:
+    def __init__(self, package: str) -> None:
+        self.package = package
+        self.modules = {name: _Module(name) for name in MODULES}
+        self.reexports: list[tuple[str, str]] = []  # (module, name) re-exported by __init__
+
+    def ref(self, user: str, owner: str, name: str, style: str) -> str:
+        """How module `user` spells `owner`'s top-level `name` (adding the import it needs)."""
+        if user == owner:
+            return name
+        assert RANK[owner] < RANK[user], (owner, user)
+        imports = self.modules[user].imports
+        if style == "from_abs":
+            line, spelled = f"from {self.package}.{owner} import {name}", name
+        elif style == "from_rel":
+            line, spelled = f"from .{owner} import {name}", name
+        elif style == "module_rel":
+            line, spelled = f"from . import {owner}", f"{owner}.{name}"
+        elif style == "module_abs":
+            line, spelled = f"import {self.package}.{owner} as _{owner}", f"_{owner}.{name}"
+        elif style == "reexport":
+            if (owner, name) not in self.reexports:
+                self.reexports.append((owner, name))
+            line, spelled = f"from {self.package} import {name}", name
+        else:
+            raise ValueError(style)
+        if line not in imports:
+            imports.append(line)
+        return spelled
+
+    def files(self) -> dict[str, str]:
+        out = {}
+        init = [f"from .{owner} import {name}  # noqa: F401"
+                for owner, name in sorted(self.reexports, key=lambda item: RANK[item[0]])]
+        out["__init__.py"] = "\n".join(init) + ("\n" if init else "")
+        for name in MODULES:
+            module = self.modules[name]
+            if not module.blocks and not module.imports and name != "api":
+                continue
+            body = "\n\n\n".join("\n".join(block) for block in module.blocks)
+            header = _std_imports(body) + module.imports
+            out[f"{name}.py"] = "\n".join(header) + "\n\n\n" + body + "\n"
+        return out
+
+
+def _std_imports(text: str) -> list[str]:
+    lines = []
+    if "functools." in text:
+        lines.append("import functools")
+    if re.search(r"\bjax\.", text):
+        lines.append("import jax")
+    if "jnp." in text:
+        lines.append("import jax.numpy as jnp")
+    if "lax." in text:
+        lines.append("from jax import lax")
+    if re.search(r"\bpl\.", text):
+        lines.append("from jax.experimental import pallas as pl")
+    if "pltpu." in text:
+        lines.append("from jax.experimental.pallas import tpu as pltpu")
+    if "plgpu." in text:
+        lines.append("from jax.experimental.pallas import mosaic_gpu as plgpu")
+    return lines
+
+
+SHAPE = "jax.ShapeDtypeStruct((8, 128), jnp.float32)"
+
+
+def _launch_expr(platform: str, kernel: str) -> str:
+    if platform == "tpu":
+        return f"pl.pallas_call({kernel}, out_shape={SHAPE}, compiler_params=pltpu.CompilerParams())"
+    return f"plgpu.kernel({kernel}, out_type={SHAPE})"
+
+
+def render(program: Program, package: str) -> dict[str, str]:
+    renderer = _Renderer(package)
+    program.traces = [_render_launch(renderer, index, spec) for index, spec in enumerate(program.launches)]
+    return renderer.files()
+
+
+def _render_launch(r: _Renderer, i: int, spec: LaunchSpec) -> list[str]:
+    wall_mark, launch_mark = f"  # L{i}:wall", f"  # L{i}:launch"
+    template, kwarg = OPS[spec.op]
+    param = kwarg  # the body's / helper's / factory's parameter name carrying the value
+    value_at_op = spec.value_site == "op"
+    op_value = spec.value if value_at_op else param
+    value_text = spec.value
+
+    def mark(line: str) -> str:
+        """The wall's marker on a line that writes its value (the op's line is marked where written)."""
+        if spec.wall and not value_at_op and value_text in line and "# L" not in line:
+            return line + wall_mark
+        return line
+
+    # -- the op, in the body or in a helper --
+    takes_param = not value_at_op  # the body (or factory) receives the value
+    if spec.helper is None:
+        call = template.format(a="x_ref[...]", b="w_ref[...]", p=op_value)
+    else:
+        helper_module, helper_style = spec.helper
+        if RANK[helper_module] > RANK[spec.body_module]:
+            helper_module = spec.body_module
+        helper = f"mm_{i}"
+        signature = f"a, b, {param}=None" if takes_param else "a, b"
+        r.modules[helper_module].blocks.append([
+            f"def {helper}({signature}):",
+            f"    return {template.format(a='a', b='b', p=op_value)}{wall_mark}",
+        ])
+        spelled = r.ref(spec.body_module, helper_module, helper, helper_style)
+        call = f"{spelled}(x_ref[...], w_ref[...]" + (f", {param}={param})" if takes_param else ")")
+    body_line = f"o_ref[...] = scale * {call}" + (wall_mark if spec.helper is None else "")
+
+    # -- the body --
+    lines = []
+    if spec.body_form == "def":
+        root = f"body_{i}"
+        extra = f", {param}=None" if takes_param else ""
+        lines += [f"def {root}(x_ref, w_ref, o_ref, *, scale=1.0{extra}):", f"    {body_line}"]
+        expr = "{r}"
+    else:
+        root = f"make_{i}"
+        factory_param = spec.value_site == "factory_arg"
+        inner_extra = f", {param}=None" if spec.value_site == "partial" else ""
+        lines += [f"def {root}({param + '=None' if factory_param else ''}):",
+                  f"    def body(x_ref, w_ref, o_ref, *, scale=1.0{inner_extra}):",
+                  f"        {body_line}",
+                  "    return body"]
+        expr = "{r}(" + (f"{param}={spec.value}" if factory_param else "") + ")"
+    r.modules[spec.body_module].blocks.append(lines)
+
+    # -- the chain --
+    module, in_function = spec.body_module, False
+    entry: list[str] = [f"def launch_{i}(x, w):"]
+    indent = 1
+    style_for_first_export = spec.body_style
+
+    def emit(line: str) -> None:
+        line = mark(line)
+        if in_function:
+            entry.append("    " * indent + line)
+        else:
+            r.modules[module].blocks.append([line])
+
+    def bind(expr_text: str) -> str:
+        """A fresh name holding expr_text; returns the new expression template."""
+        nonlocal counter
+        counter += 1
+        name = f"k_{i}_{counter}"
+        emit(f"{name} = {expr_text}")
+        return name
+
+    def export(target: str, style: str) -> None:
+        nonlocal module, root
+        if "." in root:  # `_util.body_0` cannot be imported by name: bind it in this module first
+            root = bind(root)
+        root = r.ref(target, module, root, style)  # the name travels; what is built on it is written there
+        trace.append(f"import:{style}->{target}")
+        module = target
+
+    def enter(style: str) -> None:
+        nonlocal in_function
+        if module != "api":
+            export("api", style)
+        in_function = True
+
+    counter = 0
+    trace: list[str] = []
+    steps = list(spec.steps)
+    if spec.value_site == "partial":
+        steps.insert(min(max(spec.partial_at, 0), len(steps)), Step("bind_value"))
+    for step in steps:
+        op = step.op
+        if op == "export":
+            if not in_function and RANK[step.module] > RANK[module]:
+                export(step.module, style_for_first_export if module == spec.body_module else step.style)
+            continue
+        if op == "enter":
+            if not in_function:
+                enter(step.style)
+            continue
+        if op == "loop" and not in_function:
+            enter(step.style)
+        full = expr.format(r=root)
+        trace.append(("partial(value)" if op == "bind_value" else op) + (f"({step.variant})" if step.variant else "")
+                     + "@" + ("launch" if in_function else module))
+        if op == "bind_value":
+            expr = "functools.partial(" + expr + f", {param}={spec.value})"
+        elif op == "alias":
+            root, expr = bind(full), "{r}"
+        elif op == "partial":
+            expr = "functools.partial(" + expr + ", scale=2.0)"
+        elif op == "tuple":
+            root, expr = bind(f"({full}, None)"), "{r}[0]"
+        elif op == "list":
+            root, expr = bind(f"[None, {full}]"), "{r}[1]"
+        elif op == "dict":
+            root, expr = bind(f'{{"main": {full}, "other": None}}'), '{r}["main"]'
+        elif op == "classattr":
+            counter += 1
+            name = f"Holder_{i}_{counter}"
+            if in_function:
+                pad = "    " * indent
+                entry.extend([pad + f"class {name}:", pad + mark(f"    kernel = staticmethod({full})")])
+            else:
+                r.modules[module].blocks.append([f"class {name}:", mark(f"    kernel = staticmethod({full})")])
+            root, expr = name, "{r}.kernel"
+        elif op == "instance":  # an object whose __init__ keeps the kernel in a `self.` member
+            counter += 1
+            name = f"Model_{i}_{counter}"
+            block = [f"class {name}:", "    def __init__(self):", mark(f"        self.kernel = {full}")]
+            if in_function:
+                entry.extend("    " * indent + line for line in block)
+            else:
+                r.modules[module].blocks.append(block)
+            root, expr = name, "{r}().kernel"
+        elif op == "comprehension":
+            variant = step.variant or "list"
+            if variant == "list":
+                root, expr = bind(f"[k for k in ({full},)]"), "{r}[0]"
+            elif variant == "dict_zip":
+                root, expr = bind(f'{{n: k for n, k in zip(("main",), ({full},))}}'), '{r}["main"]'
+            elif variant == "partial_list":
+                root, expr = bind(f"[functools.partial(k, scale=2.0) for k in ({full},)]"), "{r}[0]"
+            else:
+                root, expr = bind(f"tuple(k for k in ({full},))"), "{r}[0]"
+        elif op == "loop":
+            counter += 1
+            name = f"k_{i}_{counter}"
+            variant = step.variant or "tuple"
+            header = {
+                "tuple": f"for {name} in ({full},):",
+                "list": f"for {name} in [{full}]:",
+                "zip": f"for {name}, s_{counter} in zip(({full},), (1.0,)):",
+                "enumerate": f"for n_{counter}, {name} in enumerate([{full}]):",
+                "items": f'for n_{counter}, {name} in {{"main": {full}}}.items():',
+                "values": f'for {name} in {{"main": {full}}}.values():',
+                "reversed": f"for {name} in reversed(({full},)):",
+            }[variant]
+            emit(header)
+            indent += 1
+            root, expr = name, "{r}"
+        else:
+            raise ValueError(op)
+    if not in_function:
+        enter(style_for_first_export if module == spec.body_module else "from_abs")
+    kernel = expr.format(r=root)
+
+    # -- the launch --
+    pad = "    " * indent
+    if spec.terminal == "direct":
+        entry.append(pad + mark(f"out = {_launch_expr(spec.platform, kernel)}(x, w)") + launch_mark)
+    else:
+        owner = spec.terminal_module
+        if spec.terminal in ("helper", "helper_keyword"):
+            name = f"run_{i}"
+            r.modules[owner].blocks.append([
+                f"def {name}(x, w, body=None):" if spec.terminal == "helper_keyword" else f"def {name}(body, x, w):",
+                f"    return {_launch_expr(spec.platform, 'body')}(x, w){launch_mark}",
+            ])
+            spelled = r.ref("api", owner, name, spec.terminal_style)
+            arguments = f"x, w, body={kernel}" if spec.terminal == "helper_keyword" else f"{kernel}, x, w"
+            entry.append(pad + mark(f"out = {spelled}({arguments})") + launch_mark)
+        elif spec.terminal == "runner":
+            name = f"Runner_{i}"
+            r.modules[owner].blocks.append([
+                f"class {name}:",
+                "    def __init__(self, body):",
+                "        self.body = body",
+                "",
+                "    def __call__(self, x, w):",
+                f"        return {_launch_expr(spec.platform, 'self.body')}(x, w){launch_mark}",
+            ])
+            spelled = r.ref("api", owner, name, spec.terminal_style)
+            entry.append(pad + mark(f"out = {spelled}({kernel})(x, w)") + launch_mark)
+        else:  # a partial of the launcher
+            name = f"call_{i}"
+            if spec.platform == "tpu":
+                launcher = (f"functools.partial(pl.pallas_call, out_shape={SHAPE}, "
+                            "compiler_params=pltpu.CompilerParams())")
+            else:
+                launcher = f"functools.partial(plgpu.kernel, out_type={SHAPE})"
+            r.modules[owner].blocks.append([f"{name} = {launcher}"])
+            spelled = r.ref("api", owner, name, spec.terminal_style)
+            entry.append(pad + mark(f"out = {spelled}({kernel})(x, w)") + launch_mark)
+    entry.append("    return out")
+    r.modules["api"].blocks.append(entry)
+    trace.append("direct" if spec.terminal == "direct" else f"{spec.terminal}@{spec.terminal_module}")
+    return trace
+
+
+# ---------------------------------------------------------------------------------------------
+# Hypothesis strategies
+# ---------------------------------------------------------------------------------------------
+
+def strategies(jax_version: tuple):
+    """`programs`: a strategy of `Program`s valid on the given jax release."""
+    from hypothesis import strategies as st
+
+    conv_lowers = tuple(jax_version) >= (0, 11, 1)  # Mosaic TPU has a conv lowering from 0.11.1
+    tpu_ops = (*PRECISION_OPS, *ACCURACY_OPS) if conv_lowers else ("dot", "dot_general", *ACCURACY_OPS)
+
+    modules = st.sampled_from(MODULES)
+    styles = st.sampled_from(IMPORT_STYLES)
+
+    @st.composite
+    def steps(draw):
+        count = draw(st.integers(0, 5))
+        out = []
+        for _ in range(count):
+            op = draw(st.sampled_from(MODULE_STEPS + ("loop", "enter")))
+            variant = ""
+            if op == "loop":
+                variant = draw(st.sampled_from(LOOPS))
+            elif op == "comprehension":
+                variant = draw(st.sampled_from(COMPREHENSIONS))
+            out.append(Step(op, variant, draw(modules), draw(styles)))
+        return tuple(out)
+
+    @st.composite
+    def launch(draw):
+        platform = draw(st.sampled_from(("tpu", "tpu", "cuda")))
+        op = draw(st.sampled_from(tpu_ops if platform == "tpu" else ACCURACY_OPS))
+        kwarg = OPS[op][1]
+        wall = draw(st.sampled_from((True, True, True, False)))  # walls 3 times in 4
+        value = draw(st.sampled_from(WALL_VALUES[kwarg] if wall else CONTROL_VALUES[kwarg]))
+        body_form = draw(st.sampled_from(("def", "def", "factory")))
+        sites = ("op", "op", "partial") + (("factory_arg",) if body_form == "factory" else ())
+        body_module = draw(modules)
+        helper = draw(st.none() | st.tuples(modules, styles))
+        return LaunchSpec(
+            platform=platform, op=op, wall=wall, value=value,
+            value_site=draw(st.sampled_from(sites)), partial_at=draw(st.integers(0, 5)),
+            helper=helper, body_form=body_form, body_module=body_module, body_style=draw(styles),
+            steps=draw(steps()), terminal=draw(st.sampled_from(TERMINALS)),
+            terminal_module=draw(modules), terminal_style=draw(styles),
+        )
+
+    programs = st.lists(launch(), min_size=1, max_size=3).map(lambda launches: Program(tuple(launches)))
+    return programs
+
+
+# ---------------------------------------------------------------------------------------------
+# Shrinking one launch by hand (explore mode): simpler specs that still fail
+# ---------------------------------------------------------------------------------------------
+
+def simpler(spec: LaunchSpec):
+    """Specs one change simpler than `spec`, simplest first."""
+    for index in range(len(spec.steps)):
+        yield dataclasses.replace(spec, steps=spec.steps[:index] + spec.steps[index + 1:])
+    if spec.terminal != "direct":
+        yield dataclasses.replace(spec, terminal="direct")
+    if spec.helper is not None:
+        yield dataclasses.replace(spec, helper=None)
+    if spec.value_site != "op":
+        yield dataclasses.replace(spec, value_site="op")
+    if spec.body_form != "def":
+        yield dataclasses.replace(spec, body_form="def", value_site="op" if spec.value_site == "factory_arg" else spec.value_site)
+    if spec.body_module != "api":
+        yield dataclasses.replace(spec, body_module="api")
+    if spec.helper is not None and spec.helper[0] != spec.body_module:
+        yield dataclasses.replace(spec, helper=(spec.body_module, spec.helper[1]))
+    for style in ("from_abs",):
+        if spec.body_style != style:
+            yield dataclasses.replace(spec, body_style=style)
+        if spec.terminal_style != style:
+            yield dataclasses.replace(spec, terminal_style=style)
+        if spec.helper is not None and spec.helper[1] != style:
+            yield dataclasses.replace(spec, helper=(spec.helper[0], style))
+        for index, step in enumerate(spec.steps):
+            if step.op == "export" and step.style != style:
+                yield dataclasses.replace(spec, steps=spec.steps[:index] + (dataclasses.replace(step, style=style),)
+                                          + spec.steps[index + 1:])
+    if spec.terminal_module != "api":
+        yield dataclasses.replace(spec, terminal_module="api")
+    if spec.wall and spec.op in ACCURACY_OPS:  # a precision wall on Mosaic TPU is the simplest
+        yield dataclasses.replace(spec, platform="tpu", op="dot", value=PAIR)
+    if spec.platform == "cuda":
+        yield dataclasses.replace(spec, platform="tpu")
+    if spec.op not in ("dot", "rsqrt"):
+        yield dataclasses.replace(spec, op="dot" if spec.op in PRECISION_OPS else "rsqrt")
+    if spec.wall and spec.value not in (PAIR, "lax.AccuracyMode.HIGHEST"):
+        yield dataclasses.replace(spec, value=PAIR)
