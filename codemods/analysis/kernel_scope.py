@@ -337,7 +337,7 @@ class _KernelFinder:
                 continue
             binding = self.flow.binding_of(function)
             references = binding.references if binding is not None else []
-            if not references and _takes_refs(function) or any(
+            if not references and takes_refs(function) or any(
                     not (isinstance(module.parent.get(r), ast.Call) and module.parent[r].func is r) for r in references):
                 pending.append(function)
         while pending:
@@ -539,7 +539,7 @@ def _contents(flow: ValueFlow, values: Iterable) -> Iterator:
             pending += flow.of(("values", value.origin))
 
 
-def _takes_refs(function: FunctionNode) -> bool:
+def takes_refs(function: FunctionNode) -> bool:
     """A signature a kernel body has: refs (`x_ref`, `o_ref`, `*refs`) or any number of arguments."""
     arguments = function.args
     named = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]

@@ -34,9 +34,11 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from codemods.analysis.kernel_scope import (
-    BODY, FACTORY, HELPER, KERNEL_MARKER, Backends, KernelScope, ModuleFacts, find_kernels,
+    BODY, FACTORY, HELPER, KERNEL_MARKER, Backends, KernelScope, ModuleFacts, find_kernels, takes_refs,
 )
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex
+
+FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 _MAX_REFERRERS = 16  # see ProjectIndex._referrers
 _MAX_REEXPORTS = 8  # `from .a import f` in `__init__.py`, re-exported again ...: deeper chains are not followed
@@ -227,7 +229,11 @@ class ProjectIndex:
             else:
                 continue
             calls, parameters = [], set()
-            for node in ast.walk(statement):  # one walk: the calls, and the parameters they may pass on
+            # A class holds what it launches in its attributes (`kernel = staticmethod(...)`, or set by
+            # `__init__`); its other methods are asked for where they are called.
+            parts = [s for s in statement.body if not isinstance(s, FUNCTION_DEFS) or s.name == "__init__"] \
+                if isinstance(statement, ast.ClassDef) else [statement]
+            for node in (node for part in parts for node in ast.walk(part)):  # the calls, the parameters they pass on
                 if node.__class__ is ast.Call:
                     calls.append(node)
                 elif node.__class__ is ast.arguments:
@@ -716,13 +722,20 @@ def _passed_on(arguments: ast.arguments) -> list[str]:
 
 def _reaching(tree: Optional[ast.Module], needy: set[str]) -> list[str]:
     """Top-level defs and values that name a needy one (`def body(...): mm(...)`, `k = body`,
-    `BODIES = [body]`), transitively: launched or called from a kernel elsewhere, they bring it there."""
+    `BODIES = [body]`), transitively: launched or called from a kernel elsewhere, they bring it there.
+    Only those another module may launch are asked about (values, classes, defs that take refs as
+    kernel bodies do, factories); the helpers between them only carry the question."""
     loads: dict[str, set[str]] = {}
+    askable: set[str] = set()
     for statement in tree.body if tree is not None else ():
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             name = statement.name
+            if isinstance(statement, ast.ClassDef) or takes_refs(statement) or any(  # a body, or a factory
+                    isinstance(node, (*FUNCTION_DEFS, ast.Lambda)) for node in ast.walk(statement) if node is not statement):
+                askable.add(name)
         elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
             name = statement.targets[0].id
+            askable.add(name)
         else:
             continue
         if name not in needy:
@@ -737,7 +750,7 @@ def _reaching(tree: Optional[ast.Module], needy: set[str]) -> list[str]:
                 found.append(name)
                 del loads[name]
                 changed = True
-    return found
+    return [name for name in found if name in askable]
 
 
 def _may_fail_in_a_kernel(call: ast.Call, parameters: set[str]) -> bool:

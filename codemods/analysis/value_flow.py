@@ -271,20 +271,25 @@ class ValueFlow:
             self._loads(binding)
 
     def _loads(self, binding: Binding) -> None:
+        """What each load of a name reads: an import's value (a launcher, or another module's value),
+        else what the binding holds. A launcher is resolved once per binding, not per load."""
         if binding.imported is not None:
-            launcher = binding.imported.rsplit(".", 1)[-1] in self._launcher_names
+            launcher = None
+            if binding.imported.rsplit(".", 1)[-1] in self._launcher_names and binding.references:
+                launcher = self.module.matching_name(binding.references[0], self._launchers)
             foreign = binding.imported.startswith(".") or binding.imported.split(".")[0] not in LIBRARIES
             for reference in binding.references:
                 if foreign:
                     self._add(reference, Foreign(reference))
-                if launcher:
-                    self._resolve_launcher(reference)
+                if launcher is not None:
+                    self._add(reference, Launcher(launcher))
             return
-        alias = isinstance(binding.value, (ast.Name, ast.Attribute))
+        if isinstance(binding.value, (ast.Name, ast.Attribute)) and binding.references:  # `launch = pl.pallas_call`
+            launcher = self.module.matching_name(binding.references[0], self._launchers)
+            if launcher is not None:
+                self._add(binding, Launcher(launcher))
         for reference in binding.references:
             self._flow(binding, reference)
-            if alias:
-                self._resolve_launcher(reference)
 
     def _resolve_launcher(self, node: ast.AST) -> None:
         name = self.module.matching_name(node, self._launchers)

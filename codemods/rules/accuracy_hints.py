@@ -62,8 +62,6 @@ class AccuracyHints(JaxTransform):
         factory or of a helper from a kernel) launched for a Mosaic backend, at an op this module does
         not show. Dropped (unsafe: that code then runs at its default accuracy), never passed over
         silently."""
-        from codemods.engine.call_rewrites import drop_argument
-
         for keyword, mention, launched, how in self.analysis.kernels.foreign_keywords:
             backends = frozenset(backend for backend in launched & frozenset(ACCURACY_REJECTED)
                                  if accuracy_rejected(backend, self.settings.jax_version))
@@ -76,6 +74,8 @@ class AccuracyHints(JaxTransform):
                                 f"{describe_backends(backends)} (passed on line {self.module.position(keyword)[0]}): "
                                 "unless it is None there, its lowering raises \"Not implemented: accuracy\"")
                 continue
+            from codemods.engine.call_rewrites import drop_argument  # libcst: loaded only for a fix
+
             call = self.module.parent[keyword]
             fix = FixPlan()
             self.rewrite(fix, call, drop_argument(ordered_arguments(call).index(keyword)))  # type: ignore[arg-type]
