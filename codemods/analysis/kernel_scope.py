@@ -202,8 +202,23 @@ BODY, HELPER, FACTORY = "body", "helper", "factory"
 BOUND, PASSED = "bound", "passed"
 
 
+_LAUNCHER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in LAUNCHERS)
+
+
 def find_kernels(module: ModuleIndex, facts: ModuleFacts = NO_FACTS) -> KernelScope:
+    if not facts.kernels and not facts.launchers and not _names_a_launcher(module):
+        return KernelScope(module)  # nothing launches here and nothing elsewhere launches its code
     return _KernelFinder(module, facts).result
+
+
+def _names_a_launcher(module: ModuleIndex) -> bool:
+    """Whether any name or attribute the module reads ends in a launcher's name (or an import binds
+    one under another name): the value flow is built only where a launch can be."""
+    if any(binding.imported.rsplit(".", 1)[-1] in _LAUNCHER_NAMES for binding in module.imports
+           if binding.imported is not None):
+        return True
+    return any((mention.attr if mention.__class__ is ast.Attribute else mention.id) in _LAUNCHER_NAMES  # type: ignore[union-attr]
+               for mentions in module.mentions.values() for mention in mentions)
 
 
 class _KernelFinder:
