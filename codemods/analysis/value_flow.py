@@ -262,13 +262,21 @@ class ValueFlow:
     def _generate(self) -> None:
         """One pass over the nodes the module index already walked (no second tree walk); a name's
         loads come from its bindings' references (no scope lookups)."""
+        scope = self.module.module_scope
+        # Module names bound only to a library (`jnp`, `lax`, `pl`): what is read through them holds
+        # no value of this analysis, so `jnp.dot(...)` and `x.shape` through them need no rule.
+        self._library_names = {name for name, bindings in scope.bindings.items() if all(
+            b.imported is not None and not b.imported.startswith(".") and b.imported.split(".")[0] in LIBRARIES
+            for b in bindings)}
+        self._partial_names = {"partial"} | {name for name, bindings in scope.bindings.items() if any(
+            b.imported == "functools.partial" or _terminal(b.value) == "partial" for b in bindings)}
+        for binding in self._target_bindings.values():  # first: a call asks whether its name is a launcher
+            self._loads(binding)
         handlers = _HANDLERS
         for node in self.module.parent:
             handler = handlers.get(node.__class__)
             if handler is not None:
                 handler(self, node)
-        for binding in self._target_bindings.values():
-            self._loads(binding)
 
     def _loads(self, binding: Binding) -> None:
         """What each load of a name reads: an import's value (a launcher, or another module's value),
@@ -302,6 +310,8 @@ class ValueFlow:
         attr = node.attr
         if attr in self._launcher_names:  # a set lookup before resolving the name
             self._resolve_launcher(node)
+        if self._of_a_library(node.value):
+            return
 
         def rule(value: Value) -> None:
             if isinstance(value, (Foreign, ForeignResult)):
@@ -315,7 +325,7 @@ class ValueFlow:
         self._watch(node.value, rule)
 
     def _subscript(self, node: ast.Subscript) -> None:
-        if node.ctx.__class__ is not ast.Load:
+        if node.ctx.__class__ is not ast.Load or self._of_a_library(node.value):
             return
         index = node.slice
         position = index.value if isinstance(index, ast.Constant) and isinstance(index.value, int) else None
@@ -510,16 +520,26 @@ class ValueFlow:
         func = node.func
         if isinstance(func, ast.Name) and not module.bindings(func) and self._builtin(node, func.id):
             return
-        if module.callee(node, PARTIAL):
+        if _terminal(func) in self._partial_names and module.callee(node, PARTIAL):
             self._add(node, Partial(node))
             # What it binds reaches the parameters now: the partial may be called where this module
             # does not see it (exported, or handed to another module).
             self._call_site(self._partial_target(node), list(node.args[1:]),
                             {k.arg: k.value for k in node.keywords}, _DISCARDED, node)
             return
+        if self._of_a_library(func) and _terminal(func) not in self._launcher_names \
+                and not any(isinstance(value, Launcher) for value in self.values.get(func, ())):
+            return  # `jnp.dot(...)`: a library's function returns no value of this analysis
         if isinstance(func, ast.Attribute) and func.attr in _CONTAINER_METHODS:
             self._container_method(node, func)
         self._call_site(func, list(node.args), {k.arg: k.value for k in node.keywords}, node, node)
+
+    def _of_a_library(self, node: ast.AST) -> bool:
+        """`jnp`, `lax.Precision`, `pl.BlockSpec`: read through a module name bound only to a library
+        (a launcher read so is matched by name, apart)."""
+        while node.__class__ is ast.Attribute:
+            node = node.value  # type: ignore[attr-defined]
+        return node.__class__ is ast.Name and node.id in self._library_names  # type: ignore[attr-defined]
 
     def _builtin(self, node: ast.Call, name: str) -> bool:
         args = node.args
@@ -695,6 +715,11 @@ _HANDLERS: dict[type, Callable] = {
     ast.AugAssign: ValueFlow._assign, ast.For: ValueFlow._assign, ast.AsyncFor: ValueFlow._assign,
     ast.Call: ValueFlow._call, ast.Return: ValueFlow._return,
 }
+
+
+def _terminal(node: object) -> Optional[str]:
+    """`partial` for `functools.partial` or `partial`."""
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
 
 
 def returned_values(function: ast.AST) -> Iterator[ast.expr]:
