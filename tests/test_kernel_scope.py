@@ -15,8 +15,9 @@ import pytest
 
 from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, MOSAIC_GPU, MOSAIC_TPU, TRITON, KernelScope, ModuleFacts, default_value,
-    describe_backends, find_kernels, returned_values,
+    describe_backends, find_kernels,
 )
+from codemods.analysis.value_flow import returned_values
 from codemods.analysis.module import ModuleIndex
 
 TPU, GPU = frozenset({MOSAIC_TPU}), frozenset({MOSAIC_GPU})

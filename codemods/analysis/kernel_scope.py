@@ -16,7 +16,7 @@ from typing import Iterable, Iterator, Optional
 from codemods.analysis.module import FUNCTIONS, MAX_ALIAS_DEPTH, Binding, FunctionNode, ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, find_arg, value_of
 from codemods.analysis.value_flow import (
-    Bound, Foreign, ForeignResult, Function, Mapping, Sequence, Unknown, ValueFlow, returned_values,
+    Bound, Foreign, ForeignResult, Function, Mapping, Sequence, Unknown, ValueFlow,
 )
 
 # Every kernel launcher lives under jax.experimental.pallas: a file without this word launches no kernel.
@@ -575,10 +575,6 @@ def default_value(function: FunctionNode, param: ast.arg) -> Optional[ast.expr]:
 
 def _first_is_positional(call: ast.Call) -> bool:
     return ordered_arguments(call)[0] is call.args[0]
-
-
-def _is_double_star(argument: ast.AST) -> bool:
-    return isinstance(argument, ast.keyword) and argument.arg is None
 
 
 def _label(function: FunctionNode) -> str:

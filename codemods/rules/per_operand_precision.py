@@ -8,7 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, Backends, default_value, describe_backends, returned_values
+from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, Backends, default_value, describe_backends
+from codemods.analysis.value_flow import returned_values
 from codemods.analysis.module import FunctionNode
 from codemods.analysis.names import Argument, display, find_arg, has_double_star, has_star, one_line, value_of
 from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, spell_like
