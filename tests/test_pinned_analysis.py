@@ -721,3 +721,14 @@ def test_a_helper_launched_by_partial_and_called_from_a_kernel_is_followed_to_bo
               "calls = pl.pallas_call(body, out_shape=None), pl.pallas_call(kernel, out_shape=None)\n")
     result = _fix(source, codes=["JAX001"])
     assert result.after == source.replace("p=(P.DEFAULT, P.HIGH))", "p=P.HIGH)")
+
+
+def test_a_helpers_precision_that_a_kernel_passes_on_is_followed_to_the_partial_that_sets_it() -> None:
+    """`mm(a, b, precision=precision)` in a kernel whose `precision` a launching partial binds: the
+    helper's parameter is set by its callers, not only its None default (before: no finding at all,
+    and the kernel failed to lower for TPU)."""
+    source = (REASON_HEAD + "def mm(a, b, precision=None):\n    return jnp.dot(a, b, precision=precision)\n"
+              "def body(x_ref, o_ref, *, precision=None):\n    o_ref[...] = mm(x_ref[...], x_ref[...], precision=precision)\n"
+              "run = pl.pallas_call(functools.partial(body, precision=(P.DEFAULT, P.HIGHEST)), out_shape=None)\n")
+    (finding,) = _fix(source, codes=["JAX001"]).findings
+    assert finding.kind is Kind.MANUAL and "can be (DEFAULT, HIGHEST)" in finding.message, finding.message
