@@ -206,9 +206,15 @@ _LAUNCHER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in LAUNCHERS)
 
 
 def find_kernels(module: ModuleIndex, facts: ModuleFacts = NO_FACTS) -> KernelScope:
-    if not facts.kernels and not facts.launchers and not _names_a_launcher(module):
-        return KernelScope(module)  # nothing launches here and nothing elsewhere launches its code
-    return _KernelFinder(module, facts).result
+    """The module's kernels, once per module and facts (a scope is read, never changed)."""
+    scope = module.kernel_scopes.get(facts)
+    if scope is None:
+        if not facts.kernels and not facts.launchers and not _names_a_launcher(module):
+            scope = KernelScope(module)  # nothing launches here and nothing elsewhere launches its code
+        else:
+            scope = _KernelFinder(module, facts).result
+        module.kernel_scopes[facts] = scope
+    return scope
 
 
 def _names_a_launcher(module: ModuleIndex) -> bool:

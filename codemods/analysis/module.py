@@ -109,6 +109,9 @@ class ModuleIndex:
         # Names bound to another name or an attribute (`P = pltpu`): the only bindings besides imports
         # that qualified_names follows.
         self.aliases: set[str] = set()
+        # Kernel scopes found in it, by the facts they were found with (kernel_scope.find_kernels):
+        # the project index and the rules ask with equal facts about the same module.
+        self.kernel_scopes: dict = {}
         self._index()
 
     @classmethod

@@ -37,6 +37,7 @@ from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, KERNEL_MARKER, Backends, KernelScope, ModuleFacts, find_kernels, takes_refs,
 )
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex
+from codemods.analysis.value_flow import returned_values
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -94,6 +95,7 @@ class _Module:
     top_level: Optional[dict[str, str]] = None  # see ProjectIndex._top_level
     project_names: Optional[frozenset[str]] = None  # names it binds to project modules (import roots)
     holders: Optional[dict[str, list[str]]] = None  # see ProjectIndex._holders
+    dotted: Optional[dict[str, set[str]]] = None  # see ProjectIndex._dotted_names
 
     def absolute(self, name: str) -> Optional[str]:
         """A qualified name with a relative import's dots (`..ops.act`) made absolute; None above the root."""
@@ -229,18 +231,14 @@ class ProjectIndex:
             else:
                 continue
             calls, parameters = [], set()
-            # A class holds what it launches in its attributes (`kernel = staticmethod(...)`, or set by
-            # `__init__`); its other methods are asked for where they are called.
-            parts = [s for s in statement.body if not isinstance(s, FUNCTION_DEFS) or s.name == "__init__"] \
-                if isinstance(statement, ast.ClassDef) else [statement]
-            for node in (node for part in parts for node in ast.walk(part)):  # the calls, the parameters they pass on
+            for node in (node for part in _launchable_parts(statement) for node in ast.walk(part)):  # the calls, the parameters they pass on
                 if node.__class__ is ast.Call:
                     calls.append(node)
                 elif node.__class__ is ast.arguments:
                     parameters.update(_passed_on(node))
             if any(_may_fail_in_a_kernel(call, parameters) for call in calls):
                 names.append(name)
-        module.needy = names + _reaching(tree, set(names)) if names else names
+        module.needy = names + _reaching(tree, raw, starts, set(names)) if names else names
         return module.needy
 
     # -- who uses a name, and how --
@@ -352,23 +350,34 @@ class ProjectIndex:
     def _mentions(self, referrer: _Module, module: _Module, name: str) -> bool:
         """Whether `referrer` names `module.name` through its top-level imports (read from its bare
         syntax tree, without the scopes: a shadowing local counts, which can only keep a fix back)."""
-        tree = self._tree(referrer)
         imports = {bound: qualified for bound, qualified in self._top_level(referrer).items() if qualified != "def"}
-        if tree is None or not imports:
+        if not imports:
             return False
-        aliases = self._aliases(referrer, name)
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) or isinstance(node, ast.Name)) \
-                    and _last_name(node) in aliases:  # only what can be the name: resolving is the cost
-                parts = []
-                while isinstance(node, ast.Attribute):
-                    parts.append(node.attr)
-                    node = node.value
-                if isinstance(node, ast.Name) and node.id in imports:
-                    absolute = referrer.absolute(".".join([imports[node.id], *reversed(parts)]))
+        dotted = self._dotted_names(referrer)
+        for alias in self._aliases(referrer, name):  # only what can be the name: resolving is the cost
+            for spelled in dotted.get(alias, ()):
+                root, _, rest = spelled.partition(".")
+                if root in imports:
+                    absolute = referrer.absolute(f"{imports[root]}.{rest}" if rest else imports[root])
                     if absolute and self._function(absolute, _MAX_REEXPORTS) == (module, name):
                         return True
         return False
+
+    def _dotted_names(self, module: _Module) -> dict[str, set[str]]:
+        """Every name and loaded attribute chain of the module (`ops.act`, `ops`, `act`), by its last
+        part: one walk per module, however many of its names are asked about."""
+        if module.dotted is None:
+            module.dotted = {}
+            tree = self._tree(module)
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) or isinstance(node, ast.Name):
+                    parts, last = [], node
+                    while isinstance(node, ast.Attribute):
+                        parts.append(node.attr)
+                        node = node.value
+                    if isinstance(node, ast.Name):
+                        module.dotted.setdefault(_last_name(last), set()).add(".".join([node.id, *reversed(parts)]))
+        return module.dotted
 
     def _referrers(self, module: _Module, name: str) -> list[_Module]:
         """The modules that may use `module.name`: they import the project, use the word, and import
@@ -720,37 +729,66 @@ def _passed_on(arguments: ast.arguments) -> list[str]:
     return [arg.arg for arg, default in named if arg is not None and (default is None or _is_none(default))]
 
 
-def _reaching(tree: Optional[ast.Module], needy: set[str]) -> list[str]:
+def _reaching(tree: Optional[ast.Module], raw: bytes, starts: list[int], needy: set[str]) -> list[str]:
     """Top-level defs and values that name a needy one (`def body(...): mm(...)`, `k = body`,
     `BODIES = [body]`), transitively: launched or called from a kernel elsewhere, they bring it there.
     Only those another module may launch are asked about (values, classes, defs that take refs as
-    kernel bodies do, factories); the helpers between them only carry the question."""
-    loads: dict[str, set[str]] = {}
-    askable: set[str] = set()
+    kernel bodies do, factories); the helpers between them only carry the question. A statement's
+    words (its bytes, decorators included) are read first: only one that spells a needy name is
+    walked for the names it loads."""
+    statements: dict[str, tuple[ast.stmt, frozenset[bytes]]] = {}
     for statement in tree.body if tree is not None else ():
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             name = statement.name
-            if isinstance(statement, ast.ClassDef) or takes_refs(statement) or any(  # a body, or a factory
-                    isinstance(node, (*FUNCTION_DEFS, ast.Lambda)) for node in ast.walk(statement) if node is not statement):
-                askable.add(name)
         elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
             name = statement.targets[0].id
-            askable.add(name)
         else:
             continue
         if name not in needy:
-            loads[name] = {node.id for node in ast.walk(statement) if isinstance(node, ast.Name)}
-    found: list[str] = []
+            first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+            end = starts[statement.end_lineno] if statement.end_lineno < len(starts) else len(raw)
+            statements[name] = (statement, frozenset(_WORD.findall(raw, starts[first - 1], end)))
+    found: list[tuple[str, ast.stmt]] = []
+    wanted = {name.encode() for name in needy}
     changed = True
     while changed:
         changed = False
-        for name, named in list(loads.items()):
-            if named & needy:
+        for name, (statement, words) in list(statements.items()):
+            if words & wanted and needy & {node.id for part in _launchable_parts(statement) for node in ast.walk(part)
+                                           if isinstance(node, ast.Name)}:
                 needy.add(name)
-                found.append(name)
-                del loads[name]
+                wanted.add(name.encode())
+                found.append((name, statement))
+                del statements[name]
                 changed = True
-    return [name for name in found if name in askable]
+    return [name for name, statement in found if _askable(statement)]
+
+
+def _launchable_parts(statement: ast.stmt) -> list[ast.AST]:
+    """What another module launches when it launches this statement's name. A class holds it in its
+    attributes (`kernel = staticmethod(...)`, or set by `__init__`); its other methods are asked
+    for where they are called."""
+    if isinstance(statement, ast.ClassDef):
+        return [s for s in statement.body if not isinstance(s, FUNCTION_DEFS) or s.name == "__init__"]
+    return [statement]
+
+
+def _askable(statement: ast.stmt) -> bool:
+    """Another module may launch it: a value, a class, a def that takes refs as kernel bodies do, or
+    a factory (a def that returns a function it defines, a lambda or a partial). A def that only
+    uses nested helpers (`gmres`) runs where it is called, as plain code or inside this module's
+    kernels, and is not asked about."""
+    if not isinstance(statement, FUNCTION_DEFS):
+        return True
+    if takes_refs(statement):
+        return True
+    inner = {node.name for node in ast.walk(statement) if isinstance(node, FUNCTION_DEFS) and node is not statement}
+    def a_function(value: ast.expr) -> bool:
+        if isinstance(value, (ast.Tuple, ast.List)):
+            return any(a_function(element) for element in value.elts)
+        return isinstance(value, ast.Lambda) or isinstance(value, ast.Name) and value.id in inner \
+            or isinstance(value, ast.Call) and _terminal_name(value.func) == "partial"
+    return any(a_function(value) for value in returned_values(statement))
 
 
 def _may_fail_in_a_kernel(call: ast.Call, parameters: set[str]) -> bool:
