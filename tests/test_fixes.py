@@ -19,11 +19,11 @@ from codemods.engine.report import FileResult
 from codemods.engine.runner import process_source
 from codemods.registry import select
 from codemods.settings import Settings
-from tests.test_fixtures import CASES, FAMILIES, _id, case_settings
+from tests.test_fixtures import CASES, _id, case_rules, case_settings
 
 
 def run(case: Path, text: str, settings: Settings) -> FileResult:
-    result = process_source(Path(case.name), text.encode(), select([FAMILIES[case.parent.name]]), settings)
+    result = process_source(Path(case.name), text.encode(), case_rules(case, text), settings)
     assert result.error is None, result.error
     return result
 
@@ -78,6 +78,19 @@ def test_every_safe_fix_applied_gives_what_write_writes(case: Path) -> None:
             assert finding.fix.applied == is_safe(finding), finding.render(case.name)
     if not any(f.fix and not is_safe(f) for f in run(case, text, case_settings(text)).findings):
         assert written == golden_output(case), "with no unsafe fix, --write gives the golden"
+
+
+@pytest.mark.parametrize("unsafe", [True, False], ids=["unsafe-fixes", "safe-only"])
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_one_write_is_enough(case: Path, unsafe: bool) -> None:
+    """`--write` (with or without --unsafe-fixes) then `--write` again changes nothing: every rule saw
+    the call as the others left it (a pair inside a removed `pl.dot` is fixed with JAX150's rewrite)."""
+    text = case.read_text()
+    settings = dataclasses.replace(case_settings(text), unsafe_fixes=unsafe)
+    first = run(case, text, settings)
+    written = first.after if first.new_source is not None else text
+    again = run(case, written, settings)
+    assert again.new_source is None, f"a second --write changes the file:\n{again.after}"
 
 
 def test_the_goldens_hold_both_applicabilities() -> None:

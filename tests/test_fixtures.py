@@ -1,7 +1,8 @@
 """Golden files: every `tests/fixtures/<family>/<case>.in.py` against its `.out.py` and `.findings`.
 
 A case's first line may hold CLI options for that case, e.g.
-`# jax-codemod: --jax-version 0.10.2 --scope all`. Without `--jax-version` cases target
+`# jax-codemod: --jax-version 0.10.2 --scope all` (`--select` adds rules to the folder's own, for a
+call two rules rewrite together). Without `--jax-version` cases target
 jax 0.12.0.1, so the goldens do not depend on the installed jax. Every fix is applied, unsafe ones
 included (as with `--unsafe-fixes`): the `.out.py` shows every rewrite the tool can make, and the
 `.findings` say which fixes are unsafe (tests/test_fixes.py checks what `--write` alone gives). Regenerate with
@@ -30,24 +31,33 @@ DEFAULT_TARGET = "0.12.0.1"
 CASES = sorted(FIXTURES.glob("*/*.in.py"))
 
 
-def case_settings(source: str) -> Settings:
+def _options(source: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(exit_on_error=False)
     parser.add_argument("--jax-version", default=DEFAULT_TARGET)
     parser.add_argument("--scope", type=Scope, default=Scope.KERNELS)
     parser.add_argument("--precision-policy", type=PrecisionPolicy, default=PrecisionPolicy.NEAREST)
     parser.add_argument("--helpers-module")
+    parser.add_argument("--select", default="")
     first_line = source.split("\n", 1)[0]
     args = shlex.split(first_line[len(HEADER):]) if first_line.startswith(HEADER) else []
-    options = parser.parse_args(args)
+    return parser.parse_args(args)
+
+
+def case_settings(source: str) -> Settings:
+    options = _options(source)
     return Settings(parse_version(options.jax_version), options.scope, options.precision_policy, options.helpers_module,
                     unsafe_fixes=True)
+
+
+def case_rules(path: Path, source: str) -> list:
+    """The rules a case runs: its folder's family, and those its header's `--select` adds."""
+    return select([FAMILIES[path.parent.name], *(code for code in _options(source).select.split(",") if code)])
 
 
 def rewrite(path: Path, source: bytes) -> tuple[bytes, str]:
     """The transform of the case's family applied to `source`: new bytes and rendered findings."""
     text = source.decode()
-    transforms = select([FAMILIES[path.parent.name]])
-    result = process_source(Path(path.name), source, transforms, case_settings(text))
+    result = process_source(Path(path.name), source, case_rules(path, text), case_settings(text))
     assert result.error is None, result.error
     return (result.new_source or source), render_findings([result])
 

@@ -49,7 +49,7 @@ from codemods.engine.runner import process_source  # noqa: E402
 from codemods.registry import select  # noqa: E402
 from tests import jax_support  # noqa: E402
 from tests.test_accuracy_jax import PROGRAMS  # noqa: E402
-from tests.test_fixtures import case_settings  # noqa: E402
+from tests.test_fixtures import case_rules, case_settings  # noqa: E402
 
 pytestmark = pytest.mark.jax
 
@@ -270,6 +270,8 @@ def claims_for(findings: list[str], backend: str) -> Claims:
                                                                    re.search(rf"rejected by [\w ]*{name}", head)
                                                                    or "needed on every backend" in finding):
             fixed = True
+        if re.search(r"\[fixed(, unsafe)?\] .*: removed in jax [\d.]+ \(\w+Error on ", finding):
+            fixed = True  # a JAX1xx fix of a removed name: the old spelling fails on every backend
         if re.search(rf"{name}( and [\w ]+)? cannot lower", finding):
             cannot += [quote for quote in _QUOTED.findall(finding)
                        if any(marker in quote for marker in _MARKERS[backend])]
@@ -392,7 +394,8 @@ def golden_for_this_release(case: str) -> tuple[str, str, list[tuple[int, str]],
                     for line in (FIXTURES / family / f"{stem}.findings").read_text().splitlines()]
         return source, output, findings, True
     settings = dataclasses.replace(settings, jax_version=jax_support.JAX_VERSION)
-    result = process_source(Path(f"{stem}.in.py"), source.encode(), select([RULES[family]]), settings)
+    result = process_source(Path(f"{stem}.in.py"), source.encode(), case_rules(FIXTURES / family / f"{stem}.in.py", source),
+                            settings)
     assert result.error is None, result.error
     findings = [(finding.line, f"[{finding.kind.value}] {finding.message}") for finding in result.findings]
     return source, result.after if result.new_source is not None else source, findings, False

@@ -29,7 +29,7 @@ from codemods.capabilities import MOSAIC_TPU_CONV_SINCE, MOSAIC_TPU_DOT_HIGH_SIN
 from codemods.engine.diagnostics import Kind  # noqa: E402
 from codemods.engine.runner import process_source  # noqa: E402
 from codemods.registry import select  # noqa: E402
-from codemods.rules.per_operand_precision import OPS, PALLAS_DOT_REMOVED_IN  # noqa: E402
+from codemods.rules.per_operand_precision import OPS  # noqa: E402
 from codemods.settings import Settings  # noqa: E402
 from tests import jax_support  # noqa: E402
 from tests.test_fixtures import case_settings  # noqa: E402
@@ -58,13 +58,11 @@ CONV_ONLY = {
     "lax_conv_positional", "precision_in_parentheses",
 }
 DOT_HIGH_ONLY = {"dot_high_jax_0_10", "dot_high_jax_0_12"}  # a scalar HIGH dot: lowered since 0.11.1
-PL_DOT = {"pl_dot_positional_jax_0_10", "pl_dot_removed_jax_0_12"}  # pl.dot: gone in 0.12.0 ([manual])
 
 
 def _rewrites_nothing(name: str, version) -> bool:
     return (name in NOTHING_TO_REWRITE or (name in CONV_ONLY and version < MOSAIC_TPU_CONV_SINCE)
-            or (name in DOT_HIGH_ONLY and version >= MOSAIC_TPU_DOT_HIGH_SINCE)
-            or (name in PL_DOT and version >= PALLAS_DOT_REMOVED_IN))
+            or (name in DOT_HIGH_ONLY and version >= MOSAIC_TPU_DOT_HIGH_SINCE))
 
 
 def _levels_traced(kind: str, precision) -> tuple[Level, Level]:

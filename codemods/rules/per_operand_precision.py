@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Union
 
+from codemods import api_changes
 from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, Backends, default_value, describe_backends
 from codemods.analysis.value_flow import returned_values
 from codemods.analysis.module import FunctionNode
@@ -80,7 +81,8 @@ LIST_REJECTED_SINCE: Version = (0, 7)
 BATCH_MATMUL = "jax.lax.batch_matmul"
 BATCHED_DOT_UNLOWERED: Backends = frozenset({"triton"})
 PALLAS_DOT = ("jax.experimental.pallas.dot", "jax.experimental.pallas.triton.dot")
-PALLAS_DOT_REMOVED_IN: Version = (0, 12, 0)  # deprecated in 0.11.0, gone in 0.12.0 (AttributeError)
+# When `pl.dot` stopped existing: JAX150's row, the one place that fact is kept (the triton dot stays).
+PALLAS_DOT_ROW = next(row for row in api_changes.TABLE if row.code == "JAX150")
 _MAX_DEPTH = 6  # how far a value is followed through parameters, variables and returns
 
 
@@ -110,11 +112,6 @@ class PerOperandPrecision(JaxTransform):
             if not self.rejecting_backends(call, REJECTERS):
                 if arg is not None:
                     self._note_unresolved_launch(call, name, op, value_of(arg))
-                continue
-            if name in PALLAS_DOT and self._pallas_dot_removed():
-                self.report(call, Kind.MANUAL, f"{display(name)} does not exist on jax "
-                            f"{format_version(self.settings.jax_version)} (removed in 0.12.0): use jnp.dot, jnp.einsum "
-                            "or @ with one scalar precision; no precision fix written into it")
                 continue
             if arg is None:
                 spread = "**kwargs" if has_double_star(call) else "*args"
@@ -246,9 +243,9 @@ class PerOperandPrecision(JaxTransform):
                          "are no batch dimensions)")
         return " and ".join(parts)
 
-    def _pallas_dot_removed(self) -> bool:
+    def _pallas_dot_removed(self, name: str) -> bool:
         version = self.settings.jax_version
-        return version is not None and version >= PALLAS_DOT_REMOVED_IN
+        return name in PALLAS_DOT_ROW.old and version is not None and version >= PALLAS_DOT_ROW.removed
 
     def _plan_value(self, call: ast.Call, name: str, op: Op, value: ast.expr) -> None:
         parsed = parse_precision(value, self.module)
@@ -423,10 +420,13 @@ class PerOperandPrecision(JaxTransform):
         if self._list_rejected(source):
             message += ("; needed on every backend: jax >= 0.7 rejects a list precision when tracing (parameters must "
                         "be hashable)")
-        elif others - unlowered:
+        elif others - unlowered and not self._pallas_dot_removed(name):
             message += f"; forced by Mosaic TPU ({describe_backends(others - unlowered)} lowers it as written)"
         if unlowered:
             message += f"; note: {self._cannot_lower(name, op, unlowered)}, so this kernel lowers for Mosaic TPU only"
+        if self._pallas_dot_removed(name):  # one pass: JAX150's rewrite of the call keeps this edit inside it
+            message += (f"; {display(name)} itself is gone on jax {version} (removed in "
+                        f"{format_version(PALLAS_DOT_ROW.removed)}): {PALLAS_DOT_ROW.code} rewrites it to jnp.dot")
         if self.target_kernel(call) in self.analysis.kernels.dict_compiler_params:
             message += ("; note: its launch passes compiler_params as a dict, which jax 0.10.2 and later reject "
                         "(TypeError: \"unhashable type: 'dict'\"): Mosaic TPU cannot lower this kernel until the launch "
