@@ -80,7 +80,12 @@ def fix(
     ),
     jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Worker processes (default: all cores)."),
     jax_version: Optional[str] = typer.Option(
-        None, "--jax-version", help="Target jax release (default: the installed jax; conservative if none)."
+        None, "--jax-version", help="Target jax release (default: the config's, else the project's environment's, "
+        "else the tool's, else the project's pin)."
+    ),
+    jax_floor: Optional[str] = typer.Option(
+        None, "--jax-floor", help="The lowest jax the project supports: JAX1xx fixes use nothing it lacks "
+        "(default: the config's jax-floor, else project.dependencies)."
     ),
     scope: Optional[Scope] = typer.Option(None, "--scope", help="kernels (default): only inside Pallas kernel bodies; all: everywhere."),
     precision_policy: Optional[PrecisionPolicy] = typer.Option(
@@ -121,14 +126,15 @@ def fix(
     try:
         config = project_config.load(project_config.find(paths), registry.RULES)
         transforms, settings = project_config.resolve(
-            config, registry.RULES, select=select, ignore=ignore, jax_version=jax_version, scope=scope,
-            precision_policy=precision_policy, helpers_module=helpers_module, unsafe_fixes=unsafe_fixes)
+            config, registry.RULES, select=select, ignore=ignore, jax_version=jax_version, jax_floor=jax_floor,
+            scope=scope, precision_policy=precision_policy, helpers_module=helpers_module, unsafe_fixes=unsafe_fixes)
         files, project = _files(paths, config, exclude, force_exclude, diff_base, shard)
     except ValueError as error:  # registry.UnknownRule among them
         raise typer.BadParameter(str(error.args[0]))
     except (project_config.ConfigError, discovery.DiscoveryError) as error:
         sys.stderr.write(f"error: {error}\n")
         raise typer.Exit(EXIT_ERRORS)
+    _check_target(settings, transforms, select or config.select)
     cache = None if no_cache else ResultCache(default_directory(), settings)
     with _progress(len(files)) if not interactive else contextlib.nullcontext() as progress:  # no bar under prompts
         results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
@@ -271,10 +277,44 @@ def _report(results, settings: Settings, *, write: bool, check: bool, quiet: boo
         if result.skipped:
             sys.stderr.write(f"{result.path}: skipped: {result.skipped}\n")
     if not quiet:
-        sys.stderr.write(f"{summary.render(written=write)} (target jax {format_version(settings.jax_version)})\n")
+        sys.stderr.write(f"{summary.render(written=write)} {_target(settings)}{_held_back(summary, settings)}\n")
     if errors:
         raise typer.Exit(EXIT_ERRORS)
     raise typer.Exit(EXIT_CHANGES if _remaining(results) and not exit_zero else EXIT_CLEAN)
+
+
+def _target(settings: Settings) -> str:
+    """`(target jax 0.12.0.1 from .venv)`: the release the JAX1xx rules moved to, and what chose it."""
+    source = f" from {settings.jax_version_source}" if settings.jax_version_source else ""
+    return f"(target jax {format_version(settings.jax_version)}{source})"
+
+
+def _held_back(summary, settings: Settings) -> str:
+    """What the floor cost this run: one line of pyproject.toml can hold back every fix."""
+    if not summary.held_back:
+        return ""
+    floor, source = format_version(settings.jax_floor), settings.jax_floor_source
+    if source == "--jax-floor":
+        return f"; {summary.held_back} fixes held back by --jax-floor {floor}: raise it"
+    return f"; {summary.held_back} fixes held back by jax>={floor} ({source}): raise it or pass --jax-floor"
+
+
+NO_TARGET = ("no target jax release, so the JAX1xx rules cannot run: pass --jax-version X, set jax-version = \"X\" "
+             "in [tool.jax-codemod], or install jax in the project's .venv")
+
+
+def _check_target(settings: Settings, transforms, selectors) -> None:
+    """Without a target the JAX1xx rules find nothing, which reads as "nothing to upgrade": say so,
+    and exit 2 where they were selected by name (a pre-commit hook must not pass silently)."""
+    from codemods import registry
+
+    if settings.jax_version is not None or not any(rule.code.startswith("JAX1") for rule in transforms):
+        return
+    named = any(matched and all(rule.code.startswith("JAX1") for rule in matched)
+                for matched in (registry.matching(key) for key in registry.split(selectors)))
+    sys.stderr.write(f"{'error' if named else 'warning'}: {NO_TARGET}\n")
+    if named:
+        raise typer.Exit(EXIT_ERRORS)
 
 
 def _remaining(results) -> bool:
@@ -315,7 +355,8 @@ def explain(
         "[tool.jax-codemod] config applies, and --write writes only files under it."),
     select: List[str] = typer.Option([], "--select", help="Only these rules (as for fix)."),
     ignore: List[str] = typer.Option([], "--ignore", help="Skip these rules (as for fix)."),
-    jax_version: Optional[str] = typer.Option(None, "--jax-version", help="Target jax release (default: the config's, else the installed jax)."),
+    jax_version: Optional[str] = typer.Option(None, "--jax-version", help="Target jax release (as for fix)."),
+    jax_floor: Optional[str] = typer.Option(None, "--jax-floor", help="The lowest jax the project supports (as for fix)."),
     precision_policy: Optional[PrecisionPolicy] = typer.Option(None, "--precision-policy", help="nearest or highest (as for fix)."),
     helpers_module: Optional[str] = typer.Option(None, "--helpers-module", help="As for fix."),
     unsafe_fixes: Optional[bool] = typer.Option(
@@ -332,13 +373,14 @@ def explain(
     try:
         config = project_config.load(project_config.find([root]), registry.RULES)
         transforms, settings = project_config.resolve(
-            config, registry.RULES, select=select, ignore=ignore, jax_version=jax_version,
+            config, registry.RULES, select=select, ignore=ignore, jax_version=jax_version, jax_floor=jax_floor,
             precision_policy=precision_policy, helpers_module=helpers_module, unsafe_fixes=unsafe_fixes)
     except ValueError as error:
         raise typer.BadParameter(str(error.args[0]))
     except project_config.ConfigError as error:
         sys.stderr.write(f"error: {error}\n")
         raise typer.Exit(EXIT_ERRORS)
+    _check_target(settings, transforms, select or config.select)
     from codemods.engine.notebook import NotebookError, is_notebook
 
     if notebook is not None and not is_notebook(notebook):

@@ -35,7 +35,7 @@ import keyword
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
@@ -44,11 +44,12 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from codemods.capabilities import Version, installed_jax_version, parse_version
-from codemods.engine.discovery import SKIPPED_DIRS
+from codemods.capabilities import Version, parse_version
+from codemods.engine.discovery import SKIPPED_DIRS, project_root
 from codemods.engine.rule import Rule
 from codemods import registry
 from codemods.settings import PrecisionPolicy, Scope, Settings
+from codemods.target import jax_target
 
 SECTION = "jax-codemod"
 
@@ -72,6 +73,11 @@ class Config:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     jax_floor: Optional[Version] = None  # `jax-floor`, else the floor project.dependencies declare
     notebooks: bool = True  # discover `*.ipynb` files in folders
+    jax_floor_source: str = ""  # where jax_floor was read, for the summary (`pyproject.toml`)
+    # The project's folder (its `.venv`, lock files: codemods/target.py), None: none was found; and
+    # its pyproject.toml's `project.dependencies`.
+    project_root: Optional[Path] = None
+    dependencies: tuple[str, ...] = ()
 
     @property
     def root(self) -> Path:
@@ -132,11 +138,18 @@ class Found:
     # its `[project] dependencies` (None when it lists none).
     project: Optional[Path] = None
     dependencies: object = None
+    root: Optional[Path] = None  # the project's folder (discovery.project_root)
 
 
 def find(paths: Sequence[Path]) -> Found:
-    """The nearest pyproject.toml with a [tool.jax-codemod] table, from the first path upwards, and
-    the pyproject.toml whose dependencies declare the project's jax (see the module docstring)."""
+    """The nearest pyproject.toml with a [tool.jax-codemod] table, from the first path upwards, the
+    pyproject.toml whose dependencies declare the project's jax (see the module docstring), and the
+    project's folder."""
+    found = _find(paths)
+    return replace(found, root=project_root(paths, found.path.parent if found.path else None))
+
+
+def _find(paths: Sequence[Path]) -> Found:
     start = Path(os.path.abspath(paths[0] if paths else Path.cwd()))
     nearest = Found()
     for folder in [start, *start.parents] if start.is_dir() else list(start.parents):
@@ -211,35 +224,46 @@ def checked_module_name(name: Optional[str]) -> Optional[str]:
 
 
 def resolve(config: Config, rules: Sequence[Rule], *, select: Sequence[str] = (), ignore: Sequence[str] = (),
-            jax_version: "str | Version | None" = None, scope: Optional[Scope] = None,
-            precision_policy: Optional[PrecisionPolicy] = None, helpers_module: Optional[str] = None,
-            unsafe_fixes: Optional[bool] = None) -> tuple[list[Rule], Settings]:
+            jax_version: "str | Version | None" = None, jax_floor: "str | Version | None" = None,
+            scope: Optional[Scope] = None, precision_policy: Optional[PrecisionPolicy] = None,
+            helpers_module: Optional[str] = None, unsafe_fixes: Optional[bool] = None,
+            interpreter: Optional[str] = None) -> tuple[list[Rule], Settings]:
     """The rules to run and the settings to run them with: what an entry point was given (its command
     line, an adapter's arguments; None or empty: not given) over the project's config, over the
-    defaults; the jax floor is the project's (its config, else its dependencies). Every entry point
-    comes through here, so `fix`, `explain`, pre-commit, libcst's runner and Bowler make the same
-    choices for the same project. Raises ValueError (the message names the option) for an unknown
-    rule, a bad version or a bad module name."""
+    defaults; the target jax as codemods/target.py finds it (`interpreter`: the editor's Python), the
+    floor from `jax_floor`, else the project's (its config, else its dependencies). Every entry point
+    comes through here, so `fix`, `explain`, pre-commit, the server, IPython, libcst's runner and
+    Bowler make the same choices for the same project. Raises ValueError (the message names the
+    option) for an unknown rule, a bad version or a bad module name."""
     chosen = registry.select(select or config.select, ignore or config.ignore, rules)
-    if isinstance(jax_version, str):
-        try:
-            jax_version = parse_version(jax_version)
-        except ValueError as error:
-            raise ValueError(f"--jax-version: {error}") from None
+    jax_version, jax_floor = _version("--jax-version", jax_version), _version("--jax-floor", jax_floor)
     try:
         helpers = checked_module_name(helpers_module)
     except ValueError as error:
         raise ValueError(f"--helpers-module {error}") from None
+    target, source = jax_target(config.project_root, given=jax_version, configured=config.jax_version,
+                                interpreter=interpreter, dependencies=config.dependencies)
     settings = Settings(
-        jax_version=tuple(jax_version) if jax_version else config.jax_version or installed_jax_version(),
+        jax_version=target,
+        jax_version_source=source,
         scope=Scope(scope) if scope else config.scope or Scope.KERNELS,
         precision_policy=PrecisionPolicy(precision_policy) if precision_policy else
         config.precision_policy or PrecisionPolicy.NEAREST,
         helpers_module=helpers or config.helpers_module,
         unsafe_fixes=config.unsafe_fixes if unsafe_fixes is None else unsafe_fixes,
-        jax_floor=config.jax_floor,
+        jax_floor=jax_floor or config.jax_floor,
+        jax_floor_source="--jax-floor" if jax_floor else config.jax_floor_source,
     )
     return chosen, settings
+
+
+def _version(option: str, value: "str | Version | None") -> Optional[Version]:
+    if isinstance(value, str):
+        try:
+            return parse_version(value)
+        except ValueError as error:
+            raise ValueError(f"{option}: {error}") from None
+    return tuple(value) if value else None
 
 
 KEYS = ("select", "ignore", "scope", "jax-version", "precision-policy", "helpers-module", "unsafe-fixes", "exclude",
@@ -259,10 +283,27 @@ def _dependencies_floor(found: Found) -> Optional[Version]:
         raise ConfigError(f"{found.project}: `project.dependencies` {error}") from None
 
 
+def _floor(found: Found, configured: Optional[Version]) -> tuple[Optional[Version], str]:
+    """The project's floor and where it was read: `jax-floor`, else its dependencies."""
+    if configured is not None:
+        return configured, f"jax-floor in {_shown(found.path)}"
+    declared = _dependencies_floor(found)
+    return declared, _shown(found.project) if declared is not None else ""
+
+
+def _shown(path: Optional[Path]) -> str:
+    """A file's path as the summary names it: relative to the current folder when under it."""
+    relative = os.path.relpath(path) if path is not None else ""
+    return relative if not relative.startswith("..") else str(path)
+
+
 def load(found: Found, rules: Sequence[Rule]) -> Config:
     """The Config of a `find` result (defaults, and the declared jax floor, when no file has a table)."""
+    listed = found.dependencies if isinstance(found.dependencies, list) else []
+    project = dict(project_root=found.root, dependencies=tuple(d for d in listed if isinstance(d, str)))
     if found.path is None:
-        return Config(jax_floor=_dependencies_floor(found))
+        floor, source = _floor(found, None)
+        return Config(jax_floor=floor, jax_floor_source=source, **project)
     path, data = found.path, found.table
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: `tool.{SECTION}` must be a table")
@@ -273,6 +314,7 @@ def load(found: Found, rules: Sequence[Rule]) -> Config:
         hint = f"; did you mean `{close[0]}`?" if close else ""
         raise ConfigError(f"{path}: unknown key `tool.{SECTION}.{key}`{hint} (known: {', '.join(KEYS)})")
     reader = _Reader(path, data, rules)
+    floor, floor_source = _floor(found, reader.version("jax-floor"))
     config = Config(
         path=path,
         select=reader.codes("select"),
@@ -285,8 +327,10 @@ def load(found: Found, rules: Sequence[Rule]) -> Config:
         exclude=reader.strings("exclude", Config.exclude),
         extend_exclude=reader.strings("extend-exclude", ()),
         per_file_ignores=reader.per_file_ignores("per-file-ignores"),
-        jax_floor=reader.version("jax-floor") or _dependencies_floor(found),
+        jax_floor=floor,
+        jax_floor_source=floor_source,
         notebooks=reader.boolean("notebooks", default=True),
+        **project,
     )
     return config
 

@@ -38,13 +38,14 @@ def matching(selector: str, rules: Sequence[Rule] = RULES) -> list[Rule]:
     return [rule for rule in rules if rule.code.startswith(key.upper()) or rule.name == key.lower()]
 
 
-def _split(keys: Iterable[str]) -> list[str]:
+def split(keys: Iterable[str]) -> list[str]:
+    """The selectors of options given comma-separated (`JAX1,JAX001`), repeated, or both."""
     return [k.strip() for key in keys for k in key.split(",") if k.strip()]
 
 
 def check_known(selectors: Iterable[str], rules: Sequence[Rule] = RULES) -> None:
     """Raises UnknownRule naming every selector that matches no rule."""
-    unknown = [key for key in _split(selectors) if not matching(key, rules)]
+    unknown = [key for key in split(selectors) if not matching(key, rules)]
     if unknown:
         known = ", ".join(f"{rule.code} ({rule.name})" for rule in rules)
         raise UnknownRule(f"unknown rule code, prefix or name: {', '.join(map(repr, unknown))}; known: {known}")
@@ -52,7 +53,7 @@ def check_known(selectors: Iterable[str], rules: Sequence[Rule] = RULES) -> None
 
 def select(include: Iterable[str] = (), exclude: Iterable[str] = (), rules: Sequence[Rule] = RULES) -> list[Rule]:
     """`--select`/`--ignore`: codes, prefixes or names, comma-separated or repeated. Raises UnknownRule."""
-    include, exclude = _split(include), _split(exclude)
+    include, exclude = split(include), split(exclude)
     check_known([*include, *exclude], rules)
     chosen = {rule for key in include for rule in matching(key, rules)} or set(rules)
     dropped = {rule for key in exclude for rule in matching(key, rules)}

@@ -15,9 +15,9 @@ notebook document sync: its code cells analysed as one module, as the command li
 - hover over a finding: the rule's documentation (what it does, why), as `jax-codemod rules CODE`.
 
 Settings are the CLI's: the document's `[tool.jax-codemod]` (codemods/config.py `find`/`load`), with
-the client's `initializationOptions` in the place of the command line (`resolve`). The target jax:
-the options', else the config's, else the jax of the workspace's virtualenv (`.venv`, `venv`, or
-the `interpreter` option), else the server's own. Cross-module facts (a kernel launched from
+the client's `initializationOptions` in the place of the command line (`resolve`). The target jax
+is found as the CLI finds it (codemods/target.py), with the `interpreter` option (the editor's
+Python) as the first environment looked at. Cross-module facts (a kernel launched from
 another module) come from a project index over the document's project, the files the CLI indexes
 for one file; it is kept per project and rebuilt after a save.
 
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import glob
 import io
 import json
 import os
@@ -38,7 +37,7 @@ import sys
 import time
 import tokenize
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
@@ -50,7 +49,7 @@ from pygls.protocol import LanguageServerProtocol
 from codemods import config as project_config
 from codemods import registry
 from codemods.analysis.kernel_scope import NO_FACTS
-from codemods.capabilities import installed_version, parse_version
+from codemods.capabilities import installed_version
 from codemods.engine import discovery, runner
 from codemods.engine.diagnostics import Applicability, Finding, Kind, TextEdit
 from codemods.engine.fixes import text_edits
@@ -163,26 +162,6 @@ def lsp_edits(lines: Lines, edits) -> list[types.TextEdit]:
 # -- settings and projects --
 
 
-def workspace_jax(folder: Optional[Path], interpreter: Optional[str] = None) -> Optional[tuple[int, ...]]:
-    """The jax version installed in the workspace's virtualenv (`interpreter`'s, else `.venv` or
-    `venv` in the folder), read from its dist-info folder as the CLI reads its own."""
-    candidates = []
-    if interpreter:
-        candidates.append(Path(interpreter).resolve().parent.parent if Path(interpreter).is_file() else Path(interpreter))
-    if folder is not None:
-        candidates += [folder / ".venv", folder / "venv"]
-    for prefix in candidates:
-        for pattern in ("lib/python*/site-packages/jax-*.dist-info", "Lib/site-packages/jax-*.dist-info"):
-            for found in sorted(glob.glob(str(prefix / pattern))):
-                match = re.fullmatch(r"jax-([^-]+)\.dist-info", os.path.basename(found), re.IGNORECASE)
-                if match:
-                    try:
-                        return parse_version(match.group(1))
-                    except ValueError:
-                        continue
-    return None
-
-
 @dataclass
 class Context:
     """How to analyse one document: the CLI's choices for it as a one-file run."""
@@ -286,16 +265,16 @@ class Engine:
         except project_config.ConfigError as error:
             self._once(types.MessageType.Error, f"{NAME}: {error}")
             return None
-        overrides = self._overrides()
-        if not overrides.get("jax_version") and config.jax_version is None:
-            found = workspace_jax(self._folder(path), self.options.get("interpreter"))
-            if found is not None:
-                overrides["jax_version"] = found
+        if config.project_root is None:  # a folder without a project file: its environment is the workspace's
+            config = replace(config, project_root=self._folder(path))
+        interpreter = self.options.get("interpreter")
+        interpreter = interpreter if isinstance(interpreter, str) else None
         try:
-            rules, settings = project_config.resolve(config, registry.RULES, **overrides)
+            rules, settings = project_config.resolve(config, registry.RULES, interpreter=interpreter,
+                                                     **self._overrides())
         except (ValueError, TypeError) as error:
             self._once(types.MessageType.Error, f"{NAME}: initializationOptions: {error}; using the project's settings")
-            rules, settings = project_config.resolve(config, registry.RULES)
+            rules, settings = project_config.resolve(config, registry.RULES, interpreter=interpreter)
         root = discovery.project_root([path], config.path.parent if config.path else None)
         return Context(config, rules, settings, root)
 

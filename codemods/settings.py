@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from codemods.capabilities import Version
@@ -29,3 +29,7 @@ class Settings:
     # The lowest jax the project supports (`jax>=0.4.30` in project.dependencies): a JAX1xx fix must
     # not use what that release lacks. None: not declared.
     jax_floor: Optional[Version] = None
+    # What decided the target and the floor (`.venv`, `--jax-version`; `pyproject.toml`), for the
+    # summary line; no rule reads them, so they are left out of comparisons and the cache key.
+    jax_version_source: str = field(default="", compare=False, repr=False)
+    jax_floor_source: str = field(default="", compare=False, repr=False)

@@ -154,3 +154,43 @@ def test_a_floor_that_cannot_be_read_is_an_error_naming_the_file(
 def test_jax_floor_overrides_an_unreadable_requirement(tmp_path: Path) -> None:
     project(tmp_path / "proj", ["jax>=banana"], 'jax-floor = "0.8.0"')
     assert FIXED in fix(tmp_path / "proj").output
+
+
+@pytest.mark.parametrize(("dependencies", "table", "floor", "applies"), [
+    (["jax>=0.4.30"], 'jax-floor = "0.4.30"', "0.8.0", True),  # --jax-floor wins over the key and the dependencies
+    (["jax>=0.8.0"], 'jax-floor = "0.8.0"', "0.4.30", False),
+    (["jax>=0.8.0"], None, "0.4.30", False),
+])
+def test_jax_floor_on_the_command_line_wins(dependencies: list[str], table: Optional[str], floor: str, applies: bool,
+                                            tmp_path: Path) -> None:
+    project(tmp_path / "proj", dependencies, table)
+    result = fix(tmp_path / "proj", "--jax-floor", floor)
+    assert (FIXED in result.output) == applies and (HELD_BACK.replace("0.4.30", floor) in result.output) != applies
+
+
+# pl.dot in a Triton kernel: its fix (pallas.triton.dot) needs jax 0.10.2.
+TRITON = '''\
+from jax.experimental import pallas as pl
+
+def kernel(x, y, o):
+    o[...] = pl.dot(x[...], y[...])
+
+f = pl.pallas_call(kernel, out_shape=None, backend="triton")
+'''
+
+
+@pytest.mark.parametrize(("dependencies", "table", "options", "says"), [
+    (["jax>=0.4.30"], None, (), "; 2 fixes held back by jax>=0.4.30 (proj/pyproject.toml): raise it or pass --jax-floor"),
+    (["jax>=0.8.0"], 'jax-floor = "0.4.30"', (),
+     "; 2 fixes held back by jax>=0.4.30 (jax-floor in proj/pyproject.toml): raise it or pass --jax-floor"),
+    (None, None, ("--jax-floor", "0.4.30"), "; 2 fixes held back by --jax-floor 0.4.30: raise it"),
+    (["jax>=0.10.2"], None, (), ""),  # nothing held back: nothing said
+])
+def test_the_summary_says_how_many_fixes_the_floor_holds_back_and_where_it_was_read(
+        dependencies: Optional[list[str]], table: Optional[str], options: tuple[str, ...], says: str,
+        tmp_path: Path) -> None:
+    project(tmp_path / "proj", dependencies, table)
+    (tmp_path / "proj" / "pkg" / "triton.py").write_text(TRITON)
+    result = fix(tmp_path / "proj", "--select", "JAX150", *options)
+    summary = result.stderr.splitlines()[-1]
+    assert summary.endswith(f"(target jax 0.12.0.1 from --jax-version){says}"), summary

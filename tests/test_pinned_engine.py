@@ -397,7 +397,7 @@ def test_the_summary_counts_every_suppressed_finding(tmp_path: Path) -> None:
     (tmp_path / "c.py").write_text(TWO_LINES.format(first="", second=""))
     result = cli("--no-cache", ".", cwd=tmp_path)
     assert result.returncode == 1
-    assert re.search(rb", 3 suppressed \(target jax 0\.12\.0\.1\)\n$", result.stderr), result.stderr.decode()
+    assert re.search(rb", 3 suppressed \(target jax 0\.12\.0\.1 from [^)]+\)\n$", result.stderr), result.stderr.decode()
     sarif = json.loads(cli("--no-cache", "--output-format", "sarif", ".", cwd=tmp_path).stdout)
     assert sarif["runs"][0]["properties"] == {"suppressed": 3}
     document = json.loads(cli("--no-cache", "--output-format", "json", ".", cwd=tmp_path).stdout)

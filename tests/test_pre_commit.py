@@ -263,7 +263,7 @@ def test_fix_hook_rewrites_the_broken_file_then_both_hooks_pass(pre_commit: PreC
     ("args", "written", "target"),
     [
         ((), "lax.Precision.HIGHEST", "unknown"),  # no jax in the hook's virtualenv: conservative
-        (("--jax-version", "0.12.0"), "lax.Precision.HIGH", "0.12.0"),  # the README's advice
+        (("--jax-version", "0.12.0"), "lax.Precision.HIGH", "0.12.0 from --jax-version"),  # the README's advice
     ],
     ids=["no-jax-version", "jax-version-arg"],
 )
@@ -286,7 +286,7 @@ def test_fix_hook_reads_the_projects_config(pre_commit: PreCommit, project: Path
     (project / "pyproject.toml").write_text(f"[project]\nname = 'demo'\n\n[tool.jax-codemod]\n{table}")
     result = pre_commit.run(project, FIX_HOOK, "dot_high.py")
     assert result.returncode == 1, result.stdout
-    assert "(target jax 0.12.0)" in result.stdout, result.stdout
+    assert "(target jax 0.12.0 from [tool.jax-codemod])" in result.stdout, result.stdout
     assert (project / "dot_high.py").read_text() == DOT_HIGH.replace(
         "precision=(lax.Precision.DEFAULT, lax.Precision.HIGH)", f"precision={written}"
     )

@@ -67,6 +67,7 @@ class Finding:
     end_line: int = 0  # where the code the finding is about ends (0: not known)
     end_column: int = 0  # 1-based, exclusive
     fix: Optional[Fix] = None
+    held_back: bool = False  # a fix the project's jax floor holds back (the summary counts them)
 
     @property
     def applied(self) -> bool:

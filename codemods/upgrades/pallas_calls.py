@@ -246,7 +246,7 @@ def _triton_dot(transform: JaxUpgrade, call: ast.Call) -> None:
     if floor is not None and floor < _TRITON_DOT_SINCE:
         transform.manual(call.func, "pl.dot", f"in Triton kernels: {new} (since jax "
                                               f"{format_version(_TRITON_DOT_SINCE)}; the project supports jax "
-                                              f"{format_version(floor)}), or jnp.dot")
+                                              f"{format_version(floor)}), or jnp.dot", by_floor=True)
         return
     fix = FixPlan()
     spelled = transform.spell(_TRITON_DOT, call.func, fix)

@@ -54,15 +54,16 @@ class JaxUpgrade(JaxTransform):
             self.findings = [self._held_back(f, f"the target is jax {format_version(target)}") for f in self.findings]
         elif not self.row.applies(target, floor):
             self.findings = [self._held_back(f, f"the project supports jax >= {format_version(floor)} (guard it, or "
-                                                "raise the lowest supported jax)") for f in self.findings]
+                                                "raise the lowest supported jax)", by_floor=True) for f in self.findings]
 
-    def _held_back(self, finding: Finding, why: str, needs: bool = True) -> Finding:
+    def _held_back(self, finding: Finding, why: str, needs: bool = True, by_floor: bool = False) -> Finding:
         """The release that matters retired the old spelling, but a release the code must run on
         lacks the replacement (or the target deprecates it too: `needs=False`): the code must
         change, and no one spelling serves; a person decides."""
         lacking = (f"{display(self.row.new or 'the replacement')} needs jax >= {format_version(self.row.since)} and "
                    if needs else "")
-        return replace(finding, kind=Kind.MANUAL, message=f"{finding.message}; not rewritten: {lacking}{why}", fix=None)
+        return replace(finding, kind=Kind.MANUAL, message=f"{finding.message}; not rewritten: {lacking}{why}", fix=None,
+                       held_back=by_floor and finding.fix is not None)
 
     def __init__(self, rule: Rule, file: ParsedFile) -> None:
         super().__init__(rule, file)
@@ -82,8 +83,10 @@ class JaxUpgrade(JaxTransform):
         tail = f"; {note}" if note else ""
         self.report(node, Kind.FIXED, f"{old} -> {new}: {self.status()}{tail}", fix, applicability)
 
-    def manual(self, node: ast.AST, old: str, what: str) -> None:
+    def manual(self, node: ast.AST, old: str, what: str, by_floor: bool = False) -> None:
         self.report(node, Kind.MANUAL, f"{old}: {self.status()}; {what}")
+        if by_floor:  # a fix the floor holds back
+            self.findings[-1] = replace(self.findings[-1], held_back=True)
 
     # -- spelling a qualified name where a reference is --
 
