@@ -292,6 +292,21 @@ def test_fix_hook_reads_the_projects_config(pre_commit: PreCommit, project: Path
     )
 
 
+
+def test_a_hook_selecting_jax1xx_fails_without_a_target_and_reads_the_projects_venv(
+        pre_commit: PreCommit, project: Path) -> None:
+    """The hook's virtualenv has no jax: with no target the hook fails (never "0 fixes", passed); the
+    project's .venv gives one."""
+    (project / "upgrade.py").write_text("import jax\ny = jax.tree_map(lambda a: a, {})\n")
+    _git(project, "add", "upgrade.py", env=pre_commit.env)
+    failed = pre_commit.run(project, CHECK_HOOK, "upgrade.py", args=["--select", "JAX1"])
+    assert failed.returncode == 1 and "- exit code: 2" in failed.stdout, failed.stdout
+    assert "error: no target jax release" in failed.stdout, failed.stdout
+    (project / ".venv" / "lib" / "python3.12" / "site-packages" / "jax-0.12.0.1.dist-info").mkdir(parents=True)
+    found = pre_commit.run(project, CHECK_HOOK, "upgrade.py", args=["--select", "JAX1"])
+    assert found.returncode == 1 and "upgrade.py:2:5: JAX101 [fixed]" in found.stdout, found.stdout
+    assert "(target jax 0.12.0.1 from .venv)" in found.stdout, found.stdout
+
 # A kernel whose precision is a parameter no code in the module binds: a [manual] finding, no fix.
 MANUAL_ONLY = """\
 import jax.numpy as jnp

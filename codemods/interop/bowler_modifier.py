@@ -110,7 +110,7 @@ class JaxCodemodModifier:
 
 
 jax_codemod_modifier = JaxCodemodModifier()
-"""All three transforms, with each file's `[tool.jax-codemod]` config (else the installed jax, defaults)."""
+"""All three transforms, with each file's settings as `jax-codemod fix` finds them."""
 
 
 def query(
@@ -122,8 +122,8 @@ def query(
 ) -> Query:
     """`Query(paths).select_root().modify(<modifier>)`: call `.write()`, `.diff()` or `.execute(...)` on it.
 
-    `settings` default: each file's `[tool.jax-codemod]` config, as `jax-codemod fix` reads it (else the
-    installed jax's release and the CLI's default options); given, they are used as they are."""
+    `settings` default: each file's `[tool.jax-codemod]` config, as `jax-codemod fix` reads it (the target
+    jax found as it finds it, codemods/target.py; the CLI's default options); given, they are used as they are."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     return Query([str(path) for path in paths]).select_root().modify(JaxCodemodModifier(rules, settings, report))

@@ -19,8 +19,8 @@ Without a config file, name the class directly:
 
 Settings are `jax-codemod fix`'s: the `[tool.jax-codemod]` table of the nearest pyproject.toml above
 each file (select, ignore, per-file-ignores, jax-version, precision-policy, ...), with the options
-given after the command name winning (`--help` lists them): `--jax-version X.Y.Z` (default: the
-config's, else the jax installed next to libcst), `--scope kernels|all`, `--precision-policy
+given after the command name winning (`--help` lists them): `--jax-version X.Y.Z` (default: found
+as `fix` finds it, codemods/target.py), `--scope kernels|all`, `--precision-policy
 nearest|highest`, `--helpers-module pkg.mod`, `--unsafe-fixes`. A bad option or config fails the run.
 
 Each file goes through the engine `jax-codemod` runs (`codemods.engine.runner.process_source`), so
@@ -63,7 +63,7 @@ class JaxCodemodCommand(CodemodCommand, ABC):
         # Every default is None: an option not given leaves the project's config (or the default) in force.
         arg_parser.add_argument(
             "--jax-version", default=None, metavar="X.Y.Z",
-            help="Target jax release (default: the config's, else the installed jax; conservative if none).",
+            help="Target jax release (default: found as jax-codemod fix finds it; conservative if none).",
         )
         arg_parser.add_argument(
             "--scope", choices=[s.value for s in Scope], default=None,
