@@ -5,7 +5,9 @@ Nothing here imports jax.
 
 from __future__ import annotations
 
+import collections
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -147,3 +149,109 @@ def test_an_entry_is_written_beside_its_place_not_in_the_system_temporary_folder
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no such folder"))
     _run(project, ResultCache(tmp_path / "cache", SETTINGS))
     assert _poison(tmp_path / "cache") == 1
+
+
+# -- a warm run reads no file that has not changed (FileMemo) --
+
+BODIES = b'''\
+import jax.numpy as jnp
+
+
+def body(x_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=("default", "highest"))
+
+
+def other(x_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=("default", "high"))
+'''
+LAUNCH = b'''\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+from pkg.bodies import body, other
+
+matmul = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+'''
+PLAIN = b"import numpy as np\n\n\ndef norm(x):\n    return np.sqrt((x * x).sum())\n"
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    """A package whose kernel body is launched from another module, and a module with nothing to do;
+    every file older than the run (a file the run could not trust is read whatever its memo says)."""
+    root = tmp_path / "pkg"
+    root.mkdir()
+    for name, text in (("__init__.py", b""), ("bodies.py", BODIES), ("launch.py", LAUNCH), ("plain.py", PLAIN)):
+        (root / name).write_bytes(text)
+        _age(root / name)
+    return root
+
+
+def _age(path: Path, seconds: int = 60) -> None:
+    status = path.stat()
+    os.utime(path, ns=(status.st_atime_ns - seconds * 10**9, status.st_mtime_ns - seconds * 10**9))
+
+
+def _counting_reads(monkeypatch) -> collections.Counter:
+    reads: collections.Counter = collections.Counter()
+    read = runner._read_file
+
+    def counting(path):
+        reads[Path(path).name] += 1
+        return read(path)
+
+    monkeypatch.setattr(runner, "_read_file", counting)
+    return reads
+
+
+def _outcome(results) -> list:
+    return [(Path(r.path).name, r.error, r.new_source, [(f.code, f.kind, f.line, f.column, f.message) for f in r.findings])
+            for r in results]
+
+
+def test_a_warm_run_reads_only_the_files_whose_results_carry_a_fix(package: Path, tmp_path: Path, monkeypatch) -> None:
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    cold = runner.run([package], registry.RULES, SETTINGS, 1, cache)
+    reads = _counting_reads(monkeypatch)
+    warm = runner.run([package], registry.RULES, SETTINGS, 1, cache)
+    assert _outcome(warm) == _outcome(cold)
+    assert set(reads) == {"bodies.py"}, reads  # its fix's edits are offsets into its bytes: nothing else is read
+
+
+def test_a_warm_run_after_an_edit_that_changes_another_modules_facts_equals_a_cold_run(
+        package: Path, tmp_path: Path) -> None:
+    """launch.py now launches `other`: bodies.py (not edited) has other facts, and other findings."""
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    before = runner.run([package], registry.RULES, SETTINGS, 1, cache)
+    (package / "launch.py").write_bytes(LAUNCH.replace(b"pallas_call(body,", b"pallas_call(other,"))
+    warm = runner.run([package], registry.RULES, SETTINGS, 1, cache)
+    cold = runner.run([package], registry.RULES, SETTINGS, 1, None)
+    assert _outcome(warm) == _outcome(cold) != _outcome(before)
+
+
+def test_a_file_edited_in_the_second_it_was_read_is_read_again(package: Path, tmp_path: Path) -> None:
+    """A same-size edit that leaves the mtime as it was (within the file system's granularity, as
+    an edit right after a run can) is seen: a memo entry whose mtime was that recent is not kept."""
+    bodies = package / "bodies.py"
+    bodies.write_bytes(BODIES)  # mtime: now, the second of the run
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    before = runner.run([package], registry.RULES, SETTINGS, 1, cache)
+    status = bodies.stat()
+    bodies.write_bytes(BODIES.replace(b'("default", "highest")', b'("highest", "highest")'))  # same size
+    os.utime(bodies, ns=(status.st_atime_ns, status.st_mtime_ns))
+    warm = runner.run([package], registry.RULES, SETTINGS, 1, cache)
+    assert _outcome(warm) == _outcome(runner.run([package], registry.RULES, SETTINGS, 1, None)) != _outcome(before)
+
+
+def test_two_runs_saving_their_memos_at_once_keep_both(package: Path, tmp_path: Path) -> None:
+    from codemods.engine.cache import FileMemo, Known
+
+    first, second = (FileMemo(tmp_path / "cache", SETTINGS, registry.RULES) for _ in range(2))
+    for memo, name in ((first, "bodies.py"), (second, "plain.py")):
+        status = (package / name).stat()
+        memo.learn(str(package / name), status, Known(status.st_size, status.st_mtime_ns, b"\0" * 32, "{}", (), ()))
+    first.save()
+    second.save()
+    again = FileMemo(tmp_path / "cache", SETTINGS, registry.RULES)
+    assert all(again.lookup(str(package / name), (package / name).stat()) for name in ("bodies.py", "plain.py"))

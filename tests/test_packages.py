@@ -146,7 +146,7 @@ def test_each_module_is_read_and_parsed_once_in_a_whole_run(case: Path, copy_of,
     sources = {path.read_text(): path for path in root.rglob("*.py")}
     parses: collections.Counter = collections.Counter()
     reads: collections.Counter = collections.Counter()
-    parse, read = ast.parse, runner._read_regular_file
+    parse, read = ast.parse, runner._read_file
 
     def counting_parse(source, *args, **kwargs):
         text = source.decode() if isinstance(source, bytes) else source
@@ -158,7 +158,7 @@ def test_each_module_is_read_and_parsed_once_in_a_whole_run(case: Path, copy_of,
         return read(path)
 
     monkeypatch.setattr(ast, "parse", counting_parse)
-    monkeypatch.setattr(runner, "_read_regular_file", counting_read)
+    monkeypatch.setattr(runner, "_read_file", counting_read)
     _run(root)
     del parses[None]
     fixed = {path for path in sources.values() if path.read_text() != (case / "out" / path.relative_to(root)).read_text()}

@@ -114,13 +114,17 @@ class ProjectIndex:
     """Cross-module facts for the files of one project, computed on demand (main process)."""
 
     def __init__(self, files: Iterable[Path], read: Callable[[Path], bytes],
-                 relevant: Callable[[bytes], bool] = lambda code: True) -> None:
+                 relevant: Callable[[bytes], bool] = lambda code: True,
+                 content_hash: Optional[Callable[[Path], bytes]] = None) -> None:
         """`read(path)`: a file's bytes (a notebook's: the Python of its code cells); `relevant(code)`:
-        whether a rule may have something to do in `code` (its prefilter, for code inside a kernel).
+        whether a rule may have something to do in `code` (its prefilter, for code inside a kernel);
+        `content_hash(path)`: a hash of the file's bytes, known without reading an unchanged file
+        (the digest's; by default the bytes `read` gives are hashed).
         A notebook (`.ipynb`) is a module no other imports: its kernels may call the project's
         helpers and launchers, so it is indexed under a name no import can spell."""
         self._read = read
         self._relevant = relevant
+        self._content_hash = content_hash or (lambda path: hashlib.sha256(read(path)).digest())
         self._modules: dict[str, _Module] = {}
         self._by_path: dict[str, _Module] = {}  # by absolute path (a str: hashing Paths costs)
         files = list(files)
@@ -160,7 +164,7 @@ class ProjectIndex:
         if self._digest is None:
             digest = hashlib.sha256()
             for name in sorted(self._modules):
-                digest.update(name.encode() + b"\0" + hashlib.sha256(self._bytes(self._modules[name])).digest())
+                digest.update(name.encode() + b"\0" + self._content_hash(self._modules[name].path))
             self._digest = digest.hexdigest()
         return self._digest
 

@@ -1,11 +1,18 @@
-"""Results of earlier runs, by file content: an unchanged file is not analysed again.
+"""Results of earlier runs, by file content: an unchanged file is not analysed again, nor read.
 
 Pre-commit hooks, editors and monorepo CI run the tool over files that have not changed since
 the last run; as in Ruff, the analysis of each such file is looked up instead of redone. An entry
-is keyed by everything the result depends on: the file's bytes, the options (target jax, scope,
-policy, helpers module), the rules run, this Python's version (its parser decides what parses)
-and a fingerprint of the tool's own source and of libcst's version (libcst lays out argument-list
-edits). Paths are not in the key: the result does not depend on them, so a moved file hits.
+is keyed by everything the result depends on: a hash of the file's bytes, the options (target jax,
+scope, policy, helpers module), the rules run, this Python's version (its parser decides what
+parses) and a fingerprint of the tool's own source and of libcst's version (libcst lays out
+argument-list edits). Paths are not in the key: the result does not depend on them, so a moved
+file hits.
+
+A warm run reads no file that has not changed (`FileMemo`): what a run learnt about each path
+(its size and modification time, its content hash, the rules its bytes passed with the facts that
+decided them) is kept in one manifest per settings, as git's index and Ruff's cache do. A file
+whose size or mtime differs, or whose mtime was too recent to trust when it was recorded (the
+same second as the run: an edit in that second would leave it unchanged), is read and hashed.
 
 Entries are small JSON files written atomically under `$JAX_CODEMOD_CACHE_DIR`, else
 `$XDG_CACHE_HOME/jax-codemod`, else `~/.cache/jax-codemod`; `--no-cache` bypasses them and
@@ -20,9 +27,10 @@ import json
 import os
 import sys
 import tempfile
-from dataclasses import asdict
+import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
 from codemods.capabilities import installed_version
@@ -32,7 +40,7 @@ from codemods.engine.report import FileResult
 from codemods.engine.rule import Rule
 from codemods.settings import Settings
 
-FORMAT = 6  # bump when the entry layout changes
+FORMAT = 7  # bump when the entry layout changes
 
 
 def default_directory() -> Path:
@@ -58,25 +66,31 @@ class ResultCache:
         self.directory = directory
         self._salt = hashlib.sha256(f"{tool_fingerprint()}\0{settings!r}".encode()).digest()
 
-    def _entry(self, raw: bytes, rules: Sequence[Rule], facts: ModuleFacts) -> Path:
+    def _entry(self, content: bytes, rules: Sequence[Rule], facts: ModuleFacts) -> Path:
         # The project's facts about this module are part of what its result depends on: an edit in
         # the module that launches its kernels changes them, and so the key.
         codes = ",".join(rule.code for rule in rules).encode()
-        key = hashlib.sha256(self._salt + codes + b"\0" + json.dumps(_facts_entry(facts)).encode() + b"\0" + raw).hexdigest()
+        key = hashlib.sha256(self._salt + codes + b"\0" + facts_key(facts).encode() + b"\0" + content).hexdigest()
         return self.directory / key[:2] / f"{key[2:]}.json"
 
-    def get(self, path: Path, raw: bytes, rules: Sequence[Rule], facts: ModuleFacts = NO_FACTS) -> Optional[FileResult]:
-        """The result of an earlier run of `rules` over exactly these bytes, if there was one."""
+    def get(self, path: Path, content: bytes, rules: Sequence[Rule], facts: ModuleFacts,
+            read: Callable[[], bytes]) -> Optional[FileResult]:
+        """The result of an earlier run of `rules` over the bytes whose hash is `content`, if there
+        was one. `read()` gives the bytes, asked only for a result with a fix (its edits are
+        offsets into them)."""
         try:
-            data = json.loads(self._entry(raw, rules, facts).read_text(encoding="utf-8"))
+            data = json.loads(self._entry(content, rules, facts).read_text(encoding="utf-8"))
             findings = [_finding(f) for f in data["findings"]]
             after = data["after"]
-            # A notebook: the fixed module goes back into its cells (codemods/engine/notebook.py).
-            ipynb = notebook.read(path, raw) if notebook.is_notebook(path) and data["parsed"] else None
+            has_fix = any(f.fix is not None for f in findings)
+            # A notebook's findings are placed in its cells; a fixed module goes back into them
+            # (codemods/engine/notebook.py).
+            cells = notebook.is_notebook(path) and data["parsed"] and bool(findings)
+            raw = read() if has_fix or cells else b""
+            ipynb = notebook.read(path, raw) if cells else None
             new_source = None if after is None else ipynb.encode(after) if ipynb else after.encode(data["encoding"])
-        except (OSError, ValueError, KeyError, TypeError, LookupError, notebook.NotebookError):
+        except (OSError, ValueError, KeyError, TypeError, LookupError, AttributeError, notebook.NotebookError):
             return None  # missing or unreadable: analyse again
-        has_fix = any(f.fix is not None for f in findings)
         return FileResult(str(path), parsed=data["parsed"], new_source=new_source, raw=raw if has_fix else b"",
                           after=after or "", findings=findings, error=data["error"], encoding=data["encoding"],
                           suppressed=data["suppressed"], cells=ipynb.cells if ipynb is not None else None)
@@ -99,9 +113,10 @@ class ResultCache:
         key = hashlib.sha256(self._salt + b"project\0" + digest.encode()).hexdigest()
         return self.directory / key[:2] / f"{key[2:]}.project"
 
-    def put(self, raw: bytes, rules: Sequence[Rule], result: FileResult, facts: ModuleFacts = NO_FACTS) -> None:
-        """Store a result; a cache that cannot be written is no reason to fail a run."""
-        entry = self._entry(raw, rules, facts)
+    def put(self, content: bytes, rules: Sequence[Rule], result: FileResult, facts: ModuleFacts = NO_FACTS) -> None:
+        """Store a result (`content`: the hash of the file's bytes); a cache that cannot be written
+        is no reason to fail a run."""
+        entry = self._entry(content, rules, facts)
         data = {
             "parsed": result.parsed, "error": result.error, "encoding": result.encoding, "suppressed": result.suppressed,
             "after": result.after if result.new_source is not None else None,
@@ -123,6 +138,68 @@ class ResultCache:
             os.replace(temporary, entry)
         except OSError:
             Path(temporary).unlink(missing_ok=True)
+
+
+def content_hash(raw: bytes) -> bytes:
+    return hashlib.sha256(raw).digest()
+
+
+def facts_key(facts: ModuleFacts) -> str:
+    return json.dumps(_facts_entry(facts))
+
+
+@dataclass(frozen=True)
+class Known:
+    """What a run learnt about one file: trusted while its size and mtime are what they were."""
+
+    size: int
+    mtime_ns: int
+    content: bytes  # sha256 of its bytes
+    facts: str  # facts_key of the facts its rules were chosen with
+    skipped: tuple[str, ...]  # the codes per-file-ignores took off it
+    rules: tuple[str, ...]  # the codes its bytes passed the prefilter for
+
+
+class FileMemo:
+    """The manifest of a warm run (see the module's docstring): one JSON file per settings and
+    rule set, read once, written once at the end of a run, merged with what another run wrote
+    meanwhile (two concurrent runs lose no entry of their own, and corrupt nothing: the write
+    is atomic)."""
+
+    def __init__(self, directory: Path, settings: Settings, rules: Sequence[Rule]) -> None:
+        salt = f"{tool_fingerprint()}\0{settings!r}\0" + ",".join(rule.code for rule in rules)
+        key = hashlib.sha256(salt.encode()).hexdigest()
+        self._path = directory / key[:2] / f"{key[2:]}.files"
+        # Entries whose mtime is at or after this (less a second for coarse filesystems) are not trusted.
+        self._started_ns = time.time_ns() - 1_000_000_000
+        self._known = self._load()
+        self._learnt: dict[str, Known] = {}
+
+    def _load(self) -> dict[str, Known]:
+        try:
+            data = json.loads(self._path.read_text(encoding="utf-8"))
+            return {path: Known(size, mtime, bytes.fromhex(content), facts, tuple(skipped), tuple(rules))
+                    for path, (size, mtime, content, facts, skipped, rules) in data.items()}
+        except (OSError, ValueError, TypeError):
+            return {}
+
+    def lookup(self, path: str, status: os.stat_result) -> Optional[Known]:
+        known = self._known.get(path)
+        if known is not None and known.size == status.st_size and known.mtime_ns == status.st_mtime_ns:
+            return known
+        return None
+
+    def learn(self, path: str, status: os.stat_result, known: Known) -> None:
+        """Record `known` for the next run, unless the file's mtime is too recent to trust."""
+        if status.st_mtime_ns < self._started_ns and self._known.get(path) != known:
+            self._learnt[path] = known
+
+    def save(self) -> None:
+        if not self._learnt:
+            return
+        merged = {**self._load(), **self._learnt}
+        ResultCache._write(self._path, {path: [k.size, k.mtime_ns, k.content.hex(), k.facts, list(k.skipped), list(k.rules)]
+                                        for path, k in merged.items()})
 
 
 def _facts_entry(facts: ModuleFacts) -> dict:

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project import ProjectIndex
-from codemods.engine.cache import ResultCache
+from codemods.engine.cache import FileMemo, Known, ResultCache, content_hash, facts_key
 from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Kind
 from codemods.engine.discovery import discover
@@ -54,34 +54,77 @@ def run(
     (the processed files by default); `review(result)` (`--interactive`) is shown each result in
     order and may answer which of its fixes to apply: the file is then fixed again with those, with
     the same rules and cross-module facts."""
+    files = _Files(FileMemo(cache.directory, settings, transforms) if cache is not None else None)
     collecting = gc.isenabled()
     gc.disable()  # until the project facts are known: see _keep_for_the_run
     try:
         results, candidates, analysed, index = _prepare(
-            discover(paths), transforms, settings, cache, rules_to_skip, project)
+            discover(paths), transforms, settings, cache, rules_to_skip, project, files)
     finally:
         _keep_for_the_run(collecting)
-    work = [(p, raw, rules, settings, facts) for _, p, raw, rules, facts in candidates]
+    work = [(path, files.raw(path), rules, settings, facts) for _, path, rules, facts in candidates]
     global _PROJECT  # read by process_source here, and by forked workers (which inherit it)
     _PROJECT = index
     try:
-        for done, ((index_, _, raw, rules, facts), result) in enumerate(zip(candidates, _map(_process_candidate, work, jobs)), 1):
+        for done, ((index_, path, rules, facts), result) in enumerate(zip(candidates, _map(_process_candidate, work, jobs)), 1):
             results[index_] = result
             if cache is not None:
-                cache.put(raw, rules, result, facts)
+                cache.put(files.content(path), rules, result, facts)
             if progress is not None:
                 progress(done, len(candidates))
-        for index_, path, raw, rules, facts in analysed if review is not None else ():
+        for index_, path, rules, facts in analysed if review is not None else ():
             accept = review(results[index_])
             if accept is not None:
-                results[index_] = process_source(path, raw, rules, settings, accept=accept, facts=facts,
+                results[index_] = process_source(path, files.raw(path), rules, settings, accept=accept, facts=facts,
                                                  prefiltered=True)
     finally:
         _PROJECT = None
         gc.unfreeze()
-    if cache is not None and index is not None:
-        cache.store_project_facts(_facts_key(index, transforms), index.known())
+    if cache is not None:
+        if index is not None:
+            cache.store_project_facts(_facts_key(index, transforms), index.known())
+        assert files.memo is not None
+        files.memo.save()
     return results
+
+
+class _Files:
+    """The files of a run: each stat'ed, read and hashed at most once, and an unchanged one (the
+    memo's size and mtime) not read at all unless its analysis is needed. Keys are absolute paths
+    (strs: hashing Paths costs)."""
+
+    def __init__(self, memo: Optional[FileMemo] = None) -> None:
+        self.memo = memo
+        self.contents: dict[str, bytes] = {}
+        self.notebook_code: dict[str, bytes] = {}  # decoded notebooks: the index may have read one
+        self._statuses: dict[str, os.stat_result] = {}
+        self._hashes: dict[str, bytes] = {}
+
+    def status(self, path: "Path | str") -> os.stat_result:
+        """Raises OSError, or _NotAFile for a FIFO named `x.py` (a read would block forever)."""
+        key = os.path.abspath(path)
+        if key not in self._statuses:
+            self._statuses[key] = _regular_status(key)
+        return self._statuses[key]
+
+    def known(self, path: "Path | str") -> Optional[Known]:
+        """What the last run learnt about the file, if it has not changed since."""
+        return self.memo.lookup(os.path.abspath(path), self.status(path)) if self.memo is not None else None
+
+    def raw(self, path: "Path | str") -> bytes:
+        key = os.path.abspath(path)
+        if key not in self.contents:
+            self.status(key)
+            self.contents[key] = _read_file(key)
+        return self.contents[key]
+
+    def content(self, path: "Path | str") -> bytes:
+        """The hash of the file's bytes: the memo's for an unchanged file (no read)."""
+        key = os.path.abspath(path)
+        if key not in self._hashes:
+            known = self.known(key) if key not in self.contents else None
+            self._hashes[key] = known.content if known is not None else content_hash(self.raw(key))
+        return self._hashes[key]
 
 
 def _keep_for_the_run(collecting: bool) -> None:
@@ -94,17 +137,16 @@ def _keep_for_the_run(collecting: bool) -> None:
         gc.enable()
 
 
-_Analysed = tuple[int, Path, bytes, list[Rule], ModuleFacts]
+_Analysed = tuple[int, Path, list[Rule], ModuleFacts]
 
 
 def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, cache: Optional[ResultCache],
-             rules_to_skip: Callable[[Path], frozenset[str]], project: Optional[Sequence[Path]],
+             rules_to_skip: Callable[[Path], frozenset[str]], project: Optional[Sequence[Path]], seen: _Files,
              ) -> tuple[list[FileResult], list[_Analysed], list[_Analysed], Optional[ProjectIndex]]:
-    """Each file read, its project facts and the rules its bytes pass: its result so far (an error,
-    a cached result, or empty), the files left to analyse, and those analysed (cached ones too)."""
-    contents: dict[str, bytes] = {}  # by absolute path (a str: hashing Paths costs)
-    notebook_code: dict[str, bytes] = {}  # the same, for notebooks decoded: the index may have read one
-    index = project_index(files if project is None else project, transforms, settings, contents, cache, notebook_code)
+    """Each file's project facts and the rules its bytes pass (remembered for a file that has not
+    changed, else read): its result so far (an error, a cached result, or empty), the files left
+    to analyse, and those analysed (cached ones too)."""
+    index = project_index(files if project is None else project, transforms, settings, cache, seen)
     results: list[FileResult] = []
     candidates: list[_Analysed] = []
     analysed: list[_Analysed] = []
@@ -112,34 +154,49 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     for path in files:
         key = os.path.abspath(path)
         try:
-            raw = contents[key] if key in contents else _read_regular_file(path)  # an empty file too
+            status = seen.status(key)
+            known = seen.known(key)
+            facts = index.facts(path) if index is not None else NO_FACTS
+            skipped = tuple(sorted(rules_to_skip(path)))
+            if known is not None and known.facts == facts_key(facts) and known.skipped == skipped:
+                rules = [rule for rule in transforms if rule.code in known.rules]
+            else:
+                rules = _rules_for_file(path, seen, transforms, settings, facts, needles, skipped)
         except OSError as error:
             results.append(FileResult(str(path), error=f"cannot read: {error.strerror or error}"))
             continue
         except _NotAFile as reason:
             results.append(FileResult(str(path), skipped=str(reason)))
             continue
-        contents[key] = raw  # the project index reads it from here, lazily
-        results.append(FileResult(str(path)))
-        is_notebook = notebook.is_notebook(path)
-        if is_notebook and key not in notebook_code and not notebook.may_need(raw, needles):
-            continue
-        try:  # a notebook: the prefilter reads the Python of its code cells
-            code = _notebook_code(path, raw, notebook_code) if is_notebook else raw
         except notebook.NotebookError as error:
-            results[-1].error = str(error)
+            results.append(FileResult(str(path), error=str(error)))
             continue
-        skipped = rules_to_skip(path)
-        facts = index.facts(path) if index is not None else NO_FACTS
-        rules = [rule for rule in rules_for(code, transforms, settings, facts.holds_kernels) if rule.code not in skipped]
-        cached = cache.get(path, raw, rules, facts) if rules and cache is not None else None
-        if rules:
-            analysed.append((len(results) - 1, path, raw, rules, facts))
+        if seen.memo is not None:
+            seen.memo.learn(key, status, Known(status.st_size, status.st_mtime_ns, seen.content(key), facts_key(facts),
+                                               skipped, tuple(rule.code for rule in rules)))
+        results.append(FileResult(str(path)))
+        if not rules:
+            continue
+        analysed.append((len(results) - 1, path, rules, facts))
+        cached = cache.get(path, seen.content(key), rules, facts, lambda: seen.raw(key)) if cache is not None else None
         if cached is not None:
             results[-1] = cached
-        elif rules:
+        else:
             candidates.append(analysed[-1])
     return results, candidates, analysed, index
+
+
+def _rules_for_file(path: Path, seen: _Files, transforms: Sequence[Rule], settings: Settings, facts: ModuleFacts,
+                    needles: set[bytes], skipped: tuple[str, ...]) -> list[Rule]:
+    """The rules the file's bytes pass the prefilter for (a notebook: the Python of its code cells,
+    decoded only if its bytes hold a needle). Raises NotebookError for a notebook we cannot read."""
+    raw = seen.raw(path)
+    if notebook.is_notebook(path):
+        key = os.path.abspath(path)
+        if key not in seen.notebook_code and not notebook.may_need(raw, needles):
+            return []
+        raw = _notebook_code(path, raw, seen.notebook_code)
+    return [rule for rule in rules_for(raw, transforms, settings, facts.holds_kernels) if rule.code not in skipped]
 
 
 # The project index of the run in progress: modules it parsed are not parsed again.
@@ -147,31 +204,33 @@ _PROJECT: Optional[ProjectIndex] = None
 
 
 def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: Settings,
-                  contents: Optional[dict[str, bytes]] = None, cache: Optional[ResultCache] = None,
-                  notebook_code: Optional[dict[str, bytes]] = None) -> Optional[ProjectIndex]:
+                  cache: Optional[ResultCache] = None, seen: Optional[_Files] = None) -> Optional[ProjectIndex]:
     """The cross-module index, when a kernel-scoped rule runs under --scope kernels (otherwise where
     a kernel is launched does not matter); `explain` and the editor ask it for the files they fix.
-    `contents` (bytes) and `notebook_code` (decoded notebooks), by absolute path, are shared with
-    the run so that each file is read, and each notebook decoded, once."""
+    `seen`: the run's files, shared so that each file is read, and each notebook decoded, once, and
+    an unchanged project's facts come from `cache` without reading its files."""
     if settings.scope is not Scope.KERNELS or not any(rule.kernel_scoped for rule in transforms):
         return None
-    contents = {} if contents is None else contents
-    notebook_code = {} if notebook_code is None else notebook_code
+    seen = _Files() if seen is None else seen
 
     def read(path: Path) -> bytes:
-        path = os.path.abspath(path)
-        if path not in contents:
-            try:
-                contents[path] = _read_regular_file(path)
-            except (OSError, _NotAFile):
-                return b""  # the run reports it when it processes the file; here it is empty
+        try:
+            raw = seen.raw(path)
+        except (OSError, _NotAFile):
+            return b""  # the run reports it when it processes the file; here it is empty
         # Generated code is not analysed (MAX_SOURCE_BYTES): the index does not parse it either.
-        raw = contents[path] if len(contents[path]) <= MAX_SOURCE_BYTES else b""
-        return _notebook_kernels(path, raw, notebook_code) if notebook.is_notebook(path) else raw
+        raw = raw if len(raw) <= MAX_SOURCE_BYTES else b""
+        return _notebook_kernels(os.path.abspath(path), raw, seen.notebook_code) if notebook.is_notebook(path) else raw
+
+    def content(path: Path) -> bytes:
+        try:
+            return seen.content(path)
+        except (OSError, _NotAFile):
+            return b""
 
     kernel_scoped = [rule for rule in transforms if rule.kernel_scoped]  # the only ones its facts serve
-    index = ProjectIndex(files, read, lambda code: bool(rules_for(code, kernel_scoped, settings, True)))
-    if cache is not None:  # an unchanged project: the facts of the last run, without parsing anything
+    index = ProjectIndex(files, read, lambda code: bool(rules_for(code, kernel_scoped, settings, True)), content)
+    if cache is not None:  # an unchanged project: the facts of the last run, without reading anything
         index.remember(cache.project_facts(_facts_key(index, transforms)))
     return index
 
@@ -210,15 +269,20 @@ class _NotAFile(Exception):
     """A path that is not a regular file (a FIFO, a device, a socket): never opened."""
 
 
-def _read_regular_file(path: Path) -> bytes:
-    """The file's bytes; a FIFO named `x.py` would block a plain read forever, so it is not opened."""
-    mode = os.stat(path).st_mode
+def _read_file(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _regular_status(path: str) -> os.stat_result:
+    """The file's status; a FIFO named `x.py` would block a plain read forever, so it is never opened."""
+    status = os.stat(path)
+    mode = status.st_mode
     if not stat.S_ISREG(mode):
         kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
             else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
         raise _NotAFile(f"{kind}, not read" if kind != "not a regular file" else "not a regular file, not read")
-    with open(path, "rb") as handle:
-        return handle.read()
+    return status
 
 
 # Below this much source the analysis takes less time than starting worker processes (about 1 MB/s
