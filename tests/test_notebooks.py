@@ -502,5 +502,78 @@ def test_a_cell_is_scanned_whenever_a_line_of_it_may_be_ipython(line: str) -> No
 
     lines = ["import os\n", line + "\n", "y = 1\n"]
     assert notebook._MAYBE_IPYTHON.search("".join(lines))
-    code, ipython = notebook._python_lines(lines, False)
+    code, ipython = notebook._python_lines(lines, False)[:2]
     assert [text for _, _, text in ipython] == [line] and len("".join(code)) == len("".join(lines))
+
+
+# -- IPython magics whose code is Python: fixed inside it, or [manual] with the line --
+
+MAGIC_CELLS = [
+    "import jax\nparams = {'w': 1.0}",
+    "%timeit -n 1 -r 1 jax.tree_map(lambda a: 2 * a, params)",
+    "%%time\nout = jax.tree_map(lambda a: 2 * a, params)\n",
+    "%%timeit -n 1 -r 1 x = jax.tree_map(lambda a: a, params)\ny = jax.tree_map(lambda a: 3 * a, x)",
+    "%prun -q -s cumulative jax.tree_map(lambda a: a, params)\nt = %timeit -o -q -n 1 -r 1 jax.tree_map(str, params)",
+    "%%bash\necho jax.tree_map",
+    "%time from jax import tree_map, tree_leaves",  # the fix moves each name to a statement of its own
+]
+MAGIC_FINDINGS = [  # (cell, line, column) of each jax.tree_map the fix changes, columns 1-based in the cell
+    (2, 1, 19), (3, 2, 7), (4, 1, 24), (4, 2, 5), (5, 1, 24), (5, 2, 29),
+]
+
+
+def magic_notebook(cells: list[str]) -> bytes:
+    return dump({"cells": [_cell("code", source.splitlines(True), n, execution_count=n) for n, source in
+                           enumerate(cells, 1)],
+                 "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_code_in_a_python_magic_is_fixed_inside_it_and_every_other_byte_kept(tmp_path: Path) -> None:
+    """`%timeit f()` used to be a placeholder: its jax.tree_map got no finding, and the cell kept
+    raising AttributeError after --write. The code of %time/%timeit/%prun (assigned too) and the
+    body of their %% cells are analysed where they are; %%bash is not Python."""
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(magic_notebook(MAGIC_CELLS))
+    proc = fix("--select", "JAX1", "nb.ipynb", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    for cell, line, column in MAGIC_FINDINGS:
+        assert f"nb.ipynb:cell {cell}:{line}:{column}: JAX101 [fixed] jax.tree_map -> jax.tree.map".encode() \
+            in proc.stderr, proc.stderr
+    for code, name, column in (("JAX101", "tree_map", 23), ("JAX102", "tree_leaves", 33)):
+        assert (f"nb.ipynb:cell 7:1:{column}: {code} [manual] from jax import {name} -> from jax.tree_util import "
+                f"{name}: ").encode() in proc.stderr
+        assert b"(not fixed: the fix would change IPython syntax in cell 7 (%time from jax import tree_map, " \
+               b"tree_leaves))" in proc.stderr
+    assert b"6 fixes, 2 need manual review" in proc.stderr
+    proc = fix("--select", "JAX1", "--write", "nb.ipynb", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr  # the [manual] ones stay
+    fixed = [source.replace("jax.tree_map", "jax.tree.map") if n in (2, 3, 4, 5) else source
+             for n, source in enumerate(MAGIC_CELLS, 1)]
+    assert path.read_bytes() == magic_notebook(fixed)
+    valid(path.read_bytes())
+
+
+def test_a_python_magic_whose_code_does_not_parse_stays_a_placeholder() -> None:
+    """Only code that parses is unmasked: a continued line, a compound statement, a `%%timeit` body
+    that is not Python; the module always parses."""
+    for source in ("%time f(1,\n", "%time for i in x: f(i)\n", "%timeit -n\n", "%%timeit\nx = 1\n  y = 2\n"):
+        read = notebook.read(Path("nb.ipynb"), magic_notebook([source]))
+        ast.parse(read.text)
+        assert read.cells.cells[0].arguments == () and "f(" not in read.text and "x = 1" not in read.text
+
+
+@pytest.mark.jax
+def test_the_rewritten_magic_cells_run_in_ipython(tmp_path: Path) -> None:
+    """The fixed cells, run by IPython itself (its magics real): the AttributeError is gone."""
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(magic_notebook(MAGIC_CELLS[:5]))
+    shell = InteractiveShell.instance()
+    assert shell.run_cell(MAGIC_CELLS[0]).error_in_exec is None
+    assert isinstance(shell.run_cell(MAGIC_CELLS[1]).error_in_exec, AttributeError)  # as the user met it
+    assert fix("--select", "JAX1", "--write", "nb.ipynb", cwd=tmp_path).returncode == 0
+    for cell in json.loads(path.read_text())["cells"]:
+        result = shell.run_cell("".join(cell["source"]))
+        assert result.error_in_exec is None and result.error_before_exec is None, "".join(cell["source"])

@@ -4,15 +4,18 @@ into the notebook, as Ruff handles notebooks.
 Reading: the notebook's JSON (stdlib `json`; nbformat is not needed) must be nbformat 4. Its code
 cells, in order, are joined into one module (a cell not ending in a newline gets one), so that a
 kernel defined in one cell and launched in a later one is found. IPython syntax is not Python: a
-line magic (`%time f()`), a shell escape (`!pip list`, `files = !ls`), a help request (`f?`, `?f`)
-and an autocall escape (`/f x`) become a placeholder statement (`pass`, padded with spaces), and
-every line of a cell magic's cell (`%%timeit` on its first line) a comment, each exactly as long as
-the line it replaces. Offsets in a cell's part of the module are then offsets in the cell's own
+line magic (`%matplotlib inline`), a shell escape (`!pip list`, `files = !ls`), a help request (`f?`,
+`?f`) and an autocall escape (`/f x`) become a placeholder statement (`pass`, padded with spaces),
+and every line of a cell magic's cell (`%%bash` on its first line) a comment, each exactly as long
+as the line it replaces. The magics whose code is Python keep it: `%timeit -n 3 f(x)` (`%time`,
+`%prun`, also assigned: `t = %timeit -o f(x)`) becomes `if 1:        f(x)`, its code where it was, and
+the body of a `%%time`/`%%timeit`/`%%prun` cell is Python (its first line a placeholder, or `if 1:`
+before `%%timeit`'s setup code); a line or body that does not parse so is masked as any other. Offsets in a cell's part of the module are then offsets in the cell's own
 source, and `Cells` maps module lines to (cell, line in cell). Cells are numbered from 1 counting
 every cell, markdown and raw ones too, as Ruff and Jupyter number them.
 
 Writing: the fixed module's edits are mapped back to the cells; an edit that touches an IPython
-line or spans two cells is refused (`Cells.blocked`: the runner turns that finding's fix into a
+line outside its Python code (or breaks that code's line) or spans two cells is refused (`Cells.blocked`: the runner turns that finding's fix into a
 [manual] note). Only the `source` value of each changed cell is replaced in the file's text: every
 other byte (outputs, execution counts, metadata, key order, indentation, the final newline) stays.
 A source stored as a list of lines stays a list, laid out as the file lays out its lists; a string
@@ -21,6 +24,7 @@ stays a string.
 
 from __future__ import annotations
 
+import ast
 import bisect
 import functools
 import json
@@ -76,7 +80,10 @@ class CodeCell:
     source: str  # as stored in the notebook
     newline_added: bool
     ipython: tuple[tuple[int, int, str], ...]  # module offsets [start, end) of IPython lines, and the line
-    cell_magic: bool  # `%%...` on its first line: not Python at all
+    cell_magic: bool  # `%%...` on its first line, a magic whose cell is not Python (`%%bash`, ...)
+    # Module offsets [start, end) of the Python code inside IPython lines (`f()` of `%timeit -n 3 f()`):
+    # analysed as any code, and a fix may change it.
+    arguments: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -114,7 +121,9 @@ class Cells:
                 return f"the fix would change cell {cell.number}, a cell magic"
             for start, end, line in cell.ipython:
                 inside = start < edit.start < end if edit.start == edit.end else edit.start < end and edit.end > start
-                if inside:
+                in_code = "\n" not in edit.content and any(
+                    code_start <= edit.start and edit.end <= code_end for code_start, code_end in cell.arguments)
+                if inside and not in_code:
                     return f"the fix would change IPython syntax in cell {cell.number} ({line.strip()})"
         return None
 
@@ -315,12 +324,12 @@ def read(path: Path, raw: bytes) -> NotebookSource:
             continue
         source = stored if isinstance(stored, str) else "".join(stored)  # type: ignore[arg-type]
         lines = [line for line in re.split("(?<=\n)", source) if line]
-        magic = bool(lines) and lines[0].lstrip().startswith("%%")
-        code, ipython = _python_lines(lines, magic)
+        code, ipython, arguments, magic = _python_lines(lines, bool(lines) and lines[0].lstrip().startswith("%%"))
         added = bool(source) and not source.endswith("\n")
         module = "".join(code) + ("\n" if added else "")
         cells.append(CodeCell(number, offset, offset + len(module), line_count, source, added,
-                              tuple((offset + start, offset + end, line) for start, end, line in ipython), magic))
+                              tuple((offset + start, offset + end, line) for start, end, line in ipython), magic,
+                              tuple((offset + start, offset + end) for start, end in arguments)))
         parts.append(module)
         offset += len(module)
         line_count += len(lines)
@@ -346,37 +355,103 @@ _ASSIGNED_ESCAPE = re.compile(r"[\w.\s,()\[\]*]+(?<![=!<>+\-*/%&|^@:])=\s*[%!]")
 _MAYBE_IPYTHON = re.compile(r"(?m)^[ \t]*[%!?/;,]|\?[ \t]*(?:#.*)?$|=\s*[%!]")
 
 
-def _python_lines(lines: list[str], cell_magic: bool) -> tuple[list[str], list[tuple[int, int, str]]]:
-    """The cell's lines with its IPython lines replaced by placeholders of the same length, and
-    where those lines are (offsets in the cell, newline included) with their text."""
-    if not cell_magic and not _MAYBE_IPYTHON.search("".join(lines)):
-        return lines, []
+# Magics whose code is Python (their argument, and the body of their `%%` cell), with the options
+# that take a value: IPython's own `%timeit -n 10 -r 3 f()`, `%prun -s cumulative f()`.
+_PYTHON_MAGICS = {"time": "", "timeit": "nrp", "prun": "DTls"}
+_MAGIC = re.compile(r"[ \t]*(?:[\w.\s,()\[\]*]+(?<![=!<>+\-*/%&|^@:])=[ \t]*)?%(?P<cell>%)?(?P<name>\w+)")
+_WORD = re.compile(r"[ \t]+(\S+)")
+_CODE_PREFIX = "if 1:"  # what a magic and its options become, so that its code stays where it is
+
+
+def _python_magic(body: str, cell: bool) -> Optional[re.Match]:
+    """`%time`, `%timeit` or `%prun` (`cell`: as a `%%` cell's first line), else None."""
+    match = _MAGIC.match(body)
+    return match if match is not None and match["name"] in _PYTHON_MAGICS and bool(match["cell"]) == cell else None
+
+
+def _magic_code(body: str, cell: bool) -> Optional[int]:
+    """Where the Python code of a `%time`/`%timeit`/`%prun` line starts, past the magic's options
+    (`cell`: a `%%` cell's first line, whose code is `%%timeit`'s setup); None when it has none."""
+    magic = _python_magic(body, cell)
+    if magic is None:
+        return None
+    values, position = _PYTHON_MAGICS[magic["name"]], magic.end()
+    while (word := _WORD.match(body, position)) is not None:
+        option = word[1]
+        if not (option.startswith("-") and option[1:2].isalpha()):
+            return word.start(1)
+        position = word.end()
+        if len(option) == 2 and option[1] in values:  # `-n 10`: the value is the next word
+            value = _WORD.match(body, position)
+            if value is None:
+                return None
+            position = value.end()
+    return None
+
+
+def _parses(code: str) -> bool:
+    try:
+        compile(code, "<cell>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _python_lines(lines: list[str], cell_magic: bool) -> tuple[list[str], list[tuple[int, int, str]],
+                                                                 list[tuple[int, int]], bool]:
+    """The cell's lines with its IPython lines replaced by placeholders of the same length; where
+    those lines are (offsets in the cell, newline included) with their text; where the Python code
+    inside them is (offsets in the cell: `%timeit f()` becomes `if 1:  f()`, `f()` where it was);
+    and whether the cell is a cell magic whose body is not Python (every line a comment)."""
+    if cell_magic and _python_magic(lines[0].rstrip("\r\n"), cell=True) is not None:  # `%%timeit`: its body is Python
+        code, ipython, arguments = _scan(lines, first_is_magic=True)
+        if _parses("".join(code)):
+            return code, ipython, arguments, False
+    if cell_magic:
+        code, ipython = [], []
+        offset = 0
+        for line in lines:
+            body = line.rstrip("\r\n")
+            if body.strip():
+                ipython.append((offset, offset + len(line), body))
+            code.append(("#" + " " * (len(body) - 1) if body.strip() else body) + line[len(body):])
+            offset += len(line)
+        return code, ipython, [], True
+    if not _MAYBE_IPYTHON.search("".join(lines)):
+        return lines, [], [], False
+    return (*_scan(lines, first_is_magic=False), False)
+
+
+def _scan(lines: list[str], first_is_magic: bool) -> tuple[list[str], list[tuple[int, int, str]], list[tuple[int, int]]]:
+    """`_python_lines` for a cell of Python: its first line a `%%` magic's when `first_is_magic`."""
     out: list[str] = []
     ipython: list[tuple[int, int, str]] = []
+    arguments: list[tuple[int, int]] = []
     offset = 0
     state = _State()
-    for line in lines:
+    for number, line in enumerate(lines):
         body = line.rstrip("\r\n")
         newline = line[len(body):]
-        if cell_magic:
-            is_ipython = bool(body.strip())
-            placeholder = "#" + " " * (len(body) - 1) if is_ipython else body
-        else:
-            at_statement = state.at_statement_start()
-            comment = state.scan(body)
-            code = (body if comment is None else body[:comment]).strip()
-            is_ipython = at_statement and bool(code) and (
-                code.startswith(_ESCAPE) or code.endswith("?") or bool(_ASSIGNED_ESCAPE.match(code)))
-            if is_ipython:
-                state.undo()
-            placeholder = _placeholder(body)
+        at_statement = state.at_statement_start()
+        comment = state.scan(body)
+        code = (body if comment is None else body[:comment]).strip()
+        is_ipython = (number == 0 and first_is_magic) or at_statement and bool(code) and (
+            code.startswith(_ESCAPE) or code.endswith("?") or bool(_ASSIGNED_ESCAPE.match(code)))
         if is_ipython:
+            state.undo()
             ipython.append((offset, offset + len(line), body))
+            start = _magic_code(body, cell=number == 0 and first_is_magic)
+            indent = body[:len(body) - len(body.lstrip())]
+            placeholder = None if start is None else indent + _CODE_PREFIX.ljust(start - len(indent)) + body[start:]
+            if placeholder is not None and _parses(placeholder.lstrip()):
+                arguments.append((offset + start, offset + len(body)))  # type: ignore[operator]
+            else:
+                placeholder = _placeholder(body)
             out.append(placeholder + newline)
         else:
             out.append(line)
         offset += len(line)
-    return out, ipython
+    return out, ipython, arguments
 
 
 def _placeholder(body: str) -> str:
