@@ -34,8 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Mapping, Optional, Sequence, TextIO
 
+from codemods import api_changes
 from codemods.analysis.kernel_scope import NO_FACTS
 from codemods.analysis.module import ModuleIndex
+from codemods.analysis.names import display
+from codemods.capabilities import format_version
 from codemods.engine import notebook as notebooks
 from codemods.engine.diagnostics import Finding
 from codemods.engine.rule import ParsedFile, Rule
@@ -49,6 +52,17 @@ ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("JAX002", re.compile(r"Not implemented: accuracy")),
     ("JAX003", re.compile(r"bfloat16 support not implemented for LSTM")),
 )
+# The upgrade errors (the JAX1xx rows): a jax name that is gone, named by Python's own message.
+_MISSING = re.compile(r"\b(?:AttributeError|ImportError|ModuleNotFoundError): (?P<message>"
+                      r"module '(?P<module>[\w.]+)' has no attribute '(?P<name>\w+)'"
+                      r"|cannot import name '(?P<imported>\w+)' from '(?P<source>[\w.]+)'"
+                      r"|No module named '(?P<missing>[\w.]+)'"
+                      r"|'\w+' object has no attribute '(?P<attribute>\w+)')")
+_WARNING = re.compile(r"\b\w*Warning: (?P<message>.*\bjax\..*?)\s*$")  # jax's deprecation warnings
+# A warning as Python's `warnings` prints it, and pytest's warnings summary (indented):
+# `path.py:12: DeprecationWarning: jax.tree_map is deprecated ...`, the line's code below it.
+_WARNING_LINE = re.compile(r"^\s*(?P<path>\S.*?):(?P<line>\d+): (?P<warning>\w*Warning: .*)$")
+_JAX_NAME = re.compile(r"\bjax(?:\.\w+)+")
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<function>.+?)\s*$')
 # Python's header, and IPython's (`NotImplementedError     Traceback (most recent call last)`).
 _TRACEBACK = re.compile(r"^\s*(?:[\w.]+\s+)?Traceback \(most recent call last\):?\s*$")
@@ -58,6 +72,8 @@ _IPYTHON_CELL = re.compile(r"^\s*(?:Cell|Input) In ?\[(?P<cell>\d+)\](?:, line (
 _IPYTHON_FILE = re.compile(r"^\s*File (?P<path>[^\s\"].*?):(?P<line>\d+)(?:, in (?P<function>.+?))?\s*$")
 _IPYTHON_7 = re.compile(r"^(?P<path><ipython-input-\d+-\w+>|(?:[A-Za-z]:)?[~/\\]\S*\.py) in (?P<function>.+?)\s*$")
 _ARROW = re.compile(r"^\s*-*> ?\s*(?P<line>\d+) ?(?P<code>.*)$")  # `----> 3 code`, `-> 3062 code`
+# A magic's line as IPython runs it (`%timeit f()`: `get_ipython().run_line_magic('timeit', 'f()')`).
+_MAGIC_CALL = re.compile(r"\bget_ipython\(\)\.run_line_magic\(")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # A notebook cell's file: `<ipython-input-7-abc>` (IPython), `/tmp/ipykernel_1234/567.py` (ipykernel).
 _CELL_FILE = re.compile(r"^<ipython-input-(?P<cell>\d+)-\w*>$|ipykernel_\d+[/\\]\d+\.py$")
@@ -133,6 +149,8 @@ class Notebook:
             if isinstance(count, int):
                 self.counts.setdefault(count, number)
         self.module = ModuleIndex.parse(self.source.text)
+        # The module's lines as the cells hold them (IPython lines too, which the module has as placeholders).
+        self.written = "".join(cell.source + "\n" * cell.newline_added for cell in self.source.cells.cells)
 
     def line_of(self, frame: Frame) -> "int | str":
         """The line of the notebook's module that `frame` names, or why there is none."""
@@ -159,6 +177,38 @@ class Notebook:
         return cell.first_line + frame.line
 
 
+def upgrade_rows(name: str) -> list[str]:
+    """The JAX1xx rows whose old spelling is `name` (`jax.tree_map`, `.device_buffer`, `jax.config`),
+    else those whose old spellings live in the module `name` (`jax.lib.xla_bridge`), if it is one
+    that goes: no replacement lives in it (`No module named 'jax'` is no upgrade's error)."""
+    exact = [row.code for row in api_changes.TABLE if name in row.old or name in row.modules]
+    if exact or any((row.new or "").startswith(name + ".") for row in api_changes.TABLE):
+        return exact
+    return [row.code for row in api_changes.TABLE if any(old.rpartition(".")[0] == name for old in row.old)]
+
+
+def _errors_of(line: str) -> list[tuple[str, str]]:
+    """The rules that fix the error (or jax's warning) stated on an exception line, each with the
+    words that say it: one rule, or the rows of a gone module's names (the line of the frame tells
+    which of them it is)."""
+    for rule, pattern in ERRORS:
+        match = pattern.search(line)
+        if match:
+            return [(rule, match.group())]
+    missing = _MISSING.search(line)
+    if missing:
+        found = missing.groupdict()
+        name = ("." + found["attribute"] if found["attribute"] else found["missing"]
+                or f"{found['module'] or found['source']}.{found['name'] or found['imported']}")
+        return [(code, missing["message"]) for code in upgrade_rows(name)]
+    warned = _WARNING.search(line)
+    for name in _JAX_NAME.findall(warned["message"]) if warned else ():  # the first jax name with a row
+        codes = upgrade_rows(name.rstrip("."))
+        if codes:
+            return [(code, warned["message"]) for code in codes]  # type: ignore[index]
+    return []
+
+
 def parse_log(text: str) -> list[JaxError]:
     """Every traceback in `text` that ends in an error one of the rules fixes.
 
@@ -178,6 +228,15 @@ def parse_log(text: str) -> list[JaxError]:
         pending = None
 
     for index, line in enumerate(lines):
+        warned = _WARNING_LINE.match(line)
+        if warned:  # a warning printed by `warnings` (not raised): one frame, the line it names
+            following = lines[index + 1] if index + 1 < len(lines) else ""
+            deeper = len(following) - len(following.lstrip()) > len(line) - len(line.lstrip())
+            named = _CELL_FILE.search(warned["path"])
+            frame = Frame(warned["path"], int(warned["line"]), "<module>", following.strip() if deeper else None,
+                          int(named["cell"]) if named and named["cell"] else None)
+            errors += [JaxError(rule, message, [frame]) for rule, message in _errors_of(warned["warning"])]
+            continue
         if _TRACEBACK.match(line):
             frames, in_traceback, pending = [], True, None
             continue
@@ -211,11 +270,7 @@ def parse_log(text: str) -> list[JaxError]:
             continue
         if _EXCEPTION.match(line.strip()) and not line.startswith((" ", "\t")):
             flush()
-            for rule, pattern in ERRORS:
-                match = pattern.search(line)
-                if match:
-                    errors.append(JaxError(rule, match.group(), frames))
-                    break
+            errors += [JaxError(rule, message, frames) for rule, message in _errors_of(line)]
             in_traceback = False
     return errors
 
@@ -248,7 +303,8 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
             if isinstance(line, str):
                 placement.reasons.append(line)
                 continue
-            path, module, text, where = notebook.path, notebook.module, notebook.source.text, frame.where
+            path, module, where = notebook.path, notebook.module, frame.where
+            text = notebook.written  # a magic's line as the traceback quotes it, not as analysed
         else:
             if _LIBRARY.search(frame.path):
                 continue
@@ -264,7 +320,8 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
                 continue
             line, where = frame.line, f"{path}:{frame.line}"
         current = text.splitlines()[line - 1].strip() if line <= len(text.splitlines()) else None
-        if frame.code is not None and current is not None and current != frame.code:
+        if frame.code is not None and current is not None and current != frame.code \
+                and not (_MAGIC_CALL.search(frame.code) and frame.in_notebook and "%" in current):
             placement.reasons.append(f"{where}: changed since the traceback "
                                      f"(it showed `{frame.code}`, the file now has `{current}`)")
             continue
@@ -347,7 +404,8 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
     errors = parse_log(text)
     if not errors:
         err.write("explain: no error jax-codemod fixes in this log (it knows: per-operand or unsupported "
-                  "precision, \"Not implemented: accuracy\", bf16 LSTM)\n")
+                  "precision, \"Not implemented: accuracy\", bf16 LSTM, and a removed or deprecated jax name in an "
+                  "AttributeError, ImportError, ModuleNotFoundError or DeprecationWarning)\n")
         return Outcome.UNRESOLVED
     placements = [place(error, root, holds_call, notebook) for error in errors]
     placed = {(p.error.rule, p.path, p.line): p for p in placements if p.path is not None}
@@ -439,8 +497,13 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                               "it, as the finding above says\n")
                 else:
                     unresolved = True
-                    err.write(f"{located(line)}: {code}: {rules[code].name} finds nothing to change at this call, "
-                              "so the error stays; please report this traceback and file\n")
+                    err.write(f"{located(line)}: {code}: " + (_untargeted(code, settings) or (
+                        f"{rules[code].name} finds nothing to change at this call, so the error stays; please "
+                        "report this traceback and file")) + "\n")
+            more = _unnamed(rules[code], path, module, settings, len(mine))
+            if more:
+                err.write(f"{path}: {code}: {more} more reference(s) to the same old spelling in this file, which the "
+                          f"log does not name: `jax-codemod --select {code} --write {path}` fixes them too\n")
         if result.new_source is not None:
             refusal = _not_writable(path, root) if write else None
             if write and not unplaced and refusal is None:
@@ -459,6 +522,30 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
     return Outcome.PENDING if pending else Outcome.FIXED
 
 
+_ROWS = {row.code: row for row in api_changes.TABLE}
+
+
+def _untargeted(code: str, settings: Settings) -> Optional[str]:
+    """Why a JAX1xx row changes nothing on the target release (None: not a row, or it does): the
+    log came from a newer jax than the target."""
+    row, target = _ROWS.get(code), settings.jax_version
+    if row is None or target is not None and row.state(target) != "works":
+        return None
+    retired = ", ".join(f"{what} in jax {format_version(v)}" for what, v in
+                        (("deprecated", row.deprecated), ("removed", row.removed)) if v is not None)
+    told = "the target jax is unknown" if target is None else f"the target, jax {format_version(target)}, still has it"
+    return (f"{display(row.old[0])} is {retired}, but {told}: pass --jax-version (the jax that printed this log) or "
+            "set jax-version in [tool.jax-codemod]")
+
+
+def _unnamed(rule: Rule, path: Path, module: ModuleIndex, settings: Settings, named: int) -> int:
+    """How many findings a JAX1xx rule has in the file beyond the `named` ones the log's lines name
+    (explain fixes only those; `fix` takes them all). 0 for the other rules."""
+    if rule.code not in _ROWS:
+        return 0
+    return max(0, len(rule.check(rule, ParsedFile(path, module, settings))) - named)
+
+
 def _not_writable(path: Path, root: Path) -> Optional[str]:
     """Why `explain --write` must not write `path` (None: it may). A log can name any file on the
     machine (someone else's run, a library on sys.path): only the project's own files are written."""
@@ -474,6 +561,8 @@ def _not_writable(path: Path, root: Path) -> Optional[str]:
 def _span(rule: Rule, module: ModuleIndex, settings: Settings, line: int) -> Optional[tuple[int, int]]:
     """The lines of the calls on `line` that `rule` rewrites or reports (None: there is none)."""
     file = ParsedFile(Path("<traceback>"), module, settings)
+    if rule.locate is not None:
+        return rule.locate(rule, file, line)
     calls = [call for call in module.calls if call.lineno <= line <= call.end_lineno] if rule.matches else []
     calls = [call for call in calls if rule.matches(rule, file, call)]
     return (min(call.lineno for call in calls), max(call.end_lineno for call in calls)) if calls else None

@@ -141,6 +141,29 @@ def test_a_helper_imported_from_a_file_is_followed(shell, tmp_path: Path, monkey
     assert shell.offered == [] and "the fix is in " in printed and "shared_math_nb.py, not in a cell" in printed
 
 
+def test_a_removed_name_in_a_timeit_line_is_fixed_inside_the_magic(shell) -> None:
+    """`%timeit jax.tree_map(...)` raises AttributeError on jax >= 0.6: the fix is printed after the
+    traceback (IPython quotes the line as `get_ipython().run_line_magic(...)`), offered with the
+    magic kept, and the offered cell runs. `%%jax_codemod` finds the same in a `%time` line."""
+    run(shell, "import jax\nparams = {'w': 1.0}\n")
+    cell = "%timeit -n 1 -r 1 jax.tree_map(lambda a: 2 * a, params)"
+    result, printed = run(shell, cell)
+    assert isinstance(result.error_in_exec, AttributeError), printed
+    number = shell.execution_count - 1
+    report = printed[printed.index("jax-codemod: this error is one it fixes"):]
+    assert f"In [{number}]:1: JAX101: the traceback's `module 'jax' has no attribute 'tree_map'`" in report, report
+    assert f"In [{number}]:1:19: JAX101 [fixed] jax.tree_map -> jax.tree.map" in report
+    shell.offered.clear()
+    run(shell, "%jax_codemod fix")
+    assert shell.offered == [cell.replace("jax.tree_map", "jax.tree.map")]
+    result, printed = run(shell, shell.offered[0])
+    assert result.error_in_exec is None and "per loop" in printed, printed
+    result, printed = run(shell, "%%jax_codemod\n%time doubled = jax.tree_map(lambda a: 2 * a, params)\n")
+    number = shell.execution_count - 1
+    assert f"In [{number}]:1:17: JAX101 [fixed] jax.tree_map -> jax.tree.map" in printed, printed
+    assert "+%time doubled = jax.tree.map(lambda a: 2 * a, params)\n" in printed and "doubled" not in shell.user_ns
+
+
 def test_a_rule_left_out_is_named_in_the_cells_terms(tmp_path: Path) -> None:
     """explain --notebook names a placed call by its cell and line in the cell, not its module line."""
     path = tmp_path / "nb.ipynb"

@@ -107,6 +107,10 @@ class Rule:
     requires: Optional["Gate"] = None
     # Answers `explain`: whether a call is one this rule rewrites or reports, wherever it sits.
     matches: Optional[Callable[["Rule", ParsedFile, Any], bool]] = field(default=None, compare=False, repr=False)
+    # Answers `explain` for a rule whose matches need not be calls (an import, a name, an attribute):
+    # the first and last lines of what it rewrites or reports that a traceback's line names (None: nothing).
+    locate: Optional[Callable[["Rule", ParsedFile, int], Optional[tuple[int, int]]]] = field(
+        default=None, compare=False, repr=False)
 
     def might_apply(self, raw: bytes, settings: Settings, holds_kernels: bool = False,
                     tested: Optional[dict] = None) -> bool:

@@ -15,8 +15,9 @@ from codemods import api_changes
 from codemods.analysis.names import display
 from codemods.api_changes import ApiChange, Change
 from codemods.capabilities import format_version
-from codemods.engine.rule import Gate, Rule
+from codemods.engine.rule import Gate, ParsedFile, Rule
 from codemods.upgrades import core_calls, layouts, pallas_calls
+from codemods.upgrades.scan import Scan, named_on
 from codemods.upgrades.transform import JaxUpgrade
 
 
@@ -62,6 +63,16 @@ _GATES = {word: Gate(word, imports_jax, needle=b"jax") for word in (b"jax", *(wo
 _ATTRIBUTE_GATES = (Gate(b"device_buffer"), Gate(b"_layouts"))
 
 
+def _locate(rule: Rule, file: ParsedFile, line: int) -> Optional[tuple[int, int]]:
+    """`Rule.locate`: the lines of the row's references that a traceback's `line` names, whatever
+    the target (the error proves the jax that ran it retired the name; `plan` obeys the target)."""
+    nodes = [reference.node for reference in Scan.of(file, Upgrade.finders).by_code.get(rule.code, [])
+             if named_on(file.module, reference, frozenset({line}))]
+    if not nodes:
+        return None
+    return min(line, *(node.lineno for node in nodes)), max(line, *(node.end_lineno for node in nodes))  # type: ignore[attr-defined]
+
+
 def _rule(row: ApiChange) -> Rule:
     retired = ", ".join(f"{what} in jax {format_version(v)}" for what, v in
                         (("deprecated", row.deprecated), ("removed", row.removed)) if v is not None)
@@ -90,6 +101,7 @@ def _rule(row: ApiChange) -> Rule:
         requires=_gate(row),
         kernel_scoped=False,
         check=Upgrade.check,
+        locate=_locate,
     )
 
 

@@ -107,6 +107,20 @@ def _name_references(module: ModuleIndex, names: Mapping[str, ApiChange], module
     return found
 
 
+def named_on(module: ModuleIndex, reference: Reference, lines: frozenset[int]) -> bool:
+    """Whether a traceback's `lines` name this reference (`jax-codemod explain`): it is on one of
+    them, or it reads a name an import on one of them binds (the ImportError of `from jax.lib import
+    xla_bridge` names `xla_bridge.get_backend()` below it)."""
+    node = reference.node
+    if any(node.lineno <= line <= node.end_lineno for line in lines):  # type: ignore[attr-defined]
+        return True
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and any(
+        binding.statement is not None and any(binding.statement.lineno <= line <= binding.statement.end_lineno  # type: ignore[attr-defined]
+                                              for line in lines) for binding in module.bindings(node))
+
+
 def references_to(module: ModuleIndex, qualified: str, row: Optional[ApiChange] = None) -> list[Reference]:
     """The module's references to one qualified name (for finders), attributed to `row`."""
     return _name_references(module, {qualified: row or ROWS_BY_OLD[qualified]})

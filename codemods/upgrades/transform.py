@@ -23,7 +23,7 @@ from codemods.capabilities import format_version
 from codemods.engine.diagnostics import Applicability, Finding, Kind
 from codemods.engine.fixes import Edit, FixPlan, alone_on_its_lines
 from codemods.engine.rule import ParsedFile, Rule
-from codemods.upgrades.scan import ROWS, Finder, Reference, Scan
+from codemods.upgrades.scan import ROWS, Finder, Reference, Scan, named_on
 
 # -- the transform --
 
@@ -43,6 +43,9 @@ class JaxUpgrade(JaxTransform):
         if target is None or self.row.state(target) == "works":
             return
         references = Scan.of(self._file, self.finders).by_code.get(self.row.code, [])
+        traced = self._file.proven.get(self.row.code)
+        if traced:  # `jax-codemod explain`: only what the traceback's lines name
+            references = [reference for reference in references if named_on(self.module, reference, traced)]
         handler = self.handlers.get(self.row.code) or DEFAULT_HANDLERS[self.row.change]
         for reference in references:
             handler(self, reference)
