@@ -515,12 +515,12 @@ def test_the_project_index_takes_a_file_it_cannot_read_as_empty(tmp_path: Path) 
     os.mkfifo(tmp_path / "fifo.py")
     (tmp_path / "kernel.py").write_text("from jax.experimental import pallas as pl\nx = 1\n")
     files = [tmp_path / "missing.py", tmp_path / "fifo.py", tmp_path / "kernel.py"]
-    contents: dict[str, bytes] = {}
-    index = runner.project_index(files, [stub_rule(kernel_scoped=True)], Settings(scope=Scope.KERNELS), contents)
+    seen = runner._Files()
+    index = runner.project_index(files, [stub_rule(kernel_scoped=True)], Settings(scope=Scope.KERNELS), seen=seen)
     assert index is not None
     for path in files:
         assert index.facts(path).holds_kernels is False
-    assert list(contents) == [str(tmp_path / "kernel.py")]
+    assert list(seen.contents) == [str(tmp_path / "kernel.py")]
 
 
 @pytest.mark.parametrize("source, error", [
