@@ -55,7 +55,19 @@ class ApiChange:
     # The first release that deprecates the replacement too: from there the rewrite would trade one
     # warning for another, so the finding is [manual] and names the migration.
     superseded: Optional[Version] = None
-    failure: str = "AttributeError"  # how the old spelling fails once removed
+    # How the old spelling fails once removed; where that changed, by release ((first, how), ...).
+    failure: "str | tuple[tuple[Version, str], ...]" = "AttributeError"
+    # The first release with the old spelling (None: older than any floor the table serves). A floor
+    # below it runs neither spelling, so it holds no fix back.
+    old_since: Optional[Version] = None
+    # What the fix writes, in words, where that is not the replacement's name (a new argument order).
+    replacement: str = ""
+
+    def failure_on(self, version: Version) -> str:
+        """How the old spelling fails on `version` (a removed one)."""
+        if isinstance(self.failure, str):
+            return self.failure
+        return next((how for first, how in reversed(self.failure) if version >= first), self.failure[0][1])
 
     def applies(self, target: Optional[Version], floor: Optional[Version] = None) -> bool:
         """On the target release the replacement exists and the old spelling is deprecated or gone;
@@ -65,7 +77,7 @@ class ApiChange:
         retired = [v for v in (self.deprecated, self.removed) if v is not None]
         if not retired or target < min(retired) or target < self.since:
             return False
-        return floor is None or floor >= self.since
+        return floor is None or floor >= self.since or (self.old_since is not None and floor < self.old_since)
 
     def state(self, version: Version) -> str:
         """What the old spelling does on `version`: "works", "warns" or "fails" (the probe's claim)."""
@@ -209,7 +221,8 @@ TABLE: tuple[ApiChange, ...] = (
               source="jax/experimental/pallas/__init__.py _deprecations: warns from 0.10.2, fails from 0.11.2",
               migration="in Triton kernels: jax.experimental.pallas.triton.dot"),
     _rename("JAX151", "tpu-compiler-params", ("jax.experimental.pallas.tpu.TPUCompilerParams",),
-            "jax.experimental.pallas.tpu.CompilerParams", (0, 6, 2), (0, 6, 2), (0, 7, 2), _PALLAS),
+            "jax.experimental.pallas.tpu.CompilerParams", (0, 6, 2), (0, 6, 2), (0, 7, 2), _PALLAS,
+            old_since=(0, 4, 32)),  # absent from the 0.4.31 wheel's jax/experimental/pallas/tpu.py
     _rename("JAX152", "tpu-memory-space", ("jax.experimental.pallas.tpu.TPUMemorySpace",),
             "jax.experimental.pallas.tpu.MemorySpace", (0, 6, 2), (0, 6, 2), (0, 7, 2), _PALLAS),
     _rename("JAX153", "triton-compiler-params", ("jax.experimental.pallas.triton.TritonCompilerParams",),
@@ -243,16 +256,17 @@ TABLE: tuple[ApiChange, ...] = (
                         "store(ref.at[idx], value, mask=...) in Triton kernels (since 0.7.1)"),
     ApiChange("JAX172", "compiler-params-dict", ("compiler_params=dict",),
               "jax.experimental.pallas.tpu.CompilerParams", Change.ARGUMENTS, since=(0, 6, 2), deprecated=None,
-              removed=(0, 6, 1), words=(b"compiler_params",), failure="ValueError (TypeError from 0.9.1)", source=_PALLAS),
+              removed=(0, 6, 1), words=(b"compiler_params",), failure=(((0, 6, 1), "ValueError"), ((0, 9, 1), "TypeError")),
+              source=_PALLAS),
     ApiChange("JAX173", "block-spec-argument-order", ("jax.experimental.pallas.BlockSpec",),
               "jax.experimental.pallas.BlockSpec", Change.ARGUMENTS, since=(0, 4, 31), deprecated=(0, 4, 31),
               removed=(0, 4, 35), failure="TypeError in pallas_call ('function' object is not iterable)",
-              source=_PALLAS),
+              replacement="pl.BlockSpec's new argument order (block_shape, index_map)", source=_PALLAS),
     # -- removed modules and semantic changes: a person migrates --
     ApiChange("JAX190", "host-callback", ("jax.experimental.host_callback",), None, Change.MANUAL,
               modules=("jax.experimental.host_callback",),
-              since=(0, 4, 0), deprecated=(0, 4, 26), removed=(0, 4, 35), failure="NotImplementedError "
-              "(ModuleNotFoundError from 0.8.0)", source="CHANGELOG 0.4.26, 0.4.35, 0.8.0",
+              since=(0, 4, 0), deprecated=(0, 4, 26), removed=(0, 4, 35),
+              failure=(((0, 4, 35), "NotImplementedError"), ((0, 8, 0), "ModuleNotFoundError")), source="CHANGELOG 0.4.26, 0.4.35, 0.8.0",
               migration="id_tap/id_print -> jax.debug.callback/jax.debug.print; call -> jax.pure_callback or "
                         "jax.experimental.io_callback"),
     ApiChange("JAX191", "make-mesh-axis-types", ("jax.make_mesh",), None, Change.MANUAL,

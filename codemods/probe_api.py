@@ -392,9 +392,9 @@ def _compare_one(observation: Observation, row: ApiChange, version: Version) -> 
         return Row(check.code, check.case, observed, believed, observed == believed, detail)
     believed = row.state(version)
     agree = observed == believed
-    if agree and observed == FAILS and not _fails_as_claimed(observation.errors, row.failure):
+    if agree and observed == FAILS and not _fails_as_claimed(observation.errors, row.failure_on(version)):
         agree = False
-        detail = f"{detail}; the table says it fails with {row.failure}"
+        detail = f"{detail}; the table says it fails with {row.failure_on(version)}"
     return Row(check.code, check.case, observed, believed, agree, detail)
 
 

@@ -270,7 +270,7 @@ def claims_for(findings: list[str], backend: str) -> Claims:
                                                                    re.search(rf"rejected by [\w ]*{name}", head)
                                                                    or "needed on every backend" in finding):
             fixed = True
-        if re.search(r"\[fixed(, unsafe)?\] .*: removed in jax [\d.]+ \(\w+Error on ", finding):
+        if re.search(r"\[fixed(, unsafe)?\] .*: removed in jax [\d.]+ \(raises \w+Error on jax ", finding):
             fixed = True  # a JAX1xx fix of a removed name: the old spelling fails on every backend
         if re.search(rf"{name}( and [\w ]+)? cannot lower", finding):
             cannot += [quote for quote in _QUOTED.findall(finding)

@@ -20,20 +20,20 @@ X64 = "from jax.experimental import enable_x64\n"
 TRITON_KERNEL = ("def kernel(x, y, o):\n    o[...] = pl.dot(x[...], y[...])\n"
                  "f = pl.pallas_call(kernel, out_shape=None, backend='triton')\n")
 
-DOT = "pl.dot: removed in jax 0.11.2 (AttributeError on 0.12.0.1); "
+DOT = "pl.dot: removed in jax 0.11.2 (raises AttributeError on jax 0.12.0.1); "
 DOT_WANTED = "jnp.dot(a, b, precision=..., preferred_element_type=jnp.float32), with a.T / b.T for trans_a / trans_b"
 DOT_UNBOUND = (f"{DOT}arguments that do not bind to pl.dot('a', 'b', 'trans_a', 'trans_b', 'allow_tf32', "
                f"'precision'): {DOT_WANTED}")
 DOT_TF32 = (f"{DOT}allow_tf32 is not a literal True or False, or comes with a precision (pl.dot raised then): jnp.dot "
             "with precision=lax.Precision.HIGH where allow_tf32 is true, HIGHEST where it is false")
-REPEAT = "pltpu.repeat: removed in jax 0.10.2 (AttributeError on 0.12.0.1); "
+REPEAT = "pltpu.repeat: removed in jax 0.10.2 (raises AttributeError on jax 0.12.0.1); "
 TILE = "jnp.tile(x, [repeats if i == axis else 1 for i in range(x.ndim)])"
-PARAMS = "compiler_params=dict(...): removed in jax 0.6.1 (ValueError (TypeError from 0.9.1) on 0.12.0.1); "
+PARAMS = "compiler_params=dict(...): removed in jax 0.6.1 (raises TypeError on jax 0.12.0.1); "
 ONE_OBJECT = ("pass one CompilerParams object: pltpu.CompilerParams(...), plt.CompilerParams(...) or "
               "plgpu.CompilerParams(...)")
 PJIT_OLD = "jax.experimental.pjit.pjit: deprecated since jax 0.8.0; "
 SHARD_MAP_OLD = "jax.experimental.shard_map.shard_map: deprecated since jax 0.8.0; "
-X64_OLD = "jax.experimental.enable_x64: removed in jax 0.9.0 (AttributeError on 0.12.0.1); "
+X64_OLD = "jax.experimental.enable_x64: removed in jax 0.9.0 (raises AttributeError on jax 0.12.0.1); "
 X64_WANTED = ("use jax.enable_x64(True) for enable_x64() and jax.enable_x64(False) for disable_x64(), in a `with` "
               "statement or as a decorator")
 
@@ -64,9 +64,9 @@ def _params(dict_code: str, prefix: str = "") -> str:
     ("JAX170", PLTPU + "y = pltpu.repeat(repeats=2, x=v, axis=-1)\n", f"{REPEAT}repeats before x: {TILE}"),
     ("JAX170", PLTPU + "jax = jnp = tile = None\ny = pltpu.repeat(v, 2, -1)\n",
      f"{REPEAT}{TILE} (the name jnp is taken here)"),
-    ("JAX171", PL + "y = pl.load(ref)\n", "pl.load: removed in jax 0.9.0 (AttributeError on 0.12.0.1); arguments "
+    ("JAX171", PL + "y = pl.load(ref)\n", "pl.load: removed in jax 0.9.0 (raises AttributeError on jax 0.12.0.1); arguments "
                                           "that do not bind to pl.load('x_ref_or_view', 'idx'): ref[idx]"),
-    ("JAX171", PL + "y = pl.store(ref, i, v)\n", "pl.store: removed in jax 0.9.0 (AttributeError on 0.12.0.1); its "
+    ("JAX171", PL + "y = pl.store(ref, i, v)\n", "pl.store: removed in jax 0.9.0 (raises AttributeError on jax 0.12.0.1); its "
                                                  "value (None) is used: ref[idx] = val is a statement"),
     ("JAX172", _params("dict(mosaic={}, triton={})"),
      f"{PARAMS}{ONE_OBJECT}; a dict for several backends must be split by backend"),
@@ -89,10 +89,10 @@ def _params(dict_code: str, prefix: str = "") -> str:
     ("JAX111", X64 + "jax = None\nwith enable_x64():\n    pass\n",
      f"{X64_OLD}use jax.enable_x64(True) (the name jax is taken here)"),
     ("JAX112", "from jax.lib import xla_bridge\njax = get_backend = None\nb = xla_bridge.get_backend()\n",
-     "jax.lib.xla_bridge.get_backend: removed in jax 0.8.0 (ModuleNotFoundError on 0.12.0.1); use "
+     "jax.lib.xla_bridge.get_backend: removed in jax 0.8.0 (raises ModuleNotFoundError on jax 0.12.0.1); use "
      "jax.extend.backend.get_backend (its names are taken here)"),
     ("JAX118", "from jax.random import KeyArray\nok = isinstance(k, KeyArray)\n",
-     "jax.random.KeyArray: removed in jax 0.4.24 (AttributeError on 0.12.0.1); an isinstance() check needs "
+     "jax.random.KeyArray: removed in jax 0.4.24 (raises AttributeError on jax 0.12.0.1); an isinstance() check needs "
      "jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key), not jax.Array: only annotations are rewritten"),
 ], ids=[
     "dot-too-many-positional", "dot-unknown-keyword", "dot-argument-twice", "dot-without-b", "dot-not-called",
@@ -122,7 +122,7 @@ def test_a_triton_dot_is_left_to_a_person_where_the_oldest_supported_jax_lacks_t
     assert [f.kind.value for f in findings] == ["fixed"]
 
 
-DOT_FIXED = ("pl.dot -> jnp.dot: removed in jax 0.11.2 (AttributeError on 0.12.0.1); unsafe: the result is float32, "
+DOT_FIXED = ("pl.dot -> jnp.dot: removed in jax 0.11.2 (raises AttributeError on jax 0.12.0.1); unsafe: the result is float32, "
              "as pl.dot's was for floating operands; pl.dot gave int32 for integer operands (and float64 for float64 "
              "ones)")
 JNP = "import jax.numpy as jnp\n\n"
@@ -139,10 +139,10 @@ JNP = "import jax.numpy as jnp\n\n"
     (PL + "y = pl.dot(a, b, allow_tf32=None)\n", JNP + "y = jnp.dot(a, b, preferred_element_type=jnp.float32)\n",
      DOT_FIXED),
     (PLTPU + "y = pltpu.repeat(axis=-1, x=v, repeats=2)\n", JNP + "y = jnp.tile(v, (2,))\n",
-     "pltpu.repeat -> jnp.tile: removed in jax 0.10.2 (AttributeError on 0.12.0.1); tiles along the axis, as "
+     "pltpu.repeat -> jnp.tile: removed in jax 0.10.2 (raises AttributeError on jax 0.12.0.1); tiles along the axis, as "
      "pltpu.repeat did"),
-    (_params("{}"), _params("None"), "compiler_params=dict(...) -> None: removed in jax 0.6.1 (ValueError (TypeError "
-                                     "from 0.9.1) on 0.12.0.1); the empty dict asked for nothing"),
+    (_params("{}"), _params("None"), "compiler_params=dict(...) -> None: removed in jax 0.6.1 (raises TypeError "
+                                     "on jax 0.12.0.1); the empty dict asked for nothing"),
     (PJIT + "g = pjit(fun=f)\n", "import jax\n\ng = jax.jit(f)\n",
      "jax.experimental.pjit.pjit -> jax.jit: deprecated since jax 0.8.0"),
     (PJIT + "g = pjit(f, **kw)\n", "import jax\n\ng = jax.jit(f, **kw)\n",
@@ -160,36 +160,36 @@ JNP = "import jax.numpy as jnp\n\n"
      "passed by keyword; auto=A -> axis_names=frozenset(mesh.axis_names) - A"),
     ("from jax.lib import xla_bridge\njax = None\nb = xla_bridge.get_backend()\n",
      "from jax.extend.backend import get_backend\n\njax = None\nb = get_backend()\n",
-     "jax.lib.xla_bridge.get_backend -> jax.extend.backend.get_backend: removed in jax 0.8.0 (ModuleNotFoundError "
-     "on 0.12.0.1)"),
+     "jax.lib.xla_bridge.get_backend -> jax.extend.backend.get_backend: removed in jax 0.8.0 (raises "
+     "ModuleNotFoundError on jax 0.12.0.1)"),
     ("import jax\nk: jax.random.KeyArray = make()\n", "import jax\nk: jax.Array = make()\n",
-     "jax.random.KeyArray -> jax.Array: removed in jax 0.4.24 (AttributeError on 0.12.0.1)"),
+     "jax.random.KeyArray -> jax.Array: removed in jax 0.4.24 (raises AttributeError on jax 0.12.0.1)"),
     ("import jax.config as cfg\ncfg.update('x', 1)\n", "from jax import config as cfg\ncfg.update('x', 1)\n",
-     "import jax.config as cfg -> from jax import config as cfg: removed in jax 0.4.25 (ImportError on 0.12.0.1)"),
+     "import jax.config as cfg -> from jax import config as cfg: removed in jax 0.4.25 (raises ImportError on jax 0.12.0.1)"),
     ("def f(x):\n    return x.device_buffers\n",
      "def f(x):\n    return [shard.data for shard in x.addressable_shards]\n",
-     "x.device_buffers -> [shard.data for shard in x.addressable_shards]: removed in jax 0.4.27 (AttributeError on "
-     "0.12.0.1); unsafe: the object's type is not known here"),
+     "x.device_buffers -> [shard.data for shard in x.addressable_shards]: removed in jax 0.4.27 (raises AttributeError "
+     "on jax 0.12.0.1); unsafe: the object's type is not known here"),
     ("from jax.experimental import layout\nl = layout.Layout(layout.DeviceLocalLayout.AUTO)\n",
      "from jax.experimental import layout\nl = layout.Format(layout.Layout.AUTO)\n",
-     "DeviceLocalLayout, Layout -> Layout, Format (2 references, one fix): removed in jax 0.7.0 (AttributeError on "
-     "0.12.0.1)"),
+     "DeviceLocalLayout, Layout -> Layout, Format (2 references, one fix): removed in jax 0.7.0 (raises AttributeError "
+     "on jax 0.12.0.1)"),
     ("from jax.experimental import layout\ntry:\n    old = layout.Layout\nexcept AttributeError:\n    old = None\n"
      "l = layout.Layout(layout.DeviceLocalLayout.AUTO)\n",
      "from jax.experimental import layout\ntry:\n    old = layout.Layout\nexcept AttributeError:\n    old = None\n"
      "l = layout.Format(layout.Layout.AUTO)\n",
-     "DeviceLocalLayout, Layout -> Layout, Format (2 references, one fix): removed in jax 0.7.0 (AttributeError on "
-     "0.12.0.1)"),
+     "DeviceLocalLayout, Layout -> Layout, Format (2 references, one fix): removed in jax 0.7.0 (raises AttributeError "
+     "on jax 0.12.0.1)"),
     (PL + "from jax.experimental.pallas import triton as plt\n"
      + TRITON_KERNEL.replace("def kernel(x, y, o):\n", "def kernel(x, y, o):\n    plt = None\n"),
      PL + "from jax.experimental.pallas import triton as plt\n"
      + TRITON_KERNEL.replace("def kernel(x, y, o):\n", "def kernel(x, y, o):\n    plt = None\n")
      .replace("pl.dot", "pl.triton.dot"),
-     "pl.dot -> plt.dot: removed in jax 0.11.2 (AttributeError on 0.12.0.1); the same function, in a Triton kernel"),
+     "pl.dot -> plt.dot: removed in jax 0.11.2 (raises AttributeError on jax 0.12.0.1); the same function, in a Triton kernel"),
     (PL + "import functools\nidx = functools.partial(max, 0)\ns = pl.BlockSpec(idx, (8,))\n",
      PL + "import functools\nidx = functools.partial(max, 0)\ns = pl.BlockSpec((8,), idx)\n",
-     "pl.BlockSpec(index_map, block_shape) -> pl.BlockSpec(block_shape, index_map): removed in jax 0.4.35 (TypeError "
-     "in pallas_call ('function' object is not iterable) on 0.12.0.1)"),
+     "pl.BlockSpec(index_map, block_shape) -> pl.BlockSpec(block_shape, index_map): removed in jax 0.4.35 (raises TypeError "
+     "in pallas_call ('function' object is not iterable) on jax 0.12.0.1)"),
 ], ids=[
     "dot-first-argument-removed", "dot-tf32-with-precision-none", "dot-positional-tf32-none-and-precision",
     "dot-tf32-none", "repeat-first-argument-removed", "params-empty-dict", "pjit-function-by-keyword",

@@ -157,7 +157,7 @@ def test_layout_means_format_only_beside_device_local_layout() -> None:
 
 def test_findings_say_what_the_target_does_with_the_old_spelling() -> None:
     (removed,) = _fix("import jax\nf = jax.tree_map\n")[1]
-    assert removed.message == "jax.tree_map -> jax.tree.map: removed in jax 0.6.0 (AttributeError on 0.12.0.1)"
+    assert removed.message == "jax.tree_map -> jax.tree.map: removed in jax 0.6.0 (raises AttributeError on jax 0.12.0.1)"
     (deprecated,) = _fix("import jax\nf = jax.tree_map\n", Settings((0, 5, 0)))[1]
     assert deprecated.message == "jax.tree_map -> jax.tree.map: deprecated since jax 0.4.26"
 
@@ -166,7 +166,7 @@ def test_a_fix_the_oldest_supported_jax_could_not_run_becomes_a_manual_finding()
     source = "import jax\nf = jax.tree_map\n"
     after, (finding,) = _fix(source, Settings((0, 12, 0, 1), jax_floor=(0, 4, 24)))
     assert after == source and finding.kind.value == "manual" and finding.fix is None
-    assert finding.message == ("jax.tree_map -> jax.tree.map: removed in jax 0.6.0 (AttributeError on 0.12.0.1); "
+    assert finding.message == ("jax.tree_map -> jax.tree.map: removed in jax 0.6.0 (raises AttributeError on jax 0.12.0.1); "
                                "not rewritten: jax.tree.map needs jax >= 0.4.25 and the project supports jax >= "
                                "0.4.24 (guard it, or raise the lowest supported jax)")
 
@@ -198,7 +198,7 @@ def test_a_replacement_the_target_deprecates_too_is_not_written() -> None:
     after, (finding,) = _fix(source, Settings((0, 12, 0, 1)))
     assert after == source and finding.kind.value == "manual" and finding.fix is None
     assert finding.message == (
-        "pltpu.DeviceIdType -> pl.DeviceIdType: removed in jax 0.11.0 (AttributeError on 0.12.0.1); not rewritten: "
+        "pltpu.DeviceIdType -> pl.DeviceIdType: removed in jax 0.11.0 (raises AttributeError on jax 0.12.0.1); not rewritten: "
         "pl.DeviceIdType is deprecated too since jax 0.12.0: drop device_id_type=DeviceIdType.MESH (the default); "
         "for LOGICAL, pass the device's mesh coordinates as device_id")
 
@@ -216,3 +216,36 @@ def test_names_moved_out_of_an_import_keep_the_files_line_endings(newline: str) 
     after, _ = _fix(source)
     assert after == newline.join(["from jax.tree_util import tree_map", "from jax.tree_util import tree_leaves",
                                   "from jax import numpy", "x = tree_map, tree_leaves, numpy", ""])
+
+
+# -- what the messages say (issue 32, item 6) --
+
+COMPILER_PARAMS = "from jax.experimental.pallas import tpu as pltpu\np = pltpu.TPUCompilerParams(dimension_semantics=())\n"
+
+
+@pytest.mark.parametrize("floor, fixed", [
+    ((0, 4, 30), True),   # 0.4.30 has neither spelling: the old one does not run there either, the fix breaks nothing
+    ((0, 5, 0), False),   # 0.5.0 runs pltpu.TPUCompilerParams and lacks pltpu.CompilerParams (0.6.2)
+    ((0, 6, 2), True),
+], ids=["floor-below-the-old-spelling", "floor-with-only-the-old-spelling", "floor-with-both"])
+def test_a_floor_that_runs_neither_spelling_holds_no_fix_back(floor, fixed: bool) -> None:
+    after, findings = _fix(COMPILER_PARAMS, Settings((0, 12, 0, 1), jax_floor=floor), "JAX151")
+    assert ("pltpu.CompilerParams(" in after) is fixed, findings
+    assert [f.held_back for f in findings] == [not fixed]
+
+
+@pytest.mark.parametrize("target, says", [
+    ((0, 12, 0, 1), "removed in jax 0.6.1 (raises TypeError on jax 0.12.0.1)"),
+    ((0, 7, 0), "removed in jax 0.6.1 (raises ValueError on jax 0.7.0)"),
+])
+def test_the_failure_named_is_the_targets_own(target, says: str) -> None:
+    source = "from jax.experimental import pallas as pl\nf = pl.pallas_call(k, out_shape=None, compiler_params=dict(mosaic={}))\n"
+    _, findings = _fix(source, Settings(target), "JAX172")
+    assert findings and says in findings[0].message, findings
+
+
+def test_a_held_back_argument_order_names_the_order_not_the_class() -> None:
+    source = "from jax.experimental import pallas as pl\ns = pl.BlockSpec(lambda i: (i,), (8,))\n"
+    _, findings = _fix(source, Settings((0, 12, 0, 1), jax_floor=(0, 4, 30)), "JAX173")
+    assert findings and "not rewritten: pl.BlockSpec's new argument order (block_shape, index_map) needs jax >= 0.4.31" \
+        in findings[0].message, findings

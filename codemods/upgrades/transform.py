@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 import textwrap
 from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Optional, Union
@@ -63,8 +64,8 @@ class JaxUpgrade(JaxTransform):
         """The release that matters retired the old spelling, but a release the code must run on
         lacks the replacement (or the target deprecates it too: `needs=False`): the code must
         change, and no one spelling serves; a person decides."""
-        lacking = (f"{display(self.row.new or 'the replacement')} needs jax >= {format_version(self.row.since)} and "
-                   if needs else "")
+        what = self.row.replacement or display(self.row.new or "the replacement")
+        lacking = f"{what} needs jax >= {format_version(self.row.since)} and " if needs else ""
         return replace(finding, kind=Kind.MANUAL, message=f"{finding.message}; not rewritten: {lacking}{why}", fix=None,
                        held_back=by_floor and finding.fix is not None)
 
@@ -78,7 +79,9 @@ class JaxUpgrade(JaxTransform):
         """What the target release does with the old spelling."""
         target = format_version(self.settings.jax_version)
         if self.row.state(self.settings.jax_version) == "fails":
-            return f"removed in jax {format_version(self.row.removed)} ({self.row.failure} on {target})"
+            failure = self.row.failure_on(self.settings.jax_version)
+            happens = f"raises {failure}" if re.match(r"[A-Z]\w*(Error|Exception)\b", failure) else failure
+            return f"removed in jax {format_version(self.row.removed)} ({happens} on jax {target})"
         return f"deprecated since jax {format_version(self.row.deprecated)}"
 
     def fixed(self, node: ast.AST, old: str, new: str, fix: FixPlan,
