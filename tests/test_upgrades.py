@@ -249,3 +249,14 @@ def test_a_held_back_argument_order_names_the_order_not_the_class() -> None:
     _, findings = _fix(source, Settings((0, 12, 0, 1), jax_floor=(0, 4, 30)), "JAX173")
     assert findings and "not rewritten: pl.BlockSpec's new argument order (block_shape, index_map) needs jax >= 0.4.31" \
         in findings[0].message, findings
+
+
+def test_two_rules_on_one_call_name_the_same_removal() -> None:
+    """JAX001 and JAX150 both speak of a removed pl.dot: one fact (JAX150's row), one release."""
+    source = ("import jax\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n\n\n"
+              "def kernel(x_ref, o_ref):\n"
+              "    o_ref[...] = pl.dot(x_ref[...], x_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n\n\n"
+              "f = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), 'float32'))\n")
+    result = process_source(Path("m.py"), source.encode(), registry.select(["JAX001", "JAX150"]), TARGET)
+    removals = {f.code: re.findall(r"removed in (?:jax )?([\d.]+)", f.message) for f in result.findings}
+    assert set(removals) == {"JAX001", "JAX150"} and removals["JAX001"] == removals["JAX150"] == ["0.11.2"], removals
