@@ -14,6 +14,7 @@ Scenarios (issue 8), each timed best-of-N, all terms of a ratio measured in the 
                                        over the same trees (target <= 3x)
   kernel packages                      libcst's no-op runner vs the tool (target >= 100x)
   scaling                              `--scope all --jobs 1` vs `--jobs 2` over the kernel packages (target >= 1.7x)
+  target lookup                        codemods/target.py in-process: a project .venv, a uv.lock only (<= 10 ms)
 
 The tool is timed cold (`--no-cache`: every file analysed, the first run over a tree) and warm (its
 result cache filled by one untimed run: what a pre-commit hook or a CI re-run over unchanged files sees).
@@ -55,6 +56,7 @@ TARGETS = {
     "tool / grep": ("<=", 3.0, "x"),
     "libcst / tool": (">=", 100.0, "x"),
     "jobs 1 / jobs 2": (">=", 1.7, "x"),
+    "target lookup": ("<=", 10.0, "ms"),
 }
 
 
@@ -129,6 +131,34 @@ def measure(name: str, command: list[str], repeat: int, env: dict[str, str], cwd
     print(f"  {name:<44} best {timing.best:8.3f} s  median {timing.median:8.3f} s  ({len(timing.times)} runs)",
           flush=True)
     return timing
+
+
+def target_lookups(scratch: Path, repeat: int) -> dict[str, float]:
+    """Milliseconds a call of the target lookup (codemods/target.py) takes, best of `repeat` rounds
+    of 100 calls, in-process: a project whose .venv has jax, and one that only pins it in uv.lock
+    with no environment to read (the tool's own one hidden, as in a pipx install)."""
+    sys.path.insert(0, str(REPO))
+    from codemods import capabilities, target
+
+    with_venv, pinned = scratch / "target-venv", scratch / "target-lock"
+    (with_venv / ".venv/lib/python3.12/site-packages/jax-0.12.0.1.dist-info").mkdir(parents=True)
+    pinned.mkdir()
+    (pinned / "uv.lock").write_text('version = 1\n\n[[package]]\nname = "jax"\nversion = "0.12.0.1"\n')
+    times = {}
+    hidden, capabilities.installed_jax_version = capabilities.installed_jax_version, lambda: None
+    try:
+        for name, root in (("project .venv", with_venv), ("uv.lock only", pinned)):
+            assert target.jax_target(root)[0] == (0, 12, 0, 1), name
+            best = float("inf")
+            for _ in range(repeat):
+                start = time.perf_counter()
+                for _ in range(100):
+                    target.jax_target(root)
+                best = min(best, (time.perf_counter() - start) * 10)  # ms per call
+            times[name] = best
+    finally:
+        capabilities.installed_jax_version = hidden
+    return times
 
 
 def verdict(target: str, value: float) -> str:
@@ -212,6 +242,7 @@ def main() -> None:
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(scratch / "baseline")])
         shutil.rmtree(scratch, ignore_errors=True)
 
+    lookups = target_lookups(Path(tempfile.mkdtemp(prefix="jax-codemod-target-")), args.repeat)
     print("\n== results (best times; ratios from the same run) ==")
     results: dict[str, float] = {}
     for label in tools:
@@ -248,6 +279,8 @@ def main() -> None:
                 ratio = timings["libcst: kernels"].best / w("kernels")
                 rows.append(("libcst / tool", f"warm cache, kernel packages: {w('kernels'):.2f} s = {ratio:.0f}x "
                              "faster than libcst", ratio))
+        if label == "tool":
+            rows += [("target lookup", f"target jax lookup, {name}: {ms:.2f} ms", ms) for name, ms in lookups.items()]
         print(f"[{label}]")
         for target, text, value in rows:
             results[f"{label}: {text.split(':')[0]}"] = value
