@@ -33,7 +33,7 @@ ONE_OBJECT = ("pass one CompilerParams object: pltpu.CompilerParams(...), plt.Co
               "plgpu.CompilerParams(...)")
 PJIT_OLD = "jax.experimental.pjit.pjit: deprecated since jax 0.8.0; "
 SHARD_MAP_OLD = "jax.experimental.shard_map.shard_map: deprecated since jax 0.8.0; "
-X64_OLD = "jax.experimental.enable_x64: removed in jax 0.9.0 (raises AttributeError on jax 0.12.0.1); "
+X64_OLD = "jax.experimental.enable_x64: removed in jax 0.9.0 (raises ImportError on jax 0.12.0.1); "
 X64_WANTED = ("use jax.enable_x64(True) for enable_x64() and jax.enable_x64(False) for disable_x64(), in a `with` "
               "statement or as a decorator")
 
@@ -89,10 +89,10 @@ def _params(dict_code: str, prefix: str = "") -> str:
     ("JAX111", X64 + "jax = None\nwith enable_x64():\n    pass\n",
      f"{X64_OLD}use jax.enable_x64(True) (the name jax is taken here)"),
     ("JAX112", "from jax.lib import xla_bridge\njax = get_backend = None\nb = xla_bridge.get_backend()\n",
-     "jax.lib.xla_bridge.get_backend: removed in jax 0.8.0 (raises ModuleNotFoundError on jax 0.12.0.1); use "
+     "jax.lib.xla_bridge.get_backend: removed in jax 0.8.0 (raises ImportError on jax 0.12.0.1); use "
      "jax.extend.backend.get_backend (its names are taken here)"),
     ("JAX118", "from jax.random import KeyArray\nok = isinstance(k, KeyArray)\n",
-     "jax.random.KeyArray: removed in jax 0.4.24 (raises AttributeError on jax 0.12.0.1); an isinstance() check needs "
+     "jax.random.KeyArray: removed in jax 0.4.24 (raises ImportError on jax 0.12.0.1); an isinstance() check needs "
      "jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key), not jax.Array: only annotations are rewritten"),
 ], ids=[
     "dot-too-many-positional", "dot-unknown-keyword", "dot-argument-twice", "dot-without-b", "dot-not-called",
@@ -161,7 +161,7 @@ JNP = "import jax.numpy as jnp\n\n"
     ("from jax.lib import xla_bridge\njax = None\nb = xla_bridge.get_backend()\n",
      "from jax.extend.backend import get_backend\n\njax = None\nb = get_backend()\n",
      "jax.lib.xla_bridge.get_backend -> jax.extend.backend.get_backend: removed in jax 0.8.0 (raises "
-     "ModuleNotFoundError on jax 0.12.0.1)"),
+     "ImportError on jax 0.12.0.1)"),
     ("import jax\nk: jax.random.KeyArray = make()\n", "import jax\nk: jax.Array = make()\n",
      "jax.random.KeyArray -> jax.Array: removed in jax 0.4.24 (raises AttributeError on jax 0.12.0.1)"),
     ("import jax.config as cfg\ncfg.update('x', 1)\n", "from jax import config as cfg\ncfg.update('x', 1)\n",

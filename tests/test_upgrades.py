@@ -260,3 +260,13 @@ def test_two_rules_on_one_call_name_the_same_removal() -> None:
     result = process_source(Path("m.py"), source.encode(), registry.select(["JAX001", "JAX150"]), TARGET)
     removals = {f.code: re.findall(r"removed in (?:jax )?([\d.]+)", f.message) for f in result.findings}
     assert set(removals) == {"JAX001", "JAX150"} and removals["JAX001"] == removals["JAX150"] == ["0.11.2"], removals
+
+
+@pytest.mark.parametrize("source, raises", [
+    ("from jax import tree_map\n", "ImportError"),          # the name imported from a module that exists
+    ("import jax\nf = jax.tree_map\n", "AttributeError"),
+    ("from jax.experimental import enable_x64\n", "ImportError"),
+], ids=["from-import", "attribute", "from-import-of-a-function"])
+def test_the_failure_named_is_the_one_that_spelling_raises(source: str, raises: str) -> None:
+    _, findings = _fix(source)
+    assert findings and f"(raises {raises} on jax 0.12.0.1)" in findings[0].message, findings

@@ -22,7 +22,7 @@ from codemods.api_changes import ApiChange, Change
 from codemods.base import JaxTransform
 from codemods.capabilities import format_version
 from codemods.engine.diagnostics import Applicability, Finding, Kind
-from codemods.engine.fixes import Edit, FixPlan, alone_on_its_lines
+from codemods.engine.fixes import Edit, FixPlan, alone_on_its_lines, import_spec
 from codemods.engine.rule import ParsedFile, Rule
 from codemods.upgrades.scan import ROWS, Finder, Reference, Scan, named_on
 
@@ -49,7 +49,11 @@ class JaxUpgrade(JaxTransform):
             references = [reference for reference in references if named_on(self.module, reference, traced)]
         handler = self.handlers.get(self.row.code) or DEFAULT_HANDLERS[self.row.change]
         for reference in references:
+            found = len(self.findings)
             handler(self, reference)
+            if len(self.findings) == found and isinstance(reference.node, ast.alias) and reference.binding is not None \
+                    and not reference.binding.references:
+                self._drop_unused_import(reference)
         if self.row.superseded is not None and target >= self.row.superseded:
             self.findings = [self._held_back(f, f"{display(self.row.new or '')} is deprecated too since jax "
                                                 f"{format_version(self.row.superseded)}: {self.row.migration}",
@@ -59,6 +63,14 @@ class JaxUpgrade(JaxTransform):
         elif not self.row.applies(target, floor):
             self.findings = [self._held_back(f, f"the project supports jax >= {format_version(floor)} (guard it, or "
                                                 "raise the lowest supported jax)", by_floor=True) for f in self.findings]
+
+    def _drop_unused_import(self, reference: Reference) -> None:
+        """An import of the old name that nothing uses: a handler that rewrites uses leaves it to go
+        with them, yet alone it still fails (or warns) where it is imported."""
+        alias, binding = reference.node, reference.binding
+        assert isinstance(alias, ast.alias) and binding is not None and binding.statement is not None
+        fix = FixPlan(maybe_unused_imports={import_spec(binding.statement, alias): binding.name})
+        self.fixed(alias, f"import of {display(reference.old)}", "removed (nothing here uses it)", fix)
 
     def _held_back(self, finding: Finding, why: str, needs: bool = True, by_floor: bool = False) -> Finding:
         """The release that matters retired the old spelling, but a release the code must run on
@@ -75,22 +87,44 @@ class JaxUpgrade(JaxTransform):
 
     # -- what the findings say --
 
-    def status(self) -> str:
-        """What the target release does with the old spelling."""
+    def status(self, node: Optional[ast.AST] = None) -> str:
+        """What the target release does with the old spelling at `node`: `from m import gone`
+        raises ImportError where `m.gone` raises AttributeError (or where `gone` was a module)."""
         target = format_version(self.settings.jax_version)
         if self.row.state(self.settings.jax_version) == "fails":
             failure = self.row.failure_on(self.settings.jax_version)
+            if failure in ("AttributeError", "ModuleNotFoundError") and self._imported_by_name(node, failure):
+                failure = "ImportError"
             happens = f"raises {failure}" if re.match(r"[A-Z]\w*(Error|Exception)\b", failure) else failure
             return f"removed in jax {format_version(self.row.removed)} ({happens} on jax {target})"
         return f"deprecated since jax {format_version(self.row.deprecated)}"
 
+    def _imported_by_name(self, node: Optional[ast.AST], failure: str) -> bool:
+        """The old spelling at `node` fails where `from m import name` imports it: `node` is that
+        import, or reads the name it binds, and the name is the old spelling (or, for a removed
+        module, the module or a package above it)."""
+        root = node.func if isinstance(node, ast.Call) else node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(node, ast.alias):
+            statement = self.module.parent.get(node)
+            imported = [f"{statement.module}.{node.name}"] if isinstance(statement, ast.ImportFrom) \
+                and not statement.level else []
+        elif isinstance(root, ast.Name):
+            imported = [b.imported for b in self.module.bindings(root) if isinstance(b.statement, ast.ImportFrom)
+                        and not b.statement.level and b.imported]
+        else:
+            imported = []
+        return any(name == old or failure == "ModuleNotFoundError" and old.startswith(name + ".")
+                   for name in imported for old in self.row.old)
+
     def fixed(self, node: ast.AST, old: str, new: str, fix: FixPlan,
               applicability: Applicability = Applicability.SAFE, note: str = "") -> None:
         tail = f"; {note}" if note else ""
-        self.report(node, Kind.FIXED, f"{old} -> {new}: {self.status()}{tail}", fix, applicability)
+        self.report(node, Kind.FIXED, f"{old} -> {new}: {self.status(node)}{tail}", fix, applicability)
 
     def manual(self, node: ast.AST, old: str, what: str, by_floor: bool = False) -> None:
-        self.report(node, Kind.MANUAL, f"{old}: {self.status()}; {what}")
+        self.report(node, Kind.MANUAL, f"{old}: {self.status(node)}; {what}")
         if by_floor:  # a fix the floor holds back
             self.findings[-1] = replace(self.findings[-1], held_back=True)
 
