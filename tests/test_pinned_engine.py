@@ -641,13 +641,18 @@ def test_parallel_workers_are_forked_where_the_platform_forks(monkeypatch: pytes
         def __exit__(self, *exc_info):
             return False
 
-        def map(self, function, items, chunksize=1):
-            return map(function, items)
+        def submit(self, function, item):
+            submitted.append(item[0])
+            future = concurrent.futures.Future()
+            future.set_result(function(item))
+            return future
 
     import concurrent.futures
 
+    submitted: list[str] = []
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", RecordingPool)  # _map imports it when it needs it
-    items = [("a", b"x" * runner.PARALLEL_MIN_BYTES), ("b", b"y")]
-    assert list(runner._map(lambda item: item[0], items, jobs=2)) == ["a", "b"]
+    items = [("a", b"y"), ("b", b"x" * runner.PARALLEL_MIN_BYTES), ("c", b"zz")]
+    assert list(runner._map(lambda item: item[0], items, jobs=2)) == ["a", "b", "c"]  # in the order given
+    assert submitted == ["b", "c", "a"]  # the largest first: no core waits alone on a big file at the end
     expected = "fork" if "fork" in multiprocessing.get_all_start_methods() else multiprocessing.get_start_method()
     assert len(contexts) == 1 and contexts[0].get_start_method() == expected

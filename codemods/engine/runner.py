@@ -26,12 +26,13 @@ from codemods.engine.cache import FileMemo, Known, ResultCache, content_hash, fa
 from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Kind
 from codemods.engine.discovery import discover
-from codemods.engine.fixes import merge, render, text_edits
+from codemods.engine.fixes import anchor, merge, render, text_edits
+from codemods.engine.positions import Positions
 from codemods.engine.prefilter import rules_for
 from codemods.engine.report import FileResult
-from codemods.engine.rule import ParsedFile, Rule
+from codemods.engine.rule import SUPPRESSIONS, ParsedFile, Rule
 from codemods.engine.source import SourceError, decode, write_atomically
-from codemods.engine.suppression import reach, silencing_line, suppressions
+from codemods.engine.suppression import Used, reach, silencing, suppressions
 from codemods.settings import Scope, Settings
 
 # Which findings' fixes to apply, beyond what the settings allow (`--interactive`: the accepted ones).
@@ -291,7 +292,8 @@ PARALLEL_MIN_BYTES = 256 * 1024
 
 
 def _map(function, items: list, jobs: int) -> Iterator[FileResult]:
-    """Results in the order of `items`, each as soon as it and those before it are done."""
+    """Results in the order of `items` (each `(path, raw, ...)`), each as soon as it and those
+    before it are done."""
     if jobs <= 1 or len(items) <= 1 or sum(len(item[1]) for item in items) < PARALLEL_MIN_BYTES:
         yield from map(function, items)
         return
@@ -301,7 +303,13 @@ def _map(function, items: list, jobs: int) -> Iterator[FileResult]:
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     with ProcessPoolExecutor(min(jobs, len(items)), mp_context=context) as pool:
-        yield from pool.map(function, items, chunksize=1)
+        # Largest file first: the long analyses start early and the short ones fill the gaps, so no
+        # core waits alone on a big module at the end.
+        futures: list = [None] * len(items)
+        for position in sorted(range(len(items)), key=lambda i: -len(items[i][1])):
+            futures[position] = pool.submit(function, items[position])
+        for future in futures:
+            yield future.result()
 
 
 def _process_candidate(item: tuple[Path, bytes, Sequence[Rule], Settings, ModuleFacts]) -> FileResult:
@@ -348,15 +356,20 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
     result.cells = ipynb.cells if ipynb is not None else None
     file = ParsedFile(path, module, settings, proven or {}, facts)
     findings: list[Finding] = []
-    for rule in rules:
+    checked = [rule for rule in rules if not rule.reviews_suppressions]
+    for rule in checked:
         try:
             findings += rule.check(rule, file)
         except Exception as error:  # a bug of ours: report it, never write a half-done file
             return _internal_error(result, f"internal error in {rule.code}: {type(error).__name__}: {error}")
-    comments = suppressions(source.text)
-    covers = reach(comments, module.calls) if comments else {}
-    kept = sorted((f for f in findings if silencing_line(f, comments, covers) is None), key=Finding.sort_key)
+    kept, file.shared[SUPPRESSIONS] = _unsuppressed(findings, checked, source.text, module)
     result.suppressed = len(findings) - len(kept)
+    for rule in rules:  # the rules that review the comments, once what they silenced is known
+        try:
+            kept += rule.check(rule, file) if rule.reviews_suppressions else []
+        except Exception as error:
+            return _internal_error(result, f"internal error in {rule.code}: {type(error).__name__}: {error}")
+    kept.sort(key=Finding.sort_key)
     try:
         for _ in range(2):  # a second time in a notebook, without the fixes that would change IPython syntax
             chosen = [f for f in kept if f.fix is not None and _may_apply(f, settings, accept)]
@@ -364,6 +377,7 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
             result.findings = _with_own_edits(kept, chosen, source.text, code, str(path))
             if ipynb is None or not _refuse_in_notebook(ipynb.cells, kept, result.findings):
                 break
+        result.findings.sort(key=Finding.sort_key)  # placed where their fixes are
     except Exception as error:
         return _internal_error(result, f"internal error applying the fix: {type(error).__name__}: {error}")
     if any(f.fix is not None for f in result.findings):  # what the fixes' edits are offsets into
@@ -382,6 +396,24 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
         return _internal_error(result, f"internal error: {error}; left unchanged")
     result.after, result.raw, result.new_source, result.encoding = code, raw, new_source, source.encoding
     return result
+
+
+def _unsuppressed(findings: list[Finding], rules: Sequence[Rule], text: str,
+                  module: ModuleIndex) -> tuple[list[Finding], Used]:
+    """The findings no suppression comment silences, and what each comment silenced."""
+    used = Used(suppressions(text))
+    if not used.comments:
+        return list(findings), used
+    covers = reach(used.comments, module.calls)
+    by_code = {rule.code: rule for rule in rules}
+    kept = []
+    for finding in findings:
+        hit = silencing(finding, by_code[finding.code], used.comments, covers)
+        if hit is None:
+            kept.append(finding)
+        else:
+            used.silenced.setdefault(hit[0], set()).add(hit[1])
+    return kept, used
 
 
 def _refuse_in_notebook(cells: notebook.Cells, kept: list[Finding], findings: list[Finding]) -> bool:
@@ -404,16 +436,18 @@ def _may_apply(finding: Finding, settings: Settings, accept: Optional[Accept]) -
 
 def _with_own_edits(findings: list[Finding], chosen: list[Finding], text: str, fixed: str, path: str) -> list[Finding]:
     """The findings with their fixes as exact edits: what each fix does alone to the original text
-    (its helper and imports included), and whether this run applied it."""
+    (its helper and imports included), and whether this run applied it; each finding's range is
+    the span its fix replaces (`fixes.anchor`)."""
     out = []
     applied = {id(f) for f in chosen}
+    positions = Positions(text)
     for finding in findings:
         fix = finding.fix
         if fix is not None:
             assert fix.plan is not None
             alone = fixed if len(chosen) == 1 and chosen[0] is finding else render(text, fix.plan, path)
             fix = replace(fix, edits=text_edits(text, alone), applied=id(finding) in applied, plan=None)
-        out.append(replace(finding, fix=fix))
+        out.append(anchor(replace(finding, fix=fix), positions))
     return out
 
 
