@@ -59,6 +59,9 @@ class OutputFormat(str, enum.Enum):
     JSON = "json"  # one JSON document on stdout: findings, fixes as diffs, errors, summary
     SARIF = "sarif"  # SARIF 2.1.0 on stdout, for code-scanning dashboards
     GITHUB = "github"  # GitHub Actions workflow commands on stdout: annotations on the PR
+    RDJSON = "rdjson"  # reviewdog's diagnostic format: fixes as suggested changes on the PR
+    GITLAB = "gitlab"  # GitLab Code Quality report
+    JUNIT = "junit"  # JUnit XML, for CI test-report viewers
 
 
 # A run this large gets a progress bar on a terminal (nothing when stderr is not a terminal).
@@ -95,7 +98,7 @@ def fix(
     helpers_module: Optional[str] = typer.Option(
         None, "--helpers-module", help="Import the helpers JAX002/JAX003 call (rsqrt_safe, lstm_float32) from this module instead of inlining them."
     ),
-    output_format: OutputFormat = typer.Option(OutputFormat.TEXT, "--output-format", help="text, json, sarif or github."),
+    output_format: OutputFormat = typer.Option(OutputFormat.TEXT, "--output-format", help="text, json, sarif, github, rdjson, gitlab or junit."),
     exclude: List[str] = typer.Option([], "--exclude", help="Skip paths matching this glob (added to the config's)."),
     force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply excludes to files named explicitly too (pre-commit)."),
     diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only the .py and .ipynb files changed since this git revision."),
@@ -262,12 +265,8 @@ def _report(results, settings: Settings, *, write: bool, check: bool, quiet: boo
     if not text:
         from codemods.engine import formats
 
-        rules = registry.RULES
-        render = {OutputFormat.JSON: lambda r, **kw: formats.render_json(r, rules=rules, **kw),
-                  OutputFormat.GITHUB: formats.render_github,
-                  OutputFormat.SARIF: lambda r, **kw: formats.render_sarif(
-                      r, rules=rules, tool_version=_tool_version(), **kw)}
-        sys.stdout.write(render[output](results, suppressed=summary.suppressed))
+        sys.stdout.write(formats.render(output.value, results, rules=registry.RULES, tool_version=_tool_version(),
+                                        suppressed=summary.suppressed))
     errors = [r for r in results if r.error]
     if not quiet and text:
         sys.stderr.write(render_findings(results))
@@ -413,7 +412,7 @@ def rules(
 
     try:
         exact = registry.lookup(selector) if selector else None
-        listed = registry.select([selector] if selector else [])
+        listed = registry.select([selector] if selector else ["ALL"])  # the opt-in rules too
     except ValueError as error:
         raise typer.BadParameter(str(error.args[0]))
     if exact is not None:

@@ -43,7 +43,7 @@ from codemods.engine import notebook as notebooks
 from codemods.engine.diagnostics import Finding
 from codemods.engine.rule import ParsedFile, Rule
 from codemods.engine.source import decode
-from codemods.engine.suppression import reach, silencing_line, suppressions
+from codemods.engine.suppression import reach, silencing, suppressions
 from codemods.settings import Settings
 
 # The errors the rules fix, by the words JAX uses (and their variants across releases).
@@ -479,8 +479,8 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                 # one it takes through a partial silenced).
                 answer = [finding for finding in mine if _inside(finding, spans[line])] or elsewhere
                 live = [kept[_key(finding)] for finding in answer if _key(finding) in kept]
-                silencers = sorted({at for finding in answer + elsewhere if _key(finding) not in kept
-                                    and (at := silencing_line(finding, comments, covers)) is not None})
+                silencers = sorted({at[0] for finding in answer + elsewhere if _key(finding) not in kept
+                                    and (at := silencing(finding, rules[code], comments, covers)) is not None})
                 for at in silencers:
                     comment = source[at - 1]
                     comment = comment[comment.rfind("#", 0, comment.find("jax-codemod:")):].strip()

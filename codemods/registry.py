@@ -12,7 +12,7 @@ import pkgutil
 from typing import Iterable, Sequence
 
 from codemods import rules as rule_modules
-from codemods.engine.rule import Rule
+from codemods.engine.rule import Rule, selects
 
 
 def _discover() -> tuple[Rule, ...]:
@@ -32,10 +32,7 @@ class UnknownRule(ValueError):
 
 def matching(selector: str, rules: Sequence[Rule] = RULES) -> list[Rule]:
     """The rules a selector names: `ALL`, a code or a code prefix (`JAX0`, `JAX00`), or a name."""
-    key = selector.strip()
-    if key.upper() == "ALL":
-        return list(rules)
-    return [rule for rule in rules if rule.code.startswith(key.upper()) or rule.name == key.lower()]
+    return [rule for rule in rules if selects(selector, rule)]
 
 
 def split(keys: Iterable[str]) -> list[str]:
@@ -52,10 +49,11 @@ def check_known(selectors: Iterable[str], rules: Sequence[Rule] = RULES) -> None
 
 
 def select(include: Iterable[str] = (), exclude: Iterable[str] = (), rules: Sequence[Rule] = RULES) -> list[Rule]:
-    """`--select`/`--ignore`: codes, prefixes or names, comma-separated or repeated. Raises UnknownRule."""
+    """`--select`/`--ignore`: codes, prefixes or names, comma-separated or repeated; without a
+    `--select`, the rules on by default (not the opt-in ones). Raises UnknownRule."""
     include, exclude = split(include), split(exclude)
     check_known([*include, *exclude], rules)
-    chosen = {rule for key in include for rule in matching(key, rules)} or set(rules)
+    chosen = {rule for key in include for rule in matching(key, rules)} or {rule for rule in rules if rule.default}
     dropped = {rule for key in exclude for rule in matching(key, rules)}
     return [rule for rule in rules if rule in chosen and rule not in dropped]
 

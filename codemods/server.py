@@ -54,6 +54,7 @@ from codemods.engine import discovery, runner
 from codemods.engine.diagnostics import Applicability, Finding, Kind, TextEdit
 from codemods.engine.fixes import text_edits
 from codemods.engine.notebook import SUFFIX, is_notebook
+from codemods.engine.positions import CHARACTERS, UTF8, UTF16, Positions, units
 from codemods.engine.report import FileResult
 from codemods.engine.rule import Rule
 from codemods.settings import Settings
@@ -89,52 +90,32 @@ def documentation_url(code: str) -> str:
 # -- positions --
 
 
-class Lines:
+class Lines(Positions):
     """A text's offsets (in characters, as the findings' edits count) against LSP positions: 0-based
     lines, columns in the negotiated unit (UTF-16 code units unless the client chose another)."""
 
     def __init__(self, text: str, encoding: str = types.PositionEncodingKind.Utf16) -> None:
-        self.text = text
-        self.starts = [0] + [match.end() for match in re.finditer("\n", text)]
-        self.encoding = encoding
+        super().__init__(text)
+        self.unit = {types.PositionEncodingKind.Utf32: CHARACTERS, types.PositionEncodingKind.Utf8: UTF8}.get(
+            encoding, UTF16)
 
-    def _units(self, chunk: str) -> int:
-        if self.encoding == types.PositionEncodingKind.Utf32:
-            return len(chunk)
-        if self.encoding == types.PositionEncodingKind.Utf8:
-            return len(chunk.encode("utf-8", "surrogatepass"))
-        return len(chunk) + sum(ord(c) > 0xFFFF for c in chunk)
+    def lsp_position(self, offset: int) -> types.Position:
+        line, character = self.position(offset, base=0, unit=self.unit)
+        return types.Position(line=line, character=character)
 
-    def position(self, offset: int) -> types.Position:
-        offset = max(0, min(offset, len(self.text)))
-        line = _bisect(self.starts, offset)
-        return types.Position(line=line, character=self._units(self.text[self.starts[line]:offset]))
-
-    def offset(self, position: types.Position) -> int:
+    def lsp_offset(self, position: types.Position) -> int:
         if position.line >= len(self.starts):
             return len(self.text)
         start = self.starts[position.line]
         end = self.starts[position.line + 1] - 1 if position.line + 1 < len(self.starts) else len(self.text)
-        units, index = 0, start
-        while index < end and units < position.character:
-            units += self._units(self.text[index])
+        counted, index = 0, start
+        while index < end and counted < position.character:
+            counted += units(self.text[index], self.unit)
             index += 1
         return index
 
-    def at(self, line: int, column: int) -> int:
-        """The offset of a finding's 1-based line and column (characters)."""
-        if line < 1:
-            return 0
-        if line > len(self.starts):
-            return len(self.text)
-        return min(self.starts[line - 1] + max(column, 1) - 1, len(self.text))
-
-    def line_end(self, offset: int) -> int:
-        end = self.text.find("\n", offset)
-        return len(self.text) if end < 0 else end
-
     def range(self, start: int, end: int) -> types.Range:
-        return types.Range(start=self.position(start), end=self.position(end))
+        return types.Range(start=self.lsp_position(start), end=self.lsp_position(end))
 
 
 def _bisect(starts: list[int], offset: int) -> int:
@@ -150,8 +131,8 @@ def _bisect(starts: list[int], offset: int) -> int:
 
 def finding_span(lines: Lines, finding: Finding) -> tuple[int, int]:
     """The finding's [start, end) in characters; without an end, to the end of its line."""
-    start = lines.at(finding.line, finding.column)
-    end = lines.at(finding.end_line, finding.end_column) if finding.end_line else lines.line_end(start)
+    start = lines.offset(finding.line, finding.column)
+    end = lines.offset(finding.end_line, finding.end_column) if finding.end_line else lines.line_end(start)
     return start, max(start, end)
 
 
@@ -323,7 +304,7 @@ class Engine:
 
     def _diagnostic(self, part: Part, start: int, end: int, finding: Finding) -> types.Diagnostic:
         return types.Diagnostic(
-            range=part.lines.range(start, end), message=finding.message, source=NAME, code=finding.code,
+            range=part.lines.range(start, end), message=finding.labelled_message, source=NAME, code=finding.code,
             code_description=types.CodeDescription(href=documentation_url(finding.code)),
             severity=_SEVERITY[finding.kind],
             tags=[types.DiagnosticTag.Deprecated] if finding.code.startswith("JAX1") else None)
@@ -346,7 +327,7 @@ class Engine:
             if finding.fix is None or not finding.fix.edits or not asked(types.CodeActionKind.QuickFix):
                 continue
             part, start, end = analysis.locate(finding)
-            if part.uri != uri or end < part.lines.offset(wanted.start) or start > part.lines.offset(wanted.end):
+            if part.uri != uri or end < part.lines.lsp_offset(wanted.start) or start > part.lines.lsp_offset(wanted.end):
                 continue
             safe = finding.fix.applicability is Applicability.SAFE
             actions.append(types.CodeAction(
@@ -372,7 +353,7 @@ class Engine:
         parts, where = [], None
         for finding in analysis.result.findings:
             part, start, end = analysis.locate(finding)
-            if part.uri == uri and start <= part.lines.offset(position) <= end and finding.code in self.rules:
+            if part.uri == uri and start <= part.lines.lsp_offset(position) <= end and finding.code in self.rules:
                 rule = self.rules[finding.code]
                 parts.append(f"**{finding.code}** {finding.message}\n\n```text\n{rule.documentation()}```")
                 where = where or part.lines.range(start, end)

@@ -198,7 +198,7 @@ def test_dry_run_reports_findings_and_summary_on_stderr(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "JAX001" not in stdout, "findings belong on stderr, the diff alone on stdout"
     assert stdout.startswith("--- a/")
-    assert f"{Path('kernels/conv.py')}:16:20: JAX001 [fixed]" in stderr
+    assert f"{Path('kernels/conv.py')}:16:19: JAX001 [fixed]" in stderr
     assert "(DEFAULT, HIGH) -> HIGHEST" in stderr
     assert f"{Path('kernels/review.py')}:7:60: JAX001 [manual]" in stderr
     summary = stderr.strip().splitlines()[-1]

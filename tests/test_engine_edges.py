@@ -236,7 +236,7 @@ def test_nothing_is_removed_on_windows(tmp_path: Path, monkeypatch: pytest.Monke
     "x = 1  # jax-codemod: ignore[jax001, ]\nif x:\n    a\n  b  # jax-codemod: ignore\n",
 ])
 def test_suppressions_before_a_tokenize_error_are_kept(text: str) -> None:
-    assert suppression.suppressions(text) == {1: frozenset({"JAX001"})}
+    assert suppression.suppressions(text) == {1: suppression.Comment(1, 10, 39, ("jax001",))}
 
 
 # -- discovery: shards, virtualenvs, git that cannot answer --

@@ -132,7 +132,7 @@ def mixed(settings: Settings) -> FileResult:
 
 def test_findings_come_in_position_order_whatever_the_rule() -> None:
     findings = mixed(Settings((0, 12, 0, 1))).findings
-    assert [(f.line, f.code) for f in findings] == [(9, "JAX003"), (13, "JAX002"), (14, "JAX001"), (15, "JAX002")]
+    assert [(f.line, f.code) for f in findings] == [(9, "JAX003"), (13, "JAX002"), (14, "JAX001"), (14, "JAX002")]
     assert findings == sorted(findings, key=Finding.sort_key)
 
 

@@ -207,12 +207,11 @@ def test_json_lists_every_finding_in_order_with_positions(results):
         assert entry["kind"] == finding.kind.value
         assert entry["message"] == finding.message
         assert entry["end"] == {"line": finding.end_line, "column": finding.end_column}
-    # positions point at the code they are about, in the original source
+    # positions point at the code they are about, in the original source: what the fix replaces
     first = document["findings"][[f["path"] for f in document["findings"]].index("src/matmul.py")]
     line = MATMUL.decode().splitlines()[first["start"]["line"] - 1]
     assert first["start"]["line"] == line_of(MATMUL, b"precision=(lax.Precision.DEFAULT")
-    assert line[first["start"]["column"] - 1:].startswith("lax.Precision.DEFAULT, lax.Precision.HIGHEST)")
-    assert line[:first["end"]["column"] - 1].endswith("(lax.Precision.DEFAULT, lax.Precision.HIGHEST)")
+    assert line[first["start"]["column"] - 1:first["end"]["column"] - 1] == "(lax.Precision.DEFAULT, lax.Precision.HIGHEST)"
 
 
 def test_json_errors_files_and_summary(results):
@@ -236,7 +235,7 @@ def test_json_errors_files_and_summary(results):
         "by_kind": {"fixed": 6, "dropped": 1, "manual": 2, "warning": 0},
         "by_rule": {**{rule.code: 0 for rule in RULES}, "JAX001": 8, "JAX002": 1},
     }
-    assert document["version"] == 2
+    assert document["version"] == 3
 
 
 def fixes_by(document: dict) -> dict[tuple[str, int], str | None]:
@@ -249,7 +248,8 @@ def test_json_fix_carries_applicability_and_its_exact_edits(results):
     entries = {(f["path"], f["start"]["line"]): f for f in document["findings"]}
     assert entries[("src/kw.py", 7)]["fix"] is None
     matmul = entries[("src/matmul.py", 8)]["fix"]
-    assert matmul["applicability"] == "safe" and matmul["applied"] is True
+    assert matmul["applicability"] == "safe" and matmul["applicable"] is True
+    assert matmul["applied"] is False, "a dry run writes nothing"
     (edit,) = matmul["edits"]
     line = MATMUL.decode().splitlines()[7]
     assert edit["start"]["line"] == edit["end"]["line"] == 8
@@ -408,7 +408,7 @@ def test_sarif_tool_rules_and_results(results):
         assert entry["ruleId"] == finding.code == driver["rules"][entry["ruleIndex"]]["id"]
         assert entry["kind"] == "fail"
         assert entry["level"] == {"fixed": "note", "dropped": "note", "manual": "warning"}[finding.kind.value]
-        assert entry["message"] == {"text": finding.message}
+        assert entry["message"] == {"text": f"[{finding.kind.value}] {finding.message}"}
         assert entry["properties"]["kind"] == finding.kind.value
         (location,) = entry["locations"]
         artifact = location["physicalLocation"]["artifactLocation"]
@@ -420,7 +420,8 @@ def test_sarif_tool_rules_and_results(results):
             "endLine": finding.end_line, "endColumn": finding.end_column,
         }
         assert ("fixes" in entry) == (finding.kind in (Kind.FIXED, Kind.DROPPED))
-        assert entry["properties"].get("applied") is (finding.fix.applied if finding.fix else None)
+        assert entry["properties"].get("applicable") is (finding.fix.applied if finding.fix else None)
+        assert entry["properties"].get("applied") is (False if finding.fix else None), "a dry run writes nothing"
     uris = [e["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for e in run["results"]]
     assert "src/my%20kernels/kw%20%231.py" in uris
 

@@ -98,7 +98,7 @@ def test_dry_run_names_the_cell_and_shows_its_diff(nb: Path) -> None:
     proc = fix(cwd=nb.parent)  # the folder: notebooks are discovered by default
     assert proc.returncode == 1, proc.stderr
     # Cell 5 of 7 (markdown counted), line 2 of the cell, not line 9 of the joined module.
-    assert f"nb.ipynb:cell {KERNEL_CELL}:2:61: JAX001 [fixed]".encode() in proc.stderr, proc.stderr
+    assert f"nb.ipynb:cell {KERNEL_CELL}:2:60: JAX001 [fixed]".encode() in proc.stderr, proc.stderr
     assert proc.stdout == (
         f"--- a/nb.ipynb:cell {KERNEL_CELL}\n+++ b/nb.ipynb:cell {KERNEL_CELL}\n@@ -1,2 +1,2 @@\n"
         f" def kernel(x_ref, y_ref, o_ref):\n-{KERNEL_LINE}\n\\ No newline at end of file\n"
@@ -148,7 +148,7 @@ def test_interactive_applies_an_accepted_fix_and_keeps_a_declined_one(nb: Path) 
     before = nb.read_bytes()
     declined = _interactive(nb, b"n\n")
     assert declined.returncode == 1
-    assert f"nb.ipynb:cell {KERNEL_CELL}:2:61: JAX001".encode() in declined.stdout  # the question names the cell
+    assert f"nb.ipynb:cell {KERNEL_CELL}:2:60: JAX001".encode() in declined.stdout  # the question names the cell
     assert f"--- a/nb.ipynb:cell {KERNEL_CELL}".encode() in declined.stdout
     assert nb.read_bytes() == before
     accepted = _interactive(nb, b"y\n")
@@ -233,7 +233,7 @@ def test_machine_readable_formats_give_the_cell(nb: Path) -> None:
     document = json.loads(fix("--output-format", "json", cwd=nb.parent).stdout)
     [finding] = document["findings"]
     assert (finding["path"], finding["cell"], finding["start"], finding["end"]) == (
-        "nb.ipynb", KERNEL_CELL, {"line": 2, "column": 61}, {"line": 2, "column": 103})
+        "nb.ipynb", KERNEL_CELL, {"line": 2, "column": 60}, {"line": 2, "column": 103})
     [edit] = finding["fix"]["edits"]
     assert edit["start"]["cell"] == KERNEL_CELL and edit["start"]["line"] == 2
     assert edit["content"] == "lax.Precision.HIGH"
@@ -244,14 +244,14 @@ def test_machine_readable_formats_give_the_cell(nb: Path) -> None:
     assert validate(log, json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))) == []
     [result] = log["runs"][0]["results"]
     [location] = result["locations"]
-    assert location["physicalLocation"]["region"] == {"startLine": 2, "startColumn": 61, "endLine": 2, "endColumn": 103}
+    assert location["physicalLocation"]["region"] == {"startLine": 2, "startColumn": 60, "endLine": 2, "endColumn": 103}
     assert location["logicalLocations"][0]["fullyQualifiedName"] == f"nb.ipynb:cell {KERNEL_CELL}"
     assert result["properties"]["cell"] == KERNEL_CELL
     assert "fixes" not in result  # its replacements would be read as edits of the JSON
     assert result["properties"]["patch"] == finding["fix"]["patch"]
 
     github = fix("--output-format", "github", cwd=nb.parent).stdout.decode()
-    assert github.startswith(f"::notice file=nb.ipynb,title=JAX001 [fixed] cell {KERNEL_CELL}::cell {KERNEL_CELL}:2:61: jnp.dot")
+    assert github.startswith(f"::notice file=nb.ipynb,title=JAX001 [fixed] cell {KERNEL_CELL}::cell {KERNEL_CELL}:2:60: jnp.dot")
 
 
 def test_the_config_switch_turns_discovery_off_and_a_typo_is_named(nb: Path) -> None:
@@ -259,7 +259,7 @@ def test_the_config_switch_turns_discovery_off_and_a_typo_is_named(nb: Path) -> 
     proc = fix(cwd=nb.parent)
     assert proc.returncode == 0 and b"0 files scanned" in proc.stderr
     named = fix("nb.ipynb", cwd=nb.parent)  # a notebook named explicitly is still processed
-    assert named.returncode == 1 and b"cell 5:2:61" in named.stderr
+    assert named.returncode == 1 and b"cell 5:2:60" in named.stderr
     (nb.parent / "pyproject.toml").write_text("[tool.jax-codemod]\nnotebook = false\n")
     typo = fix(cwd=nb.parent)
     assert typo.returncode == 2
@@ -481,7 +481,7 @@ def test_diff_base_finds_a_changed_notebook(nb: Path) -> None:
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "kernel", cwd=root)
     proc = fix("--diff-base", "HEAD", cwd=root)  # nb.ipynb is untracked: changed; kernel.py is not
     assert proc.returncode == 1
-    assert b"1 files scanned" in proc.stderr and b"nb.ipynb:cell 5:2:61" in proc.stderr
+    assert b"1 files scanned" in proc.stderr and b"nb.ipynb:cell 5:2:60" in proc.stderr
     (root / "pyproject.toml").write_text("[tool.jax-codemod]\nnotebooks = false\n")
     assert b"0 files scanned" in fix("--diff-base", "HEAD", cwd=root).stderr
 

@@ -218,12 +218,13 @@ def test_fix_diff_of_a_finding_without_a_fix_or_a_file_without_its_text_is_none(
 
 def test_json_gives_a_notebook_finding_its_cell_and_lines_of_the_cell() -> None:
     document = json.loads(formats.render_json([notebook_result()], rules=[stub_rule()]))
-    insertion = {"cell": 2, "line": 5, "column": 26}
+    # the fix inserts " * 1": its edit is widened to the finding's span, which it then replaces
+    start, end = {"cell": 2, "line": 5, "column": 12}, {"cell": 2, "line": 5, "column": 26}
     assert document["findings"] == [
         {"rule": "JAX002", "name": "stub-rule", "kind": "fixed", "path": "nb.ipynb", "start": {"line": 5, "column": 12},
          "end": {"line": 5, "column": 26}, "message": "fixed here", "cell": 2,
-         "fix": {"applicability": "safe", "applied": True,
-                 "edits": [{"start": insertion, "end": insertion, "content": " * 1"}], "patch": CELL_PATCH}},
+         "fix": {"applicability": "safe", "applicable": True, "applied": False,
+                 "edits": [{"start": start, "end": end, "content": "jax.lax.exp(x) * 1"}], "patch": CELL_PATCH}},
         {"rule": "JAX002", "name": "stub-rule", "kind": "manual", "path": "nb.ipynb", "start": {"line": 1, "column": 1},
          "end": {"line": 1, "column": 14}, "message": "look here", "fix": None, "cell": 3},
         {"rule": "JAX002", "name": "stub-rule", "kind": "warning", "path": "nb.ipynb", "start": {"line": 1, "column": 5},
@@ -238,8 +239,8 @@ def test_sarif_names_a_notebook_findings_cell_and_gives_it_no_fixes() -> None:
         "physicalLocation": {"artifactLocation": {"uri": "nb.ipynb", "uriBaseId": "%SRCROOT%"},
                              "region": {"startLine": 5, "startColumn": 12, "endLine": 5, "endColumn": 26}},
         "logicalLocations": [{"name": "cell 2", "kind": "module", "fullyQualifiedName": "nb.ipynb:cell 2"}]}]
-    assert fixed["properties"] == {"kind": "fixed", "cell": 2, "applicability": "safe", "applied": True,
-                                   "patch": CELL_PATCH}
+    assert fixed["properties"] == {"kind": "fixed", "cell": 2, "applicability": "safe", "applicable": True,
+                                   "applied": False, "patch": CELL_PATCH}
     assert "fixes" not in fixed
     assert manual["locations"][0]["physicalLocation"]["region"] == {"startLine": 1, "startColumn": 1, "endLine": 1,
                                                                     "endColumn": 14}
@@ -260,7 +261,7 @@ def test_sarif_a_finding_with_no_line_has_no_region_and_a_fix_with_no_edits_no_f
                                           rules=[stub_rule()], tool_version="1"))
     (entry,) = log["runs"][0]["results"]
     assert entry["locations"] == [{"physicalLocation": {"artifactLocation": {"uri": "k.py", "uriBaseId": "%SRCROOT%"}}}]
-    assert entry["properties"] == {"kind": "fixed", "applicability": "unsafe", "applied": False}
+    assert entry["properties"] == {"kind": "fixed", "applicability": "unsafe", "applicable": False, "applied": False}
     assert "fixes" not in entry
 
 
@@ -270,7 +271,7 @@ def test_json_gives_no_fix_for_a_file_whose_text_cannot_be_decoded() -> None:
     result = FileResult("k.py", parsed=True, raw=b"\xff\n", findings=[Finding("JAX002", Kind.FIXED, 1, 1, "m", fix=fix)])
     document = json.loads(formats.render_json([result], rules=[stub_rule()]))
     assert [finding["fix"] for finding in document["findings"]] == [None]
-    assert formats._Text.of(FileResult("k.py", raw=b"x", encoding="no-such-codec")) is None
+    assert formats._positions(FileResult("k.py", raw=b"x", encoding="no-such-codec")) is None
 
 
 @pytest.mark.parametrize("text, edit, said", [

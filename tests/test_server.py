@@ -128,8 +128,8 @@ async def test_a_kernel_file_gets_its_finding_with_code_range_severity_and_link(
     assert diagnostic.severity == types.DiagnosticSeverity.Warning
     assert diagnostic.code_description is not None and diagnostic.code_description.href.startswith("https://")
     line = DOT_PAIR.split("\n")[10]
-    first = line.index("lax.Precision.DEFAULT")
-    last = line.index("))") + 1  # the pair, without the parenthesis that closes the call
+    first = line.index("(lax.Precision.DEFAULT")
+    last = line.index("))") + 1  # the pair its fix replaces, without the parenthesis that closes the call
     assert (diagnostic.range.start.line, diagnostic.range.start.character) == (10, first)
     assert (diagnostic.range.end.line, diagnostic.range.end.character) == (10, last)
 
@@ -141,7 +141,7 @@ async def test_positions_count_utf16_code_units_after_a_non_ascii_character(clie
     text = DOT_PAIR.replace("    o_ref[...] = jnp.dot(", '    tag = "é𝛼"; o_ref[...] = jnp.dot(')
     (diagnostic,) = await open_document(client, tmp_path / "kernel.py", text)
     line = text.split("\n")[10]
-    prefix = line[:line.index("lax.Precision.DEFAULT")]
+    prefix = line[:line.index("(lax.Precision.DEFAULT")]
     assert diagnostic.range.start.character == len(prefix.encode("utf-16-le")) // 2 == len(prefix) + 1
     (quickfix,) = await actions(client, tmp_path / "kernel.py", diagnostic.range, [types.CodeActionKind.QuickFix])
     fixed = apply_lsp(text, quickfix.edit.changes[(tmp_path / "kernel.py").as_uri()])
@@ -381,7 +381,7 @@ async def test_a_notebooks_cells_are_one_module_and_each_cell_gets_its_own_diagn
     (diagnostic,) = kernel  # defined in cell 3, a kernel because cell 4 launches it; the %timeit line is no error
     line = KERNEL.split("\n")[3]
     assert diagnostic.code == "JAX001"
-    assert (diagnostic.range.start.line, diagnostic.range.start.character) == (3, line.index("lax.Precision.DEFAULT"))
+    assert (diagnostic.range.start.line, diagnostic.range.start.character) == (3, line.index("(lax.Precision.DEFAULT"))
     assert (diagnostic.range.end.line, diagnostic.range.end.character) == (3, line.index("))") + 1)
     hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=cell_uri(path, 2)), position=diagnostic.range.start)), TIMEOUT)

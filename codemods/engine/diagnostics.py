@@ -81,10 +81,22 @@ class Finding:
     def sort_key(self) -> tuple:
         return (self.line, self.column, self.end_line, self.end_column, self.code, self.message)
 
-    def render(self, path: str) -> str:
+    @property
+    def label(self) -> str:
+        """`kind`, and what this run does with an unsafe or unapplied fix: every format shows it
+        (text and github titles, SARIF and rdjson messages, ...), so that no reviewer reads a fix
+        left out as done."""
         label = self.kind.value
         if self.fix is not None and self.fix.applicability is Applicability.UNSAFE:
             label += ", unsafe" if self.fix.applied else ", unsafe fix: --unsafe-fixes"
         elif self.unapplied_fix:
             label += ", not applied"
-        return f"{path}:{self.line}:{self.column}: {self.code} [{label}] {self.message}"
+        return label
+
+    @property
+    def labelled_message(self) -> str:
+        """`[label] message`: the message as the machine formats and the editor show it."""
+        return f"[{self.label}] {self.message}"
+
+    def render(self, path: str) -> str:
+        return f"{path}:{self.line}:{self.column}: {self.code} [{self.label}] {self.message}"

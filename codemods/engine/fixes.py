@@ -18,11 +18,12 @@ import difflib
 import itertools
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Optional
 
 from codemods.analysis.module import NEWLINE
-from codemods.engine.diagnostics import TextEdit
+from codemods.engine.diagnostics import Finding, TextEdit, apply_text_edits
+from codemods.engine.positions import Positions
 
 # An import as libcst's AddImportsVisitor/RemoveImportsVisitor name it: (module, obj or None, asname or None).
 ImportSpec = tuple[str, Optional[str], Optional[str]]
@@ -135,6 +136,36 @@ def text_edits(old: str, new: str, by_line: bool = False) -> tuple[TextEdit, ...
             suffix = len(os.path.commonprefix([removed[prefix:][::-1], content[prefix:][::-1]]))
             edits.append(TextEdit(start + prefix, end - suffix, content[prefix:len(content) - suffix]))
     return tuple(edits)
+
+
+def anchor(finding: Finding, positions: Positions) -> Finding:
+    """The finding with its range made the span its fix's main edit replaces, so that every format
+    highlights exactly the text a fix changes (a reviewer's suggested change, an editor's quick fix).
+
+    The main edit is the one that overlaps or touches the finding's range, else the nearest one
+    within lines (a call's arguments, when the finding is on its name); it grows to cover the finding's range (its content keeps the text in between),
+    taking in any other edit of the fix it then reaches. Edits elsewhere (an import, a helper) stay."""
+    fix = finding.fix
+    if fix is None or not fix.edits or finding.line < 1:
+        return finding
+    start = positions.offset(finding.line, finding.column)
+    end = max(start, positions.offset(finding.end_line, finding.end_column)) if finding.end_line else start
+    main = [edit for edit in fix.edits if edit.start <= end and edit.end >= start]
+    if not main:  # the nearest edit that is not whole lines elsewhere (an import, a helper)
+        line_starts = set(positions.starts)
+        near = [edit for edit in fix.edits if not {edit.start, edit.end} <= line_starts]
+        if not near:
+            return finding
+        main = [min(near, key=lambda edit: max(edit.start - end, start - edit.end))]
+    low, high = min(start, *(e.start for e in main)), max(end, *(e.end for e in main))
+    while reached := [e for e in fix.edits if e not in main and e.start <= high and e.end >= low]:
+        main += reached
+        low, high = min(low, *(e.start for e in reached)), max(high, *(e.end for e in reached))
+    content = apply_text_edits(positions.text[low:high], [TextEdit(e.start - low, e.end - low, e.content) for e in main])
+    edits = tuple(sorted([e for e in fix.edits if e not in main] + [TextEdit(low, high, content)], key=lambda e: e.start))
+    (line, column), (end_line, end_column) = positions.position(low), positions.position(high)
+    return replace(finding, line=line, column=column, end_line=end_line, end_column=end_column,
+                   fix=replace(fix, edits=edits))
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""Machine-readable reports: `--output-format json|sarif|github` (`text` is engine/report.py).
+"""Machine-readable reports: `--output-format json|sarif|github|rdjson|gitlab|junit` (`text` is
+engine/report.py).
 
 Pure functions of the run's `FileResult`s: nothing is read or written here, and the output is
 the same for the same results (the one outside input is the current folder, which, as for the
@@ -17,22 +18,34 @@ The formats render those edits; nothing here is cut back out of the file's diff.
 `patch` is the unified diff of its fix applied alone (`git apply`-able). Apply one finding's
 fix, or the file's whole diff: the fixes of one file are each made against the original text.
 
+A finding with a fix is placed on the span its fix's main edit replaces (codemods/engine/fixes.py
+`anchor`), so a format's highlight and its suggested change cover the same text. Positions follow
+each format's consumers (codemods/engine/positions.py): 1-based lines and character columns, end
+exclusive, as Ruff's JSON, in text, json, github, SARIF (`columnKind: unicodeCodePoints`) and
+junit; UTF-8 byte columns in rdjson, as reviewdog counts; lines only in gitlab. Every format shows
+a fix this run leaves out: the finding's label (`[dropped, unsafe fix: --unsafe-fixes]`, as the
+text output prints it) is in its title or message.
+
 JSON (`render_json`)
 --------------------
 One document, indented, ASCII only (other characters as `\\uXXXX`), newline-terminated::
 
     {
-      "version": 1,                      # of this layout; bumped on an incompatible change
+      "version": 3,                      # of this layout; bumped on an incompatible change
       "findings": [
         {"rule": "JAX001", "name": "per-operand-precision",   # name: null for an unknown code
          "kind": "fixed",                                     # fixed | dropped | manual | warning
          "path": "src/a.py",                                  # as the text output shows it
          "start": {"line": 8, "column": 61},                  # 1-based, columns in characters; 0: not known
+                                                              # (with a fix: the span its main edit replaces)
          "end": {"line": 8, "column": 106},                   # exclusive; null when not known
          "message": "...",
          "fix": null | {                                      # see Fixes
            "applicability": "safe",                           # safe | unsafe
-           "applied": true,                                   # in this run's output (and diff)
+           "applicable": true,                                # this run's options apply it: it is in
+                                                              # the diff, --write writes it (false:
+                                                              # unsafe without --unsafe-fixes, declined)
+           "applied": false,                                  # written to the file by this run
            "edits": [{"start": {"line": 8, "column": 61}, "end": {"line": 8, "column": 106},
                       "content": "lax.Precision.HIGHEST"}],   # original positions, end exclusive
            "patch": "--- a/src/a.py\\n+++ b/src/a.py\\n@@ ..."}}   # the fix alone, as a diff
@@ -65,10 +78,10 @@ SARIF 2.1.0 (`$schema`: the OASIS Errata 01 schema, vendored in tests/sarif/), o
 `tool.driver` lists every rule it is given (id = code, name, shortDescription).
 Each finding is one result: `ruleId`, `ruleIndex`, `kind: "fail"` (the spec allows a `level`
 other than "none" only with "fail"), `level` ("note" for fixed/dropped, "warning" for
-manual/warning), `message.text`, one location (`region` in 1-based lines and columns,
+manual/warning), `message.text` (`[label] message`), one location (`region` in 1-based lines and columns,
 `endColumn` exclusive, as SARIF's; `run.columnKind` is `unicodeCodePoints`), and
 `properties.kind` with the finding's own kind. A finding with a fix also has
-`properties.applicability`, `properties.applied`, `properties.patch` (its patch, as in JSON)
+`properties.applicability`, `properties.applicable`, `properties.applied` (as in JSON), `properties.patch` (its patch, as in JSON)
 and, when it can be said exactly in SARIF's terms, a `fixes` entry: one replacement per edit
 (`deletedRegion` by line and column in the original file, `insertedContent.text`). Paths are relative URIs with
 `uriBaseId: "%SRCROOT%"` (the folder the tool ran in; not spelled out in `originalUriBaseIds`,
@@ -86,6 +99,7 @@ GitHub (`render_github`)
 One workflow command a line, as `@actions/core` writes them::
 
     ::warning file=src/a.py,line=12,col=5,endLine=12,endColumn=40,title=JAX001 [manual]::message
+    ::notice file=src/a.py,line=13,col=38,endLine=13,endColumn=73,title=JAX002 [dropped, unsafe fix: --unsafe-fixes]::...
 
 `warning` for manual/warning findings, `notice` for fixed/dropped, and `error` (with `file=`
 and `title=jax-codemod`) for a file that could not be processed. Values are escaped as the
@@ -94,25 +108,34 @@ only when the finding starts and ends on one line (GitHub's annotations take the
 finding in a notebook is annotated on the file, without `line` (the notebook's lines are JSON):
 its message starts with its place, `cell 4:2:5: `.
 Suppressed findings get no line; the count is accepted for a uniform signature.
+
+Review tools (`render_rdjson`, `render_gitlab`, `render_junit`)
+---------------------------------------------------------------
+rdjson: reviewdog's DiagnosticResult, each fix's edits as `suggestions` (GitHub suggested changes
+through `reviewdog -f=rdjson -reporter=github-pr-review`). gitlab: a Code Quality report (a JSON
+array; `artifacts: reports: codequality:`). junit: JUnit XML, a testsuite per file and a testcase
+per finding. Each function's docstring says how a finding maps; schemas and validators that check
+them: tests/test_review_formats.py.
 """
 
 from __future__ import annotations
 
-import bisect
+import hashlib
 import json
 import os
 import pathlib
 import posixpath
-import re
 from dataclasses import replace
 from typing import Any, Optional, Sequence
 from urllib.parse import quote_from_bytes
+from xml.etree import ElementTree
 
 from codemods.engine.diagnostics import Finding, Kind, TextEdit
-from codemods.engine.report import FileResult, Summary, file_diff, fix_diff, in_cell
+from codemods.engine.positions import UTF8, Positions
+from codemods.engine.report import FileResult, Summary, file_diff, fix_diff, in_cell, render_finding
 from codemods.engine.rule import Rule
 
-JSON_FORMAT_VERSION = 2
+JSON_FORMAT_VERSION = 3
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SARIF_VERSION = "2.1.0"
 TOOL_NAME = "jax-codemod"
@@ -130,31 +153,12 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-class _Text:
-    """A file's original text with 1-based line/column positions (lines end after "\n"; columns
-    in characters), as JSON and SARIF give them."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.lines = [line for line in re.split("(?<=\n)", text) if line]
-        self.starts = [0]
-        for line in self.lines:
-            self.starts.append(self.starts[-1] + len(line))  # the last one is len(text)
-
-    def position(self, offset: int) -> tuple[int, int]:
-        """The end of a file that ends in a newline is (the line after the last, 1); the end of
-        one that does not is on its last line."""
-        line = max(1, bisect.bisect_right(self.starts, offset))
-        if line > len(self.lines) and self.lines and not self.text.endswith("\n"):
-            line = len(self.lines)
-        return line, offset - self.starts[line - 1] + 1
-
-    @classmethod
-    def of(cls, result: FileResult) -> Optional["_Text"]:
-        try:
-            return cls(result.text()) if result.raw else None
-        except (LookupError, UnicodeDecodeError):
-            return None
+def _positions(result: FileResult) -> Optional[Positions]:
+    """The original text's positions (codemods/engine/positions.py), when it is known and decodes."""
+    try:
+        return Positions(result.text()) if result.raw else None
+    except (LookupError, UnicodeDecodeError):
+        return None
 
 
 # -- ordering and names --
@@ -196,7 +200,7 @@ def _shown_path(path: str) -> tuple[str, bool]:
 # -- JSON --
 
 
-def _json_fix(result: FileResult, finding: Finding, text: Optional[_Text]) -> Optional[dict[str, Any]]:
+def _json_fix(result: FileResult, finding: Finding, text: Optional[Positions]) -> Optional[dict[str, Any]]:
     fix = finding.fix
     if fix is None or text is None:
         return None
@@ -209,7 +213,8 @@ def _json_fix(result: FileResult, finding: Finding, text: Optional[_Text]) -> Op
     patch = fix_diff(result, finding)
     return {
         "applicability": fix.applicability.value,
-        "applied": fix.applied,
+        "applicable": fix.applied,
+        "applied": fix.applied and result.written,
         "edits": [{"start": where(e.start), "end": where(e.end), "content": e.content} for e in fix.edits],
         "patch": _text(patch) if patch is not None else None,
     }
@@ -224,7 +229,7 @@ def render_json(results: Sequence[FileResult], *, rules: Sequence[Rule], suppres
     by_kind = {kind.value: 0 for kind in Kind}
     by_rule = {rule.code: 0 for rule in rules}
     for result in _ordered(results):
-        text = _Text.of(result)
+        text = _positions(result)
         for finding in _ordered_findings(result):
             entry = {
                 "rule": finding.code,
@@ -323,7 +328,7 @@ def _sarif_edit(text: str, edit: TextEdit) -> Optional[TextEdit]:
 _FIX_DESCRIPTION = "The change jax-codemod makes for this finding, with any change elsewhere in the file it needs."
 
 
-def _sarif_fix(result: FileResult, finding: Finding, text: Optional[_Text]) -> Optional[dict]:
+def _sarif_fix(result: FileResult, finding: Finding, text: Optional[Positions]) -> Optional[dict]:
     if finding.fix is None or not finding.fix.edits or text is None:
         return None
     replacements = []
@@ -351,7 +356,7 @@ def render_sarif(results: Sequence[FileResult], *, rules: Sequence[Rule], tool_v
     sarif_results: list[dict[str, Any]] = []
     notifications: list[dict[str, Any]] = []
     for result in _ordered(results):
-        text = _Text.of(result)
+        text = _positions(result)
         for finding in _ordered_findings(result):
             location: dict[str, Any] = {"artifactLocation": _artifact_location(result.path)}
             cell = in_cell(result, finding.line)
@@ -369,7 +374,7 @@ def render_sarif(results: Sequence[FileResult], *, rules: Sequence[Rule], tool_v
             entry.update({
                 "kind": "fail",
                 "level": _SARIF_LEVEL[finding.kind],
-                "message": {"text": finding.message},
+                "message": {"text": finding.labelled_message},
                 "locations": [{"physicalLocation": location, **({"logicalLocations": logical} if logical else {})}],
             })
             properties: dict[str, Any] = {"kind": finding.kind.value}
@@ -377,7 +382,8 @@ def render_sarif(results: Sequence[FileResult], *, rules: Sequence[Rule], tool_v
                 properties["cell"] = cell[0]
             if finding.fix is not None:
                 properties["applicability"] = finding.fix.applicability.value
-                properties["applied"] = finding.fix.applied
+                properties["applicable"] = finding.fix.applied
+                properties["applied"] = finding.fix.applied and result.written
                 patch = fix_diff(result, finding)
                 if patch is not None:
                     properties["patch"] = _text(patch)
@@ -442,7 +448,7 @@ def _github_properties(path: str, finding: Finding) -> list[tuple[str, object]]:
             properties.append(("endLine", finding.end_line))
             if one_line and finding.column >= 1 and finding.end_column >= 1:
                 properties.append(("endColumn", finding.end_column))
-    properties.append(("title", f"{finding.code} [{finding.kind.value}]"))
+    properties.append(("title", f"{finding.code} [{finding.label}]"))
     return properties
 
 
@@ -461,7 +467,160 @@ def render_github(results: Sequence[FileResult], *, suppressed: int = 0) -> str:
                                       finding.message))
                 continue
             properties = [("file", _shown_path(result.path)[0]),
-                          ("title", f"{finding.code} [{finding.kind.value}] cell {cell[0]}")]
+                          ("title", f"{finding.code} [{finding.label}] cell {cell[0]}")]
             lines.append(_command(_GITHUB_COMMAND[finding.kind], properties,
                                   f"cell {cell[0]}:{cell[1]}:{finding.column}: {finding.message}"))
     return "".join(lines)
+
+
+# -- reviewdog (rdjson) --
+
+
+_RDJSON_SEVERITY = {Kind.FIXED: "INFO", Kind.DROPPED: "INFO", Kind.MANUAL: "WARNING", Kind.WARNING: "WARNING"}
+
+
+def _rdjson_range(text: Positions, start: int, end: int) -> dict[str, Any]:
+    (line, column), (end_line, end_column) = (text.position(offset, unit=UTF8) for offset in (start, end))
+    return {"start": {"line": line, "column": column}, "end": {"line": end_line, "column": end_column}}
+
+
+def _rdjson_location(result: FileResult, finding: Finding, text: Optional[Positions]) -> dict[str, Any]:
+    """Columns need the text (UTF-8 bytes, as reviewdog counts); without it the range is the lines."""
+    location: dict[str, Any] = {"path": _shown_path(result.path)[0]}
+    if finding.line < 1:
+        return location
+    if text is None:
+        location["range"] = {"start": {"line": finding.line}, "end": {"line": max(finding.line, finding.end_line)}}
+        return location
+    start = text.offset(finding.line, finding.column)
+    end = text.offset(finding.end_line, finding.end_column) if finding.end_line else start
+    location["range"] = _rdjson_range(text, start, max(start, end))
+    return location
+
+
+def render_rdjson(results: Sequence[FileResult], *, suppressed: int = 0) -> str:
+    """reviewdog's Diagnostic Format (`DiagnosticResult`, https://github.com/reviewdog/reviewdog/tree/master/proto/rdf):
+    one diagnostic per finding, its fix's edits as `suggestions` (GitHub "suggested changes" with
+    `reviewdog -f=rdjson -reporter=github-pr-review`); a file that could not be processed is an ERROR.
+    A finding in a notebook names the file only (its lines are JSON) and starts `cell N:L:C: `."""
+    del suppressed  # per finding, as github
+    diagnostics: list[dict[str, Any]] = []
+    for result in _ordered(results):
+        if result.error is not None:
+            diagnostics.append({"message": result.error, "location": {"path": _shown_path(result.path)[0]},
+                                "severity": "ERROR", "source": {"name": TOOL_NAME}})
+        text = _positions(result)
+        for finding in _ordered_findings(result):
+            cell = in_cell(result, finding.line)
+            entry: dict[str, Any] = {
+                "message": finding.labelled_message if cell is None
+                else f"cell {cell[0]}:{cell[1]}:{finding.column}: {finding.labelled_message}",
+                "location": _rdjson_location(result, finding, text) if cell is None
+                else {"path": _shown_path(result.path)[0]},
+                "severity": _RDJSON_SEVERITY[finding.kind],
+                "source": {"name": TOOL_NAME},
+                "code": {"value": finding.code},
+            }
+            if finding.fix is not None and finding.fix.edits and text is not None and cell is None:
+                entry["suggestions"] = [{"range": _rdjson_range(text, edit.start, edit.end), "text": edit.content}
+                                        for edit in finding.fix.edits]
+            diagnostics.append(entry)
+    document = {"source": {"name": TOOL_NAME}, "diagnostics": diagnostics}
+    return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
+
+
+# -- GitLab Code Quality --
+
+
+_GITLAB_SEVERITY = {Kind.FIXED: "info", Kind.DROPPED: "info", Kind.MANUAL: "major", Kind.WARNING: "minor"}
+
+
+def render_gitlab(results: Sequence[FileResult], *, suppressed: int = 0) -> str:
+    """A GitLab Code Quality report (https://docs.gitlab.com/ci/testing/code_quality/#code-quality-report-format):
+    a JSON array, one entry per finding (`critical` for a file that could not be processed). The
+    fingerprint hashes the path, rule, message and how many alike came before, not the line, so a
+    finding that only moves is the same finding to GitLab's merge-request comparison."""
+    del suppressed
+    entries: list[dict[str, Any]] = []
+    seen: dict[tuple[str, str, str], int] = {}
+
+    def entry(path: str, check: str, description: str, severity: str, line: int) -> dict[str, Any]:
+        key = (path, check, description)
+        seen[key] = seen.get(key, 0) + 1
+        fingerprint = hashlib.sha256("\0".join([*key, str(seen[key])]).encode("utf-8", "surrogateescape")).hexdigest()
+        return {"description": description, "check_name": check, "fingerprint": fingerprint, "severity": severity,
+                "location": {"path": path, "lines": {"begin": line}}}
+
+    for result in _ordered(results):
+        path = _shown_path(result.path)[0]
+        if result.error is not None:
+            entries.append(entry(path, TOOL_NAME, result.error, "critical", 1))
+        for finding in _ordered_findings(result):
+            cell = in_cell(result, finding.line)
+            description = f"{finding.code} {finding.labelled_message}" if cell is None else \
+                f"cell {cell[0]}:{cell[1]}:{finding.column}: {finding.code} {finding.labelled_message}"
+            entries.append(entry(path, finding.code, description, _GITLAB_SEVERITY[finding.kind],
+                                 max(finding.line, 1) if cell is None else 1))
+    return json.dumps(entries, indent=2, ensure_ascii=True) + "\n"
+
+
+# -- JUnit XML --
+
+
+def render_junit(results: Sequence[FileResult], *, suppressed: int = 0) -> str:
+    """JUnit XML as CI test-report viewers read it (Ruff's layout): a testsuite per file with a
+    finding or an error, a testcase per finding with a `failure` (its message `[label] message`, its
+    text the finding as the text output prints it), an `error` testcase for a file that could not be
+    processed; a run with neither is one passing testcase, so that the report is never empty."""
+    del suppressed
+    root = ElementTree.Element("testsuites", name=TOOL_NAME)
+    for result in _ordered(results):
+        if result.error is None and not result.findings:
+            continue
+        path = _shown_path(result.path)[0]
+        suite = ElementTree.SubElement(root, "testsuite", name=path)
+        if result.error is not None:
+            case = ElementTree.SubElement(suite, "testcase", name=TOOL_NAME, classname=path, file=path)
+            ElementTree.SubElement(case, "error", message=result.error, type="error").text = result.error
+        for finding in _ordered_findings(result):
+            cell = in_cell(result, finding.line)
+            where = f"{finding.line}:{finding.column}" if cell is None else f"cell {cell[0]}:{cell[1]}:{finding.column}"
+            case = ElementTree.SubElement(suite, "testcase", name=f"{finding.code} at {where}", classname=path, file=path)
+            if cell is None and finding.line >= 1:
+                case.set("line", str(finding.line))
+            ElementTree.SubElement(case, "failure", message=finding.labelled_message, type=finding.code).text = \
+                render_finding(result, finding)
+        _count(suite)
+    if not len(root):
+        suite = ElementTree.SubElement(root, "testsuite", name=TOOL_NAME)
+        ElementTree.SubElement(suite, "testcase", name="no findings", classname=TOOL_NAME)
+        _count(suite)
+    for attribute in ("tests", "failures", "errors"):
+        root.set(attribute, str(sum(int(suite.get(attribute, "0")) for suite in root)))
+    ElementTree.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
+
+
+def _count(suite: ElementTree.Element) -> None:
+    cases = list(suite)
+    suite.set("tests", str(len(cases)))
+    suite.set("failures", str(sum(case.find("failure") is not None for case in cases)))
+    suite.set("errors", str(sum(case.find("error") is not None for case in cases)))
+    suite.set("skipped", "0")
+
+
+# -- choosing one --
+
+
+FORMATS = ("json", "sarif", "github", "rdjson", "gitlab", "junit")
+
+
+def render(name: str, results: Sequence[FileResult], *, rules: Sequence[Rule], tool_version: str,
+           suppressed: int = 0) -> str:
+    """The run in the machine format `name` (one of FORMATS), as `--output-format` prints it."""
+    if name == "json":
+        return render_json(results, rules=rules, suppressed=suppressed)
+    if name == "sarif":
+        return render_sarif(results, rules=rules, tool_version=tool_version, suppressed=suppressed)
+    plain = {"github": render_github, "rdjson": render_rdjson, "gitlab": render_gitlab, "junit": render_junit}
+    return plain[name](results, suppressed=suppressed)

@@ -85,6 +85,16 @@ class Gate:
         return tested[self]
 
 
+SUPPRESSIONS = "suppressions"  # the ParsedFile.shared key of the file's suppression comments and their use
+
+
+def selects(selector: str, rule: "Rule") -> bool:
+    """Whether a selector names the rule: `ALL`, its code or a prefix of it (`JAX0`), or its name;
+    as --select, the config and suppression comments take them."""
+    key = selector.strip()
+    return key.upper() == "ALL" or rule.code.startswith(key.upper()) or rule.name == key.lower()
+
+
 @dataclass(frozen=True)
 class Rule:
     code: str  # e.g. "JAX001"
@@ -111,6 +121,11 @@ class Rule:
     # the first and last lines of what it rewrites or reports that a traceback's line names (None: nothing).
     locate: Optional[Callable[["Rule", ParsedFile, int], Optional[tuple[int, int]]]] = field(
         default=None, compare=False, repr=False)
+    # Selected when no --select names rules; False: opt-in (JAX900), as Ruff's RUF100 is.
+    default: bool = True
+    # Checked after suppression comments are applied, with what each one silenced in
+    # `file.shared[SUPPRESSIONS]` (a codemods.engine.suppression.Used): JAX900 reports the unused ones.
+    reviews_suppressions: bool = False
 
     def might_apply(self, raw: bytes, settings: Settings, holds_kernels: bool = False,
                     tested: Optional[dict] = None) -> bool:

@@ -372,9 +372,13 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
     kept.sort(key=Finding.sort_key)
     try:
         for _ in range(2):  # a second time in a notebook, without the fixes that would change IPython syntax
-            chosen = [f for f in kept if f.fix is not None and _may_apply(f, settings, accept)]
-            code = render(source.text, merge(f.fix.plan for f in chosen), str(path)) if chosen else source.text
-            result.findings = _with_own_edits(kept, chosen, source.text, code, str(path))
+            own = _with_own_edits(kept, source.text, str(path))
+            chosen = [(f, alone) for f, alone in own if f.fix is not None and _may_apply(f, settings, accept)]
+            code = chosen[0][1] if len(chosen) == 1 else render(
+                source.text, merge(f.fix.plan for f, _ in chosen), str(path)) if chosen else source.text
+            applied = {id(f) for f, _ in chosen}
+            result.findings = [replace(f, fix=f.fix and replace(f.fix, applied=id(f) in applied, plan=None))
+                               for f, _ in own]
             if ipynb is None or not _refuse_in_notebook(ipynb.cells, kept, result.findings):
                 break
         result.findings.sort(key=Finding.sort_key)  # placed where their fixes are
@@ -434,20 +438,19 @@ def _may_apply(finding: Finding, settings: Settings, accept: Optional[Accept]) -
     return allowed and (accept is None or accept(finding))
 
 
-def _with_own_edits(findings: list[Finding], chosen: list[Finding], text: str, fixed: str, path: str) -> list[Finding]:
-    """The findings with their fixes as exact edits: what each fix does alone to the original text
-    (its helper and imports included), and whether this run applied it; each finding's range is
-    the span its fix replaces (`fixes.anchor`)."""
-    out = []
-    applied = {id(f) for f in chosen}
+def _with_own_edits(findings: list[Finding], text: str, path: str) -> list[tuple[Finding, Optional[str]]]:
+    """Each finding with its fix as exact edits: what the fix does alone to the original text (its
+    helper and imports included), and that text; its range made the span its fix replaces
+    (`fixes.anchor`), before any is chosen, so that `--interactive` accepts what it showed."""
+    out: list[tuple[Finding, Optional[str]]] = []
     positions = Positions(text)
     for finding in findings:
-        fix = finding.fix
-        if fix is not None:
-            assert fix.plan is not None
-            alone = fixed if len(chosen) == 1 and chosen[0] is finding else render(text, fix.plan, path)
-            fix = replace(fix, edits=text_edits(text, alone), applied=id(finding) in applied, plan=None)
-        out.append(anchor(replace(finding, fix=fix), positions))
+        if finding.fix is None:
+            out.append((finding, None))
+            continue
+        assert finding.fix.plan is not None
+        alone = render(text, finding.fix.plan, path)
+        out.append((anchor(replace(finding, fix=replace(finding.fix, edits=text_edits(text, alone))), positions), alone))
     return out
 
 

@@ -1,8 +1,11 @@
-"""Inline suppression: `# jax-codemod: ignore` or `# jax-codemod: ignore[JAX001, JAX002]`, on the
-finding's line or on the first line of the call it is in.
+"""Inline suppression: `# jax-codemod: ignore` or `# jax-codemod: ignore[JAX001, accuracy-hints]`
+(codes, code prefixes or names, as `--select` takes them), on the finding's line or on the first
+line of the call it is in.
 
 Applied by the engine to every rule's findings alike (as Ruff applies `# noqa`): a silenced
-finding is dropped with its fix, and counted so the summary can say how many were silenced.
+finding is dropped with its fix, and counted so the summary can say how many were silenced. What
+each comment silenced is kept (`Used`) for the rules that review the comments themselves (JAX900,
+Ruff's unused-noqa).
 """
 
 from __future__ import annotations
@@ -11,32 +14,54 @@ import ast
 import io
 import re
 import tokenize
+from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from codemods.engine.diagnostics import Finding
+from codemods.engine.rule import Rule, selects
 
 _SUPPRESSION = re.compile(r"jax-codemod:\s*ignore(?:\[([^\]]*)\])?")
 
 
-def suppressions(text: str) -> dict[int, Optional[frozenset[str]]]:
-    """Line -> the rule codes its comment silences (None: every rule). Read from real comments
-    (the tokenizer's), so a string that mentions the marker silences nothing."""
+@dataclass(frozen=True)
+class Comment:
+    """One suppression comment: where its marker is (1-based, end exclusive) and what it names."""
+
+    line: int
+    column: int
+    end_column: int
+    selectors: Optional[tuple[str, ...]]  # None: every rule
+
+
+@dataclass
+class Used:
+    """A file's suppression comments and what they silenced: `silenced[line]` holds the selectors
+    of that line's comment that silenced a finding ("" for a comment without selectors)."""
+
+    comments: dict[int, Comment]
+    silenced: dict[int, set[str]] = field(default_factory=dict)
+
+
+def suppressions(text: str) -> dict[int, Comment]:
+    """Line -> its suppression comment. Read from real comments (the tokenizer's), so a string that
+    mentions the marker silences nothing."""
     if "jax-codemod:" not in text:
         return {}
-    found: dict[int, Optional[frozenset[str]]] = {}
+    found: dict[int, Comment] = {}
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
             match = _SUPPRESSION.search(token.string) if token.type == tokenize.COMMENT else None
             if match:
-                codes = match.group(1)
-                found[token.start[0]] = None if codes is None else frozenset(
-                    code.strip().upper() for code in codes.split(",") if code.strip())
+                named = match.group(1)
+                selectors = None if named is None else tuple(s.strip() for s in named.split(",") if s.strip())
+                column = token.start[1] + match.start() + 1
+                found[token.start[0]] = Comment(token.start[0], column, column + len(match.group(0)), selectors)
     except (tokenize.TokenError, SyntaxError):
         pass
     return found
 
 
-def reach(comments: dict[int, Optional[frozenset[str]]], calls: Iterable[ast.Call]) -> dict[int, int]:
+def reach(comments: dict[int, Comment], calls: Iterable[ast.Call]) -> dict[int, int]:
     """Comment line -> the last line it covers: a comment on the first line of a call covers the
     whole call, since users put it where the call starts, whichever line its `precision=` is on."""
     ends: dict[int, int] = {}
@@ -46,10 +71,17 @@ def reach(comments: dict[int, Optional[frozenset[str]]], calls: Iterable[ast.Cal
     return ends
 
 
-def silencing_line(finding: Finding, comments: dict[int, Optional[frozenset[str]]],
-                   covers: Optional[dict[int, int]] = None) -> Optional[int]:
-    """The line of the comment that silences the finding's rule (None: none does): on the finding's
-    own line, or on the first line of a call around it (`covers`, from `reach`)."""
+def silencing(finding: Finding, rule: Rule, comments: dict[int, Comment],
+              covers: Optional[dict[int, int]] = None) -> Optional[tuple[int, str]]:
+    """The comment line and selector that silence the finding of `rule` (None: none does): on the
+    finding's own line, or on the first line of a call around it (`covers`, from `reach`)."""
     lines = [finding.line] if finding.line in comments else []
     lines += sorted(start for start, end in (covers or {}).items() if start < finding.line <= end)
-    return next((line for line in lines if comments[line] is None or finding.code in comments[line]), None)
+    for line in lines:
+        selectors = comments[line].selectors
+        if selectors is None:
+            return line, ""
+        named = next((selector for selector in selectors if selects(selector, rule)), None)
+        if named is not None:
+            return line, named
+    return None
