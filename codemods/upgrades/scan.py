@@ -9,6 +9,7 @@ version) is the user's own compatibility code and is left out.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Optional
 
@@ -23,8 +24,10 @@ ROWS_BY_OLD = {old: row for row in api_changes.TABLE for old in row.old}
 
 # Exceptions whose handler makes a `try:` a version guard.
 _GUARD_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException", "TypeError"}
-# Words whose presence in an `if` test makes it a version guard.
-_GUARD_WORDS = ("hasattr", "getattr", "__version__", "version_info", "version", "__jax_version__")
+# Words whose presence in an `if` test makes it a version guard (of both branches).
+_GUARD_WORDS = ("__version__", "version_info", "version", "__jax_version__")
+# Calls whose presence makes it a guard of its else branch and, in its body, of the names they ask about.
+_ASKING_CALLS = ("hasattr", "getattr")
 
 
 @dataclass
@@ -148,7 +151,7 @@ def guarded(module: ModuleIndex, node: ast.AST) -> bool:
         if isinstance(parent, ast.Try) and child in parent.body and any(
                 _catches_missing_names(handler) for handler in parent.handlers):
             return True
-        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test and _mentions_version(parent.test):
+        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test and _guards(module, parent, child, node):
             return True
         child, parent = parent, module.parent.get(parent)
     return False
@@ -160,6 +163,31 @@ def _catches_missing_names(handler: ast.ExceptHandler) -> bool:
     types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
     return any(isinstance(t, (ast.Name, ast.Attribute)) and (t.id if isinstance(t, ast.Name) else t.attr)
                in _GUARD_EXCEPTIONS for t in types)
+
+
+def _guards(module: ModuleIndex, branch: ast.If | ast.IfExp, child: ast.AST, node: ast.AST) -> bool:
+    """An if on jax's version guards both its branches. An if on hasattr/getattr guards its else
+    branch, and in its body only the names it asks about: `if hasattr(jax, "Array") and
+    isinstance(x, jax.Array):` is no guard of a `jax.sharding.PmapSharding` in its body."""
+    if _mentions_version(branch.test):
+        return True
+    asked = set()
+    for call in ast.walk(branch.test):
+        function = getattr(call, "func", None)
+        if (isinstance(call, ast.Call) and len(call.args) >= 2 and (getattr(function, "id", None) in _ASKING_CALLS
+                                                                    or getattr(function, "attr", None) in _ASKING_CALLS)):
+            name = call.args[1]
+            if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+                return True  # asks about a name it computes: any name may be the one
+            asked.add(name.value)
+    if not asked:
+        return False
+    if child is not branch.body and not (isinstance(branch.body, list) and child in branch.body):
+        return True  # the else branch: the fallback where the name asked about is missing
+    words = set(re.findall(r"\w+", ast.unparse(node)))
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        words.update(part for name in module.qualified_names(node) for part in name.split("."))
+    return bool(asked & words)
 
 
 def _mentions_version(test: ast.expr) -> bool:
