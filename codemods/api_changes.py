@@ -275,4 +275,23 @@ TABLE: tuple[ApiChange, ...] = (
                      "Explicit from 0.9.0",
               migration="pass axis_types=(jax.sharding.AxisType.Auto,) * len(axis_names) to keep the old "
                         "behaviour, or adopt explicit sharding"),
+    # Found by bench/peers.py in chex 0.1.85's own suite (bench/UPGRADE_SWEEP.md): removed, no mechanical
+    # replacement, so [manual] rather than silence.
+    ApiChange("JAX192", "device-put-sharded", ("jax.device_put_sharded",), None, Change.MANUAL,
+              since=(0, 4, 1), deprecated=(0, 8, 1), removed=(0, 10, 0), source="CHANGELOG 0.8.1, 0.10.0",
+              migration="jax.device_put(jnp.stack(shards), NamedSharding(mesh, P('x'))), or "
+                        "jax.make_array_from_single_device_arrays (docs: migrate_pmap, drop-in replacements)"),
+    ApiChange("JAX193", "device-put-replicated", ("jax.device_put_replicated",), None, Change.MANUAL,
+              since=(0, 4, 1), deprecated=(0, 8, 1), removed=(0, 10, 0), source="CHANGELOG 0.8.1, 0.10.0",
+              migration="jax.device_put(jnp.stack([x] * len(devices)), NamedSharding(mesh, P('x'))) (docs: "
+                        "migrate_pmap, drop-in replacements)"),
+    ApiChange("JAX194", "jax-util", tuple(f"jax.util.{name}" for name in (
+                  "safe_map", "safe_zip", "unzip2", "unzip3", "split_list", "partition_list", "cache", "memoize",
+                  "weakref_lru_cache", "wraps", "curry", "toposort", "HashableFunction", "subvals", "split_dict",
+                  "concatenate", "tuple_insert", "tuple_delete", "prod")),
+              None, Change.MANUAL, modules=("jax.util",), since=(0, 4, 1), deprecated=(0, 6, 0), removed=(0, 7, 0),
+              failure=(((0, 7, 0), "AttributeError"), ((0, 8, 0), "ModuleNotFoundError")),
+              source="CHANGELOG 0.6.0 (deprecated), 0.7.0 (members removed), 0.8.0 (module removed)",
+              migration="jax.util was internal: copy the helper into your code (unzip2: tuple(map(list, zip(*xs))); "
+                        "safe_map/safe_zip: map/zip(..., strict=True))"),
 )

@@ -270,3 +270,15 @@ def test_two_rules_on_one_call_name_the_same_removal() -> None:
 def test_the_failure_named_is_the_one_that_spelling_raises(source: str, raises: str) -> None:
     _, findings = _fix(source)
     assert findings and f"(raises {raises} on jax 0.12.0.1)" in findings[0].message, findings
+
+
+@pytest.mark.parametrize("source, code, raises", [
+    ("from jax.util import unzip2\n", "JAX194", "ModuleNotFoundError"),   # the module is gone (0.8.0)
+    ("import jax\nxs = jax.device_put_replicated(1, jax.devices())\n", "JAX193", "AttributeError"),
+    ("import jax\nxs = jax.device_put_sharded([1], jax.devices())\n", "JAX192", "AttributeError"),
+], ids=["jax-util", "device-put-replicated", "device-put-sharded"])
+def test_removed_names_without_a_replacement_are_reported_not_passed_over(source: str, code: str, raises: str) -> None:
+    """Names chex 0.1.85's suite fails on under jax 0.12 (bench/UPGRADE_SWEEP.md): [manual], never silence."""
+    _, findings = _fix(source)
+    assert [(f.code, f.kind.value) for f in findings] == [(code, "manual")], findings
+    assert f"(raises {raises} on jax 0.12.0.1)" in findings[0].message

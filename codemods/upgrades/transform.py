@@ -115,6 +115,8 @@ class JaxUpgrade(JaxTransform):
                         and not b.statement.level and b.imported]
         else:
             imported = []
+        imported = [name for name in imported  # `from jax.util import x`: the module itself is gone
+                    if not any(name.startswith(module + ".") for module in self.row.modules)]
         return any(name == old or failure == "ModuleNotFoundError" and old.startswith(name + ".")
                    for name in imported for old in self.row.old)
 
