@@ -98,6 +98,8 @@ def fix(
     helpers_module: Optional[str] = typer.Option(
         None, "--helpers-module", help="Import the helpers JAX002/JAX003 call (rsqrt_safe, lstm_float32) from this module instead of inlining them."
     ),
+    create_helpers_module: bool = typer.Option(
+        False, "--create-helpers-module", help="Write the --helpers-module (with --write) when the project has no such module."),
     output_format: OutputFormat = typer.Option(OutputFormat.TEXT, "--output-format", help="text, json, sarif, github, rdjson, gitlab or junit."),
     exclude: List[str] = typer.Option([], "--exclude", help="Skip paths matching this glob (added to the config's)."),
     force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply excludes to files named explicitly too (pre-commit)."),
@@ -131,6 +133,7 @@ def fix(
         transforms, settings = project_config.resolve(
             config, registry.RULES, select=select, ignore=ignore, jax_version=jax_version, jax_floor=jax_floor,
             scope=scope, precision_policy=precision_policy, helpers_module=helpers_module, unsafe_fixes=unsafe_fixes)
+        created = project_config.helpers_module_ready(config, settings, create=create_helpers_module, write=write or interactive)
         files, project = _files(paths, config, exclude, force_exclude, diff_base, shard)
     except ValueError as error:  # registry.UnknownRule among them
         raise typer.BadParameter(str(error.args[0]))
@@ -138,6 +141,8 @@ def fix(
         sys.stderr.write(f"error: {error}\n")
         raise typer.Exit(EXIT_ERRORS)
     _check_target(settings, transforms, select or config.select)
+    if created is not None:
+        sys.stderr.write(f"{created}: written, the --helpers-module {settings.helpers_module} the fixes import\n")
     cache = None if no_cache else ResultCache(default_directory(), settings)
     with _progress(len(files)) if not interactive else contextlib.nullcontext() as progress:  # no bar under prompts
         results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
@@ -358,6 +363,7 @@ def explain(
     jax_floor: Optional[str] = typer.Option(None, "--jax-floor", help="The lowest jax the project supports (as for fix)."),
     precision_policy: Optional[PrecisionPolicy] = typer.Option(None, "--precision-policy", help="nearest or highest (as for fix)."),
     helpers_module: Optional[str] = typer.Option(None, "--helpers-module", help="As for fix."),
+    create_helpers_module: bool = typer.Option(False, "--create-helpers-module", help="As for fix."),
     unsafe_fixes: Optional[bool] = typer.Option(
         None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply fixes that change numerics (as for fix)."),
     notebook: Optional[Path] = typer.Option(
@@ -374,12 +380,15 @@ def explain(
         transforms, settings = project_config.resolve(
             config, registry.RULES, select=select, ignore=ignore, jax_version=jax_version, jax_floor=jax_floor,
             precision_policy=precision_policy, helpers_module=helpers_module, unsafe_fixes=unsafe_fixes)
+        created = project_config.helpers_module_ready(config, settings, create=create_helpers_module, write=write)
     except ValueError as error:
         raise typer.BadParameter(str(error.args[0]))
     except project_config.ConfigError as error:
         sys.stderr.write(f"error: {error}\n")
         raise typer.Exit(EXIT_ERRORS)
     _check_target(settings, transforms, select or config.select)
+    if created is not None:
+        sys.stderr.write(f"{created}: written, the --helpers-module {settings.helpers_module} the fixes import\n")
     from codemods.engine.notebook import NotebookError, is_notebook
 
     if notebook is not None and not is_notebook(notebook):

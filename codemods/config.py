@@ -28,6 +28,7 @@ requirement, or one with no lower bound, declares none. `jax-floor` overrides wh
 
 from __future__ import annotations
 
+import ast
 import difflib
 import fnmatch
 import functools
@@ -36,6 +37,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, replace
+from importlib import resources
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
@@ -67,6 +69,7 @@ class Config:
     jax_version: Optional[Version] = None
     precision_policy: Optional[PrecisionPolicy] = None
     helpers_module: Optional[str] = None
+    create_helpers_module: bool = False  # write the helpers module when the project has none
     unsafe_fixes: bool = False
     exclude: tuple[str, ...] = tuple(sorted(SKIPPED_DIRS))
     extend_exclude: tuple[str, ...] = ()
@@ -266,8 +269,36 @@ def _version(option: str, value: "str | Version | None") -> Optional[Version]:
     return tuple(value) if value else None
 
 
-KEYS = ("select", "ignore", "scope", "jax-version", "precision-policy", "helpers-module", "unsafe-fixes", "exclude",
-        "extend-exclude", "per-file-ignores", "jax-floor", "notebooks")
+KEYS = ("select", "ignore", "scope", "jax-version", "precision-policy", "helpers-module", "create-helpers-module",
+        "unsafe-fixes", "exclude", "extend-exclude", "per-file-ignores", "jax-floor", "notebooks")
+
+
+def helpers_module_ready(config: Config, settings: Settings, *, create: bool, write: bool) -> Optional[Path]:
+    """The fixes import the helpers from `settings.helpers_module`: a module the project lacks would
+    leave them an import that fails. ConfigError naming it, unless `create` (or the config's
+    `create-helpers-module`) says to write it, with codemods/helpers_source.py's code: then the file
+    written (only when `write`; None otherwise, and when the module exists)."""
+    name = settings.helpers_module
+    if name is None:
+        return None
+    root = config.project_root or Path.cwd()
+    parts = name.split(".")
+    candidates = [base.joinpath(*parts).with_suffix(".py") for base in (root, root / "src")] + \
+        [base.joinpath(*parts, "__init__.py") for base in (root, root / "src")]
+    if any(path.is_file() for path in candidates):
+        return None
+    if not (create or config.create_helpers_module):
+        raise ConfigError(f"--helpers-module {name}: no such module in the project {root} (looked for "
+                          f"{candidates[0].relative_to(root)} and {candidates[2].relative_to(root)}); create it, or pass "
+                          "--create-helpers-module (`create-helpers-module = true` in [tool.jax-codemod]) to have it written")
+    if not write:
+        return None
+    source = resources.files("codemods").joinpath("helpers_source.py").read_text()
+    code = "".join(source.splitlines(True)[ast.parse(source).body[0].end_lineno:])  # its docstring left out
+    path = candidates[0]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'"""The helpers jax-codemod\'s fixes call (JAX002/JAX003), from its helpers_source.py."""\n{code}')
+    return path
 
 
 def _dependencies_floor(found: Found) -> Optional[Version]:
@@ -323,6 +354,7 @@ def load(found: Found, rules: Sequence[Rule]) -> Config:
         jax_version=reader.version("jax-version"),
         precision_policy=reader.choice("precision-policy", PrecisionPolicy),
         helpers_module=reader.module_name("helpers-module"),
+        create_helpers_module=reader.boolean("create-helpers-module"),
         unsafe_fixes=reader.boolean("unsafe-fixes"),
         exclude=reader.strings("exclude", Config.exclude),
         extend_exclude=reader.strings("extend-exclude", ()),

@@ -128,7 +128,7 @@ class JaxCodemodMagics(Magics):
     def check_cell(self, line: str, cell: str) -> None:
         """%%jax_codemod: the cell's findings and fix, without running it."""
         from codemods.engine import runner
-        from codemods.engine.report import cell_diff, render_finding
+        from codemods.engine.report import cell_diff, fix_diff, render_finding
 
         history = list(self.shell.history_manager.input_hist_raw[1:])
         if history and history[-1].lstrip().startswith("%%jax_codemod"):
@@ -152,8 +152,11 @@ class JaxCodemodMagics(Magics):
             return
         for finding in findings:
             print(_in_terms(render_finding(result, finding)))
-        if result.after is not None:
+        if result.new_source is not None:  # the fixes applied together
             print(_in_terms(cell_diff(str(SESSION), result.cells, result.cells.sources_of(result.after)).decode()), end="")
+        for finding in findings:  # an unsafe fix, left out: its own diff, as `explain` shows it
+            if finding.unapplied_fix:
+                print(_in_terms((fix_diff(result, finding) or b"").decode()), end="")
 
 
 def load_ipython_extension(ipython) -> None:

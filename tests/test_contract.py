@@ -9,6 +9,7 @@ so that a bug injected into the code (`make mutants`) is seen here. Nothing impo
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -196,9 +197,34 @@ def test_a_dotted_helpers_module_is_accepted(tmp_path: Path) -> None:
     tanh = KERNEL.replace("jnp.dot(x_ref[...], y_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))",
                           "lax.rsqrt(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST)")
     path = project(tmp_path / "proj", None, tanh)
+    (tmp_path / "proj" / "my_pkg").mkdir()
+    (tmp_path / "proj" / "my_pkg" / "jax_compat.py").write_text("")
     result = invoke("fix", "--write", "--no-cache", "--helpers-module", "my_pkg.jax_compat", str(tmp_path / "proj"))
     assert result.exit_code == 0, result.stderr
     assert "from my_pkg.jax_compat import rsqrt_safe" in path.read_text()
+
+
+def test_a_helpers_module_the_project_lacks_is_refused_unless_it_is_created(tmp_path: Path) -> None:
+    """An import of a module that does not exist would fail: exit 2 naming it, nothing written;
+    `--create-helpers-module` (or the config's key) writes it, with the reference helpers."""
+    tanh = KERNEL.replace("jnp.dot(x_ref[...], y_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))",
+                          "lax.rsqrt(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST)")
+    path = project(tmp_path / "proj", None, tanh)
+    module = tmp_path / "proj" / "fastlayers" / "jax_compat.py"
+    result = invoke("fix", "--write", "--no-cache", "--helpers-module", "fastlayers.jax_compat", str(tmp_path / "proj"))
+    assert result.exit_code == 2 and "--helpers-module fastlayers.jax_compat: no such module" in result.stderr, result.stderr
+    assert "fastlayers/jax_compat.py" in result.stderr and "files scanned" not in result.stderr
+    assert path.read_text() == tanh and not module.exists()
+    result = invoke("fix", "--write", "--no-cache", "--create-helpers-module", "--helpers-module", "fastlayers.jax_compat",
+                    str(tmp_path / "proj"))
+    assert result.exit_code == 0, result.stderr
+    assert "from fastlayers.jax_compat import rsqrt_safe" in path.read_text()
+    assert "\ndef rsqrt_safe(x):\n" in module.read_text() and "jax_compat.py: written" in result.stderr
+    ast.parse(module.read_text())
+    module.unlink()
+    path = project(tmp_path / "proj", 'helpers-module = "fastlayers.jax_compat"\ncreate-helpers-module = true\n', tanh)
+    result = invoke("fix", "--write", "--no-cache", str(tmp_path / "proj"))
+    assert result.exit_code == 0 and "\ndef rsqrt_safe(x):\n" in module.read_text(), result.stderr
 
 
 def test_negative_jobs_are_refused(tmp_path: Path) -> None:

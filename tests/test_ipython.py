@@ -83,7 +83,7 @@ def test_a_cell_that_fails_to_lower_shows_the_fix_after_the_traceback(shell) -> 
     assert notice > printed.rindex(ERROR)  # after IPython's own traceback, which is whole
     report = printed[notice:]
     assert f"In [{kernel_cell}]:2: JAX001: the traceback's `Per-operand dot precision unsupported`" in report
-    assert re.search(rf"In \[{kernel_cell}\]:2:61: JAX001 \[fixed\] jnp\.dot: precision \(DEFAULT, HIGH\)", report)
+    assert re.search(rf"In \[{kernel_cell}\]:2:60: JAX001 \[fixed\] jnp\.dot: precision \(DEFAULT, HIGH\)", report)
     assert f"--- a/In [{kernel_cell}]\n+++ b/In [{kernel_cell}]\n" in report
     assert "-    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))" in report
     assert re.search(r"\n\+    o_ref\[\.\.\.\] = jnp\.dot\(.*precision=lax\.Precision\.HIGH(EST)?\)\n", report), report
@@ -116,11 +116,26 @@ def test_the_cell_magic_checks_a_cell_without_running_it(shell) -> None:
     result, printed = run(shell, "%%jax_codemod\n" + cell)
     assert result.success
     number = shell.execution_count - 1
-    assert re.search(rf"^In \[{number}\]:2:61: JAX001 \[fixed\]", printed, re.M), printed
+    assert re.search(rf"^In \[{number}\]:2:60: JAX001 \[fixed\]", printed, re.M), printed
     assert f"--- a/In [{number}]\n" in printed and "\n+    o_ref[...] = jnp.dot(" in printed
     assert "SIDE_EFFECT" not in shell.user_ns and "kernel_two" not in shell.user_ns
     result, printed = run(shell, "%%jax_codemod\ny = 2\n")
     assert printed == "jax-codemod: nothing to change in this cell\n" and "y" not in shell.user_ns
+
+
+def test_the_cell_magic_shows_an_unsafe_fix_it_could_not_apply(shell) -> None:
+    """A cell whose only fix is unsafe (JAX002 drops `accuracy=` in a TPU kernel): the finding and
+    the diff it leaves out are printed, not a NotebookError traceback."""
+    run(shell, IMPORTS + "\nfrom jax.experimental.pallas import tpu as pltpu\n")
+    cell = ("def kernel_exp(x_ref, o_ref):\n    o_ref[...] = lax.exp(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST)\n\n\n"
+            "exp = pl.pallas_call(kernel_exp, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),\n"
+            "                     compiler_params=pltpu.CompilerParams())\n")
+    result, printed = run(shell, "%%jax_codemod\n" + cell)
+    number = shell.execution_count - 1
+    assert result.success and "Traceback" not in printed, printed
+    assert re.search(rf"^In \[{number}\]:2:\d+: JAX002 \[dropped, unsafe fix", printed, re.M), printed
+    assert (f"--- a/In [{number}]\n" in printed and "\n-    o_ref[...] = lax.exp(x_ref[...], accuracy=" in printed
+            and "\n+    o_ref[...] = lax.exp(x_ref[...])\n" in printed), printed
 
 
 def test_a_helper_imported_from_a_file_is_followed(shell, tmp_path: Path, monkeypatch) -> None:

@@ -470,6 +470,27 @@ def test_a_helper_goes_at_the_end_of_the_imports_cell(tmp_path: Path) -> None:
     valid(path.read_bytes())
 
 
+def test_a_helper_goes_after_the_imports_below_a_cell_of_magics(tmp_path: Path) -> None:
+    """A first cell of magics only (`%load_ext autoreload`): the helper goes after the last import
+    of the next cell, not above the magics, and `from jax import lax`, which that cell has, is not
+    added again."""
+    golden = Path(__file__).parent / "fixtures" / "accuracy" / "rsqrt_plgpu_kernel_call"
+    head, kernel, launch = golden.with_suffix(".in.py").read_text().split("\n\n\n")
+    imports, constant = head.rsplit("\n\n", 1)
+    magics = "%load_ext autoreload\n%autoreload 2"
+    document = make_notebook()
+    document["cells"] = [_cell("code", source.splitlines(True), number, execution_count=None)
+                         for number, source in enumerate([magics, imports, constant, kernel, launch], 1)]
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(dump(document))
+    proc = fix("--write", "nb.ipynb", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    sources = ["".join(cell["source"]) for cell in json.loads(path.read_bytes())["cells"]]
+    assert sources[0] == magics
+    assert sources[1].startswith(imports + "\n\n\ndef rsqrt_safe(x):\n") and sources[1].count("from jax import lax") == 1
+    assert "rsqrt_safe(jnp.mean(x * x) + EPS)" in sources[3]
+
+
 def test_diff_base_finds_a_changed_notebook(nb: Path) -> None:
     from tests.test_cli import git
 

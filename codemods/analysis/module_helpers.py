@@ -131,8 +131,8 @@ class HelperInserter:
                 needs.append(need)
             elif _bound(need) not in names:
                 renames[_bound(need)] = names[0]
-        if not renames:
-            return helper
+        if not renames:  # libcst dedupes an import only in the module's leading imports, not below a cell of magics
+            return Helper(helper.name, helper.template, tuple(needs))
         return Helper(helper.name, _rename_names(helper.template, renames), tuple(needs))
 
     def _free_name(self, helper: Helper) -> str:
@@ -181,9 +181,14 @@ def _insertion_point(module: ModuleIndex) -> tuple[int, bool, int]:
             lines[-1].append(statement)
         else:
             lines.append([statement])
-    position = 0
-    while position < len(lines) and _is_import_block(lines[position], position):
-        position += 1
+    position = scanned = 0
+    while scanned < len(lines):  # in a notebook, past a magics-only cell to the imports of the next
+        if _is_import_block(lines[scanned], scanned):
+            position = scanned = scanned + 1
+        elif _is_placeholder(lines[scanned]) or _is_string(lines[scanned]) and all(map(_is_placeholder, lines[:scanned])):
+            scanned += 1
+        else:
+            break
     if position == len(lines):  # nothing but imports: at the end
         last = lines[-1][-1] if lines else None
         offset = module.line_start(last.end_lineno + 1) if last else len(module.text)
@@ -203,10 +208,19 @@ def _insertion_point(module: ModuleIndex) -> tuple[int, bool, int]:
 
 
 def _is_import_block(statements: list[ast.stmt], index: int) -> bool:
+    return index == 0 and _is_string(statements) or all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements)
+
+
+def _is_string(statements: list[ast.stmt]) -> bool:
     first = statements[0]
-    is_docstring = index == 0 and isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-        and isinstance(first.value.value, str)
-    return is_docstring or all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements)
+    return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+
+
+def _is_placeholder(statements: list[ast.stmt]) -> bool:
+    """A notebook's IPython line (`%load_ext autoreload`) as the module reads it: `pass` or `0`
+    (codemods/engine/notebook.py); skipped only on the way to imports below it."""
+    return all(isinstance(s, ast.Pass) or isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+               and s.value.value == 0 for s in statements)
 
 
 def _rename_names(code: str, renames: dict[str, str]) -> str:
