@@ -14,7 +14,9 @@ def _known(selector: str) -> bool:
 
 
 def _check(rule: Rule, file: ParsedFile) -> list[Finding]:
-    used = file.shared[SUPPRESSIONS]
+    used = file.shared.get(SUPPRESSIONS)  # set by the engine once the other rules ran
+    if used is None:
+        return []  # checked alone, with no other rule's findings to weigh: nothing to judge
     findings = []
     for line, comment in sorted(used.comments.items()):
         silenced = used.silenced.get(line, set())
