@@ -49,7 +49,8 @@ def _settings():
     from codemods import registry
 
     config = project_config.load(project_config.find([Path.cwd()]), registry.RULES)
-    selected, settings = project_config.resolve(config, registry.RULES)
+    # The kernel runs the code: its own jax is the target before a .venv beside the notebook.
+    selected, settings = project_config.resolve(config, registry.RULES, interpreter=sys.prefix)
     return config, selected, settings
 
 
