@@ -159,7 +159,8 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             known = seen.known(key)
             facts = index.facts(path) if index is not None else NO_FACTS
             skipped = tuple(sorted(rules_to_skip(path)))
-            if known is not None and known.facts == facts_key(facts) and known.skipped == skipped:
+            decided_by = facts_key(facts)  # what chose its rules, with `skipped`
+            if known is not None and known.facts == decided_by and known.skipped == skipped:
                 rules = [rule for rule in transforms if rule.code in known.rules]
             else:
                 rules = _rules_for_file(path, seen, transforms, settings, facts, needles, skipped)
@@ -173,7 +174,7 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             results.append(FileResult(str(path), error=str(error)))
             continue
         if seen.memo is not None:
-            seen.memo.learn(key, status, Known(status.st_size, status.st_mtime_ns, seen.content(key), facts_key(facts),
+            seen.memo.learn(key, status, Known(status.st_size, status.st_mtime_ns, seen.content(key), decided_by,
                                                skipped, tuple(rule.code for rule in rules)))
         results.append(FileResult(str(path)))
         if not rules:
