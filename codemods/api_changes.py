@@ -294,4 +294,14 @@ TABLE: tuple[ApiChange, ...] = (
               source="CHANGELOG 0.6.0 (deprecated), 0.7.0 (members removed), 0.8.0 (module removed)",
               migration="jax.util was internal: copy the helper into your code (unzip2: tuple(map(list, zip(*xs))); "
                         "safe_map/safe_zip: map/zip(..., strict=True))"),
+    # Every other use of the module (chex's fake.py reads `jax.lib.xla_bridge._backends`): JAX112 and
+    # JAX113 fix the two members with a public replacement; the outer name matches those rows first.
+    ApiChange("JAX195", "xla-bridge-module", ("jax.lib.xla_bridge",), None, Change.MANUAL,
+              modules=("jax.lib.xla_bridge",), since=(0, 4, 0), deprecated=(0, 4, 32), removed=(0, 8, 0),
+              failure="ModuleNotFoundError", source="jax/lib/xla_bridge.py: 0.4.30 exports "
+              "_backends, xla_client and get_compile_options; 0.6.2 only get_compile_options and the deprecated "
+              "get_backend; the module is gone from 0.8.0 (CHANGELOG 0.8.0)",
+              migration="get_backend -> jax.extend.backend.get_backend, default_backend -> jax.default_backend; "
+                        "the private members (_backends, xla_client) have no public replacement: chex 0.1.92 reads "
+                        "jax._src.xla_bridge._backends, which can change in any release"),
 )

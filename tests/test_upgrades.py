@@ -272,11 +272,34 @@ def test_the_failure_named_is_the_one_that_spelling_raises(source: str, raises: 
     assert findings and f"(raises {raises} on jax 0.12.0.1)" in findings[0].message, findings
 
 
+def test_an_import_of_a_removed_module_goes_with_the_uses_fixed() -> None:
+    """jraph's tests: `from jax.lib import xla_bridge` read only as `xla_bridge.get_backend`: the
+    fix rewrites each use and drops the import; no [manual] finding on a line the fix removes."""
+    after, findings = _fix("from jax.lib import xla_bridge\n\nxla_bridge.get_backend.cache_clear()\n")
+    assert after == "import jax.extend.backend\n\njax.extend.backend.get_backend.cache_clear()\n", after
+    assert {(f.code, f.kind.value) for f in findings} == {("JAX112", "fixed")}, findings
+    assert "(raises ImportError on jax 0.12.0.1)" in findings[0].message
+
+
+def test_a_gone_module_read_through_its_package_raises_attribute_error() -> None:
+    """`import jax` then `jax.lib.xla_bridge.default_backend()`: jax.lib has no attribute xla_bridge;
+    only importing the module by its path raises ModuleNotFoundError."""
+    _, through_package = _fix("import jax\n\nb = jax.lib.xla_bridge.default_backend()\n")
+    _, by_path = _fix("import jax.lib.xla_bridge\n\nb = jax.lib.xla_bridge.default_backend()\n")
+    assert ["AttributeError" in f.message for f in through_package] == [True], through_package
+    assert [f.code for f in by_path] == ["JAX195", "JAX113"], by_path
+    assert all("(raises ModuleNotFoundError on jax 0.12.0.1)" in f.message for f in by_path), by_path
+
+
 @pytest.mark.parametrize("source, code, raises", [
     ("from jax.util import unzip2\n", "JAX194", "ModuleNotFoundError"),   # the module is gone (0.8.0)
     ("import jax\nxs = jax.device_put_replicated(1, jax.devices())\n", "JAX193", "AttributeError"),
     ("import jax\nxs = jax.device_put_sharded([1], jax.devices())\n", "JAX192", "AttributeError"),
-], ids=["jax-util", "device-put-replicated", "device-put-sharded"])
+    ("import jax\nb = jax.lib.xla_bridge._backends\n", "JAX195", "AttributeError"),   # chex's fake.py
+    ("import jax.lib.xla_bridge\n", "JAX195", "ModuleNotFoundError"),
+    ("from jax.lib import xla_bridge\nc = xla_bridge.xla_client\n", "JAX195", "ImportError"),  # the use, once
+], ids=["jax-util", "device-put-replicated", "device-put-sharded", "xla-bridge-private", "xla-bridge-import",
+        "xla-bridge-from-import"])
 def test_removed_names_without_a_replacement_are_reported_not_passed_over(source: str, code: str, raises: str) -> None:
     """Names chex 0.1.85's suite fails on under jax 0.12 (bench/UPGRADE_SWEEP.md): [manual], never silence."""
     _, findings = _fix(source)

@@ -218,13 +218,20 @@ def _render(text: str, node: _Node) -> str:
 def finish_imports(code: str, plan: FixPlan, path: str) -> str:
     """Add the imports the fix needs and drop the ones it left unused.
 
-    An unused import that is a statement of its own (`from jax.lax import AccuracyMode`) is removed
-    as a line, comments around it kept; anything else goes to libcst's own visitors, on the whole
-    module, and only then is libcst.codemod (slow to import) loaded. Most fixes need neither."""
+    The imports are added first, so that a new import takes the place of the one it replaces (not
+    the blank line left where the file's only import was). An unused import that is a statement of
+    its own (`from jax.lax import AccuracyMode`) is then removed as a line, comments around it kept;
+    anything else goes to libcst's own visitors, and only then is libcst.codemod (slow to import)
+    loaded. Most fixes need neither."""
     unused = [spec for spec, name in plan.maybe_unused_imports.items() if name not in _names_used(code)]
+    if plan.imports_to_add:
+        code = _through_libcst(code, path, add=plan.imports_to_add)
     code, unused = _remove_whole_import_lines(code, unused)
-    if not plan.imports_to_add and not unused:
-        return code
+    return _through_libcst(code, path, remove=unused) if unused else code
+
+
+def _through_libcst(code: str, path: str, add: Iterable[ImportSpec] = (), remove: Iterable[ImportSpec] = ()) -> str:
+    """libcst's AddImportsVisitor or RemoveImportsVisitor over the whole module."""
     import libcst as cst
     from libcst.codemod import CodemodContext
     from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
@@ -233,19 +240,16 @@ def finish_imports(code: str, plan: FixPlan, path: str) -> str:
     try:
         module = cst.parse_module(layout.normalized)
     except cst.ParserSyntaxError:
-        if plan.imports_to_add:
+        if add:
             raise
         return code  # libcst cannot read this file: an unused import stays, nothing is lost
     context = CodemodContext(filename=path)
-    for spec in plan.imports_to_add:
+    for spec in add:
         AddImportsVisitor.add_needed_import(context, *spec)
-    for spec in unused:
+    for spec in remove:
         RemoveImportsVisitor.remove_unused_import(context, *spec)
-    if plan.imports_to_add:
-        module = AddImportsVisitor(context).transform_module(module)
-    if unused:
-        module = RemoveImportsVisitor(context).transform_module(module)
-    printed = module.code
+    visitor = AddImportsVisitor if add else RemoveImportsVisitor
+    printed = visitor(context).transform_module(module).code
     if code.endswith("\r") and not printed.endswith(("\r", "\n")):  # libcst drops a CR-only file's last line end
         printed += "\r"
     return layout.restore(printed)

@@ -84,7 +84,9 @@ def _name_references(module: ModuleIndex, names: Mapping[str, ApiChange], module
                 found.append(Reference(modules[path], path, binding.node, binding))
             continue
         imported = canonical(binding.imported or "")
-        if imported in names:
+        # `from jax.lib import xla_bridge` of a removed module: its uses are the references (a fix of
+        # each may drop the import); only an import nothing reads is one itself.
+        if imported in names and not (imported in names[imported].modules and binding.references):
             found.append(Reference(names[imported], imported, binding.node, binding))
     names = {old: row for old, row in names.items() if row.change is not Change.IMPORT}
     last_parts = {name.rsplit(".", 1)[-1] for name in names}

@@ -95,6 +95,8 @@ class JaxUpgrade(JaxTransform):
             failure = self.row.failure_on(self.settings.jax_version)
             if failure in ("AttributeError", "ModuleNotFoundError") and self._imported_by_name(node, failure):
                 failure = "ImportError"
+            elif failure == "ModuleNotFoundError" and self._through_a_package(node):
+                failure = "AttributeError"
             happens = f"raises {failure}" if re.match(r"[A-Z]\w*(Error|Exception)\b", failure) else failure
             return f"removed in jax {format_version(self.row.removed)} ({happens} on jax {target})"
         return f"deprecated since jax {format_version(self.row.deprecated)}"
@@ -119,6 +121,20 @@ class JaxUpgrade(JaxTransform):
                     if not any(name.startswith(module + ".") for module in self.row.modules)]
         return any(name == old or failure == "ModuleNotFoundError" and old.startswith(name + ".")
                    for name in imported for old in self.row.old)
+
+    def _through_a_package(self, node: Optional[ast.AST]) -> bool:
+        """`jax.lib.xla_bridge.get_backend` after `import jax`: the package exists and lacks the
+        gone module as an attribute (AttributeError); only `import jax.lib.xla_bridge` itself
+        raises ModuleNotFoundError."""
+        root = node.func if isinstance(node, ast.Call) else node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            return False
+        gone = self.row.modules or tuple(old.rpartition(".")[0] for old in self.row.old)
+        paths = [b.node.name for b in self.module.bindings(root)  # type: ignore[attr-defined]
+                 if isinstance(b.statement, ast.Import)]
+        return bool(paths) and all(any(module.startswith(path + ".") for module in gone) for path in paths)
 
     def fixed(self, node: ast.AST, old: str, new: str, fix: FixPlan,
               applicability: Applicability = Applicability.SAFE, note: str = "") -> None:
