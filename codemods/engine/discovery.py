@@ -67,14 +67,20 @@ def discover(
     """Each file named directly, and every `*.py` (and `*.ipynb`, with `notebooks`) below each
     folder, in a stable order.
 
-    Missing paths are returned too, so the reader reports them instead of dropping them silently."""
-    found: list[Path] = []
-    seen: set[str] = set()  # paths as str: hashing a Path costs ten times more, for every file of a tree
+    Missing paths are returned too, so the reader reports them instead of dropping them silently.
+    A file reached twice (`pkg/m.py` and `./pkg/m.py`, or a symlink to a file the walk also finds)
+    is returned once, under its own name rather than the link's: written twice, the second write
+    would find the file changed under it."""
+    found: dict[str, tuple[Path, bool]] = {}  # the real path -> (the name to use, is that name a link)
+
+    def add(path: Path, real: str, link: bool) -> None:
+        if real not in found or (found[real][1] and not link):
+            found[real] = (path, link)
+
     for root in paths:
         if not root.is_dir():
-            if os.fspath(root) not in seen and not (force_exclude and excluded(root)):
-                seen.add(os.fspath(root))
-                found.append(root)
+            if not (force_exclude and excluded(root)):
+                add(root, os.path.realpath(root), os.path.islink(root))
             continue
         walked: list[Path] = []
         suffixes = (".py", ".ipynb") if notebooks else (".py",)
@@ -87,12 +93,13 @@ def discover(
             walked += [Path(dirpath, name) for name in sorted(filenames)
                        if name.endswith(suffixes) and not excluded(Path(dirpath, name))]
         ignored = git_ignored(root, walked) if respect_gitignore else set()
-        for path in walked:
+        real_root, prefix = os.path.realpath(root), len(os.fspath(root))
+        for path in walked:  # os.walk follows no folder link: only a file itself can be one
             text = os.fspath(path)
-            if text not in seen and text not in ignored:
-                seen.add(text)
-                found.append(path)
-    return found
+            if text not in ignored:
+                link = os.path.islink(text)
+                add(path, os.path.realpath(text) if link else real_root + text[prefix:], link)
+    return [path for path, _ in found.values()]
 
 
 def project_files(root: Optional[Path], excluded: Callable[[Path], bool], notebooks: bool,
