@@ -598,3 +598,36 @@ def test_the_rewritten_magic_cells_run_in_ipython(tmp_path: Path) -> None:
     for cell in json.loads(path.read_text())["cells"]:
         result = shell.run_cell("".join(cell["source"]))
         assert result.error_in_exec is None and result.error_before_exec is None, "".join(cell["source"])
+
+
+PRECEDING_CELLS = {
+    "empty-code": ("code", []),
+    "empty-string": ("code", ""),
+    "blank-lines": ("code", ["\n", "\n"]),
+    "markdown": ("markdown", ["# Title\n", "\n", "text"]),
+    "raw": ("raw", ["raw\n", "text"]),
+    "magics-only": ("code", ["%load_ext autoreload\n", "%autoreload 2"]),
+    "no-final-newline": ("code", "import functools\nx = 1"),
+    "cell-magic": ("code", ["%%bash\n", "echo jax.tree_map\n"]),
+}
+
+
+@pytest.mark.parametrize("kind, source", PRECEDING_CELLS.values(), ids=PRECEDING_CELLS.keys())
+def test_positions_after_a_cell_of_every_kind(tmp_path: Path, kind: str, source) -> None:
+    """A finding is placed in its own cell, 1-based rows and columns within it, whatever the cells
+    before it hold; the write changes that cell's source and no other byte of the file."""
+    cells = [_cell("code", ["import jax"], 1), _cell(kind, source, 2),
+             _cell("code", ["\n", "y = jax.tree_map(abs, [1])"], 3), _cell(kind, source, 4),
+             _cell("code", "z = (1,\n     jax.tree_map(abs, [2]))\n", 5)]
+    document = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(dump(document))
+    report = json.loads(fix("--select", "JAX1", "--output-format", "json", "--no-cache", cwd=tmp_path).stdout)
+    places = [(f["cell"], f["start"], f["end"]) for f in report["findings"]]
+    assert places == [(3, {"line": 2, "column": 5}, {"line": 2, "column": 17}),
+                      (5, {"line": 2, "column": 6}, {"line": 2, "column": 18})], places
+    assert fix("--select", "JAX1", "--write", "--no-cache", cwd=tmp_path).returncode == 0
+    expected = copy.deepcopy(document)
+    expected["cells"][2]["source"] = ["\n", "y = jax.tree.map(abs, [1])"]
+    expected["cells"][4]["source"] = "z = (1,\n     jax.tree.map(abs, [2]))\n"
+    assert path.read_bytes() == dump(expected)
