@@ -47,7 +47,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
 from codemods import config as project_config
-from codemods import registry
+from codemods import registry, target
 from codemods.analysis.kernel_scope import NO_FACTS
 from codemods.capabilities import installed_version
 from codemods.engine import discovery, runner
@@ -61,6 +61,8 @@ from codemods.settings import Settings
 
 NAME = "jax-codemod"
 FIX_ALL = types.CodeActionKind.SourceFixAll + "." + NAME  # source.fixAll.jax-codemod
+# The files the settings and the target jax are read from (codemods/config.py, codemods/target.py).
+SETTINGS_FILES = ("pyproject.toml", *target.LOCK_FILES, "requirements*.txt")
 # Within a burst of changes (less than this apart), the wait after the last one before analysing. The
 # analysis runs on the event loop (a 2,500-line kernel takes ~0.1 s; in a worker thread the GIL
 # hand-offs cost a third more): changes that arrive meanwhile are coalesced into one analysis.
@@ -590,6 +592,22 @@ def build() -> Server:
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def did_close_notebook(ls: Server, params: types.DidCloseNotebookDocumentParams) -> None:
         ls.closed(params.notebook_document.uri, [cell.uri for cell in params.cell_text_documents])
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: Server, params: types.InitializedParams) -> None:
+        """Ask the client to report changes of the files settings are read from, which can change
+        outside the editor (`git checkout`, `uv lock`): no save of theirs would tell the server."""
+        watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
+        if watched and watched.dynamic_registration:
+            ls.client_register_capability(types.RegistrationParams(registrations=[types.Registration(
+                id=f"{NAME}-settings-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[
+                    types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in SETTINGS_FILES]))]))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(ls: Server, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.engine.forget()
+        ls.refresh()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: Server, params: types.DidChangeConfigurationParams) -> None:

@@ -558,3 +558,70 @@ async def test_a_helper_only_a_notebooks_kernel_reaches_gets_its_finding(client,
     await start(client, tmp_path, {"jaxVersion": NEWEST})
     (diagnostic,) = await open_document(client, tmp_path / "shared" / "mathops.py", HELPER_WITH_A_DEFAULT)
     assert diagnostic.code == "JAX001" and diagnostic.range.start.line == 3
+
+
+# -- settings over a session --
+
+
+async def configuration_changed(client: LanguageClient, path: Path, settings) -> list[types.Diagnostic]:
+    return await diagnostics_after(client, lambda: client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings=settings)))
+
+
+@pytest.mark.asyncio
+async def test_changed_settings_take_effect_and_the_old_ones_do_not_linger(client, tmp_path):
+    """The editor's settings change during a session (didChangeConfiguration): each change decides
+    the next diagnostics, and a setting removed gives the decision back to the workspace's config."""
+    write_project(tmp_path, 'jax-version = "0.10.2"')  # HIGH in a kernel fails there: JAX001
+    await start(client, tmp_path, {"jaxVersion": NEWEST})
+    path = tmp_path / "kernel.py"
+    assert await open_document(client, path, DOT_HIGH) == []  # the client's option wins over the config
+    assert [d.code for d in await configuration_changed(client, path, {"jax-codemod": {"jaxVersion": "0.10.2"}})] \
+        == ["JAX001"]
+    assert await configuration_changed(client, path, {"jax-codemod": {"jaxVersion": NEWEST}}) == []
+    assert [d.code for d in await configuration_changed(client, path, {"jax-codemod": {}})] == ["JAX001"]
+    assert await configuration_changed(client, path, {"jax-codemod": {"ignore": ["JAX001"]}}) == []
+
+
+@pytest.mark.asyncio
+async def test_the_config_wins_over_the_workspaces_environment(client, tmp_path):
+    (tmp_path / ".venv" / "lib" / "python3.12" / "site-packages" / "jax-0.10.2.dist-info").mkdir(parents=True)
+    write_project(tmp_path, f'jax-version = "{NEWEST}"')
+    await start(client, tmp_path)
+    assert await open_document(client, tmp_path / "kernel.py", DOT_HIGH) == []
+
+
+@pytest.mark.asyncio
+async def test_a_config_changed_outside_the_editor_is_read_again(client, tmp_path):
+    """`git checkout` rewrites pyproject.toml without the editor saving it: the watched-files
+    notification makes the next diagnostics follow the file's new settings."""
+    write_project(tmp_path, 'jax-version = "0.10.2"')
+    await start(client, tmp_path)
+    path = tmp_path / "kernel.py"
+    assert [d.code for d in await open_document(client, path, DOT_HIGH)] == ["JAX001"]
+    write_project(tmp_path, f'jax-version = "{NEWEST}"')
+    assert await diagnostics_after(client, lambda: client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
+            uri=(tmp_path / "pyproject.toml").as_uri(), type=types.FileChangeType.Changed)]))) == []
+
+
+@pytest.mark.asyncio
+async def test_the_server_asks_to_watch_the_files_settings_come_from(client, tmp_path):
+    registered: list[types.Registration] = []
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        registered.extend(params.registrations)
+
+    await client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True))),
+        root_uri=tmp_path.as_uri()))
+    for _ in range(100):
+        if registered:
+            break
+        await asyncio.sleep(0.05)
+    (registration,) = registered
+    assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    globs = {watcher["globPattern"] for watcher in registration.register_options["watchers"]}
+    assert {"**/pyproject.toml", "**/uv.lock", "**/requirements*.txt"} <= globs, globs
