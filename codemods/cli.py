@@ -105,6 +105,14 @@ def fix(
     force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply excludes to files named explicitly too (pre-commit)."),
     diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only the .py and .ipynb files changed since this git revision."),
     shard: Optional[str] = typer.Option(None, "--shard", help="K/N: only the Kth of N deterministic parts of the files (CI matrices)."),
+    split_by: Optional[str] = typer.Option(
+        None, "--split-by", metavar="codeowners|directory:N",
+        help="With --write-patches: one patch per CODEOWNERS owner, or per folder N levels deep."),
+    write_patches: Optional[Path] = typer.Option(
+        None, "--write-patches", metavar="DIR",
+        help="Write the --split-by patches and SUMMARY.md to DIR instead of showing the diff (a dry run)."),
+    force: bool = typer.Option(
+        False, "--force", help="With --write-patches: replace the *.patch files and SUMMARY.md already in DIR."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the diff (or file list) and errors."),
     exit_zero: bool = typer.Option(
         False, "--exit-zero", help="Exit 0 even when findings or changes remain (2 still means a file failed)."),
@@ -120,13 +128,14 @@ def fix(
         raise typer.Exit(EXIT_CLEAN)
     from codemods import config as project_config
     from codemods import registry
-    from codemods.engine import discovery, runner
+    from codemods.engine import discovery, patches, runner
     from codemods.engine.cache import ResultCache, default_directory
 
     if sum((write, check, interactive)) > 1:
         raise typer.BadParameter("--write, --check and --interactive exclude each other")
     if interactive and output_format is not OutputFormat.TEXT:
         raise typer.BadParameter("--interactive shows diffs as text: use it without --output-format")
+    split = _split(split_by, write_patches, force, write or check or interactive)
     paths = paths or [Path(".")]
     try:
         config = project_config.load(project_config.find(paths), registry.RULES)
@@ -134,10 +143,11 @@ def fix(
             config, registry.RULES, select=select, ignore=ignore, jax_version=jax_version, jax_floor=jax_floor,
             scope=scope, precision_policy=precision_policy, helpers_module=helpers_module, unsafe_fixes=unsafe_fixes)
         created = project_config.helpers_module_ready(config, settings, create=create_helpers_module, write=write or interactive)
-        files, project = _files(paths, config, exclude, force_exclude, diff_base, shard)
+        files, project, root = _files(paths, config, exclude, force_exclude, diff_base, shard)
+        plan = patches.Plan.prepare(split, _repository_root(root), write_patches, force) if split else None
     except ValueError as error:  # registry.UnknownRule among them
         raise typer.BadParameter(str(error.args[0]))
-    except (project_config.ConfigError, discovery.DiscoveryError) as error:
+    except (project_config.ConfigError, discovery.DiscoveryError, patches.PatchError) as error:
         sys.stderr.write(f"error: {error}\n")
         raise typer.Exit(EXIT_ERRORS)
     _check_target(settings, transforms, select or config.select)
@@ -151,14 +161,41 @@ def fix(
     if not diff_base:
         results += _empty_folders(paths, files, config, exclude)
     _report(results, settings, write=write or interactive, check=check, quiet=quiet, output=output_format,
-            exit_zero=exit_zero)
+            exit_zero=exit_zero, plan=plan)
+
+
+def _split(split_by: Optional[str], write_patches: Optional[Path], force: bool, applies: bool):
+    """The parsed --split-by, once its companions are right (usage errors otherwise)."""
+    from codemods.engine.patches import Split
+
+    if split_by is None:
+        if write_patches is not None or force:
+            raise typer.BadParameter("--write-patches and --force need --split-by codeowners or directory:N")
+        return None
+    if write_patches is None or applies:
+        raise typer.BadParameter("--split-by is a dry run that writes patches: use it with --write-patches DIR, "
+                                 "without --write, --check or --interactive")
+    try:
+        return Split.parse(split_by)
+    except ValueError as error:
+        raise typer.BadParameter(str(error))
+
+
+def _repository_root(root: Optional[Path]) -> Path:
+    """What patches are relative to (`git apply` reads them from the top of the work tree): the
+    git root around the project, else the project root, else the current folder."""
+    from codemods.engine import discovery
+
+    folder = root if root is not None else Path.cwd()
+    return discovery._git_toplevel(folder) or Path(os.path.realpath(folder))
 
 
 def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, diff_base: Optional[str],
-           shard: Optional[str]) -> tuple[list[Path], list[Path]]:
-    """Stage 1, as the options and the project config ask: the files to process, and the files of
+           shard: Optional[str]) -> tuple[list[Path], list[Path], Optional[Path]]:
+    """Stage 1, as the options and the project config ask: the files to process, the files of
     the project they belong to (indexed together, so that a kernel launched from another module is
-    found however the files to process are narrowed: one file, a shard, a PR's changes)."""
+    found however the files to process are narrowed: one file, a shard, a PR's changes), and the
+    project's root."""
     from codemods.engine import discovery
 
     parsed_shard = discovery.Shard.parse(shard) if shard else None
@@ -172,7 +209,7 @@ def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, d
     root = discovery.project_root(paths, config.path.parent if config.path else None)
     project = discovery.project_files(root, excluded, notebooks, files)
     anchor = root if root is not None else config.root  # the project's root: the same shards from any folder
-    return [f for f in files if parsed_shard is None or parsed_shard.holds(f, anchor)], project
+    return [f for f in files if parsed_shard is None or parsed_shard.holds(f, anchor)], project, root
 
 
 def _empty_folders(paths: List[Path], files: List[Path], config, exclude: List[str]):
@@ -246,15 +283,18 @@ def _identity(finding) -> tuple:
 
 
 def _report(results, settings: Settings, *, write: bool, check: bool, quiet: bool, output: OutputFormat,
-            exit_zero: bool) -> None:
-    """Stage 7: write or show the changes, report findings in the chosen format, exit."""
+            exit_zero: bool, plan=None) -> None:
+    """Stage 7: write or show the changes (or, with a `patches.Plan`, write them as patches),
+    report findings in the chosen format, exit."""
     from codemods import registry
     from codemods.engine import runner
     from codemods.engine.report import Summary, file_diff, render_findings
 
     text = output is OutputFormat.TEXT
+    if plan is not None:
+        _write_patches(plan, results, settings, text=text, quiet=quiet)
     for result in results:
-        if result.new_source is None or result.error is not None:
+        if result.new_source is None or result.error is not None or plan is not None:
             continue
         if write:
             runner.write(result)
@@ -285,6 +325,21 @@ def _report(results, settings: Settings, *, write: bool, check: bool, quiet: boo
     if errors:
         raise typer.Exit(EXIT_ERRORS)
     raise typer.Exit(EXIT_CHANGES if _remaining(results) and not exit_zero else EXIT_CLEAN)
+
+
+def _write_patches(plan, results, settings: Settings, *, text: bool, quiet: bool) -> None:
+    """--write-patches: the patches and SUMMARY.md; their paths on stdout (with text output)."""
+    from codemods.engine.patches import SUMMARY, PatchError
+
+    try:
+        written = plan.write(results, f"jax-codemod {_tool_version()} {_target(settings)}")
+    except (PatchError, OSError) as error:
+        sys.stderr.write(f"error: --write-patches {plan.folder}: {error}\n")
+        raise typer.Exit(EXIT_ERRORS)
+    for path in written if text else ():
+        print(path)
+    if not quiet:
+        sys.stderr.write(f"{len(written)} patches and {SUMMARY} written to {plan.folder} ({plan.describe()})\n")
 
 
 def _target(settings: Settings) -> str:
