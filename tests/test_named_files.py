@@ -91,3 +91,13 @@ def test_a_file_named_that_does_not_exist_is_an_error_and_the_run_goes_on(projec
     assert result.exit_code == 2
     assert "missing.py: error: cannot read: No such file or directory" in result.stderr
     assert reported(result.stderr) == ["pkg/m.py"]
+
+
+@pytest.mark.parametrize("root", [".", "./", "ABSOLUTE", "../proj"])
+def test_a_walk_finds_every_file_whatever_the_folder_is_called(project: Path, root: str) -> None:
+    """Files are told apart by their real paths: each spelling of the folder keeps them apart."""
+    for name in ("a.py", "b.py", "ab.py"):
+        (project / name).write_text(OLD)
+    root = str(project) if root == "ABSOLUTE" else root
+    found = {Path(path).name for path in reported(run("--check", root).stderr)}
+    assert found == {"a.py", "b.py", "ab.py", "m.py"}, found

@@ -83,22 +83,26 @@ def discover(
                 add(root, os.path.realpath(root), os.path.islink(root))
             continue
         walked: list[Path] = []
+        beneath: list[str] = []  # each walked file's path below the root, for its real path
         suffixes = (".py", ".ipynb") if notebooks else (".py",)
-        for dirpath, dirnames, filenames in os.walk(root):
+        top = os.fspath(root)
+        for dirpath, dirnames, filenames in os.walk(top):
             dirnames[:] = sorted(
                 d for d in dirnames
                 if not excluded(Path(dirpath, d)) and not d.endswith(".egg-info")
                 and not _is_virtualenv(os.path.join(dirpath, d))
             )
-            walked += [Path(dirpath, name) for name in sorted(filenames)
-                       if name.endswith(suffixes) and not excluded(Path(dirpath, name))]
+            for name in sorted(filenames):
+                if name.endswith(suffixes) and not excluded(Path(dirpath, name)):
+                    walked.append(Path(dirpath, name))
+                    beneath.append(os.path.join(dirpath[len(top):], name))
         ignored = git_ignored(root, walked) if respect_gitignore else set()
-        real_root, prefix = os.path.realpath(root), len(os.fspath(root))
-        for path in walked:  # os.walk follows no folder link: only a file itself can be one
+        real_top = os.path.realpath(top)
+        for path, below in zip(walked, beneath):  # os.walk follows no folder link: only a file itself can be one
             text = os.fspath(path)
             if text not in ignored:
                 link = os.path.islink(text)
-                add(path, os.path.realpath(text) if link else real_root + text[prefix:], link)
+                add(path, os.path.realpath(text) if link else real_top + os.sep + below.lstrip(os.sep), link)
     return [path for path, _ in found.values()]
 
 
