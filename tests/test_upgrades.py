@@ -1,5 +1,5 @@
 """The JAX1xx machinery without jax: which references are found, which are left alone, how the
-fixes spell the replacement, and that the README's table is the rules' table.
+fixes spell the replacement, and that the table of docs/upgrading-jax.md is the rules' table.
 
 The goldens (tests/fixtures/upgrades/) show whole files and are executed on jax by
 tests/test_upgrades_jax.py; each test here pins one behaviour a one-line change could break.
@@ -19,7 +19,7 @@ from codemods.capabilities import format_version
 from codemods.engine.runner import process_source
 from codemods.settings import Settings
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+UPGRADING = Path(__file__).resolve().parents[1] / "docs" / "upgrading-jax.md"
 TARGET = Settings((0, 12, 0, 1))
 
 
@@ -36,8 +36,8 @@ def test_every_row_is_a_rule_selectable_by_the_family_prefix() -> None:
     assert not {rule.code for rule in registry.select(["JAX0"])} & set(codes)
 
 
-def readme_table() -> str:
-    """The README's table of the JAX1xx rows, generated from codemods/api_changes.py."""
+def upgrade_table() -> str:
+    """The table of the JAX1xx rows in docs/upgrading-jax.md, generated from codemods/api_changes.py."""
     def release(version) -> str:
         return format_version(version) if version else "—"
 
@@ -54,15 +54,20 @@ def readme_table() -> str:
                       "| --- | --- | --- | --- | --- | --- | --- |", *rows]) + "\n"
 
 
-def test_the_readme_lists_every_row_as_the_table_says(update_goldens: bool) -> None:
+def test_the_upgrade_page_lists_every_row_as_the_table_says(update_goldens: bool) -> None:
     """Regenerated with `pytest tests/test_upgrades.py --update-goldens`, like the goldens."""
-    text = README.read_text()
-    start = text.index("| code | old | new | kind |")
-    end = text.index("\n\n", start) + 1
+    def table_span(text: str) -> tuple[int, int]:  # the table ends at a blank line or the page's end
+        start = text.index("| code | old | new | kind |")
+        end = text.find("\n\n", start)
+        return start, len(text) if end == -1 else end + 1
+
+    text = UPGRADING.read_text()
+    start, end = table_span(text)
     if update_goldens:
-        README.write_text(text[:start] + readme_table() + text[end:])
-        text = README.read_text()
-    assert text[start:text.index("\n\n", start) + 1] == readme_table()
+        UPGRADING.write_text(text[:start] + upgrade_table() + text[end:])
+        text = UPGRADING.read_text()
+        start, end = table_span(text)
+    assert text[start:end] == upgrade_table()
 
 
 @pytest.mark.parametrize("guarded", [
@@ -95,6 +100,26 @@ def test_a_reference_is_respelled_through_its_own_names_first() -> None:
               "tpu = pltpu\nP = tpu.TPUCompilerParams()\nA = pltpu.ANY\n")
     after, _ = _fix(source)
     assert "P = tpu.CompilerParams()\n" in after and "A = pl.ANY\n" in after
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("import jax as j\ny = j.tree_map(abs, [1])\n", "import jax as j\ny = j.tree.map(abs, [1])\n"),
+    ("def f():\n    import jax\n    return jax.tree_map(abs, [1])\n",  # the function's own import
+     "def f():\n    import jax\n    return jax.tree.map(abs, [1])\n"),
+    ("import jax as jx\n\ndef f(jax):\n    return jx.tree_map(abs, jax)\n",  # `jax` is a parameter there
+     "import jax as jx\n\ndef f(jax):\n    return jx.tree.map(abs, jax)\n"),
+    ("import jax\nfrom jax import tree_util as tu\ny = tu.tree_map(abs, [1])\n",  # its own module's name
+     "import jax\nfrom jax import tree_util as tu\ny = tu.tree_map(abs, [1])\n"),
+    ("import jax.numpy as jnp\nimport jax\njax = None\n\ndef f():\n    return jnp.round_(1.5)\n",
+     "import jax.numpy as jnp\nimport jax\njax = None\n\ndef f():\n    return jnp.round(1.5)\n"),
+    ("import jax\nimport jax\ny = jax.tree_map(abs, [1])\n", "import jax\nimport jax\ny = jax.tree.map(abs, [1])\n"),
+    ("from jax import numpy as np_\ny = np_.round_(1.5)\n", "from jax import numpy as np_\ny = np_.round(1.5)\n"),
+], ids=["alias", "function-import", "parameter-shadows", "module-alias", "reassigned-jax", "imported-twice",
+        "from-import-alias"])
+def test_a_fix_spells_the_new_name_through_the_users_own_imports(source: str, expected: str) -> None:
+    after, findings = _fix(source)
+    assert after == expected, after
+    assert all(f.kind.value == "fixed" for f in findings), findings
 
 
 def test_a_module_the_replacement_needs_is_imported_and_the_old_one_dropped() -> None:

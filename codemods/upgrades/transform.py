@@ -152,8 +152,8 @@ class JaxUpgrade(JaxTransform):
         """`qualified` as code at `at`, in the file's own names where they reach it, else through a
         new import; None when every way is taken by a name the file binds. In order: a name of the
         reference bound to the new name's module (`tpu.TPUCompilerParams` -> `tpu.CompilerParams`,
-        where `tpu = pltpu`), then the module-level imports
-        (the longest reaching one: `jnp.dot`), then the module's usual name imported (`import
+        where `tpu = pltpu`), then the imports that reach it, the function's own included
+        (the longest: `jnp.dot`), then the module's usual name imported (`import
         jax.numpy as jnp`), then `jax.` with `import jax` (and an import of the module where
         `import jax` does not load it: `import jax.extend.backend`), then `from module import name`.
         A path through a package never crosses a module the package does not load (`pl.tpu.X`
@@ -165,12 +165,12 @@ class JaxUpgrade(JaxTransform):
                 return f"{self.module.segment(inner)}.{member}"
             inner = inner.value if isinstance(inner, ast.Attribute) else None
         scope = self.module.scope_of.get(_root(at)) or self.module.module_scope
-        top = self.module.module_scope
         best: Optional[tuple[int, str]] = None
         jax_name = None
         for binding in self.module.imports:
             imported = canonical(binding.imported or "")
-            if binding.scope is not top or scope.lookup(binding.name) != top.bindings.get(binding.name):
+            reaching = scope.lookup(binding.name)  # a function's own `import jax` included
+            if binding not in reaching or any(canonical(b.imported or "") != imported for b in reaching):
                 continue  # shadowed where the reference is, or bound some other way too
             if imported == "jax":
                 jax_name = binding.name
