@@ -487,6 +487,23 @@ def rules(
 
 
 @app.command()
+def clean() -> None:
+    """Remove the result cache ($JAX_CODEMOD_CACHE_DIR, else ~/.cache/jax-codemod): only the files it wrote."""
+    from codemods.engine import cache
+
+    directory = cache.default_directory()
+    try:
+        removed, size, left = cache.clean(directory)
+    except OSError as error:
+        sys.stderr.write(f"error: cannot clean {directory}: {error}\n")
+        raise typer.Exit(EXIT_ERRORS)
+    print(f"removed {removed} cache entries ({size / 1e6:.1f} MB) from {directory}" if removed
+          else f"no cache entries in {directory}")
+    for path in left:
+        print(f"left {path}: not written by jax-codemod")
+
+
+@app.command()
 def probe(json_output: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
     """Lower small kernels and reach the changed APIs with the installed jax; compare with the tool's
     capability and API-change tables."""

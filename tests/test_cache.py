@@ -108,6 +108,30 @@ def test_cli_no_cache_neither_reads_nor_writes(project: Path, tmp_path: Path) ->
     assert fresh.stderr == plain.stderr
 
 
+def test_clean_removes_the_entries_and_only_them(project: Path, tmp_path: Path) -> None:
+    """`jax-codemod clean`, as `ruff clean`; the folder may be one the user pointed the variable at,
+    holding files of theirs: those stay, and are named."""
+    cache_dir = tmp_path / "cache"
+    env = {"JAX_CODEMOD_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    tool = [sys.executable, "-m", "codemods"]
+    subprocess.run([*tool, "--jax-version", "0.12.0.1", "src"], cwd=project, env=env, capture_output=True)
+    written = [path for path in cache_dir.rglob("*") if path.is_file()]
+    assert written and all(path.suffix in (".json", ".files", ".project") for path in written), written
+    (cache_dir / "notes.txt").write_text("mine")
+    (cache_dir / written[0].parent.name / "keep.txt").write_text("mine too")
+    cleaned = subprocess.run([*tool, "clean"], env=env, capture_output=True, text=True)
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert f"removed {len(written)} cache entries" in cleaned.stdout
+    assert sorted(str(p.relative_to(cache_dir)) for p in cache_dir.rglob("*") if p.is_file()) == \
+        sorted(["notes.txt", f"{written[0].parent.name}/keep.txt"])
+    assert "notes.txt: not written by jax-codemod" in cleaned.stdout
+    (cache_dir / "notes.txt").unlink()
+    (cache_dir / written[0].parent.name / "keep.txt").unlink()
+    again = subprocess.run([*tool, "clean"], env=env, capture_output=True, text=True)
+    assert again.returncode == 0 and not cache_dir.exists(), again.stdout  # the emptied folders went too
+    assert "no cache entries" in subprocess.run([*tool, "clean"], env=env, capture_output=True, text=True).stdout
+
+
 def test_an_entry_is_written_into_a_folder_an_earlier_entry_made(project: Path, tmp_path: Path) -> None:
     """Entries share their two-character folders: one that exists already takes the next entry."""
     cache_dir = tmp_path / "cache"

@@ -16,7 +16,7 @@ same second as the run: an edit in that second would leave it unchanged), is rea
 
 Entries are small JSON files written atomically under `$JAX_CODEMOD_CACHE_DIR`, else
 `$XDG_CACHE_HOME/jax-codemod`, else `~/.cache/jax-codemod`; `--no-cache` bypasses them and
-deleting the folder is always safe. Only a run's analysis is cached, never a write.
+`jax-codemod clean` removes them (deleting the folder is always safe). Only a run's analysis is cached, never a write.
 """
 
 from __future__ import annotations
@@ -49,6 +49,36 @@ def default_directory() -> Path:
         return Path(configured)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base, "jax-codemod")
+
+
+# What the cache writes, and nothing else: `clean` removes only these (the folder may be one a user
+# pointed $JAX_CODEMOD_CACHE_DIR at, holding other files).
+_ENTRY_SUFFIXES = (".json", ".project", ".files", ".tmp")
+
+
+def clean(directory: Path) -> tuple[int, int, list[Path]]:
+    """Remove the cache's entries under `directory`: (files removed, their bytes, what was left,
+    not being the cache's). Folders left empty go too."""
+    removed, size, left = 0, 0, []
+    if not directory.is_dir():
+        return removed, size, left
+    for folder in sorted(directory.iterdir()):
+        if not (folder.is_dir() and not folder.is_symlink() and len(folder.name) == 2
+                and all(c in "0123456789abcdef" for c in folder.name)):
+            left.append(folder)
+            continue
+        for entry in sorted(folder.iterdir()):
+            if entry.is_file() and not entry.is_symlink() and entry.suffix in _ENTRY_SUFFIXES:
+                size += entry.stat().st_size
+                entry.unlink()
+                removed += 1
+            else:
+                left.append(entry)
+        if not any(folder.iterdir()):
+            folder.rmdir()
+    if not any(directory.iterdir()):
+        directory.rmdir()
+    return removed, size, left
 
 
 @functools.lru_cache(maxsize=None)
