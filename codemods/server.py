@@ -67,7 +67,8 @@ SETTINGS_FILES = ("pyproject.toml", *target.LOCK_FILES, "requirements*.txt")
 # analysis runs on the event loop (a 2,500-line kernel takes ~0.1 s; in a worker thread the GIL
 # hand-offs cost a third more): changes that arrive meanwhile are coalesced into one analysis.
 DEBOUNCE_S = 0.02
-DOCS = "https://github.com/OWNER/jax-codemod/blob/main/README.md"
+# Each rule's page (docs/rules/, generated from the rule by docs/generate.py).
+DOCS = "https://github.com/OWNER/jax-codemod/blob/main/docs/rules/"
 
 _SEVERITY = {
     Kind.FIXED: types.DiagnosticSeverity.Warning,  # fails when lowered; a fix is offered
@@ -86,7 +87,7 @@ _OPTIONS = {
 
 
 def documentation_url(code: str) -> str:
-    return DOCS + ("#moving-to-a-newer-jax-the-jax1xx-rules" if code.startswith("JAX1") else "#what-it-fixes")
+    return f"{DOCS}{code}.md"
 
 
 # -- positions --

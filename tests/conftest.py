@@ -14,6 +14,10 @@ def _private_result_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["JAX_CODEMOD_CACHE_DIR"] = str(tmp_path_factory.mktemp("result-cache"))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: takes minutes (builds a virtualenv with pip); -m 'not slow' skips it")
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-goldens",

@@ -17,7 +17,7 @@ reported iff the file changes; the new source compiles; a second run changes not
 input line belongs to an import, a call that carries a precision/accuracy (or positional precision,
 or an LSTM), or a precision value, and keeps the text around those on its line; every inserted line is
 an import, a helper the tool adds, or a replacement for such a call line; line endings of a uniform
-file are kept. For generated kernels an oracle from the README's rules also says whether the file must
+file are kept. For generated kernels an oracle from the documented rules (docs/fixes.md, docs/how-it-decides.md) also says whether the file must
 change, must stay byte-identical, or either (`KernelModule.expected_change`); part 3 checks that
 oracle against the compiler too (a due fix: the original fails to lower).
 
@@ -59,7 +59,7 @@ VERSIONS = ((0, 12, 0, 1), (0, 10, 2))
 # Unsafe fixes on: the invariants are about every rewrite the tool can make (safe or not: tests/test_fixes.py).
 SETTINGS = [Settings(jax_version=version, scope=scope, unsafe_fixes=True)
             for version in VERSIONS for scope in (Scope.KERNELS, Scope.ALL)]
-MOSAIC_TPU_DOT_HIGH_SINCE = (0, 11, 1)  # README: Mosaic TPU lowers a dot at HIGH from jax 0.11.1
+MOSAIC_TPU_DOT_HIGH_SINCE = (0, 11, 1)  # docs/fixes.md: Mosaic TPU lowers a dot at HIGH from jax 0.11.1
 FIXING = (Kind.FIXED, Kind.DROPPED)
 
 pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning", "ignore::DeprecationWarning")
@@ -247,7 +247,7 @@ LAUNCHERS = ("call", "partial", "variable", "plgpu", "core_map_tpu", "core_map_g
 
 @dataclass
 class Site:
-    """One call the generator wrote, and what the README says should happen to it."""
+    """One call the generator wrote, and what the docs say should happen to it."""
 
     op: str  # dot, matmul, einsum, dot_general, conv, exp, tanh, log, rsqrt, lstm
     hint: Optional[str]  # "precision", "accuracy", "kwargs" or None (a call the tool must leave alone)
@@ -256,10 +256,10 @@ class Site:
     variable: bool = False  # written as a module constant
     outside: bool = False  # in plain XLA code, not in a kernel
     reach: frozenset[str] = frozenset()  # backends of the kernels that run it
-    shared_with_xla: bool = False  # a module helper that plain XLA code calls too (README: reported, not rewritten)
+    shared_with_xla: bool = False  # a module helper that plain XLA code calls too (docs/how-it-decides.md: reported, not rewritten)
 
     def precision_needs_fix(self, version: tuple) -> Optional[bool]:
-        """Does Mosaic TPU reject this precision (README: JAX001)? None: the oracle does not know."""
+        """Does Mosaic TPU reject this precision (docs/rules/JAX001.md)? None: the oracle does not know."""
         if not self.readable:
             return None
         if not self.levels:
@@ -272,7 +272,7 @@ class Site:
         return level == HIGH and version < MOSAIC_TPU_DOT_HIGH_SINCE
 
     def cannot_lower(self, backend: str, version: tuple) -> bool:
-        """README: Mosaic GPU lowers no contraction, Triton no conv, Mosaic TPU no conv before 0.11.1."""
+        """docs/how-it-decides.md: Mosaic GPU lowers no contraction, Triton no conv, Mosaic TPU no conv before 0.11.1."""
         conv = self.op == "conv"
         return backend == GPU or (conv and backend == TRITON) or (conv and backend == TPU and version < (0, 11, 1))
 
@@ -289,7 +289,7 @@ class Site:
             if scope is Scope.ALL and self.outside and self.variable:
                 return None
             if scope is Scope.KERNELS and self.reach and all(self.cannot_lower(b, version) for b in self.reach):
-                return None  # README: a [manual] note, no fix (but a list precision is still rewritten)
+                return None  # docs/how-it-decides.md: a [manual] note, no fix (but a list precision is still rewritten)
             return self.precision_needs_fix(version)
         if self.hint == "accuracy":
             if scope is Scope.KERNELS and not self.reach & {TPU, GPU}:

@@ -292,7 +292,7 @@ _module_ids = itertools.count()
 @pytest.fixture(scope="module")
 def golden_packages(tmp_path_factory):
     """The modules goldens import: `pkg.jax_compat` (a copy of codemods/helpers_source.py, as the
-    README says a --helpers-module should be), `legacy.math`, and the package of a relative import."""
+    docs/fixes.md says a --helpers-module should be), `legacy.math`, and the package of a relative import."""
     root = tmp_path_factory.mktemp("golden_packages")
     for package in ("pkg", "legacy", "golden_pkg"):
         (root / package).mkdir()

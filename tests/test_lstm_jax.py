@@ -237,7 +237,7 @@ def restore_default_matmul_precision():
 
 @pytest.fixture
 def mylab_jax_compat(tmp_path, monkeypatch):
-    """`--helpers-module mylab.jax_compat` as the README tells users to set it up: a copy of
+    """`--helpers-module mylab.jax_compat` as docs/fixes.md and docs/configuration.md tell users to set it up: a copy of
     codemods/helpers_source.py."""
     package = tmp_path / "mylab"
     package.mkdir()

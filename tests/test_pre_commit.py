@@ -263,7 +263,7 @@ def test_fix_hook_rewrites_the_broken_file_then_both_hooks_pass(pre_commit: PreC
     ("args", "written", "target"),
     [
         ((), "lax.Precision.HIGHEST", "unknown"),  # no jax in the hook's virtualenv: conservative
-        (("--jax-version", "0.12.0"), "lax.Precision.HIGH", "0.12.0 from --jax-version"),  # the README's advice
+        (("--jax-version", "0.12.0"), "lax.Precision.HIGH", "0.12.0 from --jax-version"),  # docs/pre-commit.md's advice
     ],
     ids=["no-jax-version", "jax-version-arg"],
 )
