@@ -67,8 +67,9 @@ SETTINGS_FILES = ("pyproject.toml", *target.LOCK_FILES, "requirements*.txt")
 # analysis runs on the event loop (a 2,500-line kernel takes ~0.1 s; in a worker thread the GIL
 # hand-offs cost a third more): changes that arrive meanwhile are coalesced into one analysis.
 DEBOUNCE_S = 0.02
-# Each rule's page (docs/rules/, generated from the rule by docs/generate.py).
-DOCS = "https://github.com/OWNER/jax-codemod/blob/main/docs/rules/"
+# Each rule's page (docs/rules/, generated from the rule by docs/generate.py), where the tool runs
+# from a checkout; an installed copy has no docs/ (the hover shows the rule's documentation).
+RULE_PAGES = Path(__file__).resolve().parents[1] / "docs" / "rules"
 
 _SEVERITY = {
     Kind.FIXED: types.DiagnosticSeverity.Warning,  # fails when lowered; a fix is offered
@@ -86,8 +87,9 @@ _OPTIONS = {
 }
 
 
-def documentation_url(code: str) -> str:
-    return f"{DOCS}{code}.md"
+def documentation_url(code: str) -> Optional[str]:
+    page = RULE_PAGES / f"{code}.md"
+    return page.as_uri() if page.is_file() else None
 
 
 # -- positions --
@@ -306,9 +308,10 @@ class Engine:
     # -- what the editor is sent --
 
     def _diagnostic(self, part: Part, start: int, end: int, finding: Finding) -> types.Diagnostic:
+        page = documentation_url(finding.code)
         return types.Diagnostic(
             range=part.lines.range(start, end), message=finding.labelled_message, source=NAME, code=finding.code,
-            code_description=types.CodeDescription(href=documentation_url(finding.code)),
+            code_description=types.CodeDescription(href=page) if page else None,
             severity=_SEVERITY[finding.kind],
             tags=[types.DiagnosticTag.Deprecated] if finding.code.startswith("JAX1") else None)
 

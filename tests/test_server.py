@@ -126,7 +126,8 @@ async def test_a_kernel_file_gets_its_finding_with_code_range_severity_and_link(
     (diagnostic,) = await open_document(client, path, DOT_PAIR)
     assert diagnostic.code == "JAX001" and diagnostic.source == "jax-codemod"
     assert diagnostic.severity == types.DiagnosticSeverity.Warning
-    assert diagnostic.code_description is not None and diagnostic.code_description.href.startswith("https://")
+    assert diagnostic.code_description is not None  # the rule's page in this checkout
+    assert diagnostic.code_description.href == (REPO / "docs" / "rules" / f"{diagnostic.code}.md").as_uri()
     line = DOT_PAIR.split("\n")[10]
     first = line.index("(lax.Precision.DEFAULT")
     last = line.index("))") + 1  # the pair its fix replaces, without the parenthesis that closes the call
