@@ -76,6 +76,7 @@ class Peer:
     deps: tuple[str, ...]  # besides jax, jaxlib and pytest: the metadata's, unpinned
     tests: tuple[str, ...]  # pytest's arguments, relative to the unpacked tree
     left_out: str = ""  # what of its metadata's dependencies was not installed, and why
+    note: str = ""  # what a person found out about a failure left after the rewrite
 
     @property
     def key(self) -> str:
@@ -93,7 +94,13 @@ PEERS: tuple[Peer, ...] = (
                   "flax.optim, which equivalence_test.py imports, is gone from every flax release that installs "
                   "with jax " + TARGET),
     # jraph 0.0.6.dev0 (Feb 2022, jax>=0.1.55): setup.py's install_requires; its tests need absl-py.
-    Peer("jraph", "0.0.6.dev0", ("absl-py", "numpy"), ("jraph",)),
+    Peer("jraph", "0.0.6.dev0", ("absl-py", "numpy"), ("jraph",),
+         note="sharded_graphnet_test.py could not be collected before (`from jax.lib import xla_bridge`). After, "
+              "3 of its tests fail on `assert num_devices % num_shards == 0`. Its setUp sets XLA_FLAGS to 3 host "
+              "devices and clears get_backend's cache, which re-created the CPU backend on the jax of 2022. On jax "
+              "0.12 the backends another test file initialised earlier in the session stay: 1 device. Run alone, "
+              "the rewritten file passes 6 of 6 (the rewrite's `jax.extend.backend.get_backend.cache_clear()` "
+              "is the same function)."),
 )
 
 
@@ -383,7 +390,7 @@ class Outcome:
         for key in self.jax_name(self.causes_after):
             name, where = self.causes_after[key].name, self.causes_after[key].where.split(" -> ")[0]
             lines, reported = found.setdefault(name, ([], []))
-            if where and where not in lines:
+            if where and not where.startswith("installed:") and where not in lines:  # a line of the peer's
                 lines.append(where)
                 if where in manual_lines:
                     reported.append(where)
@@ -519,6 +526,8 @@ def details(outcomes: list[Outcome]) -> str:
         others = sorted(key for key in o.causes_after if key not in after_jax)
         parts.append(f"\nAfter, for other reasons: {len(others)}:")
         parts += _group(o.causes_after, others) or ["  - none"]
+        if o.peer.note:
+            parts.append(f"\nNote: {o.peer.note}")
         parts.append(f"\nPassed before, not after: {len(o.regressions)}" + (":" if o.regressions else "."))
         for key in o.regressions[:30]:
             case = o.after.cases.get(key)
