@@ -187,7 +187,7 @@ def _repository_root(root: Optional[Path]) -> Path:
     from codemods.engine import discovery
 
     folder = root if root is not None else Path.cwd()
-    return discovery._git_toplevel(folder) or Path(os.path.realpath(folder))
+    return discovery.git_toplevel(folder) or Path(os.path.realpath(folder))
 
 
 def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, diff_base: Optional[str],

@@ -304,7 +304,7 @@ def test_files_are_kept_when_git_cannot_say_which_it_ignores(monkeypatch: pytest
 
 def test_without_git_no_folder_is_a_work_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", os.fspath(tmp_path))  # no git to run
-    assert discovery._git_toplevel(tmp_path) is None
+    assert discovery.git_toplevel(tmp_path) is None
 
 
 def test_diff_base_names_a_revision_the_repository_lacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

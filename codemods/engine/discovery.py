@@ -148,7 +148,7 @@ def project_root(paths: Sequence[Path], config_root: Optional[Path]) -> Optional
 def git_ignored(root: Path, files: list[Path]) -> set[str]:
     """The files git ignores, when `root` is inside a git work tree (else none, and none either if
     git cannot answer: processing a file too many is better than silently dropping one)."""
-    if not files or not _git_toplevel(root):
+    if not files or not git_toplevel(root):
         return set()
     try:
         proc = subprocess.run(
@@ -162,7 +162,7 @@ def git_ignored(root: Path, files: list[Path]) -> set[str]:
     return {os.fspath(Path(root, os.fsdecode(name))) for name in proc.stdout.split(b"\0") if name}
 
 
-def _git_toplevel(folder: Path) -> Optional[Path]:
+def git_toplevel(folder: Path) -> Optional[Path]:
     try:
         proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=folder, capture_output=True)
     except OSError:
@@ -174,7 +174,7 @@ def changed_since(rev: str, paths: list[Path], notebooks: bool = True) -> list[P
     """`.py` files (and `.ipynb` ones, with `notebooks`) changed since `rev` in the work tree around the current folder: modified, added,
     renamed (under their new name) or untracked and not ignored; deleted files are left out. With
     `paths`, only those under one of them."""
-    top = _git_toplevel(Path.cwd())
+    top = git_toplevel(Path.cwd())
     if top is None:
         raise DiscoveryError("--diff-base needs a git work tree; the current folder is not in one")
 
