@@ -182,9 +182,12 @@ def upgrade_rows(name: str) -> list[str]:
     else those whose old spellings live in the module `name` (`jax.lib.xla_bridge`), if it is one
     that goes: no replacement lives in it (`No module named 'jax'` is no upgrade's error)."""
     exact = [row.code for row in api_changes.TABLE if name in row.old or name in row.modules]
-    if exact or any((row.new or "").startswith(name + ".") for row in api_changes.TABLE):
+    if any((row.new or "").startswith(name + ".") for row in api_changes.TABLE):
         return exact
-    return [row.code for row in api_changes.TABLE if any(old.rpartition(".")[0] == name for old in row.old)]
+    # Its members' rows first: they fix the lines that use a member with a replacement (JAX112
+    # `xla_bridge.get_backend`); the module's own row (JAX195) speaks for every other use.
+    members = [row.code for row in api_changes.TABLE if any(old.rpartition(".")[0] == name for old in row.old)]
+    return [*members, *(code for code in exact if code not in members)]
 
 
 def _errors_of(line: str) -> list[tuple[str, str]]:

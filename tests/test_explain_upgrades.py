@@ -76,6 +76,19 @@ def test_a_removed_name_is_fixed_where_the_traceback_says(code: str, program: st
     assert rerun.returncode == 0, rerun.stderr
 
 
+def test_a_removed_name_without_a_replacement_is_named_at_the_users_line(tmp_path: Path) -> None:
+    """chex 0.1.85's fake.py on jax 0.12: `jax.lib.xla_bridge._backends` has no public successor,
+    so explain names the line and what a person must do (JAX195), and writes nothing."""
+    program = "import jax\n\n\ndef cpu():\n    return (jax.lib.xla_bridge._backends or {}).get('cpu')\n\n\ncpu()\n"
+    script, log = failing("JAX195", program, tmp_path)
+    assert "module 'jax.lib' has no attribute 'xla_bridge'" in log
+    proc = explain(log, tmp_path, "--write")
+    assert proc.returncode == 1, proc.stderr
+    assert "user.py:5:13: JAX195 [manual] jax.lib.xla_bridge: removed in jax 0.8.0 (raises AttributeError" in proc.stderr
+    assert "user.py:5: JAX195: no fix can be written for this call" in proc.stderr
+    assert script.read_text() == program
+
+
 def test_only_the_line_the_traceback_names_is_fixed_and_the_others_are_counted(tmp_path: Path) -> None:
     """explain fixes what the log proves; the file's other old spellings are named, for `fix`."""
     script, log = failing("JAX101", TREE_MAP + "print(jax.tree_map(str, params))\n", tmp_path)
@@ -180,7 +193,7 @@ def test_a_notebook_cells_removed_name_is_fixed_in_that_cell(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("line, codes", [
-    ("ModuleNotFoundError: No module named 'jax.lib.xla_bridge'", ["JAX112", "JAX113"]),  # the frame's line decides
+    ("ModuleNotFoundError: No module named 'jax.lib.xla_bridge'", ["JAX112", "JAX113", "JAX195"]),  # the frame's line decides
     ("ModuleNotFoundError: No module named 'jax'", []),  # jax is not installed: no upgrade fixes that
     ("AttributeError: module 'jax.numpy' has no attribute 'frobnicate'", []),
     ("AttributeError: 'ArrayImpl' object has no attribute 'device_buffer'", ["JAX120"]),
