@@ -12,8 +12,10 @@ VENV_OLDEST := .venv-jax$(JAX_OLDEST)
 PROOF_RELEASES ?= 0.4.30 0.6.2
 PROOF_VENVS := $(foreach release,$(PROOF_RELEASES),.venv-jax$(release)/.proof-installed)
 PYTEST_ARGS ?=
+# pytest-xdist: the tests run in one worker per core (TEST_JOBS=0: in pytest's own process).
+TEST_JOBS ?= auto
 
-.PHONY: demo test test-newest test-oldest
+.PHONY: demo test test-newest test-oldest test-fast
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON_NEWEST) -m venv $(VENV)
@@ -44,10 +46,14 @@ demo: $(VENV)/.installed
 test: test-newest test-oldest
 
 test-newest: $(VENV)/.test-installed $(PROOF_VENVS)
-	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) $(PYTEST_ARGS)
 
 test-oldest: $(VENV_OLDEST)/.test-installed $(PROOF_VENVS)
-	$(VENV_OLDEST)/bin/python -m pytest $(PYTEST_ARGS)
+	$(VENV_OLDEST)/bin/python -m pytest -n $(TEST_JOBS) $(PYTEST_ARGS)
+
+# The edit loop: the newest release only, without the tests that execute jax or build virtualenvs.
+test-fast: $(VENV)/.test-installed
+	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) -m "not jax and not slow" $(PYTEST_ARGS)
 
 # Wheels for the GPU machine, which has no network: tests/gpu/README.md.
 .PHONY: gpu-wheels
