@@ -65,9 +65,10 @@ gpu-wheels:
 # Writes bench/SWEEP.md; exit 1 on a tool bug. bench/sweep.py --help for options. Then the JAX1xx
 # upgrade rules over the same packages: old spellings before and after, each one left reported
 # [manual], outputs compiled, a second run idempotent (bench/upgrade_sweep.py, bench/UPGRADE_SWEEP.md).
-# Last, two old releases' own test suites (chex 0.1.85, optax 0.1.7) on the newest jax, before and after
-# the JAX1xx rewrite, compared per test (bench/peers.py; its section of bench/UPGRADE_SWEEP.md;
-# exit 1 while a failure caused by a removed jax name remains after the rewrite).
+# Last, three old releases' own test suites (chex 0.1.85, optax 0.1.7, jraph 0.0.6) on the newest
+# jax, before and after the JAX1xx rewrite, compared per test (bench/peers.py; its section of
+# bench/UPGRADE_SWEEP.md; exit 1 while a failure caused by a removed jax name remains after the
+# rewrite at a line the tool does not report [manual], or a test that passed before fails after).
 .PHONY: sweep
 sweep: $(VENV)/.test-installed
 	$(VENV)/bin/python bench/sweep.py
