@@ -83,22 +83,27 @@ sweep: $(VENV)/.test-installed
 # score per module (bench/mutation_score.py; --survivors lists them, --diffs DIR writes their
 # diffs). Hours on one core: a surviving mutant runs every test that reaches its function.
 # MUTANTS='codemods.engine.cache.*' runs some mutants only; MUTANTS_JOBS=N runs N at a time.
+# MUTANTS_TESTS='tests/test_a.py tests/test_b.py::test_c' gives mutmut only the tests whose id
+# starts with one of these (bench/mutation/pytest_plugin.py): a module's run then costs its tests,
+# not the whole suite's stats pass, and its score is a lower bound of the whole suite's.
 MUTANTS ?=
 MUTANTS_JOBS ?= 1
+MUTANTS_TESTS ?=
 .PHONY: mutants
 $(VENV)/.mutants-installed: $(VENV)/.test-installed
 	$(VENV)/bin/python -m pip install -q -e '.[test,mutants]' 'jax==$(JAX_NEWEST)'
 	touch $@
 
 # MUTANTS_SAMPLE=N runs a seeded random sample of N mutants instead (bench/mutation_sample.py): the
-# whole set takes about 27 hours on two cores; the score then comes with its 95% interval.
+# whole set takes about 27 hours on two cores; the score then comes with its 95% interval. With MUTANTS,
+# the sample is drawn from the mutants it names (MUTANTS_SAMPLE=60 MUTANTS='codemods.engine.patches.*').
 MUTANTS_SAMPLE ?=
 MUTANTS_SEED ?= 18
 mutants: $(VENV)/.mutants-installed $(PROOF_VENVS)
 ifeq ($(MUTANTS_SAMPLE),)
-	JAX_CODEMOD_PROOF_ROOT=$(CURDIR) $(VENV)/bin/mutmut run --max-children $(MUTANTS_JOBS) $(MUTANTS)
+	MUTANTS_TESTS='$(MUTANTS_TESTS)' JAX_CODEMOD_PROOF_ROOT=$(CURDIR) $(VENV)/bin/mutmut run --max-children $(MUTANTS_JOBS) $(MUTANTS)
 else
 	$(VENV)/bin/python bench/mutation_sample.py --generate
-	JAX_CODEMOD_PROOF_ROOT=$(CURDIR) $(VENV)/bin/mutmut run --max-children $(MUTANTS_JOBS) $$($(VENV)/bin/python bench/mutation_sample.py $(MUTANTS_SAMPLE) --seed $(MUTANTS_SEED))
+	MUTANTS_TESTS='$(MUTANTS_TESTS)' JAX_CODEMOD_PROOF_ROOT=$(CURDIR) $(VENV)/bin/mutmut run --max-children $(MUTANTS_JOBS) $$($(VENV)/bin/python bench/mutation_sample.py $(MUTANTS_SAMPLE) --seed $(MUTANTS_SEED) $(foreach glob,$(MUTANTS),--only '$(glob)'))
 endif
 	$(VENV)/bin/python bench/mutation_score.py

@@ -9,11 +9,13 @@ mutants are drawn again after the tests that should kill them are written.
     python bench/mutation_sample.py --generate     # write mutants/ (as `mutmut run` does first)
     python bench/mutation_sample.py 300            # names of 300 mutants, one per line
     python bench/mutation_sample.py 300 --seed 7   # another sample
+    python bench/mutation_sample.py 60 --only 'codemods.engine.patches.*'   # from one module
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import random
@@ -48,13 +50,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--generate", action="store_true", help="only generate the mutants (mutants/)")
     parser.add_argument("--seed", type=int, default=18, help="the random seed (default: 18)")
     parser.add_argument("--mutants", type=Path, default=Path("mutants"), help="mutmut's folder (default: mutants)")
+    parser.add_argument("--only", metavar="GLOB", action="append", default=[],
+                        help="draw from the mutants whose name matches GLOB (mutmut's: 'codemods.engine.patches.*')")
     args = parser.parse_args(argv)
     if args.generate:
         generate()
         return 0
     if args.size is None:
         parser.error("give the sample's size")
-    names = mutant_names(args.mutants)
+    names = [name for name in mutant_names(args.mutants)
+             if not args.only or any(fnmatch.fnmatch(name, glob) for glob in args.only)]
     if not names:
         parser.error(f"no mutants under {args.mutants}/: mutmut generates them first")
     for name in sorted(random.Random(args.seed).sample(names, min(args.size, len(names)))):

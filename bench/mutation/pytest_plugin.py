@@ -62,11 +62,33 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
         record.unlink()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def _only_these_tests(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """MUTANTS_TESTS (`make mutants MUTANTS_TESTS='tests/test_a.py tests/test_b.py::test_c'`): the
+    stats pass and mutmut's listing of the tests see only the tests whose id starts with one of
+    these words, so a run over one module costs the tests that can reach it, not the whole suite
+    (20 minutes). mutmut then knows no other test: a mutant only those can kill counts as
+    surviving, so the score is a lower bound of the whole suite's. A later run without it finds
+    the other tests new and runs the stats pass for them alone."""
+    wanted = os.environ.get("MUTANTS_TESTS", "").split()
+    if not wanted or MUTANTS.name != "mutants":
+        return
+    from mutmut.mutation.trampoline import get_mutant_under_test
+
+    if get_mutant_under_test() not in ("stats", "list_all_tests"):
+        return
+    kept = [item for item in items if item.nodeid.startswith(tuple(wanted))]
+    if len(kept) < len(items):
+        left = [item for item in items if not item.nodeid.startswith(tuple(wanted))]
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under a mutant, run its fastest tests first, as mutmut's fork runner does and its fork
     server (`process_isolation = "forkserver"`) does not: it passes the tests in a set's order,
     so a mutant that a 0.01 s test kills could first spend a minute lowering kernels with jax.
     With `-x` the first failure ends the run; a surviving mutant still runs every test."""
+    _only_these_tests(config, items)
     if "__mutmut_" not in os.environ.get("MUTANT_UNDER_TEST", ""):
         return
     from mutmut.state import state
