@@ -52,8 +52,12 @@ class JaxUpgrade(JaxTransform):
             found = len(self.findings)
             handler(self, reference)
             if len(self.findings) == found and isinstance(reference.node, ast.alias) and reference.binding is not None \
-                    and not reference.binding.references:
-                self._drop_unused_import(reference)
+                    and not reference.binding.references and self._import_is_the_old_spelling(reference):
+                if self._reexports(reference):
+                    self.manual(reference.node, f"import of {display(reference.old)}",
+                                "it is re-exported: its importers must move to the replacement, and this import go")
+                else:
+                    self._drop_unused_import(reference)
         if self.row.superseded is not None and target >= self.row.superseded:
             self.findings = [self._held_back(f, f"{display(self.row.new or '')} is deprecated too since jax "
                                                 f"{format_version(self.row.superseded)}: {self.row.migration}",
@@ -63,6 +67,24 @@ class JaxUpgrade(JaxTransform):
         elif not self.row.applies(target, floor):
             self.findings = [self._held_back(f, f"the project supports jax >= {format_version(floor)} (guard it, or "
                                                 "raise the lowest supported jax)", by_floor=True) for f in self.findings]
+
+    def _import_is_the_old_spelling(self, reference: Reference) -> bool:
+        """The import itself warns or fails: the row retires the name, not a way of calling it
+        (`jnp.clip` stays, only `a_max=` went), and it names a public module (jax's own
+        `from jax._src.numpy.lax_numpy import clip` is not the public spelling the row speaks of)."""
+        statement = reference.binding.statement if reference.binding is not None else None
+        private = isinstance(statement, ast.ImportFrom) and (statement.module or "").startswith("jax._src")
+        names_a_name = self.row.change in (Change.RENAME, Change.IMPORT) \
+            or self.row.failure_on(self.settings.jax_version or (0,)) in _MISSING_NAME
+        return names_a_name and not private
+
+    def _reexports(self, reference: Reference) -> bool:
+        """`from m import x as x`, an `__init__.py`'s import, or a name in `__all__`: other modules
+        import it from here, so "nothing here uses it" does not make it unused."""
+        alias = reference.node
+        assert isinstance(alias, ast.alias) and reference.binding is not None
+        return alias.asname == alias.name or self._file.path.name == "__init__.py" \
+            or reference.binding.name in _dunder_all(self.module.tree)
 
     def _drop_unused_import(self, reference: Reference) -> None:
         """An import of the old name that nothing uses: a handler that rewrites uses leaves it to go
@@ -453,3 +475,21 @@ DEFAULT_HANDLERS: dict[Change, Handler] = {
     Change.MANUAL: _manual,
     Change.ARGUMENTS: _manual,
 }
+
+
+# How a removed name fails where it is imported (a row whose old spelling fails otherwise, with a
+# TypeError for `jnp.clip(a_max=)`, keeps the name).
+_MISSING_NAME = ("AttributeError", "ImportError", "ModuleNotFoundError")
+
+
+def _dunder_all(tree: ast.Module) -> set[str]:
+    """The names a module's top-level `__all__ = [...]` (or tuple) lists."""
+    names: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, (ast.Assign, ast.AugAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) \
+                    and isinstance(statement.value, (ast.List, ast.Tuple)):
+                names.update(e.value for e in statement.value.elts
+                             if isinstance(e, ast.Constant) and isinstance(e.value, str))
+    return names
