@@ -56,6 +56,7 @@ def test_the_first_codeowners_file_in_githubs_order_is_the_one_read(tmp_path: Pa
     ("src/***/x.py  @org/core", "'src/***/x.py': three consecutive asterisks"),
     ("/src/  @org/core  @@nobody1", "'@@nobody1' is not an owner"),
     ("^[Optional  @org/core", "unterminated section header '^[Optional  @org/core' (expected [Section] or ^[Section])"),
+    ("[Core]  alice", "'alice' is not an owner"),  # a section's default owners are checked too
 ])
 def test_each_line_that_cannot_be_read_stops_the_run_naming_it(tmp_path: Path, line: str, message: str) -> None:
     """Catches a line that GitHub rejects read as some pattern (the files would go to the wrong
@@ -116,6 +117,7 @@ def test_no_codeowners_file_lists_the_four_places_in_order(tmp_path: Path) -> No
     ("a/*/b.py", "a/x/b.py", True),
     ("a/*/b.py", "a/x/y/b.py", False),
     ("*.py", "we\nird/x.py", True),  # a folder name may hold a newline
+    ("*.py", "notpy", False),  # `.` is a dot, not any character
 ])
 def test_codeowners_patterns_as_github_reads_them(pattern: str, path: str, matches: bool) -> None:
     owners = ownership.parse(f"{pattern} @team\n", Path("CODEOWNERS"))
