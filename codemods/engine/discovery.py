@@ -111,7 +111,9 @@ def project_files(root: Optional[Path], excluded: Callable[[Path], bool], notebo
     """What the project index reads: every file of the project at `root` (notebooks too: their
     kernels call the project's helpers), then those of `files` (the ones a run processes) that lie
     outside it or are excluded from it; with no root, `files` alone."""
-    project = discover([root], excluded, notebooks=notebooks) if root is not None else list(files)
+    if root is None:
+        return list(files)
+    project = discover([root], excluded, notebooks=notebooks)
     listed = {os.path.abspath(f) for f in project}
     return [*project, *(f for f in files if os.path.abspath(f) not in listed)]
 
