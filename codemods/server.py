@@ -28,6 +28,7 @@ syntax error). An error of ours is logged to the client (window/logMessage) and 
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import io
 import json
@@ -87,6 +88,7 @@ _OPTIONS = {
 }
 
 
+@functools.lru_cache(maxsize=None)
 def documentation_url(code: str) -> Optional[str]:
     page = RULE_PAGES / f"{code}.md"
     return page.as_uri() if page.is_file() else None
@@ -530,6 +532,12 @@ class Server(LanguageServer):
         for uri in [*self.languages, *self.notebooks]:
             self.schedule(uri, 0)
 
+    def reread(self) -> None:
+        """After a save, or a settings file changed outside the editor: the config and the other
+        modules may have changed, so what was read of them is forgotten before the analyses."""
+        self.engine.forget()
+        self.refresh()
+
     def closed(self, uri: str, cells: Sequence[str] = ()) -> None:
         self.results.pop(uri, None)
         self.changed_at.pop(uri, None)
@@ -571,8 +579,7 @@ def build() -> Server:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: Server, params: types.DidSaveTextDocumentParams) -> None:
-        ls.engine.forget()  # the next analysis re-reads the config and the project
-        ls.refresh()
+        ls.reread()
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: Server, params: types.DidCloseTextDocumentParams) -> None:
@@ -590,8 +597,7 @@ def build() -> Server:
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
     def did_save_notebook(ls: Server, params: types.DidSaveNotebookDocumentParams) -> None:
-        ls.engine.forget()
-        ls.refresh()
+        ls.reread()
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def did_close_notebook(ls: Server, params: types.DidCloseNotebookDocumentParams) -> None:
@@ -610,8 +616,7 @@ def build() -> Server:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: Server, params: types.DidChangeWatchedFilesParams) -> None:
-        ls.engine.forget()
-        ls.refresh()
+        ls.reread()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: Server, params: types.DidChangeConfigurationParams) -> None:

@@ -75,7 +75,7 @@ class JaxUpgrade(JaxTransform):
         statement = reference.binding.statement if reference.binding is not None else None
         private = isinstance(statement, ast.ImportFrom) and (statement.module or "").startswith("jax._src")
         names_a_name = self.row.change in (Change.RENAME, Change.IMPORT) \
-            or self.row.failure_on(self.settings.jax_version or (0,)) in _MISSING_NAME
+            or self.row.failure_on(self.settings.jax_version) in _MISSING_NAME  # plan() ran: a target
         return names_a_name and not private
 
     def _reexports(self, reference: Reference) -> bool:
@@ -127,9 +127,7 @@ class JaxUpgrade(JaxTransform):
         """The old spelling at `node` fails where `from m import name` imports it: `node` is that
         import, or reads the name it binds, and the name is the old spelling (or, for a removed
         module, the module or a package above it)."""
-        root = node.func if isinstance(node, ast.Call) else node
-        while isinstance(root, ast.Attribute):
-            root = root.value
+        root = _root(node.func if isinstance(node, ast.Call) else node)
         if isinstance(node, ast.alias):
             statement = self.module.parent.get(node)
             imported = [f"{statement.module}.{node.name}"] if isinstance(statement, ast.ImportFrom) \
@@ -148,9 +146,7 @@ class JaxUpgrade(JaxTransform):
         """`jax.lib.xla_bridge.get_backend` after `import jax`: the package exists and lacks the
         gone module as an attribute (AttributeError); only `import jax.lib.xla_bridge` itself
         raises ModuleNotFoundError."""
-        root = node.func if isinstance(node, ast.Call) else node
-        while isinstance(root, ast.Attribute):
-            root = root.value
+        root = _root(node.func if isinstance(node, ast.Call) else node)
         if not isinstance(root, ast.Name):
             return False
         gone = self.row.modules or tuple(old.rpartition(".")[0] for old in self.row.old)
