@@ -4,14 +4,18 @@ The goldens see the scope through the rules' fixes; a one-line bug that finds th
 another path, or that changes a reason no rule prints, leaves them unchanged. These tests pin what
 `find_kernels` answers for small modules: every kernel with its reason, its backends, the launch
 helpers, the shared helpers, the bodies left for the project index. Static analysis, no jax import.
+Where a wrong answer shows as a duplicate finding, the CLI's output is pinned too (in process).
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import textwrap
+from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, MOSAIC_GPU, MOSAIC_TPU, TRITON, KernelScope, ModuleFacts, default_value,
@@ -19,6 +23,7 @@ from codemods.analysis.kernel_scope import (
 )
 from codemods.analysis.value_flow import returned_values
 from codemods.analysis.module import ModuleIndex
+from codemods.cli import app
 
 TPU, GPU = frozenset({MOSAIC_TPU}), frozenset({MOSAIC_GPU})
 BOTH = frozenset({MOSAIC_TPU, TRITON})
@@ -587,3 +592,68 @@ def test_a_resolved_launch_leaves_nothing_unresolved() -> None:
             return pl.pallas_call(_a_kernel, out_shape=x)
         """)
     assert scope.unresolved == [] and scope.maybe_kernels == {}
+
+
+# A loop variable that two launches take (the two arms of one conditional): each body, and each keyword
+# a partial binds on another module's body, is reached from two launch sites.
+TWO_LAUNCHES_OF_ONE_LOOP_VARIABLE = HEAD + """\
+import jax.numpy as jnp
+from jax import lax
+import kernels
+
+P = lax.Precision
+
+
+def body_a(x_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=(P.DEFAULT, P.HIGHEST))
+
+
+def body_b(x_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=(P.HIGHEST, P.DEFAULT))
+
+
+def run(x, fast):
+    outs = []
+    for body in (body_a, body_b, functools.partial(kernels.body, precision=(P.HIGHEST, P.DEFAULT)),
+                 kernels.make(accuracy=lax.AccuracyMode.HIGHEST)):
+        outs.append(pl.pallas_call(body, out_shape=x, compiler_params=pltpu.CompilerParams())(x) if fast
+                    else pl.pallas_call(body, out_shape=x, interpret=True)(x))
+    return outs
+"""
+
+
+def test_what_two_launch_sites_of_one_loop_variable_reach_is_recorded_once_on_both_backends() -> None:
+    """Another module's body and the keywords bound on it: one entry each, with the backends of both
+    launches (not one entry per launch, which the rules reported twice)."""
+    scope = find_kernels(ModuleIndex.parse(TWO_LAUNCHES_OF_ONE_LOOP_VARIABLE))
+    assert sorted((ast.unparse(mention), why, launched, role) for mention, why, launched, role in scope.foreign_bodies) \
+        == [("kernels.body", "passed to pallas_call", BOTH, BODY), ("kernels.make", "passed to pallas_call", BOTH, FACTORY)]
+    assert sorted((keyword.arg, ast.unparse(mention), launched) for keyword, mention, launched, _ in scope.foreign_keywords) \
+        == [("accuracy", "kernels.make", BOTH), ("precision", "kernels.body", BOTH)]
+    assert _backends(scope) == {"body_a": BOTH, "body_b": BOTH}
+
+
+def test_two_launch_sites_of_one_loop_variable_give_one_finding_and_one_fix_each(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the user sees: four findings (JAX001 in each body, JAX001 on the partial's precision, JAX002
+    on the factory's accuracy), each listed once and counted once, and the file written with each edit
+    once. (Reported per launch, the last two were listed twice, counted as 4 unsafe fixes, and with
+    --unsafe-fixes the keyword dropped twice was an internal error and nothing was written.)"""
+    monkeypatch.chdir(tmp_path)
+    Path("loop.py").write_text(TWO_LAUNCHES_OF_ONE_LOOP_VARIABLE)
+    common = ["--select", "JAX001,JAX002", "--jax-version", "0.12.0.1"]
+    report = CliRunner().invoke(app, [*common, "--output-format", "json", "loop.py"], catch_exceptions=False)
+    document = json.loads(report.stdout)
+    assert [(finding["rule"], finding["start"]["line"]) for finding in document["findings"]] == [
+        ("JAX001", 14), ("JAX001", 18), ("JAX001", 23), ("JAX002", 24)]
+    summary = document["summary"]
+    assert (summary["findings"], summary["fixes"], summary["errors"]) == (4, {"applied": 2, "unsafe_not_applied": 2}, 0)
+    written = CliRunner().invoke(app, [*common, "--unsafe-fixes", "--write", "loop.py"], catch_exceptions=False)
+    assert written.exit_code == 0, written.stderr
+    assert "1 changed, 4 fixes, 0 need manual review, 0 errors" in written.stderr
+    assert written.stderr.count("loop.py:23:76: JAX001 [fixed, unsafe]") == 1
+    assert written.stderr.count("loop.py:24:31: JAX002 [dropped, unsafe]") == 1
+    assert Path("loop.py").read_text() == TWO_LAUNCHES_OF_ONE_LOOP_VARIABLE \
+        .replace("precision=(P.DEFAULT, P.HIGHEST)", "precision=P.HIGHEST") \
+        .replace("precision=(P.HIGHEST, P.DEFAULT)", "precision=P.HIGHEST") \
+        .replace("kernels.make(accuracy=lax.AccuracyMode.HIGHEST)", "kernels.make()")

@@ -88,6 +88,7 @@ class KernelScope:
     foreign_uses: dict[Binding, tuple[Backends, bool]] = field(default_factory=dict)
     # What launches run that is another module's (`pl.pallas_call(kernels.body)`): the mention that
     # reads it, why, the backends, and BODY, or FACTORY for what calling it returns (`kernels.make(...)`).
+    # One entry per mention, with the backends of every launch that reaches it.
     foreign_bodies: list[tuple[ast.AST, str, Backends, str]] = field(default_factory=list)
     # Launches whose body the analysis cannot resolve (`getattr(...)`, a value it does not follow):
     # the launch, why, and the backends it reaches. The rules say so instead of passing silently.
@@ -98,7 +99,8 @@ class KernelScope:
     # Keywords a partial binds on another module's kernel body (`partial(kernels.body, precision=PAIR)`),
     # or that a call of its factory passes (`kernels.make(precision=PAIR)`), BOUND; or that kernel code
     # passes on to another module's function (`ops.mm(a, b, precision=precision)`), PASSED: the keyword,
-    # the mention of what takes it, the backends, and which. The value runs in that kernel.
+    # the mention of what takes it, the backends, and which. The value runs in that kernel. One entry per
+    # keyword and mention, however many launches reach it.
     foreign_keywords: list[tuple[ast.keyword, ast.AST, Backends, str]] = field(default_factory=list)
     # Functions that pass a parameter on as a kernel body (`def run(body): pl.pallas_call(body, ...)`),
     # with that parameter and the backends the launch reaches: launchers of their own.
@@ -231,6 +233,7 @@ class _KernelFinder:
     def __init__(self, module: ModuleIndex, facts: ModuleFacts) -> None:
         self.module = module
         self.result = KernelScope(module)
+        self._entries: dict[tuple[int, tuple], int] = {}  # (list, key) -> index there (_reaches)
         helpers = {name: (position, keyword, launched) for name, position, keyword, launched in facts.launchers}
         specs = {name: (spec.body_position, _BODY_KEYWORDS) for name, spec in LAUNCHERS.items()}
         specs.update({name: (position, (keyword,)) for name, (position, keyword, _) in helpers.items()})
@@ -295,11 +298,12 @@ class _KernelFinder:
                     self._bind_partials(function, partials)
                 elif isinstance(leaf, (Foreign, ForeignResult)):  # another module's: the project index follows it
                     role = FACTORY if isinstance(leaf, ForeignResult) else BODY
-                    self.result.foreign_bodies.append((leaf.mention, why, launched, role))
+                    self._reaches(self.result.foreign_bodies, (leaf.mention, role), (leaf.mention, why, launched, role))
                     made = module.parent.get(leaf.mention) if role == FACTORY else None  # `make(precision=...)`
                     calls = [*partials, *([made] if isinstance(made, ast.Call) and made.func is leaf.mention else [])]
-                    self.result.foreign_keywords += [(keyword, leaf.mention, launched, BOUND) for call in calls
-                                                     for keyword in call.keywords if keyword.arg is not None]
+                    for keyword in [keyword for call in calls for keyword in call.keywords if keyword.arg is not None]:
+                        self._reaches(self.result.foreign_keywords, (keyword, leaf.mention, BOUND),
+                                      (keyword, leaf.mention, launched, BOUND))
                 elif isinstance(leaf, Unknown) and site is not None:
                     self.result.unresolved.append((site, leaf.reason, launched))
         direct = set(kernels)
@@ -345,6 +349,19 @@ class _KernelFinder:
                         (keyword, value.mention, self.result.backends.get(kernel, frozenset()), PASSED)
                         for keyword in call.keywords if keyword.arg is not None and isinstance(keyword.value, ast.Name)]
                     break
+
+    def _reaches(self, found: list, key: tuple, entry: tuple) -> None:
+        """Add `entry` (its backends third) to `found` (foreign_bodies, foreign_keywords) once per `key`:
+        another module's body, or a keyword bound on it, that several launch sites reach (a loop variable
+        that two `pallas_call`s take) is one entry, with the backends of every such launch. An entry per
+        launch was a finding per launch for the same keyword (JAX001, JAX002), and its edit made twice."""
+        index = self._entries.get((id(found), key))
+        if index is None:
+            self._entries[(id(found), key)] = len(found)
+            found.append(entry)
+        else:
+            known = found[index]
+            found[index] = (*known[:2], known[2] | entry[2], *known[3:])
 
     def _find_maybe_kernels(self) -> None:
         """The functions an unresolved launch may run: any whose value is taken (passed, stored,
