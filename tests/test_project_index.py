@@ -10,6 +10,7 @@ analysis only: no jax import, the file runs in a few seconds.
 from __future__ import annotations
 
 import ast
+import hashlib
 import textwrap
 from pathlib import Path
 
@@ -82,10 +83,12 @@ def _kernels(facts: ModuleFacts) -> dict[str, tuple]:
     ("src/pkg/sub/__init__.py", {"src/pkg", "src/pkg/sub"}, ("pkg.sub", True)),
     ("src/pkg/sub/mod.py", {"src/pkg/sub"}, ("sub.mod", False)),  # the chain of packages stops at src/pkg's gap
     ("tools/mod.py", set(), ("mod", False)),
-    ("mod.py", {"."}, ("mod", False)),  # the current folder has no name: never a package part
+    ("mod.py", {""}, ("mod", False)),  # the current folder has no name: never a package part
+    ("./pkg/mod.py", {"pkg"}, ("pkg.mod", False)),  # spelled as the index spells package folders
+    ("/pkg/mod.py", {"/pkg", "/"}, ("pkg.mod", False)),  # nor has the root
 ])
 def test_module_name(path: str, packages: set[str], expected: tuple[str, bool]) -> None:
-    assert module_name(Path(path), {Path(p) for p in packages}) == expected
+    assert module_name(Path(path), packages) == module_name(path, packages) == expected
 
 
 @pytest.mark.parametrize("left, right, expected", [
@@ -494,45 +497,50 @@ def test_facts_are_computed_once(tmp_path: Path) -> None:
     index = _index(tmp_path, PACKAGE)
     first = index.facts(tmp_path / "pkg/ops.py")
     assert index.facts(tmp_path / "pkg/ops.py") is first
-    assert index.known() == {"pkg.ops": first}
+    assert {name: facts for name, (facts, _) in index.state().facts.items()} == {"pkg.ops": first}
 
 
-def test_remembered_facts_are_not_computed_again(tmp_path: Path) -> None:
-    """A warm run reads nothing: the facts of an earlier run with the same digest are returned as they are."""
+def _recording(files: list[Path], reads: list) -> ProjectIndex:
+    """A ProjectIndex that records the files it reads (hashes as a warm run knows them: from the
+    file memo, without reading)."""
+    def read(path: Path) -> bytes:
+        reads.append(Path(path).name)
+        return Path(path).read_bytes()
+    return ProjectIndex(files, read, content_hash=lambda path: hashlib.sha256(Path(path).read_bytes()).digest())
+
+
+def test_the_state_of_an_unchanged_project_is_taken_over_without_reading_a_module(tmp_path: Path) -> None:
     _write(tmp_path, PACKAGE)
-    remembered = ModuleFacts(shared=frozenset({"from the cache"}))
-    reads: list[Path] = []
-    index = ProjectIndex(sorted(tmp_path.rglob("*.py")), lambda path: reads.append(path) or path.read_bytes())
-    index.remember({"pkg.ops": remembered})
-    assert index.facts(tmp_path / "pkg/ops.py") is remembered and reads == []
-    known = index.known()
-    known.clear()  # a copy: the index keeps its own
-    assert index.known() == {"pkg.ops": remembered}
+    files = sorted(tmp_path.rglob("*.py"))
+    cold = ProjectIndex(files, Path.read_bytes)
+    facts = cold.facts(tmp_path / "pkg/ops.py")
+    assert facts.kernels
+    reads: list = []
+    warm = _recording(files, reads)
+    assert warm.restore(cold.state()) == set()
+    assert warm.facts(tmp_path / "pkg/ops.py") == facts and reads == []
 
 
-def test_the_digest_follows_names_and_bytes(tmp_path: Path) -> None:
-    def digest(files: dict[str, str], order=sorted) -> str:
-        root = tmp_path / str(len(list(tmp_path.iterdir())))
+def test_without_a_state_every_module_is_new(tmp_path: Path) -> None:
+    index = _index(tmp_path, PACKAGE)
+    assert index.restore(None) == set(index._modules)
+
+
+def test_the_layout_follows_names_and_paths_not_bytes(tmp_path: Path) -> None:
+    def layout(files: dict[str, str], order=sorted, root: Optional[Path] = None) -> str:
+        root = root or tmp_path / str(len(list(tmp_path.iterdir())))
         _write(root, files)
-        return ProjectIndex(order(root.rglob("*.py")), Path.read_bytes).digest()
+        return ProjectIndex(order(root.rglob("*.py")), Path.read_bytes).layout()
 
-    base = digest(PACKAGE)
-    assert digest(PACKAGE, order=lambda paths: sorted(paths, reverse=True)) == base  # the order files come in
-    assert len(base) == 64 and int(base, 16) >= 0
-    assert digest({**PACKAGE, "pkg/ops.py": OPS + "\n"}) != base  # a byte
+    base = layout(PACKAGE, root=tmp_path / "base")
+    assert layout(PACKAGE, order=lambda paths: sorted(paths, reverse=True), root=tmp_path / "base") == base
+    assert layout({**PACKAGE, "pkg/ops.py": OPS + "\n"}, root=tmp_path / "base") == base  # a byte: the state's job
+    assert layout(PACKAGE) != base  # the same modules elsewhere
     renamed = {**PACKAGE, "pkg/ops2.py": OPS}
     del renamed["pkg/ops.py"]
-    assert digest(renamed) != base  # a name
-    assert digest({**PACKAGE, "not-a-module/__init__.py": "", "not-a-module/x.py": "a = 1\n", "pkg/my-mod.py": ""}) == base  # no module there
-
-
-def test_the_digest_is_computed_once(tmp_path: Path) -> None:
-    _write(tmp_path, PACKAGE)
-    reads: list[Path] = []
-    index = ProjectIndex(sorted(tmp_path.rglob("*.py")), lambda path: reads.append(path) or path.read_bytes())
-    first = index.digest()
-    count = len(reads)
-    assert index.digest() == first and len(reads) == count == len(PACKAGE)
+    assert layout(renamed, root=tmp_path / "renamed") != layout(PACKAGE, root=tmp_path / "renamed")  # a name
+    assert layout({**PACKAGE, "not-a-module/__init__.py": "", "not-a-module/x.py": "a = 1\n", "pkg/my-mod.py": ""},
+                  root=tmp_path / "base") == base  # no module there
 
 
 def test_two_files_with_one_module_name_the_first_is_kept(tmp_path: Path) -> None:
@@ -634,10 +642,12 @@ def test_imports_within_a_package(statement: str, within: bool) -> None:
     (b"", False),
     (b"import numpy\nfrom . import a\n", True),  # on any line
     (b"import numpy\nimport Pkg.sub\n", True),
+    (b"from pkg import (\n    a,\n)\n", True),
+    (b"import numpy, pkg\n", False),  # the first module decides (a line importing several is rare)
 ])
 def test_whether_a_module_imports_the_project(tmp_path: Path, raw: bytes, imports: bool) -> None:
-    index = _index(tmp_path, {"pkg/__init__.py": "", "Pkg/__init__.py": ""})
-    assert index._imports_project(raw) is imports
+    index = _index(tmp_path, {"pkg/__init__.py": "", "Pkg/__init__.py": "", "probe.py": raw.decode()})
+    assert index._imports_project(index._modules["probe"]) is imports
 
 
 @pytest.mark.parametrize("source, expected", [

@@ -15,6 +15,12 @@ that module, or launched there) gives the backends; a use inside another functio
 question of that function; a use in plain code marks the name as shared with XLA. A module that
 needs none of this is never parsed here, so a tree with no kernel code costs a byte scan.
 
+A run's answers outlive it (`state()`, `restore()`): each module's facts are kept with what they
+were computed from, module by module, and part by part of each module: its whole code, or only its
+imports, its top-level names, its launch helpers or whether it says a word. An edit is checked
+against those parts alone; the facts it cannot have changed are reused, the others computed
+again, so a one-line change in a large tree costs the modules it touches, not the project.
+
 The answer depends on the project and the module alone, never on which files a run processes:
 one file, a shard or a PR's files get the facts the whole run gets. Names from a C extension or an
 installed package, a module that does not parse, a relative import above the root and an import
@@ -29,9 +35,10 @@ import hashlib
 import os
 import re
 import warnings
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, KERNEL_MARKER, Backends, KernelScope, ModuleFacts, find_kernels, takes_refs,
@@ -44,20 +51,45 @@ FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _MAX_REFERRERS = 16  # see ProjectIndex._referrers
 _MAX_REEXPORTS = 8  # `from .a import f` in `__init__.py`, re-exported again ...: deeper chains are not followed
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+# An import statement's first module: None for a relative one (`from . import x`, `from .a import x`).
+_FIRST_IMPORTED = re.compile(rb"[ \t]*(?:from[ \t]+(?:\.|([A-Za-z_]\w*))|import[ \t]+([A-Za-z_]\w*))")
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+\S+[ \t]+import[ \t]*\([^)]*\)|(?:from|import)[ \t][^\n]*)", re.MULTILINE)
 
 
-def module_name(path: Path, packages: set[Path]) -> tuple[str, bool]:
+def module_name(path: "Path | str", packages: set[str]) -> tuple[str, bool]:
     """`src/pkg/sub/mod.py` -> ("pkg.sub.mod", False), the dotted name Python imports it by when its
-    package folders (`packages`: those holding an `__init__.py`) are `src/pkg` and `src/pkg/sub`;
-    `pkg/__init__.py` -> ("pkg", True)."""
-    path = Path(path)
-    parts = [] if path.stem == "__init__" else [path.stem]
-    folder = path.parent
-    while folder in packages and folder.name:
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    return ".".join(parts), path.stem == "__init__"
+    package folders (`packages`: those holding an `__init__.py`, as strs) are `src/pkg` and
+    `src/pkg/sub`; `pkg/__init__.py` -> ("pkg", True). (Strings, not Paths: a large tree has
+    thousands of modules, and pathlib's parsing was most of the index's start-up.)"""
+    folder, file = os.path.split(os.path.normpath(os.fspath(path)))
+    stem = file[:-3] if file.endswith(".py") else os.path.splitext(file)[0]
+    parts = [] if stem == "__init__" else [stem]
+    while folder in packages:
+        folder, name = os.path.split(folder)
+        if not name:
+            break
+        parts.append(name)
+    return ".".join(reversed(parts)), stem == "__init__"
+
+
+# The parts of a module that facts about other modules may depend on (see the module's docstring).
+# Any other read depends on its whole code (CONTENT); a word's presence is a part of its own
+# (`(WORDS, names)`: whether the module says any of `names`).
+CONTENT, IMPORTS, TOP_LEVEL, LAUNCHERS, WORDS = "content", "imports", "top_level", "launchers", "words"
+_Dependency = tuple  # (module name, part)
+
+
+@dataclass
+class ProjectState:
+    """What one run learnt about a project, for the next (plain data, kept in the result cache):
+    each module's content hash, the facts computed with what they were computed from, the value of
+    each part read (a hash), and the project-wide tables with what they were built from."""
+
+    contents: dict[str, bytes] = field(default_factory=dict)
+    facts: dict[str, tuple[ModuleFacts, frozenset]] = field(default_factory=dict)
+    parts: dict[_Dependency, object] = field(default_factory=dict)
+    tables: Optional[tuple] = None  # (importers by name, importers by word, kernel land)
+    table_dependencies: frozenset = frozenset()
 
 
 @dataclass(frozen=True)
@@ -86,8 +118,8 @@ class _Module:
     tree: Optional[ast.Module] = None  # parsed, not yet indexed
     needy: Optional[list[str]] = None  # see ProjectIndex._needy_names
     parse_failed: bool = False
-    scope: Optional[KernelScope] = None  # its own kernels, with the launch helpers it imports
     raw: Optional[bytes] = None  # its bytes, once read (asked for thousands of times on a large tree)
+    import_texts: Optional[list[bytes]] = None  # its import statements' source
     import_statements: Optional[list[ast.stmt]] = None
     import_words: Optional[frozenset[bytes]] = None
     words: Optional[frozenset[bytes]] = None  # every identifier in it
@@ -124,14 +156,15 @@ class ProjectIndex:
         helpers and launchers, so it is indexed under a name no import can spell."""
         self._read = read
         self._relevant = relevant
-        self._content_hash = content_hash or (lambda path: hashlib.sha256(read(path)).digest())
+        self._hash_of_path = content_hash
         self._modules: dict[str, _Module] = {}
         self._by_path: dict[str, _Module] = {}  # by absolute path (a str: hashing Paths costs)
-        files = list(files)
-        packages = {Path(path).parent for path in files if Path(path).name == "__init__.py"}
+        files = [os.fspath(path) for path in files]
+        packages = {os.path.dirname(os.path.normpath(path)) for path in files if os.path.basename(path) == "__init__.py"}
         for path in files:
-            if str(path).lower().endswith(".ipynb"):
-                name, is_package = f"<notebook {_absolute(path)}>", False
+            absolute = _absolute(path)
+            if path.lower().endswith(".ipynb"):
+                name, is_package = f"<notebook {absolute}>", False
             else:
                 name, is_package = module_name(path, packages)
                 if not name or not all(part.isidentifier() for part in name.split(".")):
@@ -139,16 +172,25 @@ class ProjectIndex:
             if name not in self._modules:
                 module = _Module(Path(path), name, is_package)
                 self._modules[name] = module
-                self._by_path[_absolute(path)] = module
+                self._by_path[absolute] = module
         self._tops = {name.split(".")[0] for name in self._modules if not name.startswith("<")}
-        self._usages: dict[tuple[str, str], Usage] = {}
-        self._functions: dict[str, Optional[tuple[_Module, str]]] = {}
+        self._usages: dict[tuple[str, str], tuple[Usage, set]] = {}
+        self._functions: dict[str, tuple[Optional[tuple[_Module, str]], set]] = {}
+        self._scopes: dict[str, tuple[Optional[KernelScope], set]] = {}  # its own kernels, knowing imported launchers
         self._launchers: dict[str, dict[str, tuple[Optional[int], str, Backends]]] = {}
         self._facts: dict[str, ModuleFacts] = {}
         self._importers: Optional[list[_Module]] = None
         self._importing: Optional[dict[bytes, list[int]]] = None
-        self._digest: Optional[str] = None
         self._reachable: Optional[set[str]] = None
+        # What each computation read (see `_depend`): a stack of open frames, one per computation in
+        # progress; the dependencies of each fact and of the project-wide tables; the values read.
+        self._frames: list[set] = []
+        self._fact_dependencies: dict[str, frozenset] = {}
+        self._table_dependencies: set = set()
+        self._part_values: dict[_Dependency, object] = {}
+        self._memos_of_this_fact: list[set] = []  # see `_remembered`
+        self._cycle_in_this_fact = False
+        self._learnt = False  # anything `state()` would say that the restored state did not
 
     def facts(self, path: Path) -> ModuleFacts:
         """What the rest of the project says about the module at `path` (empty if nothing)."""
@@ -156,25 +198,132 @@ class ProjectIndex:
         if module is None:
             return ModuleFacts()
         if module.name not in self._facts:
-            self._facts[module.name] = self._facts_of(module)
+            self._frames.append(set())
+            try:
+                facts = self._facts_of(module)
+            finally:
+                dependencies = self._frames.pop()
+                if self._cycle_in_this_fact:  # see `_remembered`
+                    for memo in self._memos_of_this_fact:
+                        memo |= dependencies
+                self._memos_of_this_fact, self._cycle_in_this_fact = [], False
+            self._facts[module.name] = facts
+            self._fact_dependencies[module.name] = frozenset(dependencies)
+            self._learnt = True
         return self._facts[module.name]
 
-    def digest(self) -> str:
-        """A hash of every module of the project (names and bytes): equal digests, equal facts."""
-        if self._digest is None:
-            digest = hashlib.sha256()
-            for name in sorted(self._modules):
-                digest.update(name.encode() + b"\0" + self._content_hash(self._modules[name].path))
-            self._digest = digest.hexdigest()
-        return self._digest
+    def learnt(self) -> bool:
+        """Whether this run learnt anything its `state()` should keep (a module changed, a fact or
+        the tables were computed)."""
+        return self._learnt
 
-    def known(self) -> dict[str, ModuleFacts]:
-        """The facts computed so far, by module name (for the cache)."""
-        return dict(self._facts)
+    def layout(self) -> str:
+        """A hash of the project's module names and paths: what a kept state is looked up by (an
+        added, removed or renamed module starts the project's analysis afresh)."""
+        digest = hashlib.sha256()
+        for name, path in sorted((module.name, path) for path, module in self._by_path.items()):
+            digest.update(f"{name}\0{path}\0".encode())  # absolute: the same from any folder
+        return digest.hexdigest()
 
-    def remember(self, facts: dict[str, ModuleFacts]) -> None:
-        """Facts computed by an earlier run over the same project (same digest)."""
-        self._facts.update(facts)
+    def state(self) -> ProjectState:
+        """What this run learnt, for `restore` in the next run over the same layout."""
+        contents = {name: self._content_hash(module) for name, module in self._modules.items()}
+        needed = set(self._table_dependencies).union(*self._fact_dependencies.values())
+        parts = {dependency: self._value_of(dependency) for dependency in needed}
+        tables = None
+        if self._reachable is not None and self._importers is not None and self._importing is not None:
+            tables = ([m.name for m in self._importers], self._importing, sorted(self._reachable))
+        return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
+                            parts, tables, frozenset(self._table_dependencies) if tables is not None else frozenset())
+
+    def restore(self, state: Optional[ProjectState]) -> set[str]:
+        """Take over what an earlier run over the same layout learnt and this project still holds:
+        the facts none of whose dependencies changed, and the project-wide tables if theirs did
+        not, or if building them again gives the same. Returns the modules whose code changed."""
+        if state is None:
+            return set(self._modules)
+        changed = {name for name, module in self._modules.items()
+                   if state.contents.get(name) != self._content_hash(module)}
+        self._learnt = bool(changed)
+        self._part_values.update({dependency: value for dependency, value in state.parts.items()
+                                  if dependency[0] not in changed})
+        stale = {dependency for dependency in state.parts
+                 if dependency[0] in changed and self._value_of(dependency) != state.parts[dependency]}
+        if state.tables is not None:
+            if stale & state.table_dependencies:
+                self._tables()  # built again, from the changed modules' new code
+                if self._tables_value() != state.tables:
+                    return changed  # what every fact may have read has changed: none is kept
+            else:
+                importers, self._importing, reachable = state.tables
+                self._importers = [self._modules[name] for name in importers]
+                self._reachable = set(reachable)
+                self._table_dependencies = set(state.table_dependencies)
+        for name, (facts, dependencies) in state.facts.items():
+            if not dependencies & stale:
+                self._facts[name], self._fact_dependencies[name] = facts, dependencies
+        return changed
+
+    # -- what a computation read --
+
+    def _depend(self, module: _Module, part: object) -> None:
+        """The computation in progress read `part` of `module` (see CONTENT)."""
+        if self._frames:
+            self._frames[-1].add((module.name, part))
+
+    @contextmanager
+    def _quiet(self) -> Iterator[None]:
+        """Computing a part: what it reads of its own module is that part, added by its caller."""
+        self._frames.append(set())
+        try:
+            yield
+        finally:
+            self._frames.pop()
+
+    def _remembered(self, memo: dict, key: object, compute: Callable[[], object], in_progress: object = None) -> object:
+        """`memo[key]`, computed once with what it read: reusing it reads the same. `in_progress`:
+        the value read while it is being computed (a cycle). A value computed through a cycle may
+        have used that partial value, so every memo made during that fact then depends on all the
+        fact read (an over-approximation, kept simple: cycles are rare)."""
+        if key in memo:
+            value, dependencies = memo[key]
+            if dependencies is None:  # in progress
+                self._cycle_in_this_fact = True
+            elif self._frames:
+                self._frames[-1] |= dependencies
+            return value
+        if in_progress is not None:
+            memo[key] = (in_progress, None)
+        self._frames.append(set())
+        try:
+            value = compute()
+        finally:
+            dependencies = self._frames.pop()
+        memo[key] = (value, dependencies)
+        self._memos_of_this_fact.append(dependencies)
+        if self._frames:
+            self._frames[-1] |= dependencies
+        return value
+
+    def _value_of(self, dependency: _Dependency) -> object:
+        """The value (a hash) of a module's part, as this project's code gives it."""
+        if dependency not in self._part_values:
+            name, part = dependency
+            module = self._modules[name]
+            with self._quiet():
+                if part == CONTENT:
+                    value: object = self._content_hash(module)
+                elif part == IMPORTS:
+                    value = _hash([self._marker(module), *self._import_texts(module)])
+                elif part == TOP_LEVEL:
+                    value = _hash(sorted(self._top_level(module).items()))
+                elif part == LAUNCHERS:
+                    value = _hash(sorted((name, position, keyword, sorted(backends)) for name, (position, keyword, backends)
+                                         in self._launch_helpers(module).items()))
+                else:
+                    value = self._says(module, part[1])
+            self._part_values[dependency] = value
+        return self._part_values[dependency]
 
     def parsed(self, path: Path, text: str) -> Optional[ModuleIndex]:
         """The module at `path` if this index parsed it from exactly `text` (no need to parse it again)."""
@@ -187,6 +336,7 @@ class ProjectIndex:
     # -- one module's facts --
 
     def _facts_of(self, module: _Module) -> ModuleFacts:
+        self._depend(module, CONTENT)
         raw = self._bytes(module)
         if KERNEL_MARKER not in raw and module.name not in self._kernel_land():
             return ModuleFacts()  # no kernel of this project reaches it (a set lookup: first)
@@ -209,6 +359,7 @@ class ProjectIndex:
     def _needy_names(self, module: _Module) -> list[str]:
         """Top-level defs and values whose own code holds a call that may fail in a kernel (read from
         the bare syntax tree: the full index is built only for modules the search visits)."""
+        self._depend(module, CONTENT)
         if module.needy is not None:
             return module.needy
         raw = self._bytes(module)
@@ -249,10 +400,10 @@ class ProjectIndex:
 
     def _usage(self, module: _Module, name: str) -> Usage:
         """How modules other than `module` use its top-level `name` (memoized; a cycle gives nothing)."""
-        key = (module.name, name)
-        if key in self._usages:
-            return self._usages[key]
-        self._usages[key] = Usage()  # while in progress: a use through a cycle adds nothing
+        return self._remembered(self._usages, (module.name, name), lambda: self._find_usage(module, name),
+                                in_progress=Usage())  # type: ignore[return-value]
+
+    def _find_usage(self, module: _Module, name: str) -> Usage:
         usage = Usage()
         for referrer in self._referrers(module, name):
             if referrer.name not in self._kernel_land():  # no kernel runs its code: any use is plain
@@ -270,13 +421,13 @@ class ProjectIndex:
         for holder in self._holders(module).get(name, ()):  # `k = body`, `BODIES = [body]` here: used as they are
             held = self._usage(module, holder)
             usage |= Usage(held.backends, held.role, held.plain, held.why)
-        self._usages[key] = usage
         return usage
 
     def _holders(self, module: _Module) -> dict[str, list[str]]:
         """For each name, the top-level values and classes of the module that hold it (`k = body`,
         `BODIES = [body]`, `class Holder: kernel = staticmethod(body)`): another module launching
         those launches it."""
+        self._depend(module, CONTENT)
         if module.holders is None:
             module.holders = {}
             tree = self._tree(module)
@@ -370,6 +521,7 @@ class ProjectIndex:
     def _dotted_names(self, module: _Module) -> dict[str, set[str]]:
         """Every name and loaded attribute chain of the module (`ops.act`, `ops`, `act`), by its last
         part: one walk per module, however many of its names are asked about."""
+        self._depend(module, CONTENT)
         if module.dotted is None:
             module.dotted = {}
             tree = self._tree(module)
@@ -395,7 +547,7 @@ class ProjectIndex:
             candidate = self._importers_list()[position]
             if candidate is module:
                 continue
-            if wanted in self._bytes(candidate) and wanted in self._words(candidate):
+            if self._says(candidate, (name,), wanted):
                 found.append(candidate)
                 if len(found) > _MAX_REFERRERS:
                     # A name that many modules may use is a library's API (jax's own `lax.dot_general`
@@ -407,16 +559,14 @@ class ProjectIndex:
 
     def _scope(self, module: _Module) -> Optional[KernelScope]:
         """The module's own kernels, knowing the launch helpers it imports."""
-        if module.scope is None:
+        def scope() -> Optional[KernelScope]:
             index = self._index(module)
-            if index is None:
-                return None
-            module.scope = find_kernels(index, ModuleFacts(launchers=self._imported_launchers(module)))
-        return module.scope
+            return None if index is None else find_kernels(index, ModuleFacts(launchers=self._imported_launchers(module)))
+        return self._remembered(self._scopes, module.name, scope)  # type: ignore[return-value]
 
     def _imported_launchers(self, module: _Module) -> tuple:
         """Launch helpers (`def run(body): pl.pallas_call(body, ...)`) of the project modules it imports."""
-        if not self._imports_project(self._bytes(module)):
+        if not self._imports_project(module):
             return ()
         found: dict[str, tuple[Optional[int], str, Backends]] = {}
         for dependency in sorted(self._imported_names(module, shallow=False)):
@@ -455,27 +605,33 @@ class ProjectIndex:
         return {name: spec for name, spec in found.items() if name not in launchers}
 
     def _launch_helpers(self, module: _Module) -> dict[str, tuple[Optional[int], str, Backends]]:
+        self._depend(module, LAUNCHERS)
         if module.name not in self._launchers:
-            self._launchers[module.name] = {}
-            index = self._index(module) if _may_define_launch_helpers(self._bytes(module)) else None
-            scope = find_kernels(index) if index is not None else None
-            for function, (param, launched) in scope.launch_helpers.items() if scope is not None else ():
-                if isinstance(function, ast.Lambda):
-                    continue
-                positional = [*function.args.posonlyargs, *function.args.args]
-                position = positional.index(param) if param in positional else None
-                holder = index.parent.get(function)
-                if isinstance(holder, ast.Module):  # `def run(body, x)`
-                    name = function.name
-                elif function.name == "__init__" and isinstance(holder, ast.ClassDef) \
-                        and isinstance(index.parent.get(holder), ast.Module):  # `Runner(body)` keeps it for a launch
-                    name, position = holder.name, None if position is None else position - 1
-                else:
-                    continue
-                self._launchers[module.name][f"{module.name}.{name}"] = (position, param.arg, launched)
-            for name, spec in scope.partial_launchers.items() if scope is not None else ():
-                self._launchers[module.name][f"{module.name}.{name}"] = spec
+            with self._quiet():
+                self._find_launch_helpers(module)
         return self._launchers[module.name]
+
+    def _find_launch_helpers(self, module: _Module) -> None:
+        """A part of its own (LAUNCHERS): what its defs and partials launch, for its importers."""
+        self._launchers[module.name] = {}
+        index = self._index(module) if _may_define_launch_helpers(self._bytes(module)) else None
+        scope = find_kernels(index) if index is not None else None
+        for function, (param, launched) in scope.launch_helpers.items() if scope is not None else ():
+            if isinstance(function, ast.Lambda):
+                continue
+            positional = [*function.args.posonlyargs, *function.args.args]
+            position = positional.index(param) if param in positional else None
+            holder = index.parent.get(function)
+            if isinstance(holder, ast.Module):  # `def run(body, x)`
+                name = function.name
+            elif function.name == "__init__" and isinstance(holder, ast.ClassDef) \
+                    and isinstance(index.parent.get(holder), ast.Module):  # `Runner(body)` keeps it for a launch
+                name, position = holder.name, None if position is None else position - 1
+            else:
+                continue
+            self._launchers[module.name][f"{module.name}.{name}"] = (position, param.arg, launched)
+        for name, spec in scope.partial_launchers.items() if scope is not None else ():
+            self._launchers[module.name][f"{module.name}.{name}"] = spec
 
     def _targets(self, module: _Module, index: ModuleIndex, node: ast.AST) -> list[tuple[_Module, str]]:
         """The project functions or values (module, top-level name) a name or attribute refers to."""
@@ -489,9 +645,8 @@ class ProjectIndex:
 
     def _function(self, qualified: str, depth: int) -> Optional[tuple[_Module, str]]:
         """The module and top-level def or value a qualified name denotes, through re-exports."""
-        if qualified not in self._functions:
-            self._functions[qualified] = self._find_function(qualified, depth)
-        return self._functions[qualified]
+        return self._remembered(self._functions, qualified,  # type: ignore[return-value]
+                                lambda: self._find_function(qualified, depth))
 
     def _find_function(self, qualified: str, depth: int) -> Optional[tuple[_Module, str]]:
         # Only a module's own top-level name: `pkg.mod.Class.method` and the like are not followed.
@@ -511,9 +666,11 @@ class ProjectIndex:
     def _top_level(self, module: _Module) -> dict[str, str]:
         """What a module binds at its top level, from its bare syntax tree: "def" for a def or a
         value computed by a call, else the qualified name an import binds ("..ops.act")."""
+        self._depend(module, TOP_LEVEL)
         if module.top_level is None:
+            with self._quiet():
+                tree = self._tree(module)
             module.top_level = {}
-            tree = self._tree(module)
             for statement in tree.body if tree is not None else ():
                 if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     module.top_level[statement.name] = "def"
@@ -535,6 +692,7 @@ class ProjectIndex:
 
     def _project_mentions(self, module: _Module, index: ModuleIndex) -> dict[Optional[FunctionNode], list[ast.AST]]:
         """The module's mentions (by innermost function) that start from a name bound to the project."""
+        self._depend(module, CONTENT)
         if module.project_mentions is None:
             names = self._project_names(module, index)
             module.project_mentions = {function: kept for function, mentions in index.mentions.items()
@@ -544,6 +702,7 @@ class ProjectIndex:
     def _project_names(self, module: _Module, index: ModuleIndex) -> frozenset[str]:
         """Names the module binds to other project modules or their contents (by import, or by
         assignment from such a name): the only roots a cross-module reference can start from."""
+        self._depend(module, CONTENT)
         if module.project_names is None:
             names = {b.name for b in index.imports if self._is_project_name(module, b.imported)}  # type: ignore[arg-type]
             for bindings in index.module_scope.bindings.values():
@@ -562,39 +721,58 @@ class ProjectIndex:
 
     # -- bytes, words and parses --
 
+    def _tables(self) -> None:
+        """Build the project-wide tables, with what they read (kept apart from any fact's)."""
+        self._frames.append(set())
+        try:
+            self._importers = [m for m in self._modules.values() if self._imports_project(m)]
+            self._importing = {}
+            for position, importer in enumerate(self._importers):
+                for word in self._import_words(importer):
+                    self._importing.setdefault(word, []).append(position)
+            self._reachable = self._find_kernel_land()
+        finally:
+            self._table_dependencies = self._frames.pop()
+            self._learnt = True
+
+    def _tables_value(self) -> tuple:
+        assert self._importers is not None and self._reachable is not None
+        return [m.name for m in self._importers], self._importing, sorted(self._reachable)
+
     def _importers_list(self) -> list[_Module]:
         """The modules that import another module of the project (only they can use one)."""
         if self._importers is None:
-            self._importers = [m for m in self._modules.values() if self._imports_project(self._bytes(m))]
-        return self._importers
+            self._tables()
+        return self._importers  # type: ignore[return-value]
 
     def _importers_by_word(self) -> dict[bytes, list[int]]:
         """For each word of an import statement, the positions in `_importers_list()` of the modules
         whose imports say it: who may import a module is looked up, not searched for."""
         if self._importing is None:
-            self._importing = {}
-            for position, importer in enumerate(self._importers_list()):
-                for word in self._import_words(importer):
-                    self._importing.setdefault(word, []).append(position)
-        return self._importing
+            self._tables()
+        return self._importing  # type: ignore[return-value]
 
     def _kernel_land(self) -> set[str]:
+        if self._reachable is None:
+            self._tables()
+        return self._reachable  # type: ignore[return-value]
+
+    def _find_kernel_land(self) -> set[str]:
         """The modules a kernel launched in this project can reach: those that mention pallas (every
         launcher lives there) and what they import, transitively, read from their import lines
         without parsing the modules. A package's `__init__` is entered only for what is imported
         from it and for its relative imports (its own re-exports): `import jax` in a kernel module
         does not make all of jax kernel code. Code anywhere else never runs in a kernel here."""
-        if self._reachable is None:
-            pending = [(m, False) for m in self._modules.values() if KERNEL_MARKER in self._bytes(m)]
-            pending += [(m, False) for m in self._launching_through_helpers([m for m, _ in pending])]
-            self._reachable = {m.name for m, _ in pending}
-            while pending:
-                module, shallow = pending.pop()
-                for target in self._imported_names(module, shallow):
-                    if target not in self._reachable:
-                        self._reachable.add(target)
-                        pending.append((self._modules[target], self._modules[target].is_package))
-        return self._reachable
+        pending = [(m, False) for m in self._modules.values() if self._marker(m)]
+        pending += [(m, False) for m in self._launching_through_helpers([m for m, _ in pending])]
+        reachable = {m.name for m, _ in pending}
+        while pending:
+            module, shallow = pending.pop()
+            for target in self._imported_names(module, shallow):
+                if target not in reachable:
+                    reachable.add(target)
+                    pending.append((self._modules[target], self._modules[target].is_package))
+        return reachable
 
     def _launching_through_helpers(self, pallas_modules: list[_Module]) -> list[_Module]:
         """Modules that never say pallas but launch kernels through a launcher one of `pallas_modules`
@@ -604,10 +782,12 @@ class ProjectIndex:
         # Imported by name (`from .launch import run`), or their module is (`from . import launch`).
         words = {word for module, names in helpers if names for word in (*names, module.rpartition(".")[2].encode())}
         names = {name for _, found in helpers for name in found}
-        importers = self._importers_list()
-        positions = sorted({position for word in words for position in self._importers_by_word().get(word, ())})
-        return [importers[position] for position in positions if KERNEL_MARKER not in self._bytes(importers[position])
-                and names & self._words(importers[position]) and self._imported_launchers(importers[position])]
+        importers, importing = self._importers, self._importing
+        assert importers is not None and importing is not None  # built first (`_tables`)
+        positions = sorted({position for word in words for position in importing.get(word, ())})
+        spelled = tuple(sorted(name.decode() for name in names))
+        return [importers[position] for position in positions if not self._marker(importers[position])
+                and self._says(importers[position], spelled) and self._imported_launchers(importers[position])]
 
     def _imported_names(self, module: _Module, shallow: bool) -> set[str]:
         """The project modules a module's import lines name: `import a.b` names `a.b`, `from a import
@@ -634,9 +814,22 @@ class ProjectIndex:
                         found.update([target[0].name] if target is not None else [])
         return found - {module.name}
 
+    def _import_texts(self, module: _Module) -> list[bytes]:
+        """Its import statements' source: what its IMPORTS part is (with whether it says pallas)."""
+        self._depend(module, IMPORTS)
+        if module.import_texts is None:
+            module.import_texts = _IMPORT.findall(self._bytes(module))
+        return module.import_texts
+
+    def _marker(self, module: _Module) -> bool:
+        """Whether it says pallas (the start of kernel land; part of IMPORTS)."""
+        self._depend(module, IMPORTS)
+        return KERNEL_MARKER in self._bytes(module)
+
     def _import_statements(self, module: _Module) -> list[ast.stmt]:
+        sources = self._import_texts(module)
         if module.import_statements is None:
-            texts = [text.strip().decode("utf-8", "replace") for text in _IMPORT.findall(self._bytes(module))]
+            texts = [text.strip().decode("utf-8", "replace") for text in sources]
             try:  # all at once; one by one only if some line is not an import after all
                 module.import_statements = ast.parse("\n".join(texts)).body
             except (SyntaxError, ValueError):
@@ -648,23 +841,45 @@ class ProjectIndex:
                         continue
         return module.import_statements
 
-    def _imports_project(self, raw: bytes) -> bool:
-        if re.search(rb"^[ \t]*from[ \t]+\.", raw, re.MULTILINE):
-            return True
-        firsts = re.findall(rb"^[ \t]*(?:from|import)[ \t]+([A-Za-z_]\w*)", raw, re.MULTILINE)
-        return any(first.decode() in self._tops for first in firsts)
+    def _imports_project(self, module: _Module) -> bool:
+        """Whether an import statement of it names a module of the project, or is relative."""
+        for text in self._import_texts(module):
+            first = _FIRST_IMPORTED.match(text)
+            name = first and (first.group(1) or first.group(2))
+            if first is not None and (name is None or name.decode() in self._tops):  # None: relative
+                return True
+        return False
 
     def _import_words(self, module: _Module) -> frozenset[bytes]:
         """The words of its import statements (parenthesized continuations included)."""
+        texts = self._import_texts(module)
         if module.import_words is None:
-            module.import_words = frozenset(word for statement in _IMPORT.findall(self._bytes(module))
-                                            for word in _WORD.findall(statement))
+            module.import_words = frozenset(word for statement in texts for word in _WORD.findall(statement))
         return module.import_words
 
-    def _words(self, module: _Module) -> frozenset[bytes]:
-        if module.words is None:
-            module.words = frozenset(_WORD.findall(self._bytes(module)))
-        return module.words
+    def _says(self, module: _Module, names: tuple[str, ...], first: Optional[bytes] = None) -> bool:
+        """Whether the module says one of `names` as a word: a part of its own (WORDS), so that an
+        edit elsewhere in it keeps what depended on the answer. `first`: names[0] as bytes."""
+        dependency = (module.name, (WORDS, names))
+        if self._frames:
+            self._frames[-1].add(dependency)
+        if dependency not in self._part_values:
+            raw = self._bytes(module)
+            wanted = [first] if first is not None else [name.encode() for name in names]
+            if any(word in raw for word in wanted):
+                if module.words is None:
+                    module.words = frozenset(_WORD.findall(raw))
+                self._part_values[dependency] = any(word in module.words for word in wanted)
+            else:
+                self._part_values[dependency] = False
+        return self._part_values[dependency]  # type: ignore[return-value]
+
+    def _content_hash(self, module: _Module) -> bytes:
+        """The hash of the module's bytes: the caller's (known without reading an unchanged file),
+        else of the bytes this index read (never a second read, which could see a later edit)."""
+        if self._hash_of_path is not None:
+            return self._hash_of_path(module.path)
+        return hashlib.sha256(self._bytes(module)).digest()
 
     def _bytes(self, module: _Module) -> bytes:
         if module.raw is None:
@@ -675,6 +890,7 @@ class ProjectIndex:
         return module.raw
 
     def _tree(self, module: _Module) -> Optional[ast.Module]:
+        self._depend(module, CONTENT)
         if module.tree is None and module.index is None and not module.parse_failed:
             try:
                 with warnings.catch_warnings():
@@ -685,6 +901,7 @@ class ProjectIndex:
         return module.index.tree if module.index is not None else module.tree
 
     def _index(self, module: _Module) -> Optional[ModuleIndex]:
+        self._depend(module, CONTENT)
         if module.index is None:
             tree = self._tree(module)
             if tree is not None:
@@ -868,6 +1085,11 @@ def _root_name(node: ast.AST) -> Optional[str]:
     while isinstance(node, ast.Attribute):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
+
+
+def _hash(value: object) -> bytes:
+    """A part's value, kept as a hash: `repr` of plain, sorted data (no sets, whose order varies)."""
+    return hashlib.blake2b(repr(value).encode(), digest_size=16).digest()
 
 
 def _absolute(path: "Path | str") -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import marshal
 import os
 import sys
 import tempfile
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
+from codemods.analysis.project import ProjectState
 from codemods.capabilities import installed_version
 from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind, TextEdit
@@ -40,7 +42,7 @@ from codemods.engine.report import FileResult
 from codemods.engine.rule import Rule
 from codemods.settings import Settings
 
-FORMAT = 7  # bump when the entry layout changes
+FORMAT = 8  # bump when the entry layout changes
 
 
 def default_directory() -> Path:
@@ -125,22 +127,27 @@ class ResultCache:
                           after=after or "", findings=findings, error=data["error"], encoding=data["encoding"],
                           suppressed=data["suppressed"], cells=ipynb.cells if ipynb is not None else None)
 
-    def project_facts(self, digest: str) -> dict[str, ModuleFacts]:
-        """The cross-module facts an earlier run computed for a project with this digest."""
+    def project_state(self, layout: str) -> Optional[ProjectState]:
+        """What the last run over a project with this layout learnt (ProjectIndex.state)."""
         try:
-            data = json.loads(self._project_entry(digest).read_text(encoding="utf-8"))
-            return {name: _facts(entry) for name, entry in data.items()}
-        except (OSError, ValueError, KeyError, TypeError):
-            return {}
+            data = marshal.loads(self._project_entry(layout).read_bytes())
+            contents, facts, parts, tables, table_dependencies = data
+            return ProjectState(contents, {name: (ModuleFacts(*entry), dependencies)
+                                           for name, (entry, dependencies) in facts.items()},
+                                parts, tables, table_dependencies)
+        except (OSError, ValueError, EOFError, TypeError):
+            return None  # none, or unreadable: the project is analysed afresh
 
-    def store_project_facts(self, digest: str, facts: dict[str, ModuleFacts]) -> None:
-        known = self.project_facts(digest)
-        if set(facts) <= set(known):
-            return
-        self._write(self._project_entry(digest), {name: _facts_entry(f) for name, f in {**known, **facts}.items()})
+    def store_project_state(self, layout: str, state: ProjectState) -> None:
+        """Keep `state` for the next run (marshal: plain data, fast to load for thousands of
+        modules, and no code runs when it is read, unlike pickle)."""
+        facts = {name: ((f.kernels, f.shared, f.launchers), dependencies)
+                 for name, (f, dependencies) in state.facts.items()}
+        data = (state.contents, facts, state.parts, state.tables, state.table_dependencies)
+        self._write_bytes(self._project_entry(layout), marshal.dumps(data))
 
-    def _project_entry(self, digest: str) -> Path:
-        key = hashlib.sha256(self._salt + b"project\0" + digest.encode()).hexdigest()
+    def _project_entry(self, layout: str) -> Path:
+        key = hashlib.sha256(self._salt + b"project\0" + layout.encode()).hexdigest()
         return self.directory / key[:2] / f"{key[2:]}.project"
 
     def put(self, content: bytes, rules: Sequence[Rule], result: FileResult, facts: ModuleFacts = NO_FACTS) -> None:
@@ -157,14 +164,18 @@ class ResultCache:
     @staticmethod
     def _write(entry: Path, data: object) -> None:
         """Write a JSON entry atomically; a cache that cannot be written is no reason to fail a run."""
+        ResultCache._write_bytes(entry, json.dumps(data).encode())
+
+    @staticmethod
+    def _write_bytes(entry: Path, data: bytes) -> None:
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             fd, temporary = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
         except OSError:
             return
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(data, handle)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
             os.replace(temporary, entry)
         except OSError:
             Path(temporary).unlink(missing_ok=True)
@@ -219,9 +230,11 @@ class FileMemo:
             return known
         return None
 
-    def learn(self, path: str, status: os.stat_result, known: Known) -> None:
-        """Record `known` for the next run, unless the file's mtime is too recent to trust."""
-        if status.st_mtime_ns < self._started_ns and self._known.get(path) != known:
+    def learn(self, path: str, status: os.stat_result, known: Known, replace: bool = True) -> None:
+        """Record `known` for the next run, unless the file's mtime is too recent to trust.
+        `replace=False`: unless the run already learnt something of it."""
+        if status.st_mtime_ns < self._started_ns and self._known.get(path) != known \
+                and (replace or path not in self._learnt):
             self._learnt[path] = known
 
     def save(self) -> None:
@@ -236,12 +249,6 @@ def _facts_entry(facts: ModuleFacts) -> dict:
     return {"kernels": [[name, sorted(backends), why, role] for name, backends, why, role in facts.kernels],
             "shared": sorted(facts.shared),
             "launchers": [[name, position, keyword, sorted(backends)] for name, position, keyword, backends in facts.launchers]}
-
-
-def _facts(entry: dict) -> ModuleFacts:
-    return ModuleFacts(tuple((name, frozenset(backends), why, role) for name, backends, why, role in entry["kernels"]),
-                       frozenset(entry["shared"]),
-                       tuple((name, position, keyword, frozenset(backends)) for name, position, keyword, backends in entry["launchers"]))
 
 
 def _entry_of(finding: Finding) -> dict:

@@ -82,8 +82,8 @@ def run(
         _PROJECT = None
         gc.unfreeze()
     if cache is not None:
-        if index is not None:
-            cache.store_project_facts(_facts_key(index, transforms), index.known())
+        if index is not None and index.learnt():
+            cache.store_project_state(_state_key(index, transforms), index.state())
         assert files.memo is not None
         files.memo.save()
     return results
@@ -120,11 +120,17 @@ class _Files:
         return self.contents[key]
 
     def content(self, path: "Path | str") -> bytes:
-        """The hash of the file's bytes: the memo's for an unchanged file (no read)."""
+        """The hash of the file's bytes: the memo's for an unchanged file (no read). A file read
+        to hash it is remembered as read for the project alone (no rules chosen: if the run
+        processes it, that entry takes its place), so that the next run does not read it."""
         key = os.path.abspath(path)
         if key not in self._hashes:
             known = self.known(key) if key not in self.contents else None
             self._hashes[key] = known.content if known is not None else content_hash(self.raw(key))
+            if known is None and self.memo is not None:
+                status = self.status(key)
+                self.memo.learn(key, status, Known(status.st_size, status.st_mtime_ns, self._hashes[key], "", (), ()),
+                                replace=False)
         return self._hashes[key]
 
 
@@ -232,8 +238,8 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
 
     kernel_scoped = [rule for rule in transforms if rule.kernel_scoped]  # the only ones its facts serve
     index = ProjectIndex(files, read, lambda code: bool(rules_for(code, kernel_scoped, settings, True)), content)
-    if cache is not None:  # an unchanged project: the facts of the last run, without reading anything
-        index.remember(cache.project_facts(_facts_key(index, transforms)))
+    if cache is not None:  # what the last run learnt, less what the changed modules may have changed
+        index.restore(cache.project_state(_state_key(index, transforms)))
     return index
 
 
@@ -257,9 +263,9 @@ def _notebook_code(path: "Path | str", raw: bytes, decoded: dict[str, bytes]) ->
     return decoded[key]
 
 
-def _facts_key(index: ProjectIndex, transforms: Sequence[Rule]) -> str:
-    """Facts depend on the project's files and on the rules run (their prefilter says what may need a fix)."""
-    return index.digest() + "|" + ",".join(rule.code for rule in transforms)
+def _state_key(index: ProjectIndex, transforms: Sequence[Rule]) -> str:
+    """Facts depend on the project's modules and on the rules run (their prefilter says what may need a fix)."""
+    return index.layout() + "|" + ",".join(rule.code for rule in transforms)
 
 
 # Larger files are generated code (tables, vendored bundles), not kernels anyone writes by hand:
