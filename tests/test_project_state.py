@@ -19,11 +19,13 @@ from pathlib import Path
 
 import pytest
 
+from codemods.analysis import project
 from codemods.analysis.kernel_scope import ModuleFacts
 from codemods.analysis.project import ProjectIndex
 from codemods.engine.cache import ResultCache
 from codemods.settings import Settings
 
+PALLAS = "from jax.experimental import pallas as pl\n"
 CHAINS = max(1, int(os.environ.get("JAX_CODEMOD_PROPERTY_EXAMPLES", "150")) // 3)
 EDITS = 10
 
@@ -77,11 +79,12 @@ def _kernel_module(rng: random.Random, index: int, helpers: list[str]) -> str:
     launch_import = rng.choice(LAUNCH_IMPORTS)
     runner = "launch.run" if launch_import.endswith("launch") else "run"
     layers = rng.choice([*LAYERS_IMPORTS, "from pkg.layers import body as lbody, helper, make"])
+    tool = rng.random() < 0.4  # imports pkg.tool: kernel land reaches it
     named = layers.startswith("from pkg.layers")
     body, helper, make = ("lbody", "helper", "make") if named else ("layers.body", "layers.helper", "layers.make")
     own = f"body{index}"
     lines = ["from jax.experimental import pallas as pl" if rng.random() < 0.8 else "", spelling, launch_import, layers,
-             "", "", f"def {own}(x_ref, o_ref):",
+             "from pkg import tool" if tool else "", "", "", f"def {own}(x_ref, o_ref):",
              f"    o_ref[...] = {rng.choice([call, helper])}(x_ref[...], x_ref[...])", "", ""]
     for use in rng.sample(["direct", "helper", "held", "plain", "partial", "layers", "factory", "layers held"],
                           rng.randint(0, 3)):
@@ -101,15 +104,28 @@ def _kernel_module(rng: random.Random, index: int, helpers: list[str]) -> str:
             lines += [f"def go_{use}(x):", f"    return pl.pallas_call({make}(), out_shape=x)(x)", "", ""]
         else:
             lines += [f"def go_{use}(x):", f"    return {rng.choice([call, helper])}(x, x)", "", ""]
+    if tool and rng.random() < 0.5:
+        lines += ["def go_tool(x):", "    return pl.pallas_call(tool.body, out_shape=x)(x)", "", ""]
     if rng.random() < 0.3:
         lines += [f"# edited {rng.randrange(1000)}"]
     return "\n".join(lines) + "\n"
 
 
+def _tool(rng: random.Random, helpers: list[str]) -> str:
+    """Plain code that uses the helpers and holds a body; kernel code only if it says pallas or a
+    kernel module imports it (then its body may be launched from there)."""
+    lines = ["from pkg import ops", "", "", "def body(x_ref, o_ref):", f"    o_ref[...] = ops.{rng.choice(helpers)}(x_ref[...], 1)",
+             "", "", "def summary(x):", f"    return ops.{rng.choice(helpers)}(x, x)", ""]
+    if rng.random() < 0.3:
+        lines = [PALLAS.strip(), *lines, "", "def go(x):", "    return pl.pallas_call(body, out_shape=x)(x)", ""]
+    return "\n".join(lines)
+
+
 def _project(rng: random.Random) -> dict[str, str]:
     helpers = [f"mm{i}" for i in range(rng.randint(1, 3))]
     files = {"pkg/__init__.py": "from pkg.ops import mm0\n" if rng.random() < 0.7 else "",
-             "pkg/ops.py": _ops(rng, helpers), "pkg/launch.py": _launch(rng), "pkg/layers.py": _layers(rng, helpers)}
+             "pkg/ops.py": _ops(rng, helpers), "pkg/launch.py": _launch(rng), "pkg/layers.py": _layers(rng, helpers),
+             "pkg/tool.py": _tool(rng, helpers)}
     for k in range(rng.randint(1, 3)):
         files[f"pkg/kern{k}.py"] = _kernel_module(rng, k, helpers)
     files["pkg/__helpers__.txt"] = ",".join(helpers)  # what the edits may call (not a module)
@@ -137,6 +153,8 @@ def _edit(rng: random.Random, files: dict[str, str]) -> dict[str, str]:
         edited[target] = _launch(rng)
     elif target == "pkg/layers.py":
         edited[target] = _layers(rng, helpers)
+    elif target == "pkg/tool.py":
+        edited[target] = _tool(rng, helpers)
     elif target == "pkg/__init__.py":
         edited[target] = rng.choice(["", "from pkg.ops import mm0\n", "from pkg.layers import body\n",
                                      "from .launch import run\n"])
@@ -172,9 +190,12 @@ def test_after_any_edit_a_warm_run_gives_the_facts_of_a_cold_run(seed: int, tmp_
         index = ProjectIndex(paths, Path.read_bytes)
         index.restore(state)
         warm = _all_facts(index, paths)
-        cold = _all_facts(ProjectIndex(paths, Path.read_bytes), paths)
-        assert warm == cold, f"seed {seed}, edit {step}:\n" + "\n".join(
-            f"--- {name}\n{text}" for name, text in files.items())
+        fresh = ProjectIndex(paths, Path.read_bytes)
+        cold = _all_facts(fresh, paths)
+        shown = "\n".join(f"--- {name}\n{text}" for name, text in files.items())
+        assert warm == cold, f"seed {seed}, edit {step}:\n{shown}"
+        fresh._importers_of(b"pkg")  # the word table, built whole
+        assert index._importers_of(b"pkg") is not None and index._importing == fresh._importing, shown
 
 
 # -- what an edit keeps --
@@ -240,13 +261,17 @@ def test_an_edit_of_a_helpers_body_keeps_the_facts_of_the_modules_that_only_impo
     assert changed == {"pkg.ops"} and computed == ["pkg.ops"]
 
 
-def test_a_new_import_anywhere_builds_the_tables_again_and_keeps_the_facts_if_they_are_the_same(tmp_path: Path) -> None:
-    after = {**PACKAGE, "other/tools.py": "import os\n" + PACKAGE["other/tools.py"]}
-    index, _, computed = _warm(tmp_path, PACKAGE, after)
-    assert computed == ["other.tools"]  # the tables came out the same: the other facts stand
-    after = {**PACKAGE, "other/tools.py": "from pkg import ops\n" + PACKAGE["other/tools.py"]}
-    index, _, computed = _warm(tmp_path, PACKAGE, after)
-    assert "pkg.ops" in computed  # `other.tools` now imports the project: who may use `ops.mm` changed
+def test_a_new_import_recomputes_only_the_facts_whose_search_it_changes(tmp_path: Path) -> None:
+    tools = PACKAGE["other/tools.py"]
+    _, _, computed = _warm(tmp_path / "a", PACKAGE, {**PACKAGE, "other/tools.py": "import os\n" + tools})
+    assert computed == ["other.tools"]
+    # It imports the package, but never says `mm`: no search for `mm`'s users answers otherwise.
+    _, _, computed = _warm(tmp_path / "b", PACKAGE, {**PACKAGE, "other/tools.py": "from pkg import ops\n" + tools})
+    assert computed == ["other.tools"]
+    uses = {**PACKAGE, "other/tools.py": "from pkg import ops\n" + tools + "\n\ndef f(x):\n    return ops.mm(x, x)\n"}
+    index, _, computed = _warm(tmp_path / "c", PACKAGE, uses)
+    assert computed == ["other.tools", "pkg.ops"]
+    assert index.facts(tmp_path / "c/pkg/ops.py").shared == {"mm"}  # plain code runs it now
 
 
 def test_the_state_survives_the_cache_and_an_unreadable_one_is_no_state(tmp_path: Path) -> None:
@@ -262,3 +287,128 @@ def test_the_state_survives_the_cache_and_an_unreadable_one_is_no_state(tmp_path
     entry.write_bytes(entry.read_bytes()[:100])  # cut short, as by a full disk
     assert cache.project_state("layout") is None
     assert cache.project_state("another layout") is None
+
+
+# -- each part a fact can depend on: an edit that changes that part alone --
+
+PRECISE = "jnp.dot(a, a, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))"
+NUMERICS = "import jax.numpy as jnp\nfrom jax import lax\n"
+
+
+def _facts_follow_the_edit(tmp_path: Path, before: dict[str, str], after: dict[str, str], module: str) -> None:
+    """Warm facts equal cold ones for every module after the edit, and `module`'s did change: the
+    edit reached it through the part under test alone."""
+    paths = _write(tmp_path, before)
+    index = ProjectIndex(paths, Path.read_bytes)
+    old = _all_facts(index, paths)
+    state = index.state()
+    paths = _write(tmp_path, after)
+    warm = ProjectIndex(paths, Path.read_bytes)
+    warm.restore(state)
+    cold = _all_facts(ProjectIndex(paths, Path.read_bytes), paths)
+    assert _all_facts(warm, paths) == cold
+    assert cold[module] != old[module], "the edit should change this module's facts"
+
+
+def test_a_package_that_reexports_a_launcher_from_another_module(tmp_path: Path) -> None:
+    """`kern` reads one entry of `pkg/__init__.py`'s top level (what `run` is) and nothing else of it."""
+    before = {
+        "pkg/__init__.py": "from pkg.launch import run\n",
+        "pkg/launch.py": PALLAS + "\n\ndef run(body, x):\n    return pl.pallas_call(body, out_shape=x)(x)\n",
+        "pkg/plain.py": "def run(body, x):\n    return body(x)\n",
+        "pkg/kern.py": PALLAS + NUMERICS + "from pkg import run\n\n\ndef body(a):\n    return " + PRECISE +
+                       "\n\n\ndef go(x):\n    return run(body, x)\n",
+    }
+    after = {**before, "pkg/__init__.py": "from pkg.plain import run\n"}
+    _facts_follow_the_edit(tmp_path, before, after, "kern.py")
+
+
+def test_a_launch_helper_that_stops_launching(tmp_path: Path) -> None:
+    """`kern` reads `launch`'s launch helpers; the edit keeps launch's imports and names."""
+    before = {
+        "pkg/__init__.py": "",
+        "pkg/launch.py": PALLAS + "\n\ndef run(body, x):\n    return pl.pallas_call(body, out_shape=x)(x)\n",
+        "pkg/kern.py": NUMERICS + "from pkg.launch import run\n\n\ndef body(x_ref, o_ref):\n"
+                       "    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision='highest')\n\n\n"
+                       "def go(x):\n    return run(body, x)\n",
+    }
+    after = {**before, "pkg/launch.py": PALLAS + "\n\ndef run(body, x):\n    return body(x)  # pl.pallas_call no more\n"}
+    _facts_follow_the_edit(tmp_path, before, after, "kern.py")
+
+
+def test_a_module_that_leaves_kernel_land(tmp_path: Path) -> None:
+    """`ops`'s facts read whether `user` is kernel code; the kernel module that imported it stops."""
+    before = {
+        "pkg/__init__.py": "",
+        "pkg/ops.py": NUMERICS + "\n\ndef mm(a):\n    return " + PRECISE + "\n",
+        "pkg/user.py": "from pkg import ops\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = ops.mm(x_ref[...])\n",
+        "pkg/kern.py": PALLAS + "from pkg import user\n\n\ndef go(x):\n    return pl.pallas_call(user.body, out_shape=x)(x)\n",
+    }
+    after = {**before, "pkg/kern.py": PALLAS + "\n\ndef go(x):\n    return x\n"}
+    _facts_follow_the_edit(tmp_path, before, after, "ops.py")
+
+
+def test_a_module_that_starts_saying_a_name(tmp_path: Path) -> None:
+    """`ops`'s facts read whether `kern` says `mm` (it imports the package, so it could use it)."""
+    before = {
+        "pkg/__init__.py": "",
+        "pkg/ops.py": NUMERICS + "\n\ndef mm(a):\n    return " + PRECISE + "\n",
+        "pkg/kern.py": PALLAS + "from pkg import ops\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = x_ref[...]\n\n\n"
+                       "def go(x):\n    return pl.pallas_call(body, out_shape=x)(x)\n",
+    }
+    after = {**before, "pkg/kern.py": before["pkg/kern.py"].replace("= x_ref[...]\n", "= ops.mm(x_ref[...])\n")}
+    _facts_follow_the_edit(tmp_path, before, after, "ops.py")
+
+
+def test_a_use_found_while_computing_another_modules_facts(tmp_path: Path) -> None:
+    """`layers.body` is needy itself, so its use is computed (and remembered) for `layers`' facts
+    first; `ops`'s facts reuse it, and must depend on what it read: `kern`, which launches it."""
+    before = {
+        "pkg/__init__.py": "",
+        "pkg/ops.py": NUMERICS + "\n\ndef mm(a):\n    return " + PRECISE + "\n",
+        "pkg/layers.py": NUMERICS + "from pkg import ops\n\n\ndef body(x_ref, o_ref):\n"
+                         "    o_ref[...] = ops.mm(x_ref[...]) + jnp.dot(x_ref[...], x_ref[...], precision='highest')\n",
+        "pkg/kern.py": PALLAS + "from pkg import layers\n\n\ndef go(x):\n    return pl.pallas_call(layers.body, out_shape=x)(x)\n",
+    }
+    after = {**before, "pkg/kern.py": before["pkg/kern.py"].replace("pl.pallas_call(layers.body, out_shape=x)(x)",
+                                                                      "layers.body(x, x)")}
+    _facts_follow_the_edit(tmp_path, before, after, "ops.py")
+
+
+def test_a_module_that_starts_saying_pallas_enters_kernel_land(tmp_path: Path) -> None:
+    """No kernel module imports `tool`; it launches its own body now, so `ops.mm` runs in a kernel."""
+    before = {
+        "pkg/__init__.py": "",
+        "pkg/ops.py": NUMERICS + "\n\ndef mm(a):\n    return " + PRECISE + "\n",
+        "pkg/tool.py": "from pkg import ops\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = ops.mm(x_ref[...])\n",
+        "pkg/kern.py": PALLAS + "\n\ndef go(x):\n    return x\n",
+    }
+    after = {**before, "pkg/tool.py": PALLAS + before["pkg/tool.py"] + "\n\ndef go(x):\n    return pl.pallas_call(body, out_shape=x)(x)\n"}
+    _facts_follow_the_edit(tmp_path, before, after, "ops.py")
+
+
+def test_kernel_land_built_again_does_not_parse_the_unchanged_launch_modules_again(tmp_path: Path, monkeypatch) -> None:
+    """Their launch helpers were kept by value: only the changed module's code is parsed."""
+    before = {
+        "pkg/__init__.py": "",
+        "pkg/launch.py": PALLAS + "\n\ndef run(body, x):\n    return pl.pallas_call(body, out_shape=x)(x)\n",
+        "pkg/ops.py": NUMERICS + "\n\ndef mm(a):\n    return " + PRECISE + "\n",
+        "pkg/kern.py": "from pkg.launch import run\nfrom pkg import ops\n\n\ndef body(x_ref, o_ref):\n"
+                       "    o_ref[...] = ops.mm(x_ref[...])\n\n\ndef go(x):\n    return run(body, x)\n",
+    }
+    paths = _write(tmp_path, before)
+    index = ProjectIndex(paths, Path.read_bytes)
+    _all_facts(index, paths)
+    state = index.state()
+    paths = _write(tmp_path, {**before, "pkg/kern.py": "import os\n" + before["pkg/kern.py"]})
+    parsed: list[str] = []
+    parse = project.ast.parse
+    monkeypatch.setattr(project.ast, "parse", lambda source, *a, **k: parsed.append(source) or parse(source, *a, **k))
+    built = []
+    find = ProjectIndex._find_kernel_land
+    monkeypatch.setattr(ProjectIndex, "_find_kernel_land", lambda self: built.append(1) or find(self))
+    warm = ProjectIndex(paths, Path.read_bytes)
+    warm.restore(state)
+    facts = _all_facts(warm, paths)
+    assert built == [1]  # what it read changed (kern's imports): kernel land is built again
+    assert facts["ops.py"].kernels and not [text for text in parsed if "pallas_call" in text and "def run" in text]

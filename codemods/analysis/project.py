@@ -73,9 +73,14 @@ def module_name(path: "Path | str", packages: set[str]) -> tuple[str, bool]:
 
 
 # The parts of a module that facts about other modules may depend on (see the module's docstring).
-# Any other read depends on its whole code (CONTENT); a word's presence is a part of its own
-# (`(WORDS, names)`: whether the module says any of `names`).
-CONTENT, IMPORTS, TOP_LEVEL, LAUNCHERS, WORDS = "content", "imports", "top_level", "launchers", "words"
+# Any other read depends on its whole code (CONTENT). A part is kept as a hash (CONTENT, IMPORTS),
+# or as its value where that is small (MARKER: whether it says pallas; `(TOP_LEVEL, name)`: what
+# one top-level name is; LAUNCHERS): a kept value also spares the next run reading or parsing the
+# module to know it.
+CONTENT, IMPORTS, MARKER, TOP_LEVEL, LAUNCHERS = "content", "imports", "marker", "top_level", "launchers"
+# Parts of the project as a whole, under the module name "" (no module's): whether a module is in
+# kernel land; the answer of a search of the importers for a word (`_importers_saying`).
+PROJECT, KERNEL_LAND, SEARCH = "", "kernel land", "search"
 _Dependency = tuple  # (module name, part)
 
 
@@ -88,8 +93,8 @@ class ProjectState:
     contents: dict[str, bytes] = field(default_factory=dict)
     facts: dict[str, tuple[ModuleFacts, frozenset]] = field(default_factory=dict)
     parts: dict[_Dependency, object] = field(default_factory=dict)
-    tables: Optional[tuple] = None  # (importers by name, importers by word, kernel land)
-    table_dependencies: frozenset = frozenset()
+    tables: tuple = (None, None)  # (importers by word, kernel land), each if it was built
+    table_dependencies: frozenset = frozenset()  # of kernel land
 
 
 @dataclass(frozen=True)
@@ -179,9 +184,9 @@ class ProjectIndex:
         self._scopes: dict[str, tuple[Optional[KernelScope], set]] = {}  # its own kernels, knowing imported launchers
         self._launchers: dict[str, dict[str, tuple[Optional[int], str, Backends]]] = {}
         self._facts: dict[str, ModuleFacts] = {}
-        self._importers: Optional[list[_Module]] = None
-        self._importing: Optional[dict[bytes, list[int]]] = None
-        self._reachable: Optional[set[str]] = None
+        self._order = {name: position for position, name in enumerate(self._modules)}
+        self._importing: Optional[dict[bytes, list[str]]] = None  # see `_importers_of`
+        self._reachable: Optional[set[str]] = None  # see `_kernel_land`
         # What each computation read (see `_depend`): a stack of open frames, one per computation in
         # progress; the dependencies of each fact and of the project-wide tables; the values read.
         self._frames: list[set] = []
@@ -230,35 +235,34 @@ class ProjectIndex:
         contents = {name: self._content_hash(module) for name, module in self._modules.items()}
         needed = set(self._table_dependencies).union(*self._fact_dependencies.values())
         parts = {dependency: self._value_of(dependency) for dependency in needed}
-        tables = None
-        if self._reachable is not None and self._importers is not None and self._importing is not None:
-            tables = ([m.name for m in self._importers], self._importing, sorted(self._reachable))
+        reachable = sorted(self._reachable) if self._reachable is not None else None
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
-                            parts, tables, frozenset(self._table_dependencies) if tables is not None else frozenset())
+                            parts, (self._importing, reachable), frozenset(self._table_dependencies))
 
     def restore(self, state: Optional[ProjectState]) -> set[str]:
         """Take over what an earlier run over the same layout learnt and this project still holds:
-        the facts none of whose dependencies changed, and the project-wide tables if theirs did
-        not, or if building them again gives the same. Returns the modules whose code changed."""
+        the facts none of whose dependencies changed, and the project-wide tables (the word table
+        updated for the changed modules; kernel land built again if what it read changed). Returns
+        the modules whose code changed."""
         if state is None:
             return set(self._modules)
         changed = {name for name, module in self._modules.items()
                    if state.contents.get(name) != self._content_hash(module)}
         self._learnt = bool(changed)
         self._part_values.update({dependency: value for dependency, value in state.parts.items()
-                                  if dependency[0] not in changed})
+                                  if dependency[0] != PROJECT and dependency[0] not in changed})
         stale = {dependency for dependency in state.parts
                  if dependency[0] in changed and self._value_of(dependency) != state.parts[dependency]}
-        if state.tables is not None:
-            if stale & state.table_dependencies:
-                self._tables()  # built again, from the changed modules' new code
-                if self._tables_value() != state.tables:
-                    return changed  # what every fact may have read has changed: none is kept
-            else:
-                importers, self._importing, reachable = state.tables
-                self._importers = [self._modules[name] for name in importers]
-                self._reachable = set(reachable)
-                self._table_dependencies = set(state.table_dependencies)
+        importing, reachable = state.tables
+        if importing is not None:
+            self._importing = importing
+            for name in changed:
+                self._index_import_words(self._modules[name])
+        if reachable is not None and not stale & state.table_dependencies:
+            self._reachable, self._table_dependencies = set(reachable), set(state.table_dependencies)
+        stale |= {dependency for dependency, value in state.parts.items() if dependency[0] == PROJECT and (
+            self._answer_changed(dependency[1], changed) if dependency[1][0] == SEARCH
+            else self._value_of(dependency) != value)}
         for name, (facts, dependencies) in state.facts.items():
             if not dependencies & stale:
                 self._facts[name], self._fact_dependencies[name] = facts, dependencies
@@ -306,22 +310,24 @@ class ProjectIndex:
         return value
 
     def _value_of(self, dependency: _Dependency) -> object:
-        """The value (a hash) of a module's part, as this project's code gives it."""
+        """The value of a part (see CONTENT), as this project's code gives it."""
         if dependency not in self._part_values:
             name, part = dependency
-            module = self._modules[name]
             with self._quiet():
+                if name == PROJECT:  # not kept between runs in _part_values: the tables may change
+                    # A search's answer is its key: `restore` checks it against the changed modules.
+                    return self._in_kernel_land(part[1]) if part[0] == KERNEL_LAND else True
+                module = self._modules[name]
                 if part == CONTENT:
                     value: object = self._content_hash(module)
                 elif part == IMPORTS:
-                    value = _hash([self._marker(module), *self._import_texts(module)])
-                elif part == TOP_LEVEL:
-                    value = _hash(sorted(self._top_level(module).items()))
+                    value = _hash(self._import_texts(module))
+                elif part == MARKER:
+                    value = self._marker(module)
                 elif part == LAUNCHERS:
-                    value = _hash(sorted((name, position, keyword, sorted(backends)) for name, (position, keyword, backends)
-                                         in self._launch_helpers(module).items()))
+                    value = _launchers_value(self._launch_helpers(module))
                 else:
-                    value = self._says(module, part[1])
+                    value = self._top_level_entry(module, part[1])
             self._part_values[dependency] = value
         return self._part_values[dependency]
 
@@ -338,7 +344,7 @@ class ProjectIndex:
     def _facts_of(self, module: _Module) -> ModuleFacts:
         self._depend(module, CONTENT)
         raw = self._bytes(module)
-        if KERNEL_MARKER not in raw and module.name not in self._kernel_land():
+        if KERNEL_MARKER not in raw and not self._in_kernel_land(module.name):
             return ModuleFacts()  # no kernel of this project reaches it (a set lookup: first)
         if not self._relevant(raw):
             return ModuleFacts()
@@ -406,7 +412,7 @@ class ProjectIndex:
     def _find_usage(self, module: _Module, name: str) -> Usage:
         usage = Usage()
         for referrer in self._referrers(module, name):
-            if referrer.name not in self._kernel_land():  # no kernel runs its code: any use is plain
+            if not self._in_kernel_land(referrer.name):  # no kernel runs its code: any use is plain
                 usage |= Usage(plain=self._mentions(referrer, module, name))
                 continue
             index, scope = self._index(referrer), self._scope(referrer)
@@ -539,21 +545,11 @@ class ProjectIndex:
         """The modules that may use `module.name`: they import the project, use the word, and import
         it, its module or a package of it (`from .ops import act`, `from pkg.ops import math`,
         `import pkg` for `pkg.ops.act`, ...)."""
-        wanted = name.encode()
-        parts = {part.encode() for part in module.name.split(".")} | {wanted}
-        importing = self._importers_by_word()
-        found = []
-        for position in sorted({position for part in parts for position in importing.get(part, ())}):
-            candidate = self._importers_list()[position]
-            if candidate is module:
-                continue
-            if self._says(candidate, (name,), wanted):
-                found.append(candidate)
-                if len(found) > _MAX_REFERRERS:
-                    # A name that many modules may use is a library's API (jax's own `lax.dot_general`
-                    # in a site-packages tree), not a kernel helper: following it would parse the library.
-                    return []
-        return found
+        parts = {part.encode() for part in module.name.split(".")} | {name.encode()}
+        # More than _MAX_REFERRERS: a name that many modules may use is a library's API (jax's own
+        # `lax.dot_general` in a site-packages tree), not a kernel helper: following it would parse the library.
+        found = self._importers_saying(parts, (name,), exclude=module, limit=_MAX_REFERRERS)
+        return [] if len(found) > _MAX_REFERRERS else found
 
     # -- per-module analysis, on demand --
 
@@ -607,8 +603,13 @@ class ProjectIndex:
     def _launch_helpers(self, module: _Module) -> dict[str, tuple[Optional[int], str, Backends]]:
         self._depend(module, LAUNCHERS)
         if module.name not in self._launchers:
-            with self._quiet():
-                self._find_launch_helpers(module)
+            kept = self._part_values.get((module.name, LAUNCHERS))  # the last run's, if the module is unchanged
+            if kept is not None:
+                self._launchers[module.name] = {name: (position, keyword, frozenset(backends))
+                                                for name, position, keyword, backends in kept}  # type: ignore[attr-defined]
+            else:
+                with self._quiet():
+                    self._find_launch_helpers(module)
         return self._launchers[module.name]
 
     def _find_launch_helpers(self, module: _Module) -> None:
@@ -654,7 +655,7 @@ class ProjectIndex:
         owner = self._modules.get(owner_name)
         if owner is None:
             return None
-        kind = self._top_level(owner).get(name)
+        kind = self._top_level_entry(owner, name)
         if kind == "def":  # a def, or a value such as `exp_hi = functools.partial(...)`
             return owner, name
         if kind is not None and depth > 0:  # imported there: a re-export
@@ -663,10 +664,20 @@ class ProjectIndex:
                 return self._function(absolute, depth - 1)
         return None
 
+    def _top_level_entry(self, module: _Module, name: str) -> Optional[str]:
+        """`_top_level(module).get(name)`, a part of its own: what else the module binds does not matter."""
+        dependency = (module.name, (TOP_LEVEL, name))
+        if self._frames:
+            self._frames[-1].add(dependency)
+        if dependency not in self._part_values:
+            with self._quiet():
+                self._part_values[dependency] = self._top_level(module).get(name)
+        return self._part_values[dependency]  # type: ignore[return-value]
+
     def _top_level(self, module: _Module) -> dict[str, str]:
         """What a module binds at its top level, from its bare syntax tree: "def" for a def or a
         value computed by a call, else the qualified name an import binds ("..ops.act")."""
-        self._depend(module, TOP_LEVEL)
+        self._depend(module, CONTENT)  # the whole table: read only where the code is too
         if module.top_level is None:
             with self._quiet():
                 tree = self._tree(module)
@@ -721,41 +732,86 @@ class ProjectIndex:
 
     # -- bytes, words and parses --
 
-    def _tables(self) -> None:
-        """Build the project-wide tables, with what they read (kept apart from any fact's)."""
-        self._frames.append(set())
-        try:
-            self._importers = [m for m in self._modules.values() if self._imports_project(m)]
-            self._importing = {}
-            for position, importer in enumerate(self._importers):
-                for word in self._import_words(importer):
-                    self._importing.setdefault(word, []).append(position)
-            self._reachable = self._find_kernel_land()
-        finally:
-            self._table_dependencies = self._frames.pop()
-            self._learnt = True
+    def _importers_saying(self, words: set[bytes], names: tuple[str, ...], exclude: Optional[_Module] = None,
+                          unmarked: bool = False, limit: Optional[int] = None) -> list[_Module]:
+        """The modules, in the project's order, whose imports say one of `words` and whose code says
+        one of `names` (and not pallas, if `unmarked`), but `exclude`; more than `limit` stops the
+        search. Its answer is one dependency (SEARCH), not one per module asked: an edit can only
+        change it in the edited module (`_answer_changed`), and asking thousands of modules (jax's
+        own, who say `jax`) must not leave thousands of dependencies behind."""
+        found: list[_Module] = []
+        for candidate in self._in_order({name for word in words for name in self._importers_of(word)}):
+            if candidate is not exclude and not (unmarked and self._marked(candidate)) and self._says(candidate, names):
+                found.append(candidate)
+                if limit is not None and len(found) > limit:
+                    break
+        if self._frames:
+            self._frames[-1].add((PROJECT, (SEARCH, tuple(sorted(words)), names, unmarked,
+                                            tuple(m.name for m in found), exclude.name if exclude else PROJECT)))
+        return found
 
-    def _tables_value(self) -> tuple:
-        assert self._importers is not None and self._reachable is not None
-        return [m.name for m in self._importers], self._importing, sorted(self._reachable)
+    def _answer_changed(self, search: tuple, changed: set[str]) -> bool:
+        """Whether a search (see `_importers_saying`) answers otherwise now: a changed module that
+        now meets it was not found, or one found no longer meets it (the others did not change,
+        and only a changed module's imports can change the word table)."""
+        _, words, names, unmarked, found, excluded = search
+        for name in changed - {excluded}:
+            module = self._modules[name]
+            meets = bool(self._words_imported(module) & set(words)) and not (unmarked and self._marked(module)) \
+                and self._says(module, names)
+            if meets != (name in found):
+                return True
+        return False
 
-    def _importers_list(self) -> list[_Module]:
-        """The modules that import another module of the project (only they can use one)."""
-        if self._importers is None:
-            self._tables()
-        return self._importers  # type: ignore[return-value]
-
-    def _importers_by_word(self) -> dict[bytes, list[int]]:
-        """For each word of an import statement, the positions in `_importers_list()` of the modules
-        whose imports say it: who may import a module is looked up, not searched for."""
+    def _importers_of(self, word: bytes) -> list[str]:
+        """The modules that import another module of the project (only they can use one) and whose
+        import statements say `word`, in the project's order: who may import a module is looked
+        up, not searched for."""
         if self._importing is None:
-            self._tables()
-        return self._importing  # type: ignore[return-value]
+            self._importing = {}
+            for module in self._modules.values():  # in order: each list comes out sorted
+                for word in self._words_imported(module):
+                    self._importing.setdefault(word, []).append(module.name)
+        return self._importing.get(word, [])
+
+    def _words_imported(self, module: _Module) -> frozenset[bytes]:
+        """What the word table holds of a module: its import words if it imports the project."""
+        with self._quiet():
+            return self._import_words(module) if self._imports_project(module) else frozenset()
+
+    def _index_import_words(self, module: _Module) -> None:
+        """Put a changed module in a restored word table under the words its imports say now."""
+        assert self._importing is not None
+        words = self._words_imported(module)
+        for word, names in list(self._importing.items()):
+            if module.name in names and word not in words:
+                names.remove(module.name)
+                if not names:
+                    del self._importing[word]
+        position = self._order[module.name]
+        for word in words:
+            names = self._importing.setdefault(word, [])
+            if module.name not in names:
+                names.insert(bisect.bisect([self._order[name] for name in names], position), module.name)
+
+    def _in_order(self, names: Iterable[str]) -> list[_Module]:
+        return [self._modules[name] for name in sorted(names, key=self._order.__getitem__)]
+
+    def _in_kernel_land(self, name: str) -> bool:
+        """Whether a kernel launched in this project can reach the module (a part of the project)."""
+        if self._frames:
+            self._frames[-1].add((PROJECT, (KERNEL_LAND, name)))
+        return name in self._kernel_land()
 
     def _kernel_land(self) -> set[str]:
         if self._reachable is None:
-            self._tables()
-        return self._reachable  # type: ignore[return-value]
+            self._frames.append(set())  # what it reads is its own, kept apart from any fact's
+            try:
+                self._reachable = self._find_kernel_land()
+            finally:
+                self._table_dependencies = self._frames.pop()
+                self._learnt = True
+        return self._reachable
 
     def _find_kernel_land(self) -> set[str]:
         """The modules a kernel launched in this project can reach: those that mention pallas (every
@@ -782,12 +838,8 @@ class ProjectIndex:
         # Imported by name (`from .launch import run`), or their module is (`from . import launch`).
         words = {word for module, names in helpers if names for word in (*names, module.rpartition(".")[2].encode())}
         names = {name for _, found in helpers for name in found}
-        importers, importing = self._importers, self._importing
-        assert importers is not None and importing is not None  # built first (`_tables`)
-        positions = sorted({position for word in words for position in importing.get(word, ())})
-        spelled = tuple(sorted(name.decode() for name in names))
-        return [importers[position] for position in positions if not self._marker(importers[position])
-                and self._says(importers[position], spelled) and self._imported_launchers(importers[position])]
+        saying = self._importers_saying(words, tuple(sorted(name.decode() for name in names)), unmarked=True)
+        return [importer for importer in saying if self._imported_launchers(importer)]
 
     def _imported_names(self, module: _Module, shallow: bool) -> set[str]:
         """The project modules a module's import lines name: `import a.b` names `a.b`, `from a import
@@ -822,9 +874,16 @@ class ProjectIndex:
         return module.import_texts
 
     def _marker(self, module: _Module) -> bool:
-        """Whether it says pallas (the start of kernel land; part of IMPORTS)."""
-        self._depend(module, IMPORTS)
-        return KERNEL_MARKER in self._bytes(module)
+        """Whether it says pallas (where kernel land starts): a part of its own (MARKER)."""
+        if self._frames:
+            self._frames[-1].add((module.name, MARKER))
+        return self._marked(module)
+
+    def _marked(self, module: _Module) -> bool:
+        dependency = (module.name, MARKER)
+        if dependency not in self._part_values:
+            self._part_values[dependency] = KERNEL_MARKER in self._bytes(module)
+        return self._part_values[dependency]  # type: ignore[return-value]
 
     def _import_statements(self, module: _Module) -> list[ast.stmt]:
         sources = self._import_texts(module)
@@ -857,22 +916,15 @@ class ProjectIndex:
             module.import_words = frozenset(word for statement in texts for word in _WORD.findall(statement))
         return module.import_words
 
-    def _says(self, module: _Module, names: tuple[str, ...], first: Optional[bytes] = None) -> bool:
-        """Whether the module says one of `names` as a word: a part of its own (WORDS), so that an
-        edit elsewhere in it keeps what depended on the answer. `first`: names[0] as bytes."""
-        dependency = (module.name, (WORDS, names))
-        if self._frames:
-            self._frames[-1].add(dependency)
-        if dependency not in self._part_values:
-            raw = self._bytes(module)
-            wanted = [first] if first is not None else [name.encode() for name in names]
-            if any(word in raw for word in wanted):
-                if module.words is None:
-                    module.words = frozenset(_WORD.findall(raw))
-                self._part_values[dependency] = any(word in module.words for word in wanted)
-            else:
-                self._part_values[dependency] = False
-        return self._part_values[dependency]  # type: ignore[return-value]
+    def _says(self, module: _Module, names: tuple[str, ...]) -> bool:
+        """Whether the module says one of `names` as a word (a search's question: see SEARCH)."""
+        raw = self._bytes(module)
+        wanted = [name.encode() for name in names]
+        if not any(word in raw for word in wanted):
+            return False
+        if module.words is None:
+            module.words = frozenset(_WORD.findall(raw))
+        return any(word in module.words for word in wanted)
 
     def _content_hash(self, module: _Module) -> bytes:
         """The hash of the module's bytes: the caller's (known without reading an unchanged file),
@@ -1085,6 +1137,12 @@ def _root_name(node: ast.AST) -> Optional[str]:
     while isinstance(node, ast.Attribute):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
+
+
+def _launchers_value(launchers: dict[str, tuple[Optional[int], str, Backends]]) -> tuple:
+    """Launch helpers as plain, sorted data (a part kept by value: LAUNCHERS)."""
+    return tuple(sorted((name, position, keyword, tuple(sorted(backends)))
+                        for name, (position, keyword, backends) in launchers.items()))
 
 
 def _hash(value: object) -> bytes:
