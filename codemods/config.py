@@ -87,13 +87,13 @@ class Config:
         """Where relative patterns are anchored: the config's folder, else the current one."""
         return self.path.parent if self.path else Path.cwd()
 
-    def matcher(self, patterns: Sequence[str]) -> Callable[[Path], bool]:
+    def matcher(self, patterns: Sequence[str]) -> Callable[["Path | str"], bool]:
         """A test of whether a path (file or folder) matches one of the globs, by its name or by its
         path relative to the project root, as Ruff matches `exclude`. Built once: discovery asks it
         of every file and folder of the tree."""
         return _Matcher(patterns, self.root)
 
-    def excluded(self, extra: Sequence[str] = ()) -> Callable[[Path], bool]:
+    def excluded(self, extra: Sequence[str] = ()) -> Callable[["Path | str"], bool]:
         """The test discovery asks of every file and folder: `exclude`, `extend-exclude` and `extra`
         (the command line's `--exclude`), as one matcher. Every entry point builds it here."""
         return self.matcher([*self.exclude, *self.extend_exclude, *extra])
@@ -115,13 +115,19 @@ class _Matcher:
         self._glob = re.compile("|".join(fnmatch.translate(p) for p in globs)) if globs else None
         self._under = re.compile("|".join(fnmatch.translate(p + "/*") for p in globs)) if globs else None
         self._root = os.path.abspath(root) + os.sep
+        self._folders: dict[str, str] = {}  # folder -> absolute: asked once per folder, not per file
 
-    def __call__(self, path: Path) -> bool:
+    def _absolute(self, folder: str) -> str:
+        if folder not in self._folders:
+            self._folders[folder] = os.path.abspath(folder)
+        return self._folders[folder]
+
+    def __call__(self, path: "Path | str") -> bool:
         text = os.fspath(path)
-        name = os.path.basename(text)
+        folder, name = os.path.split(text)
         if name in self._names:
             return True
-        absolute = os.path.abspath(text)
+        absolute = os.path.join(self._absolute(folder), name) if name not in ("", ".", "..") else os.path.abspath(text)
         inside = absolute.startswith(self._root)
         relative = (absolute[len(self._root):] if inside else text).replace(os.sep, "/")
         if inside and self._names and not self._names.isdisjoint(relative.split("/")):

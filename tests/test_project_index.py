@@ -546,7 +546,7 @@ def test_the_layout_follows_names_and_paths_not_bytes(tmp_path: Path) -> None:
 def test_two_files_with_one_module_name_the_first_is_kept(tmp_path: Path) -> None:
     _write(tmp_path, {"a/mod.py": "x = 1\n", "b/mod.py": "x = 2\n"})
     index = ProjectIndex([tmp_path / "a/mod.py", tmp_path / "b/mod.py"], Path.read_bytes)
-    assert [(m.name, m.path) for m in index._modules.values()] == [("mod", tmp_path / "a/mod.py")]
+    assert [(m.name, m.path) for m in index._modules.values()] == [("mod", str(tmp_path / "a/mod.py"))]
     assert index.parsed(tmp_path / "b/mod.py", "x = 2\n") is None
 
 

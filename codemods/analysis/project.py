@@ -116,7 +116,7 @@ class Usage:
 
 @dataclass
 class _Module:
-    path: Path
+    path: str  # absolute
     name: str
     is_package: bool
     index: Optional[ModuleIndex] = None
@@ -124,6 +124,7 @@ class _Module:
     needy: Optional[list[str]] = None  # see ProjectIndex._needy_names
     parse_failed: bool = False
     raw: Optional[bytes] = None  # its bytes, once read (asked for thousands of times on a large tree)
+    content: Optional[bytes] = None  # the hash of its bytes
     import_texts: Optional[list[bytes]] = None  # its import statements' source
     import_statements: Optional[list[ast.stmt]] = None
     import_words: Optional[frozenset[bytes]] = None
@@ -152,11 +153,11 @@ class ProjectIndex:
 
     def __init__(self, files: Iterable[Path], read: Callable[[Path], bytes],
                  relevant: Callable[[bytes], bool] = lambda code: True,
-                 content_hash: Optional[Callable[[Path], bytes]] = None) -> None:
+                 content_hash: Optional[Callable[[str], bytes]] = None) -> None:
         """`read(path)`: a file's bytes (a notebook's: the Python of its code cells); `relevant(code)`:
         whether a rule may have something to do in `code` (its prefilter, for code inside a kernel);
-        `content_hash(path)`: a hash of the file's bytes, known without reading an unchanged file
-        (the digest's; by default the bytes `read` gives are hashed).
+        `content_hash(path)`: a hash of the file's bytes (`path`: absolute, a str), known without
+        reading an unchanged file (by default the bytes `read` gives are hashed).
         A notebook (`.ipynb`) is a module no other imports: its kernels may call the project's
         helpers and launchers, so it is indexed under a name no import can spell."""
         self._read = read
@@ -175,7 +176,7 @@ class ProjectIndex:
                 if not name or not all(part.isidentifier() for part in name.split(".")):
                     continue
             if name not in self._modules:
-                module = _Module(Path(path), name, is_package)
+                module = _Module(absolute, name, is_package)
                 self._modules[name] = module
                 self._by_path[absolute] = module
         self._tops = {name.split(".")[0] for name in self._modules if not name.startswith("<")}
@@ -311,12 +312,12 @@ class ProjectIndex:
 
     def _value_of(self, dependency: _Dependency) -> object:
         """The value of a part (see CONTENT), as this project's code gives it."""
+        name, part = dependency
+        if name == PROJECT:  # not kept between runs in _part_values: the tables may change
+            # A search's answer is its key: `restore` checks it against the changed modules.
+            return part[1] in self._kernel_land() if part[0] == KERNEL_LAND else True
         if dependency not in self._part_values:
-            name, part = dependency
             with self._quiet():
-                if name == PROJECT:  # not kept between runs in _part_values: the tables may change
-                    # A search's answer is its key: `restore` checks it against the changed modules.
-                    return self._in_kernel_land(part[1]) if part[0] == KERNEL_LAND else True
                 module = self._modules[name]
                 if part == CONTENT:
                     value: object = self._content_hash(module)
@@ -929,14 +930,15 @@ class ProjectIndex:
     def _content_hash(self, module: _Module) -> bytes:
         """The hash of the module's bytes: the caller's (known without reading an unchanged file),
         else of the bytes this index read (never a second read, which could see a later edit)."""
-        if self._hash_of_path is not None:
-            return self._hash_of_path(module.path)
-        return hashlib.sha256(self._bytes(module)).digest()
+        if module.content is None:
+            module.content = hashlib.sha256(self._bytes(module)).digest() if self._hash_of_path is None \
+                else self._hash_of_path(module.path)
+        return module.content
 
     def _bytes(self, module: _Module) -> bytes:
         if module.raw is None:
             try:
-                module.raw = self._read(module.path)
+                module.raw = self._read(Path(module.path))
             except OSError:
                 module.raw = b""
         return module.raw

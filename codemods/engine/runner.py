@@ -110,7 +110,8 @@ class _Files:
 
     def known(self, path: "Path | str") -> Optional[Known]:
         """What the last run learnt about the file, if it has not changed since."""
-        return self.memo.lookup(os.path.abspath(path), self.status(path)) if self.memo is not None else None
+        key = os.path.abspath(path)
+        return self.memo.lookup(key, self.status(key)) if self.memo is not None else None
 
     def raw(self, path: "Path | str") -> bytes:
         key = os.path.abspath(path)
