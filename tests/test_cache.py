@@ -279,3 +279,38 @@ def test_two_runs_saving_their_memos_at_once_keep_both(package: Path, tmp_path: 
     second.save()
     again = FileMemo(tmp_path / "cache", SETTINGS, registry.RULES)
     assert all(again.lookup(str(package / name), (package / name).stat()) for name in ("bodies.py", "plain.py"))
+
+
+def _save_many(directory: Path, worker: int, rounds: int, start) -> None:
+    from codemods.engine.cache import FileMemo, Known
+
+    start.wait()
+    status = os.stat(directory.parent / "file.py")
+    for round_ in range(rounds):
+        memo = FileMemo(directory, SETTINGS, registry.RULES)
+        memo.learn(f"/w{worker}/r{round_}.py", status, Known(status.st_size, status.st_mtime_ns, b"\0" * 32, "{}", (), ()))
+        memo.save()
+
+
+def test_runs_saving_their_memos_at_the_same_time_lose_no_entry(tmp_path: Path) -> None:
+    """Four processes each save forty memos into one manifest at once: every entry is there after,
+    and the manifest reads (the read and write of a save are one step under a lock)."""
+    import multiprocessing
+
+    from codemods.engine.cache import FileMemo
+
+    (tmp_path / "file.py").write_text("")
+    os.utime(tmp_path / "file.py", ns=(0, 0))  # old enough to trust
+    context = multiprocessing.get_context("fork")
+    start = context.Barrier(4)
+    workers = [context.Process(target=_save_many, args=(tmp_path / "cache", worker, 40, start)) for worker in range(4)]
+    for process in workers:
+        process.start()
+    for process in workers:
+        process.join(60)
+    assert [process.exitcode for process in workers] == [0] * 4
+    status = os.stat(tmp_path / "file.py")
+    kept = FileMemo(tmp_path / "cache", SETTINGS, registry.RULES)
+    missing = [(worker, round_) for worker in range(4) for round_ in range(40)
+               if kept.lookup(f"/w{worker}/r{round_}.py", status) is None]
+    assert missing == []

@@ -21,6 +21,7 @@ Entries are small JSON files written atomically under `$JAX_CODEMOD_CACHE_DIR`, 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -31,7 +32,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
 from codemods.analysis.project import ProjectState
@@ -55,7 +56,7 @@ def default_directory() -> Path:
 
 # What the cache writes, and nothing else: `clean` removes only these (the folder may be one a user
 # pointed $JAX_CODEMOD_CACHE_DIR at, holding other files).
-_ENTRY_SUFFIXES = (".json", ".project", ".files", ".tmp")
+_ENTRY_SUFFIXES = (".json", ".project", ".files", ".lock", ".tmp")
 
 
 def clean(directory: Path) -> tuple[int, int, list[Path]]:
@@ -238,11 +239,30 @@ class FileMemo:
             self._learnt[path] = known
 
     def save(self) -> None:
+        """Merge what this run learnt into the manifest on disk. The read and the write are one
+        step under a lock, so that a run saving at the same time loses none of its entries."""
         if not self._learnt:
             return
-        merged = {**self._load(), **self._learnt}
-        ResultCache._write(self._path, {path: [k.size, k.mtime_ns, k.content.hex(), k.facts, list(k.skipped), list(k.rules)]
-                                        for path, k in merged.items()})
+        with _locked(self._path.with_suffix(".lock")):
+            merged = {**self._load(), **self._learnt}
+            ResultCache._write(self._path, {path: [k.size, k.mtime_ns, k.content.hex(), k.facts, list(k.skipped),
+                                                   list(k.rules)] for path, k in merged.items()})
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on `path` (created) while the block runs, where the system has one
+    (fcntl); a cache that cannot be locked is written unlocked, as it was: atomically."""
+    try:
+        import fcntl
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "a+b")
+    except (ImportError, OSError):
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def _facts_entry(facts: ModuleFacts) -> dict:
