@@ -295,96 +295,67 @@ PRECISE = "jnp.dot(a, a, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST
 NUMERICS = "import jax.numpy as jnp\nfrom jax import lax\n"
 
 
-def _facts_follow_the_edit(tmp_path: Path, before: dict[str, str], after: dict[str, str], module: str) -> None:
+OPS_MM = NUMERICS + "\n\ndef mm(a):\n    return " + PRECISE + "\n"
+LAUNCH = PALLAS + "\n\ndef run(body, x):\n    return pl.pallas_call(body, out_shape=x)(x)\n"
+GO = "\n\n\ndef go(x):\n    return "
+# (the part the edit changes alone, the project, {file: (old, new)} the edit, whose facts it changes)
+EDITS_OF_ONE_PART = [
+    ("one entry of a package's top level: what `run` is (kern reads nothing else of pkg/__init__.py)", {
+        "pkg/__init__.py": "from pkg.launch import run\n", "pkg/launch.py": LAUNCH,
+        "pkg/plain.py": "def run(body, x):\n    return body(x)\n",
+        "pkg/kern.py": PALLAS + NUMERICS + "from pkg import run\n\n\ndef body(a):\n    return " + PRECISE + GO + "run(body, x)\n",
+    }, {"pkg/__init__.py": ("pkg.launch", "pkg.plain")}, "kern.py"),
+    ("a module's launch helpers: `run` stops launching (its imports and names stay)", {
+        "pkg/__init__.py": "", "pkg/launch.py": LAUNCH,
+        "pkg/kern.py": NUMERICS + "from pkg.launch import run\n\n\ndef body(x_ref, o_ref):\n"
+                       "    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision='highest')" + GO + "run(body, x)\n",
+    }, {"pkg/launch.py": ("return pl.pallas_call(body, out_shape=x)(x)", "return body(x)  # pl.pallas_call no more")},
+        "kern.py"),
+    ("kernel land: the kernel module that imported `user` stops (ops reads whether user is kernel code)", {
+        "pkg/__init__.py": "", "pkg/ops.py": OPS_MM,
+        "pkg/user.py": "from pkg import ops\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = ops.mm(x_ref[...])\n",
+        "pkg/kern.py": PALLAS + "from pkg import user" + GO + "pl.pallas_call(user.body, out_shape=x)(x)\n",
+    }, {"pkg/kern.py": ("from pkg import user", ""), "pkg/kern.py ": ("pl.pallas_call(user.body, out_shape=x)(x)", "x")},
+        "ops.py"),
+    ("kernel land: a module that starts saying pallas (no kernel module imports it)", {
+        "pkg/__init__.py": "", "pkg/ops.py": OPS_MM,
+        "pkg/tool.py": "from pkg import ops\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = ops.mm(x_ref[...])\n",
+        "pkg/kern.py": PALLAS + GO + "x\n",
+    }, {"pkg/tool.py": ("from pkg import ops\n", PALLAS + "from pkg import ops\n"),
+        "pkg/tool.py ": ("[...])\n", "[...])" + GO + "pl.pallas_call(body, out_shape=x)(x)\n")}, "ops.py"),
+    ("a search's answer: `kern` imports the package and starts saying `mm`", {
+        "pkg/__init__.py": "", "pkg/ops.py": OPS_MM,
+        "pkg/kern.py": PALLAS + "from pkg import ops\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = x_ref[...]"
+                       + GO + "pl.pallas_call(body, out_shape=x)(x)\n",
+    }, {"pkg/kern.py": ("= x_ref[...]\n", "= ops.mm(x_ref[...])\n")}, "ops.py"),
+    ("a remembered use: `layers.body`'s, computed for layers' facts first and reused for ops' (it read kern)", {
+        "pkg/__init__.py": "", "pkg/ops.py": OPS_MM,
+        "pkg/layers.py": NUMERICS + "from pkg import ops\n\n\ndef body(x_ref, o_ref):\n"
+                         "    o_ref[...] = ops.mm(x_ref[...]) + jnp.dot(x_ref[...], x_ref[...], precision='highest')\n",
+        "pkg/kern.py": PALLAS + "from pkg import layers" + GO + "pl.pallas_call(layers.body, out_shape=x)(x)\n",
+    }, {"pkg/kern.py": ("pl.pallas_call(layers.body, out_shape=x)(x)", "layers.body(x, x)")}, "ops.py"),
+]
+
+
+@pytest.mark.parametrize("part, before, edit, module", EDITS_OF_ONE_PART, ids=[case[0].split(":")[0] for case in EDITS_OF_ONE_PART])
+def test_an_edit_of_one_part_changes_the_facts_that_read_it(part: str, before: dict, edit: dict, module: str,
+                                                            tmp_path: Path) -> None:
     """Warm facts equal cold ones for every module after the edit, and `module`'s did change: the
-    edit reached it through the part under test alone."""
+    edit reached it through that part alone. (A key with a trailing space: a second edit of a file.)"""
+    after = dict(before)
+    for name, (old, new) in edit.items():
+        assert old in after[name.strip()], (part, old)
+        after[name.strip()] = after[name.strip()].replace(old, new)
     paths = _write(tmp_path, before)
     index = ProjectIndex(paths, Path.read_bytes)
-    old = _all_facts(index, paths)
+    old_facts = _all_facts(index, paths)
     state = index.state()
     paths = _write(tmp_path, after)
     warm = ProjectIndex(paths, Path.read_bytes)
     warm.restore(state)
     cold = _all_facts(ProjectIndex(paths, Path.read_bytes), paths)
     assert _all_facts(warm, paths) == cold
-    assert cold[module] != old[module], "the edit should change this module's facts"
-
-
-def test_a_package_that_reexports_a_launcher_from_another_module(tmp_path: Path) -> None:
-    """`kern` reads one entry of `pkg/__init__.py`'s top level (what `run` is) and nothing else of it."""
-    before = {
-        "pkg/__init__.py": "from pkg.launch import run\n",
-        "pkg/launch.py": PALLAS + "\n\ndef run(body, x):\n    return pl.pallas_call(body, out_shape=x)(x)\n",
-        "pkg/plain.py": "def run(body, x):\n    return body(x)\n",
-        "pkg/kern.py": PALLAS + NUMERICS + "from pkg import run\n\n\ndef body(a):\n    return " + PRECISE +
-                       "\n\n\ndef go(x):\n    return run(body, x)\n",
-    }
-    after = {**before, "pkg/__init__.py": "from pkg.plain import run\n"}
-    _facts_follow_the_edit(tmp_path, before, after, "kern.py")
-
-
-def test_a_launch_helper_that_stops_launching(tmp_path: Path) -> None:
-    """`kern` reads `launch`'s launch helpers; the edit keeps launch's imports and names."""
-    before = {
-        "pkg/__init__.py": "",
-        "pkg/launch.py": PALLAS + "\n\ndef run(body, x):\n    return pl.pallas_call(body, out_shape=x)(x)\n",
-        "pkg/kern.py": NUMERICS + "from pkg.launch import run\n\n\ndef body(x_ref, o_ref):\n"
-                       "    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision='highest')\n\n\n"
-                       "def go(x):\n    return run(body, x)\n",
-    }
-    after = {**before, "pkg/launch.py": PALLAS + "\n\ndef run(body, x):\n    return body(x)  # pl.pallas_call no more\n"}
-    _facts_follow_the_edit(tmp_path, before, after, "kern.py")
-
-
-def test_a_module_that_leaves_kernel_land(tmp_path: Path) -> None:
-    """`ops`'s facts read whether `user` is kernel code; the kernel module that imported it stops."""
-    before = {
-        "pkg/__init__.py": "",
-        "pkg/ops.py": NUMERICS + "\n\ndef mm(a):\n    return " + PRECISE + "\n",
-        "pkg/user.py": "from pkg import ops\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = ops.mm(x_ref[...])\n",
-        "pkg/kern.py": PALLAS + "from pkg import user\n\n\ndef go(x):\n    return pl.pallas_call(user.body, out_shape=x)(x)\n",
-    }
-    after = {**before, "pkg/kern.py": PALLAS + "\n\ndef go(x):\n    return x\n"}
-    _facts_follow_the_edit(tmp_path, before, after, "ops.py")
-
-
-def test_a_module_that_starts_saying_a_name(tmp_path: Path) -> None:
-    """`ops`'s facts read whether `kern` says `mm` (it imports the package, so it could use it)."""
-    before = {
-        "pkg/__init__.py": "",
-        "pkg/ops.py": NUMERICS + "\n\ndef mm(a):\n    return " + PRECISE + "\n",
-        "pkg/kern.py": PALLAS + "from pkg import ops\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = x_ref[...]\n\n\n"
-                       "def go(x):\n    return pl.pallas_call(body, out_shape=x)(x)\n",
-    }
-    after = {**before, "pkg/kern.py": before["pkg/kern.py"].replace("= x_ref[...]\n", "= ops.mm(x_ref[...])\n")}
-    _facts_follow_the_edit(tmp_path, before, after, "ops.py")
-
-
-def test_a_use_found_while_computing_another_modules_facts(tmp_path: Path) -> None:
-    """`layers.body` is needy itself, so its use is computed (and remembered) for `layers`' facts
-    first; `ops`'s facts reuse it, and must depend on what it read: `kern`, which launches it."""
-    before = {
-        "pkg/__init__.py": "",
-        "pkg/ops.py": NUMERICS + "\n\ndef mm(a):\n    return " + PRECISE + "\n",
-        "pkg/layers.py": NUMERICS + "from pkg import ops\n\n\ndef body(x_ref, o_ref):\n"
-                         "    o_ref[...] = ops.mm(x_ref[...]) + jnp.dot(x_ref[...], x_ref[...], precision='highest')\n",
-        "pkg/kern.py": PALLAS + "from pkg import layers\n\n\ndef go(x):\n    return pl.pallas_call(layers.body, out_shape=x)(x)\n",
-    }
-    after = {**before, "pkg/kern.py": before["pkg/kern.py"].replace("pl.pallas_call(layers.body, out_shape=x)(x)",
-                                                                      "layers.body(x, x)")}
-    _facts_follow_the_edit(tmp_path, before, after, "ops.py")
-
-
-def test_a_module_that_starts_saying_pallas_enters_kernel_land(tmp_path: Path) -> None:
-    """No kernel module imports `tool`; it launches its own body now, so `ops.mm` runs in a kernel."""
-    before = {
-        "pkg/__init__.py": "",
-        "pkg/ops.py": NUMERICS + "\n\ndef mm(a):\n    return " + PRECISE + "\n",
-        "pkg/tool.py": "from pkg import ops\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = ops.mm(x_ref[...])\n",
-        "pkg/kern.py": PALLAS + "\n\ndef go(x):\n    return x\n",
-    }
-    after = {**before, "pkg/tool.py": PALLAS + before["pkg/tool.py"] + "\n\ndef go(x):\n    return pl.pallas_call(body, out_shape=x)(x)\n"}
-    _facts_follow_the_edit(tmp_path, before, after, "ops.py")
+    assert cold[module] != old_facts[module], "the edit should change this module's facts"
 
 
 def test_kernel_land_built_again_does_not_parse_the_unchanged_launch_modules_again(tmp_path: Path, monkeypatch) -> None:
