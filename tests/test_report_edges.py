@@ -495,11 +495,11 @@ def test_a_notebook_process_source_cannot_read_is_an_error() -> None:
 
 
 def test_notebook_code_is_decoded_once_a_run(tmp_path: Path) -> None:
-    decoded: dict[str, bytes] = {}
+    decoded: dict = {}
     path = tmp_path / "nb.ipynb"
     assert runner._notebook_code(path, NOTEBOOK, decoded) == (KERNEL + "y = kernel(1)\n").encode()
-    assert decoded == {str(path): (KERNEL + "y = kernel(1)\n").encode()}
-    assert runner._notebook_code(path, b"not read again", decoded) == decoded[str(path)]
+    assert list(decoded) == [str(path)] and decoded[str(path)].text == KERNEL + "y = kernel(1)\n"
+    assert runner._notebook_code(path, b"not read again", decoded) == decoded[str(path)].text.encode()
 
 
 @pytest.mark.parametrize("raw, read", [
@@ -588,23 +588,29 @@ def test_a_read_only_file_is_not_written(tmp_path: Path) -> None:
     assert path.read_bytes() == b"x = 1\n"
 
 
-def test_a_kernel_notebook_is_decoded_once_in_a_whole_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The project index (it reads a notebook that says pallas) and the prefilter share the decoded
-    code; the analysis decodes it once more, for its cells. Two decodes a run, not one per reader."""
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_kernel_notebook_is_decoded_once_in_a_whole_run(jobs: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The project index (it reads a notebook that says pallas), the prefilter and the analysis
+    share one decoding, in a worker process too (it inherits the run's). Two notebooks, padded
+    past PARALLEL_MIN_BYTES, so that `--jobs 2` analyses them in the pool."""
     from codemods import registry
     from codemods.engine import notebook
 
     kernel = ("import jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n\n\ndef body(x_ref, o_ref):\n"
               "    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=('default', 'highest'))\n\n\n"
               "run = pl.pallas_call(body, out_shape=None)\n")
-    path = tmp_path / "k.ipynb"
-    path.write_bytes(notebook_bytes(("code", 1, kernel)))
-    reads: list[Path] = []
+    for name in ("k1", "k2"):  # trailing whitespace: still one JSON document
+        (tmp_path / f"{name}.ipynb").write_bytes(notebook_bytes(("code", 1, kernel)) + b" " * runner.PARALLEL_MIN_BYTES)
+    log = tmp_path / "reads.log"
     read = notebook.read
-    monkeypatch.setattr(notebook, "read", lambda where, raw: reads.append(where) or read(where, raw))
-    (result,) = runner.run([path], registry.RULES, Settings((0, 12, 0, 1)), 1, None)
-    assert result.new_source is not None and b"precision=" in result.new_source
-    assert len(reads) == 2, reads
+    def logged(where, raw):  # noqa: E306 - to a file: a forked worker's decodings count too
+        with open(log, "a") as handle:
+            handle.write(f"{Path(where).name}\n")
+        return read(where, raw)
+    monkeypatch.setattr(notebook, "read", logged)
+    results = runner.run([tmp_path], registry.RULES, Settings((0, 12, 0, 1)), jobs, None)
+    assert [b"precision=" in (result.new_source or b"") for result in results] == [True, True]
+    assert sorted(log.read_text().split()) == ["k1.ipynb", "k2.ipynb"]
 
 
 @pytest.mark.parametrize("limit, fixed", [(0, True), (-1, False)], ids=["at-the-limit", "past-it"])

@@ -64,8 +64,8 @@ def run(
     finally:
         _keep_for_the_run(collecting)
     work = [(path, files.raw(path), rules, settings, facts) for _, path, rules, facts in candidates]
-    global _PROJECT  # read by process_source here, and by forked workers (which inherit it)
-    _PROJECT = index
+    global _PROJECT, _NOTEBOOKS  # read by process_source here, and by forked workers (which inherit them)
+    _PROJECT, _NOTEBOOKS = index, files.notebooks
     try:
         for done, ((index_, path, rules, facts), result) in enumerate(zip(candidates, _map(_process_candidate, work, jobs)), 1):
             results[index_] = result
@@ -79,7 +79,7 @@ def run(
                 results[index_] = process_source(path, files.raw(path), rules, settings, accept=accept, facts=facts,
                                                  prefiltered=True)
     finally:
-        _PROJECT = None
+        _PROJECT, _NOTEBOOKS = None, {}
         gc.unfreeze()
     if cache is not None:
         if index is not None and index.learnt():
@@ -97,7 +97,7 @@ class _Files:
     def __init__(self, memo: Optional[FileMemo] = None) -> None:
         self.memo = memo
         self.contents: dict[str, bytes] = {}
-        self.notebook_code: dict[str, bytes] = {}  # decoded notebooks: the index may have read one
+        self.notebooks: dict[str, notebook.NotebookSource] = {}  # decoded, by absolute path: see _notebook_code
         self._statuses: dict[str, os.stat_result] = {}
         self._hashes: dict[str, bytes] = {}
 
@@ -202,14 +202,16 @@ def _rules_for_file(path: Path, seen: _Files, transforms: Sequence[Rule], settin
     raw = seen.raw(path)
     if notebook.is_notebook(path):
         key = os.path.abspath(path)
-        if key not in seen.notebook_code and not notebook.may_need(raw, needles):
+        if key not in seen.notebooks and not notebook.may_need(raw, needles):
             return []
-        raw = _notebook_code(path, raw, seen.notebook_code)
+        raw = _notebook_code(path, raw, seen.notebooks)
     return [rule for rule in rules_for(raw, transforms, settings, facts.holds_kernels) if rule.code not in skipped]
 
 
-# The project index of the run in progress: modules it parsed are not parsed again.
+# The project index of the run in progress: modules it parsed are not parsed again; and the
+# notebooks it decoded (with the prefilter), not decoded again.
 _PROJECT: Optional[ProjectIndex] = None
+_NOTEBOOKS: "dict[str, notebook.NotebookSource]" = {}
 
 
 def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: Settings,
@@ -229,7 +231,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
             return b""  # the run reports it when it processes the file; here it is empty
         # Generated code is not analysed (MAX_SOURCE_BYTES): the index does not parse it either.
         raw = raw if len(raw) <= MAX_SOURCE_BYTES else b""
-        return _notebook_kernels(os.path.abspath(path), raw, seen.notebook_code) if notebook.is_notebook(path) else raw
+        return _notebook_kernels(os.path.abspath(path), raw, seen.notebooks) if notebook.is_notebook(path) else raw
 
     def content(path: Path) -> bytes:
         try:
@@ -244,7 +246,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     return index
 
 
-def _notebook_kernels(path: str, raw: bytes, decoded: dict[str, bytes]) -> bytes:
+def _notebook_kernels(path: str, raw: bytes, decoded: dict[str, notebook.NotebookSource]) -> bytes:
     """What the project index reads of a notebook: the Python of its code cells if it may launch a
     kernel (one that never says pallas launches none of its own; it is not decoded), else nothing."""
     if not notebook.may_need(raw, (KERNEL_MARKER,)):
@@ -255,13 +257,14 @@ def _notebook_kernels(path: str, raw: bytes, decoded: dict[str, bytes]) -> bytes
         return b""  # the run reports it when it processes the notebook
 
 
-def _notebook_code(path: "Path | str", raw: bytes, decoded: dict[str, bytes]) -> bytes:
-    """A notebook's code cells as one module, decoded once per run (`decoded`, by absolute path);
+def _notebook_code(path: "Path | str", raw: bytes, decoded: dict[str, notebook.NotebookSource]) -> bytes:
+    """A notebook's code cells as one module, decoded once per run (`decoded`, by absolute path:
+    the prefilter, the project index and the worker that analyses it share the decoding);
     NotebookError when it is not a notebook we read."""
     key = os.path.abspath(path)
     if key not in decoded:
-        decoded[key] = notebook.read(Path(path), raw).text.encode()
-    return decoded[key]
+        decoded[key] = notebook.read(Path(path), raw)
+    return decoded[key].text.encode()
 
 
 def _state_key(index: ProjectIndex, transforms: Sequence[Rule]) -> str:
@@ -341,8 +344,8 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
         finally:
             gc.enable()
     result = FileResult(str(path))
-    try:  # a notebook is its code cells, as one module (codemods/engine/notebook.py)
-        ipynb = notebook.read(path, raw) if notebook.is_notebook(path) else None
+    try:  # a notebook is its code cells, as one module (codemods/engine/notebook.py), decoded once a run
+        ipynb = (_NOTEBOOKS.get(os.path.abspath(path)) or notebook.read(path, raw)) if notebook.is_notebook(path) else None
     except notebook.NotebookError as error:
         result.error = str(error)
         return result
