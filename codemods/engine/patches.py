@@ -220,7 +220,8 @@ def _write_folder(folder: Path, files: dict[str, bytes], force: bool) -> None:
     that holds other files, replace its patches and summary one rename each)."""
     folder = Path(os.path.abspath(folder))
     folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = folder.parent / f".{folder.name}.{os.getpid()}-{secrets.token_hex(4)}.jax-codemod.tmp"
+    # Not named after the folder: a folder name may take a file name's 255 bytes whole.
+    staging = folder.parent / f".jax-codemod-{os.getpid()}-{secrets.token_hex(4)}.tmp"
     os.mkdir(staging)
     try:
         for name, data in files.items():
