@@ -846,3 +846,15 @@ def test_last_and_root_names(source: str, last, root) -> None:
     node = ast.parse(source, mode="eval").body
     assert (project._last_name(node), project._root_name(node)) == (last, root)
 
+
+
+@pytest.mark.parametrize("word", [b"pkg", b"ops", b"api", b"mm", b"pallas", b"nothing"])
+def test_the_first_lookup_of_a_word_answers_for_that_word(tmp_path: Path, word: bytes) -> None:
+    """The word table is built by the first lookup, whichever word it asks: that lookup answers for
+    its own word (a loop variable once shadowed it, so the first answer was another word's, and
+    which one depended on the hash seed)."""
+    index = _index(tmp_path, {**PACKAGE, "pkg/user.py": "import numpy\nfrom pkg import ops\nfrom pkg.api import mm\n"})
+    expected = [name for name, module in index._modules.items()
+                if index._imports_project(module) and word in index._import_words(module)]
+    assert index._importers_of(word) == expected
+    assert ProjectIndex(sorted(tmp_path.rglob("*.py")), Path.read_bytes)._importers_of(word) == expected

@@ -771,8 +771,8 @@ class ProjectIndex:
         if self._importing is None:
             self._importing = {}
             for module in self._modules.values():  # in order: each list comes out sorted
-                for word in self._words_imported(module):
-                    self._importing.setdefault(word, []).append(module.name)
+                for imported in self._words_imported(module):
+                    self._importing.setdefault(imported, []).append(module.name)
         return self._importing.get(word, [])
 
     def _words_imported(self, module: _Module) -> frozenset[bytes]:
