@@ -858,3 +858,27 @@ def test_the_first_lookup_of_a_word_answers_for_that_word(tmp_path: Path, word: 
                 if index._imports_project(module) and word in index._import_words(module)]
     assert index._importers_of(word) == expected
     assert ProjectIndex(sorted(tmp_path.rglob("*.py")), Path.read_bytes)._importers_of(word) == expected
+
+
+RENAMED_OPS = "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef fused_mm(a, b):\n" \
+              "    return jnp.dot(a, b, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n"
+
+
+@pytest.mark.parametrize("use, shared", [
+    ("import mylib\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = mylib.mm(x_ref[...], 1)\n", False),
+    ("from mylib import mm as m\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = m(x_ref[...], 1)\n", False),
+    ("import mylib\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = mylib.mm(x_ref[...], 1)\n\n\n"
+     "def plain(x):\n    return mylib.mm(x, x)\n", True),
+])
+def test_a_helper_the_package_reexports_under_another_name(tmp_path: Path, use: str, shared: bool) -> None:
+    """`from mylib.ops import fused_mm as mm` in the package: its kernel users say `mm`, never
+    `fused_mm` (a user's project missed this: nothing was reported, and the kernel failed)."""
+    index = _index(tmp_path, {
+        "mylib/__init__.py": "from mylib.ops import fused_mm as mm\n",
+        "mylib/ops.py": RENAMED_OPS,
+        "mylib/kern.py": PALLAS + use + "\n\ndef go(x):\n    return pl.pallas_call(body, out_shape=x)(x)\n",
+        "mylib/tool.py": "from mylib import mm\n\n\ndef summary(x):\n    return x\n",  # imports it, never calls it
+    })
+    facts = index.facts(tmp_path / "mylib/ops.py")
+    assert [(name, backends, role) for name, backends, _, role in facts.kernels] == [("fused_mm", BOTH, HELPER)]
+    assert facts.shared == ({"fused_mm"} if shared else set())

@@ -33,7 +33,8 @@ PRECISIONS = ["precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST)", "preci
               "precision=None", ""]
 # How a kernel module reaches the helpers module `pkg.ops` (each binds the name `ops` or `mm0`).
 OPS_IMPORTS = ["from pkg import ops", "from . import ops", "import pkg.ops as ops", "from .ops import mm0",
-               "from pkg.ops import mm0", "from pkg import mm0"]  # the last: re-exported by pkg/__init__.py
+               "from pkg.ops import mm0", "from pkg import mm0",  # re-exported by pkg/__init__.py
+               "from pkg import fast_mm as mm0"]  # re-exported under another name
 LAUNCH_IMPORTS = ["from pkg.launch import run", "from .launch import run", "from pkg import launch"]
 
 
@@ -123,7 +124,7 @@ def _tool(rng: random.Random, helpers: list[str]) -> str:
 
 def _project(rng: random.Random) -> dict[str, str]:
     helpers = [f"mm{i}" for i in range(rng.randint(1, 3))]
-    files = {"pkg/__init__.py": "from pkg.ops import mm0\n" if rng.random() < 0.7 else "",
+    files = {"pkg/__init__.py": rng.choice(["from pkg.ops import mm0\n", "from pkg.ops import mm0 as fast_mm\n", ""]),
              "pkg/ops.py": _ops(rng, helpers), "pkg/launch.py": _launch(rng), "pkg/layers.py": _layers(rng, helpers),
              "pkg/tool.py": _tool(rng, helpers)}
     for k in range(rng.randint(1, 3)):
@@ -157,7 +158,7 @@ def _edit(rng: random.Random, files: dict[str, str]) -> dict[str, str]:
         edited[target] = _tool(rng, helpers)
     elif target == "pkg/__init__.py":
         edited[target] = rng.choice(["", "from pkg.ops import mm0\n", "from pkg.layers import body\n",
-                                     "from .launch import run\n"])
+                                     "from .launch import run\n", "from pkg.ops import mm0 as fast_mm\n"])
     else:
         edited[target] = _kernel_module(rng, int(target[len("pkg/kern"):-3]), helpers)
     return edited

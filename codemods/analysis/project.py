@@ -412,15 +412,20 @@ class ProjectIndex:
 
     def _find_usage(self, module: _Module, name: str) -> Usage:
         usage = Usage()
-        for referrer in self._referrers(module, name):
+        referrers = self._referrers(module, name)
+        renamed = self._renamed(module, name, referrers)
+        for alias in sorted(renamed):  # `mylib.mm` after `from mylib.ops import fused_mm as mm` in mylib
+            known = {referrer.name for referrer in referrers}
+            referrers += [referrer for referrer in self._referrers(module, alias) if referrer.name not in known]
+        for referrer in referrers:
             if not self._in_kernel_land(referrer.name):  # no kernel runs its code: any use is plain
-                usage |= Usage(plain=self._mentions(referrer, module, name))
+                usage |= Usage(plain=self._mentions(referrer, module, name, renamed))
                 continue
             index, scope = self._index(referrer), self._scope(referrer)
             if index is None or scope is None:
                 continue
             bodies = {id(mention): (why, launched, role) for mention, why, launched, role in scope.foreign_bodies}
-            aliases = self._aliases(referrer, name)
+            aliases = self._aliases(referrer, name, renamed)
             for function, mentions in self._project_mentions(referrer, index).items():
                 for mention in mentions:
                     if _last_name(mention) in aliases and (module, name) in self._targets(referrer, index, mention):
@@ -429,6 +434,18 @@ class ProjectIndex:
             held = self._usage(module, holder)
             usage |= Usage(held.backends, held.role, held.plain, held.why)
         return usage
+
+    def _renamed(self, module: _Module, name: str, referrers: list[_Module]) -> set[str]:
+        """The other names `referrers` re-export `module.name` under (`from .ops import fused_mm as
+        mm`): other modules may use it by those (`mylib.mm`), never saying `name`."""
+        renamed = set()
+        for referrer in referrers:
+            for bound, qualified in self._top_level(referrer).items():
+                if bound != name and qualified != "def" and qualified.rpartition(".")[2] == name:
+                    absolute = referrer.absolute(qualified)
+                    if absolute and self._function(absolute, _MAX_REEXPORTS) == (module, name):
+                        renamed.add(bound)
+        return renamed
 
     def _holders(self, module: _Module) -> dict[str, list[str]]:
         """For each name, the top-level values and classes of the module that hold it (`k = body`,
@@ -503,20 +520,22 @@ class ProjectIndex:
         return Usage(outer.backends, plain=outer.plain or called_plainly or not outer.backends,
                      why=f"called from {referrer.name}.{top.name}, which kernels run")
 
-    def _aliases(self, referrer: _Module, name: str) -> set[str]:
-        """What `name` may be called in `referrer`: itself, or a name its imports bind it to (`as`).
-        (A def's entry in `_top_level` is "def", a keyword: never a name's last part.)"""
-        return {name} | {bound for bound, qualified in self._top_level(referrer).items()
-                         if qualified.rsplit(".", 1)[-1] == name}
+    def _aliases(self, referrer: _Module, name: str, renamed: "set[str] | frozenset[str]" = frozenset()) -> set[str]:
+        """What `name` (or a name it is re-exported under: `renamed`) may be called in `referrer`:
+        itself, or a name its imports bind it to (`as`). (A def's entry in `_top_level` is "def", a
+        keyword: never a name's last part.)"""
+        names = {name, *renamed}
+        return names | {bound for bound, qualified in self._top_level(referrer).items()
+                        if qualified.rsplit(".", 1)[-1] in names}
 
-    def _mentions(self, referrer: _Module, module: _Module, name: str) -> bool:
+    def _mentions(self, referrer: _Module, module: _Module, name: str, renamed: "set[str] | frozenset[str]" = frozenset()) -> bool:
         """Whether `referrer` names `module.name` through its top-level imports (read from its bare
         syntax tree, without the scopes: a shadowing local counts, which can only keep a fix back)."""
         imports = {bound: qualified for bound, qualified in self._top_level(referrer).items() if qualified != "def"}
         if not imports:
             return False
         dotted = self._dotted_names(referrer)
-        for alias in self._aliases(referrer, name):  # only what can be the name: resolving is the cost
+        for alias in self._aliases(referrer, name, renamed):  # only what can be the name: resolving is the cost
             for spelled in dotted.get(alias, ()):
                 root, _, rest = spelled.partition(".")
                 if root in imports:
