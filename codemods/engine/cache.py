@@ -122,11 +122,11 @@ class ResultCache:
             raw = read() if has_fix or cells else b""
             ipynb = notebook.read(path, raw) if cells else None
             new_source = None if after is None else ipynb.encode(after) if ipynb else after.encode(data["encoding"])
+            return FileResult(str(path), parsed=data["parsed"], new_source=new_source, raw=raw if has_fix else b"",
+                              after=after or "", findings=findings, error=data["error"], encoding=data["encoding"],
+                              suppressed=data["suppressed"], cells=ipynb.cells if ipynb is not None else None)
         except (OSError, ValueError, KeyError, TypeError, LookupError, AttributeError, notebook.NotebookError):
-            return None  # missing or unreadable: analyse again
-        return FileResult(str(path), parsed=data["parsed"], new_source=new_source, raw=raw if has_fix else b"",
-                          after=after or "", findings=findings, error=data["error"], encoding=data["encoding"],
-                          suppressed=data["suppressed"], cells=ipynb.cells if ipynb is not None else None)
+            return None  # missing or unreadable (an entry lacking a field too): analyse again
 
     def project_state(self, layout: str) -> Optional[ProjectState]:
         """What the last run over a project with this layout learnt (ProjectIndex.state)."""
@@ -222,7 +222,7 @@ class FileMemo:
             data = json.loads(self._path.read_text(encoding="utf-8"))
             return {path: Known(size, mtime, bytes.fromhex(content), facts, tuple(skipped), tuple(rules))
                     for path, (size, mtime, content, facts, skipped, rules) in data.items()}
-        except (OSError, ValueError, TypeError):
+        except (OSError, ValueError, TypeError, AttributeError):  # AttributeError: not a JSON object
             return {}
 
     def lookup(self, path: str, status: os.stat_result) -> Optional[Known]:
