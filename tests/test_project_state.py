@@ -13,6 +13,7 @@ exactly as a fresh index over the same files, for every module. Static analysis 
 
 from __future__ import annotations
 
+import marshal
 import os
 import random
 from pathlib import Path
@@ -285,8 +286,12 @@ def test_the_state_survives_the_cache_and_an_unreadable_one_is_no_state(tmp_path
     assert restored.restore(cache.project_state("layout")) == set()
     assert _all_facts(restored, paths) == facts and not restored.learnt()
     entry = cache._project_entry("layout")
-    entry.write_bytes(entry.read_bytes()[:100])  # cut short, as by a full disk
+    whole = entry.read_bytes()
+    entry.write_bytes(whole[:100])  # cut short, as by a full disk
     assert cache.project_state("layout") is None
+    for shape in ((1, [], {}, (None, None), frozenset()), ({}, {"m": (1,)}, {}, (None, None), frozenset()), [], 7):
+        entry.write_bytes(marshal.dumps(shape))  # plain data of another shape: another tool's, or a bug's
+        assert cache.project_state("layout") is None, shape
     assert cache.project_state("another layout") is None
 
 

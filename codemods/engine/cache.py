@@ -136,8 +136,8 @@ class ResultCache:
             return ProjectState(contents, {name: (ModuleFacts(*entry), dependencies)
                                            for name, (entry, dependencies) in facts.items()},
                                 parts, tables, table_dependencies)
-        except (OSError, ValueError, EOFError, TypeError):
-            return None  # none, or unreadable: the project is analysed afresh
+        except (OSError, ValueError, EOFError, TypeError, AttributeError, LookupError):
+            return None  # none, unreadable or of another shape: the project is analysed afresh
 
     def store_project_state(self, layout: str, state: ProjectState) -> None:
         """Keep `state` for the next run (marshal: plain data, fast to load for thousands of
