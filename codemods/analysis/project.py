@@ -271,10 +271,11 @@ class ProjectIndex:
 
     # -- what a computation read --
 
-    def _depend(self, module: _Module, part: object) -> None:
-        """The computation in progress read `part` of `module` (see CONTENT)."""
+    def _depend(self, owner: str, part: object) -> None:
+        """The computation in progress read `part` of the module named `owner`, or of the project
+        (PROJECT): see CONTENT."""
         if self._frames:
-            self._frames[-1].add((module.name, part))
+            self._frames[-1].add((owner, part))
 
     @contextmanager
     def _quiet(self) -> Iterator[None]:
@@ -343,7 +344,7 @@ class ProjectIndex:
     # -- one module's facts --
 
     def _facts_of(self, module: _Module) -> ModuleFacts:
-        self._depend(module, CONTENT)
+        self._depend(module.name, CONTENT)
         raw = self._bytes(module)
         if KERNEL_MARKER not in raw and not self._in_kernel_land(module.name):
             return ModuleFacts()  # no kernel of this project reaches it (a set lookup: first)
@@ -366,7 +367,7 @@ class ProjectIndex:
     def _needy_names(self, module: _Module) -> list[str]:
         """Top-level defs and values whose own code holds a call that may fail in a kernel (read from
         the bare syntax tree: the full index is built only for modules the search visits)."""
-        self._depend(module, CONTENT)
+        self._depend(module.name, CONTENT)
         if module.needy is not None:
             return module.needy
         raw = self._bytes(module)
@@ -451,7 +452,7 @@ class ProjectIndex:
         """For each name, the top-level values and classes of the module that hold it (`k = body`,
         `BODIES = [body]`, `class Holder: kernel = staticmethod(body)`): another module launching
         those launches it."""
-        self._depend(module, CONTENT)
+        self._depend(module.name, CONTENT)
         if module.holders is None:
             module.holders = {}
             tree = self._tree(module)
@@ -547,7 +548,7 @@ class ProjectIndex:
     def _dotted_names(self, module: _Module) -> dict[str, set[str]]:
         """Every name and loaded attribute chain of the module (`ops.act`, `ops`, `act`), by its last
         part: one walk per module, however many of its names are asked about."""
-        self._depend(module, CONTENT)
+        self._depend(module.name, CONTENT)
         if module.dotted is None:
             module.dotted = {}
             tree = self._tree(module)
@@ -621,7 +622,7 @@ class ProjectIndex:
         return {name: spec for name, spec in found.items() if name not in launchers}
 
     def _launch_helpers(self, module: _Module) -> dict[str, tuple[Optional[int], str, Backends]]:
-        self._depend(module, LAUNCHERS)
+        self._depend(module.name, LAUNCHERS)
         if module.name not in self._launchers:
             kept = self._part_values.get((module.name, LAUNCHERS))  # the last run's, if the module is unchanged
             if kept is not None:
@@ -687,8 +688,7 @@ class ProjectIndex:
     def _top_level_entry(self, module: _Module, name: str) -> Optional[str]:
         """`_top_level(module).get(name)`, a part of its own: what else the module binds does not matter."""
         dependency = (module.name, (TOP_LEVEL, name))
-        if self._frames:
-            self._frames[-1].add(dependency)
+        self._depend(*dependency)
         if dependency not in self._part_values:
             with self._quiet():
                 self._part_values[dependency] = self._top_level(module).get(name)
@@ -697,7 +697,7 @@ class ProjectIndex:
     def _top_level(self, module: _Module) -> dict[str, str]:
         """What a module binds at its top level, from its bare syntax tree: "def" for a def or a
         value computed by a call, else the qualified name an import binds ("..ops.act")."""
-        self._depend(module, CONTENT)  # the whole table: read only where the code is too
+        self._depend(module.name, CONTENT)  # the whole table: read only where the code is too
         if module.top_level is None:
             with self._quiet():
                 tree = self._tree(module)
@@ -723,7 +723,7 @@ class ProjectIndex:
 
     def _project_mentions(self, module: _Module, index: ModuleIndex) -> dict[Optional[FunctionNode], list[ast.AST]]:
         """The module's mentions (by innermost function) that start from a name bound to the project."""
-        self._depend(module, CONTENT)
+        self._depend(module.name, CONTENT)
         if module.project_mentions is None:
             names = self._project_names(module, index)
             module.project_mentions = {function: kept for function, mentions in index.mentions.items()
@@ -733,7 +733,7 @@ class ProjectIndex:
     def _project_names(self, module: _Module, index: ModuleIndex) -> frozenset[str]:
         """Names the module binds to other project modules or their contents (by import, or by
         assignment from such a name): the only roots a cross-module reference can start from."""
-        self._depend(module, CONTENT)
+        self._depend(module.name, CONTENT)
         if module.project_names is None:
             names = {b.name for b in index.imports if self._is_project_name(module, b.imported)}  # type: ignore[arg-type]
             for bindings in index.module_scope.bindings.values():
@@ -761,14 +761,17 @@ class ProjectIndex:
         own, who say `jax`) must not leave thousands of dependencies behind."""
         found: list[_Module] = []
         for candidate in self._in_order({name for word in words for name in self._importers_of(word)}):
-            if candidate is not exclude and not (unmarked and self._marked(candidate)) and self._says(candidate, names):
+            if candidate is not exclude and self._meets(candidate, names, unmarked):
                 found.append(candidate)
                 if limit is not None and len(found) > limit:
                     break
-        if self._frames:
-            self._frames[-1].add((PROJECT, (SEARCH, tuple(sorted(words)), names, unmarked,
-                                            tuple(m.name for m in found), exclude.name if exclude else PROJECT)))
+        self._depend(PROJECT, (SEARCH, tuple(sorted(words)), names, unmarked, tuple(m.name for m in found),
+                               exclude.name if exclude else PROJECT))
         return found
+
+    def _meets(self, module: _Module, names: tuple[str, ...], unmarked: bool) -> bool:
+        """What a search asks of an importer, beyond the words of its imports."""
+        return not (unmarked and self._marked(module)) and self._says(module, names)
 
     def _answer_changed(self, search: tuple, changed: set[str]) -> bool:
         """Whether a search (see `_importers_saying`) answers otherwise now: a changed module that
@@ -777,9 +780,8 @@ class ProjectIndex:
         _, words, names, unmarked, found, excluded = search
         for name in changed - {excluded}:
             module = self._modules[name]
-            meets = bool(self._words_imported(module) & set(words)) and not (unmarked and self._marked(module)) \
-                and self._says(module, names)
-            if meets != (name in found):
+            if (bool(self._words_imported(module) & set(words)) and self._meets(module, names, unmarked)) \
+                    != (name in found):
                 return True
         return False
 
@@ -819,8 +821,7 @@ class ProjectIndex:
 
     def _in_kernel_land(self, name: str) -> bool:
         """Whether a kernel launched in this project can reach the module (a part of the project)."""
-        if self._frames:
-            self._frames[-1].add((PROJECT, (KERNEL_LAND, name)))
+        self._depend(PROJECT, (KERNEL_LAND, name))
         return name in self._kernel_land()
 
     def _kernel_land(self) -> set[str]:
@@ -888,15 +889,14 @@ class ProjectIndex:
 
     def _import_texts(self, module: _Module) -> list[bytes]:
         """Its import statements' source: what its IMPORTS part is (with whether it says pallas)."""
-        self._depend(module, IMPORTS)
+        self._depend(module.name, IMPORTS)
         if module.import_texts is None:
             module.import_texts = _IMPORT.findall(self._bytes(module))
         return module.import_texts
 
     def _marker(self, module: _Module) -> bool:
         """Whether it says pallas (where kernel land starts): a part of its own (MARKER)."""
-        if self._frames:
-            self._frames[-1].add((module.name, MARKER))
+        self._depend(module.name, MARKER)
         return self._marked(module)
 
     def _marked(self, module: _Module) -> bool:
@@ -963,7 +963,7 @@ class ProjectIndex:
         return module.raw
 
     def _tree(self, module: _Module) -> Optional[ast.Module]:
-        self._depend(module, CONTENT)
+        self._depend(module.name, CONTENT)
         if module.tree is None and module.index is None and not module.parse_failed:
             try:
                 with warnings.catch_warnings():
@@ -974,7 +974,7 @@ class ProjectIndex:
         return module.index.tree if module.index is not None else module.tree
 
     def _index(self, module: _Module) -> Optional[ModuleIndex]:
-        self._depend(module, CONTENT)
+        self._depend(module.name, CONTENT)
         if module.index is None:
             tree = self._tree(module)
             if tree is not None:
