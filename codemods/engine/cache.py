@@ -14,7 +14,11 @@ decided them) is kept in one manifest per settings, as git's index and Ruff's ca
 whose size or mtime differs, or whose mtime was too recent to trust when it was recorded (the
 same second as the run: an edit in that second would leave it unchanged), is read and hashed.
 
-Entries are small JSON files written atomically under `$JAX_CODEMOD_CACHE_DIR`, else
+The project's cross-module facts are kept too, one entry per project layout
+(ProjectIndex.state, in marshal), with what each fact read: an edit recomputes the facts it can
+change. The manifest is saved under a lock, so runs at the same time lose none of its entries.
+
+Entries are small files (JSON; the project state in marshal) written atomically under `$JAX_CODEMOD_CACHE_DIR`, else
 `$XDG_CACHE_HOME/jax-codemod`, else `~/.cache/jax-codemod`; `--no-cache` bypasses them and
 `jax-codemod clean` removes them (deleting the folder is always safe). Only a run's analysis is cached, never a write.
 """
