@@ -789,6 +789,14 @@ def test_which_calls_may_fail_in_a_kernel(source: str, parameters: set[str], fai
     (b"lax.dot_general(a, b, dims, lax.Precision.HIGHEST)", True),
     (b"lax.dot_general(a, b, dims)", False),
     (b"HIGHEST = 1", False),
+    # Each substring the patterns are guarded by, alone:
+    (b"f(accuracy=tol)", True),
+    (b"lax.conv(x, w, s, pad, Precision.HIGH)", True),
+    (b"lax.batch_matmul(a, b, 'highest')", True),
+    (b"lax.batch_matmul(a, b)", False),
+    (b"jnp.dot(a, b, c, d, e, 'bfloat16')", True),
+    (b"jnp.dot(a, b, c, d, e, jnp.float32)", True),
+    (b"jnp.exp(\n  *xs)", True),
 ])
 def test_which_bytes_may_fail_in_a_kernel(code: bytes, fails: bool) -> None:
     assert project._may_fail_bytes(code) is fails
@@ -798,6 +806,9 @@ def test_hint_offsets_are_every_match_start_sorted() -> None:
     raw = b"x = 1\nlax.dot_general(a, precision=P)\njnp.dot(*xs)\n"
     # dot_general( at 10, precision= at 25, dot(*xs) at 42 for both patterns
     assert project._hint_offsets(raw) == [10, 25, 42, 42]
+    raw = b"f(accuracy=t)\nnn.lstm(x)\nlax.batch_matmul(a, b)\nf(*a)\njnp.exp(*a)\nconv(x)\n"
+    # accuracy= at 2, lstm at 17, batch_matmul( at 29, exp(*a) at 58, conv( at 66 (the pattern, not the test)
+    assert project._hint_offsets(raw) == [2, 17, 29, 58, 66]
 
 
 # -- small syntax helpers --

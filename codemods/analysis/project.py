@@ -996,21 +996,34 @@ _OP_NAMES = {*_POSITIONAL_PRECISION, "matmul", "einsum", "inner", "tensordot", "
 # precision spelled anywhere in a file that calls an op taking it positionally. Unpacked arguments
 # count first or later in the call, and in a partial of the op (`partial(jnp.dot, **options)`).
 _OPS = b"|".join(sorted(name.encode() for name in _OP_NAMES))
-_MAY_FAIL = re.compile(rb"(?:precision|accuracy)\s*=\s*(?!None\b|precision\b|accuracy\b)|lstm|(?:\b(?:" + _OPS
-                       + rb")\s*\(|\bpartial\s*\(\s*[\w.]*\b(?:" + _OPS + rb")\s*,)(?:(?:[^()]|\([^()]*\))*[(,])?\s*\*")
+_HINT = re.compile(rb"(?:precision|accuracy)\s*=\s*(?!None\b|precision\b|accuracy\b)")
+_UNPACKED = re.compile(rb"(?:\b(?:" + _OPS + rb")\s*\(|\bpartial\s*\(\s*[\w.]*\b(?:" + _OPS
+                       + rb")\s*,)(?:(?:[^()]|\([^()]*\))*[(,])?\s*\*")
+_UNPACKING = re.compile(rb"[(,]\s*\*")  # how every match of _UNPACKED ends: a cheap test first
 _POSITIONAL_OP = re.compile(rb"(?:dot_general|conv\w*|batch_matmul|\bdot)\s*\(")
-_PRECISION_WORD = re.compile(rb"recision|highest|HIGHEST|tensorfloat32|bfloat16|float32")
+_PRECISION_WORDS = (b"recision", b"highest", b"HIGHEST", b"tensorfloat32", b"bfloat16", b"float32")
 
 
+# Each pattern is searched only where a substring every match of it holds is present (`in` runs
+# at memchr speed; the patterns' alternations at a fraction of it): on a tree of 6,000 modules this
+# test cost 4.5 s unguarded.
 def _may_fail_bytes(code: bytes) -> bool:
-    return bool(_MAY_FAIL.search(code) or _POSITIONAL_OP.search(code) and _PRECISION_WORD.search(code))
+    return bool((b"precision" in code or b"accuracy" in code) and _HINT.search(code) or b"lstm" in code
+                or _UNPACKING.search(code) and _UNPACKED.search(code)
+                or any(word in code for word in _PRECISION_WORDS)
+                and (b"dot" in code or b"conv" in code or b"batch_matmul" in code) and _POSITIONAL_OP.search(code))
 
 
 def _hint_offsets(raw: bytes) -> list[int]:
-    """Sorted offsets where a match of `_may_fail_bytes`'s patterns starts in a whole module: a
-    statement none of them starts in cannot pass that test alone (its matches lie within one call),
-    so one pass over the module replaces a search per statement."""
-    return sorted(match.start() for pattern in (_MAY_FAIL, _POSITIONAL_OP) for match in pattern.finditer(raw))
+    """Sorted offsets where a match of one of `_may_fail_bytes`'s patterns starts in a whole module:
+    a statement none of them starts in cannot pass that test alone (its matches lie within one
+    call), so one pass over the module replaces a search per statement."""
+    starts = [match.start() for match in re.finditer(rb"lstm", raw)]
+    for guarded, pattern in ((b"precision" in raw or b"accuracy" in raw, _HINT),
+                             (_UNPACKING.search(raw) is not None, _UNPACKED),
+                             (b"dot" in raw or b"conv" in raw or b"batch_matmul" in raw, _POSITIONAL_OP)):
+        starts += [match.start() for match in pattern.finditer(raw)] if guarded else []
+    return sorted(starts)
 
 
 def _passed_on(arguments: ast.arguments) -> list[str]:
