@@ -33,11 +33,9 @@ def _renames(transform: JaxUpgrade, reference: Reference) -> None:
                 if found.node.name == "Layout" and " as " not in new_text:
                     released = frozenset({"Layout"})
             elif isinstance(found.node, ast.Attribute):
-                spelled = transform.spell(new, found.node, fix)
-                if spelled is None:
-                    transform.manual(reference.node, "DeviceLocalLayout", transform.row.migration)
-                    return
-                transform.replace(fix, found.node, spelled)
+                # `owner.Layout`: the owner is the layout module (that is how the reference was found),
+                # which has the new name too; what JaxUpgrade.spell would answer, which never fails here.
+                transform.replace(fix, found.node, f"{module.segment(found.node.value)}.{new.rpartition('.')[2]}")
     count = len(layouts) + len(olds)
     transform.fixed(reference.node, "DeviceLocalLayout, Layout", f"Layout, Format ({count} references, one fix)", fix)
 
