@@ -20,7 +20,7 @@ def _check(rule: Rule, file: ParsedFile) -> list[Finding]:
     findings = []
     for line, comment in sorted(used.comments.items()):
         silenced = used.silenced.get(line, set())
-        if comment.selectors is None:
+        if not comment.selectors:  # every rule (None), or none at all (`ignore[]`, which silences nothing)
             problems = [] if silenced else ["silences no finding"]
         else:
             unknown = [s for s in comment.selectors if not _known(s)]
