@@ -14,8 +14,10 @@ exactly as a fresh index over the same files, for every module. Static analysis 
 from __future__ import annotations
 
 import marshal
+import multiprocessing
 import os
 import random
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -198,6 +200,80 @@ def test_after_any_edit_a_warm_run_gives_the_facts_of_a_cold_run(seed: int, tmp_
         assert warm == cold, f"seed {seed}, edit {step}:\n{shown}"
         fresh._importers_of(b"pkg")  # the word table, built whole
         assert index._importers_of(b"pkg") is not None and index._importing == fresh._importing, shown
+
+
+
+def _in_forked_workers(function, items: list) -> list:
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+        return list(pool.map(function, items))
+
+
+FORKS = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="workers inherit the index by fork")
+# A pool forked right after another shut down may find one of its threads still exiting: harmless
+# here (the child never touches the old pool's queues); CPython 3.12 warns all the same.
+FORK_WARNING = pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+
+
+@FORKS
+@FORK_WARNING
+@pytest.mark.parametrize("seed", range(max(1, CHAINS // 5)))
+def test_summarised_in_workers_the_index_gives_the_lazy_facts_and_state(seed: int, tmp_path: Path) -> None:
+    """`summarise` (the per-module parts worked out in forked workers) changes what is computed
+    where, never what: cold and warm, every module's facts and the state kept for the next run are
+    those of the lazy index; the needy names of every changed module in kernel land that a prefilter
+    passes come from the workers."""
+    rng = random.Random(seed)
+    files = _project(rng)
+    state = None
+    for step in range(3):
+        paths = _write(tmp_path, files)
+        lazy = ProjectIndex(paths, Path.read_bytes)
+        lazy_facts = _all_facts(lazy, paths)
+        summarised = ProjectIndex(paths, Path.read_bytes)
+        changed = summarised.changed(state)
+        summarised.summarise(changed, _in_forked_workers)
+        modules = summarised._modules.values()
+        assert changed <= {m.name for m in modules if m.import_texts is not None}  # kernel land read the others'
+        land = {m.name for m in modules if m.name in summarised._kernel_land() or summarised._marked(m)}
+        assert {m.name for m in modules if m.relevant is not None} == land & changed
+        assert {m.name for m in modules if m.needy is not None} == {m.name for m in modules if m.relevant}
+        summarised.restore(state)
+        shown = "\n".join(f"--- {name}\n{text}" for name, text in files.items())
+        assert _all_facts(summarised, paths) == lazy_facts, f"seed {seed}, step {step}:\n{shown}"
+        if state is None:
+            assert summarised.state() == lazy.state(), shown
+        state = summarised.state()
+        files = _edit(rng, files)
+
+
+
+@FORKS
+@FORK_WARNING
+@pytest.mark.parametrize("jobs, processed, summarised", [(2, "all", True), (1, "all", False), (2, "one", False)])
+def test_a_run_over_most_of_a_large_project_summarises_it_in_workers(
+        jobs: int, processed: str, summarised: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With `--jobs 2` a run over the project has its modules summarised in the pool, and finds
+    what the lazy index finds; a run of one file of it (pre-commit, the editor) or on one core
+    asks the lazy index for a few modules' facts instead."""
+    from codemods import registry
+    from codemods.engine import runner
+
+    paths = _write(tmp_path, {**_project(random.Random(3)),
+                              **{name.replace("pkg", "lib"): text.replace("pkg", "lib") for name, text in PACKAGE.items()}})
+    monkeypatch.setattr(runner, "SUMMARY_MIN_MODULES", len(paths))  # the pool's threshold: this project
+    calls = []
+    summarise = ProjectIndex.summarise
+    monkeypatch.setattr(ProjectIndex, "summarise", lambda index, names, map_in_workers: calls.append(sorted(names))
+                        or summarise(index, names, map_in_workers))
+    settings = Settings((0, 12, 0, 1))
+    chosen = paths if processed == "all" else [tmp_path / "lib" / "ops.py"]
+    results = runner.run(chosen, registry.RULES, settings, jobs, None, project=paths)
+    names = {".".join(p.relative_to(tmp_path).with_suffix("").parts).removesuffix(".__init__") for p in paths}
+    assert calls == ([sorted(names)] if summarised else [])
+    lazy = {r.path: r for r in runner.run(paths, registry.RULES, settings, 1, None)}
+    assert [(r.findings, r.new_source) for r in results] == [(lazy[r.path].findings, lazy[r.path].new_source)
+                                                             for r in results]
+    assert any(r.new_source for r in results)  # the project has fixes to find (lib/ops.py)
 
 
 # -- what an edit keeps --

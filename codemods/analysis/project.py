@@ -122,6 +122,7 @@ class _Module:
     index: Optional[ModuleIndex] = None
     tree: Optional[ast.Module] = None  # parsed, not yet indexed
     needy: Optional[list[str]] = None  # see ProjectIndex._needy_names
+    relevant: Optional[bool] = None  # see ProjectIndex._is_relevant
     parse_failed: bool = False
     raw: Optional[bytes] = None  # its bytes, once read (asked for thousands of times on a large tree)
     content: Optional[bytes] = None  # the hash of its bytes
@@ -247,8 +248,7 @@ class ProjectIndex:
         the modules whose code changed."""
         if state is None:
             return set(self._modules)
-        changed = {name for name, module in self._modules.items()
-                   if state.contents.get(name) != self._content_hash(module)}
+        changed = self.changed(state)
         self._learnt = bool(changed)
         self._part_values.update({dependency: value for dependency, value in state.parts.items()
                                   if dependency[0] != PROJECT and dependency[0] not in changed})
@@ -268,6 +268,58 @@ class ProjectIndex:
             if not dependencies & stale:
                 self._facts[name], self._fact_dependencies[name] = facts, dependencies
         return changed
+
+    def changed(self, state: Optional[ProjectState]) -> set[str]:
+        """The modules whose code is not the code `state` was learnt from (every module without one)."""
+        if state is None:
+            return set(self._modules)
+        return {name for name, module in self._modules.items() if state.contents.get(name) != self._content_hash(module)}
+
+    def summarise(self, names: Iterable[str], map_in_workers: Callable[[Callable[[str], tuple], list[str]], list]) -> None:
+        """Work out the parts of the modules `names` that no other module decides in worker
+        processes, where most of a cold tree's index goes. First each module's: whether it says
+        pallas, its import lines, a package's top-level table, a pallas module's launch helpers.
+        Then, with kernel land known from those, each module in it: whether a rule's prefilter
+        passes its code and, if so, its needy names (a parse). What is left here is the search
+        across modules, which reads the results: the facts are those the lazy index gives, with
+        the same dependencies. `map_in_workers(function, items)`: `function` of each item, in
+        order, computed in processes forked from this one while `_SUMMARISING` is this index (the
+        first fork happens inside the first call). Call it before `restore`."""
+        global _SUMMARISING
+        pending = [name for name in names if not name.startswith("<")]  # a notebook: decoded here, once
+        _SUMMARISING = self
+        try:
+            for name, (marked, import_texts, top_level, launchers) in zip(pending, map_in_workers(_summary, pending)):
+                module = self._modules[name]
+                self._part_values[(name, MARKER)] = marked
+                module.import_texts, module.top_level = import_texts, top_level
+                if launchers is not None:
+                    self._launchers[name] = launchers
+            land = self._kernel_land()  # the modules whose facts may say more than "nothing"
+            wanted = [name for name in pending if name in land or self._marked(self._modules[name])]
+            for name, (relevant, needy, top_level) in zip(wanted, map_in_workers(_needy_summary, wanted)):
+                module = self._modules[name]
+                module.relevant, module.needy = relevant, needy
+                module.top_level = top_level if top_level is not None else module.top_level
+        finally:
+            _SUMMARISING = None
+
+    def _summary_of(self, module: _Module) -> tuple:
+        """See `summarise` (in a worker: no computation is in progress, so nothing is recorded; what
+        is not sent back is forgotten)."""
+        marked = self._marked(module)
+        summary = (marked, self._import_texts(module), self._top_level(module) if module.is_package else None,
+                   self._launch_helpers(module) if marked else None)  # a package's table: its re-exports
+        module.raw = module.tree = module.index = None
+        return summary
+
+    def _needy_summary_of(self, module: _Module) -> tuple:
+        relevant = self._is_relevant(module)
+        needy = self._needy_names(module) if relevant else None
+        parsed = module.tree is not None or module.index is not None
+        summary = relevant, needy, self._top_level(module) if parsed else None
+        module.raw = module.tree = module.index = None
+        return summary
 
     # -- what a computation read --
 
@@ -348,7 +400,7 @@ class ProjectIndex:
         raw = self._bytes(module)
         if KERNEL_MARKER not in raw and not self._in_kernel_land(module.name):
             return ModuleFacts()  # no kernel of this project reaches it (a set lookup: first)
-        if not self._relevant(raw):
+        if not self._is_relevant(module):
             return ModuleFacts()
         needy = self._needy_names(module)
         if not needy:
@@ -946,6 +998,12 @@ class ProjectIndex:
             module.words = frozenset(_WORD.findall(raw))
         return any(word in module.words for word in wanted)
 
+    def _is_relevant(self, module: _Module) -> bool:
+        """Whether a rule may have something to do in its code (see `__init__`)."""
+        if module.relevant is None:
+            module.relevant = self._relevant(self._bytes(module))
+        return module.relevant
+
     def _content_hash(self, module: _Module) -> bytes:
         """The hash of the module's bytes: the caller's (known without reading an unchanged file),
         else of the bytes this index read (never a second read, which could see a later edit)."""
@@ -981,6 +1039,20 @@ class ProjectIndex:
                 module.index = ModuleIndex(self._bytes(module).decode("utf-8"), tree)
                 module.tree = None
         return module.index
+
+
+# The index whose modules worker processes summarise (see `ProjectIndex.summarise`): forked, they inherit it.
+_SUMMARISING: Optional[ProjectIndex] = None
+
+
+def _summary(name: str) -> tuple:
+    assert _SUMMARISING is not None
+    return _SUMMARISING._summary_of(_SUMMARISING._modules[name])
+
+
+def _needy_summary(name: str) -> tuple:
+    assert _SUMMARISING is not None
+    return _SUMMARISING._needy_summary_of(_SUMMARISING._modules[name])
 
 
 # What can make code fail in a kernel: a precision or accuracy argument, arguments unpacked into a

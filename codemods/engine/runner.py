@@ -17,7 +17,7 @@ import stat
 import warnings
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
@@ -34,6 +34,9 @@ from codemods.engine.rule import SUPPRESSIONS, ParsedFile, Rule
 from codemods.engine.source import SourceError, decode, write_atomically
 from codemods.engine.suppression import Used, reach, silencing, suppressions
 from codemods.settings import Scope, Settings
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 # Which findings' fixes to apply, beyond what the settings allow (`--interactive`: the accepted ones).
 Accept = Callable[[Finding], bool]
@@ -60,7 +63,7 @@ def run(
     gc.disable()  # until the project facts are known: see _keep_for_the_run
     try:
         results, candidates, analysed, index = _prepare(
-            discover(paths), transforms, settings, cache, rules_to_skip, project, files)
+            discover(paths), transforms, settings, cache, rules_to_skip, project, files, jobs)
     finally:
         _keep_for_the_run(collecting)
     work = [(path, files.raw(path), rules, settings, facts) for _, path, rules, facts in candidates]
@@ -150,11 +153,14 @@ _Analysed = tuple[int, Path, list[Rule], ModuleFacts]
 
 def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, cache: Optional[ResultCache],
              rules_to_skip: Callable[[Path], frozenset[str]], project: Optional[Sequence[Path]], seen: _Files,
-             ) -> tuple[list[FileResult], list[_Analysed], list[_Analysed], Optional[ProjectIndex]]:
+             jobs: int) -> tuple[list[FileResult], list[_Analysed], list[_Analysed], Optional[ProjectIndex]]:
     """Each file's project facts and the rules its bytes pass (remembered for a file that has not
     changed, else read): its result so far (an error, a cached result, or empty), the files left
     to analyse, and those analysed (cached ones too)."""
-    index = project_index(files if project is None else project, transforms, settings, cache, seen)
+    # Most of a large project processed: its modules are summarised on `jobs` processes. A run of a
+    # few of its files needs the facts of a few modules, which the index finds lazily, here.
+    index = project_index(files if project is None else project, transforms, settings, cache, seen,
+                          jobs if project is None or 2 * len(files) >= len(project) else 1)
     results: list[FileResult] = []
     candidates: list[_Analysed] = []
     analysed: list[_Analysed] = []
@@ -215,11 +221,13 @@ _NOTEBOOKS: "dict[str, notebook.NotebookSource]" = {}
 
 
 def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: Settings,
-                  cache: Optional[ResultCache] = None, seen: Optional[_Files] = None) -> Optional[ProjectIndex]:
+                  cache: Optional[ResultCache] = None, seen: Optional[_Files] = None, jobs: int = 1,
+                  ) -> Optional[ProjectIndex]:
     """The cross-module index, when a kernel-scoped rule runs under --scope kernels (otherwise where
     a kernel is launched does not matter); `explain` and the editor ask it for the files they fix.
     `seen`: the run's files, shared so that each file is read, and each notebook decoded, once, and
-    an unchanged project's facts come from `cache` without reading its files."""
+    an unchanged project's facts come from `cache` without reading its files. `jobs` > 1: the
+    modules it has to learn about, if there are many, are summarised on that many processes."""
     if settings.scope is not Scope.KERNELS or not any(rule.kernel_scoped for rule in transforms):
         return None
     seen = _Files() if seen is None else seen
@@ -241,8 +249,14 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
 
     kernel_scoped = [rule for rule in transforms if rule.kernel_scoped]  # the only ones its facts serve
     index = ProjectIndex(files, read, lambda code: bool(rules_for(code, kernel_scoped, settings, True)), content)
-    if cache is not None:  # what the last run learnt, less what the changed modules may have changed
-        index.restore(cache.project_state(_state_key(index, transforms)))
+    # What the last run learnt, less what the changed modules may have changed.
+    state = cache.project_state(_state_key(index, transforms)) if cache is not None else None
+    changed = index.changed(state)
+    if jobs > 1 and len(changed) >= SUMMARY_MIN_MODULES and _can_fork():
+        with _pool(jobs) as pool:  # forked at its first task: the index is then in `_SUMMARISING`
+            index.summarise(changed, lambda function, names: list(
+                pool.map(function, names, chunksize=max(1, len(names) // (jobs * 32)))))
+    index.restore(state)
     return index
 
 
@@ -302,18 +316,31 @@ def _regular_status(path: str) -> os.stat_result:
 PARALLEL_MIN_BYTES = 256 * 1024
 
 
+# Fewer modules to learn about than this are summarised here, lazily (see `project_index`): a pool
+# costs some 50 ms to start, a module's summary a millisecond or two.
+SUMMARY_MIN_MODULES = 100
+
+
+def _can_fork() -> bool:
+    """Whether workers can be forked, inheriting the run's project index and decoded notebooks (see
+    _PROJECT): a pool elsewhere (Windows) starts fresh interpreters."""
+    import multiprocessing  # here, as below: a run of a few files never pays for it
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork" if _can_fork() else None))
+
+
 def _map(function, items: list, jobs: int) -> Iterator[FileResult]:
     """Results in the order of `items` (each `(path, raw, ...)`), each as soon as it and those
     before it are done."""
     if jobs <= 1 or len(items) <= 1 or sum(len(item[1]) for item in items) < PARALLEL_MIN_BYTES:
         yield from map(function, items)
         return
-    import multiprocessing  # here: a run of one file or a few (pre-commit, the editor) never pays for it
-    from concurrent.futures import ProcessPoolExecutor
-
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    with ProcessPoolExecutor(min(jobs, len(items)), mp_context=context) as pool:
+    with _pool(min(jobs, len(items))) as pool:
         # Largest file first: the long analyses start early and the short ones fill the gaps, so no
         # core waits alone on a big module at the end.
         futures: list = [None] * len(items)
