@@ -157,7 +157,7 @@ def fix(
     with _progress(len(files)) if not interactive else contextlib.nullcontext() as progress:  # no bar under prompts
         results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
                              rules_to_skip=config.ignored_rules, progress=progress, project=project,
-                             review=_reviewer() if interactive else None)
+                             review=_reviewer() if interactive else None, discovered=True)
     if not diff_base:
         results += _empty_folders(paths, files, config, exclude)
     _report(results, settings, write=write or interactive, check=check, quiet=quiet, output=output_format,
