@@ -250,7 +250,7 @@ def _through_libcst(code: str, path: str, add: Iterable[ImportSpec] = (), remove
         RemoveImportsVisitor.remove_unused_import(context, *spec)
     visitor = AddImportsVisitor if add else RemoveImportsVisitor
     printed = visitor(context).transform_module(module).code
-    if code.endswith("\r") and not printed.endswith(("\r", "\n")):  # libcst drops a CR-only file's last line end
+    if code.endswith("\r"):  # libcst drops the last line end of a file that ends with a lone CR, even after a blank line
         printed += "\r"
     return layout.restore(printed)
 
