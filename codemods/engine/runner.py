@@ -61,7 +61,8 @@ def run(
     the same rules and cross-module facts. `discovered`: `paths` are what `discover` returned (the
     CLI's walk, with the project's exclusions), not discovered again: on a tree of thousands of
     files, a real path each cost a fifth of a warm run."""
-    files = _Files(FileMemo(cache.directory, settings, transforms) if cache is not None else None)
+    files = _Files(FileMemo(cache.directory, settings, transforms) if cache is not None else None,
+                   frozenset(needle for rule in transforms for needle in rule.needles(settings)))
     collecting = gc.isenabled()
     gc.disable()  # until the project facts are known: see _keep_for_the_run
     try:
@@ -101,8 +102,10 @@ class _Files:
     memo's size and mtime) not read at all unless its analysis is needed. Keys are absolute paths
     (strs: hashing Paths costs)."""
 
-    def __init__(self, memo: Optional[FileMemo] = None) -> None:
+    def __init__(self, memo: Optional[FileMemo] = None, needles: frozenset[bytes] = frozenset()) -> None:
         self.memo = memo
+        self.needles = needles  # the run's rules' (Rule.needles)
+        self._silent: dict[str, bool] = {}  # see `silent`
         self.contents: dict[str, bytes] = {}
         self.notebooks: dict[str, notebook.NotebookSource] = {}  # decoded, by absolute path: see _notebook_code
         self._statuses: dict[str, os.stat_result] = {}
@@ -126,6 +129,14 @@ class _Files:
             self.status(key)
             self.contents[key] = _read_file(key)
         return self.contents[key]
+
+    def silent(self, key: str, raw: bytes) -> bool:
+        """Whether a notebook (at the absolute path `key`) holds none of the run's needles, nor the
+        word kernel land starts from, and looks whole: then neither the project index nor the
+        prefilter decodes it. Its bytes are searched once a run, for both."""
+        if key not in self._silent:
+            self._silent[key] = not notebook.may_need(raw, (*self.needles, KERNEL_MARKER))
+        return self._silent[key]
 
     def content(self, path: "Path | str") -> bytes:
         """The hash of the file's bytes: the memo's for an unchanged file (no read). A file read
@@ -168,7 +179,6 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     results: list[FileResult] = []
     candidates: list[_Analysed] = []
     analysed: list[_Analysed] = []
-    needles = {needle for rule in transforms for needle in rule.needles(settings)}
     for path in files:
         key = os.path.abspath(path)
         try:
@@ -180,7 +190,7 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             if known is not None and known.facts == decided_by and known.skipped == skipped:
                 rules = [rule for rule in transforms if rule.code in known.rules]
             else:
-                rules = _rules_for_file(path, seen, transforms, settings, facts, needles, skipped)
+                rules = _rules_for_file(path, seen, transforms, settings, facts, skipped)
         except OSError as error:
             results.append(FileResult(str(path), error=f"cannot read: {error.strerror or error}"))
             continue
@@ -206,13 +216,13 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
 
 
 def _rules_for_file(path: Path, seen: _Files, transforms: Sequence[Rule], settings: Settings, facts: ModuleFacts,
-                    needles: set[bytes], skipped: tuple[str, ...]) -> list[Rule]:
+                    skipped: tuple[str, ...]) -> list[Rule]:
     """The rules the file's bytes pass the prefilter for (a notebook: the Python of its code cells,
     decoded only if its bytes hold a needle). Raises NotebookError for a notebook we cannot read."""
     raw = seen.raw(path)
     if notebook.is_notebook(path):
         key = os.path.abspath(path)
-        if key not in seen.notebooks and not notebook.may_need(raw, needles):
+        if key not in seen.notebooks and (seen.silent(key, raw) or not notebook.may_need(raw, seen.needles)):
             return []
         raw = _notebook_code(path, raw, seen.notebooks)
     return [rule for rule in rules_for(raw, transforms, settings, facts.holds_kernels) if rule.code not in skipped]
@@ -243,7 +253,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
             return b""  # the run reports it when it processes the file; here it is empty
         # Generated code is not analysed (MAX_SOURCE_BYTES): the index does not parse it either.
         raw = raw if len(raw) <= MAX_SOURCE_BYTES else b""
-        return _notebook_kernels(os.path.abspath(path), raw, seen.notebooks) if notebook.is_notebook(path) else raw
+        return _notebook_kernels(os.path.abspath(path), raw, seen) if notebook.is_notebook(path) else raw
 
     def content(path: Path) -> bytes:
         try:
@@ -264,13 +274,13 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     return index
 
 
-def _notebook_kernels(path: str, raw: bytes, decoded: dict[str, notebook.NotebookSource]) -> bytes:
+def _notebook_kernels(path: str, raw: bytes, seen: _Files) -> bytes:
     """What the project index reads of a notebook: the Python of its code cells if it may launch a
     kernel (one that never says pallas launches none of its own; it is not decoded), else nothing."""
-    if not notebook.may_need(raw, (KERNEL_MARKER,)):
+    if seen.silent(path, raw) or not notebook.may_need(raw, (KERNEL_MARKER,)):
         return b""
     try:
-        return _notebook_code(path, raw, decoded)
+        return _notebook_code(path, raw, seen.notebooks)
     except notebook.NotebookError:
         return b""  # the run reports it when it processes the notebook
 
