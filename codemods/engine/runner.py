@@ -110,21 +110,29 @@ class _Files:
         self.notebooks: dict[str, notebook.NotebookSource] = {}  # decoded, by absolute path: see _notebook_code
         self._statuses: dict[str, os.stat_result] = {}
         self._hashes: dict[str, bytes] = {}
+        self._keys: dict["Path | str", str] = {}  # see `key`
+
+    def key(self, path: "Path | str") -> str:
+        """Its absolute path, worked out once a run (each file is asked about a dozen times)."""
+        key = self._keys.get(path)
+        if key is None:
+            key = self._keys[path] = os.path.abspath(path)
+        return key
 
     def status(self, path: "Path | str") -> os.stat_result:
         """Raises OSError, or _NotAFile for a FIFO named `x.py` (a read would block forever)."""
-        key = os.path.abspath(path)
+        key = self.key(path)
         if key not in self._statuses:
             self._statuses[key] = _regular_status(key)
         return self._statuses[key]
 
     def known(self, path: "Path | str") -> Optional[Known]:
         """What the last run learnt about the file, if it has not changed since."""
-        key = os.path.abspath(path)
+        key = self.key(path)
         return self.memo.lookup(key, self.status(key)) if self.memo is not None else None
 
     def raw(self, path: "Path | str") -> bytes:
-        key = os.path.abspath(path)
+        key = self.key(path)
         if key not in self.contents:
             self.status(key)
             self.contents[key] = _read_file(key)
@@ -142,7 +150,7 @@ class _Files:
         """The hash of the file's bytes: the memo's for an unchanged file (no read). A file read
         to hash it is remembered as read for the project alone (no rules chosen: if the run
         processes it, that entry takes its place), so that the next run does not read it."""
-        key = os.path.abspath(path)
+        key = self.key(path)
         if key not in self._hashes:
             known = self.known(key) if key not in self.contents else None
             self._hashes[key] = known.content if known is not None else content_hash(self.raw(key))
@@ -180,7 +188,7 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     candidates: list[_Analysed] = []
     analysed: list[_Analysed] = []
     for path in files:
-        key = os.path.abspath(path)
+        key = seen.key(path)
         try:
             status = seen.status(key)
             known = seen.known(key)
@@ -221,7 +229,7 @@ def _rules_for_file(path: Path, seen: _Files, transforms: Sequence[Rule], settin
     decoded only if its bytes hold a needle). Raises NotebookError for a notebook we cannot read."""
     raw = seen.raw(path)
     if notebook.is_notebook(path):
-        key = os.path.abspath(path)
+        key = seen.key(path)
         if key not in seen.notebooks and (seen.silent(key, raw) or not notebook.may_need(raw, seen.needles)):
             return []
         raw = _notebook_code(path, raw, seen.notebooks)
@@ -253,7 +261,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
             return b""  # the run reports it when it processes the file; here it is empty
         # Generated code is not analysed (MAX_SOURCE_BYTES): the index does not parse it either.
         raw = raw if len(raw) <= MAX_SOURCE_BYTES else b""
-        return _notebook_kernels(os.path.abspath(path), raw, seen) if notebook.is_notebook(path) else raw
+        return _notebook_kernels(seen.key(path), raw, seen) if notebook.is_notebook(path) else raw
 
     def content(path: Path) -> bytes:
         try:
