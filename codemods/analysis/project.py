@@ -276,40 +276,48 @@ class ProjectIndex:
         return {name for name, module in self._modules.items() if state.contents.get(name) != self._content_hash(module)}
 
     def summarise(self, names: Iterable[str], map_in_workers: Callable[[Callable[[str], tuple], list[str]], list]) -> None:
-        """Work out, in worker processes, the parts of the modules `names` that no other module
-        decides and that cost a scan or a parse each, on every module of a cold tree: whether it
-        says pallas, its import lines, whether a rule's prefilter passes it and whether it holds a
-        call that may fail in a kernel (if not, it has no needy names), a package's top-level table,
-        a pallas module's launch helpers. What is left here is the search across modules, which
-        reads the results: the facts are those the lazy index gives, with the same dependencies.
-        The needy names themselves are not worked out there: their parse is the one the rules
-        reuse (the analysis runs in processes forked after the index), which a worker's would not
-        be. `map_in_workers(function, items)`: `function` of each item, in order, computed in
-        processes forked from this one while `_SUMMARISING` is this index. Call it before `restore`."""
+        """Work out the parts of the modules `names` that no other module decides in worker
+        processes, where most of a cold tree's index goes. First each module's: whether it says
+        pallas, its import lines, a package's top-level table, a pallas module's launch helpers.
+        Then, with kernel land known from those, each module in it: whether a rule's prefilter
+        passes its code and, if so, its needy names (a parse). What is left here is the search
+        across modules, which reads the results: the facts are those the lazy index gives, with
+        the same dependencies. `map_in_workers(function, items)`: `function` of each item, in
+        order, computed in processes forked from this one while `_SUMMARISING` is this index (the
+        first fork happens inside the first call). Call it before `restore`."""
         global _SUMMARISING
         pending = [name for name in names if not name.startswith("<")]  # a notebook: decoded here, once
         _SUMMARISING = self
         try:
-            summaries = map_in_workers(_summary, pending)
+            for name, (marked, import_texts, top_level, launchers) in zip(pending, map_in_workers(_summary, pending)):
+                module = self._modules[name]
+                self._part_values[(name, MARKER)] = marked
+                module.import_texts, module.top_level = import_texts, top_level
+                if launchers is not None:
+                    self._launchers[name] = launchers
+            land = self._kernel_land()  # the modules whose facts may say more than "nothing"
+            wanted = [name for name in pending if name in land or self._marked(self._modules[name])]
+            for name, (relevant, needy, top_level) in zip(wanted, map_in_workers(_needy_summary, wanted)):
+                module = self._modules[name]
+                module.relevant, module.needy = relevant, needy
+                module.top_level = top_level if top_level is not None else module.top_level
         finally:
             _SUMMARISING = None
-        for name, (marked, import_texts, relevant, may_fail, top_level, launchers) in zip(pending, summaries):
-            module = self._modules[name]
-            self._part_values[(name, MARKER)] = marked
-            module.import_texts, module.relevant, module.top_level = import_texts, relevant, top_level
-            if relevant and not may_fail:
-                module.needy = []  # as `_needy_names` finds without a parse
-            if launchers is not None:
-                self._launchers[name] = launchers
 
     def _summary_of(self, module: _Module) -> tuple:
         """See `summarise` (in a worker: no computation is in progress, so nothing is recorded; what
         is not sent back is forgotten)."""
-        raw, marked = self._bytes(module), self._marked(module)
+        marked = self._marked(module)
+        summary = (marked, self._import_texts(module), self._top_level(module) if module.is_package else None,
+                   self._launch_helpers(module) if marked else None)  # a package's table: its re-exports
+        module.raw = module.tree = module.index = None
+        return summary
+
+    def _needy_summary_of(self, module: _Module) -> tuple:
         relevant = self._is_relevant(module)
-        summary = (marked, self._import_texts(module), relevant, relevant and _may_fail_bytes(raw),
-                   self._top_level(module) if module.is_package else None,  # a package's table: its re-exports
-                   self._launch_helpers(module) if marked else None)
+        needy = self._needy_names(module) if relevant else None
+        parsed = module.tree is not None or module.index is not None
+        summary = relevant, needy, self._top_level(module) if parsed else None
         module.raw = module.tree = module.index = None
         return summary
 
@@ -1040,6 +1048,11 @@ _SUMMARISING: Optional[ProjectIndex] = None
 def _summary(name: str) -> tuple:
     assert _SUMMARISING is not None
     return _SUMMARISING._summary_of(_SUMMARISING._modules[name])
+
+
+def _needy_summary(name: str) -> tuple:
+    assert _SUMMARISING is not None
+    return _SUMMARISING._needy_summary_of(_SUMMARISING._modules[name])
 
 
 # What can make code fail in a kernel: a precision or accuracy argument, arguments unpacked into a
