@@ -325,3 +325,42 @@ def test_a_none_hint_where_an_unresolved_launch_may_run_is_no_finding() -> None:
                   "def run(name, x):\n    body = getattr(sys.modules[__name__], name)\n"
                   "    return pl.pallas_call(body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)\n")
     assert _run(source) == (None, [])
+
+
+@pytest.mark.parametrize("passed_first", [True, False])
+def test_a_value_passed_on_and_a_value_bound_in_one_module(passed_first: bool) -> None:
+    launch = "out_shape=x, compiler_params=pltpu.CompilerParams())(x)\n"
+    passed = ("def k(x_ref, o_ref, accuracy):\n    o_ref[...] = ops.f(x_ref[...], accuracy=accuracy)\ndef run(x):\n"
+              f"    return pl.pallas_call(functools.partial(k, {HI}), " + launch)
+    bound = "def run2(x):\n    return pl.pallas_call(functools.partial(ops.body{}), " + launch
+    body = passed + bound if passed_first else bound + passed
+    after = passed + bound.format("") if passed_first else bound.format("") + passed
+    lines = (11, 9, 13) if passed_first else (13, 11, 9)
+    findings = [(lines[0], 57, "manual", "accuracy=lax.AccuracyMode.HIGHEST reaches `ops.f`, kernel code of another module "
+                 f"run by Mosaic TPU (passed on line {lines[1]}): unless it is None there, its lowering raises "
+                 '"Not implemented: accuracy"', None),
+                (lines[2], 53, "dropped", "dropped accuracy=lax.AccuracyMode.HIGHEST: it reaches `ops.body`, kernel code of "
+                 'another module run by Mosaic TPU, whose lowering rejects it ("Not implemented: accuracy"); that code '
+                 "now runs at its default accuracy", "unsafe")]
+    assert _run(H + "import ops\n" + body.format(f", {HI}")) == (H + "import ops\n" + after, sorted(findings))
+
+
+def test_matches_only_the_functions_the_target_jax_rejects_a_hint_of() -> None:
+    source = H + f"a = lax.log2(x, {HI})\n"
+    for version, matched in [((0, 11, 0), False), ((0, 11, 2), True)]:
+        file = ParsedFile(Path("m.py"), ModuleIndex.parse(source), Settings(version))
+        (call,) = [c for c in file.module.calls if c.lineno == 7]
+        assert (version, AccuracyHints.matches_call(RULE, file, call)) == (version, matched)
+
+
+def test_two_kernels_passing_values_on_each_get_a_finding() -> None:
+    launch = "out_shape=x, compiler_params=pltpu.CompilerParams())(x)\n"
+    source = H + ("import ops\ndef k(x_ref, o_ref, accuracy):\n    o_ref[...] = ops.f(x_ref[...], accuracy=accuracy)\n"
+                  "def k2(x_ref, o_ref, accuracy):\n    o_ref[...] = ops.g(x_ref[...], accuracy=accuracy)\ndef run(x):\n"
+                  f"    return pl.pallas_call(functools.partial(k, {HI}), " + launch + "def run2(x):\n"
+                  "    return pl.pallas_call(functools.partial(k2, accuracy=lax.AccuracyMode.TOL), " + launch)
+    tail = ' kernel code of another module run by Mosaic TPU (passed on line {}): unless it is None there, its ' \
+           'lowering raises "Not implemented: accuracy"'
+    assert _run(source) == (None, [
+        (13, 57, "manual", "accuracy=lax.AccuracyMode.HIGHEST reaches `ops.f`," + tail.format(9), None),
+        (15, 58, "manual", "accuracy=lax.AccuracyMode.TOL reaches `ops.g`," + tail.format(11), None)])
