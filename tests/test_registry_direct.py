@@ -1,0 +1,169 @@
+"""codemods/registry.py called directly, in the test's process: finding the rules, choosing among
+them by code, prefix or name (`--select`, `--ignore`), and the message that names unknown ones.
+
+Written for mutation testing (issue 35, item 3; docs/testing.md): each test checks exact values.
+Nothing here imports jax.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from codemods import registry
+from codemods.engine.rule import Rule
+from codemods.registry import RULES, UnknownRule, check_known, lookup, matching, select, split
+
+
+def _rule(code: str, name: str, default: bool = True) -> Rule:
+    return Rule(code=code, name=name, summary="One line.", what="What.", why="Why.", example="a -> b",
+                words=(), kernel_scoped=False, check=lambda rule, file: [], default=default)
+
+
+A = _rule("JAX001", "alpha")
+B = _rule("JAX002", "beta")
+C = _rule("JAX101", "gamma")
+OPT_IN = _rule("JAX900", "opt-in", default=False)
+SMALL = (A, B, C, OPT_IN)
+
+
+def _codes(rules) -> list[str]:
+    return [rule.code for rule in rules]
+
+
+# _discover and RULES
+
+
+def test_discover_finds_every_rule_module_sorted_by_code():
+    found = registry._discover()
+    assert isinstance(found, tuple)
+    assert found == RULES
+    codes = _codes(found)
+    assert codes == sorted(codes)
+    assert len(set(codes)) == len(codes)
+    # A module with one RULE (per_operand_precision), one with a RULES table (jax_upgrades) and
+    # the opt-in one all count.
+    assert codes[:3] == ["JAX001", "JAX002", "JAX003"]
+    assert "JAX101" in codes and "JAX195" in codes
+    assert codes[-1] == "JAX900"
+    from codemods import api_changes
+    assert len(codes) == len(api_changes.TABLE) + 4  # the table's rows, and four modules' RULE
+
+
+def test_discover_refuses_two_rules_sharing_a_code(monkeypatch):
+    import codemods.rules.bf16_lstm as bf16
+
+    monkeypatch.setattr(bf16, "RULE", _rule("JAX001", "copy"), raising=True)
+    with pytest.raises(AssertionError) as raised:
+        registry._discover()
+    message = str(raised.value)
+    assert message.startswith("two rules share a code: ['JAX001', 'JAX001', 'JAX002', ")
+
+
+# matching
+
+
+def test_matching_by_all_code_prefix_and_name():
+    assert matching("ALL", SMALL) == list(SMALL)
+    assert matching("all", SMALL) == list(SMALL)
+    assert matching("JAX001", SMALL) == [A]
+    assert matching("JAX0", SMALL) == [A, B]
+    assert matching("jax1", SMALL) == [C]
+    assert matching("beta", SMALL) == [B]
+    assert matching(" gamma ", SMALL) == [C]
+    assert matching("nothing", SMALL) == []
+
+
+def test_matching_uses_the_real_rules_by_default():
+    assert _codes(matching("JAX00")) == ["JAX001", "JAX002", "JAX003"]
+    assert _codes(matching("bf16-lstm")) == ["JAX003"]
+
+
+# split
+
+
+def test_split_takes_comma_separated_and_repeated_selectors():
+    assert split(["JAX1,JAX001", " beta ", "a, ,b,", ""]) == ["JAX1", "JAX001", "beta", "a", "b"]
+    assert split([]) == []
+    assert split(["  "]) == []
+    assert split(("x",)) == ["x"]
+
+
+# check_known
+
+
+def test_check_known_accepts_known_selectors():
+    assert check_known(["JAX0,beta", "ALL"], SMALL) is None
+    assert check_known([], SMALL) is None
+
+
+def test_check_known_names_every_unknown_selector_and_every_known_rule():
+    with pytest.raises(UnknownRule) as raised:
+        check_known(["JAX001,nope", "JAX3", " other "], SMALL)
+    assert str(raised.value) == (
+        "unknown rule code, prefix or name: 'nope', 'JAX3', 'other'; "
+        "known: JAX001 (alpha), JAX002 (beta), JAX101 (gamma), JAX900 (opt-in)")
+    assert isinstance(raised.value, ValueError)
+
+
+def test_check_known_uses_the_real_rules_by_default():
+    check_known(["JAX001", "bf16-lstm"])
+    with pytest.raises(UnknownRule, match=r"^unknown rule code, prefix or name: 'JAX8'; known: JAX001 "
+                                          r"\(per-operand-precision\), JAX002 \(accuracy-hints\), "):
+        check_known(["JAX8"])
+
+
+# select
+
+
+def test_select_without_include_takes_the_default_rules():
+    assert select(rules=SMALL) == [A, B, C]
+    assert select((), (), SMALL) == [A, B, C]
+
+
+def test_select_includes_and_excludes():
+    assert select(["JAX0"], rules=SMALL) == [A, B]
+    assert select(["ALL"], rules=SMALL) == list(SMALL)
+    assert select(["opt-in"], rules=SMALL) == [OPT_IN]
+    assert select(["JAX900,JAX001"], rules=SMALL) == [A, OPT_IN]  # in the rules' order
+    assert select(["JAX0"], ["beta"], SMALL) == [A]
+    assert select([], ["JAX0"], SMALL) == [C]
+    assert select(["ALL"], ["JAX0", "JAX9"], SMALL) == [C]
+    assert select(["beta"], ["beta"], SMALL) == []
+
+
+def test_select_refuses_unknown_includes_and_excludes():
+    with pytest.raises(UnknownRule, match=r"^unknown rule code, prefix or name: 'nope'; known: "):
+        select(["nope"], rules=SMALL)
+    with pytest.raises(UnknownRule, match=r"^unknown rule code, prefix or name: 'nope2'; known: "):
+        select(["JAX0"], ["nope2"], SMALL)
+    with pytest.raises(UnknownRule, match=r"'a', 'b'; known: JAX001 \(alpha\)"):
+        select(["a"], ["b"], SMALL)
+
+
+def test_select_uses_the_real_rules_by_default():
+    assert _codes(select()) == [rule.code for rule in RULES if rule.code != "JAX900"]
+    assert _codes(select(["JAX9"])) == ["JAX900"]
+    with pytest.raises(UnknownRule):
+        select(["JAX8"])
+
+
+# lookup
+
+
+def test_lookup_by_exact_code_or_name():
+    assert lookup("JAX003").code == "JAX003"
+    assert lookup("jax003").code == "JAX003"
+    assert lookup(" JAX003 ").code == "JAX003"
+    assert lookup("bf16-lstm").code == "JAX003"
+    assert lookup("BF16-LSTM ").code == "JAX003"
+    assert lookup("unused-suppression").code == "JAX900"
+
+
+def test_lookup_of_a_prefix_or_all_is_none():
+    assert lookup("JAX0") is None
+    assert lookup("ALL") is None
+
+
+def test_lookup_refuses_an_unknown_key():
+    with pytest.raises(UnknownRule, match=r"^unknown rule code, prefix or name: 'JAX8'; known: JAX001"):
+        lookup("JAX8")
