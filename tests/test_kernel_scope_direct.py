@@ -1,0 +1,484 @@
+"""codemods/analysis/kernel_scope.py called in the test's process (issue 35, item 3: mutation testing).
+
+What tests/test_kernel_scope.py leaves out: whether a module is analysed at all
+(`_names_a_launcher`, `find_kernels`' cache), the kernels other modules name by `Class.member` or
+launch through their own helpers (`ModuleFacts`), the keywords kernel code passes on to another
+module's function, which classes `self` and `cls` read, the backends a launch's arguments select,
+and the small predicates (`takes_refs`, `holds_kernels`). Static analysis, no jax import.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from codemods.analysis.kernel_scope import (
+    BODY, FACTORY, HELPER, MOSAIC_GPU, MOSAIC_TPU, PASSED, TRITON, KernelScope, ModuleFacts, _names_a_launcher,
+    classes_read, find_kernels, takes_refs,
+)
+from codemods.analysis.module import ModuleIndex
+
+TPU, GPU, TRI = frozenset({MOSAIC_TPU}), frozenset({MOSAIC_GPU}), frozenset({TRITON})
+BOTH = frozenset({MOSAIC_TPU, TRITON})
+HEAD = """\
+import functools
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax.experimental.pallas import triton as plt
+"""
+
+
+def _scope(source: str, facts: ModuleFacts = ModuleFacts()) -> KernelScope:
+    return find_kernels(ModuleIndex.parse(HEAD + textwrap.dedent(source)), facts)
+
+
+def _label(function: ast.AST) -> str:
+    return "lambda" if isinstance(function, ast.Lambda) else function.name  # type: ignore[attr-defined]
+
+
+def _why(scope: KernelScope) -> dict[str, str]:
+    return {_label(function): why for function, why in scope.kernels.items()}
+
+
+def _backends(scope: KernelScope) -> dict[str, frozenset]:
+    return {_label(function): backends for function, backends in scope.backends.items()}
+
+
+# -- whether a module is analysed --
+
+@pytest.mark.parametrize(("source", "names"), [
+    ("import os\nx = os.path\n", False),
+    ("import jax\n", False),
+    ("from jax.experimental.pallas import pallas_call as launch\n", True),
+    ("from a import kernel as k\n", True),
+    ("from . import core_map as c\n", True),
+    ("from kernel import x as y\n", False),
+    ("import kernel as k\n", True),
+    ("x = foo.pallas_call\n", True),
+    ("x = foo.emit_pipeline_with_allocations\n", True),
+    ("x = pallas_call\n", True),
+    ("x = foo.pallas_calls\n", False),
+    ("def f(kernel_ref):\n    return kernel_ref\n", False),
+    ("from a import *\n", False),
+])
+def test_names_a_launcher(source: str, names: bool) -> None:
+    assert _names_a_launcher(ModuleIndex.parse(source)) is names
+
+
+def test_a_module_that_launches_nothing_is_not_analysed() -> None:
+    module = ModuleIndex.parse("def body(x_ref):\n    pass\n")
+    scope = find_kernels(module)
+    assert scope.flow is None and scope.kernels == {}
+    assert find_kernels(module) is scope
+    assert module.kernel_scopes == {ModuleFacts(): scope}
+
+
+@pytest.mark.parametrize("facts", [
+    ModuleFacts(kernels=(("body", TPU, "passed to pallas_call in api", BODY),)),
+    ModuleFacts(launchers=(("api.run", 0, "body", TPU),)),
+])
+def test_facts_from_other_modules_analyse_a_module_that_names_no_launcher(facts: ModuleFacts) -> None:
+    module = ModuleIndex.parse("import api\n\n\ndef body(x_ref):\n    pass\n\n\ndef go():\n    return api.run(body)\n")
+    scope = find_kernels(module, facts)
+    assert scope.flow is not None
+    assert _why(scope) == {"body": "passed to pallas_call in api" if facts.kernels else "passed to run"}
+    assert _backends(scope) == {"body": TPU}
+    assert find_kernels(module, facts) is scope
+    assert find_kernels(module) is not scope and find_kernels(module).kernels == {}
+
+
+@pytest.mark.parametrize(("facts", "holds"), [
+    (ModuleFacts(), False),
+    (ModuleFacts(shared=frozenset({"f"})), False),
+    (ModuleFacts(kernels=(("f", TPU, "why", BODY),)), True),
+    (ModuleFacts(launchers=(("m.run", 0, "body", TPU),)), True),
+])
+def test_holds_kernels(facts: ModuleFacts, holds: bool) -> None:
+    assert facts.holds_kernels is holds
+
+
+# -- what other modules say --
+
+def test_a_launch_helper_of_another_module() -> None:
+    facts = ModuleFacts(launchers=(("api.run", 1, "kernel", GPU),))
+    scope = _scope("""
+        from api import run
+
+
+        def body(x_ref):
+            pass
+
+
+        def by_keyword(x_ref):
+            pass
+
+
+        def first(x_ref):
+            pass
+
+
+        run(1, body)
+        run(1, kernel=by_keyword)
+        run(first, 1)
+        """, facts)
+    assert _why(scope) == {"body": "passed to run", "by_keyword": "passed to run"}
+    assert _backends(scope) == {"body": GPU, "by_keyword": GPU}
+
+
+def test_a_launch_helper_of_another_module_ignores_the_launches_compiler_params() -> None:
+    facts = ModuleFacts(launchers=(("api.run", 0, "kernel", GPU),))
+    scope = _scope("""
+        from api import run
+
+
+        def body(x_ref):
+            pass
+
+
+        run(body, compiler_params=pltpu.CompilerParams())
+        """, facts)
+    assert _backends(scope) == {"body": GPU}
+
+
+@pytest.mark.parametrize(("decorator", "kernels"), [
+    ("@staticmethod", {"body", "helper"}),
+    ("", {"body", "helper"}),
+    ("@classmethod", {"body", "helper"}),
+])
+def test_a_member_of_a_class_other_modules_launch(decorator: str, kernels: set) -> None:
+    facts = ModuleFacts(kernels=(("Holder.body", TRI, "passed to pallas_call in api", BODY),))
+    scope = _scope(f"""
+        def helper(v):
+            return v
+
+
+        def other(x_ref):
+            pass
+
+
+        class Holder:
+            {decorator}
+            def body(x_ref):
+                helper(x_ref)
+
+            def other(self):
+                pass
+        """, facts)
+    assert set(_why(scope)) == kernels
+    assert _why(scope)["body"] == "passed to pallas_call in api"
+    assert _backends(scope)["body"] == TRI and _backends(scope)["helper"] == TRI
+    assert {_label(f) for f in scope.direct} == {"body"}
+
+
+def test_a_member_assigned_in_the_class_body() -> None:
+    facts = ModuleFacts(kernels=(("Holder.bodies", GPU, "passed to kernel in api", BODY),))
+    scope = _scope("""
+        def a(x_ref):
+            pass
+
+
+        def b(x_ref):
+            pass
+
+
+        def c(x_ref):
+            pass
+
+
+        class Holder:
+            bodies = [a, b]
+        """, facts)
+    assert _why(scope) == {"a": "passed to kernel in api", "b": "passed to kernel in api"}
+
+
+def test_a_dotted_name_of_something_else_than_a_class_is_nothing() -> None:
+    facts = ModuleFacts(kernels=(("holder.body", GPU, "why", BODY), ("Holder.missing", GPU, "why", BODY)))
+    scope = _scope("""
+        def body(x_ref):
+            pass
+
+
+        holder = body
+
+
+        class Holder:
+            pass
+        """, facts)
+    assert scope.kernels == {}
+
+
+def test_a_value_other_modules_launch_and_what_a_factory_value_makes() -> None:
+    facts = ModuleFacts(kernels=(("BODIES", TPU, "passed to pallas_call in api", BODY),
+                                 ("make", GPU, "returned to pallas_call in api", FACTORY)))
+    scope = _scope("""
+        def a(x_ref):
+            pass
+
+
+        def b(x_ref):
+            pass
+
+
+        def made(x_ref):
+            pass
+
+
+        def factory():
+            return made
+
+
+        BODIES = {"a": a, "b": [b]}
+        make = factory
+        """, facts)
+    assert _why(scope) == {"a": "passed to pallas_call in api", "b": "passed to pallas_call in api",
+                           "made": "returned to pallas_call in api"}
+    assert _backends(scope) == {"a": TPU, "b": TPU, "made": GPU}
+    assert scope.foreign_uses == {}
+
+
+def test_a_helper_value_other_modules_call_from_kernels() -> None:
+    facts = ModuleFacts(kernels=(("exp_hi", GPU, "called from a kernel body in api", HELPER),))
+    scope = _scope("""
+        def inner(v):
+            return v
+
+
+        exp_hi = functools.partial(inner, 1)
+
+
+        def plain(x):
+            return exp_hi(x)
+        """, facts)
+    ((binding, (launched, shared)),) = scope.foreign_uses.items()
+    assert (binding.name, launched, shared) == ("exp_hi", GPU, False)
+    assert _why(scope) == {"inner": "called from a kernel body in api"}
+    value = binding.value
+    assert scope.backends_of(value) == GPU
+    (use,) = scope.used_outside_kernels(value)
+    assert ast.unparse(scope.module.parent[use]) == "exp_hi(x)"
+
+
+def test_a_helper_value_used_only_by_other_modules_kernels_is_not_shared() -> None:
+    facts = ModuleFacts(kernels=(("exp_hi", GPU, "called from a kernel body in api", HELPER),))
+    scope = _scope("exp_hi = functools.partial(max, 1)\n", facts)
+    (binding,) = scope.foreign_uses
+    assert scope.used_outside_kernels(binding.value) == []
+
+
+# -- keywords kernel code passes on to another module --
+
+def test_keywords_a_kernel_passes_to_another_modules_function() -> None:
+    scope = _scope("""
+        import ops
+
+
+        def body(x_ref, precision, **kw):
+            ops.mm(x_ref, x_ref, precision=precision, fixed=1, **kw)
+            ops.plain(x_ref)
+            local(x_ref, precision=precision)
+
+
+        def local(x, precision=None):
+            return x
+
+
+        def outside(precision):
+            return ops.mm(1, 2, precision=precision)
+
+
+        run = pl.pallas_call(body, backend="triton")
+        """)
+    ((keyword, mention, launched, how),) = scope.foreign_keywords
+    assert (keyword.arg, ast.unparse(keyword.value), ast.unparse(mention), launched, how) == \
+        ("precision", "precision", "ops.mm", TRI, PASSED)
+
+
+def test_keywords_passed_to_the_result_of_another_modules_factory() -> None:
+    scope = _scope("""
+        import ops
+
+
+        def body(x_ref, p):
+            ops.make(1)(x_ref, precision=p, other=p)
+
+
+        run = pl.pallas_call(body, backend="tpu")
+        """)
+    assert [(k.arg, ast.unparse(m), b, how) for k, m, b, how in scope.foreign_keywords] == [
+        ("precision", "ops.make", TPU, PASSED), ("other", "ops.make", TPU, PASSED)]
+
+
+# -- which backends a launch selects --
+
+@pytest.mark.parametrize(("arguments", "backends"), [
+    ("backend='TRITON'", TRI),
+    ("backend='mosaic_tpu'", TPU),
+    ("backend='mosaic_gpu'", GPU),  # not among pallas_call's defaults: said, so taken
+    ("backend='cuda'", BOTH),
+    ("backend=1", BOTH),
+    ("compiler_params={'triton': {}}", TRI),
+    ("compiler_params={'mosaic': {}, 'triton': {}}", BOTH),
+    ("compiler_params={'other': {}}", BOTH),
+    ("compiler_params={**extra}", BOTH),
+    ("compiler_params=dict(triton=dict())", TRI),
+    ("compiler_params=dict(**extra)", BOTH),
+    ("compiler_params=plt.CompilerParams()", TRI),
+    ("compiler_params=plgpu.CompilerParams()", GPU),
+    ("compiler_params=TRITON_PARAMS", TRI),
+    ("compiler_params=EITHER", BOTH),
+    ("compiler_params=UNKNOWN_THEN_TPU", BOTH),
+    ("compiler_params=PARAM_CLASS()", TPU),
+    ("compiler_params=other.CompilerParams()", BOTH),
+    ("compiler_params=None, backend='triton'", TRI),
+])
+def test_the_backends_a_pallas_call_selects(arguments: str, backends: frozenset) -> None:
+    scope = _scope(f"""
+        import other
+
+        TRITON_PARAMS = plt.CompilerParams()
+        if cond:
+            EITHER = plt.CompilerParams()
+        else:
+            EITHER = pltpu.CompilerParams()
+        UNKNOWN_THEN_TPU = make()
+        PARAM_CLASS = pltpu.CompilerParams
+
+
+        def body(x_ref):
+            pass
+
+
+        run = pl.pallas_call(body, {arguments})
+        """)
+    assert _backends(scope) == {"body": backends}
+
+
+def test_a_dict_named_dict_is_not_the_builtin() -> None:
+    scope = _scope("""
+        from mylib import dict
+
+
+        def body(x_ref):
+            pass
+
+
+        run = pl.pallas_call(body, compiler_params=dict(triton=1))
+        """)
+    assert _backends(scope) == {"body": BOTH}
+    assert scope.dict_compiler_params == set()
+
+
+@pytest.mark.parametrize(("launch", "backends"), [
+    ("pl.core_map(plgpu.Mesh())", GPU),
+    ("pl.core_map(mesh=pltpu.create_tensorcore_mesh('x'))", TPU),
+    ("pl.core_map(other_mesh)", frozenset({MOSAIC_TPU, MOSAIC_GPU})),
+    ("pl.kernel(mesh=plgpu.Mesh(), compiler_params=pltpu.CompilerParams())", GPU),
+    ("pl.kernel(out_shape=1, compiler_params=pltpu.CompilerParams())", TPU),
+])
+def test_the_backends_a_decorator_selects(launch: str, backends: frozenset) -> None:
+    scope = _scope(f"""
+        @{launch}
+        def body():
+            pass
+        """)
+    assert _backends(scope) == {"body": backends}
+
+
+def test_a_partial_launcher_binds_its_body_position() -> None:
+    scope = _scope("""
+        tpu_call = functools.partial(pl.pallas_call, compiler_params=pltpu.CompilerParams())
+        bound = functools.partial(pl.pallas_call, body)
+        too_many = functools.partial(pl.pallas_call, body, 1)
+        not_a_launcher = functools.partial(max, 1)
+        core = functools.partial(pl.core_map, plgpu.Mesh())
+        called = pl.pallas_call(body)
+
+
+        def body(x_ref):
+            pass
+        """)
+    assert scope.partial_launchers == {"tpu_call": (0, "kernel", TPU)}
+
+
+# -- what `self` and `cls` read, and kernel signatures --
+
+def test_classes_read() -> None:
+    module = ModuleIndex.parse(textwrap.dedent("""
+        class C:
+            def method(self, other):
+                return self, other
+
+            @classmethod
+            def make(cls):
+                return cls
+
+            def only(self, /):
+                return self
+
+
+        def plain(self):
+            return self
+
+
+        alias = C
+        use = (C, alias)
+        """))
+    loads = {(node.id, node.lineno): node for node in ast.walk(module.tree)
+             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+
+    def read(name: str, line: int) -> list[str]:
+        return [c.name for c in classes_read(module, loads[(name, line)])]
+
+    assert read("self", 4) == ["C"]
+    assert read("other", 4) == []
+    assert read("cls", 8) == ["C"]
+    assert read("self", 11) == ["C"]
+    assert read("self", 15) == []
+    assert read("C", 19) == ["C"]
+    assert read("alias", 19) == []
+
+
+@pytest.mark.parametrize(("signature", "refs"), [
+    ("x_ref, o_ref", True),
+    ("*refs", True),
+    ("a, *rest", True),
+    ("a, b", False),
+    ("a, **kw", False),
+    ("", False),
+    ("*, O_REF", True),
+    ("a_ref, /", True),
+    ("a, /, b, *, c_Ref=None", True),
+    ("prefetch, x", True),  # a substring test: any name holding `ref`
+])
+def test_takes_refs(signature: str, refs: bool) -> None:
+    function = ast.parse(f"def f({signature}): pass").body[0]
+    assert takes_refs(function) is refs
+
+
+def test_kernel_of_an_attribute_and_outside_kernels() -> None:
+    scope = _scope("""
+        import jax
+
+
+        def body(x_ref):
+            def unused():  # never named: no kernel of its own
+                return jax.numpy.exp(x_ref)
+
+
+        def plain(x):
+            return jax.numpy.exp(x)
+
+
+        run = pl.pallas_call(body)
+        """)
+    inside, outside = [node for node in ast.walk(scope.module.tree)
+                       if isinstance(node, ast.Attribute) and ast.unparse(node) == "jax.numpy.exp"]
+    if inside.lineno > outside.lineno:
+        inside, outside = outside, inside
+    assert _label(scope.kernel_of(inside)) == "body"
+    assert scope.kernel_of(outside) is None
+    assert scope.backends_of(inside) == BOTH and scope.backends_of(outside) == frozenset()
+    assert scope.kernel_of(scope.module.tree) is None
