@@ -332,8 +332,8 @@ class ValueFlow:
 
         def rule(value: Value) -> None:
             if isinstance(value, Sequence):
-                if isinstance(index, ast.Slice):
-                    self._add(node, value)
+                if isinstance(index, ast.Slice):  # `BODIES[1:]`: the same elements, at positions not known
+                    self._add(node, Sequence(value.origin))
                 elif position is not None and value.positions is not None and -len(value.positions) <= position \
                         < len(value.positions):
                     self._flow(value.positions[position], node)
