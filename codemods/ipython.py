@@ -18,6 +18,7 @@ Needs IPython (`pip install 'jax-codemod[ipython]'`).
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import re
@@ -34,6 +35,7 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess by 
         "then `%load_ext codemods.ipython` in IPython or Jupyter") from error
 
 from codemods import explain
+from codemods.engine import notebook as notebooks
 
 SESSION = Path("<ipython>.ipynb")  # the session's cells, as a notebook: `<ipython>.ipynb:cell 7` is `In [7]`
 _SESSION_CELL = re.compile(re.escape(str(SESSION)) + r":cell (\d+)")
@@ -54,9 +56,8 @@ def _settings():
     return config, selected, settings
 
 
-def session_notebook(shell, cells: Optional[list[str]] = None) -> explain.Notebook:
-    """The session's executed cells (or `cells`, In [1] first) as a notebook; In [N] is its cell N."""
-    sources = list(shell.history_manager.input_hist_raw[1:]) if cells is None else cells
+def _document(sources: list[str]) -> bytes:
+    """The cells (In [1] first) as a notebook's JSON; In [N] is its cell N."""
     document = {
         "cells": [{"cell_type": "code", "execution_count": number, "metadata": {}, "outputs": [], "source": source}
                   for number, source in enumerate(sources, 1)],
@@ -64,8 +65,32 @@ def session_notebook(shell, cells: Optional[list[str]] = None) -> explain.Notebo
         "nbformat": 4,
         "nbformat_minor": 5,
     }
+    return json.dumps(document, indent=1).encode()
+
+
+def _parses(source: str) -> bool:
+    """Whether a cell is Python, as a notebook's module reads it (its IPython lines, `%time`, `!ls`,
+    as the notebook reader replaces them)."""
+    try:
+        ast.parse(notebooks.read(SESSION, _document([source])).text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _readable(sources: list[str]) -> list[str]:
+    """The cells with each that does not parse emptied: IPython keeps a cell that failed with a
+    SyntaxError in its history, and one such cell must not make the whole session unreadable. The
+    other cells keep their numbers (In [N] is still cell N)."""
+    return [source if _parses(source) else "" for source in sources]
+
+
+def session_notebook(shell, cells: Optional[list[str]] = None) -> explain.Notebook:
+    """The session's executed cells (or `cells`, In [1] first) as a notebook; In [N] is its cell N.
+    Of the session's cells, those that do not parse are left empty (`_readable`)."""
+    sources = _readable(list(shell.history_manager.input_hist_raw[1:])) if cells is None else cells
     files = dict(getattr(shell.compile, "_filename_map", {}) or {})  # a cell's file name -> its execution count
-    return explain.Notebook(SESSION, json.dumps(document, indent=1).encode(), files)
+    return explain.Notebook(SESSION, _document(sources), files)
 
 
 @magics_class
@@ -134,16 +159,19 @@ class JaxCodemodMagics(Magics):
         history = list(self.shell.history_manager.input_hist_raw[1:])
         if history and history[-1].lstrip().startswith("%%jax_codemod"):
             history = history[:-1]  # this very cell, stored before it ran: checked as its body
-        cells = history + [cell]
+        # The earlier cells that do not parse are left empty; this one, if it does not parse, is
+        # the engine's error to report (an explain.Notebook would raise SyntaxError building it).
+        cells = _readable(history) + [cell]
         number = len(cells)
-        notebook = session_notebook(self.shell, cells)
+        raw = _document(cells)
+        located = notebooks.read(SESSION, raw).cells
         _, selected, settings = _settings()
 
         def mine(finding) -> bool:
-            where = notebook.source.cells.locate(finding.line)
+            where = located.locate(finding.line)
             return where is not None and where[0] == number
 
-        result = runner.process_source(SESSION, notebook.raw, selected, settings, accept=mine)
+        result = runner.process_source(SESSION, raw, selected, settings, accept=mine)
         if result.error:
             print(_in_terms(f"jax-codemod: {result.error}"))
             return
