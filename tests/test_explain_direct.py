@@ -1,0 +1,571 @@
+"""codemods/explain.py called in the test's process (issue 35, item 3: mutation testing): reading a
+log (`parse_log`, `_errors_of`, `upgrade_rows`), finding the file and the call (`resolve`, `place`,
+`_module_file`, `_imported_values`, `Notebook.line_of`) and `run`'s answers, with the JAX1xx rules
+(which need no jax) and a stub rule. Each test checks exact values: the frames, the messages, the
+diff, the file written, the outcome. No jax, no subprocess.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from codemods import explain, registry
+from codemods.analysis.module import ModuleIndex
+from codemods.engine.diagnostics import Finding, Kind
+from codemods.engine.rule import Rule
+from codemods.explain import Frame, JaxError, Notebook, Outcome, parse_log, place, resolve
+from codemods.settings import Settings
+
+RULES = {rule.code: rule for rule in registry.RULES}
+TARGET = Settings((0, 12, 0, 1))
+GONE = "AttributeError: module 'jax' has no attribute 'tree_map'"
+SOURCE = "import jax\n\ny = jax.tree_map(f, x)\nz = jax.tree_map(g, x)\n"
+
+
+def _log(path, line: int = 3, code: "str | None" = "y = jax.tree_map(f, x)", error: str = GONE,
+         function: str = "<module>") -> str:
+    quoted = f"    {code}\n" if code is not None else ""
+    return f'Traceback (most recent call last):\n  File "{path}", line {line}, in {function}\n{quoted}{error}\n'
+
+
+def _run(log: str, root: Path, settings: Settings = TARGET, write: bool = False, **options):
+    out, err = io.BytesIO(), io.StringIO()
+    outcome = explain.run(log, root, RULES, settings, write=write, out=out, err=err, **options)
+    return outcome, err.getvalue(), out.getvalue().decode()
+
+
+# -- reading the log --
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("NotImplementedError: Per-operand dot precision unsupported", [("JAX001", "Per-operand dot precision unsupported")]),
+    ("NotImplementedError: Per-operand conv precision unsupported",
+     [("JAX001", "Per-operand conv precision unsupported")]),
+    ("NotImplementedError: Unsupported dot precision: HIGH", [("JAX001", "Unsupported dot precision: HIGH")]),
+    ("E   Unsupported conv precision: Precision.HIGH", [("JAX001", "Unsupported conv precision: Precision")]),
+    ("NotImplementedError: Not implemented: accuracy", [("JAX002", "Not implemented: accuracy")]),
+    ("ValueError: bfloat16 support not implemented for LSTM", [("JAX003", "bfloat16 support not implemented for LSTM")]),
+    (GONE, [("JAX101", "module 'jax' has no attribute 'tree_map'")]),
+    ("ImportError: cannot import name 'tree_map' from 'jax' (/x/jax/__init__.py)",
+     [("JAX101", "cannot import name 'tree_map' from 'jax'")]),
+    ("ModuleNotFoundError: No module named 'jax.lib.xla_bridge'",
+     [("JAX112", "No module named 'jax.lib.xla_bridge'"), ("JAX113", "No module named 'jax.lib.xla_bridge'"),
+      ("JAX195", "No module named 'jax.lib.xla_bridge'")]),
+    ("AttributeError: 'ArrayImpl' object has no attribute 'device_buffers'",
+     [("JAX121", "'ArrayImpl' object has no attribute 'device_buffers'")]),
+    ("AttributeError: module 'jax' has no attribute 'nothing_here'", []),
+    ("ModuleNotFoundError: No module named 'jax'", []),
+    ("DeprecationWarning: jax.tree_map is deprecated: use jax.tree.map (jax.tree.map is new)",
+     [("JAX101", "jax.tree_map is deprecated: use jax.tree.map (jax.tree.map is new)")]),
+    ("DeprecationWarning: jax.numpy.x and jax.tree_map. are deprecated",
+     [("JAX101", "jax.numpy.x and jax.tree_map. are deprecated")]),
+    ("DeprecationWarning: numpy.foo is deprecated", []),
+    ("ValueError: something else", []),
+    ("", []),
+])
+def test_errors_of(line: str, expected: list) -> None:
+    assert explain._errors_of(line) == expected
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("jax.tree_map", ["JAX101"]), ("jax.lib.xla_bridge", ["JAX112", "JAX113", "JAX195"]), ("jax", []),
+    ("jax.numpy", []), (".device_buffers", ["JAX121"]), ("jax.nothing", []),
+])
+def test_upgrade_rows(name: str, expected: list) -> None:
+    assert explain.upgrade_rows(name) == expected
+
+
+def test_a_python_traceback_gives_its_frames_outermost_first() -> None:
+    log = ('Traceback (most recent call last):\n  File "/a/run.py", line 12, in main\n    build()\n'
+           '  File "/a/k.py", line 3, in kernel\n    y = jax.tree_map(f, x)\n'
+           '  File "/a/none.py", line 7, in quiet\n'
+           f"{GONE}\n")
+    assert parse_log(log) == [JaxError("JAX101", "module 'jax' has no attribute 'tree_map'", [
+        Frame("/a/run.py", 12, "main", "build()"), Frame("/a/k.py", 3, "kernel", "y = jax.tree_map(f, x)"),
+        Frame("/a/none.py", 7, "quiet", None)])]
+
+
+def test_lines_outside_a_traceback_and_errors_no_rule_fixes_are_passed_over() -> None:
+    log = (f'  File "/a/x.py", line 1, in f\n{GONE}\nTraceback (most recent call last):\n'
+           '  File "/a/k.py", line 2, in g\n    x\nValueError: other\n'
+           f"{GONE}\n")
+    assert parse_log(log) == []
+
+
+def test_two_tracebacks_give_two_errors_each_with_its_own_frames() -> None:
+    log = _log("/a/k.py") + "\nThe above exception was the direct cause of the following exception:\n\n" \
+        + _log("/a/j.py", 9, "z = 1", "NotImplementedError: Not implemented: accuracy", "other")
+    assert parse_log(log) == [
+        JaxError("JAX101", "module 'jax' has no attribute 'tree_map'", [Frame("/a/k.py", 3, "<module>",
+                                                                              "y = jax.tree_map(f, x)")]),
+        JaxError("JAX002", "Not implemented: accuracy", [Frame("/a/j.py", 9, "other", "z = 1")])]
+
+
+def test_an_indented_exception_line_does_not_end_the_traceback() -> None:
+    log = ('Traceback (most recent call last):\n  File "/a/k.py", line 3, in f\n    x\n'
+           f"    {GONE}\n" f"jax._src.x.JaxStackTraceBeforeTransformation: {GONE}\n")
+    assert parse_log(log) == [JaxError("JAX101", "module 'jax' has no attribute 'tree_map'",
+                                       [Frame("/a/k.py", 3, "f", "x")])]
+
+
+def test_a_tab_indented_code_line_is_the_frames_code() -> None:
+    log = f'Traceback (most recent call last):\n  File "/a/k.py", line 3, in f\n\tx = 1\n{GONE}\n'
+    assert parse_log(log)[0].frames == [Frame("/a/k.py", 3, "f", "x = 1")]
+
+
+def test_a_frame_followed_by_a_frame_has_no_code() -> None:
+    log = ('Traceback (most recent call last):\n  File "/a/k.py", line 3, in f\n  File "/a/j.py", line 4, in g\n'
+           f"{GONE}\n")
+    assert parse_log(log)[0].frames == [Frame("/a/k.py", 3, "f", None), Frame("/a/j.py", 4, "g", None)]
+
+
+def test_a_printed_warning_is_one_frame_at_the_line_it_names() -> None:
+    log = ("/a/k.py:12: DeprecationWarning: jax.tree_map is deprecated\n  y = jax.tree_map(f, x)\n"
+           "/a/j.py:4: DeprecationWarning: jax.tree_map is deprecated\nnext\n"
+           "<ipython-input-5-abc>:2: DeprecationWarning: jax.tree_map is deprecated\n"
+           "/a/l.py:7: UserWarning: no jax name here\n")
+    message = "jax.tree_map is deprecated"
+    assert parse_log(log) == [
+        JaxError("JAX101", message, [Frame("/a/k.py", 12, "<module>", "y = jax.tree_map(f, x)")]),
+        JaxError("JAX101", message, [Frame("/a/j.py", 4, "<module>", None)]),
+        JaxError("JAX101", message, [Frame("<ipython-input-5-abc>", 2, "<module>", None, 5)])]
+
+
+def test_a_warning_on_the_last_line_has_no_code() -> None:
+    assert parse_log("/a/k.py:12: DeprecationWarning: jax.tree_map is deprecated") == [
+        JaxError("JAX101", "jax.tree_map is deprecated", [Frame("/a/k.py", 12, "<module>", None)])]
+
+
+def test_ipython_frames_take_their_line_and_code_from_the_arrow() -> None:
+    log = ("\x1b[0;31mNameError\x1b[0m   Traceback (most recent call last)\n"
+           "Cell In[7], line 3, in kernel()\n      2 a = 1\n----> 3 y = jax.tree_map(f, x)\n\n"
+           "Input In [8], in <cell line: 1>()\n----> 1 z()\n\n"
+           "File ~/lib/k.py:12, in helper(x)\n     11 a\n---> 12 b = 2\n\n"
+           "<ipython-input-9-abc> in f()\n----> 4 c = 3\n\n"
+           "/x/m.py in g()\n      1 skip\n-> 5 d = 4\n"
+           "Cell In[10], line 2\n----> 3 other\n"
+           "Cell In[11]\n      1 no arrow\n"
+           f"{GONE}\n")
+    frames = parse_log(log)[0].frames
+    assert frames == [
+        Frame("In [7]", 3, "kernel()", "y = jax.tree_map(f, x)", 7),
+        Frame("In [8]", 1, "<cell line: 1>()", "z()", 8),
+        Frame(str(Path("~/lib/k.py").expanduser()), 12, "helper(x)", "b = 2"),
+        Frame("<ipython-input-9-abc>", 4, "f()", "c = 3", 9),
+        Frame("/x/m.py", 5, "g()", "d = 4"),
+        Frame("In [10]", 2, "<module>", None, 10),
+    ]
+
+
+def test_an_ipython_frame_then_a_python_frame_keeps_both() -> None:
+    log = ("Traceback (most recent call last):\nCell In[7], line 3, in kernel()\n----> 3 x = 1\n"
+           '  File "/a/k.py", line 4, in f\n    y\n' f"{GONE}\n")
+    assert parse_log(log)[0].frames == [Frame("In [7]", 3, "kernel()", "x = 1", 7), Frame("/a/k.py", 4, "f", "y")]
+
+
+def test_an_arrow_with_no_code_quotes_nothing() -> None:
+    log = f"Traceback (most recent call last):\nCell In[7], line 3\n----> 3 \n{GONE}\n"
+    assert parse_log(log)[0].frames == [Frame("In [7]", 3, "<module>", None, 7)]
+
+
+def test_a_python_frame_of_a_cell_file_names_its_cell() -> None:
+    log = ('Traceback (most recent call last):\n  File "<ipython-input-12-ab>", line 3, in f\n    x\n'
+           '  File "/tmp/ipykernel_1234/567.py", line 2, in g\n    y\n' f"{GONE}\n")
+    assert parse_log(log)[0].frames == [Frame("<ipython-input-12-ab>", 3, "f", "x", 12),
+                                        Frame("/tmp/ipykernel_1234/567.py", 2, "g", "y")]
+
+
+@pytest.mark.parametrize(("frame", "in_notebook", "where"), [
+    (Frame("/a/k.py", 3, "f", None), False, "/a/k.py:3"),
+    (Frame("In [7]", 3, "f", None, 7), True, "In [7], line 3"),
+    (Frame("<ipython-input-7-ab>", 2, "f", None), True, "<ipython-input-7-ab>:2"),
+    (Frame("/tmp/ipykernel_12/345.py", 2, "f", None), True, "/tmp/ipykernel_12/345.py:2"),
+    (Frame("C:\\t\\ipykernel_12\\345.py", 2, "f", None), True, "C:\\t\\ipykernel_12\\345.py:2"),
+    (Frame("/tmp/ipykernel_12/345.pyc", 2, "f", None), False, "/tmp/ipykernel_12/345.pyc:2"),
+    (Frame("/a/k.py", 3, "f", None, 0), True, "In [0], line 3"),
+])
+def test_frame(frame: Frame, in_notebook: bool, where: str) -> None:
+    assert (frame.in_notebook, frame.where) == (in_notebook, where)
+
+
+# -- finding the file --
+
+def test_resolve_takes_the_path_else_its_longest_existing_suffix(tmp_path: Path) -> None:
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "k.py").write_text("")
+    (tmp_path / "k.py").write_text("")
+    assert resolve(str(tmp_path / "src" / "pkg" / "k.py"), Path("/nowhere")) == tmp_path / "src" / "pkg" / "k.py"
+    assert resolve("/ci/build/src/pkg/k.py", tmp_path) == tmp_path / "src" / "pkg" / "k.py"
+    assert resolve("C:\\ci\\src\\pkg\\k.py", tmp_path) == tmp_path / "src" / "pkg" / "k.py"
+    assert resolve("/ci/build/other/k.py", tmp_path) == tmp_path / "k.py"
+    assert resolve("/ci/build/other/j.py", tmp_path) is None
+    assert resolve("src", tmp_path) is None  # a folder is no file
+    assert resolve("/ci/src", tmp_path) is None
+
+
+def _holds(lines: set):
+    asked = []
+
+    def holds_call(rule: str, module: ModuleIndex, line: int) -> bool:
+        asked.append((rule, line))
+        return line in lines
+
+    return holds_call, asked
+
+
+def test_place_settles_on_the_innermost_user_frame_that_holds_a_call(tmp_path: Path) -> None:
+    (tmp_path / "k.py").write_text("a = 1\nb = 2\nc = 3\n")
+    frames = [Frame(str(tmp_path / "k.py"), 1, "outer", "a = 1"), Frame(str(tmp_path / "k.py"), 2, "middle", "b = 2"),
+              Frame(str(tmp_path / "k.py"), 3, "inner", None),
+              Frame("/site/jax/_src/x.py", 1, "lib", None), Frame("/site/jaxlib/x.py", 1, "lib", None),
+              Frame("<frozen importlib>", 1, "lib", None), Frame("<string>", 1, "lib", None)]
+    holds_call, asked = _holds({1, 2})
+    placement = place(JaxError("JAX101", "m", frames), tmp_path, holds_call)
+    assert (placement.path, placement.line, placement.reasons, placement.cells) == (
+        tmp_path / "k.py", 2, [f"{tmp_path / 'k.py'}:3 (inner): no call there that JAX101 rewrites"], [])
+    assert asked == [("JAX101", 3), ("JAX101", 2)]
+
+
+def test_place_says_why_each_frame_was_passed_over(tmp_path: Path) -> None:
+    (tmp_path / "k.py").write_text("a = 1\nb = 2\n")
+    (tmp_path / "bad.py").write_text("def (\n")
+    (tmp_path / "bytes.py").write_bytes(b"x = '\xff'\n")
+    frames = [Frame(str(tmp_path / "k.py"), 1, "f", "a = 1"), Frame(str(tmp_path / "k.py"), 2, "g", "b = 3"),
+              Frame(str(tmp_path / "k.py"), 9, "h", "c = 4"), Frame(str(tmp_path / "bad.py"), 1, "i", None),
+              Frame(str(tmp_path / "bytes.py"), 1, "j", None), Frame("/elsewhere/gone.py", 4, "k", None),
+              Frame("In [3]", 1, "cell", None, 3)]
+    holds_call, asked = _holds(set())
+    placement = place(JaxError("JAX101", "m", frames), tmp_path, holds_call)
+    assert placement.path is None and placement.line == 0
+    assert placement.cells == [Frame("In [3]", 1, "cell", None, 3)]
+    reasons = placement.reasons
+    assert reasons[0] == "/elsewhere/gone.py:4 (k): the file is not here"
+    assert reasons[1].startswith(f"{tmp_path / 'bytes.py'}:1: cannot read it (")
+    assert reasons[2].startswith(f"{tmp_path / 'bad.py'}:1: cannot read it (")
+    assert reasons[3:] == [
+        f"{tmp_path / 'k.py'}:9 (h): no call there that JAX101 rewrites",
+        f"{tmp_path / 'k.py'}:2: changed since the traceback (it showed `b = 3`, the file now has `b = 2`)",
+        f"{tmp_path / 'k.py'}:1 (f): no call there that JAX101 rewrites"]
+    assert asked == [("JAX101", 9), ("JAX101", 1)]
+
+
+def test_place_follows_a_call_to_a_value_another_module_binds(tmp_path: Path) -> None:
+    (tmp_path / "shared.py").write_text("import functools\n\nx = 1\nproject = functools.partial(\n    f, 2)\n")
+    (tmp_path / "k.py").write_text("from shared import project\n\ny = project(a)\n")
+    holds_call, asked = _holds({4})
+    placement = place(JaxError("JAX001", "m", [Frame(str(tmp_path / "k.py"), 3, "f", None)]), tmp_path, holds_call)
+    assert (placement.path, placement.line, placement.reasons) == (tmp_path / "shared.py", 4, [])
+    assert asked == [("JAX001", 3), ("JAX001", 4)]
+
+
+def test_imported_values_are_the_assignments_of_the_name_in_the_module_file(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("mm: object = make(\n  1)\nother = 2\nmm, b = 3, 4\n")
+    (tmp_path / "pkg" / "ops.py").write_text("mm = 5\n")
+    (tmp_path / "broken.py").write_text("def (\n")
+    source = "import pkg\nimport broken\nfrom pkg import ops\n\ny = pkg.mm(a)\nz = broken.f(a)\nw = ops.mm(\n  b)\n"
+    module = ModuleIndex.parse(source)
+    path = tmp_path / "k.py"
+    assert list(explain._imported_values(module, 5, path, tmp_path)) == [(tmp_path / "pkg" / "__init__.py", 1)]
+    assert list(explain._imported_values(module, 6, path, tmp_path)) == []
+    assert list(explain._imported_values(module, 8, path, tmp_path)) == [(tmp_path / "pkg" / "ops.py", 1)]
+    assert list(explain._imported_values(module, 4, path, tmp_path)) == []
+
+
+def test_module_file_looks_beside_the_file_then_up_to_the_root(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "near.py").write_text("")
+    (tmp_path / "top.py").write_text("")
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / "sub" / "__init__.py").write_text("")
+    (tmp_path / "a" / "mid.py").write_text("")
+    path = tmp_path / "a" / "b" / "k.py"
+    assert explain._module_file("near.f", path, tmp_path) == (tmp_path / "a" / "b" / "near.py", "f")
+    assert explain._module_file("top.f", path, tmp_path) == (tmp_path / "top.py", "f")
+    assert explain._module_file("mid.f", path, tmp_path) == (tmp_path / "a" / "mid.py", "f")
+    assert explain._module_file("pkg.sub.f", path, tmp_path) == (tmp_path / "pkg" / "sub" / "__init__.py", "f")
+    assert explain._module_file(".near.f", path, tmp_path) == (tmp_path / "a" / "b" / "near.py", "f")
+    assert explain._module_file("..mid.f", path, tmp_path) == (tmp_path / "a" / "mid.py", "f")
+    assert explain._module_file("..near.f", path, tmp_path) is None
+    assert explain._module_file("f", path, tmp_path) is None
+    assert explain._module_file("gone.f", path, tmp_path) is None
+    assert explain._module_file("pkg.gone.f", path, tmp_path) is None
+
+
+# -- notebooks --
+
+def _notebook(tmp_path: Path, cells: list) -> Notebook:
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps({"cells": [
+        {"cell_type": kind, "execution_count": count, "metadata": {}, "outputs": [], "source": source}
+        if kind == "code" else {"cell_type": kind, "metadata": {}, "source": source}
+        for kind, count, source in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    return Notebook.load(path)
+
+
+def test_a_cells_frame_is_the_line_of_the_cell_whose_execution_count_it_names(tmp_path: Path) -> None:
+    notebook = _notebook(tmp_path, [("markdown", None, "# title"), ("code", 7, "import jax\nx = 1"),
+                                    ("code", 3, "a = 1\nb = 2\nc = 3"), ("code", None, "d = 4"), ("code", 3, "e = 5")])
+    assert notebook.counts == {7: 2, 3: 3}
+    assert notebook.line_of(Frame("In [3]", 2, "f", None, 3)) == 4  # the markdown cell holds no line
+    assert notebook.line_of(Frame("In [7]", 1, "f", None, 7)) == 1
+    assert notebook.line_of(Frame("<ipython-input-3-ab>", 3, "f", None)) == 5
+    assert notebook.line_of(Frame("In [3]", 4, "f", None, 3)) == (
+        f"In [3], line 4: cell 3 of {tmp_path / 'nb.ipynb'} has fewer lines (changed since the traceback)")
+    assert notebook.line_of(Frame("In [9]", 1, "f", None, 9)) == (
+        f"In [9]: no code cell of {tmp_path / 'nb.ipynb'} has execution count 9 (is the notebook saved as it ran?)")
+    # ipykernel's file: the cell whose line holds the code the traceback quotes.
+    assert notebook.line_of(Frame("/tmp/ipykernel_1/2.py", 2, "f", "b = 2")) == 4
+    assert notebook.line_of(Frame("/tmp/ipykernel_1/2.py", 2, "f", "zzz")) == (
+        f"/tmp/ipykernel_1/2.py:2: cannot tell which cell of {tmp_path / 'nb.ipynb'} ran as this file")
+    assert notebook.line_of(Frame("/tmp/ipykernel_1/2.py", 9, "f", "b = 2")).endswith("ran as this file")
+    assert notebook.line_of(Frame("/tmp/ipykernel_1/2.py", 2, "f", None)).endswith("ran as this file")
+    live = Notebook(notebook.path, notebook.raw, {"/tmp/ipykernel_1/2.py": 7})
+    assert live.line_of(Frame("/tmp/ipykernel_1/2.py", 2, "f", "zzz")) == 2
+
+
+def test_a_cell_of_one_line_may_be_named_at_line_1_even_empty(tmp_path: Path) -> None:
+    notebook = _notebook(tmp_path, [("code", 1, "")])
+    assert notebook.line_of(Frame("In [1]", 1, "f", None, 1)) == 1
+    assert notebook.line_of(Frame("In [1]", 2, "f", None, 1)).endswith("has fewer lines (changed since the traceback)")
+
+
+def test_place_puts_a_cells_frame_in_the_notebook(tmp_path: Path) -> None:
+    notebook = _notebook(tmp_path, [("code", 4, "import jax\ny = jax.tree_map(f, x)")])
+    holds_call, asked = _holds({2})
+    error = JaxError("JAX101", "m", [Frame("In [4]", 2, "f", "y = jax.tree_map(f, x)", 4),
+                                     Frame("In [5]", 1, "g", None, 5)])
+    placement = place(error, tmp_path, holds_call, notebook)
+    assert (placement.path, placement.line, placement.cells) == (notebook.path, 2, [])
+    assert placement.reasons == [f"In [5]: no code cell of {notebook.path} has execution count 5 (is the notebook "
+                                 "saved as it ran?)"]
+    changed = place(JaxError("JAX101", "m", [Frame("In [4]", 2, "f", "y = 1", 4)]), tmp_path, holds_call, notebook)
+    assert changed.path is None and changed.reasons == [
+        "In [4], line 2: changed since the traceback (it showed `y = 1`, the file now has `y = jax.tree_map(f, x)`)"]
+
+
+def test_a_magics_line_is_not_changed_since_the_traceback(tmp_path: Path) -> None:
+    notebook = _notebook(tmp_path, [("code", 4, "%time y = g()")])
+    holds_call, _ = _holds({1})
+    error = JaxError("JAX101", "m", [Frame("In [4]", 1, "f", "get_ipython().run_line_magic('time', 'y = g()')", 4)])
+    assert place(error, tmp_path, holds_call, notebook).line == 1
+    in_file = tmp_path / "k.py"
+    in_file.write_text("%time y = g()\n")
+    error = JaxError("JAX101", "m", [Frame(str(in_file), 1, "f", "get_ipython().run_line_magic('time', 'y = g()')")])
+    placement = place(error, tmp_path, holds_call)
+    assert placement.line == 0  # a file's line is not a notebook's: its `%` line is read as Python, and fails
+
+
+# -- run --
+
+def test_run_shows_the_fix_of_the_line_the_log_names_and_counts_the_others(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE)
+    outcome, err, out = _run(_log(tmp_path / "m.py"), tmp_path)
+    path = tmp_path / "m.py"
+    assert outcome is Outcome.PENDING
+    assert err.splitlines() == [
+        f"{path}:3: JAX101: the traceback's `module 'jax' has no attribute 'tree_map'` comes from this call",
+        f"{path}:3:5: JAX101 [fixed] jax.tree_map -> jax.tree.map: removed in jax 0.6.0 (raises AttributeError on jax "
+        "0.12.0.1)",
+        f"{path}: JAX101: 1 more reference(s) to the same old spelling in this file, which the log does not name: "
+        f"`jax-codemod --select JAX101 --write {path}` fixes them too"]
+    assert out == (f"--- a{path}\n+++ b{path}\n@@ -1,4 +1,4 @@\n import jax\n \n-y = jax.tree_map(f, x)\n"
+                   "+y = jax.tree.map(f, x)\n z = jax.tree_map(g, x)\n")
+    assert path.read_text() == SOURCE
+
+
+def test_run_writes_the_fix_and_says_fixed(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE)
+    results: list = []
+    outcome, err, out = _run(_log(tmp_path / "m.py", 4, "z = jax.tree_map(g, x)"), tmp_path, write=True,
+                             results=results)
+    assert (outcome, out) == (Outcome.FIXED, "")
+    assert (tmp_path / "m.py").read_text() == SOURCE.replace("jax.tree_map(g", "jax.tree.map(g")
+    assert len(err.splitlines()) == 3 and [str(r.path) for r in results] == [str(tmp_path / "m.py")]
+
+
+def test_run_writes_nothing_outside_the_root(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE)
+    (tmp_path / "root").mkdir()
+    outcome, err, out = _run(_log(tmp_path / "m.py"), tmp_path / "root", write=True)
+    assert outcome is Outcome.PENDING and out.startswith("--- a")
+    assert err.splitlines()[-1] == (f"{tmp_path / 'm.py'}: not written: it is outside the project root "
+                                    f"{(tmp_path / 'root').resolve()} (--root); the fix is the diff above")
+    assert (tmp_path / "m.py").read_text() == SOURCE
+
+
+def test_run_with_no_error_it_knows_says_so() -> None:
+    outcome, err, out = _run("ValueError: nothing\n", Path("."))
+    assert (outcome, out) == (Outcome.UNRESOLVED, "")
+    assert err == ("explain: no error jax-codemod fixes in this log (it knows: per-operand or unsupported precision, "
+                   "\"Not implemented: accuracy\", bf16 LSTM, and a removed or deprecated jax name in an "
+                   "AttributeError, ImportError, ModuleNotFoundError or DeprecationWarning)\n")
+
+
+def test_run_names_an_error_it_cannot_place_once(tmp_path: Path) -> None:
+    log = _log("/gone/m.py") + _log("/gone/m.py")
+    outcome, err, out = _run(log, tmp_path)
+    assert (outcome, out) == (Outcome.UNRESOLVED, "")
+    assert err == "explain: cannot place `module 'jax' has no attribute 'tree_map'`: /gone/m.py:3 (<module>): the file " \
+                  "is not here\n"
+    outcome, err, out = _run(f"Traceback (most recent call last):\n{GONE}\n", tmp_path)
+    assert err == ("explain: cannot place `module 'jax' has no attribute 'tree_map'`: no frame of the user's code in "
+                   "the traceback\n")
+
+
+def test_run_says_to_pass_the_notebook_for_cells_frames(tmp_path: Path) -> None:
+    log = f"Traceback (most recent call last):\nCell In[7], line 3\n----> 3 x\nCell In[8], line 1\n----> 1 y\n{GONE}\n"
+    outcome, err, _ = _run(log, tmp_path)
+    assert outcome is Outcome.UNRESOLVED
+    assert err == ("explain: cannot place `module 'jax' has no attribute 'tree_map'`: it comes from notebook cells "
+                   "(In [8], line 1; In [7], line 3): pass --notebook NB.ipynb, the notebook they ran in, to place and "
+                   "fix it\n")
+    log = log.replace("Cell In[8], line 1\n----> 1 y\n", '  File "/gone/k.py", line 2, in f\n')
+    assert _run(log, tmp_path)[1] == (
+        "explain: cannot place `module 'jax' has no attribute 'tree_map'`: it comes from notebook cells (In [7], "
+        "line 3): pass --notebook NB.ipynb, the notebook they ran in, to place and fix it; /gone/k.py:2 (f): the "
+        "file is not here\n")
+
+
+def test_run_with_an_unplaced_error_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE)
+    log = _log(tmp_path / "m.py") + _log("/gone/x.py", error="NotImplementedError: Not implemented: accuracy")
+    outcome, err, out = _run(log, tmp_path, write=True)
+    assert outcome is Outcome.UNRESOLVED and out.startswith(f"--- a{tmp_path / 'm.py'}")
+    assert (tmp_path / "m.py").read_text() == SOURCE
+
+
+@pytest.mark.parametrize(("selected", "ignored", "why"), [
+    (["JAX102"], frozenset(), "not selected"), (None, frozenset({"JAX101"}), "ignored for {path}"),
+])
+def test_run_names_an_error_of_a_rule_left_out(selected, ignored, why: str, tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE)
+    path = tmp_path / "m.py"
+    outcome, err, out = _run(_log(path), tmp_path, write=True,
+                             selected=None if selected is None else [RULES[c] for c in selected],
+                             ignored_rules=lambda p: ignored if p == path else frozenset())
+    assert (outcome, out) == (Outcome.PENDING, "")
+    assert err == (f"{path}:3: JAX101: the traceback's `module 'jax' has no attribute 'tree_map'` comes from this "
+                   f"call, but JAX101 is {why.format(path=path)} (--select/--ignore, [tool.jax-codemod]): the error "
+                   "stays\n")
+    assert path.read_text() == SOURCE
+
+
+def test_run_on_a_target_that_still_has_the_name_says_to_pass_the_version(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE)
+    outcome, err, _ = _run(_log(tmp_path / "m.py"), tmp_path, Settings((0, 4, 20)))
+    assert outcome is Outcome.UNRESOLVED
+    assert err.splitlines()[-1] == (
+        f"{tmp_path / 'm.py'}:3: JAX101: jax.tree_map is deprecated in jax 0.4.26, removed in jax 0.6.0, but the "
+        "target, jax 0.4.20, still has it: pass --jax-version (the jax that printed this log) or set jax-version in "
+        "[tool.jax-codemod]")
+    outcome, err, _ = _run(_log(tmp_path / "m.py"), tmp_path, Settings(None))
+    assert "but the target jax is unknown: pass --jax-version" in err
+
+
+def test_untargeted(tmp_path: Path) -> None:
+    assert explain._untargeted("JAX001", TARGET) is None
+    assert explain._untargeted("JAX101", TARGET) is None
+    assert explain._untargeted("JAX101", Settings((0, 4, 25))) == (
+        "jax.tree_map is deprecated in jax 0.4.26, removed in jax 0.6.0, but the target, jax 0.4.25, still has it: pass "
+        "--jax-version (the jax that printed this log) or set jax-version in [tool.jax-codemod]")
+    assert explain._untargeted("JAX130", Settings((0, 7, 0))) == (
+        "jax.experimental.pjit.pjit is deprecated in jax 0.8.0, but the target, jax 0.7.0, still has it: pass "
+        "--jax-version (the jax that printed this log) or set jax-version in [tool.jax-codemod]")
+
+
+def test_a_manual_finding_at_the_call_is_said_to_need_a_person(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("from jax.random import KeyArray\n\nok = isinstance(k, KeyArray)\n")
+    log = _log(tmp_path / "m.py", 1, "from jax.random import KeyArray",
+               "ImportError: cannot import name 'KeyArray' from 'jax.random'")
+    outcome, err, out = _run(log, tmp_path, write=True)
+    assert (outcome, out) == (Outcome.PENDING, "")
+    assert err.splitlines()[-1] == (f"{tmp_path / 'm.py'}:1: JAX118: no fix can be written for this call: a person "
+                                    "must change it, as the finding above says")
+
+
+def test_a_suppressed_call_names_its_comment(tmp_path: Path) -> None:
+    source = "import jax\n\ny = jax.tree_map(f, x)  # jax-codemod: ignore[JAX101]\n"
+    (tmp_path / "m.py").write_text(source)
+    outcome, err, out = _run(_log(tmp_path / "m.py", code=source.splitlines()[2]), tmp_path, write=True)
+    assert (outcome, out) == (Outcome.PENDING, "")
+    assert err.splitlines()[-1] == (
+        f"{tmp_path / 'm.py'}:3: JAX101: suppressed by `# jax-codemod: ignore[JAX101]`: the error stays; remove the "
+        "comment (or JAX101 from it) and run explain again to fix it")
+    assert (tmp_path / "m.py").read_text() == source
+
+
+def test_an_unsafe_fix_is_shown_as_its_own_diff(tmp_path: Path) -> None:
+    source = "def f(x):\n    return x.device_buffers\n"
+    (tmp_path / "m.py").write_text(source)
+    log = _log(tmp_path / "m.py", 2, "return x.device_buffers",
+               "AttributeError: 'ArrayImpl' object has no attribute 'device_buffers'")
+    outcome, err, out = _run(log, tmp_path, write=True)
+    assert outcome is Outcome.PENDING
+    assert out == (f"--- a{tmp_path / 'm.py'}\n+++ b{tmp_path / 'm.py'}\n@@ -1,2 +1,2 @@\n def f(x):\n"
+                   "-    return x.device_buffers\n+    return [shard.data for shard in x.addressable_shards]\n")
+    assert (tmp_path / "m.py").read_text() == source
+
+
+def _stub(findings) -> Rule:
+    return Rule(code="JAX002", name="stub-rule", summary="", what="", why="", example="", words=(b"",),
+                kernel_scoped=False, check=lambda rule, file: findings(file), matches=lambda rule, file, call: True)
+
+
+def test_a_file_that_cannot_be_processed_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "k.py").write_bytes(b"import jax\n\n\ndef kernel(x):\n    return jax.lax.exp(x)\n")
+
+    def broken(file):
+        raise RuntimeError("boom")
+
+    out, err = io.BytesIO(), io.StringIO()
+    log = _log(tmp_path / "k.py", 5, "return jax.lax.exp(x)", "NotImplementedError: Not implemented: accuracy")
+    outcome = explain.run(log, tmp_path, {"JAX002": _stub(broken)}, Settings(), write=True, out=out, err=err)
+    assert outcome is Outcome.UNRESOLVED and out.getvalue() == b""
+    assert f"{tmp_path / 'k.py'}: error: " in err.getvalue()
+
+
+def test_not_writable(tmp_path: Path) -> None:
+    (tmp_path / "site-packages").mkdir()
+    assert explain._not_writable(tmp_path / "a.py", tmp_path) is None
+    assert explain._not_writable(tmp_path / "x" / "a.py", tmp_path) is None
+    assert explain._not_writable(tmp_path, tmp_path) is None
+    assert explain._not_writable(tmp_path / "site-packages" / "a.py", tmp_path) == (
+        "it is inside an installed package (site-packages)")
+    assert explain._not_writable(tmp_path / "dist-packages" / "a.py", tmp_path) == (
+        "it is inside an installed package (dist-packages)")
+    assert explain._not_writable(tmp_path / "a.py", tmp_path / "sub") == (
+        f"it is outside the project root {(tmp_path / 'sub').resolve()} (--root)")
+
+
+def test_unnamed_counts_the_findings_beyond_those_named(tmp_path: Path) -> None:
+    module = ModuleIndex.parse(SOURCE)
+    assert explain._unnamed(RULES["JAX101"], tmp_path / "m.py", module, TARGET, 1) == 1
+    assert explain._unnamed(RULES["JAX101"], tmp_path / "m.py", module, TARGET, 0) == 2
+    assert explain._unnamed(RULES["JAX101"], tmp_path / "m.py", module, TARGET, 5) == 0
+    assert explain._unnamed(RULES["JAX001"], tmp_path / "m.py", module, TARGET, 0) == 0
+
+
+def test_span_is_the_lines_of_the_rules_calls_on_the_line() -> None:
+    module = ModuleIndex.parse("import jax\n\ny = jax.tree_map(\n    f, x)\nz = 1\n")
+    assert explain._span(RULES["JAX101"], module, TARGET, 3) == (3, 3)
+    assert explain._span(RULES["JAX101"], module, TARGET, 5) is None
+    stub = _stub(lambda file: [])
+    assert explain._span(stub, module, TARGET, 4) == (3, 4)
+    assert explain._span(stub, module, TARGET, 5) is None
+    never = Rule(code="JAX002", name="n", summary="", what="", why="", example="", words=(b"",), kernel_scoped=False,
+                 check=lambda rule, file: [], matches=lambda rule, file, call: False)
+    assert explain._span(never, module, TARGET, 3) is None
+    module = ModuleIndex.parse("a = f(g(1),\n      h(2))\n")
+    assert explain._span(stub, module, TARGET, 2) == (1, 2)
+    assert explain._span(stub, module, TARGET, 1) == (1, 2)
+
+
+def test_inside_and_key() -> None:
+    finding = Finding("JAX002", Kind.MANUAL, 5, 3, "m")
+    assert explain._inside(finding, (5, 5)) and explain._inside(finding, (4, 6))
+    assert not explain._inside(finding, (6, 9)) and not explain._inside(finding, (1, 4))
+    assert explain._key(finding) == ("JAX002", 5, 3, "m")
