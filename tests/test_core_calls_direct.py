@@ -251,6 +251,9 @@ def test_shard_map(source: str, after, findings: list) -> None:
      [(3, 5, "fixed", f"jnp.clip(a_max=, a=) -> jnp.clip(a, max=): {CLIP}", "safe")]),
     (JNP + "y = jnp.clip(a_max=1.0, a_min=0.0, a=x)\n", JNP + "y = jnp.clip(x, max=1.0, min=0.0)\n",
      [(3, 5, "fixed", f"jnp.clip(a_max=, a_min=, a=) -> jnp.clip(a, max=, min=): {CLIP}", "safe")]),
+    # Only the arguments up to a= are read in another order: a call after it stays after it.
+    (JNP + "y = jnp.clip(a_min=0, a=x, a_max=f())\n", JNP + "y = jnp.clip(x, min=0, max=f())\n",
+     [(3, 5, "fixed", f"jnp.clip(a_min=, a=, a_max=) -> jnp.clip(a, min=, max=): {CLIP}", "safe")]),
     (JNP + "y = jnp.clip(a_max=1.0,a=x)\n", JNP + "y = jnp.clip(x,max=1.0)\n",
      [(3, 5, "fixed", f"jnp.clip(a_max=, a=) -> jnp.clip(a, max=): {CLIP}", "safe")]),
     (JNP + "y = jnp.clip(a_max = 1.0, a = x)\n", JNP + "y = jnp.clip(x, max = 1.0)\n",
@@ -258,7 +261,7 @@ def test_shard_map(source: str, after, findings: list) -> None:
     ("from jax.numpy import clip\n\ny = clip(x, 0, a_max=1)\n", "from jax.numpy import clip\n\ny = clip(x, 0, max=1)\n",
      [(3, 5, "fixed", f"jnp.clip(a_max=) -> jnp.clip(max=): {CLIP}", "safe")]),
 ], ids=["a-max", "a-alone", "current-calls", "a-a-call-moves", "a-min-a-call", "plain-attributes", "a-first",
-        "star-args", "min-twice", "a-and-positional", "partials", "lines", "three", "no-space", "spaced-equals",
+        "star-args", "min-twice", "a-and-positional", "partials", "lines", "three", "call-after-a", "no-space", "spaced-equals",
         "imported-name"])
 def test_clip(source: str, after, findings: list) -> None:
     assert _run(source, "JAX140") == (source if after is None else after, findings)
@@ -290,7 +293,12 @@ X64 = "from jax.experimental import enable_x64, disable_x64\n\n"
      [(4, 23, "manual", f"jax.experimental.enable_x64: {X64_GONE}; {X64_WANTED}", None)]),
     ("from jax.experimental import enable_x64\n\nwith enable_x64(**kw):\n    pass\n", None,
      [(3, 6, "manual", f"jax.experimental.enable_x64: {X64_GONE}; {X64_WANTED}", None)]),
-], ids=["values", "disable-with-argument", "star-args-and-keyword", "partial", "double-star"])
+    # Spelled through the reference's own name for jax, a function's import.
+    ("def f():\n    import jax as j\n    with j.experimental.enable_x64():\n        pass\n",
+     "def f():\n    import jax as j\n    with j.enable_x64(True):\n        pass\n",
+     [(3, 10, "fixed", "jax.experimental.enable_x64() -> jax.enable_x64(True): removed in jax 0.9.0 (raises "
+                       "AttributeError on jax 0.12.0.1)", "safe")]),
+], ids=["values", "disable-with-argument", "star-args-and-keyword", "partial", "double-star", "local-import"])
 def test_enable_x64(source: str, after, findings: list) -> None:
     assert _run(source, "JAX111") == (source if after is None else after, findings)
 
