@@ -120,6 +120,10 @@ def fix(
         False, "--no-cache", help="Analyse every file again instead of reusing results for unchanged files "
         "(kept in $JAX_CODEMOD_CACHE_DIR, else ~/.cache/jax-codemod)."
     ),
+    trust_mtime: bool = typer.Option(
+        True, "--trust-mtime/--no-trust-mtime", envvar="JAX_CODEMOD_TRUST_MTIME",
+        help="Take a file whose size and modification time are unchanged for unchanged (the default); "
+        "--no-trust-mtime reads and hashes every file, where a checkout or copy restores mtimes."),
     show_version: bool = typer.Option(False, "--version", help="Print the version and exit."),
 ) -> None:
     """Show (default), check or write the rewrites for PATHS."""
@@ -153,7 +157,7 @@ def fix(
     _check_target(settings, transforms, select or config.select)
     if created is not None:
         sys.stderr.write(f"{created}: written, the --helpers-module {settings.helpers_module} the fixes import\n")
-    cache = None if no_cache else ResultCache(default_directory(), settings)
+    cache = None if no_cache else ResultCache(default_directory(), settings, trust_mtime)
     with _progress(len(files)) if not interactive else contextlib.nullcontext() as progress:  # no bar under prompts
         results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
                              rules_to_skip=config.ignored_rules, progress=progress, project=project,
@@ -191,7 +195,7 @@ def _repository_root(root: Optional[Path]) -> Path:
 
 
 def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, diff_base: Optional[str],
-           shard: Optional[str]) -> tuple[list[Path], list[Path], Optional[Path]]:
+           shard: Optional[str]) -> tuple[list[str], "list[Path | str]", Optional[Path]]:
     """Stage 1, as the options and the project config ask: the files to process, the files of
     the project they belong to (indexed together, so that a kernel launched from another module is
     found however the files to process are narrowed: one file, a shard, a PR's changes), and the
@@ -203,9 +207,9 @@ def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, d
     notebooks = config.notebooks
     if diff_base:
         files = discovery.discover(discovery.changed_since(diff_base, paths, notebooks), excluded, force_exclude=True,
-                                   notebooks=notebooks)
+                                   notebooks=notebooks, as_text=True)
     else:
-        files = discovery.discover(paths, excluded, force_exclude=force_exclude, notebooks=notebooks)
+        files = discovery.discover(paths, excluded, force_exclude=force_exclude, notebooks=notebooks, as_text=True)
     root = discovery.project_root(paths, config.path.parent if config.path else None)
     if not diff_base and len(paths) == 1 and root is not None and paths[0].is_dir() \
             and os.path.realpath(paths[0]) == os.path.realpath(root):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import json
+import marshal
 import os
 import subprocess
 import sys
@@ -50,13 +51,20 @@ def _run(project: Path, cache: ResultCache, settings: Settings = SETTINGS, rules
 
 
 def _poison(cache_dir: Path) -> int:
-    """Rewrite every entry's message, so an answer that came from the cache can be told apart."""
+    """Rewrite every entry's message, and every run record's, so an answer that came from the cache
+    can be told apart: the number of per-file entries."""
     entries = list(cache_dir.rglob("*.json"))
     for entry in entries:
         data = json.loads(entry.read_text())
         for finding in data["findings"]:
             finding["message"] = "FROM THE CACHE"
         entry.write_text(json.dumps(data))
+    for record in cache_dir.rglob("*.run"):
+        stamps, kept = marshal.loads(record.read_bytes())
+        for _, data in kept:
+            for finding in data["findings"]:
+                finding["message"] = "FROM THE CACHE"
+        record.write_bytes(marshal.dumps((stamps, kept)))
     return len(entries)
 
 
@@ -314,3 +322,143 @@ def test_runs_saving_their_memos_at_the_same_time_lose_no_entry(tmp_path: Path) 
     missing = [(worker, round_) for worker in range(4) for round_ in range(40)
                if kept.lookup(f"/w{worker}/r{round_}.py", status) is None]
     assert missing == []
+
+
+def _replayed_only(monkeypatch) -> None:
+    """Make every step of a run that is not the run record's replay fail the test."""
+    def never(*args, **kwargs):
+        raise AssertionError("the run went the file-by-file way")
+
+    monkeypatch.setattr(runner, "project_index", never)
+    monkeypatch.setattr(runner, "_prepare", never)
+
+
+def test_an_unchanged_tree_is_replayed_from_the_run_record(package: Path, tmp_path: Path, monkeypatch) -> None:
+    """Nothing changed: the warm run stats the files, reads only the one whose fix needs its bytes,
+    builds no project index and answers what the record says (here poisoned, to tell it apart)."""
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    cold = runner.run([package], registry.RULES, SETTINGS, 1, cache)
+    with monkeypatch.context() as patched:
+        _replayed_only(patched)
+        reads = _counting_reads(patched)
+        assert _outcome(runner.run([package], registry.RULES, SETTINGS, 1, cache)) == _outcome(cold)
+        assert set(reads) == {"bodies.py"}, reads
+    _poison(tmp_path / "cache")
+    [replayed] = [r for r in runner.run([package], registry.RULES, SETTINGS, 1, cache) if r.findings]
+    assert {f.message for f in replayed.findings} == {"FROM THE CACHE"}
+
+
+def test_any_change_the_results_could_depend_on_is_not_replayed(package: Path, tmp_path: Path, monkeypatch) -> None:
+    """Each of these must go the file-by-file way again (the record is poisoned: a replay shows)."""
+    cache_dir = tmp_path / "cache"
+
+    def warm(settings: Settings = SETTINGS, rules=registry.RULES, project=None, skip=lambda path: frozenset()):
+        return runner.run([package], rules, settings, 1, ResultCache(cache_dir, settings), rules_to_skip=skip,
+                          project=project)
+
+    def poisoned(results) -> bool:
+        return any(f.message == "FROM THE CACHE" for r in results for f in r.findings)
+
+    def poison_the_records() -> None:  # not the per-file entries, which a run that misses the record may hit
+        for entry in cache_dir.rglob("*.json"):
+            entry.unlink()
+        _poison(cache_dir)
+
+    warm()
+    poison_the_records()
+    assert poisoned(warm())  # the control: unchanged, replayed
+    assert not poisoned(warm(Settings((0, 10, 2))))  # other settings
+    assert not poisoned(warm(rules=registry.select(["JAX001", "JAX002"])))  # other rules
+    assert not poisoned(warm(skip=lambda path: frozenset({"JAX002"}) if Path(path).name == "plain.py" else frozenset()))
+    elsewhere = tmp_path / "elsewhere.py"
+    elsewhere.write_bytes(PLAIN)
+    _age(elsewhere)
+    assert not poisoned(warm(project=[*package.iterdir(), elsewhere]))  # a project of other files
+    for edit in (lambda: _age(package / "plain.py", 30),  # touched: its mtime alone changed
+                 lambda: (package / "new.py").write_bytes(PLAIN)):  # a file more
+        poison_the_records()
+        edit()
+        assert not poisoned(warm())
+
+
+def test_a_run_over_a_file_changed_in_its_second_records_nothing(package: Path, tmp_path: Path) -> None:
+    """An edit in the same second as the run could leave size and mtime as they were: a run that
+    saw such a file keeps no record, and the next run goes the file-by-file way (and sees the edit)."""
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    (package / "plain.py").write_bytes(PLAIN)  # mtime: now
+    runner.run([package], registry.RULES, SETTINGS, 1, cache)
+    assert not list((tmp_path / "cache").rglob("*.run"))
+    _age(package / "plain.py")
+    runner.run([package], registry.RULES, SETTINGS, 1, cache)
+    assert len(list((tmp_path / "cache").rglob("*.run"))) == 1
+
+
+def test_an_interactive_run_is_neither_replayed_nor_recorded(package: Path, tmp_path: Path, monkeypatch) -> None:
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    runner.run([package], registry.RULES, SETTINGS, 1, cache)
+    _poison(tmp_path / "cache")
+    records = {path: path.read_bytes() for path in (tmp_path / "cache").rglob("*.run")}
+    reviewed = runner.run([package], registry.RULES, SETTINGS, 1, cache, review=lambda result: None)
+    assert not any(f.message == "FROM THE CACHE" for r in reviewed for f in r.findings if f.code != "JAX001")
+    assert {path: path.read_bytes() for path in (tmp_path / "cache").rglob("*.run")} == records
+
+
+def test_a_file_too_large_to_analyse_is_said_skipped_by_every_warm_run(tmp_path: Path, monkeypatch) -> None:
+    """The cached result keeps why the file was not analysed (it was dropped once: the warm run
+    then reported nothing of a file the cold run skipped)."""
+    source = tmp_path / "kernel.py"
+    source.write_bytes(KERNEL)
+    _age(source)
+    monkeypatch.setattr(runner, "MAX_SOURCE_BYTES", 100)
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    cold = runner.run([source], registry.RULES, SETTINGS, 1, cache)
+    replayed = runner.run([source], registry.RULES, SETTINGS, 1, cache)
+    for record in (tmp_path / "cache").rglob("*.run"):
+        record.unlink()
+    from_entries = runner.run([source], registry.RULES, SETTINGS, 1, cache)
+    assert cold[0].skipped and "not analysed" in cold[0].skipped
+    assert replayed[0].skipped == from_entries[0].skipped == cold[0].skipped
+
+
+def test_no_trust_mtime_sees_an_edit_that_kept_size_and_mtime(package: Path, tmp_path: Path, monkeypatch) -> None:
+    """A same-size edit whose mtime was put back (`cp -p`, a restored checkout): trusting mtimes,
+    the run answers for the old bytes, as git and Ruff would; `--no-trust-mtime` reads, hashes and
+    sees it, and still answers unchanged files from their entries."""
+    cache_dir = tmp_path / "cache"
+    before = runner.run([package], registry.RULES, SETTINGS, 1, ResultCache(cache_dir, SETTINGS))
+    bodies = package / "bodies.py"
+    status = bodies.stat()
+    bodies.write_bytes(BODIES.replace(b'("default", "highest")', b'("highest", "highest")'))  # same size
+    os.utime(bodies, ns=(status.st_atime_ns, status.st_mtime_ns))
+    cold = runner.run([package], registry.RULES, SETTINGS, 1, None)
+    assert _outcome(runner.run([package], registry.RULES, SETTINGS, 1, ResultCache(cache_dir, SETTINGS))) == \
+        _outcome(before) != _outcome(cold)
+    analysed: list[str] = []
+    process = runner.process_source
+    monkeypatch.setattr(runner, "process_source", lambda path, *a, **k: analysed.append(Path(path).name) or process(path, *a, **k))
+    hashed = runner.run([package], registry.RULES, SETTINGS, 1, ResultCache(cache_dir, SETTINGS, trust_mtime=False))
+    assert _outcome(hashed) == _outcome(cold)
+    assert set(analysed) == {"bodies.py"}  # (process_source calls itself once, to pause the collector)
+
+
+def test_the_cli_reads_trust_mtime_from_its_option_and_the_environment(package: Path, tmp_path: Path,
+                                                                       monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    from codemods.cli import app
+    from codemods.engine import cache as cache_module
+
+    made: list[bool] = []
+    monkeypatch.setattr(cache_module.ResultCache, "__init__",
+                        lambda self, directory, settings, trust_mtime=True: made.append(trust_mtime) or None)
+    monkeypatch.setattr(runner, "run", lambda *args, **kwargs: [])
+    monkeypatch.setenv("JAX_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+    for arguments, environment, trusted in (([], None, True), (["--no-trust-mtime"], None, False),
+                                            ([], "0", False), ([], "1", True), (["--trust-mtime"], "0", True)):
+        if environment is None:
+            monkeypatch.delenv("JAX_CODEMOD_TRUST_MTIME", raising=False)
+        else:
+            monkeypatch.setenv("JAX_CODEMOD_TRUST_MTIME", environment)
+        result = CliRunner().invoke(app, [*arguments, "--jax-version", "0.12.0.1", str(package)])
+        assert result.exit_code == 0, result.output
+        assert made.pop() is trusted, (arguments, environment)

@@ -91,7 +91,7 @@ def test_after_is_kept_only_with_a_new_source(tmp_path: Path) -> None:
     [entry] = tmp_path.rglob("*.json")
     data = json.loads(entry.read_text())
     assert data["after"] is None
-    assert set(data) == {"parsed", "error", "encoding", "suppressed", "after", "findings"}
+    assert set(data) == {"parsed", "error", "encoding", "suppressed", "skipped", "after", "findings"}
     assert data["findings"][0]["kind"] == "manual" and data["findings"][0]["fix"] is None
 
 

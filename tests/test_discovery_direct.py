@@ -180,8 +180,11 @@ def test_discover_as_text_gives_strs_spelled_as_given(tmp_path: Path, monkeypatc
     _tree(tmp_path, "pkg/m.py", "top.py")
     monkeypatch.chdir(tmp_path)
     found = discover([Path("."), Path("top.py"), Path("gone.py")], respect_gitignore=False, as_text=True)
-    assert found == ["./top.py", "./pkg/m.py", "gone.py"]
+    assert found == ["top.py", "pkg/m.py", "gone.py"]  # as their Paths print: the CLI shows these
     assert all(type(f) is str for f in found)
+    for spelling in (".", "./", "pkg", "./pkg/", str(tmp_path), f"{tmp_path}/pkg/", "../" + tmp_path.name):
+        assert discover([Path(spelling)], respect_gitignore=False, as_text=True) == \
+            [str(f) for f in discover([Path(spelling)], respect_gitignore=False)], spelling
     found = discover([Path("."), Path("gone.py")], respect_gitignore=False)
     assert found == [Path("top.py"), Path("pkg/m.py"), Path("gone.py")]
     assert all(isinstance(f, Path) for f in found)
@@ -219,7 +222,7 @@ def test_a_file_reached_twice_is_listed_once_where_first_reached(tmp_path: Path,
     assert discover([Path("pkg/n.py"), Path("."), Path("./pkg/m.py"), Path("z.py")], respect_gitignore=False) == [
         Path("pkg/n.py"), Path("z.py"), Path("pkg/m.py")]
     assert discover([Path("."), Path("pkg/n.py")], respect_gitignore=False, as_text=True) == [
-        "./z.py", "./pkg/m.py", "./pkg/n.py"]
+        "z.py", "pkg/m.py", "pkg/n.py"]
     assert discover([Path("pkg"), tmp_path / "pkg"], respect_gitignore=False, as_text=True) == [
         "pkg/m.py", "pkg/n.py"]
     assert discover([tmp_path / "pkg/", Path("pkg/m.py")], respect_gitignore=False, as_text=True) == [
@@ -260,7 +263,7 @@ def test_discover_leaves_out_what_git_ignores_unless_told_not_to(tmp_path: Path,
     assert discover([repo], respect_gitignore=False) == [repo / "a.py", repo / "c.py", repo / "notes.ipynb",
                                                          repo / "gen/b.py"]
     monkeypatch.chdir(repo)
-    assert discover([Path(".")], as_text=True) == ["./a.py", "./notes.ipynb"]
+    assert discover([Path(".")], as_text=True) == ["a.py", "notes.ipynb"]
     assert discover([Path("gen")], as_text=True) == []
     # Named explicitly, an ignored file is processed.
     assert discover([Path("c.py"), Path("gen/b.py")]) == [Path("c.py"), Path("gen/b.py")]

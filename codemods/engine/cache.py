@@ -13,6 +13,8 @@ A warm run reads no file that has not changed (`FileMemo`): what a run learnt ab
 decided them) is kept in one manifest per settings, as git's index and Ruff's cache do. A file
 whose size or mtime differs, or whose mtime was too recent to trust when it was recorded (the
 same second as the run: an edit in that second would leave it unchanged), is read and hashed.
+A run over the same files as an earlier one, none of them changed, replays that run's results
+(`RunRecord`) without looking further. `trust_mtime=False` keys everything by content alone.
 
 The project's cross-module facts are kept too, one entry per project layout
 (ProjectIndex.state, in marshal), with what each fact read: an edit recomputes the facts it can
@@ -31,6 +33,7 @@ import hashlib
 import json
 import marshal
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -47,7 +50,7 @@ from codemods.engine.report import FileResult
 from codemods.engine.rule import Rule
 from codemods.settings import Settings
 
-FORMAT = 8  # bump when the entry layout changes
+FORMAT = 9  # bump when the entry layout changes
 
 
 def default_directory() -> Path:
@@ -60,7 +63,7 @@ def default_directory() -> Path:
 
 # What the cache writes, and nothing else: `clean` removes only these (the folder may be one a user
 # pointed $JAX_CODEMOD_CACHE_DIR at, holding other files).
-_ENTRY_SUFFIXES = (".json", ".project", ".files", ".lock", ".tmp")
+_ENTRY_SUFFIXES = (".json", ".project", ".files", ".run", ".lock", ".tmp")
 
 
 def clean(directory: Path) -> tuple[int, int, list[Path]]:
@@ -99,8 +102,12 @@ def tool_fingerprint() -> str:
 
 
 class ResultCache:
-    def __init__(self, directory: Path, settings: Settings) -> None:
+    def __init__(self, directory: Path, settings: Settings, trust_mtime: bool = True) -> None:
+        """`trust_mtime=False` (`--no-trust-mtime`): where a file can change and keep its size and
+        mtime (a checkout or copy that restores mtimes), every file is read and hashed, and no
+        run is replayed; unchanged files are still not analysed again."""
         self.directory = directory
+        self.trust_mtime = trust_mtime
         self._salt = hashlib.sha256(f"{tool_fingerprint()}\0{settings!r}".encode()).digest()
 
     def _entry(self, content: bytes, rules: Sequence[Rule], facts: ModuleFacts) -> Path:
@@ -116,21 +123,9 @@ class ResultCache:
         was one. `read()` gives the bytes, asked only for a result with a fix (its edits are
         offsets into them)."""
         try:
-            data = json.loads(self._entry(content, rules, facts).read_text(encoding="utf-8"))
-            findings = [_finding(f) for f in data["findings"]]
-            after = data["after"]
-            has_fix = any(f.fix is not None for f in findings)
-            # A notebook's findings are placed in its cells; a fixed module goes back into them
-            # (codemods/engine/notebook.py).
-            cells = notebook.is_notebook(path) and data["parsed"] and bool(findings)
-            raw = read() if has_fix or cells else b""
-            ipynb = notebook.read(path, raw) if cells else None
-            new_source = None if after is None else ipynb.encode(after) if ipynb else after.encode(data["encoding"])
-            return FileResult(str(path), parsed=data["parsed"], new_source=new_source, raw=raw if has_fix else b"",
-                              after=after or "", findings=findings, error=data["error"], encoding=data["encoding"],
-                              suppressed=data["suppressed"], cells=ipynb.cells if ipynb is not None else None)
-        except (OSError, ValueError, KeyError, TypeError, LookupError, AttributeError, notebook.NotebookError):
-            return None  # missing or unreadable (an entry lacking a field too): analyse again
+            return _result_of(path, json.loads(self._entry(content, rules, facts).read_text(encoding="utf-8")), read)
+        except (OSError, ValueError):
+            return None  # missing or unreadable: analyse again
 
     def project_state(self, layout: str) -> Optional[ProjectState]:
         """What the last run over a project with this layout learnt (ProjectIndex.state)."""
@@ -158,13 +153,7 @@ class ResultCache:
     def put(self, content: bytes, rules: Sequence[Rule], result: FileResult, facts: ModuleFacts = NO_FACTS) -> None:
         """Store a result (`content`: the hash of the file's bytes); a cache that cannot be written
         is no reason to fail a run."""
-        entry = self._entry(content, rules, facts)
-        data = {
-            "parsed": result.parsed, "error": result.error, "encoding": result.encoding, "suppressed": result.suppressed,
-            "after": result.after if result.new_source is not None else None,
-            "findings": [_entry_of(f) for f in result.findings],
-        }
-        self._write(entry, data)
+        self._write(self._entry(content, rules, facts), _data_of(result))
 
     @staticmethod
     def _write(entry: Path, data: object) -> None:
@@ -184,6 +173,38 @@ class ResultCache:
             os.replace(temporary, entry)
         except OSError:
             Path(temporary).unlink(missing_ok=True)
+
+
+def _data_of(result: FileResult) -> dict:
+    """What an entry keeps of a result: not its bytes (a fix's are read again when it is replayed)."""
+    return {"parsed": result.parsed, "error": result.error, "encoding": result.encoding, "suppressed": result.suppressed,
+            "skipped": result.skipped, "after": result.after if result.new_source is not None else None,
+            "findings": [_entry_of(f) for f in result.findings]}
+
+
+_NOTHING = _data_of(FileResult(""))  # a file with no finding, no change and no error
+
+
+def _result_of(path: "Path | str", data: dict, read: Callable[[], bytes]) -> FileResult:
+    """The result an entry keeps, for the file at `path`; `read()` gives its bytes, asked only
+    for a result with a fix (its edits are offsets into them). ValueError for an entry of
+    another shape, or a notebook that no longer reads."""
+    try:
+        findings = [_finding(f) for f in data["findings"]]
+        after = data["after"]
+        has_fix = any(f.fix is not None for f in findings)
+        # A notebook's findings are placed in its cells; a fixed module goes back into them
+        # (codemods/engine/notebook.py).
+        cells = notebook.is_notebook(path) and data["parsed"] and bool(findings)
+        raw = read() if has_fix or cells else b""
+        ipynb = notebook.read(path, raw) if cells else None
+        new_source = None if after is None else ipynb.encode(after) if ipynb else after.encode(data["encoding"])
+        return FileResult(str(path), parsed=data["parsed"], new_source=new_source, raw=raw if has_fix else b"",
+                          after=after or "", findings=findings, error=data["error"], encoding=data["encoding"],
+                          suppressed=data["suppressed"], skipped=data["skipped"],
+                          cells=ipynb.cells if ipynb is not None else None)
+    except (KeyError, TypeError, LookupError, AttributeError, notebook.NotebookError) as error:
+        raise ValueError(f"not a result entry: {error}") from error
 
 
 def content_hash(raw: bytes) -> bytes:
@@ -251,6 +272,77 @@ class FileMemo:
             merged = {**self._load(), **self._learnt}
             ResultCache._write(self._path, {path: [k.size, k.mtime_ns, k.content.hex(), k.facts, list(k.skipped),
                                                    list(k.rules)] for path, k in merged.items()})
+
+
+class RunRecord:
+    """A whole run's results, replayed while none of its files, nor of its project, has changed.
+
+    A warm run over an unchanged tree (a CI job with a restored cache, pre-commit on a clean tree)
+    then stats each file and stops: no project index, no manifest, no per-file entry is read.
+    The record is keyed by the settings, the rules, the folder and the files named (so another
+    set of files, a shard or a PR's changes, has its own); it holds each file's size, mtime and
+    the codes `per-file-ignores` takes off it, and is trusted only if every mtime was older than
+    the recording run's start (less a second: an edit in the same second as the run could leave
+    both unchanged). Any difference and the run goes the usual way, file by file."""
+
+    def __init__(self, cache: ResultCache, rules: Sequence[Rule], files: Sequence["Path | str"],
+                 project: Sequence["Path | str"], skipped: Callable[["Path | str"], frozenset[str]]) -> None:
+        self._files = list(map(os.fspath, files))
+        self._project = self._files if project is files else list(map(os.fspath, project))
+        self._skipped = skipped
+        named = "\0".join([os.getcwd(), *self._files, "", *self._project])
+        key = hashlib.sha256(cache._salt + ",".join(rule.code for rule in rules).encode() + b"\0"
+                             + named.encode("utf-8", "surrogateescape")).hexdigest()
+        self._path = cache.directory / key[:2] / f"{key[2:]}.run"
+        self._started_ns = time.time_ns() - 1_000_000_000
+
+    def _stamps(self) -> Optional[list[tuple]]:
+        """Each file's (size, mtime, skipped codes), the project's after the run's; None if one is
+        missing or not a regular file (the usual way reports it)."""
+        stamps: list[tuple] = []
+        try:
+            for path in self._files:
+                status = os.stat(path)
+                if not stat.S_ISREG(status.st_mode):
+                    return None
+                codes = self._skipped(path)
+                stamps.append((status.st_size, status.st_mtime_ns, ",".join(sorted(codes)) if codes else ""))
+            for path in () if self._project is self._files else self._project:
+                status = os.stat(path)
+                stamps.append((status.st_size, status.st_mtime_ns))
+        except OSError:
+            return None
+        return stamps
+
+    def replay(self, read: Callable[[str], bytes]) -> Optional[list[FileResult]]:
+        """The recorded results, in the files' order, if nothing has changed; else None. `read(path)`
+        gives a file's bytes, asked only for a result with a fix (as in `ResultCache.get`)."""
+        try:
+            stamps, kept = marshal.loads(self._path.read_bytes())
+        except (OSError, ValueError, EOFError, TypeError):
+            return None
+        if stamps != self._stamps():
+            return None
+        results = [FileResult(path) for path in self._files]
+        try:
+            for position, data in kept:
+                path = self._files[position]
+                results[position] = _result_of(path, data, lambda: read(path))
+        except (OSError, ValueError, TypeError, IndexError):
+            return None
+        return results
+
+    def store(self, results: Sequence[FileResult]) -> None:
+        """Record `results` (one per file, in order), unless a file's mtime is too recent to trust."""
+        stamps = self._stamps()
+        if stamps is None or len(results) != len(self._files) \
+                or any(stamp[1] >= self._started_ns for stamp in stamps):
+            return
+        kept = [(position, data) for position, data in enumerate(map(_data_of, results)) if data != _NOTHING]
+        try:
+            ResultCache._write_bytes(self._path, marshal.dumps((stamps, kept)))
+        except ValueError:  # a finding field marshal cannot hold: no record, the per-file cache still has it
+            return
 
 
 @contextlib.contextmanager

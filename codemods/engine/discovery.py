@@ -71,8 +71,9 @@ def discover(
     Missing paths are returned too, so the reader reports them instead of dropping them silently.
     A file reached twice (`pkg/m.py` and `./pkg/m.py`, or a symlink to a file the walk also finds)
     is returned once, under its own name rather than the link's: written twice, the second write
-    would find the file changed under it. `as_text`: as strs (what the project index takes: a
-    tree of thousands of files costs a tenth of a second in Paths)."""
+    would find the file changed under it. `as_text`: as strs, spelled as their Paths would print
+    (what the project index takes, and the CLI: a tree of thousands of files costs a tenth of a
+    second in Paths and as much again in their strs)."""
     found: dict[str, tuple["Path | str", bool]] = {}  # the real path -> (the name to use, is that name a link)
 
     def add(path: "Path | str", real: str, link: bool) -> None:
@@ -89,9 +90,10 @@ def discover(
         walked = [(path, link) for path, link in _walk(top, excluded) if path.endswith(suffixes) and not excluded(path)]
         ignored = git_ignored(root, [path for path, _ in walked]) if respect_gitignore else set()
         real_top = os.path.realpath(top)
+        shown = len(os.curdir + os.sep) if top == os.curdir else 0  # Path("./a.py") prints as a.py
         for text, link in walked:  # the walk follows no folder link: only a file itself can be one
             if text not in ignored:
-                add(text if as_text else Path(text), os.path.realpath(text) if link
+                add(text[shown:] if as_text else Path(text), os.path.realpath(text) if link
                     else real_top + os.sep + text[len(top):].lstrip(os.sep), link)
     return [path for path, _ in found.values()]  # type: ignore[return-value]
 

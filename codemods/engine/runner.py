@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequen
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project import ProjectIndex
-from codemods.engine.cache import FileMemo, Known, ResultCache, content_hash, facts_key
+from codemods.engine.cache import FileMemo, Known, ResultCache, RunRecord, content_hash, facts_key
 from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Kind
 from codemods.engine.discovery import discover
@@ -43,7 +43,7 @@ Accept = Callable[[Finding], bool]
 
 
 def run(
-    paths: Iterable[Path], transforms: Sequence[Rule], settings: Settings, jobs: int,
+    paths: "Iterable[Path | str]", transforms: Sequence[Rule], settings: Settings, jobs: int,
     cache: Optional[ResultCache] = None,
     rules_to_skip: Callable[[Path], frozenset[str]] = lambda path: frozenset(),
     progress: Optional[Callable[[int, int], None]] = None,
@@ -61,14 +61,22 @@ def run(
     the same rules and cross-module facts. `discovered`: `paths` are what `discover` returned (the
     CLI's walk, with the project's exclusions), not discovered again: on a tree of thousands of
     files, a real path each cost a fifth of a warm run."""
-    files = _Files(FileMemo(cache.directory, settings, transforms) if cache is not None else None,
+    paths = list(paths) if discovered else discover(paths)
+    # A warm run over files none of which changed replays the last one (not under review: the
+    # answers it records are this run's).
+    record = RunRecord(cache, transforms, paths, paths if project is None else project, rules_to_skip) \
+        if cache is not None and cache.trust_mtime and review is None else None
+    replayed = record.replay(_read_file) if record is not None else None
+    if replayed is not None:
+        return replayed
+    paths = [Path(path) for path in paths]
+    files = _Files(FileMemo(cache.directory, settings, transforms) if cache is not None and cache.trust_mtime else None,
                    frozenset(needle for rule in transforms for needle in rule.needles(settings)))
     collecting = gc.isenabled()
     gc.disable()  # until the project facts are known: see _keep_for_the_run
     try:
-        results, candidates, analysed, index = _prepare(
-            list(paths) if discovered else discover(paths), transforms, settings, cache, rules_to_skip, project, files,
-            jobs)
+        results, candidates, analysed, index = _prepare(paths, transforms, settings, cache, rules_to_skip, project,
+                                                        files, jobs)
     finally:
         _keep_for_the_run(collecting)
     work = [(path, files.raw(path), rules, settings, facts) for _, path, rules, facts in candidates]
@@ -92,8 +100,10 @@ def run(
     if cache is not None:
         if index is not None and index.learnt():
             cache.store_project_state(_state_key(index, transforms), index.state())
-        assert files.memo is not None
-        files.memo.save()
+        if files.memo is not None:
+            files.memo.save()
+        if record is not None:
+            record.store(results)
     return results
 
 
