@@ -167,3 +167,17 @@ def test_lookup_of_a_prefix_or_all_is_none():
 def test_lookup_refuses_an_unknown_key():
     with pytest.raises(UnknownRule, match=r"^unknown rule code, prefix or name: 'JAX8'; known: JAX001"):
         lookup("JAX8")
+
+
+def test_discover_passes_over_a_module_with_neither_rule_nor_rules(monkeypatch):
+    """A helper module under codemods/rules/ (no `RULE`, no `RULES`) adds no rule."""
+    import pkgutil
+    import sys
+    import types
+
+    helper = types.ModuleType("codemods.rules.zz_helper")
+    monkeypatch.setitem(sys.modules, "codemods.rules.zz_helper", helper)
+    listed = list(pkgutil.iter_modules(registry.rule_modules.__path__))
+    monkeypatch.setattr(registry.pkgutil, "iter_modules",
+                        lambda path: [*listed, pkgutil.ModuleInfo(None, "zz_helper", False)])
+    assert registry._discover() == RULES
