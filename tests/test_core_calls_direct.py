@@ -135,6 +135,9 @@ def _call(source: str) -> tuple[ModuleIndex, ast.Call]:
     (PJIT + "@wrap(pjit)\ndef g():\n    pass\n", None,
      [(3, 7, "manual", "jax.experimental.pjit.pjit: deprecated since jax 0.8.0; use jax.jit, its shardings and options "
                        "passed by keyword", None)]),
+    # Spelled through the reference's own name for jax, a function's import (which stays).
+    ("def f(g):\n    import jax\n    return jax.experimental.pjit.pjit(g)\n",
+     "def f(g):\n    import jax\n    return jax.jit(g)\n", [(3, 12, "fixed", PJIT_OLD, "safe")]),
     (PJIT + "g = pjit(f, s,\n         t)  # the shardings\n",
      JAX + "g = jax.jit(f, in_shardings=s,\n         out_shardings=t)  # the shardings\n",
      [(3, 5, "fixed", f"{PJIT_OLD}; in_shardings, out_shardings passed by keyword; {PJIT_UNSAFE}", "unsafe")]),
@@ -142,7 +145,7 @@ def _call(source: str) -> tuple[ModuleIndex, ast.Call]:
         "named-sharding-bound", "single-device-sharding", "jax-named-sharding", "bound-to-other-too", "unbound-name",
         "none-shardings", "partition-spec-in-list", "double-star", "no-shardings", "with-mesh-in-module",
         "decorator-with-mesh", "class-decorator", "async-decorator", "partials", "partial-of-other", "partial-of-wrap",
-        "argument", "decorator-argument", "two-lines"])
+        "argument", "decorator-argument", "local-import", "two-lines"])
 def test_pjit(source: str, after, findings: list) -> None:
     assert _run(source, "JAX130") == (source if after is None else after, findings)
 
@@ -249,6 +252,10 @@ def test_shard_map(source: str, after, findings: list) -> None:
       (5, 23, "fixed", f"jnp.clip(a_max=, a=) -> jnp.clip(a, max=): {CLIP}; {CLIP_ORDER}", "unsafe")]),
     (JNP + "y = jnp.clip(\n    a_max=1.0,\n    a=x,\n)\n", JNP + "y = jnp.clip(\n    x,\n    max=1.0,\n)\n",
      [(3, 5, "fixed", f"jnp.clip(a_max=, a=) -> jnp.clip(a, max=): {CLIP}", "safe")]),
+    (JNP + "y = jnp.clip(a_max=1.0, a=x )\nz = jnp.clip(\n    a_max=1.0,\n    a=x\n)\n",
+     JNP + "y = jnp.clip(x, max=1.0 )\nz = jnp.clip(\n    x,\n    max=1.0\n)\n",
+     [(3, 5, "fixed", f"jnp.clip(a_max=, a=) -> jnp.clip(a, max=): {CLIP}", "safe"),
+      (4, 5, "fixed", f"jnp.clip(a_max=, a=) -> jnp.clip(a, max=): {CLIP}", "safe")]),
     (JNP + "y = jnp.clip(a_max=1.0, a_min=0.0, a=x)\n", JNP + "y = jnp.clip(x, max=1.0, min=0.0)\n",
      [(3, 5, "fixed", f"jnp.clip(a_max=, a_min=, a=) -> jnp.clip(a, max=, min=): {CLIP}", "safe")]),
     # Only the arguments up to a= are read in another order: a call after it stays after it.
@@ -261,7 +268,7 @@ def test_shard_map(source: str, after, findings: list) -> None:
     ("from jax.numpy import clip\n\ny = clip(x, 0, a_max=1)\n", "from jax.numpy import clip\n\ny = clip(x, 0, max=1)\n",
      [(3, 5, "fixed", f"jnp.clip(a_max=) -> jnp.clip(max=): {CLIP}", "safe")]),
 ], ids=["a-max", "a-alone", "current-calls", "a-a-call-moves", "a-min-a-call", "plain-attributes", "a-first",
-        "star-args", "min-twice", "a-and-positional", "partials", "lines", "three", "call-after-a", "no-space", "spaced-equals",
+        "star-args", "min-twice", "a-and-positional", "partials", "lines", "last-a-spaced", "three", "call-after-a", "no-space", "spaced-equals",
         "imported-name"])
 def test_clip(source: str, after, findings: list) -> None:
     assert _run(source, "JAX140") == (source if after is None else after, findings)
