@@ -213,6 +213,8 @@ def test_a_lock_file_that_says_nothing_of_jax_falls_through(tmp_path: Path):
                  '[[package]]\nname = "jax"\nversion = "dev"\n',
                  'package = "jax"\n',
                  'package = ["jax", 1]\n',
+                 'package = 5\n',
+                 '[package]\nname = "jax"\nversion = "0.5.0"\n',
                  'not toml [[[',
                  ''):
         (tmp_path / "uv.lock").write_text(text)
@@ -222,6 +224,12 @@ def test_a_lock_file_that_says_nothing_of_jax_falls_through(tmp_path: Path):
     (tmp_path / "uv.lock").unlink()
     (tmp_path / "uv.lock").mkdir()
     assert jax_target(tmp_path) == ((0, 4, 9), "requirements.txt")
+
+
+def test_a_lock_file_passes_over_an_unreadable_version_to_the_next_package(tmp_path: Path):
+    (tmp_path / "uv.lock").write_text('[[package]]\nname = "jax"\nversion = "dev"\n'
+                                      '[[package]]\nname = "jax"\nversion = "0.4.2"\n')
+    assert jax_target(tmp_path) == ((0, 4, 2), "uv.lock")
 
 
 def test_locked_directly(tmp_path: Path):
