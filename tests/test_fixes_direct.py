@@ -464,6 +464,17 @@ def test_form_feed_indents_restore_a_long_module() -> None:
     ("import sys\n", [("os", None, None)], "import sys\n", [("os", None, None)]),
     ("import os\nx = (\n", [("os", None, None)], "import os\nx = (\n", [("os", None, None)]),
     ("import os\n", [], "import os\n", []),
+    # A block left with no statement keeps a `pass` where its import was (Python refuses an empty one).
+    ("def f():\n    import os\n", [("os", None, None)], "def f():\n    pass\n", []),
+    ("def f():\n    import os  # why\r\n    import re\r\nx = 1\r\n", [("os", None, None), ("re", None, None)],
+     "def f():\n    pass\r\nx = 1\r\n", []),
+    ("if x:\n  import os\nelse:\n\timport re\n", [("os", None, None), ("re", None, None)],
+     "if x:\n  pass\nelse:\n\tpass\n", []),
+    ("try:\n    import os\nexcept E:\n    import re\nfinally:\n    import sys\n",
+     [("os", None, None), ("re", None, None), ("sys", None, None)], "try:\n    pass\nexcept E:\n    pass\nfinally:\n    pass\n", []),
+    ("class C:\n    import os\n    import re\n", [("os", None, None), ("re", None, None)], "class C:\n    pass\n", []),
+    ("class C:\n    import os\n    import re\n", [("re", None, None)], "class C:\n    import os\n", []),
+    ("def f():\n    import os", [("os", None, None)], "def f():\n    pass", []),
 ])
 def test_remove_whole_import_lines(code: str, unused: list, left: str, rest: list) -> None:
     assert _remove_whole_import_lines(code, unused) == (left, rest)

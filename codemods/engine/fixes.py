@@ -311,7 +311,7 @@ def _remove_whole_import_lines(code: str, unused: list[ImportSpec]) -> tuple[str
     except (SyntaxError, ValueError):
         return code, unused  # the edits broke the file: the verify stage says so
     starts = [0] + [match.end() for match in NEWLINE.finditer(code)]
-    spans: list[tuple[int, int]] = []
+    spans: dict[ast.stmt, tuple[int, int]] = {}
     rest: list[ImportSpec] = []
     statements = [s for s in ast.walk(tree) if isinstance(s, (ast.Import, ast.ImportFrom))]
     for spec in unused:
@@ -319,12 +319,28 @@ def _remove_whole_import_lines(code: str, unused: list[ImportSpec]) -> tuple[str
         match = next((s for s in statements if len(s.names) == 1 and import_spec(s, s.names[0]) == spec), None)
         alone = match is not None and alone_on_its_lines(code, starts, match)
         if alone:
-            spans.append((starts[match.lineno - 1], starts[match.end_lineno] if match.end_lineno < len(starts) else len(code)))
+            spans[match] = (starts[match.lineno - 1], starts[match.end_lineno] if match.end_lineno < len(starts) else len(code))
         else:
             rest.append(spec)
-    for start, end in sorted(spans, reverse=True):
-        code = code[:start] + code[end:]
+    replaced = {span: "" for span in spans.values()}
+    for body in _blocks(tree):  # a block left with no statement (`def f():` whose one import goes) keeps a `pass`
+        if all(statement in spans for statement in body):
+            start, end = spans[body[0]]
+            line = code[start:end]
+            replaced[start, end] = code[start:start + body[0].col_offset] + "pass" + line[len(line.rstrip("\r\n")):]
+    for (start, end), text in sorted(replaced.items(), reverse=True):
+        code = code[:start] + text + code[end:]
     return code, rest
+
+
+def _blocks(tree: ast.Module) -> Iterable[list[ast.stmt]]:
+    """Every block of statements but the module's own (which may be left empty): bodies, `else:`,
+    `finally:`, and the bodies of `except` and `case` clauses."""
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if node is not tree and isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield block
 
 
 def alone_on_its_lines(code: str, starts: list[int], statement: ast.stmt) -> bool:
