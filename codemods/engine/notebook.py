@@ -57,7 +57,14 @@ def may_need(raw: bytes, needles: Iterable[bytes]) -> bool:
     parsed; one that does not look whole (cut short, not nbformat 4) is read, so that read() says
     what is wrong with it."""
     return not _looks_whole(raw) or any(needle in raw for needle in needles) \
-        or _ESCAPED_WORD_CHARACTER.search(raw) is not None
+        or b"\\u00" in raw and _ESCAPED_WORD_CHARACTER.search(raw) is not None  # the regex: 5x the `in`
+
+
+def fewest_needles(needles: Iterable[bytes]) -> tuple[bytes, ...]:
+    """The needles without those that hold another (`jax-codemod:` holds `jax`): bytes that hold
+    none of these hold none of `needles`, and each needle left costs a pass over every notebook."""
+    unique = set(needles)
+    return tuple(sorted(needle for needle in unique if not any(other in needle for other in unique - {needle})))
 
 
 def _looks_whole(raw: bytes) -> bool:
@@ -478,7 +485,9 @@ class _State:
         self.depth, self.quote, self.continued = self._saved
 
     def scan(self, body: str) -> Optional[int]:
-        """Advance past one line; the offset of its comment, if it has one."""
+        """Advance past one line; the offset of its comment, if it has one. Jumps from one character
+        that matters to the next (a regex search), not one character at a time: generated modules
+        have long lines."""
         self._saved = (self.depth, self.quote, self.continued)
         self.continued = False
         index, size = 0, len(body)
@@ -489,6 +498,10 @@ class _State:
                     return None
                 self.quote, index = None, close
                 continue
+            found = _SYNTAX.search(body, index)
+            if found is None:
+                return None
+            index = found.start()
             char = body[index]
             if char == "#":
                 return index
@@ -511,9 +524,16 @@ class _State:
         return None
 
 
+# The characters `_State.scan` acts on; in a string, those that may end it (per quote).
+_SYNTAX = re.compile(r"""[#"'()\[\]{}\\]""")
+_STRING_STOPS = {quote: re.compile("[\\\\" + quote[0] + "]") for quote in ('"', "'", '"""', "'''")}
+
+
 def _closing(body: str, index: int, quote: str) -> int:
     """The offset after the `quote` that closes a string at `index` (-1: not on this line)."""
-    while index < len(body):
+    stops = _STRING_STOPS[quote]
+    while (found := stops.search(body, index)) is not None:
+        index = found.start()
         if body[index] == "\\":
             index += 2
             continue

@@ -69,7 +69,6 @@ def run(
     replayed = record.replay(_read_file) if record is not None else None
     if replayed is not None:
         return replayed
-    paths = [Path(path) for path in paths]
     files = _Files(FileMemo(cache.directory, settings, transforms) if cache is not None and cache.trust_mtime else None,
                    frozenset(needle for rule in transforms for needle in rule.needles(settings)))
     collecting = gc.isenabled()
@@ -115,6 +114,7 @@ class _Files:
     def __init__(self, memo: Optional[FileMemo] = None, needles: frozenset[bytes] = frozenset()) -> None:
         self.memo = memo
         self.needles = needles  # the run's rules' (Rule.needles)
+        self._searched = notebook.fewest_needles((*needles, KERNEL_MARKER))  # what `silent` looks for
         self._silent: dict[str, bool] = {}  # see `silent`
         self.contents: dict[str, bytes] = {}
         self.notebooks: dict[str, notebook.NotebookSource] = {}  # decoded, by absolute path: see _notebook_code
@@ -153,7 +153,7 @@ class _Files:
         word kernel land starts from, and looks whole: then neither the project index nor the
         prefilter decodes it. Its bytes are searched once a run, for both."""
         if key not in self._silent:
-            self._silent[key] = not notebook.may_need(raw, (*self.needles, KERNEL_MARKER))
+            self._silent[key] = not notebook.may_need(raw, self._searched)
         return self._silent[key]
 
     def content(self, path: "Path | str") -> bytes:
