@@ -95,6 +95,11 @@ def test_project_choices_an_empty_select_leaves_the_configs(tmp_path: Path):
     assert codes(rules) == ["JAX001", "JAX002", "JAX003"]
 
 
+def test_project_choices_a_folder_reads_its_own_config(tmp_path: Path):
+    root = project(tmp_path / "p8", 'select = ["JAX003"]')
+    assert codes(project_choices(str(root), RULES)[0]) == ["JAX003"]
+
+
 def test_project_choices_the_adapters_own_rules_narrow_the_selection(tmp_path: Path):
     root = project(tmp_path / "p4", 'select = ["JAX0"]')
     rules, _ = project_choices(str(root / "m.py"), (BF16_LSTM,))
@@ -214,6 +219,8 @@ def test_stderr_writes_a_line(capsys: pytest.CaptureFixture):
     ("# coding: utf-8-sig\nx = 'é'\n", "# coding: utf-8-sig\nx = 'é'\n".encode()),
     ("# coding: no-such-codec\nx = 'e'\n", b"# coding: no-such-codec\nx = 'e'\n"),
     ("# coding: no-such-codec\nx = '\xe9'\n", "# coding: no-such-codec\nx = '\xe9'\n".encode()),
+    ("\ufeffx = 'é'\n", "\ufeffx = 'é'\n".encode()),  # a BOM left in the text: one BOM, not two
+    ("\ufeff# coding: utf-8\nx = 1\n", "\ufeff# coding: utf-8\nx = 1\n".encode()),
 ])
 def test_source_bytes_in_the_declared_encoding(text: str, raw: bytes):
     assert bowler._source_bytes(text) == raw
@@ -272,6 +279,13 @@ def test_the_modifier_with_no_settings_reads_the_project(tmp_path: Path):
     root = parse(KERNEL)
     bowler.JaxCodemodModifier(report=reported.append)(root, {}, str(tmp_path / "bw2" / "k.py"))
     assert str(root) != KERNEL and len(reported) == 1 and " JAX001 " in reported[0]
+
+
+def test_the_modifier_with_settings_given_does_not_read_the_project(tmp_path: Path):
+    project(tmp_path / "bw3", 'select = ["JAX002"]')
+    root = parse(KERNEL)
+    bowler.JaxCodemodModifier(settings=SETTINGS, report=lambda line: None)(root, {}, str(tmp_path / "bw3" / "k.py"))
+    assert str(root) != KERNEL  # JAX001, which the project does not select, ran: the settings given decide
 
 
 def test_the_modifier_refuses_a_node_below_the_root():
