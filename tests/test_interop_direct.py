@@ -409,6 +409,15 @@ def test_the_command_transforms_a_module():
     assert made.context.warnings == [f.render("k.py") for f in want.findings] and made.context.warnings
 
 
+def test_the_command_passes_its_options_on_for_each_file():
+    import libcst
+
+    tree = libcst.parse_module("import jax\ny = jax.tree_map(str, [1])\n")
+    new = command(jax_version="0.12.0.1").transform_module_impl(tree)
+    assert new.code == "import jax\ny = jax.tree.map(str, [1])\n"
+    assert command().transform_module_impl(tree) is tree  # no target: the JAX1xx rules do not run
+
+
 def test_the_command_keeps_the_modules_config():
     import libcst
 
