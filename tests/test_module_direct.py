@@ -95,6 +95,7 @@ def test_line_start_past_the_last_line_is_the_end() -> None:
     ("x = a, b\n", (1, 5)),
     ("x = [a, b]\n", (1, 5)),
     ("x = (a)\n", (1, 6)),
+    ("x = (X, b)\n", (1, 6)),  # only whitespace and line continuations are skipped
 ])
 def test_a_finding_points_inside_a_tuples_parentheses(source: str, position: tuple) -> None:
     index = ModuleIndex.parse(source)
@@ -489,6 +490,10 @@ def test_except_and_match_names() -> None:
         "match v:\n    case [1, *rest]:\n        pass\n    case {'k': 1, **others}:\n        pass\n"
         "    case {'k': 2}:\n        pass\n    case P() as whole:\n        pass\n    case _:\n        pass\n")
     assert set(index.module_scope.bindings) == {"err", "rest", "others", "whole"}
+    kinds = {name: [(type(b.node).__name__, b.scope is index.module_scope) for b in bindings]
+             for name, bindings in index.module_scope.bindings.items()}
+    assert kinds == {"err": [("ExceptHandler", True)], "rest": [("MatchStar", True)],
+                     "others": [("MatchMapping", True)], "whole": [("MatchAs", True)]}
 
 
 # -- the walk's maps --
@@ -501,6 +506,8 @@ def test_calls_in_source_order_outer_first() -> None:
 def test_calls_on_one_position_outer_first() -> None:
     index = ModuleIndex.parse("f()()()\n")
     assert [ast.unparse(call) for call in index.calls] == ["f()()()", "f()()", "f()"]
+    index = ModuleIndex.parse("f(\n)(\n)\n")  # the outer ends on a later line
+    assert [ast.unparse(call) for call in index.calls] == ["f()()", "f()"]
 
 
 def test_enclosing_functions_and_mentions() -> None:
@@ -540,6 +547,21 @@ def test_import_aliases_are_walked() -> None:
     assert "names" not in _walked_fields(ast.Global)
     index = ModuleIndex.parse("import os\n")
     assert index.parent[index.tree.body[0].names[0]] is index.tree.body[0]
+
+
+def test_a_def_and_a_class_bind_their_node() -> None:
+    index = ModuleIndex.parse("def f():\n    pass\nclass C:\n    pass\nasync def g():\n    pass\n")
+    f, c, g = index.tree.body
+    assert [(b.node, b.scope) for b in index.module_scope.bindings["f"]] == [(f, index.module_scope)]
+    assert [(b.node, b.scope) for b in index.module_scope.bindings["C"]] == [(c, index.module_scope)]
+    assert [(b.node, b.scope) for b in index.module_scope.bindings["g"]] == [(g, index.module_scope)]
+    assert sorted(scope.kind for scope in index.scopes) == ["class", "function", "function", "module"]
+
+
+def test_a_dict_with_a_double_star_is_walked() -> None:
+    index = ModuleIndex.parse("d = {**x, 'a': y}\n")
+    assert {name.id for name in index.mentions[None]} == {"d", "x", "y"}
+    assert None not in index.parent
 
 
 def test_ordered_arguments() -> None:

@@ -234,6 +234,8 @@ def test_renaming_keeps_attributes_keywords_and_braces() -> None:
     ("x = [\n  1]\nwhile x:\n        pass\n", "        "),
     ("if x: pass\nelse:\n  if y:\n    z\n", "  "),  # found below an indented header: its own step
     ("def f():\n\f  pass\n", "  "),  # a form feed resets the count
+    ("def f():\n\f \f  pass\n", "  "),  # from the last one
+    ("if x: pass\nelse:\n\f \f  if y:\n  \f    z\n", "  "),
     ("if x: pass\nelse:\n \f  if y:\n  \f    z\n", "  "),
 ])
 def test_the_modules_indentation(source: str, indent: str) -> None:
@@ -291,6 +293,9 @@ def test_a_definition_indented_like_the_module_is_reused() -> None:
     ("0\n0\nimport os\nx = 1\n", (14, True, 2)),
     ("pass\n'''doc'''\nimport os\n", (25, True, 0)),
     ("0\nx = 1\n", (0, False, 2)),
+    ("pass\n", (0, False, 2)),
+    ("x = 'a'\nimport os\ny = 1\n", (0, False, 2)),  # a string assigned is no docstring
+    ("pass\nx = 'a'\nimport os\ny = 1\n", (0, False, 2)),
     ("pass; x = 1\nimport os\n", (0, False, 2)),
     ("import os\npass\nimport sys\nx = 1\n", (26, True, 2)),
     ("import os\n'''s'''\nimport sys\n", (10, True, 2)),
@@ -301,7 +306,7 @@ def test_where_the_definition_goes(source: str, point: tuple) -> None:
 
 @pytest.mark.parametrize(("statement", "placeholder"), [
     ("pass", True), ("0", True), ("pass; 0", True), ("1", False), ("'0'", False), ("x", False),
-    ("pass; x = 1", False), ("0.0", True),
+    ("pass; x = 1", False), ("0.0", True), ("x = 0", False),
 ])
 def test_notebook_placeholders(statement: str, placeholder: bool) -> None:
     assert _is_placeholder(ast.parse(statement).body) is placeholder
