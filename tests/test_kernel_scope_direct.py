@@ -276,9 +276,10 @@ def test_keywords_a_kernel_passes_to_another_modules_function() -> None:
 
 
         def body(x_ref, precision, **kw):
-            ops.mm(x_ref, x_ref, precision=precision, fixed=1, **kw)
             ops.plain(x_ref)
+            ops.mm(x_ref, x_ref, precision=precision, fixed=1, **kw)
             local(x_ref, precision=precision)
+            ops.conv(x_ref, accuracy=precision)
 
 
         def local(x, precision=None):
@@ -291,9 +292,8 @@ def test_keywords_a_kernel_passes_to_another_modules_function() -> None:
 
         run = pl.pallas_call(body, backend="triton")
         """)
-    ((keyword, mention, launched, how),) = scope.foreign_keywords
-    assert (keyword.arg, ast.unparse(keyword.value), ast.unparse(mention), launched, how) == \
-        ("precision", "precision", "ops.mm", TRI, PASSED)
+    assert [(k.arg, ast.unparse(k.value), ast.unparse(m), launched, how) for k, m, launched, how in scope.foreign_keywords] \
+        == [("precision", "precision", "ops.mm", TRI, PASSED), ("accuracy", "precision", "ops.conv", TRI, PASSED)]
 
 
 def test_keywords_passed_to_the_result_of_another_modules_factory() -> None:
@@ -322,6 +322,7 @@ def test_keywords_passed_to_the_result_of_another_modules_factory() -> None:
     ("compiler_params={'triton': {}}", TRI),
     ("compiler_params={'mosaic': {}, 'triton': {}}", BOTH),
     ("compiler_params={'other': {}}", BOTH),
+    ("compiler_params={'mosaic_gpu': {}, 'triton': {}}", TRI),  # what pallas_call can reach of what is said
     ("compiler_params={**extra}", BOTH),
     ("compiler_params=dict(triton=dict())", TRI),
     ("compiler_params=dict(**extra)", BOTH),
@@ -395,12 +396,14 @@ def test_a_partial_launcher_binds_its_body_position() -> None:
         not_a_launcher = functools.partial(max, 1)
         core = functools.partial(pl.core_map, plgpu.Mesh())
         called = pl.pallas_call(body)
+        gpu_call = functools.partial(pl.kernel, mesh=plgpu.Mesh())
+        last = functools.partial(max, 2)
 
 
         def body(x_ref):
             pass
         """)
-    assert scope.partial_launchers == {"tpu_call": (0, "kernel", TPU)}
+    assert scope.partial_launchers == {"tpu_call": (0, "kernel", TPU), "gpu_call": (0, "body", GPU)}
 
 
 # -- what `self` and `cls` read, and kernel signatures --
@@ -482,3 +485,42 @@ def test_kernel_of_an_attribute_and_outside_kernels() -> None:
     assert scope.kernel_of(outside) is None
     assert scope.backends_of(inside) == BOTH and scope.backends_of(outside) == frozenset()
     assert scope.kernel_of(scope.module.tree) is None
+
+
+def test_a_value_two_kernels_use_runs_on_both_backends() -> None:
+    scope = _scope("""
+        exp_hi = functools.partial(max, 1)
+
+
+        def tpu_body(x_ref):
+            exp_hi(x_ref)
+
+
+        def triton_body(x_ref):
+            exp_hi(x_ref)
+
+
+        a = pl.pallas_call(tpu_body, backend="tpu")
+        b = pl.pallas_call(triton_body, backend="triton")
+        """)
+    value = next(node for node in ast.walk(scope.module.tree)
+                 if isinstance(node, ast.Call) and ast.unparse(node) == "functools.partial(max, 1)")
+    assert scope.backends_of(value) == BOTH
+    assert scope.used_outside_kernels(value) == []
+
+
+def test_a_launch_helper_launching_twice_reaches_both_backends() -> None:
+    scope = _scope("""
+        def run(k, fast):
+            if fast:
+                return pl.pallas_call(k, backend="tpu")
+            return pl.pallas_call(k, backend="triton")
+        """)
+    ((helper, (param, launched)),) = scope.launch_helpers.items()
+    assert (helper.name, param.arg, launched) == ("run", "k", BOTH)
+
+
+def test_a_value_other_modules_launch_that_this_analysis_cannot_follow_is_theirs_to_report() -> None:
+    facts = ModuleFacts(kernels=(("BODIES", TPU, "passed to pallas_call in api", BODY),))
+    scope = _scope("BODIES = getattr(registry, 'bodies')\n", facts)
+    assert scope.kernels == {} and scope.unresolved == []
