@@ -204,6 +204,14 @@ def test_the_helper_uses_the_modules_own_imports(source: str, code: str, needs: 
     assert tuple(plan.imports_to_add) == needs
 
 
+def test_a_need_the_module_lacks_is_kept_when_another_is_renamed() -> None:
+    helper = Helper("h", "def {name}(x):\n    return lax.abs(jnp.float32(x))\n",
+                    (("jax.numpy", None, "jnp"), ("jax", "lax", None)))
+    _, plan = _use("import jax.numpy as np\n", helper)
+    assert plan.imports_to_add == [("jax", "lax", None)]
+    assert plan.definitions[0].code == "def h(x):\n    return lax.abs(np.float32(x))\n"
+
+
 def test_the_reference_rsqrt_in_a_module_that_imports_lax_under_another_name() -> None:
     _, plan = _use("import jax.lax as L\n", reference_helper("rsqrt_safe"))
     code = plan.definitions[0].code
@@ -269,6 +277,7 @@ def test_a_definition_indented_like_the_module_is_reused() -> None:
     ("import os\n", (10, True, 0)),
     ("import os", (9, True, 0)),
     ("import os\nimport sys\n", (21, True, 0)),
+    ("import os\n# c\n\n", (10, True, 0)),  # right below the last import, above what follows it
     ("x = 1\n", (0, False, 2)),
     ("# c\n\n@dec\ndef f(): pass\n", (5, False, 2)),
     ("# c\n\n@dec(\n  1)\n@other\ndef f(): pass\n", (5, False, 2)),
