@@ -122,9 +122,10 @@ def test_clean_removes_the_entries_and_only_them(project: Path, tmp_path: Path) 
     cache_dir = tmp_path / "cache"
     env = {"JAX_CODEMOD_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
     tool = [sys.executable, "-m", "codemods"]
+    _age(project / "src" / "kernel.py")  # older than the run: it records the run too
     subprocess.run([*tool, "--jax-version", "0.12.0.1", "src"], cwd=project, env=env, capture_output=True)
     written = [path for path in cache_dir.rglob("*") if path.is_file()]
-    assert written and all(path.suffix in (".json", ".files", ".project") for path in written), written
+    assert sorted({path.suffix for path in written}) == [".files", ".json", ".lock", ".project", ".run"], written
     (cache_dir / "notes.txt").write_text("mine")
     (cache_dir / written[0].parent.name / "keep.txt").write_text("mine too")
     cleaned = subprocess.run([*tool, "clean"], env=env, capture_output=True, text=True)

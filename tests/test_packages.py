@@ -30,6 +30,7 @@ from codemods.engine import runner
 from codemods.engine.runner import run
 from codemods.registry import select
 from codemods.settings import Settings
+from tests.test_project_index import read_bytes
 
 PACKAGES = Path(__file__).parent / "fixtures" / "packages"
 CASES = sorted(path for path in PACKAGES.iterdir() if (path / "in").is_dir())
@@ -177,7 +178,7 @@ def test_a_module_no_kernel_reaches_is_not_parsed_for_its_facts(tmp_path: Path, 
     parse = ast.parse
     parsed: list = []
     monkeypatch.setattr(ast, "parse", lambda source, *a, **k: parsed.append(source) or parse(source, *a, **k))
-    index = ProjectIndex(sorted((tmp_path / "proj").glob("*.py")), Path.read_bytes, lambda code: True)
+    index = ProjectIndex(sorted((tmp_path / "proj").glob("*.py")), read_bytes, lambda code: True)
     assert index.facts(plain) == ModuleFacts() and plain.read_text() not in parsed
 
 
@@ -303,7 +304,7 @@ def test_a_package_entered_for_its_own_sake_leads_only_to_its_own_modules(tmp_pa
     parse = ast.parse
     parsed: list = []
     monkeypatch.setattr(ast, "parse", lambda source, *a, **k: parsed.append(source) or parse(source, *a, **k))
-    index = ProjectIndex(sorted(tmp_path.rglob("*.py")), Path.read_bytes, lambda code: True)
+    index = ProjectIndex(sorted(tmp_path.rglob("*.py")), read_bytes, lambda code: True)
     assert index.facts(numerics) == ModuleFacts() and numerics.read_text() not in parsed
 
 

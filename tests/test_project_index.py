@@ -61,10 +61,15 @@ def _write(root: Path, files: dict[str, str]) -> None:
         path.write_bytes(textwrap.dedent(text).encode("utf-8", "surrogateescape"))  # "\udce9": the byte 0xe9
 
 
+def read_bytes(path: "Path | str") -> bytes:
+    """What the index is given to read a file (it names files by their paths as strs)."""
+    return Path(path).read_bytes()
+
+
 def _index(root: Path, files: dict[str, str], **options) -> ProjectIndex:
     """The index of a tree of `files` (relative path -> source) written under `root`."""
     _write(root, files)
-    return ProjectIndex(sorted(root.rglob("*.py")), Path.read_bytes, **options)
+    return ProjectIndex(sorted(root.rglob("*.py")), read_bytes, **options)
 
 
 def _facts(root: Path, files: dict[str, str], module: str = "pkg/ops.py") -> ModuleFacts:
@@ -512,7 +517,7 @@ def _recording(files: list[Path], reads: list) -> ProjectIndex:
 def test_the_state_of_an_unchanged_project_is_taken_over_without_reading_a_module(tmp_path: Path) -> None:
     _write(tmp_path, PACKAGE)
     files = sorted(tmp_path.rglob("*.py"))
-    cold = ProjectIndex(files, Path.read_bytes)
+    cold = ProjectIndex(files, read_bytes)
     facts = cold.facts(tmp_path / "pkg/ops.py")
     assert facts.kernels
     reads: list = []
@@ -530,7 +535,7 @@ def test_the_layout_follows_names_and_paths_not_bytes(tmp_path: Path) -> None:
     def layout(files: dict[str, str], order=sorted, root: Optional[Path] = None) -> str:
         root = root or tmp_path / str(len(list(tmp_path.iterdir())))
         _write(root, files)
-        return ProjectIndex(order(root.rglob("*.py")), Path.read_bytes).layout()
+        return ProjectIndex(order(root.rglob("*.py")), read_bytes).layout()
 
     base = layout(PACKAGE, root=tmp_path / "base")
     assert layout(PACKAGE, order=lambda paths: sorted(paths, reverse=True), root=tmp_path / "base") == base
@@ -545,13 +550,13 @@ def test_the_layout_follows_names_and_paths_not_bytes(tmp_path: Path) -> None:
 
 def test_two_files_with_one_module_name_the_first_is_kept(tmp_path: Path) -> None:
     _write(tmp_path, {"a/mod.py": "x = 1\n", "b/mod.py": "x = 2\n"})
-    index = ProjectIndex([tmp_path / "a/mod.py", tmp_path / "b/mod.py"], Path.read_bytes)
+    index = ProjectIndex([tmp_path / "a/mod.py", tmp_path / "b/mod.py"], read_bytes)
     assert [(m.name, m.path) for m in index._modules.values()] == [("mod", str(tmp_path / "a/mod.py"))]
     assert index.parsed(tmp_path / "b/mod.py", "x = 2\n") is None
 
 
 def test_an_unreadable_module_reads_as_empty(tmp_path: Path) -> None:
-    index = ProjectIndex([tmp_path / "gone.py"], Path.read_bytes)
+    index = ProjectIndex([tmp_path / "gone.py"], read_bytes)
     assert index.facts(tmp_path / "gone.py") == ModuleFacts() and index._bytes(index._modules["gone"]) == b""
 
 
@@ -719,20 +724,20 @@ def test_the_needy_names_of_a_module(tmp_path: Path, newline: str) -> None:
     a precision (a value or a class member may be launched from another module); the last statement
     has no newline after it."""
     (tmp_path / "m.py").write_bytes(NEEDY.replace("\n", newline).encode())
-    index = ProjectIndex([tmp_path / "m.py"], Path.read_bytes)
+    index = ProjectIndex([tmp_path / "m.py"], read_bytes)
     assert index._needy_names(index._modules["m"]) == ["hi", "unpacks_a_constant", "hi_dot", "guarded",
                                                        "nested_guard", "plain_guard", "later"]
 
 
 def test_a_needy_def_on_the_first_line(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text("def hi(a):\n    return jnp.dot(a, a, precision=HIGHEST)\n\n\nlast = 1\n")
-    index = ProjectIndex([tmp_path / "m.py"], Path.read_bytes)
+    index = ProjectIndex([tmp_path / "m.py"], read_bytes)
     assert index._needy_names(index._modules["m"]) == ["hi"]
 
 
 def test_a_module_without_a_hint_needs_nothing(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text("import jax.numpy as jnp\n\n\ndef f(a):\n    return jnp.dot(a, a)\n")
-    index = ProjectIndex([tmp_path / "m.py"], Path.read_bytes)
+    index = ProjectIndex([tmp_path / "m.py"], read_bytes)
     assert index._needy_names(index._modules["m"]) == []
 
 
@@ -868,7 +873,7 @@ def test_the_first_lookup_of_a_word_answers_for_that_word(tmp_path: Path, word: 
     expected = [name for name, module in index._modules.items()
                 if index._imports_project(module) and word in index._import_words(module)]
     assert index._importers_of(word) == expected
-    assert ProjectIndex(sorted(tmp_path.rglob("*.py")), Path.read_bytes)._importers_of(word) == expected
+    assert ProjectIndex(sorted(tmp_path.rglob("*.py")), read_bytes)._importers_of(word) == expected
 
 
 RENAMED_OPS = "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef fused_mm(a, b):\n" \

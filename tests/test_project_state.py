@@ -27,6 +27,7 @@ from codemods.analysis.kernel_scope import ModuleFacts
 from codemods.analysis.project import ProjectIndex
 from codemods.engine.cache import ResultCache
 from codemods.settings import Settings
+from tests.test_project_index import read_bytes
 
 PALLAS = "from jax.experimental import pallas as pl\n"
 CHAINS = max(1, int(os.environ.get("JAX_CODEMOD_PROPERTY_EXAMPLES", "150")) // 3)
@@ -185,16 +186,16 @@ def test_after_any_edit_a_warm_run_gives_the_facts_of_a_cold_run(seed: int, tmp_
     rng = random.Random(seed)
     files = _project(rng)
     paths = _write(tmp_path, files)
-    index = ProjectIndex(paths, Path.read_bytes)
+    index = ProjectIndex(paths, read_bytes)
     _all_facts(index, paths)
     for step in range(EDITS):
         state = index.state()
         files = _edit(rng, files)
         paths = _write(tmp_path, files)
-        index = ProjectIndex(paths, Path.read_bytes)
+        index = ProjectIndex(paths, read_bytes)
         index.restore(state)
         warm = _all_facts(index, paths)
-        fresh = ProjectIndex(paths, Path.read_bytes)
+        fresh = ProjectIndex(paths, read_bytes)
         cold = _all_facts(fresh, paths)
         shown = "\n".join(f"--- {name}\n{text}" for name, text in files.items())
         assert warm == cold, f"seed {seed}, edit {step}:\n{shown}"
@@ -227,9 +228,9 @@ def test_summarised_in_workers_the_index_gives_the_lazy_facts_and_state(seed: in
     state = None
     for step in range(3):
         paths = _write(tmp_path, files)
-        lazy = ProjectIndex(paths, Path.read_bytes)
+        lazy = ProjectIndex(paths, read_bytes)
         lazy_facts = _all_facts(lazy, paths)
-        summarised = ProjectIndex(paths, Path.read_bytes)
+        summarised = ProjectIndex(paths, read_bytes)
         changed = summarised.changed(state)
         summarised.summarise(changed, _in_forked_workers)
         modules = summarised._modules.values()
@@ -294,11 +295,11 @@ def _warm(tmp_path: Path, before: dict[str, str], after: dict[str, str]) -> tupl
     """The index of `after` restored from a run over `before` (every module's facts asked), the
     modules found changed, and the modules whose facts it computed again."""
     paths = _write(tmp_path, before)
-    cold = ProjectIndex(paths, Path.read_bytes)
+    cold = ProjectIndex(paths, read_bytes)
     _all_facts(cold, paths)
     state = cold.state()
     paths = _write(tmp_path, after)
-    index = ProjectIndex(paths, Path.read_bytes)
+    index = ProjectIndex(paths, read_bytes)
     changed = index.restore(state)
     computed: list[str] = []
     facts_of = index._facts_of
@@ -320,7 +321,7 @@ def test_an_edit_that_stops_a_launch_changes_the_facts_of_the_module_it_launched
     after = {**PACKAGE, "pkg/api.py": PACKAGE["pkg/api.py"].replace("pl.pallas_call(body, out_shape=x)(x)", "body(x, x)")}
     index, _, computed = _warm(tmp_path, PACKAGE, after)
     assert "pkg.ops" in computed
-    assert index.facts(tmp_path / "pkg/ops.py") == ProjectIndex(_write(tmp_path, after), Path.read_bytes).facts(
+    assert index.facts(tmp_path / "pkg/ops.py") == ProjectIndex(_write(tmp_path, after), read_bytes).facts(
         tmp_path / "pkg/ops.py")
     assert not index.facts(tmp_path / "pkg/ops.py").kernels
 
@@ -354,11 +355,11 @@ def test_a_new_import_recomputes_only_the_facts_whose_search_it_changes(tmp_path
 
 def test_the_state_survives_the_cache_and_an_unreadable_one_is_no_state(tmp_path: Path) -> None:
     paths = _write(tmp_path / "p", PACKAGE)
-    index = ProjectIndex(paths, Path.read_bytes)
+    index = ProjectIndex(paths, read_bytes)
     facts = _all_facts(index, paths)
     cache = ResultCache(tmp_path / "cache", Settings())
     cache.store_project_state("layout", index.state())
-    restored = ProjectIndex(paths, Path.read_bytes)
+    restored = ProjectIndex(paths, read_bytes)
     assert restored.restore(cache.project_state("layout")) == set()
     assert _all_facts(restored, paths) == facts and not restored.learnt()
     entry = cache._project_entry("layout")
@@ -429,13 +430,13 @@ def test_an_edit_of_one_part_changes_the_facts_that_read_it(part: str, before: d
         assert old in after[name.strip()], (part, old)
         after[name.strip()] = after[name.strip()].replace(old, new)
     paths = _write(tmp_path, before)
-    index = ProjectIndex(paths, Path.read_bytes)
+    index = ProjectIndex(paths, read_bytes)
     old_facts = _all_facts(index, paths)
     state = index.state()
     paths = _write(tmp_path, after)
-    warm = ProjectIndex(paths, Path.read_bytes)
+    warm = ProjectIndex(paths, read_bytes)
     warm.restore(state)
-    cold = _all_facts(ProjectIndex(paths, Path.read_bytes), paths)
+    cold = _all_facts(ProjectIndex(paths, read_bytes), paths)
     assert _all_facts(warm, paths) == cold
     assert cold[module] != old_facts[module], "the edit should change this module's facts"
 
@@ -450,7 +451,7 @@ def test_kernel_land_built_again_does_not_parse_the_unchanged_launch_modules_aga
                        "    o_ref[...] = ops.mm(x_ref[...])\n\n\ndef go(x):\n    return run(body, x)\n",
     }
     paths = _write(tmp_path, before)
-    index = ProjectIndex(paths, Path.read_bytes)
+    index = ProjectIndex(paths, read_bytes)
     _all_facts(index, paths)
     state = index.state()
     paths = _write(tmp_path, {**before, "pkg/kern.py": "import os\n" + before["pkg/kern.py"]})
@@ -460,7 +461,7 @@ def test_kernel_land_built_again_does_not_parse_the_unchanged_launch_modules_aga
     built = []
     find = ProjectIndex._find_kernel_land
     monkeypatch.setattr(ProjectIndex, "_find_kernel_land", lambda self: built.append(1) or find(self))
-    warm = ProjectIndex(paths, Path.read_bytes)
+    warm = ProjectIndex(paths, read_bytes)
     warm.restore(state)
     facts = _all_facts(warm, paths)
     assert built == [1]  # what it read changed (kern's imports): kernel land is built again

@@ -152,10 +152,10 @@ class _Module:
 class ProjectIndex:
     """Cross-module facts for the files of one project, computed on demand (main process)."""
 
-    def __init__(self, files: Iterable[Path], read: Callable[[Path], bytes],
+    def __init__(self, files: "Iterable[Path | str]", read: Callable[[str], bytes],
                  relevant: Callable[[bytes], bool] = lambda code: True,
                  content_hash: Optional[Callable[[str], bytes]] = None) -> None:
-        """`read(path)`: a file's bytes (a notebook's: the Python of its code cells); `relevant(code)`:
+        """`read(path)`: a file's bytes (`path`: a str, as given; a notebook's: the Python of its code cells); `relevant(code)`:
         whether a rule may have something to do in `code` (its prefilter, for code inside a kernel);
         `content_hash(path)`: a hash of the file's bytes (`path`: absolute, a str), known without
         reading an unchanged file (by default the bytes `read` gives are hashed).
@@ -1015,7 +1015,7 @@ class ProjectIndex:
     def _bytes(self, module: _Module) -> bytes:
         if module.raw is None:
             try:
-                module.raw = self._read(Path(module.path))
+                module.raw = self._read(module.path)
             except OSError:
                 module.raw = b""
         return module.raw

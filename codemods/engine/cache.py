@@ -212,7 +212,7 @@ def content_hash(raw: bytes) -> bytes:
 
 
 def facts_key(facts: ModuleFacts) -> str:
-    return json.dumps(_facts_entry(facts))
+    return _NO_FACTS_KEY if facts is NO_FACTS else json.dumps(_facts_entry(facts))  # most modules': NO_FACTS
 
 
 @dataclass(frozen=True)
@@ -365,6 +365,9 @@ def _facts_entry(facts: ModuleFacts) -> dict:
     return {"kernels": [[name, sorted(backends), why, role] for name, backends, why, role in facts.kernels],
             "shared": sorted(facts.shared),
             "launchers": [[name, position, keyword, sorted(backends)] for name, position, keyword, backends in facts.launchers]}
+
+
+_NO_FACTS_KEY = json.dumps(_facts_entry(NO_FACTS))
 
 
 def _entry_of(finding: Finding) -> dict:

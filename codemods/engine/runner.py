@@ -264,7 +264,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
         return None
     seen = _Files() if seen is None else seen
 
-    def read(path: Path) -> bytes:
+    def read(path: str) -> bytes:
         try:
             raw = seen.raw(path)
         except (OSError, _NotAFile):
