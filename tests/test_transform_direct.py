@@ -158,9 +158,19 @@ def test_a_target_that_still_has_the_name_reports_nothing() -> None:
      "x = pltpu.CompilerParams()\n",
      [(3, 5, "JAX151", "fixed", "pltpu.TPUCompilerParams -> pltpu.CompilerParams: removed in jax 0.7.2 (raises "
                                 "AttributeError on jax 0.12.0.1)", "safe", False)]),
+    ("def f():\n    import jax.config\n    jax.config.update('x', 1)\n",
+     "def f():\n    import jax\n    jax.config.update('x', 1)\n",
+     [(2, 12, "JAX110", "fixed", "import jax.config -> import jax: removed in jax 0.4.25 (raises ImportError on jax "
+                                 "0.12.0.1)", "safe", False)]),
+    # A from-import of a name `jax` is no `import jax`: the line is rewritten, not deleted.
+    ("from foo import jax\nimport jax.config\njax.config.update('x', 1)\n",
+     "from foo import jax\nimport jax\njax.config.update('x', 1)\n",
+     [(2, 8, "JAX110", "fixed", "import jax.config -> import jax: removed in jax 0.4.25 (raises ImportError on jax "
+                                "0.12.0.1)", "safe", False)]),
 ], ids=["through-the-package", "module-imported-by-name", "member-imported", "import-module", "import-module-as",
         "import-module-already-imported", "import-module-not-alone", "method-becomes-property", "called-with-arguments",
-        "from-import-moved", "attribute-of-module-name"])
+        "from-import-moved", "attribute-of-module-name", "import-module-in-a-function",
+        "jax-from-imported"])
 def test_status_and_spelling(source: str, after, findings: list) -> None:
     assert _run(source) == (after, findings)
 
