@@ -437,6 +437,8 @@ def test_declared_jax_floor(dependencies, floor):
     ("jax>=", "'jax>=': not a version specifier: '>='"),
     ("-jax", "not a PEP 508 requirement: '-jax'"),
     ("jax>=1!0.4", "'jax>=1!0.4': not a version specifier: '>=1!0.4'"),
+    ("jax (>=0.4.30", "'jax (>=0.4.30': not a version specifier: '(>=0.4.30'"),  # one parenthesis: not stripped
+    ("jax >=0.4.30)", "'jax >=0.4.30)': not a version specifier: '>=0.4.30)'"),
     ("Jax_>=0.4.30", "'Jax_>=0.4.30': not a version specifier: '_>=0.4.30'"),
     ("", "not a PEP 508 requirement: ''"),
 ])
@@ -471,6 +473,12 @@ def test_checked_module_name_refuses(name: str):
     with pytest.raises(ValueError) as raised:
         checked_module_name(name)
     assert str(raised.value) == f"is not a dotted module name (like `mypkg.jax_compat`): {name!r}"
+
+
+def test_shown_directly(tmp_path: Path):
+    assert config._shown(None) == ""
+    assert config._shown(tmp_path / "a" / "pyproject.toml") == os.path.join("a", "pyproject.toml")
+    assert config._shown(tmp_path.parent / "pyproject.toml") == str(tmp_path.parent / "pyproject.toml")
 
 
 def test_version_directly():

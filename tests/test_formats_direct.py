@@ -516,3 +516,13 @@ def test_absolute_paths_outside_the_current_folder(tmp_path: Path):
     assert json.loads(F.render_gitlab([result]))[0]["location"]["path"] == outside
     assert f'<testsuite name="{outside}"' in F.render_junit([result])
     assert os.path.isabs(outside)
+
+
+@pytest.mark.parametrize("render", [F.render_rdjson, F.render_gitlab,
+                                    lambda results: F.render_json(results, rules=[]),
+                                    lambda results: F.render_sarif(results, rules=[], tool_version="1")])
+def test_the_json_formats_are_indented_ascii_and_end_in_a_newline(render):
+    text = render([FileResult("é.py", parsed=True, findings=[finding(message="ü")])])
+    assert text.isascii() and "\\u00fc" in text and text.endswith("\n") and not text.endswith("\n\n")
+    lines = text.splitlines()
+    assert lines[1].startswith("  ") and not lines[1].startswith("   ")
