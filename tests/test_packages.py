@@ -205,6 +205,26 @@ def test_bad_modules_do_not_stop_the_analysis(tmp_path: Path) -> None:
     assert [f.kind.value for f in results["body.py"].findings] == ["fixed"]
 
 
+def test_a_body_whose_precision_another_module_passes_is_said_to_need_review(tmp_path: Path) -> None:
+    """The body's module never says pallas and writes no precision: `precision=prec` takes what the
+    launch in another module binds at run time. The body is kernel code all the same, and its
+    module's rule says it cannot see the value (it was not even parsed: `--check` passed)."""
+    package = tmp_path / "pk"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "bodies.py").write_text(
+        "import jax.numpy as jnp\n\n\ndef mm_body(x_ref, y_ref, o_ref, *, prec):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision=prec)\n")
+    (package / "launch.py").write_text(
+        "import functools\nimport jax\nfrom jax.experimental import pallas as pl\nfrom .bodies import mm_body\n\n\n"
+        "def matmul(x, y, prec):\n    body = functools.partial(mm_body, prec=prec)\n"
+        "    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x, y)\n")
+    results = {Path(r.path).name: r for r in _run(tmp_path)}
+    [finding] = results["bodies.py"].findings
+    assert (finding.code, finding.kind.value, finding.line) == ("JAX001", "manual", 5)
+    assert "`prec` is a kernel parameter whose value is not bound in this module" in finding.message
+
+
 # -- JAX lowers the rewritten package --
 
 jax = pytest.importorskip("jax")
@@ -233,7 +253,8 @@ LOWERED = {
     "launches_across_modules_by_value": ("xmod", ("through_module_alias", "through_relative_module", "through_reexport",
                                                   "helper_elsewhere", "alias_elsewhere", "stored_elsewhere",
                                                   "alias_two_modules_away", "accuracy_bound_by_partial", "runner_class",
-                                                  "class_attribute", "instance_member", "factory_argument"),
+                                                  "class_attribute", "instance_member", "factory_argument",
+                                                  "bound_in_its_module"),
                                          {"passed_to_a_helper": "[manual] precision (DEFAULT, HIGHEST) reaches `_util.mm_with`"},
                                          ((8, 128), (128, 128))),
     "factory_and_constant_across_modules": ("attn", ("attention", "scaled"), {}, ((128, 128), (128, 128))),

@@ -451,7 +451,11 @@ class ProjectIndex:
                     calls.append(node)
                 elif node.__class__ is ast.arguments:
                     parameters.update(_passed_on(node))
-            if any(_may_fail_in_a_kernel(call, parameters) for call in calls):
+            # A body (it takes refs) whose hint its parameters carry is needy too: launched from
+            # another module, the values come from there (a partial's keywords, the launch's
+            # arguments), and only with the launch known can its own module's rules ask.
+            fed = set() if isinstance(statement, FUNCTION_DEFS) and takes_refs(statement) else parameters
+            if any(_may_fail_in_a_kernel(call, fed) for call in calls):
                 names.append(name)
         module.needy = names + _reaching(tree, raw, starts, set(names)) if names else names
         return module.needy
