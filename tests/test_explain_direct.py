@@ -569,3 +569,28 @@ def test_inside_and_key() -> None:
     assert explain._inside(finding, (5, 5)) and explain._inside(finding, (4, 6))
     assert not explain._inside(finding, (6, 9)) and not explain._inside(finding, (1, 4))
     assert explain._key(finding) == ("JAX002", 5, 3, "m")
+
+
+def test_run_places_and_fixes_a_cells_error_in_the_notebook(tmp_path: Path) -> None:
+    notebook = _notebook(tmp_path, [("code", 3, "import jax"), ("code", 4, "y = jax.tree_map(f, x)\nz = jax.tree_map(g, x)")])
+    path = notebook.path
+    log = f"Traceback (most recent call last):\nCell In[4], line 1\n----> 1 y = jax.tree_map(f, x)\n{GONE}\n"
+    outcome, err, out = _run(log, tmp_path, notebook=notebook)
+    assert outcome is Outcome.PENDING
+    assert err.splitlines() == [
+        f"{path}:cell 2:1: JAX101: the traceback's `module 'jax' has no attribute 'tree_map'` comes from this call",
+        f"{path}:cell 2:1:5: JAX101 [fixed] jax.tree_map -> jax.tree.map: removed in jax 0.6.0 (raises AttributeError "
+        "on jax 0.12.0.1)",
+        f"{path}: JAX101: 1 more reference(s) to the same old spelling in this file, which the log does not name: "
+        f"`jax-codemod --select JAX101 --write {path}` fixes them too"]
+    assert out == (f"--- a{path}:cell 2\n+++ b{path}:cell 2\n@@ -1,2 +1,2 @@\n-y = jax.tree_map(f, x)\n"
+                   "+y = jax.tree.map(f, x)\n z = jax.tree_map(g, x)\n\\ No newline at end of file\n")
+    outcome, err, out = _run(log, tmp_path, write=True, notebook=Notebook.load(path),
+                             selected=[RULES["JAX102"]])
+    assert (outcome, out) == (Outcome.PENDING, "")
+    assert err == (f"{path}:cell 2:1: JAX101: the traceback's `module 'jax' has no attribute 'tree_map'` comes from "
+                   "this call, but JAX101 is not selected (--select/--ignore, [tool.jax-codemod]): the error stays\n")
+    outcome, err, out = _run(log, tmp_path, write=True, notebook=Notebook.load(path))
+    assert (outcome, out) == (Outcome.FIXED, "")
+    cells = json.loads(path.read_text())["cells"]
+    assert [cell["source"] for cell in cells] == ["import jax", "y = jax.tree.map(f, x)\nz = jax.tree_map(g, x)"]
