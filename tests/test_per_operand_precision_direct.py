@@ -161,6 +161,20 @@ def test_a_mosaic_gpu_kernel_cannot_lower_a_contraction_at_all() -> None:
                           'kernel cannot lower as written; no precision fix written', None)])
 
 
+def test_a_mosaic_gpu_kernels_list_precision_gets_the_note_too() -> None:
+    """A list precision kept the note from being said, and nothing fixed it (no backend of the
+    kernel rejects precisions): the call was passed over in silence."""
+    source = _kernel("o[...] = jnp.dot(x[...], w[...], precision=[P.DEFAULT, P.HIGH])",
+                     launch="\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n"
+                            "f = pl.pallas_call(kernel, out_shape=None, compiler_params=plgpu.CompilerParams())\n")
+    assert _run(source) == (source, [
+        (8, 14, "manual", 'jnp.dot: Mosaic GPU cannot lower dot_general in a kernel at all ("Unimplemented primitive in '
+                          'Pallas Mosaic GPU lowering: dot_general"), whatever its precision: this kernel cannot lower '
+                          'as written (Mosaic GPU kernels multiply matrices with plgpu.wgmma or plgpu.tcgen05_mma); no '
+                          'precision fix written', None)])
+    assert _run(source, scope=Scope.ALL)[0] == source.replace("[P.DEFAULT, P.HIGH]", "P.HIGH")
+
+
 def test_a_dict_compiler_params_launch_is_noted_on_the_fix() -> None:
     source = _kernel("o[...] = jnp.dot(x[...], w[...], precision=(P.DEFAULT, P.HIGH))",
                      launch="\nf = pl.pallas_call(kernel, out_shape=None, compiler_params=dict(mosaic=dict()))\n")

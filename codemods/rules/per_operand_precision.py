@@ -208,12 +208,14 @@ class PerOperandPrecision(JaxTransform):
     def _note_no_lowering(self, call: ast.Call, name: str, op: Op, arg: Optional[Argument]) -> bool:
         """A contraction in a kernel whose every backend has no lowering for it at all on the target
         jax: it cannot lower whatever its precision, so no precision fix helps; say so rather than
-        nothing (True when said). A list precision is still fixed (it fails to trace anywhere), and
-        the fix's message says both."""
+        nothing (True when said). A list precision is still fixed where a backend of the kernel
+        rejects precisions (it fails to trace anywhere), and the fix's message says both; in a
+        kernel only backends that reject none run (Mosaic GPU), nothing would fix it: the note."""
         backends = self.analysis.kernels.backends_of(call)
         if not backends or self._unlowered(name, op, backends) != backends:
             return False
-        if self.settings.scope is Scope.ALL or (arg is not None and self._list_rejected(value_of(arg))):
+        if self.settings.scope is Scope.ALL or (arg is not None and self._list_rejected(value_of(arg))
+                                                and self.rejecting_backends(call, REJECTERS)):
             return False  # rewritten anyway (asked for everywhere; a list fails to trace anywhere)
         hint = (" (Mosaic GPU kernels multiply matrices with plgpu.wgmma or plgpu.tcgen05_mma)"
                 if op.kind == "dot" and MOSAIC_GPU in backends else "")
