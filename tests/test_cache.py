@@ -463,3 +463,21 @@ def test_the_cli_reads_trust_mtime_from_its_option_and_the_environment(package: 
         result = CliRunner().invoke(app, [*arguments, "--jax-version", "0.12.0.1", str(package)])
         assert result.exit_code == 0, result.output
         assert made.pop() is trusted, (arguments, environment)
+
+
+def test_a_run_with_a_file_it_could_not_read_records_nothing(package: Path, tmp_path: Path, monkeypatch) -> None:
+    """Permissions put right leave the mtime as it was: a run that failed on a file is not replayed."""
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    read = runner._read_file
+
+    def refusing(path):
+        if Path(path).name == "plain.py":
+            raise PermissionError(13, "Permission denied")
+        return read(path)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(runner, "_read_file", refusing)
+        failed = runner.run([package], registry.RULES, SETTINGS, 1, cache)
+    assert [Path(r.path).name for r in failed if r.error] == ["plain.py"]
+    assert not list((tmp_path / "cache").rglob("*.run"))
+    assert not any(r.error for r in runner.run([package], registry.RULES, SETTINGS, 1, cache))

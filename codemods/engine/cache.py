@@ -333,9 +333,10 @@ class RunRecord:
         return results
 
     def store(self, results: Sequence[FileResult]) -> None:
-        """Record `results` (one per file, in order), unless a file's mtime is too recent to trust."""
+        """Record `results` (one per file, in order), unless a file's mtime is too recent to trust or
+        a file failed (a read refused for want of permission: a chmod leaves the mtime as it was)."""
         stamps = self._stamps()
-        if stamps is None or len(results) != len(self._files) \
+        if stamps is None or len(results) != len(self._files) or any(result.error for result in results) \
                 or any(stamp[1] >= self._started_ns for stamp in stamps):
             return
         kept = [(position, data) for position, data in enumerate(map(_data_of, results)) if data != _NOTHING]
