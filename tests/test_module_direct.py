@@ -265,6 +265,12 @@ def test_a_class_body_reads_its_own_names_and_its_methods_skip_it() -> None:
     assert _kinds(index, comprehension_load) == [("module", 1)]  # a comprehension skips the class too
 
 
+def test_a_global_the_module_never_binds_reads_nothing() -> None:
+    index = ModuleIndex.parse("def f():\n    global g\n    return g\n")
+    assert index.bindings(_last_load(index, "g")) == []
+    assert index.module_scope.node is index.tree and index.module_scope.parent is None
+
+
 def test_scope_module_and_lookup_of_an_unbound_name() -> None:
     index = ModuleIndex.parse("def f():\n    def g():\n        return open\n")
     inner = [scope for scope in index.scopes if scope.kind == "function"][-1]
