@@ -642,6 +642,14 @@ def test_the_helpers_module_is_written_when_asked(tmp_path: Path, cfg_create: bo
     assert helpers_module_ready(cfg, Settings(helpers_module="pkg.sub.compat"), create=True, write=True) is None
 
 
+def test_the_helpers_module_is_written_into_an_existing_package(tmp_path: Path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    path = helpers_module_ready(Config(project_root=tmp_path), Settings(helpers_module="pkg.compat"), create=True,
+                                write=True)
+    assert path == tmp_path / "pkg" / "compat.py" and "def rsqrt_safe" in path.read_text()
+
+
 def test_the_helpers_module_is_not_written_without_write(tmp_path: Path):
     assert helpers_module_ready(Config(project_root=tmp_path), Settings(helpers_module="pkg.compat"), create=True,
                                 write=False) is None

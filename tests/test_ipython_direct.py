@@ -214,6 +214,35 @@ def test_explain_returns_the_diffs_and_the_notes_in_ipythons_terms(shell):
     assert len(results) == 1 and results[0].cells is not None
 
 
+def test_a_rule_the_project_does_not_select_is_named_not_fixed(shell, tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text(f'[tool.jax-codemod]\njax-version = "{TARGET}"\nselect = ["JAX001"]\n')
+    cells(shell, IMPORT, DOUBLE, CALL)
+    magics = ip.JaxCodemodMagics(shell)
+    out = printed(magics.post_run_cell, Result(raised({"<ipython-input-2-b>": RAISES}, CALL)))
+    assert out.startswith("\njax-codemod: this error is one it fixes\n") and "JAX101" in out
+    assert "--- a/" not in out and "%jax_codemod fix" not in out
+
+
+def test_per_file_ignores_of_the_session_apply(shell, tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text(f'[tool.jax-codemod]\njax-version = "{TARGET}"\n'
+                                             'per-file-ignores = {{ "*.ipynb" = ["JAX101"] }}\n'.replace("{{", "{")
+                                             .replace("}}", "}"))
+    cells(shell, IMPORT, DOUBLE, CALL)
+    magics = ip.JaxCodemodMagics(shell)
+    out = printed(magics.post_run_cell, Result(raised({"<ipython-input-2-b>": RAISES}, CALL)))
+    assert "JAX101" in out and "--- a/" not in out
+
+
+def test_a_helper_named_by_another_machines_path_is_found_under_the_current_folder(shell, tmp_path: Path):
+    helper = tmp_path / "helper_mod.py"
+    helper.write_text("import jax\n\n\ndef double(t):\n    return jax.tree_map(lambda a: 2 * a, t)\n")
+    cells(shell, "from helper_mod import double\n", "x = 1\n", CALL)
+    magics = ip.JaxCodemodMagics(shell)
+    stand_in = "\n\n\ndef double(t):\n    raise AttributeError(\"module 'jax' has no attribute 'tree_map'\")\n"
+    out = printed(magics.post_run_cell, Result(raised({"/elsewhere/build/helper_mod.py": stand_in}, CALL)))
+    assert "helper_mod.py\n+++ b/" in out and "+    return jax.tree.map(lambda a: 2 * a, t)\n" in out
+
+
 # %jax_codemod fix
 
 
@@ -381,7 +410,7 @@ def test_load_and_unload(shell):
     before = list(shell.events.callbacks["post_run_cell"])
     ip.load_ipython_extension(shell)
     magics = shell._jax_codemod_magics
-    assert isinstance(magics, ip.JaxCodemodMagics)
+    assert isinstance(magics, ip.JaxCodemodMagics) and magics.shell is shell and magics.last_error is None
     assert shell.events.callbacks["post_run_cell"] == [*before, magics.post_run_cell]
     assert shell.magics_manager.magics["line"]["jax_codemod"].__self__ is magics
     assert shell.magics_manager.magics["cell"]["jax_codemod"].__self__ is magics
