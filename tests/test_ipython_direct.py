@@ -186,6 +186,8 @@ def test_an_error_with_nothing_to_fix_prints_the_notes_alone(shell):
     assert "--- a/" not in out and "%jax_codemod fix" not in out
     assert len(out) > len("\njax-codemod: this error is one it fixes\n")
     assert magics.last_error is not None
+    diffs, notes = magics.explain(magics.last_error)
+    assert diffs == "" and out == "\njax-codemod: this error is one it fixes\n" + notes  # nothing more
 
 
 def test_an_explanation_that_fails_never_breaks_the_session(shell, monkeypatch: pytest.MonkeyPatch):
