@@ -481,3 +481,17 @@ def test_a_run_with_a_file_it_could_not_read_records_nothing(package: Path, tmp_
     assert [Path(r.path).name for r in failed if r.error] == ["plain.py"]
     assert not list((tmp_path / "cache").rglob("*.run"))
     assert not any(r.error for r in runner.run([package], registry.RULES, SETTINGS, 1, cache))
+
+
+@pytest.mark.parametrize("garbage", [
+    lambda stamps: b"", lambda stamps: b"\x00not marshal", lambda stamps: marshal.dumps(42),
+    lambda stamps: marshal.dumps((stamps, [(99, {})])),  # the files' stamps, a result past the files
+    lambda stamps: marshal.dumps((stamps, [(0, {"findings": "x"})])),  # the files' stamps, a result of another shape
+], ids=["empty", "not-marshal", "not-a-pair", "a-position-past-the-files", "a-result-of-another-shape"])
+def test_a_broken_run_record_is_passed_over(package: Path, tmp_path: Path, garbage) -> None:
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    cold = runner.run([package], registry.RULES, SETTINGS, 1, cache)
+    [record] = (tmp_path / "cache").rglob("*.run")
+    stamps, _ = marshal.loads(record.read_bytes())
+    record.write_bytes(garbage(stamps))
+    assert _outcome(runner.run([package], registry.RULES, SETTINGS, 1, cache)) == _outcome(cold)
