@@ -312,6 +312,10 @@ def test_comprehension_scopes() -> None:
     assert _kinds(index, _last_load(index, "k")) == [("comprehension", 3)]
     assert _kinds(index, _last_load(index, "v")) == [("comprehension", 3)]
     assert [scope.kind for scope in index.scopes] == ["module", "comprehension", "comprehension"]
+    list_comp, dict_comp = index.tree.body[1].value, index.tree.body[2].value
+    assert {scope.node for scope in index.scopes[1:]} == {list_comp, dict_comp}
+    assert [index.parent[generator] for generator in list_comp.generators] == [list_comp, list_comp]
+    assert index.parent[list_comp.generators[1].iter] is list_comp.generators[1]
 
 
 def test_decorators_defaults_and_annotations_belong_to_the_enclosing_scope() -> None:
