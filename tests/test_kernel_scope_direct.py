@@ -524,3 +524,24 @@ def test_a_value_other_modules_launch_that_this_analysis_cannot_follow_is_theirs
     facts = ModuleFacts(kernels=(("BODIES", TPU, "passed to pallas_call in api", BODY),))
     scope = _scope("BODIES = getattr(registry, 'bodies')\n", facts)
     assert scope.kernels == {} and scope.unresolved == []
+
+
+def test_a_partial_a_kernel_calls_binds_the_helpers_arguments() -> None:
+    """`partial_bindings`: the rules read the values a partial binds to a kernel's helper (JAX001's
+    precision, JAX002's accuracy) under the helper, whether the body is launched or calls it."""
+    scope = _scope("""
+        def helper(x, precision=None):
+            return x
+
+
+        fast = functools.partial(helper, precision="highest")
+
+
+        def body(x_ref):
+            fast(x_ref)
+
+
+        run = pl.pallas_call(body)
+        """)
+    bindings = {_label(function): [ast.unparse(p) for p in partials] for function, partials in scope.partial_bindings.items()}
+    assert bindings == {"helper": ["functools.partial(helper, precision='highest')"], "body": []}

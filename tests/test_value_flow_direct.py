@@ -198,6 +198,7 @@ def _body(source: str) -> set[str]:
     ("class H:\n    body = a\npl.pallas_call(H.body)", {"a"}),
     ("class H:\n    body: object = a\npl.pallas_call(H().body)", {"a"}),
     ("class H:\n    body = staticmethod(a)\npl.pallas_call(H.body)", {"a"}),
+    ("class H:\n    body = classmethod(a)\npl.pallas_call(H.body)", {"a"}),
     ("class H:\n    body = a\npl.pallas_call(H.other)", set()),
     ("class H:\n    x, body = b, a\npl.pallas_call(H.body)", {"a"}),
     ("class H:\n    def body(self, x_ref):\n        pass\npl.pallas_call(H().body)", {"bound body", "body"}),
