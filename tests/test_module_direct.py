@@ -375,6 +375,7 @@ def test_class_bases_and_decorators_are_read_outside_the_class() -> None:
     loads = [node for node in _names(index, "B") if isinstance(node.ctx, ast.Load)]
     assert [_kinds(index, node) for node in loads] == [[("module", 1)]] * 3 + [[("class", 4)]]
     c = index.tree.body[1]
+    assert [scope.node for scope in index.scopes if scope.kind == "class"] == [c]
     assert index.parent[c.bases[0]] is c and index.parent[c.keywords[0]] is c and index.parent[c.decorator_list[0]] is c
     assert index.parent[c.body[0]] is c
 

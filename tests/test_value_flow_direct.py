@@ -231,6 +231,7 @@ def _body(source: str) -> set[str]:
     ("def f(x, k):\n    pl.pallas_call(k)\nfunctools.partial(f, a, b)", {"b"}),
     ("def f(x, *, k):\n    pl.pallas_call(k)\nf(a, k=c)", {"c"}),
     ("def f(x):\n    pl.pallas_call(x)\nlist(map(f, [a], [b]))", {"a"}),
+    ("def f(x):\n    return x\npl.pallas_call(list(map(f, [a]))[0])", {"a"}),  # what the function returns
     ("def f(x, y):\n    pl.pallas_call(y)\nlist(map(f, [a], [b]))", {"b"}),
     ("class H:\n    def m(self, k):\n        pl.pallas_call(k)\nH().m(a)", {"a"}),
     ("def deco(k):\n    return k\n@deco\ndef wrapped(x_ref):\n    pass\npl.pallas_call(wrapped)", {"wrapped"}),
