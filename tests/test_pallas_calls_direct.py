@@ -81,11 +81,13 @@ def _imports(*lines: str) -> str:
      f"{DOT_GONE}; allow_tf32 is not a literal True or False, or comes with a precision (pl.dot raised then): jnp.dot "
      "with precision=lax.Precision.HIGH where allow_tf32 is true, HIGHEST where it is false"),
     ("y = pl.dot(b=b)", None, f"{DOT_GONE}; arguments that do not bind to pl.dot{_DOT}: {DOT_WANTED}"),
+    ("y = pl.dot(a, b, False, False, None, P)", "y = jnp.dot(a, b, precision=P, preferred_element_type=jnp.float32)",
+     DOT),  # jnp.dot takes precision by keyword only
     ("y = pl.dot(x[0], y[1].z, trans_a=True, trans_b=True)",
      "y = jnp.dot(x[0].T, y[1].z.T, preferred_element_type=jnp.float32)", DOT),
 ], ids=["positional-flags", "expression-operand", "keyword-operands", "keyword-operands-swapped", "precision",
         "tf32-false-with-precision", "false-flags", "plain", "trailing-comma", "no-spaces", "flag-not-literal",
-        "flag-an-int", "tf32-an-int", "no-a", "subscripts"])
+        "flag-an-int", "tf32-an-int", "no-a", "positional-precision", "subscripts"])
 def test_dot(line: str, after, finding: str) -> None:
     source = _imports() + line + "\n"
     expected = source if after is None else IMPORT_JNP + "\n" + after + "\n"  # the pl import goes with its use
@@ -103,6 +105,14 @@ def test_dot_allow_tf32_becomes_the_precision_it_meant(line: str, precision: str
         IMPORT_JNP + "from jax import lax\n\n"
         + f"y = jnp.dot(a, b, precision=lax.Precision.{precision}, preferred_element_type=jnp.float32)\n",
         [(3, 5, "fixed", DOT, "unsafe")])
+
+
+@pytest.mark.parametrize(("taken", "name"), [("jax = jnp = dot = None", "jnp"), ("jax = jnp = float32 = None", "jnp"),
+                                            ("jax = lax = Precision = None", "lax")])
+def test_dot_where_the_names_it_needs_are_taken_is_left_to_a_person(taken: str, name: str) -> None:
+    source = _imports() + taken + "\ny = pl.dot(a, b, allow_tf32=True)\n"
+    assert _run(source, "JAX150") == (source, [(4, 5, "manual", f"{DOT_GONE}; {DOT_WANTED} (the name {name} is taken here)",
+                                                None)])
 
 
 def test_dot_keeps_the_layout_and_drops_a_flags_line_with_its_comment() -> None:
