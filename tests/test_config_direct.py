@@ -242,6 +242,8 @@ def test_a_table_that_is_not_a_table(tmp_path: Path):
     ('jax_version = "0.5"', "unknown key `tool.jax-codemod.jax_version`; did you mean `jax-version`?"),
     ('JAX-FLOOR = "0.5"', "unknown key `tool.jax-codemod.JAX-FLOOR`; did you mean `jax-floor`?"),
     ('nonsense = 1', "unknown key `tool.jax-codemod.nonsense`"),
+    ('unsafe = true', "unknown key `tool.jax-codemod.unsafe`"),  # 0.67 like unsafe-fixes: under the 0.7 cutoff
+    ('_ax_floor = "0.5"', "unknown key `tool.jax-codemod._ax_floor`; did you mean `jax-floor`?"),
     ('zzz = 1\naaa = 2', "unknown key `tool.jax-codemod.aaa`"),
 ])
 def test_an_unknown_key_names_the_closest_known_one(tmp_path: Path, body: str, wanted: str):

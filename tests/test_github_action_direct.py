@@ -103,8 +103,15 @@ def test_commit_of_a_rev_in_the_clone(repo):
     assert ga._commit(repo["fork"], repo["fork"]) == repo["fork"]
 
 
-def test_commit_fetched_when_the_clone_lacks_it(repo):
+def test_commit_fetched_when_the_clone_lacks_it(repo, tmp_path: Path):
+    git(tmp_path / "origin.git", "tag", "v-later", repo["later"])
     assert ga._commit(repo["later"], repo["later"]) == repo["later"]
+    assert git(Path(repo["clone"]), "tag", "-l") == ""  # --no-tags: the base's tags stay on origin
+
+
+def test_commit_of_a_branch_only_the_clone_has(repo):
+    feature = git(Path(repo["clone"]), "rev-parse", "feature")
+    assert ga._commit("feature", "feature") == feature
 
 
 def test_commit_that_cannot_be_fetched(repo):
@@ -139,9 +146,11 @@ def test_resolve_base_of_a_pull_request_from_the_event(repo, tmp_path: Path, eve
 def test_resolve_base_of_a_pull_request_from_the_base_ref(repo, tmp_path: Path):
     env = {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_BASE_REF": " main "}
     assert ga.resolve_base(env, "") == repo["fork"]  # in the clone
+    git(tmp_path / "origin.git", "tag", "v-later", repo["later"])
     env = {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_BASE_REF": "dev"}  # made after the clone: fetched
     assert ga.resolve_base(env, "") == repo["fork"]
     assert git(Path(repo["clone"]), "rev-parse", "refs/remotes/origin/dev") == repo["later"]
+    assert git(Path(repo["clone"]), "tag", "-l") == ""  # --no-tags: the base's tags stay on origin
 
 
 def test_resolve_base_without_a_merge_base(repo, tmp_path: Path, capsys: pytest.CaptureFixture):
