@@ -545,3 +545,30 @@ def test_a_partial_a_kernel_calls_binds_the_helpers_arguments() -> None:
         """)
     bindings = {_label(function): [ast.unparse(p) for p in partials] for function, partials in scope.partial_bindings.items()}
     assert bindings == {"helper": ["functools.partial(helper, precision='highest')"], "body": []}
+
+
+def test_a_lambda_default_a_kernel_calls_is_a_kernel_helper_and_not_shared() -> None:
+    scope = _scope("""
+        def body(x_ref, f=lambda v: v):
+            f(x_ref)
+
+
+        run = pl.pallas_call(body)
+        """)
+    assert _why(scope) == {"body": "passed to pallas_call", "lambda": "called from a kernel body (body)"}
+    assert scope.shared == set()
+
+
+def test_an_unresolved_launch_may_run_no_lambda() -> None:
+    scope = _scope("""
+        shaped = lambda x_ref: x_ref
+
+
+        def body_like(x_ref, o_ref):
+            pass
+
+
+        run = pl.pallas_call(getattr(registry, "body"))
+        """)
+    assert [why for _, why, _ in scope.unresolved] == ["`getattr(...)`"]
+    assert {_label(f) for f in scope.maybe_kernels} == {"body_like"}

@@ -316,6 +316,8 @@ def test_comprehension_scopes() -> None:
     assert {scope.node for scope in index.scopes[1:]} == {list_comp, dict_comp}
     assert [index.parent[generator] for generator in list_comp.generators] == [list_comp, list_comp]
     assert index.parent[list_comp.generators[1].iter] is list_comp.generators[1]
+    assert index.parent[list_comp.elt] is list_comp
+    assert index.parent[dict_comp.key] is dict_comp and index.parent[dict_comp.value] is dict_comp
 
 
 def test_decorators_defaults_and_annotations_belong_to_the_enclosing_scope() -> None:
