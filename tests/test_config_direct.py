@@ -379,6 +379,10 @@ def test_matcher_dot_and_dot_dot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert match("")
     monkeypatch.chdir(tmp_path)
     assert not match(".")
+    inner = Config(path=tmp_path / "pyproject.toml").matcher(["x"])
+    monkeypatch.chdir(tmp_path / "gen" / "x")
+    assert not inner("..")  # `..` is gen, not gen/x/..
+    assert inner(".")
     glob = Config(path=tmp_path / "pyproject.toml").matcher(["g*"])
     monkeypatch.chdir(tmp_path / "gen")
     assert glob(".")
