@@ -572,3 +572,19 @@ def test_an_unresolved_launch_may_run_no_lambda() -> None:
         """)
     assert [why for _, why, _ in scope.unresolved] == ["`getattr(...)`"]
     assert {_label(f) for f in scope.maybe_kernels} == {"body_like"}
+
+
+def test_a_kernel_other_modules_launch_on_no_known_backend() -> None:
+    facts = ModuleFacts(kernels=(("body", frozenset(), "passed to pallas_call in api", BODY),))
+    scope = _scope("""
+        def helper(v):
+            return max(v)
+
+
+        def body(x_ref):
+            helper(x_ref)
+        """, facts)
+    assert set(_why(scope)) == {"body", "helper"}
+    call = next(node for node in ast.walk(scope.module.tree) if isinstance(node, ast.Call) and ast.unparse(node) == "max(v)")
+    assert _label(scope.kernel_of(call)) == "helper"
+    assert scope.backends_of(call) == frozenset()

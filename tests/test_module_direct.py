@@ -209,6 +209,8 @@ def test_applied(expression: str, applied) -> None:
     ("f(jnp.dot)\n", "jnp.dot", None),
     ("x = [jnp.dot]\n", "jnp.dot", None),
     ("def f():\n    global x\n    x = jnp.dot\n", "jnp.dot", 7),
+    # a `nonlocal` store is kept in the inner function, which looks the name up outside: no binding found
+    ("def f():\n    x = 1\n    def g():\n        nonlocal x\n        x = jnp.dot\n", "jnp.dot", None),
 ])
 def test_binding_of_value(source: str, expression: str, line) -> None:
     index = ModuleIndex.parse(HEADER + source)
@@ -413,6 +415,7 @@ def test_imports(statement: str, bound: list) -> None:
     assert [(b.name, b.imported) for bindings in index.module_scope.bindings.values() for b in bindings] == \
         [(name, imported) for name, imported, _ in bound]
     assert all(isinstance(b.statement, (ast.Import, ast.ImportFrom)) for b in index.imports)
+    assert all(b.node in b.statement.names for b in index.imports)
     assert not any(b.is_parameter for b in index.imports)
 
 
