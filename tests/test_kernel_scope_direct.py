@@ -588,3 +588,14 @@ def test_a_kernel_other_modules_launch_on_no_known_backend() -> None:
     call = next(node for node in ast.walk(scope.module.tree) if isinstance(node, ast.Call) and ast.unparse(node) == "max(v)")
     assert _label(scope.kernel_of(call)) == "helper"
     assert scope.backends_of(call) == frozenset()
+
+
+def test_what_a_lambda_body_calls_says_so() -> None:
+    scope = _scope("""
+        def helper(v):
+            return v
+
+
+        run = pl.pallas_call(lambda x_ref: helper(x_ref))
+        """)
+    assert _why(scope) == {"lambda": "passed to pallas_call", "helper": "called from a kernel body (lambda)"}

@@ -415,7 +415,7 @@ def test_imports(statement: str, bound: list) -> None:
     assert [(b.name, b.imported) for bindings in index.module_scope.bindings.values() for b in bindings] == \
         [(name, imported) for name, imported, _ in bound]
     assert all(isinstance(b.statement, (ast.Import, ast.ImportFrom)) for b in index.imports)
-    assert all(b.node in b.statement.names for b in index.imports)
+    assert all(b.node in b.statement.names and b.scope is index.module_scope for b in index.imports)
     assert not any(b.is_parameter for b in index.imports)
 
 

@@ -149,6 +149,8 @@ def _body(source: str) -> set[str]:
     ("B = []\nB.insert(a)\npl.pallas_call(B[0])", set()),
     ("B = []\nB.extend([a, b])\npl.pallas_call(B[0])", {"a", "b"}),
     ("B = [a]\npl.pallas_call(B.pop())", {"a"}),
+    ("B = [a]\npl.pallas_call(B.pop(0))", {"a"}),
+    ("pl.pallas_call(locals()['a'])", {"unknown: `locals(...)`"}),
     ("B = [a]\npl.pallas_call(B.copy()[0])", {"a"}),
     ("B = []\nB[0] = a\npl.pallas_call(B[0])", {"a"}),
     ("D = {}\nD['x'] = a\npl.pallas_call(D['x'])", {"a"}),
@@ -372,3 +374,12 @@ def test_returned_values() -> None:
             return
         """)).body[0]
     assert sorted(ast.unparse(value) for value in returned_values(function)) == ["1", "2"]
+
+
+def test_a_function_of_the_modules_own_named_partial_is_called() -> None:
+    """`partial` is functools.partial only when it is bound so: a def of that name is called."""
+    source = "from jax.experimental import pallas as pl\n\n\ndef a(x_ref):\n    pass\n\n\ndef b(x_ref):\n    pass\n\n\n" \
+        "def partial(f):\n    return b\n\n\npl.pallas_call(partial(a))\n"
+    flow = ValueFlow(ModuleIndex.parse(source), SPECS)
+    (launch,) = flow.launches
+    assert {_label(leaf) for leaf, _ in flow.leaves(flow.of(launch.body))} == {"b"}
