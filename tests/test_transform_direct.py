@@ -188,3 +188,26 @@ def test_root_and_in_annotation() -> None:
     assert ast.unparse(_root(attributes["x.y"])) == "x"
     name = ast.Name("n")
     assert _root(name) is name
+
+
+TREE = "removed in jax 0.6.0 (raises ImportError on jax 0.12.0.1)"
+
+
+@pytest.mark.parametrize(("source", "after", "where"), [
+    ("from jax import tree_map, tree_leaves", "from jax.tree_util import tree_map\nfrom jax.tree_util import tree_leaves",
+     (1, 9)),  # no line end in the file: the statements are joined by "\n"
+    ("def f():\n    from jax import tree_map, tree_leaves\n    return tree_map, tree_leaves\n",
+     "def f():\n    from jax.tree_util import tree_map\n    from jax.tree_util import tree_leaves\n"
+     "    return tree_map, tree_leaves\n", (2, 13)),
+    ("if x:\n    from jax import tree_map, tree_leaves; y = 1\n    z = tree_map, tree_leaves\n",
+     "if x:\n    from jax.tree_util import tree_map\n    from jax.tree_util import tree_leaves; y = 1\n"
+     "    z = tree_map, tree_leaves\n", (2, 13)),
+    ("def f():\r\n    from jax import tree_map, tree_leaves\r\n    return tree_map, tree_leaves\r\n",
+     "def f():\r\n    from jax.tree_util import tree_map\r\n    from jax.tree_util import tree_leaves\r\n"
+     "    return tree_map, tree_leaves\r\n", (2, 13)),
+], ids=["no-line-end", "indented-whole-lines", "indented-not-alone", "crlf"])
+def test_two_names_of_one_import_moved_by_two_fixes(source: str, after: str, where: tuple) -> None:
+    assert _run(source) == (after, [
+        (*where, "JAX101", "fixed", f"from jax import tree_map -> from jax.tree_util import tree_map: {TREE}", "safe", False),
+        (*where, "JAX102", "fixed", f"from jax import tree_leaves -> from jax.tree_util import tree_leaves: {TREE}", "safe",
+         False)])
