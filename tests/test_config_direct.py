@@ -389,6 +389,23 @@ def test_matcher_dot_and_dot_dot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert glob("x/")
 
 
+def test_matcher_a_glob_ending_in_x(tmp_path: Path):
+    match = Config(path=tmp_path / "pyproject.toml").matcher(["src/GENX", "data/"])
+    assert match(tmp_path / "src" / "GENX") and not match(tmp_path / "src" / "GEN")
+    assert match(tmp_path / "data" / "a.csv")
+
+
+def test_matcher_a_name_with_an_x_is_a_name_anywhere(tmp_path: Path):
+    match = Config(path=tmp_path / "pyproject.toml").matcher(["XDIR"])
+    assert match(tmp_path / "a" / "XDIR" / "m.py")
+
+
+def test_load_checks_selectors_against_the_rules_it_is_given(tmp_path: Path):
+    table(tmp_path / "sub", 'select = ["JAX002"]')
+    with pytest.raises(ConfigError, match=r"names an unknown rule code, prefix or name 'JAX002' \(known: JAX001\)$"):
+        load(find([tmp_path / "sub"]), [rule for rule in RULES if rule.code == "JAX001"])
+
+
 def test_matcher_with_no_patterns(tmp_path: Path):
     match = Config(path=tmp_path / "pyproject.toml").matcher([])
     assert not match(tmp_path / "a.py")
