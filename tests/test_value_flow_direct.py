@@ -151,6 +151,9 @@ def _body(source: str) -> set[str]:
     ("B = [a]\npl.pallas_call(B.pop())", {"a"}),
     ("B = [a]\npl.pallas_call(B.pop(0))", {"a"}),
     ("pl.pallas_call(locals()['a'])", {"unknown: `locals(...)`"}),
+    ("pl.pallas_call(vars(m)['a'])", {"unknown: `vars(...)`"}),
+    ("pl.pallas_call(__import__('m').body)", {"unknown: `__import__(...)`"}),
+    ("for p in other.TABLE.items():\n    pl.pallas_call(p)", {"sequence", "result of other.TABLE.items"}),  # a pair
     ("B = [a]\npl.pallas_call(B.copy()[0])", {"a"}),
     ("B = []\nB[0] = a\npl.pallas_call(B[0])", {"a"}),
     ("D = {}\nD['x'] = a\npl.pallas_call(D['x'])", {"a"}),
