@@ -382,6 +382,8 @@ def test_markdown_and_fence():
     ("abc\ndef\nghi\n", 3, ("", 3)),
     ("abc\ndef\nghi", 5, ("abc\n", 2)),
     ("abc\ndef", 6, ("abc\n", 1)),
+    ("abc\ndef", 7, ("abc\ndef", 0)),  # exactly the limit, no final newline: whole
+    ("\nabcdef\n", 3, ("\n", 1)),  # a newline at the very start is a line to keep
 ])
 def test_cut(text: str, limit: int, expected):
     assert ga.cut(text, limit) == expected
