@@ -457,6 +457,7 @@ def test_log_block(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(ga.secrets, "token_hex", lambda n: f"T{n}")
     assert ga.log_block("title", "a\n::error::x\n\n") == \
         "::group::title\n::stop-commands::T16\na\n::error::x\n::T16::\n::endgroup::\n"
+    assert ga.log_block("t", "+x = 1  \n") == "::group::t\n::stop-commands::T16\n+x = 1  \n::T16::\n::endgroup::\n"
 
 
 def test_log_block_tokens_are_random():
