@@ -599,3 +599,22 @@ def test_what_a_lambda_body_calls_says_so() -> None:
         run = pl.pallas_call(lambda x_ref: helper(x_ref))
         """)
     assert _why(scope) == {"lambda": "passed to pallas_call", "helper": "called from a kernel body (lambda)"}
+
+
+def test_a_scope_without_launches_still_answers_for_its_module() -> None:
+    module = ModuleIndex.parse("def f(x):\n    return g(x)\n")
+    scope = find_kernels(module)
+    call = module.calls[0]
+    assert scope.module is module and scope.kernel_of(call) is None and scope.backends_of(call) == frozenset()
+
+
+def test_a_member_of_a_name_the_module_does_not_bind_is_nothing() -> None:
+    facts = ModuleFacts(kernels=(("Missing.body", TPU, "why", BODY),))
+    scope = _scope("def body(x_ref):\n    pass\n", facts)
+    assert scope.kernels == {}
+
+
+def test_keywords_passed_on_from_a_kernel_on_no_known_backend() -> None:
+    facts = ModuleFacts(kernels=(("body", frozenset(), "passed to pallas_call in api", BODY),))
+    scope = _scope("import ops\n\n\ndef body(x_ref, p):\n    ops.mm(x_ref, precision=p)\n", facts)
+    assert [(k.arg, launched) for k, _, launched, _ in scope.foreign_keywords] == [("precision", frozenset())]
