@@ -225,6 +225,28 @@ def test_a_body_whose_precision_another_module_passes_is_said_to_need_review(tmp
     assert "`prec` is a kernel parameter whose value is not bound in this module" in finding.message
 
 
+@pytest.mark.parametrize("bound, found", [
+    ("prec=(P.DEFAULT, P.HIGHEST)", ["[fixed, unsafe] precision (DEFAULT, HIGHEST) -> HIGHEST: it reaches `mm_body`"]),
+    ("prec=P.HIGHEST, names=('float32', 'bfloat16')", []),  # a pair of strings under another name: not a precision
+    ("prec=P.HIGHEST, scale=2.0", []),
+], ids=["a-pair-of-members", "a-pair-of-strings", "a-number"])
+def test_a_value_bound_to_another_modules_body_is_a_precision_if_it_is_a_pair_of_members(
+        tmp_path: Path, bound: str, found: list) -> None:
+    """The launching module binds the body's parameter by its own name (`prec`, not `precision`)."""
+    package = tmp_path / "pk"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "bodies.py").write_text(
+        "import jax.numpy as jnp\n\n\ndef mm_body(x_ref, y_ref, o_ref, *, prec, names=(), scale=1.0):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision=prec) * scale\n")
+    (package / "launch.py").write_text(
+        "import functools\nimport jax\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+        "from .bodies import mm_body\n\nP = lax.Precision\n\n\n"
+        f"def matmul(x, y):\n    body = functools.partial(mm_body, {bound})\n"
+        "    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x, y)\n")
+    said = [line for line in _findings(_run(tmp_path), tmp_path).splitlines() if line.startswith("pk/launch.py:")]
+    assert len(said) == len(found) and all(text in line for text, line in zip(found, said)), said
+
 # -- JAX lowers the rewritten package --
 
 jax = pytest.importorskip("jax")
@@ -254,8 +276,9 @@ LOWERED = {
                                                   "helper_elsewhere", "alias_elsewhere", "stored_elsewhere",
                                                   "alias_two_modules_away", "accuracy_bound_by_partial", "runner_class",
                                                   "class_attribute", "instance_member", "factory_argument",
-                                                  "bound_in_its_module"),
-                                         {"passed_to_a_helper": "[manual] precision (DEFAULT, HIGHEST) reaches `_util.mm_with`"},
+                                                  "bound_in_its_module", "bound_by_a_pair_at_launch"),
+                                         {"passed_to_a_helper": "[manual] precision (DEFAULT, HIGHEST) reaches `_util.mm_with`",
+                                          "bound_at_launch": "[manual] precision (DEFAULT, HIGHEST) reaches `keyed_body`"},
                                          ((8, 128), (128, 128))),
     "factory_and_constant_across_modules": ("attn", ("attention", "scaled"), {}, ((128, 128), (128, 128))),
     "launchers_across_modules": ("launchy", ("through_partial", "through_partial_keyword", "through_helper"), {},

@@ -13,7 +13,7 @@ from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, Backends, default_
 from codemods.analysis.value_flow import returned_values
 from codemods.analysis.module import FunctionNode
 from codemods.analysis.names import Argument, display, find_arg, has_double_star, has_star, one_line, value_of
-from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, spell_like
+from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, spell_like, string_value
 from codemods.base import JaxTransform
 from codemods.capabilities import (
     PER_OPERAND_PRECISION_LOWERED, PRECISIONS, PRIMITIVES, UNIMPLEMENTED, Level, Version, format_version, lowered_precisions,
@@ -156,7 +156,8 @@ class PerOperandPrecision(JaxTransform):
         accurate (unsafe: its use is elsewhere); a value that can be one Mosaic TPU rejects is a note.
         Never passed over silently."""
         bound = [(keyword, mention, how) for keyword, mention, launched, how in self.analysis.kernels.foreign_keywords
-                 if keyword.arg == "precision" and (launched & REJECTERS or self.settings.scope is Scope.ALL)]
+                 if (keyword.arg == "precision" or self._carries_a_pair(keyword.value))
+                 and (launched & REJECTERS or self.settings.scope is Scope.ALL)]
         values = {keyword.value for keyword, _, _ in bound}
         accepted = accepted_precisions("dot", self.settings.jax_version) \
             & accepted_precisions("conv", self.settings.jax_version)
@@ -196,6 +197,18 @@ class PerOperandPrecision(JaxTransform):
                 self.report(found, Kind.MANUAL, f"precision {literal.describe()} reaches {where} (passed on line {line}): "
                             "Mosaic TPU rejects it there; write a single scalar that lowers (DEFAULT or HIGHEST for "
                             "any op)")
+
+    def _carries_a_pair(self, value: ast.expr) -> bool:
+        """Whether a value bound to another name (`partial(kernels.body, prec=PAIR)`, the body's
+        `precision=prec`) can be a per-operand pair of Precision members: then it is a precision
+        whatever the parameter is called. Strings are left out (`dtype="float32"` is no precision)."""
+        try:
+            values = self._possible_values(value, _MAX_DEPTH, set())
+        except _Unknown:
+            return False
+        return any(isinstance(literal, PrecisionLiteral) and literal.is_pair
+                   and all(string_value(element, self.module) is None for element in literal.elements)
+                   for _, literal in values)
 
     def matches(self, call: ast.Call) -> bool:
         applied = self.module.applied(call, OPS)
