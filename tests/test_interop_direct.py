@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from codemods import capabilities
 from codemods.engine.report import FileResult
 from codemods.engine.runner import process_source
 from codemods.interop import _shared
@@ -24,6 +23,7 @@ from codemods.rules.accuracy_hints import RULE as ACCURACY_HINTS
 from codemods.rules.bf16_lstm import RULE as BF16_LSTM
 from codemods.rules.per_operand_precision import RULE as PER_OPERAND_PRECISION
 from codemods.settings import PrecisionPolicy, Scope, Settings
+from tests.test_config_direct import _isolated  # noqa: F401 (autouse: no jax, no virtualenv, the test's folder)
 
 SETTINGS = Settings(jax_version=(0, 12, 0, 1))
 
@@ -42,14 +42,6 @@ matmul = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.flo
 """
 CLEAN = KERNEL.replace("(lax.Precision.DEFAULT, lax.Precision.HIGHEST)", "lax.Precision.HIGHEST")
 DEFAULT_CODES = [rule.code for rule in RULES if rule.default]
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(capabilities, "installed_jax_version", lambda: None)
-    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
-    monkeypatch.delenv("CONDA_PREFIX", raising=False)
-    monkeypatch.chdir(tmp_path)
 
 
 def project(root: Path, table: str) -> Path:

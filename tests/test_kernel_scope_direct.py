@@ -19,6 +19,7 @@ from codemods.analysis.kernel_scope import (
     classes_read, find_kernels, takes_refs,
 )
 from codemods.analysis.module import ModuleIndex
+from tests.test_kernel_scope import _backends, _label, _why  # noqa: F401 (the kernel scope tests' readers)
 
 TPU, GPU, TRI = frozenset({MOSAIC_TPU}), frozenset({MOSAIC_GPU}), frozenset({TRITON})
 BOTH = frozenset({MOSAIC_TPU, TRITON})
@@ -33,18 +34,6 @@ from jax.experimental.pallas import triton as plt
 
 def _scope(source: str, facts: ModuleFacts = ModuleFacts()) -> KernelScope:
     return find_kernels(ModuleIndex.parse(HEAD + textwrap.dedent(source)), facts)
-
-
-def _label(function: ast.AST) -> str:
-    return "lambda" if isinstance(function, ast.Lambda) else function.name  # type: ignore[attr-defined]
-
-
-def _why(scope: KernelScope) -> dict[str, str]:
-    return {_label(function): why for function, why in scope.kernels.items()}
-
-
-def _backends(scope: KernelScope) -> dict[str, frozenset]:
-    return {_label(function): backends for function, backends in scope.backends.items()}
 
 
 # -- whether a module is analysed --
