@@ -26,6 +26,8 @@ def _discover() -> tuple[Rule, ...]:
 
 
 RULES: tuple[Rule, ...] = _discover()
+
+
 class UnknownRule(ValueError):
     """Selectors that name no rule; the message lists them and what is known."""
 
