@@ -205,21 +205,29 @@ def test_bad_modules_do_not_stop_the_analysis(tmp_path: Path) -> None:
     assert [f.kind.value for f in results["body.py"].findings] == ["fixed"]
 
 
-def test_a_body_whose_precision_another_module_passes_is_said_to_need_review(tmp_path: Path) -> None:
-    """The body's module never says pallas and writes no precision: `precision=prec` takes what the
-    launch in another module binds at run time. The body is kernel code all the same, and its
-    module's rule says it cannot see the value (it was not even parsed: `--check` passed)."""
-    package = tmp_path / "pk"
+def _body_and_launch(root: Path, bound: str, matmul_parameters: str = "") -> list:
+    """A package `pk` of two modules: `bodies.py` (never says pallas, writes no precision: its body's
+    `precision=prec`), and `launch.py`, which launches that body through `partial(mm_body, <bound>)`;
+    the tool's results over it."""
+    package = root / "pk"
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "bodies.py").write_text(
-        "import jax.numpy as jnp\n\n\ndef mm_body(x_ref, y_ref, o_ref, *, prec):\n"
-        "    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision=prec)\n")
+        "import jax.numpy as jnp\n\n\ndef mm_body(x_ref, y_ref, o_ref, *, prec, names=(), scale=1.0):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision=prec) * scale\n")
     (package / "launch.py").write_text(
-        "import functools\nimport jax\nfrom jax.experimental import pallas as pl\nfrom .bodies import mm_body\n\n\n"
-        "def matmul(x, y, prec):\n    body = functools.partial(mm_body, prec=prec)\n"
+        "import functools\nimport jax\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+        "from .bodies import mm_body\n\nP = lax.Precision\n\n\n"
+        f"def matmul(x, y{matmul_parameters}):\n    body = functools.partial(mm_body, {bound})\n"
         "    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x, y)\n")
-    results = {Path(r.path).name: r for r in _run(tmp_path)}
+    return _run(root)
+
+
+def test_a_body_whose_precision_another_module_passes_is_said_to_need_review(tmp_path: Path) -> None:
+    """`precision=prec` takes what the launch in another module binds at run time. The body is
+    kernel code all the same, and its module's rule says it cannot see the value (its module was
+    not even parsed: `--check` passed)."""
+    results = {Path(r.path).name: r for r in _body_and_launch(tmp_path, "prec=prec", ", prec")}
     [finding] = results["bodies.py"].findings
     assert (finding.code, finding.kind.value, finding.line) == ("JAX001", "manual", 5)
     assert "`prec` is a kernel parameter whose value is not bound in this module" in finding.message
@@ -233,19 +241,10 @@ def test_a_body_whose_precision_another_module_passes_is_said_to_need_review(tmp
 def test_a_value_bound_to_another_modules_body_is_a_precision_if_it_is_a_pair_of_members(
         tmp_path: Path, bound: str, found: list) -> None:
     """The launching module binds the body's parameter by its own name (`prec`, not `precision`)."""
-    package = tmp_path / "pk"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "bodies.py").write_text(
-        "import jax.numpy as jnp\n\n\ndef mm_body(x_ref, y_ref, o_ref, *, prec, names=(), scale=1.0):\n"
-        "    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision=prec) * scale\n")
-    (package / "launch.py").write_text(
-        "import functools\nimport jax\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
-        "from .bodies import mm_body\n\nP = lax.Precision\n\n\n"
-        f"def matmul(x, y):\n    body = functools.partial(mm_body, {bound})\n"
-        "    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x, y)\n")
-    said = [line for line in _findings(_run(tmp_path), tmp_path).splitlines() if line.startswith("pk/launch.py:")]
+    said = [line for line in _findings(_body_and_launch(tmp_path, bound), tmp_path).splitlines()
+            if line.startswith("pk/launch.py:")]
     assert len(said) == len(found) and all(text in line for text, line in zip(found, said)), said
+
 
 # -- JAX lowers the rewritten package --
 
