@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import random
+import re
 import textwrap
 from pathlib import Path
 
@@ -898,3 +900,22 @@ def test_a_helper_the_package_reexports_under_another_name(tmp_path: Path, use: 
     facts = index.facts(tmp_path / "mylib/ops.py")
     assert [(name, backends, role) for name, backends, _, role in facts.kernels] == [("fused_mm", BOTH, HELPER)]
     assert facts.shared == ({"fused_mm"} if shared else set())
+
+
+# -- the import-line scan --
+
+# What an import line was before `_import_lines` searched from newlines: `^` under MULTILINE.
+_IMPORT_LINE_ANCHORED = re.compile(project._IMPORT_STATEMENT.join((rb"^", rb"")), re.MULTILINE)
+_IMPORT_LINE_PIECES = [b"import a", b"from b import c", b"from . import (d,\n e)", b"  import f.g as h",
+                       b"\timport i", b"from j \\\n import k", b"x = 1", b"# import l", b"'''from m'''", b"",
+                       b"from n import (\n import o)", b"from p import (q", b"importer = 1", b"\r", b" "]
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_import_lines_are_the_lines_that_start_an_import(seed: int) -> None:
+    """Random modules of import lines, look-alikes, continuations and mixed line ends: the scan
+    from newlines finds exactly what `^` under MULTILINE found, first line included."""
+    chooser = random.Random(seed)
+    raw = b"".join(chooser.choice(_IMPORT_LINE_PIECES) + chooser.choice([b"\n", b"\r\n", b""])
+                   for _ in range(chooser.randrange(12)))
+    assert project._import_lines(raw) == _IMPORT_LINE_ANCHORED.findall(raw)
