@@ -246,14 +246,15 @@ class ProjectIndex:
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
                             parts, (self._importing, reachable), frozenset(self._table_dependencies))
 
-    def restore(self, state: Optional[ProjectState]) -> set[str]:
+    def restore(self, state: Optional[ProjectState], changed: Optional[set[str]] = None) -> set[str]:
         """Take over what an earlier run over the same layout learnt and this project still holds:
         the facts none of whose dependencies changed, and the project-wide tables (the word table
         updated for the changed modules; kernel land built again if what it read changed). Returns
-        the modules whose code changed."""
+        the modules whose code changed (`changed`, where the caller asked `changed(state)` already:
+        on a large tree, each asking stats every file)."""
         if state is None:
             return set(self._modules)
-        changed = self.changed(state)
+        changed = self.changed(state) if changed is None else changed
         self._learnt = bool(changed)
         self._part_values.update({dependency: value for dependency, value in state.parts.items()
                                   if dependency[0] != PROJECT and dependency[0] not in changed})

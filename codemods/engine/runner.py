@@ -288,7 +288,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
         with _pool(jobs) as pool:  # forked at its first task: the index is then in `_SUMMARISING`
             index.summarise(changed, lambda function, names: list(
                 pool.map(function, names, chunksize=max(1, len(names) // (jobs * 32)))))
-    index.restore(state)
+    index.restore(state, changed)
     return index
 
 
