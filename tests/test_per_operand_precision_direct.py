@@ -262,3 +262,298 @@ def test_the_constants() -> None:
     assert rule.REJECTERS == {"mosaic_tpu"} and rule.LIST_REJECTED_SINCE == (0, 7)
     assert rule.BATCH_MATMUL == "jax.lax.batch_matmul" and rule.BATCHED_DOT_UNLOWERED == {"triton"}
     assert rule.PALLAS_DOT_ROW.code == "JAX150"
+
+
+# -- values followed through the module: what each [manual] note says (mutation testing, 2026-12-04) --
+
+NOTE_END = ': if it is not a single scalar the Mosaic TPU lowering accepts, Mosaic TPU raises "Per-operand dot precision ' \
+           'unsupported" for a pair'
+PAIR_FAILS = ': Mosaic TPU raises "Per-operand dot precision unsupported" for a pair'
+
+
+def _chain(hops: int) -> str:
+    """`C0 = C1`, ..., `C{hops} = (P.DEFAULT, P.HIGH)`: the pair `hops` names away from C0."""
+    return "".join(f"C{i} = C{i + 1}\n" for i in range(hops)) + f"C{hops} = (P.DEFAULT, P.HIGH)\n"
+
+
+def _note(source: str) -> str:
+    """The one finding of `source`, a [manual] note that changes nothing: its message."""
+    after, findings = _run(source)
+    assert after == source and [f[2] for f in findings] == ["manual"], findings
+    return findings[0][3]
+
+
+def test_a_value_is_followed_five_names_deep_and_no_further() -> None:
+    use = _kernel("o[...] = jnp.dot(x[...], w[...], precision=C0)")
+    assert _note(_chain(5) + use) == ("jnp.dot: precision `C0` can be (DEFAULT, HIGH) (set on line 6; is a module "
+                                      f"constant that is not a precision literal){PAIR_FAILS}")
+    assert _note(_chain(6) + use) == ("jnp.dot: precision `C0` is a module constant that is not a precision literal (it "
+                                      f"is followed too far){NOTE_END}")
+
+
+@pytest.mark.parametrize(("written", "hops", "last"), [
+    ("C0 = C1 if X else P.HIGHEST", 4, "(P.DEFAULT, P.HIGH)"),  # each branch counts one
+    ("C0 = P.HIGHEST if X else C1", 4, "(P.DEFAULT, P.HIGH)"),
+    ("C0 = (C1, P.HIGHEST)", 4, "P.HIGH"),  # a pair's element counts one
+    ("def make():\n    return C1\nC0 = make()", 4, "(P.DEFAULT, P.HIGH)"),  # a call counts one, as a name
+], ids=["if-body", "if-else", "pair-element", "returned"])
+def test_each_step_of_the_walk_counts_toward_the_depth(written: str, hops: int, last: str) -> None:
+    """At the depth limit the pair is found; one name further it is not."""
+    use = _kernel("o[...] = jnp.dot(x[...], w[...], precision=C0)")
+    for extra, found in ((0, True), (1, False)):
+        chain = "".join(f"C{i} = C{i + 1}\n" for i in range(1, hops + extra)) + \
+            f"C{hops + extra} = {last}\n"
+        said = _note(f"X = 1\n{written}\n{chain}{use}")
+        assert ("can be" in said) is found and ("it is followed too far" in said) is not found, (extra, said)
+
+
+@pytest.mark.parametrize(("before", "value", "why"), [
+    ("C = C if FLAG else (P.DEFAULT, P.HIGH)\nFLAG = 1\n", "C",
+     "is a module constant that is not a precision literal (it depends on itself)"),
+    ("", "UNBOUND", "is not a literal (`UNBOUND` comes from outside this module)"),
+    ("from .consts import PREC\n", "PREC",
+     "is not a literal (`PREC` is imported from `.consts`; a precision is followed within its own module only)"),
+    ("from . import PREC\n", "PREC",
+     "is not a literal (`PREC` is imported from `.`; a precision is followed within its own module only)"),
+    ("from .. import PREC\n", "PREC",
+     "is not a literal (`PREC` is imported from `..`; a precision is followed within its own module only)"),
+    ("from pkg.consts import PREC\n", "PREC",
+     "is not a literal (`PREC` is imported from `pkg.consts`; a precision is followed within its own module only)"),
+    ("for PREC in ((P.DEFAULT, P.HIGH),):\n    pass\n", "PREC",
+     "is not a literal (`PREC` is set in a way this analysis does not follow)"),
+    ("", "make()", "is not a literal (`make()` is computed)"),
+    ("C = P.HIGH\nC = make()\n", "C", "is assigned more than once (`make()` is computed)"),
+], ids=["itself", "unbound", "relative-import", "from-dot", "from-dot-dot", "absolute-import", "for-target", "computed",
+        "assigned-twice"])
+def test_a_value_the_walk_cannot_bound_is_said_with_why(before: str, value: str, why: str) -> None:
+    source = before + _kernel(f"o[...] = jnp.dot(x[...], w[...], precision={value})")
+    assert _note(source) == f"jnp.dot: precision `{value}` {why}{NOTE_END}"
+
+
+def test_a_variable_of_the_kernel_is_said_to_be_a_variable() -> None:
+    source = _kernel("prec = make()", "o[...] = jnp.dot(x[...], w[...], precision=prec)")
+    assert _note(source) == f"jnp.dot: precision `prec` is a variable that is not a precision literal (`make()` is computed){NOTE_END}"
+
+
+def test_a_constant_assigned_twice_is_said_with_where_it_is_a_pair() -> None:
+    source = "C = P.HIGH\nC = (P.DEFAULT, P.HIGH)\n" + _kernel("o[...] = jnp.dot(x[...], w[...], precision=C)")
+    assert _note(source) == f"jnp.dot: precision `C` can be (DEFAULT, HIGH) (set on line 2){PAIR_FAILS}"
+
+
+def test_a_conditional_precision_at_the_call_is_followed_into_both_branches() -> None:
+    source = _kernel("o[...] = jnp.dot(x[...], w[...], precision=(P.DEFAULT, P.HIGH) if x else P.HIGHEST)")
+    assert _note(source) == ("jnp.dot: precision `(P.DEFAULT, P.HIGH) if x else P.HIGHEST` can be (DEFAULT, HIGH) "
+                             f"(set on line 8){PAIR_FAILS}")
+
+
+def test_a_pair_whose_element_is_set_two_ways_can_be_either_pair() -> None:
+    source = "F = P.HIGH if X else P.DEFAULT\nX = 1\nC = (F, P.HIGHEST)\n" + \
+        _kernel("o[...] = jnp.dot(x[...], w[...], precision=C)")
+    assert _note(source) == ("jnp.dot: precision `C` can be (DEFAULT, HIGHEST) or (HIGH, HIGHEST) (set on line 3; is a "
+                             f"module constant that is not a precision literal){PAIR_FAILS}")
+
+
+@pytest.mark.parametrize("element", ["PAIR", "NOTHING"])
+def test_a_pair_whose_element_is_a_pair_or_none_is_no_precision(element: str) -> None:
+    """`(PAIR, P.HIGHEST)` nests a pair, `(None, P.HIGH)` holds no level: neither is a pair of levels."""
+    source = f"PAIR = (P.HIGH, P.HIGH)\nNOTHING = None\nC = ({element}, P.HIGHEST)\n" + \
+        _kernel("o[...] = jnp.dot(x[...], w[...], precision=C)")
+    assert _run(source) == (source, [])
+
+
+# -- parameters: a kernel's (bound where it is launched) and a helper's (set by its callers) --
+
+PARTIAL_HEAD = HEAD.replace("def kernel(x, w, o):", "import functools\nC = (P.DEFAULT, P.HIGH)\n\n"
+                                                    "def kernel(x, w, o, prec={default}):")
+
+
+def _partial_kernel(default: str, *bound: str) -> str:
+    launches = "".join(f"f{i} = pl.pallas_call(functools.partial(kernel, prec={value}), out_shape=None)\n"
+                       for i, value in enumerate(bound))
+    return PARTIAL_HEAD.format(default=default) + "    o[...] = jnp.dot(x[...], w[...], precision=prec)\n\n" + \
+        (launches or TPU)
+
+
+def test_a_constant_default_of_a_kernel_parameter_is_fixed_where_it_is_set() -> None:
+    source = _partial_kernel("C")
+    assert _run(source) == (source.replace("C = (P.DEFAULT, P.HIGH)", "C = P.HIGH"), [
+        (8, 5, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}", "safe")])
+
+
+def test_every_value_a_kernel_parameter_is_bound_to_is_fixed() -> None:
+    """None bound first, then two pairs, then the default's constant: each literal is fixed."""
+    source = _partial_kernel("C", "None", "(P.DEFAULT, P.HIGH)", "(P.HIGH, P.DEFAULT)")
+    after, findings = _run(source)
+    assert after == source.replace("C = (P.DEFAULT, P.HIGH)", "C = P.HIGH").replace(
+        "prec=(P.DEFAULT, P.HIGH)", "prec=P.HIGH").replace("prec=(P.HIGH, P.DEFAULT)", "prec=P.HIGH")
+    assert sorted((f[0], f[2]) for f in findings) == [(8, "fixed"), (14, "fixed"), (15, "fixed")]
+
+
+def test_a_kernel_parameter_bound_to_a_computed_value_is_said_so() -> None:
+    source = _partial_kernel("None", "make()")
+    assert _note(source) == ("jnp.dot: precision `prec` is a kernel parameter bound to `make()`, not a literal (`make()` "
+                             f"is computed){NOTE_END}")
+
+
+def test_a_kernel_parameter_bound_to_a_launchers_parameter_is_said_so() -> None:
+    source = PARTIAL_HEAD.format(default="None") + "    o[...] = jnp.dot(x[...], w[...], precision=prec)\n\n" \
+        "def launch(p):\n    return pl.pallas_call(functools.partial(kernel, prec=p), out_shape=None)\n"
+    assert _note(source) == ("jnp.dot: precision `prec` is a kernel parameter bound to `p`, not a literal (`p` is a "
+                             f"parameter of `launch`, whose callers are outside this module){NOTE_END}")
+
+
+def _helper(signature: str, *lines: str) -> str:
+    return HEAD.replace("def kernel(x, w, o):", f"def mm({signature}):\n    return jnp.dot(a, b, precision=p)\n\n"
+                                                "def kernel(x, w, o):") + \
+        "".join(f"    {line}\n" for line in lines) + TPU
+
+
+@pytest.mark.parametrize(("signature", "calls", "said"), [
+    ("a, b, p", ["o[...] = mm(x[...], w[...], (P.DEFAULT, P.HIGH))"], f"can be (DEFAULT, HIGH) (set on line 12){PAIR_FAILS}"),
+    ("a, b, *, p", ["o[...] = mm(x[...], w[...], p=(P.DEFAULT, P.HIGH))"], f"can be (DEFAULT, HIGH) (set on line 12){PAIR_FAILS}"),
+    ("a, b, p=P.HIGHEST", ["o[...] = mm(x[...], w[...], (P.DEFAULT, P.HIGH))", "o[...] = mm(x, w)"],
+     f"can be (DEFAULT, HIGH) (set on line 12){PAIR_FAILS}"),
+    ("a, b, p", ["o[...] = mm(x[...], w[...], *rest)"],
+     f"is a kernel parameter whose value is not bound in this module (a call of `mm` passes *args or **kwargs){NOTE_END}"),
+    ("a, b, p", ["o[...] = mm(x[...], w[...])"],
+     f"is a kernel parameter whose value is not bound in this module (a call of `mm` leaves `p` out){NOTE_END}"),
+    ("a, b, p", ["g = functools.partial(mm, p=P.HIGHEST)", "o[...] = g(x, w)", "o[...] = mm(x[...], w[...], (P.DEFAULT, P.HIGH))"],
+     f"can be (DEFAULT, HIGH) (set on line 14){PAIR_FAILS}"),
+    ("a, b, p", ["o[...] = g(mm)"],
+     f"is a kernel parameter whose value is not bound in this module (`mm` is passed around, so not every call of it is "
+     f"in view){NOTE_END}"),
+], ids=["positional", "keyword-only", "default-and-left-out", "unpacked", "left-out", "partial-then-call", "passed-around"])
+def test_a_helpers_parameter_is_what_its_callers_pass(signature: str, calls: list, said: str) -> None:
+    """A helper a kernel calls: its parameter is set by the calls of it in this module."""
+    source = "import functools\n" + _helper(signature, *calls)
+    assert _note(source) == f"jnp.dot: precision `p` {said}"
+
+
+def test_a_helpers_default_is_not_rewritten_when_its_callers_pass_the_parameter() -> None:
+    source = _helper("a, b, p=(P.DEFAULT, P.HIGH)", "o[...] = mm(x[...], w[...], P.HIGHEST)")
+    assert _note(source) == f"jnp.dot: precision `p` can be (DEFAULT, HIGH) (set on line 7){PAIR_FAILS}"
+
+
+def test_a_lambdas_parameter_is_said_to_be_one() -> None:
+    source = _kernel("mm = lambda p: jnp.dot(x[...], w[...], precision=p)", "o[...] = mm((P.DEFAULT, P.HIGH))")
+    assert _note(source) == ("jnp.dot: precision `p` is a kernel parameter whose value is not bound in this module (it "
+                             f"is a lambda's parameter){NOTE_END}")
+
+
+# -- what `explain` asks: which calls JAX001 rewrites or reports (Rule.matches) --
+
+@pytest.mark.parametrize(("call", "expected"), [
+    ("jnp.dot(x, w, precision=(P.DEFAULT, P.HIGH))", True), ("jnp.dot(x, w, precision=None)", True),
+    ("jnp.dot(x, w)", False), ("jnp.dot(x, w, **kw)", True), ("jnp.dot(x, *rest)", False),
+    ("lax.dot_general(x, w, d, P.HIGH)", True), ("lax.dot_general(x, w, d)", False), ("lax.dot_general(x, *rest)", True),
+    ("functools.partial(lax.dot_general, x, w, d, P.HIGH)", True), ("functools.partial(lax.dot_general, x, w, d)", False),
+    ("functools.partial(lax.dot_general, x, w, d, precision=P.HIGH)", True),
+    ("jnp.add(x, w, precision=P.HIGH)", False), ("lax.conv(x, w, (1, 1), 'SAME', P.HIGH)", True),
+    ("lax.conv(x, w, (1, 1), 'SAME')", False),
+], ids=lambda value: value if isinstance(value, str) else None)
+def test_matches_a_contraction_that_takes_or_may_take_a_precision(call: str, expected: bool) -> None:
+    from codemods.analysis.module import ModuleIndex
+    from codemods.engine.rule import ParsedFile
+
+    text = "import functools\n" + HEAD.split("\n\n")[0] + f"\n\ny = {call}\n"
+    module = ModuleIndex.parse(text)
+    file = ParsedFile(Path("m.py"), module, Settings((0, 12, 0, 1)))
+    [node] = [c for c in module.calls if c.lineno == text.count("\n") and c.col_offset == 4]
+    assert rule.RULE.matches(rule.RULE, file, node) is expected
+
+
+# -- a precision another module's kernel code receives (the project index's foreign keywords) --
+
+REACHES = "reaches `mm_body`, kernel code of another module run by Mosaic TPU"
+
+
+def _across_modules(root: Path, parameter: str, launcher_parameters: str, bound: str, constants: str = "") -> tuple:
+    """`pk/bodies.py`'s kernel body (`jnp.dot(..., precision=<parameter>)`, no pallas, no literal) and
+    `pk/launch.py`, which launches `functools.partial(mm_body, <bound>)`: launch.py's findings, and its
+    lines that the fix changed ({line: new text})."""
+    from codemods.engine.discovery import discover
+    from codemods.engine.runner import run
+
+    package = root / "pk"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "bodies.py").write_text(
+        f"import jax.numpy as jnp\n\n\ndef mm_body(x_ref, y_ref, o_ref, *, {parameter}, names=()):\n"
+        f"    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], precision={parameter})\n")
+    launch = package / "launch.py"
+    launch.write_text(
+        "import functools\nimport jax\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+        f"from .bodies import mm_body\n\nP = lax.Precision\n{constants}\n\n"
+        f"def matmul(x, y{launcher_parameters}):\n    body = functools.partial(mm_body, {bound})\n"
+        "    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x, y)\n")
+    results = run([root], registry.select(["JAX001"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                  project=discover([root]))
+    [result] = [r for r in results if Path(r.path) == launch]
+    assert result.error is None, result.error
+    before = launch.read_text().splitlines()
+    after = (result.new_source or launch.read_bytes()).decode().splitlines()
+    assert len(after) == len(before)
+    return [(f.line, f.column, f.kind.value, f.message, f.fix.applicability.value if f.fix else None)
+            for f in result.findings], {number: new for number, (old, new) in enumerate(zip(before, after), 1) if old != new}
+
+
+@pytest.mark.parametrize(("parameter", "launcher", "bound", "constants", "findings", "lines"), [
+    ("prec", "", "prec=(P.DEFAULT, P.HIGHEST)", "",
+     [(11, 44, "fixed", f"precision (DEFAULT, HIGHEST) -> HIGHEST: it {REACHES}, which rejects it (the scalar dot and "
+                        "conv both lower there)", "unsafe")], {11: "    body = functools.partial(mm_body, prec=P.HIGHEST)"}),
+    ("precision", "", "precision=P.HIGH", "",  # HIGH: conv does not lower it, and the op is not in view
+     [(11, 49, "fixed", f"precision HIGH -> HIGHEST: it {REACHES}, which rejects it (the scalar dot and conv both lower "
+                        "there)", "unsafe")], {11: "    body = functools.partial(mm_body, precision=P.HIGHEST)"}),
+    ("precision", "", "precision=P.HIGHEST", "", [], {}),
+    ("precision", "", "precision=None", "", [], {}),
+    ("prec", "", "prec=P.HIGH", "", [], {}),  # a scalar under another name: no precision known
+    ("prec", "", "prec=P.HIGHEST, names=('float32', 'bfloat16')", "", [], {}),  # strings: no precision
+    ("prec", "", "prec=PREC", "PREC = (P.DEFAULT, P.HIGH)",
+     [(8, 8, "fixed", f"precision (DEFAULT, HIGH) -> HIGHEST: it {REACHES}, which rejects it (the scalar dot and conv "
+                      "both lower there)", "unsafe")], {8: "PREC = P.HIGHEST"}),
+    ("prec", "", "prec=PREC", "PREC = (P.DEFAULT, P.HIGH)\nOTHER = PREC",  # used elsewhere too: said where it is set
+     [(8, 9, "manual", f"precision (DEFAULT, HIGH) {REACHES} (passed on line 12): Mosaic TPU rejects it there; write "
+                       "a single scalar that lowers (DEFAULT or HIGHEST for any op)", None)], {}),
+    ("precision", ", prec", "precision=prec", "",
+     [(11, 49, "manual", f"precision `prec` {REACHES} (`prec` is a parameter of `matmul`, whose callers are outside "
+                         "this module): Mosaic TPU rejects it there unless it is a single scalar that lowers (DEFAULT "
+                         "or HIGHEST for any op)", None)], {}),
+    ("prec", ", prec=(P.DEFAULT, P.HIGHEST)", "prec=prec", "",
+     [(10, 24, "manual", f"precision (DEFAULT, HIGHEST) {REACHES} (passed on line 11): Mosaic TPU rejects it there; "
+                         "write a single scalar that lowers (DEFAULT or HIGHEST for any op)", None)], {}),
+    ("precision", "", "precision=PAIRS[0]", "PAIRS = [(P.DEFAULT, P.HIGHEST)]",  # through a container: the flow
+     [(8, 11, "manual", f"precision (DEFAULT, HIGHEST) {REACHES} (passed on line 11): Mosaic TPU rejects it there; "
+                        "write a single scalar that lowers (DEFAULT or HIGHEST for any op)", None)], {}),
+], ids=["pair", "high", "highest", "none", "scalar-other-name", "strings", "constant", "constant-used-elsewhere",
+        "launchers-parameter", "launchers-default", "through-a-list"])
+def test_a_precision_bound_to_another_modules_kernel_code(tmp_path: Path, parameter: str, launcher: str, bound: str,
+                                                         constants: str, findings: list, lines: dict) -> None:
+    assert _across_modules(tmp_path, parameter, launcher, bound, constants) == (findings, lines)
+
+
+# -- code that an unresolved launch may run (`getattr(module, f"_{name}_kernel")`) --
+
+UNRESOLVED = ("import sys\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+              "from jax.experimental.pallas import tpu as pltpu\nP = lax.Precision\nC = (P.DEFAULT, P.HIGH)\n"
+              "S = P.HIGHEST\n\ndef _a_kernel(x_ref, w_ref, o_ref):\n    x, w = x_ref, w_ref\n    o_ref[...] = {op}\n\n"
+              "def run(name, x, w):\n    body = getattr(sys.modules[__name__], f'_{{name}}_kernel')\n"
+              "    return pl.pallas_call(body, out_shape=None, compiler_params=pltpu.CompilerParams())(x, w)\n\n"
+              "def a(x):\n    return run('a', x, x)\n")
+MAY_RUN = ("may run in a kernel: the launch on line 16 runs a body this analysis cannot resolve (`getattr(...)`), and "
+           "`_a_kernel` may be it; if it does, Mosaic TPU raises")
+
+
+@pytest.mark.parametrize(("op", "said"), [
+    ("jnp.dot(x[...], w[...], precision=(P.DEFAULT, P.HIGH))",
+     f'jnp.dot: precision `(P.DEFAULT, P.HIGH)` {MAY_RUN} "Per-operand dot precision unsupported" for a pair'),
+    ("jnp.dot(x[...], w[...], precision=C)",  # followed to where it is set
+     f'jnp.dot: precision `C` {MAY_RUN} "Per-operand dot precision unsupported" for a pair'),
+    ("lax.conv(x[...], w[...], (1, 1), 'SAME', precision=P.HIGH)",  # HIGH: conv's own levels
+     f'lax.conv: precision `P.HIGH` {MAY_RUN} "Per-operand conv precision unsupported" for a pair and "Unsupported conv '
+     'precision: HIGH"'),
+    ("jnp.dot(x[...], w[...], precision=P.HIGH)", None), ("jnp.dot(x[...], w[...], precision=S)", None),
+    ("jnp.dot(x[...], w[...], precision=None)", None), ("jnp.dot(x[...], w[...], precision=make())", None),
+], ids=["pair", "constant", "conv-high", "dot-high", "highest-constant", "none", "unknown"])
+def test_a_precision_an_unresolved_launch_may_run_is_noted_when_it_would_fail(op: str, said) -> None:
+    source = UNRESOLVED.format(op=op)
+    assert _run(source) == (source, [] if said is None else [(12, 18, "manual", said, None)])
