@@ -524,8 +524,17 @@ def _across_modules(root: Path, parameter: str, launcher_parameters: str, bound:
     ("precision", "", "precision=PAIRS[0]", "PAIRS = [(P.DEFAULT, P.HIGHEST)]",  # through a container: the flow
      [(8, 11, "manual", f"precision (DEFAULT, HIGHEST) {REACHES} (passed on line 11): Mosaic TPU rejects it there; "
                         "write a single scalar that lowers (DEFAULT or HIGHEST for any op)", None)], {}),
+    ("precision", "", "precision=FUNCS[0]", "def helper():\n    pass\nFUNCS = [helper]",  # the flow holds no pair
+     [(13, 49, "manual", f"precision `FUNCS[0]` {REACHES} (`FUNCS[0]` is computed): Mosaic TPU rejects it there unless "
+                         "it is a single scalar that lowers (DEFAULT or HIGHEST for any op)", None)], {}),
+    ("prec", "", "prec=(F, P.HIGHEST)", "X = 1\nF = P.HIGH if X else P.DEFAULT",  # a pair of members made two ways
+     [(12, 45, "manual", f"precision ({first}, HIGHEST) {REACHES} (passed on line 12): Mosaic TPU rejects it there; "
+                         "write a single scalar that lowers (DEFAULT or HIGHEST for any op)", None)
+      for first in ("DEFAULT", "HIGH")], {}),
+    ("prec", "", "prec=make()", "", [], {}),  # unknown, under another name: no precision known
 ], ids=["pair", "high", "highest", "none", "scalar-other-name", "strings", "constant", "constant-used-elsewhere",
-        "launchers-parameter", "launchers-default", "through-a-list"])
+        "launchers-parameter", "launchers-default", "through-a-list", "through-a-list-of-functions", "pair-made-two-ways",
+        "unknown-other-name"])
 def test_a_precision_bound_to_another_modules_kernel_code(tmp_path: Path, parameter: str, launcher: str, bound: str,
                                                          constants: str, findings: list, lines: dict) -> None:
     assert _across_modules(tmp_path, parameter, launcher, bound, constants) == (findings, lines)
@@ -557,3 +566,79 @@ MAY_RUN = ("may run in a kernel: the launch on line 16 runs a body this analysis
 def test_a_precision_an_unresolved_launch_may_run_is_noted_when_it_would_fail(op: str, said) -> None:
     source = UNRESOLVED.format(op=op)
     assert _run(source) == (source, [] if said is None else [(12, 18, "manual", said, None)])
+
+
+# -- more of the walk and of the messages --
+
+def test_a_helpers_argument_is_followed_five_names_deep_and_no_further() -> None:
+    def source(hops: int) -> str:
+        chain = "".join(f"C{i} = C{i + 1}\n" for i in range(1, hops)) + f"C{hops} = (P.DEFAULT, P.HIGH)\n"
+        return chain + _helper("a, b, p", "o[...] = mm(x[...], w[...], C1)")
+    assert _note(source(5)) == f"jnp.dot: precision `p` can be (DEFAULT, HIGH) (set on line 5){PAIR_FAILS}"
+    assert _note(source(6)) == ("jnp.dot: precision `p` is a kernel parameter whose value is not bound in this module "
+                                f"(it is followed too far){NOTE_END}")
+
+
+def test_a_lambda_helpers_default_is_fixed_where_it_is_set() -> None:
+    source = _kernel("g = lambda a, b, p=(P.DEFAULT, P.HIGH): jnp.dot(a, b, precision=p)", "o[...] = g(x[...], w[...])")
+    assert _run(source) == (source.replace("p=(P.DEFAULT, P.HIGH)", "p=P.HIGH"), [
+        (8, 24, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}", "safe")])
+
+
+@pytest.mark.parametrize("other", ["o[...] = g(x, w, mm)", "h = mm"], ids=["an-argument", "assigned"])
+def test_a_helpers_default_is_fixed_when_no_call_passes_the_parameter(other: str) -> None:
+    """`mm` also handed on (as the third argument of `g`, or assigned): that is no call passing `p`."""
+    source = _helper("a, b, p=(P.DEFAULT, P.HIGH)", "o[...] = mm(x[...], w[...])", other)
+    assert _run(source) == (source.replace("p=(P.DEFAULT, P.HIGH)", "p=P.HIGH"), [
+        (7, 16, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}", "safe")])
+
+
+def test_a_keyword_only_helper_parameter_its_callers_pass_is_theirs_to_set() -> None:
+    source = _helper("a, b, *, p=(P.DEFAULT, P.HIGH)", "o[...] = mm(x[...], w[...], p=P.HIGHEST)")
+    assert _note(source) == f"jnp.dot: precision `p` can be (DEFAULT, HIGH) (set on line 7){PAIR_FAILS}"
+
+
+def test_a_list_is_said_to_fail_from_jax_0_7_itself() -> None:
+    source = _kernel("o[...] = jnp.einsum('ij,jk', x[...], w[...], precision=[P.HIGH, P.HIGH])")
+    assert _run(source, (0, 7)) == (source.replace("[P.HIGH, P.HIGH]", "P.HIGHEST"), [
+        (8, 60, "fixed", "jnp.einsum: precision (HIGH, HIGH) -> HIGHEST (HIGH is not lowered for dot on jax 0.7 in Mosaic "
+                         "TPU kernels); needed on every backend: jax >= 0.7 rejects a list precision when tracing "
+                         "(parameters must be hashable)", "safe")])
+
+
+def test_pl_dot_is_said_to_be_gone_from_the_release_that_removed_it() -> None:
+    source = _kernel("o[...] = pl.dot(x[...], w[...], precision=(P.DEFAULT, P.HIGH))")
+    assert _run(source, (0, 11, 2)) == (source.replace("(P.DEFAULT, P.HIGH)", "P.HIGH"), [
+        (8, 47, "fixed", f"pl.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}); pl.dot itself is gone on jax 0.11.2 "
+                         "(removed in 0.11.2): JAX150 rewrites it to jnp.dot", "safe")])
+    assert _run(source, (0, 11, 1))[1][0][3] == f"pl.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}"
+
+
+MOSAIC_GPU_LAUNCH = ("\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n"
+                     "f = pl.pallas_call(kernel, out_shape=None, compiler_params=plgpu.CompilerParams())\n")
+NO_GPU_DOT = 'Mosaic GPU cannot lower dot_general in a kernel at all ("Unimplemented primitive in Pallas Mosaic GPU lowering: dot_general")'
+NO_BATCHED_DOT = "Triton cannot lower a batched dot_general (its lowering asserts there are no batch dimensions)"
+
+
+@pytest.mark.parametrize(("launch", "why"), [
+    (MOSAIC_GPU_LAUNCH, NO_GPU_DOT),
+    (MOSAIC_GPU_LAUNCH + "g = pl.pallas_call(kernel, out_shape=None, backend='triton')\n", f"{NO_GPU_DOT} and {NO_BATCHED_DOT}"),
+], ids=["mosaic-gpu", "mosaic-gpu-and-triton"])
+def test_a_batch_matmul_no_backend_of_its_kernel_lowers(launch: str, why: str) -> None:
+    source = _kernel("o[...] = lax.batch_matmul(x[...], w[...], precision=(P.DEFAULT, P.HIGH))", launch=launch)
+    assert _run(source) == (source, [(8, 14, "manual", f"lax.batch_matmul: {why}, whatever its precision: this kernel "
+                                                       "cannot lower as written (Mosaic GPU kernels multiply matrices with "
+                                                       "plgpu.wgmma or plgpu.tcgen05_mma); no precision fix written", None)])
+
+
+def test_a_list_conv_on_a_release_whose_mosaic_tpu_has_no_conv_is_fixed_and_says_so() -> None:
+    """No backend lowers the conv on 0.10.0; the list fails to trace anywhere, so it is fixed all the same.
+    The message said "so this kernel lowers for Mosaic TPU only" after saying Mosaic TPU cannot lower it."""
+    source = _kernel("o[...] = lax.conv(x[...], w[...], (1, 1), 'SAME', precision=[P.DEFAULT, P.HIGH])")
+    assert _run(source, (0, 10, 0)) == (source.replace("[P.DEFAULT, P.HIGH]", "P.HIGHEST"), [
+        (8, 65, "fixed", f"lax.conv: precision (DEFAULT, HIGH) -> HIGHEST ({PAIR}); note: on jax 0.10.0 Mosaic TPU "
+                         "cannot lower conv_general_dilated in a kernel at all (\"Unimplemented primitive in Pallas TPU "
+                         "lowering for tc: conv_general_dilated\"); needed on every backend: jax >= 0.7 rejects a list "
+                         "precision when tracing (parameters must be hashable); note: Triton cannot lower "
+                         "conv_general_dilated in a kernel at all (\"Unimplemented primitive in Pallas Triton lowering: "
+                         "conv_general_dilated\"), so no backend of this kernel lowers it", "safe")])

@@ -437,8 +437,10 @@ class PerOperandPrecision(JaxTransform):
                         "be hashable)")
         elif others - unlowered and not self._pallas_dot_removed(name):
             message += f"; forced by Mosaic TPU ({describe_backends(others - unlowered)} lowers it as written)"
-        if unlowered:
-            message += f"; note: {self._cannot_lower(name, op, unlowered)}, so this kernel lowers for Mosaic TPU only"
+        if unlowered:  # on a release whose Mosaic TPU has no rule for the op either, no backend lowers it
+            lowers = "this kernel lowers for Mosaic TPU only" if lowered_precisions(
+                "mosaic_tpu", op.kind, self.settings.jax_version) is not None else "no backend of this kernel lowers it"
+            message += f"; note: {self._cannot_lower(name, op, unlowered)}, so {lowers}"
         if self._pallas_dot_removed(name):  # one pass: JAX150's rewrite of the call keeps this edit inside it
             message += (f"; {display(name)} itself is gone on jax {version} (removed in "
                         f"{format_version(PALLAS_DOT_ROW.removed)}): {PALLAS_DOT_ROW.code} rewrites it to jnp.dot")
