@@ -246,6 +246,52 @@ def test_a_value_bound_to_another_modules_body_is_a_precision_if_it_is_a_pair_of
     assert len(said) == len(found) and all(text in line for text, line in zip(found, said)), said
 
 
+# A body in `bodies.py` hands its precision to a helper in `ops.py` that passes it on
+# (`precision=precision`): neither module writes `precision=` with a value. Each way of handing it
+# a pair; `launch.py` launches `KERNELS["mixed"]`.
+_HANDED_TO_A_HELPER = {
+    "a-pair-passed-by-position": (
+        "def body(x_ref, w_ref, o_ref):\n    o_ref[...] = ops.matmul(x_ref[...], w_ref[...], (P.DEFAULT, P.HIGHEST))\n\n\n"
+        "KERNELS = {'mixed': body}\n"),
+    "a-partial-in-a-dict": (
+        "def body(x_ref, w_ref, o_ref, *, prec):\n    o_ref[...] = ops.matmul(x_ref[...], w_ref[...], prec)\n\n\n"
+        "KERNELS = {'mixed': functools.partial(body, prec=(P.DEFAULT, P.HIGHEST))}\n"),
+    "a-partial-in-a-comprehension": (
+        "def body(x_ref, w_ref, o_ref, *, prec):\n    o_ref[...] = ops.matmul(x_ref[...], w_ref[...], prec)\n\n\n"
+        "VARIANTS = [('mixed', (P.DEFAULT, P.HIGHEST)), ('fast', P.DEFAULT)]\n"
+        "KERNELS = {name: functools.partial(body, prec=p) for name, p in VARIANTS}\n"),
+}
+
+
+def _handed_to_a_helper(root: Path, bodies: str) -> Path:
+    package = root / "hh"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "ops.py").write_text("import jax.numpy as jnp\n\n\ndef matmul(x, w, precision):\n"
+                                    "    return jnp.dot(x, w, precision=precision)\n")
+    (package / "bodies.py").write_text("import functools\n\nfrom jax.lax import Precision as P\n\nfrom . import ops\n\n\n"
+                                       + bodies)
+    (package / "launch.py").write_text(
+        "import jax\nfrom jax.experimental import pallas as pl\n\nfrom . import bodies\n\n\n"
+        "def run(x, w):\n    return pl.pallas_call(bodies.KERNELS['mixed'], "
+        "out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x, w)\n")
+    return package
+
+
+@pytest.mark.parametrize("bodies", _HANDED_TO_A_HELPER.values(), ids=_HANDED_TO_A_HELPER.keys())
+def test_a_pair_handed_to_a_helper_in_another_module_is_said_to_need_review(tmp_path: Path, bodies: str) -> None:
+    """A new user's package (a session's trial): `--check` passed and nothing was parsed, because
+    the helper only passes its parameter on and the body's module writes no `precision=`. The
+    helper's dot is kernel code whose precision its callers set: [manual], and `--check` fails."""
+    _handed_to_a_helper(tmp_path, bodies)
+    results = {Path(r.path).name: r for r in _run(tmp_path)}
+    [finding] = results["ops.py"].findings
+    assert (finding.code, finding.kind.value, finding.line) == ("JAX001", "manual", 5)
+    assert "`precision` is a parameter of `matmul`, whose callers are outside this module" in finding.message
+    checked = _cli(tmp_path, "--check", "hh")
+    assert checked.returncode == 1 and "hh/ops.py:5:" in checked.stdout + checked.stderr
+
+
 # -- JAX lowers the rewritten package --
 
 jax = pytest.importorskip("jax")
@@ -383,3 +429,22 @@ def test_a_name_more_than_sixteen_modules_use_is_taken_for_a_library_api(tmp_pat
     shared = [f for f in result.findings if "runs in kernels and in plain XLA code" in f.message]
     assert bool(shared) is followed, result.findings
     assert result.new_source is None
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("bodies", _HANDED_TO_A_HELPER.values(), ids=_HANDED_TO_A_HELPER.keys())
+def test_a_pair_handed_to_a_helper_in_another_module_does_not_lower(tmp_path: Path, bodies: str) -> None:
+    """The [manual] finding above is no false alarm: each spelling fails on Mosaic TPU as the seed does."""
+    from tests import jax_support
+
+    _handed_to_a_helper(tmp_path, bodies)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        launch = importlib.import_module("hh.launch")
+        operands = [jax.ShapeDtypeStruct((8, 128), "float32"), jax.ShapeDtypeStruct((128, 128), "float32")]
+        error = jax_support.lowering_error(jax.jit(launch.run), operands, "tpu")
+    finally:
+        sys.path.remove(str(tmp_path))
+        for module in [m for m in sys.modules if m == "hh" or m.startswith("hh.")]:
+            del sys.modules[module]
+    assert error is not None and "Per-operand dot precision unsupported" in error, error

@@ -465,17 +465,8 @@ class ProjectIndex:
                 name = statement.targets[0].id
             else:
                 continue
-            calls, parameters = [], set()
-            for node in (node for part in _launchable_parts(statement) for node in ast.walk(part)):  # the calls, the parameters they pass on
-                if node.__class__ is ast.Call:
-                    calls.append(node)
-                elif node.__class__ is ast.arguments:
-                    parameters.update(_passed_on(node))
-            # A body (it takes refs) whose hint its parameters carry is needy too: launched from
-            # another module, the values come from there (a partial's keywords, the launch's
-            # arguments), and only with the launch known can its own module's rules ask.
-            fed = set() if isinstance(statement, FUNCTION_DEFS) and takes_refs(statement) else parameters
-            if any(_may_fail_in_a_kernel(call, fed) for call in calls):
+            calls = [node for part in _launchable_parts(statement) for node in ast.walk(part) if node.__class__ is ast.Call]
+            if any(_may_fail_in_a_kernel(call) for call in calls):
                 names.append(name)
         module.needy = names + _reaching(tree, raw, starts, set(names)) if names else names
         return module.needy
@@ -1092,7 +1083,7 @@ _OP_NAMES = {*_POSITIONAL_PRECISION, "matmul", "einsum", "inner", "tensordot", "
 # precision spelled anywhere in a file that calls an op taking it positionally. Unpacked arguments
 # count first or later in the call, and in a partial of the op (`partial(jnp.dot, **options)`).
 _OPS = b"|".join(sorted(name.encode() for name in _OP_NAMES))
-_HINT = re.compile(rb"(?:precision|accuracy)\s*=\s*(?!None\b|precision\b|accuracy\b)")
+_HINT = re.compile(rb"(?:precision|accuracy)\s*=\s*(?!None\b)")
 _UNPACKED = re.compile(rb"(?:\b(?:" + _OPS + rb")\s*\(|\bpartial\s*\(\s*[\w.]*\b(?:" + _OPS
                        + rb")\s*,)(?:(?:[^()]|\([^()]*\))*[(,])?\s*\*")
 _UNPACKING = re.compile(rb"[(,]\s*\*")  # how every match of _UNPACKED ends: a cheap test first
@@ -1135,16 +1126,6 @@ def _hint_offsets(raw: bytes) -> list[int]:
     for pattern, guard in _GUARDS.items():
         starts += [match.start() for match in pattern.finditer(raw)] if guard(raw) else []
     return sorted(starts)
-
-
-def _passed_on(arguments: ast.arguments) -> list[str]:
-    """The parameters whose value only a caller writes: those without a default, or with None. A
-    written default (`precision=PAIR`) is this code's own value when a kernel calls it bare."""
-    positional = [*arguments.posonlyargs, *arguments.args]
-    defaults = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
-    named = [*zip(positional, defaults), *zip(arguments.kwonlyargs, arguments.kw_defaults),
-             (arguments.vararg, None), (arguments.kwarg, None)]
-    return [arg.arg for arg, default in named if arg is not None and (default is None or _is_none(default))]
 
 
 def _reaching(tree: Optional[ast.Module], raw: bytes, starts: list[int], needy: set[str]) -> list[str]:
@@ -1209,17 +1190,14 @@ def _askable(statement: ast.stmt) -> bool:
     return any(a_function(value) for value in returned_values(statement))
 
 
-def _may_fail_in_a_kernel(call: ast.Call, parameters: set[str]) -> bool:
-    """A call whose precision or hint is written in this code. What is computed from the function's
-    own parameters (`precision=precision`, `canonicalize(precision)`, `**kwargs`: library wrappers
-    such as jax's own `lax.dot`) is fixed, if ever, where a value is written, and that code asks the
-    question itself."""
-    def written(value: ast.AST) -> bool:  # not None, and not computed from the function's parameters
-        return not _is_none(value) and not any(isinstance(node, ast.Name) and node.id in parameters
-                                               for node in ast.walk(value))
-
+def _may_fail_in_a_kernel(call: ast.Call) -> bool:
+    """A call with a precision or hint that is not None, written here or passed on from the
+    function's parameters (`precision=precision`, `**kwargs`): a helper that passes on its caller's
+    value is as needy as code that writes one. Its callers may be in another module and hand it a
+    pair without a word of precision in their own code (`ops.matmul(x, w, PAIR)`, or a body's
+    `prec` that a partial binds): only this code names the op, so only here can a finding say so."""
     named = _terminal_name(call.func)
-    if named == "lstm" or any(k.arg in _HINT_KEYWORDS and written(k.value) for k in call.keywords):
+    if named == "lstm" or any(k.arg in _HINT_KEYWORDS and not _is_none(k.value) for k in call.keywords):
         return True
     arguments = len(call.args) - (1 if named == "partial" else 0)
     if named == "partial" and call.args:
@@ -1227,10 +1205,10 @@ def _may_fail_in_a_kernel(call: ast.Call, parameters: set[str]) -> bool:
     if named not in _OP_NAMES:
         return False
     # `**kwargs` may carry either argument; `*args` only a precision where an op takes it positionally.
-    unpacked = any(k.arg is None and written(k.value) for k in call.keywords) \
-        or named in _POSITIONAL_PRECISION and any(isinstance(a, ast.Starred) and written(a.value) for a in call.args)
+    unpacked = any(k.arg is None and not _is_none(k.value) for k in call.keywords) \
+        or named in _POSITIONAL_PRECISION and any(isinstance(a, ast.Starred) and not _is_none(a.value) for a in call.args)
     positional = arguments >= _POSITIONAL_PRECISION.get(named, arguments + 1) \
-        and written(call.args[_POSITIONAL_PRECISION[named] - 1 + (len(call.args) - arguments)])
+        and not _is_none(call.args[_POSITIONAL_PRECISION[named] - 1 + (len(call.args) - arguments)])
     return unpacked or positional
 
 
