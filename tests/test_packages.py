@@ -448,3 +448,51 @@ def test_a_pair_handed_to_a_helper_in_another_module_does_not_lower(tmp_path: Pa
         for module in [m for m in sys.modules if m == "hh" or m.startswith("hh.")]:
             del sys.modules[module]
     assert error is not None and "Per-operand dot precision unsupported" in error, error
+
+
+def _accuracy_handed_to_a_helper(root: Path) -> None:
+    """A Mosaic GPU kernel hands an accuracy hint to a helper of another module that passes it on
+    (`accuracy=accuracy`, default None): that helper's rsqrt is kernel code."""
+    package = root / "gh"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "norms.py").write_text("import jax.numpy as jnp\nfrom jax import lax\n\n\ndef inv_rms(x, accuracy=None):\n"
+                                      "    return lax.rsqrt(jnp.mean(x * x) + 1e-6, accuracy=accuracy)\n")
+    (package / "launch.py").write_text(
+        "import jax\nfrom jax import lax\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n"
+        "from .norms import inv_rms\n\n\ndef run(x):\n"
+        "    @plgpu.kernel(out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))\n    def kernel(x_ref, o_ref):\n"
+        "        o_ref[...] = x_ref[...] * inv_rms(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST)\n\n"
+        "    return kernel(x)\n")
+
+
+@pytest.mark.jax
+def test_an_accuracy_handed_to_a_helper_in_another_module_is_dropped_and_the_kernel_lowers(tmp_path: Path) -> None:
+    """Silent before (`--check` passed; Mosaic GPU raises "Not implemented: accuracy"): the helper's
+    hint is dropped, and the rewritten package lowers for Mosaic GPU where the original does not."""
+    from tests import jax_support
+
+    if jax_support.JAX_VERSION < (0, 10):
+        pytest.skip("accuracy= on lax.rsqrt: jax 0.10 and later")
+    original, rewritten = tmp_path / "original", tmp_path / "rewritten"
+    for root in (original, rewritten):
+        root.mkdir()
+        _accuracy_handed_to_a_helper(root)
+    results = run([rewritten], select(), Settings(jax_support.JAX_VERSION), jobs=1)
+    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == \
+        [("norms.py", "JAX002", "dropped")]
+    for result in results:
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    operand = [jax.ShapeDtypeStruct((16, 256), "float32")]
+    errors = {}
+    for root in (original, rewritten):
+        sys.path.insert(0, str(root))
+        try:
+            errors[root] = jax_support.lowering_error(jax.jit(importlib.import_module("gh.launch").run), operand, "cuda")
+        finally:
+            sys.path.remove(str(root))
+            for module in [m for m in sys.modules if m == "gh" or m.startswith("gh.")]:
+                del sys.modules[module]
+    assert errors[original] is not None and "accuracy" in errors[original], errors[original]
+    assert errors[rewritten] is None
