@@ -98,7 +98,7 @@ class Config:
         (the command line's `--exclude`), as one matcher. Every entry point builds it here."""
         return self.matcher([*self.exclude, *self.extend_exclude, *extra])
 
-    def ignored_rules(self, path: Path) -> frozenset[str]:
+    def ignored_rules(self, path: "Path | str") -> frozenset[str]:
         """The rule codes `per-file-ignores` switches off for `path` (asked of every file)."""
         return frozenset(code for matches, codes in self._per_file_matchers if matches(path) for code in codes)
 

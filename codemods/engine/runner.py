@@ -45,7 +45,7 @@ Accept = Callable[[Finding], bool]
 def run(
     paths: "Iterable[Path | str]", transforms: Sequence[Rule], settings: Settings, jobs: int,
     cache: Optional[ResultCache] = None,
-    rules_to_skip: Callable[[Path], frozenset[str]] = lambda path: frozenset(),
+    rules_to_skip: Callable[["Path | str"], frozenset[str]] = lambda path: frozenset(),
     progress: Optional[Callable[[int, int], None]] = None,
     project: Optional[Sequence[Path]] = None,
     review: Optional[Callable[[FileResult], Optional[Accept]]] = None,
@@ -185,7 +185,7 @@ _Analysed = tuple[int, Path, list[Rule], ModuleFacts]
 
 
 def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, cache: Optional[ResultCache],
-             rules_to_skip: Callable[[Path], frozenset[str]], project: Optional[Sequence[Path]], seen: _Files,
+             rules_to_skip: Callable[["Path | str"], frozenset[str]], project: Optional[Sequence[Path]], seen: _Files,
              jobs: int) -> tuple[list[FileResult], list[_Analysed], list[_Analysed], Optional[ProjectIndex]]:
     """Each file's project facts and the rules its bytes pass (remembered for a file that has not
     changed, else read): its result so far (an error, a cached result, or empty), the files left
