@@ -284,7 +284,7 @@ def resolve(path: str, root: Path) -> Optional[Path]:
     if direct.is_file():
         return direct
     parts = Path(path.replace("\\", "/")).parts
-    for start in range(1, len(parts)):
+    for start in range(len(parts)):  # a relative path (`src/k.py`, run from the root) is itself a suffix
         candidate = root.joinpath(*parts[start:])
         if candidate.is_file():
             return candidate

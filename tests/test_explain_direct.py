@@ -204,6 +204,19 @@ def test_resolve_takes_the_path_else_its_longest_existing_suffix(tmp_path: Path)
     assert resolve("/ci/build/other/j.py", tmp_path) is None
     assert resolve("src", tmp_path) is None  # a folder is no file
     assert resolve("/ci/src", tmp_path) is None
+    (tmp_path / "ci").mkdir()
+    (tmp_path / "ci" / "k.py").write_text("")
+    assert resolve("/ci/k.py", tmp_path) == tmp_path / "ci" / "k.py"  # all but the root folder
+
+
+def test_resolve_takes_a_relative_path_under_the_root_whole(tmp_path: Path, monkeypatch) -> None:
+    """Python prints `src/pkg/k.py` for a program run as `python src/pkg/k.py` from the project root;
+    explain run from elsewhere (`--root`) took the shorter suffixes `pkg/k.py`, then `k.py`: another file."""
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "k.py").write_text("")
+    (tmp_path / "k.py").write_text("")
+    monkeypatch.chdir(tmp_path / "src")
+    assert resolve("src/pkg/k.py", tmp_path) == tmp_path / "src" / "pkg" / "k.py"
 
 
 def _holds(lines: set):
@@ -594,3 +607,48 @@ def test_run_places_and_fixes_a_cells_error_in_the_notebook(tmp_path: Path) -> N
     assert (outcome, out) == (Outcome.FIXED, "")
     cells = json.loads(path.read_text())["cells"]
     assert [cell["source"] for cell in cells] == ["import jax", "y = jax.tree.map(f, x)\nz = jax.tree_map(g, x)"]
+
+
+# -- mutation testing, 2026-12-04: cases the first run left open --
+
+def test_a_frame_on_the_last_line_and_a_warning_whose_code_is_the_last_line() -> None:
+    assert parse_log('Traceback (most recent call last):\n  File "/a/k.py", line 3, in f') == []
+    assert parse_log("/a/k.py:12: DeprecationWarning: jax.tree_map is deprecated\n  y = jax.tree_map(f, x)") == [
+        JaxError("JAX101", "jax.tree_map is deprecated", [Frame("/a/k.py", 12, "<module>", "y = jax.tree_map(f, x)")])]
+
+
+def test_a_coloured_traceback_is_read_without_its_colours() -> None:
+    log = ('\x1b[0;31mTraceback (most recent call last):\x1b[0m\n  File \x1b[0;32m"/a/k.py"\x1b[0m, line 3, in f\n'
+           '    y = jnp.dot(x, w, precision=p)\n\x1b[0;31mNotImplementedError\x1b[0m: Per-operand dot precision unsupported\n')
+    assert parse_log(log) == [JaxError("JAX001", "Per-operand dot precision unsupported",
+                                       [Frame("/a/k.py", 3, "f", "y = jnp.dot(x, w, precision=p)")])]
+
+
+def test_span_of_a_precision_call_is_its_lines() -> None:
+    """JAX001 has no `locate`: its `matches` picks the calls on the line (a call over two lines whole)."""
+    module = ModuleIndex.parse("import jax.numpy as jnp\nfrom jax import lax\nP = lax.Precision\n\n\ndef f(x, w):\n"
+                               "    y = jnp.dot(x, w,\n                precision=(P.DEFAULT, P.HIGH))\n"
+                               "    return jnp.dot(y, w) + jnp.add(x, w)\n")
+    rule = RULES["JAX001"]
+    assert explain._span(rule, module, TARGET, 7) == (7, 8)
+    assert explain._span(rule, module, TARGET, 8) == (7, 8)
+    assert explain._span(rule, module, TARGET, 9) is None  # no precision, no contraction that may take one
+    assert explain._span(rule, module, TARGET, 3) is None
+
+
+def test_module_file_looks_no_higher_than_the_root(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / "a").mkdir(parents=True)
+    (tmp_path / "outside.py").write_text("")
+    (root / "top.py").write_text("")
+    assert explain._module_file("outside.f", root / "a" / "k.py", root) is None
+    assert explain._module_file("top.f", root / "a" / "k.py", root) == (root / "top.py", "f")
+
+
+def test_imported_values_finds_a_module_under_the_root_not_beside_the_file(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "shared_math.py").write_text("import functools\nimport jax.numpy as jnp\n\n"
+                                             "project = functools.partial(jnp.dot, precision='highest')\n")
+    path = tmp_path / "pkg" / "k.py"
+    module = ModuleIndex.parse("from shared_math import project\n\ny = project(x, w)\n")
+    assert list(explain._imported_values(module, 3, path, tmp_path)) == [(tmp_path / "shared_math.py", 4)]
