@@ -263,12 +263,19 @@ _HANDED_TO_A_HELPER = {
 }
 
 
-def _handed_to_a_helper(root: Path, bodies: str) -> Path:
+# The helper passes it on by keyword, or by position (then its module says no word of precision).
+_HELPERS = {
+    "by-keyword": "import jax.numpy as jnp\n\n\ndef matmul(x, w, precision):\n    return jnp.dot(x, w, precision=precision)\n",
+    "by-position": "from jax import lax\n\n\ndef matmul(x, w, p):\n"
+                   "    return lax.dot_general(x, w, (((1,), (0,)), ((), ())), p)\n",
+}
+
+
+def _handed_to_a_helper(root: Path, bodies: str, helper: str) -> Path:
     package = root / "hh"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "ops.py").write_text("import jax.numpy as jnp\n\n\ndef matmul(x, w, precision):\n"
-                                    "    return jnp.dot(x, w, precision=precision)\n")
+    (package / "ops.py").write_text(helper)
     (package / "bodies.py").write_text("import functools\n\nfrom jax.lax import Precision as P\n\nfrom . import ops\n\n\n"
                                        + bodies)
     (package / "launch.py").write_text(
@@ -278,16 +285,18 @@ def _handed_to_a_helper(root: Path, bodies: str) -> Path:
     return package
 
 
+@pytest.mark.parametrize("helper", _HELPERS.values(), ids=_HELPERS.keys())
 @pytest.mark.parametrize("bodies", _HANDED_TO_A_HELPER.values(), ids=_HANDED_TO_A_HELPER.keys())
-def test_a_pair_handed_to_a_helper_in_another_module_is_said_to_need_review(tmp_path: Path, bodies: str) -> None:
+def test_a_pair_handed_to_a_helper_in_another_module_is_said_to_need_review(tmp_path: Path, bodies: str,
+                                                                            helper: str) -> None:
     """A new user's package (a session's trial): `--check` passed and nothing was parsed, because
     the helper only passes its parameter on and the body's module writes no `precision=`. The
     helper's dot is kernel code whose precision its callers set: [manual], and `--check` fails."""
-    _handed_to_a_helper(tmp_path, bodies)
+    _handed_to_a_helper(tmp_path, bodies, helper)
     results = {Path(r.path).name: r for r in _run(tmp_path)}
     [finding] = results["ops.py"].findings
     assert (finding.code, finding.kind.value, finding.line) == ("JAX001", "manual", 5)
-    assert "`precision` is a parameter of `matmul`, whose callers are outside this module" in finding.message
+    assert "is a parameter of `matmul`, whose callers are outside this module" in finding.message
     checked = _cli(tmp_path, "--check", "hh")
     assert checked.returncode == 1 and "hh/ops.py:5:" in checked.stdout + checked.stderr
 
@@ -432,12 +441,13 @@ def test_a_name_more_than_sixteen_modules_use_is_taken_for_a_library_api(tmp_pat
 
 
 @pytest.mark.jax
+@pytest.mark.parametrize("helper", _HELPERS.values(), ids=_HELPERS.keys())
 @pytest.mark.parametrize("bodies", _HANDED_TO_A_HELPER.values(), ids=_HANDED_TO_A_HELPER.keys())
-def test_a_pair_handed_to_a_helper_in_another_module_does_not_lower(tmp_path: Path, bodies: str) -> None:
+def test_a_pair_handed_to_a_helper_in_another_module_does_not_lower(tmp_path: Path, bodies: str, helper: str) -> None:
     """The [manual] finding above is no false alarm: each spelling fails on Mosaic TPU as the seed does."""
     from tests import jax_support
 
-    _handed_to_a_helper(tmp_path, bodies)
+    _handed_to_a_helper(tmp_path, bodies, helper)
     sys.path.insert(0, str(tmp_path))
     try:
         launch = importlib.import_module("hh.launch")

@@ -782,7 +782,7 @@ def test_which_calls_may_fail_in_a_kernel(source: str, fails: bool) -> None:
     (b"jnp.dot(a, b, precision=HIGHEST)", True),
     (b"f(a, precision=None)", False),
     (b"f(precision=precision)", True),  # a helper passing on its caller's value: see _may_fail_in_a_kernel
-    (b"jnp.dot(a, b, precision=precision)", True),  # a call of an op that takes it positionally, and the word
+    (b"jnp.dot(a, b, precision=precision)", True),
     (b"f(accuracy=accuracy)", True),
     (b"lax.exp(x, accuracy=tol)", True),
     (b"nn.lstm(x)", True),
@@ -791,13 +791,14 @@ def test_which_calls_may_fail_in_a_kernel(source: str, fails: bool) -> None:
     (b"functools.partial(jnp.dot, **opts)", True),
     (b"jnp.matmul(a, b)", False),
     (b"lax.dot_general(a, b, dims, lax.Precision.HIGHEST)", True),
-    (b"lax.dot_general(a, b, dims)", False),
+    (b"lax.dot_general(a, b, dims)", True),  # an op taking it positionally: the parse counts its arguments
     (b"HIGHEST = 1", False),
     # Each substring the patterns are guarded by, alone:
     (b"f(accuracy=tol)", True),
     (b"lax.conv(x, w, s, pad, Precision.HIGH)", True),
     (b"lax.batch_matmul(a, b, 'highest')", True),
-    (b"lax.batch_matmul(a, b)", False),
+    (b"lax.batch_matmul(a, b)", True),
+    (b"lax.dot_general(x, w, dims, p)", True),  # a helper passing its caller's precision on by position
     (b"jnp.dot(a, b, c, d, e, 'bfloat16')", True),
     (b"jnp.dot(a, b, c, d, e, jnp.float32)", True),
     (b"jnp.exp(\n  *xs)", True),

@@ -1080,15 +1080,15 @@ _POSITIONAL_PRECISION = {"dot_general": 4, "batch_matmul": 3, "conv_general_dila
 _OP_NAMES = {*_POSITIONAL_PRECISION, "matmul", "einsum", "inner", "tensordot", "vdot", "lstm", "rsqrt", "sqrt",
              "cbrt", "tanh", "logistic", "exp", "exp2", "expm1", "log", "log2", "log1p", "sin", "cos", "tan"}
 # The same on bytes, before a module is parsed: a hint keyword, an LSTM, unpacked arguments, or a
-# precision spelled anywhere in a file that calls an op taking it positionally. Unpacked arguments
-# count first or later in the call, and in a partial of the op (`partial(jnp.dot, **options)`).
+# call of an op that takes a precision positionally (its argument may be a parameter a helper passes
+# on: `lax.dot_general(x, w, dims, p)` says no word of precision). Unpacked arguments count first or
+# later in the call, and in a partial of the op (`partial(jnp.dot, **options)`).
 _OPS = b"|".join(sorted(name.encode() for name in _OP_NAMES))
 _HINT = re.compile(rb"(?:precision|accuracy)\s*=\s*(?!None\b)")
 _UNPACKED = re.compile(rb"(?:\b(?:" + _OPS + rb")\s*\(|\bpartial\s*\(\s*[\w.]*\b(?:" + _OPS
                        + rb")\s*,)(?:(?:[^()]|\([^()]*\))*[(,])?\s*\*")
 _UNPACKING = re.compile(rb"[(,]\s*\*")  # how every match of _UNPACKED ends: a cheap test first
 _POSITIONAL_OP = re.compile(rb"(?:dot_general|conv\w*|batch_matmul|\bdot)\s*\(")
-_PRECISION_WORDS = (b"recision", b"highest", b"HIGHEST", b"tensorfloat32", b"bfloat16", b"float32")
 
 
 # Each pattern is searched only where a substring every match of it holds is present (`in` runs
@@ -1115,7 +1115,7 @@ def _search(pattern: re.Pattern, code: bytes) -> bool:
 
 def _may_fail_bytes(code: bytes) -> bool:
     return b"lstm" in code or _search(_HINT, code) or _search(_UNPACKED, code) \
-        or any(word in code for word in _PRECISION_WORDS) and _search(_POSITIONAL_OP, code)
+        or _search(_POSITIONAL_OP, code)
 
 
 def _hint_offsets(raw: bytes) -> list[int]:
