@@ -532,9 +532,13 @@ def _across_modules(root: Path, parameter: str, launcher_parameters: str, bound:
                          "write a single scalar that lowers (DEFAULT or HIGHEST for any op)", None)
       for first in ("DEFAULT", "HIGH")], {}),
     ("prec", "", "prec=make()", "", [], {}),  # unknown, under another name: no precision known
+    ("precision", ", prec=P.HIGHEST", "precision=prec", "", [], {}),  # the launcher's default lowers
+    ("precision", "", "precision=PAIRS[0]", "PAIRS = [(P.HIGHEST, P.HIGHEST)]",  # an equal pair that lowers: unknown
+     [(11, 49, "manual", f"precision `PAIRS[0]` {REACHES} (`PAIRS[0]` is computed): Mosaic TPU rejects it there unless "
+                         "it is a single scalar that lowers (DEFAULT or HIGHEST for any op)", None)], {}),
 ], ids=["pair", "high", "highest", "none", "scalar-other-name", "strings", "constant", "constant-used-elsewhere",
         "launchers-parameter", "launchers-default", "through-a-list", "through-a-list-of-functions", "pair-made-two-ways",
-        "unknown-other-name"])
+        "unknown-other-name", "launchers-default-lowers", "through-a-list-an-equal-pair"])
 def test_a_precision_bound_to_another_modules_kernel_code(tmp_path: Path, parameter: str, launcher: str, bound: str,
                                                          constants: str, findings: list, lines: dict) -> None:
     assert _across_modules(tmp_path, parameter, launcher, bound, constants) == (findings, lines)
@@ -642,3 +646,66 @@ def test_a_list_conv_on_a_release_whose_mosaic_tpu_has_no_conv_is_fixed_and_says
                          "precision when tracing (parameters must be hashable); note: Triton cannot lower "
                          "conv_general_dilated in a kernel at all (\"Unimplemented primitive in Pallas Triton lowering: "
                          "conv_general_dilated\"), so no backend of this kernel lowers it", "safe")])
+
+
+# -- the survivors of the run: a constant several ops share, notes on two lines, calls before and beside --
+
+def test_a_helpers_arguments_on_two_lines_are_both_named() -> None:
+    source = _helper("a, b, p", "o[...] = mm(x[...], w[...], (P.DEFAULT, P.HIGH))",
+                     "o[...] = mm(x[...], w[...], (P.HIGH, P.DEFAULT))")
+    assert _note(source) == f"jnp.dot: precision `p` can be (DEFAULT, HIGH) or (HIGH, DEFAULT) (set on lines 11, 12){PAIR_FAILS}"
+
+
+@pytest.mark.parametrize(("ops", "level", "message"), [
+    (("lax.conv(x[...], w[...], (1, 1), 'SAME', precision=C)", "jnp.dot(x[...], w[...], precision=C)"), "HIGHEST",
+     f"lax.conv: precision (DEFAULT, HIGH) -> HIGHEST ({PAIR}){NO_TRITON_CONV}"),
+    (("jnp.dot(x[...], w[...], precision=C)", "lax.conv(x[...], w[...], (1, 1), 'SAME', precision=C)"), "HIGHEST",
+     f"lax.conv: precision (DEFAULT, HIGH) -> HIGHEST ({PAIR}){NO_TRITON_CONV}"),
+    (("jnp.dot(x[...], w[...], precision=C)", "jnp.matmul(x[...], w[...], precision=C)"), "HIGH",
+     f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}"),  # the same level: the first use's words
+], ids=["conv-then-dot", "dot-then-conv", "two-dots"])
+def test_a_constant_two_ops_use_takes_the_level_both_accept(ops: tuple, level: str, message: str) -> None:
+    source = "C = (P.DEFAULT, P.HIGH)\n" + _kernel(*(f"o[...] = {op}" for op in ops))
+    assert _run(source) == (source.replace("C = (P.DEFAULT, P.HIGH)", f"C = P.{level}"), [(1, 5, "fixed", message, "safe")])
+
+
+def test_a_call_that_is_no_contraction_before_one_is_passed_over() -> None:
+    source = _kernel("y = jnp.add(x, w)", "o[...] = jnp.dot(x[...], w[...], precision=(P.DEFAULT, P.HIGH))")
+    assert _run(source) == (source.replace("(P.DEFAULT, P.HIGH)", "P.HIGH"), [
+        (9, 48, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}", "safe")])
+
+
+def test_a_pair_in_plain_code_before_a_kernel_is_left_and_the_kernels_fixed() -> None:
+    source = HEAD.replace("def kernel(x, w, o):", "def f(x, w):\n    return jnp.dot(x, w, precision=(P.DEFAULT, P.HIGH))\n\n"
+                                                    "def kernel(x, w, o):") + \
+        "    o[...] = jnp.dot(x[...], w[...], precision=(P.DEFAULT, P.HIGH))\n" + TPU
+    after, findings = _run(source)
+    assert after == source.replace("o[...] = jnp.dot(x[...], w[...], precision=(P.DEFAULT, P.HIGH))",
+                                   "o[...] = jnp.dot(x[...], w[...], precision=P.HIGH)")
+    assert findings == [(11, 48, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}", "safe")]
+
+
+def test_a_constant_a_mosaic_gpu_kernel_shares_with_a_tpu_kernel_is_still_fixed() -> None:
+    """The Mosaic GPU kernel's op cannot lower at all (its note), but its use of the constant is a kernel's."""
+    source = "C = (P.DEFAULT, P.HIGH)\n" + HEAD.replace(
+        "def kernel(x, w, o):", "def gpu_kernel(x, w, o):\n    o[...] = jnp.dot(x[...], w[...], precision=C)\n\n"
+                                "def kernel(x, w, o):") + "    o[...] = jnp.dot(x[...], w[...], precision=C)\n" + TPU + \
+        "from jax.experimental.pallas import mosaic_gpu as plgpu\n" \
+        "g = pl.pallas_call(gpu_kernel, out_shape=None, compiler_params=plgpu.CompilerParams())\n"
+    after, findings = _run(source)
+    assert after == source.replace("C = (P.DEFAULT, P.HIGH)", "C = P.HIGH")
+    assert [f[:3] for f in findings] == [(1, 5, "fixed"), (9, 14, "manual")]
+
+
+def test_a_helpers_parameter_its_callers_set_to_a_computed_value_is_said_so() -> None:
+    source = _helper("a, b, p=P.HIGHEST", "o[...] = mm(x[...], w[...], make())")
+    assert _note(source) == f"jnp.dot: precision `p` is a parameter its callers set (`make()` is computed){NOTE_END}"
+
+
+def test_a_conv_pair_no_backend_lowers_is_a_note_and_no_fix() -> None:
+    source = _kernel("o[...] = lax.conv(x[...], w[...], (1, 1), 'SAME', precision=(P.DEFAULT, P.HIGH))")
+    assert _run(source, (0, 10, 0)) == (source, [
+        (8, 14, "manual", 'lax.conv: Mosaic TPU and Triton cannot lower conv_general_dilated in a kernel at all '
+                          '("Unimplemented primitive in Pallas TPU lowering for tc: conv_general_dilated"; "Unimplemented '
+                          'primitive in Pallas Triton lowering: conv_general_dilated"), whatever its precision: this kernel '
+                          'cannot lower as written; no precision fix written', None)])
