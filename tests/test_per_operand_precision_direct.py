@@ -669,8 +669,9 @@ def test_a_constant_two_ops_use_takes_the_level_both_accept(ops: tuple, level: s
     assert _run(source) == (source.replace("C = (P.DEFAULT, P.HIGH)", f"C = P.{level}"), [(1, 5, "fixed", message, "safe")])
 
 
-def test_a_call_that_is_no_contraction_before_one_is_passed_over() -> None:
-    source = _kernel("y = jnp.add(x, w)", "o[...] = jnp.dot(x[...], w[...], precision=(P.DEFAULT, P.HIGH))")
+@pytest.mark.parametrize("before", ["y = jnp.add(x, w)", "y = jnp.dot(x[...], w[...])"], ids=["no-op", "no-precision"])
+def test_a_call_passed_over_before_a_contraction_does_not_stop_the_scan(before: str) -> None:
+    source = _kernel(before, "o[...] = jnp.dot(x[...], w[...], precision=(P.DEFAULT, P.HIGH))")
     assert _run(source) == (source.replace("(P.DEFAULT, P.HIGH)", "P.HIGH"), [
         (9, 48, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}", "safe")])
 
