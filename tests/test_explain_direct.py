@@ -652,3 +652,26 @@ def test_imported_values_finds_a_module_under_the_root_not_beside_the_file(tmp_p
     path = tmp_path / "pkg" / "k.py"
     module = ModuleIndex.parse("from shared_math import project\n\ny = project(x, w)\n")
     assert list(explain._imported_values(module, 3, path, tmp_path)) == [(tmp_path / "shared_math.py", 4)]
+
+
+def test_run_says_when_the_rule_finds_nothing_at_the_call_it_placed(tmp_path: Path) -> None:
+    (tmp_path / "k.py").write_text("import jax.numpy as jnp\nfrom jax import lax\n"
+                                   "y = jnp.dot(x, w, precision=lax.Precision.HIGHEST)\n")
+    log = _log(tmp_path / "k.py", 3, "y = jnp.dot(x, w, precision=lax.Precision.HIGHEST)",
+               "NotImplementedError: Unsupported dot precision: HIGHEST")
+    where = f"{tmp_path / 'k.py'}:3: JAX001: "
+    assert _run(log, tmp_path) == (Outcome.UNRESOLVED, (
+        f"{where}the traceback's `Unsupported dot precision: HIGHEST` comes from this call\n"
+        f"{where}per-operand-precision finds nothing to change at this call, so the error stays; please report this "
+        "traceback and file\n"), "")
+
+
+def test_run_names_each_unplaced_error_and_every_reason(tmp_path: Path) -> None:
+    log = _log("/gone/a.py") + _log("/gone/b.py", error="ImportError: cannot import name 'pjit' from 'jax.experimental'")
+    assert _run(log, tmp_path)[1] == (
+        "explain: cannot place `module 'jax' has no attribute 'tree_map'`: /gone/a.py:3 (<module>): the file is not "
+        "here\nexplain: cannot place `cannot import name 'pjit' from 'jax.experimental'`: /gone/b.py:3 (<module>): the "
+        "file is not here\n")
+    log = f'Traceback (most recent call last):\n  File "/gone/a.py", line 3, in f\n  File "/gone/b.py", line 4, in g\n{GONE}\n'
+    assert _run(log, tmp_path)[1] == ("explain: cannot place `module 'jax' has no attribute 'tree_map'`: /gone/b.py:4 (g): "
+                                      "the file is not here; /gone/a.py:3 (f): the file is not here\n")
