@@ -408,6 +408,8 @@ def test_run_writes_nothing_outside_the_root(tmp_path: Path) -> None:
     assert err.splitlines()[-1] == (f"{tmp_path / 'm.py'}: not written: it is outside the project root "
                                     f"{(tmp_path / 'root').resolve()} (--root); the fix is the diff above")
     assert (tmp_path / "m.py").read_text() == SOURCE
+    dry = _run(_log(tmp_path / "m.py"), tmp_path / "root")  # a dry run writes nothing anyway: no refusal said
+    assert dry[0] is Outcome.PENDING and dry[2] == out and "not written" not in dry[1]
 
 
 def test_run_with_no_error_it_knows_says_so() -> None:
