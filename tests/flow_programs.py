@@ -40,13 +40,15 @@ PAIR_STRINGS = "('bfloat16', 'float32')"
 OPS = {
     "dot": ("jnp.dot({a}, {b}, precision={p})", "precision"),
     "dot_general": ("lax.dot_general({a}, {b}, (((1,), (0,)), ((), ())), precision={p})", "precision"),
+    # its precision by position: code that passes a parameter on this way says no word of precision
+    "dot_general_positional": ("lax.dot_general({a}, {b}, (((1,), (0,)), ((), ())), {p})", "precision"),
     "conv": ("lax.conv_general_dilated({a}[None], {b}[None], (1,), 'SAME', "
              "dimension_numbers=('NWC', 'WIO', 'NWC'), precision={p})[0]", "precision"),
     "rsqrt": ("lax.rsqrt({a} * {a} + 1.0, accuracy={p})", "accuracy"),
     "exp": ("lax.exp({a}, accuracy={p})", "accuracy"),
     "tanh": ("lax.tanh({a}, accuracy={p})", "accuracy"),
 }
-PRECISION_OPS = ("dot", "dot_general", "conv")
+PRECISION_OPS = ("dot", "dot_general", "dot_general_positional", "conv")
 ACCURACY_OPS = ("rsqrt", "exp", "tanh")
 WALL_VALUES = {"precision": (PAIR, PAIR_REVERSED, PAIR_STRINGS), "accuracy": ("lax.AccuracyMode.HIGHEST",)}
 CONTROL_VALUES = {"precision": ("lax.Precision.HIGHEST", "None"), "accuracy": ("None",)}
@@ -56,6 +58,10 @@ FUNCTION_STEPS = ("alias", "partial", "tuple", "list", "dict", "classattr", "ins
 LOOPS = ("tuple", "list", "zip", "enumerate", "items", "values", "reversed")
 COMPREHENSIONS = ("list", "dict_zip", "partial_list", "tuple_gen")
 TERMINALS = ("direct", "helper", "helper_keyword", "runner", "partial_call")
+# How the body, factory or helper takes the value and hands it to the helper: a parameter named as
+# the op's keyword, passed by that keyword (`precision=precision`); a parameter of another name
+# (`p=p`); that parameter by position (`mm(a, b, p)`).
+HANDINGS = ("keyword", "renamed", "position")
 
 
 @dataclass(frozen=True)
@@ -82,11 +88,14 @@ class LaunchSpec:
     terminal: str  # TERMINALS
     terminal_module: str  # where a helper / runner / partial launcher is defined
     terminal_style: str
+    handed: str = "keyword"  # HANDINGS
 
     def describe(self, trace: Optional[list[str]] = None) -> str:
         """One line; with `trace` (what `render` did), the steps as applied: `op@module` at module
         scope, `op@launch` in the entry function, `import:<style>-><module>` for an export."""
         parts = [f"{self.platform}:{self.op}{'' if self.wall else '(control)'}", f"value@{self.value_site}"]
+        if self.handed != "keyword" and self.value_site != "op":
+            parts.append(f"handed:{self.handed}")
         if self.helper:
             module = self.helper[0] if RANK[self.helper[0]] <= RANK[self.body_module] else self.body_module
             parts.append(f"op-in-helper@{module}" + (f"/import:{self.helper[1]}" if module != self.body_module else ""))
@@ -214,7 +223,7 @@ def render(program: Program, package: str) -> dict[str, str]:
 def _render_launch(r: _Renderer, i: int, spec: LaunchSpec) -> list[str]:
     wall_mark, launch_mark = f"  # L{i}:wall", f"  # L{i}:launch"
     template, kwarg = OPS[spec.op]
-    param = kwarg  # the body's / helper's / factory's parameter name carrying the value
+    param = kwarg if spec.handed == "keyword" else "p"  # the body's / helper's / factory's parameter carrying the value
     value_at_op = spec.value_site == "op"
     op_value = spec.value if value_at_op else param
     value_text = spec.value
@@ -240,7 +249,8 @@ def _render_launch(r: _Renderer, i: int, spec: LaunchSpec) -> list[str]:
             f"    return {template.format(a='a', b='b', p=op_value)}{wall_mark}",
         ])
         spelled = r.ref(spec.body_module, helper_module, helper, helper_style)
-        call = f"{spelled}(x_ref[...], w_ref[...]" + (f", {param}={param})" if takes_param else ")")
+        handed = param if spec.handed == "position" else f"{param}={param}"
+        call = f"{spelled}(x_ref[...], w_ref[...]" + (f", {handed})" if takes_param else ")")
     body_line = f"o_ref[...] = scale * {call}" + (wall_mark if spec.helper is None else "")
 
     # -- the body --
@@ -430,7 +440,8 @@ def strategies(jax_version: tuple):
     from hypothesis import strategies as st
 
     conv_lowers = tuple(jax_version) >= (0, 11, 1)  # Mosaic TPU has a conv lowering from 0.11.1
-    tpu_ops = (*PRECISION_OPS, *ACCURACY_OPS) if conv_lowers else ("dot", "dot_general", *ACCURACY_OPS)
+    tpu_ops = (*PRECISION_OPS, *ACCURACY_OPS) if conv_lowers \
+        else (*(op for op in PRECISION_OPS if op != "conv"), *ACCURACY_OPS)
 
     modules = st.sampled_from(MODULES)
     styles = st.sampled_from(IMPORT_STYLES)
@@ -455,7 +466,11 @@ def strategies(jax_version: tuple):
         op = draw(st.sampled_from(tpu_ops if platform == "tpu" else ACCURACY_OPS))
         kwarg = OPS[op][1]
         wall = draw(st.sampled_from((True, True, True, False)))  # walls 3 times in 4
-        value = draw(st.sampled_from(WALL_VALUES[kwarg] if wall else CONTROL_VALUES[kwarg]))
+        handed = draw(st.sampled_from(HANDINGS))
+        # A pair of strings under a parameter of another name is left out: known gap (docs/testing.md)
+        values = [v for v in (WALL_VALUES[kwarg] if wall else CONTROL_VALUES[kwarg])
+                  if handed == "keyword" or v != PAIR_STRINGS]
+        value = draw(st.sampled_from(values))
         body_form = draw(st.sampled_from(("def", "def", "factory")))
         sites = ("op", "op", "partial") + (("factory_arg",) if body_form == "factory" else ())
         body_module = draw(modules)
@@ -465,7 +480,7 @@ def strategies(jax_version: tuple):
             value_site=draw(st.sampled_from(sites)), partial_at=draw(st.integers(0, 5)),
             helper=helper, body_form=body_form, body_module=body_module, body_style=draw(styles),
             steps=draw(steps()), terminal=draw(st.sampled_from(TERMINALS)),
-            terminal_module=draw(modules), terminal_style=draw(styles),
+            terminal_module=draw(modules), terminal_style=draw(styles), handed=handed,
         )
 
     programs = st.lists(launch(), min_size=1, max_size=3).map(lambda launches: Program(tuple(launches)))
@@ -484,6 +499,8 @@ def simpler(spec: LaunchSpec):
         yield dataclasses.replace(spec, terminal="direct")
     if spec.helper is not None:
         yield dataclasses.replace(spec, helper=None)
+    if spec.handed != "keyword":
+        yield dataclasses.replace(spec, handed="keyword")
     if spec.value_site != "op":
         yield dataclasses.replace(spec, value_site="op")
     if spec.body_form != "def":

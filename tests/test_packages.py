@@ -268,6 +268,9 @@ _HELPERS = {
     "by-keyword": "import jax.numpy as jnp\n\n\ndef matmul(x, w, precision):\n    return jnp.dot(x, w, precision=precision)\n",
     "by-position": "from jax import lax\n\n\ndef matmul(x, w, p):\n"
                    "    return lax.dot_general(x, w, (((1,), (0,)), ((), ())), p)\n",
+    # its default is what callers that leave it out get, not what these callers pass
+    "with-a-default-of-None": "import jax.numpy as jnp\n\n\ndef matmul(x, w, precision=None):\n"
+                              "    return jnp.dot(x, w, precision=precision)\n",
 }
 
 
@@ -506,3 +509,43 @@ def test_an_accuracy_handed_to_a_helper_in_another_module_is_dropped_and_the_ker
                 del sys.modules[module]
     assert errors[original] is not None and "accuracy" in errors[original], errors[original]
     assert errors[rewritten] is None
+
+
+@pytest.mark.jax
+def test_a_pair_bound_under_another_name_for_a_runner_of_another_module_is_fixed(tmp_path: Path) -> None:
+    """`Runner(partial(body, p=PAIR))`: the launching module says neither pallas nor `precision=`
+    (the runner and the body live elsewhere); it was not analysed, and `--check` passed. Now the
+    pair is fixed where it is written, and the rewritten package lowers."""
+    from tests import jax_support
+
+    package = tmp_path / "rr"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "util.py").write_text(
+        "import jax\nfrom jax.experimental import pallas as pl\n\n\nclass Runner:\n    def __init__(self, body):\n"
+        "        self.body = body\n\n    def __call__(self, x, w):\n"
+        "        return pl.pallas_call(self.body, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n")
+    (package / "kern.py").write_text("import jax.numpy as jnp\n\n\ndef body(x_ref, w_ref, o_ref, *, p=None):\n"
+                                     "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=p)\n")
+    (package / "api.py").write_text("import functools\nfrom jax import lax\nfrom rr.kern import body\nfrom rr.util import Runner\n\n\n"
+                                    "def run(x, w):\n"
+                                    "    return Runner(functools.partial(body, p=(lax.Precision.DEFAULT, lax.Precision.HIGHEST)))(x, w)\n")
+    operands = [jax.ShapeDtypeStruct((8, 128), "float32"), jax.ShapeDtypeStruct((128, 128), "float32")]
+
+    def lowering() -> "str | None":
+        sys.path.insert(0, str(tmp_path))
+        try:
+            return jax_support.lowering_error(jax.jit(importlib.import_module("rr.api").run), operands, "tpu")
+        finally:
+            sys.path.remove(str(tmp_path))
+            for module in [m for m in sys.modules if m == "rr" or m.startswith("rr.")]:
+                del sys.modules[module]
+
+    assert "Per-operand dot precision unsupported" in (lowering() or "")
+    results = run([tmp_path], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
+    assert [(Path(r.path).name, f.code, f.kind.value, f.line) for r in results for f in r.findings] == \
+        [("api.py", "JAX001", "fixed", 8)]
+    for result in results:
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    assert lowering() is None

@@ -773,6 +773,10 @@ def _call(source: str) -> ast.Call:
     ("jnp.dot(a, b, c, d, e, HIGHEST)", True),
     ("other(a, b, c, d, e, HIGHEST)", False),
     ("other(*args, **kwargs)", False),
+    ("partial(body, p=(P.DEFAULT, P.HIGHEST))", True),  # a pair of members handed on under any name
+    ("run(x, [HIGH, HIGHEST])", True),
+    ("run(x, (P.DEFAULT, 'float32'))", False),  # not two members
+    ("run(x, (P.DEFAULT, P.HIGH, P.HIGHEST))", False),
 ])
 def test_which_calls_may_fail_in_a_kernel(source: str, fails: bool) -> None:
     assert project._may_fail_in_a_kernel(_call(source)) is fails
@@ -802,6 +806,9 @@ def test_which_calls_may_fail_in_a_kernel(source: str, fails: bool) -> None:
     (b"jnp.dot(a, b, c, d, e, 'bfloat16')", True),
     (b"jnp.dot(a, b, c, d, e, jnp.float32)", True),
     (b"jnp.exp(\n  *xs)", True),
+    (b"Runner(partial(body, p=(P.DEFAULT, P.HIGHEST)))", True),
+    (b"f(p=(DEFAULT,DEFAULT))", True),
+    (b"LEVELS = (P.DEFAULT,)", False),
 ])
 def test_which_bytes_may_fail_in_a_kernel(code: bytes, fails: bool) -> None:
     assert project._may_fail_bytes(code) is fails

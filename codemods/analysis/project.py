@@ -1089,6 +1089,9 @@ _UNPACKED = re.compile(rb"(?:\b(?:" + _OPS + rb")\s*\(|\bpartial\s*\(\s*[\w.]*\b
                        + rb")\s*,)(?:(?:[^()]|\([^()]*\))*[(,])?\s*\*")
 _UNPACKING = re.compile(rb"[(,]\s*\*")  # how every match of _UNPACKED ends: a cheap test first
 _POSITIONAL_OP = re.compile(rb"(?:dot_general|conv\w*|batch_matmul|\bdot)\s*\(")
+# A pair of Precision members (`(P.DEFAULT, P.HIGHEST)`), which a call may hand on under any name.
+_LEVELS = {"DEFAULT", "HIGH", "HIGHEST"}
+_MEMBER_PAIR = re.compile(rb"\b(?:DEFAULT|HIGHEST|HIGH)\s*,\s*[\w.]*\b(?:DEFAULT|HIGHEST|HIGH)\b")
 
 
 # Each pattern is searched only where a substring every match of it holds is present (`in` runs
@@ -1098,6 +1101,7 @@ _GUARDS = {
     _HINT: lambda code: b"precision" in code or b"accuracy" in code,
     _UNPACKED: lambda code: _UNPACKING.search(code) is not None,
     _POSITIONAL_OP: lambda code: b"dot" in code or b"conv" in code or b"batch_matmul" in code,
+    _MEMBER_PAIR: lambda code: b"HIGH" in code or b"DEFAULT" in code,
 }
 
 
@@ -1115,7 +1119,7 @@ def _search(pattern: re.Pattern, code: bytes) -> bool:
 
 def _may_fail_bytes(code: bytes) -> bool:
     return b"lstm" in code or _search(_HINT, code) or _search(_UNPACKED, code) \
-        or _search(_POSITIONAL_OP, code)
+        or _search(_POSITIONAL_OP, code) or _search(_MEMBER_PAIR, code)
 
 
 def _hint_offsets(raw: bytes) -> list[int]:
@@ -1199,6 +1203,8 @@ def _may_fail_in_a_kernel(call: ast.Call) -> bool:
     named = _terminal_name(call.func)
     if named == "lstm" or any(k.arg in _HINT_KEYWORDS and not _is_none(k.value) for k in call.keywords):
         return True
+    if any(_is_member_pair(value) for value in (*call.args, *(k.value for k in call.keywords))):
+        return True  # a pair handed on under another name (`Runner(partial(body, p=PAIR))`)
     arguments = len(call.args) - (1 if named == "partial" else 0)
     if named == "partial" and call.args:
         named = _terminal_name(call.args[0])
@@ -1244,6 +1250,12 @@ def _may_define_launch_helpers(raw: bytes) -> bool:
         if re.search(rb"\bdef[ \t]+\w+[ \t]*\([^)]*\b" + re.escape(name) + rb"\b", raw):
             return True
     return False
+
+
+def _is_member_pair(node: ast.AST) -> bool:
+    """`(P.DEFAULT, P.HIGHEST)`, `[DEFAULT, HIGH]`: two Precision members however spelled."""
+    return isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) == 2 \
+        and all(_last_name(element) in _LEVELS for element in node.elts)
 
 
 def _is_none(node: ast.AST) -> bool:

@@ -367,7 +367,11 @@ class PerOperandPrecision(JaxTransform):
         scope = self.module.scope_of_definition(function)
         binding = next((b for b in (scope.bindings.get(function.name, ()) if scope else ()) if b.node is function), None)
         references = binding.references if binding is not None else []
-        if not references and not values:
+        kernels = self.analysis.kernels
+        if not references and (not values or function in kernels.kernels and function not in kernels.direct
+                               and all(parse_precision(value, self.module) is NONE for value in values)):
+            # nothing here calls it (a helper other modules' kernels call): they set it, a default
+            # of None is only what they leave out
             raise _Unknown(f"`{param.arg}` is a parameter of `{function.name}`, whose callers are outside this module")
         positional = [*function.args.posonlyargs, *function.args.args]
         partial_callees = {binding.args[0] for bindings in self.analysis.kernels.partial_bindings.values()
@@ -402,16 +406,21 @@ class PerOperandPrecision(JaxTransform):
         return found
 
     def _passed_by_callers(self, function: FunctionNode, param: ast.arg) -> bool:
-        """Whether a call of `function` in this module passes `param` (not only its default)."""
+        """Whether its callers set `param` (not only its default): a call of `function` in this
+        module passes it, or nothing here calls it (kernel code other modules' kernels call) and its
+        default is None or none (a written default is what it runs with where they leave it out)."""
         if isinstance(function, ast.Lambda):
             return False
         scope = self.module.scope_of_definition(function)
         binding = next((b for b in scope.bindings.get(function.name, ()) if b.node is function), None) if scope else None
+        references = binding.references if binding is not None else []
         positional = [*function.args.posonlyargs, *function.args.args]
         index = positional.index(param) if param in positional else None
+        if not references:  # only what they pass can make it other than its default, unless that is written
+            default = default_value(function, param)
+            return default is None or parse_precision(default, self.module) is NONE
         return any(isinstance(call := self.module.parent.get(reference), ast.Call) and call.func is reference
-                   and find_arg(call, index, (param.arg,)) is not None
-                   for reference in (binding.references if binding is not None else ()))
+                   and find_arg(call, index, (param.arg,)) is not None for reference in references)
 
     def _bound_values(self, function: FunctionNode, param: ast.arg) -> list[ast.expr]:
         """What the module itself binds a parameter to: functools.partial(function, name=...) and its default."""
