@@ -2,7 +2,7 @@
 
 For every launch of a generated package (1-3 modules, bodies reaching their Mosaic TPU / Mosaic GPU
 launch through aliases, partials, containers, loops, comprehensions, factories, launch helpers,
-runners and imports): the tool (`--write --unsafe-fixes` for the installed jax) never crashes, and
+runners and imports; the value handed on by the op's keyword, another name or position): the tool (`--write --unsafe-fixes` for the installed jax) never crashes, and
 
 - a launch whose original fails to lower with one of the walls' errors ("Per-operand dot/conv
   precision unsupported", "Unsupported ... precision", "Not implemented: accuracy") either lowers
