@@ -569,6 +569,15 @@ class ProjectIndex:
         top = function
         while top is not None and index.function_parent.get(top) is not None:
             top = index.function_parent[top]
+        value, made = holder, False  # what holds it: `ops.make()` (what it returns), `ops.BODIES["a"]`
+        while isinstance(above := index.parent.get(value), (ast.Call, ast.Subscript)) \
+                and value is (above.func if isinstance(above, ast.Call) else above.value):
+            value, made = above, made or isinstance(above, ast.Call)
+        member = self._instance_member(index, top, value)
+        if member is not None:  # `self.kernel = ops.body` in a method: runs where the class's member is launched
+            held = self._usage(referrer, member[0])
+            if member[1] in held.members:
+                return Usage(held.backends, FACTORY if made else held.role, held.plain, held.why)
         if top is None:  # at the top: held by a value or class (`BODIES = [ops.body]`), used as that is
             statement = mention
             while not isinstance(index.parent.get(statement), (ast.Module, type(None))):
@@ -587,6 +596,21 @@ class ProjectIndex:
                              for binding in index.module_scope.bindings[top.name] for reference in binding.references)
         return Usage(outer.backends, plain=outer.plain or called_plainly or not outer.backends,
                      why=f"called from {referrer.name}.{top.name}, which kernels run")
+
+    @staticmethod
+    def _instance_member(index: ModuleIndex, method: Optional[FunctionNode], value: ast.AST) -> Optional[tuple[str, str]]:
+        """(class, attribute) where `value` is what a method of a top-level class assigns to
+        `self.<attribute>` (`Model().kernel` launched in another module runs it)."""
+        statement = index.parent.get(value)
+        owner = index.parent.get(method) if method is not None else None
+        if not (isinstance(statement, ast.Assign) and statement.value is value and isinstance(owner, ast.ClassDef)
+                and isinstance(index.parent.get(owner), ast.Module) and method.args.args):
+            return None
+        this = method.args.args[0].arg
+        for target in statement.targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == this:
+                return owner.name, target.attr
+        return None
 
     def _aliases(self, referrer: _Module, name: str, renamed: "set[str] | frozenset[str]" = frozenset()) -> set[str]:
         """What `name` (or a name it is re-exported under: `renamed`) may be called in `referrer`:
