@@ -408,7 +408,7 @@ class PerOperandPrecision(JaxTransform):
     def _passed_by_callers(self, function: FunctionNode, param: ast.arg) -> bool:
         """Whether its callers set `param` (not only its default): a call of `function` in this
         module passes it, or nothing here calls it (kernel code other modules' kernels call) and its
-        default is None or none (a written default is what it runs with where they leave it out)."""
+        default is None or absent (a written default is what it runs with where they leave it out)."""
         if isinstance(function, ast.Lambda):
             return False
         scope = self.module.scope_of_definition(function)
