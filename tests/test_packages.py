@@ -560,6 +560,10 @@ _INSTANCE_MEMBERS = {
                          "make()"),
     "a-dict's-body": ("def body(x_ref, w_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=PAIR)\n"
                       "\n\nBODIES = {'main': body}\n", "BODIES['main']"),
+    "a-partial-of-a-factory's-body": (
+        "def make():\n    def body(x_ref, w_ref, o_ref, *, scale=1.0):\n"
+        "        o_ref[...] = scale * jnp.dot(x_ref[...], w_ref[...], precision=PAIR)\n    return body\n",
+        "functools.partial(make(), scale=2.0)"),
 }
 
 
@@ -575,9 +579,9 @@ def test_a_body_an_instance_of_another_module_holds_is_kernel_code(tmp_path: Pat
     (package / "__init__.py").write_text("")
     (package / "util.py").write_text("import jax.numpy as jnp\nfrom jax import lax\n\n"
                                      "PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n\n\n" + util)
-    name = held.split("(")[0].split("[")[0]
-    (package / "kern.py").write_text(f"from im.util import {name}\n\n\nclass Model:\n    def __init__(self):\n"
-                                     f"        self.kernel = {held}\n")
+    name = held.removeprefix("functools.partial(").split("(")[0].split("[")[0]
+    (package / "kern.py").write_text(f"import functools\n\nfrom im.util import {name}\n\n\nclass Model:\n"
+                                     f"    def __init__(self):\n        self.kernel = {held}\n")
     (package / "api.py").write_text("import jax\nfrom jax.experimental import pallas as pl\nfrom im.kern import Model\n\n\n"
                                     "def run(x, w):\n    return pl.pallas_call(Model().kernel, "
                                     "out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n")

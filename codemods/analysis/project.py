@@ -569,10 +569,16 @@ class ProjectIndex:
         top = function
         while top is not None and index.function_parent.get(top) is not None:
             top = index.function_parent[top]
-        value, made = holder, False  # what holds it: `ops.make()` (what it returns), `ops.BODIES["a"]`
-        while isinstance(above := index.parent.get(value), (ast.Call, ast.Subscript)) \
-                and value is (above.func if isinstance(above, ast.Call) else above.value):
-            value, made = above, made or isinstance(above, ast.Call)
+        value, made = holder, False  # what holds it: `ops.make()` (what it returns), `ops.BODIES["a"]`, a partial of those
+        while True:
+            above = index.parent.get(value)
+            if isinstance(above, ast.Call) and above.func is value:
+                value, made = above, True
+            elif isinstance(above, ast.Subscript) and above.value is value or isinstance(above, ast.Call) \
+                    and above.args and above.args[0] is value and _terminal_name(above.func) == "partial":
+                value = above
+            else:
+                break
         member = self._instance_member(index, top, value)
         if member is not None:  # `self.kernel = ops.body` in a method: runs where the class's member is launched
             held = self._usage(referrer, member[0])
