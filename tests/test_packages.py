@@ -309,6 +309,27 @@ def test_a_pair_handed_to_a_helper_in_another_module_is_said_to_need_review(tmp_
 jax = pytest.importorskip("jax")
 
 
+# Two (8, 128) x (128, 128) operands, as the generated and hand-written packages below take.
+MATMUL_OPERANDS = ((8, 128), (128, 128))
+
+
+def _lowering_error(root: Path, module: str, platform: str, shapes=MATMUL_OPERANDS) -> "str | None":
+    """The error lowering `<module>.run` of the package under `root` raises for `platform` (None:
+    it lowers); the package is imported fresh and forgotten after."""
+    from tests import jax_support
+
+    package = module.split(".")[0]
+    sys.path.insert(0, str(root))
+    try:
+        function = importlib.import_module(module).run
+        return jax_support.lowering_error(jax.jit(function), [jax.ShapeDtypeStruct(s, "float32") for s in shapes],
+                                          platform)
+    finally:
+        sys.path.remove(str(root))
+        for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+            del sys.modules[name]
+
+
 def _import_package(root: Path, name: str):
     sys.path.insert(0, str(root))
     try:
@@ -448,18 +469,8 @@ def test_a_name_more_than_sixteen_modules_use_is_taken_for_a_library_api(tmp_pat
 @pytest.mark.parametrize("bodies", _HANDED_TO_A_HELPER.values(), ids=_HANDED_TO_A_HELPER.keys())
 def test_a_pair_handed_to_a_helper_in_another_module_does_not_lower(tmp_path: Path, bodies: str, helper: str) -> None:
     """The [manual] finding above is no false alarm: each spelling fails on Mosaic TPU as the seed does."""
-    from tests import jax_support
-
     _handed_to_a_helper(tmp_path, bodies, helper)
-    sys.path.insert(0, str(tmp_path))
-    try:
-        launch = importlib.import_module("hh.launch")
-        operands = [jax.ShapeDtypeStruct((8, 128), "float32"), jax.ShapeDtypeStruct((128, 128), "float32")]
-        error = jax_support.lowering_error(jax.jit(launch.run), operands, "tpu")
-    finally:
-        sys.path.remove(str(tmp_path))
-        for module in [m for m in sys.modules if m == "hh" or m.startswith("hh.")]:
-            del sys.modules[module]
+    error = _lowering_error(tmp_path, "hh.launch", "tpu")
     assert error is not None and "Per-operand dot precision unsupported" in error, error
 
 
@@ -497,16 +508,7 @@ def test_an_accuracy_handed_to_a_helper_in_another_module_is_dropped_and_the_ker
     for result in results:
         if result.new_source is not None:
             Path(result.path).write_bytes(result.new_source)
-    operand = [jax.ShapeDtypeStruct((16, 256), "float32")]
-    errors = {}
-    for root in (original, rewritten):
-        sys.path.insert(0, str(root))
-        try:
-            errors[root] = jax_support.lowering_error(jax.jit(importlib.import_module("gh.launch").run), operand, "cuda")
-        finally:
-            sys.path.remove(str(root))
-            for module in [m for m in sys.modules if m == "gh" or m.startswith("gh.")]:
-                del sys.modules[module]
+    errors = {root: _lowering_error(root, "gh.launch", "cuda", ((16, 256),)) for root in (original, rewritten)}
     assert errors[original] is not None and "accuracy" in errors[original], errors[original]
     assert errors[rewritten] is None
 
@@ -530,25 +532,14 @@ def test_a_pair_bound_under_another_name_for_a_runner_of_another_module_is_fixed
     (package / "api.py").write_text("import functools\nfrom jax import lax\nfrom rr.kern import body\nfrom rr.util import Runner\n\n\n"
                                     "def run(x, w):\n"
                                     "    return Runner(functools.partial(body, p=(lax.Precision.DEFAULT, lax.Precision.HIGHEST)))(x, w)\n")
-    operands = [jax.ShapeDtypeStruct((8, 128), "float32"), jax.ShapeDtypeStruct((128, 128), "float32")]
-
-    def lowering() -> "str | None":
-        sys.path.insert(0, str(tmp_path))
-        try:
-            return jax_support.lowering_error(jax.jit(importlib.import_module("rr.api").run), operands, "tpu")
-        finally:
-            sys.path.remove(str(tmp_path))
-            for module in [m for m in sys.modules if m == "rr" or m.startswith("rr.")]:
-                del sys.modules[module]
-
-    assert "Per-operand dot precision unsupported" in (lowering() or "")
+    assert "Per-operand dot precision unsupported" in (_lowering_error(tmp_path, "rr.api", "tpu") or "")
     results = run([tmp_path], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
     assert [(Path(r.path).name, f.code, f.kind.value, f.line) for r in results for f in r.findings] == \
         [("api.py", "JAX001", "fixed", 8)]
     for result in results:
         if result.new_source is not None:
             Path(result.path).write_bytes(result.new_source)
-    assert lowering() is None
+    assert _lowering_error(tmp_path, "rr.api", "tpu") is None
 
 
 # `self.kernel = <util's body>` in a class of another module, launched as `Model().kernel` from a third.
@@ -585,22 +576,11 @@ def test_a_body_an_instance_of_another_module_holds_is_kernel_code(tmp_path: Pat
     (package / "api.py").write_text("import jax\nfrom jax.experimental import pallas as pl\nfrom im.kern import Model\n\n\n"
                                     "def run(x, w):\n    return pl.pallas_call(Model().kernel, "
                                     "out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n")
-    operands = [jax.ShapeDtypeStruct((8, 128), "float32"), jax.ShapeDtypeStruct((128, 128), "float32")]
-
-    def lowering() -> "str | None":
-        sys.path.insert(0, str(tmp_path))
-        try:
-            return jax_support.lowering_error(jax.jit(importlib.import_module("im.api").run), operands, "tpu")
-        finally:
-            sys.path.remove(str(tmp_path))
-            for module in [m for m in sys.modules if m == "im" or m.startswith("im.")]:
-                del sys.modules[module]
-
-    assert "Per-operand dot precision unsupported" in (lowering() or "")
+    assert "Per-operand dot precision unsupported" in (_lowering_error(tmp_path, "im.api", "tpu") or "")
     results = run([tmp_path], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
     assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == \
         [("util.py", "JAX001", "fixed")]
     for result in results:
         if result.new_source is not None:
             Path(result.path).write_bytes(result.new_source)
-    assert lowering() is None
+    assert _lowering_error(tmp_path, "im.api", "tpu") is None
