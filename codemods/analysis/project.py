@@ -45,6 +45,7 @@ from codemods.analysis.kernel_scope import (
 )
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex
 from codemods.analysis.value_flow import returned_values
+from codemods.capabilities import Level
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -547,9 +548,7 @@ class ProjectIndex:
             why, launched, role = bodies[id(holder)]
             return Usage(launched, role, why=f"{why} in {referrer.name}", members=frozenset({holder.attr}))
         holder = index.parent.get(mention)
-        if not (isinstance(holder, ast.Call) and holder.args and holder.args[0] is mention
-                and _terminal_name(holder.func) == "partial"):
-            holder = mention
+        holder = holder if _is_partial_of(holder, mention) else mention
         binding = index.binding_of_value(holder)
         if binding is not None:  # `chosen = kernels.body` or `partial(kernels.body, ...)`: runs where the name is used
             if depth <= 0:
@@ -569,16 +568,7 @@ class ProjectIndex:
         top = function
         while top is not None and index.function_parent.get(top) is not None:
             top = index.function_parent[top]
-        value, made = holder, False  # what holds it: `ops.make()` (what it returns), `ops.BODIES["a"]`, a partial of those
-        while True:
-            above = index.parent.get(value)
-            if isinstance(above, ast.Call) and above.func is value:
-                value, made = above, True
-            elif isinstance(above, ast.Subscript) and above.value is value or isinstance(above, ast.Call) \
-                    and above.args and above.args[0] is value and _terminal_name(above.func) == "partial":
-                value = above
-            else:
-                break
+        value, made = _holding_expression(index, holder)
         member = self._instance_member(index, top, value)
         if member is not None:  # `self.kernel = ops.body` in a method: runs where the class's member is launched
             held = self._usage(referrer, member[0])
@@ -1120,7 +1110,7 @@ _UNPACKED = re.compile(rb"(?:\b(?:" + _OPS + rb")\s*\(|\bpartial\s*\(\s*[\w.]*\b
 _UNPACKING = re.compile(rb"[(,]\s*\*")  # how every match of _UNPACKED ends: a cheap test first
 _POSITIONAL_OP = re.compile(rb"(?:dot_general|conv\w*|batch_matmul|\bdot)\s*\(")
 # A pair of Precision members (`(P.DEFAULT, P.HIGHEST)`), which a call may hand on under any name.
-_LEVELS = {"DEFAULT", "HIGH", "HIGHEST"}
+_LEVELS = frozenset(Level.__members__)
 _MEMBER_PAIR = re.compile(rb"\b(?:DEFAULT|HIGHEST|HIGH)\s*,\s*[\w.]*\b(?:DEFAULT|HIGHEST|HIGH)\b")
 
 
@@ -1280,6 +1270,25 @@ def _may_define_launch_helpers(raw: bytes) -> bool:
         if re.search(rb"\bdef[ \t]+\w+[ \t]*\([^)]*\b" + re.escape(name) + rb"\b", raw):
             return True
     return False
+
+
+def _is_partial_of(call: Optional[ast.AST], node: ast.AST) -> bool:
+    """`partial(node, ...)`."""
+    return isinstance(call, ast.Call) and bool(call.args) and call.args[0] is node and _terminal_name(call.func) == "partial"
+
+
+def _holding_expression(index: ModuleIndex, node: ast.AST) -> tuple[ast.AST, bool]:
+    """The expression that holds `node`'s value, through calls of it (`ops.make()`: what it
+    returns), subscripts (`ops.BODIES["a"]`) and partials of those; and whether a call was one."""
+    made = False
+    while True:
+        above = index.parent.get(node)
+        if isinstance(above, ast.Call) and above.func is node:
+            node, made = above, True
+        elif isinstance(above, ast.Subscript) and above.value is node or _is_partial_of(above, node):
+            node = above
+        else:
+            return node, made
 
 
 def _is_member_pair(node: ast.AST) -> bool:

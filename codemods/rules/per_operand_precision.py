@@ -364,12 +364,10 @@ class PerOperandPrecision(JaxTransform):
         if isinstance(function, ast.Lambda):
             raise _Unknown("it is a lambda's parameter")
         values = self._bound_values(function, param)
-        scope = self.module.scope_of_definition(function)
-        binding = next((b for b in (scope.bindings.get(function.name, ()) if scope else ()) if b.node is function), None)
-        references = binding.references if binding is not None else []
+        references = self._references(function)
         kernels = self.analysis.kernels
         if not references and (not values or function in kernels.kernels and function not in kernels.direct
-                               and all(parse_precision(value, self.module) is NONE for value in values)):
+                               and self._default_unwritten(function, param)):
             # nothing here calls it (a helper other modules' kernels call): they set it, a default
             # of None is only what they leave out
             raise _Unknown(f"`{param.arg}` is a parameter of `{function.name}`, whose callers are outside this module")
@@ -411,16 +409,24 @@ class PerOperandPrecision(JaxTransform):
         default is None or absent (a written default is what it runs with where they leave it out)."""
         if isinstance(function, ast.Lambda):
             return False
-        scope = self.module.scope_of_definition(function)
-        binding = next((b for b in scope.bindings.get(function.name, ()) if b.node is function), None) if scope else None
-        references = binding.references if binding is not None else []
+        references = self._references(function)
+        if not references:  # only what they pass can make it other than its default, unless that is written
+            return self._default_unwritten(function, param)
         positional = [*function.args.posonlyargs, *function.args.args]
         index = positional.index(param) if param in positional else None
-        if not references:  # only what they pass can make it other than its default, unless that is written
-            default = default_value(function, param)
-            return default is None or parse_precision(default, self.module) is NONE
         return any(isinstance(call := self.module.parent.get(reference), ast.Call) and call.func is reference
                    and find_arg(call, index, (param.arg,)) is not None for reference in references)
+
+    def _references(self, function: FunctionNode) -> list[ast.Name]:
+        """Where this module names the def `function`."""
+        scope = self.module.scope_of_definition(function)
+        binding = next((b for b in (scope.bindings.get(function.name, ()) if scope else ()) if b.node is function), None)
+        return binding.references if binding is not None else []
+
+    def _default_unwritten(self, function: FunctionNode, param: ast.arg) -> bool:
+        """`param` has no default, or None: what it runs with is what its callers pass."""
+        default = default_value(function, param)
+        return default is None or parse_precision(default, self.module) is NONE
 
     def _bound_values(self, function: FunctionNode, param: ast.arg) -> list[ast.expr]:
         """What the module itself binds a parameter to: functools.partial(function, name=...) and its default."""
