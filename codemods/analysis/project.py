@@ -136,6 +136,7 @@ class _Module:
     import_statements: Optional[list[ast.stmt]] = None
     import_words: Optional[frozenset[bytes]] = None
     words: Optional[frozenset[bytes]] = None  # every identifier in it
+    said: Optional[frozenset[bytes]] = None  # those of the summary's needy names (ProjectIndex._named) it says
     project_mentions: Optional[dict] = None
     top_level: Optional[dict[str, str]] = None  # see ProjectIndex._top_level
     project_names: Optional[frozenset[str]] = None  # names it binds to project modules (import roots)
@@ -195,6 +196,9 @@ class ProjectIndex:
         self._order = {name: position for position, name in enumerate(self._modules)}
         self._importing: Optional[dict[bytes, list[str]]] = None  # see `_importers_of`
         self._reachable: Optional[set[str]] = None  # see `_kernel_land`
+        self._named: frozenset[bytes] = frozenset()  # see `summarise`
+        self._sayers: dict[bytes, list[str]] = {}  # each of `_named`: the modules that say it, in order
+        self._unsummarised: list[str] = []  # the modules whose `said` the summary did not learn (notebooks)
         # What each computation read (see `_depend`): a stack of open frames, one per computation in
         # progress; the dependencies of each fact and of the project-wide tables; the values read.
         self._frames: list[set] = []
@@ -311,8 +315,26 @@ class ProjectIndex:
             wanted = [name for name in pending if name in land and not self._marked(self._modules[name])]
             for name, needy_parts in zip(wanted, map_in_workers(_needy_summary, wanted)):
                 self._learn_needy_parts(self._modules[name], needy_parts)
+            self._learn_sayers(pending, map_in_workers)
         finally:
             _SUMMARISING = None
+
+    def _learn_sayers(self, names: list[str], map_in_workers: Callable) -> None:
+        """Which of the modules `names` say each needy name, found in the workers: the search across
+        modules asks that of thousands of importers per name (everything that imports jax, on a
+        site-packages tree), serially, and one pass over each module's words answers it for all
+        the names at once."""
+        named = frozenset(name.encode() for module in self._modules.values() for name in module.needy or ())
+        if not named:
+            return
+        chunks = [(names[start:start + _SAYERS_CHUNK], named) for start in range(0, len(names), _SAYERS_CHUNK)]
+        for (chunk, _), said in zip(chunks, map_in_workers(_names_said, chunks)):
+            for name, words in zip(chunk, said):
+                self._modules[name].said = words
+                for word in words:
+                    self._sayers.setdefault(word, []).append(name)
+        self._named = named
+        self._unsummarised = [name for name, module in self._modules.items() if module.said is None]
 
     def _summary_of(self, module: _Module) -> tuple:
         """See `summarise` (in a worker: no computation is in progress, so nothing is recorded; what
@@ -328,6 +350,11 @@ class ProjectIndex:
         summary = self._needy_parts(module)
         module.raw = module.tree = module.index = None
         return summary
+
+    def _said_of(self, module: _Module, named: frozenset[bytes]) -> frozenset[bytes]:
+        said = named.intersection(_WORD.findall(self._bytes(module)))
+        module.raw = None
+        return said
 
     def _needy_parts(self, module: _Module) -> tuple:
         """Whether a rule's prefilter passes its code, its needy names if so, and its top-level table
@@ -847,7 +874,7 @@ class ProjectIndex:
         change it in the edited module (`_answer_changed`), and asking thousands of modules (jax's
         own, who say `jax`) must not leave thousands of dependencies behind."""
         found: list[_Module] = []
-        for candidate in self._in_order({name for word in words for name in self._importers_of(word)}):
+        for candidate in self._candidates(words, names):
             if candidate is not exclude and self._meets(candidate, names, unmarked):
                 found.append(candidate)
                 if limit is not None and len(found) > limit:
@@ -855,6 +882,16 @@ class ProjectIndex:
         self._depend(PROJECT, (SEARCH, tuple(sorted(words)), names, unmarked, tuple(m.name for m in found),
                                exclude.name if exclude else PROJECT))
         return found
+
+    def _candidates(self, words: set[bytes], names: tuple[str, ...]) -> list[_Module]:
+        """The modules whose imports say one of `words`, in the project's order; where the summary
+        learnt who says each of `names`, only those (and the modules it did not summarise)."""
+        wanted = [name.encode() for name in names]
+        importers = [self._importers_of(word) for word in words]  # the word table: kept for the next run
+        if not self._named.issuperset(wanted):
+            return self._in_order({name for listed in importers for name in listed})
+        said = {module for word in wanted for module in self._sayers.get(word, ())}.union(self._unsummarised)
+        return [module for module in self._in_order(said) if not words.isdisjoint(self._words_imported(module))]
 
     def _meets(self, module: _Module, names: tuple[str, ...], unmarked: bool) -> bool:
         """What a search asks of an importer, beyond the words of its imports."""
@@ -1025,8 +1062,10 @@ class ProjectIndex:
 
     def _says(self, module: _Module, names: tuple[str, ...]) -> bool:
         """Whether the module says one of `names` as a word (a search's question: see SEARCH)."""
-        raw = self._bytes(module)
         wanted = [name.encode() for name in names]
+        if module.said is not None and self._named.issuperset(wanted):
+            return not module.said.isdisjoint(wanted)
+        raw = self._bytes(module)
         if not any(word in raw for word in wanted):
             return False
         if module.words is None:
@@ -1088,6 +1127,16 @@ def _summary(name: str) -> tuple:
 def _needy_summary(name: str) -> tuple:
     assert _SUMMARISING is not None
     return _SUMMARISING._needy_summary_of(_SUMMARISING._modules[name])
+
+
+def _names_said(chunk: tuple[list[str], frozenset[bytes]]) -> list[frozenset[bytes]]:
+    """Of `named`, the words each module of the chunk says (see `ProjectIndex._learn_sayers`)."""
+    assert _SUMMARISING is not None
+    names, named = chunk
+    return [_SUMMARISING._said_of(_SUMMARISING._modules[name], named) for name in names]
+
+
+_SAYERS_CHUNK = 64  # modules per task: the needy names are sent with each
 
 
 # What can make code fail in a kernel: a precision or accuracy argument, arguments unpacked into a
