@@ -256,8 +256,8 @@ def test_summarised_in_workers_the_index_gives_the_lazy_facts_and_state(seed: in
 @pytest.mark.parametrize("jobs, processed, summarised", [(2, "all", True), (1, "all", False), (2, "one", False)])
 def test_a_run_over_most_of_a_large_project_summarises_it_in_workers(
         jobs: int, processed: str, summarised: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With `--jobs 2` a run over the project has its modules summarised in the pool, and finds
-    what the lazy index finds; a run of one file of it (pre-commit, the editor) or on one core
+    """With `--jobs 2` a run over the project has its modules summarised in the pool, whose workers
+    then analyse each file as soon as its facts are known, and finds what the lazy index finds; a run of one file of it (pre-commit, the editor) or on one core
     asks the lazy index for a few modules' facts instead."""
     from codemods import registry
     from codemods.engine import runner
@@ -269,11 +269,16 @@ def test_a_run_over_most_of_a_large_project_summarises_it_in_workers(
     summarise = ProjectIndex.summarise
     monkeypatch.setattr(ProjectIndex, "summarise", lambda index, names, map_in_workers: calls.append(sorted(names))
                         or summarise(index, names, map_in_workers))
+    handed = []  # the files handed to the summary's workers as soon as their facts were known
+    submit = runner._Pool.submit
+    monkeypatch.setattr(runner._Pool, "submit", lambda pool, function, item: handed.append(item[0])
+                        or submit(pool, function, item))
     settings = Settings((0, 12, 0, 1))
     chosen = paths if processed == "all" else [tmp_path / "lib" / "ops.py"]
     results = runner.run(chosen, registry.RULES, settings, jobs, None, project=paths)
     names = {".".join(p.relative_to(tmp_path).with_suffix("").parts).removesuffix(".__init__") for p in paths}
     assert calls == ([sorted(names)] if summarised else [])
+    assert bool(handed) == summarised and len(handed) == len(set(handed))
     lazy = {r.path: r for r in runner.run(paths, registry.RULES, settings, 1, None)}
     assert [(r.findings, r.new_source) for r in results] == [(lazy[r.path].findings, lazy[r.path].new_source)
                                                              for r in results]

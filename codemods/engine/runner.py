@@ -36,7 +36,7 @@ from codemods.engine.suppression import Used, reach, silencing, suppressions
 from codemods.settings import Scope, Settings
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 # Which findings' fixes to apply, beyond what the settings allow (`--interactive`: the accepted ones).
 Accept = Callable[[Finding], bool]
@@ -71,31 +71,32 @@ def run(
         return replayed
     files = _Files(FileMemo(cache.directory, settings, transforms) if cache is not None and cache.trust_mtime else None,
                    frozenset(needle for rule in transforms for needle in rule.needles(settings)))
-    collecting = gc.isenabled()
-    gc.disable()  # until the project facts are known: see _keep_for_the_run
-    try:
-        results, candidates, analysed, index = _prepare(paths, transforms, settings, cache, rules_to_skip, project,
-                                                        files, jobs)
-    finally:
-        _keep_for_the_run(collecting)
-    work = [(path, files.raw(path), rules, settings, facts) for _, path, rules, facts in candidates]
-    global _PROJECT, _NOTEBOOKS  # read by process_source here, and by forked workers (which inherit them)
-    _PROJECT, _NOTEBOOKS = index, files.notebooks
-    try:
-        for done, ((index_, path, rules, facts), result) in enumerate(zip(candidates, _map(_process_candidate, work, jobs)), 1):
-            results[index_] = result
-            if cache is not None:
-                cache.put(files.content(path), rules, result, facts)
-            if progress is not None:
-                progress(done, len(candidates))
-        for index_, path, rules, facts in analysed if review is not None else ():
-            accept = review(results[index_])
-            if accept is not None:
-                results[index_] = process_source(path, files.raw(path), rules, settings, accept=accept, facts=facts,
-                                                 prefiltered=True)
-    finally:
-        _PROJECT, _NOTEBOOKS = None, {}
-        gc.unfreeze()
+    with _Pool(jobs) as pool:
+        collecting = gc.isenabled()
+        gc.disable()  # until the project facts are known: see _keep_for_the_run
+        try:
+            results, candidates, analysed, index = _prepare(paths, transforms, settings, cache, rules_to_skip, project,
+                                                            files, pool)
+        finally:
+            _keep_for_the_run(collecting)
+        global _PROJECT, _NOTEBOOKS  # read by process_source here, and by forked workers (which inherit them)
+        _PROJECT, _NOTEBOOKS = index, files.notebooks
+        try:
+            for done, ((index_, path, rules, facts, _), result) in enumerate(
+                    zip(candidates, _results(candidates, files, settings, jobs)), 1):
+                results[index_] = result
+                if cache is not None:
+                    cache.put(files.content(path), rules, result, facts)
+                if progress is not None:
+                    progress(done, len(candidates))
+            for index_, path, rules, facts in analysed if review is not None else ():
+                accept = review(results[index_])
+                if accept is not None:
+                    results[index_] = process_source(path, files.raw(path), rules, settings, accept=accept,
+                                                     facts=facts, prefiltered=True)
+        finally:
+            _PROJECT, _NOTEBOOKS = None, {}
+            gc.unfreeze()
     if cache is not None:
         if index is not None and index.learnt():
             cache.store_project_state(_state_key(index, transforms), index.state())
@@ -104,6 +105,17 @@ def run(
         if record is not None:
             record.store(results)
     return results
+
+
+def _results(candidates: list[_Candidate], files: _Files, settings: Settings, jobs: int) -> Iterator[FileResult]:
+    """The candidates' results, in order: from the workers they were handed to as their facts became
+    known (see `_prepare`), or analysed now."""
+    if candidates and candidates[0][4] is not None:
+        for *_, future in candidates:
+            yield future.result()
+        return
+    yield from _map(_process_candidate, [(path, files.raw(path), rules, settings, facts)
+                                         for _, path, rules, facts, _ in candidates], jobs)
 
 
 class _Files:
@@ -182,20 +194,23 @@ def _keep_for_the_run(collecting: bool) -> None:
 
 
 _Analysed = tuple[int, Path, list[Rule], ModuleFacts]
+_Candidate = tuple[int, Path, list[Rule], ModuleFacts, "Optional[Future]"]  # with its analysis, if handed out
 
 
 def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, cache: Optional[ResultCache],
              rules_to_skip: Callable[["Path | str"], frozenset[str]], project: Optional[Sequence[Path]], seen: _Files,
-             jobs: int) -> tuple[list[FileResult], list[_Analysed], list[_Analysed], Optional[ProjectIndex]]:
+             pool: _Pool) -> tuple[list[FileResult], list[_Candidate], list[_Analysed], Optional[ProjectIndex]]:
     """Each file's project facts and the rules its bytes pass (remembered for a file that has not
     changed, else read): its result so far (an error, a cached result, or empty), the files left
-    to analyse, and those analysed (cached ones too)."""
+    to analyse, and those analysed (cached ones too). Where the project's summary started the
+    pool's workers, each file left to analyse is handed to them as soon as its facts are known:
+    they analyse while the facts of the files after it are worked out here."""
     # Most of a large project processed: its modules are summarised on `jobs` processes. A run of a
     # few of its files needs the facts of a few modules, which the index finds lazily, here.
     index = project_index(files if project is None else project, transforms, settings, cache, seen,
-                          jobs if project is None or 2 * len(files) >= len(project) else 1)
+                          pool if project is None or 2 * len(files) >= len(project) else None)
     results: list[FileResult] = []
-    candidates: list[_Analysed] = []
+    candidates: list[_Candidate] = []
     analysed: list[_Analysed] = []
     for path in files:
         key = seen.key(path)
@@ -229,7 +244,9 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
         if cached is not None:
             results[-1] = cached
         else:
-            candidates.append(analysed[-1])
+            future = pool.submit(_process_in_worker, (path, seen.raw(key), rules, settings, facts)) \
+                if pool.started else None
+            candidates.append((*analysed[-1], future))
     return results, candidates, analysed, index
 
 
@@ -253,13 +270,13 @@ _NOTEBOOKS: "dict[str, notebook.NotebookSource]" = {}
 
 
 def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: Settings,
-                  cache: Optional[ResultCache] = None, seen: Optional[_Files] = None, jobs: int = 1,
+                  cache: Optional[ResultCache] = None, seen: Optional[_Files] = None, pool: Optional[_Pool] = None,
                   ) -> Optional[ProjectIndex]:
     """The cross-module index, when a kernel-scoped rule runs under --scope kernels (otherwise where
     a kernel is launched does not matter); `explain` and the editor ask it for the files they fix.
     `seen`: the run's files, shared so that each file is read, and each notebook decoded, once, and
-    an unchanged project's facts come from `cache` without reading its files. `jobs` > 1: the
-    modules it has to learn about, if there are many, are summarised on that many processes."""
+    an unchanged project's facts come from `cache` without reading its files. `pool`: where the
+    modules it has to learn about are summarised, if there are many."""
     if settings.scope is not Scope.KERNELS or not any(rule.kernel_scoped for rule in transforms):
         return None
     seen = _Files() if seen is None else seen
@@ -284,10 +301,8 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     # What the last run learnt, less what the changed modules may have changed.
     state = cache.project_state(_state_key(index, transforms)) if cache is not None else None
     changed = index.changed(state)
-    if jobs > 1 and len(changed) >= SUMMARY_MIN_MODULES and _can_fork():
-        with _pool(jobs) as pool:  # forked at its first task: the index is then in `_SUMMARISING`
-            index.summarise(changed, lambda function, names: list(
-                pool.map(function, names, chunksize=max(1, len(names) // (jobs * 32)))))
+    if pool is not None and pool.jobs > 1 and len(changed) >= SUMMARY_MIN_MODULES and _can_fork():
+        index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
     index.restore(state, changed)
     return index
 
@@ -366,6 +381,37 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork" if _can_fork() else None))
 
 
+class _Pool:
+    """The run's worker processes, started by the project summary's first task (forked then: they
+    inherit the index being summarised) and kept for the analysis of the files: a pool costs some
+    50 ms to start, and its workers can analyse a file while the main process works out the
+    facts of the next."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self._executor: Optional[ProcessPoolExecutor] = None
+
+    @property
+    def started(self) -> bool:
+        return self._executor is not None
+
+    def map(self, function: Callable, items: list) -> list:
+        if self._executor is None:
+            self._executor = _pool(self.jobs)
+        return list(self._executor.map(function, items, chunksize=max(1, len(items) // (self.jobs * 32))))
+
+    def submit(self, function: Callable, item: object) -> Future:
+        assert self._executor is not None
+        return self._executor.submit(function, item)
+
+    def __enter__(self) -> "_Pool":
+        return self
+
+    def __exit__(self, kind, *_) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(cancel_futures=kind is not None)  # an error: what is queued is not run
+
+
 def _map(function, items: list, jobs: int) -> Iterator[FileResult]:
     """Results in the order of `items` (each `(path, raw, ...)`), each as soon as it and those
     before it are done."""
@@ -385,6 +431,17 @@ def _map(function, items: list, jobs: int) -> Iterator[FileResult]:
 def _process_candidate(item: tuple[Path, bytes, Sequence[Rule], Settings, ModuleFacts]) -> FileResult:
     path, raw, rules, settings, facts = item
     return process_source(path, raw, rules, settings, facts=facts, prefiltered=True)
+
+
+def _process_in_worker(item: tuple[Path, bytes, Sequence[Rule], Settings, ModuleFacts]) -> FileResult:
+    """`_process_candidate` in a worker forked while the main process built the project index with
+    the cyclic collector paused: the collector runs again for the analyses, and never rescans what
+    the worker inherited (see `_keep_for_the_run`)."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+        os.nice(10)
+    return _process_candidate(item)
 
 
 def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Settings,
