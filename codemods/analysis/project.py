@@ -62,20 +62,27 @@ _IMPORT_AT_START = re.compile(_IMPORT_STATEMENT)
 _IMPORT_AFTER_NEWLINE = re.compile(rb"\n(" + _IMPORT_STATEMENT + rb")")
 
 
-def module_name(path: "Path | str", packages: set[str]) -> tuple[str, bool]:
+def module_name(path: "Path | str", packages: set[str], prefixes: Optional[dict[str, str]] = None) -> tuple[str, bool]:
     """`src/pkg/sub/mod.py` -> ("pkg.sub.mod", False), the dotted name Python imports it by when its
     package folders (`packages`: those holding an `__init__.py`, as strs) are `src/pkg` and
-    `src/pkg/sub`; `pkg/__init__.py` -> ("pkg", True). (Strings, not Paths: a large tree has
-    thousands of modules, and pathlib's parsing was most of the index's start-up.)"""
+    `src/pkg/sub`; `pkg/__init__.py` -> ("pkg", True). `prefixes`: each folder's package name, as
+    worked out for the modules before (a large tree has thousands of modules in hundreds of
+    folders; strings, not Paths: pathlib's parsing was most of the index's start-up)."""
     folder, file = os.path.split(os.path.normpath(os.fspath(path)))
     stem = file[:-3] if file.endswith(".py") else os.path.splitext(file)[0]
-    parts = [] if stem == "__init__" else [stem]
-    while folder in packages:
-        folder, name = os.path.split(folder)
-        if not name:
-            break
-        parts.append(name)
-    return ".".join(reversed(parts)), stem == "__init__"
+    package = _package_name(folder, packages, {} if prefixes is None else prefixes)
+    if stem == "__init__":
+        return package, True
+    return f"{package}.{stem}" if package else stem, False
+
+
+def _package_name(folder: str, packages: set[str], prefixes: dict[str, str]) -> str:
+    """The dotted name of the package `folder` is ("" if it is none)."""
+    if folder not in prefixes:
+        parent, name = os.path.split(folder)
+        outer = _package_name(parent, packages, prefixes) if name and parent != folder else ""
+        prefixes[folder] = "" if folder not in packages else f"{outer}.{name}" if outer else name
+    return prefixes[folder]
 
 
 # The parts of a module that facts about other modules may depend on (see the module's docstring).
@@ -175,12 +182,13 @@ class ProjectIndex:
         self._by_path: dict[str, _Module] = {}  # by absolute path (a str: hashing Paths costs)
         files = [os.fspath(path) for path in files]
         packages = {os.path.dirname(os.path.normpath(path)) for path in files if os.path.basename(path) == "__init__.py"}
+        prefixes: dict[str, str] = {}  # see module_name
         for path in files:
             absolute = _absolute(path)
             if path.lower().endswith(".ipynb"):
                 name, is_package = f"<notebook {absolute}>", False
             else:
-                name, is_package = module_name(path, packages)
+                name, is_package = module_name(path, packages, prefixes)
                 if not name or not all(part.isidentifier() for part in name.split(".")):
                     continue
             if name not in self._modules:
