@@ -434,14 +434,21 @@ def _process_candidate(item: tuple[Path, bytes, Sequence[Rule], Settings, Module
 
 
 def _process_in_worker(item: tuple[Path, bytes, Sequence[Rule], Settings, ModuleFacts]) -> FileResult:
-    """`_process_candidate` in a worker forked while the main process built the project index with
-    the cyclic collector paused: the collector runs again for the analyses, and never rescans what
-    the worker inherited (see `_keep_for_the_run`)."""
-    if not gc.isenabled():
+    """`_process_candidate` in a worker of the run's pool. Before its first file: the worker was
+    forked while the main process built the project index with the cyclic collector paused, so
+    the collector runs again, never rescanning what the worker inherited (see `_keep_for_the_run`);
+    and it yields the CPU to the main process, whose facts for the next files are the run's
+    critical path."""
+    global _ANALYSING
+    if not _ANALYSING:
+        _ANALYSING = True
         gc.freeze()
         gc.enable()
         os.nice(10)
     return _process_candidate(item)
+
+
+_ANALYSING = False  # in a worker: whether it has analysed a file yet (see _process_in_worker)
 
 
 def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Settings,
