@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ from codemods.engine.report import render_findings
 from codemods.engine import runner
 from codemods.engine.runner import run
 from codemods.registry import select
-from codemods.settings import Settings
+from codemods.settings import Scope, Settings
 from tests.test_project_index import read_bytes
 
 PACKAGES = Path(__file__).parent / "fixtures" / "packages"
@@ -584,3 +585,56 @@ def test_a_body_an_instance_of_another_module_holds_is_kernel_code(tmp_path: Pat
         if result.new_source is not None:
             Path(result.path).write_bytes(result.new_source)
     assert _lowering_error(tmp_path, "im.api", "tpu") is None
+
+
+@pytest.mark.jax
+def test_each_precision_a_module_binds_to_another_modules_body_is_decided_on_its_own(tmp_path: Path) -> None:
+    """One launching module binds five precisions to a body of another module, in this order: an
+    equal pair that lowers (left), a pair Mosaic TPU rejects (fixed), None (left), a parameter
+    (a note), and another rejected pair (fixed). Each is decided on its own: what was decided for
+    one never stops the look at the ones after it, and the rewritten module lowers."""
+    from tests import jax_support
+
+    package = tmp_path / "many"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "kern.py").write_text("import jax.numpy as jnp\n\n\ndef body(x_ref, w_ref, o_ref, *, precision=None):\n"
+                                     "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)\n")
+    launches = "\n".join(
+        f"    {name} = pl.pallas_call(functools.partial(kern.body, precision={value}), out_shape=shape)(x, w)"
+        for name, value in [("same", "(P.HIGHEST, P.HIGHEST)"), ("pair", "(P.DEFAULT, P.HIGH)"), ("none", "None"),
+                            ("given", "given"), ("last", "(P.HIGH, P.HIGHEST)")])
+    (package / "api.py").write_text(
+        "import functools\nimport jax\nfrom jax import lax\nfrom jax.experimental import pallas as pl\nfrom many import kern\n\n"
+        "P = lax.Precision\n\n\ndef launch_all(x, w, given):\n    shape = jax.ShapeDtypeStruct((8, 128), x.dtype)\n"
+        f"{launches}\n    return same + pair + none + given + last\n\n\n"
+        "def run(x, w):\n    return launch_all(x, w, P.HIGHEST)\n")
+    assert "Per-operand dot precision unsupported" in (_lowering_error(tmp_path, "many.api", "tpu") or "")
+    results = run([tmp_path], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
+    assert [(Path(r.path).name, f.code, f.kind.value, f.line) for r in results for f in r.findings] == \
+        [("api.py", "JAX001", "fixed", 13), ("api.py", "JAX001", "manual", 15), ("api.py", "JAX001", "fixed", 16)]
+    for result in results:
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    assert _lowering_error(tmp_path, "many.api", "tpu") is None
+
+
+def test_a_pair_bound_to_a_body_of_another_module_that_only_triton_runs_is_left(tmp_path: Path) -> None:
+    """Triton lowers a per-operand pair (as TF32): a body of another module that only a Triton
+    launch runs keeps the pair its launching module binds; rewriting it would change a kernel
+    that works. Under `--scope all` every pair is made one scalar, kernel or not."""
+    package = tmp_path / "tri"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "kern.py").write_text("import jax.numpy as jnp\n\n\ndef body(x_ref, w_ref, o_ref, *, precision=None):\n"
+                                     "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)\n")
+    (package / "api.py").write_text(
+        "import functools\nimport jax\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+        "from jax.experimental.pallas import triton as plgpu\nfrom tri import kern\n\n\ndef run(x, w):\n"
+        "    body = functools.partial(kern.body, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n"
+        "    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
+        "                          compiler_params=plgpu.CompilerParams(num_warps=4))(x, w)\n")
+    results = run([tmp_path], select(), SETTINGS, jobs=1)
+    assert [f for r in results for f in r.findings] == []
+    everywhere = run([tmp_path], select(["JAX001"]), replace(SETTINGS, scope=Scope.ALL), jobs=1)
+    assert [(Path(r.path).name, f.kind.value) for r in everywhere for f in r.findings] == [("api.py", "fixed")]
