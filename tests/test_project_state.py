@@ -253,16 +253,17 @@ def test_summarised_in_workers_the_index_gives_the_lazy_facts_and_state(seed: in
 
 @FORKS
 @FORK_WARNING
-@pytest.mark.parametrize("jobs, processed, summarised", [(2, "all", True), (1, "all", False), (2, "one", False)])
+@pytest.mark.parametrize("jobs, processed, summarised, seed", [
+    *[(2, "all", True, seed) for seed in (3, 11, 12, 13, 14)], (1, "all", False, 3), (2, "one", False, 3)])
 def test_a_run_over_most_of_a_large_project_summarises_it_in_workers(
-        jobs: int, processed: str, summarised: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        jobs: int, processed: str, summarised: bool, seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With `--jobs 2` a run over the project has its modules summarised in the pool, whose workers
     then analyse each file as soon as its facts are known, and finds what the lazy index finds; a run of one file of it (pre-commit, the editor) or on one core
     asks the lazy index for a few modules' facts instead."""
     from codemods import registry
     from codemods.engine import runner
 
-    paths = _write(tmp_path, {**_project(random.Random(3)),
+    paths = _write(tmp_path, {**_project(random.Random(seed)),
                               **{name.replace("pkg", "lib"): text.replace("pkg", "lib") for name, text in PACKAGE.items()}})
     monkeypatch.setattr(runner, "SUMMARY_MIN_MODULES", len(paths))  # the pool's threshold: this project
     calls = []
@@ -273,12 +274,16 @@ def test_a_run_over_most_of_a_large_project_summarises_it_in_workers(
     submit = runner._Pool.submit
     monkeypatch.setattr(runner._Pool, "submit", lambda pool, function, item: handed.append(item[0])
                         or submit(pool, function, item))
+    here = []  # the files analysed in this process (a worker's list is its own)
+    process = runner._process_candidate
+    monkeypatch.setattr(runner, "_process_candidate", lambda item: here.append(item[0]) or process(item))
     settings = Settings((0, 12, 0, 1))
     chosen = paths if processed == "all" else [tmp_path / "lib" / "ops.py"]
     results = runner.run(chosen, registry.RULES, settings, jobs, None, project=paths)
     names = {".".join(p.relative_to(tmp_path).with_suffix("").parts).removesuffix(".__init__") for p in paths}
     assert calls == ([sorted(names)] if summarised else [])
     assert bool(handed) == summarised and len(handed) == len(set(handed))
+    assert not (handed and here)  # a file handed to the workers is not analysed again here
     lazy = {r.path: r for r in runner.run(paths, registry.RULES, settings, 1, None)}
     assert [(r.findings, r.new_source) for r in results] == [(lazy[r.path].findings, lazy[r.path].new_source)
                                                              for r in results]
