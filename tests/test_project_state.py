@@ -238,6 +238,7 @@ def test_summarised_in_workers_the_index_gives_the_lazy_facts_and_state(seed: in
         land = {m.name for m in modules if m.name in summarised._kernel_land() or summarised._marked(m)}
         assert {m.name for m in modules if m.relevant is not None} == land & changed
         assert {m.name for m in modules if m.needy is not None} == {m.name for m in modules if m.relevant}
+        assert all(m.holders is not None for m in modules if m.needy)  # what holds a needy name: from its parse there
         # Who says each needy name came from the workers too: the searches below read it.
         assert summarised._named == {name.encode() for m in modules for name in m.needy or ()}
         assert all(m.said is not None for m in modules if m.name in changed) or not summarised._named

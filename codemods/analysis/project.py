@@ -365,17 +365,19 @@ class ProjectIndex:
         return said
 
     def _needy_parts(self, module: _Module) -> tuple:
-        """Whether a rule's prefilter passes its code, its needy names if so, and its top-level table
-        if that took a parse (read here, not parsed again in the search)."""
+        """Whether a rule's prefilter passes its code, its needy names if so, and if that took a
+        parse, its top-level table and what holds each name (read here, not parsed again in the
+        search)."""
         relevant = self._is_relevant(module)
         needy = self._needy_names(module) if relevant else None
         parsed = module.tree is not None or module.index is not None
-        return relevant, needy, self._top_level(module) if parsed else None
+        return relevant, needy, self._top_level(module) if parsed else None, self._holders(module) if needy else None
 
     def _learn_needy_parts(self, module: _Module, parts: tuple) -> None:
-        relevant, needy, top_level = parts
+        relevant, needy, top_level, holders = parts
         module.relevant, module.needy = relevant, needy
         module.top_level = top_level if top_level is not None else module.top_level
+        module.holders = holders if holders is not None else module.holders
 
     # -- what a computation read --
 
