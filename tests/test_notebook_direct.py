@@ -177,6 +177,7 @@ def test_ipython_offsets_are_module_offsets() -> None:
 def test_locate() -> None:
     cells = read(dump([code("a\nb\n"), code(""), code("c\n")])).cells
     assert [cells.locate(line) for line in (0, -1, 1, 2, 3)] == [None, None, (1, 1), (1, 2), (3, 1)]
+    assert cells.locate(4) == (3, 2)  # past the end: counted on in the last cell, as its docstring says
     assert Cells("", ()).locate(1) is None
     assert cells.locate_message("bad (line 3, column 4) and (line 1, column 2); (line 0, column 1)") == \
         "bad (cell 3, line 1, column 4) and (cell 1, line 1, column 2); (line 0, column 1)"

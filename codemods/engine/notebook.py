@@ -101,7 +101,9 @@ class Cells:
     cells: tuple[CodeCell, ...]
 
     def locate(self, line: int) -> Optional[tuple[int, int]]:
-        """(cell number, line in the cell) of the module's 1-based `line`; None when out of range."""
+        """(cell number, line in the cell) of the module's 1-based `line`; None before the first
+        cell. A line past the last cell's end is counted on from that cell's start (a syntax error
+        reported at the end of the module stays in the last cell)."""
         if line < 1 or not self.cells:
             return None
         index = bisect.bisect_right([cell.first_line for cell in self.cells], line - 1) - 1
