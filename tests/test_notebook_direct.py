@@ -8,14 +8,16 @@ module fails one of them.
 
 from __future__ import annotations
 
+import ast
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
 from codemods.engine import notebook
 from codemods.engine.diagnostics import TextEdit
-from codemods.engine.notebook import Cells, CodeCell, NotebookError, _State, _closing
+from codemods.engine.notebook import Cells, CodeCell, NotebookError, _State, _closing, _quote_at, _string_end
 
 
 def code(source, **fields) -> dict:
@@ -494,6 +496,37 @@ def test_state_undo_goes_back_to_before_the_last_line() -> None:
     assert (fresh.depth, fresh.quote, fresh.continued) == (0, None, False) and fresh.at_statement_start()
     fresh.quote = "'''"
     assert not fresh.at_statement_start()
+
+
+@pytest.mark.parametrize("line, end", [
+    ('f"{d["("]}" + x', 11),  # Python 3.12 (PEP 701): the field holds the f-string's own quote
+    ("f'{d['a']['b']}' + x", 16),
+    ('f"{{" + "}}"', 5),  # `{{` is a brace, not a field
+    ('f"{x:\'>9}" # c', 10),  # a quote in a format spec is its fill character
+    ('f"{x:>{w}}{y!r}" + z', 16),  # a field in a format spec; a conversion
+    ("f'{ {'a': 1}['a'] }' + x", 20),  # a dict in a field: its braces nest
+    (r'rf"{x}\\" + y', 9), (r'f"\"{x}" + y', 8),  # a doubled backslash, then the closing quote; an escaped quote
+    ('F"""a{d["""b"""]}""" + c', 20),  # triple quotes nested in a triple-quoted f-string
+    ('t"{d["k"]}" + x', 11),  # a template string (Python 3.14) has fields too
+    ('f"{x', -1), ('f"{x}', -1), ('f"a', -1),  # not closed on this line
+    ('b"{" + "}"', 4), ('"{" + x', 3),  # no f: braces are text
+])
+def test_string_end(line: str, end: int) -> None:
+    opening = min(line.index(quote) for quote in "\"'" if quote in line)
+    assert _string_end(line, opening, _quote_at(line, opening)) == end
+    if end > 0 and sys.version_info >= (3, 12) and not line.startswith("t"):  # Python agrees
+        assert isinstance(ast.parse(line[:end]).body[0], ast.Expr)
+
+
+def test_a_name_ending_in_f_before_a_quote_is_no_prefix() -> None:
+    """`elif"x" in s:` is valid Python: the `f` of `elif` makes no f-string of `"x"`."""
+    assert scan_all(['elif"{" in s:  # c', "y"]) == [(True, 15, 0, None, False), (True, None, 0, None, False)]
+
+
+def test_state_scan_follows_fields_that_hold_their_f_strings_quote() -> None:
+    assert scan_all(['print(f"{d["("]}")  # c', "%time x = 1"]) == [
+        (True, 20, 0, None, False), (True, None, 0, None, False)]
+    assert scan_all(['s = f"""{d["a"]}', '"""  # c']) == [(True, None, 0, '"""', False), (False, 5, 0, None, False)]
 
 
 def test_closing() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import copy
 import json
+import sys
 import warnings
 from pathlib import Path
 
@@ -631,3 +632,24 @@ def test_positions_after_a_cell_of_every_kind(tmp_path: Path, kind: str, source)
     expected["cells"][2]["source"] = ["\n", "y = jax.tree.map(abs, [1])"]
     expected["cells"][4]["source"] = "z = (1,\n     jax.tree.map(abs, [2]))\n"
     assert path.read_bytes() == dump(expected)
+
+
+def test_an_f_string_holding_its_own_quote_neither_hides_an_ipython_line_nor_the_kernel(tmp_path: Path) -> None:
+    """Python 3.12 (PEP 701) lets a replacement field hold its f-string's own quote (`f"{d["("]}"`).
+    The IPython-line scan took the quote inside for the string's end and the `(` after it for a
+    bracket left open, so the `%time` line below was left as code and the notebook was reported
+    "cannot parse". The line is an IPython line again, and the kernel's pair is fixed. (Before
+    3.12 the field ends the string: the cell does not parse, and that is what is said.)"""
+    source = ('import jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n'
+              'd = {"(": 1}\nprint(f"{d["("]}")\n%time x = 1\n\n\ndef body(x_ref, o_ref):\n'
+              '    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n'
+              '\n\ndef run(x):\n    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)\n')
+    path = tmp_path / "pep701.ipynb"
+    path.write_bytes(dump({**make_notebook(), "cells": [_cell("code", source, 1)]}))
+    result = runner.process_source(path, path.read_bytes(), registry.select(["JAX001"]), Settings((0, 12, 0, 1)))
+    if sys.version_info < (3, 12):
+        assert result.error is not None and "cell 1, line 6" in result.error, result.error
+        return
+    assert result.error is None, result.error
+    assert [(f.kind, f.line) for f in result.findings] == [(Kind.FIXED, 11)]
+    assert b"%time x = 1" in result.new_source and b'print(f\\"{d[\\"(\\"]}\\")' in result.new_source

@@ -508,12 +508,11 @@ class _State:
             if char == "#":
                 return index
             if char in "\"'":
-                triple = body[index:index + 3]
-                if triple in ('"""', "'''"):
-                    self.quote = triple
-                    index += 3
-                    continue
-                close = _closing(body, index + 1, char)
+                quote = _quote_at(body, index)
+                close = _string_end(body, index, quote)
+                if close < 0 and len(quote) == 3:
+                    self.quote = quote  # the string goes on on the next lines
+                    return None
                 index = size if close < 0 else close
                 continue
             if char in "([{":
@@ -526,9 +525,92 @@ class _State:
         return None
 
 
-# The characters `_State.scan` acts on; in a string, those that may end it (per quote).
+# The characters `_State.scan` acts on; in a string, those that may end it (per quote); in an
+# f-string, those that may also open a replacement field; in a field, those that matter there.
 _SYNTAX = re.compile(r"""[#"'()\[\]{}\\]""")
 _STRING_STOPS = {quote: re.compile("[\\\\" + quote[0] + "]") for quote in ('"', "'", '"""', "'''")}
+_FSTRING_STOPS = {quote: re.compile("[\\\\{" + quote[0] + "]") for quote in ('"', "'", '"""', "'''")}
+_FIELD_STOPS = re.compile(r"""["'()\[\]{}:]""")
+_FORMAT_SPEC_STOPS = re.compile(r"[{}]")
+_PREFIX_LETTERS = frozenset("rRbBuUfFtT")
+
+
+def _quote_at(body: str, index: int) -> str:
+    """The quote a string opens with at `index`: triple or single."""
+    triple = body[index:index + 3]
+    return triple if triple in ('"""', "'''") else body[index]
+
+
+def _string_end(body: str, index: int, quote: str) -> int:
+    """The offset after the string whose `quote` opens at `index` (-1: not on this line). An
+    f-string's replacement fields may hold strings with the same quote (Python 3.12, PEP 701:
+    `f"{d["key"]}"`), so they are followed, not taken for the end."""
+    start = index
+    while start > 0 and body[start - 1] in _PREFIX_LETTERS:
+        start -= 1
+    prefix = body[start:index] if start == 0 or not (body[start - 1].isalnum() or body[start - 1] == "_") else ""
+    if "f" in prefix.lower() or "t" in prefix.lower():
+        return _fstring_end(body, index + len(quote), quote)
+    return _closing(body, index + len(quote), quote)
+
+
+def _fstring_end(body: str, index: int, quote: str) -> int:
+    """`_closing` for an f-string (or a template string): `{{` is a brace, `{` opens a field."""
+    stops = _FSTRING_STOPS[quote]
+    while (found := stops.search(body, index)) is not None:
+        index = found.start()
+        char = body[index]
+        if char == "\\":
+            index += 2
+        elif char == "{":
+            index = index + 2 if body.startswith("{{", index) else _field_end(body, index + 1)
+            if index < 0:
+                return -1
+        elif body.startswith(quote, index):
+            return index + len(quote)
+        else:
+            index += 1
+    return -1
+
+
+def _field_end(body: str, index: int) -> int:
+    """The offset after the `}` that closes a replacement field whose expression starts at
+    `index` (-1: not on this line). Brackets nest; a `:` outside them starts the format spec."""
+    depth = 0
+    while (found := _FIELD_STOPS.search(body, index)) is not None:
+        index = found.start()
+        char = body[index]
+        if char in "\"'":
+            quote = _quote_at(body, index)
+            index = _string_end(body, index, quote)
+            if index < 0:
+                return -1
+            continue
+        if char in "([{":
+            depth += 1
+        elif char in ")]":
+            depth = max(0, depth - 1)
+        elif char == "}":
+            if depth == 0:
+                return index + 1
+            depth -= 1
+        elif depth == 0:  # ":" (a lambda or `:=` in a field is in parentheses)
+            return _format_spec_end(body, index + 1)
+        index += 1
+    return -1
+
+
+def _format_spec_end(body: str, index: int) -> int:
+    """The offset after the `}` that ends a format spec (`:>{width}`): its text is literal, quotes
+    included (`f"{x:'>9}"`), but for nested fields."""
+    while (found := _FORMAT_SPEC_STOPS.search(body, index)) is not None:
+        index = found.start()
+        if body[index] == "}":
+            return index + 1
+        index = _field_end(body, index + 1)
+        if index < 0:
+            return -1
+    return -1
 
 
 def _closing(body: str, index: int, quote: str) -> int:
