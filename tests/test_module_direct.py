@@ -586,3 +586,14 @@ def test_ordered_arguments() -> None:
     call = ast.parse("f(\n  k=1,\n  *b)").body[0].value
     assert [ast.unparse(node) for node in ordered_arguments(call)] == ["k=1", "*b"]
     assert ordered_arguments(ast.parse("f()").body[0].value) == []
+
+
+def test_references_to_a_def_are_where_the_module_names_it() -> None:
+    """The def's name in the scope it binds it in: not a same-named local of another function; a
+    lambda has no name to be referred to by."""
+    index = ModuleIndex.parse("def mm(a):\n    return a\n\n\nx = mm(1) + mm(2)\nfast = lambda a: a\n\n\n"
+                              "def outer():\n    mm = 3\n    return mm\n\n\ny = [mm]\n")
+    loads = [node for node in _names(index, "mm") if isinstance(node.ctx, ast.Load)]
+    found = sorted(index.references_to(index.tree.body[0]), key=lambda node: (node.lineno, node.col_offset))
+    assert found == [loads[0], loads[1], loads[3]]  # not `return mm` in outer
+    assert index.references_to(index.tree.body[2].value) == []  # the lambda

@@ -331,6 +331,16 @@ def _lowering_error(root: Path, module: str, platform: str, shapes=MATMUL_OPERAN
             del sys.modules[name]
 
 
+def _package(root: Path, name: str, modules: dict[str, str]) -> Path:
+    """The package `name` under `root`: an empty `__init__.py` and `modules` (file name: code)."""
+    package = root / name
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for file, code in modules.items():
+        (package / file).write_text(code)
+    return package
+
+
 def _import_package(root: Path, name: str):
     sys.path.insert(0, str(root))
     try:
@@ -478,17 +488,15 @@ def test_a_pair_handed_to_a_helper_in_another_module_does_not_lower(tmp_path: Pa
 def _accuracy_handed_to_a_helper(root: Path) -> None:
     """A Mosaic GPU kernel hands an accuracy hint to a helper of another module that passes it on
     (`accuracy=accuracy`, default None): that helper's rsqrt is kernel code."""
-    package = root / "gh"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "norms.py").write_text("import jax.numpy as jnp\nfrom jax import lax\n\n\ndef inv_rms(x, accuracy=None):\n"
-                                      "    return lax.rsqrt(jnp.mean(x * x) + 1e-6, accuracy=accuracy)\n")
-    (package / "launch.py").write_text(
-        "import jax\nfrom jax import lax\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n"
+    _package(root, "gh", {
+        "norms.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef inv_rms(x, accuracy=None):\n"
+        "    return lax.rsqrt(jnp.mean(x * x) + 1e-6, accuracy=accuracy)\n",
+        "launch.py": "import jax\nfrom jax import lax\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n"
         "from .norms import inv_rms\n\n\ndef run(x):\n"
         "    @plgpu.kernel(out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))\n    def kernel(x_ref, o_ref):\n"
         "        o_ref[...] = x_ref[...] * inv_rms(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST)\n\n"
-        "    return kernel(x)\n")
+        "    return kernel(x)\n",
+    })
 
 
 @pytest.mark.jax
@@ -521,18 +529,16 @@ def test_a_pair_bound_under_another_name_for_a_runner_of_another_module_is_fixed
     pair is fixed where it is written, and the rewritten package lowers."""
     from tests import jax_support
 
-    package = tmp_path / "rr"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "util.py").write_text(
-        "import jax\nfrom jax.experimental import pallas as pl\n\n\nclass Runner:\n    def __init__(self, body):\n"
+    _package(tmp_path, "rr", {
+        "util.py": "import jax\nfrom jax.experimental import pallas as pl\n\n\nclass Runner:\n    def __init__(self, body):\n"
         "        self.body = body\n\n    def __call__(self, x, w):\n"
-        "        return pl.pallas_call(self.body, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n")
-    (package / "kern.py").write_text("import jax.numpy as jnp\n\n\ndef body(x_ref, w_ref, o_ref, *, p=None):\n"
-                                     "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=p)\n")
-    (package / "api.py").write_text("import functools\nfrom jax import lax\nfrom rr.kern import body\nfrom rr.util import Runner\n\n\n"
-                                    "def run(x, w):\n"
-                                    "    return Runner(functools.partial(body, p=(lax.Precision.DEFAULT, lax.Precision.HIGHEST)))(x, w)\n")
+        "        return pl.pallas_call(self.body, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
+        "kern.py": "import jax.numpy as jnp\n\n\ndef body(x_ref, w_ref, o_ref, *, p=None):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=p)\n",
+        "api.py": "import functools\nfrom jax import lax\nfrom rr.kern import body\nfrom rr.util import Runner\n\n\n"
+        "def run(x, w):\n"
+        "    return Runner(functools.partial(body, p=(lax.Precision.DEFAULT, lax.Precision.HIGHEST)))(x, w)\n",
+    })
     assert "Per-operand dot precision unsupported" in (_lowering_error(tmp_path, "rr.api", "tpu") or "")
     results = run([tmp_path], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
     assert [(Path(r.path).name, f.code, f.kind.value, f.line) for r in results for f in r.findings] == \
@@ -595,11 +601,10 @@ def test_each_precision_a_module_binds_to_another_modules_body_is_decided_on_its
     one never stops the look at the ones after it, and the rewritten module lowers."""
     from tests import jax_support
 
-    package = tmp_path / "many"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "kern.py").write_text("import jax.numpy as jnp\n\n\ndef body(x_ref, w_ref, o_ref, *, precision=None):\n"
-                                     "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)\n")
+    package = _package(tmp_path, "many", {
+        "kern.py": "import jax.numpy as jnp\n\n\ndef body(x_ref, w_ref, o_ref, *, precision=None):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)\n",
+    })
     launches = "\n".join(
         f"    {name} = pl.pallas_call(functools.partial(kern.body, precision={value}), out_shape=shape)(x, w)"
         for name, value in [("same", "(P.HIGHEST, P.HIGHEST)"), ("pair", "(P.DEFAULT, P.HIGH)"), ("none", "None"),
@@ -623,17 +628,15 @@ def test_a_pair_bound_to_a_body_of_another_module_that_only_triton_runs_is_left(
     """Triton lowers a per-operand pair (as TF32): a body of another module that only a Triton
     launch runs keeps the pair its launching module binds; rewriting it would change a kernel
     that works. Under `--scope all` every pair is made one scalar, kernel or not."""
-    package = tmp_path / "tri"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "kern.py").write_text("import jax.numpy as jnp\n\n\ndef body(x_ref, w_ref, o_ref, *, precision=None):\n"
-                                     "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)\n")
-    (package / "api.py").write_text(
-        "import functools\nimport jax\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+    _package(tmp_path, "tri", {
+        "kern.py": "import jax.numpy as jnp\n\n\ndef body(x_ref, w_ref, o_ref, *, precision=None):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)\n",
+        "api.py": "import functools\nimport jax\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
         "from jax.experimental.pallas import triton as plgpu\nfrom tri import kern\n\n\ndef run(x, w):\n"
         "    body = functools.partial(kern.body, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n"
         "    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
-        "                          compiler_params=plgpu.CompilerParams(num_warps=4))(x, w)\n")
+        "                          compiler_params=plgpu.CompilerParams(num_warps=4))(x, w)\n",
+    })
     results = run([tmp_path], select(), SETTINGS, jobs=1)
     assert [f for r in results for f in r.findings] == []
     everywhere = run([tmp_path], select(["JAX001"]), replace(SETTINGS, scope=Scope.ALL), jobs=1)

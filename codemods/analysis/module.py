@@ -427,6 +427,12 @@ class ModuleIndex:
         """The scope a def binds its name in."""
         return self._definition_scope.get(function)
 
+    def references_to(self, function: FunctionNode) -> list[ast.Name]:
+        """Where this module names the def `function` (a lambda has no name: none)."""
+        scope = None if isinstance(function, ast.Lambda) else self.scope_of_definition(function)
+        return [reference for binding in (scope.bindings.get(function.name, ()) if scope is not None else ())  # type: ignore[union-attr]
+                if binding.node is function for reference in binding.references]
+
 
 def _bind_own_name(node: ast.AST, scope: Scope) -> None:
     name = getattr(node, "name", None)

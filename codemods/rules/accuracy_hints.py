@@ -97,10 +97,7 @@ class AccuracyHints(JaxTransform):
             param, function = binding.node, self.module.parent[self.module.parent[binding.node]]
             positional = [*function.args.posonlyargs, *function.args.args]  # type: ignore[attr-defined]
             index = positional.index(param) if param in positional else None
-            scope = None if isinstance(function, ast.Lambda) else self.module.scope_of_definition(function)  # type: ignore[arg-type]
-            references = [r for b in scope.bindings.get(function.name, ()) if b.node is function  # type: ignore[union-attr]
-                          for r in b.references] if scope is not None else []
-            calls = [call for reference in references
+            calls = [call for reference in self.module.references_to(function)  # type: ignore[arg-type]
                      if isinstance(call := self.module.parent.get(reference), ast.Call) and call.func is reference]
             found += [value_of(argument) for call in calls
                       if (argument := find_arg(call, index, (param.arg,))) is not None]  # type: ignore[attr-defined]

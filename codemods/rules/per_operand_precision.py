@@ -364,7 +364,7 @@ class PerOperandPrecision(JaxTransform):
         if isinstance(function, ast.Lambda):
             raise _Unknown("it is a lambda's parameter")
         values = self._bound_values(function, param)
-        references = self._references(function)
+        references = self.module.references_to(function)
         kernels = self.analysis.kernels
         if not references and (not values or function in kernels.kernels and function not in kernels.direct
                                and self._default_unwritten(function, param)):
@@ -409,19 +409,13 @@ class PerOperandPrecision(JaxTransform):
         default is None or absent (a written default is what it runs with where they leave it out)."""
         if isinstance(function, ast.Lambda):
             return False
-        references = self._references(function)
+        references = self.module.references_to(function)
         if not references:  # only what they pass can make it other than its default, unless that is written
             return self._default_unwritten(function, param)
         positional = [*function.args.posonlyargs, *function.args.args]
         index = positional.index(param) if param in positional else None
         return any(isinstance(call := self.module.parent.get(reference), ast.Call) and call.func is reference
                    and find_arg(call, index, (param.arg,)) is not None for reference in references)
-
-    def _references(self, function: FunctionNode) -> list[ast.Name]:
-        """Where this module names the def `function`."""
-        scope = self.module.scope_of_definition(function)
-        binding = next((b for b in (scope.bindings.get(function.name, ()) if scope else ()) if b.node is function), None)
-        return binding.references if binding is not None else []
 
     def _default_unwritten(self, function: FunctionNode, param: ast.arg) -> bool:
         """`param` has no default, or None: what it runs with is what its callers pass."""
