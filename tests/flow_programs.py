@@ -57,6 +57,9 @@ MODULE_STEPS = ("alias", "partial", "tuple", "list", "dict", "classattr", "insta
 FUNCTION_STEPS = ("alias", "partial", "tuple", "list", "dict", "classattr", "instance", "comprehension", "loop")
 LOOPS = ("tuple", "list", "zip", "enumerate", "items", "values", "reversed")
 COMPREHENSIONS = ("list", "dict_zip", "partial_list", "tuple_gen")
+# How a list comes to hold the body: written in its literal, stored into it after (`k[1] = body`),
+# or inserted (`k.insert(0, body)`).
+LISTS = ("literal", "stored", "inserted")
 TERMINALS = ("direct", "helper", "helper_keyword", "runner", "partial_call")
 # How the body, factory or helper takes the value and hands it to the helper: a parameter named as
 # the op's keyword, passed by that keyword (`precision=precision`); a parameter of another name
@@ -67,7 +70,7 @@ HANDINGS = ("keyword", "renamed", "position")
 @dataclass(frozen=True)
 class Step:
     op: str  # MODULE_STEPS / FUNCTION_STEPS, or "enter"
-    variant: str = ""  # loop / comprehension kind
+    variant: str = ""  # loop / comprehension / list kind
     module: str = "api"  # export's target
     style: str = "from_abs"  # export's import spelling
 
@@ -335,7 +338,15 @@ def _render_launch(r: _Renderer, i: int, spec: LaunchSpec) -> list[str]:
         elif op == "tuple":
             root, expr = bind(f"({full}, None)"), "{r}[0]"
         elif op == "list":
-            root, expr = bind(f"[None, {full}]"), "{r}[1]"
+            variant = step.variant or "literal"
+            if variant == "literal":
+                root, expr = bind(f"[None, {full}]"), "{r}[1]"
+            elif variant == "stored":
+                root, expr = bind("[None, None]"), "{r}[1]"
+                emit(f"{root}[1] = {full}")
+            else:
+                root, expr = bind("[None]"), "{r}[0]"
+                emit(f"{root}.insert(0, {full})")
         elif op == "dict":
             root, expr = bind(f'{{"main": {full}, "other": None}}'), '{r}["main"]'
         elif op == "classattr":
@@ -457,6 +468,8 @@ def strategies(jax_version: tuple):
                 variant = draw(st.sampled_from(LOOPS))
             elif op == "comprehension":
                 variant = draw(st.sampled_from(COMPREHENSIONS))
+            elif op == "list":
+                variant = draw(st.sampled_from(LISTS))
             out.append(Step(op, variant, draw(modules), draw(styles)))
         return tuple(out)
 

@@ -119,6 +119,7 @@ PRECISION: dict[str, list[Launch]] = {
     + _launches("fused", [*CONV, (128, 128)], TRITON, lines=(9,)),
     "jnp_dot_dtype_strings": _launches("matmul", MATMUL, *PORTABLE),
     "jnp_einsum_list": _launches("scores", [(128, 128), (128, 128)], *PORTABLE),
+    "list_of_bodies_changed_after_it_is_built": _launches("run", MATMUL, *PORTABLE),
     # Triton's tt.dot wants every dimension >= 16 and the golden's outputs are 8x8: TPU only.
     "jnp_inner_and_tensordot": _launches("both", [(8, 8), (8, 8)], TPU),
     "jnp_matmul_enum_strings": _launches("matmul", MATMUL, *PORTABLE),

@@ -641,3 +641,65 @@ def test_a_pair_bound_to_a_body_of_another_module_that_only_triton_runs_is_left(
     assert [f for r in results for f in r.findings] == []
     everywhere = run([tmp_path], select(["JAX001"]), replace(SETTINGS, scope=Scope.ALL), jobs=1)
     assert [(Path(r.path).name, f.kind.value) for r in everywhere for f in r.findings] == [("api.py", "fixed")]
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("filled, launched", [("BODIES[0] = {held}", "BODIES[0]"), ("BODIES.insert(0, {held})", "BODIES[0]"),
+                                              ("BODIES.append({held})", "BODIES[-1]")])
+@pytest.mark.parametrize("held, kind", [("body", "fixed"), ("functools.partial(body, precision=PAIR)", "manual")])
+def test_a_list_of_bodies_another_module_fills_after_building_it_is_kernel_code(
+        tmp_path: Path, filled: str, launched: str, held: str, kind: str) -> None:
+    """`BODIES = [None]` then `BODIES[0] = body` (or `.insert`, `.append`) in one module, launched
+    from the list in another: the body is kernel code. The launching module read the list as
+    written (`[None]`), and `--check` passed while the kernel failed to lower. A pair written in
+    the body is fixed (and the package lowers); one bound by a partial stored in the list is a
+    [manual] note, as it is when the partial is written in the list's literal."""
+    from tests import jax_support
+
+    in_body = "PAIR" if held == "body" else "precision"
+    _package(tmp_path, "fill", {
+        "util.py": "import functools\nimport jax.numpy as jnp\nfrom jax import lax\n\n"
+        "PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGH)\n\n\ndef body(x_ref, w_ref, o_ref, *, precision=None):\n"
+        f"    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision={in_body})\n\n\n"
+        f"BODIES = [None]\n{filled.format(held=held)}\n",
+        "api.py": "import jax\nfrom jax.experimental import pallas as pl\nfrom fill.util import BODIES\n\n\n"
+        f"def run(x, w):\n    return pl.pallas_call({launched}, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
+    })
+    assert "Per-operand dot precision unsupported" in (_lowering_error(tmp_path, "fill.api", "tpu") or "")
+    results = run([tmp_path], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
+    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == \
+        [("util.py", "JAX001", kind)]
+    for result in results:
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    if kind == "fixed":
+        assert _lowering_error(tmp_path, "fill.api", "tpu") is None
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("holder, launched", [("class Holder:\n    kernel = staticmethod(Model().kernel)\n", "Holder.kernel"),
+                                              ("KERNELS = [Model().kernel]\n", "KERNELS[0]"),
+                                              ("KERNELS = [m.kernel for m in [Model()]]\n", "KERNELS[0]")])
+def test_an_instance_member_held_by_another_launched_value_is_kernel_code(tmp_path: Path, holder: str,
+                                                                         launched: str) -> None:
+    """`self.kernel = body` in a class of one module, whose instance's member a class attribute or
+    a list of that module holds, launched from a third: the body is kernel code. The holder's
+    launch reached the class, but not which of its members, and `--check` passed."""
+    from tests import jax_support
+
+    _package(tmp_path, "held", {
+        "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x_ref, w_ref, o_ref):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+        "kern.py": "from held.util import body\n\n\nclass Model:\n    def __init__(self):\n        self.kernel = body\n\n\n"
+        + holder,
+        "api.py": f"import jax\nfrom jax.experimental import pallas as pl\nfrom held.kern import {launched.split('.')[0].split('[')[0]}\n\n\n"
+        f"def run(x, w):\n    return pl.pallas_call({launched}, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
+    })
+    assert "Per-operand dot precision unsupported" in (_lowering_error(tmp_path, "held.api", "tpu") or "")
+    results = run([tmp_path], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
+    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == \
+        [("util.py", "JAX001", "fixed")]
+    for result in results:
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    assert _lowering_error(tmp_path, "held.api", "tpu") is None

@@ -93,6 +93,20 @@ def _body(source: str) -> set[str]:
     ("(k := a)\npl.pallas_call(k)", {"a"}),
     ("B = (a, b)\npl.pallas_call(B[1])", {"b"}),
     ("B = (a, b)\npl.pallas_call(B[0])", {"a"}),
+    # A list changed after it is built: a read by position finds what was stored since, too.
+    ("B = [a, b]\nB[0] = c\npl.pallas_call(B[0])", {"a", "c"}),
+    ("B = [a, b]\nB[1] = c\npl.pallas_call(B[0])", {"a", "c"}),  # which position: not followed
+    ("B = [a]\nB.insert(0, c)\npl.pallas_call(B[0])", {"a", "c"}),
+    ("B = [a]\nB.append(c)\npl.pallas_call(B[-1])", {"a", "c"}),
+    ("B = [a, b]\nB.extend([c])\nk, _ = B\npl.pallas_call(k)", {"a", "c"}),
+    ("B = [a, b]\npl.pallas_call(B[0])", {"a"}),  # unchanged: the position alone
+    ("B = [a, b]\nB.pop(0)\npl.pallas_call(B[0])", {"a", "b"}),  # what moved to another position
+    ("B = [a, b]\ndel B[0]\npl.pallas_call(B[0])", {"a", "b"}),
+    ("B = [a, b]\nB.reverse()\npl.pallas_call(B[0])", {"a", "b"}),
+    ("B = [a, b]\nB.sort(key=id)\npl.pallas_call(B[1])", {"a", "b"}),
+    ("B = [a, b]\nB.remove(a)\npl.pallas_call(B[0])", {"a", "b"}),
+    ("B = [a, b]\nB.insert(0, c)\npl.pallas_call(B[1])", {"a", "b", "c"}),
+    ("B = (a, b)\nC = list(B)\nC.pop(0)\npl.pallas_call(B[0])", {"a"}),  # a tuple does not move
     ("B = (a, b)\npl.pallas_call(B[-2])", {"a", "b"}),  # `-2` is no constant: no position
     ("B = (a, b)\npl.pallas_call(B[-1])", {"a", "b"}),
     ("B = (a, b)\npl.pallas_call(B[2])", {"a", "b"}),

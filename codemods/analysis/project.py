@@ -147,7 +147,7 @@ class _Module:
     project_mentions: Optional[dict] = None
     top_level: Optional[dict[str, str]] = None  # see ProjectIndex._top_level
     project_names: Optional[frozenset[str]] = None  # names it binds to project modules (import roots)
-    holders: Optional[dict[str, list[str]]] = None  # see ProjectIndex._holders
+    holders: Optional[dict[str, list[tuple[str, frozenset[str]]]]] = None  # see ProjectIndex._holders
     dotted: Optional[dict[str, set[str]]] = None  # see ProjectIndex._dotted_names
 
     def absolute(self, name: str) -> Optional[str]:
@@ -496,12 +496,11 @@ class ProjectIndex:
                 continue  # no hint of a failing call starts in it: most statements stop here
             if not _may_fail_bytes(raw[start:end]):
                 continue  # the walk below costs more than this look at its bytes
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                name = statement.name  # a class: its members (`kernel = staticmethod(partial(body, ...))`)
-            elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
-                    and isinstance(statement.targets[0], ast.Name):  # a partial, or a container of partials
-                name = statement.targets[0].id
-            else:
+            # A def; a class: its members (`kernel = staticmethod(partial(body, ...))`); a partial, or
+            # a container of partials, however it is filled.
+            name = statement.name if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                else _holder(statement)
+            if name is None:
                 continue
             calls = [node for part in _launchable_parts(statement) for node in ast.walk(part) if node.__class__ is ast.Call]
             if any(_may_fail_in_a_kernel(call) for call in calls):
@@ -536,9 +535,10 @@ class ProjectIndex:
                 for mention in mentions:
                     if _last_name(mention) in aliases and (module, name) in self._targets(referrer, index, mention):
                         usage |= self._usage_at(referrer, index, scope, function, mention, bodies)
-        for holder in self._holders(module).get(name, ()):  # `k = body`, `BODIES = [body]` here: used as they are
+        for holder, members in self._holders(module).get(name, ()):  # `k = body`, `BODIES = [body]` here: used as they are
             held = self._usage(module, holder)
-            usage |= Usage(held.backends, held.role, held.plain, held.why)
+            # `kernel = staticmethod(Model().kernel)` in a launched class, `[Model().kernel]`: the member
+            usage |= Usage(held.backends, held.role, held.plain, held.why, members if held.backends else frozenset())
         return usage
 
     def _renamed(self, module: _Module, name: str, referrers: list[_Module]) -> set[str]:
@@ -553,24 +553,24 @@ class ProjectIndex:
                         renamed.add(bound)
         return renamed
 
-    def _holders(self, module: _Module) -> dict[str, list[str]]:
+    def _holders(self, module: _Module) -> dict[str, list[tuple[str, frozenset[str]]]]:
         """For each name, the top-level values and classes of the module that hold it (`k = body`,
         `BODIES = [body]`, `class Holder: kernel = staticmethod(body)`): another module launching
-        those launches it."""
+        those launches it. With each, the attributes the holder's statement reads, which a member
+        of the name's instances it launches may be (`staticmethod(Model().kernel)`: `kernel`)."""
         self._depend(module.name, CONTENT)
         if module.holders is None:
             module.holders = {}
             tree = self._tree(module)
             for statement in tree.body if tree is not None else ():
-                if isinstance(statement, ast.ClassDef):
-                    holder = statement.name
-                elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
-                        and isinstance(statement.targets[0], ast.Name):
-                    holder = statement.targets[0].id
-                else:
+                holder = _holder(statement)
+                if holder is None:
                     continue
-                for named in {node.id for node in ast.walk(statement) if isinstance(node, ast.Name)} - {holder}:
-                    module.holders.setdefault(named, []).append(holder)
+                nodes = list(ast.walk(statement))
+                # What it may read of an instance it makes: `Model().kernel`, `[m.kernel for m in ...]`.
+                read = frozenset(node.attr for node in nodes if isinstance(node, ast.Attribute))
+                for named in {node.id for node in nodes if isinstance(node, ast.Name)} - {holder}:
+                    module.holders.setdefault(named, []).append((holder, read))
         return module.holders
 
     def _usage_at(self, referrer: _Module, index: ModuleIndex, scope: KernelScope, function: Optional[FunctionNode],
@@ -1329,6 +1329,28 @@ def _may_define_launch_helpers(raw: bytes) -> bool:
         if re.search(rb"\bdef[ \t]+\w+[ \t]*\([^)]*\b" + re.escape(name) + rb"\b", raw):
             return True
     return False
+
+
+def _holder(statement: ast.stmt) -> Optional[str]:
+    """The top-level name a statement puts values in: a class, a value (`k = body`, `BODIES =
+    [body]`), or a container filled after it is built (`BODIES[1] = body`, `BODIES.insert(0,
+    body)`, `TABLE.update(main=body)`)."""
+    if isinstance(statement, ast.ClassDef):
+        return statement.name
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+        while isinstance(target, ast.Subscript):
+            target = target.value
+        return target.id if isinstance(target, ast.Name) else None
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \
+            and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr in _FILLING \
+            and isinstance(statement.value.func.value, ast.Name):
+        return statement.value.func.value.id
+    return None
+
+
+# The methods that put values in a list, set or dict after it is built.
+_FILLING = frozenset({"append", "insert", "extend", "add", "update", "setdefault"})
 
 
 def _is_partial_of(call: Optional[ast.AST], node: ast.AST) -> bool:

@@ -232,6 +232,25 @@ class ValueFlow:
     def _elements(self, origin: object) -> tuple:
         return ("elements", origin)
 
+    def _stored(self, origin: object) -> tuple:
+        """What code stores into a list after it is built (`BODIES[0] = f`, `BODIES.append(f)`): its
+        elements too, and at every position a read by index may find (the literal's positions
+        alone would miss it)."""
+        self._flow(("stored", origin), self._elements(origin))
+        return ("stored", origin)
+
+    def _shifted(self, value: "Sequence") -> None:
+        """`BODIES.pop(0)`, `.sort()`, `del BODIES[0]`, ...: what a list holds moves to other positions,
+        so a read by position may find any of it."""
+        self._flow(self._elements(value.origin), self._stored(value.origin))
+
+    def _at_position(self, value: "Sequence", position: int, target: object) -> None:
+        """`target = value[position]`, where the sequence's positions are known: that position, and
+        what was stored into it since, if it is a list."""
+        self._flow(value.positions[position], target)  # type: ignore[index]
+        if isinstance(value.origin, ast.List):
+            self._flow(("stored", value.origin), target)
+
     def _iterated(self, key: object) -> tuple:
         """What iterating the values of `key` yields."""
         derived = ("iterated", key)
@@ -325,6 +344,9 @@ class ValueFlow:
         self._watch(node.value, rule)
 
     def _subscript(self, node: ast.Subscript) -> None:
+        if node.ctx.__class__ is ast.Del:  # `del BODIES[0]`
+            self._watch(node.value, lambda value: self._shifted(value) if isinstance(value, Sequence) else None)
+            return
         if node.ctx.__class__ is not ast.Load or self._of_a_library(node.value):
             return
         index = node.slice
@@ -336,7 +358,7 @@ class ValueFlow:
                     self._add(node, Sequence(value.origin))
                 elif position is not None and value.positions is not None and -len(value.positions) <= position \
                         < len(value.positions):
-                    self._flow(value.positions[position], node)
+                    self._at_position(value, position, node)
                 else:
                     self._flow(self._elements(value.origin), node)
             elif isinstance(value, Mapping):
@@ -487,8 +509,8 @@ class ValueFlow:
             def rule(value: Value) -> None:
                 if isinstance(value, Sequence) and value.positions is not None and not starred \
                         and len(value.positions) == len(parts):
-                    for position, part in zip(value.positions, parts):
-                        self._flow(position, part)
+                    for position, part in enumerate(parts):
+                        self._at_position(value, position, part)
                 elif isinstance(value, Sequence):
                     for part in parts:
                         self._flow(self._elements(value.origin), part)
@@ -502,7 +524,7 @@ class ValueFlow:
         elif isinstance(target, ast.Subscript):
             def store(value: Value) -> None:
                 if isinstance(value, Sequence):
-                    self._flow(source, self._elements(value.origin))
+                    self._flow(source, self._stored(value.origin))
                 elif isinstance(value, Mapping):
                     self._flow(source, ("values", value.origin))
                     self._flow(target.slice, ("keys", value.origin))
@@ -617,15 +639,17 @@ class ValueFlow:
                     self._add(self._elements(("foreign", node)), element)
             elif isinstance(value, Sequence):
                 if method in ("append", "add") and args:
-                    self._flow(args[-1], self._elements(value.origin))
+                    self._flow(args[-1], self._stored(value.origin))
                 elif method == "insert" and len(args) == 2:
-                    self._flow(args[1], self._elements(value.origin))
+                    self._flow(args[1], self._stored(value.origin))
                 elif method == "extend" and args:
-                    self._flow(self._iterated(args[0]), self._elements(value.origin))
+                    self._flow(self._iterated(args[0]), self._stored(value.origin))
                 elif method == "pop":
                     self._flow(self._elements(value.origin), node)
                 elif method == "copy":
                     self._add(node, value)
+                if method in _SHIFTING:
+                    self._shifted(value)
         self._watch(func.value, rule)
 
     def _call_site(self, callee: object, args: list, keywords: dict, result: object, site: ast.AST) -> None:
@@ -700,8 +724,10 @@ class ValueFlow:
         self._call_site(body, [], {}, _DISCARDED, site)
 
 
-_CONTAINER_METHODS = {"values", "keys", "items", "get", "pop", "setdefault", "update", "copy", "append", "add",
-                      "insert", "extend"}
+# The methods that move a list's elements to other positions.
+_SHIFTING = frozenset({"pop", "remove", "reverse", "sort", "clear", "insert"})
+_CONTAINER_METHODS = {"values", "keys", "items", "get", "setdefault", "update", "copy", "append", "add", "extend",
+                      *_SHIFTING}
 
 _HANDLERS: dict[type, Callable] = {
     ast.Attribute: ValueFlow._attribute, ast.Subscript: ValueFlow._subscript,
