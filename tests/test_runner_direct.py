@@ -1,0 +1,238 @@
+"""The engine's run loop (codemods/engine/runner.py), tested directly: what a run reports for each
+file, in order, and what it remembers between runs. Written for the survivors of its mutation run
+(docs/testing.md, "Per module: engine/runner.py").
+
+Nothing here imports jax.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from codemods import registry
+from codemods.engine import runner
+from codemods.engine.cache import ResultCache
+from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind
+from codemods.engine.fixes import Edit, FixPlan
+from codemods.engine.rule import Rule
+from codemods.settings import Settings
+
+SETTINGS = Settings((0, 12, 0, 1))
+KERNEL = b'''\
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=("default", "highest"))
+
+
+matmul = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+'''
+
+
+def _age(path: Path, seconds: int = 60) -> None:
+    status = path.stat()
+    os.utime(path, ns=(status.st_atime_ns - seconds * 10**9, status.st_mtime_ns - seconds * 10**9))
+
+
+def _findings(result) -> list:
+    return [(f.code, f.line, f.column, f.message) for f in result.findings]
+
+
+def test_an_unchanged_size_and_mtime_answers_from_what_the_last_run_learnt_of_the_file(tmp_path: Path) -> None:
+    """Trusting mtimes (the default), a file whose size and mtime are those the last run saw is not
+    read again: its rules are those the last run chose, and its result that run's, even when its
+    bytes were swapped for others of the same size (here: bytes no rule would even look at)."""
+    kernel = tmp_path / "kernel.py"
+    kernel.write_bytes(KERNEL)
+    _age(kernel)
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    first = runner.run([kernel], registry.RULES, SETTINGS, 1, cache)
+    assert _findings(first[0])
+    status = kernel.stat()
+    kernel.write_bytes(b"#" * len(KERNEL))
+    os.utime(kernel, ns=(status.st_atime_ns, status.st_mtime_ns))
+    for record in (tmp_path / "cache").rglob("*.run"):  # not the whole-run replay: the file's own memo
+        record.unlink()
+    again = runner.run([kernel], registry.RULES, SETTINGS, 1, cache)
+    assert _findings(again[0]) == _findings(first[0])
+    # Without the cache the new bytes are what is read: nothing to say.
+    assert runner.run([kernel], registry.RULES, SETTINGS, 1, None)[0].findings == []
+
+
+def test_an_unreadable_notebook_is_reported_and_the_files_after_it_are_still_processed(tmp_path: Path) -> None:
+    (tmp_path / "a_broken.ipynb").write_bytes(b'{"cells": [\n')
+    (tmp_path / "b_kernel.py").write_bytes(KERNEL)
+    results = {Path(r.path).name: r for r in runner.run([tmp_path], registry.RULES, SETTINGS, 1)}
+    assert sorted(results) == ["a_broken.ipynb", "b_kernel.py"]
+    assert results["a_broken.ipynb"].error.startswith("cannot read notebook: not valid JSON")
+    assert results["b_kernel.py"].error is None and results["b_kernel.py"].new_source is not None
+
+
+def test_a_socket_or_a_folder_where_a_file_was_found_is_skipped_and_says_what_it_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`discovered=True`: the paths are the CLI's walk; by the time the run gets to them, one is a
+    socket and another a folder (replaced meanwhile). Neither is opened; each says what it is."""
+    monkeypatch.chdir(tmp_path)  # a short name: a socket's path has a length limit
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.bind("sock.py")
+        (tmp_path / "folder.py").mkdir()
+        (tmp_path / "kernel.py").write_bytes(KERNEL)
+        results = runner.run([Path("sock.py"), Path("folder.py"), Path("kernel.py")], registry.RULES, SETTINGS, 1,
+                             discovered=True)
+    finally:
+        server.close()
+    assert [(r.path, r.skipped, r.error) for r in results[:2]] == [
+        ("sock.py", "a socket, not read", None), ("folder.py", "not a regular file, not read", None)]
+    assert results[2].new_source is not None
+
+
+def _rule(code: str, check, *, reviews_suppressions: bool = False) -> Rule:
+    return Rule(code=code, name=f"stub-{code.lower()}", summary="", what="", why="", example="", words=(b"",),
+                kernel_scoped=False, check=check, reviews_suppressions=reviews_suppressions)
+
+
+def _boom(rule: Rule, file) -> list:
+    raise RuntimeError("boom")
+
+
+@pytest.mark.parametrize("reviews_suppressions", [False, True], ids=["checking", "reviewing-suppressions"])
+def test_a_rule_that_fails_is_an_internal_error_of_that_rule(tmp_path: Path, reviews_suppressions: bool) -> None:
+    """A rule that raises (one that checks the code, or one that reviews the suppression comments,
+    run after the others) is reported by its code, with the exception, and the file's findings are
+    dropped (nothing half-done is written)."""
+    found = Finding("JAX002", Kind.MANUAL, 1, 1, "a note")
+    rules = [_rule("JAX002", lambda rule, file: [found]), _rule("JAX100", _boom, reviews_suppressions=reviews_suppressions)]
+    result = runner.process_source(tmp_path / "m.py", b"x = 1\n", rules, SETTINGS)
+    assert (result.error, result.findings, result.new_source) == (
+        "internal error in JAX100: RuntimeError: boom", [], None)
+
+
+def _fixing(text: str, start: int = 0, end: int = 0):
+    """A JAX002 check whose one finding's fix replaces [start, end) of the module with `text`."""
+    def check(rule: Rule, file) -> list:
+        plan = FixPlan([Edit(start, end, lambda old: text)])
+        return [Finding("JAX002", Kind.FIXED, 1, 1, "stub fix", fix=Fix(Applicability.SAFE, plan=plan))]
+    return check
+
+
+def test_a_fix_a_notebook_cannot_hold_is_an_internal_error_and_nothing_is_written() -> None:
+    """A fix that lands in a code cell stored without `source` cannot be written back into the
+    notebook: the file is reported, left unchanged, and its findings dropped."""
+    raw = (b'{"cells": [{"cell_type": "code"}, {"cell_type": "code", "source": "x = 1\\n"}], '
+           b'"metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    result = runner.process_source(Path("nb.ipynb"), raw, [_rule("JAX002", _fixing("import os\n"))], SETTINGS)
+    assert (result.error, result.findings, result.new_source) == (
+        "internal error: cell 1 has no `source` to write; left unchanged", [], None)
+
+
+def test_process_source_applies_the_prefilter_unless_told_the_rules_passed_it(tmp_path: Path) -> None:
+    """Called alone (the editor, `explain`), process_source runs only the rules whose words the
+    file holds; the runner, which has already chosen them, says `prefiltered`."""
+    note = Finding("JAX002", Kind.MANUAL, 1, 1, "a note")
+    rule = replace(_rule("JAX002", lambda rule, file: [note]), words=(b"needle_word",))
+    alone = runner.process_source(tmp_path / "m.py", b"x = 1\n", [rule], SETTINGS)
+    chosen = runner.process_source(tmp_path / "m.py", b"x = 1\n", [rule], SETTINGS, prefiltered=True)
+    assert (alone.parsed, alone.findings) == (False, [])
+    assert (chosen.parsed, chosen.findings) == (True, [note])
+
+
+def test_a_file_over_the_size_limit_says_its_size_and_the_limit_in_mib(tmp_path: Path) -> None:
+    raw = b"x = 1\n" + b"#" * (17 * 2**20)
+    result = runner.process_source(tmp_path / "big.py", raw, [_rule("JAX002", _boom)], SETTINGS, prefiltered=True)
+    assert (result.skipped, result.error, result.parsed) == (
+        "17 MiB: larger than 16 MiB, taken for generated code; not analysed", None, False)
+
+
+def test_review_is_shown_each_result_and_its_answer_decides_which_fixes_are_applied(tmp_path: Path) -> None:
+    """`--interactive`: the review sees the file's result (its findings with their fixes) and answers
+    which to apply; the file is then fixed again with that answer: here none, so nothing changes,
+    and the findings stay, each said not applied."""
+    kernel = tmp_path / "kernel.py"
+    kernel.write_bytes(KERNEL)
+    plain = runner.run([kernel], registry.RULES, SETTINGS, 1)[0]
+    assert plain.new_source is not None and any(f.applied for f in plain.findings)
+    shown = []
+
+    def review(result):
+        shown.append((Path(result.path).name, _findings(result)))
+        return lambda finding: False
+
+    reviewed = runner.run([kernel], registry.RULES, SETTINGS, 1, review=review)[0]
+    assert shown == [("kernel.py", _findings(plain))]
+    assert (reviewed.error, reviewed.new_source) == (None, None)
+    assert _findings(reviewed) == _findings(plain) and not any(f.applied for f in reviewed.findings)
+
+
+def test_a_module_whose_kernels_another_module_launches_is_answered_from_the_cache(tmp_path: Path) -> None:
+    """The result is cached with the project's facts about the module (which of its functions are
+    launched elsewhere) and looked up with them: the next run, the file-by-file way (no run record),
+    answers bodies.py from its entry, not by analysing it again."""
+    from tests.test_cache import BODIES, LAUNCH, _poison
+
+    root = tmp_path / "pkg"
+    root.mkdir()
+    for name, text in (("__init__.py", b""), ("bodies.py", BODIES), ("launch.py", LAUNCH)):
+        (root / name).write_bytes(text)
+        _age(root / name)
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    first = {Path(r.path).name: r for r in runner.run([root], registry.RULES, SETTINGS, 1, cache)}
+    assert first["bodies.py"].findings  # found only through launch.py's pallas_call
+    _poison(tmp_path / "cache")
+    for record in (tmp_path / "cache").rglob("*.run"):
+        record.unlink()
+    again = {Path(r.path).name: r for r in runner.run([root], registry.RULES, SETTINGS, 1, cache)}
+    assert [f.message for f in again["bodies.py"].findings] == ["FROM THE CACHE"] * len(first["bodies.py"].findings)
+
+
+def test_a_module_read_only_for_the_project_is_remembered_and_trusted_by_the_next_run(tmp_path: Path) -> None:
+    """launch.py is not processed, only read for the project's facts (that bodies.py's `body` is a
+    kernel). Its size and mtime are remembered with its hash, so the next run trusts them, as it
+    trusts a processed file's: a same-size edit that kept the mtime is not seen (`--no-trust-mtime`
+    sees it), and bodies.py keeps the findings its launch gave it."""
+    from tests.test_cache import BODIES, LAUNCH
+
+    root = tmp_path / "pkg"
+    root.mkdir()
+    for name, text in (("__init__.py", b""), ("bodies.py", BODIES), ("launch.py", LAUNCH)):
+        (root / name).write_bytes(text)
+        _age(root / name)
+    project = sorted(root.iterdir())
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    first = runner.run([root / "bodies.py"], registry.RULES, SETTINGS, 1, cache, project=project)
+    assert first[0].findings
+    launch = root / "launch.py"
+    status = launch.stat()
+    launch.write_bytes(LAUNCH.replace(b"matmul = pl.pallas_call(body", b"matmul = pl.pallas_cell(body"))
+    os.utime(launch, ns=(status.st_atime_ns, status.st_mtime_ns))
+    for record in (tmp_path / "cache").rglob("*.run"):
+        record.unlink()
+    again = runner.run([root / "bodies.py"], registry.RULES, SETTINGS, 1, cache, project=project)
+    assert _findings(again[0]) == _findings(first[0])
+    hashed = runner.run([root / "bodies.py"], registry.RULES, SETTINGS, 1,
+                        ResultCache(tmp_path / "cache", SETTINGS, trust_mtime=False), project=project)
+    assert hashed[0].findings == []  # the launch is gone
+
+
+def test_the_project_index_alone_finds_a_kernel_launched_from_another_module(tmp_path: Path) -> None:
+    """`explain` and the editor ask for the index of the files they fix, with no run around it (no
+    files read before, no cache): bodies.py's `body` is a kernel because launch.py launches it."""
+    from tests.test_cache import BODIES, LAUNCH
+
+    root = tmp_path / "pkg"
+    root.mkdir()
+    for name, text in (("__init__.py", b""), ("bodies.py", BODIES), ("launch.py", LAUNCH)):
+        (root / name).write_bytes(text)
+    index = runner.project_index(sorted(root.iterdir()), registry.RULES, SETTINGS)
+    assert index is not None
+    assert [name for name, *_ in index.facts(root / "bodies.py").kernels] == ["body"]
+    assert not index.facts(root / "launch.py").holds_kernels
