@@ -703,3 +703,30 @@ def test_an_instance_member_held_by_another_launched_value_is_kernel_code(tmp_pa
         if result.new_source is not None:
             Path(result.path).write_bytes(result.new_source)
     assert _lowering_error(tmp_path, "held.api", "tpu") is None
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("held", ["Model().kernel", "functools.partial(Model().kernel)"])
+def test_an_instance_member_of_another_modules_instance_member_is_kernel_code(tmp_path: Path, held: str) -> None:
+    """`self.kernel = body` in `util.Model`; `self.kernel = Model().kernel` (or a partial of it) in
+    `kern.Outer`; `Outer().kernel` launched in `api`. The second member was taken for a call's
+    result used in plain code, and `--check` passed while the kernel failed to lower."""
+    from tests import jax_support
+
+    _package(tmp_path, "chain", {
+        "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x_ref, w_ref, o_ref):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n\n\n"
+        "class Model:\n    def __init__(self):\n        self.kernel = body\n",
+        "kern.py": "import functools\nfrom chain.util import Model\n\n\nclass Outer:\n    def __init__(self):\n"
+        f"        self.kernel = {held}\n",
+        "api.py": "import jax\nfrom jax.experimental import pallas as pl\nfrom chain.kern import Outer\n\n\n"
+        "def run(x, w):\n    return pl.pallas_call(Outer().kernel, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
+    })
+    assert "Per-operand dot precision unsupported" in (_lowering_error(tmp_path, "chain.api", "tpu") or "")
+    results = run([tmp_path], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
+    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == \
+        [("util.py", "JAX001", "fixed")]
+    for result in results:
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    assert _lowering_error(tmp_path, "chain.api", "tpu") is None

@@ -606,11 +606,16 @@ class ProjectIndex:
         while top is not None and index.function_parent.get(top) is not None:
             top = index.function_parent[top]
         value, made = _holding_expression(index, holder)
+        read = index.parent.get(value)
+        attribute = read.attr if made and isinstance(read, ast.Attribute) and read.value is value else None
+        if attribute is not None:  # `ops.Model().kernel`: what is held is a member of the instance it makes
+            value, made = _holding_expression(index, read)
         member = self._instance_member(index, top, value)
         if member is not None:  # `self.kernel = ops.body` in a method: runs where the class's member is launched
             held = self._usage(referrer, member[0])
             if member[1] in held.members:
-                return Usage(held.backends, FACTORY if made else held.role, held.plain, held.why)
+                return Usage(held.backends, FACTORY if made else held.role, held.plain, held.why,
+                             frozenset({attribute}) if attribute is not None else frozenset())
         if top is None:  # at the top: held by a value or class (`BODIES = [ops.body]`), used as that is
             statement = mention
             while not isinstance(index.parent.get(statement), (ast.Module, type(None))):
