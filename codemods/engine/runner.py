@@ -354,7 +354,7 @@ def _regular_status(path: str) -> os.stat_result:
     if not stat.S_ISREG(mode):
         kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
             else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
-        raise _NotAFile(f"{kind}, not read" if kind != "not a regular file" else "not a regular file, not read")
+        raise _NotAFile(f"{kind}, not read")
     return status
 
 
