@@ -117,3 +117,20 @@ def test_a_lambda_launch_helper_before_a_def_one(tmp_path: Path) -> None:
     index = ProjectIndex(sorted(tmp_path.rglob("*.py")), read_bytes)
     assert index._launch_helpers(index._modules["pkg.launch"]) == {
         "pkg.launch.run": (0, "body", frozenset({"triton", "mosaic_tpu"}))}
+
+
+def test_a_restore_with_a_changed_module_has_learnt_something(tmp_path: Path) -> None:
+    """After `restore`, `learnt()` says whether a module changed since the state was kept: the
+    runner keeps a new state only then."""
+    (tmp_path / "m.py").write_text("x = 1\n")
+    (tmp_path / "n.py").write_text("y = 1\n")
+    paths = sorted(tmp_path.rglob("*.py"))
+    first = ProjectIndex(paths, read_bytes)
+    for path in paths:
+        first.facts(path)
+    state = first.state()
+    same = ProjectIndex(paths, read_bytes)
+    assert same.restore(state) == set() and same.learnt() is False
+    (tmp_path / "m.py").write_text("x = 2\n")
+    edited = ProjectIndex(paths, read_bytes)
+    assert edited.restore(state) == {"m"} and edited.learnt() is True
