@@ -730,3 +730,27 @@ def test_an_instance_member_of_another_modules_instance_member_is_kernel_code(tm
         if result.new_source is not None:
             Path(result.path).write_bytes(result.new_source)
     assert _lowering_error(tmp_path, "chain.api", "tpu") is None
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("filled", ["BODIES[0] = util.body", "BODIES.insert(0, util.body)"])
+def test_a_list_a_module_fills_with_another_modules_body_is_kernel_code(tmp_path: Path, filled: str) -> None:
+    """`BODIES[0] = util.body` at the top of `kern`, `BODIES[0]` launched in `api`: the mention of
+    `util.body` was taken for plain code (the statement binds no name), and `--check` passed."""
+    from tests import jax_support
+
+    _package(tmp_path, "three", {
+        "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x_ref, w_ref, o_ref):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+        "kern.py": f"from three import util\n\nBODIES = [None]\n{filled}\n",
+        "api.py": "import jax\nfrom jax.experimental import pallas as pl\nfrom three.kern import BODIES\n\n\n"
+        "def run(x, w):\n    return pl.pallas_call(BODIES[0], out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
+    })
+    assert "Per-operand dot precision unsupported" in (_lowering_error(tmp_path, "three.api", "tpu") or "")
+    results = run([tmp_path], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
+    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == \
+        [("util.py", "JAX001", "fixed")]
+    for result in results:
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    assert _lowering_error(tmp_path, "three.api", "tpu") is None

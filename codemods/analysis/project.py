@@ -620,9 +620,7 @@ class ProjectIndex:
             statement = mention
             while not isinstance(index.parent.get(statement), (ast.Module, type(None))):
                 statement = index.parent[statement]
-            holder = statement.name if isinstance(statement, ast.ClassDef) else statement.targets[0].id \
-                if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
-                and isinstance(statement.targets[0], ast.Name) else None
+            holder = _holder(statement)  # type: ignore[arg-type]
             if holder is None:
                 return Usage(plain=True)
             held = self._usage(referrer, holder)
