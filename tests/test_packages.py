@@ -341,6 +341,22 @@ def _package(root: Path, name: str, modules: dict[str, str]) -> Path:
     return package
 
 
+def _fixed_and_lowered(root: Path, module: str, expected: list[tuple[str, str, str]]) -> None:
+    """`<module>.run` of the package under `root` fails to lower for TPU (a per-operand pair); the
+    tool, unsafe fixes on, reports `expected` ((file, code, kind) of each finding); written, the
+    package lowers if every finding is a fix."""
+    from tests import jax_support
+
+    assert "Per-operand dot precision unsupported" in (_lowering_error(root, module, "tpu") or "")
+    results = run([root], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
+    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == expected
+    for result in results:
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    if all(kind == "fixed" for _, _, kind in expected):
+        assert _lowering_error(root, module, "tpu") is None
+
+
 def _import_package(root: Path, name: str):
     sys.path.insert(0, str(root))
     try:
@@ -570,8 +586,6 @@ _INSTANCE_MEMBERS = {
 def test_a_body_an_instance_of_another_module_holds_is_kernel_code(tmp_path: Path, util: str, held: str) -> None:
     """Found by the property test (silent: the body was taken for plain code, a method's mention
     counting as a plain use): the pair in util.py is fixed and the rewritten package lowers."""
-    from tests import jax_support
-
     package = tmp_path / "im"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -583,14 +597,7 @@ def test_a_body_an_instance_of_another_module_holds_is_kernel_code(tmp_path: Pat
     (package / "api.py").write_text("import jax\nfrom jax.experimental import pallas as pl\nfrom im.kern import Model\n\n\n"
                                     "def run(x, w):\n    return pl.pallas_call(Model().kernel, "
                                     "out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n")
-    assert "Per-operand dot precision unsupported" in (_lowering_error(tmp_path, "im.api", "tpu") or "")
-    results = run([tmp_path], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
-    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == \
-        [("util.py", "JAX001", "fixed")]
-    for result in results:
-        if result.new_source is not None:
-            Path(result.path).write_bytes(result.new_source)
-    assert _lowering_error(tmp_path, "im.api", "tpu") is None
+    _fixed_and_lowered(tmp_path, "im.api", [("util.py", "JAX001", "fixed")])
 
 
 @pytest.mark.jax
@@ -654,8 +661,6 @@ def test_a_list_of_bodies_another_module_fills_after_building_it_is_kernel_code(
     written (`[None]`), and `--check` passed while the kernel failed to lower. A pair written in
     the body is fixed (and the package lowers); one bound by a partial stored in the list is a
     [manual] note, as it is when the partial is written in the list's literal."""
-    from tests import jax_support
-
     in_body = "PAIR" if held == "body" else "precision"
     _package(tmp_path, "fill", {
         "util.py": "import functools\nimport jax.numpy as jnp\nfrom jax import lax\n\n"
@@ -665,15 +670,7 @@ def test_a_list_of_bodies_another_module_fills_after_building_it_is_kernel_code(
         "api.py": "import jax\nfrom jax.experimental import pallas as pl\nfrom fill.util import BODIES\n\n\n"
         f"def run(x, w):\n    return pl.pallas_call({launched}, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
     })
-    assert "Per-operand dot precision unsupported" in (_lowering_error(tmp_path, "fill.api", "tpu") or "")
-    results = run([tmp_path], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
-    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == \
-        [("util.py", "JAX001", kind)]
-    for result in results:
-        if result.new_source is not None:
-            Path(result.path).write_bytes(result.new_source)
-    if kind == "fixed":
-        assert _lowering_error(tmp_path, "fill.api", "tpu") is None
+    _fixed_and_lowered(tmp_path, "fill.api", [("util.py", "JAX001", kind)])
 
 
 @pytest.mark.jax
@@ -685,8 +682,6 @@ def test_an_instance_member_held_by_another_launched_value_is_kernel_code(tmp_pa
     """`self.kernel = body` in a class of one module, whose instance's member a class attribute or
     a list of that module holds, launched from a third: the body is kernel code. The holder's
     launch reached the class, but not which of its members, and `--check` passed."""
-    from tests import jax_support
-
     _package(tmp_path, "held", {
         "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x_ref, w_ref, o_ref):\n"
         "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
@@ -695,14 +690,7 @@ def test_an_instance_member_held_by_another_launched_value_is_kernel_code(tmp_pa
         "api.py": f"import jax\nfrom jax.experimental import pallas as pl\nfrom held.kern import {launched.split('.')[0].split('[')[0]}\n\n\n"
         f"def run(x, w):\n    return pl.pallas_call({launched}, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
     })
-    assert "Per-operand dot precision unsupported" in (_lowering_error(tmp_path, "held.api", "tpu") or "")
-    results = run([tmp_path], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
-    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == \
-        [("util.py", "JAX001", "fixed")]
-    for result in results:
-        if result.new_source is not None:
-            Path(result.path).write_bytes(result.new_source)
-    assert _lowering_error(tmp_path, "held.api", "tpu") is None
+    _fixed_and_lowered(tmp_path, "held.api", [("util.py", "JAX001", "fixed")])
 
 
 @pytest.mark.jax
@@ -711,8 +699,6 @@ def test_an_instance_member_of_another_modules_instance_member_is_kernel_code(tm
     """`self.kernel = body` in `util.Model`; `self.kernel = Model().kernel` (or a partial of it) in
     `kern.Outer`; `Outer().kernel` launched in `api`. The second member was taken for a call's
     result used in plain code, and `--check` passed while the kernel failed to lower."""
-    from tests import jax_support
-
     _package(tmp_path, "chain", {
         "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x_ref, w_ref, o_ref):\n"
         "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n\n\n"
@@ -722,14 +708,7 @@ def test_an_instance_member_of_another_modules_instance_member_is_kernel_code(tm
         "api.py": "import jax\nfrom jax.experimental import pallas as pl\nfrom chain.kern import Outer\n\n\n"
         "def run(x, w):\n    return pl.pallas_call(Outer().kernel, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
     })
-    assert "Per-operand dot precision unsupported" in (_lowering_error(tmp_path, "chain.api", "tpu") or "")
-    results = run([tmp_path], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
-    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == \
-        [("util.py", "JAX001", "fixed")]
-    for result in results:
-        if result.new_source is not None:
-            Path(result.path).write_bytes(result.new_source)
-    assert _lowering_error(tmp_path, "chain.api", "tpu") is None
+    _fixed_and_lowered(tmp_path, "chain.api", [("util.py", "JAX001", "fixed")])
 
 
 @pytest.mark.jax
@@ -737,8 +716,6 @@ def test_an_instance_member_of_another_modules_instance_member_is_kernel_code(tm
 def test_a_list_a_module_fills_with_another_modules_body_is_kernel_code(tmp_path: Path, filled: str) -> None:
     """`BODIES[0] = util.body` at the top of `kern`, `BODIES[0]` launched in `api`: the mention of
     `util.body` was taken for plain code (the statement binds no name), and `--check` passed."""
-    from tests import jax_support
-
     _package(tmp_path, "three", {
         "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x_ref, w_ref, o_ref):\n"
         "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
@@ -746,11 +723,4 @@ def test_a_list_a_module_fills_with_another_modules_body_is_kernel_code(tmp_path
         "api.py": "import jax\nfrom jax.experimental import pallas as pl\nfrom three.kern import BODIES\n\n\n"
         "def run(x, w):\n    return pl.pallas_call(BODIES[0], out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
     })
-    assert "Per-operand dot precision unsupported" in (_lowering_error(tmp_path, "three.api", "tpu") or "")
-    results = run([tmp_path], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
-    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == \
-        [("util.py", "JAX001", "fixed")]
-    for result in results:
-        if result.new_source is not None:
-            Path(result.path).write_bytes(result.new_source)
-    assert _lowering_error(tmp_path, "three.api", "tpu") is None
+    _fixed_and_lowered(tmp_path, "three.api", [("util.py", "JAX001", "fixed")])
