@@ -38,7 +38,7 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional, TypeVar
 
 from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, KERNEL_MARKER, Backends, KernelScope, ModuleFacts, find_kernels, takes_refs,
@@ -345,24 +345,11 @@ class ProjectIndex:
         self._unsummarised = [name for name, module in self._modules.items() if module.said is None]
 
     def _summary_of(self, module: _Module) -> tuple:
-        """See `summarise` (in a worker: no computation is in progress, so nothing is recorded; what
-        is not sent back is forgotten)."""
+        """See `summarise` (in a worker: no computation is in progress, so nothing is recorded)."""
         marked = self._marked(module)
-        summary = (marked, self._import_texts(module), self._top_level(module) if module.is_package else None,
-                   self._launch_helpers(module) if marked else None,  # a package's table: its re-exports
-                   self._needy_parts(module) if marked else None)
-        module.raw = module.tree = module.index = None
-        return summary
-
-    def _needy_summary_of(self, module: _Module) -> tuple:
-        summary = self._needy_parts(module)
-        module.raw = module.tree = module.index = None
-        return summary
-
-    def _said_of(self, module: _Module, named: frozenset[bytes]) -> frozenset[bytes]:
-        said = named.intersection(_WORD.findall(self._bytes(module)))
-        module.raw = None
-        return said
+        return (marked, self._import_texts(module), self._top_level(module) if module.is_package else None,
+                self._launch_helpers(module) if marked else None,  # a package's table: its re-exports
+                self._needy_parts(module) if marked else None)
 
     def _needy_parts(self, module: _Module) -> tuple:
         """Whether a rule's prefilter passes its code, its needy names if so, and if that took a
@@ -1130,23 +1117,34 @@ class ProjectIndex:
 
 # The index whose modules worker processes summarise (see `ProjectIndex.summarise`): forked, they inherit it.
 _SUMMARISING: Optional[ProjectIndex] = None
+_T = TypeVar("_T")
+
+
+def _in_worker(name: str, compute: Callable[[ProjectIndex, _Module], _T]) -> _T:
+    """`compute(index, module)` for the module `name` of the index being summarised, in a worker;
+    the module's bytes and trees are forgotten after (a worker goes through thousands of modules,
+    and only the answers are sent back)."""
+    assert _SUMMARISING is not None
+    module = _SUMMARISING._modules[name]
+    try:
+        return compute(_SUMMARISING, module)
+    finally:
+        module.raw = module.tree = module.index = None
 
 
 def _summary(name: str) -> tuple:
-    assert _SUMMARISING is not None
-    return _SUMMARISING._summary_of(_SUMMARISING._modules[name])
+    return _in_worker(name, ProjectIndex._summary_of)
 
 
 def _needy_summary(name: str) -> tuple:
-    assert _SUMMARISING is not None
-    return _SUMMARISING._needy_summary_of(_SUMMARISING._modules[name])
+    return _in_worker(name, ProjectIndex._needy_parts)
 
 
 def _names_said(chunk: tuple[list[str], frozenset[bytes]]) -> list[frozenset[bytes]]:
     """Of `named`, the words each module of the chunk says (see `ProjectIndex._learn_sayers`)."""
-    assert _SUMMARISING is not None
     names, named = chunk
-    return [_SUMMARISING._said_of(_SUMMARISING._modules[name], named) for name in names]
+    return [_in_worker(name, lambda index, module: named.intersection(_WORD.findall(index._bytes(module))))
+            for name in names]
 
 
 _SAYERS_CHUNK = 64  # modules per task: the needy names are sent with each
