@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
 from codemods.analysis.module import FUNCTIONS, MAX_ALIAS_DEPTH, Binding, FunctionNode, ModuleIndex, ordered_arguments
-from codemods.analysis.names import PARTIAL, find_arg, value_of
+from codemods.analysis.names import PARTIAL, Argument, find_arg, value_of
 from codemods.analysis.value_flow import (
     Bound, Foreign, ForeignResult, Function, Mapping, Sequence, Unknown, ValueFlow,
 )
@@ -584,12 +584,23 @@ def takes_refs(function: FunctionNode) -> bool:
     return arguments.vararg is not None or any("ref" in arg.arg.lower() for arg in named)
 
 
+def position_of(function: FunctionNode, param: ast.arg) -> Optional[int]:
+    """Where a parameter stands among the function's positional ones (None: keyword-only, `*args`)."""
+    positional = [*function.args.posonlyargs, *function.args.args]
+    return positional.index(param) if param in positional else None
+
+
+def argument_for(call: ast.Call, function: FunctionNode, param: ast.arg) -> Optional[Argument]:
+    """What a call of `function` passes for `param`, by position or keyword (None: it leaves it out)."""
+    return find_arg(call, position_of(function, param), (param.arg,))
+
+
 def default_value(function: FunctionNode, param: ast.arg) -> Optional[ast.expr]:
     """The default of a parameter, if it has one."""
     arguments = function.args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    if param in positional:
-        index = positional.index(param) - (len(positional) - len(arguments.defaults))
+    position = position_of(function, param)
+    if position is not None:
+        index = position - (len(arguments.posonlyargs) + len(arguments.args) - len(arguments.defaults))
         return arguments.defaults[index] if index >= 0 else None
     if param in arguments.kwonlyargs:
         return arguments.kw_defaults[arguments.kwonlyargs.index(param)]

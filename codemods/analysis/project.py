@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, TypeVar
 
 from codemods.analysis.kernel_scope import (
-    BODY, FACTORY, HELPER, KERNEL_MARKER, Backends, KernelScope, ModuleFacts, find_kernels, takes_refs,
+    BODY, FACTORY, HELPER, KERNEL_MARKER, Backends, KernelScope, ModuleFacts, find_kernels, position_of, takes_refs,
 )
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex
 from codemods.analysis.value_flow import returned_values
@@ -755,8 +755,7 @@ class ProjectIndex:
         for function, (param, launched) in scope.launch_helpers.items() if scope is not None else ():
             if isinstance(function, ast.Lambda):
                 continue
-            positional = [*function.args.posonlyargs, *function.args.args]
-            position = positional.index(param) if param in positional else None
+            position = position_of(function, param)
             holder = index.parent.get(function)
             if isinstance(holder, ast.Module):  # `def run(body, x)`
                 name = function.name

@@ -6,7 +6,7 @@ import ast
 import re
 from typing import Optional
 
-from codemods.analysis.kernel_scope import MOSAIC_GPU, PASSED, Backends, describe_backends
+from codemods.analysis.kernel_scope import MOSAIC_GPU, PASSED, Backends, argument_for, describe_backends
 from codemods.analysis.module_helpers import reference_helper
 from codemods.analysis.module import ordered_arguments
 from codemods.analysis.names import display, find_arg, has_double_star, is_none, one_line, qualify, value_of
@@ -95,12 +95,10 @@ class AccuracyHints(JaxTransform):
             if not binding.is_parameter:
                 continue
             param, function = binding.node, self.module.parent[self.module.parent[binding.node]]
-            positional = [*function.args.posonlyargs, *function.args.args]  # type: ignore[attr-defined]
-            index = positional.index(param) if param in positional else None
             calls = [call for reference in self.module.references_to(function)  # type: ignore[arg-type]
                      if isinstance(call := self.module.parent.get(reference), ast.Call) and call.func is reference]
             found += [value_of(argument) for call in calls
-                      if (argument := find_arg(call, index, (param.arg,))) is not None]  # type: ignore[attr-defined]
+                      if (argument := argument_for(call, function, param)) is not None]  # type: ignore[arg-type]
             found += [keyword.value for partial in self.analysis.kernels.partial_bindings.get(function, ())  # type: ignore[arg-type]
                       for keyword in partial.keywords if keyword.arg == param.arg]  # type: ignore[attr-defined]
         return [source for source in found if not is_none(source)]

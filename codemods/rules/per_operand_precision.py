@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from codemods import api_changes
-from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, Backends, default_value, describe_backends
+from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, Backends, argument_for, default_value, describe_backends
 from codemods.analysis.value_flow import returned_values
 from codemods.analysis.module import FunctionNode
 from codemods.analysis.names import Argument, display, find_arg, has_double_star, has_star, one_line, value_of
@@ -371,7 +371,6 @@ class PerOperandPrecision(JaxTransform):
             # nothing here calls it (a helper other modules' kernels call): they set it, a default
             # of None is only what they leave out
             raise _Unknown(f"`{param.arg}` is a parameter of `{function.name}`, whose callers are outside this module")
-        positional = [*function.args.posonlyargs, *function.args.args]
         partial_callees = {binding.args[0] for bindings in self.analysis.kernels.partial_bindings.values()
                            for binding in bindings if binding.args}
         for reference in references:
@@ -382,8 +381,7 @@ class PerOperandPrecision(JaxTransform):
                 continue
             if has_star(call):
                 raise _Unknown(f"a call of `{function.name}` passes *args or **kwargs")
-            index = positional.index(param) if param in positional else None
-            argument = find_arg(call, index, (param.arg,))
+            argument = argument_for(call, function, param)
             if argument is not None:
                 values.append(value_of(argument))
             elif default_value(function, param) is None:
@@ -412,10 +410,8 @@ class PerOperandPrecision(JaxTransform):
         references = self.module.references_to(function)
         if not references:  # only what they pass can make it other than its default, unless that is written
             return self._default_unwritten(function, param)
-        positional = [*function.args.posonlyargs, *function.args.args]
-        index = positional.index(param) if param in positional else None
         return any(isinstance(call := self.module.parent.get(reference), ast.Call) and call.func is reference
-                   and find_arg(call, index, (param.arg,)) is not None for reference in references)
+                   and argument_for(call, function, param) is not None for reference in references)
 
     def _default_unwritten(self, function: FunctionNode, param: ast.arg) -> bool:
         """`param` has no default, or None: what it runs with is what its callers pass."""
