@@ -724,3 +724,32 @@ def test_a_list_a_module_fills_with_another_modules_body_is_kernel_code(tmp_path
         "def run(x, w):\n    return pl.pallas_call(BODIES[0], out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
     })
     _fixed_and_lowered(tmp_path, "three.api", [("util.py", "JAX001", "fixed")])
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("forwarder, called", [
+    ("from fwd.launch import tpu_call\n\n\ndef run(body, x, w):\n    return tpu_call(body, x, w)\n", "ops.run"),
+    ("import functools\nfrom fwd.launch import tpu_call\n\nrun = functools.partial(tpu_call)\n", "ops.run"),
+    ("from fwd import launch\n\n\nclass Runner:\n    def __init__(self, body):\n        self.body = body\n\n"
+     "    def __call__(self, x, w):\n        return launch.tpu_call(self.body, x, w)\n", "ops.Runner"),
+    ("", "launch.tpu_call_f32"),  # a partial of the helper, beside it
+    ("from fwd.ops_inner import run as _run\n\n\ndef run(body, x, w):\n    return _run(body, x, w)\n", "ops.run"),
+], ids=["def", "partial", "class", "partial-beside-the-helper", "two-modules-deep"])
+def test_a_launch_helper_handed_on_through_other_modules_launches_kernel_code(
+        tmp_path: Path, forwarder: str, called: str) -> None:
+    """`launch.tpu_call(body, ...)` calls `pl.pallas_call(body, ...)`; a def, a partial or a class of
+    another module hands its own parameter on to it (or to such a helper, two modules deep), and a
+    fourth module launches a body of a fifth through that: the body is kernel code. Only the first
+    helper was known, and `--check` passed while the kernel failed to lower."""
+    _package(tmp_path, "fwd", {
+        "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x_ref, w_ref, o_ref):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+        "launch.py": "import functools\nimport jax\nfrom jax.experimental import pallas as pl\n\n\ndef tpu_call(body, x, w):\n"
+        "    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n\n\n"
+        "tpu_call_f32 = functools.partial(tpu_call)\n",
+        "ops_inner.py": "from fwd.launch import tpu_call\n\n\ndef run(body, x, w):\n    return tpu_call(body, x, w)\n",
+        "ops.py": forwarder,
+        "api.py": f"from fwd import launch, ops\nfrom fwd.util import body\n\n\ndef run(x, w):\n"
+        f"    return {called}(body{')(x, w)' if called == 'ops.Runner' else ', x, w)'}\n",
+    })
+    _fixed_and_lowered(tmp_path, "fwd.api", [("util.py", "JAX001", "fixed")])

@@ -39,7 +39,8 @@ PRECISIONS = ["precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST)", "preci
 OPS_IMPORTS = ["from pkg import ops", "from . import ops", "import pkg.ops as ops", "from .ops import mm0",
                "from pkg.ops import mm0", "from pkg import mm0",  # re-exported by pkg/__init__.py
                "from pkg import fast_mm as mm0"]  # re-exported under another name
-LAUNCH_IMPORTS = ["from pkg.launch import run", "from .launch import run", "from pkg import launch"]
+LAUNCH_IMPORTS = ["from pkg.launch import run", "from .launch import run", "from pkg import launch",
+                  "from pkg.relay import run"]  # a launcher of its own only if it hands the body on
 
 
 def _ops(rng: random.Random, names: list[str]) -> str:
@@ -58,6 +59,15 @@ def _launch(rng: random.Random) -> str:
         return "def run(f, x):\n    return f(x)\n"  # launches nothing
     return ("from jax.experimental import pallas as pl\n\n\n"
             "def run(body, x):\n    return pl.pallas_call(body, out_shape=x)(x)\n")
+
+
+def _relay(rng: random.Random) -> str:
+    """A module that hands a body on to `pkg.launch.run` (a def, a partial), or does not: the same
+    imports whichever, so that only what its code does tells them apart."""
+    imports = "import functools\nfrom pkg import launch\nfrom pkg.launch import run as _run\n\n\n"
+    return imports + rng.choice(["def run(body, x):\n    return _run(body, x)\n", "run = functools.partial(_run)\n",
+                                 "def run(body, x):\n    return launch.run(body, x)\n",
+                                 "def run(body, x):\n    return body\n"])
 
 
 LAYERS_IMPORTS = ["from pkg import layers", "from . import layers", "import pkg.layers as layers"]
@@ -129,7 +139,7 @@ def _tool(rng: random.Random, helpers: list[str]) -> str:
 def _project(rng: random.Random) -> dict[str, str]:
     helpers = [f"mm{i}" for i in range(rng.randint(1, 3))]
     files = {"pkg/__init__.py": rng.choice(["from pkg.ops import mm0\n", "from pkg.ops import mm0 as fast_mm\n", ""]),
-             "pkg/ops.py": _ops(rng, helpers), "pkg/launch.py": _launch(rng), "pkg/layers.py": _layers(rng, helpers),
+             "pkg/ops.py": _ops(rng, helpers), "pkg/launch.py": _launch(rng), "pkg/relay.py": _relay(rng), "pkg/layers.py": _layers(rng, helpers),
              "pkg/tool.py": _tool(rng, helpers)}
     for k in range(rng.randint(1, 3)):
         files[f"pkg/kern{k}.py"] = _kernel_module(rng, k, helpers)
@@ -156,6 +166,8 @@ def _edit(rng: random.Random, files: dict[str, str]) -> dict[str, str]:
         edited[target] = _ops(rng, helpers)
     elif target == "pkg/launch.py":
         edited[target] = _launch(rng)
+    elif target == "pkg/relay.py":
+        edited[target] = _relay(rng)
     elif target == "pkg/layers.py":
         edited[target] = _layers(rng, helpers)
     elif target == "pkg/tool.py":
@@ -338,6 +350,31 @@ def test_an_edit_that_stops_a_launch_changes_the_facts_of_the_module_it_launched
     assert index.facts(tmp_path / "pkg/ops.py") == ProjectIndex(_write(tmp_path, after), read_bytes).facts(
         tmp_path / "pkg/ops.py")
     assert not index.facts(tmp_path / "pkg/ops.py").kernels
+
+
+RELAYED = {
+    **PACKAGE,
+    "pkg/launch.py": "from jax.experimental import pallas as pl\n\n\ndef run(body, x):\n"
+                     "    return pl.pallas_call(body, out_shape=x)(x)\n",
+    "pkg/relay.py": "from pkg.launch import run as _run\n\n\ndef run(body, x):\n    return _run(body, x)\n",
+    "pkg/api.py": "from pkg import ops\nfrom pkg.relay import run\n\n\ndef body(x_ref, o_ref):\n"
+                  "    o_ref[...] = ops.mm(x_ref[...], x_ref[...])\n\n\ndef go(x):\n    return run(body, x)\n",
+}
+STOPS_RELAYING = {**RELAYED, "pkg/relay.py": RELAYED["pkg/relay.py"].replace("return _run(body, x)", "return body")}
+
+
+@pytest.mark.parametrize("before, after", [(RELAYED, STOPS_RELAYING), (STOPS_RELAYING, RELAYED)],
+                         ids=["stops-handing-on", "starts-handing-on"])
+def test_an_edit_of_what_a_module_hands_on_to_a_launcher_changes_the_facts_it_decides(
+        tmp_path: Path, before: dict[str, str], after: dict[str, str]) -> None:
+    """`relay.run(body)` hands its body on to `launch.run`, a launcher: an edit of `relay` alone (its
+    imports as they were) changes which launchers `api` imports and whether `ops.mm` is kernel code."""
+    index, changed, _ = _warm(tmp_path, before, after)
+    assert changed == {"pkg.relay"}
+    cold = ProjectIndex(_write(tmp_path, after), read_bytes)
+    for module in ("api", "ops"):
+        assert index.facts(tmp_path / f"pkg/{module}.py") == cold.facts(tmp_path / f"pkg/{module}.py")
+    assert bool(index.facts(tmp_path / "pkg/ops.py").kernels) == (after is RELAYED)
 
 
 def test_an_edit_in_an_unrelated_package_keeps_every_other_fact(tmp_path: Path) -> None:

@@ -107,7 +107,7 @@ class KernelScope:
     launch_helpers: dict[FunctionNode, tuple[ast.arg, Backends]] = field(default_factory=dict)
     # Module-level partials of a launcher (`tpu_call = functools.partial(pl.pallas_call, ...)`): the
     # body's position in their calls, its keyword, and the backends they reach. Launchers too.
-    partial_launchers: dict[str, tuple[int, str, Backends]] = field(default_factory=dict)
+    partial_launchers: dict[str, tuple[Optional[int], str, Backends]] = field(default_factory=dict)
     # functools.partial(body, ...) calls that bind a kernel's arguments, for value resolution.
     partial_bindings: dict[FunctionNode, list[ast.Call]] = field(default_factory=dict)
     # Values `functools.partial(kernel, ...)` binds a kernel's parameters to, with the kernel's
@@ -234,7 +234,8 @@ class _KernelFinder:
         self.module = module
         self.result = KernelScope(module)
         self._entries: dict[tuple[int, tuple], int] = {}  # (list, key) -> index there (_reaches)
-        helpers = {name: (position, keyword, launched) for name, position, keyword, launched in facts.launchers}
+        self._helpers = helpers = {name: (position, keyword, launched)
+                                   for name, position, keyword, launched in facts.launchers}
         specs = {name: (spec.body_position, _BODY_KEYWORDS) for name, spec in LAUNCHERS.items()}
         specs.update({name: (position, (keyword,)) for name, (position, keyword, _) in helpers.items()})
         self.flow = self.result.flow = flow = ValueFlow(module, specs)
@@ -404,28 +405,40 @@ class _KernelFinder:
                 bindings.append(partial)
 
     def _find_partial_launchers(self) -> None:
+        """Module-level partials that leave the body unbound, of a launcher (`tpu_call =
+        functools.partial(pl.pallas_call, ...)`) or of a launch helper, defined here or imported
+        (`run_f32 = functools.partial(tpu_call, ...)`): launchers too, for the modules that import them."""
+        own = {function.name: (position_of(function, param), param.arg, launched)
+               for function, (param, launched) in self.result.launch_helpers.items()
+               if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+               and isinstance(self.module.parent.get(function), ast.Module)}
         for name, bindings in self.module.module_scope.bindings.items():
             for binding in bindings:
-                if not isinstance(binding.value, ast.Call):
+                partial = binding.value
+                if not (isinstance(partial, ast.Call) and self.module.callee(partial, PARTIAL) and partial.args
+                        and _first_is_positional(partial)):
                     continue
-                launcher, _, _ = self._partial_launcher(binding.value, binding.value)
-                spec = LAUNCHERS.get(launcher or "")
-                if spec is None or spec.body_position is None or len(binding.value.args) - 1 > spec.body_position:
+                spec = self._launch_spec(value_of(partial.args[0]), partial, own)
+                bound = len(partial.args) - 1
+                if spec is None or (spec[0] is not None and bound > spec[0]) \
+                        or any(keyword.arg == spec[1] for keyword in partial.keywords):
                     continue  # not a launcher, or one whose body is bound already
-                position = spec.body_position - (len(binding.value.args) - 1)
-                self.result.partial_launchers[name] = (position, spec.body_keyword,
-                                                       self._launch_backends(launcher, [binding.value]))
+                position, keyword, launched = spec
+                self.result.partial_launchers[name] = (None if position is None else position - bound, keyword, launched)
 
-    def _partial_launcher(self, partial: ast.Call, outer: ast.Call
-                          ) -> tuple[Optional[str], ast.Call, list[ast.Call]]:
-        """`functools.partial(pl.pallas_call, ...)(body)`: the launcher, the call holding its body
-        (the partial itself when it already binds the body positionally) and the launch's calls."""
-        if not (self.module.callee(partial, PARTIAL) and partial.args and _first_is_positional(partial)):
-            return None, outer, []
-        launcher = self.module.matching_name(value_of(partial.args[0]), LAUNCHERS)
-        bound = partial.args[1:]
-        holder = ast.Call(func=partial.func, args=bound, keywords=partial.keywords) if bound else outer
-        return launcher, holder, [partial, outer]
+    def _launch_spec(self, target: ast.expr, partial: ast.Call, own: dict[str, tuple[Optional[int], str, Backends]]
+                     ) -> Optional[tuple[Optional[int], str, Backends]]:
+        """Where the launcher `target` names takes its body (position, keyword) and the backends it
+        reaches: jax's (configured by `partial`), a launch helper of this module, or an imported one."""
+        launcher = self.module.matching_name(target, LAUNCHERS)
+        if launcher is not None:
+            spec = LAUNCHERS[launcher]
+            return None if spec.body_position is None else \
+                (spec.body_position, spec.body_keyword, self._launch_backends(launcher, [partial]))
+        if isinstance(target, ast.Name) and target.id in own:
+            return own[target.id]
+        helper = self.module.matching_name(target, self._helpers)
+        return self._helpers[helper] if helper is not None else None
 
     # -- which backends a launch can reach --
 

@@ -199,6 +199,7 @@ class ProjectIndex:
         self._usages: dict[tuple[str, str], tuple[Usage, set]] = {}
         self._functions: dict[str, tuple[Optional[tuple[_Module, str]], set]] = {}
         self._scopes: dict[str, tuple[Optional[KernelScope], set]] = {}  # its own kernels, knowing imported launchers
+        self._forwarders: dict[str, tuple[dict, set]] = {}  # see `_forwarded_launchers`
         self._launchers: dict[str, dict[str, tuple[Optional[int], str, Backends]]] = {}
         self._facts: dict[str, ModuleFacts] = {}
         self._order = {name: position for position, name in enumerate(self._modules)}
@@ -702,6 +703,7 @@ class ProjectIndex:
         found: dict[str, tuple[Optional[int], str, Backends]] = {}
         for dependency in sorted(self._imported_names(module, shallow=False)):
             found.update(self._launch_helpers(self._modules[dependency]))
+            found.update(self._forwarded_launchers(self._modules[dependency]))
         return tuple(sorted((name, *spec) for name, spec in {**found, **self._spellings(module, found)}.items()))
 
     def _spellings(self, module: _Module, launchers: dict) -> dict:
@@ -749,24 +751,21 @@ class ProjectIndex:
 
     def _find_launch_helpers(self, module: _Module) -> None:
         """A part of its own (LAUNCHERS): what its defs and partials launch, for its importers."""
-        self._launchers[module.name] = {}
         index = self._index(module) if _may_define_launch_helpers(self._bytes(module)) else None
-        scope = find_kernels(index) if index is not None else None
-        for function, (param, launched) in scope.launch_helpers.items() if scope is not None else ():
-            if isinstance(function, ast.Lambda):
-                continue
-            position = position_of(function, param)
-            holder = index.parent.get(function)
-            if isinstance(holder, ast.Module):  # `def run(body, x)`
-                name = function.name
-            elif function.name == "__init__" and isinstance(holder, ast.ClassDef) \
-                    and isinstance(index.parent.get(holder), ast.Module):  # `Runner(body)` keeps it for a launch
-                name, position = holder.name, None if position is None else position - 1
-            else:
-                continue
-            self._launchers[module.name][f"{module.name}.{name}"] = (position, param.arg, launched)
-        for name, spec in scope.partial_launchers.items() if scope is not None else ():
-            self._launchers[module.name][f"{module.name}.{name}"] = spec
+        self._launchers[module.name] = _launchers_in(module.name, find_kernels(index)) if index is not None else {}
+
+    def _forwarded_launchers(self, module: _Module) -> dict[str, tuple[Optional[int], str, Backends]]:
+        """Its defs and partials that hand a body on to a launch helper it imports (`def run(body):
+        tpu_call(body, ...)`, `run = functools.partial(tpu_call, ...)`): launchers of their own, for
+        its importers, however long the chain. Not a part of its own: it depends on what it imports."""
+        def forwarded() -> dict[str, tuple[Optional[int], str, Backends]]:
+            imported = self._imported_launchers(module)
+            raw = self._bytes(module)
+            if not imported or (b"def " not in raw and b"partial" not in raw):
+                return {}
+            scope = self._scope(module)
+            return _launchers_in(module.name, scope) if scope is not None else {}
+        return self._remembered(self._forwarders, module.name, forwarded, in_progress={})  # type: ignore[return-value]
 
     def _targets(self, module: _Module, index: ModuleIndex, node: ast.AST) -> list[tuple[_Module, str]]:
         """The project functions or values (module, top-level name) a name or attribute refers to."""
@@ -976,14 +975,23 @@ class ProjectIndex:
 
     def _launching_through_helpers(self, pallas_modules: list[_Module]) -> list[_Module]:
         """Modules that never say pallas but launch kernels through a launcher one of `pallas_modules`
-        defines (`from .launch import tpu_call`, a def or a module-level partial): kernels run there."""
-        helpers = [(module.name, [qualified.rpartition(".")[2].encode() for qualified in self._launch_helpers(module)])
-                   for module in pallas_modules]
-        # Imported by name (`from .launch import run`), or their module is (`from . import launch`).
-        words = {word for module, names in helpers if names for word in (*names, module.rpartition(".")[2].encode())}
-        names = {name for _, found in helpers for name in found}
-        saying = self._importers_saying(words, tuple(sorted(name.decode() for name in names)), unmarked=True)
-        return [importer for importer in saying if self._imported_launchers(importer)]
+        defines (`from .launch import tpu_call`, a def or a module-level partial), or one that such a
+        module forwards to it (`def run(body): tpu_call(body)`), however long the chain: kernels run there."""
+        found: list[_Module] = []
+        defining = [(module, self._launch_helpers(module)) for module in pallas_modules]
+        while defining:
+            # Imported by name (`from .launch import run`), or their module is (`from . import launch`).
+            helpers = [(module.name, [qualified.rpartition(".")[2].encode() for qualified in launchers])
+                       for module, launchers in defining]
+            words = {word for module, names in helpers if names for word in (*names, module.rpartition(".")[2].encode())}
+            names = {name for _, listed in helpers for name in listed}
+            if not names:
+                break
+            saying = self._importers_saying(words, tuple(sorted(name.decode() for name in names)), unmarked=True)
+            new = [importer for importer in saying if importer not in found and self._imported_launchers(importer)]
+            found += new
+            defining = [(module, self._forwarded_launchers(module)) for module in new]
+        return found
 
     def _imported_names(self, module: _Module, shallow: bool) -> set[str]:
         """The project modules a module's import lines name: `import a.b` names `a.b`, `from a import
@@ -1316,6 +1324,28 @@ def _terminal_name(node: ast.AST) -> str:
 _LAUNCHED_NAME = re.compile(rb"(?:pallas_call|kernel|core_map|emit_pipeline\w*)\(\s*(?:(?:kernel|body|f)\s*=\s*)?"
                             rb"(?:(?:functools\s*\.\s*)?partial\s*\(\s*)?(?:self\s*\.\s*)?([A-Za-z_]\w*)\s*[,)]")
 _PARTIAL_OF_A_LAUNCHER = re.compile(rb"\bpartial\s*\(\s*[\w.]*\b(?:pallas_call|kernel|emit_pipeline\w*)\s*[,)]")
+
+
+def _launchers_in(name: str, scope: KernelScope) -> dict[str, tuple[Optional[int], str, Backends]]:
+    """The launchers module `name` defines for its importers, as its kernel scope found them: top-level
+    defs that launch a parameter, classes whose `__init__` does (`Runner(body)`), module-level partials."""
+    found: dict[str, tuple[Optional[int], str, Backends]] = {}
+    index = scope.module
+    for function, (param, launched) in scope.launch_helpers.items():
+        if isinstance(function, ast.Lambda):
+            continue
+        position = position_of(function, param)
+        holder = index.parent.get(function)
+        if isinstance(holder, ast.Module):  # `def run(body, x)`
+            helper = function.name
+        elif function.name == "__init__" and isinstance(holder, ast.ClassDef) \
+                and isinstance(index.parent.get(holder), ast.Module):  # `Runner(body)` keeps it for a launch
+            helper, position = holder.name, None if position is None else position - 1
+        else:
+            continue
+        found[f"{name}.{helper}"] = (position, param.arg, launched)
+    found.update((f"{name}.{partial}", spec) for partial, spec in scope.partial_launchers.items())
+    return found
 
 
 def _may_define_launch_helpers(raw: bytes) -> bool:
