@@ -607,3 +607,154 @@ def test_keywords_passed_on_from_a_kernel_on_no_known_backend() -> None:
     facts = ModuleFacts(kernels=(("body", frozenset(), "passed to pallas_call in api", BODY),))
     scope = _scope("import ops\n\n\ndef body(x_ref, p):\n    ops.mm(x_ref, precision=p)\n", facts)
     assert [(k.arg, launched) for k, _, launched, _ in scope.foreign_keywords] == [("precision", frozenset())]
+
+
+# -- mutation testing, 2026-12-05: the survivors left killable --
+
+def _within(seconds: int):
+    """Fail, rather than hang, where a loop over what a kernel reaches would not end."""
+    import contextlib
+    import signal
+
+    def expired(signum, frame):
+        raise TimeoutError(f"did not end within {seconds} s")
+
+    @contextlib.contextmanager
+    def limit():
+        previous = signal.signal(signal.SIGALRM, expired)
+        signal.alarm(seconds)
+        try:
+            yield
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
+    return limit()
+
+
+def test_what_an_approx_math_kernel_calls_is_approx_math_a_recursive_helper_once() -> None:
+    """A recursive helper, and a nested def that mentions nothing: each is spread to once."""
+    with _within(10):
+        scope = _scope("""
+            def leaf(v):
+                return leaf(v - 1) if v else v
+
+
+            def body(x_ref):
+                def nothing():
+                    pass
+                leaf(x_ref)
+
+
+            run = pl.pallas_call(body, compiler_params=plgpu.CompilerParams(approx_math=True))
+            """)
+    assert {_label(f) for f in scope.approx_math} == {"body", "leaf"}
+
+
+def test_a_helper_named_only_in_a_def_nested_in_a_kernel_is_not_shared() -> None:
+    """`helper` is named in `unused`, a def inside the kernel that nothing calls: inside the kernel
+    still (its enclosing function is), so no plain use."""
+    scope = _scope("""
+        def helper(v):
+            return v
+
+
+        def body(x_ref):
+            def unused(v):
+                return helper(v)
+            x_ref[...] = x_ref[...]
+
+
+        run = pl.pallas_call(body)
+        """)
+    assert _why(scope)["helper"] == "called from a kernel body (body)"
+    assert scope.shared == set()
+
+
+def test_keywords_a_helper_passes_on_from_a_kernel_on_no_known_backend() -> None:
+    facts = ModuleFacts(kernels=(("body", frozenset(), "passed to pallas_call in api", BODY),))
+    scope = _scope("import ops\n\n\ndef helper(x, p):\n    return ops.mm(x, precision=p)\n\n\n"
+                   "def body(x_ref, p):\n    helper(x_ref, p)\n", facts)
+    assert [(k.arg, launched) for k, _, launched, _ in scope.foreign_keywords] == [("precision", frozenset())]
+
+
+def test_a_launch_in_a_function_inside_a_launch_helper_is_through_the_helper() -> None:
+    scope = _scope("""
+        def run(body, x):
+            def go():
+                return pl.pallas_call(body, out_shape=x)(x)
+            return go()
+
+
+        def kernel(x_ref, o_ref):
+            pass
+
+
+        out = run(kernel, 1)
+        """)
+    assert _why(scope)["kernel"] == "passed to pallas_call through run"
+
+
+def test_an_unresolved_launch_may_run_what_follows_a_known_kernel_and_what_that_calls() -> None:
+    """Known kernels first and last (whichever order the functions are looked at in): every other
+    function is still weighed; `body_like` takes refs and `helper` is what it calls; `lone`, called
+    only by `caller`, which only plain code calls, is neither."""
+    scope = _scope("""
+        def body(x_ref):
+            pass
+
+
+        def helper(v):
+            return v
+
+
+        def body_like(x_ref, o_ref):
+            helper(x_ref)
+
+
+        def lone(v):
+            return v
+
+
+        def caller(v):
+            return lone(v)
+
+
+        def last(x_ref):
+            pass
+
+
+        y = caller(1)
+        known = pl.pallas_call(body)
+        again = pl.pallas_call(last)
+        run = pl.pallas_call(getattr(registry, "body"))
+        """)
+    assert {_label(f) for f in scope.maybe_kernels} == {"body_like", "helper"}
+
+
+def test_a_list_of_bodies_that_holds_itself_is_read_once() -> None:
+    facts = ModuleFacts(kernels=(("BODIES", TPU, "passed to pallas_call in api", BODY),))
+    with _within(10):
+        scope = _scope("""
+            def body(x_ref):
+                pass
+
+
+            BODIES = [body]
+            BODIES.append(BODIES)
+            """, facts)
+    assert _backends(scope) == {"body": TPU}
+
+
+def test_a_function_handed_to_two_kernels_of_another_module_runs_on_the_backends_of_both() -> None:
+    scope = _scope("""
+        import kernels
+
+
+        def finish(v):
+            return v
+
+
+        tpu = pl.pallas_call(functools.partial(kernels.body, epilogue=finish), compiler_params=pltpu.CompilerParams())
+        gpu = pl.pallas_call(functools.partial(kernels.other, epilogue=finish), backend="mosaic_gpu")
+        """)
+    assert _backends(scope) == {"finish": TPU | GPU}

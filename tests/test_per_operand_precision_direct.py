@@ -710,3 +710,15 @@ def test_a_conv_pair_no_backend_lowers_is_a_note_and_no_fix() -> None:
                           '("Unimplemented primitive in Pallas TPU lowering for tc: conv_general_dilated"; "Unimplemented '
                           'primitive in Pallas Triton lowering: conv_general_dilated"), whatever its precision: this kernel '
                           'cannot lower as written; no precision fix written', None)])
+
+
+# -- mutation testing, 2026-12-05: a survivor left killable (`_schedule` asking shared_with_xla(None)) --
+
+def test_a_pair_in_a_helper_plain_xla_code_also_calls_is_reported_not_rewritten() -> None:
+    source = ("import jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+              "P = lax.Precision\n\n\ndef mm(a, b):\n    return jnp.dot(a, b, precision=(P.DEFAULT, P.HIGHEST))\n\n\n"
+              "def kernel(x, w, o):\n    o[...] = mm(x[...], w[...])\n\n\ny = mm(1, 2)\n"
+              "f = pl.pallas_call(kernel, out_shape=None)\n")
+    assert _run(source) == (source, [(9, 12, "manual", "`mm` runs in kernels and in plain XLA code, and needs a rewrite "
+                                      "for its kernel callers (line 9): rewriting it would change the XLA path too; not "
+                                      "rewritten (give the kernel its own copy)", None)])

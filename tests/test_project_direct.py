@@ -134,3 +134,102 @@ def test_a_restore_with_a_changed_module_has_learnt_something(tmp_path: Path) ->
     (tmp_path / "m.py").write_text("x = 2\n")
     edited = ProjectIndex(paths, read_bytes)
     assert edited.restore(state) == {"m"} and edited.learnt() is True
+
+
+# -- mutation testing, 2026-12-05: the survivors left without a test --
+
+from codemods.analysis.kernel_scope import BODY, HELPER, MOSAIC_TPU, TRITON  # noqa: E402
+
+_BOTH = frozenset({MOSAIC_TPU, TRITON})
+_PALLAS = "from jax.experimental import pallas as pl\n"
+_OPS = ("import jax.numpy as jnp\nfrom jax import lax\n\n\ndef mm(a, b):\n"
+        "    return jnp.dot(a, b, precision=lax.Precision.HIGHEST)\n\n\n"
+        "def body(x_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=\"highest\")\n")
+
+
+def _tree(root: Path, files: dict) -> ProjectIndex:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return ProjectIndex(sorted(root.rglob("*.py")), read_bytes)
+
+
+def _kernels(index: ProjectIndex, path: Path) -> dict:
+    return {name: (backends, why, role) for name, backends, why, role in index.facts(path).kernels}
+
+
+def test_a_module_outside_kernel_land_using_a_helper_by_its_reexported_name_shares_it(tmp_path: Path) -> None:
+    """`from mylib.ops import fused_mm as mm` in the package; tool.py (no kernel runs its code)
+    calls `mylib.mm`: a plain use of `fused_mm`, which is then shared."""
+    index = _tree(tmp_path, {
+        "mylib/__init__.py": "from mylib.ops import fused_mm as mm\n",
+        "mylib/ops.py": _OPS.replace("def mm(", "def fused_mm("),
+        "mylib/kern.py": _PALLAS + "import mylib\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = mylib.mm(x_ref[...], 1)\n\n\n"
+                                   "def go(x):\n    return pl.pallas_call(body, out_shape=x)(x)\n",
+        "mylib/tool.py": "import mylib\n\n\ndef summary(x):\n    return mylib.mm(x, x)\n",
+    })
+    facts = index.facts(tmp_path / "mylib/ops.py")
+    assert [(name, role) for name, _, _, role in facts.kernels] == [("fused_mm", HELPER)]
+    assert facts.shared == {"fused_mm"}
+
+
+@pytest.mark.parametrize("hops, expected, shared", [
+    (2, {"mm": (_BOTH, "called from a kernel body in pkg.api", HELPER)}, set()),
+    # Past MAX_ALIAS_DEPTH (8) names: followed too far, taken for plain code, so shared.
+    (12, {}, {"mm"}),
+])
+def test_a_helper_bound_through_names_is_followed_so_far(tmp_path: Path, hops: int, expected: dict, shared) -> None:
+    chain = "a0 = ops.mm\n" + "".join(f"a{i + 1} = a{i}\n" for i in range(hops - 1))
+    api = (_PALLAS + "from pkg import ops\n\n" + chain + f"\n\ndef kern(x_ref, o_ref):\n    o_ref[...] = a{hops - 1}(x_ref[...], 1)"
+           "\n\n\nrun = pl.pallas_call(kern, out_shape=None)\n")
+    index = _tree(tmp_path, {"pkg/__init__.py": "", "pkg/ops.py": _OPS, "pkg/api.py": api})
+    facts = index.facts(tmp_path / "pkg/ops.py")
+    assert ({name: value for name, value in _kernels(index, tmp_path / "pkg/ops.py").items() if name == "mm"},
+            facts.shared) == (expected, shared)
+
+
+def test_a_body_a_method_stores_on_self_runs_where_the_instances_member_is_launched(tmp_path: Path) -> None:
+    """`self.kernel = ops.body` in `Model.__init__` (pkg.model), `pl.pallas_call(Model().kernel)` in
+    pkg.api: body is a kernel body, with why the launch says."""
+    index = _tree(tmp_path, {
+        "pkg/__init__.py": "", "pkg/ops.py": _OPS,
+        "pkg/model.py": "from pkg import ops\n\n\nclass Model:\n    def __init__(self):\n        self.kernel = ops.body\n",
+        "pkg/api.py": _PALLAS + "from pkg.model import Model\n\nrun = pl.pallas_call(Model().kernel, out_shape=None)\n",
+    })
+    assert _kernels(index, tmp_path / "pkg/ops.py") == {"body": (_BOTH, "passed to pallas_call in pkg.api", BODY)}
+    assert index.facts(tmp_path / "pkg/ops.py").shared == frozenset()
+
+
+def test_the_word_table_holds_only_modules_that_import_the_project(tmp_path: Path) -> None:
+    """A module importing only libraries (`numpy`) can use no module of the project: not listed."""
+    index = _tree(tmp_path, {"pkg/__init__.py": "", "pkg/ops.py": "import numpy\n", "pkg/api.py": "import numpy\nfrom pkg import ops\n"})
+    assert index._importers_of(b"numpy") == ["pkg.api"]
+    assert index._importers_of(b"ops") == ["pkg.api"]
+
+
+_CYCLE = {
+    "pkg/__init__.py": "",
+    "pkg/ops.py": "import jax.numpy as jnp\nfrom pkg import helpers\n\n\ndef mm(a, b):\n"
+                  "    return jnp.dot(helpers.h(a), b, precision='highest')\n",
+    "pkg/helpers.py": "import jax.numpy as jnp\nfrom pkg import ops\n\n\ndef h(a):\n"
+                      "    return ops.mm(a, jnp.dot(a, a, precision='highest'))\n",
+    "pkg/kern.py": _PALLAS + "from pkg import helpers\n\n\ndef kern(x_ref, o_ref):\n    o_ref[...] = helpers.h(x_ref[...])\n\n\n"
+                   "run = pl.pallas_call(kern, out_shape=None)\n",
+    "pkg/k2.py": "x = 1\n",
+}
+
+
+def test_a_fact_computed_through_a_cycle_is_recomputed_after_an_edit_of_what_the_cycle_read(tmp_path: Path) -> None:
+    """ops.mm and helpers.h call each other (a cycle of usages), kern's kernel calls h. The facts
+    are kept, ops' first; then k2 starts calling ops.mm: a warm run gives the facts a cold run gives
+    (every memo made through the cycle depends on all the fact read, k2's content included)."""
+    paths = [tmp_path / name for name in sorted(_CYCLE)]
+    cold = _tree(tmp_path, _CYCLE)
+    for name in ("ops.py", "helpers.py", "kern.py", "k2.py"):
+        cold.facts(tmp_path / "pkg" / name)
+    state = cold.state()
+    (tmp_path / "pkg/k2.py").write_text("from pkg import ops\n\n\ndef g(x):\n    return ops.mm(x, 1)\n")
+    warm, fresh = ProjectIndex(paths, read_bytes), ProjectIndex(paths, read_bytes)
+    assert warm.restore(state) == {"pkg.k2"}
+    assert [warm.facts(path) for path in paths] == [fresh.facts(path) for path in paths]
