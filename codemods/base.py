@@ -118,9 +118,9 @@ class JaxTransform(ABC):
             found = kernels.maybe_kernels.get(function)
             if found is not None and found[2] & rejecters:
                 site, reason, _ = found
-                line = self.module.position(site)[0]
-                return (f"may run in a kernel: the launch on line {line} runs a body this analysis cannot resolve "
-                        f"({reason}), and `{getattr(function, 'name', 'lambda')}` may be it")
+                launch = reason if site is None else \
+                    f"the launch on line {self.module.position(site)[0]} runs a body this analysis cannot resolve ({reason})"
+                return f"may run in a kernel: {launch}, and `{getattr(function, 'name', 'lambda')}` may be it"
             function = self.module.function_parent.get(function)
         return None
 

@@ -753,3 +753,24 @@ def test_a_launch_helper_handed_on_through_other_modules_launches_kernel_code(
         f"    return {called}(body{')(x, w)' if called == 'ops.Runner' else ', x, w)'}\n",
     })
     _fixed_and_lowered(tmp_path, "fwd.api", [("util.py", "JAX001", "fixed")])
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("imported, launched", [
+    ("from unres import util", "getattr(util, name)"),
+    ("from unres.util import *", "body"),
+    ("from unres import util", "vars(util)[name]"),
+], ids=["getattr", "star-import", "vars"])
+def test_a_launch_whose_body_cannot_be_resolved_makes_another_modules_bodies_manual(
+        tmp_path: Path, imported: str, launched: str) -> None:
+    """A launch whose body the analysis cannot follow (`getattr(util, name)`, a name a star import
+    binds, a call's result) in a module that imports `util`: `util.body`, which takes refs as
+    kernel bodies do, may be it. Its pair is a [manual] note, so `--check` fails (it passed while
+    the kernel failed to lower)."""
+    _package(tmp_path, "unres", {
+        "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x_ref, w_ref, o_ref):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+        "api.py": f"import jax\nfrom jax.experimental import pallas as pl\n{imported}\n\n\ndef run(x, w, name='body'):\n"
+        f"    return pl.pallas_call({launched}, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
+    })
+    _fixed_and_lowered(tmp_path, "unres.api", [("util.py", "JAX001", "manual")])

@@ -94,8 +94,9 @@ class KernelScope:
     # the launch, why, and the backends it reaches. The rules say so instead of passing silently.
     unresolved: list[tuple[ast.AST, str, Backends]] = field(default_factory=list)
     # When a launch's body cannot be resolved: the functions it may be (not kernels already, not
-    # proven plain XLA code: called by name only), with what they call, and that launch.
-    maybe_kernels: dict[FunctionNode, tuple[ast.AST, str, Backends]] = field(default_factory=dict)
+    # proven plain XLA code: called by name only), with what they call, and that launch (its site,
+    # None for another module's launch, whose description is then the reason).
+    maybe_kernels: dict[FunctionNode, tuple[Optional[ast.AST], str, Backends]] = field(default_factory=dict)
     # Keywords a partial binds on another module's kernel body (`partial(kernels.body, precision=PAIR)`),
     # or that a call of its factory passes (`kernels.make(precision=PAIR)`), BOUND; or that kernel code
     # passes on to another module's function (`ops.mm(a, b, precision=precision)`), PASSED: the keyword,
@@ -200,6 +201,9 @@ NO_FACTS = ModuleFacts()
 # What another module does with a function: hands it to a launcher, calls it from a kernel, or
 # launches what it returns (a kernel factory).
 BODY, HELPER, FACTORY = "body", "helper", "factory"
+# A top-level def that a launch of another module may run, whose body that module's analysis cannot
+# resolve (`getattr(bodies, name)`, `from bodies import *`): what fails in a kernel there is [manual].
+MAYBE = "maybe"
 # How a value reaches another module's kernel code (KernelScope.foreign_keywords).
 BOUND, PASSED = "bound", "passed"
 
@@ -255,6 +259,8 @@ class _KernelFinder:
                     f"{'mapped by' if mapped else 'passed to'} {short}"
             entries.append((flow.of(launch.body), why, launched, launch.calls, site, launch.body))
         for name, launched, why, role in facts.kernels:  # launched or called from kernels in other modules
+            if role == MAYBE:
+                continue  # not known to be kernel code: see _find_foreign_maybe_kernels
             owner, _, member = name.partition(".")
             for binding in module.module_scope.bindings.get(owner, ()) if member else ():  # `Holder.kernel`
                 if isinstance(binding.node, ast.ClassDef):
@@ -335,6 +341,7 @@ class _KernelFinder:
         self._find_foreign_calls()
         if self.result.unresolved:
             self._find_maybe_kernels()
+        self._find_foreign_maybe_kernels(facts)
 
     def _find_foreign_calls(self) -> None:
         """Keywords kernel code passes on to another module's function (`ops.mm(a, b, precision=p)`)
@@ -369,7 +376,6 @@ class _KernelFinder:
         returned), any never named that takes refs as kernel bodies do (`getattr` may reach it), and
         what they call. A function only ever called by name is plain code unless such a one calls it."""
         module, kernels = self.module, self.result.kernels
-        site, reason, launched = self.result.unresolved[0]
         pending = []
         for function in module.function_parent:
             if function in kernels or isinstance(function, ast.Lambda):
@@ -379,13 +385,27 @@ class _KernelFinder:
             if not references and takes_refs(function) or any(
                     not (isinstance(module.parent.get(r), ast.Call) and module.parent[r].func is r) for r in references):
                 pending.append(function)
+        self._may_run(pending, self.result.unresolved[0])
+
+    def _find_foreign_maybe_kernels(self, facts: ModuleFacts) -> None:
+        """The functions a launch of another module may run, whose body that module's analysis
+        cannot resolve (`getattr(bodies, name)`, a star import; see MAYBE): with what they call."""
+        for name, launched, why, role in facts.kernels:
+            if role == MAYBE:
+                functions = [binding.node for binding in self.module.module_scope.bindings.get(name, ())
+                             if isinstance(binding.node, FUNCTIONS)]
+                self._may_run(functions, (None, why, launched))
+
+    def _may_run(self, functions: list[FunctionNode], launch: tuple[Optional[ast.AST], str, Backends]) -> None:
+        """`functions` (not kernels) may run in the unresolved `launch`, and so may what they call."""
+        pending = list(functions)
         while pending:
             function = pending.pop()
-            if function in self.result.maybe_kernels or function in kernels:
+            if function in self.result.maybe_kernels or function in self.result.kernels:
                 continue
-            self.result.maybe_kernels[function] = (site, reason, launched)
-            pending += [called for inner in module.functions_within(function)
-                        for mention in module.mentions.get(inner, ()) for called in self._functions_named(mention)]
+            self.result.maybe_kernels[function] = launch
+            pending += [called for inner in self.module.functions_within(function)
+                        for mention in self.module.mentions.get(inner, ()) for called in self._functions_named(mention)]
 
     def _through(self, site: Optional[ast.AST], body: "Function | Bound") -> str:
         """` through run` when the launch at `site` is in a launch helper whose parameter took `body`."""

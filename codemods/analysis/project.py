@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, TypeVar
 
 from codemods.analysis.kernel_scope import (
-    BODY, FACTORY, HELPER, KERNEL_MARKER, Backends, KernelScope, ModuleFacts, find_kernels, position_of, takes_refs,
+    BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, Backends, KernelScope, ModuleFacts, find_kernels, position_of, takes_refs,
 )
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex
 from codemods.analysis.value_flow import returned_values
@@ -92,8 +92,9 @@ def _package_name(folder: str, packages: set[str], prefixes: dict[str, str]) -> 
 # module to know it.
 CONTENT, IMPORTS, MARKER, TOP_LEVEL, LAUNCHERS = "content", "imports", "marker", "top_level", "launchers"
 # Parts of the project as a whole, under the module name "" (no module's): whether a module is in
-# kernel land; the answer of a search of the importers for a word (`_importers_saying`).
-PROJECT, KERNEL_LAND, SEARCH = "", "kernel land", "search"
+# kernel land; the answer of a search of the importers for a word (`_importers_saying`); whether a
+# module launches kernels (says pallas, or launches through another module's launcher).
+PROJECT, KERNEL_LAND, SEARCH, LAUNCHING = "", "kernel land", "search", "launching"
 _Dependency = tuple  # (module name, part)
 
 
@@ -106,7 +107,7 @@ class ProjectState:
     contents: dict[str, bytes] = field(default_factory=dict)
     facts: dict[str, tuple[ModuleFacts, frozenset]] = field(default_factory=dict)
     parts: dict[_Dependency, object] = field(default_factory=dict)
-    tables: tuple = (None, None)  # (importers by word, kernel land), each if it was built
+    tables: tuple = (None, None, None)  # (importers by word, kernel land, launching modules), each if built
     table_dependencies: frozenset = frozenset()  # of kernel land
 
 
@@ -205,6 +206,8 @@ class ProjectIndex:
         self._order = {name: position for position, name in enumerate(self._modules)}
         self._importing: Optional[dict[bytes, list[str]]] = None  # see `_importers_of`
         self._reachable: Optional[set[str]] = None  # see `_kernel_land`
+        self._may_forward: Optional[set[str]] = None  # while kernel land is found: see `_launching_through_helpers`
+        self._launching: Optional[set[str]] = None  # see `_launching_modules`
         self._named: frozenset[bytes] = frozenset()  # see `summarise`
         self._sayers: dict[bytes, list[str]] = {}  # each of `_named`: the modules that say it, in order
         self._unsummarised: list[str] = []  # the modules whose `said` the summary did not learn (notebooks)
@@ -257,8 +260,9 @@ class ProjectIndex:
         needed = set(self._table_dependencies).union(*self._fact_dependencies.values())
         parts = {dependency: self._value_of(dependency) for dependency in needed}
         reachable = sorted(self._reachable) if self._reachable is not None else None
+        launching = sorted(self._launching) if self._launching is not None else None
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
-                            parts, (self._importing, reachable), frozenset(self._table_dependencies))
+                            parts, (self._importing, reachable, launching), frozenset(self._table_dependencies))
 
     def restore(self, state: Optional[ProjectState], changed: Optional[set[str]] = None) -> set[str]:
         """Take over what an earlier run over the same layout learnt and this project still holds:
@@ -274,13 +278,14 @@ class ProjectIndex:
                                   if dependency[0] != PROJECT and dependency[0] not in changed})
         stale = {dependency for dependency in state.parts
                  if dependency[0] in changed and self._value_of(dependency) != state.parts[dependency]}
-        importing, reachable = state.tables
+        importing, reachable, launching = (*state.tables, None)[:3]  # a state without launching modules: built again
         if importing is not None:
             self._importing = importing
             for name in changed:
                 self._index_import_words(self._modules[name])
-        if reachable is not None and not stale & state.table_dependencies:
+        if reachable is not None and launching is not None and not stale & state.table_dependencies:
             self._reachable, self._table_dependencies = set(reachable), set(state.table_dependencies)
+            self._launching = set(launching)
         stale |= {dependency for dependency, value in state.parts.items() if dependency[0] == PROJECT and (
             self._answer_changed(dependency[1], changed) if dependency[1][0] == SEARCH
             else self._value_of(dependency) != value)}
@@ -414,7 +419,9 @@ class ProjectIndex:
         name, part = dependency
         if name == PROJECT:  # not kept between runs in _part_values: the tables may change
             # A search's answer is its key: `restore` checks it against the changed modules.
-            return part[1] in self._kernel_land() if part[0] == KERNEL_LAND else True
+            if part[0] == SEARCH:
+                return True
+            return part[1] in (self._kernel_land() if part[0] == KERNEL_LAND else self._launching_modules())
         if dependency not in self._part_values:
             with self._quiet():
                 module = self._modules[name]
@@ -460,7 +467,32 @@ class ProjectIndex:
                 kernels += [(f"{name}.{member}", usage.backends, usage.why, usage.role) for member in usage.members]
             if usage.plain:
                 shared.add(name)
+        launched = {name for name, *_ in kernels}
+        kernels += self._maybe_launched(module, [name for name in needy if name not in launched])
         return ModuleFacts(tuple(sorted(kernels)), frozenset(shared), launchers)
+
+    def _maybe_launched(self, module: _Module, needy: list[str]) -> list[tuple[str, Backends, str, str]]:
+        """Its needy defs that take refs as kernel bodies do, where a module that imports it launches a
+        body its analysis cannot resolve (`getattr(bodies, name)`, `from bodies import *`): one of them
+        may be that body (MAYBE, a [manual] note where it may fail), never silently plain code."""
+        index = self._index(module)
+        bodies = [statement.name for statement in index.tree.body if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef)
+                  and statement.name in needy and takes_refs(statement)] if index is not None else []
+        if not bodies:
+            return []
+        word = module.name.rpartition(".")[2]
+        importers = self._importers_saying({word.encode()}, (word,), exclude=module, limit=_MAX_REFERRERS)
+        found: list[tuple[str, Backends, str, str]] = []
+        for importer in importers if len(importers) <= _MAX_REFERRERS else ():  # else a library's API
+            # Only a module that launches (in kernel land, saying pallas or importing a launcher) can.
+            launches = self._in_kernel_land(importer.name) and (
+                KERNEL_MARKER in self._bytes(importer) or bool(self._imported_launchers(importer)))
+            scope = self._scope(importer) if launches else None
+            for site, reason, launched in scope.unresolved if scope is not None else ():
+                line = scope.module.position(site)[0]
+                why = f"the launch on line {line} of {importer.name} runs a body this analysis cannot resolve ({reason})"
+                found += [(name, launched, why, MAYBE) for name in bodies]
+        return found
 
     def _needy_names(self, module: _Module) -> list[str]:
         """Top-level defs and values whose own code holds a call that may fail in a kernel (read from
@@ -757,11 +789,20 @@ class ProjectIndex:
     def _forwarded_launchers(self, module: _Module) -> dict[str, tuple[Optional[int], str, Backends]]:
         """Its defs and partials that hand a body on to a launch helper it imports (`def run(body):
         tpu_call(body, ...)`, `run = functools.partial(tpu_call, ...)`): launchers of their own, for
-        its importers, however long the chain. Not a part of its own: it depends on what it imports."""
+        its importers, however long the chain. Not a part of its own: it depends on what it imports.
+        Only a module that launches can (`_launching_modules`): of any other, nothing is read, which
+        spares a walk of the import graph of every module asked."""
+        if self._may_forward is not None:
+            if module.name not in self._may_forward:
+                return {}
+        else:
+            self._depend(PROJECT, (LAUNCHING, module.name))
+            if module.name not in self._launching_modules():
+                return {}
+
         def forwarded() -> dict[str, tuple[Optional[int], str, Backends]]:
             imported = self._imported_launchers(module)
-            raw = self._bytes(module)
-            if not imported or (b"def " not in raw and b"partial" not in raw):
+            if not imported or not _may_hand_on(self._bytes(module), {name.rpartition(".")[2] for name, *_ in imported}):
                 return {}
             scope = self._scope(module)
             return _launchers_in(module.name, scope) if scope is not None else {}
@@ -946,6 +987,13 @@ class ProjectIndex:
         self._depend(PROJECT, (KERNEL_LAND, name))
         return name in self._kernel_land()
 
+    def _launching_modules(self) -> set[str]:
+        """The modules that say pallas or launch through another module's launcher (a table built
+        with kernel land): only they may hand a body on to a launcher."""
+        self._kernel_land()
+        assert self._launching is not None
+        return self._launching
+
     def _kernel_land(self) -> set[str]:
         if self._reachable is None:
             self._frames.append(set())  # what it reads is its own, kept apart from any fact's
@@ -965,6 +1013,7 @@ class ProjectIndex:
         pending = [(m, False) for m in self._modules.values() if self._marker(m)]
         pending += [(m, False) for m in self._launching_through_helpers([m for m, _ in pending])]
         reachable = {m.name for m, _ in pending}
+        self._launching = set(reachable)
         while pending:
             module, shallow = pending.pop()
             for target in self._imported_names(module, shallow):
@@ -976,22 +1025,37 @@ class ProjectIndex:
     def _launching_through_helpers(self, pallas_modules: list[_Module]) -> list[_Module]:
         """Modules that never say pallas but launch kernels through a launcher one of `pallas_modules`
         defines (`from .launch import tpu_call`, a def or a module-level partial), or one that such a
-        module forwards to it (`def run(body): tpu_call(body)`), however long the chain: kernels run there."""
+        module forwards to it (`def run(body): tpu_call(body)`), however long the chain: kernels run
+        there. Until none is found, each round searches the importers of the launchers the last found
+        (only these modules may forward one: `_may_forward`), then works out what every module found
+        so far forwards again (a later one may lengthen an earlier one's chain)."""
         found: list[_Module] = []
+        searched: set[tuple[str, bytes]] = set()
         defining = [(module, self._launch_helpers(module)) for module in pallas_modules]
-        while defining:
-            # Imported by name (`from .launch import run`), or their module is (`from . import launch`).
-            helpers = [(module.name, [qualified.rpartition(".")[2].encode() for qualified in launchers])
-                       for module, launchers in defining]
-            words = {word for module, names in helpers if names for word in (*names, module.rpartition(".")[2].encode())}
-            names = {name for _, listed in helpers for name in listed}
-            if not names:
-                break
-            saying = self._importers_saying(words, tuple(sorted(name.decode() for name in names)), unmarked=True)
-            new = [importer for importer in saying if importer not in found and self._imported_launchers(importer)]
-            found += new
-            defining = [(module, self._forwarded_launchers(module)) for module in new]
-        return found
+        self._may_forward = {module.name for module in pallas_modules}
+        try:
+            while True:
+                # Imported by name (`from .launch import run`), or their module is (`from . import launch`).
+                helpers = [(module.name, [name for name in (qualified.rpartition(".")[2].encode() for qualified in launchers)
+                                          if (module.name, name) not in searched]) for module, launchers in defining]
+                helpers = [(module, names) for module, names in helpers if names]
+                if not helpers:
+                    return found
+                searched |= {(module, name) for module, names in helpers for name in names}
+                words = {word for module, names in helpers for word in (*names, module.rpartition(".")[2].encode())}
+                names = {name.decode() for _, listed in helpers for name in listed}
+                defined_in = {module for module, _ in helpers}
+                saying = self._importers_saying(words, tuple(sorted(names)), unmarked=True)
+                found += [importer for importer in saying
+                          if importer not in found and self._imported_names(importer, shallow=False) & defined_in]
+                self._may_forward |= {module.name for module in found}
+                self._forwarders.clear()  # answered while fewer modules could forward
+                self._scopes.clear()
+                defining = [(module, self._forwarded_launchers(module)) for module in [*pallas_modules, *found]]
+        finally:
+            self._may_forward = None
+            self._forwarders.clear()
+            self._scopes.clear()
 
     def _imported_names(self, module: _Module, shallow: bool) -> set[str]:
         """The project modules a module's import lines name: `import a.b` names `a.b`, `from a import
@@ -1346,6 +1410,12 @@ def _launchers_in(name: str, scope: KernelScope) -> dict[str, tuple[Optional[int
         found[f"{name}.{helper}"] = (position, param.arg, launched)
     found.update((f"{name}.{partial}", spec) for partial, spec in scope.partial_launchers.items())
     return found
+
+
+def _may_hand_on(raw: bytes, launchers: set[str]) -> bool:
+    """Whether the code may call one of `launchers` (`tpu_call(body`) or bind a partial of one."""
+    names = b"|".join(re.escape(name.encode()) for name in sorted(launchers))
+    return re.search(rb"\b(?:" + names + rb")\s*\(|partial\([\w. ]*\b(?:" + names + rb")\b", raw) is not None
 
 
 def _may_define_launch_helpers(raw: bytes) -> bool:
