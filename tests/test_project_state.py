@@ -13,6 +13,7 @@ exactly as a fresh index over the same files, for every module. Static analysis 
 
 from __future__ import annotations
 
+import itertools
 import marshal
 import multiprocessing
 import os
@@ -517,3 +518,31 @@ def test_kernel_land_built_again_does_not_parse_the_unchanged_launch_modules_aga
     facts = _all_facts(warm, paths)
     assert built == [1]  # what it read changed (kern's imports): kernel land is built again
     assert facts["ops.py"].kernels and not [text for text in parsed if "pallas_call" in text and "def run" in text]
+
+
+CYCLE = {
+    "pkg/__init__.py": "",
+    "pkg/ops.py": "import jax.numpy as jnp\nfrom pkg import helpers\n\n\ndef mm(a, b):\n"
+                  "    return jnp.dot(helpers.h(a), b, precision='highest')\n",
+    "pkg/helpers.py": "import jax.numpy as jnp\nfrom pkg import ops\n\n\ndef h(a):\n"
+                      "    return ops.mm(a, jnp.dot(a, a, precision='highest'))\n",
+    "pkg/kern.py": PALLAS + "from pkg import helpers\n\n\ndef kern(x_ref, o_ref):\n    o_ref[...] = helpers.h(x_ref[...])\n\n\n"
+                   "run = pl.pallas_call(kern, out_shape=None)\n",
+    "pkg/plain.py": "from pkg import ops\n\n\ndef g(x):\n    return ops.mm(x, 1)\n",
+}
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations(["ops.py", "helpers.py", "kern.py", "plain.py"])),
+                         ids="-".join)
+def test_facts_through_a_cycle_do_not_depend_on_which_module_is_asked_first(tmp_path: Path, order) -> None:
+    """`ops.mm` and `helpers.h` call each other, a kernel calls `h`: both are kernel code (and plain
+    code, through `plain.g`), whichever module is asked about first. Asked after `helpers`, `mm` was
+    plain code: its usage was computed while `h`'s was in progress, and a run over ops.py alone (a
+    pre-commit hook) differed from a run over the package."""
+    paths = _write(tmp_path, CYCLE)
+    index = ProjectIndex(paths, read_bytes)
+    for name in order:
+        index.facts(tmp_path / "pkg" / name)
+    assert [entry[0] for entry in index.facts(tmp_path / "pkg/ops.py").kernels] == ["mm"]
+    assert [entry[0] for entry in index.facts(tmp_path / "pkg/helpers.py").kernels] == ["h"]
+    assert index.facts(tmp_path / "pkg/ops.py").shared == {"mm"}

@@ -50,6 +50,7 @@ from codemods.capabilities import Level
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 _MAX_REFERRERS = 16  # see ProjectIndex._referrers
+_MAX_CYCLE_ROUNDS = 8  # see ProjectIndex._fact_through_cycles
 _MAX_REEXPORTS = 8  # `from .a import f` in `__init__.py`, re-exported again ...: deeper chains are not followed
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 # An import statement's first module: None for a relative one (`from . import x`, `from .a import x`).
@@ -218,7 +219,10 @@ class ProjectIndex:
         self._table_dependencies: set = set()
         self._part_values: dict[_Dependency, object] = {}
         self._memos_of_this_fact: list[set] = []  # see `_remembered`
+        self._made_in_this_fact: list[tuple[dict, object]] = []  # the (memo, key) it computed
         self._cycle_in_this_fact = False
+        self._seeds: dict[tuple[int, object], object] = {}  # see `_fact_through_cycles`
+        self._read_in_progress: dict[tuple[int, object], tuple[dict, object, object]] = {}  # the same
         self._learnt = False  # anything `state()` would say that the restored state did not
 
     def facts(self, path: Path) -> ModuleFacts:
@@ -227,19 +231,41 @@ class ProjectIndex:
         if module is None:
             return ModuleFacts()
         if module.name not in self._facts:
+            facts, dependencies = self._fact_through_cycles(module)
+            self._facts[module.name] = facts
+            self._fact_dependencies[module.name] = frozenset(dependencies)
+            self._learnt = True
+        return self._facts[module.name]
+
+    def _fact_through_cycles(self, module: _Module) -> tuple[ModuleFacts, set]:
+        """The module's facts. Where the computation met itself (`ops.mm` calls `helpers.h`, which
+        calls `ops.mm`), what it found there was partial (a value in progress: see `_remembered`):
+        it is computed again with the values found as those in progress, until none changes, so
+        that the answer does not depend on which module was asked first. Uses only grow (a union),
+        so this ends; `_MAX_CYCLE_ROUNDS` bounds it all the same. Where each value read in progress
+        is the value it came to, the first computation was exact and is kept."""
+        self._seeds = {}
+        for _ in range(_MAX_CYCLE_ROUNDS):
             self._frames.append(set())
             try:
                 facts = self._facts_of(module)
             finally:
                 dependencies = self._frames.pop()
-                if self._cycle_in_this_fact:  # see `_remembered`
+                cycle, made, read = self._cycle_in_this_fact, self._made_in_this_fact, self._read_in_progress
+                if cycle:  # see `_remembered`
                     for memo in self._memos_of_this_fact:
                         memo |= dependencies
-                self._memos_of_this_fact, self._cycle_in_this_fact = [], False
-            self._facts[module.name] = facts
-            self._fact_dependencies[module.name] = frozenset(dependencies)
-            self._learnt = True
-        return self._facts[module.name]
+                self._memos_of_this_fact, self._made_in_this_fact, self._cycle_in_this_fact = [], [], False
+                self._read_in_progress = {}
+            # Exact where every value read in progress is what it came to (most cycles: a use that adds nothing).
+            final = {ident: memo[key][0] for ident, (memo, key, _) in read.items() if key in memo}
+            if all(final.get(ident) == value for ident, (_, _, value) in read.items()):
+                break
+            for memo, key in made:  # computed from values in progress: again, from what they came to
+                memo.pop(key, None)
+            self._seeds = final
+        self._seeds = {}
+        return facts, dependencies
 
     def learnt(self) -> bool:
         """Whether this run learnt anything its `state()` should keep (a module changed, a fact or
@@ -398,11 +424,12 @@ class ProjectIndex:
             value, dependencies = memo[key]
             if dependencies is None:  # in progress
                 self._cycle_in_this_fact = True
+                self._read_in_progress[(id(memo), key)] = (memo, key, value)
             elif self._frames:
                 self._frames[-1] |= dependencies
             return value
         if in_progress is not None:
-            memo[key] = (in_progress, None)
+            memo[key] = (self._seeds.get((id(memo), key), in_progress), None)
         self._frames.append(set())
         try:
             value = compute()
@@ -410,6 +437,7 @@ class ProjectIndex:
             dependencies = self._frames.pop()
         memo[key] = (value, dependencies)
         self._memos_of_this_fact.append(dependencies)
+        self._made_in_this_fact.append((memo, key))
         if self._frames:
             self._frames[-1] |= dependencies
         return value
