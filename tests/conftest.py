@@ -6,6 +6,14 @@ import os
 
 import pytest
 
+# XLA's CPU code generation at its lowest optimisation level, for the tests and the interpreters they
+# start: each test compiles small programs and runs them once, so compiling costs far more than
+# running (half of tests/test_lstm_jax.py's time). What the tests check (a program lowers, runs,
+# keeps its dtypes, matches its reference within tolerance) does not depend on how well the CPU
+# code is optimised. A level the user sets in XLA_FLAGS wins.
+if "--xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --xla_backend_optimization_level=0".strip()
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_result_cache(tmp_path_factory: pytest.TempPathFactory) -> None:

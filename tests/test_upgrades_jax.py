@@ -17,6 +17,7 @@ which is then called (it exercises the code: a jitted function, a kernel lowered
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -77,6 +78,27 @@ def _run(path: Path, strict: bool, python: str = sys.executable) -> dict:
     return json.loads(process.stdout.strip().splitlines()[-1])
 
 
+@pytest.fixture(scope="session")
+def run_rewrite(tmp_path_factory):
+    """Runs a golden's `.out.py` on the installed jax, strictly, once per test run: both tests below
+    need it. Kept in the run's shared temporary folder (the parent of each xdist worker's), so a
+    worker reuses what another ran; keyed by the file's bytes, never reused by a later run."""
+    shared = tmp_path_factory.getbasetemp()
+    shared = shared.parent if os.environ.get("PYTEST_XDIST_WORKER") else shared
+
+    def run(case: Path) -> dict:
+        out = case.with_name(case.name.replace(".in.py", ".out.py"))
+        kept = shared / f"upgrade-run-{hashlib.sha256(out.read_bytes()).hexdigest()[:24]}.json"
+        if kept.exists():
+            return json.loads(kept.read_text())
+        outcome = _run(out, strict=True)
+        partial = kept.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps(outcome))
+        os.replace(partial, kept)  # whole or absent, for a worker that reads it meanwhile
+        return outcome
+    return run
+
+
 def _codes(case: Path) -> set[str]:
     findings = case.with_name(case.name.replace(".in.py", ".findings")).read_text()
     return set(re.findall(r": (JAX1\d\d) \[", findings))
@@ -87,9 +109,9 @@ def test_there_are_upgrade_goldens() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda path: path.name[: -len(".in.py")])
-def test_the_rewritten_golden_runs_and_the_original_does_not(case: Path) -> None:
+def test_the_rewritten_golden_runs_and_the_original_does_not(case: Path, run_rewrite) -> None:
     installed = jax_support.JAX_VERSION
-    out = _run(case.with_name(case.name.replace(".in.py", ".out.py")), strict=True)
+    out = run_rewrite(case)
     assert out["error"] is None and not out["warnings"], out
     retired = {code for code in _codes(case) if ROWS[code].state(installed) != "works"}
     original = _run(case, strict=False)
@@ -120,7 +142,7 @@ def _same(left, right) -> bool:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda path: path.name[: -len(".in.py")])
-def test_the_original_ran_where_its_spellings_worked_and_the_rewrite_gives_its_result(case: Path) -> None:
+def test_the_original_ran_where_its_spellings_worked_and_the_rewrite_gives_its_result(case: Path, run_rewrite) -> None:
     release = _proof_release(case)
     codes = _codes(case)
     if release.startswith("none"):
@@ -133,6 +155,6 @@ def test_the_original_ran_where_its_spellings_worked_and_the_rewrite_gives_its_r
     assert not failing, f"{sorted(failing)} no longer worked on jax {release}, as the table says"
     original = _run(case, strict=False, python=str(python))
     assert original["error"] is None, original
-    out = _run(case.with_name(case.name.replace(".in.py", ".out.py")), strict=True)
+    out = run_rewrite(case)
     assert out["error"] is None and not out["warnings"], out
     assert original["result"] is not None and _same(original["result"], out["result"]), (original, out)
