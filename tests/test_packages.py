@@ -774,3 +774,27 @@ def test_a_launch_whose_body_cannot_be_resolved_makes_another_modules_bodies_man
         f"    return pl.pallas_call({launched}, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
     })
     _fixed_and_lowered(tmp_path, "unres.api", [("util.py", "JAX001", "manual")])
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("api", [
+    "from deco import launch\nfrom deco.util import body\n\n\ndef run(x, w):\n    return launch.tpu_kernel(x)(body)(x, w)\n",
+    "from deco.launch import tpu_kernel\nfrom deco.util import body\n\n\ndef run(x, w):\n"
+    "    return tpu_kernel(like=x)(body)(x, w)\n",
+    "from deco import launch, util\n\n\ndef run(x, w):\n    @launch.tpu_kernel(x)\n    def kernel(x_ref, w_ref, o_ref):\n"
+    "        util.body(x_ref, w_ref, o_ref)\n    return kernel(x, w)\n",
+], ids=["called", "called-by-keyword", "decorator"])
+def test_a_decorator_factory_of_another_module_launches_kernel_code(tmp_path: Path, api: str) -> None:
+    """`def tpu_kernel(like): def deco(body): return pl.pallas_call(body, ...); return deco` in
+    `launch`: `tpu_kernel(x)(body)` and `@tpu_kernel(x)` in another module launch the body, as
+    `pl.kernel(mesh=...)` does. Only a def that launched its own parameter was known, and `--check`
+    passed while the kernel failed to lower."""
+    _package(tmp_path, "deco", {
+        "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x_ref, w_ref, o_ref):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+        "launch.py": "import jax\nfrom jax.experimental import pallas as pl\n\n\ndef tpu_kernel(like):\n"
+        "    def deco(body):\n        return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), like.dtype))\n"
+        "    return deco\n",
+        "api.py": api,
+    })
+    _fixed_and_lowered(tmp_path, "deco.api", [("util.py", "JAX001", "fixed")])

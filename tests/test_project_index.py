@@ -378,8 +378,9 @@ def outer(x):
 
 
 def test_a_body_passed_to_a_launch_helper_of_another_module(tmp_path: Path) -> None:
-    """The launching module's facts carry the helpers it imports (top-level defs only), positional or
-    keyword; the body passed to one is a body for the helper's backends."""
+    """The launching module's facts carry the helpers it imports (top-level defs, and a def that
+    returns a nested one launching its first parameter: `outer(x)(body)`, configured first), positional
+    or keyword; the body passed to one is a body for the helper's backends."""
     api = """\
         from pkg.launch import run, run_kw, outer
         from pkg import ops
@@ -401,7 +402,8 @@ def test_a_body_passed_to_a_launch_helper_of_another_module(tmp_path: Path) -> N
         "make": (BOTH, "passed to run_kw in pkg.api", FACTORY),
     }
     assert index.facts(tmp_path / "pkg/api.py").launchers == (
-        ("pkg.launch.run", 0, "body", BOTH), ("pkg.launch.run_kw", None, "kernel", BOTH))
+        ("pkg.launch.outer", None, "", BOTH), ("pkg.launch.run", 0, "body", BOTH),
+        ("pkg.launch.run_kw", None, "kernel", BOTH))
 
 
 def test_a_module_that_imports_no_project_module_imports_no_launchers(tmp_path: Path) -> None:

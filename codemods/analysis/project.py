@@ -1420,7 +1420,8 @@ _PARTIAL_OF_A_LAUNCHER = re.compile(rb"\bpartial\s*\(\s*[\w.]*\b(?:pallas_call|k
 
 def _launchers_in(name: str, scope: KernelScope) -> dict[str, tuple[Optional[int], str, Backends]]:
     """The launchers module `name` defines for its importers, as its kernel scope found them: top-level
-    defs that launch a parameter, classes whose `__init__` does (`Runner(body)`), module-level partials."""
+    defs that launch a parameter, classes whose `__init__` does (`Runner(body)`), defs that return a
+    def that launches its first parameter (a decorator factory), module-level partials."""
     found: dict[str, tuple[Optional[int], str, Backends]] = {}
     index = scope.module
     for function, (param, launched) in scope.launch_helpers.items():
@@ -1433,11 +1434,23 @@ def _launchers_in(name: str, scope: KernelScope) -> dict[str, tuple[Optional[int
         elif function.name == "__init__" and isinstance(holder, ast.ClassDef) \
                 and isinstance(index.parent.get(holder), ast.Module):  # `Runner(body)` keeps it for a launch
             helper, position = holder.name, None if position is None else position - 1
+        elif position == 0 and _returns_it(holder, function) and isinstance(index.parent.get(holder), ast.Module):
+            # `def with_grid(grid): def deco(body): ...; return deco`: `with_grid(g)(body)` and
+            # `@with_grid(g)` launch the body, as `pl.kernel(mesh=...)` does: a launcher configured first.
+            found[f"{name}.{holder.name}"] = (None, "", launched)  # type: ignore[union-attr]
+            continue
         else:
             continue
         found[f"{name}.{helper}"] = (position, param.arg, launched)
     found.update((f"{name}.{partial}", spec) for partial, spec in scope.partial_launchers.items())
     return found
+
+
+def _returns_it(holder: Optional[ast.AST], function: FunctionNode) -> bool:
+    """Whether the def `holder` returns its nested def `function` by name (`return deco`)."""
+    return isinstance(holder, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+        isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name)
+        and statement.value.id == function.name for statement in holder.body)  # type: ignore[union-attr]
 
 
 def _may_hand_on(raw: bytes, launchers: set[str]) -> bool:
