@@ -13,7 +13,8 @@ argument), how the body is defined (a def or a factory's inner def), the chain o
 it to the launch (aliases, partials, containers and subscripts, class attributes, comprehensions,
 exports to another module in one of five import spellings, loops over tuples/zip/enumerate/dict
 views/reversed), and the launch itself (direct, a launch helper, a `self.body` runner, a partial of
-`pl.pallas_call`). Every step list is valid: `render` normalizes it (an export to a module that is
+`pl.pallas_call`, a launch helper handed on by a def or a partial of another module, a decorator
+factory). Every step list is valid: `render` normalizes it (an export to a module that is
 not higher is skipped; whatever is left at module scope is exported to `api` and entered), so a
 shrinker may drop any step.
 
@@ -60,7 +61,12 @@ COMPREHENSIONS = ("list", "dict_zip", "partial_list", "tuple_gen")
 # How a list comes to hold the body: written in its literal, stored into it after (`k[1] = body`),
 # or inserted (`k.insert(0, body)`).
 LISTS = ("literal", "stored", "inserted")
-TERMINALS = ("direct", "helper", "helper_keyword", "runner", "partial_call")
+# The launch: direct; through a launch helper (`run(body, x, w)`, or by keyword), a runner class
+# (`Runner(body)(x, w)`), a partial of the launcher; a helper handed on by a def or a partial of
+# the module above the helper's (`relay(body, x, w)`: `run(body, x, w)`); a decorator factory
+# (`deco(x)(body)(x, w)`).
+TERMINALS = ("direct", "helper", "helper_keyword", "runner", "partial_call", "relay", "relay_partial",
+             "decorator_factory")
 # How the body, factory or helper takes the value and hands it to the helper: a parameter named as
 # the op's keyword, passed by that keyword (`precision=precision`); a parameter of another name
 # (`p=p`); that parameter by position (`mm(a, b, p)`).
@@ -414,6 +420,24 @@ def _render_launch(r: _Renderer, i: int, spec: LaunchSpec) -> list[str]:
             spelled = r.ref("api", owner, name, spec.terminal_style)
             arguments = f"x, w, body={kernel}" if spec.terminal == "helper_keyword" else f"{kernel}, x, w"
             entry.append(pad + mark(f"out = {spelled}({arguments})") + launch_mark)
+        elif spec.terminal in ("relay", "relay_partial"):
+            name, relay = f"run_{i}", f"relay_{i}"
+            r.modules[owner].blocks.append([
+                f"def {name}(body, x, w):", f"    return {_launch_expr(spec.platform, 'body')}(x, w){launch_mark}"])
+            above = MODULES[min(RANK[owner] + 1, RANK["api"])]  # the relay's module: the helper's, if api
+            handed = r.ref(above, owner, name, spec.terminal_style)
+            r.modules[above].blocks.append(
+                [f"def {relay}(body, x, w):", f"    return {handed}(body, x, w)"] if spec.terminal == "relay"
+                else [f"{relay} = functools.partial({handed})"])
+            spelled = r.ref("api", above, relay, spec.terminal_style)
+            entry.append(pad + mark(f"out = {spelled}({kernel}, x, w)") + launch_mark)
+        elif spec.terminal == "decorator_factory":
+            name = f"deco_{i}"
+            r.modules[owner].blocks.append([
+                f"def {name}(like):", "    def deco(body):", f"        return {_launch_expr(spec.platform, 'body')}{launch_mark}",
+                "    return deco"])
+            spelled = r.ref("api", owner, name, spec.terminal_style)
+            entry.append(pad + mark(f"out = {spelled}(x)({kernel})(x, w)") + launch_mark)
         elif spec.terminal == "runner":
             name = f"Runner_{i}"
             r.modules[owner].blocks.append([
