@@ -325,6 +325,7 @@ class _KernelFinder:
             kernel = pending.pop()
             reached = [function for inner in module.functions_within(kernel)
                        for mention in module.mentions.get(inner, ()) for function in self._functions_named(mention)]
+            reached += self._called_through_values(kernel)
             for function in reached:
                 before = backends.get(function, frozenset())
                 if function not in kernels:
@@ -541,6 +542,17 @@ class _KernelFinder:
             for binding in scope.lookup(mention.attr) if scope is not None else ():
                 if isinstance(binding.node, FUNCTIONS):
                     yield binding.node  # type: ignore[misc]
+
+    def _called_through_values(self, kernel: FunctionNode) -> list[FunctionNode]:
+        """Functions a kernel calls through a container or a call's result (`OPS["mm"](a, b)`,
+        `HELPERS[0](a)`, `pick("mm")(a, b)`), as the value flow reads them."""
+        found = []
+        for node in ast.walk(kernel):
+            if node.__class__ is ast.Call and node.func.__class__ in (ast.Subscript, ast.Call):  # type: ignore[attr-defined]
+                for function, partials in self.flow.functions(self.flow.of(node.func)):  # type: ignore[attr-defined]
+                    self._bind_partials(function, partials)
+                    found.append(function)
+        return found
 
     def _assigned_values(self, name: ast.Name) -> Iterator[ast.expr]:
         """The right-hand sides of plain `name = value` assignments `name` may refer to."""
