@@ -369,9 +369,13 @@ def _imported_values(module: ModuleIndex, line: int, path: Path, root: Path) -> 
 
 def _module_file(qualified: str, path: Path, root: Path) -> Optional[tuple[Path, str]]:
     """`shared_math.project` -> (the file `shared_math.py` beside `path` or under `root`, "project");
-    a relative name (`..ops.mm`) from `path`'s package."""
+    a relative name (`..ops.mm`) from `path`'s package; `.f` (`from . import f`) -> (the package's
+    `__init__.py`, "f")."""
     level = len(qualified) - len(qualified.lstrip("."))
     parts = qualified.lstrip(".").split(".")
+    if level and len(parts) == 1 and level <= len(path.parents):  # `from . import f`: a name of the package
+        init = path.parents[level - 1] / "__init__.py"
+        return (init, parts[0]) if init.is_file() else None
     if len(parts) < 2:
         return None
     bases = [path.parents[level - 1]] if level and level <= len(path.parents) else \

@@ -738,6 +738,23 @@ def test_run_fixes_a_partial_imported_from_a_module_under_the_root(tmp_path: Pat
                    "-project = functools.partial(jax.tree_map, f)\n+project = functools.partial(jax.tree.map, f)\n")
 
 
+def test_run_fixes_a_partial_the_package_binds_imported_from_dot(tmp_path: Path) -> None:
+    """`from . import project` in pkg/k.py, `project` a partial pkg/__init__.py binds: the fix is in
+    `__init__.py` (a relative name of one part was never looked for: the error stayed unplaced)."""
+    (tmp_path / "pkg").mkdir()
+    init = tmp_path / "pkg" / "__init__.py"
+    init.write_text("import functools\nimport jax\n\nproject = functools.partial(jax.tree_map, f)\n")
+    (tmp_path / "pkg" / "k.py").write_text("from . import project\n\ny = project(x)\n")
+    outcome, err, out = _run(_log(tmp_path / "pkg" / "k.py", 3, "y = project(x)"), tmp_path)
+    assert outcome is Outcome.PENDING
+    assert err.splitlines() == [
+        f"{init}:4: JAX101: the traceback's `module 'jax' has no attribute 'tree_map'` comes from this call",
+        f"{init}:4:29: JAX101 [fixed] jax.tree_map -> jax.tree.map: removed in jax 0.6.0 (raises AttributeError on "
+        "jax 0.12.0.1)"]
+    assert "+project = functools.partial(jax.tree.map, f)\n" in out
+    assert explain._module_file("..f", tmp_path / "pkg" / "k.py", tmp_path) is None  # no __init__.py above pkg
+
+
 @pytest.mark.parametrize("other", [None, "def (\n"])
 def test_imported_values_tries_each_module_a_name_may_come_from(other, tmp_path: Path) -> None:
     """Each of `p0`, `p1`, `p2` from one of nine modules (missing, or not Python) else from
