@@ -51,6 +51,7 @@ app = typer.Typer(
     no_args_is_help=False,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},  # `-h` as Ruff takes it, for every command
 )
 
 

@@ -409,3 +409,11 @@ def test_diff_base_at_the_root_still_indexes_the_unchanged_modules(tmp_path: Pat
     result = run("--check", "--diff-base", "HEAD", ".")
     assert "src/bodies.py:6:60: JAX001" in result.stderr, result.stderr
     assert "1 files scanned" in result.stderr and result.exit_code == 1
+
+
+@pytest.mark.parametrize("command", [[], ["fix"], ["explain"], ["rules"], ["clean"], ["probe"], ["server"]])
+def test_dash_h_is_help_for_every_command(command: list[str]) -> None:
+    """`-h` as Ruff takes it: the help of the command, exit 0 (it was `No such option: -h`, exit 2)."""
+    result = CliRunner().invoke(cli.app, [*command, "-h"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Usage: ") and "-h, --help" in result.output
