@@ -238,6 +238,7 @@ class _KernelFinder:
         self.module = module
         self.result = KernelScope(module)
         self._entries: dict[tuple[int, tuple], int] = {}  # (list, key) -> index there (_reaches)
+        self._computed_calls: Optional[dict[Optional[FunctionNode], list[ast.Call]]] = None  # see _called_through_values
         self._helpers = helpers = {name: (position, keyword, launched)
                                    for name, position, keyword, launched in facts.launchers}
         specs = {name: (spec.body_position, _BODY_KEYWORDS) for name, spec in LAUNCHERS.items()}
@@ -546,10 +547,15 @@ class _KernelFinder:
     def _called_through_values(self, kernel: FunctionNode) -> list[FunctionNode]:
         """Functions a kernel calls through a container or a call's result (`OPS["mm"](a, b)`,
         `HELPERS[0](a)`, `pick("mm")(a, b)`), as the value flow reads them."""
+        if self._computed_calls is None:  # such calls by the function they are in, once per module
+            self._computed_calls = {}
+            for call in self.module.calls:
+                if call.func.__class__ in (ast.Subscript, ast.Call):
+                    self._computed_calls.setdefault(self.module.enclosing.get(call), []).append(call)
         found = []
-        for node in ast.walk(kernel):
-            if node.__class__ is ast.Call and node.func.__class__ in (ast.Subscript, ast.Call):  # type: ignore[attr-defined]
-                for function, partials in self.flow.functions(self.flow.of(node.func)):  # type: ignore[attr-defined]
+        for inner in self.module.functions_within(kernel) if self._computed_calls else ():
+            for call in self._computed_calls.get(inner, ()):
+                for function, partials in self.flow.functions(self.flow.of(call.func)):
                     self._bind_partials(function, partials)
                     found.append(function)
         return found
