@@ -19,23 +19,8 @@ from lsprotocol import types  # noqa: E402
 from pygls.workspace import Workspace  # noqa: E402
 
 from codemods import server  # noqa: E402
+from tests.test_cli_direct import DOT, FIXED, KERNEL, TARGET  # noqa: E402  (one kernel for both files)
 
-TARGET = "0.12.0.1"
-DOT = "precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST)"
-FIXED = "precision=lax.Precision.HIGHEST"
-KERNEL = f'''\
-import jax
-import jax.numpy as jnp
-from jax import lax
-from jax.experimental import pallas as pl
-
-
-def kernel(x_ref, y_ref, o_ref):
-    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], {DOT})
-
-
-matmul = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
-'''
 DOT_LINE, DOT_COLUMN = 7, KERNEL.splitlines()[7].index("(lax.Precision")
 # A JAX1xx finding (a removed API, with a fix): tagged deprecated.
 TREE_MAP = "import jax\n\ny = jax.tree_map(lambda a: 2 * a, {'w': 1})\n"
