@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import json
 import filecmp
 import importlib
 import os
@@ -815,3 +816,30 @@ def test_a_helper_a_kernel_calls_through_a_container_is_kernel_code(tmp_path: Pa
         "def run(x, w):\n    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
     })
     _fixed_and_lowered(tmp_path, "table.api", [("api.py", "JAX001", "manual")])
+
+
+@pytest.mark.parametrize("imported, launched", [("from nbl import launch", "launch.tpu_call"),
+                                                ("from nbl import ops", "ops.run")],
+                         ids=["a-launch-helper", "a-helper-handed-on"])
+def test_a_notebook_that_launches_through_a_helper_of_the_project_is_analysed(
+        tmp_path: Path, imported: str, launched: str) -> None:
+    """A notebook that never says pallas but launches its kernel through the project's launch helper
+    (or one handed on by another module): its kernel's accuracy hint is reported. The index read only
+    notebooks that say pallas, so the notebook's kernel was plain code and `--check` passed (a
+    new user's trial). Its lowering is the single-module kernel's, which the goldens lower."""
+
+    _package(tmp_path, "nbl", {
+        "launch.py": "import jax\nfrom jax.experimental import pallas as pl\n\n\ndef tpu_call(body, x):\n"
+        "    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x)\n",
+        "ops.py": "from nbl.launch import tpu_call\n\n\ndef run(body, x):\n    return tpu_call(body, x)\n",
+    })
+    cells = [("markdown", "# proto"), ("code", f"import jax\nfrom jax import lax\n{imported}"),
+             ("code", "def body(x_ref, o_ref):\n    o_ref[...] = lax.exp(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST)\n\n"
+                      f"y = {launched}(body, x)")]
+    (tmp_path / "proto.ipynb").write_text(json.dumps({
+        "cells": [{"cell_type": kind, "metadata": {}, "source": source,
+                   **({"execution_count": None, "outputs": []} if kind == "code" else {})} for kind, source in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n")
+    results = run([tmp_path], select(), SETTINGS, jobs=1)
+    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == [
+        ("proto.ipynb", "JAX002", "dropped")]

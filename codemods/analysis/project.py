@@ -198,6 +198,7 @@ class ProjectIndex:
                 self._modules[name] = module
                 self._by_path[absolute] = module
         self._tops = {name.split(".")[0] for name in self._modules if not name.startswith("<")}
+        self._top_bytes = frozenset(top.encode() for top in self._tops)
         self._usages: dict[tuple[str, str], tuple[Usage, set]] = {}
         self._functions: dict[str, tuple[Optional[tuple[_Module, str]], set]] = {}
         self._scopes: dict[str, tuple[Optional[KernelScope], set]] = {}  # its own kernels, knowing imported launchers
@@ -266,6 +267,11 @@ class ProjectIndex:
             self._seeds = final
         self._seeds = {}
         return facts, dependencies
+
+    @property
+    def top_names(self) -> frozenset[bytes]:
+        """The project's top-level module and package names, as bytes: what an import of it says."""
+        return self._top_bytes
 
     def learnt(self) -> bool:
         """Whether this run learnt anything its `state()` should keep (a module changed, a fact or

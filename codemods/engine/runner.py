@@ -288,7 +288,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
             return b""  # the run reports it when it processes the file; here it is empty
         # Generated code is not analysed (MAX_SOURCE_BYTES): the index does not parse it either.
         raw = raw if len(raw) <= MAX_SOURCE_BYTES else b""
-        return _notebook_kernels(seen.key(path), raw, seen) if notebook.is_notebook(path) else raw
+        return _notebook_kernels(seen.key(path), raw, seen, index.top_names) if notebook.is_notebook(path) else raw
 
     def content(path: Path) -> bytes:
         try:
@@ -307,10 +307,12 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     return index
 
 
-def _notebook_kernels(path: str, raw: bytes, seen: _Files) -> bytes:
+def _notebook_kernels(path: str, raw: bytes, seen: _Files, tops: frozenset[bytes]) -> bytes:
     """What the project index reads of a notebook: the Python of its code cells if it may launch a
-    kernel (one that never says pallas launches none of its own; it is not decoded), else nothing."""
-    if seen.silent(path, raw) or not notebook.may_need(raw, (KERNEL_MARKER,)):
+    kernel, else nothing (it is not decoded). It may if it says pallas, or jax and one of the
+    project's top-level names (`tops`): a kernel launched through a launch helper of the project."""
+    needles = (KERNEL_MARKER, b"jax") if b"jax" in raw and any(top in raw for top in tops) else (KERNEL_MARKER,)
+    if seen.silent(path, raw) or not notebook.may_need(raw, needles):
         return b""
     try:
         return _notebook_code(path, raw, seen.notebooks)
