@@ -735,7 +735,8 @@ def test_a_list_a_module_fills_with_another_modules_body_is_kernel_code(tmp_path
      "    def __call__(self, x, w):\n        return launch.tpu_call(self.body, x, w)\n", "ops.Runner"),
     ("", "launch.tpu_call_f32"),  # a partial of the helper, beside it
     ("from fwd.ops_inner import run as _run\n\n\ndef run(body, x, w):\n    return _run(body, x, w)\n", "ops.run"),
-], ids=["def", "partial", "class", "partial-beside-the-helper", "two-modules-deep"])
+    ("from fwd.launch import tpu_call as _tc\n\n\ndef run(body, x, w):\n    return _tc(body, x, w)\n", "ops.run"),
+], ids=["def", "partial", "class", "partial-beside-the-helper", "two-modules-deep", "through-an-alias"])
 def test_a_launch_helper_handed_on_through_other_modules_launches_kernel_code(
         tmp_path: Path, forwarder: str, called: str) -> None:
     """`launch.tpu_call(body, ...)` calls `pl.pallas_call(body, ...)`; a def, a partial or a class of

@@ -362,10 +362,16 @@ RELAYED = {
                   "    o_ref[...] = ops.mm(x_ref[...], x_ref[...])\n\n\ndef go(x):\n    return run(body, x)\n",
 }
 STOPS_RELAYING = {**RELAYED, "pkg/relay.py": RELAYED["pkg/relay.py"].replace("return _run(body, x)", "return body")}
+# The same, where nothing in the module says the launcher's name before the edit (`_launch` only in its import).
+RELAYED_AS = {**RELAYED, "pkg/relay.py": "from pkg.launch import run as _launch\n\n\ndef go(body, x):\n"
+                                         "    return _launch(body, x)\n",
+              "pkg/api.py": RELAYED["pkg/api.py"].replace("import run", "import go").replace("return run(", "return go(")}
+STOPS_RELAYING_AS = {**RELAYED_AS, "pkg/relay.py": RELAYED_AS["pkg/relay.py"].replace("return _launch(body, x)", "return body")}
 
 
-@pytest.mark.parametrize("before, after", [(RELAYED, STOPS_RELAYING), (STOPS_RELAYING, RELAYED)],
-                         ids=["stops-handing-on", "starts-handing-on"])
+@pytest.mark.parametrize("before, after", [(RELAYED, STOPS_RELAYING), (STOPS_RELAYING, RELAYED),
+                                           (RELAYED_AS, STOPS_RELAYING_AS), (STOPS_RELAYING_AS, RELAYED_AS)],
+                         ids=["stops-handing-on", "starts-handing-on", "stops-through-an-alias", "starts-through-an-alias"])
 def test_an_edit_of_what_a_module_hands_on_to_a_launcher_changes_the_facts_it_decides(
         tmp_path: Path, before: dict[str, str], after: dict[str, str]) -> None:
     """`relay.run(body)` hands its body on to `launch.run`, a launcher: an edit of `relay` alone (its
@@ -375,7 +381,7 @@ def test_an_edit_of_what_a_module_hands_on_to_a_launcher_changes_the_facts_it_de
     cold = ProjectIndex(_write(tmp_path, after), read_bytes)
     for module in ("api", "ops"):
         assert index.facts(tmp_path / f"pkg/{module}.py") == cold.facts(tmp_path / f"pkg/{module}.py")
-    assert bool(index.facts(tmp_path / "pkg/ops.py").kernels) == (after is RELAYED)
+    assert bool(index.facts(tmp_path / "pkg/ops.py").kernels) == (after in (RELAYED, RELAYED_AS))
 
 
 def test_an_edit_in_an_unrelated_package_keeps_every_other_fact(tmp_path: Path) -> None:

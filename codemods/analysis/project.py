@@ -520,7 +520,7 @@ class ProjectIndex:
         for importer in importers if len(importers) <= _MAX_REFERRERS else ():  # else a library's API
             # Only a module that launches (in kernel land, saying pallas or importing a launcher) can.
             launches = self._in_kernel_land(importer.name) and (
-                KERNEL_MARKER in self._bytes(importer) or bool(self._imported_launchers(importer)))
+                self._marker(importer) or bool(self._imported_launchers(importer)))
             scope = self._scope(importer) if launches else None
             for site, reason, launched in scope.unresolved if scope is not None else ():
                 line = scope.module.position(site)[0]
@@ -836,7 +836,13 @@ class ProjectIndex:
 
         def forwarded() -> dict[str, tuple[Optional[int], str, Backends]]:
             imported = self._imported_launchers(module)
-            if not imported or not _may_hand_on(self._bytes(module), {name.rpartition(".")[2] for name, *_ in imported}):
+            if not imported:
+                return {}
+            names = {name.rpartition(".")[2] for name, *_ in imported}
+            names |= {alias.asname for statement in self._import_statements(module) if isinstance(statement, ast.ImportFrom)
+                      for alias in statement.names if alias.asname and alias.name in names}  # `import run as _run`
+            self._depend(module.name, CONTENT)  # its code decides, whether or not it is parsed
+            if not _may_hand_on(self._bytes(module), names):
                 return {}
             scope = self._scope(module)
             return _launchers_in(module.name, scope) if scope is not None else {}
