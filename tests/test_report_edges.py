@@ -508,11 +508,17 @@ def test_notebook_code_is_decoded_once_a_run(tmp_path: Path) -> None:
     (NOTEBOOK.replace(b"# title", b"# pallas").replace(b'"cells": [', b'"cells": [}', 1), b""),  # not JSON
 ])
 def test_what_the_project_index_reads_of_a_notebook(raw: bytes, read: bytes, tmp_path: Path) -> None:
-    assert runner._notebook_kernels(str(tmp_path / "nb.ipynb"), raw, runner._Files()) == read
+    assert runner._notebook_kernels(str(tmp_path / "nb.ipynb"), raw, runner._Files(), frozenset({b"mylab"})) == read
     # A needle of the run's rules but no pallas: the prefilter decodes it, the index reads nothing.
     with_a_needle = raw.replace(b"# title", b"# jax")
-    assert runner._notebook_kernels(str(tmp_path / "nb2.ipynb"), with_a_needle, runner._Files(needles=frozenset({b"jax"}))) \
-        == (b"" if b"pallas" not in raw or read == b"" else read)
+    assert runner._notebook_kernels(str(tmp_path / "nb2.ipynb"), with_a_needle, runner._Files(needles=frozenset({b"jax"})),
+                                    frozenset({b"mylab"})) == (b"" if b"pallas" not in raw or read == b"" else read)
+    # It says jax and a top-level name of the project: it may launch through the project's launch
+    # helper, so it is read (unless it is no JSON).
+    through_the_project = raw.replace(b"# title", b"# mylab")
+    decoded = b"" if b'"cells": [}' in raw else (KERNEL + "y = kernel(1)\n").encode()
+    assert runner._notebook_kernels(str(tmp_path / "nb3.ipynb"), through_the_project, runner._Files(),
+                                    frozenset({b"mylab"})) == decoded
 
 
 def test_a_notebook_without_a_needle_is_searched_once_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

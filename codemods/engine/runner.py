@@ -311,8 +311,8 @@ def _notebook_kernels(path: str, raw: bytes, seen: _Files, tops: frozenset[bytes
     """What the project index reads of a notebook: the Python of its code cells if it may launch a
     kernel, else nothing (it is not decoded). It may if it says pallas, or jax and one of the
     project's top-level names (`tops`): a kernel launched through a launch helper of the project."""
-    needles = (KERNEL_MARKER, b"jax") if b"jax" in raw and any(top in raw for top in tops) else (KERNEL_MARKER,)
-    if seen.silent(path, raw) or not notebook.may_need(raw, needles):
+    if not (b"jax" in raw and any(top in raw for top in tops)) \
+            and (seen.silent(path, raw) or not notebook.may_need(raw, (KERNEL_MARKER,))):
         return b""
     try:
         return _notebook_code(path, raw, seen.notebooks)
