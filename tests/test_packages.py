@@ -736,7 +736,11 @@ def test_a_list_a_module_fills_with_another_modules_body_is_kernel_code(tmp_path
     ("", "launch.tpu_call_f32"),  # a partial of the helper, beside it
     ("from fwd.ops_inner import run as _run\n\n\ndef run(body, x, w):\n    return _run(body, x, w)\n", "ops.run"),
     ("from fwd.launch import tpu_call as _tc\n\n\ndef run(body, x, w):\n    return _tc(body, x, w)\n", "ops.run"),
-], ids=["def", "partial", "class", "partial-beside-the-helper", "two-modules-deep", "through-an-alias"])
+    ("import functools\nfrom fwd import launch\n\n\nclass Runner:\n    def __init__(self, body, scale=1):\n"
+     "        self.body = body\n\n    def __call__(self, x, w):\n        return launch.tpu_call(self.body, x, w)\n\n\n"
+     "make_runner = functools.partial(Runner, scale=2)\n", "ops.make_runner"),
+], ids=["def", "partial", "class", "partial-beside-the-helper", "two-modules-deep", "through-an-alias",
+        "partial-of-a-class-beside-it"])
 def test_a_launch_helper_handed_on_through_other_modules_launches_kernel_code(
         tmp_path: Path, forwarder: str, called: str) -> None:
     """`launch.tpu_call(body, ...)` calls `pl.pallas_call(body, ...)`; a def, a partial or a class of
@@ -752,7 +756,7 @@ def test_a_launch_helper_handed_on_through_other_modules_launches_kernel_code(
         "ops_inner.py": "from fwd.launch import tpu_call\n\n\ndef run(body, x, w):\n    return tpu_call(body, x, w)\n",
         "ops.py": forwarder,
         "api.py": f"from fwd import launch, ops\nfrom fwd.util import body\n\n\ndef run(x, w):\n"
-        f"    return {called}(body{')(x, w)' if called == 'ops.Runner' else ', x, w)'}\n",
+        f"    return {called}(body{')(x, w)' if called in ('ops.Runner', 'ops.make_runner') else ', x, w)'}\n",
     })
     _fixed_and_lowered(tmp_path, "fwd.api", [("util.py", "JAX001", "fixed")])
 
@@ -785,7 +789,8 @@ def test_a_launch_whose_body_cannot_be_resolved_makes_another_modules_bodies_man
     "    return tpu_kernel(like=x)(body)(x, w)\n",
     "from deco import launch, util\n\n\ndef run(x, w):\n    @launch.tpu_kernel(x)\n    def kernel(x_ref, w_ref, o_ref):\n"
     "        util.body(x_ref, w_ref, o_ref)\n    return kernel(x, w)\n",
-], ids=["called", "called-by-keyword", "decorator"])
+    "from deco import launch\nfrom deco.util import body\n\n\ndef run(x, w):\n    return launch.tpu_kernel_of(x)(body)(x, w)\n",
+], ids=["called", "called-by-keyword", "decorator", "a-partial-of-it-beside-it"])
 def test_a_decorator_factory_of_another_module_launches_kernel_code(tmp_path: Path, api: str) -> None:
     """`def tpu_kernel(like): def deco(body): return pl.pallas_call(body, ...); return deco` in
     `launch`: `tpu_kernel(x)(body)` and `@tpu_kernel(x)` in another module launch the body, as
@@ -794,9 +799,9 @@ def test_a_decorator_factory_of_another_module_launches_kernel_code(tmp_path: Pa
     _package(tmp_path, "deco", {
         "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x_ref, w_ref, o_ref):\n"
         "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
-        "launch.py": "import jax\nfrom jax.experimental import pallas as pl\n\n\ndef tpu_kernel(like):\n"
+        "launch.py": "import functools\nimport jax\nfrom jax.experimental import pallas as pl\n\n\ndef tpu_kernel(like):\n"
         "    def deco(body):\n        return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), like.dtype))\n"
-        "    return deco\n",
+        "    return deco\n\n\ntpu_kernel_of = functools.partial(tpu_kernel)\n",
         "api.py": api,
     })
     _fixed_and_lowered(tmp_path, "deco.api", [("util.py", "JAX001", "fixed")])

@@ -428,12 +428,10 @@ class _KernelFinder:
 
     def _find_partial_launchers(self) -> None:
         """Module-level partials that leave the body unbound, of a launcher (`tpu_call =
-        functools.partial(pl.pallas_call, ...)`) or of a launch helper, defined here or imported
-        (`run_f32 = functools.partial(tpu_call, ...)`): launchers too, for the modules that import them."""
-        own = {function.name: (position_of(function, param), param.arg, launched)
-               for function, (param, launched) in self.result.launch_helpers.items()
-               if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
-               and isinstance(self.module.parent.get(function), ast.Module)}
+        functools.partial(pl.pallas_call, ...)`) or of a launcher defined here (a def, a class, a
+        decorator factory: `defined_launchers`) or imported (`run_f32 = functools.partial(tpu_call,
+        ...)`): launchers too, for the modules that import them."""
+        own = defined_launchers(self.result)
         for name, bindings in self.module.module_scope.bindings.items():
             for binding in bindings:
                 partial = binding.value
@@ -633,6 +631,36 @@ def takes_refs(function: FunctionNode) -> bool:
     arguments = function.args
     named = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
     return arguments.vararg is not None or any("ref" in arg.arg.lower() for arg in named)
+
+
+def defined_launchers(scope: KernelScope) -> dict[str, tuple[Optional[int], str, Backends]]:
+    """The launchers a module defines at its top level, by name, as its kernel scope found them:
+    defs that launch a parameter (`def run(body, x)`), classes whose `__init__` does (`Runner(body)`),
+    defs that return a def that launches its first parameter (a decorator factory). Each with where
+    a call passes the body (position, keyword) and the backends it reaches; a decorator factory is
+    configured first (`with_grid(g)(body)`, as `pl.kernel(mesh=...)`): no position, no keyword."""
+    found: dict[str, tuple[Optional[int], str, Backends]] = {}
+    index = scope.module
+    for function, (param, launched) in scope.launch_helpers.items():
+        if isinstance(function, ast.Lambda):
+            continue
+        position = position_of(function, param)
+        holder = index.parent.get(function)
+        if isinstance(holder, ast.Module):
+            found[function.name] = (position, param.arg, launched)
+        elif function.name == "__init__" and isinstance(holder, ast.ClassDef) \
+                and isinstance(index.parent.get(holder), ast.Module):
+            found[holder.name] = (None if position is None else position - 1, param.arg, launched)
+        elif position == 0 and _returns_it(holder, function) and isinstance(index.parent.get(holder), ast.Module):
+            found[holder.name] = (None, "", launched)  # type: ignore[union-attr]
+    return found
+
+
+def _returns_it(holder: Optional[ast.AST], function: FunctionNode) -> bool:
+    """Whether the def `holder` returns its nested def `function` by name (`return deco`)."""
+    return isinstance(holder, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+        isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name)
+        and statement.value.id == function.name for statement in holder.body)  # type: ignore[union-attr]
 
 
 def position_of(function: FunctionNode, param: ast.arg) -> Optional[int]:

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, TypeVar
 
 from codemods.analysis.kernel_scope import (
-    BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, Backends, KernelScope, ModuleFacts, find_kernels, position_of, takes_refs,
+    BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, Backends, KernelScope, ModuleFacts, defined_launchers, find_kernels, takes_refs,
 )
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex
 from codemods.analysis.value_flow import returned_values
@@ -1431,38 +1431,9 @@ _PARTIAL_OF_A_LAUNCHER = re.compile(rb"\bpartial\s*\(\s*[\w.]*\b(?:pallas_call|k
 
 
 def _launchers_in(name: str, scope: KernelScope) -> dict[str, tuple[Optional[int], str, Backends]]:
-    """The launchers module `name` defines for its importers, as its kernel scope found them: top-level
-    defs that launch a parameter, classes whose `__init__` does (`Runner(body)`), defs that return a
-    def that launches its first parameter (a decorator factory), module-level partials."""
-    found: dict[str, tuple[Optional[int], str, Backends]] = {}
-    index = scope.module
-    for function, (param, launched) in scope.launch_helpers.items():
-        if isinstance(function, ast.Lambda):
-            continue
-        position = position_of(function, param)
-        holder = index.parent.get(function)
-        if isinstance(holder, ast.Module):  # `def run(body, x)`
-            helper = function.name
-        elif function.name == "__init__" and isinstance(holder, ast.ClassDef) \
-                and isinstance(index.parent.get(holder), ast.Module):  # `Runner(body)` keeps it for a launch
-            helper, position = holder.name, None if position is None else position - 1
-        elif position == 0 and _returns_it(holder, function) and isinstance(index.parent.get(holder), ast.Module):
-            # `def with_grid(grid): def deco(body): ...; return deco`: `with_grid(g)(body)` and
-            # `@with_grid(g)` launch the body, as `pl.kernel(mesh=...)` does: a launcher configured first.
-            found[f"{name}.{holder.name}"] = (None, "", launched)  # type: ignore[union-attr]
-            continue
-        else:
-            continue
-        found[f"{name}.{helper}"] = (position, param.arg, launched)
-    found.update((f"{name}.{partial}", spec) for partial, spec in scope.partial_launchers.items())
-    return found
-
-
-def _returns_it(holder: Optional[ast.AST], function: FunctionNode) -> bool:
-    """Whether the def `holder` returns its nested def `function` by name (`return deco`)."""
-    return isinstance(holder, ast.FunctionDef | ast.AsyncFunctionDef) and any(
-        isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name)
-        and statement.value.id == function.name for statement in holder.body)  # type: ignore[union-attr]
+    """The launchers module `name` defines for its importers, by qualified name: its top-level
+    defs, classes and decorator factories that launch (`defined_launchers`), its module-level partials."""
+    return {f"{name}.{launcher}": spec for launcher, spec in {**defined_launchers(scope), **scope.partial_launchers}.items()}
 
 
 def _may_hand_on(raw: bytes, launchers: set[str]) -> bool:
