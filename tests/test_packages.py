@@ -739,8 +739,16 @@ def test_a_list_a_module_fills_with_another_modules_body_is_kernel_code(tmp_path
     ("import functools\nfrom fwd import launch\n\n\nclass Runner:\n    def __init__(self, body, scale=1):\n"
      "        self.body = body\n\n    def __call__(self, x, w):\n        return launch.tpu_call(self.body, x, w)\n\n\n"
      "make_runner = functools.partial(Runner, scale=2)\n", "ops.make_runner"),
+    ("from fwd.launch import tpu_call\n\nrun = tpu_call\n", "ops.run"),
+    ("from fwd.launch import tpu_call\n\nrun = lambda body, x, w: tpu_call(body, x, w)\n", "ops.run"),
+    ("from fwd.launch import tpu_call\n\n\nclass Ops:\n    @staticmethod\n    def run(body, x, w):\n"
+     "        return tpu_call(body, x, w)\n", "ops.Ops.run"),
+    ("from fwd.launch import tpu_call\n\n\nclass Ops:\n    @classmethod\n    def run(cls, body, x, w):\n"
+     "        return tpu_call(body, x, w)\n", "ops.Ops.run"),
+    ("from fwd.launch import tpu_call\n\n\nclass Ops:\n    def run(self, body, x, w):\n        return tpu_call(body, x, w)\n"
+     "\n\nOPS = Ops()\n", "ops.OPS.run"),
 ], ids=["def", "partial", "class", "partial-beside-the-helper", "two-modules-deep", "through-an-alias",
-        "partial-of-a-class-beside-it"])
+        "partial-of-a-class-beside-it", "another-name", "lambda", "staticmethod", "classmethod", "method-of-an-instance"])
 def test_a_launch_helper_handed_on_through_other_modules_launches_kernel_code(
         tmp_path: Path, forwarder: str, called: str) -> None:
     """`launch.tpu_call(body, ...)` calls `pl.pallas_call(body, ...)`; a def, a partial or a class of
@@ -759,6 +767,35 @@ def test_a_launch_helper_handed_on_through_other_modules_launches_kernel_code(
         f"    return {called}(body{')(x, w)' if called in ('ops.Runner', 'ops.make_runner') else ', x, w)'}\n",
     })
     _fixed_and_lowered(tmp_path, "fwd.api", [("util.py", "JAX001", "fixed")])
+
+
+# A launcher beside `pl.pallas_call`, spelled other than a def or a partial: (launch.py's code, the call in api.py).
+_LAUNCHERS_SPELLED = {
+    "another-name-for-pallas_call": ("call = pl.pallas_call\n", "launch.call(body, out_shape=SHAPE)(x, w)"),
+    "lambda": ("tpu = lambda body, x, w: pl.pallas_call(body, out_shape=SHAPE)(x, w)\n", "launch.tpu(body, x, w)"),
+    "staticmethod": ("\nclass Tpu:\n    @staticmethod\n    def call(body, x, w):\n"
+                     "        return pl.pallas_call(body, out_shape=SHAPE)(x, w)\n", "launch.Tpu.call(body, x, w)"),
+    "method-of-an-instance": ("\nclass Tpu:\n    def call(self, body, x, w):\n"
+                              "        return pl.pallas_call(body, out_shape=SHAPE)(x, w)\n\n\nTPU = Tpu()\n",
+                              "launch.TPU.call(body, x, w)"),
+}
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("launcher, call", _LAUNCHERS_SPELLED.values(), ids=_LAUNCHERS_SPELLED.keys())
+def test_a_launcher_of_another_module_spelled_otherwise_launches_kernel_code(tmp_path: Path, launcher: str, call: str) -> None:
+    """A launcher another module defines as a lambda, a static method, a method of a module-level
+    instance, or another name for `pl.pallas_call`: the body launched through it is kernel code.
+    Only defs, classes, decorator factories and partials were known, and `--check` passed while
+    the kernel failed to lower."""
+    _package(tmp_path, "spelt", {
+        "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x_ref, w_ref, o_ref):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+        "launch.py": "import jax\nfrom jax.experimental import pallas as pl\n\nSHAPE = jax.ShapeDtypeStruct((8, 128), jax.numpy.float32)\n" + launcher,
+        "api.py": f"from spelt import launch\nfrom spelt.launch import SHAPE\nfrom spelt.util import body\n\n\n"
+        f"def run(x, w):\n    return {call}\n",
+    })
+    _fixed_and_lowered(tmp_path, "spelt.api", [("util.py", "JAX001", "fixed")])
 
 
 @pytest.mark.jax

@@ -106,7 +106,7 @@ def test_learnt_is_a_bool(tmp_path: Path) -> None:
 
 
 def test_a_lambda_launch_helper_before_a_def_one(tmp_path: Path) -> None:
-    """A launch helper written as a lambda is skipped (no name of its own to import), and the defs
+    """A launch helper written as a lambda is exported under the name it is bound to, and the defs
     after it are still exported to importers."""
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
@@ -116,6 +116,7 @@ def test_a_lambda_launch_helper_before_a_def_one(tmp_path: Path) -> None:
         "def run(body, x):\n    return pl.pallas_call(body, out_shape=x)(x)\n")
     index = ProjectIndex(sorted(tmp_path.rglob("*.py")), read_bytes)
     assert index._launch_helpers(index._modules["pkg.launch"]) == {
+        "pkg.launch.run_lambda": (0, "body", frozenset({"triton", "mosaic_tpu"})),
         "pkg.launch.run": (0, "body", frozenset({"triton", "mosaic_tpu"}))}
 
 

@@ -427,18 +427,23 @@ class _KernelFinder:
                 bindings.append(partial)
 
     def _find_partial_launchers(self) -> None:
-        """Module-level partials that leave the body unbound, of a launcher (`tpu_call =
-        functools.partial(pl.pallas_call, ...)`) or of a launcher defined here (a def, a class, a
-        decorator factory: `defined_launchers`) or imported (`run_f32 = functools.partial(tpu_call,
-        ...)`): launchers too, for the modules that import them."""
+        """Module-level partials that leave the body unbound, and plain aliases (`call = tpu_call`),
+        of a launcher (`tpu_call = functools.partial(pl.pallas_call, ...)`) or of a launcher defined
+        here (`defined_launchers`) or imported (`run_f32 = functools.partial(tpu_call, ...)`):
+        launchers too, for the modules that import them."""
         own = defined_launchers(self.result)
         for name, bindings in self.module.module_scope.bindings.items():
             for binding in bindings:
                 partial = binding.value
+                if isinstance(partial, ast.Name | ast.Attribute) and binding.imported is None:  # `call = tpu_call`
+                    spec = self._launch_spec(partial, [], own)
+                    if spec is not None:
+                        self.result.partial_launchers[name] = spec
+                    continue
                 if not (isinstance(partial, ast.Call) and self.module.callee(partial, PARTIAL) and partial.args
                         and _first_is_positional(partial)):
                     continue
-                spec = self._launch_spec(value_of(partial.args[0]), partial, own)
+                spec = self._launch_spec(value_of(partial.args[0]), [partial], own)
                 bound = len(partial.args) - 1
                 if spec is None or (spec[0] is not None and bound > spec[0]) \
                         or any(keyword.arg == spec[1] for keyword in partial.keywords):
@@ -446,15 +451,16 @@ class _KernelFinder:
                 position, keyword, launched = spec
                 self.result.partial_launchers[name] = (None if position is None else position - bound, keyword, launched)
 
-    def _launch_spec(self, target: ast.expr, partial: ast.Call, own: dict[str, tuple[Optional[int], str, Backends]]
+    def _launch_spec(self, target: ast.expr, configuring: list[ast.Call], own: dict[str, tuple[Optional[int], str, Backends]]
                      ) -> Optional[tuple[Optional[int], str, Backends]]:
         """Where the launcher `target` names takes its body (position, keyword) and the backends it
-        reaches: jax's (configured by `partial`), a launch helper of this module, or an imported one."""
+        reaches: jax's (configured by the partial in `configuring`, if any), a launcher this module
+        defines, or an imported one."""
         launcher = self.module.matching_name(target, LAUNCHERS)
         if launcher is not None:
             spec = LAUNCHERS[launcher]
             return None if spec.body_position is None else \
-                (spec.body_position, spec.body_keyword, self._launch_backends(launcher, [partial]))
+                (spec.body_position, spec.body_keyword, self._launch_backends(launcher, configuring))
         if isinstance(target, ast.Name) and target.id in own:
             return own[target.id]
         helper = self.module.matching_name(target, self._helpers)
@@ -634,26 +640,51 @@ def takes_refs(function: FunctionNode) -> bool:
 
 
 def defined_launchers(scope: KernelScope) -> dict[str, tuple[Optional[int], str, Backends]]:
-    """The launchers a module defines at its top level, by name, as its kernel scope found them:
-    defs that launch a parameter (`def run(body, x)`), classes whose `__init__` does (`Runner(body)`),
-    defs that return a def that launches its first parameter (a decorator factory). Each with where
-    a call passes the body (position, keyword) and the backends it reaches; a decorator factory is
-    configured first (`with_grid(g)(body)`, as `pl.kernel(mesh=...)`): no position, no keyword."""
+    """The launchers a module defines at its top level, by the name an importer calls them by, as its
+    kernel scope found them: defs that launch a parameter (`def run(body, x)`), lambdas bound to a
+    name (`run = lambda body, x: ...`), classes whose `__init__` does (`Runner(body)`), static and
+    class methods (`Launch.run(body)`), methods of a module-level instance (`LAUNCHER = Launch()`,
+    `LAUNCHER.run(body)`), defs that return a def that launches its first parameter (a decorator
+    factory). Each with where a call passes the body (position, keyword) and the backends it
+    reaches; a decorator factory is configured first (`with_grid(g)(body)`, as
+    `pl.kernel(mesh=...)`): no position, no keyword."""
     found: dict[str, tuple[Optional[int], str, Backends]] = {}
     index = scope.module
     for function, (param, launched) in scope.launch_helpers.items():
-        if isinstance(function, ast.Lambda):
-            continue
         position = position_of(function, param)
         holder = index.parent.get(function)
-        if isinstance(holder, ast.Module):
+        at_top = isinstance(index.parent.get(holder), ast.Module)
+        if isinstance(function, ast.Lambda):
+            if at_top and isinstance(holder, ast.Assign) and len(holder.targets) == 1 \
+                    and isinstance(holder.targets[0], ast.Name):
+                found[holder.targets[0].id] = (position, param.arg, launched)
+        elif isinstance(holder, ast.Module):
             found[function.name] = (position, param.arg, launched)
-        elif function.name == "__init__" and isinstance(holder, ast.ClassDef) \
-                and isinstance(index.parent.get(holder), ast.Module):
-            found[holder.name] = (None if position is None else position - 1, param.arg, launched)
-        elif position == 0 and _returns_it(holder, function) and isinstance(index.parent.get(holder), ast.Module):
+        elif isinstance(holder, ast.ClassDef) and at_top:
+            bound = None if position is None else position - 1  # `self` or `cls`, passed by Python
+            if function.name == "__init__":
+                found[holder.name] = (bound, param.arg, launched)
+            elif _decorated(function, "staticmethod"):
+                found[f"{holder.name}.{function.name}"] = (position, param.arg, launched)
+            elif _decorated(function, "classmethod"):
+                found[f"{holder.name}.{function.name}"] = (bound, param.arg, launched)
+            else:
+                for instance in _instances(index, holder.name):
+                    found[f"{instance}.{function.name}"] = (bound, param.arg, launched)
+        elif position == 0 and _returns_it(holder, function) and at_top:
             found[holder.name] = (None, "", launched)  # type: ignore[union-attr]
     return found
+
+
+def _decorated(function: FunctionNode, decorator: str) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == decorator for d in function.decorator_list)  # type: ignore[union-attr]
+
+
+def _instances(index: ModuleIndex, class_name: str) -> list[str]:
+    """The module-level names bound to an instance of the module's class `class_name` (`LAUNCHER = Launch()`)."""
+    return [name for name, bindings in index.module_scope.bindings.items()
+            if any(isinstance(b.value, ast.Call) and isinstance(b.value.func, ast.Name) and b.value.func.id == class_name
+                   for b in bindings)]
 
 
 def _returns_it(holder: Optional[ast.AST], function: FunctionNode) -> bool:

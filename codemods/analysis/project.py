@@ -1428,6 +1428,7 @@ def _terminal_name(node: ast.AST) -> str:
 _LAUNCHED_NAME = re.compile(rb"(?:pallas_call|kernel|core_map|emit_pipeline\w*)\(\s*(?:(?:kernel|body|f)\s*=\s*)?"
                             rb"(?:(?:functools\s*\.\s*)?partial\s*\(\s*)?(?:self\s*\.\s*)?([A-Za-z_]\w*)\s*[,)]")
 _PARTIAL_OF_A_LAUNCHER = re.compile(rb"\bpartial\s*\(\s*[\w.]*\b(?:pallas_call|kernel|emit_pipeline\w*)\s*[,)]")
+_ALIAS_OF_A_LAUNCHER = re.compile(rb"=[ \t]*[\w.]*\b(?:pallas_call|kernel|core_map|emit_pipeline\w*)[ \t]*(?:$|#|;)", re.M)
 
 
 def _launchers_in(name: str, scope: KernelScope) -> dict[str, tuple[Optional[int], str, Backends]]:
@@ -1437,20 +1438,23 @@ def _launchers_in(name: str, scope: KernelScope) -> dict[str, tuple[Optional[int
 
 
 def _may_hand_on(raw: bytes, launchers: set[str]) -> bool:
-    """Whether the code may call one of `launchers` (`tpu_call(body`) or bind a partial of one."""
+    """Whether the code may call one of `launchers` (`tpu_call(body`), bind a partial of one, or
+    give one another name (`call = tpu_call`)."""
     names = b"|".join(re.escape(name.encode()) for name in sorted(launchers))
-    return re.search(rb"\b(?:" + names + rb")\s*\(|partial\([\w. ]*\b(?:" + names + rb")\b", raw) is not None
+    return re.search(rb"\b(?:" + names + rb")\s*\(|partial\([\w. ]*\b(?:" + names + rb")\b|=[ \t]*[\w.]*\b(?:"
+                     + names + rb")[ \t]*(?:$|#|;)", raw, re.M) is not None
 
 
 def _may_define_launch_helpers(raw: bytes) -> bool:
-    """A launcher fed a bare name that some def takes as a parameter (`def run(body): pallas_call(body`),
-    or a partial of a launcher (`tpu_call = functools.partial(pl.pallas_call, ...)`)."""
+    """A launcher fed a bare name that some def or lambda takes as a parameter (`def run(body):
+    pallas_call(body`), a partial of a launcher (`tpu_call = functools.partial(pl.pallas_call, ...)`)
+    or another name for one (`call = pl.pallas_call`)."""
     if KERNEL_MARKER not in raw:
         return False
-    if _PARTIAL_OF_A_LAUNCHER.search(raw):
+    if _PARTIAL_OF_A_LAUNCHER.search(raw) or _ALIAS_OF_A_LAUNCHER.search(raw):
         return True
     for name in set(_LAUNCHED_NAME.findall(raw)):
-        if re.search(rb"\bdef[ \t]+\w+[ \t]*\([^)]*\b" + re.escape(name) + rb"\b", raw):
+        if re.search(rb"(?:\bdef[ \t]+\w+[ \t]*\([^)]*|\blambda\b[^:]*)\b" + re.escape(name) + rb"\b", raw):
             return True
     return False
 
