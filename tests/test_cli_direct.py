@@ -1,7 +1,7 @@
 """The command line (codemods/cli.py) driven in-process with typer's CliRunner: what `--interactive`
 asks and writes, `--write-patches`' listing, the help of the default command, the folders and files a
 run is given, exit codes and the summary line. Written for the survivors of its mutation run
-(docs/testing.md, "Per module: cli.py and server.py"); tests/test_cli.py runs the same contract in
+(docs/testing.md, "Per module: cli.py and server.py", and the fresh sample of session 10); tests/test_cli.py runs the same contract in
 subprocesses, which costs a second a run.
 
 Nothing here imports jax.
@@ -188,6 +188,16 @@ def test_write_patches_with_a_machine_format_prints_only_the_document(tmp_path: 
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["SUMMARY.md", "one.patch", "two.patch"]
 
 
+def test_a_patch_that_cannot_be_written_is_an_error_exit_2(tmp_path: Path) -> None:
+    _patch_project(tmp_path)
+    (tmp_path / "out" / "one.patch").mkdir(parents=True)  # a folder where --force would write a patch
+    (tmp_path / "out" / "one.patch" / "keep").write_text("mine\n")
+    result = run("--split-by", "directory:1", "--write-patches", "out", "--force", ".")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("error: --write-patches out: "), result.stderr
+    assert result.stdout == "" and (tmp_path / "out" / "one.patch" / "keep").read_text() == "mine\n"
+
+
 def test_patches_are_relative_to_the_project_root_when_run_from_a_subfolder(tmp_path: Path,
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     _patch_project(tmp_path)
@@ -207,6 +217,8 @@ SPLIT_ALONE = ("--split-by is a dry run that writes patches: use it with --write
     (["--force"], "--write-patches and --force need --split-by codeowners or directory:N"),
     (["--split-by", "directory:1"], SPLIT_ALONE),
     (["--split-by", "directory:1", "--write-patches", "out", "--write"], SPLIT_ALONE),
+    (["--split-by", "directory:0", "--write-patches", "out"],
+     "--split-by 'directory:0': expected codeowners or directory:N (N a positive integer)"),
 ])
 def test_split_options_used_wrong_are_usage_errors(tmp_path: Path, args: list, message: str) -> None:
     kernels(tmp_path, "a.py")
@@ -248,6 +260,21 @@ def test_a_named_folder_that_yields_no_file_says_why(tmp_path: Path) -> None:
     assert "src: skipped" not in result.stderr and "src/a.py:8:60: JAX001" in result.stderr
     assert "empty: skipped" not in result.stderr, "no file, and not our doing: nothing to say"
     assert "2 files scanned" in result.stderr and "1 skipped" in result.stderr and result.exit_code == 1
+
+
+def test_a_skipped_folder_is_named_even_beside_a_folder_whose_name_it_begins(tmp_path: Path) -> None:
+    kernels(tmp_path, "generated/a.py", "gen/b.py")
+    result = run("--exclude", "gen", "gen", "generated")
+    assert "\ngen: skipped: it lies in an excluded folder" in result.stderr, result.stderr
+    assert "generated/a.py:8:60: JAX001" in result.stderr and "1 skipped" in result.stderr
+
+
+def test_a_machine_format_writes_no_skipped_line_to_stderr_only_the_summary(tmp_path: Path) -> None:
+    kernels(tmp_path, "src/a.py", "gen/b.py")
+    result = run("--output-format", "json", "--exclude", "gen", "src", "gen")
+    assert "skipped:" not in result.stderr, result.stderr
+    assert len(result.stderr.splitlines()) == 1 and "1 skipped" in result.stderr, result.stderr
+    assert result.exit_code == 1
 
 
 def test_exclude_from_the_command_line_skips_files_of_a_walk(tmp_path: Path) -> None:
@@ -326,6 +353,33 @@ def test_diff_base_processes_only_the_changed_files(tmp_path: Path) -> None:
     assert narrowed.stdout.split() == ["sub/changed.py"]
 
 
+@needs_git
+def test_diff_base_leaves_out_changed_notebooks_when_the_config_says_notebooks_false(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.jax-codemod]\nnotebooks = false\n")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "first")
+    kernels(tmp_path, "new.py")
+    (tmp_path / "nb.ipynb").write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": KERNEL}]}))
+    result = run("--check", "-q", "--diff-base", "HEAD", ".")
+    assert result.stdout.split() == ["new.py"], result.stdout
+
+
+def test_notebooks_false_keeps_notebooks_out_of_the_project_index_too(tmp_path: Path) -> None:
+    """A notebook launches src/bodies.py's kernel; with `notebooks = false` the index does not read
+    it, so naming src alone finds no kernel (with notebooks read, it does)."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    kernels(tmp_path, "src/__init__.py", text="")
+    kernels(tmp_path, "src/bodies.py", text=BODY)
+    (tmp_path / "nb.ipynb").write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": LAUNCH}]}))
+    assert "src/bodies.py:6:60: JAX001" in run("--check", "src").stderr
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n\n[tool.jax-codemod]\nnotebooks = false\n")
+    result = run("--check", "src")
+    assert "JAX001" not in result.stderr and result.exit_code == 0, result.stderr
+
+
 # -- the report --
 
 
@@ -336,6 +390,34 @@ def test_a_file_that_cannot_be_parsed_is_named_and_the_run_exits_2(tmp_path: Pat
     assert "broken.py: error: cannot parse" in result.stderr, result.stderr
     assert FIXED in (tmp_path / "a.py").read_text()
     assert result.exit_code == 2
+
+
+# pl.dot in a Triton kernel: its fix (pallas.triton.dot) needs jax 0.10.2 (as in tests/test_jax_floor.py).
+TRITON = '''\
+from jax.experimental import pallas as pl
+
+def kernel(x, y, o):
+    o[...] = pl.dot(x[...], y[...])
+
+f = pl.pallas_call(kernel, out_shape=None, backend="triton")
+'''
+
+
+def test_the_summary_says_how_many_fixes_the_floor_held_back(tmp_path: Path) -> None:
+    kernels(tmp_path, "triton.py", text=TRITON)
+    result = run("--select", "JAX150", "--jax-floor", "0.4.30", "triton.py")
+    assert result.stderr.splitlines()[-1].endswith(
+        f"(target jax {TARGET} from --jax-version); 1 fixes held back by --jax-floor 0.4.30: raise it"), result.stderr
+
+
+def test_with_a_machine_format_a_parse_error_is_in_the_document_not_on_stderr(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text("def f(:\n    pass  # pallas precision\n")
+    result = run("--output-format", "json", "broken.py")
+    document = json.loads(result.stdout)
+    assert [e["path"] for e in document["errors"]] == ["broken.py"]
+    assert document["errors"][0]["message"].startswith("cannot parse")
+    assert "error" not in result.stderr.replace("1 errors", ""), result.stderr
+    assert len(result.stderr.splitlines()) == 1 and result.exit_code == 2
 
 
 def test_exit_codes_follow_what_remains(tmp_path: Path) -> None:
@@ -367,6 +449,14 @@ def test_sarif_names_the_tools_version_and_its_rules(tmp_path: Path) -> None:
     assert driver["version"] == cli._tool_version() != "unknown"
     assert "JAX001" in [rule["id"] for rule in driver["rules"]]
     assert result.exit_code == 1
+
+
+def test_sarif_says_unknown_for_the_version_of_a_tool_run_from_a_checkout(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "installed_version", lambda distribution: None)  # no dist-info folder on sys.path
+    kernels(tmp_path, "a.py")
+    result = run("--output-format", "sarif", "a.py")
+    assert json.loads(result.stdout)["runs"][0]["tool"]["driver"]["version"] == "unknown"
 
 
 def test_with_no_target_selecting_every_rule_warns_and_goes_on(tmp_path: Path,
