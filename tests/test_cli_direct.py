@@ -1,8 +1,8 @@
 """The command line (codemods/cli.py) driven in-process with typer's CliRunner: what `--interactive`
 asks and writes, `--write-patches`' listing, the help of the default command, the folders and files a
-run is given, exit codes and the summary line. Written for the survivors of its mutation run
-(docs/testing.md, "Per module: cli.py and server.py", and the fresh sample of session 10); tests/test_cli.py runs the same contract in
-subprocesses, which costs a second a run.
+run is given, exit codes and the summary line. Written for the survivors of its mutation runs
+(docs/testing.md, "Per module: cli.py and server.py" and the fresh sample of session 10);
+tests/test_cli.py runs the same contract in subprocesses, which costs a second a run.
 
 Nothing here imports jax.
 """
