@@ -63,10 +63,12 @@ COMPREHENSIONS = ("list", "dict_zip", "partial_list", "tuple_gen")
 LISTS = ("literal", "stored", "inserted")
 # The launch: direct; through a launch helper (`run(body, x, w)`, or by keyword), a runner class
 # (`Runner(body)(x, w)`), a partial of the launcher; a helper handed on by a def or a partial of
-# the module above the helper's (`relay(body, x, w)`: `run(body, x, w)`); a decorator factory
+# the module above the helper's (`relay(body, x, w)`: `run(body, x, w)`), or given another name
+# there (`relay = run`, `relay = lambda body, x, w: run(body, x, w)`, a method of a module-level
+# instance: `RELAY.run(body, x, w)`); a decorator factory
 # (`deco(x)(body)(x, w)`).
 TERMINALS = ("direct", "helper", "helper_keyword", "runner", "partial_call", "relay", "relay_partial",
-             "decorator_factory")
+             "relay_alias", "relay_lambda", "relay_method", "decorator_factory")
 # How the body, factory or helper takes the value and hands it to the helper: a parameter named as
 # the op's keyword, passed by that keyword (`precision=precision`); a parameter of another name
 # (`p=p`); that parameter by position (`mm(a, b, p)`).
@@ -420,16 +422,21 @@ def _render_launch(r: _Renderer, i: int, spec: LaunchSpec) -> list[str]:
             spelled = r.ref("api", owner, name, spec.terminal_style)
             arguments = f"x, w, body={kernel}" if spec.terminal == "helper_keyword" else f"{kernel}, x, w"
             entry.append(pad + mark(f"out = {spelled}({arguments})") + launch_mark)
-        elif spec.terminal in ("relay", "relay_partial"):
+        elif spec.terminal.startswith("relay"):
             name, relay = f"run_{i}", f"relay_{i}"
             r.modules[owner].blocks.append([
                 f"def {name}(body, x, w):", f"    return {_launch_expr(spec.platform, 'body')}(x, w){launch_mark}"])
             above = MODULES[min(RANK[owner] + 1, RANK["api"])]  # the relay's module: the helper's, if api
             handed = r.ref(above, owner, name, spec.terminal_style)
-            r.modules[above].blocks.append(
-                [f"def {relay}(body, x, w):", f"    return {handed}(body, x, w)"] if spec.terminal == "relay"
-                else [f"{relay} = functools.partial({handed})"])
-            spelled = r.ref("api", above, relay, spec.terminal_style)
+            r.modules[above].blocks.append({
+                "relay": [f"def {relay}(body, x, w):", f"    return {handed}(body, x, w)"],
+                "relay_partial": [f"{relay} = functools.partial({handed})"],
+                "relay_alias": [f"{relay} = {handed}"],
+                "relay_lambda": [f"{relay} = lambda body, x, w: {handed}(body, x, w)"],
+                "relay_method": [f"class Relay_{i}:", "    def run(self, body, x, w):", f"        return {handed}(body, x, w)",
+                                 "", "", f"{relay} = Relay_{i}()"],
+            }[spec.terminal])
+            spelled = r.ref("api", above, relay, spec.terminal_style) + (".run" if spec.terminal == "relay_method" else "")
             entry.append(pad + mark(f"out = {spelled}({kernel}, x, w)") + launch_mark)
         elif spec.terminal == "decorator_factory":
             name = f"deco_{i}"
