@@ -443,3 +443,27 @@ def test_reshape(code: str, changes: dict, extra: str, expected: str) -> None:
 def test_pairs(source: str, expected) -> None:
     pairs = _pairs(ast.parse(source, mode="eval").body)
     assert (pairs if pairs is None else [(k, ast.unparse(v)) for k, v in pairs]) == expected
+
+
+# -- issue 35, item 3 (2026-12-05): survivors of the earlier mutmut run, killed here --
+
+def test_a_triton_dot_the_floor_holds_back_is_counted_held_back() -> None:
+    source = _imports() + ("def kernel(x, y, o):\n    o[...] = pl.dot(x[...], y[...])\n"
+                           "f = pl.pallas_call(kernel, out_shape=None, backend='triton')\n")
+    settings = Settings(TARGET.jax_version, jax_floor=(0, 10, 1), unsafe_fixes=True)
+    result = process_source(Path("m.py"), source.encode(), registry.select(["JAX150"]), settings)
+    assert [(f.kind.value, f.held_back) for f in result.findings] == [("manual", True)]
+    result = process_source(Path("m.py"), source.encode(), registry.select(["JAX150"]), TARGET)
+    assert [(f.kind.value, f.held_back) for f in result.findings] == [("fixed", False)]
+
+
+def test_the_new_names_are_spelled_through_a_functions_own_import() -> None:
+    params = ("from jax.experimental import pallas as pl\n\n\ndef f(k):\n"
+              "    from jax.experimental.pallas import tpu as tp\n"
+              "    return pl.pallas_call(k, out_shape=None, compiler_params=dict(mosaic=dict(vmem_limit_bytes=1)))\n")
+    assert _run(params, "JAX172")[0] == params.replace("dict(mosaic=dict(vmem_limit_bytes=1))",
+                                                       "tp.CompilerParams(vmem_limit_bytes=1)")
+    repeat = ("from jax.experimental.pallas import tpu as pltpu\n\n\ndef f(x):\n    import jax.numpy as jn\n"
+              "    return pltpu.repeat(x, 2, 0)\n")
+    assert _run(repeat, "JAX170")[0] == (
+        "\n\ndef f(x):\n    import jax.numpy as jn\n    return jn.concatenate([x] * 2, axis=0)\n")
