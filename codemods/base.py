@@ -13,7 +13,7 @@ import ast
 from abc import ABC, abstractmethod
 from typing import Callable, Optional
 
-from codemods.analysis.kernel_scope import Backends, KernelScope, find_kernels
+from codemods.analysis.kernel_scope import NO_LAUNCH_FOUND, Backends, KernelScope, find_kernels
 from codemods.analysis.module import FUNCTIONS, FunctionNode, ModuleIndex
 from codemods.analysis.module_helpers import Helper, HelperInserter
 from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind
@@ -118,6 +118,9 @@ class JaxTransform(ABC):
             found = kernels.maybe_kernels.get(function)
             if found is not None and found[2] & rejecters:
                 site, reason, _ = found
+                if NO_LAUNCH_FOUND in reason:  # a launch this analysis does not follow may run it
+                    return f"may run in a kernel: {reason} (one this analysis does not follow, such as `importlib` or " \
+                           "a table of launchers, may run it)"
                 launch = reason if site is None else \
                     f"the launch on line {self.module.position(site)[0]} runs a body this analysis cannot resolve ({reason})"
                 return f"may run in a kernel: {launch}, and `{getattr(function, 'name', 'lambda')}` may be it"

@@ -15,7 +15,7 @@ import textwrap
 import pytest
 
 from codemods.analysis.kernel_scope import (
-    BODY, FACTORY, HELPER, MOSAIC_GPU, MOSAIC_TPU, PASSED, TRITON, KernelScope, ModuleFacts, _names_a_launcher,
+    BODY, FACTORY, HELPER, MOSAIC_GPU, MOSAIC_TPU, NO_LAUNCH_FOUND, PASSED, TRITON, KernelScope, ModuleFacts, _names_a_launcher,
     classes_read, find_kernels, takes_refs,
 )
 from codemods.analysis.module import ModuleIndex
@@ -58,11 +58,28 @@ def test_names_a_launcher(source: str, names: bool) -> None:
 
 
 def test_a_module_that_launches_nothing_is_not_analysed() -> None:
-    module = ModuleIndex.parse("def body(x_ref):\n    pass\n")
+    module = ModuleIndex.parse("def body(x, o):\n    pass\n")
     scope = find_kernels(module)
     assert scope.flow is None and scope.kernels == {}
     assert find_kernels(module) is scope
     assert module.kernel_scopes == {ModuleFacts(): scope}
+
+
+def test_a_function_that_takes_refs_and_is_launched_nowhere_may_run_in_a_mosaic_kernel() -> None:
+    """`def body(x_ref, o_ref)` with no launch found (here or by the project's facts): a launch the
+    analysis does not follow may run it, and what it calls; a def without ref parameters, or one a
+    known kernel calls, is not such a maybe."""
+    module = ModuleIndex.parse(
+        "def body(x_ref, o_ref):\n    o_ref[...] = helper(x_ref[...])\n\n\ndef helper(x):\n    return x\n\n\n"
+        "def plain(x, o):\n    return x\n\n\ndef blocks(*in_refs):\n    return in_refs\n")
+    scope = find_kernels(module)
+    found = {function.name: entry for function, entry in scope.maybe_kernels.items()}
+    assert set(found) == {"body", "helper", "blocks"}
+    assert found["helper"] == found["body"] == (None, f"`body` {NO_LAUNCH_FOUND}", frozenset({MOSAIC_TPU, MOSAIC_GPU}))
+    assert found["blocks"][1] == f"`blocks` {NO_LAUNCH_FOUND}"
+    launched = ModuleIndex.parse("from jax.experimental import pallas as pl\n\n\ndef body(x_ref, o_ref):\n    pass\n\n\n"
+                                 "def run(x):\n    return pl.pallas_call(body, out_shape=x)(x)\n")
+    assert find_kernels(launched).maybe_kernels == {}
 
 
 @pytest.mark.parametrize("facts", [

@@ -23,9 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from codemods.analysis.kernel_scope import ModuleFacts
+from codemods.analysis.kernel_scope import NO_LAUNCH_FOUND, ModuleFacts
 from codemods.analysis.project import ProjectIndex
 from codemods.engine.cache import ResultCache
+from codemods.engine.diagnostics import Kind
 from codemods.engine.discovery import Shard, discover
 from codemods.engine.report import render_findings
 from codemods.engine import runner
@@ -130,7 +131,9 @@ def test_a_cached_result_is_invalidated_by_an_edit_of_the_launching_module(copy_
     api = root / "tiles" / "api.py"
     api.write_text(api.read_text().replace("run(kernels.gated_body, x, w)", "kernels.gated_body"))
     fresh = _run(root, [kernels], cache)[0]
-    assert not [f for f in fresh.findings if "matmul" in f.message], "a stale cached result was reused"
+    # No launch of the body is left: only the note that a launch this analysis does not follow may run it.
+    assert [(f.kind, NO_LAUNCH_FOUND in f.message) for f in fresh.findings if "matmul" in f.message] == \
+        [(Kind.MANUAL, True)], "a stale cached result was reused"
 
 
 def test_project_facts_cached_for_some_rules_are_not_used_for_others(copy_of, tmp_path: Path) -> None:
@@ -796,6 +799,27 @@ def test_a_launcher_of_another_module_spelled_otherwise_launches_kernel_code(tmp
         f"def run(x, w):\n    return {call}\n",
     })
     _fixed_and_lowered(tmp_path, "spelt.api", [("util.py", "JAX001", "fixed")])
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("launch, api", [
+    ("", "import importlib\nfrom nolaunch.launch import tpu_call\n\n\ndef run(x, w):\n"
+         "    return tpu_call(importlib.import_module('nolaunch.util').body, x, w)\n"),
+    ("\n\nLAUNCHERS = {'tpu': tpu_call}\n", "from nolaunch.launch import LAUNCHERS\nfrom nolaunch.util import body\n\n\n"
+                                               "def run(x, w):\n    return LAUNCHERS['tpu'](body, x, w)\n"),
+], ids=["importlib", "a-table-of-launchers"])
+def test_a_body_launched_in_a_way_the_analysis_does_not_follow_gets_a_manual_note(tmp_path: Path, launch: str, api: str) -> None:
+    """`importlib.import_module(...).body` or `LAUNCHERS['tpu'](body)`: no launch of `body` is found
+    anywhere, but it takes refs as kernel bodies do, so its pair is a [manual] note and `--check`
+    fails (it passed while the kernel failed to lower)."""
+    _package(tmp_path, "nolaunch", {
+        "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x_ref, w_ref, o_ref):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+        "launch.py": "import jax\nfrom jax.experimental import pallas as pl\n\n\ndef tpu_call(body, x, w):\n"
+        "    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n" + launch,
+        "api.py": api,
+    })
+    _fixed_and_lowered(tmp_path, "nolaunch.api", [("util.py", "JAX001", "manual")])
 
 
 @pytest.mark.jax

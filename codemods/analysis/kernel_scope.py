@@ -10,6 +10,7 @@ body refers to in the same module.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
@@ -21,6 +22,14 @@ from codemods.analysis.value_flow import (
 
 # Every kernel launcher lives under jax.experimental.pallas: a file without this word launches no kernel.
 KERNEL_MARKER = b"pallas"
+# A parameter named as kernel bodies name their refs (`x_ref`, `o_refs`): a function that takes one
+# and whose launch the analysis did not find may still run in a kernel, launched in a way it does
+# not follow (`importlib`, a table of launchers, ...): a [manual] note says so (`_find_unlaunched_bodies`).
+# On bytes: a def with such a parameter (defaults and annotations nested two calls deep at most),
+# in code that passes a precision or an accuracy by keyword (what such a note can be about).
+REF_PARAMETER = re.compile(rb"\bdef[ \t]+\w+[ \t]*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*?\w_refs?\b")
+HINT_KEYWORD = re.compile(rb"\b(?:precision|accuracy)[ \t]*=")
+NO_LAUNCH_FOUND = "takes refs as kernel bodies do, and no launch of it was found"
 MOSAIC_TPU, MOSAIC_GPU, TRITON = "mosaic_tpu", "mosaic_gpu", "triton"
 Backends = frozenset[str]
 
@@ -215,8 +224,9 @@ def find_kernels(module: ModuleIndex, facts: ModuleFacts = NO_FACTS) -> KernelSc
     """The module's kernels, once per module and facts (a scope is read, never changed)."""
     scope = module.kernel_scopes.get(facts)
     if scope is None:
-        if not facts.kernels and not facts.launchers and not _names_a_launcher(module):
-            scope = KernelScope(module)  # nothing launches here and nothing elsewhere launches its code
+        if not facts.kernels and not facts.launchers and not _names_a_launcher(module) \
+                and not any(names_refs(function) for function in module.function_parent if not isinstance(function, ast.Lambda)):
+            scope = KernelScope(module)  # nothing launches here, nothing elsewhere launches its code, nothing looks launched
         else:
             scope = _KernelFinder(module, facts).result
         module.kernel_scopes[facts] = scope
@@ -344,6 +354,7 @@ class _KernelFinder:
         if self.result.unresolved:
             self._find_maybe_kernels()
         self._find_foreign_maybe_kernels(facts)
+        self._find_unlaunched_bodies()
 
     def _find_foreign_calls(self) -> None:
         """Keywords kernel code passes on to another module's function (`ops.mm(a, b, precision=p)`)
@@ -388,6 +399,24 @@ class _KernelFinder:
                     not (isinstance(module.parent.get(r), ast.Call) and module.parent[r].func is r) for r in references):
                 pending.append(function)
         self._may_run(pending, self.result.unresolved[0])
+
+    def _find_unlaunched_bodies(self) -> None:
+        """Functions that take refs as kernel bodies do (`x_ref`) but are neither kernel code nor
+        reached by an unresolved launch: no launch of them was found, here or in the modules that
+        import this one. A launch the analysis does not follow may run them, so they may run in any
+        Mosaic kernel, with what they call: never silently plain code."""
+        module, kernels = self.module, self.result.kernels
+        unlaunched: list[FunctionNode] = []
+        for function in module.function_parent:
+            if isinstance(function, ast.Lambda) or not names_refs(function):
+                continue
+            outer: Optional[FunctionNode] = function
+            while outer is not None and outer not in kernels and outer not in self.result.maybe_kernels:
+                outer = module.function_parent.get(outer)
+            if outer is None:  # not within known or possible kernel code
+                unlaunched.append(function)
+        for function in unlaunched:
+            self._may_run([function], (None, f"`{function.name}` {NO_LAUNCH_FOUND}", frozenset({MOSAIC_TPU, MOSAIC_GPU})))
 
     def _find_foreign_maybe_kernels(self, facts: ModuleFacts) -> None:
         """The functions a launch of another module may run, whose body that module's analysis
@@ -692,6 +721,14 @@ def _returns_it(holder: Optional[ast.AST], function: FunctionNode) -> bool:
     return isinstance(holder, ast.FunctionDef | ast.AsyncFunctionDef) and any(
         isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name)
         and statement.value.id == function.name for statement in holder.body)  # type: ignore[union-attr]
+
+
+def names_refs(function: FunctionNode) -> bool:
+    """A parameter named as kernel bodies name their refs (`x_ref`, `o_refs`: see REF_PARAMETER)."""
+    arguments = function.args
+    named = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+    return any(arg is not None and arg.arg.endswith(("_ref", "_refs")) and arg.arg not in ("_ref", "_refs")
+               for arg in named)
 
 
 def position_of(function: FunctionNode, param: ast.arg) -> Optional[int]:

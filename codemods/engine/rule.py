@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, Protocol
 
-from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
+from codemods.analysis.kernel_scope import HINT_KEYWORD, KERNEL_MARKER, NO_FACTS, REF_PARAMETER, ModuleFacts
 from codemods.analysis.module import ModuleIndex
 from codemods.engine.diagnostics import Finding
 from codemods.settings import Scope, Settings
@@ -63,6 +63,16 @@ def contains(raw: bytes, text: bytes, tested: dict) -> bool:
     if text not in tested:
         tested[text] = text in raw
     return tested[text]
+
+
+def _names_refs(raw: bytes, tested: dict) -> bool:
+    """Whether the code may define a function that takes refs as kernel bodies do (`x_ref`) and pass
+    a precision or an accuracy: one whose launch is not found may run in a kernel all the same
+    (see kernel_scope.REF_PARAMETER)."""
+    if REF_PARAMETER not in tested:
+        tested[REF_PARAMETER] = contains(raw, b"_ref", tested) and HINT_KEYWORD.search(raw) is not None \
+            and REF_PARAMETER.search(raw) is not None
+    return tested[REF_PARAMETER]
 
 
 @dataclass(frozen=True, eq=False)  # hashed by identity: rules share one instance, asked per file
@@ -134,7 +144,7 @@ class Rule:
         `tested`: the gates already answered for `raw`, shared by the rules of one file."""
         tested = {} if tested is None else tested
         if self.kernel_scoped and settings.scope is Scope.KERNELS and not holds_kernels \
-                and not contains(raw, KERNEL_MARKER, tested):
+                and not contains(raw, KERNEL_MARKER, tested) and not _names_refs(raw, tested):
             return False
         if self.requires is not None and not self.requires.passes(raw, tested):
             return False
@@ -146,7 +156,7 @@ class Rule:
         launches its functions (a notebook's case: nothing imports one). Weaker than might_apply,
         and tested as plain substrings, so that it holds on bytes that are not the code itself."""
         if self.kernel_scoped and settings.scope is Scope.KERNELS:
-            return (KERNEL_MARKER,)
+            return (KERNEL_MARKER, b"_ref")
         if self.requires is not None:
             return (self.requires.needle or self.requires.word,)
         return (*self.words, *self.whole_words, *(needle for needle, _ in self.patterns))
