@@ -478,3 +478,33 @@ def test_the_old_meaning_of_layout_fails_in_words_that_say_so():
         assert seen.detail.startswith("Layout(sharding=None): ")
         assert seen.detail.endswith(": Layout is the former DeviceLocalLayout")
         assert seen.errors == ()
+
+
+@pytest.mark.jax
+def test_an_accuracy_attempt_without_lowering(monkeypatch):
+    """The attempt's own steps, with the lowering replaced: a function jax.lax lacks, one without
+    accuracy=, a backend that only lowers, and Triton's two lowerings compared."""
+    pytest.importorskip("jax")
+    lowered = []
+
+    def lower(body, operands, out):
+        lowered.append(len(operands))
+        return f"module {len(lowered) if changes else 0}"
+
+    for backend in probe.KERNEL_LOWERINGS:
+        monkeypatch.setitem(probe.KERNEL_LOWERINGS, backend, lower)
+    changes = True
+    seen = probe._observe(probe.Probe("triton", "exp", "c", probe._accuracy_attempt("triton", "exp"), "", "", None))
+    assert (seen.outcome, seen.detail, lowered) == (probe.ACCEPTED, "accuracy= changes the Triton module", [1, 1])
+    changes = False
+    seen = probe._observe(probe.Probe("triton", "exp", "c", probe._accuracy_attempt("triton", "exp"), "", "", None))
+    assert (seen.outcome, seen.detail) == (probe.IGNORED, "Triton module identical with and without accuracy=")
+    lowered.clear()
+    assert probe._accuracy_attempt("mosaic_tpu", "exp")() is None
+    assert lowered == [1]  # one lowering, with the hint
+    with pytest.raises(probe._Unwritable, match=r"^jax\.lax\.no_such_function does not exist$") as absent:
+        probe._accuracy_attempt("mosaic_tpu", "no_such_function")()
+    assert absent.value.outcome == probe.ABSENT
+    with pytest.raises(probe._Unwritable, match=r"^jax\.lax\.atan2 takes no accuracy=$") as no_hint:
+        probe._accuracy_attempt("mosaic_tpu", "atan2")()
+    assert no_hint.value.outcome == probe.NO_ACCURACY_PARAM
