@@ -12,8 +12,11 @@ VENV_OLDEST := .venv-jax$(JAX_OLDEST)
 PROOF_RELEASES ?= 0.4.30 0.6.2
 PROOF_VENVS := $(foreach release,$(PROOF_RELEASES),.venv-jax$(release)/.proof-installed)
 PYTEST_ARGS ?=
-# pytest-xdist: the tests run in one worker per core (TEST_JOBS=0: in pytest's own process).
+# pytest-xdist: the tests run in one worker per core (TEST_JOBS=0: in pytest's own process); a
+# worker that runs out of tests takes some of the other's (worksteal), so that neither idles at
+# the end while the other finishes a file of slow tests.
 TEST_JOBS ?= auto
+XDIST := -n $(TEST_JOBS) --dist worksteal
 
 .PHONY: demo test test-newest test-oldest test-fast
 
@@ -50,14 +53,14 @@ test:
 	$(MAKE) test-oldest
 
 test-newest: $(VENV)/.test-installed $(PROOF_VENVS)
-	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 test-oldest: $(VENV_OLDEST)/.test-installed $(PROOF_VENVS)
-	$(VENV_OLDEST)/bin/python -m pytest -n $(TEST_JOBS) $(PYTEST_ARGS)
+	$(VENV_OLDEST)/bin/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 # The edit loop: the newest release only, without the tests that execute jax or build virtualenvs.
 test-fast: $(VENV)/.test-installed
-	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) -m "not jax and not slow" $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest $(XDIST) -m "not jax and not slow" $(PYTEST_ARGS)
 
 # Wheels for the GPU machine, which has no network: tests/gpu/README.md.
 .PHONY: gpu-wheels
