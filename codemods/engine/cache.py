@@ -288,10 +288,15 @@ class RunRecord:
     both unchanged). Any difference and the run goes the usual way, file by file."""
 
     def __init__(self, cache: ResultCache, rules: Sequence[Rule], files: Sequence["Path | str"],
-                 project: Sequence["Path | str"], skipped: Callable[["Path | str"], frozenset[str]]) -> None:
+                 project: Sequence["Path | str"], skipped: Callable[["Path | str"], frozenset[str]],
+                 status: Callable[[str], os.stat_result] = os.stat) -> None:
+        """`status(path)`: the file's status (raises OSError): the run's own, so that a file is
+        stat'ed once whether the record, the run or both ask (the status taken before the file is
+        read: an edit after it shows as a change next time)."""
         self._files = list(map(os.fspath, files))
         self._project = self._files if project is files else list(map(os.fspath, project))
         self._skipped = skipped
+        self._status = status
         named = "\0".join([os.getcwd(), *self._files, "", *self._project])
         key = hashlib.sha256(cache._salt + ",".join(rule.code for rule in rules).encode() + b"\0"
                              + named.encode("utf-8", "surrogateescape")).hexdigest()
@@ -304,13 +309,13 @@ class RunRecord:
         stamps: list[tuple] = []
         try:
             for path in self._files:
-                status = os.stat(path)
+                status = self._status(path)
                 if not stat.S_ISREG(status.st_mode):
                     return None
                 codes = self._skipped(path)
                 stamps.append((status.st_size, status.st_mtime_ns, ",".join(sorted(codes)) if codes else ""))
             for path in () if self._project is self._files else self._project:
-                status = os.stat(path)
+                status = self._status(path)
                 stamps.append((status.st_size, status.st_mtime_ns))
         except OSError:
             return None

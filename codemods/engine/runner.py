@@ -64,13 +64,13 @@ def run(
     paths = list(paths) if discovered else discover(paths)
     # A warm run over files none of which changed replays the last one (not under review: the
     # answers it records are this run's).
-    record = RunRecord(cache, transforms, paths, paths if project is None else project, rules_to_skip) \
+    files = _Files(FileMemo(cache.directory, settings, transforms) if cache is not None and cache.trust_mtime else None,
+                   frozenset(needle for rule in transforms for needle in rule.needles(settings)))
+    record = RunRecord(cache, transforms, paths, paths if project is None else project, rules_to_skip, files.any_status) \
         if cache is not None and cache.trust_mtime and review is None else None
     replayed = record.replay(_read_file) if record is not None else None
     if replayed is not None:
         return replayed
-    files = _Files(FileMemo(cache.directory, settings, transforms) if cache is not None and cache.trust_mtime else None,
-                   frozenset(needle for rule in transforms for needle in rule.needles(settings)))
     with _Pool(jobs) as pool:
         collecting = gc.isenabled()
         gc.disable()  # until the project facts are known: see _keep_for_the_run
@@ -143,9 +143,16 @@ class _Files:
 
     def status(self, path: "Path | str") -> os.stat_result:
         """Raises OSError, or _NotAFile for a FIFO named `x.py` (a read would block forever)."""
+        status = self.any_status(path)
+        _regular(status)
+        return status
+
+    def any_status(self, path: "Path | str") -> os.stat_result:
+        """The file's status, whatever kind of file it is (raises OSError), stat'ed once a run: the
+        run record (see RunRecord), the memo and the reads share it."""
         key = self.key(path)
         if key not in self._statuses:
-            self._statuses[key] = _regular_status(key)
+            self._statuses[key] = os.stat(key)
         return self._statuses[key]
 
     def known(self, path: "Path | str") -> Optional[Known]:
@@ -349,15 +356,14 @@ def _read_file(path: str) -> bytes:
         return handle.read()
 
 
-def _regular_status(path: str) -> os.stat_result:
-    """The file's status; a FIFO named `x.py` would block a plain read forever, so it is never opened."""
-    status = os.stat(path)
+def _regular(status: os.stat_result) -> None:
+    """Raises _NotAFile for what is not a regular file: a FIFO named `x.py` would block a plain read
+    forever, so it is never opened."""
     mode = status.st_mode
     if not stat.S_ISREG(mode):
         kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
             else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
         raise _NotAFile(f"{kind}, not read")
-    return status
 
 
 # Below this much source the analysis takes less time than starting worker processes (about 1 MB/s
