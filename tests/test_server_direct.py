@@ -1,8 +1,9 @@
 """The language server's engine and its publishing (codemods/server.py), in-process: the exact
 diagnostics, quick fixes, fix-all and hovers it answers for a document or a notebook's cells, in each
 position encoding, and the diagnostics the server sends as documents open, change and close. Written
-for the survivors of its mutation run (docs/testing.md, "Per module: cli.py and server.py");
-tests/test_server.py drives the same server over stdio with a real client, two seconds a test.
+for the survivors of its mutation runs (docs/testing.md, "Per module: cli.py and server.py" and the
+fresh sample of session 10); tests/test_server.py drives the same server over stdio with a real
+client, two seconds a test.
 
 Nothing here imports jax.
 """
@@ -209,7 +210,7 @@ def test_lsp_offsets_count_units_and_stop_at_the_end_of_the_line() -> None:
     assert [offset(1, c) for c in range(4)] == [4, 5, 6, 6]
     assert offset(2, 0) == offset(2, 3) == 7
     assert [offset(3, c) for c in (0, 3, 9)] == [8, 11, 11]
-    assert offset(7, 0) == len(text)
+    assert offset(4, 0) == offset(7, 0) == len(text)  # past the last line: the end of the text
     utf8 = server.Lines(text, types.PositionEncodingKind.Utf8)
     assert [utf8.lsp_offset(types.Position(line=0, character=c)) for c in (1, 4, 5, 6)] == [1, 2, 2, 3]
 
@@ -237,6 +238,30 @@ def test_a_notebooks_findings_go_to_their_cells_and_its_fixes_edit_them(tmp_path
     assert apply(CELLS[3][1], quick.edit.changes[uris[3]]) == CELLS[3][1].replace(DOT, FIXED)
     assert list(fix_all.edit.changes) == [uris[3]]
     assert eng.code_actions(uris[2], analysis, whole("x = 1\n"), [types.CodeActionKind.QuickFix]) == []
+
+
+def test_a_finding_in_an_early_cell_of_many_goes_to_that_cell(tmp_path: Path) -> None:
+    cells = [CELLS[0], CELLS[3], (True, "x = 1\n"), (True, "y = 2\n"), (True, "z = 3\n")]
+    eng, _ = engine(tmp_path)
+    uris = [f"vscode-notebook-cell:{tmp_path}/nb.ipynb#cell{index}" for index in range(len(cells))]
+    found = eng.diagnostics(eng.analyse_notebook(tmp_path / "nb.ipynb", server.notebook_json(cells), uris))
+    assert [len(found[uri]) for uri in uris] == [0, 1, 0, 0, 0]
+    assert found[uris[1]][0].code == "JAX001" and where(found[uris[1]][0])[:2] == (1, DOT_COLUMN)
+
+
+@pytest.mark.parametrize("encoding, shift", [(types.PositionEncodingKind.Utf16, 2),
+                                             (types.PositionEncodingKind.Utf8, 4),
+                                             (types.PositionEncodingKind.Utf32, 1)])
+def test_a_cells_columns_count_the_negotiated_unit(tmp_path: Path, encoding: str, shift: int) -> None:
+    """As in a file: an astral character before the call, in the kernel's cell."""
+    kernel = CELLS[3][1].replace("    o_ref[...] = jnp.dot(", "    o_ref[...] = '\U0001F600' and jnp.dot(")
+    cells = [CELLS[0], (True, kernel)]
+    eng, _ = engine(tmp_path)
+    eng.encoding = encoding
+    uris = [f"vscode-notebook-cell:{tmp_path}/nb.ipynb#cell{index}" for index in range(len(cells))]
+    analysis = eng.analyse_notebook(tmp_path / "nb.ipynb", server.notebook_json(cells), uris)
+    [diagnostic] = eng.diagnostics(analysis)[uris[1]]
+    assert (diagnostic.range.start.line, diagnostic.range.start.character) == (1, DOT_COLUMN + len("'' and ") + shift)
 
 
 # -- the server: what it sends --
@@ -286,6 +311,11 @@ def test_a_document_that_is_not_python_gets_no_diagnostics(tmp_path: Path, monke
     open_file(ls, python, KERNEL)
     asyncio.run(ls.publish(python))
     assert [d.code for d in sent.diagnostics[-1].diagnostics] == ["JAX001"]
+    for name in ("k.py", "k.pyi"):  # the editor names no language: the suffix says Python
+        suffixed = (tmp_path / name).as_uri()
+        open_file(ls, suffixed, KERNEL, language="")
+        asyncio.run(ls.publish(suffixed))
+        assert sent.diagnostics[-1].uri == suffixed and [d.code for d in sent.diagnostics[-1].diagnostics] == ["JAX001"]
 
 
 def test_a_document_closed_before_its_analysis_ends_gets_nothing(tmp_path: Path,
@@ -387,6 +417,33 @@ def test_new_settings_analyse_every_open_document_again(tmp_path: Path, monkeypa
         (uris[0], ["JAX001"]), (uris[1], ["JAX001"]), (uris[0], []), (uris[1], [])]
 
 
+def test_an_interpreter_option_that_is_not_a_path_is_ignored(tmp_path: Path) -> None:
+    """Without a jaxVersion the target comes from the environments; `interpreter: 42` names none."""
+    eng, logged = engine(tmp_path)
+    eng.options = {"interpreter": 42}
+    path = tmp_path / "k.py"
+    path.write_text(KERNEL)
+    assert eng.analyse(path.as_uri(), path, KERNEL) is not None
+    assert logged == []
+
+
+def test_a_file_without_a_project_takes_the_jax_of_its_workspace_folders_virtualenv(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No pyproject.toml anywhere and no jaxVersion: the workspace folder's .venv (jax 0.10.2) decides,
+    so jnp.dot at HIGH in a kernel, rejected before jax 0.11.1, is found."""
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    monkeypatch.delenv("CONDA_PREFIX", raising=False)
+    folder = tmp_path / "ws"
+    (folder / ".venv" / "lib" / "python3.12" / "site-packages" / "jax-0.10.2.dist-info").mkdir(parents=True)
+    text = (Path(__file__).parent / "fixtures" / "precision" / "dot_high_jax_0_10.in.py").read_text()
+    path = folder / "sub" / "k.py"
+    path.parent.mkdir()
+    path.write_text(text)
+    eng = server.Engine(lambda kind, message: None)
+    eng.folders = [folder]
+    assert [d.code for d in eng.diagnostics(eng.analyse(path.as_uri(), path, text))[path.as_uri()]] == ["JAX001"]
+
+
 def test_bad_options_are_logged_and_the_editors_interpreter_still_chooses_the_target(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """jnp.dot at HIGH in a kernel: rejected before jax 0.11.1, so only a 0.10 target finds it."""
@@ -445,6 +502,56 @@ def test_the_server_introduces_itself_with_the_tools_version() -> None:
 
     info = server.build().protocol.server_info
     assert (info.name, info.version) == ("jax-codemod", cli._tool_version()) and info.version != "unknown"
+
+
+@pytest.mark.parametrize("language, found", [("python", ["JAX001"]), ("sql", [])])
+def test_only_a_notebooks_python_code_cells_are_analysed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         language: str, found: list) -> None:
+    """The editor says each cell's language: a code cell in another one (a %%sql cell, say) is text."""
+    ls, _ = started(tmp_path, monkeypatch)
+    uri = (tmp_path / "nb.ipynb").as_uri()
+    cells = [("python", CELLS[0][1]), (language, CELLS[3][1])]
+    ls.workspace.put_notebook_document(types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(uri=uri, notebook_type="jupyter-notebook", version=1, cells=[
+            types.NotebookCell(kind=types.NotebookCellKind.Code, document=f"{uri}#cell{i}") for i in range(2)]),
+        cell_text_documents=[types.TextDocumentItem(uri=f"{uri}#cell{i}", language_id=cell_language, version=1,
+                                                    text=text) for i, (cell_language, text) in enumerate(cells)]))
+    analysis = asyncio.run(ls.analysis(uri))
+    assert [d.code for d in ls.engine.diagnostics(analysis).get(f"{uri}#cell1", [])] == found
+
+
+def test_a_log_the_client_cannot_take_goes_to_stderr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture) -> None:
+    ls, _ = started(tmp_path, monkeypatch)
+
+    def gone(params) -> None:
+        raise ConnectionResetError("the client went away")
+
+    monkeypatch.setattr(ls, "window_log_message", gone)
+    ls.log(types.MessageType.Error, "jax-codemod: internal error in JAX001")
+    assert capsys.readouterr().err == "jax-codemod: internal error in JAX001\n"
+
+
+def test_a_server_run_from_a_checkout_says_its_version_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server, "installed_version", lambda distribution: None)  # no dist-info folder
+    assert server.build().protocol.server_info.version == "unknown"
+
+
+def test_the_server_asks_for_incremental_changes_and_syncs_jupyter_notebooks() -> None:
+    """What the initialize response's capabilities promise a client that syncs notebooks."""
+    ls = server.build()
+    caps = types.ClientCapabilities(notebook_document=types.NotebookDocumentClientCapabilities(
+        synchronization=types.NotebookDocumentSyncClientCapabilities()))
+    result = ls.protocol.lsp_initialize(types.InitializeParams(capabilities=caps))
+    if not isinstance(result, types.InitializeResult):  # pygls 2 answers through a generator
+        try:
+            while True:
+                next(result)
+        except StopIteration as stop:
+            result = stop.value
+    assert result.capabilities.text_document_sync.change == types.TextDocumentSyncKind.Incremental
+    (selector,) = result.capabilities.notebook_document_sync.notebook_selector
+    assert selector.notebook == "jupyter-notebook" and [c.language for c in selector.cells] == ["python"]
 
 
 def test_an_untitled_document_is_analysed_as_a_file_of_the_current_folder(tmp_path: Path,
