@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from codemods import capabilities, cli
+from codemods.analysis.kernel_scope import NO_LAUNCH_FOUND
 
 TARGET = "0.12.0.1"
 DOT = "precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST)"
@@ -368,7 +369,8 @@ def test_diff_base_leaves_out_changed_notebooks_when_the_config_says_notebooks_f
 
 def test_notebooks_false_keeps_notebooks_out_of_the_project_index_too(tmp_path: Path) -> None:
     """A notebook launches src/bodies.py's kernel; with `notebooks = false` the index does not read
-    it, so naming src alone finds no kernel (with notebooks read, it does)."""
+    it, so naming src alone finds no kernel (with notebooks read, it does, and fixes its pair): the
+    body, which takes refs, is only noted as one whose launch was not found."""
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     kernels(tmp_path, "src/__init__.py", text="")
     kernels(tmp_path, "src/bodies.py", text=BODY)
@@ -377,7 +379,8 @@ def test_notebooks_false_keeps_notebooks_out_of_the_project_index_too(tmp_path: 
     assert "src/bodies.py:6:60: JAX001" in run("--check", "src").stderr
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n\n[tool.jax-codemod]\nnotebooks = false\n")
     result = run("--check", "src")
-    assert "JAX001" not in result.stderr and result.exit_code == 0, result.stderr
+    assert "src/bodies.py:6:60: JAX001" not in result.stderr, result.stderr
+    assert "JAX001 [manual]" in result.stderr and NO_LAUNCH_FOUND in result.stderr, result.stderr
 
 
 # -- the report --
