@@ -489,6 +489,15 @@ def test_a_document_declaring_its_encoding_is_analysed_in_it(tmp_path: Path) -> 
     assert diagnostic.code == "JAX001" and where(diagnostic)[:2] == (DOT_LINE + 2, DOT_COLUMN)
 
 
+def test_a_latin1_documents_columns_count_its_characters_not_utf8_bytes(tmp_path: Path) -> None:
+    """The é before the call is one latin-1 byte: read as UTF-8 bytes it would be two characters."""
+    text = "# -*- coding: latin-1 -*-\n" + KERNEL.replace("    o_ref[...] = jnp.dot(", "    o_ref[...] = 'é' and jnp.dot(")
+    path = tmp_path / "k.py"
+    eng, _ = engine(tmp_path)
+    [diagnostic] = eng.diagnostics(eng.analyse(path.as_uri(), path, text))[path.as_uri()]
+    assert where(diagnostic)[:2] == (DOT_LINE + 1, DOT_COLUMN + len("'é' and "))
+
+
 def test_closing_a_notebook_it_never_opened_clears_the_cells_named(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     ls, sent = started(tmp_path, monkeypatch)
