@@ -823,6 +823,24 @@ def test_a_body_launched_in_a_way_the_analysis_does_not_follow_gets_a_manual_not
 
 
 @pytest.mark.jax
+def test_kernels_a_decorator_registers_in_a_table_and_launched_by_name_get_a_manual_note(tmp_path: Path) -> None:
+    """The registry a new user's package kept (`@register("mm")` stores the body in `KERNELS`, and
+    `pl.pallas_call(KERNELS[name], ...)` launches it): the analysis does not follow the table, and
+    `--check` passed while the kernel failed to lower. The body takes refs: a [manual] note now."""
+    _package(tmp_path, "reg", {
+        "registry.py": "KERNELS = {}\n\n\ndef register(name):\n    def deco(fn):\n        KERNELS[name] = fn\n"
+        "        return fn\n    return deco\n",
+        "bodies.py": "import jax.numpy as jnp\nfrom jax import lax\nfrom reg.registry import register\n\n\n@register('mm')\n"
+        "def mm_kernel(x_ref, w_ref, o_ref):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+        "api.py": "import jax\nfrom jax.experimental import pallas as pl\nimport reg.bodies  # noqa: F401\n"
+        "from reg.registry import KERNELS\n\n\ndef run(x, w, name='mm'):\n"
+        "    return pl.pallas_call(KERNELS[name], out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
+    })
+    _fixed_and_lowered(tmp_path, "reg.api", [("bodies.py", "JAX001", "manual")])
+
+
+@pytest.mark.jax
 @pytest.mark.parametrize("imported, launched", [
     ("from unres import util", "getattr(util, name)"),
     ("from unres.util import *", "body"),
