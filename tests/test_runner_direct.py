@@ -238,3 +238,21 @@ def test_the_project_index_alone_finds_a_kernel_launched_from_another_module(tmp
     assert index is not None
     assert [name for name, *_ in index.facts(root / "bodies.py").kernels] == ["body"]
     assert not index.facts(root / "launch.py").holds_kernels
+
+
+def test_a_module_that_says_neither_pallas_nor_ref_is_analysed_when_another_module_launches_its_body(
+        tmp_path: Path) -> None:
+    """The byte prefilter alone would rule bodies.py out (no "pallas", no `_ref` name): the project
+    index's word that launch.py launches `body` lets the kernel rules run on it."""
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "__init__.py").write_bytes(b"")
+    (root / "bodies.py").write_bytes(b"import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x, y, o):\n"
+                                     b"    o[...] = jnp.dot(x[...], y[...], "
+                                     b"precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n")
+    (root / "launch.py").write_bytes(
+        b"import jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n\n"
+        b"from pkg.bodies import body\n\n"
+        b"f = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))\n")
+    results = {Path(r.path).name: r for r in runner.run([root], registry.RULES, SETTINGS, 1, None)}
+    assert [f.code for f in results["bodies.py"].findings] == ["JAX001"], results["bodies.py"].findings
