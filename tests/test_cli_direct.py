@@ -367,6 +367,19 @@ def test_diff_base_leaves_out_changed_notebooks_when_the_config_says_notebooks_f
     assert result.stdout.split() == ["new.py"], result.stdout
 
 
+def test_files_named_inside_an_excluded_package_see_each_other(tmp_path: Path) -> None:
+    """`--exclude gen gen/bodies.py gen/launch.py`: the named files are processed, and the index reads
+    the `__init__.py` above them, so `from gen.bodies import body` is the project's module and the
+    launch is seen: the pair is fixed. Without it, `gen/bodies.py` was the module `bodies` and only
+    the note for a body whose launch is not found was given (found by a helper's mutation work)."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    kernels(tmp_path, "gen/__init__.py", text="")
+    kernels(tmp_path, "gen/bodies.py", text=BODY)
+    kernels(tmp_path, "gen/launch.py", text=LAUNCH.replace("from src.bodies", "from gen.bodies"))
+    result = run("--check", "--exclude", "gen", "gen/bodies.py", "gen/launch.py")
+    assert "gen/bodies.py:6:60: JAX001 [fixed]" in result.stderr and result.exit_code == 1, result.stderr
+
+
 def test_notebooks_false_keeps_notebooks_out_of_the_project_index_too(tmp_path: Path) -> None:
     """A notebook launches src/bodies.py's kernel; with `notebooks = false` the index does not read
     it, so naming src alone finds no kernel (with notebooks read, it does, and fixes its pair): the

@@ -128,12 +128,26 @@ def project_files(root: Optional[Path], excluded: Callable[["Path | str"], bool]
                   files: Sequence[Path] = ()) -> "list[Path | str]":
     """What the project index reads: every file of the project at `root` (notebooks too: their
     kernels call the project's helpers), then those of `files` (the ones a run processes) that lie
-    outside it or are excluded from it; with no root, `files` alone."""
+    outside it or are excluded from it, with the `__init__.py` of each package folder above such a
+    file (what makes `gen/bodies.py` the module `gen.bodies` when `gen` is excluded); with no root,
+    `files` alone."""
     if root is None:
         return list(files)
     project: list["Path | str"] = discover([root], excluded, notebooks=notebooks, as_text=True)  # type: ignore[assignment]
     listed = {os.path.abspath(f) for f in project}
-    return [*project, *(f for f in files if os.path.abspath(f) not in listed)]
+    added: list["Path | str"] = []
+    for file in files:
+        absolute = os.path.abspath(file)
+        if absolute in listed:
+            continue
+        listed.add(absolute)
+        added.append(file)
+        folder = os.path.dirname(os.path.normpath(os.fspath(file)))  # spelt as the file is: see module_name
+        while os.path.isfile(marker := os.path.join(folder, "__init__.py")) and os.path.abspath(marker) not in listed:
+            listed.add(os.path.abspath(marker))
+            added.append(marker)
+            folder = os.path.dirname(folder)
+    return [*project, *added]
 
 
 def why_empty(folder: Path, excluded: Callable[["Path | str"], bool]) -> Optional[str]:
