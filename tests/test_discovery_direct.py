@@ -272,13 +272,14 @@ def test_discover_leaves_out_what_git_ignores_unless_told_not_to(tmp_path: Path,
 # project_files ----------------------------------------------------------------------------------
 
 def test_project_files_lists_the_project_then_the_files_outside_it(tmp_path: Path) -> None:
-    _tree(tmp_path, "proj/a.py", "proj/nb.ipynb", "proj/build/gen.py", "other/x.py")
+    _tree(tmp_path, "proj/a.py", "proj/nb.ipynb", "proj/build/gen.py", "proj/build/__init__.py", "other/x.py")
     root = tmp_path / "proj"
     excluded = lambda p: os.path.basename(p) in SKIPPED_DIRS  # noqa: E731
     files = [root / "a.py", tmp_path / "other/x.py", root / "build/gen.py", tmp_path / "other/x.py"]
     found = project_files(root, excluded, True, files)
+    # Each named file once, with the `__init__.py` of the (excluded) package folder above it.
     assert found == [str(root / "a.py"), str(root / "nb.ipynb"), tmp_path / "other/x.py",
-                     root / "build/gen.py", tmp_path / "other/x.py"]
+                     root / "build/gen.py", str(root / "build/__init__.py")]
     assert project_files(root, excluded, False) == [str(root / "a.py")]
     assert project_files(None, excluded, True, files) == files
     assert project_files(None, excluded, True) == []
