@@ -66,12 +66,15 @@ def test_a_module_that_launches_nothing_is_not_analysed() -> None:
 
 
 def test_a_function_that_takes_refs_and_is_launched_nowhere_may_run_in_a_mosaic_kernel() -> None:
-    """`def body(x_ref, o_ref)` with no launch found (here or by the project's facts): a launch the
-    analysis does not follow may run it, and what it calls; a def without ref parameters, or one a
-    known kernel calls, is not such a maybe."""
-    module = ModuleIndex.parse(
-        "def body(x_ref, o_ref):\n    o_ref[...] = helper(x_ref[...])\n\n\ndef helper(x):\n    return x\n\n\n"
-        "def plain(x, o):\n    return x\n\n\ndef blocks(*in_refs):\n    return in_refs\n")
+    """`def body(x_ref, o_ref)` with no launch found (here or by the project's facts), in code that
+    passes a precision or an accuracy by keyword: a launch the analysis does not follow may run it,
+    and what it calls; a def without ref parameters, or one a known kernel calls, is not such a
+    maybe; without such a keyword there is nothing to note, and the module is not analysed."""
+    code = ("def body(x_ref, o_ref):\n    o_ref[...] = helper(x_ref[...], precision=P)\n\n\n"
+            "def helper(x, precision=None):\n    return x\n\n\n"
+            "def plain(x, o):\n    return x\n\n\ndef blocks(*in_refs):\n    return in_refs\n")
+    assert find_kernels(ModuleIndex.parse(code.replace("precision", "p"))).flow is None
+    module = ModuleIndex.parse(code)
     scope = find_kernels(module)
     found = {function.name: entry for function, entry in scope.maybe_kernels.items()}
     assert set(found) == {"body", "helper", "blocks"}

@@ -29,6 +29,9 @@ KERNEL_MARKER = b"pallas"
 # in code that passes a precision or an accuracy by keyword (what such a note can be about).
 REF_PARAMETER = re.compile(rb"\bdef[ \t]+\w+[ \t]*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*?\w_refs?\b")
 HINT_KEYWORD = re.compile(rb"\b(?:precision|accuracy)[ \t]*=")
+# The same in a module's text: without it, a module's scope is not worked out for that note alone
+# (a wall passed by position only, `lax.dot_general(a, b, dims, PAIR)`, gets no such note).
+_HINT_IN_TEXT = re.compile(r"\b(?:precision|accuracy)[ \t]*=")
 NO_LAUNCH_FOUND = "takes refs as kernel bodies do, and no launch of it was found"
 MOSAIC_TPU, MOSAIC_GPU, TRITON = "mosaic_tpu", "mosaic_gpu", "triton"
 Backends = frozenset[str]
@@ -224,13 +227,20 @@ def find_kernels(module: ModuleIndex, facts: ModuleFacts = NO_FACTS) -> KernelSc
     """The module's kernels, once per module and facts (a scope is read, never changed)."""
     scope = module.kernel_scopes.get(facts)
     if scope is None:
-        if not facts.kernels and not facts.launchers and not _names_a_launcher(module) \
-                and not any(names_refs(function) for function in module.function_parent if not isinstance(function, ast.Lambda)):
+        if not facts.kernels and not facts.launchers and not _names_a_launcher(module) and not _may_be_unlaunched(module):
             scope = KernelScope(module)  # nothing launches here, nothing elsewhere launches its code, nothing looks launched
         else:
             scope = _KernelFinder(module, facts).result
         module.kernel_scopes[facts] = scope
     return scope
+
+
+def _may_be_unlaunched(module: ModuleIndex) -> bool:
+    """Whether the module may define a function whose launch is not found that holds a call that
+    fails in a kernel (see `_find_unlaunched_bodies`): one that takes refs, in code that passes a
+    precision or an accuracy by keyword (as the rules' byte gate asks)."""
+    return _HINT_IN_TEXT.search(module.text) is not None and any(
+        names_refs(function) for function in module.function_parent if not isinstance(function, ast.Lambda))
 
 
 def _names_a_launcher(module: ModuleIndex) -> bool:
