@@ -288,15 +288,14 @@ class RunRecord:
     both unchanged). Any difference and the run goes the usual way, file by file."""
 
     def __init__(self, cache: ResultCache, rules: Sequence[Rule], files: Sequence["Path | str"],
-                 project: Sequence["Path | str"], skipped: Callable[["Path | str"], frozenset[str]],
-                 status: Callable[[str], os.stat_result] = os.stat) -> None:
-        """`status(path)`: the file's status (raises OSError): the run's own, so that a file is
-        stat'ed once whether the record, the run or both ask (the status taken before the file is
-        read: an edit after it shows as a change next time)."""
+                 project: Sequence["Path | str"], skipped: Callable[["Path | str"], frozenset[str]]) -> None:
         self._files = list(map(os.fspath, files))
         self._project = self._files if project is files else list(map(os.fspath, project))
         self._skipped = skipped
-        self._status = status
+        # Each file's status, by its path as given, stat'ed once: `replay` and `store` share it, and
+        # so does the run (`_Files`). Taken before the run reads the file, so that an edit after it
+        # shows as a change next time.
+        self.statuses: dict[str, os.stat_result] = {}
         named = "\0".join([os.getcwd(), *self._files, "", *self._project])
         key = hashlib.sha256(cache._salt + ",".join(rule.code for rule in rules).encode() + b"\0"
                              + named.encode("utf-8", "surrogateescape")).hexdigest()
@@ -320,6 +319,12 @@ class RunRecord:
         except OSError:
             return None
         return stamps
+
+    def _status(self, path: str) -> os.stat_result:
+        status = self.statuses.get(path)
+        if status is None:
+            status = self.statuses[path] = os.stat(path)
+        return status
 
     def replay(self, read: Callable[[str], bytes]) -> Optional[list[FileResult]]:
         """The recorded results, in the files' order, if nothing has changed; else None. `read(path)`

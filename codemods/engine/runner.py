@@ -64,13 +64,14 @@ def run(
     paths = list(paths) if discovered else discover(paths)
     # A warm run over files none of which changed replays the last one (not under review: the
     # answers it records are this run's).
-    files = _Files(FileMemo(cache.directory, settings, transforms) if cache is not None and cache.trust_mtime else None,
-                   frozenset(needle for rule in transforms for needle in rule.needles(settings)))
-    record = RunRecord(cache, transforms, paths, paths if project is None else project, rules_to_skip, files.any_status) \
+    record = RunRecord(cache, transforms, paths, paths if project is None else project, rules_to_skip) \
         if cache is not None and cache.trust_mtime and review is None else None
     replayed = record.replay(_read_file) if record is not None else None
     if replayed is not None:
         return replayed
+    files = _Files(FileMemo(cache.directory, settings, transforms) if cache is not None and cache.trust_mtime else None,
+                   frozenset(needle for rule in transforms for needle in rule.needles(settings)),
+                   record.statuses if record is not None else None)
     with _Pool(jobs) as pool:
         collecting = gc.isenabled()
         gc.disable()  # until the project facts are known: see _keep_for_the_run
@@ -123,8 +124,11 @@ class _Files:
     memo's size and mtime) not read at all unless its analysis is needed. Keys are absolute paths
     (strs: hashing Paths costs)."""
 
-    def __init__(self, memo: Optional[FileMemo] = None, needles: frozenset[bytes] = frozenset()) -> None:
+    def __init__(self, memo: Optional[FileMemo] = None, needles: frozenset[bytes] = frozenset(),
+                 statuses: Optional[dict[str, os.stat_result]] = None) -> None:
+        """`statuses`: files already stat'ed this run, by path as given (the run record's)."""
         self.memo = memo
+        self._stated = {} if statuses is None else statuses
         self.needles = needles  # the run's rules' (Rule.needles)
         self._searched = notebook.fewest_needles((*needles, KERNEL_MARKER))  # what `silent` looks for
         self._silent: dict[str, bool] = {}  # see `silent`
@@ -142,18 +146,15 @@ class _Files:
         return key
 
     def status(self, path: "Path | str") -> os.stat_result:
-        """Raises OSError, or _NotAFile for a FIFO named `x.py` (a read would block forever)."""
-        status = self.any_status(path)
-        _regular(status)
-        return status
-
-    def any_status(self, path: "Path | str") -> os.stat_result:
-        """The file's status, whatever kind of file it is (raises OSError), stat'ed once a run: the
-        run record (see RunRecord), the memo and the reads share it."""
+        """Raises OSError, or _NotAFile for a FIFO named `x.py` (a read would block forever). Stat'ed
+        once a run: the run record (see RunRecord.statuses), the memo and the reads share it."""
         key = self.key(path)
         if key not in self._statuses:
-            self._statuses[key] = os.stat(key)
-        return self._statuses[key]
+            stated = self._stated.get(os.fspath(path))
+            self._statuses[key] = stated if stated is not None else os.stat(key)
+        status = self._statuses[key]
+        _regular(status)
+        return status
 
     def known(self, path: "Path | str") -> Optional[Known]:
         """What the last run learnt about the file, if it has not changed since."""
