@@ -31,7 +31,7 @@ REF_PARAMETER = re.compile(rb"\bdef[ \t]+\w+[ \t]*\((?:[^()]|\((?:[^()]|\([^()]*
 HINT_KEYWORD = re.compile(rb"\b(?:precision|accuracy)[ \t]*=")
 # The same in a module's text: without it, a module's scope is not worked out for that note alone
 # (a wall passed by position only, `lax.dot_general(a, b, dims, PAIR)`, gets no such note).
-_HINT_IN_TEXT = re.compile(r"\b(?:precision|accuracy)[ \t]*=")
+_HINT_IN_TEXT = re.compile(HINT_KEYWORD.pattern.decode())
 NO_LAUNCH_FOUND = "takes refs as kernel bodies do, and no launch of it was found"
 MOSAIC_TPU, MOSAIC_GPU, TRITON = "mosaic_tpu", "mosaic_gpu", "triton"
 Backends = frozenset[str]
@@ -474,7 +474,7 @@ class _KernelFinder:
         for name, bindings in self.module.module_scope.bindings.items():
             for binding in bindings:
                 partial = binding.value
-                if isinstance(partial, ast.Name | ast.Attribute) and binding.imported is None:  # `call = tpu_call`
+                if isinstance(partial, ast.Name | ast.Attribute):  # `call = tpu_call`
                     spec = self._launch_spec(partial, [], own)
                     if spec is not None:
                         self.result.partial_launchers[name] = spec

@@ -1428,7 +1428,14 @@ def _terminal_name(node: ast.AST) -> str:
 _LAUNCHED_NAME = re.compile(rb"(?:pallas_call|kernel|core_map|emit_pipeline\w*)\(\s*(?:(?:kernel|body|f)\s*=\s*)?"
                             rb"(?:(?:functools\s*\.\s*)?partial\s*\(\s*)?(?:self\s*\.\s*)?([A-Za-z_]\w*)\s*[,)]")
 _PARTIAL_OF_A_LAUNCHER = re.compile(rb"\bpartial\s*\(\s*[\w.]*\b(?:pallas_call|kernel|emit_pipeline\w*)\s*[,)]")
-_ALIAS_OF_A_LAUNCHER = re.compile(rb"=[ \t]*[\w.]*\b(?:pallas_call|kernel|core_map|emit_pipeline\w*)[ \t]*(?:$|#|;)", re.M)
+
+
+def _another_name_for(names: bytes) -> bytes:
+    """A pattern (MULTILINE) for a plain assignment of one of `names` (`call = tpu_call`, `call = pl.pallas_call`)."""
+    return rb"=[ \t]*[\w.]*\b(?:" + names + rb")[ \t]*(?:$|#|;)"
+
+
+_ALIAS_OF_A_LAUNCHER = re.compile(_another_name_for(rb"pallas_call|kernel|core_map|emit_pipeline\w*"), re.M)
 
 
 def _launchers_in(name: str, scope: KernelScope) -> dict[str, tuple[Optional[int], str, Backends]]:
@@ -1441,8 +1448,8 @@ def _may_hand_on(raw: bytes, launchers: set[str]) -> bool:
     """Whether the code may call one of `launchers` (`tpu_call(body`), bind a partial of one, or
     give one another name (`call = tpu_call`)."""
     names = b"|".join(re.escape(name.encode()) for name in sorted(launchers))
-    return re.search(rb"\b(?:" + names + rb")\s*\(|partial\([\w. ]*\b(?:" + names + rb")\b|=[ \t]*[\w.]*\b(?:"
-                     + names + rb")[ \t]*(?:$|#|;)", raw, re.M) is not None
+    return re.search(rb"\b(?:" + names + rb")\s*\(|partial\([\w. ]*\b(?:" + names + rb")\b|" + _another_name_for(names),
+                     raw, re.M) is not None
 
 
 def _may_define_launch_helpers(raw: bytes) -> bool:
