@@ -209,6 +209,16 @@ def test_patches_are_relative_to_the_project_root_when_run_from_a_subfolder(tmp_
     assert "--- a/one/a.py\n+++ b/one/a.py\n" in patch, patch
 
 
+def test_patches_outside_every_project_and_work_tree_are_relative_to_the_current_folder(tmp_path: Path) -> None:
+    """No pyproject.toml, no .git above: the project root is unknown, so patches are relative to the
+    current folder (fresh sample of session 11)."""
+    kernels(tmp_path, "one/a.py", "two/b.py")
+    result = run("--split-by", "directory:1", "--write-patches", "out", ".")
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines() == ["out/one.patch", "out/two.patch"]
+    assert "--- a/one/a.py\n+++ b/one/a.py\n" in (tmp_path / "out" / "one.patch").read_text()
+
+
 SPLIT_ALONE = ("--split-by is a dry run that writes patches: use it with --write-patches DIR, without --write, --check "
                "or --interactive")
 
@@ -241,6 +251,12 @@ def test_help_lists_the_default_commands_options_under_their_own_heading(tmp_pat
         options = result.stdout.split(heading, 1)[1]
         assert "\n  --write  " in options and "\n  --jax-version " in options and "--exit-zero" in options
         assert "Commands:" in result.stdout and "Exit codes" in result.stdout
+
+
+def test_the_help_of_the_default_commands_options_has_dash_h_too() -> None:
+    """The options of `fix` are read in a context under the group's, whose `-h` they inherit."""
+    options = invoke("--help").stdout.split("Options of `fix`", 1)[1]
+    assert "\n  -h, --help " in options, options
 
 
 def test_with_no_arguments_the_current_folder_is_fixed(tmp_path: Path) -> None:
@@ -434,6 +450,13 @@ def test_with_a_machine_format_a_parse_error_is_in_the_document_not_on_stderr(tm
     assert document["errors"][0]["message"].startswith("cannot parse")
     assert "error" not in result.stderr.replace("1 errors", ""), result.stderr
     assert len(result.stderr.splitlines()) == 1 and result.exit_code == 2
+
+
+def test_a_machine_format_counts_the_suppressed_findings(tmp_path: Path) -> None:
+    kernels(tmp_path, "a.py", text=KERNEL.replace(f"{DOT})\n", f"{DOT})  # jax-codemod: ignore[JAX001]\n"))
+    kernels(tmp_path, "b.py")
+    document = json.loads(run("--output-format", "json", ".").stdout)
+    assert document["summary"]["suppressed"] == 1 and document["summary"]["findings"] == 1, document["summary"]
 
 
 def test_exit_codes_follow_what_remains(tmp_path: Path) -> None:
