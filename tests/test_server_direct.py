@@ -328,6 +328,34 @@ def test_a_document_closed_before_its_analysis_ends_gets_nothing(tmp_path: Path,
     assert sent.diagnostics == []
 
 
+def test_a_notebook_changed_while_it_was_analysed_waits_for_the_newer_changes_diagnostics(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the analysis of an older version of a notebook found is not sent (fresh sample of session 11)."""
+    ls, sent = started(tmp_path, monkeypatch)
+    uri = (tmp_path / "nb.ipynb").as_uri()
+    cell_uris = [f"{uri}#cell{i}" for i in range(len(CELLS))]
+    ls.workspace.put_notebook_document(types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(uri=uri, notebook_type="jupyter-notebook", version=1, cells=[
+            types.NotebookCell(kind=types.NotebookCellKind.Code if code else types.NotebookCellKind.Markup,
+                               document=cell) for cell, (code, _) in zip(cell_uris, CELLS)]),
+        cell_text_documents=[types.TextDocumentItem(uri=cell, language_id="python" if code else "markdown", version=1,
+                                                    text=text) for cell, (code, text) in zip(cell_uris, CELLS)]))
+    ls.notebooks[uri] = set()
+    analysis = ls.analysis
+
+    async def edited_meanwhile(notebook_uri: str):
+        ls.workspace.get_notebook_document(notebook_uri=notebook_uri).version = 2
+        return await analysis(notebook_uri)
+
+    monkeypatch.setattr(ls, "analysis", edited_meanwhile)
+    asyncio.run(ls.publish(uri))
+    assert sent.diagnostics == []
+    monkeypatch.setattr(ls, "analysis", analysis)
+    asyncio.run(ls.publish(uri))
+    assert [(p.uri, [d.code for d in p.diagnostics]) for p in sent.diagnostics] == [
+        (cell_uris[0], []), (cell_uris[2], []), (cell_uris[3], ["JAX001"])]
+
+
 def test_closing_a_document_clears_its_diagnostics(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ls, sent = started(tmp_path, monkeypatch)
     uri = (tmp_path / "k.py").as_uri()
