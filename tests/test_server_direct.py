@@ -508,6 +508,17 @@ def test_a_finding_without_a_fix_gets_a_diagnostic_and_no_quick_fix(tmp_path: Pa
     assert eng.code_actions(uri, analysis, whole(text), None) == []
 
 
+def test_a_finding_without_a_fix_leaves_the_quick_fixes_of_the_findings_after_it(tmp_path: Path) -> None:
+    """A [manual] finding first, a fixable one below it (fresh sample of session 11)."""
+    manual = KERNEL.replace(DOT, "**options").replace("def kernel(x_ref, y_ref, o_ref):",
+                                                      "def kernel(x_ref, y_ref, o_ref, **options):")
+    text = manual + "\n\n" + KERNEL.split("\n\n\n", 1)[1].replace("kernel", "kernel_b")
+    eng, analysis, uri = analyse(tmp_path, text)
+    assert [d.range.start.line for d in eng.diagnostics(analysis)[uri]] == [7, 14]
+    actions = eng.code_actions(uri, analysis, whole(text), [types.CodeActionKind.QuickFix])
+    assert [(a.title, a.diagnostics[0].range.start.line) for a in actions] == [("jax-codemod: fix JAX001", 14)]
+
+
 def test_a_document_declaring_its_encoding_is_analysed_in_it(tmp_path: Path) -> None:
     """PEP 263: the file's bytes are latin-1, as the command line would read them from disk."""
     text = "# -*- coding: latin-1 -*-\n# café\n" + KERNEL
