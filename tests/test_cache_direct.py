@@ -590,3 +590,20 @@ def test_a_temporary_removed_meanwhile_fails_nothing(tmp_path: Path, monkeypatch
     monkeypatch.setattr(cache.os, "replace", replace)
     ResultCache._write_bytes(tmp_path / "ab" / "e.json", b"x")
     assert list((tmp_path / "ab").iterdir()) == []
+
+
+# Added for session 10's changed functions (mutation run of session 11, docs/testing.md) ----------
+
+@pytest.mark.skipif(os.name != "posix", reason="a file name that is not UTF-8 needs a POSIX file system")
+def test_a_run_over_a_file_whose_name_is_not_utf8_is_recorded_and_replayed(tmp_path: Path) -> None:
+    """The run record's key spells such a name with surrogateescape (RunRecord.__init__)."""
+    path = tmp_path / os.fsdecode(b"m\xff.py")
+    path.write_bytes(SOURCE)
+    old = time.time() - 10
+    os.utime(path, (old, old))
+    results = ResultCache(tmp_path / "cache", SETTINGS)
+    files = [path]
+    cache.RunRecord(results, RULES, files, files, lambda p: frozenset()).store(
+        [_result(path=os.fspath(path), findings=[_manual()], new_source=None)])
+    [replayed] = cache.RunRecord(results, RULES, files, files, lambda p: frozenset()).replay(lambda p: path.read_bytes())
+    assert (replayed.path, replayed.findings) == (os.fspath(path), [_manual()])

@@ -16,7 +16,7 @@ import pytest
 
 from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, MOSAIC_GPU, MOSAIC_TPU, NO_LAUNCH_FOUND, PASSED, TRITON, KernelScope, ModuleFacts, _names_a_launcher,
-    classes_read, find_kernels, takes_refs,
+    classes_read, defined_launchers, find_kernels, takes_refs,
 )
 from codemods.analysis.module import ModuleIndex
 from tests.test_kernel_scope import _backends, _label, _why  # noqa: F401 (the kernel scope tests' readers)
@@ -778,3 +778,129 @@ def test_a_function_handed_to_two_kernels_of_another_module_runs_on_the_backends
         gpu = pl.pallas_call(functools.partial(kernels.other, epilogue=finish), backend="mosaic_gpu")
         """)
     assert _backends(scope) == {"finish": TPU | GPU}
+
+
+# -- session 10's changed functions (the mutation run of session 11, docs/testing.md) --
+
+LAUNCHERS_DEFINED = '''
+def run(body, x):
+    return pl.pallas_call(body, out_shape=x)(x)
+
+
+def run_late(x, body):
+    return pl.pallas_call(body, out_shape=x)(x)
+
+
+run_lambda = lambda body, x: pl.pallas_call(body, out_shape=x)(x)
+annotated: object = lambda body, x: pl.pallas_call(body, out_shape=x)(x)
+run_one = functools.partial(run_late, 1)
+call = pl.pallas_call
+again = run
+
+
+class Runner:
+    def __init__(self, body):
+        self.body = body
+        pl.pallas_call(body, out_shape=1)
+
+
+class Ops:
+    @staticmethod
+    def static(x, body):
+        return pl.pallas_call(body, out_shape=x)(x)
+
+    @classmethod
+    def klass(cls, x, body):
+        return pl.pallas_call(body, out_shape=x)(x)
+
+    def method(self, x, body):
+        return pl.pallas_call(body, out_shape=x)(x)
+
+    def keyword(self, x, *, body):
+        return pl.pallas_call(body, out_shape=x)(x)
+
+
+OPS = Ops()
+OTHER = dict()
+NOT_OPS = Runner(None)
+
+
+def with_grid(grid):
+    def deco(body):
+        return pl.pallas_call(body, grid=grid)
+    return deco
+'''
+
+
+def test_the_launchers_a_module_defines_and_where_each_takes_its_body() -> None:
+    """`defined_launchers` (what importers call by name, with the body's position and keyword) and
+    the module-level partials and other names of launchers: a static method takes the body where
+    the def has it, a class method and an instance's method one place before (`cls`, `self`); only
+    the names bound to an instance of the class (`OPS`, not `OTHER` nor `NOT_OPS`) carry its
+    methods; a partial that binds the first argument moves the body one place; a lambda bound by an
+    annotated assignment is no launcher importers know (and no error)."""
+    scope = _scope(LAUNCHERS_DEFINED)
+    both = frozenset({MOSAIC_TPU, TRITON})
+    assert defined_launchers(scope) == {
+        "run": (0, "body", both), "run_late": (1, "body", both), "run_lambda": (0, "body", both),
+        "Runner": (0, "body", both), "Ops.static": (1, "body", both), "Ops.klass": (1, "body", both),
+        "OPS.method": (1, "body", both), "OPS.keyword": (None, "body", both), "with_grid": (None, "", both)}
+    assert scope.partial_launchers == {"again": (0, "body", both), "call": (0, "kernel", both), "run_one": (0, "body", both)}
+
+
+def test_partials_and_other_names_of_another_modules_launcher_are_launchers_too() -> None:
+    """`_launch_spec` of an imported launch helper: a partial that binds its first argument moves
+    the body one place; another name for it takes the body where it does."""
+    scope = _scope("""
+        import api
+        from api import run
+
+
+        run_one = functools.partial(run, 1)
+        call = api.run
+        """, ModuleFacts(launchers=(("api.run", 1, "kernel", GPU),)))
+    assert scope.partial_launchers == {"run_one": (0, "kernel", GPU), "call": (1, "kernel", GPU)}
+
+
+def test_what_plain_code_calls_through_a_table_is_not_kernel_code() -> None:
+    """A kernel reaches what it calls through a container (`OPS["mm"](a)`); what plain code calls
+    that way, in the same module, stays plain code."""
+    scope = _scope("""
+        def mm(a):
+            return a
+
+
+        def add(a):
+            return a
+
+
+        OPS = {"add": add}
+        PLAIN = {"mm": mm}
+
+
+        def body(x_ref, o_ref):
+            o_ref[...] = OPS["add"](x_ref[...])
+
+
+        def plain(a):
+            return PLAIN["mm"](a)
+
+
+        pl.pallas_call(body, out_shape=1)
+        """)
+    assert _why(scope) == {"body": "passed to pallas_call", "add": "called from a kernel body (body)"}
+
+
+def test_a_def_inside_a_kernel_that_takes_refs_is_not_an_unlaunched_body() -> None:
+    """`_find_unlaunched_bodies`: a def written inside a kernel (here never called) is within kernel
+    code, not a body whose launch was not found: no [manual] note's reason for it."""
+    scope = _scope("""
+        def body(x_ref, o_ref):
+            def unused(a_ref):
+                return a_ref
+            o_ref[...] = x_ref[...]
+
+
+        pl.pallas_call(body, out_shape=1)
+        """)
+    assert _why(scope) == {"body": "passed to pallas_call"} and scope.maybe_kernels == {}
