@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from codemods import registry
-from codemods.analysis.kernel_scope import ModuleFacts
+from codemods.analysis.kernel_scope import MAYBE, ModuleFacts
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.module_helpers import reference_helper
 from codemods.base import FileAnalysis, JaxTransform, _lines, _places
@@ -356,3 +356,26 @@ def test_a_proven_line_of_a_use_over_lines_proves_the_partial() -> None:
         file = _file(source, proven={"JAX999": frozenset({line})})
         partial = next(c for c in _calls(file) if c.lineno == 7)
         assert (line, _Stub(RULE, file).proven(partial)) == (line, proven)
+
+
+# -- session 10's changed functions (the mutation run of session 11, docs/testing.md) --
+
+NOT_IMPLEMENTED = '; if it does, its Mosaic lowering raises "Not implemented: accuracy"'
+
+
+def test_a_body_whose_launch_is_not_found_gets_a_manual_note_that_says_so() -> None:
+    """A def that takes refs as kernel bodies do, with no launch of it anywhere: [manual], and the
+    note names what may launch it (`unresolved_launch`, NO_LAUNCH_FOUND)."""
+    assert _jax002(H + f"def body(x_ref, o_ref):\n    o_ref[...] = lax.exp(x_ref[...], {HI})\n") == (None, [
+        (8, 18, 8, 72, "manual", f"lax.exp: {HI} may run in a kernel: `body` takes refs as kernel bodies do, and no "
+         "launch of it was found (one this analysis does not follow, such as `importlib` or a table of launchers, "
+         f"may run it){NOT_IMPLEMENTED}", None)])
+
+
+def test_a_function_another_modules_unresolved_launch_may_run_says_that_modules_reason() -> None:
+    """A function another module's launch may run (MAYBE: no site in this module): the note gives
+    that module's reason, not a line of this one."""
+    facts = ModuleFacts(kernels=(("body", TPU, "passed to pallas_call in api, which cannot resolve it", MAYBE),))
+    assert _jax002(H + f"def body(x, o):\n    o[...] = lax.exp(x[...], {HI})\n", facts=facts) == (None, [
+        (8, 14, 8, 64, "manual", f"lax.exp: {HI} may run in a kernel: passed to pallas_call in api, which cannot "
+         f"resolve it, and `body` may be it{NOT_IMPLEMENTED}", None)])

@@ -592,3 +592,16 @@ def test_changed_since_leaves_out_a_file_untracked_and_ignored_since(history: Pa
         gitignore.write("genned.py\n")
     _git(history, "rm", "-q", "--cached", "genned.py")
     assert changed_since("HEAD", [Path("genned.py"), Path("pkg")]) == [Path("pkg/added.py"), Path("pkg/in.py")]
+
+
+# Added for session 10's changed functions (mutation run of session 11, docs/testing.md) ----------
+
+def test_project_files_adds_an_excluded_packages_init_once_for_its_files(tmp_path: Path) -> None:
+    """Two named files of one excluded package, then its `__init__.py` named too: each once, the
+    package's `__init__.py` (and its parent package's) after the first file that needs it."""
+    _tree(tmp_path, "a.py", "gen/__init__.py", "gen/sub/__init__.py", "gen/sub/b.py", "gen/sub/c.py")
+    excluded = lambda p: os.path.basename(p) == "gen"  # noqa: E731
+    files = [tmp_path / "gen/sub/b.py", tmp_path / "gen/sub/c.py", tmp_path / "gen/__init__.py"]
+    assert project_files(tmp_path, excluded, True, files) == [
+        str(tmp_path / "a.py"), tmp_path / "gen/sub/b.py", str(tmp_path / "gen/sub/__init__.py"),
+        str(tmp_path / "gen/__init__.py"), tmp_path / "gen/sub/c.py"]
