@@ -355,6 +355,19 @@ def test_shards_split_the_files_and_do_not_depend_on_the_current_folder(tmp_path
     assert sorted("pkg/" + line for line in from_below.stdout.split()) == seen[0]
 
 
+def test_a_shard_of_the_project_root_still_sees_the_kernels_launched_from_the_other_shards(tmp_path: Path) -> None:
+    """`--shard K/N .` at the root: the project index is the whole walk's, not the shard's (fresh
+    sample of session 11)."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "launch.py").write_text(LAUNCH)
+    kernels(tmp_path, "src/__init__.py", text="")
+    kernels(tmp_path, "src/bodies.py", text=BODY)
+    shards = [run("--check", "--shard", f"{k}/2", ".") for k in (1, 2)]
+    [holder] = [result for result in shards if "src/bodies.py" in result.stderr]
+    assert "launch.py" not in holder.stderr, "the launch in the other shard"
+    assert "src/bodies.py:6:60: JAX001" in holder.stderr and holder.exit_code == 1, holder.stderr
+
+
 @needs_git
 def test_diff_base_processes_only_the_changed_files(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q")
