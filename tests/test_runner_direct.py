@@ -256,3 +256,65 @@ def test_a_module_that_says_neither_pallas_nor_ref_is_analysed_when_another_modu
         b"f = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))\n")
     results = {Path(r.path).name: r for r in runner.run([root], registry.RULES, SETTINGS, 1, None)}
     assert [f.code for f in results["bodies.py"].findings] == ["JAX001"], results["bodies.py"].findings
+
+
+# Written for the survivors of the seed-38 sample (session 11).
+
+BODY_WITHOUT_PALLAS = (b"import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x, y, o):\n"
+                       b"    o[...] = jnp.dot(x[...], y[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n")
+
+
+def test_process_source_alone_runs_the_kernel_rules_on_a_module_the_facts_say_holds_kernels(tmp_path: Path) -> None:
+    """`explain` and the editor call process_source with the project index's facts and no rules
+    chosen: the prefilter it applies itself lets the kernel rules run on a body that says neither
+    pallas nor `_ref`, because another module launches it."""
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "__init__.py").write_bytes(b"")
+    (root / "bodies.py").write_bytes(BODY_WITHOUT_PALLAS)
+    (root / "launch.py").write_bytes(
+        b"import jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n\n"
+        b"from pkg.bodies import body\n\n"
+        b"f = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))\n")
+    index = runner.project_index(sorted(root.iterdir()), registry.RULES, SETTINGS)
+    assert index is not None
+    result = runner.process_source(root / "bodies.py", BODY_WITHOUT_PALLAS, registry.RULES, SETTINGS,
+                                   facts=index.facts(root / "bodies.py"))
+    assert [f.code for f in result.findings] == ["JAX001"], result.findings
+
+
+def test_a_worker_yields_the_cpu_once_before_its_first_file_not_again_for_each(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker lowers its priority (and freezes what it inherited) before its first file only:
+    niceness adds up, so doing it for every file would soon leave the worker at the lowest."""
+    from codemods.analysis.kernel_scope import NO_FACTS
+
+    calls: list = []
+    monkeypatch.setattr(runner, "_ANALYSING", False)
+    monkeypatch.setattr(runner.os, "nice", calls.append)
+    monkeypatch.setattr(runner.gc, "freeze", lambda: calls.append("freeze"))
+    note = Finding("JAX002", Kind.MANUAL, 1, 1, "a note")
+    for _ in range(3):
+        result = runner._process_in_worker((tmp_path / "m.py", b"x = 1\n", [_rule("JAX002", lambda rule, file: [note])],
+                                            SETTINGS, NO_FACTS))
+        assert result.findings == [note]
+    assert calls == ["freeze", 10]
+
+
+def _notebooks_seen() -> int:
+    return len(runner._NOTEBOOKS)
+
+
+def test_the_workers_are_forked_where_the_default_start_method_is_not_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's pool forks its workers wherever fork exists, so that they inherit the run's project
+    index and decoded notebooks, even where fork is not the default (Python 3.14: forkserver)."""
+    import multiprocessing
+
+    before = multiprocessing.get_start_method(allow_none=True)
+    multiprocessing.set_start_method("spawn", force=True)
+    monkeypatch.setattr(runner, "_NOTEBOOKS", {"nb.ipynb": None})
+    try:
+        with runner._pool(1) as pool:
+            assert pool.submit(_notebooks_seen).result(timeout=60) == 1
+    finally:
+        multiprocessing.set_start_method(before, force=True)
