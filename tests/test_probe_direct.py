@@ -508,3 +508,48 @@ def test_an_accuracy_attempt_without_lowering(monkeypatch):
     with pytest.raises(probe._Unwritable, match=r"^jax\.lax\.atan2 takes no accuracy=$") as no_hint:
         probe._accuracy_attempt("mosaic_tpu", "atan2")()
     assert no_hint.value.outcome == probe.NO_ACCURACY_PARAM
+
+
+# Written for the survivors of the seed-38 sample (session 11).
+
+def _call_check(code: str, case: str) -> probe_api.Check:
+    return next(check for check in probe_api.checks(next(row for row in api_changes.TABLE if row.code == code))
+                if check.case == case)
+
+
+@pytest.mark.jax
+def test_the_old_clip_keyword_is_seen_warning_on_a_jax_that_still_takes_it(monkeypatch):
+    """jax 0.4.27 to 0.9 took `jnp.clip(x, a_min=...)` with a DeprecationWarning (JAX140): the check
+    clips a real array, so on such a jax it observes the keyword's warning, not an error of its own."""
+    import warnings
+
+    jnp = pytest.importorskip("jax.numpy")
+    real = jnp.clip
+
+    def clip(x, min=None, max=None, *, a_min=None, a_max=None):
+        if a_min is not None or a_max is not None:
+            warnings.warn("The a_min and a_max arguments to clip are deprecated", DeprecationWarning, stacklevel=2)
+        return real(x, min=a_min if min is None else min, max=a_max if max is None else max)
+
+    monkeypatch.setattr(jnp, "clip", clip)
+    seen = probe_api._run(_call_check("JAX140", "jnp.clip(x, a_min=0.0)"))
+    assert (seen.outcome, seen.detail) == (
+        probe_api.WARNS, "DeprecationWarning: The a_min and a_max arguments to clip are deprecated")
+
+
+@pytest.mark.jax
+def test_a_jit_that_no_longer_takes_in_shardings_is_seen_failing(monkeypatch):
+    """JAX130's replacement is the keyword: on a jax whose jit refused `in_shardings`, its check
+    fails with jax's error."""
+    jax = pytest.importorskip("jax")
+    real = jax.jit
+
+    def jit(fun, **options):
+        if "in_shardings" in options:
+            raise TypeError("jit() got an unexpected keyword argument 'in_shardings'")
+        return real(fun, **options)
+
+    monkeypatch.setattr(jax, "jit", jit)
+    seen = probe_api._run(_call_check("JAX130", "jax.jit(f, in_shardings=None)(x)"))
+    assert (seen.outcome, seen.detail) == (
+        probe_api.FAILS, "TypeError: jit() got an unexpected keyword argument 'in_shardings'")
