@@ -16,7 +16,7 @@ import pytest
 
 from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, MOSAIC_GPU, MOSAIC_TPU, NO_LAUNCH_FOUND, PASSED, TRITON, KernelScope, ModuleFacts, _names_a_launcher,
-    classes_read, defined_launchers, find_kernels, takes_refs,
+    classes_read, defined_launchers, find_kernels, names_refs, takes_refs,
 )
 from codemods.analysis.module import ModuleIndex
 from tests.test_kernel_scope import _backends, _label, _why  # noqa: F401 (the kernel scope tests' readers)
@@ -904,3 +904,25 @@ def test_a_def_inside_a_kernel_that_takes_refs_is_not_an_unlaunched_body() -> No
         pl.pallas_call(body, out_shape=1)
         """)
     assert _why(scope) == {"body": "passed to pallas_call"} and scope.maybe_kernels == {}
+
+
+def test_a_partial_launcher_bound_in_one_branch_and_none_in_another_is_a_launcher() -> None:
+    """`try: call = functools.partial(pl.pallas_call, ...)` / `except ...: call = None`: the name's
+    other binding, not a partial, does not hide the partial."""
+    scope = _scope("""
+        try:
+            call = functools.partial(pl.pallas_call, compiler_params=pltpu.CompilerParams())
+        except AttributeError:
+            call = None
+        """)
+    assert scope.partial_launchers == {"call": (0, "kernel", TPU)}
+
+
+@pytest.mark.parametrize(("signature", "refs"), [
+    ("x_ref", True), ("o_refs", True), ("x, *, acc_ref", True), ("*in_refs", True), ("**out_refs", True),
+    ("x, /, y_ref", True), ("_ref", False), ("_refs", False), ("x_reference", False), ("ref", False), ("x", False),
+])
+def test_names_refs(signature: str, refs: bool) -> None:
+    """A parameter named as kernel bodies name their refs: `<name>_ref` or `<name>_refs`, not the bare suffix."""
+    function = ast.parse(f"def f({signature}):\n    pass\n").body[0]
+    assert names_refs(function) is refs

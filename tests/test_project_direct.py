@@ -234,3 +234,26 @@ def test_a_fact_computed_through_a_cycle_is_recomputed_after_an_edit_of_what_the
     warm, fresh = ProjectIndex(paths, read_bytes), ProjectIndex(paths, read_bytes)
     assert warm.restore(state) == {"pkg.k2"}
     assert [warm.facts(path) for path in paths] == [fresh.facts(path) for path in paths]
+
+
+# -- session 10's changed functions (the mutation run of session 11, docs/testing.md) --
+
+def test_another_name_for_an_imported_launcher_mid_module_hands_it_on(tmp_path: Path) -> None:
+    """`call = tpu_call` with more code after it (`_may_hand_on`'s pattern is MULTILINE): `ops.call`
+    launches what it is given, and the body another module passes to it is kernel code."""
+    (tmp_path / "pkg").mkdir()
+    for name, text in {
+        "__init__.py": "",
+        "launch.py": "from jax.experimental import pallas as pl\n\n\ndef tpu_call(body, x):\n"
+                     "    return pl.pallas_call(body, out_shape=x)(x)\n",
+        "ops.py": "from pkg.launch import tpu_call\n\ncall = tpu_call\n\n\ndef other():\n    return 1\n",
+        "util.py": "import jax.numpy as jnp\n\n\ndef body(x_ref, o_ref):\n"
+                   "    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=\"highest\")\n",
+        "api.py": "from pkg import ops\nfrom pkg.util import body\n\n\ndef run(x):\n    return ops.call(body, x)\n",
+    }.items():
+        (tmp_path / "pkg" / name).write_text(text)
+    index = ProjectIndex(sorted(tmp_path.rglob("*.py")), read_bytes)
+    assert index.facts(tmp_path / "pkg" / "util.py").kernels == (
+        ("body", frozenset({"mosaic_tpu", "triton"}), "passed to call in pkg.api", "body"),)
+    assert index._forwarded_launchers(index._modules["pkg.ops"]) == {
+        "pkg.ops.call": (0, "body", frozenset({"mosaic_tpu", "triton"}))}
