@@ -829,6 +829,16 @@ def with_grid(grid):
     def deco(body):
         return pl.pallas_call(body, grid=grid)
     return deco
+
+
+def not_a_factory(x):
+    def launch(body):
+        return pl.pallas_call(body, out_shape=x)(x)
+    return launch(KERNEL)
+
+
+grid_one = functools.partial(with_grid, (8,))
+body_bound = functools.partial(run, body=KERNEL)
 '''
 
 
@@ -837,15 +847,18 @@ def test_the_launchers_a_module_defines_and_where_each_takes_its_body() -> None:
     the module-level partials and other names of launchers: a static method takes the body where
     the def has it, a class method and an instance's method one place before (`cls`, `self`); only
     the names bound to an instance of the class (`OPS`, not `OTHER` nor `NOT_OPS`) carry its
-    methods; a partial that binds the first argument moves the body one place; a lambda bound by an
-    annotated assignment is no launcher importers know (and no error)."""
+    methods; a partial that binds the first argument moves the body one place, one of a decorator
+    factory is configured first too, one that binds the body is no launcher; a lambda bound by an
+    annotated assignment is no launcher importers know (and no error), nor is a def that calls the
+    launcher it defines within instead of returning it (`not_a_factory`)."""
     scope = _scope(LAUNCHERS_DEFINED)
     both = frozenset({MOSAIC_TPU, TRITON})
     assert defined_launchers(scope) == {
         "run": (0, "body", both), "run_late": (1, "body", both), "run_lambda": (0, "body", both),
         "Runner": (0, "body", both), "Ops.static": (1, "body", both), "Ops.klass": (1, "body", both),
         "OPS.method": (1, "body", both), "OPS.keyword": (None, "body", both), "with_grid": (None, "", both)}
-    assert scope.partial_launchers == {"again": (0, "body", both), "call": (0, "kernel", both), "run_one": (0, "body", both)}
+    assert scope.partial_launchers == {"again": (0, "body", both), "call": (0, "kernel", both), "run_one": (0, "body", both),
+                                       "grid_one": (None, "", both)}  # not `body_bound`: its body is bound
 
 
 def test_partials_and_other_names_of_another_modules_launcher_are_launchers_too() -> None:
@@ -906,14 +919,15 @@ def test_a_def_inside_a_kernel_that_takes_refs_is_not_an_unlaunched_body() -> No
     assert _why(scope) == {"body": "passed to pallas_call"} and scope.maybe_kernels == {}
 
 
-def test_a_partial_launcher_bound_in_one_branch_and_none_in_another_is_a_launcher() -> None:
-    """`try: call = functools.partial(pl.pallas_call, ...)` / `except ...: call = None`: the name's
-    other binding, not a partial, does not hide the partial."""
-    scope = _scope("""
+@pytest.mark.parametrize("fallback", ["None", "fallback", "functools.partial(print, 1)"])
+def test_a_partial_launcher_bound_in_one_branch_and_something_else_in_another_is_a_launcher(fallback: str) -> None:
+    """`try: call = functools.partial(pl.pallas_call, ...)` / `except ...: call = None` (or another
+    name, or a partial of something else): the name's other binding, no launcher, does not hide the partial."""
+    scope = _scope(f"""
         try:
             call = functools.partial(pl.pallas_call, compiler_params=pltpu.CompilerParams())
         except AttributeError:
-            call = None
+            call = {fallback}
         """)
     assert scope.partial_launchers == {"call": (0, "kernel", TPU)}
 
