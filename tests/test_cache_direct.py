@@ -607,3 +607,44 @@ def test_a_run_over_a_file_whose_name_is_not_utf8_is_recorded_and_replayed(tmp_p
         [_result(path=os.fspath(path), findings=[_manual()], new_source=None)])
     [replayed] = cache.RunRecord(results, RULES, files, files, lambda p: frozenset()).replay(lambda p: path.read_bytes())
     assert (replayed.path, replayed.findings) == (os.fspath(path), [_manual()])
+
+
+def _recorded(tmp_path: Path, files: list, project: list) -> ResultCache:
+    """A run record of `files` (a [manual] finding in each) over `project`, stored in tmp_path/cache."""
+    results = ResultCache(tmp_path / "cache", SETTINGS)
+    cache.RunRecord(results, RULES, files, project, lambda p: frozenset()).store(
+        [_result(path=os.fspath(path), findings=[_manual()], new_source=None) for path in files])
+    return results
+
+
+def _old(*paths: Path) -> None:
+    old = time.time() - 10
+    for path in paths:
+        os.utime(path, (old, old))
+
+
+def test_a_change_to_a_project_file_the_run_did_not_name_is_not_replayed(tmp_path: Path) -> None:
+    """The record stamps the project's files too (RunRecord._stamps): a module the named file
+    imports may change what is found in it."""
+    named, other = tmp_path / "a.py", tmp_path / "b.py"
+    named.write_bytes(SOURCE)
+    other.write_bytes(SOURCE)
+    _old(named, other)
+    files, project = [named], [named, other]
+    results = _recorded(tmp_path, files, project)
+    record = lambda: cache.RunRecord(results, RULES, files, project, lambda p: frozenset())  # noqa: E731
+    assert [r.findings for r in record().replay(lambda p: b"")] == [[_manual()]]
+    other.write_bytes(SOURCE + b"y = 2\n")
+    _old(other)
+    assert record().replay(lambda p: b"") is None
+
+
+def test_clean_removes_a_run_record(tmp_path: Path) -> None:
+    """A run record lies where `clean` looks for the cache's entries (a two-letter hex folder)."""
+    named = tmp_path / "a.py"
+    named.write_bytes(SOURCE)
+    _old(named)
+    _recorded(tmp_path, [named], [named])
+    [entry] = (tmp_path / "cache").rglob("*.run")
+    size = entry.stat().st_size
+    assert clean(tmp_path / "cache") == (1, size, []) and not (tmp_path / "cache").exists()
