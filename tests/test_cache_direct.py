@@ -617,7 +617,7 @@ def _recorded(tmp_path: Path, files: list, project: list) -> ResultCache:
     return results
 
 
-def _old(*paths: Path) -> None:
+def _aged(*paths: Path) -> None:
     old = time.time() - 10
     for path in paths:
         os.utime(path, (old, old))
@@ -629,13 +629,13 @@ def test_a_change_to_a_project_file_the_run_did_not_name_is_not_replayed(tmp_pat
     named, other = tmp_path / "a.py", tmp_path / "b.py"
     named.write_bytes(SOURCE)
     other.write_bytes(SOURCE)
-    _old(named, other)
+    _aged(named, other)
     files, project = [named], [named, other]
     results = _recorded(tmp_path, files, project)
     record = lambda: cache.RunRecord(results, RULES, files, project, lambda p: frozenset())  # noqa: E731
     assert [r.findings for r in record().replay(lambda p: b"")] == [[_manual()]]
     other.write_bytes(SOURCE + b"y = 2\n")
-    _old(other)
+    _aged(other)
     assert record().replay(lambda p: b"") is None
 
 
@@ -643,7 +643,7 @@ def test_clean_removes_a_run_record(tmp_path: Path) -> None:
     """A run record lies where `clean` looks for the cache's entries (a two-letter hex folder)."""
     named = tmp_path / "a.py"
     named.write_bytes(SOURCE)
-    _old(named)
+    _aged(named)
     _recorded(tmp_path, [named], [named])
     [entry] = (tmp_path / "cache").rglob("*.run")
     size = entry.stat().st_size
