@@ -30,7 +30,7 @@ from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind  # noq
 from codemods.engine.fixes import Edit, FixPlan  # noqa: E402
 from codemods.engine.rule import Rule  # noqa: E402
 from codemods.settings import Settings  # noqa: E402
-from tests import jax_support  # noqa: E402
+from tests import jax_support, warm_python  # noqa: E402
 from tests.test_cli import REPO  # noqa: E402
 
 pytestmark = pytest.mark.jax
@@ -86,8 +86,7 @@ def lower(program: Path, tmp_path: Path, *, filtering: str = "auto") -> subproce
     script = tmp_path / "lower_program.py"
     script.write_text(LOWER)
     env = {**os.environ, "JAX_TRACEBACK_FILTERING": filtering, "JAX_PLATFORMS": "cpu"}
-    return subprocess.run([sys.executable, str(script), str(program), str(program.parent)], capture_output=True,
-                          text=True, env=env, timeout=300, cwd=program.parent)
+    return warm_python.run([script, program, program.parent], env=env, timeout=300, cwd=program.parent)
 
 
 def explain(log: str, cwd: Path, *args: str) -> subprocess.CompletedProcess:

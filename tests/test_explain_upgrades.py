@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("jax")
 
 from codemods.api_changes import TABLE  # noqa: E402
-from tests import jax_support  # noqa: E402
+from tests import jax_support, warm_python  # noqa: E402
 from tests.test_explain import explain  # noqa: E402
 from tests.test_upgrades_jax import PROOF_ROOT  # noqa: E402
 
@@ -29,8 +29,10 @@ ROWS = {row.code: row for row in TABLE}
 
 def run_python(script: Path, *options: str, python: str = sys.executable) -> subprocess.CompletedProcess:
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    return subprocess.run([python, *options, script.name], capture_output=True, text=True, env=env, timeout=300,
-                          cwd=script.parent)
+    if "-m" in options:  # a module run as a program (pytest): a fresh interpreter
+        return subprocess.run([python, *options, script.name], capture_output=True, text=True, env=env, timeout=300,
+                              cwd=script.parent)
+    return warm_python.run([script.name], python=python, options=options, env=env, timeout=300, cwd=script.parent)
 
 
 def failing(code: str, program: str, folder: Path) -> tuple[Path, str]:

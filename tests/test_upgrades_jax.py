@@ -21,7 +21,6 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -31,7 +30,7 @@ import numpy as np
 
 from codemods.api_changes import TABLE
 from codemods.capabilities import parse_version
-from tests import jax_support
+from tests import jax_support, warm_python
 
 pytestmark = pytest.mark.jax
 
@@ -72,8 +71,8 @@ OLDEST_PROOF = "0.4.30"  # the oldest jax with Python 3.11 wheels that the Makef
 
 
 def _run(path: Path, strict: bool, python: str = sys.executable) -> dict:
-    process = subprocess.run([python, "-c", RUNNER, str(path), "strict" if strict else "lenient"],
-                             capture_output=True, text=True, timeout=300, env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    process = warm_python.run(["-c", RUNNER, path, "strict" if strict else "lenient"], python=python,
+                              env={**os.environ, "JAX_PLATFORMS": "cpu"}, timeout=300)
     assert process.returncode == 0, process.stderr[-2000:]
     return json.loads(process.stdout.strip().splitlines()[-1])
 

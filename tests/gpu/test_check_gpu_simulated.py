@@ -6,12 +6,13 @@ never imported, so a GPU-less pytest run loads nothing of it.
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("jax")
+
+from tests import warm_python  # noqa: E402
 
 pytestmark = pytest.mark.jax
 
@@ -21,9 +22,7 @@ EXAMPLES = SCRIPT.parents[2] / "examples"
 
 def run_script(*args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("OUT", "JAX_PLATFORMS")}
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, env=env, timeout=300
-    )
+    return warm_python.run([SCRIPT, *args], env=env, timeout=300)
 
 
 def test_simulated_run_passes_on_the_gpu_examples():
