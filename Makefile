@@ -46,10 +46,11 @@ demo: $(VENV)/.installed
 	$(VENV)/bin/jax-codemod examples/ || [ $$? -eq 1 ]
 
 # The whole suite on the newest jax, then again on the oldest supported release. The virtualenvs
-# are built first, side by side: pip waits on the index and the disk as much as on a core.
+# the newest run needs are built first, side by side, and the oldest release's while the newest
+# run's tests start: pip waits on the index and the disk as much as on a core.
 test:
-	$(MAKE) -j4 $(VENV)/.test-installed $(VENV_OLDEST)/.test-installed $(PROOF_VENVS)
-	$(MAKE) test-newest
+	$(MAKE) -j3 $(VENV)/.test-installed $(PROOF_VENVS)
+	$(MAKE) -j2 test-newest $(VENV_OLDEST)/.test-installed
 	$(MAKE) test-oldest
 
 test-newest: $(VENV)/.test-installed $(PROOF_VENVS)
