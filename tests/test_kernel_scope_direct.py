@@ -849,15 +849,15 @@ def test_the_launchers_a_module_defines_and_where_each_takes_its_body() -> None:
     the names bound to an instance of the class (`OPS`, not `OTHER` nor `NOT_OPS`) carry its
     methods; a partial that binds the first argument moves the body one place, one of a decorator
     factory is configured first too, one that binds the body is no launcher; a lambda bound by an
-    annotated assignment is not exported (a gap, reported in session 11: were it, `annotated` would
-    join the dict; here it must raise nothing), nor is a def that calls the launcher it defines
-    within instead of returning it (`not_a_factory`)."""
+    annotated assignment is one (`annotated`); a def that calls the launcher it defines within
+    instead of returning it is not (`not_a_factory`)."""
     scope = _scope(LAUNCHERS_DEFINED)
     both = frozenset({MOSAIC_TPU, TRITON})
     assert defined_launchers(scope) == {
         "run": (0, "body", both), "run_late": (1, "body", both), "run_lambda": (0, "body", both),
         "Runner": (0, "body", both), "Ops.static": (1, "body", both), "Ops.klass": (1, "body", both),
-        "OPS.method": (1, "body", both), "OPS.keyword": (None, "body", both), "with_grid": (None, "", both)}
+        "OPS.method": (1, "body", both), "OPS.keyword": (None, "body", both), "with_grid": (None, "", both),
+        "annotated": (0, "body", both)}
     assert scope.partial_launchers == {"again": (0, "body", both), "call": (0, "kernel", both), "run_one": (0, "body", both),
                                        "grid_one": (None, "", both)}  # not `body_bound`: its body is bound
 

@@ -681,7 +681,7 @@ def takes_refs(function: FunctionNode) -> bool:
 def defined_launchers(scope: KernelScope) -> dict[str, tuple[Optional[int], str, Backends]]:
     """The launchers a module defines at its top level, by the name an importer calls them by, as its
     kernel scope found them: defs that launch a parameter (`def run(body, x)`), lambdas bound to a
-    name (`run = lambda body, x: ...`), classes whose `__init__` does (`Runner(body)`), static and
+    name (`run = lambda body, x: ...`, annotated or not), classes whose `__init__` does (`Runner(body)`), static and
     class methods (`Launch.run(body)`), methods of a module-level instance (`LAUNCHER = Launch()`,
     `LAUNCHER.run(body)`), defs that return a def that launches its first parameter (a decorator
     factory). Each with where a call passes the body (position, keyword) and the backends it
@@ -694,9 +694,10 @@ def defined_launchers(scope: KernelScope) -> dict[str, tuple[Optional[int], str,
         holder = index.parent.get(function)
         at_top = isinstance(index.parent.get(holder), ast.Module)
         if isinstance(function, ast.Lambda):
-            if at_top and isinstance(holder, ast.Assign) and len(holder.targets) == 1 \
-                    and isinstance(holder.targets[0], ast.Name):
-                found[holder.targets[0].id] = (position, param.arg, launched)
+            targets = holder.targets if isinstance(holder, ast.Assign) else \
+                [holder.target] if isinstance(holder, ast.AnnAssign) else []  # `run: Callable = lambda ...`
+            if at_top and len(targets) == 1 and isinstance(targets[0], ast.Name):
+                found[targets[0].id] = (position, param.arg, launched)
         elif isinstance(holder, ast.Module):
             found[function.name] = (position, param.arg, launched)
         elif isinstance(holder, ast.ClassDef) and at_top:
