@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from codemods.analysis import project
-from codemods.analysis.project import ProjectIndex
+from codemods.analysis.project import ProjectIndex, _words
 
 
 def read_bytes(path: "Path | str") -> bytes:
@@ -257,3 +257,11 @@ def test_another_name_for_an_imported_launcher_mid_module_hands_it_on(tmp_path: 
         ("body", frozenset({"mosaic_tpu", "triton"}), "passed to call in pkg.api", "body"),)
     assert index._forwarded_launchers(index._modules["pkg.ops"]) == {
         "pkg.ops.call": (0, "body", frozenset({"mosaic_tpu", "triton"}))}
+
+
+def test_a_modules_words_are_its_identifiers_and_its_numbers_whole() -> None:
+    """What the search across modules asks of a module's bytes: an underscore and digits inside a
+    name keep it whole, a number is one word (`0x1f` does not say `x1f`), any other byte (UTF-8 of
+    a non-ASCII letter included) separates."""
+    code = "def f(x_ref, o2):\n    y = 0x1f + 3j  # café_au name\n".encode()
+    assert _words(code) == {b"def", b"f", b"x_ref", b"o2", b"y", b"0x1f", b"3j", b"caf", b"_au", b"name"}

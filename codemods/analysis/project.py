@@ -52,7 +52,18 @@ FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _MAX_REFERRERS = 16  # see ProjectIndex._referrers
 _MAX_CYCLE_ROUNDS = 8  # see ProjectIndex._fact_through_cycles
 _MAX_REEXPORTS = 8  # `from .a import f` in `__init__.py`, re-exported again ...: deeper chains are not followed
-_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+# Every byte that cannot be part of an identifier, as a space: a module's words are then its bytes
+# split, in C (twice as fast as a regex's matches on 6,500 modules). A run of digits and letters
+# that starts with a digit (`0x1f`, `3j`) is one word too, that no name can equal.
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_SPACE_FOR_NON_WORD = bytes(byte if byte in _WORD_BYTES else 0x20 for byte in range(256))
+
+
+def _words(code: bytes) -> frozenset[bytes]:
+    """The words `code` says: the names it may bind or use, and its numbers."""
+    return frozenset(code.translate(_SPACE_FOR_NON_WORD).split())
+
+
 # An import statement's first module: None for a relative one (`from . import x`, `from .a import x`).
 _FIRST_IMPORTED = re.compile(rb"[ \t]*(?:from[ \t]+(?:\.|([A-Za-z_]\w*))|import[ \t]+([A-Za-z_]\w*))")
 _IMPORT_STATEMENT = rb"[ \t]*(?:from[ \t]+\S+[ \t]+import[ \t]*\([^)]*\)|(?:from|import)[ \t][^\n]*)"
@@ -1168,7 +1179,7 @@ class ProjectIndex:
         """The words of its import statements (parenthesized continuations included)."""
         texts = self._import_texts(module)
         if module.import_words is None:
-            module.import_words = frozenset(word for statement in texts for word in _WORD.findall(statement))
+            module.import_words = _words(b" ".join(texts))
         return module.import_words
 
     def _says(self, module: _Module, names: tuple[str, ...]) -> bool:
@@ -1180,7 +1191,7 @@ class ProjectIndex:
         if not any(word in raw for word in wanted):
             return False
         if module.words is None:
-            module.words = frozenset(_WORD.findall(raw))
+            module.words = _words(raw)
         return any(word in module.words for word in wanted)
 
     def _is_relevant(self, module: _Module) -> bool:
@@ -1254,7 +1265,7 @@ def _needy_summary(name: str) -> tuple:
 def _names_said(chunk: tuple[list[str], frozenset[bytes]]) -> list[frozenset[bytes]]:
     """Of `named`, the words each module of the chunk says (see `ProjectIndex._learn_sayers`)."""
     names, named = chunk
-    return [_in_worker(name, lambda index, module: named.intersection(_WORD.findall(index._bytes(module))))
+    return [_in_worker(name, lambda index, module: named.intersection(_words(index._bytes(module))))
             for name in names]
 
 
@@ -1341,7 +1352,7 @@ def _reaching(tree: Optional[ast.Module], raw: bytes, starts: list[int], needy: 
         if name not in needy:
             first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
             end = starts[statement.end_lineno] if statement.end_lineno < len(starts) else len(raw)
-            statements[name] = (statement, frozenset(_WORD.findall(raw, starts[first - 1], end)))
+            statements[name] = (statement, _words(raw[starts[first - 1]:end]))
     found: list[tuple[str, ast.stmt]] = []
     wanted = {name.encode() for name in needy}
     changed = True
