@@ -46,6 +46,7 @@ from codemods.analysis.kernel_scope import (
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex
 from codemods.analysis.value_flow import returned_values
 from codemods.capabilities import Level
+from codemods.engine.rule import WORD_BYTES
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -55,8 +56,7 @@ _MAX_REEXPORTS = 8  # `from .a import f` in `__init__.py`, re-exported again ...
 # Every byte that cannot be part of an identifier, as a space: a module's words are then its bytes
 # split, in C (twice as fast as a regex's matches on 6,500 modules). A run of digits and letters
 # that starts with a digit (`0x1f`, `3j`) is one word too, that no name can equal.
-_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_SPACE_FOR_NON_WORD = bytes(byte if byte in _WORD_BYTES else 0x20 for byte in range(256))
+_SPACE_FOR_NON_WORD = bytes(byte if byte in WORD_BYTES else 0x20 for byte in range(256))
 
 
 def _words(code: bytes) -> frozenset[bytes]:

@@ -42,7 +42,7 @@ class Check(Protocol):
     def __call__(self, rule: "Rule", file: ParsedFile) -> list[Finding]: ...
 
 
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")  # of identifiers
 
 
 def contains_word(raw: bytes, word: bytes) -> bool:
@@ -51,7 +51,7 @@ def contains_word(raw: bytes, word: bytes) -> bool:
     start = raw.find(word)
     while start != -1:
         end = start + len(word)
-        if (start == 0 or raw[start - 1] not in _WORD_BYTES) and (end == len(raw) or raw[end] not in _WORD_BYTES):
+        if (start == 0 or raw[start - 1] not in WORD_BYTES) and (end == len(raw) or raw[end] not in WORD_BYTES):
             return True
         start = raw.find(word, start + 1)
     return False
