@@ -11,6 +11,7 @@ import json
 import marshal
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -543,8 +544,9 @@ def test_facts_key_is_the_facts_sorted(tmp_path: Path) -> None:
     assert json.loads(facts_key(FACTS)) == {
         "kernels": [["body", ["gpu", "tpu"], "launched", "body"]],
         "shared": ["a", "b"],
-        "launchers": [["pkg.launch", 1, "kernel", ["cpu", "gpu"]]]}
-    assert facts_key(NO_FACTS) == '{"kernels": [], "shared": [], "launchers": []}'
+        "launchers": [["pkg.launch", 1, "kernel", ["cpu", "gpu"]]], "through": []}
+    assert facts_key(NO_FACTS) == '{"kernels": [], "shared": [], "launchers": [], "through": []}'
+    assert json.loads(facts_key(replace(FACTS, through=(("pkg.ops.lax", "jax.lax"),))))["through"] == [["pkg.ops.lax", "jax.lax"]]
     same = ModuleFacts(kernels=(("body", frozenset({"gpu", "tpu"}), "launched", "body"),),
                        shared=frozenset({"a", "b"}),
                        launchers=(("pkg.launch", 1, "kernel", frozenset({"cpu", "gpu"})),))

@@ -772,6 +772,28 @@ def test_a_launch_helper_handed_on_through_other_modules_launches_kernel_code(
     _fixed_and_lowered(tmp_path, "fwd.api", [("util.py", "JAX001", "fixed")])
 
 
+@pytest.mark.jax
+@pytest.mark.parametrize("compat, imported", [
+    ("from jax import lax\n", "from reex.compat import lax"),
+    ("import jax.lax as lax\n", "from .compat import lax"),
+    ("from reex.inner import lax\n", "from reex.compat import lax"),  # re-exported twice
+], ids=["absolute", "relative", "two-steps"])
+def test_a_jax_module_re_exported_by_a_project_module_is_jax_in_kernel_code(tmp_path: Path, compat: str,
+                                                                              imported: str) -> None:
+    """`compat.py` imports `lax` from jax, a kernel body's module imports it from `compat`: the
+    pair in the body is jax's. The call read as `reex.compat.lax.dot`, nothing was reported, and
+    `--check` passed while the kernel failed to lower."""
+    _package(tmp_path, "reex", {
+        "inner.py": "from jax import lax\n",
+        "compat.py": compat,
+        "util.py": f"import jax.numpy as jnp\n{imported}\n\n\ndef body(x_ref, w_ref, o_ref):\n"
+        "    o_ref[...] = lax.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+        "api.py": "import jax\nfrom jax.experimental import pallas as pl\nfrom reex.util import body\n\n\ndef run(x, w):\n"
+        "    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
+    })
+    _fixed_and_lowered(tmp_path, "reex.api", [("util.py", "JAX001", "fixed")])
+
+
 # A launcher beside `pl.pallas_call`, spelled other than a def or a partial: (launch.py's code, the call in api.py).
 _LAUNCHERS_SPELLED = {
     "another-name-for-pallas_call": ("call = pl.pallas_call\n", "launch.call(body, out_shape=SHAPE)(x, w)"),

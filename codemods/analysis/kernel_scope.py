@@ -201,6 +201,9 @@ class ModuleFacts:
     kernels: tuple[tuple[str, Backends, str, str], ...] = ()  # (def name, backends, why, one of ROLES)
     shared: frozenset[str] = frozenset()
     launchers: tuple[tuple[str, Optional[int], str, Backends], ...] = ()  # (qualified name, position, keyword, backends)
+    # Its imports of a name that a project module imports from outside the project (`ops.py`: `from
+    # jax import lax`; here `from pkg.ops import lax`): (the import as its index spells it, `jax.lax`).
+    through: tuple[tuple[str, str], ...] = ()
 
     @property
     def holds_kernels(self) -> bool:

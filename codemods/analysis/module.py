@@ -19,7 +19,7 @@ import functools
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Optional, Union
+from typing import Iterable, Iterator, Mapping, Optional, Union
 
 from codemods.analysis.names import PARTIAL, canonical
 
@@ -88,9 +88,11 @@ class Scope:
 class ModuleIndex:
     """A module as the rules see it: its text, its tree, and the answers they share."""
 
-    def __init__(self, text: str, tree: ast.Module) -> None:
+    def __init__(self, text: str, tree: ast.Module, through: Optional[Mapping[str, str]] = None) -> None:
+        """`through`: imports to read as other names (ModuleFacts.through: `pkg.ops.lax` is `jax.lax`)."""
         self.text = text
         self.tree = tree
+        self.through = through or {}
         self._line_starts = [0] + [match.end() for match in NEWLINE.finditer(text)]
         self.parent: dict[ast.AST, ast.AST] = {}
         self.calls: list[ast.Call] = []  # every call, in source order (outer before inner)
@@ -115,13 +117,13 @@ class ModuleIndex:
         self._index()
 
     @classmethod
-    def parse(cls, text: str) -> "ModuleIndex":
+    def parse(cls, text: str, through: Optional[Mapping[str, str]] = None) -> "ModuleIndex":
         """Raises SyntaxError, ValueError (NUL bytes) or RecursionError (absurd nesting). Warnings the
         user's own code draws from the parser (invalid escape sequences) are not the tool's to print."""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(text)
-        return cls(text, tree)
+        return cls(text, tree, through)
 
     # -- positions --
 
@@ -355,7 +357,7 @@ class ModuleIndex:
                 module = "." * node.level + (node.module or "")
                 bound = alias.asname or alias.name
                 imported = f"{module}.{alias.name}" if node.module else f"{module}{alias.name}"
-            binding = Binding(bound, alias, scope, imported=imported, statement=node)
+            binding = Binding(bound, alias, scope, imported=self.through.get(imported, imported), statement=node)
             scope.bind(binding)
             self.imports.append(binding)
 

@@ -514,7 +514,38 @@ class ProjectIndex:
                 shared.add(name)
         launched = {name for name, *_ in kernels}
         kernels += self._maybe_launched(module, [name for name in needy if name not in launched])
-        return ModuleFacts(tuple(sorted(kernels)), frozenset(shared), launchers)
+        return ModuleFacts(tuple(sorted(kernels)), frozenset(shared), launchers, self._imported_from_outside(module))
+
+    def _imported_from_outside(self, module: _Module) -> tuple[tuple[str, str], ...]:
+        """Its imports of a project module's name that the project module imports from jax (`ops.py`:
+        `from jax import lax`; here `from pkg.ops import lax`): each as its index spells it, with
+        what it is (`jax.lax`), so that its calls read as jax's (ModuleFacts.through). From its
+        import lines alone: a module whose facts say nothing else is not parsed for them."""
+        if not self._imports_project(module):
+            return ()
+        found = set()
+        for statement in self._import_statements(module):
+            if isinstance(statement, ast.ImportFrom):
+                prefix = "." * statement.level + (statement.module or "")
+                for alias in statement.names:
+                    spelled = f"{prefix}.{alias.name}" if statement.module else f"{prefix}{alias.name}"
+                    absolute = module.absolute(spelled)  # a module of the project is none of jax's
+                    outside = self._outside_name(absolute, _MAX_REEXPORTS) \
+                        if absolute and absolute not in self._modules else None
+                    if outside is not None and outside.split(".")[0] == "jax":
+                        found.add((spelled, outside))
+        return tuple(sorted(found))
+
+    def _outside_name(self, qualified: str, depth: int) -> Optional[str]:
+        """What a project module's top-level name is when the module imports it from outside the
+        project (through re-exports, as `_find_function` follows them); None for the project's own."""
+        owner_name, _, name = qualified.rpartition(".")
+        owner = self._modules.get(owner_name)
+        kind = self._top_level_entry(owner, name) if owner is not None else None
+        absolute = owner.absolute(kind) if owner is not None and kind not in (None, "def") and depth > 0 else None
+        if absolute is None or absolute == qualified:
+            return None
+        return absolute if absolute.split(".")[0] not in self._tops else self._outside_name(absolute, depth - 1)
 
     def _maybe_launched(self, module: _Module, needy: list[str]) -> list[tuple[str, Backends, str, str]]:
         """Its needy defs that take refs as kernel bodies do, where a module that imports it launches a

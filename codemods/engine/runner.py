@@ -491,7 +491,10 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
         return result
     try:
         source = decode(path, raw) if ipynb is None else ipynb
-        module = (_PROJECT and _PROJECT.parsed(path, source.text)) or _parse(source.text)
+        module = (_PROJECT and _PROJECT.parsed(path, source.text)) or _parse(source.text, facts.through)
+        if facts.through and module.through != dict(facts.through):
+            # imports read as jax's (ModuleFacts.through): an index of its own, on the same tree
+            module = ModuleIndex(module.text, module.tree, dict(facts.through))
     except SourceError as error:
         result.error = str(error) if ipynb is None else ipynb.cells.locate_message(str(error))
         return result
@@ -600,9 +603,9 @@ def _with_own_edits(findings: list[Finding], text: str, path: str) -> list[tuple
 _TOO_COMPLEX = "Python source too complex to parse"
 
 
-def _parse(text: str) -> ModuleIndex:
+def _parse(text: str, through: tuple[tuple[str, str], ...] = ()) -> ModuleIndex:
     try:
-        return ModuleIndex.parse(text)
+        return ModuleIndex.parse(text, dict(through))
     except SyntaxError as error:
         where = f" (line {error.lineno}, column {error.offset})" if error.lineno else ""
         raise SourceError(f"cannot parse: {error.msg}{where}") from None
