@@ -565,7 +565,7 @@ def test_a_file_python_cannot_parse_is_an_error_not_a_crash(source: str, error: 
 def test_a_parser_overflow_without_a_message_still_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
     """Some CPython 3.11 builds overflow on deep nesting with a bare MemoryError: the reason must not
     be empty ("cannot parse: ")."""
-    def overflow(text: str) -> None:
+    def overflow(text: str, through=None) -> None:
         raise MemoryError
     monkeypatch.setattr(runner.ModuleIndex, "parse", overflow)
     result = runner.process_source(Path("k.py"), b"x = 1\n", [stub_rule()], Settings())
