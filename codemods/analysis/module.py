@@ -53,6 +53,17 @@ class Binding:
         return isinstance(self.statement, ast.ImportFrom) and bool(self.statement.level)
 
 
+def import_binding(statement: Union[ast.Import, ast.ImportFrom], alias: ast.alias) -> tuple[str, str]:
+    """What an import binds for one of its names (not `*`): the name, and the dotted name it stands
+    for, a relative one with its dots (`import jax.numpy as jnp`: ("jnp", "jax.numpy"); `import
+    jax.numpy`: ("jax", "jax"); `from ..ops import act as a`: ("a", "..ops.act"))."""
+    if isinstance(statement, ast.Import):
+        bound = alias.asname or alias.name.split(".")[0]
+        return bound, alias.name if alias.asname else bound
+    prefix = "." * statement.level + (statement.module or "")
+    return alias.asname or alias.name, f"{prefix}.{alias.name}" if statement.module else f"{prefix}{alias.name}"
+
+
 @dataclass(eq=False)
 class Scope:
     kind: str  # "module", "function", "class" or "comprehension"
@@ -350,13 +361,7 @@ class ModuleIndex:
         for alias in node.names:
             if alias.name == "*":
                 continue
-            if isinstance(node, ast.Import):
-                bound = alias.asname or alias.name.split(".")[0]
-                imported = alias.name if alias.asname else bound
-            else:
-                module = "." * node.level + (node.module or "")
-                bound = alias.asname or alias.name
-                imported = f"{module}.{alias.name}" if node.module else f"{module}{alias.name}"
+            bound, imported = import_binding(node, alias)
             binding = Binding(bound, alias, scope, imported=self.through.get(imported, imported), statement=node)
             scope.bind(binding)
             self.imports.append(binding)

@@ -43,7 +43,7 @@ from typing import Callable, Iterable, Iterator, Optional, TypeVar
 from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, Backends, KernelScope, ModuleFacts, defined_launchers, find_kernels, takes_refs,
 )
-from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex
+from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex, import_binding
 from codemods.analysis.value_flow import returned_values
 from codemods.capabilities import Level
 from codemods.engine.rule import WORD_BYTES
@@ -526,9 +526,8 @@ class ProjectIndex:
         found = set()
         for statement in self._import_statements(module):
             if isinstance(statement, ast.ImportFrom):
-                prefix = "." * statement.level + (statement.module or "")
                 for alias in statement.names:
-                    spelled = f"{prefix}.{alias.name}" if statement.module else f"{prefix}{alias.name}"
+                    spelled = import_binding(statement, alias)[1]
                     absolute = module.absolute(spelled)  # a module of the project is none of jax's
                     outside = self._outside_name(absolute, _MAX_REEXPORTS) \
                         if absolute and absolute not in self._modules else None
@@ -821,9 +820,8 @@ class ProjectIndex:
         spelled: dict[str, str] = {}
         for statement in self._import_statements(module):
             if isinstance(statement, ast.ImportFrom):
-                prefix = "." * statement.level + (statement.module or "")
                 for alias in statement.names:
-                    name = f"{prefix}.{alias.name}" if statement.module else f"{prefix}{alias.name}"
+                    name = import_binding(statement, alias)[1]
                     absolute = module.absolute(name)
                     if absolute is not None:
                         spelled[name] = absolute
@@ -944,16 +942,11 @@ class ProjectIndex:
                     for target in statement.targets:
                         if isinstance(target, ast.Name):
                             module.top_level[target.id] = "def"
-                elif isinstance(statement, ast.ImportFrom):
-                    prefix = "." * statement.level + (statement.module or "")
+                elif isinstance(statement, (ast.Import, ast.ImportFrom)):
                     for alias in statement.names:
                         if alias.name != "*":
-                            separator = "." if statement.module else ""
-                            module.top_level[alias.asname or alias.name] = f"{prefix}{separator}{alias.name}"
-                elif isinstance(statement, ast.Import):
-                    for alias in statement.names:
-                        bound = alias.asname or alias.name.split(".")[0]
-                        module.top_level[bound] = alias.name if alias.asname else bound
+                            bound, imported = import_binding(statement, alias)
+                            module.top_level[bound] = imported
         return module.top_level
 
     def _project_mentions(self, module: _Module, index: ModuleIndex) -> dict[Optional[FunctionNode], list[ast.AST]]:
