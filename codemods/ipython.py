@@ -199,4 +199,9 @@ def unload_ipython_extension(ipython) -> None:
     magics = getattr(ipython, "_jax_codemod_magics", None)
     if magics is not None:
         ipython.events.unregister("post_run_cell", magics.post_run_cell)
+        # IPython keeps registered magics after an unload: `%jax_codemod` would call an object whose
+        # errors are no longer recorded, and a later load would be shadowed by it.
+        for table in ipython.magics_manager.magics.values():
+            if getattr(table.get("jax_codemod"), "__self__", None) is magics:
+                del table["jax_codemod"]
         del ipython._jax_codemod_magics

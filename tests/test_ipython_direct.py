@@ -419,5 +419,7 @@ def test_load_and_unload(shell):
     ip.unload_ipython_extension(shell)
     assert shell.events.callbacks["post_run_cell"] == before
     assert not hasattr(shell, "_jax_codemod_magics")
+    assert "jax_codemod" not in shell.magics_manager.magics["line"]  # no magic left calling a dead object
+    assert "jax_codemod" not in shell.magics_manager.magics["cell"]
     ip.unload_ipython_extension(shell)  # twice: nothing to do
     assert shell.events.callbacks["post_run_cell"] == before

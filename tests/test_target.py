@@ -127,8 +127,11 @@ def via_ipython(root: Path, path: Path, options: list[str]) -> tuple[int, str]:
     shell = InteractiveShell.instance()
     shell.run_line_magic("load_ext", "codemods.ipython")
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        shell.run_cell("%%jax_codemod\n" + path.read_text(), store_history=True)
+    try:
+        with contextlib.redirect_stdout(out):
+            shell.run_cell("%%jax_codemod\n" + path.read_text(), store_history=True)
+    finally:  # the shell is the process's one instance: the next test loads the extension afresh
+        shell.run_line_magic("unload_ext", "codemods.ipython")
     return 0, out.getvalue()
 
 
