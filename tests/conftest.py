@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
@@ -20,6 +21,20 @@ def _private_result_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """The CLI's result cache (codemods/engine/cache.py) goes to a folder of this session: tests
     never read entries left by other runs, nor leave any in the user's cache."""
     os.environ["JAX_CODEMOD_CACHE_DIR"] = str(tmp_path_factory.mktemp("result-cache"))
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_process_state():
+    """A test that leaves the process in another folder, or with another import path, fails here
+    (and they are put back): under pytest-xdist the tests that run after it in the same worker
+    depend on the order the workers happened to take them in, which CI's run does not repeat."""
+    folder, path = os.getcwd(), list(sys.path)
+    yield
+    leaked = [f"the current folder ({os.getcwd()})"] if os.getcwd() != folder else []
+    leaked += [f"sys.path ({sorted(set(sys.path) ^ set(path))})"] if sys.path != path else []
+    os.chdir(folder)
+    sys.path[:] = path
+    assert not leaked, f"the test changed {' and '.join(leaked)} without putting it back (use monkeypatch)"
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -331,7 +331,7 @@ def test_interactive_declining_every_fix_changes_nothing_and_keeps_the_findings(
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-def test_diff_base_names_files_relative_to_the_current_folder(tmp_path: Path) -> None:
+def test_diff_base_names_files_relative_to_the_current_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "repo"
     project(root, 'jax-version = "0.12.0.1"\n', "x = 1\n")
     run = lambda *args: subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@invalid", *args], cwd=root,
@@ -340,7 +340,7 @@ def test_diff_base_names_files_relative_to_the_current_folder(tmp_path: Path) ->
     run("add", "-A")
     run("commit", "-qm", "base")
     (root / "pkg" / "kernel.py").write_text(KERNEL)
-    os.chdir(root)
+    monkeypatch.chdir(root)
     result = invoke("fix", "--no-cache", "--diff-base", "HEAD")
     assert result.exit_code == 1
     assert result.stdout.startswith("--- a/pkg/kernel.py\n+++ b/pkg/kernel.py\n"), result.stdout
