@@ -94,3 +94,16 @@ def test_a_pair_is_read() -> None:
 ])
 def test_a_module_of_imports_only_takes_a_helper_at_its_end(source: str, expected: tuple) -> None:
     assert _insertion_point(ModuleIndex.parse(source)) == expected
+
+
+@pytest.mark.parametrize("code, attribute, expected", [
+    ("from . import compat as c\n\nc.lax.dot\n", "c.lax.dot", "jax.lax.dot"),  # a module's attribute
+    ("from .compat import lax\n\nlax.dot\n", "lax.dot", "jax.lax.dot"),  # the name itself
+    ("from . import compat as c\n\nc.laxer.dot\n", "c.laxer.dot", ".compat.laxer.dot"),  # a longer name: not it
+    ("from . import compat as c\n\nc.dot\n", "c.dot", ".compat.dot"),  # the module's own
+], ids=["attribute", "name", "longer-name", "own-name"])
+def test_a_name_read_through_the_projects_re_exports_of_jax(code: str, attribute: str, expected: str) -> None:
+    """`through` (the project index's ModuleFacts.through) reads `.compat.lax` as `jax.lax`, as an
+    imported name and as an attribute of the imported module, up to a whole dotted part only."""
+    index = ModuleIndex.parse(code, {".compat.lax": "jax.lax"})
+    assert index.qualified_names(_attribute(index, attribute)) == {expected}

@@ -773,21 +773,28 @@ def test_a_launch_helper_handed_on_through_other_modules_launches_kernel_code(
 
 
 @pytest.mark.jax
-@pytest.mark.parametrize("compat, imported", [
-    ("from jax import lax\n", "from reex.compat import lax"),
-    ("import jax.lax as lax\n", "from .compat import lax"),
-    ("from reex.inner import lax\n", "from reex.compat import lax"),  # re-exported twice
-], ids=["absolute", "relative", "two-steps"])
+@pytest.mark.parametrize("compat, imported, lax", [
+    ("from jax import lax\n", "from reex.compat import lax", "lax"),
+    ("import jax.lax as lax\n", "from .compat import lax", "lax"),
+    ("from reex.inner import lax\n", "from reex.compat import lax", "lax"),  # re-exported twice
+    ("from jax import lax as _lax\n\nlax = _lax\n", "from reex.compat import lax", "lax"),
+    ("import jax\n\nlax = jax.lax\n", "from .compat import lax", "lax"),
+    ("from jax import lax\n", "from reex import compat", "compat.lax"),
+    ("from reex.inner import lax\n", "from . import compat as c", "c.lax"),
+    ("import jax.lax as lax\n", "import reex.compat", "reex.compat.lax"),
+], ids=["absolute", "relative", "two-steps", "bound-to-an-import", "bound-to-an-attribute", "module-attribute",
+        "module-attribute-two-steps", "dotted-module-attribute"])
 def test_a_jax_module_re_exported_by_a_project_module_is_jax_in_kernel_code(tmp_path: Path, compat: str,
-                                                                              imported: str) -> None:
-    """`compat.py` imports `lax` from jax, a kernel body's module imports it from `compat`: the
-    pair in the body is jax's. The call read as `reex.compat.lax.dot`, nothing was reported, and
-    `--check` passed while the kernel failed to lower."""
+                                                                              imported: str, lax: str) -> None:
+    """`compat.py` imports `lax` from jax (or binds a name to it), a kernel body's module imports it
+    from `compat`, or imports `compat` and says `compat.lax`: the pair in the body is jax's. The
+    call read as `reex.compat.lax.dot`, nothing was reported, and `--check` passed while the kernel
+    failed to lower."""
     _package(tmp_path, "reex", {
         "inner.py": "from jax import lax\n",
         "compat.py": compat,
         "util.py": f"import jax.numpy as jnp\n{imported}\n\n\ndef body(x_ref, w_ref, o_ref):\n"
-        "    o_ref[...] = lax.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+        f"    o_ref[...] = {lax}.dot(x_ref[...], w_ref[...], precision=({lax}.Precision.DEFAULT, {lax}.Precision.HIGH))\n",
         "api.py": "import jax\nfrom jax.experimental import pallas as pl\nfrom reex.util import body\n\n\ndef run(x, w):\n"
         "    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
     })

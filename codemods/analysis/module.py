@@ -200,11 +200,23 @@ class ModuleIndex:
         names = set()
         for binding in scope.lookup(node.id):
             if binding.imported is not None:
-                names.add(canonical(binding.imported + suffix))
+                names.add(canonical(self._read_through(binding.imported + suffix)))
             elif binding.value is not None and depth > 0 and isinstance(binding.value, (ast.Name, ast.Attribute)):
                 # `P = lax.Precision`, `L = jax.lax`, `dot = jnp.dot`: the name stands for what it was bound to.
                 names.update(name + suffix for name in self.qualified_names(binding.value, depth - 1))
         return names
+
+    def _read_through(self, dotted: str) -> str:
+        """`dotted` as `through` reads it, the name or one of its attributes (`.compat.lax.dot` is
+        `jax.lax.dot` where the project's `compat` imports `lax` from jax)."""
+        head = dotted
+        while self.through:
+            if head in self.through:
+                return self.through[head] + dotted[len(head):]
+            head, dot, _ = head.rpartition(".")
+            if not dot:
+                break
+        return dotted
 
     def matching_name(self, node: ast.AST, wanted: Iterable[str]) -> Optional[str]:
         wanted = wanted if isinstance(wanted, (set, frozenset, dict)) else set(wanted)
@@ -362,7 +374,7 @@ class ModuleIndex:
             if alias.name == "*":
                 continue
             bound, imported = import_binding(node, alias)
-            binding = Binding(bound, alias, scope, imported=self.through.get(imported, imported), statement=node)
+            binding = Binding(bound, alias, scope, imported=self._read_through(imported), statement=node)
             scope.bind(binding)
             self.imports.append(binding)
 

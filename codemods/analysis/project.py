@@ -525,15 +525,36 @@ class ProjectIndex:
             return ()
         found = set()
         for statement in self._import_statements(module):
-            if isinstance(statement, ast.ImportFrom):
-                for alias in statement.names:
-                    spelled = import_binding(statement, alias)[1]
-                    absolute = module.absolute(spelled)  # a module of the project is none of jax's
-                    outside = self._outside_name(absolute, _MAX_REEXPORTS) \
-                        if absolute and absolute not in self._modules else None
+            for alias in statement.names:
+                if alias.name == "*":
+                    continue
+                bound, spelled = import_binding(statement, alias)
+                # The module an import names: `import pkg.compat` binds `pkg`, and its code says `pkg.compat`.
+                named, said = (alias.name, alias.asname or alias.name) if isinstance(statement, ast.Import) \
+                    else (spelled, bound)
+                absolute = module.absolute(named)
+                if absolute in self._modules:  # a project module: its attributes (`compat.lax.dot`)
+                    found.update((f"{named}.{name}", outside)
+                                 for name, outside in self._attributes_from_outside(module, absolute, said))
+                elif absolute and isinstance(statement, ast.ImportFrom):
+                    outside = self._outside_name(absolute, _MAX_REEXPORTS)
                     if outside is not None and outside.split(".")[0] == "jax":
                         found.add((spelled, outside))
         return tuple(sorted(found))
+
+    def _attributes_from_outside(self, module: _Module, imported: str, said: str) -> Iterator[tuple[str, str]]:
+        """The names of the project module `imported` that `module` says as its attributes (`said.name`)
+        and that are jax's, each with jax's name for it. Only names the imported module's import
+        lines bind are asked of its top-level table (a parse): most attributes are its own defs."""
+        owner = self._modules[imported]
+        bound = {import_binding(statement, alias)[0] for statement in self._import_statements(owner)
+                 for alias in statement.names if alias.name != "*"}
+        raw = self._bytes(module)
+        for name in sorted(bound):
+            if f"{said}.{name}".encode() in raw:
+                outside = self._outside_name(f"{imported}.{name}", _MAX_REEXPORTS)
+                if outside is not None and outside.split(".")[0] == "jax":
+                    yield name, outside
 
     def _outside_name(self, qualified: str, depth: int) -> Optional[str]:
         """What a project module's top-level name is when the module imports it from outside the
@@ -939,15 +960,27 @@ class ProjectIndex:
                 if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     module.top_level[statement.name] = "def"
                 elif isinstance(statement, ast.Assign):  # a value: a partial, an alias, a container of bodies
+                    outside = self._outside_alias(module.top_level, statement.value)
                     for target in statement.targets:
                         if isinstance(target, ast.Name):
-                            module.top_level[target.id] = "def"
+                            module.top_level[target.id] = outside or "def"
                 elif isinstance(statement, (ast.Import, ast.ImportFrom)):
                     for alias in statement.names:
                         if alias.name != "*":
                             bound, imported = import_binding(statement, alias)
                             module.top_level[bound] = imported
         return module.top_level
+
+    def _outside_alias(self, table: dict[str, str], value: ast.expr) -> Optional[str]:
+        """What `name = value` binds when `value` names what an import above brought from outside the
+        project (`lax = _lax` after `from jax import lax as _lax`; `lax = jax.lax`): re-exported as
+        an import is. A value of the project's own stays a value ("def")."""
+        dotted = _dotted(value)
+        root, _, rest = (dotted or "").partition(".")
+        imported = table.get(root)
+        if imported is None or imported == "def" or imported.startswith(".") or imported.split(".")[0] in self._tops:
+            return None
+        return f"{imported}.{rest}" if rest else imported
 
     def _project_mentions(self, module: _Module, index: ModuleIndex) -> dict[Optional[FunctionNode], list[ast.AST]]:
         """The module's mentions (by innermost function) that start from a name bound to the project."""
@@ -1550,6 +1583,15 @@ def _is_member_pair(node: ast.AST) -> bool:
 
 def _is_none(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
+
+
+def _dotted(node: ast.AST) -> Optional[str]:
+    """`a.b.c` of a name or an attribute chain; None for any other expression."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
 
 
 def _last_name(node: ast.AST) -> Optional[str]:
