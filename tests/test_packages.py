@@ -782,8 +782,11 @@ def test_a_launch_helper_handed_on_through_other_modules_launches_kernel_code(
     ("from jax import lax\n", "from reex import compat", "compat.lax"),
     ("from reex.inner import lax\n", "from . import compat as c", "c.lax"),
     ("import jax.lax as lax\n", "import reex.compat", "reex.compat.lax"),
+    ("try:\n    from jax import lax\nexcept ImportError:\n    lax = None\n", "from .compat import lax", "lax"),
+    ("import sys\n\nif sys.version_info >= (3, 10):\n    from jax import lax\nelse:\n    lax = None\n",
+     "from reex import compat", "compat.lax"),
 ], ids=["absolute", "relative", "two-steps", "bound-to-an-import", "bound-to-an-attribute", "module-attribute",
-        "module-attribute-two-steps", "dotted-module-attribute"])
+        "module-attribute-two-steps", "dotted-module-attribute", "imported-in-a-try", "imported-under-an-if"])
 def test_a_jax_module_re_exported_by_a_project_module_is_jax_in_kernel_code(tmp_path: Path, compat: str,
                                                                               imported: str, lax: str) -> None:
     """`compat.py` imports `lax` from jax (or binds a name to it), a kernel body's module imports it

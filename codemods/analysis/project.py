@@ -34,6 +34,7 @@ import bisect
 import hashlib
 import os
 import re
+import sys
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -969,6 +970,11 @@ class ProjectIndex:
                         if alias.name != "*":
                             bound, imported = import_binding(statement, alias)
                             module.top_level[bound] = imported
+                elif isinstance(statement, (ast.If, ast.Try, *_TRY_STAR)):
+                    # `try: from jax import lax` / `except ImportError: lax = None`: jax's where it imports
+                    for bound, imported in _conditional_imports(statement):
+                        if not imported.startswith(".") and imported.split(".")[0] not in self._tops:
+                            module.top_level.setdefault(bound, imported)
         return module.top_level
 
     def _outside_alias(self, table: dict[str, str], value: ast.expr) -> Optional[str]:
@@ -1583,6 +1589,20 @@ def _is_member_pair(node: ast.AST) -> bool:
 
 def _is_none(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
+
+
+_TRY_STAR = (ast.TryStar,) if sys.version_info >= (3, 11) else ()
+
+
+def _conditional_imports(statement: ast.stmt) -> Iterator[tuple[str, str]]:
+    """What the imports in a top-level `if` or `try` statement's blocks bind (see import_binding)."""
+    for block in (getattr(statement, "body", []), getattr(statement, "orelse", []), getattr(statement, "finalbody", []),
+                  *(handler.body for handler in getattr(statement, "handlers", []))):
+        for inner in block:
+            if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                yield from (import_binding(inner, alias) for alias in inner.names if alias.name != "*")
+            elif isinstance(inner, (ast.If, ast.Try, *_TRY_STAR)):
+                yield from _conditional_imports(inner)
 
 
 def _dotted(node: ast.AST) -> Optional[str]:
