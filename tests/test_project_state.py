@@ -286,8 +286,8 @@ def test_a_run_over_most_of_a_large_project_summarises_it_in_workers(
                         or summarise(index, names, map_in_workers))
     handed = []  # the files handed to the summary's workers as soon as their facts were known
     submit = runner._Pool.submit
-    monkeypatch.setattr(runner._Pool, "submit", lambda pool, function, item: handed.append(item[0])
-                        or submit(pool, function, item))
+    monkeypatch.setattr(runner._Pool, "submit", lambda pool, function, item, *where: handed.append(item[0])
+                        or submit(pool, function, item, *where))
     here = []  # the files analysed in this process (a worker's list is its own)
     process = runner._process_candidate
     monkeypatch.setattr(runner, "_process_candidate", lambda item: here.append(item[0]) or process(item))

@@ -318,3 +318,81 @@ def test_the_workers_are_forked_where_the_default_start_method_is_not_fork(monke
             assert pool.submit(_notebooks_seen).result(timeout=60) == 1
     finally:
         multiprocessing.set_start_method(before, force=True)
+
+
+# -- the run's pool: a module is analysed in the worker that summarised it --
+
+
+def _item_and_worker(item: object) -> tuple[object, int]:
+    return item, os.getpid()
+
+
+def _slowly_in_worker(seconds: float) -> int:
+    import time
+
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def test_the_pools_map_answers_in_order_and_a_module_goes_back_to_the_worker_that_had_it() -> None:
+    """`map` spreads runs of items over the workers and answers in the items' order; `submit` of a
+    module hands it to the worker its summary ran in (where the parse was kept), each worker's."""
+    names = [f"pkg.m{i}" for i in range(200)]
+    with runner._Pool(2) as pool:
+        answers = pool.map(_item_and_worker, names)
+        assert [item for item, _ in answers] == names
+        worker_of = dict(answers)
+        assert len(set(worker_of.values())) == 2  # both workers summarised some
+        for name in (names[0], names[-1], names[100]):
+            assert pool.submit(_item_and_worker, name, 10, name).result(timeout=60) == (name, worker_of[name])
+
+
+def test_a_module_goes_to_the_least_busy_worker_when_its_own_has_much_more_queued() -> None:
+    """The worker that summarised a module gets it unless it has more than AFFINITY_SLACK bytes
+    queued beyond the least busy worker: then the idle one parses it again rather than wait."""
+    names = [f"pkg.m{i}" for i in range(200)]
+    with runner._Pool(2) as pool:
+        worker_of = dict(pool.map(_item_and_worker, names))
+        first = names[0]
+        other = next(name for name in names if worker_of[name] != worker_of[first])
+        busy = pool.submit(_slowly_in_worker, 2.0, runner.AFFINITY_SLACK + 1, first)
+        same = next(name for name in names[1:] if worker_of[name] == worker_of[first])
+        assert pool.submit(_item_and_worker, same, 1, same).result(timeout=60) == (same, worker_of[other])
+        assert busy.result(timeout=60) == worker_of[first]
+        # Within the slack, and once the queue is done: its own worker again.
+        assert pool.submit(_item_and_worker, same, runner.AFFINITY_SLACK, same).result(timeout=60) \
+            == (same, worker_of[first])
+
+
+def test_the_rules_do_not_parse_again_in_a_worker_what_the_summary_parsed_there(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A project large enough to be summarised in the workers (SUMMARY_MIN_MODULES): each kernel
+    module is parsed once in the workers, by the summary, and its rules run on that parse (they
+    parsed it a second time, in one worker or the other)."""
+    import ast
+
+    package = tmp_path / "proj" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    for i in range(runner.SUMMARY_MIN_MODULES):
+        (package / f"plain_{i}.py").write_text(f"import jax\n\n\ndef f_{i}(x):\n    return x + {i}\n")
+    for i in range(4):
+        (package / f"kernel_{i}.py").write_text(
+            "import jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n\n\n"
+            f"def body_{i}(x_ref, w_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], "
+            "precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n\n\n"
+            f"run_{i} = pl.pallas_call(body_{i}, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))\n")
+    log, parse, main = tmp_path / "parses.log", ast.parse, os.getpid()
+
+    def logged_parse(source, *args, **kwargs):  # forked workers inherit it
+        text = source.decode() if isinstance(source, bytes) else source
+        if "def body_" in text and os.getpid() != main:
+            with open(log, "a") as out:
+                out.write(text[text.index("def body_"):][:10] + "\n")
+        return parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", logged_parse)
+    results = runner.run([tmp_path / "proj"], registry.RULES, SETTINGS, jobs=2)
+    assert sorted(Path(r.path).name for r in results for f in r.findings if f.code == "JAX001") \
+        == [f"kernel_{i}.py" for i in range(4)]
+    assert sorted(log.read_text().splitlines()) == [f"def body_{i}" for i in range(4)]

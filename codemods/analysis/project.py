@@ -149,6 +149,7 @@ class _Module:
     index: Optional[ModuleIndex] = None
     tree: Optional[ast.Module] = None  # parsed, not yet indexed
     needy: Optional[list[str]] = None  # see ProjectIndex._needy_names
+    ref_takers: Optional[list[str]] = None  # its top-level defs that take refs, if `_needy_names` parsed it
     relevant: Optional[bool] = None  # see ProjectIndex._is_relevant
     parse_failed: bool = False
     raw: Optional[bytes] = None  # its bytes, once read (asked for thousands of times on a large tree)
@@ -237,6 +238,11 @@ class ProjectIndex:
         self._seeds: dict[tuple[int, object], object] = {}  # see `_fact_through_cycles`
         self._read_in_progress: dict[tuple[int, object], tuple[dict, object, object]] = {}  # the same
         self._learnt = False  # anything `state()` would say that the restored state did not
+
+    def module_of(self, path: "Path | str") -> Optional[str]:
+        """The name of the project's module at `path` (None if it is none of them)."""
+        module = self._by_path.get(_absolute(path))
+        return module.name if module is not None else None
 
     def facts(self, path: Path) -> ModuleFacts:
         """What the rest of the project says about the module at `path` (empty if nothing)."""
@@ -408,10 +414,11 @@ class ProjectIndex:
         relevant = self._is_relevant(module)
         needy = self._needy_names(module) if relevant else None
         parsed = module.tree is not None or module.index is not None
-        return relevant, needy, self._top_level(module) if parsed else None, self._holders(module) if needy else None
+        return relevant, needy, self._top_level(module) if parsed else None, self._holders(module) if needy else None, \
+            module.ref_takers
 
     def _learn_needy_parts(self, module: _Module, parts: tuple) -> None:
-        relevant, needy, top_level, holders = parts
+        relevant, needy, top_level, holders, module.ref_takers = parts
         module.relevant, module.needy = relevant, needy
         module.top_level = top_level if top_level is not None else module.top_level
         module.holders = holders if holders is not None else module.holders
@@ -572,9 +579,10 @@ class ProjectIndex:
         """Its needy defs that take refs as kernel bodies do, where a module that imports it launches a
         body its analysis cannot resolve (`getattr(bodies, name)`, `from bodies import *`): one of them
         may be that body (MAYBE, a [manual] note where it may fail), never silently plain code."""
-        index = self._index(module)
-        bodies = [statement.name for statement in index.tree.body if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef)
-                  and statement.name in needy and takes_refs(statement)] if index is not None else []
+        if module.ref_takers is None:  # the needy names came from a stored state: not parsed for them
+            tree = self._tree(module)
+            module.ref_takers = _ref_takers(tree) if tree is not None else []
+        bodies = [name for name in module.ref_takers if name in needy]
         if not bodies:
             return []
         word = module.name.rpartition(".")[2]
@@ -623,6 +631,7 @@ class ProjectIndex:
             if any(_may_fail_in_a_kernel(call) for call in calls):
                 names.append(name)
         module.needy = names + _reaching(tree, raw, starts, set(names)) if names else names
+        module.ref_takers = _ref_takers(tree) if tree is not None else []  # `_maybe_launched` asks, on the same parse
         return module.needy
 
     # -- who uses a name, and how --
@@ -1308,13 +1317,21 @@ _T = TypeVar("_T")
 def _in_worker(name: str, compute: Callable[[ProjectIndex, _Module], _T]) -> _T:
     """`compute(index, module)` for the module `name` of the index being summarised, in a worker;
     the module's bytes and trees are forgotten after (a worker goes through thousands of modules,
-    and only the answers are sent back)."""
+    and only the answers are sent back), but for a module a rule's prefilter passes: the rules
+    analyse it, in this worker as a rule (see `summarised_here`)."""
     assert _SUMMARISING is not None
     module = _SUMMARISING._modules[name]
     try:
         return compute(_SUMMARISING, module)
     finally:
-        module.raw = module.tree = module.index = None
+        if not module.relevant:
+            module.raw = module.tree = module.index = None
+
+
+def summarised_here() -> Optional[ProjectIndex]:
+    """In a worker the summary forked: its copy of the index, with the parses of the modules it
+    summarised that the rules will analyse (`ProjectIndex.parsed`); None elsewhere."""
+    return _SUMMARISING
 
 
 def _summary(name: str) -> tuple:
@@ -1589,6 +1606,12 @@ def _is_member_pair(node: ast.AST) -> bool:
 
 def _is_none(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
+
+
+def _ref_takers(tree: ast.Module) -> list[str]:
+    """The module's top-level defs that take refs as kernel bodies do (see takes_refs), in order."""
+    return [statement.name for statement in tree.body
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and takes_refs(statement)]
 
 
 _TRY_STAR = (ast.TryStar,) if sys.version_info >= (3, 11) else ()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import os
 import stat
+import threading
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequen
 
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
-from codemods.analysis.project import ProjectIndex
+from codemods.analysis.project import ProjectIndex, summarised_here
 from codemods.engine.cache import FileMemo, Known, ResultCache, RunRecord, content_hash, facts_key
 from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Kind
@@ -252,8 +253,8 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
         if cached is not None:
             results[-1] = cached
         else:
-            future = pool.submit(_process_in_worker, (path, seen.raw(key), rules, settings, facts)) \
-                if pool.started else None
+            future = pool.submit(_process_in_worker, (path, seen.raw(key), rules, settings, facts), len(seen.raw(key)),
+                                 index.module_of(path) if index is not None else None) if pool.started else None
             candidates.append((*analysed[-1], future))
     return results, candidates, analysed, index
 
@@ -394,31 +395,64 @@ class _Pool:
     """The run's worker processes, started by the project summary's first task (forked then: they
     inherit the index being summarised) and kept for the analysis of the files: a pool costs some
     50 ms to start, and its workers can analyse a file while the main process works out the
-    facts of the next."""
+    facts of the next. Each worker is a pool of one, so that a module is analysed in the worker
+    that summarised it, on the parse the summary kept there (`ProjectIndex.summarise`), unless
+    that worker has much more queued than another."""
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
-        self._executor: Optional[ProcessPoolExecutor] = None
+        self._workers: list[ProcessPoolExecutor] = []
+        self._owners: dict[str, int] = {}  # a module the summary handed to a worker -> that worker
+        self._queued = [0] * jobs  # bytes handed to each worker for analysis, not analysed yet
+        self._lock = threading.Lock()  # the futures' callbacks update `_queued` from another thread
 
     @property
     def started(self) -> bool:
-        return self._executor is not None
+        return bool(self._workers)
 
     def map(self, function: Callable, items: list) -> list:
-        if self._executor is None:
-            self._executor = _pool(self.jobs)
-        return list(self._executor.map(function, items, chunksize=max(1, len(items) // (self.jobs * 32))))
+        """`function` of each item, in order; runs of consecutive items go to the workers in turn."""
+        if not self._workers:
+            self._workers = [_pool(1) for _ in range(self.jobs)]
+        run = max(1, len(items) // (self.jobs * 32))
+        worker_of = [(position // run) % self.jobs for position in range(len(items))]
+        shares: list[list] = [[] for _ in self._workers]
+        for item, worker in zip(items, worker_of):
+            shares[worker].append(item)
+            if isinstance(item, str):
+                self._owners[item] = worker
+        results = [executor.map(function, share, chunksize=run) for executor, share in zip(self._workers, shares)]
+        return [next(results[worker]) for worker in worker_of]
 
-    def submit(self, function: Callable, item: object) -> Future:
-        assert self._executor is not None
-        return self._executor.submit(function, item)
+    def submit(self, function: Callable, item: object, size: int, module: Optional[str] = None) -> Future:
+        """`function(item)` in the worker that summarised `module` if it has at most
+        `AFFINITY_SLACK` bytes more queued than the least busy one, else in that one."""
+        with self._lock:
+            lightest = min(range(self.jobs), key=self._queued.__getitem__)
+            owner = self._owners.get(module) if module is not None else None
+            worker = owner if owner is not None and self._queued[owner] - self._queued[lightest] <= AFFINITY_SLACK \
+                else lightest
+            self._queued[worker] += size
+        future = self._workers[worker].submit(function, item)
+        future.add_done_callback(lambda _: self._analysed(worker, size))
+        return future
+
+    def _analysed(self, worker: int, size: int) -> None:
+        with self._lock:
+            self._queued[worker] -= size
 
     def __enter__(self) -> "_Pool":
         return self
 
     def __exit__(self, kind, *_) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(cancel_futures=kind is not None)  # an error: what is queued is not run
+        for executor in self._workers:
+            executor.shutdown(cancel_futures=kind is not None)  # an error: what is queued is not run
+
+
+# How much more source the worker that summarised a module may have queued than the least busy
+# worker and still be handed it: its parse is kept there (parsing costs about 0.3 s a MB), but a
+# worker that falls behind keeps the other one waiting at the end of the run.
+AFFINITY_SLACK = 1 << 20
 
 
 def _map(function, items: list, jobs: int) -> Iterator[FileResult]:
@@ -448,9 +482,10 @@ def _process_in_worker(item: tuple[Path, bytes, Sequence[Rule], Settings, Module
     the collector runs again, never rescanning what the worker inherited (see `_keep_for_the_run`);
     and it yields the CPU to the main process, whose facts for the next files are the run's
     critical path."""
-    global _ANALYSING
+    global _ANALYSING, _PROJECT
     if not _ANALYSING:
         _ANALYSING = True
+        _PROJECT = summarised_here()  # the modules the summary parsed here are not parsed again
         gc.freeze()
         gc.enable()
         os.nice(10)
