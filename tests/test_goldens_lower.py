@@ -82,6 +82,8 @@ MATMUL = ((8, 128), (128, 128))
 # reaches the conv itself (and says it has no lowering for it).
 CONV = ((1, 8, 8, 128), (8, 8, 2, 2))
 PAIR = (jax.lax.Precision.DEFAULT, jax.lax.Precision.HIGH)
+PAIR_SPELLED = "(jax.lax.Precision.DEFAULT, jax.lax.Precision.HIGH)"
+_OUT = "jax.ShapeDtypeStruct((8, 128), jnp.float32)"  # the out_shape of a launch written here
 # Plain `pl.pallas_call` launches reach Mosaic TPU and Triton: both are lowered.
 PORTABLE = (TPU, TRITON)
 
@@ -167,6 +169,15 @@ PRECISION: dict[str, list[Launch]] = {
     "rebound_names_need_review": _launches("matmul", MATMUL, *PORTABLE),
     "names_bound_by_assignment_jax_0_10": _launches("matmul", MATMUL, *PORTABLE),
     "values_the_analysis_cannot_follow": _launches("matmul", MATMUL, *PORTABLE),
+    # Launched here as the launch the tool does not see would: each note's error where the value
+    # is a pair, lowered where it is a scalar both backends take.
+    "unlaunched_body_values_the_analysis_cannot_follow": [
+        launch for body, line in (("from_an_import", 12), ("from_a_module_attribute", 16), ("accepted", 24))
+        for launch in _launches(f"pl.pallas_call({body}, out_shape={_OUT})", MATMUL, *PORTABLE, lines=(line,))]
+    + _launches(f"pl.pallas_call(functools.partial(from_a_parameter, precision={PAIR_SPELLED}), out_shape={_OUT})",
+                MATMUL, TPU, lines=(20,))
+    + _launches(f"pl.pallas_call(functools.partial(from_a_parameter, precision=jax.lax.Precision.HIGHEST), "
+                f"out_shape={_OUT})", MATMUL, *PORTABLE, lines=(20,)),
     "module_constant_default_of_xla_function": _launches("matmul", MATMUL, *PORTABLE),
 }
 
@@ -293,7 +304,7 @@ _module_ids = itertools.count()
 @pytest.fixture(scope="module")
 def golden_packages(tmp_path_factory):
     """The modules goldens import: `pkg.jax_compat` (a copy of codemods/helpers_source.py, as the
-    docs/fixes.md says a --helpers-module should be), `legacy.math`, and the package of a relative import."""
+    docs/fixes.md says a --helpers-module should be), `legacy.math`, and the package of a relative import (`golden_pkg.config`, `golden_pkg.precisions`)."""
     root = tmp_path_factory.mktemp("golden_packages")
     for package in ("pkg", "legacy", "golden_pkg"):
         (root / package).mkdir()
@@ -302,6 +313,8 @@ def golden_packages(tmp_path_factory):
     (root / "legacy" / "math.py").write_text("def rsqrt_safe(x):\n    return x ** -0.5\n")
     (root / "golden_pkg" / "config.py").write_text(
         "from jax import lax\n\nKERNEL_ACCURACY = lax.AccuracyMode.HIGHEST\n")
+    (root / "golden_pkg" / "precisions.py").write_text(
+        "from jax import lax\n\nMIXED = (lax.Precision.DEFAULT, lax.Precision.HIGH)\nSAFE = lax.Precision.HIGHEST\n")
     sys.path.insert(0, str(root))
     yield root
     sys.path.remove(str(root))

@@ -11,7 +11,7 @@ from typing import Optional, Union
 from codemods import api_changes
 from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, Backends, argument_for, default_value, describe_backends
 from codemods.analysis.value_flow import returned_values
-from codemods.analysis.module import FunctionNode
+from codemods.analysis.module import FunctionNode, ModuleIndex
 from codemods.analysis.names import Argument, display, find_arg, has_double_star, has_star, one_line, value_of
 from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, spell_like, string_value
 from codemods.base import JaxTransform
@@ -141,8 +141,11 @@ class PerOperandPrecision(JaxTransform):
             return
         try:
             values = self._possible_values(value, _MAX_DEPTH, set())
-        except _Unknown:
-            return  # not a precision this module spells: nothing known to fail
+        except _Unknown as unknown:  # never silent: it may be a pair, or a scalar Mosaic TPU rejects
+            self.report(call, Kind.MANUAL, f"{display(name)}: precision `{one_line(self.module.segment(value))}` "
+                        f"{note}, and it is not a literal ({unknown}); if it is not a single scalar the Mosaic TPU "
+                        f"lowering accepts, {self._failure(op)}")
+            return
         if any(isinstance(literal, PrecisionLiteral) and self._target_level(op.kind, literal) is not None
                for _, literal in values):
             self.report(call, Kind.MANUAL, f"{display(name)}: precision `{one_line(self.module.segment(value))}` "
@@ -339,6 +342,10 @@ class PerOperandPrecision(JaxTransform):
                 return [found for returned in returned_values(functions[0])
                         for found in self._possible_values(returned, depth - 1, seen)]
         if not isinstance(value, ast.Name):
+            imported = _imported_module(value, self.module)
+            if imported is not None:  # `compat.MIXED`
+                raise _Unknown(f"`{one_line(self.module.segment(value))}` is read from the imported `{imported}`; a "
+                               "precision is followed within its own module only")
             raise _Unknown(f"`{one_line(self.module.segment(value))}` is computed")
         bindings = self.module.bindings(value)
         if not bindings:
@@ -524,6 +531,17 @@ class PerOperandPrecision(JaxTransform):
                 return f"is a kernel parameter bound to `{one_line(self.module.segment(source))}`, not a literal"
             sources += constant
         return sources
+
+
+def _imported_module(value: ast.expr, module: ModuleIndex) -> Optional[str]:
+    """What the root of an attribute (`compat` of `compat.MIXED`) imports; None if it is no import."""
+    root = value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if root is value or not isinstance(root, ast.Name):
+        return None
+    imported = next((binding.imported for binding in module.bindings(root) if binding.imported is not None), None)
+    return imported
 
 
 def _precision_arg(call: ast.Call, op: Op, shift: int) -> Optional[Argument]:
