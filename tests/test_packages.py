@@ -804,6 +804,30 @@ def test_a_jax_module_re_exported_by_a_project_module_is_jax_in_kernel_code(tmp_
     _fixed_and_lowered(tmp_path, "reex.api", [("util.py", "JAX001", "fixed")])
 
 
+@pytest.mark.jax
+@pytest.mark.parametrize("compat, imported, pl", [
+    ("from jax.experimental import pallas as pl\n", "from reex.compat import pl", "pl"),
+    ("try:\n    from jax.experimental import pallas as pl\nexcept ImportError:\n    pl = None\n",
+     "from .compat import pl", "pl"),
+    ("import jax.experimental.pallas as pallas\n\npl = pallas\n", "from reex.compat import pl", "pl"),
+    ("from jax.experimental import pallas as pl\n", "from reex import compat", "compat.pl"),
+], ids=["imported", "imported-in-a-try", "bound-to-an-import", "module-attribute"])
+def test_a_launch_through_pallas_re_exported_by_a_project_module_launches_another_modules_body(
+        tmp_path: Path, compat: str, imported: str, pl: str) -> None:
+    """`api.py` launches `util.body` with the `pl` a compat module re-exports: the body is kernel code.
+    The project index read api.py without the imports it reads through compat (the rules read them):
+    no launch was found there, and the body got a [manual] "no launch of it was found" where the
+    fix is known (a new user's trial)."""
+    _package(tmp_path, "reex", {
+        "compat.py": compat,
+        "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x_ref, w_ref, o_ref):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+        "api.py": f"import jax\n{imported}\nfrom reex import util\n\n\ndef run(x, w):\n"
+        f"    return {pl}.pallas_call(util.body, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
+    })
+    _fixed_and_lowered(tmp_path, "reex.api", [("util.py", "JAX001", "fixed")])
+
+
 # A launcher beside `pl.pallas_call`, spelled other than a def or a partial: (launch.py's code, the call in api.py).
 _LAUNCHERS_SPELLED = {
     "another-name-for-pallas_call": ("call = pl.pallas_call\n", "launch.call(body, out_shape=SHAPE)(x, w)"),

@@ -475,6 +475,12 @@ EDITS_OF_ONE_PART = [
                          "    o_ref[...] = ops.mm(x_ref[...]) + jnp.dot(x_ref[...], x_ref[...], precision='highest')\n",
         "pkg/kern.py": PALLAS + "from pkg import layers" + GO + "pl.pallas_call(layers.body, out_shape=x)(x)\n",
     }, {"pkg/kern.py": ("pl.pallas_call(layers.body, out_shape=x)(x)", "layers.body(x, x)")}, "ops.py"),
+    ("a jax name a module re-exports: `compat.pl` stops being pallas (kern launches through it)", {
+        "pkg/__init__.py": "", "pkg/compat.py": "from jax.experimental import pallas as _pallas\n\npl = _pallas\n",
+        "pkg/ops.py": OPS_MM,
+        "pkg/kern.py": "from pkg.compat import pl\nfrom pkg import ops\n\n\ndef body(x_ref, o_ref):\n"
+                       "    o_ref[...] = ops.mm(x_ref[...])" + GO + "pl.pallas_call(body, out_shape=x)(x)\n",
+    }, {"pkg/compat.py": ("pl = _pallas", "pl = None")}, "ops.py"),
 ]
 
 

@@ -216,6 +216,7 @@ class ProjectIndex:
         self._functions: dict[str, tuple[Optional[tuple[_Module, str]], set]] = {}
         self._scopes: dict[str, tuple[Optional[KernelScope], set]] = {}  # its own kernels, knowing imported launchers
         self._forwarders: dict[str, tuple[dict, set]] = {}  # see `_forwarded_launchers`
+        self._outside_imports: dict[str, tuple[tuple, set]] = {}  # see `_imported_from_outside`
         self._launchers: dict[str, dict[str, tuple[Optional[int], str, Backends]]] = {}
         self._facts: dict[str, ModuleFacts] = {}
         self._order = {name: position for position, name in enumerate(self._modules)}
@@ -529,6 +530,9 @@ class ProjectIndex:
         `from jax import lax`; here `from pkg.ops import lax`): each as its index spells it, with
         what it is (`jax.lax`), so that its calls read as jax's (ModuleFacts.through). From its
         import lines alone: a module whose facts say nothing else is not parsed for them."""
+        return self._remembered(self._outside_imports, module.name, lambda: self._find_imported_from_outside(module))  # type: ignore[return-value]
+
+    def _find_imported_from_outside(self, module: _Module) -> tuple[tuple[str, str], ...]:
         if not self._imports_project(module):
             return ()
         found = set()
@@ -1301,10 +1305,13 @@ class ProjectIndex:
 
     def _index(self, module: _Module) -> Optional[ModuleIndex]:
         self._depend(module.name, CONTENT)
+        # Its jax names imported through project modules (`from pkg.compat import pl`) read as jax's,
+        # as the rules read them: its launches and kernels are found here as they are there.
+        through = dict(self._imported_from_outside(module))
         if module.index is None:
             tree = self._tree(module)
             if tree is not None:
-                module.index = ModuleIndex(self._bytes(module).decode("utf-8"), tree)
+                module.index = ModuleIndex(self._bytes(module).decode("utf-8"), tree, through)
                 module.tree = None
         return module.index
 
