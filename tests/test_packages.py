@@ -828,6 +828,29 @@ def test_a_launch_through_pallas_re_exported_by_a_project_module_launches_anothe
     _fixed_and_lowered(tmp_path, "reex.api", [("util.py", "JAX001", "fixed")])
 
 
+_METHODS_LAUNCHED = {
+    "staticmethod": ("    @staticmethod\n    def body(x_ref, w_ref, o_ref):\n", "util.Kernels.body"),
+    "method-of-an-instance": ("    def body(self, x_ref, w_ref, o_ref):\n", "util.Kernels().body"),
+    "classmethod-imported-class": ("    @classmethod\n    def body(cls, x_ref, w_ref, o_ref):\n", "Kernels.body"),
+}
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("method, launched", _METHODS_LAUNCHED.values(), ids=_METHODS_LAUNCHED.keys())
+def test_a_method_of_another_modules_class_launched_as_a_body_is_kernel_code(tmp_path: Path, method: str,
+                                                                           launched: str) -> None:
+    """`pl.pallas_call(util.Kernels.body)`, `util.Kernels().body`: the method is the kernel body. A
+    class was asked about its attributes and `__init__` only, so its methods got a [manual] "no
+    launch found" where the fix is known (a new user's trial)."""
+    _package(tmp_path, "meth", {
+        "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\nclass Kernels:\n" + method +
+        "        o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+        "api.py": "import jax\nfrom jax.experimental import pallas as pl\nfrom meth import util\nfrom meth.util import Kernels"
+        f"\n\n\ndef run(x, w):\n    return pl.pallas_call({launched}, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
+    })
+    _fixed_and_lowered(tmp_path, "meth.api", [("util.py", "JAX001", "fixed")])
+
+
 # A launcher beside `pl.pallas_call`, spelled other than a def or a partial: (launch.py's code, the call in api.py).
 _LAUNCHERS_SPELLED = {
     "another-name-for-pallas_call": ("call = pl.pallas_call\n", "launch.call(body, out_shape=SHAPE)(x, w)"),

@@ -565,7 +565,11 @@ MAY_RUN = ("may run in a kernel: the launch on line 16 runs a body this analysis
      f'lax.conv: precision `P.HIGH` {MAY_RUN} "Per-operand conv precision unsupported" for a pair and "Unsupported conv '
      'precision: HIGH"'),
     ("jnp.dot(x[...], w[...], precision=P.HIGH)", None), ("jnp.dot(x[...], w[...], precision=S)", None),
-    ("jnp.dot(x[...], w[...], precision=None)", None), ("jnp.dot(x[...], w[...], precision=make())", None),
+    ("jnp.dot(x[...], w[...], precision=None)", None),
+    ("jnp.dot(x[...], w[...], precision=make())",  # never silent: it may be a pair
+     "jnp.dot: precision `make()` is not a literal (`make()` is computed) and " + MAY_RUN.replace(
+         "; if it does, Mosaic TPU raises", '; if it is not a single scalar the Mosaic TPU lowering accepts, Mosaic TPU '
+         'raises "Per-operand dot precision unsupported" for a pair')),
 ], ids=["pair", "constant", "conv-high", "dot-high", "highest-constant", "none", "unknown"])
 def test_a_precision_an_unresolved_launch_may_run_is_noted_when_it_would_fail(op: str, said) -> None:
     source = UNRESOLVED.format(op=op)

@@ -1458,10 +1458,11 @@ def _reaching(tree: Optional[ast.Module], raw: bytes, starts: list[int], needy: 
 
 def _launchable_parts(statement: ast.stmt) -> list[ast.AST]:
     """What another module launches when it launches this statement's name. A class holds it in its
-    attributes (`kernel = staticmethod(...)`, or set by `__init__`); its other methods are asked
-    for where they are called."""
+    attributes (`kernel = staticmethod(...)`, or set by `__init__`) and in its methods that take
+    refs as kernel bodies do (`pl.pallas_call(Kernels.mm)`, `Fused(2.0).body`); its other methods
+    are asked for where they are called."""
     if isinstance(statement, ast.ClassDef):
-        return [s for s in statement.body if not isinstance(s, FUNCTION_DEFS) or s.name == "__init__"]
+        return [s for s in statement.body if not isinstance(s, FUNCTION_DEFS) or s.name == "__init__" or takes_refs(s)]
     return [statement]
 
 

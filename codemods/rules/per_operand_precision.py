@@ -142,9 +142,9 @@ class PerOperandPrecision(JaxTransform):
         try:
             values = self._possible_values(value, _MAX_DEPTH, set())
         except _Unknown as unknown:  # never silent: it may be a pair, or a scalar Mosaic TPU rejects
-            self.report(call, Kind.MANUAL, f"{display(name)}: precision `{one_line(self.module.segment(value))}` "
-                        f"{note}, and it is not a literal ({unknown}); if it is not a single scalar the Mosaic TPU "
-                        f"lowering accepts, {self._failure(op)}")
+            self.report(call, Kind.MANUAL, f"{display(name)}: precision `{one_line(self.module.segment(value))}` is not "
+                        f"a literal ({unknown}) and {note}; if it is not a single scalar the Mosaic TPU lowering "
+                        f"accepts, {self._failure(op)}")
             return
         if any(isinstance(literal, PrecisionLiteral) and self._target_level(op.kind, literal) is not None
                for _, literal in values):
