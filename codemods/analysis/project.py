@@ -533,8 +533,8 @@ class ProjectIndex:
         return self._remembered(self._outside_imports, module.name, lambda: self._find_imported_from_outside(module))  # type: ignore[return-value]
 
     def _find_imported_from_outside(self, module: _Module) -> tuple[tuple[str, str], ...]:
-        if not self._imports_project(module):
-            return ()
+        if "jax" in self._tops or not self._imports_project(module):
+            return ()  # (a tree that holds jax itself: its names are the project's, none comes from outside)
         found = set()
         for statement in self._import_statements(module):
             for alias in statement.names:
@@ -558,12 +558,14 @@ class ProjectIndex:
         """The names of the project module `imported` that `module` says as its attributes (`said.name`)
         and that are jax's, each with jax's name for it. Only names the imported module's import
         lines bind are asked of its top-level table (a parse): most attributes are its own defs."""
-        owner = self._modules[imported]
-        bound = {import_binding(statement, alias)[0] for statement in self._import_statements(owner)
+        # The attributes it says, in one pass over its bytes (a module of jax itself says hundreds).
+        attributes = set(re.findall(rb"(?<![\w.])" + re.escape(said.encode()) + rb"\.(\w+)", self._bytes(module)))
+        if not attributes:
+            return
+        bound = {import_binding(statement, alias)[0] for statement in self._import_statements(self._modules[imported])
                  for alias in statement.names if alias.name != "*"}
-        raw = self._bytes(module)
         for name in sorted(bound):
-            if f"{said}.{name}".encode() in raw:
+            if name.encode() in attributes:
                 outside = self._outside_name(f"{imported}.{name}", _MAX_REEXPORTS)
                 if outside is not None and outside.split(".")[0] == "jax":
                     yield name, outside
@@ -1305,9 +1307,11 @@ class ProjectIndex:
 
     def _index(self, module: _Module) -> Optional[ModuleIndex]:
         self._depend(module.name, CONTENT)
-        # Its jax names imported through project modules (`from pkg.compat import pl`) read as jax's,
-        # as the rules read them: its launches and kernels are found here as they are there.
-        through = dict(self._imported_from_outside(module))
+        # A module that says pallas may launch with the pallas a project module re-exports (`from
+        # pkg.compat import pl`): its jax names read as jax's, as the rules read them, so that its
+        # launches are found here as they are there. Only such a module: reading re-exports parses
+        # the modules they pass through (a module of jax itself imports hundreds of names).
+        through = dict(self._imported_from_outside(module)) if self._marker(module) else {}
         if module.index is None:
             tree = self._tree(module)
             if tree is not None:
