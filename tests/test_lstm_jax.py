@@ -194,6 +194,8 @@ CASES: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "partial_aliased_import": (run_entries("encoder", sizes=(8, 16)), THREE_BF16),  # jax.jit(partial(cudnn_lstm, ...))
     "with_block_around_the_caller": (run_train_step, BF16),
     "config_update_explicit_none": (run_encoder_decoder, (THREE_BF16,) * 2),
+    # encode_configured's precision, set twice, is a [manual] note as variable_precision's are
+    "module_constant_precision": (run_entries("encode", "decode", sizes=(8, 8)), (THREE_BF16,) * 2),
 }
 
 

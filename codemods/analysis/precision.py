@@ -82,7 +82,7 @@ def scalar_level(expression: ast.expr, module: ModuleIndex, follow_names: bool =
     (`HI = Precision.HIGHEST`, then `(LO, HI)`); a name alone is left to the caller, which rewrites
     the value where it is written."""
     if follow_names and isinstance(expression, ast.Name):
-        value = _only_value(expression, module)
+        value = only_value(expression, module)
         return None if value is None else scalar_level(value, module)
     text = string_value(expression, module)
     if text is not None:
@@ -112,7 +112,7 @@ def spell(level: Level, like: ast.expr, module: ModuleIndex) -> str:
         return f"{prefix}{quote}{vocabulary[level]}{quote}"
     if isinstance(like, ast.Attribute):
         return code[: len(code) - len(like.attr)] + level.name
-    value = _only_value(like, module) if isinstance(like, ast.Name) else None
+    value = only_value(like, module) if isinstance(like, ast.Name) else None
     if value is not None:  # `HI` bound to `P.HIGHEST`: written as `P.HIGH`
         return spell(level, value, module)
     if isinstance(like, ast.Call):
@@ -130,7 +130,7 @@ def spell_like(literal: PrecisionLiteral, level: Level, module: ModuleIndex) -> 
     return spell(level, literal.elements[0], module)
 
 
-def _only_value(name: ast.Name, module: ModuleIndex) -> Optional[ast.expr]:
+def only_value(name: ast.Name, module: ModuleIndex) -> Optional[ast.expr]:
     """What a name is bound to when it is bound once, by `name = value`."""
     bindings = module.bindings(name)
     return bindings[0].value if len(bindings) == 1 else None

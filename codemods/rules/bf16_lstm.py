@@ -9,7 +9,7 @@ from typing import Optional
 from codemods.analysis.module import FUNCTIONS, ordered_arguments
 from codemods.analysis.module_helpers import reference_helper
 from codemods.analysis.names import Argument, display, find_arg, has_star, one_line, value_of
-from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell, spell_like, string_value
+from codemods.analysis.precision import NONE, PrecisionLiteral, only_value, parse_precision, spell, spell_like, string_value
 from codemods.base import JaxTransform
 from codemods.capabilities import Level, lowered_precisions
 from codemods.engine.diagnostics import Kind
@@ -60,12 +60,16 @@ class Bf16Lstm(JaxTransform):
             return
         value = value_of(arg) if arg is not None else None
         parsed = NONE if value is None else parse_precision(value, self.module)
+        constant = only_value(value, self.module) if parsed is None and isinstance(value, ast.Name) else None
+        if constant is not None:  # `precision=PREC` after `PREC = Precision.DEFAULT`: the call is rewritten, not PREC
+            parsed = parse_precision(constant, self.module)
         if parsed is NONE:
             self._plan_default(call, arg, bound)
         elif isinstance(parsed, PrecisionLiteral):
             if not self._cudnn_accepts(parsed):
                 highest = spell_like(parsed, Level.HIGHEST, self.module)
-                self._rewrite(call, arg, bound, highest, f"precision {parsed.describe()}")
+                named = f" (`{value.id}`, set on line {self.module.position(constant)[0]})" if constant is not None else ""  # type: ignore[union-attr]
+                self._rewrite(call, arg, bound, highest, f"precision {parsed.describe()}{named}")
         elif not any(name.startswith(_ALGORITHMS) for name in self.module.qualified_names(value)):
             self.report(value, Kind.MANUAL, f"{LSTM_NAME}: precision `{one_line(self.module.segment(value))}` is "
                         f"not a literal; if it can be DEFAULT ('bfloat16'), cuDNN raises {CUDNN_ERROR}: {_FIX_HINT}")
@@ -178,7 +182,9 @@ RULE = Rule(
         casts y, h_n and c_n back to the dtypes of x, h_0 and c_0, so a bf16 model or scan carry keeps
         its types. seq_lengths is passed through untouched (it must stay int32). An LSTM configured once
         with `functools.partial(rnn.lstm, ..., precision=...)` is rewritten the same way, to
-        `functools.partial(lstm_float32, rnn.lstm, ..., precision=HIGHEST)`. A call without a
+        `functools.partial(lstm_float32, rnn.lstm, ..., precision=HIGHEST)`. A precision named by a
+        module constant set once (`LSTM_PRECISION = lax.Precision.DEFAULT`) is read as its value: the
+        call is rewritten, the constant left for the code that may read it. A call without a
         precision is rewritten only when the module sets a bf16 default matmul precision
         (`jax.config.update("jax_default_matmul_precision", "bfloat16")` or
         `with jax.default_matmul_precision("bfloat16")`); otherwise it gets a warning. The fix is
