@@ -829,26 +829,46 @@ def test_a_launch_through_pallas_re_exported_by_a_project_module_launches_anothe
 
 
 _METHODS_LAUNCHED = {
-    "staticmethod": ("    @staticmethod\n    def body(x_ref, w_ref, o_ref):\n", "util.Kernels.body"),
-    "method-of-an-instance": ("    def body(self, x_ref, w_ref, o_ref):\n", "util.Kernels().body"),
-    "classmethod-imported-class": ("    @classmethod\n    def body(cls, x_ref, w_ref, o_ref):\n", "Kernels.body"),
+    "staticmethod": ("    @staticmethod\n    def body(x_ref, w_ref, o_ref):\n", "", "util.Kernels.body"),
+    "method-of-an-instance": ("    def body(self, x_ref, w_ref, o_ref):\n", "", "util.Kernels().body"),
+    "classmethod-imported-class": ("    @classmethod\n    def body(cls, x_ref, w_ref, o_ref):\n", "", "Kernels.body"),
+    # a top-level name for the member: the module's value, not an import (a mutant that read
+    # `matmul` as a re-export survived the suite)
+    "a-module-level-name-for-it": ("    @staticmethod\n    def body(x_ref, w_ref, o_ref):\n", "\n\nmatmul = Kernels.body\n",
+                                   "util.matmul"),
 }
 
 
 @pytest.mark.jax
-@pytest.mark.parametrize("method, launched", _METHODS_LAUNCHED.values(), ids=_METHODS_LAUNCHED.keys())
-def test_a_method_of_another_modules_class_launched_as_a_body_is_kernel_code(tmp_path: Path, method: str,
+@pytest.mark.parametrize("method, after, launched", _METHODS_LAUNCHED.values(), ids=_METHODS_LAUNCHED.keys())
+def test_a_method_of_another_modules_class_launched_as_a_body_is_kernel_code(tmp_path: Path, method: str, after: str,
                                                                            launched: str) -> None:
     """`pl.pallas_call(util.Kernels.body)`, `util.Kernels().body`: the method is the kernel body. A
     class was asked about its attributes and `__init__` only, so its methods got a [manual] "no
     launch found" where the fix is known (a new user's trial)."""
     _package(tmp_path, "meth", {
         "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\nclass Kernels:\n" + method +
-        "        o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+        "        o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n"
+        + after,
         "api.py": "import jax\nfrom jax.experimental import pallas as pl\nfrom meth import util\nfrom meth.util import Kernels"
         f"\n\n\ndef run(x, w):\n    return pl.pallas_call({launched}, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
     })
     _fixed_and_lowered(tmp_path, "meth.api", [("util.py", "JAX001", "fixed")])
+
+
+@pytest.mark.jax
+def test_a_kernel_a_classs_init_defines_and_holds_is_launched_from_another_module(tmp_path: Path) -> None:
+    """`Model.__init__` defines the body (a closure over its configuration) and keeps it as
+    `self.kernel`; another module launches `util.Model(2.0).kernel`. What `__init__` holds is what a
+    launch of the class's instances runs (a mutant that left `__init__` out survived the suite)."""
+    _package(tmp_path, "held_init", {
+        "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\nclass Model:\n    def __init__(self, scale):\n"
+        "        def kernel(x_ref, w_ref, o_ref):\n            o_ref[...] = scale * jnp.dot(x_ref[...], w_ref[...], "
+        "precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n        self.kernel = kernel\n",
+        "api.py": "import jax\nfrom jax.experimental import pallas as pl\nfrom held_init import util\n\n\ndef run(x, w):\n"
+        "    return pl.pallas_call(util.Model(2.0).kernel, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
+    })
+    _fixed_and_lowered(tmp_path, "held_init.api", [("util.py", "JAX001", "fixed")])
 
 
 # A launcher beside `pl.pallas_call`, spelled other than a def or a partial: (launch.py's code, the call in api.py).
@@ -933,14 +953,40 @@ def test_a_launch_whose_body_cannot_be_resolved_makes_another_modules_bodies_man
     """A launch whose body the analysis cannot follow (`getattr(util, name)`, a name a star import
     binds, a call's result) in a module that imports `util`: `util.body`, which takes refs as
     kernel bodies do, may be it. Its pair is a [manual] note, so `--check` fails (it passed while
-    the kernel failed to lower)."""
+    the kernel failed to lower). The note names that launch (a body with no launch found at all
+    gets a note too: a mutant that dropped the launch from the search survived the suite)."""
+    from tests import jax_support
+
     _package(tmp_path, "unres", {
         "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x_ref, w_ref, o_ref):\n"
         "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
         "api.py": f"import jax\nfrom jax.experimental import pallas as pl\n{imported}\n\n\ndef run(x, w, name='body'):\n"
         f"    return pl.pallas_call({launched}, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
     })
+    [finding] = [f for r in run([tmp_path], select(), Settings(jax_support.JAX_VERSION), jobs=1) for f in r.findings]
+    assert "may run in a kernel: the launch on line 7 of unres.api runs a body this analysis cannot resolve" \
+        in finding.message
     _fixed_and_lowered(tmp_path, "unres.api", [("util.py", "JAX001", "manual")])
+
+
+def test_an_unresolved_launch_through_another_modules_launcher_names_that_launch(tmp_path: Path) -> None:
+    """api.py never says pallas: it launches `getattr(util, name)` through `launch.tpu`, a launcher
+    of another module. The note on util.body names that launch (a mutant that asked only modules
+    saying pallas fell back on the note for a body with no launch found, and survived)."""
+    from tests import jax_support
+
+    _package(tmp_path, "unres", {
+        "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef body(x_ref, w_ref, o_ref):\n"
+        "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+        "launch.py": "from jax.experimental import pallas as pl\n\n\ndef tpu(body, x, w):\n"
+        "    return pl.pallas_call(body, out_shape=x)(x, w)\n",
+        "api.py": "from unres import launch, util\n\n\ndef run(x, w, name='body'):\n"
+        "    return launch.tpu(getattr(util, name), x, w)\n",
+    })
+    [finding] = [f for r in run([tmp_path], select(), Settings(jax_support.JAX_VERSION), jobs=1) for f in r.findings]
+    assert (finding.kind.value, finding.line) == ("manual", 6)
+    assert "may run in a kernel: the launch on line 5 of unres.api runs a body this analysis cannot resolve" \
+        in finding.message
 
 
 @pytest.mark.jax

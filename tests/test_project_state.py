@@ -481,6 +481,11 @@ EDITS_OF_ONE_PART = [
         "pkg/kern.py": "from pkg.compat import pl\nfrom pkg import ops\n\n\ndef body(x_ref, o_ref):\n"
                        "    o_ref[...] = ops.mm(x_ref[...])" + GO + "pl.pallas_call(body, out_shape=x)(x)\n",
     }, {"pkg/compat.py": ("pl = _pallas", "pl = None")}, "ops.py"),
+    ("an unresolved launch: `util.body` may be what api launches (util's needy names come from the state)", {
+        "pkg/__init__.py": "", "pkg/util.py": NUMERICS + "\n\ndef body(x_ref, o_ref):\n    o_ref[...] = "
+                                              + PRECISE.replace("a, a", "x_ref[...], x_ref[...]") + "\n",
+        "pkg/api.py": PALLAS + "from pkg import util" + GO + "pl.pallas_call(util.body, out_shape=x)(x)\n",
+    }, {"pkg/api.py": ("pl.pallas_call(util.body,", "pl.pallas_call(getattr(util, 'bo' + 'dy'),")}, "util.py"),
 ]
 
 

@@ -149,7 +149,7 @@ class _Module:
     index: Optional[ModuleIndex] = None
     tree: Optional[ast.Module] = None  # parsed, not yet indexed
     needy: Optional[list[str]] = None  # see ProjectIndex._needy_names
-    ref_takers: Optional[list[str]] = None  # its top-level defs that take refs, if `_needy_names` parsed it
+    ref_takers: Optional[list[str]] = None  # its top-level defs that take refs, where `_needy_names` found any needy
     relevant: Optional[bool] = None  # see ProjectIndex._is_relevant
     parse_failed: bool = False
     raw: Optional[bytes] = None  # its bytes, once read (asked for thousands of times on a large tree)
@@ -585,10 +585,8 @@ class ProjectIndex:
         """Its needy defs that take refs as kernel bodies do, where a module that imports it launches a
         body its analysis cannot resolve (`getattr(bodies, name)`, `from bodies import *`): one of them
         may be that body (MAYBE, a [manual] note where it may fail), never silently plain code."""
-        if module.ref_takers is None:  # the needy names came from a stored state: not parsed for them
-            tree = self._tree(module)
-            module.ref_takers = _ref_takers(tree) if tree is not None else []
-        bodies = [name for name in module.ref_takers if name in needy]
+        # (`_needy_names` found them on the parse that found `needy`, here or in a worker)
+        bodies = [name for name in module.ref_takers or () if name in needy]
         if not bodies:
             return []
         word = module.name.rpartition(".")[2]
