@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 
 from codemods import registry
 from codemods.analysis.kernel_scope import NO_LAUNCH_FOUND
+from codemods.analysis.project import ProjectIndex
 from codemods.engine import runner
 from codemods.engine.cache import ResultCache
 from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind
@@ -357,9 +359,12 @@ def test_a_module_goes_to_the_least_busy_worker_when_its_own_has_much_more_queue
         other = next(name for name in names if worker_of[name] != worker_of[first])
         busy = pool.submit(_slowly_in_worker, 2.0, runner.AFFINITY_SLACK + 1, first)
         same = next(name for name in names[1:] if worker_of[name] == worker_of[first])
-        assert pool.submit(_item_and_worker, same, 1, same).result(timeout=60) == (same, worker_of[other])
+        assert pool.submit(_item_and_worker, same, 0, same).result(timeout=60) == (same, worker_of[other])
         assert busy.result(timeout=60) == worker_of[first]
-        # Within the slack, and once the queue is done: its own worker again.
+        # Once its queue is done (a future's callback takes what it had queued off), its own worker again.
+        deadline = time.monotonic() + 30
+        while any(pool._queued) and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert pool.submit(_item_and_worker, same, runner.AFFINITY_SLACK, same).result(timeout=60) \
             == (same, worker_of[first])
 
@@ -397,3 +402,12 @@ def test_the_rules_do_not_parse_again_in_a_worker_what_the_summary_parsed_there(
     assert sorted(Path(r.path).name for r in results for f in r.findings if f.code == "JAX001") \
         == [f"kernel_{i}.py" for i in range(4)]
     assert sorted(log.read_text().splitlines()) == [f"def body_{i}" for i in range(4)]
+
+
+def test_a_file_the_project_index_does_not_hold_has_no_module(tmp_path: Path) -> None:
+    """A file whose name is no module name (`my-kernel.py`) is not in the index: analysed anywhere,
+    never a crash (the pool hands it to the least busy worker)."""
+    (tmp_path / "ok.py").write_text("x = 1\n")
+    (tmp_path / "my-kernel.py").write_text("x = 1\n")
+    index = ProjectIndex([tmp_path / "ok.py", tmp_path / "my-kernel.py"], lambda path: Path(path).read_bytes())
+    assert (index.module_of(tmp_path / "ok.py"), index.module_of(tmp_path / "my-kernel.py")) == ("ok", None)
