@@ -323,8 +323,12 @@ def test_each_step_of_the_walk_counts_toward_the_depth(written: str, hops: int, 
      "is not a literal (`PREC` is set in a way this analysis does not follow)"),
     ("", "make()", "is not a literal (`make()` is computed)"),
     ("C = P.HIGH\nC = make()\n", "C", "is assigned more than once (`make()` is computed)"),
+    ("from pkg import consts\n", "consts.PREC",
+     "is not a literal (`consts.PREC` is read from the imported `pkg.consts`; a precision is followed within its own "
+     "module only)"),
+    ("", "x.precision", "is not a literal (`x.precision` is computed)"),
 ], ids=["itself", "unbound", "relative-import", "from-dot", "from-dot-dot", "absolute-import", "for-target", "computed",
-        "assigned-twice"])
+        "assigned-twice", "an-imported-modules-attribute", "another-values-attribute"])
 def test_a_value_the_walk_cannot_bound_is_said_with_why(before: str, value: str, why: str) -> None:
     source = before + _kernel(f"o[...] = jnp.dot(x[...], w[...], precision={value})")
     assert _note(source) == f"jnp.dot: precision `{value}` {why}{NOTE_END}"
