@@ -172,12 +172,14 @@ PRECISION: dict[str, list[Launch]] = {
     # Launched here as the launch the tool does not see would: each note's error where the value
     # is a pair, lowered where it is a scalar both backends take.
     "unlaunched_body_values_the_analysis_cannot_follow": [
-        launch for body, line in (("from_an_import", 12), ("from_a_module_attribute", 16), ("accepted", 24))
+        launch for body, line in (("from_an_import", 14), ("from_a_module_attribute", 18), ("accepted", 26))
         for launch in _launches(f"pl.pallas_call({body}, out_shape={_OUT})", MATMUL, *PORTABLE, lines=(line,))]
     + _launches(f"pl.pallas_call(functools.partial(from_a_parameter, precision={PAIR_SPELLED}), out_shape={_OUT})",
-                MATMUL, TPU, lines=(20,))
+                MATMUL, TPU, lines=(22,))
     + _launches(f"pl.pallas_call(functools.partial(from_a_parameter, precision=jax.lax.Precision.HIGHEST), "
-                f"out_shape={_OUT})", MATMUL, *PORTABLE, lines=(20,)),
+                f"out_shape={_OUT})", MATMUL, *PORTABLE, lines=(22,))
+    + _launches(f"pl.pallas_call(functools.partial(triton_only, precision={PAIR_SPELLED}), out_shape={_OUT})",
+                MATMUL, TRITON, lines=(30,)),
     "module_constant_default_of_xla_function": _launches("matmul", MATMUL, *PORTABLE),
 }
 

@@ -39,12 +39,14 @@ _LAX = {
 }
 _NUMPY = {name: Op("dot", None) for name in ("dot", "matmul", "einsum", "inner", "tensordot", "vdot")}
 _PALLAS = {"dot": Op("dot", 5)}
+_TRITON = "jax.experimental.pallas.triton"
+_TRITON_OPS = frozenset(f"{_TRITON}.{name}" for name in _PALLAS)
 # Contractions and convolutions, and where their precision may sit.
 OPS: dict[str, Op] = {
     **{f"jax.lax.{name}": op for name, op in _LAX.items()},
     **{f"jax.numpy.{name}": op for name, op in _NUMPY.items()},
     **{f"jax.experimental.pallas.{name}": op for name, op in _PALLAS.items()},
-    **{f"jax.experimental.pallas.triton.{name}": op for name, op in _PALLAS.items()},
+    **{f"{_TRITON}.{name}": op for name, op in _PALLAS.items()},
 }
 
 
@@ -80,7 +82,7 @@ LIST_REJECTED_SINCE: Version = (0, 7)
 # Triton's dot lowering asserts `batch_dims == ((), ())`: lax.batch_matmul never lowers there.
 BATCH_MATMUL = "jax.lax.batch_matmul"
 BATCHED_DOT_UNLOWERED: Backends = frozenset({"triton"})
-PALLAS_DOT = ("jax.experimental.pallas.dot", "jax.experimental.pallas.triton.dot")
+PALLAS_DOT = ("jax.experimental.pallas.dot", f"{_TRITON}.dot")
 # When `pl.dot` stopped existing: JAX150's row, the one place that fact is kept (the triton dot stays).
 PALLAS_DOT_ROW = next(row for row in api_changes.TABLE if row.code == "JAX150")
 _MAX_DEPTH = 6  # how far a value is followed through parameters, variables and returns
@@ -137,8 +139,8 @@ class PerOperandPrecision(JaxTransform):
     def _note_unresolved_launch(self, call: ast.Call, name: str, op: Op, value: ast.expr) -> None:
         """A precision Mosaic TPU rejects, in code an unresolved launch may run: a [manual] note."""
         note = self.unresolved_launch(call, REJECTERS)
-        if note is None:
-            return
+        if note is None or name in _TRITON_OPS:
+            return  # (Triton's own ops run in Triton kernels only, which lower any precision)
         try:
             values = self._possible_values(value, _MAX_DEPTH, set())
         except _Unknown as unknown:  # never silent: it may be a pair, or a scalar Mosaic TPU rejects
