@@ -520,6 +520,39 @@ def _accuracy_handed_to_a_helper(root: Path) -> None:
 
 
 @pytest.mark.jax
+@pytest.mark.parametrize("imported, plgpu", [("from gk.compat import plgpu", "plgpu"),
+                                             ("from gk import compat", "compat.plgpu")], ids=["name", "attribute"])
+def test_a_kernel_launched_with_a_re_exported_launcher_in_a_module_that_never_says_pallas(
+        tmp_path: Path, imported: str, plgpu: str) -> None:
+    """`compat.py` re-exports Mosaic GPU's module; `kern.py` launches its own body with `plgpu.kernel`
+    and never says pallas: no kernel of the project reaches it, so its facts were empty, its rules
+    read `plgpu.kernel` as the project's, and the hint got the note for a body with no launch found
+    where the fix is known. The hint is dropped and the rewritten package lowers for Mosaic GPU."""
+    from tests import jax_support
+
+    if jax_support.JAX_VERSION < (0, 10):
+        pytest.skip("accuracy= on lax.rsqrt: jax 0.10 and later")
+    original, rewritten = tmp_path / "original", tmp_path / "rewritten"
+    for root in (original, rewritten):
+        root.mkdir()
+        _package(root, "gk", {
+            "compat.py": "from jax.experimental.pallas import mosaic_gpu as plgpu\n",
+            "kern.py": f"import jax\nfrom jax import lax\n\n{imported}\n\n\ndef run(x):\n"
+            f"    @{plgpu}.kernel(out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))\n    def kernel(x_ref, o_ref):\n"
+            "        o_ref[...] = lax.rsqrt(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST)\n\n    return kernel(x)\n",
+        })
+    results = run([rewritten], select(), Settings(jax_support.JAX_VERSION), jobs=1)
+    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == \
+        [("kern.py", "JAX002", "dropped")]
+    for result in results:
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    errors = {root: _lowering_error(root, "gk.kern", "cuda", ((16, 256),)) for root in (original, rewritten)}
+    assert errors[original] is not None and "accuracy" in errors[original], errors[original]
+    assert errors[rewritten] is None
+
+
+@pytest.mark.jax
 def test_an_accuracy_handed_to_a_helper_in_another_module_is_dropped_and_the_kernel_lowers(tmp_path: Path) -> None:
     """Silent before (`--check` passed; Mosaic GPU raises "Not implemented: accuracy"): the helper's
     hint is dropped, and the rewritten package lowers for Mosaic GPU where the original does not."""

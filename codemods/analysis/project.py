@@ -506,7 +506,10 @@ class ProjectIndex:
         self._depend(module.name, CONTENT)
         raw = self._bytes(module)
         if KERNEL_MARKER not in raw and not self._in_kernel_land(module.name):
-            return ModuleFacts()  # no kernel of this project reaches it (a set lookup: first)
+            # No kernel of this project reaches it (a set lookup: first). It may still launch its own
+            # with a launcher a project module re-exports (`from pkg.compat import plgpu`, then
+            # `plgpu.kernel(body, ...)`): its rules read those names as jax's.
+            return ModuleFacts(through=self._imported_from_outside(module)) if _LAUNCHER_WORD.search(raw) else ModuleFacts()
         if not self._is_relevant(module):
             return ModuleFacts()
         needy = self._needy_names(module)
@@ -1536,6 +1539,8 @@ def _another_name_for(names: bytes) -> bytes:
     return rb"=[ \t]*[\w.]*\b(?:" + names + rb")[ \t]*(?:$|#|;)"
 
 
+# A launcher's name, called (`plgpu.kernel(`, `pl.core_map(`) or as a decorator (`@plgpu.kernel`).
+_LAUNCHER_WORD = re.compile(rb"\b(?:pallas_call|kernel|core_map|emit_pipeline\w*)\b\s*[(\n]")
 _ALIAS_OF_A_LAUNCHER = re.compile(_another_name_for(rb"pallas_call|kernel|core_map|emit_pipeline\w*"), re.M)
 
 
