@@ -20,6 +20,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -519,6 +520,27 @@ def _accuracy_handed_to_a_helper(root: Path) -> None:
     })
 
 
+def _hint_dropped_and_lowered(tmp_path: Path, make: Callable[[Path], None], module: str, file: str) -> None:
+    """Two copies of the package `make` writes: in the second the tool drops its one accuracy hint
+    (in `file`), and `<module>.run` lowers for Mosaic GPU there, where the first raises."""
+    from tests import jax_support
+
+    if jax_support.JAX_VERSION < (0, 10):
+        pytest.skip("accuracy= on lax.rsqrt: jax 0.10 and later")
+    original, rewritten = tmp_path / "original", tmp_path / "rewritten"
+    for root in (original, rewritten):
+        root.mkdir()
+        make(root)
+    results = run([rewritten], select(), Settings(jax_support.JAX_VERSION), jobs=1)
+    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == [(file, "JAX002", "dropped")]
+    for result in results:
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    errors = {root: _lowering_error(root, module, "cuda", ((16, 256),)) for root in (original, rewritten)}
+    assert errors[original] is not None and "accuracy" in errors[original], errors[original]
+    assert errors[rewritten] is None
+
+
 @pytest.mark.jax
 @pytest.mark.parametrize("imported, plgpu", [("from gk.compat import plgpu", "plgpu"),
                                              ("from gk import compat", "compat.plgpu")], ids=["name", "attribute"])
@@ -528,51 +550,19 @@ def test_a_kernel_launched_with_a_re_exported_launcher_in_a_module_that_never_sa
     and never says pallas: no kernel of the project reaches it, so its facts were empty, its rules
     read `plgpu.kernel` as the project's, and the hint got the note for a body with no launch found
     where the fix is known. The hint is dropped and the rewritten package lowers for Mosaic GPU."""
-    from tests import jax_support
-
-    if jax_support.JAX_VERSION < (0, 10):
-        pytest.skip("accuracy= on lax.rsqrt: jax 0.10 and later")
-    original, rewritten = tmp_path / "original", tmp_path / "rewritten"
-    for root in (original, rewritten):
-        root.mkdir()
-        _package(root, "gk", {
-            "compat.py": "from jax.experimental.pallas import mosaic_gpu as plgpu\n",
-            "kern.py": f"import jax\nfrom jax import lax\n\n{imported}\n\n\ndef run(x):\n"
-            f"    @{plgpu}.kernel(out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))\n    def kernel(x_ref, o_ref):\n"
-            "        o_ref[...] = lax.rsqrt(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST)\n\n    return kernel(x)\n",
-        })
-    results = run([rewritten], select(), Settings(jax_support.JAX_VERSION), jobs=1)
-    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == \
-        [("kern.py", "JAX002", "dropped")]
-    for result in results:
-        if result.new_source is not None:
-            Path(result.path).write_bytes(result.new_source)
-    errors = {root: _lowering_error(root, "gk.kern", "cuda", ((16, 256),)) for root in (original, rewritten)}
-    assert errors[original] is not None and "accuracy" in errors[original], errors[original]
-    assert errors[rewritten] is None
+    _hint_dropped_and_lowered(tmp_path, lambda root: _package(root, "gk", {
+        "compat.py": "from jax.experimental.pallas import mosaic_gpu as plgpu\n",
+        "kern.py": f"import jax\nfrom jax import lax\n\n{imported}\n\n\ndef run(x):\n"
+        f"    @{plgpu}.kernel(out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))\n    def kernel(x_ref, o_ref):\n"
+        "        o_ref[...] = lax.rsqrt(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST)\n\n    return kernel(x)\n",
+    }), "gk.kern", "kern.py")
 
 
 @pytest.mark.jax
 def test_an_accuracy_handed_to_a_helper_in_another_module_is_dropped_and_the_kernel_lowers(tmp_path: Path) -> None:
     """Silent before (`--check` passed; Mosaic GPU raises "Not implemented: accuracy"): the helper's
     hint is dropped, and the rewritten package lowers for Mosaic GPU where the original does not."""
-    from tests import jax_support
-
-    if jax_support.JAX_VERSION < (0, 10):
-        pytest.skip("accuracy= on lax.rsqrt: jax 0.10 and later")
-    original, rewritten = tmp_path / "original", tmp_path / "rewritten"
-    for root in (original, rewritten):
-        root.mkdir()
-        _accuracy_handed_to_a_helper(root)
-    results = run([rewritten], select(), Settings(jax_support.JAX_VERSION), jobs=1)
-    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == \
-        [("norms.py", "JAX002", "dropped")]
-    for result in results:
-        if result.new_source is not None:
-            Path(result.path).write_bytes(result.new_source)
-    errors = {root: _lowering_error(root, "gh.launch", "cuda", ((16, 256),)) for root in (original, rewritten)}
-    assert errors[original] is not None and "accuracy" in errors[original], errors[original]
-    assert errors[rewritten] is None
+    _hint_dropped_and_lowered(tmp_path, _accuracy_handed_to_a_helper, "gh.launch", "norms.py")
 
 
 @pytest.mark.jax
