@@ -19,9 +19,10 @@ import pytest
 
 from codemods import registry
 from codemods.analysis.module import ModuleIndex
+from codemods.analysis.names import root_name
 from codemods.engine.rule import ParsedFile
 from codemods.engine.runner import process_source
-from codemods.rules.bf16_lstm import RULE, Bf16Lstm, _attributes_in_source_order, _root_name
+from codemods.rules.bf16_lstm import RULE, Bf16Lstm, _attributes_in_source_order
 from codemods.settings import Settings
 
 TARGET = Settings((0, 12, 0, 1), helpers_module="h")
@@ -254,8 +255,8 @@ def test_attributes_in_source_order_and_root_names() -> None:
     tree = ast.parse("q = g(h(k(P.HIGH)))\nr = lax.Precision.HIGH\ns = (a.b\n  .c), a.b\n")
     assert [ast.unparse(a) for a in _attributes_in_source_order(tree)] == [
         "P.HIGH", "lax.Precision.HIGH", "lax.Precision", "a.b.c", "a.b", "a.b"]
-    roots = [_root_name(a) for a in _attributes_in_source_order(tree)]
+    roots = [root_name(a) for a in _attributes_in_source_order(tree)]
     assert [r.id if r is not None else None for r in roots] == ["P", "lax", "lax", "a", "a", "a"]
-    assert _root_name(ast.parse("f().x.y", mode="eval").body) is None
+    assert root_name(ast.parse("f().x.y", mode="eval").body) is None
     name = ast.parse("x", mode="eval").body
-    assert _root_name(name) is name
+    assert root_name(name) is name

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from codemods.analysis import project
+from codemods.analysis.names import root_name
 from codemods.analysis.kernel_scope import BODY, FACTORY, HELPER, MOSAIC_TPU, TRITON, ModuleFacts, find_kernels
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project import ProjectIndex, Usage, _Module, module_name
@@ -869,7 +870,7 @@ def test_terminal_names(source: str, terminal: str) -> None:
 ])
 def test_last_and_root_names(source: str, last, root) -> None:
     node = ast.parse(source, mode="eval").body
-    assert (project._last_name(node), project._root_name(node)) == (last, root)
+    assert (project._last_name(node), getattr(root_name(node), "id", None)) == (last, root)
 
 
 

@@ -86,6 +86,13 @@ def has_star(call: ast.Call) -> bool:
     return has_double_star(call) or any(isinstance(arg, ast.Starred) for arg in call.args)
 
 
+def root_name(node: ast.AST) -> Optional[ast.Name]:
+    """The name an attribute chain starts from (`a` of `a.b.c`); None where it starts elsewhere."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node if isinstance(node, ast.Name) else None
+
+
 def is_none(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 

@@ -45,6 +45,7 @@ from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, Backends, KernelScope, ModuleFacts, defined_launchers, find_kernels, takes_refs,
 )
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex, import_binding
+from codemods.analysis.names import root_name
 from codemods.analysis.value_flow import returned_values
 from codemods.capabilities import Level
 from codemods.engine.rule import WORD_BYTES
@@ -1010,7 +1011,7 @@ class ProjectIndex:
         if module.project_mentions is None:
             names = self._project_names(module, index)
             module.project_mentions = {function: kept for function, mentions in index.mentions.items()
-                                       if (kept := [m for m in mentions if _root_name(m) in names])}
+                                       if (kept := [m for m in mentions if (root := root_name(m)) is not None and root.id in names])}
         return module.project_mentions
 
     def _project_names(self, module: _Module, index: ModuleIndex) -> frozenset[str]:
@@ -1527,9 +1528,11 @@ def _terminal_name(node: ast.AST) -> str:
     return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
 
 
+# The names a launcher is called by (a pattern's alternatives).
+_LAUNCHER_NAMES = rb"pallas_call|kernel|core_map|emit_pipeline\w*"
 # The name a launcher is fed: `pallas_call(body,`, `pallas_call(kernel=body,`, `pallas_call(partial(body, n=1)`,
 # `pallas_call(self.body,` (a runner class keeps what its `__init__` takes).
-_LAUNCHED_NAME = re.compile(rb"(?:pallas_call|kernel|core_map|emit_pipeline\w*)\(\s*(?:(?:kernel|body|f)\s*=\s*)?"
+_LAUNCHED_NAME = re.compile(rb"(?:" + _LAUNCHER_NAMES + rb")\(\s*(?:(?:kernel|body|f)\s*=\s*)?"
                             rb"(?:(?:functools\s*\.\s*)?partial\s*\(\s*)?(?:self\s*\.\s*)?([A-Za-z_]\w*)\s*[,)]")
 _PARTIAL_OF_A_LAUNCHER = re.compile(rb"\bpartial\s*\(\s*[\w.]*\b(?:pallas_call|kernel|emit_pipeline\w*)\s*[,)]")
 
@@ -1540,8 +1543,8 @@ def _another_name_for(names: bytes) -> bytes:
 
 
 # A launcher's name, called (`plgpu.kernel(`, `pl.core_map(`) or as a decorator (`@plgpu.kernel`).
-_LAUNCHER_WORD = re.compile(rb"\b(?:pallas_call|kernel|core_map|emit_pipeline\w*)\b\s*[(\n]")
-_ALIAS_OF_A_LAUNCHER = re.compile(_another_name_for(rb"pallas_call|kernel|core_map|emit_pipeline\w*"), re.M)
+_LAUNCHER_WORD = re.compile(rb"\b(?:" + _LAUNCHER_NAMES + rb")\b\s*[(\n]")
+_ALIAS_OF_A_LAUNCHER = re.compile(_another_name_for(_LAUNCHER_NAMES), re.M)
 
 
 def _launchers_in(name: str, scope: KernelScope) -> dict[str, tuple[Optional[int], str, Backends]]:
@@ -1655,13 +1658,6 @@ def _dotted(node: ast.AST) -> Optional[str]:
 def _last_name(node: ast.AST) -> Optional[str]:
     """`c` for `a.b.c` or `c`."""
     return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
-
-
-def _root_name(node: ast.AST) -> Optional[str]:
-    """`a` for `a.b.c`; None for what does not start from a name."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
 
 
 def _launchers_value(launchers: dict[str, tuple[Optional[int], str, Backends]]) -> tuple:

@@ -8,7 +8,7 @@ from typing import Optional
 
 from codemods.analysis.module import FUNCTIONS, ordered_arguments
 from codemods.analysis.module_helpers import reference_helper
-from codemods.analysis.names import Argument, display, find_arg, has_star, one_line, value_of
+from codemods.analysis.names import Argument, display, find_arg, has_star, one_line, root_name, value_of
 from codemods.analysis.precision import NONE, PrecisionLiteral, only_value, parse_precision, spell, spell_like, string_value
 from codemods.base import JaxTransform
 from codemods.capabilities import Level, lowered_precisions
@@ -60,15 +60,16 @@ class Bf16Lstm(JaxTransform):
             return
         value = value_of(arg) if arg is not None else None
         parsed = NONE if value is None else parse_precision(value, self.module)
-        constant = only_value(value, self.module) if parsed is None and isinstance(value, ast.Name) else None
-        if constant is not None:  # `precision=PREC` after `PREC = Precision.DEFAULT`: the call is rewritten, not PREC
+        named = ""
+        if parsed is None and isinstance(value, ast.Name) and (constant := only_value(value, self.module)) is not None:
+            # `precision=PREC` after `PREC = Precision.DEFAULT`: the call is rewritten, not PREC
             parsed = parse_precision(constant, self.module)
+            named = f" (`{value.id}`, set on line {self.module.position(constant)[0]})"
         if parsed is NONE:
             self._plan_default(call, arg, bound)
         elif isinstance(parsed, PrecisionLiteral):
             if not self._cudnn_accepts(parsed):
                 highest = spell_like(parsed, Level.HIGHEST, self.module)
-                named = f" (`{value.id}`, set on line {self.module.position(constant)[0]})" if constant is not None else ""  # type: ignore[union-attr]
                 self._rewrite(call, arg, bound, highest, f"precision {parsed.describe()}{named}")
         elif not any(name.startswith(_ALGORITHMS) for name in self.module.qualified_names(value)):
             self.report(value, Kind.MANUAL, f"{LSTM_NAME}: precision `{one_line(self.module.segment(value))}` is "
@@ -142,12 +143,12 @@ class Bf16Lstm(JaxTransform):
     def _spell_highest(self, call: ast.Call, default: _DefaultPrecision) -> str:
         """HIGHEST as the module writes precisions: like a `Precision.X` it uses (when that name
         reaches the call), else in the vocabulary of its default-precision string."""
-        at_call = _root_name(call.func)
+        at_call = root_name(call.func)
         call_scope = self.module.scope_of.get(at_call) if at_call is not None else None
         module_scope = self.module.module_scope
         for attribute in _attributes_in_source_order(self.module.tree):
             literal = parse_precision(attribute, self.module)
-            root = _root_name(attribute)
+            root = root_name(attribute)
             if (isinstance(literal, PrecisionLiteral) and root is not None and call_scope is not None
                     and root.id in module_scope.bindings
                     and call_scope.lookup(root.id) == module_scope.bindings[root.id]):
@@ -161,13 +162,6 @@ class Bf16Lstm(JaxTransform):
 def _attributes_in_source_order(tree: ast.AST) -> list[ast.Attribute]:
     attributes = [node for node in ast.walk(tree) if isinstance(node, ast.Attribute)]
     return sorted(attributes, key=lambda n: (n.lineno, n.col_offset, -n.end_lineno, -n.end_col_offset))
-
-
-def _root_name(expression: ast.expr) -> Optional[ast.Name]:
-    while isinstance(expression, ast.Attribute):
-        expression = expression.value
-    return expression if isinstance(expression, ast.Name) else None
-
 
 
 RULE = Rule(

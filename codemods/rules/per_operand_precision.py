@@ -12,7 +12,7 @@ from codemods import api_changes
 from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, Backends, argument_for, default_value, describe_backends
 from codemods.analysis.value_flow import returned_values
 from codemods.analysis.module import FunctionNode, ModuleIndex
-from codemods.analysis.names import Argument, display, find_arg, has_double_star, has_star, one_line, value_of
+from codemods.analysis.names import Argument, display, find_arg, has_double_star, has_star, one_line, root_name, value_of
 from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, spell_like, string_value
 from codemods.base import JaxTransform
 from codemods.capabilities import (
@@ -145,8 +145,7 @@ class PerOperandPrecision(JaxTransform):
             values = self._possible_values(value, _MAX_DEPTH, set())
         except _Unknown as unknown:  # never silent: it may be a pair, or a scalar Mosaic TPU rejects
             self.report(call, Kind.MANUAL, f"{display(name)}: precision `{one_line(self.module.segment(value))}` is not "
-                        f"a literal ({unknown}) and {note}; if it is not a single scalar the Mosaic TPU lowering "
-                        f"accepts, {self._failure(op)}")
+                        f"a literal ({unknown}) and {note}; {self._unless_a_scalar(op)}")
             return
         if any(isinstance(literal, PrecisionLiteral) and self._target_level(op.kind, literal) is not None
                for _, literal in values):
@@ -285,7 +284,7 @@ class PerOperandPrecision(JaxTransform):
             rejected = [(source, literal) for source, literal in self._possible_values(value, _MAX_DEPTH, set())
                         if isinstance(literal, PrecisionLiteral) and self._target_level(op.kind, literal) is not None]
         except _Unknown as unknown:
-            why = f"{sources} ({unknown}): if it is not a single scalar the Mosaic TPU lowering accepts, {self._failure(op)}"
+            why = f"{sources} ({unknown}): {self._unless_a_scalar(op)}"
         else:
             if not rejected:
                 return  # every value it can take, followed through the module, lowers
@@ -302,6 +301,10 @@ class PerOperandPrecision(JaxTransform):
     def _is_module_constant(self, value: ast.expr) -> bool:
         bindings = self.module.bindings(value) if isinstance(value, ast.Name) else []
         return len(bindings) == 1 and bindings[0].scope is self.module.module_scope and bindings[0].value is not None
+
+    def _unless_a_scalar(self, op: Op) -> str:
+        """What may fail for a value the analysis cannot bound."""
+        return f"if it is not a single scalar the Mosaic TPU lowering accepts, {self._failure(op)}"
 
     def _failure(self, op: Op) -> str:
         """How the kernel fails, in the lowering's own words."""
@@ -537,13 +540,9 @@ class PerOperandPrecision(JaxTransform):
 
 def _imported_module(value: ast.expr, module: ModuleIndex) -> Optional[str]:
     """What the root of an attribute (`compat` of `compat.MIXED`) imports; None if it is no import."""
-    root = value
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    if root is value or not isinstance(root, ast.Name):
-        return None
-    imported = next((binding.imported for binding in module.bindings(root) if binding.imported is not None), None)
-    return imported
+    root = root_name(value) if isinstance(value, ast.Attribute) else None
+    return None if root is None else \
+        next((binding.imported for binding in module.bindings(root) if binding.imported is not None), None)
 
 
 def _precision_arg(call: ast.Call, op: Op, shift: int) -> Optional[Argument]:
