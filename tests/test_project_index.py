@@ -927,3 +927,19 @@ def test_import_lines_are_the_lines_that_start_an_import(seed: int) -> None:
     raw = b"".join(chooser.choice(_IMPORT_LINE_PIECES) + chooser.choice([b"\n", b"\r\n", b""])
                    for _ in range(chooser.randrange(12)))
     assert project._import_lines(raw) == _IMPORT_LINE_ANCHORED.findall(raw)
+
+
+# -- the launcher-word test --
+
+_LAUNCHER_PIECES = [b"pl.pallas_call(", b"@plgpu.kernel\n", b"pl.core_map (", b"pltpu.emit_pipeline_with_allocations(",
+                    b"kernel", b"kernels(", b"my_kernel(", b"pallas_call", b"core_mapping(", b"emit_pipe(", b"x = 1",
+                    b"\n", b" ", b"(", b"_", b"kernel_", b"# core_map\n"]
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_a_launcher_word_is_searched_for_only_where_one_of_its_literals_is(seed: int) -> None:
+    """Random modules of launcher calls, decorators and look-alikes: the literal test before the
+    pattern (`_says_a_launcher`) answers exactly what the pattern alone does."""
+    chooser = random.Random(seed)
+    raw = b"".join(chooser.choice(_LAUNCHER_PIECES) for _ in range(chooser.randrange(8)))
+    assert project._says_a_launcher(raw) == (project._LAUNCHER_WORD.search(raw) is not None)

@@ -304,6 +304,35 @@ def test_a_run_over_most_of_a_large_project_summarises_it_in_workers(
     assert any(r.new_source for r in results)  # the project has fixes to find (lib/ops.py)
 
 
+@FORKS
+@FORK_WARNING
+def test_a_summarised_run_chooses_each_files_rules_from_its_workers_prefilter(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The summary's workers answer the byte test of each module with its summary: the main process
+    neither reads nor tests a file to choose its rules (it did, serially, for thousands of files),
+    and the per-file ignores still apply to the rules they choose."""
+    from codemods import registry
+    from codemods.engine import runner
+
+    paths = _write(tmp_path, PACKAGE)
+    monkeypatch.setattr(runner, "SUMMARY_MIN_MODULES", len(paths))
+
+    def not_here(path: Path, *_) -> list:
+        raise AssertionError(f"the main process prefiltered {path}")
+
+    monkeypatch.setattr(runner, "_rules_for_file", not_here)
+    settings = Settings((0, 12, 0, 1))
+    ignored = {"api.py"}  # its kernel's call of ops.mm is no finding of its own: the fix is in ops.py
+    results = runner.run(paths, registry.RULES, settings, 2, rules_to_skip=lambda path: frozenset(
+        {"JAX001"} if Path(path).name in ignored else ()))
+    found = {Path(r.path).name: sorted(f.code for f in r.findings) for r in results if r.findings}
+    assert found == {"ops.py": ["JAX001"]}  # a helper that never says pallas, called from a kernel
+    ignored = {"ops.py"}
+    results = runner.run(paths, registry.RULES, settings, 2, rules_to_skip=lambda path: frozenset(
+        {"JAX001"} if Path(path).name in ignored else ()))
+    assert not [f for r in results for f in r.findings]
+
+
 # -- what an edit keeps --
 
 PACKAGE = {

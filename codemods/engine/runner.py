@@ -229,8 +229,12 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             facts = index.facts(path) if index is not None else NO_FACTS
             skipped = tuple(sorted(rules_to_skip(path)))
             decided_by = facts_key(facts)  # what chose its rules, with `skipped`
+            prefiltered = index.prefiltered(path) if index is not None else None
             if known is not None and known.facts == decided_by and known.skipped == skipped:
                 rules = [rule for rule in transforms if rule.code in known.rules]
+            elif prefiltered is not None:  # (codes, the codes kernel-scoped rules add where it holds kernels)
+                codes = prefiltered[0] + prefiltered[1] if facts.holds_kernels else prefiltered[0]
+                rules = [rule for rule in transforms if rule.code in codes and rule.code not in skipped]
             else:
                 rules = _rules_for_file(path, seen, transforms, settings, facts, skipped)
         except OSError as error:
@@ -305,8 +309,19 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
         except (OSError, _NotAFile):
             return b""
 
+    def prefilter(path: str) -> Optional[tuple[tuple[str, ...], tuple[str, ...]]]:
+        """What `_rules_for_file` says of a module (not a notebook), with its facts' holds_kernels
+        false, and what it adds where that is true: read and tested by the summary's workers."""
+        try:
+            raw = seen.raw(path)
+        except (OSError, _NotAFile):
+            return None  # the main process reports it
+        plain = tuple(rule.code for rule in rules_for(raw, transforms, settings))
+        return plain, tuple(rule.code for rule in rules_for(raw, kernel_scoped, settings, True) if rule.code not in plain)
+
     kernel_scoped = [rule for rule in transforms if rule.kernel_scoped]  # the only ones its facts serve
-    index = ProjectIndex(files, read, lambda code: bool(rules_for(code, kernel_scoped, settings, True)), content)
+    index = ProjectIndex(files, read, lambda code: bool(rules_for(code, kernel_scoped, settings, True)), content,
+                         prefilter)
     # What the last run learnt, less what the changed modules may have changed.
     state = cache.project_state(_state_key(index, transforms)) if cache is not None else None
     changed = index.changed(state)
