@@ -594,3 +594,65 @@ def test_write_replaces_an_unchanged_file(tmp_path: Path) -> None:
     assert path.read_bytes() == result.new_source == CONV_KERNEL.encode().replace(CONV_PAIR, CONV_FIXED)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert sorted(p.name for p in tmp_path.iterdir()) == ["k.py"]
+
+
+class _Exited(Exception):
+    def __init__(self, status: int) -> None:
+        self.status = status
+
+
+class _Stream:
+    """An output whose writes count only once flushed (a pipe's buffer, which os._exit drops)."""
+
+    def __init__(self, fails: bool = False) -> None:
+        self.pending, self.flushed, self.fails = "", "", fails
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        return len(text)
+
+    def flush(self) -> None:
+        if self.fails:
+            raise BrokenPipeError(32, "Broken pipe")
+        self.flushed, self.pending = self.flushed + self.pending, ""
+
+
+@pytest.mark.parametrize("code, status, said", [
+    (None, 0, ""), (0, 0, ""), (1, 1, ""), (2, 2, ""), ("bad config", 1, "bad config\n")])
+def test_the_command_ends_with_its_status_and_its_output_flushed(
+        code: object, status: int, said: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`main` ends the process without tearing its heap down (os._exit): the app's exit status as
+    Python would give it, and what was written, flushed first (os._exit drops buffers)."""
+    from codemods import cli
+
+    out, err = _Stream(), _Stream()
+
+    def app() -> None:
+        sys.stdout.write("diff\n")
+        raise SystemExit(code)
+
+    def exit_now(status: int) -> None:
+        raise _Exited(status)
+
+    monkeypatch.setattr(cli, "app", app)
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(os, "_exit", exit_now)
+    with pytest.raises(_Exited) as exited:
+        cli.main()
+    assert (exited.value.status, out.flushed, out.pending, err.flushed) == (status, "diff\n", "", said)
+
+
+def test_the_command_exits_120_when_its_output_cannot_be_flushed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A closed pipe (`jax-codemod . | head -1`): Python's own status when flushing fails at exit."""
+    from codemods import cli
+
+    def exit_now(status: int) -> None:
+        raise _Exited(status)
+
+    monkeypatch.setattr(cli, "app", lambda: sys.exit(1))
+    monkeypatch.setattr(sys, "stdout", _Stream(fails=True))
+    monkeypatch.setattr(os, "_exit", exit_now)
+    with pytest.raises(_Exited) as exited:
+        cli.main()
+    assert exited.value.status == 120
