@@ -440,6 +440,23 @@ def test_a_new_import_recomputes_only_the_facts_whose_search_it_changes(tmp_path
     assert index.facts(tmp_path / "c/pkg/ops.py").shared == {"mm"}  # plain code runs it now
 
 
+def test_a_first_import_of_a_module_that_defines_a_launcher_lets_others_launch_with_it(tmp_path: Path) -> None:
+    """A module that says pallas and that nothing imported was not asked what it launches with; once
+    another module imports its launcher and launches a body with it, the kept state's kernel land
+    is built again with it, as a cold run's."""
+    launch = ("from jax.experimental import pallas as pl\n\n\ndef run(body, x):\n"
+              "    return pl.pallas_call(body, out_shape=x)(x)\n")
+    ops = "import jax.numpy as jnp\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision='highest')\n"
+    before = {"pkg/__init__.py": "", "pkg/launch.py": launch, "pkg/ops.py": ops,
+              "pkg/uses.py": "from pkg import ops\n\n\ndef go(x):\n    return ops.body\n"}
+    after = {**before, "pkg/uses.py": "from pkg import ops\nfrom pkg.launch import run\n\n\ndef go(x):\n    return run(ops.body, x)\n"}
+    index, changed, _ = _warm(tmp_path, before, after)
+    assert changed == {"pkg.uses"}
+    assert [name for name, *_ in index.facts(tmp_path / "pkg/ops.py").kernels] == ["body"]
+    assert _all_facts(index, sorted(tmp_path.rglob("*.py"))) == _all_facts(ProjectIndex(sorted(tmp_path.rglob("*.py")), read_bytes),
+                                                                        sorted(tmp_path.rglob("*.py")))
+
+
 def test_the_state_survives_the_cache_and_an_unreadable_one_is_no_state(tmp_path: Path) -> None:
     paths = _write(tmp_path / "p", PACKAGE)
     index = ProjectIndex(paths, read_bytes)

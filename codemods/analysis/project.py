@@ -335,6 +335,10 @@ class ProjectIndex:
                                   if dependency[0] != PROJECT and dependency[0] not in changed})
         stale = {dependency for dependency in state.parts
                  if dependency[0] in changed and self._value_of(dependency) != state.parts[dependency]}
+        # Searches first: kernel land reads some (who imports a launcher), and a changed module may
+        # answer one otherwise now (the first import of a launcher) without any part it read changing.
+        stale |= {dependency for dependency in state.parts
+                  if dependency[0] == PROJECT and dependency[1][0] == SEARCH and self._answer_changed(dependency[1], changed)}
         importing, reachable, launching = (*state.tables, None)[:3]  # a state without launching modules: built again
         if importing is not None:
             self._importing = importing
@@ -343,9 +347,9 @@ class ProjectIndex:
         if reachable is not None and launching is not None and not stale & state.table_dependencies:
             self._reachable, self._table_dependencies = set(reachable), set(state.table_dependencies)
             self._launching = set(launching)
-        stale |= {dependency for dependency, value in state.parts.items() if dependency[0] == PROJECT and (
-            self._answer_changed(dependency[1], changed) if dependency[1][0] == SEARCH
-            else self._value_of(dependency) != value)}
+        # (whether a module is in kernel land, or launches: asked of the tables, once they are restored)
+        stale |= {dependency for dependency, value in state.parts.items()
+                  if dependency[0] == PROJECT and dependency[1][0] != SEARCH and self._value_of(dependency) != value}
         for name, (facts, dependencies) in state.facts.items():
             if not dependencies & stale:
                 self._facts[name], self._fact_dependencies[name] = facts, dependencies
