@@ -407,6 +407,21 @@ def test_a_body_passed_to_a_launch_helper_of_another_module(tmp_path: Path) -> N
         ("pkg.launch.run_kw", None, "kernel", BOTH))
 
 
+def test_only_a_module_another_imports_is_analysed_for_the_launchers_it_defines(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kernel land asks each module that says pallas what it defines to launch with, for the modules
+    that never say it: only one whose name another module's imports say can lend one. A script that
+    defines the same launcher and that nothing imports (a benchmark, a test's kernel) is not analysed."""
+    uses = "from pkg.launch import run\nfrom pkg import ops\n\n\ndef go(x):\n    return run(ops.body, x)\n"
+    index = _index(tmp_path, {**BASE, "pkg/launch.py": LAUNCH, "pkg/uses.py": uses, "scripts/bench_launch.py": LAUNCH})
+    analysed = []
+    find = ProjectIndex._find_launch_helpers
+    monkeypatch.setattr(ProjectIndex, "_find_launch_helpers",
+                        lambda self, module: analysed.append(module.name) or find(self, module))
+    assert _kernels(index.facts(tmp_path / "pkg/ops.py"))["body"] == (BOTH, "passed to run in pkg.uses", BODY)
+    assert "pkg.launch" in analysed and not [name for name in analysed if name.endswith("bench_launch")]
+
+
 def test_a_module_that_imports_no_project_module_imports_no_launchers(tmp_path: Path) -> None:
     files = {**PACKAGE, "pkg/launch.py": LAUNCH,
              "pkg/solo.py": PALLAS + "import jax.numpy as jnp\n\n\ndef needy(x_ref):\n    return jnp.dot(x_ref, x_ref, precision='highest')\n"}

@@ -1180,6 +1180,7 @@ class ProjectIndex:
         so far forwards again (a later one may lengthen an earlier one's chain)."""
         found: list[_Module] = []
         searched: set[tuple[str, bytes]] = set()
+        pallas_modules = [module for module in pallas_modules if self._may_be_imported(module)]
         defining = [(module, self._launch_helpers(module)) for module in pallas_modules]
         self._may_forward = {module.name for module in pallas_modules}
         try:
@@ -1205,6 +1206,15 @@ class ProjectIndex:
             self._may_forward = None
             self._forwarders.clear()
             self._scopes.clear()
+
+    def _may_be_imported(self, module: _Module) -> bool:
+        """Whether another module's imports may bring in its names: one says its last name in its
+        imports and its code. Only then can a module that never says pallas launch with a launcher
+        it defines: a module nothing imports (a script, a benchmark, a test's kernel, a notebook)
+        is not analysed for launch helpers (in a repository of kernel scripts, every one was, on
+        each run of one file)."""
+        last = module.name.rpartition(".")[2]  # (a notebook's, "ipynb>", is no name an import says)
+        return bool(self._importers_saying({last.encode()}, (last,), exclude=module, limit=0))
 
     def _imported_names(self, module: _Module, shallow: bool) -> set[str]:
         """The project modules a module's import lines name: `import a.b` names `a.b`, `from a import
