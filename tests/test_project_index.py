@@ -958,3 +958,23 @@ def test_a_launcher_word_is_searched_for_only_where_one_of_its_literals_is(seed:
     chooser = random.Random(seed)
     raw = b"".join(chooser.choice(_LAUNCHER_PIECES) for _ in range(chooser.randrange(8)))
     assert project._says_a_launcher(raw) == (project._LAUNCHER_WORD.search(raw) is not None)
+
+
+# -- the byte patterns of a call that may fail in a kernel --
+
+# What `_POSITIONAL_OP` and `_MEMBER_PAIR` were before their `\b` moved behind the name (`dot(?<!\wdot)`).
+_POSITIONAL_OP_WITH_BOUNDARY = re.compile(rb"(?:dot_general|conv\w*|batch_matmul|\bdot)\s*\(")
+_MEMBER_PAIR_WITH_BOUNDARY = re.compile(rb"\b(?:DEFAULT|HIGHEST|HIGH)\s*,\s*[\w.]*\b(?:DEFAULT|HIGHEST|HIGH)\b")
+_CALL_PIECES = [b"dot", b"vdot", b"dot_general", b"conv", b"deconv2d", b"batch_matmul", b"_dot", b"jnp.dot", b"(",
+                b" ", b",", b"\n", b"DEFAULT", b"HIGH", b"HIGHEST", b"P.", b"xHIGH", b"_DEFAULT", b"1", b"a"]
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_the_boundary_behind_a_name_matches_what_the_boundary_before_it_did(seed: int) -> None:
+    """Random runs of op names, look-alikes and Precision members: each pattern finds the matches,
+    where they were, that its `\\b`-first spelling found."""
+    chooser = random.Random(seed)
+    raw = b"".join(chooser.choice(_CALL_PIECES) for _ in range(chooser.randrange(12)))
+    for new, old in ((project._POSITIONAL_OP, _POSITIONAL_OP_WITH_BOUNDARY),
+                     (project._MEMBER_PAIR, _MEMBER_PAIR_WITH_BOUNDARY)):
+        assert [match.span() for match in new.finditer(raw)] == [match.span() for match in old.finditer(raw)]
