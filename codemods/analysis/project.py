@@ -1068,7 +1068,7 @@ class ProjectIndex:
                 if limit is not None and len(found) > limit:
                     break
         self._depend(PROJECT, (SEARCH, tuple(sorted(words)), names, unmarked, tuple(m.name for m in found),
-                               exclude.name if exclude else PROJECT))
+                               exclude.name if exclude else PROJECT, limit))
         return found
 
     def _candidates(self, words: set[bytes], names: tuple[str, ...]) -> list[_Module]:
@@ -1088,12 +1088,14 @@ class ProjectIndex:
     def _answer_changed(self, search: tuple, changed: set[str]) -> bool:
         """Whether a search (see `_importers_saying`) answers otherwise now: a changed module that
         now meets it was not found, or one found no longer meets it (the others did not change,
-        and only a changed module's imports can change the word table)."""
-        _, words, names, unmarked, found, excluded = search
+        and only a changed module's imports can change the word table). A search cut at its limit
+        answered only that (its callers read nothing else): another module meeting it changes nothing."""
+        _, words, names, unmarked, found, excluded, limit = search
+        cut = limit is not None and len(found) > limit
         for name in changed - {excluded}:
             module = self._modules[name]
-            if (bool(self._words_imported(module) & set(words)) and self._meets(module, names, unmarked)) \
-                    != (name in found):
+            meets = bool(self._words_imported(module) & set(words)) and self._meets(module, names, unmarked)
+            if meets != (name in found) and not (cut and meets):
                 return True
         return False
 
