@@ -28,9 +28,11 @@ from run import GREP_PY, kernel_packages  # noqa: E402  (bench/run.py: the same 
 
 REPO = Path(__file__).resolve().parents[1]
 # The least a Python tool pays to rule out a notebook that holds no rule's word: read it and search
-# it for each of the rules' needles (Rule.needles), as the runner does before decoding anything.
+# it for each of the rules' needles (Rule.needles; one of several parts, `(_ref, precision)`, is
+# there only where all are), as the runner does before decoding anything; one process.
 NEEDLE_FLOOR = """
 import os, sys
+from codemods.engine.notebook import holds
 from codemods.registry import RULES
 from codemods.settings import Settings
 needles = {needle for rule in RULES for needle in rule.needles(Settings())}
@@ -38,7 +40,7 @@ for folder, _, names in os.walk(sys.argv[1]):
     for name in names:
         with open(os.path.join(folder, name), "rb") as handle:
             raw = handle.read()
-        any(needle in raw for needle in needles)
+        any(holds(raw, needle) for needle in needles)
 """
 _TOP = re.compile(r"\n\n(?=\S)")
 

@@ -106,6 +106,22 @@ def test_fewest_needles_drops_those_holding_another() -> None:
     assert notebook.fewest_needles([b"b", b"a"]) == (b"a", b"b")  # sorted
     assert notebook.fewest_needles(iter([b"ab"])) == (b"ab",)
     assert notebook.fewest_needles([]) == ()
+    # Several that must all be present: dropped where one of them holds a needle on its own.
+    assert notebook.fewest_needles([(b"_ref", b"jax.lax"), b"jax", (b"_ref", b"precision")]) \
+        == ((b"_ref", b"precision"), b"jax")  # sorted by their first parts
+    assert notebook.fewest_needles([(b"_ref", b"precision"), b"_re"]) == (b"_re",)
+    assert notebook.fewest_needles([(b"b", b"c"), (b"a", b"c")]) == ((b"a", b"c"), (b"b", b"c"))
+
+
+@pytest.mark.parametrize("raw, found", [
+    (b"def body(x_ref): dot(precision=p)", True), (b"def body(x_ref): pass", False),
+    (b"precision=p", False), (b"_refprecision", True), (b"", False)])
+def test_a_needle_of_several_parts_is_held_where_all_are(raw: bytes, found: bool) -> None:
+    needle = (b"_ref", b"precision")
+    assert notebook.holds(raw, needle) is found
+    assert notebook.holds(raw, b"_ref") is (b"_ref" in raw)
+    notebook_bytes = b'{"cells": [{"source": ["' + raw + b'"]}], "nbformat": 4}'
+    assert notebook.may_need(notebook_bytes, [needle]) is found
 
 
 # -- reading: the module, and where each cell is in it --

@@ -14,6 +14,7 @@ import pytest
 
 from codemods import registry
 from codemods.analysis.module import ModuleIndex
+from codemods.engine import notebook
 from codemods.engine.diagnostics import Finding
 from codemods.engine.prefilter import rules_for
 from codemods.engine.rule import ParsedFile, Rule
@@ -318,4 +319,4 @@ def test_a_rule_whose_byte_test_passes_finds_one_of_its_needles(source: bytes) -
     than the byte test itself (no project facts: no module imports a notebook)."""
     for settings in SETTINGS:
         for rule in rules_for(source, registry.RULES, settings):
-            assert any(needle in source for needle in rule.needles(settings)), (rule.code, settings)
+            assert any(notebook.holds(source, needle) for needle in rule.needles(settings)), (rule.code, settings)

@@ -14,6 +14,7 @@ exactly as a fresh index over the same files, for every module. Static analysis 
 from __future__ import annotations
 
 import itertools
+import json
 import marshal
 import multiprocessing
 import os
@@ -331,6 +332,42 @@ def test_a_summarised_run_chooses_each_files_rules_from_its_workers_prefilter(
     results = runner.run(paths, registry.RULES, settings, 2, rules_to_skip=lambda path: frozenset(
         {"JAX001"} if Path(path).name in ignored else ()))
     assert not [f for r in results for f in r.findings]
+
+
+def _notebook(*cells: str) -> str:
+    return json.dumps({"cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
+                                  "outputs": [], "source": cell.splitlines(keepends=True)} for i, cell in enumerate(cells)],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1, sort_keys=True) + "\n"
+
+
+@FORKS
+@FORK_WARNING
+def test_a_summarised_run_reads_no_notebook_here_that_nothing_would_decode(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The summary's workers search each notebook for the rules' needles: the main process reads only
+    those a rule or the index decodes (a kernel; refs with a precision), and finds what a run on one
+    core finds. Thousands of notebooks without jax were searched one after another here."""
+    from codemods import registry
+    from codemods.engine import runner
+
+    kernel = ("import jax\nfrom jax import lax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n\n\n"
+              "def body(x_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], "
+              "precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n\n\n"
+              "run = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))\n")
+    refs = "from mylib import mm\n\n\ndef body(x_ref, o_ref):\n    o_ref[...] = mm(x_ref[...], precision=p)\n"
+    files = {**PACKAGE, "nb/kernel.ipynb": _notebook(kernel), "nb/refs.ipynb": _notebook(refs),
+             **{f"nb/plain_{i}.ipynb": _notebook("import numpy as np\n", f"x_ref = np.ones({i})\n") for i in range(8)}}
+    paths = _write(tmp_path, files) + sorted(tmp_path.rglob("*.ipynb"))
+    monkeypatch.setattr(runner, "SUMMARY_MIN_MODULES", len(paths))
+    read_here: list[str] = []
+    read = runner._read_file
+    monkeypatch.setattr(runner, "_read_file", lambda path: read_here.append(Path(path).name) or read(path))
+    settings = Settings((0, 12, 0, 1))
+    results = runner.run(paths, registry.RULES, settings, 2)
+    assert sorted(name for name in read_here if name.endswith(".ipynb")) == ["kernel.ipynb", "refs.ipynb"]
+    lazy = {r.path: r.findings for r in runner.run(paths, registry.RULES, settings, 1)}
+    assert {r.path: r.findings for r in results} == lazy
+    assert [f.code for r in results if r.path.endswith("kernel.ipynb") for f in r.findings] == ["JAX001"]
 
 
 # -- what an edit keeps --

@@ -246,7 +246,7 @@ def test_needles() -> None:
     assert rule.needles(ALL) == (b"dot", b"einsum", b"clip", b"*")
     assert rule.needles(KERNELS) == (b"dot", b"einsum", b"clip", b"*")
     scoped = _rule(words=(b"dot",), kernel_scoped=True, requires=gate)
-    assert scoped.needles(KERNELS) == (b"pallas", b"_ref")
+    assert scoped.needles(KERNELS) == (b"pallas", (b"_ref", b"precision"), (b"_ref", b"accuracy"))
     assert scoped.needles(ALL) == (b"pallas",)  # the gate's needle
     assert _rule(words=(b"dot",), requires=Gate(b"jax")).needles(KERNELS) == (b"jax",)  # no needle: its word
     assert _rule(words=(b"dot",), kernel_scoped=True).needles(ALL) == (b"dot",)

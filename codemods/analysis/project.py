@@ -369,12 +369,15 @@ class ProjectIndex:
         passes its code and, if so, its needy names (a parse). A module that says pallas is in
         kernel land whatever the others say: its needy names come with the first answer, from the
         parse its launch helpers took. What is left here is the search across modules, which reads
-        the results: the facts are those the lazy index gives, with the same dependencies.
+        the results: the facts are those the lazy index gives, with the same dependencies. Of a
+        notebook, only the `prefilter` answer (its code is decoded, if at all, here).
         `map_in_workers(function, items)`: `function` of each item, in order, computed in processes
         forked from this one while `_SUMMARISING` is this index (the first fork happens inside the
         first call). Call it before `restore`."""
         global _SUMMARISING
+        names = list(names)
         pending = [name for name in names if not name.startswith("<")]  # a notebook: decoded here, once
+        notebooks = [name for name in names if name.startswith("<")] if self._prefilter is not None else []
         _SUMMARISING = self
         try:
             for name, (marked, import_texts, top_level, launchers, needy_parts, prefiltered) in zip(
@@ -387,6 +390,8 @@ class ProjectIndex:
                     self._launchers[name] = launchers
                 if needy_parts is not None:
                     self._learn_needy_parts(module, needy_parts)
+            for name, prefiltered in zip(notebooks, map_in_workers(_prefilter_summary, notebooks)):
+                self._modules[name].prefiltered = prefiltered  # before kernel land reads them
             land = self._kernel_land()  # the modules whose facts may say more than "nothing"
             wanted = [name for name in pending if name in land and not self._marked(self._modules[name])]
             for name, needy_parts in zip(wanted, map_in_workers(_needy_summary, wanted)):
@@ -1379,6 +1384,12 @@ def summarised_here() -> Optional[ProjectIndex]:
 
 def _summary(name: str) -> tuple:
     return _in_worker(name, ProjectIndex._summary_of)
+
+
+def _prefilter_summary(name: str) -> object:
+    """The `prefilter` answer alone, for a notebook (its code is decoded, if at all, in the main process)."""
+    assert _SUMMARISING is not None and _SUMMARISING._prefilter is not None
+    return _SUMMARISING._prefilter(_SUMMARISING._modules[name].path)
 
 
 def _needy_summary(name: str) -> tuple:

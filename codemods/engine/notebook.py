@@ -31,7 +31,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Optional, Sequence, Union
 
 from codemods.engine.diagnostics import TextEdit, apply_text_edits
 from codemods.engine.source import SourceError
@@ -50,21 +50,33 @@ _OPENS_OBJECT = re.compile(rb"\s*\{")
 _NBFORMAT_4 = re.compile(rb'"nbformat"\s*:\s*4\s*[,}]')
 
 
-def may_need(raw: bytes, needles: Iterable[bytes]) -> bool:
+# What a rule's bytes must hold (Rule.needles): a byte string, or several that must all be present.
+Needle = Union[bytes, tuple[bytes, ...]]
+
+
+def holds(raw: bytes, needle: Needle) -> bool:
+    return needle in raw if isinstance(needle, bytes) else all(part in raw for part in needle)
+
+
+def may_need(raw: bytes, needles: Iterable[Needle]) -> bool:
     """Whether a notebook's bytes may hold code a rule acts on (`needles`: Rule.needles), without
     decoding its JSON, which costs five times what grep does: JSON keeps the words of code as they
     are. A notebook ruled out here is not read, as a `.py` file the prefilter rules out is not
     parsed; one that does not look whole (cut short, not nbformat 4) is read, so that read() says
     what is wrong with it."""
-    return not _looks_whole(raw) or any(needle in raw for needle in needles) \
+    return not _looks_whole(raw) or any(holds(raw, needle) for needle in needles) \
         or b"\\u00" in raw and _ESCAPED_WORD_CHARACTER.search(raw) is not None  # the regex: 5x the `in`
 
 
-def fewest_needles(needles: Iterable[bytes]) -> tuple[bytes, ...]:
-    """The needles without those that hold another (`jax-codemod:` holds `jax`): bytes that hold
-    none of these hold none of `needles`, and each needle left costs a pass over every notebook."""
+def fewest_needles(needles: Iterable[Needle]) -> tuple[Needle, ...]:
+    """The needles without those that hold another (`jax-codemod:` holds `jax`; `(_ref, jax)`
+    holds `jax`): bytes that hold none of these hold none of `needles`, and each needle left costs a
+    pass over every notebook."""
     unique = set(needles)
-    return tuple(sorted(needle for needle in unique if not any(other in needle for other in unique - {needle})))
+    single = {needle for needle in unique if isinstance(needle, bytes)}
+    parts = lambda needle: (needle,) if isinstance(needle, bytes) else needle  # noqa: E731
+    return tuple(sorted((needle for needle in unique if not any(
+        other in part for part in parts(needle) for other in single - {needle})), key=parts))
 
 
 def _looks_whole(raw: bytes) -> bool:

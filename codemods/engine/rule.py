@@ -17,6 +17,7 @@ from typing import Any, Callable, Optional, Protocol
 from codemods.analysis.kernel_scope import HINT_KEYWORD, KERNEL_MARKER, NO_FACTS, REF_PARAMETER, ModuleFacts
 from codemods.analysis.module import ModuleIndex
 from codemods.engine.diagnostics import Finding
+from codemods.engine.notebook import Needle
 from codemods.settings import Scope, Settings
 
 # For prefilter patterns: a call that unpacks arguments (`f(x, *rest)`, `g(**options)`) may pass
@@ -151,12 +152,14 @@ class Rule:
         return any(word in raw for word in self.words) or any(contains_word(raw, word) for word in self.whole_words) \
             or any(needle in raw and pattern.search(raw) for needle, pattern in self.patterns)
 
-    def needles(self, settings: Settings) -> tuple[bytes, ...]:
-        """Byte strings one of which every file this rule may act on holds, when no other module
-        launches its functions (a notebook's case: nothing imports one). Weaker than might_apply,
-        and tested as plain substrings, so that it holds on bytes that are not the code itself."""
+    def needles(self, settings: Settings) -> tuple[Needle, ...]:
+        """What every file this rule may act on holds, one of them (a byte string, or several all
+        present), when no other module launches its functions (a notebook's case: nothing imports
+        one). Weaker than might_apply, and tested as plain substrings, so that it holds on bytes
+        that are not the code itself. A kernel-scoped rule's: pallas, or a ref and a precision or
+        accuracy keyword (`_names_refs`): `_ref` alone is in one notebook of twenty without jax."""
         if self.kernel_scoped and settings.scope is Scope.KERNELS:
-            return (KERNEL_MARKER, b"_ref")
+            return (KERNEL_MARKER, (b"_ref", b"precision"), (b"_ref", b"accuracy"))
         if self.requires is not None:
             return (self.requires.needle or self.requires.word,)
         return (*self.words, *self.whole_words, *(needle for needle, _ in self.patterns))

@@ -125,7 +125,7 @@ class _Files:
     memo's size and mtime) not read at all unless its analysis is needed. Keys are absolute paths
     (strs: hashing Paths costs)."""
 
-    def __init__(self, memo: Optional[FileMemo] = None, needles: frozenset[bytes] = frozenset(),
+    def __init__(self, memo: Optional[FileMemo] = None, needles: "frozenset[notebook.Needle]" = frozenset(),
                  statuses: Optional[dict[str, os.stat_result]] = None) -> None:
         """`statuses`: files already stat'ed this run, by path as given (the run record's)."""
         self.memo = memo
@@ -295,6 +295,8 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     seen = _Files() if seen is None else seen
 
     def read(path: str) -> bytes:
+        if notebook.is_notebook(path) and index.prefiltered(path) == _NOTHING_TO_READ:
+            return b""  # the summary's workers found nothing to decode in it: not read here at all
         try:
             raw = seen.raw(path)
         except (OSError, _NotAFile):
@@ -310,12 +312,21 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
             return b""
 
     def prefilter(path: str) -> Optional[tuple[tuple[str, ...], tuple[str, ...]]]:
-        """What `_rules_for_file` says of a module (not a notebook), with its facts' holds_kernels
-        false, and what it adds where that is true: read and tested by the summary's workers."""
+        """What `_rules_for_file` says of a module, with its facts' holds_kernels false, and what it
+        adds where that is true: read and tested by the summary's workers. Of a notebook, only
+        whether neither the rules nor the index would decode it (_NOTHING_TO_READ: the main process
+        then does not read it), else None: the needle searches of thousands of notebooks are most
+        of a run over them, and here they take both cores."""
         try:
             raw = seen.raw(path)
         except (OSError, _NotAFile):
             return None  # the main process reports it
+        if notebook.is_notebook(path):
+            key = seen.key(path)
+            for_index = raw if len(raw) <= MAX_SOURCE_BYTES else b""
+            decoded = _index_decodes(key, for_index, seen, index.top_names) \
+                or not seen.silent(key, raw) and notebook.may_need(raw, seen.needles)  # as _rules_for_file
+            return None if decoded else _NOTHING_TO_READ
         plain = tuple(rule.code for rule in rules_for(raw, transforms, settings))
         return plain, tuple(rule.code for rule in rules_for(raw, kernel_scoped, settings, True) if rule.code not in plain)
 
@@ -331,12 +342,21 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     return index
 
 
+def _index_decodes(path: str, raw: bytes, seen: _Files, tops: frozenset[bytes]) -> bool:
+    """Whether a notebook may launch a kernel: it says pallas, or jax and one of the project's
+    top-level names (`tops`): a kernel launched through a launch helper of the project."""
+    return b"jax" in raw and any(top in raw for top in tops) \
+        or not seen.silent(path, raw) and notebook.may_need(raw, (KERNEL_MARKER,))
+
+
+# What the summary's workers answer for a notebook nothing would decode (see `project_index`'s prefilter).
+_NOTHING_TO_READ: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+
+
 def _notebook_kernels(path: str, raw: bytes, seen: _Files, tops: frozenset[bytes]) -> bytes:
     """What the project index reads of a notebook: the Python of its code cells if it may launch a
-    kernel, else nothing (it is not decoded). It may if it says pallas, or jax and one of the
-    project's top-level names (`tops`): a kernel launched through a launch helper of the project."""
-    if not (b"jax" in raw and any(top in raw for top in tops)) \
-            and (seen.silent(path, raw) or not notebook.may_need(raw, (KERNEL_MARKER,))):
+    kernel, else nothing (it is not decoded)."""
+    if not _index_decodes(path, raw, seen, tops):
         return b""
     try:
         return _notebook_code(path, raw, seen.notebooks)
