@@ -593,15 +593,19 @@ def test_an_edit_of_one_part_changes_the_facts_that_read_it(part: str, before: d
     assert cold[module] != old_facts[module], "the edit should change this module's facts"
 
 
+# A launch helper in one module, a kernel launched with it in another, calling a helper of a third.
+LAUNCHED_THROUGH_A_HELPER = {
+    "pkg/__init__.py": "",
+    "pkg/launch.py": PALLAS + "\n\ndef run(body, x):\n    return pl.pallas_call(body, out_shape=x)(x)\n",
+    "pkg/ops.py": NUMERICS + "\n\ndef mm(a):\n    return " + PRECISE + "\n",
+    "pkg/kern.py": "from pkg.launch import run\nfrom pkg import ops\n\n\ndef body(x_ref, o_ref):\n"
+                   "    o_ref[...] = ops.mm(x_ref[...])\n\n\ndef go(x):\n    return run(body, x)\n",
+}
+
+
 def test_kernel_land_built_again_does_not_parse_the_unchanged_launch_modules_again(tmp_path: Path, monkeypatch) -> None:
     """Their launch helpers were kept by value: only the changed module's code is parsed."""
-    before = {
-        "pkg/__init__.py": "",
-        "pkg/launch.py": PALLAS + "\n\ndef run(body, x):\n    return pl.pallas_call(body, out_shape=x)(x)\n",
-        "pkg/ops.py": NUMERICS + "\n\ndef mm(a):\n    return " + PRECISE + "\n",
-        "pkg/kern.py": "from pkg.launch import run\nfrom pkg import ops\n\n\ndef body(x_ref, o_ref):\n"
-                       "    o_ref[...] = ops.mm(x_ref[...])\n\n\ndef go(x):\n    return run(body, x)\n",
-    }
+    before = LAUNCHED_THROUGH_A_HELPER
     paths = _write(tmp_path, before)
     index = ProjectIndex(paths, read_bytes)
     _all_facts(index, paths)
@@ -624,14 +628,7 @@ def test_a_comment_in_a_second_importer_of_a_launcher_keeps_kernel_land(tmp_path
     """Kernel land asked whether any module imports `pkg.launch` (it stopped at the first, pkg.kern):
     pkg.tool importing it too, then edited, leaves that answer as it was, and kernel land is kept
     (it was built again on every edit of such a module: a touched-file run went from 0.47 to 0.89 s)."""
-    before = {
-        "pkg/__init__.py": "",
-        "pkg/launch.py": PALLAS + "\n\ndef run(body, x):\n    return pl.pallas_call(body, out_shape=x)(x)\n",
-        "pkg/ops.py": NUMERICS + "\n\ndef mm(a):\n    return " + PRECISE + "\n",
-        "pkg/kern.py": "from pkg.launch import run\nfrom pkg import ops\n\n\ndef body(x_ref, o_ref):\n"
-                       "    o_ref[...] = ops.mm(x_ref[...])\n\n\ndef go(x):\n    return run(body, x)\n",
-        "pkg/tool.py": "from pkg import launch\n\n\ndef helper():\n    return launch\n",
-    }
+    before = {**LAUNCHED_THROUGH_A_HELPER, "pkg/tool.py": "from pkg import launch\n\n\ndef helper():\n    return launch\n"}
     built = []
     find = ProjectIndex._find_kernel_land
     monkeypatch.setattr(ProjectIndex, "_find_kernel_land", lambda self: built.append(1) or find(self))
