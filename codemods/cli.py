@@ -550,11 +550,13 @@ def main() -> None:
     if status is not None and not isinstance(status, int):  # what Python does with `sys.exit("message")`
         sys.stderr.write(f"{status}\n")
         status = 1
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except OSError:  # a closed pipe (`| head`): Python's own exit status when flushing fails
-        status = 120
+    for stream in (sys.stdout, sys.stderr):
+        if stream is None or getattr(stream, "closed", False):  # the language server's, closed at its end
+            continue
+        try:
+            stream.flush()
+        except OSError:  # a closed pipe (`| head`): Python's own exit status when flushing fails
+            status = 120
     os._exit(status or 0)
 
 

@@ -604,14 +604,16 @@ class _Exited(Exception):
 class _Stream:
     """An output whose writes count only once flushed (a pipe's buffer, which os._exit drops)."""
 
-    def __init__(self, fails: bool = False) -> None:
-        self.pending, self.flushed, self.fails = "", "", fails
+    def __init__(self, fails: bool = False, closed: bool = False) -> None:
+        self.pending, self.flushed, self.fails, self.closed = "", "", fails, closed
 
     def write(self, text: str) -> int:
         self.pending += text
         return len(text)
 
     def flush(self) -> None:
+        if self.closed:
+            raise ValueError("I/O operation on closed file.")
         if self.fails:
             raise BrokenPipeError(32, "Broken pipe")
         self.flushed, self.pending = self.flushed + self.pending, ""
@@ -656,3 +658,21 @@ def test_the_command_exits_120_when_its_output_cannot_be_flushed(monkeypatch: py
     with pytest.raises(_Exited) as exited:
         cli.main()
     assert exited.value.status == 120
+
+
+def test_the_command_ends_quietly_when_its_output_was_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`jax-codemod server` ends with its stdout closed (the editor's end of the protocol): nothing
+    to flush there, no traceback, the app's status."""
+    from codemods import cli
+
+    def exit_now(status: int) -> None:
+        raise _Exited(status)
+
+    err = _Stream()
+    monkeypatch.setattr(cli, "app", lambda: sys.exit(0))
+    monkeypatch.setattr(sys, "stdout", _Stream(closed=True))
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(os, "_exit", exit_now)
+    with pytest.raises(_Exited) as exited:
+        cli.main()
+    assert (exited.value.status, err.flushed) == (0, "")
