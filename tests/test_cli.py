@@ -640,6 +640,7 @@ def test_the_command_ends_with_its_status_and_its_output_flushed(
     monkeypatch.setattr(sys, "stdout", out)
     monkeypatch.setattr(sys, "stderr", err)
     monkeypatch.setattr(os, "_exit", exit_now)
+    monkeypatch.delitem(sys.modules, "coverage", raising=False)  # (measured, it exits as Python does)
     with pytest.raises(_Exited) as exited:
         cli.main()
     assert (exited.value.status, out.flushed, out.pending, err.flushed) == (status, "diff\n", "", said)
@@ -655,6 +656,7 @@ def test_the_command_exits_120_when_its_output_cannot_be_flushed(monkeypatch: py
     monkeypatch.setattr(cli, "app", lambda: sys.exit(1))
     monkeypatch.setattr(sys, "stdout", _Stream(fails=True))
     monkeypatch.setattr(os, "_exit", exit_now)
+    monkeypatch.delitem(sys.modules, "coverage", raising=False)  # (measured, it exits as Python does)
     with pytest.raises(_Exited) as exited:
         cli.main()
     assert exited.value.status == 120
@@ -673,6 +675,23 @@ def test_the_command_ends_quietly_when_its_output_was_closed(monkeypatch: pytest
     monkeypatch.setattr(sys, "stdout", _Stream(closed=True))
     monkeypatch.setattr(sys, "stderr", err)
     monkeypatch.setattr(os, "_exit", exit_now)
+    monkeypatch.delitem(sys.modules, "coverage", raising=False)  # (measured, it exits as Python does)
     with pytest.raises(_Exited) as exited:
         cli.main()
     assert (exited.value.status, err.flushed) == (0, "")
+
+
+def test_under_coverage_the_command_exits_as_python_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Coverage saves its data at exit (atexit), which os._exit skips: measured, the command exits
+    by SystemExit, its status intact."""
+    from codemods import cli
+
+    def exit_now(status: int) -> None:
+        raise _Exited(status)
+
+    monkeypatch.setattr(cli, "app", lambda: sys.exit(3))
+    monkeypatch.setitem(sys.modules, "coverage", sys)
+    monkeypatch.setattr(os, "_exit", exit_now)
+    with pytest.raises(SystemExit) as stopped:
+        cli.main()
+    assert stopped.value.code == 3
