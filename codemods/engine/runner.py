@@ -177,6 +177,11 @@ class _Files:
             self._silent[key] = not notebook.may_need(raw, self._searched)
         return self._silent[key]
 
+    def no_rule_reads(self, key: str, raw: bytes) -> bool:
+        """Whether no rule needs a notebook's code cells: its bytes hold none of the rules' needles
+        (`_rules_for_file` does not decode it, and the summary's workers tell the main process so)."""
+        return self.silent(key, raw) or not notebook.may_need(raw, self.needles)
+
     def content(self, path: "Path | str") -> bytes:
         """The hash of the file's bytes: the memo's for an unchanged file (no read). A file read
         to hash it is remembered as read for the project alone (no rules chosen: if the run
@@ -229,10 +234,10 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             facts = index.facts(path) if index is not None else NO_FACTS
             skipped = tuple(sorted(rules_to_skip(path)))
             decided_by = facts_key(facts)  # what chose its rules, with `skipped`
-            prefiltered = index.prefiltered(path) if index is not None else None
             if known is not None and known.facts == decided_by and known.skipped == skipped:
                 rules = [rule for rule in transforms if rule.code in known.rules]
-            elif prefiltered is not None:  # (codes, the codes kernel-scoped rules add where it holds kernels)
+            elif (prefiltered := index.prefiltered(key) if index is not None else None) is not None:
+                # (codes, the codes kernel-scoped rules add where it holds kernels)
                 codes = prefiltered[0] + prefiltered[1] if facts.holds_kernels else prefiltered[0]
                 rules = [rule for rule in transforms if rule.code in codes and rule.code not in skipped]
             else:
@@ -270,7 +275,7 @@ def _rules_for_file(path: Path, seen: _Files, transforms: Sequence[Rule], settin
     raw = seen.raw(path)
     if notebook.is_notebook(path):
         key = seen.key(path)
-        if key not in seen.notebooks and (seen.silent(key, raw) or not notebook.may_need(raw, seen.needles)):
+        if key not in seen.notebooks and seen.no_rule_reads(key, raw):
             return []
         raw = _notebook_code(path, raw, seen.notebooks)
     return [rule for rule in rules_for(raw, transforms, settings, facts.holds_kernels) if rule.code not in skipped]
@@ -301,8 +306,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
             raw = seen.raw(path)
         except (OSError, _NotAFile):
             return b""  # the run reports it when it processes the file; here it is empty
-        # Generated code is not analysed (MAX_SOURCE_BYTES): the index does not parse it either.
-        raw = raw if len(raw) <= MAX_SOURCE_BYTES else b""
+        raw = _indexed(raw)
         return _notebook_kernels(seen.key(path), raw, seen, index.top_names) if notebook.is_notebook(path) else raw
 
     def content(path: Path) -> bytes:
@@ -323,9 +327,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
             return None  # the main process reports it
         if notebook.is_notebook(path):
             key = seen.key(path)
-            for_index = raw if len(raw) <= MAX_SOURCE_BYTES else b""
-            decoded = _index_decodes(key, for_index, seen, index.top_names) \
-                or not seen.silent(key, raw) and notebook.may_need(raw, seen.needles)  # as _rules_for_file
+            decoded = _index_decodes(key, _indexed(raw), seen, index.top_names) or not seen.no_rule_reads(key, raw)
             return None if decoded else _NOTHING_TO_READ
         plain = tuple(rule.code for rule in rules_for(raw, transforms, settings))
         return plain, tuple(rule.code for rule in rules_for(raw, kernel_scoped, settings, True) if rule.code not in plain)
@@ -340,6 +342,12 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
         index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
     index.restore(state, changed)
     return index
+
+
+def _indexed(raw: bytes) -> bytes:
+    """What the project index reads of a file's bytes: generated code is not analysed
+    (MAX_SOURCE_BYTES), and the index does not parse it either."""
+    return raw if len(raw) <= MAX_SOURCE_BYTES else b""
 
 
 def _index_decodes(path: str, raw: bytes, seen: _Files, tops: frozenset[bytes]) -> bool:
