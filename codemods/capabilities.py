@@ -146,6 +146,30 @@ PRECISIONS: dict[tuple[str, str], list[tuple[Span, frozenset[Level]]]] = {
     ("triton", "conv"): [],
 }
 
+# Operand dtypes whose contraction Mosaic TPU's own compiler (in libtpu, after the lowering above)
+# takes at fewer levels than the lowering does: (backend, op, dtype) -> [(releases, levels that compile)].
+# With a bfloat16 operand a Mosaic TPU dot at HIGHEST (or (HIGHEST, HIGHEST)) lowers with jax.export
+# but fails to compile on the chip: "Mosaic failed to compile TPU kernel: Bad lhs type" (TPU v5e,
+# jax 0.10.2, 2026-12-06: dot, dot_general and einsum, bf16 x bf16 and bf16 x f32 alike; DEFAULT
+# compiles, and float32 operands compile at DEFAULT and HIGHEST). DEFAULT is exact for bfloat16
+# inputs (one bf16 pass, float32 accumulation). Seen on jax 0.10.2 only, the release the chip had:
+# later ones are assumed the same until `jax-codemod probe` run on a TPU says otherwise (its
+# "bfloat16 operands" rows compile there, and only lower elsewhere).
+COMPILED_FOR_DTYPE: dict[tuple[str, str, str], list[tuple[Span, frozenset[Level]]]] = {
+    ("mosaic_tpu", "dot", "bfloat16"): [(ALL, DEFAULT_ONLY)],
+}
+
+
+def compiled_precisions(backend: str, op: str, dtype: str, version: Optional[Version]) -> Optional[frozenset[Level]]:
+    """Scalar precisions that lower AND compile with an operand of `dtype` (None: the op does not lower)."""
+    lowered = lowered_precisions(backend, op, version)
+    rows = COMPILED_FOR_DTYPE.get((backend, op, dtype))
+    if lowered is None or rows is None:
+        return lowered
+    compiled = [levels for span, levels in rows if version is None or span.contains(version)]
+    return lowered.intersection(*compiled) if compiled else lowered
+
+
 # The primitive each table op lowers to, as the lowering's "Unimplemented primitive" error names it.
 PRIMITIVES = {"dot": "dot_general", "conv": "conv_general_dilated"}
 

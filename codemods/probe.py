@@ -6,6 +6,10 @@ moves, so this lowers tiny kernels with the installed jax (`jax.export` cross-pl
 the real Mosaic TPU and Mosaic GPU rules on any machine, CPU included) and sets what it observes
 next to what the table believes. jax is imported lazily: the codemod itself never needs it.
 
+On a TPU the Mosaic TPU kernels are also compiled (`jax.jit(...).lower(...).compile()`), so Mosaic's
+own compiler in libtpu is checked too: it refuses some kernels the lowering accepts (a bfloat16
+operand at HIGHEST, `capabilities.COMPILED_FOR_DTYPE`). Elsewhere those rows check the lowering only.
+
 Pallas Triton kernels lower on a CPU too, but only for an abstract GPU: jax 0.12 asks the device
 for its compute capability and, with no GPU, fails "No supported GPU devices found, please specify
 an abstract GPU device using AbstractDevice" unless a `jax.sharding.AbstractMesh` with an
@@ -137,10 +141,28 @@ def _export(fn, platform: str, operands) -> None:
     jax.export.export(jax.jit(fn), platforms=[platform])(*operands)
 
 
+@functools.lru_cache(maxsize=None)
+def on_a_tpu() -> bool:
+    """Whether jax's default backend here is a TPU: then Mosaic TPU kernels are compiled, not only lowered."""
+    import jax
+
+    try:
+        return jax.default_backend() == "tpu"
+    except RuntimeError:  # no backend could start
+        return False
+
+
 def _lower_mosaic_tpu(body, operands, out) -> None:
+    """Lowered with jax.export anywhere; on a TPU also compiled by Mosaic's own compiler (libtpu),
+    which rejects some kernels the lowering accepts (COMPILED_FOR_DTYPE)."""
+    import jax
     from jax.experimental import pallas as pl
 
-    _export(pl.pallas_call(body, out_shape=out), "tpu", operands)
+    kernel = pl.pallas_call(body, out_shape=out)
+    if on_a_tpu():
+        jax.jit(kernel).lower(*operands).compile()
+    else:
+        _export(kernel, "tpu", operands)
 
 
 def _lower_mosaic_gpu(body, operands, out) -> None:
@@ -267,17 +289,20 @@ def _believed_precision(backend: str, op: str, setting: tuple[Level, ...]):
     return believed
 
 
-def _dot_kernel(precision, shapes=(VECTOR_SHAPE, (128, 128))):
+def _dot_kernel(precision, shapes=(VECTOR_SHAPE, (128, 128)), dtype: str = "float32"):
+    import jax
     from jax import lax
 
     (m, k), (_, n) = shapes
 
     def body(lhs_ref, rhs_ref, out_ref):
         out_ref[...] = lax.dot_general(
-            lhs_ref[...], rhs_ref[...], (((1,), (0,)), ((), ())), precision=precision
+            lhs_ref[...], rhs_ref[...], (((1,), (0,)), ((), ())), precision=precision,
+            preferred_element_type=out_ref.dtype,
         )
 
-    return body, (_f32((m, k)), _f32((k, n))), _f32((m, n))
+    operands = tuple(jax.ShapeDtypeStruct(shape, dtype) for shape in ((m, k), (k, n)))
+    return body, operands, _f32((m, n))
 
 
 def _conv_kernel(precision, image=(1, 8, 8, 128), window=(3, 3, 128, 128)):
@@ -293,6 +318,35 @@ def _conv_kernel(precision, image=(1, 8, 8, 128), window=(3, 3, 128, 128)):
 
 
 MOSAIC_TPU_PRECISION_KERNELS = {"dot": _dot_kernel, "conv": _conv_kernel}
+# What Mosaic's compiler says when it refuses an operand type the lowering let through.
+COMPILE_REJECTION = r"Mosaic failed to compile TPU kernel: Bad (lhs|rhs) type"
+
+
+def _believed_for_dtype(backend: str, op: str, dtype: str, setting: tuple[Level, ...]):
+    """On a TPU the kernel is compiled, so the belief is what compiles for `dtype`; elsewhere only
+    the lowering is seen, and the belief is what lowers (COMPILED_FOR_DTYPE is then not checked)."""
+    lowering = _believed_precision(backend, op, setting)
+
+    def believed(version: Optional[Version]) -> str:
+        if not on_a_tpu() or lowering(version) != ACCEPTED:
+            return lowering(version)
+        levels = capabilities.compiled_precisions(backend, op, dtype, version)
+        return ACCEPTED if levels is not None and set(setting) <= levels else REJECTED
+
+    return believed
+
+
+def _dtype_probes() -> list[Probe]:
+    """Mosaic TPU dots with operands of each dtype in COMPILED_FOR_DTYPE, at every scalar level."""
+    return [
+        Probe("mosaic_tpu", op, f"{dtype} operands, {_describe(setting)}",
+              lambda op=op, dtype=dtype, setting=setting: _lower_mosaic_tpu(
+                  *MOSAIC_TPU_PRECISION_KERNELS[op](_lax_precision(setting), dtype=dtype)),
+              f"{PRECISION_REJECTION}|{COMPILE_REJECTION}", UNSUPPORTED,
+              _believed_for_dtype(backend, op, dtype, setting))
+        for backend, op, dtype in capabilities.COMPILED_FOR_DTYPE
+        for setting in PRECISION_SETTINGS if len(setting) == 1
+    ]
 
 
 def _precision_probes() -> list[Probe]:
@@ -487,7 +541,7 @@ def _quiet():
 def observe() -> list[Observation]:
     """Lower every probe kernel with the installed jax; independent of what the table says."""
     with _quiet():
-        probes = (_precision_probes() + _triton_dot_probes() + _accuracy_probes()
+        probes = (_precision_probes() + _dtype_probes() + _triton_dot_probes() + _accuracy_probes()
                   + _lstm_probes())
         return [_observe(probe) for probe in probes]
 

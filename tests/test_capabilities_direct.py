@@ -243,3 +243,28 @@ def test_os_is_used_for_listing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     monkeypatch.setattr(sys, "path", ["bad", "", "good"])
     assert installed_version("jax") == "1.2.3"
     assert listed == ["bad", "."]
+
+
+@pytest.mark.parametrize("op, dtype, version, levels", [
+    # A bfloat16 operand compiles at DEFAULT only, on every release, though the lowering takes more.
+    ("dot", "bfloat16", (0, 10, 2), {Level.DEFAULT}),
+    ("dot", "bfloat16", (0, 12, 0, 1), {Level.DEFAULT}),
+    ("dot", "bfloat16", None, {Level.DEFAULT}),
+    # A dtype with no row compiles what lowers.
+    ("dot", "float32", (0, 10, 2), DEFAULT_HIGHEST),
+    ("dot", "float32", (0, 12, 0, 1), EVERY_LEVEL),
+    ("conv", "bfloat16", (0, 12, 0, 1), DEFAULT_HIGHEST),
+    # What does not lower does not compile either.
+    ("conv", "bfloat16", (0, 10, 2), None),
+])
+def test_compiled_precisions(op: str, dtype: str, version, levels) -> None:
+    compiled = capabilities.compiled_precisions("mosaic_tpu", op, dtype, version)
+    assert compiled == (None if levels is None else frozenset(levels))
+
+
+def test_compiled_precisions_keeps_what_lowers_when_no_row_is_in_its_span(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dtype row for other releases says nothing of this one: what lowers stands."""
+    monkeypatch.setattr(capabilities, "COMPILED_FOR_DTYPE", {
+        ("mosaic_tpu", "dot", "bfloat16"): [(Span(since=(0, 11)), capabilities.DEFAULT_ONLY)]})
+    assert capabilities.compiled_precisions("mosaic_tpu", "dot", "bfloat16", (0, 10, 2)) == DEFAULT_HIGHEST
+    assert capabilities.compiled_precisions("mosaic_tpu", "dot", "bfloat16", (0, 11, 0)) == {Level.DEFAULT}

@@ -5,6 +5,7 @@ that are too conservative or that crash the kernel.
 """
 
 import json
+import re
 
 import pytest
 
@@ -203,3 +204,30 @@ def test_main_fails_on_a_wrong_table(observations, wrong_table, monkeypatch, cap
     monkeypatch.setattr(probe, "observe", lambda: observations)
     assert probe.main() == 1
     assert "MISMATCH" in capsys.readouterr().out
+
+
+# --- what the chip's compiler refuses ----------------------------------------------------------
+
+def test_dtype_rows_believe_the_compiler_on_a_tpu_and_the_lowering_elsewhere(monkeypatch):
+    """bfloat16 operands at HIGHEST lower everywhere but fail Mosaic's compiler on the chip ("Bad lhs
+    type"): the row's belief is the compiler's where the probe compiles (a TPU), the lowering's
+    where it cannot."""
+    rows = {probe.case: probe for probe in probe._dtype_probes()}
+    highest, default = rows["bfloat16 operands, precision=HIGHEST"], rows["bfloat16 operands, precision=DEFAULT"]
+    version = (0, 10, 2)
+    monkeypatch.setattr(probe, "on_a_tpu", lambda: False)
+    assert (highest.believed(version), default.believed(version)) == (probe.ACCEPTED, probe.ACCEPTED)
+    monkeypatch.setattr(probe, "on_a_tpu", lambda: True)
+    assert (highest.believed(version), default.believed(version)) == (probe.REJECTED, probe.ACCEPTED)
+    assert re.search(highest.rejection, "Mosaic failed to compile TPU kernel: Bad lhs type")
+
+
+def test_on_a_tpu_the_kernel_is_compiled_not_exported(monkeypatch):
+    """Told it is on a TPU, the probe compiles for this machine's backend, which (a CPU) has no
+    Mosaic compiler: the error says so. Elsewhere the same kernel lowers with jax.export."""
+    body, operands, out = probe._dot_kernel(probe._lax_precision((Level.HIGHEST,)))
+    monkeypatch.setattr(probe, "on_a_tpu", lambda: False)
+    probe._lower_mosaic_tpu(body, operands, out)
+    monkeypatch.setattr(probe, "on_a_tpu", lambda: True)
+    with pytest.raises(Exception, match="interpret|TPU|tpu"):
+        probe._lower_mosaic_tpu(body, operands, out)

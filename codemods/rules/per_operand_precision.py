@@ -16,7 +16,8 @@ from codemods.analysis.names import Argument, display, find_arg, has_double_star
 from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, spell_like, string_value
 from codemods.base import JaxTransform
 from codemods.capabilities import (
-    PER_OPERAND_PRECISION_LOWERED, PRECISIONS, PRIMITIVES, UNIMPLEMENTED, Level, Version, format_version, lowered_precisions,
+    COMPILED_FOR_DTYPE, PER_OPERAND_PRECISION_LOWERED, PRECISIONS, PRIMITIVES, UNIMPLEMENTED, Level, Version,
+    compiled_precisions, format_version, lowered_precisions,
 )
 from codemods.engine.diagnostics import Applicability, Kind
 from codemods.engine.fixes import FixPlan
@@ -465,6 +466,8 @@ class PerOperandPrecision(JaxTransform):
             message += ("; note: its launch passes compiler_params as a dict, which jax 0.10.2 and later reject "
                         "(TypeError: \"unhashable type: 'dict'\"): Mosaic TPU cannot lower this kernel until the launch "
                         "passes pltpu.CompilerParams(...) instead")
+        if "mosaic_tpu" in self.analysis.kernels.backends_of(call):
+            message += _dtype_note(op, level, self.settings.jax_version)
         previous = self._fixes.get(source)
         if previous is None or previous.level < level:
             self._fixes[source] = _Use(literal, level, message)
@@ -551,6 +554,20 @@ def _precision_arg(call: ast.Call, op: Op, shift: int) -> Optional[Argument]:
     return find_arg(call, position, ("precision",))
 
 
+def _dtype_note(op: Op, level: Level, version: Optional[Version]) -> str:
+    """What the fix cannot do for operands whose dtype Mosaic's compiler refuses at `level`: the
+    analysis does not know a kernel operand's dtype, so the finding says which dtype breaks the fix."""
+    notes = []
+    for (backend, kind, dtype) in COMPILED_FOR_DTYPE:
+        compiled = compiled_precisions(backend, kind, dtype, version)
+        if backend == "mosaic_tpu" and kind == op.kind and compiled is not None and level not in compiled:
+            instead = min(compiled)
+            notes.append(f"; for {dtype} operands write {instead.name} instead: exact for {dtype} inputs, while Mosaic "
+                         f"TPU's compiler rejects {dtype} operands above {instead.name} (\"Bad lhs type\", seen at "
+                         "HIGHEST on a TPU v5e, jax 0.10.2)")
+    return "".join(notes)
+
+
 def _no_lowering(op: Op, backends: Backends) -> str:
     """What the lowerings say about a contraction they have no rule for, in their own words."""
     primitive = PRIMITIVES[op.kind]
@@ -577,6 +594,9 @@ RULE = Rule(
         a parameter default, a functools.partial binding), in the user's own spelling. A value the
         analysis cannot bound gets a [manual] note. The fix is safe: the kernel cannot lower the
         code as written, and the new precision is at least as accurate as every operand asked for.
+        It is written for float32 operands: with bfloat16 operands Mosaic TPU's compiler rejects
+        HIGHEST ("Bad lhs type", seen on a TPU v5e) where DEFAULT is exact, and the analysis does
+        not know an operand's dtype, so such a fix's finding says to write DEFAULT there.
     """,
     why="""
         Mosaic TPU takes one contract precision per op. A per-operand pair raises
