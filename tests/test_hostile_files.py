@@ -297,3 +297,56 @@ def test_a_rewrite_the_files_encoding_cannot_hold_is_an_error_not_a_crash(monkey
     result = runner.process_source(Path("kernel.py"), CONV_KERNEL.encode(), RULES, settings)
     assert result.new_source is None
     assert result.error is not None and "cannot be encoded as utf-8" in result.error, result.error
+
+
+# Every way Python lets a file say its encoding (a BOM, an Emacs or Vim cookie on line 1 or 2), each
+# file holding a removed jax name: a file skipped for its first bytes was `0 parsed`, and `--check`
+# passed with `jax.tree_map` in it (issue 49, item 1). Each keeps a line no codec spells as ASCII.
+REMOVED, RENAMED = b"jax.tree_map", b"jax.tree.map"
+ENCODED = {
+    "bom_first_line.py": b"\xef\xbb\xbfimport jax\nx = jax.tree_map(f, t)\ns = '\xc3\xa9'\n",
+    "bom_and_cookie.py": b"\xef\xbb\xbf# -*- coding: utf-8 -*-\nimport jax\nx = jax.tree_map(f, t)\n",
+    "bom_crlf.py": b"\xef\xbb\xbfimport jax\r\nx = jax.tree_map(f, t)\r\n",
+    "emacs_latin1.py": b"# -*- coding: latin-1 -*-\nimport jax\ns = '\xe9'\nx = jax.tree_map(f, t)\n",
+    "vim_cp1252.py": b"# vim: set fileencoding=cp1252 :\nimport jax\ns = '\x80'\nx = jax.tree_map(f, t)\n",
+    "shebang_shift_jis.py": b"#!/usr/bin/env python\n# coding=shift_jis\nimport jax  # \x93\xfa\x96\x7b\n"
+                            b"x = jax.tree_map(f, t)\n",
+    # utf-7: `+AGk-mport` is `import`; `+AOk-'` is one of two spellings of `é'` (Python writes `+AOk'`).
+    "utf7.py": b"# coding: utf-7\n+AGk-mport jax\ns = '+AOk-'\nx = jax.tree_map(f, t)\n",
+}
+
+
+def test_every_encoding_python_accepts_is_read_fixed_and_written_back_byte_for_byte(tmp_path: Path) -> None:
+    for name, raw in ENCODED.items():
+        compile(raw, name, "exec")  # each is a file Python runs
+        (tmp_path / name).write_bytes(raw)
+    check = fix("--no-cache", "--check", ".", cwd=tmp_path)
+    assert check.returncode == 1, check.stderr
+    assert set(check.stdout.decode().split()) == set(ENCODED), check.stdout
+    assert f"{len(ENCODED)} files scanned, {len(ENCODED)} parsed, {len(ENCODED)} would change".encode() in check.stderr
+    written = fix("--no-cache", "--write", ".", cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    for name, raw in ENCODED.items():
+        assert (tmp_path / name).read_bytes() == raw.replace(REMOVED, RENAMED), name
+
+
+@pytest.mark.parametrize("prefix, body_line", [
+    (b"\xef\xbb\xbf", b""),
+    (b"# -*- coding: latin-1 -*-\n", b"\"\"\"Produit \xe0 pr\xe9cision mixte.\"\"\"\n"),
+])
+def test_a_kernel_body_in_another_encoding_is_found_from_its_launch_in_another_module(
+        tmp_path: Path, prefix: bytes, body_line: bytes) -> None:
+    """The project index reads each module as Python does: a body whose file starts with a BOM or
+    says latin-1 was unparsed there, its launch never seen, and the fix a `[manual]` guess."""
+    body = prefix + body_line + (b"import jax.numpy as jnp\nfrom jax import lax\n\n\n"
+                                 b"def body(x_ref, w_ref, o_ref):\n"
+                                 b"    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n")
+    (tmp_path / "body.py").write_bytes(body)
+    (tmp_path / "launch.py").write_text(
+        "import jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n\nfrom body import body\n\n\n"
+        "def run(x, w):\n    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))(x, w)\n")
+    result = fix("--no-cache", "--write", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert b"body.py:" in result.stderr and b"JAX001 [fixed]" in result.stderr, result.stderr
+    assert (tmp_path / "body.py").read_bytes() == body.replace(
+        b"precision=(lax.Precision.DEFAULT, lax.Precision.HIGH)", b"precision=lax.Precision.HIGH")

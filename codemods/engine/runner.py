@@ -32,7 +32,7 @@ from codemods.engine.positions import Positions
 from codemods.engine.prefilter import rules_for
 from codemods.engine.report import FileResult
 from codemods.engine.rule import SUPPRESSIONS, ParsedFile, Rule
-from codemods.engine.source import SourceError, decode, write_atomically
+from codemods.engine.source import SourceError, decode, utf8_code, write_atomically
 from codemods.engine.suppression import Used, reach, silencing, suppressions
 from codemods.settings import Scope, Settings
 
@@ -307,7 +307,8 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
         except (OSError, _NotAFile):
             return b""  # the run reports it when it processes the file; here it is empty
         raw = _indexed(raw)
-        return _notebook_kernels(seen.key(path), raw, seen, index.top_names) if notebook.is_notebook(path) else raw
+        return _notebook_kernels(seen.key(path), raw, seen, index.top_names) if notebook.is_notebook(path) \
+            else utf8_code(raw)  # the index searches and parses it as UTF-8
 
     def content(path: Path) -> bytes:
         try:
