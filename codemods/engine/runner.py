@@ -539,12 +539,14 @@ def _process_in_worker(item: tuple[Path, bytes, Sequence[Rule], Settings, Module
 _ANALYSING = False  # in a worker: whether it has analysed a file yet (see _process_in_worker)
 
 
-def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Settings,
+def process_source(path: "Path | str", raw: bytes, rules: Sequence[Rule], settings: Settings,
                    proven: Optional[dict[str, frozenset[int]]] = None,
                    accept: Optional[Accept] = None, facts: ModuleFacts = NO_FACTS,
                    prefiltered: bool = False) -> FileResult:
     """prefilter -> parse -> transform -> fix -> verify for one file; nothing is written here.
-    `prefiltered`: `rules` already passed the byte test with these facts (the runner's).
+    `prefiltered`: `rules` already passed the byte test with these facts (the runner's). `path`: a
+    str from the runner (its walk keeps strs: Paths for a large tree cost), a Path from the other
+    callers; the rules are handed a Path (ParsedFile.path), whoever called.
 
     The cyclic garbage collector is paused meanwhile: an ast of a large module is a few hundred
     thousand objects, and collections that rescan them all cost a fifth of the analysis."""
@@ -579,7 +581,7 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
         return result
     result.parsed = True
     result.cells = ipynb.cells if ipynb is not None else None
-    file = ParsedFile(path, module, settings, proven or {}, facts)
+    file = ParsedFile(Path(path), module, settings, proven or {}, facts)
     findings: list[Finding] = []
     checked = [rule for rule in rules if not rule.reviews_suppressions]
     for rule in checked:
