@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import os
 import stat
+import sys
 import threading
 import warnings
 from dataclasses import replace
@@ -689,10 +690,33 @@ def _parse(text: str, through: tuple[tuple[str, str], ...] = ()) -> ModuleIndex:
         return ModuleIndex.parse(text, dict(through))
     except SyntaxError as error:
         where = f" (line {error.lineno}, column {error.offset})" if error.lineno else ""
-        raise SourceError(f"cannot parse: {error.msg}{where}") from None
+        raise SourceError(f"cannot parse: {error.msg}{where}{_newer_python(text)}") from None
     except (ValueError, RecursionError, MemoryError) as error:  # NUL bytes, absurd nesting
         # some CPython 3.11 builds overflow the parser's stack with a bare MemoryError
         raise SourceError(f"cannot parse: {str(error) or _TOO_COMPLEX}") from None
+
+
+def _newer_python(text: str) -> str:
+    """What to add to the syntax error of a file written for a newer Python than the one the tool
+    runs on (pipx and pre-commit install it on their default Python): libcst, which reads the
+    grammar of every Python up to 3.14, parses it. Then the message names this interpreter and how
+    to install the tool on the newer one; else nothing (a plain syntax error)."""
+    if sys.version_info >= (3, 14):
+        return ""
+    import libcst as cst
+    import libcst.matchers as m
+
+    try:
+        module = cst.parse_module(text)
+    except Exception:  # libcst's ParserSyntaxError (or any failure of its parser): the file is wrong
+        return ""
+    running = f"Python {sys.version_info.major}.{sys.version_info.minor} ({sys.executable})"
+    if sys.version_info < (3, 12) and m.findall(module, m.TypeAlias() | m.TypeParameters()):
+        wanted, written = "python3.12", "Python 3.12 syntax (a `type` statement or type parameters)"
+    else:
+        wanted, written = "python3.X", "the syntax of a newer Python"
+    return (f"; it is {written}, and jax-codemod runs on {running}: install it on the project's Python "
+            f"(`pipx install --python {wanted} ...`; pre-commit: `language_version: {wanted}`)")
 
 
 def _internal_error(result: FileResult, message: str) -> FileResult:
