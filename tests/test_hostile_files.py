@@ -367,6 +367,9 @@ ENCODED = {
                             b"x = jax.tree_map(f, t)\n",
     # utf-7: `+AGk-mport` is `import`; `+AOk-'` is one of two spellings of `é'` (Python writes `+AOk'`).
     "utf7.py": b"# coding: utf-7\n+AGk-mport jax\ns = '+AOk-'\nx = jax.tree_map(f, t)\n",
+    # Found auditing the same byte test: what else Python takes where a line starts, or ends one.
+    "form_feed.py": b"\x0cimport jax\nx = jax.tree_map(f, t)\n",
+    "lone_cr.py": b'"""Old Mac line endings."""\rimport jax\rx = jax.tree_map(f, t)\r',
 }
 
 
