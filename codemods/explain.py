@@ -42,7 +42,7 @@ from codemods.capabilities import format_version
 from codemods.engine import notebook as notebooks
 from codemods.engine.diagnostics import Finding
 from codemods.engine.rule import ParsedFile, Rule
-from codemods.engine.source import decode
+from codemods.engine.source import SourceError, decode, read_text
 from codemods.engine.suppression import reach, silencing, suppressions
 from codemods.settings import Settings
 
@@ -316,9 +316,9 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
                 placement.reasons.append(f"{frame.path}:{frame.line} ({frame.function}): the file is not here")
                 continue
             try:
-                text = path.read_text(encoding="utf-8")
+                text = read_text(path)
                 module = ModuleIndex.parse(text)
-            except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError) as problem:
+            except (OSError, SourceError, SyntaxError, ValueError, RecursionError) as problem:
                 placement.reasons.append(f"{path}:{frame.line}: cannot read it ({problem})")
                 continue
             line, where = frame.line, f"{path}:{frame.line}"
@@ -333,8 +333,8 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
             return placement
         for target, target_line in _imported_values(module, line, path, root):  # a partial another module binds
             try:
-                imported = ModuleIndex.parse(target.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+                imported = ModuleIndex.parse(read_text(target))
+            except (OSError, SourceError, SyntaxError, ValueError, RecursionError):
                 continue
             if holds_call(error.rule, imported, target_line):
                 placement.path, placement.line = target, target_line
@@ -357,8 +357,8 @@ def _imported_values(module: ModuleIndex, line: int, path: Path, root: Path) -> 
                 continue
             target, attribute = found
             try:
-                tree = ast.parse(target.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+                tree = ast.parse(read_text(target))
+            except (OSError, SourceError, SyntaxError, ValueError, RecursionError):
                 continue
             for statement in tree.body:
                 if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None and any(

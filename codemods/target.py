@@ -66,13 +66,25 @@ def _environments(root: Optional[Path], interpreter: Optional[str]) -> list[tupl
     found = []
     if interpreter:  # the editor's Python: `.venv/bin/python`, or the environment's folder
         path = Path(interpreter)
-        found.append((path.resolve().parent.parent if path.is_file() else path, "interpreter"))
+        found.append((interpreter_prefix(path) if path.is_file() else path, "interpreter"))
     for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
         if os.environ.get(variable):
             found.append((Path(os.environ[variable]), f"${variable}"))
     if root is not None:
         found += [(root / name, name) for name in (".venv", "venv")]
     return found
+
+
+def interpreter_prefix(executable: Path) -> Path:
+    """The environment a Python executable runs in, as Python itself finds it: the folder of the
+    `pyvenv.cfg` next to the executable or one folder up, from the path as named (a venv's
+    `bin/python` is a symlink to the base interpreter: resolved, it leaves the venv); else, with no
+    such file, the installation the resolved executable lives in (`<prefix>/bin/python`)."""
+    named = Path(os.path.abspath(executable))
+    for folder in (named.parent, named.parent.parent):
+        if (folder / "pyvenv.cfg").is_file():
+            return folder
+    return named.resolve().parent.parent
 
 
 def environment_jax(prefix: Path) -> Optional[Version]:

@@ -400,6 +400,16 @@ def test_run_writes_the_fix_and_says_fixed(tmp_path: Path) -> None:
     assert len(err.splitlines()) == 3 and [str(r.path) for r in results] == [str(tmp_path / "m.py")]
 
 
+
+@pytest.mark.parametrize("encoded", [b"\xef\xbb\xbf" + SOURCE.encode(), ("# coding: latin-1\n# \xe9\n" + SOURCE).encode("latin-1")])
+def test_run_reads_the_named_file_as_python_does(tmp_path: Path, encoded: bytes) -> None:
+    """A BOM or a coding cookie: read as UTF-8, the file was `cannot read it` and the error unplaced."""
+    (tmp_path / "m.py").write_bytes(encoded)
+    offset = encoded.count(b"\n") - SOURCE.count("\n")
+    outcome, err, out = _run(_log(tmp_path / "m.py", 4 + offset, "z = jax.tree_map(g, x)"), tmp_path, write=True)
+    assert (outcome, out) == (Outcome.FIXED, ""), err
+    assert (tmp_path / "m.py").read_bytes() == encoded.replace(b"jax.tree_map(g", b"jax.tree.map(g")
+
 def test_run_writes_nothing_outside_the_root(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(SOURCE)
     (tmp_path / "root").mkdir()

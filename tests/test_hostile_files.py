@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -73,6 +75,58 @@ def test_unparsable_files_are_named_with_a_reason(tmp_path: Path, source: str, r
     assert b"Traceback" not in result.stderr
     assert CONV_FIXED in (tmp_path / "kernel.py").read_bytes()
 
+
+
+def _python_before_3_12() -> Optional[str]:
+    """A Python older than 3.12 that runs the tool (libcst, typer): this one (`make test`'s second
+    run), the Makefile's oldest test venv, or python3.11; None if there is none."""
+    candidates = [sys.executable, *map(str, sorted(REPO.glob(".venv-jax*/bin/python"))), shutil.which("python3.11")]
+    for python in filter(None, candidates):
+        probe = subprocess.run([python, "-c", "import sys, libcst, typer; sys.exit(sys.version_info >= (3, 12))"],
+                               capture_output=True, timeout=60)
+        if probe.returncode == 0:
+            return python
+    return None
+
+
+def test_newer_syntax_under_an_older_python_says_which_python_and_what_to_do(tmp_path: Path) -> None:
+    """A tool pipx or pre-commit installed on 3.11 said `invalid syntax` of valid 3.12 code, and every
+    run exited 2 with no hint why (issue 49, item 10): the message names the interpreter and how to
+    install the tool on 3.12. A file that is wrong in every Python gets no such hint."""
+    python = _python_before_3_12()
+    if python is None:
+        pytest.skip("needs a Python before 3.12 with libcst and typer (make test's second run is one)")
+    removed = "y = jax.tree_map(f, t)\n"  # each file has a finding to make, once parsed
+    (tmp_path / "aliases.py").write_text("import jax\ntype Tree = dict[str, Tree]\n" + removed)
+    (tmp_path / "generic.py").write_text("import jax\ndef first[T](xs: list[T]) -> T:\n    return xs[0]\n" + removed)
+    (tmp_path / "broken.py").write_text("import jax\nz = (1 +\n" + removed)
+    version = subprocess.run([python, "-c", "import sys; print(f'{sys.version_info[0]}.{sys.version_info[1]}', sys.executable)"],
+                             capture_output=True, text=True, check=True).stdout.split()
+    result = subprocess.run([python, "-m", "codemods", "--no-cache", "--jax-version", TARGET, "--check", "."],
+                            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True,
+                            timeout=120)
+    hint = (f"; it is Python 3.12 syntax (a `type` statement or type parameters), and jax-codemod runs on Python "
+            f"{version[0]} ({version[1]}): install it on the project's Python (`pipx install --python python3.12 ...`; "
+            "pre-commit: `language_version: python3.12`)")
+    errors = sorted(line for line in result.stderr.splitlines() if ": error: " in line)
+    assert result.returncode == 2 and errors == [
+        f"aliases.py: error: cannot parse: invalid syntax (line 2, column 6){hint}",
+        "broken.py: error: cannot parse: '(' was never closed (line 2, column 5)",
+        f"generic.py: error: cannot parse: expected '(' (line 2, column 10){hint}"], result.stderr
+
+
+def test_syntax_of_a_python_newer_than_this_one_is_said_to_be(tmp_path: Path) -> None:
+    """Python 3.14's `except A, B:` (PEP 758) under the Python the tests run on (3.11 or 3.12)."""
+    if sys.version_info >= (3, 14):
+        pytest.skip("Python 3.14 reads it")
+    (tmp_path / "handler.py").write_text("import jax\ntry:\n    y = jax.tree_map(f, t)\nexcept KeyError, IndexError:\n    pass\n")
+    result = fix("--no-cache", "handler.py", cwd=tmp_path)
+    assert result.returncode == 2
+    assert (f"handler.py: error: cannot parse: multiple exception types must be parenthesized (line 4, column 8); "
+            f"it is the syntax of a newer Python, and jax-codemod runs on Python {sys.version_info[0]}."
+            f"{sys.version_info[1]} ({sys.executable}): install it on the project's Python "
+            "(`pipx install --python python3.X ...`; pre-commit: `language_version: python3.X`)").encode() in result.stderr, \
+        result.stderr
 
 def test_deep_nesting_next_to_a_fix(tmp_path: Path) -> None:
     """1,500 terms: Python compiles it, so the fix is made and verified. 3,000: Python's own parser
@@ -297,3 +351,59 @@ def test_a_rewrite_the_files_encoding_cannot_hold_is_an_error_not_a_crash(monkey
     result = runner.process_source(Path("kernel.py"), CONV_KERNEL.encode(), RULES, settings)
     assert result.new_source is None
     assert result.error is not None and "cannot be encoded as utf-8" in result.error, result.error
+
+
+# Every way Python lets a file say its encoding (a BOM, an Emacs or Vim cookie on line 1 or 2), each
+# file holding a removed jax name: a file skipped for its first bytes was `0 parsed`, and `--check`
+# passed with `jax.tree_map` in it (issue 49, item 1). Each keeps a line no codec spells as ASCII.
+REMOVED, RENAMED = b"jax.tree_map", b"jax.tree.map"
+ENCODED = {
+    "bom_first_line.py": b"\xef\xbb\xbfimport jax\nx = jax.tree_map(f, t)\ns = '\xc3\xa9'\n",
+    "bom_and_cookie.py": b"\xef\xbb\xbf# -*- coding: utf-8 -*-\nimport jax\nx = jax.tree_map(f, t)\n",
+    "bom_crlf.py": b"\xef\xbb\xbfimport jax\r\nx = jax.tree_map(f, t)\r\n",
+    "emacs_latin1.py": b"# -*- coding: latin-1 -*-\nimport jax\ns = '\xe9'\nx = jax.tree_map(f, t)\n",
+    "vim_cp1252.py": b"# vim: set fileencoding=cp1252 :\nimport jax\ns = '\x80'\nx = jax.tree_map(f, t)\n",
+    "shebang_shift_jis.py": b"#!/usr/bin/env python\n# coding=shift_jis\nimport jax  # \x93\xfa\x96\x7b\n"
+                            b"x = jax.tree_map(f, t)\n",
+    # utf-7: `+AGk-mport` is `import`; `+AOk-'` is one of two spellings of `é'` (Python writes `+AOk'`).
+    "utf7.py": b"# coding: utf-7\n+AGk-mport jax\ns = '+AOk-'\nx = jax.tree_map(f, t)\n",
+    # Found auditing the same byte test: what else Python takes where a line starts, or ends one.
+    "form_feed.py": b"\x0cimport jax\nx = jax.tree_map(f, t)\n",
+    "lone_cr.py": b'"""Old Mac line endings."""\rimport jax\rx = jax.tree_map(f, t)\r',
+}
+
+
+def test_every_encoding_python_accepts_is_read_fixed_and_written_back_byte_for_byte(tmp_path: Path) -> None:
+    for name, raw in ENCODED.items():
+        compile(raw, name, "exec")  # each is a file Python runs
+        (tmp_path / name).write_bytes(raw)
+    check = fix("--no-cache", "--check", ".", cwd=tmp_path)
+    assert check.returncode == 1, check.stderr
+    assert set(check.stdout.decode().split()) == set(ENCODED), check.stdout
+    assert f"{len(ENCODED)} files scanned, {len(ENCODED)} parsed, {len(ENCODED)} would change".encode() in check.stderr
+    written = fix("--no-cache", "--write", ".", cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    for name, raw in ENCODED.items():
+        assert (tmp_path / name).read_bytes() == raw.replace(REMOVED, RENAMED), name
+
+
+@pytest.mark.parametrize("prefix, body_line", [
+    (b"\xef\xbb\xbf", b""),
+    (b"# -*- coding: latin-1 -*-\n", b"\"\"\"Produit \xe0 pr\xe9cision mixte.\"\"\"\n"),
+])
+def test_a_kernel_body_in_another_encoding_is_found_from_its_launch_in_another_module(
+        tmp_path: Path, prefix: bytes, body_line: bytes) -> None:
+    """The project index reads each module as Python does: a body whose file starts with a BOM or
+    says latin-1 was unparsed there, its launch never seen, and the fix a `[manual]` guess."""
+    body = prefix + body_line + (b"import jax.numpy as jnp\nfrom jax import lax\n\n\n"
+                                 b"def body(x_ref, w_ref, o_ref):\n"
+                                 b"    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n")
+    (tmp_path / "body.py").write_bytes(body)
+    (tmp_path / "launch.py").write_text(
+        "import jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n\nfrom body import body\n\n\n"
+        "def run(x, w):\n    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))(x, w)\n")
+    result = fix("--no-cache", "--write", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert b"body.py:" in result.stderr and b"JAX001 [fixed]" in result.stderr, result.stderr
+    assert (tmp_path / "body.py").read_bytes() == body.replace(
+        b"precision=(lax.Precision.DEFAULT, lax.Precision.HIGH)", b"precision=lax.Precision.HIGH")

@@ -64,6 +64,13 @@ ROWS = {row.code: row for row in api_changes.TABLE}
     (b"import jax\n\x00\n", True),  # the bytes after the import are not read
     (b"import os\n# import jax\nimport jax.numpy\n", True),  # the second match starts a statement
     (b"a\n# from x import y; import jax\n", True),  # a `;` in a comment: let through (a parse, not a miss)
+    # Lines as Python reads them (issue 49, item 1: each file was skipped without a word):
+    (b"\x0cimport jax\n", True),  # a form feed where the line starts
+    (b"x = 1\r\x0c  import jax\r", True),
+    (b'"""doc"""\rimport jax\rx = jax.tree_map(f, t)\r', True),  # lone CRs end its lines
+    (b"import os, \\\r    jax\r", True),
+    (b"import os\rx = jax\r", False),  # an import does not run on past a lone CR
+    (b"x = 1\r# import jax\r", False),
 ])
 def test_imports_jax(raw: bytes, expected: bool) -> None:
     assert imports_jax(raw) is expected

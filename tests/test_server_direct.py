@@ -494,6 +494,24 @@ def test_bad_options_are_logged_and_the_editors_interpreter_still_chooses_the_ta
     assert [d.code for d in eng.diagnostics(eng.analyse(path.as_uri(), path, text))[path.as_uri()]] == ["JAX001"]
 
 
+
+def test_the_interpreter_option_naming_a_real_venvs_python_targets_its_jax(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The option as editors send it, the venv's `bin/python` (a symlink), made by `python -m venv`:
+    the server targeted the tool's own jax, where the venv's 0.10.2 rejects jnp.dot at HIGH."""
+    from tests.test_target import real_venv
+
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    monkeypatch.delenv("CONDA_PREFIX", raising=False)
+    python = real_venv(tmp_path / "env", "0.10.2")
+    text = (Path(__file__).parent / "fixtures" / "precision" / "dot_high_jax_0_10.in.py").read_text()
+    path = tmp_path / "k.py"
+    path.write_text(text)
+    eng = server.Engine(lambda kind, message: None)
+    eng.folders = [tmp_path]
+    eng.options = {"interpreter": str(python)}
+    assert [d.code for d in eng.diagnostics(eng.analyse(path.as_uri(), path, text))[path.as_uri()]] == ["JAX001"]
+
 def test_a_document_that_starts_with_a_byte_order_mark_is_analysed_as_its_file(tmp_path: Path) -> None:
     eng, analysis, uri = analyse(tmp_path, "\ufeff" + KERNEL)
     [diagnostic] = eng.diagnostics(analysis)[uri]

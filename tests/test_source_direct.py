@@ -49,6 +49,34 @@ def test_encode_gives_back_the_bytes_with_their_codec() -> None:
     assert decode(Path("a.py"), b"# coding: latin-1\n").encode("s = 'é'") == b"s = '\xe9'"
 
 
+
+def test_encode_keeps_the_spelling_of_every_line_the_edit_leaves_alone() -> None:
+    """utf-7 spells `é'` `+AOk'` or `+AOk-'`: encoding the whole text again respelt a line nobody edited."""
+    decoded = decode(Path("a.py"), b"# coding: utf-7\ns = '+AOk-'\nx = 1\nt = '+AOk-'\n")
+    assert decoded.encode(decoded.text.replace("x = 1", "x = 2")) == b"# coding: utf-7\ns = '+AOk-'\nx = 2\nt = '+AOk-'\n"
+    assert decoded.encode(decoded.text + "y = 'é'\n") == decoded.raw + b"y = '+AOk'\n"
+
+
+def test_encode_refuses_a_codec_whose_lines_are_not_its_bytes_lines() -> None:
+    """unicode_escape spells two lines in one line of bytes: no line of bytes can be kept whole."""
+    decoded = decode(Path("a.py"), b"# coding: unicode_escape\nx = 1\\ny = 2\n")
+    assert decoded.text == "# coding: unicode_escape\nx = 1\ny = 2\n"
+    with pytest.raises(UnicodeError, match="cannot spell the rewritten file without changing lines the fix leaves alone"):
+        decoded.encode(decoded.text.replace("y = 2", "y = 3"))
+
+
+@pytest.mark.parametrize(("raw", "code"), [
+    (b"x = 1\n", b"x = 1\n"),
+    (b"\xef\xbb\xbfimport jax\n", b"import jax\n"),
+    (b"# -*- coding: latin-1 -*-\ns = '\xe9'\n", b"# -*- coding: latin-1 -*-\ns = '\xc3\xa9'\n"),
+    (b"#!/bin/python\n# coding: utf-7\n+AGk-mport jax\n", b"#!/bin/python\n# coding: utf-7\nimport jax\n"),
+    (b"x = 1\n\n# coding: latin-1\ns = '\xe9'\n", b"x = 1\n\n# coding: latin-1\ns = '\xe9'\n"),  # line 4: no cookie
+    (b"# coding: nope\nx = 1\n", b"# coding: nope\nx = 1\n"),  # undecodable: its own processing says why
+])
+def test_utf8_code_is_what_python_reads_as_utf8(raw: bytes, code: bytes) -> None:
+    assert source.utf8_code(raw) == code
+
+
 @pytest.mark.parametrize(("raw", "message"), [
     (b"# -*- coding: nope -*-\nx = 1\n", "unknown encoding: nope"),                 # SyntaxError
     (b"# coding: hex\nx = 1\n",                                                  # LookupError

@@ -7,6 +7,7 @@ Environments are faked: a `jax-X.dist-info` folder, and the tool's own jax patch
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Optional
@@ -175,6 +176,26 @@ def test_the_command_line_then_the_config_then_environments(tmp_path: Path, monk
     interpreter.write_text("")
     assert jax_target(tmp_path, interpreter=str(interpreter)) == ((0, 4, 35), "interpreter")
 
+
+
+def real_venv(folder: Path, jax_version: str) -> Path:
+    """A virtualenv made by `python -m venv` (its `bin/python` a symlink to the base interpreter,
+    where the system makes one), with jax `version` installed as far as a dist-info folder says.
+    Its python."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True, capture_output=True,
+                   timeout=120)
+    [site] = folder.glob("lib/python*/site-packages") or folder.glob("Lib/site-packages")
+    (site / f"jax-{jax_version}.dist-info").mkdir()
+    return folder / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+
+
+def test_the_editors_interpreter_in_a_real_venv_names_the_venvs_jax(tmp_path: Path) -> None:
+    """A POSIX venv's `bin/python` links to the base interpreter: resolving it read the base
+    installation's jax (none), then the tool's own (issue 49, item 3c). pyvenv.cfg names the venv."""
+    python = real_venv(tmp_path / "env", "0.4.30")
+    assert (tmp_path / "env" / "pyvenv.cfg").is_file() and (python.is_symlink() or sys.platform == "win32")
+    assert jax_target(tmp_path, interpreter=str(python)) == ((0, 4, 30), "interpreter")
+    assert jax_target(tmp_path, interpreter=str(tmp_path / "env")) == ((0, 4, 30), "interpreter")
 
 def test_an_environment_without_jax_is_passed_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / ".venv" / "lib" / "python3.12" / "site-packages" / "numpy-2.0.0.dist-info").mkdir(parents=True)

@@ -84,3 +84,14 @@ def test_where_the_import_warns_each_program_runs_in_a_fresh_interpreter(tmp_pat
     fresh, warm = both([str(program)], tmp_path, env, options=("-W", "error::DeprecationWarning"))
     assert fresh.returncode == 1 and "DeprecationWarning: old" in fresh.stderr, fresh.stderr
     assert (warm.returncode, warm.stdout, warm.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
+
+
+def test_the_servers_end_with_the_tests_leaving_no_file_open(tmp_path: Path) -> None:
+    """A process that used a server exits without a ResourceWarning (`-X dev` shows every one): the
+    server's stdout pipe was left open, and `pytest -m jax` ended with `sys:1: ResourceWarning:
+    unclosed file <_io.TextIOWrapper ...>` (issue 49, item 13)."""
+    user = "from tests import warm_python\nprint(warm_python.run(['-c', 'print(6 * 7)']).stdout, end='')\n"
+    result = subprocess.run([sys.executable, "-X", "dev", "-W", "error::ResourceWarning", "-c", user],
+                            capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=120,
+                            env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert (result.returncode, result.stdout, result.stderr) == (0, "42\n", "")

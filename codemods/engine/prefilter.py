@@ -11,11 +11,14 @@ from __future__ import annotations
 from typing import Sequence
 
 from codemods.engine.rule import Rule
+from codemods.engine.source import utf8_code
 from codemods.settings import Settings
 
 
 def rules_for(raw: bytes, rules: Sequence[Rule], settings: Settings, holds_kernels: bool = False) -> list[Rule]:
     """The rules whose byte test `raw` passes (`holds_kernels`: the project index says other modules
-    launch or call this one's functions in kernels)."""
+    launch or call this one's functions in kernels). Read as UTF-8 code: a BOM or a coding cookie
+    does not hide what a file says."""
+    raw = utf8_code(raw)
     tested: dict = {}  # the gates' answers, shared by the rules
     return [rule for rule in rules if rule.might_apply(raw, settings, holds_kernels, tested)]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from codemods.engine.diagnostics import Applicability, Finding, Kind, apply_text_edits
+from codemods.engine.source import encode_keeping
 
 if TYPE_CHECKING:
     from codemods.engine.notebook import Cells
@@ -144,4 +145,4 @@ def fix_diff(result: FileResult, finding: Finding) -> Optional[bytes]:
         return cell_diff(result.path, result.cells, result.cells.sources_after(finding.fix.edits)) or None
     old = result.raw.decode(result.encoding)
     new = apply_text_edits(old, finding.fix.edits)
-    return unified_diff(result.path, result.raw, new.encode(result.encoding))
+    return unified_diff(result.path, result.raw, encode_keeping(result.raw, old, new, result.encoding))

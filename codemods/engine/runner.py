@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import os
 import stat
+import sys
 import threading
 import warnings
 from dataclasses import replace
@@ -32,7 +33,7 @@ from codemods.engine.positions import Positions
 from codemods.engine.prefilter import rules_for
 from codemods.engine.report import FileResult
 from codemods.engine.rule import SUPPRESSIONS, ParsedFile, Rule
-from codemods.engine.source import SourceError, decode, write_atomically
+from codemods.engine.source import SourceError, decode, utf8_code, write_atomically
 from codemods.engine.suppression import Used, reach, silencing, suppressions
 from codemods.settings import Scope, Settings
 
@@ -307,7 +308,8 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
         except (OSError, _NotAFile):
             return b""  # the run reports it when it processes the file; here it is empty
         raw = _indexed(raw)
-        return _notebook_kernels(seen.key(path), raw, seen, index.top_names) if notebook.is_notebook(path) else raw
+        return _notebook_kernels(seen.key(path), raw, seen, index.top_names) if notebook.is_notebook(path) \
+            else utf8_code(raw)  # the index searches and parses it as UTF-8
 
     def content(path: Path) -> bytes:
         try:
@@ -538,12 +540,14 @@ def _process_in_worker(item: tuple[Path, bytes, Sequence[Rule], Settings, Module
 _ANALYSING = False  # in a worker: whether it has analysed a file yet (see _process_in_worker)
 
 
-def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Settings,
+def process_source(path: "Path | str", raw: bytes, rules: Sequence[Rule], settings: Settings,
                    proven: Optional[dict[str, frozenset[int]]] = None,
                    accept: Optional[Accept] = None, facts: ModuleFacts = NO_FACTS,
                    prefiltered: bool = False) -> FileResult:
     """prefilter -> parse -> transform -> fix -> verify for one file; nothing is written here.
-    `prefiltered`: `rules` already passed the byte test with these facts (the runner's).
+    `prefiltered`: `rules` already passed the byte test with these facts (the runner's). `path`: a
+    str from the runner (its walk keeps strs: Paths for a large tree cost), a Path from the other
+    callers; the rules are handed a Path (ParsedFile.path), whoever called.
 
     The cyclic garbage collector is paused meanwhile: an ast of a large module is a few hundred
     thousand objects, and collections that rescan them all cost a fifth of the analysis."""
@@ -578,7 +582,7 @@ def process_source(path: Path, raw: bytes, rules: Sequence[Rule], settings: Sett
         return result
     result.parsed = True
     result.cells = ipynb.cells if ipynb is not None else None
-    file = ParsedFile(path, module, settings, proven or {}, facts)
+    file = ParsedFile(Path(path), module, settings, proven or {}, facts)
     findings: list[Finding] = []
     checked = [rule for rule in rules if not rule.reviews_suppressions]
     for rule in checked:
@@ -686,10 +690,33 @@ def _parse(text: str, through: tuple[tuple[str, str], ...] = ()) -> ModuleIndex:
         return ModuleIndex.parse(text, dict(through))
     except SyntaxError as error:
         where = f" (line {error.lineno}, column {error.offset})" if error.lineno else ""
-        raise SourceError(f"cannot parse: {error.msg}{where}") from None
+        raise SourceError(f"cannot parse: {error.msg}{where}{_newer_python(text)}") from None
     except (ValueError, RecursionError, MemoryError) as error:  # NUL bytes, absurd nesting
         # some CPython 3.11 builds overflow the parser's stack with a bare MemoryError
         raise SourceError(f"cannot parse: {str(error) or _TOO_COMPLEX}") from None
+
+
+def _newer_python(text: str) -> str:
+    """What to add to the syntax error of a file written for a newer Python than the one the tool
+    runs on (pipx and pre-commit install it on their default Python): libcst, which reads the
+    grammar of every Python up to 3.14, parses it. Then the message names this interpreter and how
+    to install the tool on the newer one; else nothing (a plain syntax error)."""
+    if sys.version_info >= (3, 14):
+        return ""
+    import libcst as cst
+    import libcst.matchers as m
+
+    try:
+        module = cst.parse_module(text)
+    except Exception:  # libcst's ParserSyntaxError (or any failure of its parser): the file is wrong
+        return ""
+    running = f"Python {sys.version_info.major}.{sys.version_info.minor} ({sys.executable})"
+    if sys.version_info < (3, 12) and m.findall(module, m.TypeAlias() | m.TypeParameters()):
+        wanted, written = "python3.12", "Python 3.12 syntax (a `type` statement or type parameters)"
+    else:
+        wanted, written = "python3.X", "the syntax of a newer Python"
+    return (f"; it is {written}, and jax-codemod runs on {running}: install it on the project's Python "
+            f"(`pipx install --python {wanted} ...`; pre-commit: `language_version: {wanted}`)")
 
 
 def _internal_error(result: FileResult, message: str) -> FileResult:

@@ -6,6 +6,7 @@ would, edited, and encoded back with the same codec; libcst keeps each line's ow
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
 import re
@@ -28,7 +29,7 @@ class SourceFile:
     encoding: str  # as `tokenize.detect_encoding` names it: 'utf-8-sig' keeps a BOM
 
     def encode(self, text: str) -> bytes:
-        return text.encode(self.encoding)
+        return encode_keeping(self.raw, self.text, text, self.encoding)
 
 
 def decode(path: Path, raw: bytes) -> SourceFile:
@@ -38,6 +39,54 @@ def decode(path: Path, raw: bytes) -> SourceFile:
     except (SyntaxError, LookupError, UnicodeDecodeError) as error:
         raise SourceError(f"cannot decode: {error}") from None
     return SourceFile(path, raw, text, encoding)
+
+
+def read_text(path: Path) -> str:
+    """The text of a Python file as Python reads it (BOM, coding cookie); SourceError or OSError if not."""
+    return decode(path, path.read_bytes()).text
+
+
+def utf8_code(raw: bytes) -> bytes:
+    """A file's code as UTF-8 bytes without a BOM: what the byte tests (the prefilter, the project
+    index's searches and parse) read. A UTF-8 file without a BOM, nearly all of them, is `raw`
+    itself; a BOM is dropped (the statement after it starts the file); a file whose coding cookie
+    names another codec is decoded (utf-7 or hz may spell `import jax` in bytes that do not say it).
+    A file that cannot be decoded is `raw`: its own processing reports why."""
+    if raw.startswith(codecs.BOM_UTF8):
+        return raw[len(codecs.BOM_UTF8):]
+    second_line_end = raw.find(b"\n", raw.find(b"\n") + 1)
+    if b"coding" not in (raw if second_line_end == -1 else raw[:second_line_end]):  # PEP 263: line 1 or 2
+        return raw
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        return raw if encoding == "utf-8" else raw.decode(encoding).encode("utf-8")
+    except (SyntaxError, LookupError, UnicodeError):
+        return raw
+
+
+def encode_keeping(raw: bytes, old: str, new: str, encoding: str) -> bytes:
+    """`new` (an edit of `old`, the text `raw` decodes to) in the file's codec, each line the edit
+    did not change kept as `raw` spells it. A codec may spell one text in more than one way (utf-7's
+    optional `-`, the duplicate codes of cp932): encoding the whole text again would respell lines
+    nobody edited. Raises UnicodeError where the lines of `raw` do not decode one by one to those
+    of `old` (a codec whose state crosses lines), rather than change a byte outside the edit."""
+    if old.encode(encoding) == raw:  # the codec spells `old` as `raw`: so it spells the unchanged lines
+        return new.encode(encoding)
+    raw_lines = raw.splitlines(keepends=True)
+    old_lines = [line.decode(encoding) for line in raw_lines]
+    if old_lines != _LINE.findall(old):
+        raise UnicodeError(f"{encoding} cannot spell the rewritten file without changing lines the fix leaves alone")
+    new_lines = _LINE.findall(new)
+    same_start = next((i for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b), min(len(old_lines), len(new_lines)))
+    same_end = 0
+    while same_end < min(len(old_lines), len(new_lines)) - same_start and \
+            old_lines[-1 - same_end] == new_lines[-1 - same_end]:
+        same_end += 1
+    edited = "".join(new_lines[same_start:len(new_lines) - same_end]).encode(encoding)
+    return b"".join(raw_lines[:same_start]) + edited + b"".join(raw_lines[len(raw_lines) - same_end:])
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # lines as bytes.splitlines(keepends=True) cuts them
 
 
 # Our temporary files: `.<name>.<pid>-<random>.jax-codemod.tmp`, next to the file they replace. The

@@ -32,18 +32,21 @@ _MODULE_WORDS = (("jax.experimental.pallas", b"pallas"), ("jax.numpy", b"numpy")
 # import jax`, a backslash continuation), not one in a comment or a doctest (`>>> import jax`): the
 # scan reaches a `jax.` name only through one. Most files of a large tree that say `clip`, `product`
 # or `config` (scipy's, numpy's) import no jax.
-_IMPORT_OF_JAX = re.compile(rb"(?:import|from)\b(?:[^\n#;]|\\\r?\n)*?\bjax\b")
-_STATEMENT_START = re.compile(rb"(?m)(?:^|[;:])[ \t]*\Z")
+_IMPORT_OF_JAX = re.compile(rb"(?:import|from)\b(?:[^\r\n#;]|\\(?:\r\n?|\n))*?\bjax\b")
+# What may come before a statement on its line: nothing but blanks (a form feed among them, as
+# Python allows), or a `;` or a compound statement's `:` and blanks.
+_STATEMENT_START = re.compile(rb"(?:\A|[;:])[ \t\f]*\Z")
 
 
 def imports_jax(raw: bytes) -> bool:
     """An `import`/`from` that names jax and starts a statement (at its line's start, or after `;`
     or a compound statement's `:`). The keyword is searched for first, as a literal (a regex
-    anchored at line starts tries every position: twice the time); each match's line is then checked."""
+    anchored at line starts tries every position: twice the time); each match's line (ended by
+    any newline Python reads: LF, CRLF, or a lone CR) is then checked."""
     match = _IMPORT_OF_JAX.search(raw)
     while match is not None:
-        line_start = raw.rfind(b"\n", 0, match.start()) + 1
-        if _STATEMENT_START.search(raw, line_start, match.start()):
+        line_start = max(raw.rfind(b"\n", 0, match.start()), raw.rfind(b"\r", 0, match.start())) + 1
+        if _STATEMENT_START.search(raw[line_start:match.start()]):
             return True
         match = _IMPORT_OF_JAX.search(raw, match.start() + 1)  # not past its end: a later keyword may start a statement
     return False
