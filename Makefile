@@ -64,9 +64,13 @@ test-fast: $(VENV)/.test-installed
 	$(VENV)/bin/python -m pytest $(XDIST) -m "not jax and not slow" $(PYTEST_ARGS)
 
 # Wheels for the GPU machine, which has no network: tests/gpu/README.md.
-.PHONY: gpu-wheels
+.PHONY: gpu-wheels tpu-wheels
 gpu-wheels:
 	PYTHON=$(PYTHON_NEWEST) tests/gpu/fetch_wheels.sh
+
+# Wheels for the TPU machine (Python 3.11, no network): tests/tpu/README.md.
+tpu-wheels:
+	PYTHON=$(PYTHON_OLDEST) PY_VERSION=3.11 WHEELS=.whl-tpu EXTRA_PINS=absl-py==2.5.1 tests/gpu/fetch_wheels.sh
 
 # Not part of `make test`: runs the installed tool over pinned JAX ecosystem packages (PyPI needed
 # once; cached in bench/.corpus/sweep/) and checks crashes, idempotence, compile() and structure.

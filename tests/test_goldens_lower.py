@@ -305,9 +305,16 @@ _module_ids = itertools.count()
 
 @pytest.fixture(scope="module")
 def golden_packages(tmp_path_factory):
-    """The modules goldens import: `pkg.jax_compat` (a copy of codemods/helpers_source.py, as the
-    docs/fixes.md says a --helpers-module should be), `legacy.math`, and the package of a relative import (`golden_pkg.config`, `golden_pkg.precisions`)."""
-    root = tmp_path_factory.mktemp("golden_packages")
+    with installed_golden_packages(tmp_path_factory.mktemp("golden_packages")) as root:
+        yield root
+
+
+@contextlib.contextmanager
+def installed_golden_packages(root: Path):
+    """The modules goldens import, importable from `root` while in scope (tests/tpu/check_tpu.py
+    uses it too): `pkg.jax_compat` (a copy of codemods/helpers_source.py, as the docs/fixes.md says
+    a --helpers-module should be), `legacy.math`, and the package of a relative import
+    (`golden_pkg.config`, `golden_pkg.precisions`)."""
     for package in ("pkg", "legacy", "golden_pkg"):
         (root / package).mkdir()
         (root / package / "__init__.py").write_text("")
@@ -318,10 +325,12 @@ def golden_packages(tmp_path_factory):
     (root / "golden_pkg" / "precisions.py").write_text(
         "from jax import lax\n\nMIXED = (lax.Precision.DEFAULT, lax.Precision.HIGH)\nSAFE = lax.Precision.HIGHEST\n")
     sys.path.insert(0, str(root))
-    yield root
-    sys.path.remove(str(root))
-    for name in [n for n in sys.modules if n.split(".")[0] in ("pkg", "legacy", "golden_pkg")]:
-        del sys.modules[name]
+    try:
+        yield root
+    finally:
+        sys.path.remove(str(root))
+        for name in [n for n in sys.modules if n.split(".")[0] in ("pkg", "legacy", "golden_pkg")]:
+            del sys.modules[name]
 
 
 def load(source: str, stem: str) -> types.ModuleType:
@@ -372,12 +381,17 @@ def lowering_failure(source: str, stem: str, launch: Launch) -> Optional[str]:
     return None
 
 
-def _lower(source: str, stem: str, launch: Launch) -> None:
+def entry_function(source: str, stem: str, launch: Launch):
+    """The launch's entry of a freshly imported golden, jitted, taking the launch's operands."""
     module = load(source, stem)
     # An entry is a name in the module, or an expression over it (a kernel factory's call).
     names = {"functools": functools, "jax": jax, "jnp": jnp, "pl": pl, "pltpu": pltpu, "plgpu": plgpu}
     entry = eval(launch.entry, {**names, **module.__dict__})  # noqa: S307
-    fn = jax.jit(lambda *operands: entry(*operands, *launch.statics))
+    return jax.jit(lambda *operands: entry(*operands, *launch.statics))
+
+
+def _lower(source: str, stem: str, launch: Launch) -> None:
+    fn = entry_function(source, stem, launch)
     operands = [jax.ShapeDtypeStruct(shape, jnp.float32) for shape in launch.shapes]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -29,37 +29,22 @@ cuDNN CPU stand-in of tests/jax_support).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import datetime
-import importlib.util
 import os
 import platform
 import sys
 import traceback
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+from tests.device_check import (  # noqa: E402
+    Row, details, load_jax_support, max_abs_error, one_line, print_tails, rewrite, shorten, table, version,
+)
+
 LSTM_ERROR = "bfloat16 support not implemented for LSTM"
 NO_GPU = 2
-
-
-@dataclasses.dataclass
-class Row:
-    example: str
-    original: str = "-"
-    rewritten: str = "-"
-    max_err: str = "-"
-    result: str = "FAIL"
-    details: list[str] = dataclasses.field(default_factory=list)  # tracebacks, for the log
-
-    @property
-    def failed(self) -> bool:
-        return self.result.startswith("FAIL")
-
-    @property
-    def skipped(self) -> bool:
-        return self.result.startswith("skipped")
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -85,7 +70,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     if simulate:
         os.environ["JAX_PLATFORMS"] = "cpu"
-    sys.path.insert(0, str(REPO))
     try:
         import jax
         import libcst  # noqa: F401  (the codemod needs it; fail here, not mid-table)
@@ -105,28 +89,24 @@ def main(argv: Optional[list[str]] = None) -> int:
         capability = getattr(device, "compute_capability", None)
         device_line = f"{device.device_kind}" + (f" (sm_{capability.replace('.', '')})" if capability else "")
 
-    support = _load_jax_support()
+    support = load_jax_support()
     paths = options.examples or _gpu_examples(support)
     checker = Checker(jax, support, device, simulate)
     rows = [checker.check(path) for path in paths]
 
     header = (
         f"GPU check {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}: {device_line}; "
-        f"jax {jax.__version__} (jaxlib {_version('jaxlib')}, libcst {_version('libcst')}); Python {platform.python_version()}; "
+        f"jax {jax.__version__} (jaxlib {version('jaxlib')}, libcst {version('libcst')}); Python {platform.python_version()}; "
         "reference: plain XLA at HIGHEST on the CPU backend"
     )
-    table = _table(header, rows)
-    details = "\n\n".join(f"## {row.example}\n" + "\n".join(row.details) for row in rows if row.details)
-    for row in rows:  # before the table, so that the end of the output is always the table
-        for detail in row.details:
-            print(f"## {row.example} (last lines)\n" + _tail(detail, 25) + "\n", file=sys.stderr)
-    sys.stderr.flush()
-    print(table)
+    text = table(header, rows)
+    print_tails(rows)
+    print(text)
     out = os.environ.get("OUT")
     if out:
-        Path(out, "gpu_check.md").write_text(table + "\n")
-        if details:
-            Path(out, "gpu_check_details.txt").write_text(details + "\n")
+        Path(out, "gpu_check.md").write_text(text + "\n")
+        if details(rows):
+            Path(out, "gpu_check_details.txt").write_text(details(rows) + "\n")
     if any(row.failed for row in rows):
         return 1
     skipped = [row.example for row in rows if row.skipped]
@@ -141,17 +121,9 @@ def _nvidia_gpu(jax):
     try:
         devices = jax.devices("cuda")
     except Exception as error:  # RuntimeError "Unknown backend cuda", or a plugin that failed to start
-        return None, _one_line(error)
+        return None, one_line(error)
     return (devices[0], None) if devices else (None, "jax lists no CUDA device")
 
-
-def _load_jax_support():
-    """tests/jax_support.py by file path: a `tests` package installed elsewhere cannot shadow it."""
-    spec = importlib.util.spec_from_file_location("jax_support", REPO / "tests" / "jax_support.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["jax_support"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _gpu_examples(support) -> list[Path]:
@@ -175,7 +147,7 @@ class Checker:
         try:
             self._check(path, row)
         except Exception as error:  # a step that broke: the row says where, the run goes on
-            row.result = f"FAIL: {_one_line(error)}"
+            row.result = f"FAIL: {one_line(error)}"
             row.details.append(traceback.format_exc())
         finally:
             self.jax.clear_caches()
@@ -208,11 +180,11 @@ class Checker:
         elif raised == original.EXPECTED_ERROR:
             row.original = f"raises `{raised}`"
         else:
-            row.original = f"raises `{_shorten(raised)}`"
+            row.original = f"raises `{shorten(raised)}`"
             problems.append(f"original raised {raised!r}, expected {original.EXPECTED_ERROR!r}")
 
         # 2. Rewrite.
-        result = self._rewrite(path)
+        result = rewrite(path, self.support.JAX_VERSION)
         rewritten = support.load_program(result.after, f"{path.stem}_rewritten")
         codes = sorted({f"{finding.code} {finding.kind.value}" for finding in result.findings})
 
@@ -227,12 +199,12 @@ class Checker:
         # 4. Compare with plain XLA at HIGHEST on the CPU backend.
         with jax.default_device(jax.devices("cpu")[0]), jax.default_matmul_precision("highest"):
             expected = rewritten.reference(*args)
-        max_err, tolerance = self._max_abs_error(actual, expected)
+        max_err, tolerance = max_abs_error(actual, expected, support)
         row.max_err = f"{max_err:.2e} (tol {tolerance})"
         try:
             support.assert_close(actual, expected)
         except AssertionError as error:
-            problems.append(f"does not match the XLA reference: {_one_line(error)}")
+            problems.append(f"does not match the XLA reference: {one_line(error)}")
             row.details.append(str(error))
 
         row.result = "FAIL: " + "; ".join(problems) if problems else "pass"
@@ -253,19 +225,6 @@ class Checker:
                 raise
             return str(found)
         return None
-
-    def _rewrite(self, path: Path):
-        from codemods.engine.runner import process_source
-        from codemods.registry import RULES
-        from codemods.settings import Settings
-
-        settings = Settings(jax_version=self.support.JAX_VERSION)
-        result = process_source(path, path.read_bytes(), RULES, settings)
-        if result.error is not None:
-            raise RuntimeError(f"the codemod failed on {path.name}: {result.error}")
-        if result.new_source is None:
-            raise RuntimeError(f"the codemod found nothing to fix in {path.name}")
-        return result
 
     def _run_kernel(self, program, mosaic_gpu: bool, problems: list[str]):
         jax = self.jax
@@ -306,18 +265,6 @@ class Checker:
         seen = "; ".join(f"{'/'.join(sorted(set(d[:4])))}, tf32 {'on' if tf32 else 'off'}" for d, tf32 in calls)
         return actual, args, f"{where} [{seen}]"
 
-    def _max_abs_error(self, actual, expected) -> tuple[float, str]:
-        import numpy as np
-
-        jax = self.jax
-        worst, tolerances = 0.0, set()
-        for got, want in zip(jax.tree.leaves(actual), jax.tree.leaves(expected)):
-            got_np = np.asarray(got)
-            diff = np.abs(got_np.astype(np.float32) - np.asarray(want, np.float32))
-            worst = max(worst, float(np.max(diff)) if diff.size else 0.0)
-            tolerances.add(f"{self.support._tolerance(got_np.dtype):.1e} {got_np.dtype}")
-        return worst, ", ".join(sorted(tolerances))
-
 
 def _rnn_calls(closed_jaxpr) -> list[tuple[tuple[str, ...], bool]]:
     """(operand dtypes, cudnn_allow_tf32) of every rnn_fwd launch in a jaxpr, nested ones too."""
@@ -337,46 +284,6 @@ def _rnn_calls(closed_jaxpr) -> list[tuple[tuple[str, ...], bool]]:
 
     walk(closed_jaxpr.jaxpr)
     return calls
-
-
-def _table(header: str, rows: list[Row]) -> str:
-    lines = [
-        header,
-        "",
-        "| example | original | rewritten | max abs err vs XLA | result |",
-        "| --- | --- | --- | --- | --- |",
-    ]
-    for row in rows:
-        cells = (row.example, row.original, row.rewritten, row.max_err, row.result)
-        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
-    failed = sum(row.failed for row in rows)
-    skipped = sum(row.skipped for row in rows)
-    lines += ["", f"{len(rows) - failed - skipped} of {len(rows)} passed" + (f", {skipped} SKIPPED (not exercised)" if skipped else "")
-              + (f", {failed} FAILED" if failed else "")]
-    return "\n".join(lines)
-
-
-def _version(distribution: str) -> str:
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return "?"
-
-
-def _one_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return _shorten(f"{type(error).__name__}: {text[0] if text else ''}")
-
-
-def _shorten(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _tail(text: str, lines: int) -> str:
-    return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
 if __name__ == "__main__":

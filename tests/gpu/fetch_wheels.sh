@@ -1,34 +1,34 @@
 #!/usr/bin/env bash
-# Download the project's runtime dependencies as Python 3.12 x86-64 wheels into .whl/ at the repo
-# root, for the GPU machine (no network there; the device tool carries .whl/ and
-# tests/gpu/README.md installs it with `pip install --no-index --no-deps --target /tmp/site`).
+# Download the project's runtime dependencies as x86-64 wheels for one CPython version into a
+# folder at the repo root, for an accelerator machine (no network there; the device tool carries
+# the folder and tests/gpu/README.md, tests/tpu/README.md install it with
+# `pip install --no-index --no-deps --target /tmp/site`).
 #
-# The set is closed: libcst and typer with everything they need at run time on CPython 3.12 /
-# Linux, pinned to the versions the test venv uses. Only libcst is missing from the GPU image;
-# the rest are carried so the tool runs there on the versions tested here, not the image's.
-# Usage: tests/gpu/fetch_wheels.sh   (or: make gpu-wheels)
+# The set is closed: libcst and typer with everything they need at run time on that CPython /
+# Linux, pinned to the versions the test venvs use (typer < 0.29, as pyproject.toml says).
+# Usage: tests/gpu/fetch_wheels.sh   (make gpu-wheels: CPython 3.12 into .whl/;
+#        make tpu-wheels: PY_VERSION=3.11 WHEELS=.whl-tpu, the TPU machine's Python)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 PYTHON=${PYTHON:-python3}
-WHEELS=.whl
+PY_VERSION=${PY_VERSION:-3.12}
+WHEELS=${WHEELS:-.whl}
 
-# name==version, one a line: the closure of `libcst typer` on CPython 3.12, Linux.
+# name==version, one a line: the closure of `libcst typer` on CPython 3.11 and 3.12, Linux.
 PINS=(
-  libcst==1.9.0            # compiled (native parser): cp312 manylinux wheel
-  PyYAML==6.0.4            # libcst's one dependency on Python < 3.13; compiled: cp312 wheel
-  typer==0.29.2            # vendors click; needs pydantic, shellingham, rich, annotated-doc
-  annotated-doc==0.0.7
-  shellingham==1.5.4
-  rich==15.0.0
+  libcst==1.9.0            # compiled (native parser): a cpXY manylinux wheel
+  PyYAML==6.0.4            # libcst's one dependency on Python < 3.13; compiled: a cpXY wheel
+  typer==0.28.0            # the CLI (0.29 coerces options through pydantic: pyproject.toml keeps < 0.29)
+  click==8.5.1             # typer
+  annotated-doc==0.0.7     # typer
+  shellingham==1.5.4       # typer
+  rich==15.0.0             # typer
   markdown-it-py==4.3.0    # rich
   mdurl==0.1.2             # markdown-it-py
   Pygments==2.21.0         # rich
-  pydantic==2.14.4         # typer
-  pydantic-core==2.50.5    # pydantic; compiled: cp312 wheel
-  annotated-types==0.8.0   # pydantic
-  typing-inspection==0.4.5 # pydantic
   typing-extensions==4.16.0
+  ${EXTRA_PINS:-}          # what else one machine lacks (make tpu-wheels: absl-py, which Mosaic GPU imports)
 )
 
 # Keep the wheels out of git (they travel with the device tool's `carry`, never in a commit).
@@ -41,7 +41,7 @@ fi
 rm -rf "$WHEELS"
 mkdir -p "$WHEELS"
 "$PYTHON" -m pip download -q --no-deps --only-binary=:all: \
-  --python-version 3.12 --implementation cp \
+  --python-version "$PY_VERSION" --implementation cp \
   --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
   --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform manylinux1_x86_64 \
   -d "$WHEELS" "${PINS[@]}"
@@ -54,8 +54,8 @@ if [ -n "$dupes" ]; then
 fi
 
 # The set is closed: resolve libcst and typer from .whl/ alone (no index, no pip config), as a
-# fresh --target install on this machine would. Skipped here when this Python is not 3.12.
-if "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))'; then
+# fresh --target install on this machine would. Skipped here when this Python is not PY_VERSION.
+if "$PYTHON" -c "import sys; sys.exit(sys.version_info[:2] != tuple(map(int, '$PY_VERSION'.split('.'))))"; then
   scratch=$(mktemp -d)
   trap 'rm -rf "$scratch"' EXIT
   PIP_CONFIG_FILE=/dev/null "$PYTHON" -m pip install -q --no-index --find-links "$WHEELS" \
