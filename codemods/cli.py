@@ -89,7 +89,8 @@ def fix(
     ),
     jax_floor: Optional[str] = typer.Option(
         None, "--jax-floor", help="The lowest jax the project supports: JAX1xx fixes use nothing it lacks "
-        "(default: the config's jax-floor, else project.dependencies)."
+        "(default: the config's jax-floor, else the project's jax requirement: pyproject.toml, setup.cfg, setup.py, "
+        "requirements*.txt, lock files)."
     ),
     scope: Optional[Scope] = typer.Option(None, "--scope", help="kernels (default): only inside Pallas kernel bodies; all: everywhere."),
     precision_policy: Optional[PrecisionPolicy] = typer.Option(
@@ -332,7 +333,8 @@ def _report(results, settings: Settings, *, write: bool, check: bool, quiet: boo
         if result.skipped:
             sys.stderr.write(f"{result.path}: skipped: {result.skipped}\n")
     if not quiet:
-        sys.stderr.write(f"{summary.render(written=write)} {_target(settings, jax1_off)}{_held_back(summary, settings)}\n")
+        sys.stderr.write(f"{summary.render(written=write)} {_target(settings, jax1_off)}{_held_back(summary, settings)}"
+                         f"{_no_floor(results, settings)}\n")
     if errors or jax1_off:
         raise typer.Exit(EXIT_ERRORS)
     raise typer.Exit(EXIT_CHANGES if _remaining(results) and not exit_zero else EXIT_CLEAN)
@@ -371,6 +373,18 @@ def _held_back(summary, settings: Settings) -> str:
     if source == "--jax-floor":
         return f"; {summary.held_back} fixes held back by --jax-floor {floor}: raise it"
     return f"; {summary.held_back} fixes held back by jax>={floor} ({source}): raise it or pass --jax-floor"
+
+
+NO_FLOOR = ("; no jax floor found (no jax>= in pyproject.toml, setup.cfg, setup.py, requirements*.txt or a lock "
+            "file): the JAX1xx fixes need only the target; declare the oldest jax supported or pass --jax-floor")
+
+
+def _no_floor(results, settings: Settings) -> str:
+    """A run with JAX1xx findings and no floor says so: their fixes may use what older jax lacks."""
+    if settings.jax_floor is not None or not any(finding.code.startswith("JAX1") for result in results
+                                                  for finding in result.findings):
+        return ""
+    return NO_FLOOR
 
 
 NO_TARGET = ("no target jax release, so the JAX1xx rules cannot run: pass --jax-version X, set jax-version = \"X\" "
