@@ -25,14 +25,8 @@ import functools
 import glob
 import os
 import re
-import sys
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 from codemods.capabilities import Version, parse_version
 from codemods.target import LOCK_FILES, locked_versions
@@ -109,13 +103,15 @@ def declared_floor(folder: Path, pyproject: Optional[dict] = None,
     none does. `pyproject` is its pyproject.toml, already read (at `pyproject_path`, by default in
     `folder`). Raises FloorError."""
     pyproject_path = pyproject_path or folder / "pyproject.toml"
-    sources = ((functools.partial(_pep621, pyproject), pyproject_path), (functools.partial(_poetry, pyproject), pyproject_path),
+    sources = ((functools.partial(_pep621, pyproject), pyproject_path),
+               (functools.partial(_poetry, pyproject), pyproject_path),
                (_setup_cfg, folder / "setup.cfg"), (_setup_py, folder / "setup.py"))
     for read, path in sources:  # in turn: the files after the one that declares a floor are not read
         floor = _lowest(read(path))
         if floor is not None:
             return floor, path
-    by_file = [(floor, path) for path in requirement_files(folder) if (floor := _lowest(_requirements_txt(path))) is not None]
+    by_file = [(floor, path) for path in _requirement_files(folder)
+               if (floor := _lowest(_requirements_txt(path))) is not None]
     if by_file:
         return min(by_file)
     for name in LOCK_FILES:
@@ -222,7 +218,7 @@ def _called_name(func: ast.expr) -> str:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
-def requirement_files(folder: Path) -> list[Path]:
+def _requirement_files(folder: Path) -> list[Path]:
     """`requirements*.txt` and `requirements/*.txt` in `folder`, sorted (the files they include
     are read with them)."""
     found = []
