@@ -89,7 +89,8 @@ def fix(
     ),
     jax_floor: Optional[str] = typer.Option(
         None, "--jax-floor", help="The lowest jax the project supports: JAX1xx fixes use nothing it lacks "
-        "(default: the config's jax-floor, else project.dependencies)."
+        "(default: the config's jax-floor, else the project's jax requirement: pyproject.toml, setup.cfg, setup.py, "
+        "requirements*.txt, lock files)."
     ),
     scope: Optional[Scope] = typer.Option(None, "--scope", help="kernels (default): only inside Pallas kernel bodies; all: everywhere."),
     precision_policy: Optional[PrecisionPolicy] = typer.Option(
@@ -155,7 +156,7 @@ def fix(
     except (project_config.ConfigError, discovery.DiscoveryError, patches.PatchError) as error:
         sys.stderr.write(f"error: {error}\n")
         raise typer.Exit(EXIT_ERRORS)
-    _check_target(settings, transforms, select or config.select)
+    jax1_off = _check_target(settings, transforms, select or config.select, severity="error")
     if created is not None:
         sys.stderr.write(f"{created}: written, the --helpers-module {settings.helpers_module} the fixes import\n")
     cache = None if no_cache else ResultCache(default_directory(), settings, trust_mtime)
@@ -166,7 +167,7 @@ def fix(
     if not diff_base:
         results += _empty_folders(paths, files, config, exclude)
     _report(results, settings, write=write or interactive, check=check, quiet=quiet, output=output_format,
-            exit_zero=exit_zero, plan=plan)
+            exit_zero=exit_zero, plan=plan, jax1_off=jax1_off)
 
 
 def _split(split_by: Optional[str], write_patches: Optional[Path], force: bool, applies: bool):
@@ -293,16 +294,17 @@ def _identity(finding) -> tuple:
 
 
 def _report(results, settings: Settings, *, write: bool, check: bool, quiet: bool, output: OutputFormat,
-            exit_zero: bool, plan=None) -> None:
+            exit_zero: bool, plan=None, jax1_off: bool = False) -> None:
     """Stage 7: write or show the changes (or, with a `patches.Plan`, write them as patches),
-    report findings in the chosen format, exit."""
+    report findings in the chosen format, exit. `jax1_off`: the JAX1xx rules were to run and could
+    not (no target jax): the summary says so and the run exits 2, so that no check passes on it."""
     from codemods import registry
     from codemods.engine import runner
     from codemods.engine.report import Summary, file_diff, render_findings
 
     text = output is OutputFormat.TEXT
     if plan is not None:
-        _write_patches(plan, results, settings, text=text, quiet=quiet)
+        _write_patches(plan, results, _target(settings, jax1_off), text=text, quiet=quiet)
     for result in results:
         if result.new_source is None or result.error is not None or plan is not None:
             continue
@@ -331,18 +333,20 @@ def _report(results, settings: Settings, *, write: bool, check: bool, quiet: boo
         if result.skipped:
             sys.stderr.write(f"{result.path}: skipped: {result.skipped}\n")
     if not quiet:
-        sys.stderr.write(f"{summary.render(written=write)} {_target(settings)}{_held_back(summary, settings)}\n")
-    if errors:
+        sys.stderr.write(f"{summary.render(written=write)} {_target(settings, jax1_off)}{_held_back(summary, settings)}"
+                         f"{_no_floor(results, settings)}\n")
+    if errors or jax1_off:
         raise typer.Exit(EXIT_ERRORS)
     raise typer.Exit(EXIT_CHANGES if _remaining(results) and not exit_zero else EXIT_CLEAN)
 
 
-def _write_patches(plan, results, settings: Settings, *, text: bool, quiet: bool) -> None:
-    """--write-patches: the patches and SUMMARY.md; their paths on stdout (with text output)."""
+def _write_patches(plan, results, target: str, *, text: bool, quiet: bool) -> None:
+    """--write-patches: the patches and SUMMARY.md (headed by the tool and `target`, `_target`'s
+    words); their paths on stdout (with text output)."""
     from codemods.engine.patches import SUMMARY, PatchError
 
     try:
-        written = plan.write(results, f"jax-codemod {_tool_version()} {_target(settings)}")
+        written = plan.write(results, f"jax-codemod {_tool_version()} {target}")
     except (PatchError, OSError) as error:
         sys.stderr.write(f"error: --write-patches {plan.folder}: {error}\n")
         raise typer.Exit(EXIT_ERRORS)
@@ -352,8 +356,11 @@ def _write_patches(plan, results, settings: Settings, *, text: bool, quiet: bool
         sys.stderr.write(f"{len(written)} patches and {SUMMARY} written to {plan.folder} ({plan.describe()})\n")
 
 
-def _target(settings: Settings) -> str:
-    """`(target jax 0.12.0.1 from .venv)`: the release the JAX1xx rules moved to, and what chose it."""
+def _target(settings: Settings, jax1_off: bool = False) -> str:
+    """`(target jax 0.12.0.1 from .venv)`: the release the JAX1xx rules moved to, and what chose it;
+    with `jax1_off`, that they did not run."""
+    if jax1_off:
+        return f"(target jax unknown: {JAX1_OFF})"
     source = f" from {settings.jax_version_source}" if settings.jax_version_source else ""
     return f"(target jax {format_version(settings.jax_version)}{source})"
 
@@ -368,22 +375,38 @@ def _held_back(summary, settings: Settings) -> str:
     return f"; {summary.held_back} fixes held back by jax>={floor} ({source}): raise it or pass --jax-floor"
 
 
+NO_FLOOR = ("; no jax floor found (no jax>= in pyproject.toml, setup.cfg, setup.py, requirements*.txt or a lock "
+            "file): the JAX1xx fixes need only the target; declare the oldest jax supported or pass --jax-floor")
+
+
+def _no_floor(results, settings: Settings) -> str:
+    """A run with JAX1xx findings and no floor says so: their fixes may use what older jax lacks."""
+    if settings.jax_floor is not None or not any(finding.code.startswith("JAX1") for result in results
+                                                  for finding in result.findings):
+        return ""
+    return NO_FLOOR
+
+
 NO_TARGET = ("no target jax release, so the JAX1xx rules cannot run: pass --jax-version X, set jax-version = \"X\" "
              "in [tool.jax-codemod], or install jax in the project's .venv")
+JAX1_OFF = "the JAX1xx rules did not run; pass --jax-version X, or --ignore JAX1"
 
 
-def _check_target(settings: Settings, transforms, selectors) -> None:
+def _check_target(settings: Settings, transforms, selectors, severity: str = "warning") -> bool:
     """Without a target the JAX1xx rules find nothing, which reads as "nothing to upgrade": say so,
-    and exit 2 where they were selected by name (a pre-commit hook must not pass silently)."""
+    and exit 2 where they were selected by name (a pre-commit hook must not pass silently). Where
+    they were selected by default, the other rules still run: True, the family is off (`fix` then
+    says so in its summary and exits 2), said here with `severity`."""
     from codemods import registry
 
     if settings.jax_version is not None or not any(rule.code.startswith("JAX1") for rule in transforms):
-        return
+        return False
     named = any(matched and all(rule.code.startswith("JAX1") for rule in matched)
                 for matched in (registry.matching(key) for key in registry.split(selectors)))
-    sys.stderr.write(f"{'error' if named else 'warning'}: {NO_TARGET}\n")
+    sys.stderr.write(f"{'error' if named else severity}: {NO_TARGET}\n")
     if named:
         raise typer.Exit(EXIT_ERRORS)
+    return True
 
 
 def _remaining(results) -> bool:

@@ -19,11 +19,12 @@ silently fall back to defaults.
     notebooks = true                  # false: folders are not searched for Jupyter notebooks
 
 The JAX1xx fixes must not write an API that the oldest jax the project supports lacks. That floor is
-read as Ruff reads `requires-python`: from the jax requirement in `[project] dependencies` of the
-pyproject.toml that holds `[tool.jax-codemod]`, else (no file holds one) of the nearest pyproject.toml:
-the lowest release the requirement admits (`jax>=0.4.30`, `jax[tpu]>=0.4.30,<0.13`, `jax~=0.4.30` and
-`jax==0.4.30` all give 0.4.30; `jax>0.4.30` gives 0.4.30 too, the nearest known bound below). No jax
-requirement, or one with no lower bound, declares none. `jax-floor` overrides what is read there.
+read as Ruff reads `requires-python`, in the folder of the pyproject.toml that holds
+`[tool.jax-codemod]`, else (no file holds one) of the nearest pyproject.toml, else the project root:
+the lowest release its jax requirement admits (`jax>=0.4.30`, `jax[tpu]>=0.4.30,<0.13`, `jax~=0.4.30`
+and `jax==0.4.30` all give 0.4.30), from `[project] dependencies`, Poetry's dependencies, setup.cfg,
+setup.py's literal `install_requires`, requirements files or a lock file (codemods/floor.py says in
+which order). `jax-floor` overrides what is read there.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import keyword
 import os
 import re
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Callable, Optional, Sequence
@@ -50,6 +51,7 @@ from codemods.capabilities import Version, parse_version
 from codemods.engine.discovery import SKIPPED_DIRS, project_root
 from codemods.engine.rule import Rule
 from codemods import registry
+from codemods.floor import FloorError, declared_floor
 from codemods.settings import PrecisionPolicy, Scope, Settings
 from codemods.target import jax_target
 
@@ -74,9 +76,9 @@ class Config:
     exclude: tuple[str, ...] = tuple(sorted(SKIPPED_DIRS))
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    jax_floor: Optional[Version] = None  # `jax-floor`, else the floor project.dependencies declare
+    jax_floor: Optional[Version] = None  # `jax-floor`, else the floor the project's files declare
     notebooks: bool = True  # discover `*.ipynb` files in folders
-    jax_floor_source: str = ""  # where jax_floor was read, for the summary (`pyproject.toml`)
+    jax_floor_source: str = ""  # where jax_floor was read, for the summary (`pyproject.toml`, `setup.py`)
     # The project's folder (its `.venv`, lock files: codemods/target.py), None: none was found; and
     # its pyproject.toml's `project.dependencies`.
     project_root: Optional[Path] = None
@@ -148,6 +150,8 @@ class Found:
     project: Optional[Path] = None
     dependencies: object = None
     root: Optional[Path] = None  # the project's folder (discovery.project_root)
+    # That pyproject.toml, read: where codemods/floor.py reads the floor (PEP 621's tables, Poetry's).
+    project_data: object = field(default=None, compare=False, repr=False)
 
 
 def find(paths: Sequence[Path]) -> Found:
@@ -171,54 +175,10 @@ def _find(paths: Sequence[Path]) -> Found:
             project = data.get("project")
             dependencies = project.get("dependencies") if isinstance(project, dict) else None
             if SECTION in data.get("tool", {}):
-                return Found(candidate, data["tool"][SECTION], candidate, dependencies)
+                return Found(candidate, data["tool"][SECTION], candidate, dependencies, project_data=data)
             if nearest.project is None:
-                nearest = Found(project=candidate, dependencies=dependencies)
+                nearest = Found(project=candidate, dependencies=dependencies, project_data=data)
     return nearest
-
-
-# PEP 508: a name, extras, then version clauses (or `@ url`), then `; markers`.
-_REQUIREMENT = re.compile(r"\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[^\]]*\])?\s*([^;]*)(?:;.*)?",
-                          re.DOTALL)
-_CLAUSE = re.compile(r"\s*(~=|===|==|!=|<=|>=|<|>)\s*(\d+(?:\.\d+)*)(\.\*|[A-Za-z0-9._+-]*)\s*")
-
-
-def _lower_bound(specifiers: str) -> Optional[Version]:
-    """The lowest release `>=0.4.30,<0.13` admits (the largest lower bound), None when unbounded below.
-    Raises ValueError on a clause that is no PEP 440 specifier."""
-    text = specifiers.strip()
-    if text.startswith("(") and text.endswith(")"):
-        text = text[1:-1]
-    if not text.strip() or text.startswith("@"):
-        return None  # any jax, or a URL: no version to read
-    bounds = []
-    for clause in text.split(","):
-        match = _CLAUSE.fullmatch(clause)
-        if match is None or (match.group(3) == ".*" and match.group(1) not in ("==", "!=")):
-            raise ValueError(f"not a version specifier: {clause.strip()!r}")
-        operator, release = match.group(1), match.group(2)
-        if operator not in ("!=", "<", "<="):
-            bounds.append(parse_version(release))
-    return max(bounds, default=None)
-
-
-def declared_jax_floor(dependencies: Sequence[str]) -> Optional[Version]:
-    """The lowest jax that PEP 508 requirements admit; None without a jax requirement or with one
-    unbounded below. Requirements for other markers (`; python_version < "3.11"`) each count: the
-    lowest of their floors. Raises ValueError on a jax requirement that cannot be read."""
-    floors = []
-    for requirement in dependencies:
-        match = _REQUIREMENT.fullmatch(requirement)
-        if match is None:
-            raise ValueError(f"not a PEP 508 requirement: {requirement!r}")
-        if re.sub(r"[-_.]+", "-", match.group(1)).lower() == "jax":
-            try:
-                floors.append(_lower_bound(match.group(2)))
-            except ValueError as error:
-                raise ValueError(f"{requirement!r}: {error}") from None
-    if not floors or None in floors:
-        return None
-    return min(floors)
 
 
 _DOTTED_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
@@ -307,25 +267,19 @@ def helpers_module_ready(config: Config, settings: Settings, *, create: bool, wr
     return path
 
 
-def _dependencies_floor(found: Found) -> Optional[Version]:
-    """The floor `found`'s dependencies declare; dependencies pip could not read are an error."""
-    if found.dependencies is None:
-        return None
-    dependencies = found.dependencies
-    if not isinstance(dependencies, list) or not all(isinstance(d, str) for d in dependencies):
-        raise ConfigError(f"{found.project}: `project.dependencies` must be a list of strings, not {dependencies!r}")
-    try:
-        return declared_jax_floor(dependencies)
-    except ValueError as error:
-        raise ConfigError(f"{found.project}: `project.dependencies` {error}") from None
-
-
 def _floor(found: Found, configured: Optional[Version]) -> tuple[Optional[Version], str]:
-    """The project's floor and where it was read: `jax-floor`, else its dependencies."""
+    """The project's floor and where it was read: `jax-floor`, else the files that declare its
+    dependencies, in the folder of its pyproject.toml, else its root (codemods/floor.py)."""
     if configured is not None:
         return configured, f"jax-floor in {_shown(found.path)}"
-    declared = _dependencies_floor(found)
-    return declared, _shown(found.project) if declared is not None else ""
+    folder = found.project.parent if found.project is not None else found.root
+    if folder is None:
+        return None, ""
+    try:
+        declared, path = declared_floor(folder, found.project_data, found.project)
+    except FloorError as error:
+        raise ConfigError(str(error)) from None
+    return declared, _shown(path) if declared is not None else ""
 
 
 def _shown(path: Optional[Path]) -> str:

@@ -108,9 +108,9 @@ def environment_jax(prefix: Path) -> Optional[Version]:
 def _pinned(root: Path, dependencies: Sequence[str]) -> tuple[Optional[Version], str]:
     """The release the project's lock files, then requirements files, then dependencies pin."""
     for name in LOCK_FILES:
-        version = _locked(root / name)
-        if version is not None:
-            return version, name
+        versions = locked_versions(root / name)
+        if versions:  # the highest, where forks lock several
+            return max(versions), name
     for path in sorted(glob.glob(os.path.join(glob.escape(str(root)), "requirements*.txt"))):
         try:
             lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
@@ -122,12 +122,13 @@ def _pinned(root: Path, dependencies: Sequence[str]) -> tuple[Optional[Version],
     return _pin_of(dependencies, "pyproject.toml")
 
 
-def _locked(path: Path) -> Optional[Version]:
-    """jax's version in a lock file's `[[package]]` tables (the highest, where forks lock several)."""
+def locked_versions(path: Path) -> list[Version]:
+    """jax's versions in a lock file's `[[package]]` tables (several where forks lock several);
+    none when the file is missing or unreadable."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
+        return []
     versions = []
     for package in data.get("package", ()) if isinstance(data.get("package"), list) else ():
         if isinstance(package, dict) and str(package.get("name", "")).lower() == "jax":
@@ -135,7 +136,7 @@ def _locked(path: Path) -> Optional[Version]:
                 versions.append(parse_version(str(package.get("version", ""))))
             except ValueError:
                 continue
-    return max(versions, default=None)
+    return versions
 
 
 def _pin_of(requirements: Sequence[str], source: str) -> tuple[Optional[Version], str]:

@@ -511,8 +511,8 @@ def test_sarif_says_unknown_for_the_version_of_a_tool_run_from_a_checkout(tmp_pa
     assert json.loads(result.stdout)["runs"][0]["tool"]["driver"]["version"] == "unknown"
 
 
-def test_with_no_target_selecting_every_rule_warns_and_goes_on(tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_no_target_selecting_every_rule_goes_on_and_exits_2(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(capabilities, "installed_jax_version", lambda: None)
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
     monkeypatch.delenv("CONDA_PREFIX", raising=False)
@@ -520,8 +520,8 @@ def test_with_no_target_selecting_every_rule_warns_and_goes_on(tmp_path: Path,
     (tmp_path / "proj" / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     kernels(tmp_path / "proj", "a.py")
     result = invoke("--check", "--no-cache", "--select", "ALL", "proj")
-    assert "warning: no target jax release, so the JAX1xx rules cannot run" in result.stderr, result.stderr
-    assert "proj/a.py:8:60: JAX001" in result.stderr and result.exit_code == 1
+    assert "error: no target jax release, so the JAX1xx rules cannot run" in result.stderr, result.stderr
+    assert "proj/a.py:8:60: JAX001" in result.stderr and result.exit_code == 2
 
 
 def test_the_configs_folder_is_the_project_even_below_another_marker(tmp_path: Path) -> None:

@@ -17,8 +17,10 @@ from typing import Optional
 import pytest
 
 from codemods import capabilities, config
-from codemods.config import (KEYS, SECTION, Config, ConfigError, Found, checked_module_name, declared_jax_floor,
-                             find, helpers_module_ready, load, resolve)
+from codemods import floor
+from codemods.config import (KEYS, SECTION, Config, ConfigError, Found, checked_module_name, find, helpers_module_ready,
+                             load, resolve)
+from codemods.floor import declared_jax_floor
 from codemods.engine.discovery import SKIPPED_DIRS
 from codemods.registry import RULES, UnknownRule
 from codemods.settings import PrecisionPolicy, Scope, Settings
@@ -166,7 +168,8 @@ def test_load_without_a_table(tmp_path: Path):
 
 
 def test_load_a_dependency_list_that_is_not_a_list(tmp_path: Path):
-    found = Found(project=tmp_path / "pyproject.toml", dependencies="jax", root=tmp_path)
+    found = Found(project=tmp_path / "pyproject.toml", dependencies="jax", root=tmp_path,
+                  project_data={"project": {"dependencies": "jax"}})
     with pytest.raises(ConfigError) as raised:
         load(found, RULES)
     assert str(raised.value) == f"{tmp_path / 'pyproject.toml'}: `project.dependencies` must be a list of strings, not 'jax'"
@@ -472,17 +475,17 @@ def test_declared_jax_floor_errors(requirement, message):
 
 
 def test_lower_bound_directly():
-    assert config._lower_bound("") is None
-    assert config._lower_bound("  ") is None
-    assert config._lower_bound("()") is None
-    assert config._lower_bound("@ https://x") is None
-    assert config._lower_bound("(>=0.4.1)") == (0, 4, 1)
-    assert config._lower_bound("<0.5,!=0.4.2") is None
-    assert config._lower_bound(">0.4.1") == (0, 4, 1)
-    assert config._lower_bound("~=0.4.1") == (0, 4, 1)
-    assert config._lower_bound("===0.4.1") == (0, 4, 1)
-    assert config._lower_bound("==0.4.1,>=0.4.9") == (0, 4, 9)
-    assert config._lower_bound("!=0.4.*") is None
+    assert floor._lower_bound("") is None
+    assert floor._lower_bound("  ") is None
+    assert floor._lower_bound("()") is None
+    assert floor._lower_bound("@ https://x") is None
+    assert floor._lower_bound("(>=0.4.1)") == (0, 4, 1)
+    assert floor._lower_bound("<0.5,!=0.4.2") is None
+    assert floor._lower_bound(">0.4.1") == (0, 4, 1)
+    assert floor._lower_bound("~=0.4.1") == (0, 4, 1)
+    assert floor._lower_bound("===0.4.1") == (0, 4, 1)
+    assert floor._lower_bound("==0.4.1,>=0.4.9") == (0, 4, 9)
+    assert floor._lower_bound("!=0.4.*") is None
 
 
 @pytest.mark.parametrize("name", [None, "compat", "pkg.jax_compat", "_p.Ü2", "a.b.c"])

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from codemods import config as project_config
 from codemods.cli import app
-from codemods.config import declared_jax_floor
+from codemods.floor import _poetry_floor, declared_floor, declared_jax_floor
 
 # JAX111: jax.experimental.enable_x64 is removed in 0.9.0; its replacement, jax.enable_x64, exists
 # only from 0.8.0.
@@ -194,3 +194,111 @@ def test_the_summary_says_how_many_fixes_the_floor_holds_back_and_where_it_was_r
     result = fix(tmp_path / "proj", "--select", "JAX150", *options)
     summary = result.stderr.splitlines()[-1]
     assert summary.endswith(f"(target jax 0.12.0.1 from --jax-version){says}"), summary
+
+
+# -- the files projects declare their jax in (codemods/floor.py) --
+
+PEP621 = "[project]\nname = 'demo'\n"
+SETUP_RUNS = "open('SETUP_PY_WAS_EXECUTED', 'w').close()\n"  # setup.py is read, never run
+
+
+def declaring(root: Path, files: dict[str, str]) -> None:
+    """A project of those files (relative path: text) and a module that uses jax.experimental.enable_x64."""
+    for name, text in {**files, "pkg/x64.py": X64}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+@pytest.mark.parametrize(("files", "declared_in"), [
+    ({"pyproject.toml": PEP621 + "dependencies = ['numpy']\n[project.optional-dependencies]\ntpu = ['jax[tpu]>=0.4.30']\n"},
+     "pyproject.toml"),
+    ({"pyproject.toml": "[tool.poetry]\nname = 'demo'\n[tool.poetry.dependencies]\npython = '^3.10'\njax = '^0.4.30'\n"},
+     "pyproject.toml"),
+    ({"pyproject.toml": "[tool.poetry.dependencies]\njax = [{version = '>=0.6,<0.13', python = '>=3.12'},\n"
+                        "       {version = '~0.4.30', extras = ['tpu'], python = '<3.12'}]\n"}, "pyproject.toml"),
+    ({"setup.cfg": "[metadata]\nname = demo\n\n[options]\ninstall_requires =\n    numpy>=1.22\n"
+                   "    jax>=0.4.30; python_version >= '3.9'\n"}, "setup.cfg"),
+    ({"setup.py": SETUP_RUNS + "from setuptools import setup\n\nsetup(name='demo', install_requires=['numpy', 'jax>=0.4.30'])\n"},
+     "setup.py"),
+    ({"setup.py": SETUP_RUNS + "import setuptools\n\nREQUIRED = ('jax>=0.4.30', 'chex')\n"
+                  "setuptools.setup(name='demo', install_requires=REQUIRED)\n"}, "setup.py"),
+    ({"pyproject.toml": PEP621, "requirements.txt": "numpy\njax>=0.4.30  # the oldest we test\n-e .\n"}, "requirements.txt"),
+    # rlax 0.1.6: setup.py computes install_requires from requirements/requirements.txt
+    ({"setup.py": SETUP_RUNS + "from setuptools import setup\n\ndef _parse(path):\n"
+                  "    return [line.strip() for line in open(path)]\n\n"
+                  "setup(name='demo', install_requires=_parse('requirements/requirements.txt'))\n",
+      "requirements/requirements.txt": "absl-py>=0.9.0\njax>=0.4.30\njaxlib>=0.4.30\n",
+      "requirements/requirements-test.txt": "jax==0.6.2\n"}, "requirements/requirements.txt"),
+    ({"pyproject.toml": PEP621, "requirements-dev.txt": "-r deps/runtime.txt\npytest\n",
+      "deps/runtime.txt": "jax[cuda12]==0.4.30 \\\n    --hash=sha256:0123abcd\n"}, "requirements-dev.txt"),
+    ({"pyproject.toml": PEP621, "uv.lock": 'version = 1\n\n[[package]]\nname = "jax"\nversion = "0.4.30"\n'}, "uv.lock"),
+    ({"pyproject.toml": PEP621, "poetry.lock": '[[package]]\nname = "jax"\nversion = "0.4.30"\n'}, "poetry.lock"),
+], ids=["pep621-optional-dependencies", "poetry", "poetry-per-python", "setup.cfg", "setup.py", "setup.py-name",
+        "requirements.txt", "requirements-folder", "requirements-include", "uv.lock", "poetry.lock"])
+def test_the_floor_is_read_where_the_project_declares_it(files: dict[str, str], declared_in: str,
+                                                           tmp_path: Path) -> None:
+    """Each file kind alone declares jax>=0.4.30: jax.enable_x64 (0.8.0) is held back, and the
+    summary names the file (the floor was read from [project] dependencies only: the fix was written)."""
+    declaring(tmp_path / "proj", files)
+    result = fix(tmp_path / "proj")
+    assert HELD_BACK in result.output and FIXED not in result.output, result.output
+    summary = result.stderr.splitlines()[-1]
+    assert summary.endswith(f"; 1 fixes held back by jax>=0.4.30 ({Path('proj', declared_in)}): raise it or pass "
+                            "--jax-floor"), summary
+    assert not (tmp_path / "proj" / "SETUP_PY_WAS_EXECUTED").exists() and not Path("SETUP_PY_WAS_EXECUTED").exists()
+
+
+@pytest.mark.parametrize(("files", "applies"), [
+    ({"pyproject.toml": PEP621 + "dependencies = ['jax>=0.8.0']\n", "requirements.txt": "jax>=0.4.30\n"}, True),
+    ({"setup.cfg": "[options]\ninstall_requires =\n    jax>=0.8.0\n", "uv.lock": '[[package]]\nname = "jax"\nversion = "0.4.30"\n'},
+     True),
+    ({"setup.py": "from setuptools import setup\nsetup(install_requires=['jax'])\n", "requirements.txt": "jax>=0.4.30\n"},
+     False),  # jax unbounded in setup.py declares no floor: the next file does
+    ({"pyproject.toml": PEP621, "requirements.txt": "jax>=0.8.0\n", "requirements-oldest.txt": "jax==0.4.30\n"}, False),
+], ids=["metadata-before-requirements", "setup.cfg-before-the-lock", "unbounded-then-requirements",
+        "lowest-requirements-file"])
+def test_the_first_file_that_bounds_jax_decides_and_the_lowest_of_its_kind(files: dict[str, str], applies: bool,
+                                                                          tmp_path: Path) -> None:
+    declaring(tmp_path / "proj", files)
+    result = fix(tmp_path / "proj")
+    assert (FIXED in result.output) == applies and (HELD_BACK in result.output) != applies, result.output
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("requirements.txt", "jax>=banana\n", "requirements.txt: 'jax>=banana': not a version specifier"),
+    ("setup.cfg", "[options]\ninstall_requires =\n    jax>=0.4.*\n", "setup.cfg: `options.install_requires` 'jax>=0.4.*'"),
+    ("pyproject.toml", "[tool.poetry.dependencies]\njax = '^banana'\n", "`tool.poetry.dependencies.jax` '^banana'"),
+], ids=["requirements.txt", "setup.cfg", "poetry"])
+def test_a_jax_requirement_that_cannot_be_read_in_any_file_is_an_error_naming_it(name: str, text: str, message: str,
+                                                                                  tmp_path: Path) -> None:
+    declaring(tmp_path / "proj", {"pyproject.toml": PEP621, name: text})
+    result = fix(tmp_path / "proj")
+    assert result.exit_code == 2 and message in result.output, result.output
+
+
+@pytest.mark.parametrize("dependencies", [None, ["jax"], ["numpy>=2"]])
+def test_the_summary_says_when_no_floor_is_found(dependencies: Optional[list[str]], tmp_path: Path) -> None:
+    project(tmp_path / "proj", dependencies)
+    result = fix(tmp_path / "proj")
+    assert FIXED in result.output
+    assert result.stderr.splitlines()[-1].endswith(
+        "(target jax 0.12.0.1 from --jax-version); no jax floor found (no jax>= in pyproject.toml, setup.cfg, setup.py, "
+        "requirements*.txt or a lock file): the JAX1xx fixes need only the target; declare the oldest jax supported or "
+        "pass --jax-floor"), result.stderr
+    declared = fix(tmp_path / "proj", "--jax-floor", "0.8.0")
+    assert "no jax floor found" not in declared.stderr, declared.stderr
+
+
+@pytest.mark.parametrize(("constraint", "floor"), [
+    ("^0.4.30", (0, 4, 30)), ("~0.4.30", (0, 4, 30)), ("0.4.30", (0, 4, 30)), ("=0.4.30", (0, 4, 30)),
+    ("~=0.4.30", (0, 4, 30)), (">=0.4.30,<0.13", (0, 4, 30)), (">=0.4.30 <0.13", (0, 4, 30)),
+    ("^0.6 || ^0.4.30", (0, 4, 30)), ("*", None), ("<0.13", None), ("^0.6 || *", None),
+])
+def test_the_floor_of_a_poetry_constraint(constraint: str, floor: Optional[tuple[int, ...]]) -> None:
+    assert _poetry_floor(constraint, Path("pyproject.toml"), "jax") == floor
+
+
+def test_requirements_files_that_include_each_other_are_each_read_once(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("-r requirements-dev.txt\njax>=0.6\n")
+    (tmp_path / "requirements-dev.txt").write_text("--requirement=requirements.txt\njax>=0.4.30 ; python_version < '3.11'\n")
+    assert declared_floor(tmp_path) == ((0, 4, 30), tmp_path / "requirements-dev.txt")

@@ -50,6 +50,8 @@ FIXED = BROKEN.replace(
 # A dot at (DEFAULT, HIGH): Mosaic TPU lowers a HIGH dot from jax 0.11.1 on. Which scalar the fix
 # writes depends on the target release, which the hook cannot read from its own virtualenv.
 DOT_HIGH = BROKEN.replace("lax.Precision.HIGHEST))", "lax.Precision.HIGH))")
+# docs/pre-commit.md's advice: the hook's virtualenv has no jax, the args name the target.
+PINNED = ("--jax-version", "0.12.0")
 CLEAN = """\
 import jax.numpy as jnp
 from jax import lax
@@ -236,8 +238,12 @@ def test_check_hook_fails_on_the_broken_file_and_leaves_it(pre_commit: PreCommit
     assert "files were modified" not in result.stdout
 
 
-def test_check_hook_passes_on_the_clean_file(pre_commit: PreCommit, project: Path) -> None:
-    result = pre_commit.run(project, CHECK_HOOK, "clean.py")
+def test_check_hook_passes_on_the_clean_file_once_it_has_a_target(pre_commit: PreCommit, project: Path) -> None:
+    """Without a target the JAX1xx rules did not look: the hook fails saying so, never passes."""
+    blind = pre_commit.run(project, CHECK_HOOK, "clean.py")
+    assert blind.returncode == 1 and "- exit code: 2" in blind.stdout, blind.stdout
+    assert "(target jax unknown: the JAX1xx rules did not run;" in blind.stdout, blind.stdout
+    result = pre_commit.run(project, CHECK_HOOK, "clean.py", args=PINNED)
     assert result.returncode == 0, result.stdout
     assert _hook_line("jax-codemod (check)", "Passed", result.stdout), result.stdout
 
@@ -253,7 +259,7 @@ def test_fix_hook_rewrites_the_broken_file_then_both_hooks_pass(pre_commit: PreC
 
     _git(project, "add", "-A", env=pre_commit.env)  # what the user does after reviewing the rewrite
     for hook_id, name in ((FIX_HOOK, "jax-codemod (fix)"), (CHECK_HOOK, "jax-codemod (check)")):
-        again = pre_commit.run(project, hook_id, "broken.py", "clean.py")
+        again = pre_commit.run(project, hook_id, "broken.py", "clean.py", args=PINNED)
         assert again.returncode == 0, again.stdout
         assert _hook_line(name, "Passed", again.stdout), again.stdout
     assert (project / "broken.py").read_text() == FIXED
@@ -262,8 +268,9 @@ def test_fix_hook_rewrites_the_broken_file_then_both_hooks_pass(pre_commit: PreC
 @pytest.mark.parametrize(
     ("args", "written", "target"),
     [
-        ((), "lax.Precision.HIGHEST", "unknown"),  # no jax in the hook's virtualenv: conservative
-        (("--jax-version", "0.12.0"), "lax.Precision.HIGH", "0.12.0 from --jax-version"),  # docs/pre-commit.md's advice
+        ((), "lax.Precision.HIGHEST", "unknown: the JAX1xx rules did not run; pass --jax-version X, or --ignore JAX1"),
+        # no jax in the hook's virtualenv: conservative, and the hook fails saying the JAX1xx rules did not run
+        (PINNED, "lax.Precision.HIGH", "0.12.0 from --jax-version"),
     ],
     ids=["no-jax-version", "jax-version-arg"],
 )

@@ -88,12 +88,37 @@ def test_with_no_target_the_configs_select_counts_as_naming_jax1xx(tmp_path: Pat
     assert result.exit_code == 2 and "no target jax release" in result.stderr, result.stderr
 
 
-def test_with_no_target_a_run_of_every_rule_warns_and_goes_on(tmp_path: Path) -> None:
+def test_with_no_target_a_run_of_every_rule_goes_on_says_so_in_its_summary_and_exits_2(tmp_path: Path) -> None:
     project(tmp_path / "proj", None, KERNEL)
     result = invoke("--check", "--no-cache", "proj")
-    assert result.exit_code == 1, result.stderr  # JAX001's finding: the run went on
-    assert "warning: no target jax release, so the JAX1xx rules cannot run" in result.stderr
-    assert "(target jax unknown)" in result.stderr
+    assert "proj/pkg/kernel.py:8:" in result.stderr and "JAX001" in result.stderr, result.stderr  # the run went on
+    assert "error: no target jax release, so the JAX1xx rules cannot run" in result.stderr
+    summary = result.stderr.splitlines()[-1]
+    assert summary.endswith("(target jax unknown: the JAX1xx rules did not run; pass --jax-version X, or --ignore "
+                            "JAX1)"), summary
+    assert result.exit_code == 2, result.stderr
+
+
+@pytest.mark.parametrize("options", [["--check"], ["--write"], [], ["--check", "--exit-zero"], ["--check", "-q"]],
+                         ids=["check", "write", "dry-run", "exit-zero", "quiet"])
+def test_with_no_target_old_spellings_alone_never_pass(options: list[str], tmp_path: Path) -> None:
+    """Nothing but old spellings, no target: the JAX1xx rules did not look, so no run passes as clean
+    (it exited 0, with a warning scrolled away above the summary)."""
+    path = project(tmp_path / "proj", None, UPGRADES)
+    result = invoke(*options, "--no-cache", "proj")
+    assert result.exit_code == 2, result.stderr
+    assert "no target jax release, so the JAX1xx rules cannot run" in result.stderr
+    assert path.read_text() == UPGRADES
+    ignored = invoke(*options, "--no-cache", "--ignore", "JAX1", "proj")  # what the message offers
+    assert ignored.exit_code == 0 and "no target" not in ignored.stderr, ignored.stderr
+
+
+def test_with_no_target_the_patches_summary_says_the_jax1xx_rules_did_not_run(tmp_path: Path) -> None:
+    project(tmp_path / "proj", None, UPGRADES)
+    (tmp_path / "proj" / "CODEOWNERS").write_text("* @team\n")
+    result = invoke("--no-cache", "--split-by", "codeowners", "--write-patches", "out", "proj")
+    assert result.exit_code == 2, result.stderr
+    assert "(target jax unknown: the JAX1xx rules did not run;" in (tmp_path / "out" / "SUMMARY.md").read_text()
 
 
 def test_a_target_found_prints_no_warning(tmp_path: Path) -> None:

@@ -235,10 +235,10 @@ def test_a_lock_file_passes_over_an_unreadable_version_to_the_next_package(tmp_p
 def test_locked_directly(tmp_path: Path):
     path = tmp_path / "x.lock"
     path.write_text('[[package]]\nname = "jax"\nversion = "0.4.1rc1"\n')
-    assert target._locked(path) == (0, 4, 1)
-    assert target._locked(tmp_path / "missing.lock") is None
+    assert target.locked_versions(path) == [(0, 4, 1)]
+    assert target.locked_versions(tmp_path / "missing.lock") == []
     path.write_text('[[package]]\nname = "jax"\n')
-    assert target._locked(path) is None
+    assert target.locked_versions(path) == []
 
 
 # the pins: requirements files and project.dependencies

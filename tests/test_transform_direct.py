@@ -110,6 +110,26 @@ def test_a_floor_below_the_replacement_holds_the_fix_back_by_the_floor() -> None
     assert _run("import jax\ny = jax.tree_map(f, x)\n", floor=(0, 4, 25))[1][0][3] == "fixed"
 
 
+MESHES = "import jax\nmesh = jax.make_mesh((1,), ('x',))\nwith mesh:\n    pass\n"
+MAKE_MESH = ("jax.make_mesh() without axis_types: removed in jax 0.9.0 (a different default (Explicit axes) on jax "
+             "0.12.0.1); pass axis_types=(jax.sharding.AxisType.Auto,) * len(axis_names) to keep the old behaviour, or "
+             "adopt explicit sharding")
+WITH_MESH = ("with Mesh: deprecated since jax 0.10.1; `with mesh:` -> `with jax.set_mesh(mesh):`; set_mesh also sets "
+             "the abstract mesh (jax.sharding.get_abstract_mesh()) that explicit-sharding code reads")
+
+
+def test_a_manual_row_below_the_floor_says_it_is_a_persons_change_whatever_the_floor() -> None:
+    """JAX191 and JAX134 write no fix on any floor: "not rewritten ... raise the lowest supported
+    jax" promised a fix that raising it would never bring (issue 49, item 6)."""
+    above = [(2, 8, "JAX191", "manual", MAKE_MESH, None, False), (3, 6, "JAX134", "manual", WITH_MESH, None, False)]
+    assert _run(MESHES, floor=(0, 8, 0)) == _run(MESHES) == (None, above)
+    assert _run(MESHES, floor=(0, 4, 30)) == (None, [
+        (2, 8, "JAX191", "manual", f"{MAKE_MESH}; no fix is written for this change, whatever the lowest supported jax; "
+         "the replacement needs jax >= 0.5.0 and the project supports jax >= 0.4.30: guard it", None, False),
+        (3, 6, "JAX134", "manual", f"{WITH_MESH}; no fix is written for this change, whatever the lowest supported jax; "
+         "jax.set_mesh needs jax >= 0.7.1 and the project supports jax >= 0.4.30: guard it", None, False)])
+
+
 def test_a_target_that_still_has_the_name_reports_nothing() -> None:
     assert _run("import jax\ny = jax.tree_map(f, x)\n", (0, 4, 20)) == (None, [])
     assert _run("import jax\ny = jax.tree_map(f, x)\n", None) == (None, [])

@@ -65,8 +65,8 @@ class JaxUpgrade(JaxTransform):
         elif target < self.row.since:  # retired there, and its replacement not there yet
             self.findings = [self._held_back(f, f"the target is jax {format_version(target)}") for f in self.findings]
         elif not self.row.applies(target, floor):
-            self.findings = [self._held_back(f, f"the project supports jax >= {format_version(floor)} (guard it, or "
-                                                "raise the lowest supported jax)", by_floor=True) for f in self.findings]
+            self.findings = [self._held_back(f, f"the project supports jax >= {format_version(floor)}", by_floor=True)
+                             for f in self.findings]
 
     def _import_is_the_old_spelling(self, reference: Reference) -> bool:
         """The import itself warns or fails: the row retires the name, not a way of calling it
@@ -97,11 +97,19 @@ class JaxUpgrade(JaxTransform):
     def _held_back(self, finding: Finding, why: str, needs: bool = True, by_floor: bool = False) -> Finding:
         """The release that matters retired the old spelling, but a release the code must run on
         lacks the replacement (or the target deprecates it too: `needs=False`): the code must
-        change, and no one spelling serves; a person decides."""
+        change, and no one spelling serves; a person decides. A finding with no fix to hold back
+        (a `[manual]` row, `with mesh:`) is a person's whatever the releases: it says so, and what
+        the releases mean for the change the person makes, not that a floor held a fix back."""
         what = self.row.replacement or display(self.row.new or "the replacement")
         lacking = f"{what} needs jax >= {format_version(self.row.since)} and " if needs else ""
-        return replace(finding, kind=Kind.MANUAL, message=f"{finding.message}; not rewritten: {lacking}{why}", fix=None,
-                       held_back=by_floor and finding.fix is not None)
+        if finding.fix is None:
+            whatever = ", whatever the lowest supported jax" if by_floor else ""
+            advice = ": guard it" if by_floor else ""
+            return replace(finding, kind=Kind.MANUAL, message=f"{finding.message}; no fix is written for this change"
+                                                               f"{whatever}; {lacking}{why}{advice}")
+        advice = " (guard it, or raise the lowest supported jax)" if by_floor else ""
+        return replace(finding, kind=Kind.MANUAL, message=f"{finding.message}; not rewritten: {lacking}{why}{advice}",
+                       fix=None, held_back=by_floor)
 
     def __init__(self, rule: Rule, file: ParsedFile) -> None:
         super().__init__(rule, file)
