@@ -33,6 +33,7 @@ and the interpreter in place of the chip: it proves this script, nothing about a
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
 import datetime
 import importlib
@@ -62,6 +63,8 @@ SECTIONS = ("examples", "goldens", "kernels")
 GOLDEN_RTOL = 2e-2
 # What the fix's finding tells a user with bfloat16 operands (per_operand_precision._dtype_note).
 BF16_EPSILON = 2.0 ** -7
+# What Mosaic's compiler says of an operand type it refuses at a precision (codemods/probe.py's).
+COMPILE_REJECTION = r"Mosaic failed to compile TPU kernel: Bad (lhs|rhs) type"
 BF16_ADVICE = re.compile(r"for bfloat16 operands write (\w+) instead")
 
 
@@ -118,6 +121,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     if "goldens" in sections:
         rows += checker.goldens(options.goldens)
     if "kernels" in sections:
+        if not simulate:  # a site the tool leaves as it was compiles what the op as shipped compiled: reuse it
+            cache = tempfile.mkdtemp(prefix="check_tpu_cache")
+            jax.config.update("jax_compilation_cache_dir", cache)
+            jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
         rows += checker.kernels(options.kernels, options.sites)
 
     header = (
@@ -235,7 +242,8 @@ class Checker:
         result = rewrite(path, support.JAX_VERSION, unsafe_fixes=True)
         after, followed = result.after, ""
         if bfloat16:
-            after, followed = _follow_bf16_advice(after, result.findings, problems)
+            after, followed = _follow_bf16_advice(
+                after, [(finding.code, finding.line, finding.message) for finding in result.findings], problems)
         rewritten = support.load_program(after, f"{path.stem}_rewritten")
         fn, _ = rewritten.build(interpret=False)
         codes = ", ".join(sorted({f"{finding.code} {finding.kind.value}" for finding in result.findings}))
@@ -333,38 +341,31 @@ class Checker:
 
     def kernels(self, only: str, per_module: int) -> list[Row]:
         inject = _load_inject()
-        ops_root = inject.jax_ops_root()
         rows = []
         with tempfile.TemporaryDirectory() as scratch:
             scratch_dir = Path(scratch)
-            pristine = inject.copy_package(ops_root, scratch_dir / "pristine")
-            sites = [site for site in inject.find_sites(pristine) if site.kind == "precision"]
-            for rel in inject.ENTRIES:
-                if only not in rel:
-                    continue
-                module_sites = [site for site in sites if site.rel == rel]
-                if per_module:
-                    module_sites = module_sites[:per_module]
+            pristine = inject.copy_package(inject.jax_ops_root(), scratch_dir / "pristine")
+            chosen = {rel: _kernel_sites_first(inject, pristine, rel, per_module) for rel in inject.ENTRIES if only in rel}
+            # The tool's runs touch no chip: all of them at once, on the machine's cores, before the chip's work.
+            sites = [site for rel_sites in chosen.values() for site in rel_sites]
+            # Injected here, one after another (ast is not safe in threads on Python 3.11: "AST
+            # constructor recursion depth mismatch"); the tool's subprocesses side by side.
+            folders = [_inject(inject, scratch_dir / str(number), pristine, site) for number, site in enumerate(sites)]
+            with concurrent.futures.ThreadPoolExecutor(max(1, (os.cpu_count() or 2) - 1)) as pool:
+                prepared = dict(zip(sites, pool.map(lambda folders: _write(*folders, self.support.JAX_VERSION), folders)))
+            for rel, rel_sites in chosen.items():
                 shipped = _Shipped()
                 rows.append(self.check(f"{rel} as shipped", lambda row, rel=rel, shipped=shipped:
                                        shipped.measure(self, inject, pristine, rel, row)))
-                if not shipped.entries:
-                    continue
-                rows += [self.check(f"{rel}:{site.line} {site.callee}",
-                                    lambda row, site=site: self._site(inject, scratch_dir, pristine, shipped, site, row))
-                         for site in module_sites]
+                if shipped.entries:
+                    rows += [self.check(f"{rel}:{site.line} {site.callee}", lambda row, site=site:
+                                        self._site(inject, shipped, site, prepared[site], row)) for site in rel_sites]
         return rows
 
-    def _site(self, inject, scratch: Path, pristine: Path, shipped: "_Shipped", site, row: Row) -> None:
-        injected_dir = scratch / f"injected_{site.line}"
-        shutil.rmtree(injected_dir, ignore_errors=True)
-        shutil.copytree(pristine, injected_dir)
-        path = injected_dir / site.rel
-        path.write_text(inject.inject(path.read_text(encoding="utf-8"), site), encoding="utf-8")
-        written_dir = scratch / f"written_{site.line}"
-        shutil.rmtree(written_dir, ignore_errors=True)
-        shutil.copytree(injected_dir, written_dir)
-        findings = _tool_write(written_dir, self.support.JAX_VERSION)
+    def _site(self, inject, shipped: "_Shipped", site, prepared, row: Row) -> None:
+        if isinstance(prepared, Exception):
+            raise prepared
+        injected_dir, written_dir, findings = prepared
         mine = [f for f in findings if f["path"].endswith(site.rel) and site.line <= f["start"]["line"] <= site.end_line]
         row.rewritten = ", ".join(f"{f['rule']} {f['kind']}" for f in mine) or "no finding"
 
@@ -378,6 +379,15 @@ class Checker:
         if pair and not mine:
             problems.append("the tool reported nothing at a site that fails")
         outputs = _outputs(self, inject, written_dir, site.rel, interpret=self.simulate)
+        if any(isinstance(output, str) and re.search(COMPILE_REJECTION, output) for _, output in outputs):
+            # An operand Mosaic's compiler refuses at the fix's precision (bfloat16): the finding says
+            # what to write for such operands; written so, the op must run.
+            path = written_dir / site.rel
+            advised, followed = _follow_bf16_advice(
+                path.read_text(encoding="utf-8"), [(f["rule"], f["start"]["line"], f["message"]) for f in mine], problems)
+            path.write_text(advised, encoding="utf-8")
+            row.rewritten += f" ({followed.lstrip('; ')}: the fix fails to compile, its finding says so)" if followed else ""
+            outputs = _outputs(self, inject, written_dir, site.rel, interpret=self.simulate)
         worst = []
         for (name, shipped_err, reference), (_, output) in zip(shipped.entries, outputs):
             if isinstance(output, str):
@@ -512,6 +522,40 @@ def _ops_package(inject, ops_dir: Path):
             pallas.ops = saved
 
 
+def _kernel_sites_first(inject, pristine: Path, rel: str, limit: int) -> list:
+    """The module's contraction sites, those bench/inject.py's static oracle puts in a kernel first
+    (where a limit cuts, it cuts the XLA ones)."""
+    labels = inject.static_labels((pristine / rel).read_text(encoding="utf-8"), rel)
+    sites = sorted((site for site in inject.find_sites(pristine) if site.kind == "precision" and site.rel == rel),
+                   key=lambda site: (labels.get(site.line, ("",))[0] != "kernel", site.line))
+    return sites[:limit] if limit else sites
+
+
+def _inject(inject, folder: Path, pristine: Path, site):
+    """(a copy of the package with the site's pair injected, where the tool's copy of it will be),
+    or the exception that stopped it."""
+    try:
+        injected_dir = folder / "injected"
+        shutil.copytree(pristine, injected_dir)
+        path = injected_dir / site.rel
+        path.write_text(inject.inject(path.read_text(encoding="utf-8"), site), encoding="utf-8")
+        return injected_dir, folder / "written"
+    except Exception as error:  # noqa: BLE001 - the site's row reports it
+        return error, None
+
+
+def _write(injected_dir, written_dir, jax_version):
+    """(the injected package, the same written by the tool, the tool's findings), or the exception
+    that stopped it (raised again in the site's row)."""
+    if isinstance(injected_dir, Exception):
+        return injected_dir
+    try:
+        shutil.copytree(injected_dir, written_dir)
+        return injected_dir, written_dir, _tool_write(written_dir, jax_version)
+    except Exception as error:  # noqa: BLE001 - the site's row reports it
+        return error
+
+
 def _tool_write(root: Path, jax_version) -> list[dict]:
     """`jax-codemod --write --unsafe-fixes` over the copied ops package (the project analysis sees its
     sibling modules); the findings, from its JSON. The tool never imports jax: no second process
@@ -528,22 +572,22 @@ def _tool_write(root: Path, jax_version) -> list[dict]:
     return json.loads(done.stdout)["findings"]
 
 
-def _follow_bf16_advice(source: str, findings, problems: list[str]) -> tuple[str, str]:
-    """The rewrite with each JAX001 fix's precision replaced by what its finding says to write for
-    bfloat16 operands (the line the fix wrote, its level's name swapped)."""
+def _follow_bf16_advice(source: str, findings: list[tuple[str, int, str]], problems: list[str]) -> tuple[str, str]:
+    """`source` with each JAX001 fix's precision replaced by what its finding says to write for
+    bfloat16 operands (findings as (code, line, message); the line the fix wrote, its level's name
+    swapped), and what was followed."""
     lines = source.splitlines(keepends=True)
     followed = []
-    for finding in findings:
-        advice = BF16_ADVICE.search(finding.message)
-        written = re.search(r"-> (\w+) \(", finding.message)
-        if finding.code != "JAX001" or advice is None or written is None:
+    for code, line, message in findings:
+        advice = BF16_ADVICE.search(message)
+        written = re.search(r"-> (\w+) \(", message)
+        if code != "JAX001" or advice is None or written is None:
             continue
-        index = finding.line - 1
-        if written.group(1) not in lines[index]:
-            problems.append(f"line {finding.line} does not hold the {written.group(1)} its finding names")
+        if written.group(1) not in lines[line - 1]:
+            problems.append(f"line {line} does not hold the {written.group(1)} its finding names")
             continue
-        lines[index] = lines[index].replace(written.group(1), advice.group(1), 1)
-        followed.append(f"{written.group(1)} -> {advice.group(1)} on line {finding.line}")
+        lines[line - 1] = lines[line - 1].replace(written.group(1), advice.group(1), 1)
+        followed.append(f"{written.group(1)} -> {advice.group(1)} on line {line}")
     if not followed:
         problems.append("no finding says what to write for bfloat16 operands")
     return "".join(lines), "; bf16 advice followed: " + ", ".join(followed) if followed else ""
