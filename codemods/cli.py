@@ -104,7 +104,8 @@ def fix(
     output_format: OutputFormat = typer.Option(OutputFormat.TEXT, "--output-format", help="text, json, sarif, github, rdjson, gitlab or junit."),
     exclude: List[str] = typer.Option([], "--exclude", help="Skip paths matching this glob (added to the config's)."),
     force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply excludes to files named explicitly too (pre-commit)."),
-    diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only the .py and .ipynb files changed since this git revision."),
+    diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only the .py and .ipynb files changed since the merge base of this git revision and HEAD "
+        "(as `git diff REV...`)."),
     shard: Optional[str] = typer.Option(None, "--shard", help="K/N: only the Kth of N deterministic parts of the files (CI matrices)."),
     split_by: Optional[str] = typer.Option(
         None, "--split-by", metavar="codeowners|directory:N",

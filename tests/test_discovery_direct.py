@@ -541,6 +541,45 @@ def test_changed_since_a_diff_base_older_than_head(history: Path) -> None:
         Path("pkg/in.py"), Path("renamed.py"), Path("same.py")]
 
 
+@pytest.fixture
+def pull_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, git_env: None) -> Path:
+    """A branch `pr` left `main`, which then moved on: a commit of its own to `main_only.py`."""
+    repo = _repo(tmp_path / "pr-repo")
+    _tree(repo, "shared.py", "main_only.py", "pr_only.py")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    _git(repo, "switch", "-q", "-c", "pr")
+    (repo / "pr_only.py").write_text("x = 2\n")
+    _git(repo, "commit", "-q", "-am", "the pull request's change")
+    _git(repo, "switch", "-q", "main")
+    (repo / "main_only.py").write_text("x = 3\n")
+    _tree(repo, "added_on_main.py")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "main moves on")
+    _git(repo, "switch", "-q", "pr")
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def test_changed_since_compares_with_the_merge_base_not_the_tip_of_the_base_branch(pull_request: Path) -> None:
+    # `git diff main` would list main_only.py and added_on_main.py (deleted here: left out), as the PR's.
+    assert changed_since("main", [], warn=pytest.fail) == [Path("pr_only.py")]
+    (pull_request / "shared.py").write_text("x = 4\n")  # the work tree's own edits still count
+    assert changed_since("main", [], warn=pytest.fail) == [Path("pr_only.py"), Path("shared.py")]
+
+
+def test_changed_since_without_a_merge_base_compares_with_the_revision_and_says_so(pull_request: Path) -> None:
+    _git(pull_request, "switch", "-q", "--orphan", "unrelated")
+    (pull_request / "pr_only.py").write_text("x = 5\n")
+    _git(pull_request, "add", "-A")
+    _git(pull_request, "commit", "-q", "-m", "no common history with main")
+    said: list[str] = []
+    assert changed_since("main", [], warn=said.append) == [Path("pr_only.py")]
+    assert said == ["--diff-base main: no merge base of main and HEAD in this clone (shallow, or no commit yet?): the "
+                    "files are compared with main itself, so a change made only there is listed too; `git fetch "
+                    "--unshallow` fetches the history"]
+
+
 # Added for the survivors of the mutation run (docs/testing.md) -----------------------------------
 
 def test_project_files_uses_the_exclude_it_is_given(tmp_path: Path) -> None:

@@ -172,6 +172,31 @@ def test_diff_base_processes_only_files_changed_since_the_revision(tmp_path: Pat
     assert missing.returncode == 2 and b"no-such-rev" in missing.stderr and b"Traceback" not in missing.stderr
 
 
+@needs_git
+def test_diff_base_reports_only_the_branchs_changes_when_the_base_branch_moved_on(tmp_path: Path) -> None:
+    """`--diff-base main` compares with where the branch left main (`git diff main...`), not with
+    main's tip: a kernel file changed on main since is not the pull request's."""
+    git("init", "-q", "-b", "main", cwd=tmp_path)
+    git("config", "user.email", "t@example.com", cwd=tmp_path)
+    git("config", "user.name", "t", cwd=tmp_path)
+    for name in ("mine.py", "theirs.py"):
+        (tmp_path / name).write_text(dot_kernel())
+    git("add", ".", cwd=tmp_path)
+    git("commit", "-qm", "base", cwd=tmp_path)
+    git("switch", "-qc", "pr", cwd=tmp_path)
+    (tmp_path / "mine.py").write_text(dot_kernel("  # the pull request's edit"))
+    git("commit", "-qam", "the pull request", cwd=tmp_path)
+    git("switch", "-q", "main", cwd=tmp_path)
+    (tmp_path / "theirs.py").write_text(dot_kernel("  # main moves on"))
+    (tmp_path / "new_on_main.py").write_text(dot_kernel())
+    git("add", ".", cwd=tmp_path)
+    git("commit", "-qm", "main moves on", cwd=tmp_path)
+    git("switch", "-q", "pr", cwd=tmp_path)
+    result = fix("--check", "--diff-base", "main", cwd=tmp_path)
+    assert result.stdout.decode().split() == ["mine.py"], result.stderr.decode()
+    assert b"warning" not in result.stderr
+
+
 # -- 10. monorepo plumbing --
 
 

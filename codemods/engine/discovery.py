@@ -4,7 +4,8 @@ Folders are walked for `*.py` and Jupyter notebooks (`*.ipynb`, unless `notebook
 virtualenvs, caches, build output: the default `exclude`) and, inside a git work tree, whatever
 git ignores (`.gitignore`, `.git/info/exclude`, the global excludes file). A file named explicitly
 is always processed, excluded or not, unless `--force-exclude` (what pre-commit hooks want, since
-they name every staged file). `--diff-base REV` narrows a run to the files changed since REV, and
+they name every staged file). `--diff-base REV` narrows a run to the files changed since the merge
+base of REV and HEAD, and
 `--shard K/N` to a deterministic Nth of them.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,10 +207,15 @@ def git_toplevel(folder: Path) -> Optional[Path]:
     return Path(os.fsdecode(proc.stdout.strip())) if proc.returncode == 0 else None
 
 
-def changed_since(rev: str, paths: list[Path], notebooks: bool = True) -> list[Path]:
+def changed_since(rev: str, paths: list[Path], notebooks: bool = True,
+                  warn: Callable[[str], object] = lambda message: sys.stderr.write(f"warning: {message}\n")) -> list[Path]:
     """`.py` files (and `.ipynb` ones, with `notebooks`) changed since `rev` in the work tree around the current folder: modified, added,
     renamed (under their new name) or untracked and not ignored; deleted files are left out. With
-    `paths`, only those under one of them."""
+    `paths`, only those under one of them.
+
+    Changed since the merge base of `rev` and HEAD, as `git diff rev...` and a pull request see
+    it: a file changed only on `rev`'s branch since this one left it is not this branch's change.
+    Without a merge base in the clone (a shallow one), `rev` itself, and `warn` says so."""
     top = git_toplevel(Path.cwd())
     if top is None:
         raise DiscoveryError("--diff-base needs a git work tree; the current folder is not in one")
@@ -224,7 +231,15 @@ def changed_since(rev: str, paths: list[Path], notebooks: bool = True) -> list[P
                            capture_output=True)
     if probe.returncode != 0:
         raise DiscoveryError(f"--diff-base {rev}: no such revision in {top}")
-    changed = git("diff", "--name-only", "-z", "-M", "--diff-filter=d", rev, "--")
+    merge_base = subprocess.run(["git", "merge-base", rev, "HEAD"], cwd=top, capture_output=True)
+    if merge_base.returncode == 0:
+        base = os.fsdecode(merge_base.stdout.strip())
+    else:
+        base = rev
+        warn(f"--diff-base {rev}: no merge base of {rev} and HEAD in this clone (shallow, or no commit yet?): the "
+             f"files are compared with {rev} itself, so a change made only there is listed too; "
+             "`git fetch --unshallow` fetches the history")
+    changed = git("diff", "--name-only", "-z", "-M", "--diff-filter=d", base, "--")
     untracked = git("ls-files", "-z", "--others", "--exclude-standard")
     suffixes = (b".py", b".ipynb") if notebooks else (b".py",)
     names = sorted({n for n in (changed + b"\0" + untracked).split(b"\0") if n.endswith(suffixes)})
