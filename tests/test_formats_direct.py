@@ -337,7 +337,7 @@ def test_github_of_every_kind():
                                                              fix=Fix(Applicability.UNSAFE, (), applied=False))])
     assert F.render_github([other, notebook(), broken(), result], suppressed=3) == (
         f"::notice file=a.py,line=2,col=5,endLine=2,endColumn=17,title=JAX101 [fixed]::{MESSAGE}\n"
-        "::error file=b.py,title=jax-codemod::cannot parse: invalid syntax (line 1, column 1)\n"
+        "::error file=b.py,line=1,col=1,title=jax-codemod::cannot parse: invalid syntax (line 1, column 1)\n"
         "::notice file=c.py,line=1,col=5,endLine=1,endColumn=9,title=JAX042 [dropped%2C unsafe fix%3A --unsafe-fixes]::"
         "look, here\n"
         "::warning file=c.py,line=3,col=5,endLine=3,endColumn=9,title=JAX042 [warning]::w: 100%25\n"

@@ -292,7 +292,7 @@ def test_fail_on_decides_the_exit_code(pr: PullRequest, fail_on: str, broken: bo
     job = run_action(pr.repo, {**INPUTS, "fail-on": fail_on}, github_env(pr))
     assert (job.code, job.ran, job.outputs["exit-code"]) == (code, [CHECK, FAIL], str(code))
     assert job.outputs["errors"] == str(int(broken))
-    error = "::error file=broken.py,title=jax-codemod::cannot parse: invalid syntax (line 3, column 7)"
+    error = "::error file=broken.py,line=3,col=7,title=jax-codemod::cannot parse: invalid syntax (line 3, column 7)"
     assert (error in job.logs[CHECK].splitlines()) == broken
     verdict = job.logs[CHECK].splitlines()[-1]
     assert verdict == {0: f"jax-codemod: passes (fail-on: {fail_on})",

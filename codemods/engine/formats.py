@@ -102,7 +102,8 @@ One workflow command a line, as `@actions/core` writes them::
     ::notice file=src/a.py,line=13,col=38,endLine=13,endColumn=73,title=JAX002 [dropped, unsafe fix: --unsafe-fixes]::...
 
 `warning` for manual/warning findings, `notice` for fixed/dropped, and `error` (with `file=`
-and `title=jax-codemod`) for a file that could not be processed. Values are escaped as the
+and `title=jax-codemod`) for a file that could not be processed, on the line and column its
+message names (a parse error's `(line 3, column 9)`: `line=3,col=9`). Values are escaped as the
 toolkit does (`%`, CR, LF in the message; also `:` and `,` in properties). Columns are given
 only when the finding starts and ends on one line (GitHub's annotations take them only then). A
 finding in a notebook is annotated on the file, without `line` (the notebook's lines are JSON):
@@ -134,6 +135,7 @@ from codemods.engine.diagnostics import Finding, Kind, TextEdit
 from codemods.engine.positions import UTF8, Positions
 from codemods.engine.report import FileResult, Summary, file_diff, fix_diff, in_cell, render_finding
 from codemods.engine.rule import Rule
+from codemods.engine.source import error_position
 
 JSON_FORMAT_VERSION = 3
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -458,7 +460,9 @@ def render_github(results: Sequence[FileResult], *, suppressed: int = 0) -> str:
     lines: list[str] = []
     for result in _ordered(results):
         if result.error is not None:
-            lines.append(_command("error", [("file", _shown_path(result.path)[0]), ("title", TOOL_NAME)],
+            at = error_position(result.error)
+            place = [("line", at[0]), ("col", at[1])] if at else []
+            lines.append(_command("error", [("file", _shown_path(result.path)[0]), *place, ("title", TOOL_NAME)],
                                   result.error))
         for finding in _ordered_findings(result):
             cell = in_cell(result, finding.line)
