@@ -106,6 +106,13 @@ def fix(
     force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply excludes to files named explicitly too (pre-commit)."),
     diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only the .py and .ipynb files changed since the merge base of this git revision and HEAD "
         "(as `git diff REV...`)."),
+    add_noqa: bool = typer.Option(
+        False, "--add-noqa", help="Write a `# jax-codemod: ignore[CODE]` comment on the line of every finding "
+        "(as Ruff's --add-noqa), then report what is left."),
+    only_changed_lines: bool = typer.Option(
+        False, "--only-changed-lines",
+        help="With --diff-base: only the findings (and fixes) on lines the branch added or changed, as "
+        "reviewdog's filter-mode=added."),
     shard: Optional[str] = typer.Option(None, "--shard", help="K/N: only the Kth of N deterministic parts of the files (CI matrices)."),
     split_by: Optional[str] = typer.Option(
         None, "--split-by", metavar="codeowners|directory:N",
@@ -142,6 +149,12 @@ def fix(
     if interactive and output_format is not OutputFormat.TEXT:
         raise typer.BadParameter("--interactive shows diffs as text: use it without --output-format")
     split = _split(split_by, write_patches, force, write or check or interactive)
+    if add_noqa and (write or check or interactive or split):
+        raise typer.BadParameter("--add-noqa writes suppression comments, not fixes: use it without --write, "
+                                 "--check, --interactive and --split-by")
+    if only_changed_lines and (not diff_base or interactive):
+        raise typer.BadParameter("--only-changed-lines keeps the findings on the lines changed since --diff-base: "
+                                 "give --diff-base REV, and leave out --interactive")
     paths = paths or [Path(".")]
     try:
         config = project_config.load(project_config.find(paths), registry.RULES)
@@ -150,6 +163,7 @@ def fix(
             scope=scope, precision_policy=precision_policy, helpers_module=helpers_module, unsafe_fixes=unsafe_fixes)
         created = project_config.helpers_module_ready(config, settings, create=create_helpers_module, write=write or interactive)
         files, project, root = _files(paths, config, exclude, force_exclude, diff_base, shard)
+        lines = discovery.changed_lines(diff_base) if only_changed_lines and diff_base else None
         plan = patches.Plan.prepare(split, _repository_root(root), write_patches, force) if split else None
     except ValueError as error:  # registry.UnknownRule among them
         raise typer.BadParameter(str(error.args[0]))
@@ -160,14 +174,55 @@ def fix(
     if created is not None:
         sys.stderr.write(f"{created}: written, the --helpers-module {settings.helpers_module} the fixes import\n")
     cache = None if no_cache else ResultCache(default_directory(), settings, trust_mtime)
-    with _progress(len(files)) if not interactive else contextlib.nullcontext() as progress:  # no bar under prompts
-        results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
-                             rules_to_skip=config.ignored_rules, progress=progress, project=project,
-                             review=_reviewer() if interactive else None, discovered=True)
+
+    def analyse():
+        with _progress(len(files)) if not interactive else contextlib.nullcontext() as progress:  # no bar under prompts
+            results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
+                                 rules_to_skip=config.ignored_rules, progress=progress, project=project,
+                                 review=_reviewer() if interactive else _on_lines(lines) if lines is not None else None,
+                                 discovered=True)
+        left_out = 0
+        for result in results if lines is not None else ():
+            kept = [f for f in result.findings if _on(f, lines.get(os.path.realpath(result.path)))]
+            left_out += len(result.findings) - len(kept)
+            result.findings = kept
+        if left_out and not quiet:
+            sys.stderr.write(f"{plural(left_out, 'finding')} on lines the branch did not change left out "
+                             "(--only-changed-lines)\n")
+        return results
+
+    from codemods.engine.report import plural
+
+    results = analyse()
+    if add_noqa:  # then what is left: a finding on a line that took no comment, a file that could not be written
+        _add_ignores(results, quiet)
+        failed = {result.path: result for result in results if result.error}
+        results = [failed.get(result.path, result) for result in analyse()]
     if not diff_base:
         results += _empty_folders(paths, files, config, exclude)
     _report(results, settings, write=write or interactive, check=check, quiet=quiet, output=output_format,
             exit_zero=exit_zero, plan=plan)
+
+
+def _add_ignores(results, quiet: bool) -> None:
+    """--add-noqa: the comments written, the lines that could not take one."""
+    from codemods.engine import runner
+    from codemods.engine.report import plural
+
+    added = files = 0
+    for result in results:
+        if result.error is not None or not result.findings:
+            continue
+        refused = runner.write_ignores(result)
+        for line in refused:
+            codes = ", ".join(sorted({finding.code for finding in result.findings if finding.comment_line == line}))
+            sys.stderr.write(f"{result.path}:{line}: {codes}: no suppression comment can go on this line (it ends "
+                             "inside a string or with a backslash): the finding stays\n")
+        lines = len({finding.comment_line for finding in result.findings} - set(refused))
+        added += lines if result.error is None else 0
+        files += bool(lines) and result.error is None
+    if not quiet:
+        sys.stderr.write(f"{plural(added, 'suppression comment')} added to {plural(files, 'file')}\n")
 
 
 def _split(split_by: Optional[str], write_patches: Optional[Path], force: bool, applies: bool):
@@ -285,6 +340,22 @@ def _reviewer():
         if len(accepted) == len(offered):
             return None
         return lambda finding: _identity(finding) in accepted
+
+    return review
+
+
+def _on(finding, lines: Optional[frozenset]) -> bool:
+    """The finding touches one of `lines` (None: a new file, every line of it is)."""
+    return lines is None or any(line in lines for line in range(finding.line, max(finding.line, finding.end_line) + 1))
+
+
+def _on_lines(changed: dict):
+    """--only-changed-lines: a file's fixes are applied only where their findings touch a changed line."""
+    def review(result):
+        lines = changed.get(os.path.realpath(result.path))
+        if all(_on(finding, lines) for finding in result.findings if finding.applied):
+            return None
+        return lambda finding: _on(finding, lines)
 
     return review
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import select
 import shutil
 import subprocess
@@ -195,6 +196,77 @@ def test_diff_base_reports_only_the_branchs_changes_when_the_base_branch_moved_o
     result = fix("--check", "--diff-base", "main", cwd=tmp_path)
     assert result.stdout.decode().split() == ["mine.py"], result.stderr.decode()
     assert b"warning" not in result.stderr
+
+
+OLD_TREE_MAP = "import jax\n\nold = jax.tree_map(str, {})\n"
+
+
+@needs_git
+def test_only_changed_lines_keeps_the_findings_on_the_lines_the_branch_changed(tmp_path: Path) -> None:
+    """reviewdog's filter-mode=added: a file the branch touches keeps its older findings out of the gate."""
+    git("init", "-q", "-b", "main", cwd=tmp_path)
+    git("config", "user.email", "t@example.com", cwd=tmp_path)
+    git("config", "user.name", "t", cwd=tmp_path)
+    (tmp_path / "touched.py").write_text(OLD_TREE_MAP)
+    (tmp_path / "legacy.py").write_text(OLD_TREE_MAP)
+    git("add", ".", cwd=tmp_path)
+    git("commit", "-qm", "base", cwd=tmp_path)
+    git("switch", "-qc", "pr", cwd=tmp_path)
+    (tmp_path / "touched.py").write_text(OLD_TREE_MAP + "\nnew = jax.tree_map(repr, {})\n")
+    git("mv", "legacy.py", "moved.py", cwd=tmp_path)  # renamed, not edited: no line of it is the branch's
+    (tmp_path / "added.py").write_text(OLD_TREE_MAP)  # untracked: every line is new
+    everything = fix("--diff-base", "main", "--select", "JAX101", cwd=tmp_path)
+    assert sorted(line.split(": ")[0] for line in everything.stderr.decode().splitlines() if "JAX101" in line) == [
+        "added.py:3:7", "moved.py:3:7", "touched.py:3:7", "touched.py:5:7"]
+    changed = fix("--diff-base", "main", "--select", "JAX101", "--only-changed-lines", cwd=tmp_path)
+    assert changed.returncode == 1
+    stderr = changed.stderr.decode()
+    assert sorted(line.split(": ")[0] for line in stderr.splitlines() if "JAX101" in line) == [
+        "added.py:3:7", "touched.py:5:7"], stderr
+    assert "2 findings on lines the branch did not change left out (--only-changed-lines)" in stderr
+    diff = changed.stdout.decode()
+    assert "-new = jax.tree_map(repr, {})" in diff and "-old = jax.tree_map(str, {})\n+old" in diff.split("touched.py")[0]
+    assert diff.count("-old = jax.tree_map") == 1, "only added.py's old line: touched.py's is not the branch's"
+    git("add", ".", cwd=tmp_path)
+    git("commit", "-qm", "the pull request", cwd=tmp_path)
+    assert fix("--check", "--select", "JAX101", "--only-changed-lines", "--diff-base", "main", "--select", "JAX101",
+               "touched.py", cwd=tmp_path).stdout.decode().split() == ["touched.py"]
+    usage = fix("--only-changed-lines", ".", cwd=tmp_path)
+    assert usage.returncode == 2 and b"give --diff-base REV" in usage.stderr
+
+
+def test_add_noqa_silences_every_finding_once_and_changes_nothing_else(tmp_path: Path) -> None:
+    """Adopting the gate on a tree with findings: a comment per finding's line, naming its codes
+    (on the line its suppression is read from, not the earlier line a fix's span may start on),
+    idempotent; afterwards `--check` passes. Every byte but the comments is kept."""
+    fixture = REPO / "tests/fixtures/accuracy/multiline_calls_with_comments.in.py"
+    (tmp_path / "kernels.py").write_bytes(fixture.read_bytes())
+    (tmp_path / "old.py").write_bytes(b"import jax\r\nx = jax.tree_map(f, t)  # noqa: E501\r\n"
+                                      b"y = jax.tree_map(g, u)  # jax-codemod: ignore[JAX001]\r\n")
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    assert fix("--check", "--scope", "all", ".", cwd=tmp_path).returncode == 1
+    first = fix("--add-noqa", "--scope", "all", ".", cwd=tmp_path)
+    assert first.returncode == 0 and first.stdout == b"", first.stderr.decode()
+    assert "suppression comments added to 2 files" in first.stderr.decode()
+    assert (tmp_path / "old.py").read_bytes() == (
+        b"import jax\r\nx = jax.tree_map(f, t)  # noqa: E501  # jax-codemod: ignore[JAX101]\r\n"
+        b"y = jax.tree_map(g, u)  # jax-codemod: ignore[JAX001, JAX101]\r\n")
+    for name, old in before.items():
+        new = (tmp_path / name).read_bytes()
+        assert re.sub(rb"  # jax-codemod: ignore\[JAX\d+\](?=\r?\n)|, JAX\d+(?=\]\r?\n)", b"", new) == old, name
+    written = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    again = fix("--add-noqa", "--scope", "all", ".", cwd=tmp_path)
+    assert again.returncode == 0 and "0 suppression comments added to 0 files" in again.stderr.decode()
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == written
+    assert fix("--check", "--scope", "all", ".", cwd=tmp_path).returncode == 0
+    refused = tmp_path / "continued.py"
+    refused.write_text("import jax\nx = jax.tree_map(f, \\\n    t)\n")
+    stuck = fix("--add-noqa", "continued.py", cwd=tmp_path)
+    assert stuck.returncode == 1 and refused.read_text() == "import jax\nx = jax.tree_map(f, \\\n    t)\n"
+    assert ("continued.py:2: JAX101: no suppression comment can go on this line (it ends inside a string or with a "
+            "backslash): the finding stays") in stuck.stderr.decode()
+    usage = fix("--add-noqa", "--write", ".", cwd=tmp_path)
+    assert usage.returncode == 2 and b"--add-noqa writes suppression comments" in usage.stderr
 
 
 # -- 10. monorepo plumbing --

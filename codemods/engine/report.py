@@ -77,6 +77,11 @@ class Summary:
         )
 
 
+def plural(count: int, noun: str) -> str:
+    """`1 file`, `2 files`: the count with its noun (a regular plural)."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 _NO_NEWLINE = b"\\ No newline at end of file\n"
 
 
