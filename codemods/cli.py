@@ -412,6 +412,7 @@ def _report(results, settings: Settings, *, write: bool, check: bool, quiet: boo
 def _write_patches(plan, results, settings: Settings, *, text: bool, quiet: bool) -> None:
     """--write-patches: the patches and SUMMARY.md; their paths on stdout (with text output)."""
     from codemods.engine.patches import SUMMARY, PatchError
+    from codemods.engine.report import plural
 
     try:
         written = plan.write(results, f"jax-codemod {_tool_version()} {_target(settings)}")
@@ -421,7 +422,7 @@ def _write_patches(plan, results, settings: Settings, *, text: bool, quiet: bool
     for path in written if text else ():
         print(path)
     if not quiet:
-        sys.stderr.write(f"{len(written)} patches and {SUMMARY} written to {plan.folder} ({plan.describe()})\n")
+        sys.stderr.write(f"{plural(len(written), 'patch')} and {SUMMARY} written to {plan.folder} ({plan.describe()})\n")
 
 
 def _target(settings: Settings) -> str:
@@ -432,12 +433,14 @@ def _target(settings: Settings) -> str:
 
 def _held_back(summary, settings: Settings) -> str:
     """What the floor cost this run: one line of pyproject.toml can hold back every fix."""
+    from codemods.engine.report import plural
+
     if not summary.held_back:
         return ""
     floor, source = format_version(settings.jax_floor), settings.jax_floor_source
     if source == "--jax-floor":
-        return f"; {summary.held_back} fixes held back by --jax-floor {floor}: raise it"
-    return f"; {summary.held_back} fixes held back by jax>={floor} ({source}): raise it or pass --jax-floor"
+        return f"; {plural(summary.held_back, 'fix')} held back by --jax-floor {floor}: raise it"
+    return f"; {plural(summary.held_back, 'fix')} held back by jax>={floor} ({source}): raise it or pass --jax-floor"
 
 
 NO_TARGET = ("no target jax release, so the JAX1xx rules cannot run: pass --jax-version X, set jax-version = \"X\" "

@@ -110,7 +110,7 @@ def test_what_the_run_says_about_the_patches(tmp_path: Path) -> None:
     repo = repo_with(tmp_path / "repo", {"libs/x.py": TREE_MAP, "y.py": TREE_MAP}, "*  @org/infra\n")
     out = tmp_path / "patches"
     result = split(repo, out)
-    assert f"1 patches and SUMMARY.md written to {out} (split by codeowners (CODEOWNERS))" in result.stderr.decode()
+    assert f"1 patch and SUMMARY.md written to {out} (split by codeowners (CODEOWNERS))" in result.stderr.decode()
     summary = (out / "SUMMARY.md").read_text()
     heading = summary.splitlines()[2].partition(", split by")[0]
     assert heading.startswith("jax-codemod ") and heading.endswith("(target jax 0.12.0.1 from --jax-version)")

@@ -68,7 +68,7 @@ def test_an_unsafe_fix_keeps_check_failing_until_applied(tmp_path: Path) -> None
     (tmp_path / "k.py").write_text(TANH_KERNEL)
     check = fix("--check", "--no-cache", "k.py", cwd=tmp_path)
     assert check.returncode == 1, "the kernel still fails: --check must not pass"
-    assert b"1 unsafe fixes not applied" in check.stderr and b"[dropped, unsafe fix: --unsafe-fixes]" in check.stderr
+    assert b"1 unsafe fix not applied" in check.stderr and b"[dropped, unsafe fix: --unsafe-fixes]" in check.stderr
     written = fix("--write", "--no-cache", "k.py", cwd=tmp_path)
     assert written.returncode == 1 and TANH_HINT in (tmp_path / "k.py").read_bytes(), "--write applies safe fixes only"
     unsafe = fix("--write", "--unsafe-fixes", "--no-cache", "k.py", cwd=tmp_path)
@@ -343,7 +343,7 @@ def test_interactive_review_asks_per_fix(tmp_path: Path) -> None:
     assert CONV_FIXED in (tmp_path / "a.py").read_bytes()
     for name in ("b.py", "c.py", "d.py"):
         assert CONV_PAIR in (tmp_path / name).read_bytes(), name
-    assert b"1 changed, 1 fixes" in output and b"3 fixes declined" in output, "the summary counts what was written"
+    assert b"1 changed, 1 fix" in output and b"3 fixes declined" in output, "the summary counts what was written"
     assert code == 1, "changes remain pending"
     code, output = run_in_terminal(["--jax-version", TARGET, "-i", "."], tmp_path, [b"a\n"])
     assert output.count(b"Apply this fix?") == 1 and code == 0
