@@ -492,6 +492,19 @@ def test_a_helper_goes_after_the_imports_below_a_cell_of_magics(tmp_path: Path) 
     assert "rsqrt_safe(jnp.mean(x * x) + EPS)" in sources[3]
 
 
+def test_add_noqa_writes_the_comment_into_the_cell_and_keeps_the_rest_of_the_notebook(nb: Path) -> None:
+    before = json.loads(nb.read_bytes())
+    proc = fix("--add-noqa", cwd=nb.parent)
+    assert proc.returncode == 0, proc.stderr
+    after = json.loads(nb.read_bytes())
+    kernel = after["cells"][KERNEL_CELL - 1]["source"]
+    assert kernel[1] == KERNEL_LINE + "  # jax-codemod: ignore[JAX001]"
+    after["cells"][KERNEL_CELL - 1]["source"][1] = KERNEL_LINE
+    assert after == before, "only the finding's line of the cell changes"
+    valid(nb.read_bytes())
+    assert fix("--check", cwd=nb.parent).returncode == 0
+
+
 def test_diff_base_finds_a_changed_notebook(nb: Path) -> None:
     from tests.test_cli import git
 
