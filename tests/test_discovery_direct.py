@@ -21,6 +21,7 @@ from codemods.engine.discovery import (
     DiscoveryError,
     Shard,
     _walk,
+    changed_lines,
     changed_since,
     discover,
     git_ignored,
@@ -578,6 +579,25 @@ def test_changed_since_without_a_merge_base_compares_with_the_revision_and_says_
     assert said == ["--diff-base main: no merge base of main and HEAD in this clone (shallow, or no commit yet?): the "
                     "files are compared with main itself, so a change made only there is listed too; `git fetch "
                     "--unshallow` fetches the history"]
+
+
+def test_changed_lines_are_the_lines_the_branch_added_or_changed(pull_request: Path) -> None:
+    """reviewdog's filter-mode=added: since the merge base (main's own commit does not count), the
+    work tree's edits too; a pure rename and a deletion add no line; a name git quotes is read."""
+    (pull_request / "shared.py").write_text("x = 1\ny = 2\nz = 3\n")  # one line kept, two added
+    _git(pull_request, "mv", "main_only.py", "moved.py")  # as on the merge base: a pure rename
+    (pull_request / 'odd "name".py').write_text("a = 1\n")
+    (pull_request / "a space.py").write_text("b = 2\n")
+    _git(pull_request, "add", "-A")
+    _git(pull_request, "commit", "-q", "-m", "more")
+    (pull_request / "pr_only.py").write_text("")  # its one line deleted: nothing added
+    lines = changed_lines("main", warn=pytest.fail)
+    real = os.path.realpath(pull_request)
+    assert lines == {os.path.join(real, "shared.py"): frozenset({2, 3}),
+                     os.path.join(real, "moved.py"): frozenset(),
+                     os.path.join(real, 'odd "name".py'): frozenset({1}),
+                     os.path.join(real, "a space.py"): frozenset({1}),
+                     os.path.join(real, "pr_only.py"): frozenset()}
 
 
 # Added for the survivors of the mutation run (docs/testing.md) -----------------------------------

@@ -255,7 +255,7 @@ def changed_lines(rev: str, warn: Callable[[str], object] = lambda message: None
         name = re.search(rb"^\+\+\+ (?:b/)?(.*)$", part, flags=re.M) or re.search(rb"^rename to (.*)$", part, flags=re.M)
         if name is None:
             continue
-        named = name[1]
+        named = name[1].removesuffix(b"\t")  # git ends a name with a space in it with a tab
         if named.startswith(b'"'):  # C-quoted by git: a quote, a backslash or a control character
             named = codecs.escape_decode(named[1:-1])[0].removeprefix(b"b/")
         added = (range(int(hunk["start"]), int(hunk["start"]) + int(hunk["count"] or 1)) for hunk in _HUNK.finditer(part))
