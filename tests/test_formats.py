@@ -21,7 +21,7 @@ import jsonschema
 import pytest
 
 from codemods.engine import formats
-from codemods.engine.formats import render_github, render_json, render_sarif
+from codemods.engine.formats import render_github, render_gitlab, render_json, render_rdjson, render_sarif
 from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind
 from codemods.engine.fixes import text_edits
 from codemods.engine.report import FileResult, unified_diff
@@ -433,8 +433,16 @@ def test_sarif_reports_the_file_it_could_not_process(results):
     (notification,) = invocation["toolExecutionNotifications"]
     assert notification["level"] == "error"
     assert notification["message"]["text"] == "src/broken.py: " + by_path(results)["src/broken.py"].error
+    with pytest.raises(SyntaxError) as parse_error:  # the line Python itself says the file breaks on
+        compile(BROKEN, "broken.py", "exec")
     assert notification["locations"] == [
-        {"physicalLocation": {"artifactLocation": {"uri": "src/broken.py", "uriBaseId": "%SRCROOT%"}}}]
+        {"physicalLocation": {"artifactLocation": {"uri": "src/broken.py", "uriBaseId": "%SRCROOT%"},
+                              "region": {"startLine": parse_error.value.lineno}}}]
+    # The other machine formats place it on that line too.
+    (gitlab,) = [entry for entry in json.loads(render_gitlab(results)) if entry["location"]["path"] == "src/broken.py"]
+    assert gitlab["location"]["lines"] == {"begin": parse_error.value.lineno}
+    (rdjson,) = [d for d in json.loads(render_rdjson(results))["diagnostics"] if d["severity"] == "ERROR"]
+    assert rdjson["location"] == {"path": "src/broken.py", "range": {"start": {"line": parse_error.value.lineno}}}
     fine = [r for r in results if r.error is None]
     (run,) = json.loads(render_sarif(fine, rules=RULES, tool_version="1"))["runs"]
     assert run["invocations"] == [{"executionSuccessful": True}]
