@@ -174,8 +174,9 @@ def fix(
     if created is not None:
         sys.stderr.write(f"{created}: written, the --helpers-module {settings.helpers_module} the fixes import\n")
     cache = None if no_cache else ResultCache(default_directory(), settings, trust_mtime)
+    from codemods.engine.report import plural
 
-    def analyse():
+    def analyse(last: bool = True):
         with _progress(len(files)) if not interactive else contextlib.nullcontext() as progress:  # no bar under prompts
             results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
                                  rules_to_skip=config.ignored_rules, progress=progress, project=project,
@@ -186,14 +187,12 @@ def fix(
             kept = [f for f in result.findings if _on(f, lines.get(os.path.realpath(result.path)))]
             left_out += len(result.findings) - len(kept)
             result.findings = kept
-        if left_out and not quiet:
+        if left_out and last and not quiet:
             sys.stderr.write(f"{plural(left_out, 'finding')} on lines the branch did not change left out "
                              "(--only-changed-lines)\n")
         return results
 
-    from codemods.engine.report import plural
-
-    results = analyse()
+    results = analyse(last=not add_noqa)
     if add_noqa:  # then what is left: a finding on a line that took no comment, a file that could not be written
         _add_ignores(results, quiet)
         failed = {result.path: result for result in results if result.error}
@@ -218,9 +217,9 @@ def _add_ignores(results, quiet: bool) -> None:
             codes = ", ".join(sorted({finding.code for finding in result.findings if finding.comment_line == line}))
             sys.stderr.write(f"{result.path}:{line}: {codes}: no suppression comment can go on this line (it ends "
                              "inside a string or with a backslash): the finding stays\n")
-        lines = len({finding.comment_line for finding in result.findings} - set(refused))
-        added += lines if result.error is None else 0
-        files += bool(lines) and result.error is None
+        commented = len({finding.comment_line for finding in result.findings} - set(refused))
+        added += commented if result.error is None else 0
+        files += bool(commented) and result.error is None
     if not quiet:
         sys.stderr.write(f"{plural(added, 'suppression comment')} added to {plural(files, 'file')}\n")
 
