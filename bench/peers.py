@@ -332,7 +332,7 @@ def rewrite(tool: str, tree: Path, env: dict[str, str]) -> Rewrite:
         # The peer's own floor (its metadata): what a user sees first.
         done = run([*base, "--unsafe-fixes", "."], cwd=tree, env=env)
         result.metadata_summary = next((line for line in reversed((done.stdout + "\n" + done.stderr).splitlines())
-                                        if "files scanned" in line), done.stderr.strip()[-300:])
+                                        if " scanned, " in line), done.stderr.strip()[-300:])
         # The fixes that apply with the floor at the target, and the oldest release they need.
         planned = _json(run([*base, "--unsafe-fixes", "--jax-floor", TARGET, "--output-format", "json", "."],
                             cwd=tree, env=env))

@@ -105,7 +105,15 @@ def fix(
     output_format: OutputFormat = typer.Option(OutputFormat.TEXT, "--output-format", help="text, json, sarif, github, rdjson, gitlab or junit."),
     exclude: List[str] = typer.Option([], "--exclude", help="Skip paths matching this glob (added to the config's)."),
     force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply excludes to files named explicitly too (pre-commit)."),
-    diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only the .py and .ipynb files changed since this git revision."),
+    diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only the .py and .ipynb files changed since the merge base of this git revision and HEAD "
+        "(as `git diff REV...`)."),
+    add_noqa: bool = typer.Option(
+        False, "--add-noqa", help="Write a `# jax-codemod: ignore[CODE]` comment on the line of every finding "
+        "(as Ruff's --add-noqa), then report what is left."),
+    only_changed_lines: bool = typer.Option(
+        False, "--only-changed-lines",
+        help="With --diff-base: only the findings (and fixes) on lines the branch added or changed, as "
+        "reviewdog's filter-mode=added."),
     shard: Optional[str] = typer.Option(None, "--shard", help="K/N: only the Kth of N deterministic parts of the files (CI matrices)."),
     split_by: Optional[str] = typer.Option(
         None, "--split-by", metavar="codeowners|directory:N",
@@ -142,6 +150,12 @@ def fix(
     if interactive and output_format is not OutputFormat.TEXT:
         raise typer.BadParameter("--interactive shows diffs as text: use it without --output-format")
     split = _split(split_by, write_patches, force, write or check or interactive)
+    if add_noqa and (write or check or interactive or split):
+        raise typer.BadParameter("--add-noqa writes suppression comments, not fixes: use it without --write, "
+                                 "--check, --interactive and --split-by")
+    if only_changed_lines and (not diff_base or interactive):
+        raise typer.BadParameter("--only-changed-lines keeps the findings on the lines changed since --diff-base: "
+                                 "give --diff-base REV, and leave out --interactive")
     paths = paths or [Path(".")]
     try:
         config = project_config.load(project_config.find(paths), registry.RULES)
@@ -150,6 +164,7 @@ def fix(
             scope=scope, precision_policy=precision_policy, helpers_module=helpers_module, unsafe_fixes=unsafe_fixes)
         created = project_config.helpers_module_ready(config, settings, create=create_helpers_module, write=write or interactive)
         files, project, root = _files(paths, config, exclude, force_exclude, diff_base, shard)
+        lines = discovery.changed_lines(diff_base) if only_changed_lines and diff_base else None
         plan = patches.Plan.prepare(split, _repository_root(root), write_patches, force) if split else None
     except ValueError as error:  # registry.UnknownRule among them
         raise typer.BadParameter(str(error.args[0]))
@@ -160,14 +175,54 @@ def fix(
     if created is not None:
         sys.stderr.write(f"{created}: written, the --helpers-module {settings.helpers_module} the fixes import\n")
     cache = None if no_cache else ResultCache(default_directory(), settings, trust_mtime)
-    with _progress(len(files)) if not interactive else contextlib.nullcontext() as progress:  # no bar under prompts
-        results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
-                             rules_to_skip=config.ignored_rules, progress=progress, project=project,
-                             review=_reviewer() if interactive else None, discovered=True)
+    from codemods.engine.report import plural
+
+    def analyse(last: bool = True):
+        with _progress(len(files)) if not interactive else contextlib.nullcontext() as progress:  # no bar under prompts
+            results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
+                                 rules_to_skip=config.ignored_rules, progress=progress, project=project,
+                                 review=_reviewer() if interactive else _on_lines(lines) if lines is not None else None,
+                                 discovered=True)
+        left_out = 0
+        for result in results if lines is not None else ():
+            kept = [f for f in result.findings if _on(f, lines.get(os.path.realpath(result.path)))]
+            left_out += len(result.findings) - len(kept)
+            result.findings = kept
+        if left_out and last and not quiet:
+            sys.stderr.write(f"{plural(left_out, 'finding')} on lines the branch did not change left out "
+                             "(--only-changed-lines)\n")
+        return results
+
+    results = analyse(last=not add_noqa)
+    if add_noqa:  # then what is left: a finding on a line that took no comment, a file that could not be written
+        _add_ignores(results, quiet)
+        failed = {result.path: result for result in results if result.error}
+        results = [failed.get(result.path, result) for result in analyse()]
     if not diff_base:
         results += _empty_folders(paths, files, config, exclude)
     _report(results, settings, write=write or interactive, check=check, quiet=quiet, output=output_format,
             exit_zero=exit_zero, plan=plan, jax1_off=jax1_off)
+
+
+def _add_ignores(results, quiet: bool) -> None:
+    """--add-noqa: the comments written, the lines that could not take one."""
+    from codemods.engine import runner
+    from codemods.engine.report import plural
+
+    added = files = 0
+    for result in results:
+        if result.error is not None or not result.findings:
+            continue
+        refused = runner.write_ignores(result)
+        for line in refused:
+            codes = ", ".join(sorted({finding.code for finding in result.findings if finding.comment_line == line}))
+            sys.stderr.write(f"{result.path}:{line}: {codes}: no suppression comment can go on this line (it ends "
+                             "inside a string or with a backslash): the finding stays\n")
+        commented = len({finding.comment_line for finding in result.findings} - set(refused))
+        added += commented if result.error is None else 0
+        files += bool(commented) and result.error is None
+    if not quiet:
+        sys.stderr.write(f"{plural(added, 'suppression comment')} added to {plural(files, 'file')}\n")
 
 
 def _split(split_by: Optional[str], write_patches: Optional[Path], force: bool, applies: bool):
@@ -289,6 +344,22 @@ def _reviewer():
     return review
 
 
+def _on(finding, lines: Optional[frozenset]) -> bool:
+    """The finding touches one of `lines` (None: a new file, every line of it is)."""
+    return lines is None or any(line in lines for line in range(finding.line, max(finding.line, finding.end_line) + 1))
+
+
+def _on_lines(changed: dict):
+    """--only-changed-lines: a file's fixes are applied only where their findings touch a changed line."""
+    def review(result):
+        lines = changed.get(os.path.realpath(result.path))
+        if all(_on(finding, lines) for finding in result.findings if finding.applied):
+            return None
+        return lambda finding: _on(finding, lines)
+
+    return review
+
+
 def _identity(finding) -> tuple:
     return (finding.code, finding.line, finding.column, finding.message)
 
@@ -344,6 +415,7 @@ def _write_patches(plan, results, target: str, *, text: bool, quiet: bool) -> No
     """--write-patches: the patches and SUMMARY.md (headed by the tool and `target`, `_target`'s
     words); their paths on stdout (with text output)."""
     from codemods.engine.patches import SUMMARY, PatchError
+    from codemods.engine.report import plural
 
     try:
         written = plan.write(results, f"jax-codemod {_tool_version()} {target}")
@@ -353,7 +425,7 @@ def _write_patches(plan, results, target: str, *, text: bool, quiet: bool) -> No
     for path in written if text else ():
         print(path)
     if not quiet:
-        sys.stderr.write(f"{len(written)} patches and {SUMMARY} written to {plan.folder} ({plan.describe()})\n")
+        sys.stderr.write(f"{plural(len(written), 'patch')} and {SUMMARY} written to {plan.folder} ({plan.describe()})\n")
 
 
 def _target(settings: Settings, jax1_off: bool = False) -> str:
@@ -367,12 +439,14 @@ def _target(settings: Settings, jax1_off: bool = False) -> str:
 
 def _held_back(summary, settings: Settings) -> str:
     """What the floor cost this run: one line of pyproject.toml can hold back every fix."""
+    from codemods.engine.report import plural
+
     if not summary.held_back:
         return ""
     floor, source = format_version(settings.jax_floor), settings.jax_floor_source
     if source == "--jax-floor":
-        return f"; {summary.held_back} fixes held back by --jax-floor {floor}: raise it"
-    return f"; {summary.held_back} fixes held back by jax>={floor} ({source}): raise it or pass --jax-floor"
+        return f"; {plural(summary.held_back, 'fix')} held back by --jax-floor {floor}: raise it"
+    return f"; {plural(summary.held_back, 'fix')} held back by jax>={floor} ({source}): raise it or pass --jax-floor"
 
 
 NO_FLOOR = ("; no jax floor found (no jax>= in pyproject.toml, setup.cfg, setup.py, requirements*.txt or a lock "

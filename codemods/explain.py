@@ -16,6 +16,9 @@ Every error placed gets an answer: its fix (a diff, or written), the finding tha
 must change it, the `# jax-codemod: ignore` comment that silences it, or a line saying the rule found
 nothing to change there. What `run` returns (`Outcome`, the exit status) says which.
 
+pytest's tracebacks are read in every style (`--tb=auto`, `long`, `short`, `line`, `native`), and
+a CI log's lines past GitHub Actions' timestamps.
+
 Notebook tracebacks are read too, pasted as text with or without ANSI colours: terminal IPython and
 Jupyter (`Cell In[7], line 3`, `File ~/x.py:12, in f()`, the failing line marked `---->`), older
 IPython and Colab (`<ipython-input-7-abc> in f()`), plain Python frames of a cell
@@ -75,6 +78,20 @@ _ARROW = re.compile(r"^\s*-*> ?\s*(?P<line>\d+) ?(?P<code>.*)$")  # `----> 3 cod
 # A magic's line as IPython runs it (`%timeit f()`: `get_ipython().run_line_magic('timeit', 'f()')`).
 _MAGIC_CALL = re.compile(r"\bget_ipython\(\)\.run_line_magic\(")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# A CI log's line prefix: GitHub Actions' timestamp (`2026-12-06T04:07:33.1234567Z `).
+_CI_PREFIX = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?", re.M)
+# pytest's tracebacks (--tb=auto, long, short, line). A test's section starts with its header
+# (`____ test_x ____`; a collection error's `Traceback:`) and ends at the next section or `====`
+# line; its error is on `E   ` lines. A frame is a location, `path:12: in f` (short, the code on
+# the next line) or `path:12: ` / `path:12: AttributeError` (long, after its source, the failing
+# line marked `>`); --tb=line prints one line, `path:12: AttributeError: message`.
+_PYTEST_SECTION = re.compile(r"^(?:_{3,} .+ _{3,}|={3,}.*|Traceback:)\s*$")
+_PYTEST_LOCATION = re.compile(r"^(?P<path>(?:[A-Za-z]:)?[^\s:][^:]*):(?P<line>\d+):"
+                              r"(?: in (?P<function>.+?)| (?P<exception>[\w.]+))?\s*$")
+_PYTEST_LINE = re.compile(r"^(?P<path>(?:[A-Za-z]:)?[^\s:][^:]*):(?P<line>\d+): (?P<error>[\w.]+: .*)$")
+_PYTEST_ERROR = re.compile(r"^E {2,}(?P<error>.*)$")
+_PYTEST_FAILING = re.compile(r"^>\s+(?P<code>\S.*?)\s*$")  # long style: the frame's line
+_PYTEST_DEF = re.compile(r"^\s*(?:async\s+)?def (?P<function>\w+)\(")  # long style: the frame's function
 # A notebook cell's file: `<ipython-input-7-abc>` (IPython), `/tmp/ipykernel_1234/567.py` (ipykernel).
 _CELL_FILE = re.compile(r"^<ipython-input-(?P<cell>\d+)-\w*>$|ipykernel_\d+[/\\]\d+\.py$")
 _EXCEPTION = re.compile(r"^(?:[\w.]+(?:Error|Exception|Transformation|Warning)|[\w.]+Error)\b.*:")
@@ -115,6 +132,7 @@ class JaxError:
     rule: str
     message: str
     frames: list[Frame]  # outermost first, as Python prints them
+    note: str = ""  # why the log may lack the user's frames (pytest's --tb=line)
 
 
 @dataclass
@@ -220,9 +238,14 @@ def parse_log(text: str) -> list[JaxError]:
     tracebacks (colours removed) are read as Python's."""
     errors: list[JaxError] = []
     frames: list[Frame] = []
-    lines = _ANSI.sub("", text).splitlines()
+    lines = _CI_PREFIX.sub("", _ANSI.sub("", text)).splitlines()
     in_traceback = False
     pending: Optional[Frame] = None  # an IPython frame waiting for its `---->` line
+    # pytest: the errors of the `E` lines, given their frames when the test's section ends; the
+    # `>` line and `def` of a long-style frame, which its location line follows.
+    raised: list[tuple[str, str]] = []
+    failing: Optional[str] = None
+    function = "<module>"
 
     def flush() -> None:
         nonlocal pending
@@ -230,7 +253,41 @@ def parse_log(text: str) -> list[JaxError]:
             frames.append(pending)
         pending = None
 
+    def end_of_test() -> None:
+        errors.extend(JaxError(rule, message, list(frames)) for rule, message in raised)
+        raised.clear()
+
     for index, line in enumerate(lines):
+        if _PYTEST_SECTION.match(line):
+            end_of_test()
+            frames, in_traceback, pending, failing, function = [], False, None, None, "<module>"
+            continue
+        error_line = _PYTEST_ERROR.match(line)
+        if error_line:
+            raised += [found for found in _errors_of(error_line["error"]) if found not in raised]
+            continue
+        if _PYTEST_FAILING.match(line):
+            failing = _PYTEST_FAILING.match(line)["code"]  # type: ignore[index]
+            continue
+        defined = _PYTEST_DEF.match(line)
+        if defined and not in_traceback:
+            function = defined["function"]
+        location = _PYTEST_LOCATION.match(line) if not in_traceback else None
+        if location:
+            following = lines[index + 1] if index + 1 < len(lines) else ""
+            short = location["function"] is not None
+            code = following.strip() if short and following.startswith("    ") else failing
+            frames.append(Frame(location["path"], int(location["line"]), location["function"] or function,
+                                code or None))
+            failing, function = None, "<module>"
+            continue
+        one_line = _PYTEST_LINE.match(line) if not in_traceback else None
+        if one_line and not _WARNING_LINE.match(line):
+            frame = Frame(one_line["path"], int(one_line["line"]), "<module>", None)
+            errors += [JaxError(rule, message, [frame], "pytest's --tb=line shows only the frame that raised: run "
+                                "pytest with --tb=short or --tb=long for the frames of your code")
+                       for rule, message in _errors_of(one_line["error"])]
+            continue
         warned = _WARNING_LINE.match(line)
         if warned:  # a warning printed by `warnings` (not raised): one frame, the line it names
             following = lines[index + 1] if index + 1 < len(lines) else ""
@@ -275,6 +332,7 @@ def parse_log(text: str) -> list[JaxError]:
             flush()
             errors += [JaxError(rule, message, frames) for rule, message in _errors_of(line)]
             in_traceback = False
+    end_of_test()
     return errors
 
 
@@ -422,7 +480,8 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
         if placement.path is None and placement.error.message not in messages:
             unplaced.setdefault(placement.error.message, placement)
     for placement in unplaced.values():
-        why = "; ".join(placement.reasons) or ("" if placement.cells else "no frame of the user's code in the traceback")
+        why = "; ".join(placement.reasons) or ("" if placement.cells else "no frame of the user's code in the traceback"
+                                               + (f" ({placement.error.note})" if placement.error.note else ""))
         if placement.cells:
             where = "; ".join(frame.where for frame in placement.cells)
             why = (f"it comes from notebook cells ({where}): pass --notebook NB.ipynb, the notebook they ran in, "

@@ -49,13 +49,15 @@ class Inputs:
     jax_version: str
     base: str
     fail_on: str
+    only_changed_lines: bool = False
 
 
-def _boolean(env: Mapping[str, str], name: str) -> None:
-    """The boolean inputs action.yml tests itself (`install`, `reviewdog`): a typo must not skip a step silently."""
-    value = env.get(f"INPUT_{name.upper()}", "false")
+def _boolean(env: Mapping[str, str], name: str) -> bool:
+    """A boolean input (`install`, `reviewdog`, `only-changed-lines`): a typo must not skip a step silently."""
+    value = env.get(f"INPUT_{name.upper().replace('-', '_')}", "false")
     if value not in ("true", "false"):
         raise ActionError(f"input `{name}` must be true or false, not {value!r}")
+    return value == "true"
 
 
 def read_inputs(env: Mapping[str, str]) -> Inputs:
@@ -64,12 +66,14 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
         raise ActionError(f"input `fail-on` must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
     for name in ("install", "reviewdog"):
         _boolean(env, name)
+    only_changed_lines = _boolean(env, "only-changed-lines")
     try:
         paths = shlex.split(env.get("INPUT_PATHS", ".")) or ["."]
         args = shlex.split(env.get("INPUT_ARGS", ""))
     except ValueError as error:  # an unclosed quote
         raise ActionError(f"inputs `paths` and `args` are split as a shell would: {error}") from None
-    return Inputs(paths, args, env.get("INPUT_JAX_VERSION", "").strip(), env.get("INPUT_BASE", "").strip(), fail_on)
+    return Inputs(paths, args, env.get("INPUT_JAX_VERSION", "").strip(), env.get("INPUT_BASE", "").strip(), fail_on,
+                  only_changed_lines)
 
 
 # -- the base the pull request is compared with --
@@ -305,9 +309,13 @@ def main(env: Mapping[str, str] = os.environ) -> int:
     try:
         inputs = read_inputs(env)
         base = resolve_base(env, inputs.base)
+        if inputs.only_changed_lines and not base:
+            raise ActionError("input `only-changed-lines` keeps the findings on the lines a change set changed: it "
+                              "needs a base (a pull request's, or the `base` input)")
         command = [_tool(), *inputs.paths, *inputs.args,
                    *(["--jax-version", inputs.jax_version] if inputs.jax_version else []),
-                   *(["--diff-base", base] if base else [])]
+                   *(["--diff-base", base] if base else []),
+                   *(["--only-changed-lines"] if inputs.only_changed_lines else [])]
         first = run_tool(command, "json", quiet=False)
         report = read_report(first)
     except ActionError as error:

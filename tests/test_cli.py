@@ -204,7 +204,7 @@ def test_dry_run_reports_findings_and_summary_on_stderr(tmp_path: Path) -> None:
     summary = stderr.strip().splitlines()[-1]
     # How many files get parsed is the prefilters' business; everything else is fixed by the tree.
     assert re.fullmatch(
-        r"10 files scanned, \d+ parsed, 5 would change, 5 fixes, 1 need manual review, 0 errors \(target jax .*\)",
+        r"10 files scanned, \d+ parsed, 5 would change, 5 fixes, 1 needs manual review, 0 errors \(target jax .*\)",
         summary,
     ), summary
     assert f"target jax {TARGET}" in summary
@@ -451,7 +451,7 @@ def test_folders_are_walked_skipping_vcs_virtualenvs_and_build_output(tmp_path: 
     result = fix("--check", cwd=tmp_path)
     assert result.returncode == 1
     assert [Path(p) for p in result.stdout.decode().split()] == [Path("src/pkg/kernel.py")]
-    assert "1 files scanned" in result.stderr.decode()
+    assert "1 file scanned" in result.stderr.decode()
 
 
 def test_named_files_are_processed_whatever_their_suffix(tmp_path: Path) -> None:

@@ -85,7 +85,7 @@ def test_interactive_shows_each_finding_and_its_diff_then_asks(tmp_path: Path) -
     assert result.stdout.count(PROMPT) == 2 and result.stdout.endswith(PROMPT)
     assert "\n" + PROMPT + "b.py:8:60: JAX001 [fixed]" in result.stdout
     assert FIXED in (tmp_path / "a.py").read_text() and (tmp_path / "b.py").read_text() == KERNEL
-    assert "1 changed, 1 fixes, 0 need manual review, 0 errors, 1 fixes declined" in result.stderr
+    assert "1 changed, 1 fix, 0 need manual review, 0 errors, 1 fix declined" in result.stderr
     assert result.exit_code == 1, "the declined fix remains"
 
 
@@ -134,7 +134,7 @@ def test_quit_declines_this_fix_and_every_later_one_without_asking(tmp_path: Pat
     assert result.stdout.count(PROMPT) == 2, result.stdout
     assert FIXED in (tmp_path / "a.py").read_text()
     assert (tmp_path / "b.py").read_text() == (tmp_path / "c.py").read_text() == KERNEL
-    assert "1 changed, 1 fixes, 0 need manual review, 0 errors, 2 fixes declined" in result.stderr
+    assert "1 changed, 1 fix, 0 need manual review, 0 errors, 2 fixes declined" in result.stderr
 
 
 def test_the_end_of_input_is_quit(tmp_path: Path) -> None:
@@ -298,7 +298,7 @@ def test_exclude_from_the_command_line_skips_files_of_a_walk(tmp_path: Path) -> 
     kernels(tmp_path, "src/a.py", "gen/b.py")
     result = run("--exclude", "gen", ".")
     assert "src/a.py:8:60: JAX001" in result.stderr and "gen/b.py" not in result.stderr
-    assert "1 files scanned" in result.stderr
+    assert "1 file scanned" in result.stderr
 
 
 def test_a_folders_notebooks_are_processed(tmp_path: Path) -> None:
@@ -452,7 +452,7 @@ def test_the_summary_says_how_many_fixes_the_floor_held_back(tmp_path: Path) -> 
     kernels(tmp_path, "triton.py", text=TRITON)
     result = run("--select", "JAX150", "--jax-floor", "0.4.30", "triton.py")
     assert result.stderr.splitlines()[-1].endswith(
-        f"(target jax {TARGET} from --jax-version); 1 fixes held back by --jax-floor 0.4.30: raise it"), result.stderr
+        f"(target jax {TARGET} from --jax-version); 1 fix held back by --jax-floor 0.4.30: raise it"), result.stderr
 
 
 def test_with_a_machine_format_a_parse_error_is_in_the_document_not_on_stderr(tmp_path: Path) -> None:
@@ -461,7 +461,7 @@ def test_with_a_machine_format_a_parse_error_is_in_the_document_not_on_stderr(tm
     document = json.loads(result.stdout)
     assert [e["path"] for e in document["errors"]] == ["broken.py"]
     assert document["errors"][0]["message"].startswith("cannot parse")
-    assert "error" not in result.stderr.replace("1 errors", ""), result.stderr
+    assert "error" not in result.stderr.replace("1 error", ""), result.stderr
     assert len(result.stderr.splitlines()) == 1 and result.exit_code == 2
 
 
@@ -484,7 +484,7 @@ def test_a_manual_finding_left_in_a_written_file_exits_1(tmp_path: Path) -> None
     kernels(tmp_path, "both.py", text=KERNEL + "\n\n" + MANUAL.split("\n\n\n", 1)[1].replace("kernel", "kernel_b"))
     result = run("--write", "both.py")
     assert FIXED in (tmp_path / "both.py").read_text()
-    assert "[manual]" in result.stderr and "1 changed, 1 fixes, 1 need manual review" in result.stderr
+    assert "[manual]" in result.stderr and "1 changed, 1 fix, 1 needs manual review" in result.stderr
     assert result.exit_code == 1
 
 
@@ -550,7 +550,7 @@ def test_diff_base_at_the_root_still_indexes_the_unchanged_modules(tmp_path: Pat
     kernels(tmp_path, "src/bodies.py", text=BODY)
     result = run("--check", "--diff-base", "HEAD", ".")
     assert "src/bodies.py:6:60: JAX001" in result.stderr, result.stderr
-    assert "1 files scanned" in result.stderr and result.exit_code == 1
+    assert "1 file scanned" in result.stderr and result.exit_code == 1
 
 
 @pytest.mark.parametrize("command", [[], ["fix"], ["explain"], ["rules"], ["clean"], ["probe"], ["server"]])

@@ -241,7 +241,7 @@ def test_a_manual_finding_alone_keeps_the_exit_status_at_1(mode: list[str], tmp_
     path = project(tmp_path / "proj", 'jax-version = "0.12.0.1"\n', MANUAL_ONLY)
     result = invoke("fix", "--no-cache", *mode, str(tmp_path / "proj"))
     assert result.exit_code == 1, result.stderr
-    assert "JAX001 [manual]" in result.stderr and "1 need manual review" in result.stderr
+    assert "JAX001 [manual]" in result.stderr and "1 needs manual review" in result.stderr
     assert path.read_text() == MANUAL_ONLY
     assert invoke("fix", "--no-cache", "--exit-zero", *mode, str(tmp_path / "proj")).exit_code == 0
 
@@ -325,7 +325,7 @@ def test_interactive_declining_every_fix_changes_nothing_and_keeps_the_findings(
         "matmul = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))\n")
     result = invoke("fix", "-i", "--no-cache", str(root), input="n\n" * 5)
     assert result.exit_code == 1
-    assert "0 changed, 0 fixes" in result.stderr and "1 fixes declined" in result.stderr, result.stderr
+    assert "0 changed, 0 fixes" in result.stderr and "1 fix declined" in result.stderr, result.stderr
     assert "pkg/kernel.py:8:" in result.stderr.replace(os.sep, "/")
     assert HIGH not in path.read_text()
 

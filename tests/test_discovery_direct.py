@@ -21,6 +21,7 @@ from codemods.engine.discovery import (
     DiscoveryError,
     Shard,
     _walk,
+    changed_lines,
     changed_since,
     discover,
     git_ignored,
@@ -539,6 +540,64 @@ def test_changed_since_a_diff_base_older_than_head(history: Path) -> None:
     assert changed_since("HEAD~1", []) == [
         Path("mod.py"), Path("nb.ipynb"), Path("new.py"), Path("other/new.py"), Path("pkg/added.py"),
         Path("pkg/in.py"), Path("renamed.py"), Path("same.py")]
+
+
+@pytest.fixture
+def pull_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, git_env: None) -> Path:
+    """A branch `pr` left `main`, which then moved on: a commit of its own to `main_only.py`."""
+    repo = _repo(tmp_path / "pr-repo")
+    _tree(repo, "shared.py", "main_only.py", "pr_only.py")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    _git(repo, "switch", "-q", "-c", "pr")
+    (repo / "pr_only.py").write_text("x = 2\n")
+    _git(repo, "commit", "-q", "-am", "the pull request's change")
+    _git(repo, "switch", "-q", "main")
+    (repo / "main_only.py").write_text("x = 3\n")
+    _tree(repo, "added_on_main.py")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "main moves on")
+    _git(repo, "switch", "-q", "pr")
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def test_changed_since_compares_with_the_merge_base_not_the_tip_of_the_base_branch(pull_request: Path) -> None:
+    # `git diff main` would list main_only.py and added_on_main.py (deleted here: left out), as the PR's.
+    assert changed_since("main", [], warn=pytest.fail) == [Path("pr_only.py")]
+    (pull_request / "shared.py").write_text("x = 4\n")  # the work tree's own edits still count
+    assert changed_since("main", [], warn=pytest.fail) == [Path("pr_only.py"), Path("shared.py")]
+
+
+def test_changed_since_without_a_merge_base_compares_with_the_revision_and_says_so(pull_request: Path) -> None:
+    _git(pull_request, "switch", "-q", "--orphan", "unrelated")
+    (pull_request / "pr_only.py").write_text("x = 5\n")
+    _git(pull_request, "add", "-A")
+    _git(pull_request, "commit", "-q", "-m", "no common history with main")
+    said: list[str] = []
+    assert changed_since("main", [], warn=said.append) == [Path("pr_only.py")]
+    assert said == ["--diff-base main: no merge base of main and HEAD in this clone (shallow, or no commit yet?): the "
+                    "files are compared with main itself, so a change made only there is listed too; `git fetch "
+                    "--unshallow` fetches the history"]
+
+
+def test_changed_lines_are_the_lines_the_branch_added_or_changed(pull_request: Path) -> None:
+    """reviewdog's filter-mode=added: since the merge base (main's own commit does not count), the
+    work tree's edits too; a pure rename and a deletion add no line; a name git quotes is read."""
+    (pull_request / "shared.py").write_text("x = 1\ny = 2\nz = 3\n")  # one line kept, two added
+    _git(pull_request, "mv", "main_only.py", "moved.py")  # as on the merge base: a pure rename
+    (pull_request / 'odd "name".py').write_text("a = 1\n")
+    (pull_request / "a space.py").write_text("b = 2\n")
+    _git(pull_request, "add", "-A")
+    _git(pull_request, "commit", "-q", "-m", "more")
+    (pull_request / "pr_only.py").write_text("")  # its one line deleted: nothing added
+    lines = changed_lines("main", warn=pytest.fail)
+    real = os.path.realpath(pull_request)
+    assert lines == {os.path.join(real, "shared.py"): frozenset({2, 3}),
+                     os.path.join(real, "moved.py"): frozenset(),
+                     os.path.join(real, 'odd "name".py'): frozenset({1}),
+                     os.path.join(real, "a space.py"): frozenset({1}),
+                     os.path.join(real, "pr_only.py"): frozenset()}
 
 
 # Added for the survivors of the mutation run (docs/testing.md) -----------------------------------

@@ -273,6 +273,15 @@ def test_the_readme_is_read_in_five_minutes() -> None:
         assert command in text, command
 
 
+def test_the_readme_and_the_monorepo_page_write_the_patches_to_the_same_place_outside_the_tree() -> None:
+    """The README wrote them to `patches/` inside the work tree, where a branch commits them;
+    docs/monorepo.md, whose loop commits each patch on a branch of its own, outside."""
+    folders = {page.name: re.findall(r"--write-patches (\S+)", page.read_text(encoding="utf-8"))
+               for page in (README, DOCS / "monorepo.md")}
+    assert folders["README.md"] and folders["monorepo.md"], folders
+    assert {folder for found in folders.values() for folder in found} == {"../jax-upgrade"}, folders
+
+
 def test_every_command_and_option_is_documented() -> None:
     """`jax-codemod --help` and the docs name the same commands and options."""
     import typer.main
@@ -385,6 +394,26 @@ def test_each_rule_page_holds_what_jax_codemod_rules_prints() -> None:
         assert page.startswith(generate.GENERATED) and f"# {rule.code}: {rule.name}\n" in page
         assert f"[{rule.code}]({rule.code}.md)" in (DOCS / "rules" / "index.md").read_text(encoding="utf-8")
         assert generate._text(rule.example) in page
+
+
+def test_a_rule_whose_call_changes_shape_says_what_changes() -> None:
+    """`jnp.clip -> jnp.clip` said nothing: the summary, page and `jax-codemod rules` of every row
+    whose fix rewrites a call's arguments name the change, in the words of its handler's tables."""
+    from codemods import api_changes, registry
+    from codemods.rules.jax_upgrades import CHANGES
+    from codemods.upgrades import core_calls
+
+    arguments = {row.code for row in api_changes.TABLE if row.change is api_changes.Change.ARGUMENTS}
+    assert arguments == set(CHANGES)
+    for rule in registry.RULES:
+        said = re.match(r"(.+?) -> (.+?) \(", rule.summary)
+        assert not said or said[1] != said[2], rule.summary
+    clip = (DOCS / "rules" / "JAX140.md").read_text(encoding="utf-8")
+    for old, new in core_calls._CLIP_OLD.items():
+        assert f"{old}=" in clip and (old == "a" or f"{new}=" in clip)
+    assert "jnp.clip(a=, a_min=, a_max=) -> jnp.clip(a, min=, max=)" in clip
+    assert "pl.BlockSpec(index_map, block_shape) -> pl.BlockSpec(block_shape, index_map)" in \
+        (DOCS / "rules" / "JAX173.md").read_text(encoding="utf-8")
 
 
 def test_the_editors_rule_links_are_these_pages() -> None:

@@ -88,6 +88,63 @@ def test_a_python_traceback_gives_its_frames_outermost_first() -> None:
         Frame("/a/none.py", 7, "quiet", None)])]
 
 
+# pytest's layouts, as pytest 9.2 printed them for a test whose helper calls jax.tree_map on jax 0.12
+# (tests/test_explain_upgrades.py runs pytest itself for each).
+PYTEST_AUTO = """\
+=================================== FAILURES ===================================
+_________________________________ test_double __________________________________
+
+    def test_double():
+>       assert double_all([1, 2]) == [2, 4]
+               ^^^^^^^^^^^^^^^^^^
+
+test_tree.py:5: 
+_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ 
+helpers.py:5: in double_all
+    return jax.tree_map(lambda x: 2 * x, tree)
+           ^^^^^^^^^^^^
+_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ 
+
+name = 'tree_map'
+
+    @functools.cache
+    def getattr(name):
+>     raise AttributeError(f"module {module!r} has no attribute {name!r}")
+E     AttributeError: module 'jax' has no attribute 'tree_map'
+
+/v/site-packages/jax/_src/deprecations.py:57: AttributeError
+=========================== short test summary info ============================
+FAILED test_tree.py::test_double - AttributeError: module 'jax' has no attrib...
+"""
+PYTEST_FRAMES = [Frame("test_tree.py", 5, "test_double", "assert double_all([1, 2]) == [2, 4]"),
+                 Frame("helpers.py", 5, "double_all", "return jax.tree_map(lambda x: 2 * x, tree)"),
+                 Frame("/v/site-packages/jax/_src/deprecations.py", 57, "getattr",
+                       'raise AttributeError(f"module {module!r} has no attribute {name!r}")')]
+
+
+def test_pytests_long_and_short_frames_are_read_in_order() -> None:
+    assert parse_log(PYTEST_AUTO) == [JaxError("JAX101", "module 'jax' has no attribute 'tree_map'", PYTEST_FRAMES)]
+    # Every line after a CI log's timestamp, and a collection error's `Traceback:` section.
+    stamped = "".join(f"2026-12-06T04:07:33.{n:07d}Z {line}" for n, line in
+                      enumerate(PYTEST_AUTO.splitlines(keepends=True)))
+    assert parse_log(stamped) == parse_log(PYTEST_AUTO)
+    collection = ("_ ERROR collecting test_import.py _\nImportError while importing test module '/t/test_import.py'.\n"
+                  "Traceback:\n/usr/lib/python3.12/importlib/__init__.py:90: in import_module\n    return x\n"
+                  "test_import.py:1: in <module>\n    from jax import tree_map\n"
+                  "E   ImportError: cannot import name 'tree_map' from 'jax' (/v/jax/__init__.py)\n")
+    (error,) = parse_log(collection)
+    assert error.frames[-1] == Frame("test_import.py", 1, "<module>", "from jax import tree_map")
+
+
+def test_pytests_one_line_layout_names_the_frame_that_raised_and_why_no_other() -> None:
+    log = ("E   AttributeError: module 'jax' has no attribute 'tree_map'\n"
+           "/v/jax/_src/deprecations.py:57: AttributeError: module 'jax' has no attribute 'tree_map'\n")
+    errors = parse_log(log)
+    assert [(e.rule, e.frames, bool(e.note)) for e in errors] == [
+        ("JAX101", [Frame("/v/jax/_src/deprecations.py", 57, "<module>", None)], True),
+        ("JAX101", [], False)]
+
+
 def test_lines_outside_a_traceback_and_errors_no_rule_fixes_are_passed_over() -> None:
     log = (f'  File "/a/x.py", line 1, in f\n{GONE}\nTraceback (most recent call last):\n'
            '  File "/a/k.py", line 2, in g\n    x\nValueError: other\n'

@@ -156,6 +156,72 @@ def test_a_deprecation_warning_of_the_installed_jax_leads_to_its_fix(how: str, t
     assert rerun.returncode == 0, rerun.stderr
 
 
+HELPERS = "import jax\n\n\ndef double_all(tree):\n    return jax.tree_map(lambda x: 2 * x, tree)\n"
+TEST_HELPERS = "from helpers import double_all\n\n\ndef test_double():\n    assert double_all([1, 2]) == [2, 4]\n"
+
+
+def pytest_log(tmp_path: Path, *options: str) -> str:
+    """What pytest prints for a test whose helper module calls a name the installed jax removed."""
+    if ROWS["JAX101"].state(jax_support.JAX_VERSION) != "fails":
+        pytest.skip("jax.tree_map still runs on the installed jax")
+    (tmp_path / "helpers.py").write_text(HELPERS)
+    script = tmp_path / "test_helpers.py"
+    script.write_text(TEST_HELPERS)
+    ran = run_python(script, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options)
+    assert ran.returncode == 1 and "AttributeError: module 'jax' has no attribute 'tree_map'" in ran.stdout, ran.stdout
+    return ran.stdout
+
+
+@pytest.mark.parametrize("tb", ["auto", "long", "short", "native"])
+def test_every_pytest_traceback_style_leads_to_the_fix(tb: str, tmp_path: Path) -> None:
+    """pytest's own layouts (--tb=auto, the default, and long: each frame's source with the failing
+    line marked `>`; short: `path:line: in f` and the line) are read as Python's (native)."""
+    log = pytest_log(tmp_path, f"--tb={tb}")
+    proc = explain(log, tmp_path, "--write")
+    assert proc.returncode == 0, proc.stderr + log
+    assert "helpers.py:5: JAX101: the traceback's `module 'jax' has no attribute 'tree_map'` comes from this call" \
+        in proc.stderr
+    assert (tmp_path / "helpers.py").read_text() == HELPERS.replace("jax.tree_map", "jax.tree.map")
+    assert run_python(tmp_path / "test_helpers.py", "-m", "pytest", "-q", "-p", "no:cacheprovider").returncode == 0
+
+
+def test_pytests_one_line_style_says_which_style_shows_the_users_frames(tmp_path: Path) -> None:
+    """--tb=line prints only the frame that raised, jax's own: the error is named, not guessed at."""
+    log = pytest_log(tmp_path, "--tb=line")
+    proc = explain(log, tmp_path, "--write")
+    assert proc.returncode == 2 and (tmp_path / "helpers.py").read_text() == HELPERS
+    assert ("explain: cannot place `module 'jax' has no attribute 'tree_map'`: no frame of the user's code in the "
+            "traceback (pytest's --tb=line shows only the frame that raised: run pytest with --tb=short or --tb=long "
+            "for the frames of your code)") in proc.stderr
+
+
+def test_a_test_module_that_fails_to_import_leads_to_the_fix(tmp_path: Path) -> None:
+    """pytest's collection error (`ImportError while importing test module`, then `Traceback:` and
+    short frames) for an import of a name jax removed, in the test module itself."""
+    if ROWS["JAX101"].state(jax_support.JAX_VERSION) != "fails":
+        pytest.skip("jax.tree_map still runs on the installed jax")
+    program = "from jax import tree_map\n\n\ndef test_double():\n    assert tree_map(lambda x: 2 * x, [1]) == [2]\n"
+    script = tmp_path / "test_import.py"
+    script.write_text(program)
+    ran = run_python(script, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    assert ran.returncode == 2 and "ImportError while importing test module" in ran.stdout, ran.stdout
+    proc = explain(ran.stdout, tmp_path, "--write")
+    assert proc.returncode == 0, proc.stderr + ran.stdout
+    assert script.read_text() == program.replace("from jax import tree_map", "from jax.tree_util import tree_map")
+    assert run_python(script, "-m", "pytest", "-q", "-p", "no:cacheprovider").returncode == 0
+
+
+def test_a_github_actions_log_with_its_timestamps_leads_to_the_fix(tmp_path: Path) -> None:
+    """A CI log downloaded from GitHub Actions: every line after a timestamp, ANSI colours kept."""
+    log = pytest_log(tmp_path, "--color=yes", "--tb=native")  # the layout explain read before it read CI logs
+    assert "\x1b[" in log
+    stamped = "".join(f"2026-12-06T04:07:{index % 60:02d}.{index:07d}Z {line}" for index, line in
+                      enumerate(log.splitlines(keepends=True)))
+    proc = explain(stamped, tmp_path, "--write")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "helpers.py").read_text() == HELPERS.replace("jax.tree_map", "jax.tree.map")
+
+
 def test_a_deprecation_warning_of_an_older_jax_is_fixed_for_that_target(tmp_path: Path) -> None:
     """jax.tree_map warns on jax 0.4.30 (the proof venv, which has jax only): explain, targeting
     0.4.30, fixes it, and the rewrite runs there without the warning."""

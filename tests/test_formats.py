@@ -21,7 +21,7 @@ import jsonschema
 import pytest
 
 from codemods.engine import formats
-from codemods.engine.formats import render_github, render_json, render_sarif
+from codemods.engine.formats import render_github, render_gitlab, render_json, render_rdjson, render_sarif
 from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind
 from codemods.engine.fixes import text_edits
 from codemods.engine.report import FileResult, unified_diff
@@ -433,8 +433,16 @@ def test_sarif_reports_the_file_it_could_not_process(results):
     (notification,) = invocation["toolExecutionNotifications"]
     assert notification["level"] == "error"
     assert notification["message"]["text"] == "src/broken.py: " + by_path(results)["src/broken.py"].error
+    with pytest.raises(SyntaxError) as parse_error:  # the line Python itself says the file breaks on
+        compile(BROKEN, "broken.py", "exec")
     assert notification["locations"] == [
-        {"physicalLocation": {"artifactLocation": {"uri": "src/broken.py", "uriBaseId": "%SRCROOT%"}}}]
+        {"physicalLocation": {"artifactLocation": {"uri": "src/broken.py", "uriBaseId": "%SRCROOT%"},
+                              "region": {"startLine": parse_error.value.lineno}}}]
+    # The other machine formats place it on that line too.
+    (gitlab,) = [entry for entry in json.loads(render_gitlab(results)) if entry["location"]["path"] == "src/broken.py"]
+    assert gitlab["location"]["lines"] == {"begin": parse_error.value.lineno}
+    (rdjson,) = [d for d in json.loads(render_rdjson(results))["diagnostics"] if d["severity"] == "ERROR"]
+    assert rdjson["location"] == {"path": "src/broken.py", "range": {"start": {"line": parse_error.value.lineno}}}
     fine = [r for r in results if r.error is None]
     (run,) = json.loads(render_sarif(fine, rules=RULES, tool_version="1"))["runs"]
     assert run["invocations"] == [{"executionSuccessful": True}]
@@ -560,9 +568,12 @@ def test_github_annotations(results):
         (finding,) = [f for f in r[path].findings if f.line == line]
         return f"line={line},col={finding.column},endLine={line},endColumn={finding.end_column}"
 
+    with pytest.raises(SyntaxError) as parse_error:  # where Python itself says the file breaks
+        compile(BROKEN, "broken.py", "exec")
     lines = render_github(results, suppressed=4).splitlines()
     assert lines == [
-        "::error file=src/broken.py,title=jax-codemod::" + r["src/broken.py"].error,
+        f"::error file=src/broken.py,line={parse_error.value.lineno},col={parse_error.value.offset},"
+        "title=jax-codemod::" + r["src/broken.py"].error,
         f"::warning file=src/kw.py,{where('src/kw.py', 7)},title=JAX001 [manual]::{message('src/kw.py', 7)}",
         f"::notice file=src/latin1.py,{where('src/latin1.py', 10)},title=JAX001 [fixed]::"
         + message("src/latin1.py", 10),
@@ -595,7 +606,9 @@ def test_github_escaping_as_the_actions_toolkit_does():
         Finding("JAX001", Kind.FIXED, 1, 1, "an empty span at the start", 1, 1),
     ])
     broken = FileResult("src/bad.py", error="cannot read: 50% of it: gone,\nreally")
-    assert render_github([tricky, broken]) == (
+    # A notebook's parse error names a cell's line: the annotation stays on the file (its lines are JSON).
+    in_a_cell = FileResult("src/nb.ipynb", error="cannot parse: invalid syntax (cell 2, line 1, column 5)")
+    assert render_github([tricky, broken, in_a_cell]) == (
         "::notice file=src/a%2Cb%3Ac%25.py,line=1,col=1,endLine=1,endColumn=1,title=JAX001 [fixed]"
         "::an empty span at the start\n"
         "::warning file=src/a%2Cb%3Ac%25.py,line=3,col=5,endLine=3,endColumn=9,title=JAX001 [manual]"
@@ -603,6 +616,7 @@ def test_github_escaping_as_the_actions_toolkit_does():
         "::warning file=src/a%2Cb%3Ac%25.py,line=10,endLine=12,title=JAX003 [warning]::spans lines\n"
         "::notice file=src/a%2Cb%3Ac%25.py,line=20,col=1,title=JAX002 [dropped]::end unknown\n"
         "::error file=src/bad.py,title=jax-codemod::cannot read: 50%25 of it: gone,%0Areally\n"
+        "::error file=src/nb.ipynb,title=jax-codemod::cannot parse: invalid syntax (cell 2, line 1, column 5)\n"
     )
     assert formats.escape_property("a:b,c%d\re\nf") == "a%3Ab%2Cc%25d%0De%0Af"
     assert formats.escape_data("a:b,c%d\re\nf") == "a:b,c%25d%0De%0Af"

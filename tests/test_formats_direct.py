@@ -263,7 +263,8 @@ def test_sarif_of_a_plain_file_an_error_and_an_unknown_rule():
     assert run["properties"] == {"suppressed": 4}
     assert run["invocations"] == [{"executionSuccessful": False, "toolExecutionNotifications": [{
         "level": "error", "message": {"text": "b.py: cannot parse: invalid syntax (line 1, column 1)"},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": "b.py", "uriBaseId": "%SRCROOT%"}}}]}]}]
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": "b.py", "uriBaseId": "%SRCROOT%"},
+                                            "region": {"startLine": 1}}}]}]}]
     first, unknown, warning = run["results"]
     assert first["ruleIndex"] == [rule.code for rule in RULES].index("JAX101")
     assert first["locations"] == [{"physicalLocation": {
@@ -337,7 +338,7 @@ def test_github_of_every_kind():
                                                              fix=Fix(Applicability.UNSAFE, (), applied=False))])
     assert F.render_github([other, notebook(), broken(), result], suppressed=3) == (
         f"::notice file=a.py,line=2,col=5,endLine=2,endColumn=17,title=JAX101 [fixed]::{MESSAGE}\n"
-        "::error file=b.py,title=jax-codemod::cannot parse: invalid syntax (line 1, column 1)\n"
+        "::error file=b.py,line=1,col=1,title=jax-codemod::cannot parse: invalid syntax (line 1, column 1)\n"
         "::notice file=c.py,line=1,col=5,endLine=1,endColumn=9,title=JAX042 [dropped%2C unsafe fix%3A --unsafe-fixes]::"
         "look, here\n"
         "::warning file=c.py,line=3,col=5,endLine=3,endColumn=9,title=JAX042 [warning]::w: 100%25\n"
@@ -363,8 +364,9 @@ def test_rdjson_of_every_case():
     assert d[0]["location"]["range"] == {"start": {"line": 2, "column": 5}, "end": {"line": 2, "column": 17}}
     assert d[0]["suggestions"] == [{"range": {"start": {"line": 2, "column": 5}, "end": {"line": 2, "column": 17}},
                                     "text": "jax.tree.map"}]
-    assert d[1] == {"message": "cannot parse: invalid syntax (line 1, column 1)", "location": {"path": "b.py"},
-                    "severity": "ERROR", "source": {"name": "jax-codemod"}}
+    assert d[1] == {"message": "cannot parse: invalid syntax (line 1, column 1)",
+                    "location": {"path": "b.py", "range": {"start": {"line": 1}}}, "severity": "ERROR",
+                    "source": {"name": "jax-codemod"}}
     assert d[2] == {"message": "[manual] look, here", "location": {"path": "c.py"}, "severity": "WARNING",
                     "source": {"name": "jax-codemod"}, "code": {"value": "JAX042"}}
     assert d[3]["location"] == {"path": "c.py", "range": {"start": {"line": 2}, "end": {"line": 2}}}

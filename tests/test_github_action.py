@@ -292,7 +292,7 @@ def test_fail_on_decides_the_exit_code(pr: PullRequest, fail_on: str, broken: bo
     job = run_action(pr.repo, {**INPUTS, "fail-on": fail_on}, github_env(pr))
     assert (job.code, job.ran, job.outputs["exit-code"]) == (code, [CHECK, FAIL], str(code))
     assert job.outputs["errors"] == str(int(broken))
-    error = "::error file=broken.py,title=jax-codemod::cannot parse: invalid syntax (line 3, column 7)"
+    error = "::error file=broken.py,line=3,col=7,title=jax-codemod::cannot parse: invalid syntax (line 3, column 7)"
     assert (error in job.logs[CHECK].splitlines()) == broken
     verdict = job.logs[CHECK].splitlines()[-1]
     assert verdict == {0: f"jax-codemod: passes (fail-on: {fail_on})",
@@ -320,6 +320,7 @@ def test_a_pull_request_event_without_a_base_is_a_clear_error(pr: PullRequest) -
 @pytest.mark.parametrize("name, value, message", [
     ("fail-on", "sometimes", "input `fail-on` must be one of findings, errors, never, not 'sometimes'"),
     ("reviewdog", "yes", "input `reviewdog` must be true or false, not 'yes'"),
+    ("only-changed-lines", "on", "input `only-changed-lines` must be true or false, not 'on'"),
     ("args", "--select 'JAX0", "inputs `paths` and `args` are split as a shell would: No closing quotation"),
     ("args", "--select NOPE", "jax-codemod exited 2 without a report: its message is above"),
 ])
@@ -337,6 +338,19 @@ def test_no_jax_codemod_on_path_is_a_clear_error(pr: PullRequest) -> None:
     assert (job.code, job.ran) == (2, [CHECK])
     assert job.logs[CHECK] == ("::error title=jax-codemod::jax-codemod is not on PATH: with `install: false` install "
                                "it in an earlier step (in the python3 the action runs)\n")
+
+
+def test_only_changed_lines_passes_a_pull_request_that_touches_a_file_with_an_older_finding(pr: PullRequest) -> None:
+    """reviewdog's filter-mode=added as the action's input: old.py's jax.tree_map predates the pull
+    request, which only adds a line to it."""
+    commit(pr.repo, {"old.py": OLD + "\n\nLIMIT = 3\n"}, "a line added to a file with an older finding")
+    annotated = [line.split(",")[0].split("=")[1] for line in run_action(pr.repo, INPUTS, github_env(pr)).logs[CHECK]
+                 .splitlines() if line.startswith(("::warning", "::notice"))]
+    assert "old.py" in annotated
+    job = run_action(pr.repo, {**INPUTS, "only-changed-lines": "true"}, github_env(pr))
+    assert [line.split(",")[0].split("=")[1] for line in job.logs[CHECK].splitlines()
+            if line.startswith(("::warning", "::notice"))] == [name for name in annotated if name != "old.py"]
+    assert "1 finding on lines the branch did not change left out (--only-changed-lines)" in job.stderr
 
 
 @pytest.mark.parametrize("inputs, event_name, files, annotated", [

@@ -43,6 +43,8 @@ def test_read_inputs_given():
                                          "never")
     assert ga.read_inputs({"INPUT_PATHS": "  "}).paths == ["."]
     assert ga.read_inputs({"INPUT_FAIL_ON": "errors"}).fail_on == "errors"
+    assert ga.read_inputs({"INPUT_ONLY_CHANGED_LINES": "true"}).only_changed_lines is True
+    assert ga.read_inputs({"INPUT_ONLY_CHANGED_LINES": "false"}).only_changed_lines is False
 
 
 @pytest.mark.parametrize(("env", "message"), [
@@ -50,6 +52,7 @@ def test_read_inputs_given():
     ({"INPUT_FAIL_ON": ""}, "input `fail-on` must be one of findings, errors, never, not ''"),
     ({"INPUT_INSTALL": "yes"}, "input `install` must be true or false, not 'yes'"),
     ({"INPUT_REVIEWDOG": "True"}, "input `reviewdog` must be true or false, not 'True'"),
+    ({"INPUT_ONLY_CHANGED_LINES": "yes"}, "input `only-changed-lines` must be true or false, not 'yes'"),
     ({"INPUT_PATHS": "'src"}, "inputs `paths` and `args` are split as a shell would: No closing quotation"),
     ({"INPUT_ARGS": '--x "a'}, "inputs `paths` and `args` are split as a shell would: No closing quotation"),
 ])
@@ -538,6 +541,19 @@ def test_main_passing_with_a_base(action: dict, repo, tmp_path: Path, capfd: pyt
     output = (tmp_path / "output").read_text()
     assert f"\nbase={repo['fork']}\nexit-code=0\n" in output
     assert f"changed since `{repo['fork']}`" in (tmp_path / "summary.md").read_text()
+
+
+def test_main_passes_only_changed_lines_with_the_base(action: dict, repo, tmp_path: Path,
+                                                      capfd: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("FAKE_JSON", json.dumps(report()))
+    action.update(INPUT_BASE="main", INPUT_JAX_VERSION="", INPUT_ARGS="", INPUT_ONLY_CHANGED_LINES="true")
+    assert ga.main(action) == 0
+    assert calls(tmp_path)[0] == ["src", "--diff-base", repo["fork"], "--only-changed-lines", "--output-format", "json"]
+    del action["INPUT_BASE"]  # no pull request, no base: no lines to keep to
+    assert ga.main(action) == 2
+    assert capfd.readouterr().out.endswith(
+        "::error title=jax-codemod::input `only-changed-lines` keeps the findings on the lines a change set changed: "
+        "it needs a base (a pull request's, or the `base` input)\n")
 
 
 def test_main_shows_a_later_runs_messages_when_it_ends_otherwise(action: dict, capfd: pytest.CaptureFixture,

@@ -141,13 +141,18 @@ def test_the_rule_of_a_renamed_function() -> None:
 
 def test_the_rule_of_a_row_with_two_old_names_and_no_replacement() -> None:
     rule = _rule(ROWS["JAX171"])
-    assert rule.summary == "pl.load, pl.store -> (no single replacement) (deprecated in jax 0.7.1, removed in jax 0.9.0)."
+    change = "pl.load(ref, idx) -> ref[idx], pl.store(ref, idx, val) -> ref[idx] = val, without a mask or another Triton option"
+    assert rule.summary == f"{change} (deprecated in jax 0.7.1, removed in jax 0.9.0)."
     assert rule.whole_words == (b"load", b"store")
     assert rule.requires is jax_upgrades._GATES[b"pallas"]
     text = rule.documentation()
-    assert "    Rewrites pl.load, pl.store to (no single replacement) (arguments) where" in text
+    assert f"    Rewrites pl.load, pl.store calls ({change}) where" in text
     assert "    alone. a masked load or store: jax.experimental.pallas.triton.load(ref.at[idx], mask=...)" in text
-    assert "Example\n    pl.load  ->  (no single replacement)\n" in text
+    assert f"Example\n    {change.replace(' -> ', '  ->  ')}\n" in text
+    # A row without a call of its own to rewrite says old -> new.
+    plain = _rule(dataclasses.replace(ROWS["JAX171"], code="JAX999"))
+    assert plain.summary == "pl.load, pl.store -> (no single replacement) (deprecated in jax 0.7.1, removed in jax 0.9.0)."
+    assert "Example\n    pl.load  ->  (no single replacement)\n" in plain.documentation()
 
 
 def test_the_summary_names_only_the_releases_known() -> None:

@@ -104,7 +104,7 @@ def test_dry_run_names_the_cell_and_shows_its_diff(nb: Path) -> None:
         f"--- a/nb.ipynb:cell {KERNEL_CELL}\n+++ b/nb.ipynb:cell {KERNEL_CELL}\n@@ -1,2 +1,2 @@\n"
         f" def kernel(x_ref, y_ref, o_ref):\n-{KERNEL_LINE}\n\\ No newline at end of file\n"
         f"+{FIXED_LINE}\n\\ No newline at end of file\n").encode()
-    assert b"1 files scanned, 1 parsed, 1 would change, 1 fixes" in proc.stderr
+    assert b"1 file scanned, 1 parsed, 1 would change, 1 fix" in proc.stderr
     assert nb.read_bytes() == before
 
 
@@ -271,7 +271,7 @@ def test_checkpoints_are_not_discovered(nb: Path) -> None:
     (nb.parent / ".ipynb_checkpoints").mkdir()
     (nb.parent / ".ipynb_checkpoints" / "nb-checkpoint.ipynb").write_bytes(nb.read_bytes())
     proc = fix(cwd=nb.parent)
-    assert b"1 files scanned" in proc.stderr and b"checkpoint" not in proc.stderr
+    assert b"1 file scanned" in proc.stderr and b"checkpoint" not in proc.stderr
 
 
 # -- the module the cells make, IPython syntax --
@@ -492,6 +492,19 @@ def test_a_helper_goes_after_the_imports_below_a_cell_of_magics(tmp_path: Path) 
     assert "rsqrt_safe(jnp.mean(x * x) + EPS)" in sources[3]
 
 
+def test_add_noqa_writes_the_comment_into_the_cell_and_keeps_the_rest_of_the_notebook(nb: Path) -> None:
+    before = json.loads(nb.read_bytes())
+    proc = fix("--add-noqa", cwd=nb.parent)
+    assert proc.returncode == 0, proc.stderr
+    after = json.loads(nb.read_bytes())
+    kernel = after["cells"][KERNEL_CELL - 1]["source"]
+    assert kernel[1] == KERNEL_LINE + "  # jax-codemod: ignore[JAX001]"
+    after["cells"][KERNEL_CELL - 1]["source"][1] = KERNEL_LINE
+    assert after == before, "only the finding's line of the cell changes"
+    valid(nb.read_bytes())
+    assert fix("--check", cwd=nb.parent).returncode == 0
+
+
 def test_diff_base_finds_a_changed_notebook(nb: Path) -> None:
     from tests.test_cli import git
 
@@ -503,7 +516,7 @@ def test_diff_base_finds_a_changed_notebook(nb: Path) -> None:
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "kernel", cwd=root)
     proc = fix("--diff-base", "HEAD", cwd=root)  # nb.ipynb is untracked: changed; kernel.py is not
     assert proc.returncode == 1
-    assert b"1 files scanned" in proc.stderr and b"nb.ipynb:cell 5:2:60" in proc.stderr
+    assert b"1 file scanned" in proc.stderr and b"nb.ipynb:cell 5:2:60" in proc.stderr
     (root / "pyproject.toml").write_text("[tool.jax-codemod]\nnotebooks = false\n")
     assert b"0 files scanned" in fix("--diff-base", "HEAD", cwd=root).stderr
 

@@ -120,7 +120,7 @@ def test_pre_commit_on_the_kernel_module_alone_sees_the_launch_in_another_module
     after = _cli(root, "--check", "--unsafe-fixes", ".")
     # Nothing left to write; the shared helper's [manual] note keeps --check failing (as Ruff's).
     assert after.returncode == 1 and "0 would change" in after.stderr, after.stdout + after.stderr
-    assert "1 need manual review" in after.stderr and after.stdout == ""
+    assert "1 needs manual review" in after.stderr and after.stdout == ""
 
 
 def test_a_cached_result_is_invalidated_by_an_edit_of_the_launching_module(copy_of, tmp_path: Path) -> None:

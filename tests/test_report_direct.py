@@ -16,7 +16,7 @@ import pytest
 
 from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind, TextEdit
-from codemods.engine.report import (FileResult, Summary, _diff_name, _lines, cell_diff, file_diff, fix_diff, in_cell,
+from codemods.engine.report import (FileResult, Summary, plural, _diff_name, _lines, cell_diff, file_diff, fix_diff, in_cell,
                                     render_finding, render_findings, unified_diff)
 
 SAFE, UNSAFE = Applicability.SAFE, Applicability.UNSAFE
@@ -73,6 +73,15 @@ def test_an_empty_summary() -> None:
         "0 files scanned, 0 parsed, 0 changed, 0 fixes, 0 need manual review, 0 errors")
 
 
+def test_one_of_each_is_said_in_the_singular() -> None:
+    one = Summary(scanned=1, parsed=1, changed=1, errors=1, fixes=1, unsafe=1, declined=1, manual=1)
+    assert one.render(written=False) == (
+        "1 file scanned, 1 parsed, 1 would change, 1 fix, 1 needs manual review, 1 error, "
+        "1 unsafe fix not applied (--unsafe-fixes applies them), 1 fix declined")
+    assert [plural(count, noun) for count, noun in ((0, "file"), (1, "file"), (2, "fix"), (1, "patch"), (3, "patch"))] \
+        == ["0 files", "1 file", "2 fixes", "1 patch", "3 patches"]
+
+
 def test_the_summary_counts_each_thing_once() -> None:
     summary = Summary()
     summary.add(FileResult("changed.py", parsed=True, new_source=b"x", suppressed=2, findings=[
@@ -88,7 +97,7 @@ def test_the_summary_counts_each_thing_once() -> None:
                               suppressed=3, skipped=1, held_back=2)
     assert summary.render(written=True) == (
         "5 files scanned, 3 parsed, 1 changed, 3 fixes, 4 need manual review, 2 errors, "
-        "3 unsafe fixes not applied (--unsafe-fixes applies them), 1 fixes declined, 3 suppressed, 1 skipped")
+        "3 unsafe fixes not applied (--unsafe-fixes applies them), 1 fix declined, 3 suppressed, 1 skipped")
 
 
 def test_a_summary_adds_up_over_files() -> None:

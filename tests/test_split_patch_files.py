@@ -80,7 +80,7 @@ def test_an_owner_with_a_pipe_keeps_the_summary_table_whole(tmp_path: Path) -> N
     repo = repo_with(tmp_path / "repo", {"x.py": TREE_MAP}, "*  a|b@example.com\n")
     out = tmp_path / "patches"
     assert split(repo, out).returncode == 1
-    assert "| `a\\|b@example.com` | 1 | 1 | 0 | [a-b-example.com.patch](a-b-example.com.patch) |" in (out / "SUMMARY.md").read_text()
+    assert "| `a\\|b@example.com` | 1 | 1 | 0 | 0 | [a-b-example.com.patch](a-b-example.com.patch) |" in (out / "SUMMARY.md").read_text()
 
 
 @pytest.mark.parametrize("owners, patch", [
@@ -110,7 +110,7 @@ def test_what_the_run_says_about_the_patches(tmp_path: Path) -> None:
     repo = repo_with(tmp_path / "repo", {"libs/x.py": TREE_MAP, "y.py": TREE_MAP}, "*  @org/infra\n")
     out = tmp_path / "patches"
     result = split(repo, out)
-    assert f"1 patches and SUMMARY.md written to {out} (split by codeowners (CODEOWNERS))" in result.stderr.decode()
+    assert f"1 patch and SUMMARY.md written to {out} (split by codeowners (CODEOWNERS))" in result.stderr.decode()
     summary = (out / "SUMMARY.md").read_text()
     heading = summary.splitlines()[2].partition(", split by")[0]
     assert heading.startswith("jax-codemod ") and heading.endswith("(target jax 0.12.0.1 from --jax-version)")
@@ -118,15 +118,15 @@ def test_what_the_run_says_about_the_patches(tmp_path: Path) -> None:
         "# jax-codemod patches\n\n"
         f"{heading}, split by codeowners (CODEOWNERS): one patch per owner; each applies with `git apply` on its own, "
         "in any order.\n\n"
-        "| owner | files | fixes | manual | patch file |\n"
-        "|---|---:|---:|---:|---|\n"
-        "| `@org/infra` | 2 | 2 | 0 | [org-infra.patch](org-infra.patch) |\n"
+        "| owner | files | fixes | manual | not processed | patch file |\n"
+        "|---|---:|---:|---:|---:|---|\n"
+        "| `@org/infra` | 2 | 2 | 0 | 0 | [org-infra.patch](org-infra.patch) |\n"
         "\n## `@org/infra`\n\nFiles:\n\n```\nlibs/x.py: changed, fixes: 1\ny.py: changed, fixes: 1\n```\n"
         "\nFixes by rule:\n\n```\nJAX101: 2\n```\n")
     directory = tmp_path / "by-folder"
     result = split(repo, directory, by="directory:1")
     assert f"2 patches and SUMMARY.md written to {directory} (split by directory:1)" in result.stderr.decode()
-    assert "| (root) | 1 | 1 | 0 | [root.patch](root.patch) |" in (directory / "SUMMARY.md").read_text()
+    assert "| (root) | 1 | 1 | 0 | 0 | [root.patch](root.patch) |" in (directory / "SUMMARY.md").read_text()
 
 
 def test_a_notebooks_finding_left_is_placed_in_its_cell(tmp_path: Path) -> None:

@@ -156,7 +156,7 @@ def test_directory_groups_by_the_first_n_folders(mono: Path, tmp_path: Path) -> 
     split(mono, two, by="directory:2")
     assert patch_names(two) == {"services-a.patch", "libs-b.patch", "tools.patch", "notebooks.patch", "root.patch"}
     assert patched_files(two / "libs-b.patch") == ["libs/b/crlf.py", "libs/b/model.py"]
-    assert "| directory | files | fixes | manual | patch file |" in (two / "SUMMARY.md").read_text()
+    assert "| directory | files | fixes | manual | not processed | patch file |" in (two / "SUMMARY.md").read_text()
 
 
 def test_the_summary_lists_each_owners_files_fixes_and_what_is_left(mono: Path, tmp_path: Path) -> None:
@@ -165,8 +165,8 @@ def test_the_summary_lists_each_owners_files_fixes_and_what_is_left(mono: Path, 
     out = tmp_path / "patches"
     split(mono, out)
     summary = (out / "SUMMARY.md").read_text()
-    assert "| `@org/ml` | 2 | 2 | 1 | [org-ml.patch](org-ml.patch) |" in summary
-    assert "| (unowned) | 1 | 1 | 0 | [unowned.patch](unowned.patch) |" in summary
+    assert "| `@org/ml` | 2 | 2 | 1 | 0 | [org-ml.patch](org-ml.patch) |" in summary
+    assert "| (unowned) | 1 | 1 | 0 | 0 | [unowned.patch](unowned.patch) |" in summary
     ml = summary.split("## `@org/ml`")[1].split("\n## ")[0]
     assert "libs/b/crlf.py: changed, fixes: 1\nlibs/b/model.py: changed, fixes: 1" in ml
     assert "JAX101: 1\nJAX140: 1" in ml
@@ -183,7 +183,27 @@ def test_a_file_with_findings_only_is_listed_without_a_patch(tmp_path: Path) -> 
     out = tmp_path / "patches"
     split(mono, out)
     assert "org-ml.patch" not in patch_names(out)
-    assert "| `@org/ml` | 0 | 0 | 1 | none (nothing to change) |" in (out / "SUMMARY.md").read_text()
+    assert "| `@org/ml` | 0 | 0 | 1 | 0 | none (nothing to change) |" in (out / "SUMMARY.md").read_text()
+
+
+def test_every_file_not_processed_is_listed_for_its_owner_with_the_reason(tmp_path: Path) -> None:
+    """A file that cannot be parsed (say, 3.12 syntax under an older Python) is in no patch, but its
+    owner sees it and why: an owner whose only file failed gets a row too."""
+    mono = make_monorepo(tmp_path / "mono", "*  @org/infra\n/libs/  @org/ml\n/broken/  @org/late\n")
+    (mono / "broken").mkdir()
+    (mono / "broken/new.py").write_text("import jax\nx = jax.tree_map(f, t\n")
+    (mono / "libs/b/half.py").write_text("import jax\ndef f(:\n    return jax.tree_map(f, t)\n")
+    out = tmp_path / "patches"
+    result = split(mono, out)
+    assert result.returncode == 2, result.stderr.decode()
+    summary = (out / "SUMMARY.md").read_text()
+    assert "| `@org/late` | 0 | 0 | 0 | 1 | none (no file processed) |" in summary
+    assert "| `@org/ml` | 2 | 2 | 1 | 1 | [org-ml.patch](org-ml.patch) |" in summary
+    late = summary.split("## `@org/late`")[1].split("\n## ")[0]
+    assert re.search(r"^broken/new\.py: error: cannot parse: .*\(line 2, column \d+\)$", late, flags=re.M), late
+    ml = summary.split("## `@org/ml`")[1].split("\n## ")[0]
+    assert re.search(r"^libs/b/half\.py: error: cannot parse: .*\(line 2, column \d+\)$", ml, flags=re.M), ml
+    assert "half.py" not in (out / "org-ml.patch").read_text()
 
 
 def test_the_options_of_the_run_shape_the_patches(mono: Path, tmp_path: Path) -> None:

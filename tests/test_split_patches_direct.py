@@ -134,14 +134,17 @@ def test_prepare_refuses_a_file_a_non_empty_folder_and_a_missing_codeowners(root
 
 
 def test_each_owner_gets_one_patch_and_summary_md_says_what_each_gets(root: Path) -> None:
-    codeowners(root, "*  @org/infra\n/libs/  @org/ml\n/tools/\n/notes/  @org/docs\n")
+    codeowners(root, "*  @org/infra\n/libs/  @org/ml\n/tools/\n/notes/  @org/docs\n/new/  @org/py312\n")
     folder = root.parent / "patches"
     results = [  # in no order: the patches and the summary sort them
         changed(root, "libs/m.py", manual(9), fixed(2), unsafe(13), warning(4), declined(6), unsafe(11, applied=True),
                 manual(3)),
         changed(root, "tools/t.py"),
         FileResult(str(root / "libs/clean.py"), parsed=True, raw=NEW),  # nothing to say: in no patch
-        FileResult(str(root / "libs/broken.py"), error="cannot parse", findings=[manual(1)]),  # an error: in no patch
+        # Not processed: in no patch, listed for their owners with the reason, counted in the table.
+        FileResult(str(root / "libs/broken.py"), error="cannot parse", findings=[manual(1)]),
+        FileResult(str(root / "new/generics.py"), error="cannot parse: invalid syntax (line 1, column 6)"),
+        FileResult(str(root / "libs/big.py"), skipped="65 MiB: larger than 64 MiB"),
         changed(root, "setup.py"),
         findings_only(root, "notes/n.py", manual(1)),
         changed(root, "libs/a.py", fixed(2), fixed(3, "JAX140")),
@@ -158,12 +161,13 @@ def test_each_owner_gets_one_patch_and_summary_md_says_what_each_gets(root: Path
 
 {HEADING}, split by codeowners (.github/CODEOWNERS): one patch per owner; each applies with `git apply` on its own, in any order.
 
-| owner | files | fixes | manual | patch file |
-|---|---:|---:|---:|---|
-| `@org/docs` | 0 | 0 | 1 | none (nothing to change) |
-| `@org/infra` | 1 | 1 | 1 | [org-infra.patch](org-infra.patch) |
-| `@org/ml` | 2 | 4 | 3 | [org-ml.patch](org-ml.patch) |
-| (unowned) | 1 | 1 | 0 | [unowned.patch](unowned.patch) |
+| owner | files | fixes | manual | not processed | patch file |
+|---|---:|---:|---:|---:|---|
+| `@org/docs` | 0 | 0 | 1 | 0 | none (nothing to change) |
+| `@org/infra` | 1 | 1 | 1 | 0 | [org-infra.patch](org-infra.patch) |
+| `@org/ml` | 2 | 4 | 3 | 2 | [org-ml.patch](org-ml.patch) |
+| `@org/py312` | 0 | 0 | 0 | 1 | none (no file processed) |
+| (unowned) | 1 | 1 | 0 | 0 | [unowned.patch](unowned.patch) |
 
 ## `@org/docs`
 
@@ -202,6 +206,13 @@ docs.py:2: JAX201 [warning] bf16 precision
 
 ## `@org/ml`
 
+Not processed (nothing in them was looked at: fix the cause, then run again):
+
+```
+libs/big.py: skipped: 65 MiB: larger than 64 MiB
+libs/broken.py: error: cannot parse
+```
+
 Files:
 
 ```
@@ -230,6 +241,14 @@ Unsafe fixes not applied (--unsafe-fixes applies them):
 libs/m.py:13: JAX140 [fixed, unsafe fix: --unsafe-fixes] a_max= before a=
 ```
 
+## `@org/py312`
+
+Not processed (nothing in them was looked at: fix the cause, then run again):
+
+```
+new/generics.py: error: cannot parse: invalid syntax (line 1, column 6)
+```
+
 ## (unowned)
 
 Files:
@@ -252,7 +271,7 @@ def test_a_run_with_nothing_to_change_writes_the_summary_alone(root: Path) -> No
     folder = root.parent / "patches"
     assert Plan.prepare(Split(), root, folder, False).write([FileResult(str(root / "x.py"), parsed=True)], HEADING) == []
     assert names(folder) == ["SUMMARY.md"]
-    assert (folder / SUMMARY).read_text().endswith("|---|---:|---:|---:|---|\n")
+    assert (folder / SUMMARY).read_text().endswith("|---|---:|---:|---:|---:|---|\n")
 
 
 def test_owners_whose_names_collide_or_are_long_or_odd_get_distinct_file_names(root: Path) -> None:
@@ -270,7 +289,7 @@ def test_owners_whose_names_collide_or_are_long_or_odd_get_distinct_file_names(r
     assert (folder / "unowned.patch").read_bytes() == diff("z/x.py")
     assert (folder / "unowned-2.patch").read_bytes() == diff("d/x.py")
     summary = (folder / SUMMARY).read_text()
-    assert "| `a\\|b@example.com` | 1 | 1 | 0 | [a-b-example.com.patch](a-b-example.com.patch) |\n" in summary
+    assert "| `a\\|b@example.com` | 1 | 1 | 0 | 0 | [a-b-example.com.patch](a-b-example.com.patch) |\n" in summary
     assert "\n## `a|b@example.com`\n" in summary  # a heading, not a table: left as it is
     rows = [line.split(" | ")[0] for line in summary.splitlines() if line.startswith("| ") and "[" in line]
     assert rows == ["| `.ops@corp.example`", "| `@TEAM`", "| `@Team`", "| `@Xavier @@maintainer`", f"| `@org/{team}`",
@@ -292,8 +311,8 @@ def test_directory_groups_by_the_first_n_folders_and_root_files_go_to_root(root:
     summary = (folder / SUMMARY).read_text()
     assert summary.splitlines()[2] == (f"{HEADING}, split by directory:2: one patch per directory; each applies with "
                                        "`git apply` on its own, in any order.")
-    assert "| directory | files | fixes | manual | patch file |\n" in summary
-    assert "| `root` | 1 | 1 | 0 | [root-2.patch](root-2.patch) |\n| (root) | 1 | 1 | 0 | [root.patch](root.patch) |\n" in summary
+    assert "| directory | files | fixes | manual | not processed | patch file |\n" in summary
+    assert "| `root` | 1 | 1 | 0 | 0 | [root-2.patch](root-2.patch) |\n| (root) | 1 | 1 | 0 | 0 | [root.patch](root.patch) |\n" in summary
     assert "\n## (root)\n\nFiles:\n\n```\ntop.py: changed, fixes: 1\n```\n" in summary
     one = root.parent / "one"
     Plan.prepare(Split(1), root, one, False).write(results, HEADING)

@@ -14,7 +14,7 @@ import pytest
 
 from codemods.engine.diagnostics import Finding, Kind
 from codemods.engine.rule import Rule
-from codemods.engine.suppression import Comment, Used, reach, silencing, suppressions
+from codemods.engine.suppression import Comment, Used, reach, silencing, suppressions, with_ignores
 
 
 def _rule(code: str, name: str) -> Rule:
@@ -188,3 +188,31 @@ def test_used_starts_with_nothing_silenced() -> None:
     used = Used(comments)
     assert (used.comments, used.silenced) == (comments, {})
     assert Used(comments).silenced is not used.silenced
+
+
+# -- with_ignores (--add-noqa) --
+
+
+def test_with_ignores_appends_a_comment_or_completes_the_lines_own_and_changes_nothing_else() -> None:
+    text = ("import jax\r\n"
+            "x = jax.tree_map(f, t)   \r\n"
+            "y = f(a)  # noqa: E501\n"
+            "z = g(b)  # jax-codemod: ignore[JAX001] reviewed\n"
+            "w = h(\n"
+            "    c)")
+    new, refused = with_ignores(text, {2: ["JAX101"], 3: ["JAX101", "JAX001", "JAX101"], 4: ["JAX101"], 6: ["JAX140"]})
+    assert (new, refused) == ("import jax\r\n"
+                              "x = jax.tree_map(f, t)  # jax-codemod: ignore[JAX101]\r\n"
+                              "y = f(a)  # noqa: E501  # jax-codemod: ignore[JAX001, JAX101]\n"
+                              "z = g(b)  # jax-codemod: ignore[JAX001, JAX101] reviewed\n"
+                              "w = h(\n"
+                              "    c)  # jax-codemod: ignore[JAX140]", [])
+    assert {line: comment.selectors for line, comment in suppressions(new).items()} == {
+        2: ("JAX101",), 3: ("JAX001", "JAX101"), 4: ("JAX001", "JAX101"), 6: ("JAX140",)}
+    assert with_ignores(new, {4: ["JAX001"]}) == (new, [])  # a code already named: unchanged
+
+
+def test_with_ignores_refuses_a_line_that_ends_inside_a_string_or_with_a_backslash() -> None:
+    text = 'x = f(a, \\\n      b)\ns = """one\ntwo"""\n'
+    assert with_ignores(text, {1: ["JAX101"], 3: ["JAX101"], 9: ["JAX101"]}) == (text, [1, 3, 9])
+    assert with_ignores(text, {4: ["JAX101"]})[0] == 'x = f(a, \\\n      b)\ns = """one\ntwo"""  # jax-codemod: ignore[JAX101]\n'

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import select
 import shutil
 import subprocess
@@ -67,7 +68,7 @@ def test_an_unsafe_fix_keeps_check_failing_until_applied(tmp_path: Path) -> None
     (tmp_path / "k.py").write_text(TANH_KERNEL)
     check = fix("--check", "--no-cache", "k.py", cwd=tmp_path)
     assert check.returncode == 1, "the kernel still fails: --check must not pass"
-    assert b"1 unsafe fixes not applied" in check.stderr and b"[dropped, unsafe fix: --unsafe-fixes]" in check.stderr
+    assert b"1 unsafe fix not applied" in check.stderr and b"[dropped, unsafe fix: --unsafe-fixes]" in check.stderr
     written = fix("--write", "--no-cache", "k.py", cwd=tmp_path)
     assert written.returncode == 1 and TANH_HINT in (tmp_path / "k.py").read_bytes(), "--write applies safe fixes only"
     unsafe = fix("--write", "--unsafe-fixes", "--no-cache", "k.py", cwd=tmp_path)
@@ -172,6 +173,102 @@ def test_diff_base_processes_only_files_changed_since_the_revision(tmp_path: Pat
     assert missing.returncode == 2 and b"no-such-rev" in missing.stderr and b"Traceback" not in missing.stderr
 
 
+@needs_git
+def test_diff_base_reports_only_the_branchs_changes_when_the_base_branch_moved_on(tmp_path: Path) -> None:
+    """`--diff-base main` compares with where the branch left main (`git diff main...`), not with
+    main's tip: a kernel file changed on main since is not the pull request's."""
+    git("init", "-q", "-b", "main", cwd=tmp_path)
+    git("config", "user.email", "t@example.com", cwd=tmp_path)
+    git("config", "user.name", "t", cwd=tmp_path)
+    for name in ("mine.py", "theirs.py"):
+        (tmp_path / name).write_text(dot_kernel())
+    git("add", ".", cwd=tmp_path)
+    git("commit", "-qm", "base", cwd=tmp_path)
+    git("switch", "-qc", "pr", cwd=tmp_path)
+    (tmp_path / "mine.py").write_text(dot_kernel("  # the pull request's edit"))
+    git("commit", "-qam", "the pull request", cwd=tmp_path)
+    git("switch", "-q", "main", cwd=tmp_path)
+    (tmp_path / "theirs.py").write_text(dot_kernel("  # main moves on"))
+    (tmp_path / "new_on_main.py").write_text(dot_kernel())
+    git("add", ".", cwd=tmp_path)
+    git("commit", "-qm", "main moves on", cwd=tmp_path)
+    git("switch", "-q", "pr", cwd=tmp_path)
+    result = fix("--check", "--diff-base", "main", cwd=tmp_path)
+    assert result.stdout.decode().split() == ["mine.py"], result.stderr.decode()
+    assert b"warning" not in result.stderr
+
+
+OLD_TREE_MAP = "import jax\n\nold = jax.tree_map(str, {})\n"
+
+
+@needs_git
+def test_only_changed_lines_keeps_the_findings_on_the_lines_the_branch_changed(tmp_path: Path) -> None:
+    """reviewdog's filter-mode=added: a file the branch touches keeps its older findings out of the gate."""
+    git("init", "-q", "-b", "main", cwd=tmp_path)
+    git("config", "user.email", "t@example.com", cwd=tmp_path)
+    git("config", "user.name", "t", cwd=tmp_path)
+    (tmp_path / "touched.py").write_text(OLD_TREE_MAP)
+    (tmp_path / "legacy.py").write_text(OLD_TREE_MAP)
+    git("add", ".", cwd=tmp_path)
+    git("commit", "-qm", "base", cwd=tmp_path)
+    git("switch", "-qc", "pr", cwd=tmp_path)
+    (tmp_path / "touched.py").write_text(OLD_TREE_MAP + "\nnew = jax.tree_map(repr, {})\n")
+    git("mv", "legacy.py", "moved.py", cwd=tmp_path)  # renamed, not edited: no line of it is the branch's
+    (tmp_path / "added.py").write_text(OLD_TREE_MAP)  # untracked: every line is new
+    everything = fix("--diff-base", "main", "--select", "JAX101", cwd=tmp_path)
+    assert sorted(line.split(": ")[0] for line in everything.stderr.decode().splitlines() if "JAX101" in line) == [
+        "added.py:3:7", "moved.py:3:7", "touched.py:3:7", "touched.py:5:7"]
+    changed = fix("--diff-base", "main", "--select", "JAX101", "--only-changed-lines", cwd=tmp_path)
+    assert changed.returncode == 1
+    stderr = changed.stderr.decode()
+    assert sorted(line.split(": ")[0] for line in stderr.splitlines() if "JAX101" in line) == [
+        "added.py:3:7", "touched.py:5:7"], stderr
+    assert "2 findings on lines the branch did not change left out (--only-changed-lines)" in stderr
+    diff = changed.stdout.decode()
+    assert "-new = jax.tree_map(repr, {})" in diff and "-old = jax.tree_map(str, {})\n+old" in diff.split("touched.py")[0]
+    assert diff.count("-old = jax.tree_map") == 1, "only added.py's old line: touched.py's is not the branch's"
+    git("add", ".", cwd=tmp_path)
+    git("commit", "-qm", "the pull request", cwd=tmp_path)
+    assert fix("--check", "--select", "JAX101", "--only-changed-lines", "--diff-base", "main", "--select", "JAX101",
+               "touched.py", cwd=tmp_path).stdout.decode().split() == ["touched.py"]
+    usage = fix("--only-changed-lines", ".", cwd=tmp_path)
+    assert usage.returncode == 2 and b"give --diff-base REV" in usage.stderr
+
+
+def test_add_noqa_silences_every_finding_once_and_changes_nothing_else(tmp_path: Path) -> None:
+    """Adopting the gate on a tree with findings: a comment per finding's line, naming its codes
+    (on the line its suppression is read from, not the earlier line a fix's span may start on),
+    idempotent; afterwards `--check` passes. Every byte but the comments is kept."""
+    fixture = REPO / "tests/fixtures/accuracy/multiline_calls_with_comments.in.py"
+    (tmp_path / "kernels.py").write_bytes(fixture.read_bytes())
+    (tmp_path / "old.py").write_bytes(b"import jax\r\nx = jax.tree_map(f, t)  # noqa: E501\r\n"
+                                      b"y = jax.tree_map(g, u)  # jax-codemod: ignore[JAX001]\r\n")
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    assert fix("--check", "--scope", "all", ".", cwd=tmp_path).returncode == 1
+    first = fix("--add-noqa", "--scope", "all", ".", cwd=tmp_path)
+    assert first.returncode == 0 and first.stdout == b"", first.stderr.decode()
+    assert "suppression comments added to 2 files" in first.stderr.decode()
+    assert (tmp_path / "old.py").read_bytes() == (
+        b"import jax\r\nx = jax.tree_map(f, t)  # noqa: E501  # jax-codemod: ignore[JAX101]\r\n"
+        b"y = jax.tree_map(g, u)  # jax-codemod: ignore[JAX001, JAX101]\r\n")
+    for name, old in before.items():
+        new = (tmp_path / name).read_bytes()
+        assert re.sub(rb"  # jax-codemod: ignore\[JAX\d+\](?=\r?\n)|, JAX\d+(?=\]\r?\n)", b"", new) == old, name
+    written = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    again = fix("--add-noqa", "--scope", "all", ".", cwd=tmp_path)
+    assert again.returncode == 0 and "0 suppression comments added to 0 files" in again.stderr.decode()
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == written
+    assert fix("--check", "--scope", "all", ".", cwd=tmp_path).returncode == 0
+    refused = tmp_path / "continued.py"
+    refused.write_text("import jax\nx = jax.tree_map(f, \\\n    t)\n")
+    stuck = fix("--add-noqa", "continued.py", cwd=tmp_path)
+    assert stuck.returncode == 1 and refused.read_text() == "import jax\nx = jax.tree_map(f, \\\n    t)\n"
+    assert ("continued.py:2: JAX101: no suppression comment can go on this line (it ends inside a string or with a "
+            "backslash): the finding stays") in stuck.stderr.decode()
+    usage = fix("--add-noqa", "--write", ".", cwd=tmp_path)
+    assert usage.returncode == 2 and b"--add-noqa writes suppression comments" in usage.stderr
+
+
 # -- 10. monorepo plumbing --
 
 
@@ -246,7 +343,7 @@ def test_interactive_review_asks_per_fix(tmp_path: Path) -> None:
     assert CONV_FIXED in (tmp_path / "a.py").read_bytes()
     for name in ("b.py", "c.py", "d.py"):
         assert CONV_PAIR in (tmp_path / name).read_bytes(), name
-    assert b"1 changed, 1 fixes" in output and b"3 fixes declined" in output, "the summary counts what was written"
+    assert b"1 changed, 1 fix" in output and b"3 fixes declined" in output, "the summary counts what was written"
     assert code == 1, "changes remain pending"
     code, output = run_in_terminal(["--jax-version", TARGET, "-i", "."], tmp_path, [b"a\n"])
     assert output.count(b"Apply this fix?") == 1 and code == 0

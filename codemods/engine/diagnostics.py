@@ -68,6 +68,13 @@ class Finding:
     end_column: int = 0  # 1-based, exclusive
     fix: Optional[Fix] = None
     held_back: bool = False  # a fix the project's jax floor holds back (the summary counts them)
+    # The line a suppression comment silences it on, where that is not `line` (placed on its fix's
+    # span, which may start on an earlier line): where `--add-noqa` writes its comment.
+    silenced_on: int = 0
+
+    @property
+    def comment_line(self) -> int:
+        return self.silenced_on or self.line
 
     @property
     def applied(self) -> bool:

@@ -4,14 +4,18 @@ Folders are walked for `*.py` and Jupyter notebooks (`*.ipynb`, unless `notebook
 virtualenvs, caches, build output: the default `exclude`) and, inside a git work tree, whatever
 git ignores (`.gitignore`, `.git/info/exclude`, the global excludes file). A file named explicitly
 is always processed, excluded or not, unless `--force-exclude` (what pre-commit hooks want, since
-they name every staged file). `--diff-base REV` narrows a run to the files changed since REV, and
+they name every staged file). `--diff-base REV` narrows a run to the files changed since the merge
+base of REV and HEAD, and
 `--shard K/N` to a deterministic Nth of them.
 """
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
 import subprocess
+import sys
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,27 +209,72 @@ def git_toplevel(folder: Path) -> Optional[Path]:
     return Path(os.fsdecode(proc.stdout.strip())) if proc.returncode == 0 else None
 
 
-def changed_since(rev: str, paths: list[Path], notebooks: bool = True) -> list[Path]:
-    """`.py` files (and `.ipynb` ones, with `notebooks`) changed since `rev` in the work tree around the current folder: modified, added,
-    renamed (under their new name) or untracked and not ignored; deleted files are left out. With
-    `paths`, only those under one of them."""
+def _warn(message: str) -> None:
+    sys.stderr.write(f"warning: {message}\n")
+
+
+def _git(top: Path, rev: str, *args: str) -> bytes:
+    proc = subprocess.run(["git", *args], cwd=top, capture_output=True)
+    if proc.returncode != 0:
+        raise DiscoveryError(f"--diff-base {rev}: git {args[0]} failed: "
+                             f"{proc.stderr.decode(errors='replace').strip()}")
+    return proc.stdout
+
+
+def _compared_with(rev: str, warn: Callable[[str], object]) -> tuple[Path, str]:
+    """The work tree's top folder and the commit `--diff-base rev` compares it with (see `changed_since`)."""
     top = git_toplevel(Path.cwd())
     if top is None:
         raise DiscoveryError("--diff-base needs a git work tree; the current folder is not in one")
-
-    def git(*args: str) -> bytes:
-        proc = subprocess.run(["git", *args], cwd=top, capture_output=True)
-        if proc.returncode != 0:
-            raise DiscoveryError(f"--diff-base {rev}: git {args[0]} failed: "
-                                 f"{proc.stderr.decode(errors='replace').strip()}")
-        return proc.stdout
-
     probe = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], cwd=top,
                            capture_output=True)
     if probe.returncode != 0:
         raise DiscoveryError(f"--diff-base {rev}: no such revision in {top}")
-    changed = git("diff", "--name-only", "-z", "-M", "--diff-filter=d", rev, "--")
-    untracked = git("ls-files", "-z", "--others", "--exclude-standard")
+    merge_base = subprocess.run(["git", "merge-base", rev, "HEAD"], cwd=top, capture_output=True)
+    if merge_base.returncode == 0:
+        return top, os.fsdecode(merge_base.stdout.strip())
+    warn(f"--diff-base {rev}: no merge base of {rev} and HEAD in this clone (shallow, or no commit yet?): the "
+         f"files are compared with {rev} itself, so a change made only there is listed too; "
+         "`git fetch --unshallow` fetches the history")
+    return top, rev
+
+
+_HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,(?P<count>\d+))? @@", re.M)
+
+
+def changed_lines(rev: str, warn: Callable[[str], object] = lambda message: None) -> dict[str, frozenset[int]]:
+    """The lines of each file that the work tree adds or changes since `--diff-base rev` compares
+    with (reviewdog's `filter-mode=added`), by real path. A file not listed, but among
+    `changed_since`'s, is new (untracked): every line of it is."""
+    top, base = _compared_with(rev, warn)
+    diff = _git(top, rev, "-c", "core.quotePath=false", "diff", "-U0", "-M", "--diff-filter=d", "--no-color",
+                "--no-ext-diff", base, "--")
+    lines: dict[str, frozenset[int]] = {}
+    for part in re.split(rb"^diff --git ", diff, flags=re.M)[1:]:
+        # No `+++` line: no content change (a pure rename, a mode change), so no line is new.
+        name = re.search(rb"^\+\+\+ (?:b/)?(.*)$", part, flags=re.M) or re.search(rb"^rename to (.*)$", part, flags=re.M)
+        if name is None:
+            continue
+        named = name[1].removesuffix(b"\t")  # git ends a name with a space in it with a tab
+        if named.startswith(b'"'):  # C-quoted by git: a quote, a backslash or a control character
+            named = codecs.escape_decode(named[1:-1])[0].removeprefix(b"b/")
+        added = (range(int(hunk["start"]), int(hunk["start"]) + int(hunk["count"] or 1)) for hunk in _HUNK.finditer(part))
+        lines[os.path.realpath(top / os.fsdecode(named))] = frozenset(line for span in added for line in span)
+    return lines
+
+
+def changed_since(rev: str, paths: list[Path], notebooks: bool = True,
+                  warn: Callable[[str], object] = _warn) -> list[Path]:
+    """`.py` files (and `.ipynb` ones, with `notebooks`) changed since `rev` in the work tree around the current folder: modified, added,
+    renamed (under their new name) or untracked and not ignored; deleted files are left out. With
+    `paths`, only those under one of them.
+
+    Changed since the merge base of `rev` and HEAD, as `git diff rev...` and a pull request see
+    it: a file changed only on `rev`'s branch since this one left it is not this branch's change.
+    Without a merge base in the clone (a shallow one), `rev` itself, and `warn` says so."""
+    top, base = _compared_with(rev, warn)
+    changed = _git(top, rev, "diff", "--name-only", "-z", "-M", "--diff-filter=d", base, "--")
+    untracked = _git(top, rev, "ls-files", "-z", "--others", "--exclude-standard")
     suffixes = (b".py", b".ipynb") if notebooks else (b".py",)
     names = sorted({n for n in (changed + b"\0" + untracked).split(b"\0") if n.endswith(suffixes)})
     files = [top / os.fsdecode(name) for name in names]

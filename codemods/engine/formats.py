@@ -87,7 +87,8 @@ and, when it can be said exactly in SARIF's terms, a `fixes` entry: one replacem
 `uriBaseId: "%SRCROOT%"` (the folder the tool ran in; not spelled out in `originalUriBaseIds`,
 so that the log does not depend on the machine) when the file is under that folder, else `file:`
 URIs; both percent-encoded. Files that could not be processed are
-`invocations[0].toolExecutionNotifications` (level "error", with the file's location), and
+`invocations[0].toolExecutionNotifications` (level "error", with the file's location and the line
+a parse error names), and
 make `executionSuccessful` false. `suppressed` is `runs[0].properties.suppressed`. In a notebook,
 the region's lines are lines of the cell, which the location names as a logical location
 (`{"name": "cell 4", "fullyQualifiedName": "nb.ipynb:cell 4", "kind": "module"}`) and as
@@ -102,7 +103,8 @@ One workflow command a line, as `@actions/core` writes them::
     ::notice file=src/a.py,line=13,col=38,endLine=13,endColumn=73,title=JAX002 [dropped, unsafe fix: --unsafe-fixes]::...
 
 `warning` for manual/warning findings, `notice` for fixed/dropped, and `error` (with `file=`
-and `title=jax-codemod`) for a file that could not be processed. Values are escaped as the
+and `title=jax-codemod`) for a file that could not be processed, on the line and column its
+message names (a parse error's `(line 3, column 9)`: `line=3,col=9`). Values are escaped as the
 toolkit does (`%`, CR, LF in the message; also `:` and `,` in properties). Columns are given
 only when the finding starts and ends on one line (GitHub's annotations take them only then). A
 finding in a notebook is annotated on the file, without `line` (the notebook's lines are JSON):
@@ -134,6 +136,7 @@ from codemods.engine.diagnostics import Finding, Kind, TextEdit
 from codemods.engine.positions import UTF8, Positions
 from codemods.engine.report import FileResult, Summary, file_diff, fix_diff, in_cell, render_finding
 from codemods.engine.rule import Rule
+from codemods.engine.source import error_position
 
 JSON_FORMAT_VERSION = 3
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -393,10 +396,14 @@ def render_sarif(results: Sequence[FileResult], *, rules: Sequence[Rule], tool_v
             entry["properties"] = properties
             sarif_results.append(entry)
         if result.error is not None:
+            at = error_position(result.error)
+            physical: dict[str, Any] = {"artifactLocation": _artifact_location(result.path)}
+            if at:
+                physical["region"] = {"startLine": at[0]}
             notifications.append({
                 "level": "error",
                 "message": {"text": f"{result.path}: {result.error}"},
-                "locations": [{"physicalLocation": {"artifactLocation": _artifact_location(result.path)}}],
+                "locations": [{"physicalLocation": physical}],
             })
     invocation: dict[str, Any] = {"executionSuccessful": not notifications}
     if notifications:
@@ -458,7 +465,9 @@ def render_github(results: Sequence[FileResult], *, suppressed: int = 0) -> str:
     lines: list[str] = []
     for result in _ordered(results):
         if result.error is not None:
-            lines.append(_command("error", [("file", _shown_path(result.path)[0]), ("title", TOOL_NAME)],
+            at = error_position(result.error)
+            place = [("line", at[0]), ("col", at[1])] if at else []
+            lines.append(_command("error", [("file", _shown_path(result.path)[0]), *place, ("title", TOOL_NAME)],
                                   result.error))
         for finding in _ordered_findings(result):
             cell = in_cell(result, finding.line)
@@ -501,14 +510,19 @@ def _rdjson_location(result: FileResult, finding: Finding, text: Optional[Positi
 def render_rdjson(results: Sequence[FileResult], *, suppressed: int = 0) -> str:
     """reviewdog's Diagnostic Format (`DiagnosticResult`, https://github.com/reviewdog/reviewdog/tree/master/proto/rdf):
     one diagnostic per finding, its fix's edits as `suggestions` (GitHub "suggested changes" with
-    `reviewdog -f=rdjson -reporter=github-pr-review`); a file that could not be processed is an ERROR.
+    `reviewdog -f=rdjson -reporter=github-pr-review`); a file that could not be processed is an ERROR
+    (on the line a parse error names).
     A finding in a notebook names the file only (its lines are JSON) and starts `cell N:L:C: `."""
     del suppressed  # per finding, as github
     diagnostics: list[dict[str, Any]] = []
     for result in _ordered(results):
         if result.error is not None:
-            diagnostics.append({"message": result.error, "location": {"path": _shown_path(result.path)[0]},
-                                "severity": "ERROR", "source": {"name": TOOL_NAME}})
+            at = error_position(result.error)
+            location: dict[str, Any] = {"path": _shown_path(result.path)[0]}
+            if at:
+                location["range"] = {"start": {"line": at[0]}}
+            diagnostics.append({"message": result.error, "location": location, "severity": "ERROR",
+                                "source": {"name": TOOL_NAME}})
         text = _positions(result)
         for finding in _ordered_findings(result):
             cell = in_cell(result, finding.line)
@@ -554,7 +568,7 @@ def render_gitlab(results: Sequence[FileResult], *, suppressed: int = 0) -> str:
     for result in _ordered(results):
         path = _shown_path(result.path)[0]
         if result.error is not None:
-            entries.append(entry(path, TOOL_NAME, result.error, "critical", 1))
+            entries.append(entry(path, TOOL_NAME, result.error, "critical", (error_position(result.error) or (1,))[0]))
         for finding in _ordered_findings(result):
             cell = in_cell(result, finding.line)
             description = f"{finding.code} {finding.labelled_message}" if cell is None else \

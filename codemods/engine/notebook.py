@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
 from codemods.engine.diagnostics import TextEdit, apply_text_edits
-from codemods.engine.source import SourceError
+from codemods.engine.source import ERROR_POSITION, SourceError
 
 SUFFIX = ".ipynb"
 
@@ -190,7 +190,7 @@ class Cells:
             where = self.locate(int(match["line"]))
             return match[0] if where is None else f"(cell {where[0]}, line {where[1]}, column {match['column']})"
 
-        return re.sub(r"\(line (?P<line>\d+), column (?P<column>\d+)\)", cell_terms, message)
+        return ERROR_POSITION.sub(cell_terms, message)
 
 
 @dataclass(frozen=True)

@@ -55,8 +55,12 @@ class _Group:
     slug: str = ""
 
     @property
+    def processed(self) -> list[tuple[str, FileResult]]:
+        return [(name, result) for name, result in self.files if not _unprocessed(result)]
+
+    @property
     def patch(self) -> bytes:
-        return b"".join(_file_patch(name, result) for name, result in self.files if result.new_source is not None)
+        return b"".join(_file_patch(name, result) for name, result in self.processed if result.new_source is not None)
 
 
 @dataclass(frozen=True)
@@ -103,7 +107,7 @@ class Plan:
     def _groups(self, results: Iterable[FileResult]) -> list[_Group]:
         groups: dict[str, _Group] = {}
         for result in results:
-            if result.error is not None or (result.new_source is None and not result.findings):
+            if not _unprocessed(result) and result.new_source is None and not result.findings:
                 continue
             name = Path(os.path.relpath(_real_folder(result.path), self.root)).as_posix()
             if name.startswith("../"):
@@ -123,18 +127,24 @@ class Plan:
         column = "owner" if self.codeowners else "directory"
         lines = [f"# jax-codemod patches\n\n{heading}, {self.describe()}: one patch per {column}; each applies "
                  "with `git apply` on its own, in any order.\n",
-                 f"| {column} | files | fixes | manual | patch file |", "|---|---:|---:|---:|---|"]
+                 f"| {column} | files | fixes | manual | not processed | patch file |", "|---|---:|---:|---:|---:|---|"]
         for group in groups:
-            patch = f"{group.slug}.patch"
-            link = f"[{patch}]({patch})" if patch in files else "none (nothing to change)"
-            findings = [f for _, result in group.files for f in result.findings]
-            changed = sum(result.new_source is not None for _, result in group.files)
+            patch, processed = f"{group.slug}.patch", group.processed
+            link = f"[{patch}]({patch})" if patch in files else \
+                "none (nothing to change)" if processed else "none (no file processed)"
+            findings = [f for _, result in processed for f in result.findings]
+            changed = sum(result.new_source is not None for _, result in processed)
             lines.append(f"| {self._label(group.key).replace('|', chr(92) + '|')} | {changed} | "
-                         f"{sum(f.applied for f in findings)} | {sum(_manual(f) for f in findings)} | {link} |")
+                         f"{sum(f.applied for f in findings)} | {sum(_manual(f) for f in findings)} | "
+                         f"{len(group.files) - len(processed)} | {link} |")
         for group in groups:
             lines += ["", f"## {self._label(group.key)}"]
-            lines += _section("Files", [f"{name}: " + _count(result) for name, result in group.files])
-            fixes = Counter(f.code for _, result in group.files for f in result.findings if f.applied)
+            lines += _section("Not processed (nothing in them was looked at: fix the cause, then run again)",
+                              [f"{name}: " + (f"error: {result.error}" if result.error is not None
+                                              else f"skipped: {result.skipped}")
+                               for name, result in group.files if _unprocessed(result)])
+            lines += _section("Files", [f"{name}: " + _count(result) for name, result in group.processed])
+            fixes = Counter(f.code for _, result in group.processed for f in result.findings if f.applied)
             lines += _section("Fixes by rule", [f"{code}: {count}" for code, count in sorted(fixes.items())])
             lines += _section("Manual findings left", _listed(group, _manual))
             lines += _section("Unsafe fixes not applied (--unsafe-fixes applies them)", _listed(group, _unsafe))
@@ -145,6 +155,12 @@ def _real_folder(path: str) -> str:
     """The file's path through its real folder (as git names the root), keeping its own name."""
     absolute = os.path.abspath(path)
     return os.path.join(os.path.realpath(os.path.dirname(absolute)), os.path.basename(absolute))
+
+
+def _unprocessed(result: FileResult) -> bool:
+    """A file that could not be read, parsed or written, or was skipped (a FIFO, a huge file):
+    listed for its owner with the reason, in no patch."""
+    return result.error is not None or result.skipped is not None
 
 
 def _manual(finding: Finding) -> bool:
@@ -163,7 +179,7 @@ def _count(result: FileResult) -> str:
 def _listed(group: _Group, wanted) -> list[str]:
     """`path:line: CODE [label] message` (in a notebook `path:cell N:line: ...`) of the wanted findings."""
     out = []
-    for name, result in group.files:
+    for name, result in group.processed:
         for finding in sorted(filter(wanted, result.findings), key=Finding.sort_key):
             where = in_cell(result, finding.line)
             place = f"{name}:cell {where[0]}:{where[1]}" if where else f"{name}:{finding.line}"

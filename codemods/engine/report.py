@@ -69,13 +69,21 @@ class Summary:
     def render(self, *, written: bool) -> str:
         verb = "changed" if written else "would change"
         return (
-            f"{self.scanned} files scanned, {self.parsed} parsed, {self.changed} {verb}, "
-            f"{self.fixes} fixes, {self.manual} need manual review, {self.errors} errors"
-            + (f", {self.unsafe} unsafe fixes not applied (--unsafe-fixes applies them)" if self.unsafe else "")
-            + (f", {self.declined} fixes declined" if self.declined else "")
+            f"{plural(self.scanned, 'file')} scanned, {self.parsed} parsed, {self.changed} {verb}, "
+            f"{plural(self.fixes, 'fix')}, {self.manual} need{'s' if self.manual == 1 else ''} manual review, "
+            f"{plural(self.errors, 'error')}"
+            + (f", {plural(self.unsafe, 'unsafe fix')} not applied (--unsafe-fixes applies them)" if self.unsafe else "")
+            + (f", {plural(self.declined, 'fix')} declined" if self.declined else "")
             + (f", {self.suppressed} suppressed" if self.suppressed else "")
             + (f", {self.skipped} skipped" if self.skipped else "")
         )
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 file`, `2 files`, `1 fix`, `0 fixes`: the count with its noun (a regular plural)."""
+    if count == 1:
+        return f"{count} {noun}"
+    return f"{count} {noun}{'es' if noun.endswith(('s', 'x', 'ch', 'sh')) else 's'}"
 
 
 _NO_NEWLINE = b"\\ No newline at end of file\n"

@@ -34,7 +34,7 @@ from codemods.engine.prefilter import rules_for
 from codemods.engine.report import FileResult
 from codemods.engine.rule import SUPPRESSIONS, ParsedFile, Rule
 from codemods.engine.source import SourceError, decode, utf8_code, write_atomically
-from codemods.engine.suppression import Used, reach, silencing, suppressions
+from codemods.engine.suppression import Used, reach, silencing, suppressions, with_ignores
 from codemods.settings import Scope, Settings
 
 if TYPE_CHECKING:
@@ -678,7 +678,8 @@ def _with_own_edits(findings: list[Finding], text: str, path: str) -> list[tuple
             continue
         assert finding.fix.plan is not None
         alone = render(text, finding.fix.plan, path)
-        out.append((anchor(replace(finding, fix=replace(finding.fix, edits=text_edits(text, alone))), positions), alone))
+        placed = anchor(replace(finding, fix=replace(finding.fix, edits=text_edits(text, alone))), positions)
+        out.append((placed if placed.line == finding.line else replace(placed, silenced_on=finding.line), alone))
     return out
 
 
@@ -769,6 +770,28 @@ def write(result: FileResult) -> None:
         write_atomically(path, result.new_source)
     except OSError as error:
         result.error = f"cannot write: {error.strerror or error}"
+
+
+def write_ignores(result: FileResult) -> list[int]:
+    """`--add-noqa`: write a suppression comment naming its codes on the line of each of the
+    file's findings (nothing else changes); the lines that could not take one. A failure is the
+    result's error, as `write`'s."""
+    path = Path(result.path)
+    codes: dict[int, set[str]] = {}
+    for finding in result.findings:
+        codes.setdefault(finding.comment_line, set()).add(finding.code)
+    try:
+        raw = path.read_bytes()
+        source = notebook.read(path, raw) if notebook.is_notebook(path) else decode(path, raw)
+        text, refused = with_ignores(source.text, codes)
+        if text != source.text:
+            result.raw, result.new_source = raw, source.encode(text)
+            write(result)
+    except OSError as error:
+        result.error = f"cannot read: {error.strerror or error}"
+    except (SourceError, UnicodeError) as error:
+        result.error = f"cannot add the suppression comments: {error}"
+    return refused if result.error is None else []
 
 
 def default_jobs() -> int:

@@ -15,10 +15,21 @@ import threading
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 
 class SourceError(Exception):
     """A file we cannot read as Python source; the message says why, for the report."""
+
+
+# Where a parse error is, as its message says it: `cannot parse: invalid syntax (line 3, column 9)`.
+ERROR_POSITION = re.compile(r"\(line (?P<line>\d+), column (?P<column>\d+)\)")
+
+
+def error_position(message: str) -> Optional[tuple[int, int]]:
+    """The 1-based line and column an error's message names (a parse error's), else None."""
+    found = ERROR_POSITION.search(message)
+    return (int(found["line"]), int(found["column"])) if found else None
 
 
 @dataclass(frozen=True)

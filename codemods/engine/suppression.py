@@ -15,7 +15,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 from codemods.engine.diagnostics import Finding
 from codemods.engine.rule import Rule, selects
@@ -85,3 +85,35 @@ def silencing(finding: Finding, rule: Rule, comments: dict[int, Comment],
         if named is not None:
             return line, named
     return None
+
+
+def with_ignores(text: str, codes: Mapping[int, Iterable[str]]) -> tuple[str, list[int]]:
+    """`text` with a `# jax-codemod: ignore[CODE, ...]` comment on each line of `codes` that silences
+    those codes there (Ruff's `--add-noqa`), and the lines that cannot take one. A line's own
+    suppression comment gets the codes it lacks; another comment is kept, the marker after it.
+    Nothing else changes: the line's end, the other lines. A line that ends inside a string or
+    with a backslash cannot take a comment."""
+    ends: set[int] = set()  # lines that end in code or a comment, where a comment may follow
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT):
+                ends.add(token.start[0])
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    existing = suppressions(text)
+    lines = io.StringIO(text).readlines()
+    refused = []
+    for number, wanted in sorted(codes.items()):
+        if number not in ends or not 1 <= number <= len(lines):
+            refused.append(number)
+            continue
+        line = lines[number - 1]
+        body = line.rstrip("\r\n")
+        comment = existing.get(number)
+        if comment is None:
+            body = body.rstrip(" \t") + f"  # jax-codemod: ignore[{', '.join(sorted(set(wanted)))}]"
+        elif comment.selectors is not None:  # (a bare `ignore` silences every code already)
+            named = [*comment.selectors, *sorted(set(wanted) - set(comment.selectors))]
+            body = body[:comment.column - 1] + f"jax-codemod: ignore[{', '.join(named)}]" + body[comment.end_column - 1:]
+        lines[number - 1] = body + line[len(line.rstrip("\r\n")):]
+    return "".join(lines), refused

@@ -76,17 +76,23 @@ def _locate(rule: Rule, file: ParsedFile, line: int) -> Optional[tuple[int, int]
     return min(line, *(node.lineno for node in nodes)), max(line, *(node.end_lineno for node in nodes))  # type: ignore[attr-defined]
 
 
+# What the fix of a row whose call changes shape does to the call (`a_min=` -> `min=`), in the
+# words of the handler's own tables: its summary and page say it, not `jnp.clip -> jnp.clip`.
+CHANGES = {**core_calls.CHANGES, **pallas_calls.CHANGES}
+
+
 def _rule(row: ApiChange) -> Rule:
     retired = ", ".join(f"{what} in jax {format_version(v)}" for what, v in
                         (("deprecated", row.deprecated), ("removed", row.removed)) if v is not None)
     olds = ", ".join(display(old) for old in row.old)
     new = display(row.new) if row.new else "(no single replacement)"
+    change = CHANGES.get(row.code)
     return Rule(
         code=row.code,
         name=row.name,
-        summary=f"{olds} -> {new} ({retired}).",
+        summary=f"{change or f'{olds} -> {new}'} ({retired}).",
         what=f"""
-            Rewrites {olds} to {new} ({row.change.value}) where the target jax has the replacement
+            Rewrites {f"{olds} calls ({change})" if change else f"{olds} to {new} ({row.change.value})"} where the target jax has the replacement
             (since jax {format_version(row.since)}) and the old spelling is deprecated or removed.
             References through aliases and imports are followed; code inside version guards is left
             alone. {row.migration}
@@ -95,7 +101,7 @@ def _rule(row: ApiChange) -> Rule:
             {olds}: {retired}. Source: {row.source}.
         """,
         example=f"""
-            {olds.split(', ')[0]}  ->  {new}
+            {change.replace(" -> ", "  ->  ") if change else f"{olds.split(', ')[0]}  ->  {new}"}
         """,
         # One of the row's words, whole (`fix`, `clip` or `config` alone are everywhere), in a file
         # that names the module its old names live in.

@@ -400,3 +400,15 @@ HANDLERS: dict[str, Handler] = {
     "JAX191": _make_mesh,
 }
 FINDERS: dict[str, Finder] = {"JAX134": _find_with_mesh}
+# What each handler's fix does to the call, from the handler's own tables: the rule's summary and page.
+CHANGES: dict[str, str] = {
+    "JAX111": "jax.experimental.enable_x64() -> jax.enable_x64(True), jax.experimental.disable_x64() -> "
+              "jax.enable_x64(False)",
+    "JAX130": f"pjit({', '.join(_PJIT[:3])}, ...) -> jax.jit({_PJIT[0]}, "
+              f"{', '.join(name + '=' for name in _PJIT[1:3])}, ...): every argument after {_PJIT[0]} by keyword",
+    "JAX132": f"shard_map({', '.join(_SHARD_MAP[:4])}) -> jax.shard_map({_SHARD_MAP[0]}, "
+              f"{', '.join(name + '=' for name in _SHARD_MAP[1:4])}); {'; '.join(_SHARD_MAP_LABELS.values())}",
+    "JAX140": f"jnp.clip({', '.join(old + '=' for old in _CLIP_OLD)}) -> "
+              f"jnp.clip({', '.join('a' if old == 'a' else new + '=' for old, new in _CLIP_OLD.items())}): "
+              "the array first, by position",
+}

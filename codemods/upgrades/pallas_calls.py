@@ -177,6 +177,7 @@ def _call_of(transform: JaxUpgrade, reference: Reference, how: str) -> Optional[
 _DOT = ("a", "b", "trans_a", "trans_b", "allow_tf32", "precision")
 _TRITON_DOT = f"{_PALLAS}.triton.dot"
 _TRITON_DOT_SINCE = (0, 10, 2)  # jax/experimental/pallas/triton.py, read in the wheels
+_DOT_WRITTEN = "jnp.dot(a, b, precision=..., preferred_element_type=jnp.float32), with a.T / b.T for trans_a / trans_b"
 
 
 def _dot(transform: JaxUpgrade, reference: Reference) -> None:
@@ -185,13 +186,12 @@ def _dot(transform: JaxUpgrade, reference: Reference) -> None:
     is true and HIGHEST where it is false; its result float32 (int32 for integers, float64 for
     float64). In Triton kernels the same function lives on in jax.experimental.pallas.triton;
     elsewhere it becomes jnp.dot with `.T` operands, that precision and preferred_element_type."""
-    wanted = "jnp.dot(a, b, precision=..., preferred_element_type=jnp.float32), with a.T / b.T for trans_a / trans_b"
-    call = _call_of(transform, reference, wanted)
+    call = _call_of(transform, reference, _DOT_WRITTEN)
     if call is None:
         return
     bound = _bind(call, _DOT)
     if bound is None or "a" not in bound or "b" not in bound:
-        transform.manual(call.func, "pl.dot", f"arguments that do not bind to pl.dot{_DOT}: {wanted}")
+        transform.manual(call.func, "pl.dot", f"arguments that do not bind to pl.dot{_DOT}: {_DOT_WRITTEN}")
         return
     if transform.analysis.kernels.backends_of(call) == {TRITON}:
         _triton_dot(transform, call)
@@ -201,7 +201,7 @@ def _dot(transform: JaxUpgrade, reference: Reference) -> None:
     for operand, flag in (("a", "trans_a"), ("b", "trans_b")):
         transposed = _literal(bound.get(flag), False)
         if not isinstance(transposed, bool):
-            transform.manual(call.func, "pl.dot", f"{flag} is not a literal True or False: {wanted}")
+            transform.manual(call.func, "pl.dot", f"{flag} is not a literal True or False: {_DOT_WRITTEN}")
             return
         if flag in bound:
             changes[flag] = None
@@ -219,7 +219,7 @@ def _dot(transform: JaxUpgrade, reference: Reference) -> None:
             return
         precision = transform.spell("jax.lax.Precision", call.func, fix)
         if precision is None:
-            transform.manual(call.func, "pl.dot", f"{wanted} (the name lax is taken here)")
+            transform.manual(call.func, "pl.dot", f"{_DOT_WRITTEN} (the name lax is taken here)")
             return
         changes["allow_tf32"] = _New("precision", lambda _code: f"{precision}.{'HIGH' if allow_tf32 else 'HIGHEST'}")
         if given is not None:
@@ -230,7 +230,7 @@ def _dot(transform: JaxUpgrade, reference: Reference) -> None:
         changes["precision"] = _New("precision")  # keyword-only in jnp.dot
     callee, float32 = (transform.spell(name, call.func, fix) for name in ("jax.numpy.dot", "jax.numpy.float32"))
     if callee is None or float32 is None:
-        transform.manual(call.func, "pl.dot", f"{wanted} (the name jnp is taken here)")
+        transform.manual(call.func, "pl.dot", f"{_DOT_WRITTEN} (the name jnp is taken here)")
         return
     transform.rewrite(fix, call, _reshape(_DOT, changes, callee, f"preferred_element_type={float32}"))
     transform.forget_imports(fix, call.func)
@@ -261,6 +261,7 @@ def _triton_dot(transform: JaxUpgrade, call: ast.Call) -> None:
 # -- JAX170: pltpu.repeat --
 
 _REPEAT = ("x", "repeats", "axis")
+_TILE = "jnp.tile(x, [repeats if i == axis else 1 for i in range(x.ndim)])"
 
 
 def _repeat(transform: JaxUpgrade, reference: Reference) -> None:
@@ -268,13 +269,12 @@ def _repeat(transform: JaxUpgrade, reference: Reference) -> None:
     for i in range(x.ndim)])` in its last release (0.10.1). A negative axis needs no ndim (jnp.tile
     pads short reps with leading 1s); for any other axis, `repeats` copies of x are concatenated,
     which needs a literal count."""
-    formula = "jnp.tile(x, [repeats if i == axis else 1 for i in range(x.ndim)])"
-    call = _call_of(transform, reference, formula)
+    call = _call_of(transform, reference, _TILE)
     if call is None:
         return
     bound = _bind(call, _REPEAT)
     if bound is None or len(bound) != len(_REPEAT):
-        transform.manual(call.func, "pltpu.repeat", f"arguments that do not bind to pltpu.repeat{_REPEAT}: {formula}")
+        transform.manual(call.func, "pltpu.repeat", f"arguments that do not bind to pltpu.repeat{_REPEAT}: {_TILE}")
         return
     axis, repeats = _literal(bound["axis"], None), _literal(bound["repeats"], None)
     changes: dict[str, Optional[_New]] = {"x": _New(), "axis": None}
@@ -286,16 +286,16 @@ def _repeat(transform: JaxUpgrade, reference: Reference) -> None:
         changes.update(x=_New(value=lambda code: f"[{code}] * {repeats}"), repeats=None, axis=_New("axis"))
     else:
         transform.manual(call.func, "pltpu.repeat", f"repeats is no literal count, and axis no literal negative "
-                                                    f"int: {formula}")
+                                                    f"int: {_TILE}")
         return
     order = [name for argument in [*call.args, *call.keywords] for name in bound if bound[name] is argument]
     if order.index("x") > order.index("repeats"):
-        transform.manual(call.func, "pltpu.repeat", f"repeats before x: {formula}")
+        transform.manual(call.func, "pltpu.repeat", f"repeats before x: {_TILE}")
         return
     fix = FixPlan()
     callee = transform.spell(new, call.func, fix)
     if callee is None:
-        transform.manual(call.func, "pltpu.repeat", f"{formula} (the name jnp is taken here)")
+        transform.manual(call.func, "pltpu.repeat", f"{_TILE} (the name jnp is taken here)")
         return
     transform.rewrite(fix, call, _reshape(_REPEAT, changes, callee))
     transform.forget_imports(fix, call.func)
@@ -308,13 +308,14 @@ _LOAD = ("x_ref_or_view", "idx")
 _LOAD_OPTIONS = {"mask": None, "other": None, "cache_modifier": None, "eviction_policy": None, "volatile": False}
 _STORE = ("x_ref_or_view", "idx", "val")
 _STORE_OPTIONS = {"mask": None, "eviction_policy": None}
+_LOAD_WRITTEN, _STORE_WRITTEN = "ref[idx]", "ref[idx] = val"
 
 
 def _load_store(transform: JaxUpgrade, reference: Reference) -> None:
     """Without a mask (or another Triton option), `pl.load(ref, idx)` is `ref[idx]`, as its own
     docstring says, and a `pl.store(ref, idx, val)` statement is `ref[idx] = val`."""
     store = reference.old.endswith(".store")
-    old, written = ("pl.store", "ref[idx] = val") if store else ("pl.load", "ref[idx]")
+    old, written = ("pl.store", _STORE_WRITTEN) if store else ("pl.load", _LOAD_WRITTEN)
     call = _call_of(transform, reference, written)
     if call is None:
         return
@@ -492,3 +493,13 @@ HANDLERS: dict[str, Handler] = {
     "JAX173": _block_spec,
 }
 FINDERS: dict[str, Finder] = {"JAX172": _find_dict_params}
+# What each handler's fix does to the call, from the handler's own tables: the rule's summary and page.
+CHANGES: dict[str, str] = {
+    "JAX150": f"pl.dot({', '.join(_DOT)}) -> {_DOT_WRITTEN}",
+    "JAX170": f"pltpu.repeat({', '.join(_REPEAT)}) -> {_TILE}",
+    "JAX171": f"pl.load(ref, idx) -> {_LOAD_WRITTEN}, pl.store(ref, idx, val) -> {_STORE_WRITTEN}, without a mask "
+              "or another Triton option",
+    "JAX172": "compiler_params=dict(KEY=dict(...)) -> compiler_params=CLASS(...): "
+              + ", ".join(f"{key} -> {display(cls)}" for key, (cls, _) in _PARAMS.items()),
+    "JAX173": "pl.BlockSpec(index_map, block_shape) -> pl.BlockSpec(block_shape, index_map): the new argument order",
+}
