@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.metadata
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from typing import Optional, Union
@@ -64,17 +65,49 @@ def print_tails(rows: list[Row]) -> None:
     sys.stderr.flush()
 
 
+def exit_status(rows: list[Row], allow_skip: bool) -> int:
+    """1 when a row failed; 3 when one was not exercised (unless allowed: a path this machine cannot
+    run is not a pass); else 0."""
+    if any(row.failed for row in rows):
+        return 1
+    skipped = [row.example for row in rows if row.skipped]
+    if skipped and not allow_skip:
+        print(f"not exercised here: {', '.join(skipped)} (exit 3; --allow-skip accepts that)", file=sys.stderr)
+        return 3
+    return 0
+
+
 def details(rows: list[Row]) -> str:
     return "\n\n".join(f"## {row.example}\n" + "\n".join(row.details) for row in rows if row.details)
 
 
-def load_jax_support():
-    """tests/jax_support.py by file path: a `tests` package installed elsewhere cannot shadow it."""
-    spec = importlib.util.spec_from_file_location("jax_support", REPO / "tests" / "jax_support.py")
+def import_jax(simulate: bool, wheels_readme: str):
+    """jax, imported after `simulate` has pinned it to the CPU; None (said on stdout) when jax, libcst
+    or numpy is missing, so that the script says "cannot run" before its table, not in it."""
+    if simulate:
+        os.environ["JAX_PLATFORMS"] = "cpu"
+    try:
+        import jax
+        import libcst  # noqa: F401  (the codemod needs it)
+        import numpy  # noqa: F401
+    except ImportError as error:
+        print(f"cannot run: {error} (carry the wheels: {wheels_readme})")
+        return None
+    return jax
+
+
+def load_by_path(name: str, path: Path):
+    """A module of this repository by file path (tests/jax_support.py, bench/inject.py): a package of
+    the same name installed elsewhere cannot shadow it."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules["jax_support"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def load_jax_support():
+    return load_by_path("jax_support", REPO / "tests" / "jax_support.py")
 
 
 def rewrite(path: Path, jax_version, source: Optional[Union[str, bytes]] = None, unsafe_fixes: bool = False):

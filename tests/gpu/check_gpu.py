@@ -40,7 +40,7 @@ from typing import Optional
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 from tests.device_check import (  # noqa: E402
-    Row, details, load_jax_support, max_abs_error, one_line, print_tails, rewrite, shorten, table, version,
+    Row, details, exit_status, import_jax, load_jax_support, max_abs_error, one_line, print_tails, rewrite, shorten, table, version,
 )
 
 LSTM_ERROR = "bfloat16 support not implemented for LSTM"
@@ -68,14 +68,8 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     # Before jax is imported: leave the GPU's memory to others, or keep jax off it entirely.
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
-    if simulate:
-        os.environ["JAX_PLATFORMS"] = "cpu"
-    try:
-        import jax
-        import libcst  # noqa: F401  (the codemod needs it; fail here, not mid-table)
-        import numpy  # noqa: F401
-    except ImportError as error:
-        print(f"cannot run: {error} (carry the wheels: tests/gpu/README.md)")
+    jax = import_jax(simulate, "tests/gpu/README.md")
+    if jax is None:
         return NO_GPU
 
     if simulate:
@@ -107,13 +101,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         Path(out, "gpu_check.md").write_text(text + "\n")
         if details(rows):
             Path(out, "gpu_check_details.txt").write_text(details(rows) + "\n")
-    if any(row.failed for row in rows):
-        return 1
-    skipped = [row.example for row in rows if row.skipped]
-    if skipped and not options.allow_skip:
-        print(f"not exercised here: {', '.join(skipped)} (exit 3; --allow-skip accepts that)", file=sys.stderr)
-        return 3
-    return 0
+    return exit_status(rows, options.allow_skip)
 
 
 def _nvidia_gpu(jax):

@@ -53,7 +53,8 @@ from typing import Callable, Optional
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 from tests.device_check import (  # noqa: E402
-    Row, details, load_jax_support, max_abs_error, one_line, print_tails, rewrite, shorten, table, version,
+    Row, details, exit_status, import_jax, load_by_path, load_jax_support, max_abs_error, one_line, print_tails, rewrite, shorten,
+    table, version,
 )
 
 NO_TPU = 2
@@ -89,14 +90,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     if unknown:
         parser.error(f"unknown section(s): {', '.join(unknown)}")
     simulate = options.simulate_on_cpu
-    if simulate:
-        os.environ["JAX_PLATFORMS"] = "cpu"
-    try:
-        import jax
-        import libcst  # noqa: F401  (the codemod needs it; fail here, not mid-table)
-        import numpy  # noqa: F401
-    except ImportError as error:
-        print(f"cannot run: {error} (carry the wheels: tests/tpu/README.md)")
+    jax = import_jax(simulate, "tests/tpu/README.md")
+    if jax is None:
         return NO_TPU
 
     if simulate:
@@ -140,13 +135,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         options.out.write_text(text + "\n")
         if details(rows):
             options.out.with_suffix(".details.txt").write_text(details(rows) + "\n")
-    if any(row.failed for row in rows):
-        return 1
-    skipped = [row.example for row in rows if row.skipped]
-    if skipped and not options.allow_skip:
-        print(f"not exercised here: {', '.join(skipped)} (exit 3; --allow-skip accepts that)", file=sys.stderr)
-        return 3
-    return 0
+    return exit_status(rows, options.allow_skip)
 
 
 class Checker:
@@ -625,12 +614,8 @@ def _abstract_tpu(jax):
 
 
 def _load_inject():
-    """bench/inject.py by path: its sites, injection and the ops' entries."""
-    spec = importlib.util.spec_from_file_location("inject", REPO / "bench" / "inject.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["inject"] = module
-    spec.loader.exec_module(module)
-    return module
+    """bench/inject.py: its sites, injection and the ops' entries."""
+    return load_by_path("inject", REPO / "bench" / "inject.py")
 
 
 if __name__ == "__main__":
