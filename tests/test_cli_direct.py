@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from codemods import capabilities, cli
 from codemods.analysis.kernel_scope import NO_LAUNCH_FOUND
+from tests.test_per_operand_precision_direct import BF16
 
 TARGET = "0.12.0.1"
 DOT = "precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST)"
@@ -78,7 +79,7 @@ def test_interactive_shows_each_finding_and_its_diff_then_asks(tmp_path: Path) -
     kernels(tmp_path, "a.py", "b.py")
     result = run("-i", ".", input="y\nn\n")
     finding = ("a.py:8:60: JAX001 [fixed] jnp.dot: precision (DEFAULT, HIGHEST) -> HIGHEST (per-operand "
-               "precision is rejected in Mosaic TPU kernels); forced by Mosaic TPU (Triton lowers it as written)")
+               f"precision is rejected in Mosaic TPU kernels); forced by Mosaic TPU (Triton lowers it as written){BF16}")
     assert result.stdout.startswith(finding + "\n--- a/a.py\n+++ b/a.py\n@@ -5,7 +5,7 @@\n"), result.stdout
     assert f"-    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], {DOT})\n" in result.stdout
     assert f"+    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], {FIXED})\n" in result.stdout

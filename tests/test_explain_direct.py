@@ -19,6 +19,7 @@ from codemods.engine.diagnostics import Finding, Kind
 from codemods.engine.rule import Rule
 from codemods.explain import Frame, JaxError, Notebook, Outcome, parse_log, place, resolve
 from codemods.settings import Settings
+from tests.test_per_operand_precision_direct import BF16
 
 RULES = {rule.code: rule for rule in registry.RULES}
 TARGET = Settings((0, 12, 0, 1))
@@ -1024,7 +1025,7 @@ def test_run_with_the_project_fixes_a_helpers_default_a_kernel_elsewhere_leaves_
     assert outcome is Outcome.PENDING
     assert err.splitlines() == [
         placed, f"{helper}:4:9: JAX001 [fixed] jnp.dot: precision (DEFAULT, HIGHEST) -> HIGHEST (per-operand precision "
-        "is rejected in Mosaic TPU kernels); forced by Mosaic TPU (Triton lowers it as written)"]
+        f"is rejected in Mosaic TPU kernels); forced by Mosaic TPU (Triton lowers it as written){BF16}"]
     assert "-MIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n+MIXED = lax.Precision.HIGHEST\n" in out
     outcome, err, out = _run(log, tmp_path)
     assert (outcome, out) == (Outcome.PENDING, "")

@@ -243,7 +243,7 @@ def test_the_floor_is_read_where_the_project_declares_it(files: dict[str, str], 
     result = fix(tmp_path / "proj")
     assert HELD_BACK in result.output and FIXED not in result.output, result.output
     summary = result.stderr.splitlines()[-1]
-    assert summary.endswith(f"; 1 fixes held back by jax>=0.4.30 ({Path('proj', declared_in)}): raise it or pass "
+    assert summary.endswith(f"; 1 fix held back by jax>=0.4.30 ({Path('proj', declared_in)}): raise it or pass "
                             "--jax-floor"), summary
     assert not (tmp_path / "proj" / "SETUP_PY_WAS_EXECUTED").exists() and not Path("SETUP_PY_WAS_EXECUTED").exists()
 

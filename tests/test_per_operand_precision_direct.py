@@ -25,6 +25,9 @@ HEAD = ("import jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.expe
 TPU = "\nf = pl.pallas_call(kernel, out_shape=None)\n"
 FORCED = "; forced by Mosaic TPU (Triton lowers it as written)"
 PAIR = "per-operand precision is rejected in Mosaic TPU kernels"
+# A dot fix above DEFAULT in a kernel that may reach Mosaic TPU: what to write for bfloat16 operands.
+BF16 = ("; for bfloat16 operands write DEFAULT instead: exact for bfloat16 inputs, while Mosaic TPU's compiler "
+        "rejects bfloat16 operands above DEFAULT (\"Bad lhs type\", seen at HIGHEST on a TPU v5e, jax 0.10.2)")
 NO_TRITON_CONV = ('; note: Triton cannot lower conv_general_dilated in a kernel at all ("Unimplemented primitive in '
                   'Pallas Triton lowering: conv_general_dilated"), so this kernel lowers for Mosaic TPU only')
 
@@ -57,25 +60,25 @@ def _kernel(*lines: str, launch: str = TPU) -> str:
      f"kernels){NO_TRITON_CONV}"),
     ("o[...] = lax.dot_general(x[...], w[...], d, (P.DEFAULT, P.HIGH))",
      "o[...] = lax.dot_general(x[...], w[...], d, P.HIGH)", 49, f"lax.dot_general: precision (DEFAULT, HIGH) -> HIGH "
-                                                                f"({PAIR}){FORCED}"),
+                                                                f"({PAIR}){FORCED}{BF16}"),
     ("o[...] = lax.batch_matmul(x[...], w[...], (P.DEFAULT, P.HIGH))",
      "o[...] = lax.batch_matmul(x[...], w[...], P.HIGH)", 47,
      f"lax.batch_matmul: precision (DEFAULT, HIGH) -> HIGH ({PAIR}); note: Triton cannot lower a batched dot_general "
-     "(its lowering asserts there are no batch dimensions), so this kernel lowers for Mosaic TPU only"),
+     f"(its lowering asserts there are no batch dimensions), so this kernel lowers for Mosaic TPU only{BF16}"),
     ("o[...] = jnp.vdot(x[...], w[...], precision=(P.DEFAULT, P.HIGH))",
-     "o[...] = jnp.vdot(x[...], w[...], precision=P.HIGH)", 49, f"jnp.vdot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}"),
+     "o[...] = jnp.vdot(x[...], w[...], precision=P.HIGH)", 49, f"jnp.vdot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}{BF16}"),
     ("o[...] = jnp.inner(x[...], w[...], precision=(P.HIGH, P.DEFAULT))",
-     "o[...] = jnp.inner(x[...], w[...], precision=P.HIGH)", 50, f"jnp.inner: precision (HIGH, DEFAULT) -> HIGH ({PAIR}){FORCED}"),
+     "o[...] = jnp.inner(x[...], w[...], precision=P.HIGH)", 50, f"jnp.inner: precision (HIGH, DEFAULT) -> HIGH ({PAIR}){FORCED}{BF16}"),
     ("o[...] = jnp.tensordot(x[...], w[...], precision=(P.HIGHEST, P.DEFAULT))",
      "o[...] = jnp.tensordot(x[...], w[...], precision=P.HIGHEST)", 54,
-     f"jnp.tensordot: precision (HIGHEST, DEFAULT) -> HIGHEST ({PAIR}){FORCED}"),
+     f"jnp.tensordot: precision (HIGHEST, DEFAULT) -> HIGHEST ({PAIR}){FORCED}{BF16}"),
     ("o[...] = jnp.matmul(x[...], w[...], precision=(P.DEFAULT, P.HIGH))",
-     "o[...] = jnp.matmul(x[...], w[...], precision=P.HIGH)", 51, f"jnp.matmul: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}"),
+     "o[...] = jnp.matmul(x[...], w[...], precision=P.HIGH)", 51, f"jnp.matmul: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}{BF16}"),
     ("o[...] = jnp.einsum('ij,jk', x[...], w[...], precision=(P.DEFAULT, P.HIGH))",
      "o[...] = jnp.einsum('ij,jk', x[...], w[...], precision=P.HIGH)", 60,
-     f"jnp.einsum: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}"),
+     f"jnp.einsum: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}{BF16}"),
     ("o[...] = lax.dot(x[...], w[...], precision=(P.DEFAULT, P.HIGH))",
-     "o[...] = lax.dot(x[...], w[...], precision=P.HIGH)", 48, f"lax.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}"),
+     "o[...] = lax.dot(x[...], w[...], precision=P.HIGH)", 48, f"lax.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}{BF16}"),
 ], ids=["conv-with-general-padding-positional", "conv-positional", "conv-general-dilated-positional",
         "dot-general-positional", "batch-matmul-positional", "vdot", "inner", "tensordot", "matmul", "einsum", "lax-dot"])
 def test_each_op_is_fixed_where_its_precision_sits(line: str, after: str, column: int, message: str) -> None:
@@ -111,22 +114,22 @@ def test_a_release_without_high_for_dot_takes_highest_and_a_list_is_said_to_fail
     assert _run(source, (0, 10, 0)) == (source.replace("precision=P.HIGH)", "precision=P.HIGHEST)").replace(
         "[P.HIGH, P.HIGH]", "P.HIGHEST"), [
         (8, 51, "fixed", f"jnp.matmul: precision HIGH -> HIGHEST (HIGH is not lowered for dot on jax 0.10.0 in Mosaic "
-                         f"TPU kernels){FORCED}", "safe"),
+                         f"TPU kernels){FORCED}{BF16}", "safe"),
         (9, 60, "fixed", "jnp.einsum: precision (HIGH, HIGH) -> HIGHEST (HIGH is not lowered for dot on jax 0.10.0 in "
                          "Mosaic TPU kernels); needed on every backend: jax >= 0.7 rejects a list precision when "
-                         "tracing (parameters must be hashable)", "safe")])
+                         f"tracing (parameters must be hashable){BF16}", "safe")])
     before_lists_failed = _run(source, (0, 6, 0))[1]
     assert [f[3] for f in before_lists_failed][1] == (
         f"jnp.einsum: precision (HIGH, HIGH) -> HIGHEST (HIGH is not lowered for dot on jax 0.6.0 in Mosaic TPU "
-        f"kernels){FORCED}")
-    assert _run(source, (0, 7, 0))[1][1][3].endswith("(parameters must be hashable)")
+        f"kernels){FORCED}{BF16}")
+    assert _run(source, (0, 7, 0))[1][1][3].endswith(f"(parameters must be hashable){BF16}")
 
 
 def test_the_highest_policy_writes_highest() -> None:
     source = _kernel("o[...] = jnp.dot(x[...], w[...], precision=(P.DEFAULT, P.HIGH))")
     assert _run(source, precision_policy=PrecisionPolicy.HIGHEST) == (
         source.replace("(P.DEFAULT, P.HIGH)", "P.HIGHEST"),
-        [(8, 48, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGHEST ({PAIR}){FORCED}", "safe")])
+        [(8, 48, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGHEST ({PAIR}){FORCED}{BF16}", "safe")])
 
 
 def test_unpacked_arguments_may_carry_a_precision() -> None:
@@ -181,7 +184,7 @@ def test_a_dict_compiler_params_launch_is_noted_on_the_fix() -> None:
     assert _run(source) == (source.replace("(P.DEFAULT, P.HIGH)", "P.HIGH"), [
         (8, 48, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}); note: its launch passes compiler_params "
                          "as a dict, which jax 0.10.2 and later reject (TypeError: \"unhashable type: 'dict'\"): Mosaic "
-                         "TPU cannot lower this kernel until the launch passes pltpu.CompilerParams(...) instead",
+                         f"TPU cannot lower this kernel until the launch passes pltpu.CompilerParams(...) instead{BF16}",
          "safe")])
 
 
@@ -192,7 +195,7 @@ def test_a_triton_and_tpu_kernels_batch_matmul_lowers_for_tpu_only() -> None:
     assert _run(source) == (source.replace("(P.DEFAULT, P.HIGH)", "P.HIGH"), [
         (8, 57, "fixed", f"lax.batch_matmul: precision (DEFAULT, HIGH) -> HIGH ({PAIR}); note: Triton cannot lower a "
                          "batched dot_general (its lowering asserts there are no batch dimensions), so this kernel "
-                         "lowers for Mosaic TPU only", "safe")])
+                         f"lowers for Mosaic TPU only{BF16}", "safe")])
 
 
 def test_a_triton_only_kernel_is_left_alone() -> None:
@@ -381,7 +384,7 @@ def _partial_kernel(default: str, *bound: str) -> str:
 def test_a_constant_default_of_a_kernel_parameter_is_fixed_where_it_is_set() -> None:
     source = _partial_kernel("C")
     assert _run(source) == (source.replace("C = (P.DEFAULT, P.HIGH)", "C = P.HIGH"), [
-        (8, 5, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}", "safe")])
+        (8, 5, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}{BF16}", "safe")])
 
 
 def test_every_value_a_kernel_parameter_is_bound_to_is_fixed() -> None:
@@ -594,7 +597,7 @@ def test_a_helpers_argument_is_followed_five_names_deep_and_no_further() -> None
 def test_a_lambda_helpers_default_is_fixed_where_it_is_set() -> None:
     source = _kernel("g = lambda a, b, p=(P.DEFAULT, P.HIGH): jnp.dot(a, b, precision=p)", "o[...] = g(x[...], w[...])")
     assert _run(source) == (source.replace("p=(P.DEFAULT, P.HIGH)", "p=P.HIGH"), [
-        (8, 24, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}", "safe")])
+        (8, 24, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}{BF16}", "safe")])
 
 
 @pytest.mark.parametrize("other", ["o[...] = g(x, w, mm)", "h = mm"], ids=["an-argument", "assigned"])
@@ -602,7 +605,7 @@ def test_a_helpers_default_is_fixed_when_no_call_passes_the_parameter(other: str
     """`mm` also handed on (as the third argument of `g`, or assigned): that is no call passing `p`."""
     source = _helper("a, b, p=(P.DEFAULT, P.HIGH)", "o[...] = mm(x[...], w[...])", other)
     assert _run(source) == (source.replace("p=(P.DEFAULT, P.HIGH)", "p=P.HIGH"), [
-        (7, 16, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}", "safe")])
+        (7, 16, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}{BF16}", "safe")])
 
 
 def test_a_keyword_only_helper_parameter_its_callers_pass_is_theirs_to_set() -> None:
@@ -615,15 +618,15 @@ def test_a_list_is_said_to_fail_from_jax_0_7_itself() -> None:
     assert _run(source, (0, 7)) == (source.replace("[P.HIGH, P.HIGH]", "P.HIGHEST"), [
         (8, 60, "fixed", "jnp.einsum: precision (HIGH, HIGH) -> HIGHEST (HIGH is not lowered for dot on jax 0.7 in Mosaic "
                          "TPU kernels); needed on every backend: jax >= 0.7 rejects a list precision when tracing "
-                         "(parameters must be hashable)", "safe")])
+                         f"(parameters must be hashable){BF16}", "safe")])
 
 
 def test_pl_dot_is_said_to_be_gone_from_the_release_that_removed_it() -> None:
     source = _kernel("o[...] = pl.dot(x[...], w[...], precision=(P.DEFAULT, P.HIGH))")
     assert _run(source, (0, 11, 2)) == (source.replace("(P.DEFAULT, P.HIGH)", "P.HIGH"), [
         (8, 47, "fixed", f"pl.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}); pl.dot itself is gone on jax 0.11.2 "
-                         "(removed in 0.11.2): JAX150 rewrites it to jnp.dot", "safe")])
-    assert _run(source, (0, 11, 1))[1][0][3] == f"pl.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}"
+                         f"(removed in 0.11.2): JAX150 rewrites it to jnp.dot{BF16}", "safe")])
+    assert _run(source, (0, 11, 1))[1][0][3] == f"pl.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}{BF16}"
 
 
 MOSAIC_GPU_LAUNCH = ("\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n"
@@ -670,7 +673,7 @@ def test_a_helpers_arguments_on_two_lines_are_both_named() -> None:
     (("jnp.dot(x[...], w[...], precision=C)", "lax.conv(x[...], w[...], (1, 1), 'SAME', precision=C)"), "HIGHEST",
      f"lax.conv: precision (DEFAULT, HIGH) -> HIGHEST ({PAIR}){NO_TRITON_CONV}"),
     (("jnp.dot(x[...], w[...], precision=C)", "jnp.matmul(x[...], w[...], precision=C)"), "HIGH",
-     f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}"),  # the same level: the first use's words
+     f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}{BF16}"),  # the same level: the first use's words
 ], ids=["conv-then-dot", "dot-then-conv", "two-dots"])
 def test_a_constant_two_ops_use_takes_the_level_both_accept(ops: tuple, level: str, message: str) -> None:
     source = "C = (P.DEFAULT, P.HIGH)\n" + _kernel(*(f"o[...] = {op}" for op in ops))
@@ -681,7 +684,7 @@ def test_a_constant_two_ops_use_takes_the_level_both_accept(ops: tuple, level: s
 def test_a_call_passed_over_before_a_contraction_does_not_stop_the_scan(before: str) -> None:
     source = _kernel(before, "o[...] = jnp.dot(x[...], w[...], precision=(P.DEFAULT, P.HIGH))")
     assert _run(source) == (source.replace("(P.DEFAULT, P.HIGH)", "P.HIGH"), [
-        (9, 48, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}", "safe")])
+        (9, 48, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}{BF16}", "safe")])
 
 
 def test_a_pair_in_plain_code_before_a_kernel_is_left_and_the_kernels_fixed() -> None:
@@ -691,7 +694,7 @@ def test_a_pair_in_plain_code_before_a_kernel_is_left_and_the_kernels_fixed() ->
     after, findings = _run(source)
     assert after == source.replace("o[...] = jnp.dot(x[...], w[...], precision=(P.DEFAULT, P.HIGH))",
                                    "o[...] = jnp.dot(x[...], w[...], precision=P.HIGH)")
-    assert findings == [(11, 48, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}", "safe")]
+    assert findings == [(11, 48, "fixed", f"jnp.dot: precision (DEFAULT, HIGH) -> HIGH ({PAIR}){FORCED}{BF16}", "safe")]
 
 
 def test_a_constant_a_mosaic_gpu_kernel_shares_with_a_tpu_kernel_is_still_fixed() -> None:

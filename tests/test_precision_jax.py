@@ -132,6 +132,9 @@ def _evaluate(module, source: str, node: ast.expr):
     return tuple(value) if isinstance(value, list) else value
 
 
+# What JAX001 says of a fix to DEFAULT for operands the source casts to bfloat16.
+BFLOAT16_OPERANDS = "its operands are cast to bfloat16"
+
 @pytest.mark.parametrize("case", CASES, ids=lambda path: path.name[: -len(".in.py")])
 def test_every_rewritten_precision_is_one_scalar_at_least_as_accurate_and_lowers(case: Path) -> None:
     source = case.read_text()
@@ -156,7 +159,13 @@ def test_every_rewritten_precision_is_one_scalar_at_least_as_accurate_and_lowers
         got = _levels_traced(kind, value)
         where = f"{case.name}:{finding.line}"
         assert got[0] == got[1], f"{where}: the rewrite still traces per-operand precision {got}"
-        assert got[0] >= max(asked), f"{where}: asked for {asked}, JAX traces {got[0].name}: less accurate"
+        if BFLOAT16_OPERANDS in finding.message:
+            # Operands cast to bfloat16: one bf16 pass (DEFAULT) multiplies them exactly, and Mosaic TPU's
+            # compiler takes no more (on a TPU v5e, bf16 x bf16 at DEFAULT was as close to float64 as
+            # float32 at HIGHEST: 9.9e-6 and 1.2e-5 over a 256-long contraction; tests/tpu/README.md).
+            assert got[0] is Level.DEFAULT, where
+        else:
+            assert got[0] >= max(asked), f"{where}: asked for {asked}, JAX traces {got[0].name}: less accurate"
         accepted = lowered_precisions("mosaic_tpu", kind, jax_support.JAX_VERSION)
         if accepted is None:
             continue  # this release cannot lower the op in a TPU kernel at all (the finding says so)

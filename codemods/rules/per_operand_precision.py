@@ -445,7 +445,20 @@ class PerOperandPrecision(JaxTransform):
         version = format_version(self.settings.jax_version)
         reason = ("per-operand precision is rejected" if len(set(literal.levels)) > 1
                   else f"{literal.levels[0].name} is not lowered for {op.kind} on jax {version}")
-        message = f"{display(name)}: precision {literal.describe()} -> {level.name} ({reason} in Mosaic TPU kernels)"
+        narrow = self._narrow_level(call, name, op, literal)
+        if narrow is _NO_LEVEL_COMPILES:
+            self.report(source, Kind.MANUAL, (
+                f"{display(name)}: precision {literal.describe()} ({reason} in Mosaic TPU kernels): no single precision "
+                "compiles and keeps it: an operand cast to bfloat16 compiles at DEFAULT only (Mosaic's compiler refuses "
+                "more, seen on a TPU v5e) and a float32 one asks for more; cast the bfloat16 operand to float32 (exact) "
+                "and write HIGHEST, or write DEFAULT and accept bfloat16 rounding of the float32 operand"))
+            return
+        extra = ""
+        if narrow is not None and narrow < level:
+            level = narrow
+            extra = (f"; its operands are cast to bfloat16, which {narrow.name} multiplies exactly and Mosaic TPU's "
+                     "compiler takes no higher")
+        message = f"{display(name)}: precision {literal.describe()} -> {level.name} ({reason} in Mosaic TPU kernels){extra}"
         if lowered_precisions("mosaic_tpu", op.kind, self.settings.jax_version) is None:
             message += f"; note: on jax {version} {_no_lowering(op, frozenset({'mosaic_tpu'}))}"
         others = self.analysis.kernels.backends_of(call) - REJECTERS
@@ -471,6 +484,25 @@ class PerOperandPrecision(JaxTransform):
         previous = self._fixes.get(source)
         if previous is None or previous.level < level:
             self._fixes[source] = _Use(literal, level, message)
+
+    def _narrow_level(self, call: ast.Call, name: str, op: Op, literal: PrecisionLiteral) -> object:
+        """The scalar a fix needs when the op's operands are visibly bfloat16 (`x.astype(jnp.bfloat16)`):
+        what a bfloat16 operand asks for, DEFAULT gives exactly, and Mosaic TPU's compiler refuses more
+        (COMPILED_FOR_DTYPE). None when an operand's dtype is not seen; _NO_LEVEL_COMPILES where a float32
+        operand asks for more than a bfloat16 one compiles at."""
+        compiled = compiled_precisions("mosaic_tpu", op.kind, "bfloat16", self.settings.jax_version)
+        operands = _operands(call, name)
+        if compiled is None or operands is None:
+            return None
+        dtypes = [visible_dtype(operand, self.module) for operand in operands]
+        if "bfloat16" not in dtypes:
+            return None
+        levels = literal.levels if literal.is_pair else literal.levels * len(dtypes)
+        needed = max((level for level, dtype in zip(levels, dtypes) if dtype != "bfloat16"), default=Level.DEFAULT)
+        fits = [level for level in compiled if level >= needed]
+        if not fits and None not in dtypes:
+            return _NO_LEVEL_COMPILES
+        return min(fits) if fits and None not in dtypes else None
 
     def _target_level(self, kind: str, literal: PrecisionLiteral) -> Optional[Level]:
         """The scalar to write, or None when the literal already lowers."""
@@ -552,6 +584,40 @@ def _precision_arg(call: ast.Call, op: Op, shift: int) -> Optional[Argument]:
     """The precision argument of `op(...)`, or of `functools.partial(op, ...)` (`shift` 1)."""
     position = None if op.precision_position is None else op.precision_position + shift
     return find_arg(call, position, ("precision",))
+
+
+# No single precision compiles for the operands' visible dtypes and keeps what each asked for.
+_NO_LEVEL_COMPILES = object()
+# Ops whose operands lead the call, in order; einsum's follow its subscripts.
+_LEADING_OPERANDS = 2
+_SUBSCRIPTS_FIRST = frozenset({"jax.numpy.einsum"})
+# Spellings of the dtypes a contraction's operand is cast to (through any alias of these modules).
+_DTYPES = {f"{module}.{dtype}": dtype for module in ("jax.numpy", "numpy", "ml_dtypes")
+           for dtype in ("bfloat16", "float32")}
+
+
+def _operands(call: ast.Call, name: str) -> Optional[list[ast.expr]]:
+    """The operands of `op(a, b, ...)` as written; None for a partial, or operands spread by `*`."""
+    if call.func is not None and any(isinstance(arg, ast.Starred) for arg in call.args):
+        return None
+    operands = call.args[1:] if name in _SUBSCRIPTS_FIRST else call.args[:_LEADING_OPERANDS]
+    return operands if len(operands) >= _LEADING_OPERANDS else None
+
+
+def visible_dtype(value: ast.expr, module: ModuleIndex, depth: int = 3) -> Optional[str]:
+    """"bfloat16" or "float32" where the source shows the value is cast to it (`x.astype(jnp.bfloat16)`,
+    `.astype("float32")`, a name bound once to such a value); None where it does not."""
+    if isinstance(value, ast.Name) and depth:
+        bindings = module.bindings(value)
+        bound = bindings[0].value if len(bindings) == 1 else None
+        return None if bound is None else visible_dtype(bound, module, depth - 1)
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "astype"
+            and len(value.args) == 1 and not value.keywords):
+        return None
+    dtype = value.args[0]
+    if isinstance(dtype, ast.Constant) and isinstance(dtype.value, str):
+        return dtype.value if dtype.value in _DTYPES.values() else None
+    return next((_DTYPES[name] for name in module.qualified_names(dtype) if name in _DTYPES), None)
 
 
 def _dtype_note(op: Op, level: Level, version: Optional[Version]) -> str:
