@@ -592,6 +592,28 @@ def test_a_pair_bound_under_another_name_for_a_runner_of_another_module_is_fixed
     assert _lowering_error(tmp_path, "rr.api", "tpu") is None
 
 
+@pytest.mark.jax
+@pytest.mark.parametrize("index", ["-1", "1"])
+def test_a_body_launched_from_a_tuple_by_a_constant_index_is_the_only_kernel_there(tmp_path: Path, index: str) -> None:
+    """`pl.pallas_call(IMPLEMENTATIONS[-1])` with `IMPLEMENTATIONS = (reference, body)`: `-1` is a
+    `UnaryOp` in the tree, read as an unknown index, so the plain-XLA `reference` was kernel code
+    too and got a safe fix that changed its numerics. Only the body is fixed now; the reference is
+    left byte for byte, and the rewritten package lowers."""
+    package = _package(tmp_path, "ix", {
+        "api.py": "import jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+        "from jax.experimental.pallas import tpu as pltpu\n\nP = lax.Precision\n\n\n"
+        "def reference(x, w):\n    return jnp.dot(x, w, precision=(P.DEFAULT, P.HIGHEST))\n\n\n"
+        "def body(x_ref, w_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(P.DEFAULT, P.HIGH))\n\n\n"
+        "IMPLEMENTATIONS = (reference, body)\n\n\ndef run(x, w):\n"
+        f"    return pl.pallas_call(IMPLEMENTATIONS[{index}], out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
+        "                          compiler_params=pltpu.CompilerParams())(x, w)\n",
+    })
+    reference = (package / "api.py").read_text().splitlines()[10]
+    assert "(P.DEFAULT, P.HIGHEST)" in reference
+    _fixed_and_lowered(tmp_path, "ix.api", [("api.py", "JAX001", "fixed")])
+    assert (package / "api.py").read_text().splitlines()[10] == reference
+
+
 # `self.kernel = <util's body>` in a class of another module, launched as `Model().kernel` from a third.
 _INSTANCE_MEMBERS = {
     "the-body": ("def body(x_ref, w_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=PAIR)\n",

@@ -90,6 +90,16 @@ def test_a_value_bound_in_one_module_level_loop_is_every_value_the_name_takes() 
     assert found == {"body", "other"}
 
 
+@pytest.mark.parametrize("index, launched", [
+    ("-1", "body"), ("1", "body"), ("-2", "other"), ("0", "other"), ("+1", "body"), ("- 1", "body"),
+])
+def test_a_constant_index_launches_that_element_only(index: str, launched: str) -> None:
+    """`BODIES[-1]` is a `UnaryOp` in the tree, not a constant: it was read as an unknown index, and
+    the plain function beside the body got a kernel's fix."""
+    for container in ("(other, body)", "[other, body]"):
+        assert _kernels(f"ks = {container}\npl.pallas_call(ks[{index}])\n") == {launched}
+
+
 def test_a_function_called_by_name_only_is_no_kernel() -> None:
     assert _kernels("def plain():\n    return body\nplain()\n") == set()
 
