@@ -614,6 +614,57 @@ def test_a_body_launched_from_a_tuple_by_a_constant_index_is_the_only_kernel_the
     assert (package / "api.py").read_text().splitlines()[10] == reference
 
 
+_KERNELS_WITH_A_CONSTANT = (
+    "import jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+    "from jax.experimental.pallas import tpu as pltpu\n\nMIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n\n\n"
+    "def body(x_ref, w_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=MIXED)\n\n\n"
+    "def run(x, w):\n    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
+    "                          compiler_params=pltpu.CompilerParams())(x, w)\n")
+# How plain XLA code in `reference.py` reads the kernel module's constant (with what `__init__.py` says).
+_READ_BY_XLA_CODE = {
+    "imported-by-name": ("", "from shp.kernels import MIXED\n", "MIXED"),
+    "as-an-attribute": ("", "from shp import kernels\n", "kernels.MIXED"),
+    "re-exported": ("from .kernels import MIXED\n", "from shp import MIXED as M\n", "M"),
+}
+
+
+@pytest.mark.parametrize("init, imported, read", _READ_BY_XLA_CODE.values(), ids=_READ_BY_XLA_CODE.keys())
+def test_a_constant_another_module_reads_in_plain_xla_code_is_not_rewritten(tmp_path: Path, init: str, imported: str,
+                                                                           read: str) -> None:
+    """`MIXED` is a kernel's precision in `kernels.py` and plain XLA code's in `reference.py`: a safe
+    fix wrote `HIGHEST` into the constant, and the XLA reference's numerics changed. The same use
+    within one module was refused; now the other module's read is seen too: a [manual] note that
+    names it, `--check` fails, and `--write` leaves both modules byte for byte."""
+    package = _package(tmp_path, "shp", {
+        "kernels.py": _KERNELS_WITH_A_CONSTANT,
+        "reference.py": f"import jax.numpy as jnp\n\n{imported}\n\ndef reference(x, w):\n"
+                        f"    return jnp.dot(x, w, precision={read})\n",
+    })
+    (package / "__init__.py").write_text(init)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'shp'\n")
+    before = {path: path.read_bytes() for path in package.iterdir()}
+    checked = _cli(tmp_path, "--check", ".")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert "shp/kernels.py:11:60: JAX001 [manual] jnp.dot: precision `MIXED` can be (DEFAULT, HIGHEST) (set on line 7; " \
+           "is a module constant that `shp.reference` also reads" in checked.stderr, checked.stderr
+    assert "0 fixes" in checked.stderr
+    _cli(tmp_path, "--write", "--unsafe-fixes", ".")
+    assert {path: path.read_bytes() for path in package.iterdir()} == before
+
+
+@pytest.mark.jax
+def test_a_constant_another_module_reads_as_a_mosaic_kernels_precision_too_is_fixed(tmp_path: Path) -> None:
+    """Where every other module reads the constant as a Mosaic TPU kernel's precision, the fix is
+    what they need too: the constant is rewritten, and both modules' kernels lower."""
+    _package(tmp_path, "shk", {
+        "api.py": _KERNELS_WITH_A_CONSTANT,
+        "other.py": _KERNELS_WITH_A_CONSTANT.replace("MIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+                                                     "from shk.api import MIXED\n"),
+    })
+    _fixed_and_lowered(tmp_path, "shk.api", [("api.py", "JAX001", "fixed"), ("other.py", "JAX001", "manual")])
+    assert _lowering_error(tmp_path, "shk.api", "tpu") is None and _lowering_error(tmp_path, "shk.other", "tpu") is None
+
+
 # `self.kernel = <util's body>` in a class of another module, launched as `Model().kernel` from a third.
 _INSTANCE_MEMBERS = {
     "the-body": ("def body(x_ref, w_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=PAIR)\n",

@@ -204,6 +204,9 @@ class ModuleFacts:
     # Its imports of a name that a project module imports from outside the project (`ops.py`: `from
     # jax import lax`; here `from pkg.ops import lax`): (the import as its index spells it, `jax.lax`).
     through: tuple[tuple[str, str], ...] = ()
+    # Its top-level constants that other modules read otherwise than as a Mosaic TPU kernel's
+    # precision: (name, those modules). Rewriting one would change what they read.
+    read_elsewhere: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def holds_kernels(self) -> bool:

@@ -42,12 +42,13 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, TypeVar
 
 from codemods.analysis.kernel_scope import (
-    BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, Backends, KernelScope, ModuleFacts, defined_launchers, find_kernels, takes_refs,
+    BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, MOSAIC_TPU, Backends, KernelScope, ModuleFacts, defined_launchers,
+    find_kernels, takes_refs,
 )
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex, import_binding
 from codemods.analysis.names import root_name
 from codemods.analysis.value_flow import returned_values
-from codemods.capabilities import Level
+from codemods.capabilities import PRECISION_NAMES, Level
 from codemods.engine.rule import WORD_BYTES
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -550,7 +551,8 @@ class ProjectIndex:
                 shared.add(name)
         launched = {name for name, *_ in kernels}
         kernels += self._maybe_launched(module, [name for name in needy if name not in launched])
-        return ModuleFacts(tuple(sorted(kernels)), frozenset(shared), launchers, self._imported_from_outside(module))
+        return ModuleFacts(tuple(sorted(kernels)), frozenset(shared), launchers, self._imported_from_outside(module),
+                           self._constants_read_elsewhere(module))
 
     def _imported_from_outside(self, module: _Module) -> tuple[tuple[str, str], ...]:
         """Its imports of a project module's name that the project module imports from jax (`ops.py`:
@@ -674,11 +676,7 @@ class ProjectIndex:
 
     def _find_usage(self, module: _Module, name: str) -> Usage:
         usage = Usage()
-        referrers = self._referrers(module, name)
-        renamed = self._renamed(module, name, referrers)
-        for alias in sorted(renamed):  # `mylib.mm` after `from mylib.ops import fused_mm as mm` in mylib
-            known = {referrer.name for referrer in referrers}
-            referrers += [referrer for referrer in self._referrers(module, alias) if referrer.name not in known]
+        referrers, renamed = self._referrers_under_any_name(module, name)
         for referrer in referrers:
             if not self._in_kernel_land(referrer.name):  # no kernel runs its code: any use is plain
                 usage |= Usage(plain=self._mentions(referrer, module, name, renamed))
@@ -697,6 +695,50 @@ class ProjectIndex:
             # `kernel = staticmethod(Model().kernel)` in a launched class, `[Model().kernel]`: the member
             usage |= Usage(held.backends, held.role, held.plain, held.why, members if held.backends else frozenset())
         return usage
+
+    def _referrers_under_any_name(self, module: _Module, name: str) -> tuple[list[_Module], set[str]]:
+        """The modules that may use `module.name`, and the other names it is re-exported under."""
+        referrers = self._referrers(module, name)
+        renamed = self._renamed(module, name, referrers)
+        for alias in sorted(renamed):  # `mylib.mm` after `from mylib.ops import fused_mm as mm` in mylib
+            known = {referrer.name for referrer in referrers}
+            referrers += [referrer for referrer in self._referrers(module, alias) if referrer.name not in known]
+        return referrers, renamed
+
+    def _constants_read_elsewhere(self, module: _Module) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Its top-level constants that may be a precision (`MIXED = (P.DEFAULT, P.HIGHEST)`), each
+        with the other modules that read it otherwise than as the precision of a Mosaic TPU kernel's
+        call (imported by name, as `kernels.MIXED`, or through a re-export): a fix of the constant
+        would change what they read (plain XLA code's numerics), so its module's rules must not
+        rewrite it (ModuleFacts.read_elsewhere)."""
+        tree = self._tree(module)
+        found = []
+        for statement in tree.body if tree is not None else ():
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                    and isinstance(statement.targets[0], ast.Name) and _may_be_a_precision(statement.value):
+                readers = self._plain_readers(module, statement.targets[0].id)
+                if readers:
+                    found.append((statement.targets[0].id, readers))
+        return tuple(sorted(found))
+
+    def _plain_readers(self, module: _Module, name: str) -> tuple[str, ...]:
+        """The other modules that read `module.name`, not (only) as a Mosaic TPU kernel's precision."""
+        referrers, renamed = self._referrers_under_any_name(module, name)
+        readers = []
+        for referrer in referrers:
+            if not self._in_kernel_land(referrer.name):  # no kernel runs its code: any use is plain
+                if self._mentions(referrer, module, name, renamed):
+                    readers.append(referrer.name)
+                continue
+            index, scope = self._index(referrer), self._scope(referrer)
+            if index is None or scope is None:
+                continue
+            aliases = self._aliases(referrer, name, renamed)
+            if any(_last_name(mention) in aliases and (module, name) in self._targets(referrer, index, mention)
+                   and not _kernel_precision(index, scope, mention)
+                   for mentions in self._project_mentions(referrer, index).values() for mention in mentions):
+                readers.append(referrer.name)
+        return tuple(readers)
 
     def _renamed(self, module: _Module, name: str, referrers: list[_Module]) -> set[str]:
         """The other names `referrers` re-export `module.name` under (`from .ops import fused_mm as
@@ -1671,6 +1713,27 @@ def _is_member_pair(node: ast.AST) -> bool:
     """`(P.DEFAULT, P.HIGHEST)`, `[DEFAULT, HIGH]`: two Precision members however spelled."""
     return isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) == 2 \
         and all(_last_name(element) in _LEVELS for element in node.elts)
+
+
+def _may_be_a_precision(value: ast.expr) -> bool:
+    """A value the rules may read as a precision and rewrite where it is written: a pair, a member
+    (`P.HIGHEST`), a string (`"bfloat16"`), `Precision("highest")`."""
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return len(value.elts) == 2 and all(isinstance(e, ast.Name) or _may_be_a_precision(e) for e in value.elts)
+    if isinstance(value, ast.Call):
+        return len(value.args) == 1 and not value.keywords and _may_be_a_precision(value.args[0])
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, str) and value.value.lower() in PRECISION_NAMES
+    return isinstance(value, ast.Attribute) and value.attr in _LEVELS
+
+
+def _kernel_precision(index: ModuleIndex, scope: KernelScope, mention: ast.AST) -> bool:
+    """`precision=<mention>` in a kernel of its module that Mosaic TPU may lower: a read that wants
+    the same fix as the kernel that writes it."""
+    keyword = index.parent.get(mention)
+    kernel = scope.kernel_of(mention)
+    return isinstance(keyword, ast.keyword) and keyword.arg == "precision" and kernel is not None \
+        and MOSAIC_TPU in scope.backends.get(kernel, frozenset())
 
 
 def _is_none(node: ast.AST) -> bool:
