@@ -665,6 +665,68 @@ def test_a_constant_another_module_reads_as_a_mosaic_kernels_precision_too_is_fi
     assert _lowering_error(tmp_path, "shk.api", "tpu") is None and _lowering_error(tmp_path, "shk.other", "tpu") is None
 
 
+# A launching wrapper in `ops.py` that takes the precision as its own parameter and gives it to its
+# kernel: the kernel closes over it, or a partial binds it.
+_PRECISION_WRAPPERS = {
+    "closed-over": "def matmul(x, w, precision=None):\n"
+                   "    def kernel(x_ref, w_ref, o_ref):\n"
+                   "        o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)\n\n"
+                   "    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
+                   "                          compiler_params=pltpu.CompilerParams())(x, w)\n",
+    "bound-by-a-partial": "def _kernel(x_ref, w_ref, o_ref, *, precision):\n"
+                          "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)\n\n\n"
+                          "def matmul(x, w, *, precision=None):\n"
+                          "    return pl.pallas_call(functools.partial(_kernel, precision=precision),\n"
+                          "                          out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
+                          "                          compiler_params=pltpu.CompilerParams())(x, w)\n",
+}
+_OPS_HEAD = ("import functools\n\nimport jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n"
+             "from jax.experimental.pallas import tpu as pltpu\n\n\n")
+# How the calling module passes the pair, and how it names the wrapper.
+_WRAPPER_CALLS = {
+    "a-constant-by-module": ("from wr import ops\n\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n\n\n",
+                             "ops.matmul(x, w, precision=PAIR)"),
+    "a-literal-by-name": ("from .ops import matmul as mm\n\n\n",
+                          "mm(x, w, precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT))"),
+}
+
+
+def _wrapped(root: Path, wrapper: str, head: str, called: str) -> Path:
+    return _package(root, "wr", {"ops.py": _OPS_HEAD + wrapper,
+                                 "api.py": f"from jax import lax\n\n{head}def run(x, w):\n    return {called}\n"})
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("head, called", _WRAPPER_CALLS.values(), ids=_WRAPPER_CALLS.keys())
+@pytest.mark.parametrize("wrapper", _PRECISION_WRAPPERS.values(), ids=_PRECISION_WRAPPERS.keys())
+def test_a_pair_another_module_hands_to_a_launching_wrapper_is_fixed_where_it_is_written(
+        tmp_path: Path, wrapper: str, head: str, called: str) -> None:
+    """`ops.matmul(x, w, precision=PAIR)` from another module, where `matmul` gives its parameter to
+    its kernel: the most common spelling of all was silent (no finding, `--check` passed, the kernel
+    failed to lower). The value is fixed where the caller writes it, and the package lowers."""
+    _wrapped(tmp_path, wrapper, head, called)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'wr'\n")
+    checked = _cli(tmp_path, "--check", ".")
+    assert checked.returncode == 1 and "wr/api.py:" in checked.stdout + checked.stderr, checked.stderr
+    _fixed_and_lowered(tmp_path, "wr.api", [("api.py", "JAX001", "fixed")])
+
+
+def test_a_pair_handed_to_a_wrapper_whose_plain_code_reads_it_too_is_a_note(tmp_path: Path) -> None:
+    """The wrapper's XLA path reads the parameter too (`if interpret: return jnp.dot(...)`): a
+    scalar written by the caller would change it, so the caller gets a [manual] note, no fix."""
+    plain = _PRECISION_WRAPPERS["bound-by-a-partial"].replace(
+        "    return pl.pallas_call(", "    if interpret:\n        return jnp.dot(x, w, precision=precision)\n"
+        "    return pl.pallas_call(").replace("precision=None):", "precision=None, interpret=False):")
+    head, called = _WRAPPER_CALLS["a-constant-by-module"]
+    _wrapped(tmp_path, plain, head, called)
+    results = run([tmp_path], select(), SETTINGS, jobs=1)
+    assert [(Path(r.path).name, f.kind.value) for r in results for f in r.findings] == [("api.py", "manual")]
+    [finding] = [finding for result in results for finding in result.findings]
+    assert "reaches `ops.matmul`, whose kernel in another module takes it as its precision" in finding.message
+    assert "code there that is no kernel's precision reads it too" in finding.message
+    assert [r.new_source for r in results if r.new_source is not None] == []
+
+
 # `self.kernel = <util's body>` in a class of another module, launched as `Model().kernel` from a third.
 _INSTANCE_MEMBERS = {
     "the-body": ("def body(x_ref, w_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=PAIR)\n",

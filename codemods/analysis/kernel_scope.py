@@ -207,12 +207,18 @@ class ModuleFacts:
     # Its top-level constants that other modules read otherwise than as a Mosaic TPU kernel's
     # precision: (name, those modules). Rewriting one would change what they read.
     read_elsewhere: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # The functions it imports from other modules that hand a parameter to a kernel of theirs as its
+    # precision (`def matmul(x, w, precision=None)` whose kernel closes over it, or binds it by
+    # `functools.partial(kernel, precision=precision)`): (the name it calls them by, the parameter's
+    # position and keyword, the kernel's backends, whether code there that is no kernel's precision
+    # reads it too). What a call here passes for it is a kernel's precision (see precision_wrappers).
+    precision_wrappers: tuple[tuple[str, Optional[int], str, Backends, bool], ...] = ()
 
     @property
     def holds_kernels(self) -> bool:
         """Kernels run here without the module saying pallas: its functions are launched or called
         from kernels elsewhere, or it launches its own through another module's launcher."""
-        return bool(self.kernels or self.launchers)
+        return bool(self.kernels or self.launchers or self.precision_wrappers)
 
 
 NO_FACTS = ModuleFacts()
@@ -222,8 +228,10 @@ BODY, HELPER, FACTORY = "body", "helper", "factory"
 # A top-level def that a launch of another module may run, whose body that module's analysis cannot
 # resolve (`getattr(bodies, name)`, `from bodies import *`): what fails in a kernel there is [manual].
 MAYBE = "maybe"
-# How a value reaches another module's kernel code (KernelScope.foreign_keywords).
-BOUND, PASSED = "bound", "passed"
+# How a value reaches another module's kernel code (KernelScope.foreign_keywords): bound on its body
+# or passed to its factory, passed on by kernel code, or handed to a function that gives it to its
+# kernel as the precision (WRAPPED; SHARED where code there that is no kernel's precision reads it too).
+BOUND, PASSED, WRAPPED, SHARED = "bound", "passed", "wrapped", "shared"
 
 
 _LAUNCHER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in LAUNCHERS)
@@ -233,7 +241,8 @@ def find_kernels(module: ModuleIndex, facts: ModuleFacts = NO_FACTS) -> KernelSc
     """The module's kernels, once per module and facts (a scope is read, never changed)."""
     scope = module.kernel_scopes.get(facts)
     if scope is None:
-        if not facts.kernels and not facts.launchers and not _names_a_launcher(module) and not _may_be_unlaunched(module):
+        if not facts.kernels and not facts.launchers and not facts.precision_wrappers and not _names_a_launcher(module) \
+                and not _may_be_unlaunched(module):
             scope = KernelScope(module)  # nothing launches here, nothing elsewhere launches its code, nothing looks launched
         else:
             scope = _KernelFinder(module, facts).result
@@ -367,6 +376,7 @@ class _KernelFinder:
         self._spread_approx_math()
         self._find_partial_launchers()
         self._find_foreign_calls()
+        self._find_wrapper_calls(facts)
         if self.result.unresolved:
             self._find_maybe_kernels()
         self._find_foreign_maybe_kernels(facts)
@@ -386,6 +396,20 @@ class _KernelFinder:
                         (keyword, value.mention, self.result.backends.get(kernel, frozenset()), PASSED)
                         for keyword in call.keywords if keyword.arg is not None and isinstance(keyword.value, ast.Name)]
                     break
+
+    def _find_wrapper_calls(self, facts: ModuleFacts) -> None:
+        """Keywords its calls pass to another module's precision wrapper (`ops.matmul(x, w,
+        precision=PAIR)`, see ModuleFacts.precision_wrappers): the value runs in that module's kernel."""
+        wrappers = {name: (keyword, launched, plain) for name, _, keyword, launched, plain in facts.precision_wrappers}
+        for call in self.module.calls if wrappers else ():
+            name = self.module.matching_name(call.func, wrappers)
+            if name is None:
+                continue
+            keyword, launched, plain = wrappers[name]
+            how = SHARED if plain else WRAPPED
+            for passed in call.keywords:
+                if passed.arg == keyword:
+                    self._reaches(self.result.foreign_keywords, (passed, call.func, how), (passed, call.func, launched, how))
 
     def _reaches(self, found: list, key: tuple, entry: tuple) -> None:
         """Add `entry` (its backends third) to `found` (foreign_bodies, foreign_keywords) once per `key`:
@@ -720,6 +744,64 @@ def defined_launchers(scope: KernelScope) -> dict[str, tuple[Optional[int], str,
         elif position == 0 and _returns_it(holder, function) and at_top:
             found[holder.name] = (None, "", launched)  # type: ignore[union-attr]
     return found
+
+
+def precision_wrappers(scope: KernelScope) -> dict[str, tuple[Optional[int], str, Backends, bool]]:
+    """The module's top-level defs (not kernels) that hand one of their parameters to a kernel of
+    theirs as its precision: the kernel closes over it (`precision=precision` in a nested def) or a
+    partial binds it (`functools.partial(kernel, precision=precision)`). Each with the parameter's
+    position and keyword, the kernels' backends, and whether code that is no Mosaic TPU kernel's
+    precision reads the parameter too (then a fix where a caller writes the value would change it)."""
+    index, flow = scope.module, scope.flow
+    found: dict[str, tuple[Optional[int], str, Backends, bool]] = {}
+    for call in index.calls if flow is not None else ():
+        kernel = scope.kernel_of(call)
+        taken = [keyword.value for keyword in call.keywords if keyword.arg == "precision"]
+        if kernel is None or not taken or not isinstance(taken[0], ast.Name):
+            continue
+        for param in _wrapper_parameters(scope, taken[0]):
+            wrapper = index.parent[index.parent[param]]
+            if not isinstance(index.parent.get(wrapper), ast.Module) or wrapper in scope.kernels:
+                continue
+            known = found.get(wrapper.name)  # type: ignore[union-attr]
+            launched = scope.backends.get(kernel, frozenset()) | (known[2] if known else frozenset())
+            binding = flow.binding_of(param)  # type: ignore[union-attr]
+            plain = any(not _a_kernel_precision(scope, reference) for reference in binding.references) if binding else True
+            found[wrapper.name] = (position_of(wrapper, param), param.arg, launched,  # type: ignore[union-attr]
+                                   plain or bool(known and known[3]))
+    return found
+
+
+def _wrapper_parameters(scope: KernelScope, value: ast.Name) -> list[ast.arg]:
+    """The parameters `value` (a kernel's precision) reads: its own function's, or, for a kernel's
+    parameter, those a `functools.partial(kernel, name=<parameter>)` binds it to."""
+    index = scope.module
+    found = []
+    for binding in index.bindings(value):
+        if not binding.is_parameter:
+            continue
+        function = index.parent[index.parent[binding.node]]
+        if function not in scope.kernels:
+            found.append(binding.node)
+            continue
+        for partial in scope.partial_bindings.get(function, ()):  # type: ignore[arg-type]
+            found += [bound.node for keyword in partial.keywords if keyword.arg == binding.name
+                      and isinstance(keyword.value, ast.Name)
+                      for bound in index.bindings(keyword.value) if bound.is_parameter]
+    return found
+
+
+def _a_kernel_precision(scope: KernelScope, reference: ast.Name) -> bool:
+    """`precision=<reference>` in a kernel Mosaic TPU may lower, or a keyword of a partial that binds
+    a kernel's parameter (`functools.partial(kernel, precision=<reference>)`)."""
+    keyword = scope.module.parent.get(reference)
+    call = scope.module.parent.get(keyword)
+    if not isinstance(keyword, ast.keyword) or not isinstance(call, ast.Call):
+        return False
+    if any(call in partials for partials in scope.partial_bindings.values()):
+        return True
+    kernel = scope.kernel_of(call)
+    return keyword.arg == "precision" and kernel is not None and MOSAIC_TPU in scope.backends.get(kernel, frozenset())
 
 
 def _decorated(function: FunctionNode, decorator: str) -> bool:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from codemods import api_changes
-from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, Backends, argument_for, default_value, describe_backends
+from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, PASSED, SHARED, WRAPPED, Backends, argument_for, default_value, describe_backends
 from codemods.analysis.value_flow import returned_values
 from codemods.analysis.module import Binding, FunctionNode, ModuleIndex
 from codemods.analysis.names import Argument, display, find_arg, has_double_star, has_star, one_line, root_name, value_of
@@ -157,17 +157,21 @@ class PerOperandPrecision(JaxTransform):
         """A precision that reaches kernel code of another module, whose op (dot or conv) this module
         does not show: bound by `functools.partial(kernels.body, precision=PAIR)`, passed to a kernel
         factory (`kernels.make(precision=PAIR)`) or by a kernel to a helper (`ops.mm(a, b,
-        precision=precision)`). A literal becomes the scalar both ops lower that is at least as
-        accurate (unsafe: its use is elsewhere); a value that can be one Mosaic TPU rejects is a note.
-        Never passed over silently."""
+        precision=precision)`), or handed to a function whose kernel takes it as its precision
+        (`ops.matmul(x, w, precision=PAIR)`, WRAPPED). A literal becomes the scalar both ops lower
+        that is at least as accurate (unsafe: its use is elsewhere); a value that can be one Mosaic
+        TPU rejects is a note, and so is any where code there that is no kernel's precision reads it
+        too (SHARED). Never passed over silently."""
         bound = [(keyword, mention, how) for keyword, mention, launched, how in self.analysis.kernels.foreign_keywords
-                 if (keyword.arg == "precision" or self._carries_a_pair(keyword.value))
+                 if (keyword.arg == "precision" or how in (WRAPPED, SHARED) or self._carries_a_pair(keyword.value))
                  and (launched & REJECTERS or self.settings.scope is Scope.ALL)]
         values = {keyword.value for keyword, _, _ in bound}
         accepted = accepted_precisions("dot", self.settings.jax_version) \
             & accepted_precisions("conv", self.settings.jax_version)
         for keyword, mention, how in bound:
-            where = f"`{one_line(self.module.segment(mention))}`, kernel code of another module run by Mosaic TPU"
+            where = f"`{one_line(self.module.segment(mention))}`, " + (
+                "kernel code of another module run by Mosaic TPU" if how in (BOUND, PASSED)
+                else "whose kernel in another module takes it as its precision (run by Mosaic TPU)")
             source = keyword.value
             bindings = self.module.bindings(source) if isinstance(source, ast.Name) else []
             readers = self._read_elsewhere(bindings[0]) if len(bindings) == 1 else ""
@@ -175,7 +179,7 @@ class PerOperandPrecision(JaxTransform):
                     and all(reference in values for reference in bindings[0].references):
                 source = bindings[0].value  # a constant only these bindings use: rewritten where it is set
             parsed = parse_precision(source, self.module)
-            if isinstance(parsed, PrecisionLiteral) and how == BOUND:
+            if isinstance(parsed, PrecisionLiteral) and how in (BOUND, WRAPPED):
                 if len(set(parsed.levels)) == 1 and parsed.levels[0] in accepted:
                     continue
                 level = min(level for level in accepted if level >= parsed.most_accurate)
@@ -199,11 +203,13 @@ class PerOperandPrecision(JaxTransform):
                                 "that lowers (DEFAULT or HIGHEST for any op)")
                     continue
             shared = f"; {readers} also read `{keyword.value.id}`" if readers else ""  # type: ignore[attr-defined]
+            advice = ("; code there that is no kernel's precision reads it too, and a scalar written here would change "
+                      "that code as well: give the kernel a precision of its own") if how == SHARED else \
+                "; write a single scalar that lowers (DEFAULT or HIGHEST for any op)"
             for found, literal in rejected:  # said where the value is written: that is what to change
                 line = self.module.position(keyword.value)[0]
                 self.report(found, Kind.MANUAL, f"precision {literal.describe()} reaches {where} (passed on line {line}): "
-                            "Mosaic TPU rejects it there; write a single scalar that lowers (DEFAULT or HIGHEST for "
-                            f"any op){shared}")
+                            f"Mosaic TPU rejects it there{advice}{shared}")
 
     def _carries_a_pair(self, value: ast.expr) -> bool:
         """Whether a value bound to another name (`partial(kernels.body, prec=PAIR)`, the body's
