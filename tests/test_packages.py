@@ -592,6 +592,17 @@ def test_a_pair_bound_under_another_name_for_a_runner_of_another_module_is_fixed
     assert _lowering_error(tmp_path, "rr.api", "tpu") is None
 
 
+# A plain-XLA reference and a kernel body in one tuple, launched at `{index}`.
+_TUPLE_OF_IMPLEMENTATIONS = (
+    "import jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+    "from jax.experimental.pallas import tpu as pltpu\n\nP = lax.Precision\n\n\n"
+    "def reference(x, w):\n    return jnp.dot(x, w, precision=(P.DEFAULT, P.HIGHEST))\n\n\n"
+    "def body(x_ref, w_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(P.DEFAULT, P.HIGH))\n\n\n"
+    "IMPLEMENTATIONS = (reference, body)\n\n\ndef run(x, w):\n"
+    "    return pl.pallas_call(IMPLEMENTATIONS[{index}], out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
+    "                          compiler_params=pltpu.CompilerParams())(x, w)\n")
+
+
 @pytest.mark.jax
 @pytest.mark.parametrize("index", ["-1", "1"])
 def test_a_body_launched_from_a_tuple_by_a_constant_index_is_the_only_kernel_there(tmp_path: Path, index: str) -> None:
@@ -599,15 +610,7 @@ def test_a_body_launched_from_a_tuple_by_a_constant_index_is_the_only_kernel_the
     `UnaryOp` in the tree, read as an unknown index, so the plain-XLA `reference` was kernel code
     too and got a safe fix that changed its numerics. Only the body is fixed now; the reference is
     left byte for byte, and the rewritten package lowers."""
-    package = _package(tmp_path, "ix", {
-        "api.py": "import jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
-        "from jax.experimental.pallas import tpu as pltpu\n\nP = lax.Precision\n\n\n"
-        "def reference(x, w):\n    return jnp.dot(x, w, precision=(P.DEFAULT, P.HIGHEST))\n\n\n"
-        "def body(x_ref, w_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(P.DEFAULT, P.HIGH))\n\n\n"
-        "IMPLEMENTATIONS = (reference, body)\n\n\ndef run(x, w):\n"
-        f"    return pl.pallas_call(IMPLEMENTATIONS[{index}], out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
-        "                          compiler_params=pltpu.CompilerParams())(x, w)\n",
-    })
+    package = _package(tmp_path, "ix", {"api.py": _TUPLE_OF_IMPLEMENTATIONS.replace("{index}", index)})
     reference = (package / "api.py").read_text().splitlines()[10]
     assert "(P.DEFAULT, P.HIGHEST)" in reference
     _fixed_and_lowered(tmp_path, "ix.api", [("api.py", "JAX001", "fixed")])
@@ -725,6 +728,28 @@ def test_a_pair_handed_to_a_wrapper_whose_plain_code_reads_it_too_is_a_note(tmp_
     assert "reaches `ops.matmul`, whose kernel in another module takes it as its precision" in finding.message
     assert "code there that is no kernel's precision reads it too" in finding.message
     assert [r.new_source for r in results if r.new_source is not None] == []
+
+
+@pytest.mark.jax
+def test_a_function_that_takes_no_refs_read_at_an_unknown_index_is_a_note_not_a_fix(tmp_path: Path) -> None:
+    """`pl.pallas_call(IMPLEMENTATIONS[mode])`: every element may be the body, so every one was
+    taken for kernel code, and the plain-XLA `reference(x, w)` got a safe fix that changed its
+    numerics. An element that takes no refs is now code the launch may run: a [manual] note, left
+    byte for byte; the body (it takes refs) is still fixed, and the written package lowers."""
+    source = (_TUPLE_OF_IMPLEMENTATIONS.replace("IMPLEMENTATIONS[{index}]", "IMPLEMENTATIONS[mode]")
+              .replace("def run(x, w):", "def run(x, w, mode=1):"))
+    package = _package(tmp_path, "ix", {"api.py": source})
+    reference = (package / "api.py").read_text().splitlines()[10]
+    results = run([tmp_path], select(), SETTINGS, jobs=1)
+    assert [(f.line, f.kind.value) for r in results for f in r.findings] == [(11, "manual"), (15, "fixed")]
+    [note] = [f for r in results for f in r.findings if f.kind.value == "manual"]
+    assert "`IMPLEMENTATIONS[mode]` reads a tuple or list at an index this analysis cannot read), and `reference` " \
+           "may be it" in note.message
+    for result in results:
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    assert (package / "api.py").read_text().splitlines()[10] == reference
+    assert _lowering_error(tmp_path, "ix.api", "tpu") is None
 
 
 # `self.kernel = <util's body>` in a class of another module, launched as `Model().kernel` from a third.

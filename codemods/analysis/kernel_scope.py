@@ -17,7 +17,7 @@ from typing import Iterable, Iterator, Optional
 from codemods.analysis.module import FUNCTIONS, MAX_ALIAS_DEPTH, Binding, FunctionNode, ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, Argument, find_arg, value_of
 from codemods.analysis.value_flow import (
-    Bound, Foreign, ForeignResult, Function, Mapping, Sequence, Unknown, ValueFlow,
+    Bound, Foreign, ForeignResult, Function, Mapping, Sequence, Unknown, ValueFlow, constant_index,
 )
 
 # Every kernel launcher lives under jax.experimental.pallas: a file without this word launches no kernel.
@@ -317,8 +317,10 @@ class _KernelFinder:
                         self.result.foreign_uses[binding] = (launched, name in facts.shared)
         handed: dict[ast.expr, Backends] = self.result.handed
         handed_to: dict[ast.expr, str] = {}  # the kernel a handed function is passed to, for its reason
+        uncertain: list[tuple[FunctionNode, tuple[Optional[ast.AST], str, Backends]]] = []  # see _at_an_unknown_index
         for values, why, launched, calls, site, body in entries:
             leaves = list(flow.leaves(values))
+            unknown_index = self._at_an_unknown_index(body)
             parameters = flow.parameters_into(body) if body is not None else []
             for param in parameters:  # a launch helper: what its callers pass is a kernel body
                 helper = module.parent[module.parent[param]]
@@ -333,7 +335,9 @@ class _KernelFinder:
                             handed[value_of(argument)] = handed.get(value_of(argument), frozenset()) | launched
                             if isinstance(leaf, (Function, Bound)):
                                 handed_to.setdefault(value_of(argument), _label(leaf.node))
-                if isinstance(leaf, (Function, Bound)):
+                if isinstance(leaf, (Function, Bound)) and unknown_index and not partials and not takes_refs(leaf.node):
+                    uncertain.append((leaf.node, (site, unknown_index, launched)))
+                elif isinstance(leaf, (Function, Bound)):
                     function = leaf.node
                     kernels.setdefault(function, why + self._through(site, leaf))
                     self._note_launch(function, calls)
@@ -377,6 +381,8 @@ class _KernelFinder:
         self._find_partial_launchers()
         self._find_foreign_calls()
         self._find_wrapper_calls(facts)
+        for function, launch in uncertain:  # (a kernel found another way stays one)
+            self._may_run([function], launch)
         if self.result.unresolved:
             self._find_maybe_kernels()
         self._find_foreign_maybe_kernels(facts)
@@ -396,6 +402,16 @@ class _KernelFinder:
                         (keyword, value.mention, self.result.backends.get(kernel, frozenset()), PASSED)
                         for keyword in call.keywords if keyword.arg is not None and isinstance(keyword.value, ast.Name)]
                     break
+
+    def _at_an_unknown_index(self, body: object) -> str:
+        """Why a launch's body, read from a tuple or list at an index the analysis cannot read
+        (`IMPLEMENTATIONS[mode]`), may not be each element: "" if it is not so read. Such an element
+        that takes no refs (`reference(x, w)`, plain XLA code beside the body) is then not taken for
+        kernel code, which a safe fix would change, but for code the launch may run (a [manual] note)."""
+        if not isinstance(body, ast.Subscript) or isinstance(body.slice, ast.Slice) or constant_index(body.slice) is not None \
+                or not any(isinstance(value, Sequence) for value in self.flow.of(body.value)):
+            return ""
+        return f"`{self.module.segment(body)}` reads a tuple or list at an index this analysis cannot read"
 
     def _find_wrapper_calls(self, facts: ModuleFacts) -> None:
         """Keywords its calls pass to another module's precision wrapper (`ops.matmul(x, w,

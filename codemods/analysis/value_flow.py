@@ -350,7 +350,7 @@ class ValueFlow:
         if node.ctx.__class__ is not ast.Load or self._of_a_library(node.value):
             return
         index = node.slice
-        position = _constant_index(index)
+        position = constant_index(index)
 
         def rule(value: Value) -> None:
             if isinstance(value, Sequence):
@@ -724,7 +724,7 @@ class ValueFlow:
         self._call_site(body, [], {}, _DISCARDED, site)
 
 
-def _constant_index(index: ast.expr) -> Optional[int]:
+def constant_index(index: ast.expr) -> Optional[int]:
     """The integer an index is written as: `1`, and `-1` too (a `UnaryOp`, not a constant, in the
     tree: read as unknown, `BODIES[-1]` took every element for the body). None for anything else."""
     sign = 1
