@@ -678,7 +678,7 @@ _PRECISION_WRAPPERS = {
                    "                          compiler_params=pltpu.CompilerParams())(x, w)\n",
     "bound-by-a-partial": "def _kernel(x_ref, w_ref, o_ref, *, precision):\n"
                           "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)\n\n\n"
-                          "def matmul(x, w, *, precision=None):\n"
+                          "def matmul(x, w, precision=None):\n"
                           "    return pl.pallas_call(functools.partial(_kernel, precision=precision),\n"
                           "                          out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
                           "                          compiler_params=pltpu.CompilerParams())(x, w)\n",
@@ -691,6 +691,8 @@ _WRAPPER_CALLS = {
                              "ops.matmul(x, w, precision=PAIR)"),
     "a-literal-by-name": ("from .ops import matmul as mm\n\n\n",
                           "mm(x, w, precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT))"),
+    "a-constant-by-position": ("from wr.ops import matmul\n\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGH)\n\n\n",
+                               "matmul(x, w, PAIR)"),
 }
 
 
