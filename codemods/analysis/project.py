@@ -574,13 +574,14 @@ class ProjectIndex:
     def _imported_precision_wrappers(self, module: _Module) -> tuple:
         """The precision wrappers (ModuleFacts.precision_wrappers) of the project modules it imports,
         by the names it calls them by."""
-        if not self._imports_project(module) or not self._is_relevant(module):
+        if not self._imports_project(module):
             return ()
         found: dict[str, tuple[Optional[int], str, Backends, bool]] = {}
         for dependency in sorted(self._imported_names(module, shallow=False)):
             found.update(self._precision_wrappers(self._modules[dependency]))
-        return tuple(sorted((name, *spec) for name, spec in {**found, **self._spellings(module, found)}.items())) \
-            if found else ()
+        if not found or not self._is_relevant(module):
+            return ()
+        return tuple(sorted((name, *spec) for name, spec in {**found, **self._spellings(module, found)}.items()))
 
     def _precision_wrappers(self, module: _Module) -> dict[str, tuple[Optional[int], str, Backends, bool]]:
         """Its top-level defs that hand a parameter to a kernel of theirs as its precision, by
