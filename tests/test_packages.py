@@ -693,6 +693,9 @@ _WRAPPER_CALLS = {
                           "mm(x, w, precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT))"),
     "a-constant-by-position": ("from wr.ops import matmul\n\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGH)\n\n\n",
                                "matmul(x, w, PAIR)"),
+    "a-partial-of-it": ("import functools\n\nfrom wr import ops\n\n"
+                        "mixed = functools.partial(ops.matmul, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n\n\n",
+                        "mixed(x, w)"),
 }
 
 

@@ -415,22 +415,24 @@ class _KernelFinder:
 
     def _find_wrapper_calls(self, facts: ModuleFacts) -> None:
         """What its calls pass to another module's precision wrapper (`ops.matmul(x, w,
-        precision=PAIR)`, see ModuleFacts.precision_wrappers): the value runs in that module's kernel.
-        An argument passed by position (`ops.matmul(x, w, PAIR)`) is given as the keyword it stands
-        for, a node of its own around the argument (the rules read the value, where it is written)."""
+        precision=PAIR)`, or a partial of it, see ModuleFacts.precision_wrappers): the value runs in
+        that module's kernel. An argument passed by position (`ops.matmul(x, w, PAIR)`) is given as
+        the keyword it stands for, a node of its own around the argument (the rules read the value,
+        where it is written)."""
         wrappers = {name: (position, keyword, launched, plain)
                     for name, position, keyword, launched, plain in facts.precision_wrappers}
         for call in self.module.calls if wrappers else ():
-            name = self.module.matching_name(call.func, wrappers)
-            if name is None:
+            applied = self.module.applied(call, wrappers)
+            if applied is None:
                 continue
+            name, mention, shift = applied
             position, keyword, launched, plain = wrappers[name]
-            passed = find_arg(call, position, (keyword,))
+            passed = find_arg(call, None if position is None else position + shift, (keyword,))
             if passed is None:
                 continue
             passed = passed if isinstance(passed, ast.keyword) else ast.keyword(arg=keyword, value=passed)
             how = SHARED if plain else WRAPPED
-            self._reaches(self.result.foreign_keywords, (passed, call.func, how), (passed, call.func, launched, how))
+            self._reaches(self.result.foreign_keywords, (passed, mention, how), (passed, mention, launched, how))
 
     def _reaches(self, found: list, key: tuple, entry: tuple) -> None:
         """Add `entry` (its backends third) to `found` (foreign_bodies, foreign_keywords) once per `key`:
