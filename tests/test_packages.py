@@ -676,6 +676,12 @@ _PRECISION_WRAPPERS = {
                    "        o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)\n\n"
                    "    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
                    "                          compiler_params=pltpu.CompilerParams())(x, w)\n",
+    "closed-over-by-an-op-that-takes-it-by-position": (
+        "def matmul(x, w, precision=None):\n"
+        "    def kernel(x_ref, w_ref, o_ref):\n"
+        "        o_ref[...] = lax.dot_general(x_ref[...], w_ref[...], (((1,), (0,)), ((), ())), precision)\n\n"
+        "    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
+        "                          compiler_params=pltpu.CompilerParams())(x, w)\n"),
     "bound-by-a-partial": "def _kernel(x_ref, w_ref, o_ref, *, precision):\n"
                           "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)\n\n\n"
                           "def matmul(x, w, precision=None):\n"
@@ -683,7 +689,7 @@ _PRECISION_WRAPPERS = {
                           "                          out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
                           "                          compiler_params=pltpu.CompilerParams())(x, w)\n",
 }
-_OPS_HEAD = ("import functools\n\nimport jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n"
+_OPS_HEAD = ("import functools\n\nimport jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
              "from jax.experimental.pallas import tpu as pltpu\n\n\n")
 # How the calling module passes the pair, and how it names the wrapper.
 _WRAPPER_CALLS = {

@@ -12,7 +12,8 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Optional
+from types import MappingProxyType
+from typing import Iterable, Iterator, Mapping, Optional
 
 from codemods.analysis.module import FUNCTIONS, MAX_ALIAS_DEPTH, Binding, FunctionNode, ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, Argument, find_arg, value_of
@@ -769,30 +770,44 @@ def defined_launchers(scope: KernelScope) -> dict[str, tuple[Optional[int], str,
     return found
 
 
-def precision_wrappers(scope: KernelScope) -> dict[str, tuple[Optional[int], str, Backends, bool]]:
+def precision_wrappers(scope: KernelScope, positional: Mapping[str, int] = MappingProxyType({})
+                       ) -> dict[str, tuple[Optional[int], str, Backends, bool]]:
     """The module's top-level defs (not kernels) that hand one of their parameters to a kernel of
     theirs as its precision: the kernel closes over it (`precision=precision` in a nested def) or a
     partial binds it (`functools.partial(kernel, precision=precision)`). Each with the parameter's
     position and keyword, the kernels' backends, and whether code that is no Mosaic TPU kernel's
-    precision reads the parameter too (then a fix where a caller writes the value would change it)."""
+    precision reads the parameter too (then a fix where a caller writes the value would change it).
+    `positional`: the ops that take a precision by position, by name, with the number of arguments
+    that reaches it (`lax.dot_general(x, w, dims, precision)`)."""
     index, flow = scope.module, scope.flow
     found: dict[str, tuple[Optional[int], str, Backends, bool]] = {}
     for call in index.calls if flow is not None else ():
         kernel = scope.kernel_of(call)
-        taken = [keyword.value for keyword in call.keywords if keyword.arg == "precision"]
-        if kernel is None or not taken or not isinstance(taken[0], ast.Name):
+        taken = _precision_taken(call, positional) if kernel is not None else None
+        if not isinstance(taken, ast.Name):
             continue
-        for param in _wrapper_parameters(scope, taken[0]):
+        for param in _wrapper_parameters(scope, taken):
             wrapper = index.parent[index.parent[param]]
             if not isinstance(index.parent.get(wrapper), ast.Module) or wrapper in scope.kernels:
                 continue
             known = found.get(wrapper.name)  # type: ignore[union-attr]
-            launched = scope.backends.get(kernel, frozenset()) | (known[2] if known else frozenset())
+            launched = scope.backends.get(kernel, frozenset()) | (known[2] if known else frozenset())  # type: ignore[arg-type]
             binding = flow.binding_of(param)  # type: ignore[union-attr]
-            plain = any(not _a_kernel_precision(scope, reference) for reference in binding.references) if binding else True
+            plain = any(not _a_kernel_precision(scope, reference, positional) for reference in binding.references) \
+                if binding else True
             found[wrapper.name] = (position_of(wrapper, param), param.arg, launched,  # type: ignore[union-attr]
                                    plain or bool(known and known[3]))
     return found
+
+
+def _precision_taken(call: ast.Call, positional: Mapping[str, int]) -> Optional[ast.expr]:
+    """The precision a call passes: `precision=...`, or an op's argument at its precision's position."""
+    for keyword in call.keywords:
+        if keyword.arg == "precision":
+            return keyword.value
+    needed = positional.get(call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", ""))
+    return call.args[needed - 1] if needed is not None and len(call.args) >= needed \
+        and not any(isinstance(arg, ast.Starred) for arg in call.args[:needed]) else None
 
 
 def _wrapper_parameters(scope: KernelScope, value: ast.Name) -> list[ast.arg]:
@@ -814,17 +829,18 @@ def _wrapper_parameters(scope: KernelScope, value: ast.Name) -> list[ast.arg]:
     return found
 
 
-def _a_kernel_precision(scope: KernelScope, reference: ast.Name) -> bool:
-    """`precision=<reference>` in a kernel Mosaic TPU may lower, or a keyword of a partial that binds
+def _a_kernel_precision(scope: KernelScope, reference: ast.Name, positional: Mapping[str, int]) -> bool:
+    """The precision of a call in a kernel Mosaic TPU may lower, or a keyword of a partial that binds
     a kernel's parameter (`functools.partial(kernel, precision=<reference>)`)."""
-    keyword = scope.module.parent.get(reference)
-    call = scope.module.parent.get(keyword)
-    if not isinstance(keyword, ast.keyword) or not isinstance(call, ast.Call):
+    parent = scope.module.parent.get(reference)
+    call = scope.module.parent.get(parent) if isinstance(parent, ast.keyword) else parent
+    if not isinstance(call, ast.Call):
         return False
-    if any(call in partials for partials in scope.partial_bindings.values()):
+    if isinstance(parent, ast.keyword) and any(call in partials for partials in scope.partial_bindings.values()):
         return True
     kernel = scope.kernel_of(call)
-    return keyword.arg == "precision" and kernel is not None and MOSAIC_TPU in scope.backends.get(kernel, frozenset())
+    return _precision_taken(call, positional) is reference and kernel is not None \
+        and MOSAIC_TPU in scope.backends.get(kernel, frozenset())
 
 
 def _decorated(function: FunctionNode, decorator: str) -> bool:

@@ -600,7 +600,8 @@ class ProjectIndex:
                     raw = self._bytes(module)
                     index = self._index(module) if KERNEL_MARKER in raw and _may_wrap_a_precision(raw) else None
                     self._wrappers[module.name] = {} if index is None else \
-                        {f"{module.name}.{name}": spec for name, spec in precision_wrappers(find_kernels(index)).items()}
+                        {f"{module.name}.{name}": spec
+                         for name, spec in precision_wrappers(find_kernels(index), _POSITIONAL_PRECISION).items()}
         return self._wrappers[module.name]
 
     def _imported_from_outside(self, module: _Module) -> tuple[tuple[str, str], ...]:
@@ -1762,13 +1763,39 @@ def _is_member_pair(node: ast.AST) -> bool:
 
 
 _PRECISION_NAMED = re.compile(rb"\bprecision\s*=\s*([A-Za-z_]\w*)")
+_POSITIONAL_CALL = re.compile(rb"\b(" + b"|".join(sorted(name.encode() for name in _POSITIONAL_PRECISION)) + rb")\s*\(")
+_NAME = re.compile(rb"[A-Za-z_]\w*")
 
 
 def _may_wrap_a_precision(raw: bytes) -> bool:
-    """A precision bound to a name (`precision=precision`, `precision=p`) that a def takes as a
-    parameter: where a kernel may take its precision from a wrapper's parameter."""
+    """A precision given as a name (`precision=precision`, `precision=p`, `lax.dot_general(x, w, dims,
+    p)`) that a def takes as a parameter: where a kernel may take its precision from a wrapper's."""
     names = set(_PRECISION_NAMED.findall(raw)) - {b"None"} if b"precision" in raw else set()
+    names |= _positional_precision_names(raw)
     return any(re.search(rb"\bdef[ \t]+\w+[ \t]*\([^)]*\b" + re.escape(name) + rb"\b", raw) for name in names)
+
+
+def _positional_precision_names(raw: bytes) -> set[bytes]:
+    """The names an op that takes its precision by position is given there (`lax.dot_general(x, w,
+    dims, p)`: `p`), read from its arguments' bytes (brackets balanced, strings not read)."""
+    found = set()
+    for match in _POSITIONAL_CALL.finditer(raw) if _POSITIONAL_OP.search(raw) else ():
+        depth, start, arguments = 0, match.end(), []
+        for position in range(match.end(), min(len(raw), match.end() + 2000)):
+            byte = raw[position:position + 1]
+            if byte in b"([{":
+                depth += 1
+            elif byte in b")]}" and depth:
+                depth -= 1
+            elif byte == b"," and not depth or byte == b")":
+                arguments.append(raw[start:position].strip())
+                start = position + 1
+                if byte == b")":
+                    break
+        needed = _POSITIONAL_PRECISION[match.group(1).decode()]
+        if len(arguments) >= needed and _NAME.fullmatch(arguments[needed - 1]):
+            found.add(arguments[needed - 1])
+    return found
 
 
 def _precision_constants(tree: Optional[ast.Module]) -> list[str]:
