@@ -656,14 +656,17 @@ def test_a_constant_another_module_reads_in_plain_xla_code_is_not_rewritten(tmp_
 
 
 @pytest.mark.jax
-def test_a_constant_another_module_reads_as_a_mosaic_kernels_precision_too_is_fixed(tmp_path: Path) -> None:
-    """Where every other module reads the constant as a Mosaic TPU kernel's precision, the fix is
-    what they need too: the constant is rewritten, and both modules' kernels lower."""
-    _package(tmp_path, "shk", {
-        "api.py": _KERNELS_WITH_A_CONSTANT,
-        "other.py": _KERNELS_WITH_A_CONSTANT.replace("MIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
-                                                     "from shk.api import MIXED\n"),
-    })
+@pytest.mark.parametrize("read", ["precision=MIXED", "(((1,), (0,)), ((), ())), MIXED"], ids=["by-keyword", "by-position"])
+def test_a_constant_another_module_reads_as_a_mosaic_kernels_precision_too_is_fixed(tmp_path: Path, read: str) -> None:
+    """Where every other module reads the constant as a Mosaic TPU kernel's precision (`precision=`,
+    or `lax.dot_general`'s by position), the fix is what they need too: the constant is rewritten,
+    and both modules' kernels lower."""
+    other = _KERNELS_WITH_A_CONSTANT.replace("MIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+                                             "from shk.api import MIXED\n")
+    if read != "precision=MIXED":
+        other = other.replace("jnp.dot(x_ref[...], w_ref[...], precision=MIXED)",
+                              f"lax.dot_general(x_ref[...], w_ref[...], {read})")
+    _package(tmp_path, "shk", {"api.py": _KERNELS_WITH_A_CONSTANT, "other.py": other})
     _fixed_and_lowered(tmp_path, "shk.api", [("api.py", "JAX001", "fixed"), ("other.py", "JAX001", "manual")])
     assert _lowering_error(tmp_path, "shk.api", "tpu") is None and _lowering_error(tmp_path, "shk.other", "tpu") is None
 

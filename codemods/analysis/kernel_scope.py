@@ -783,7 +783,7 @@ def precision_wrappers(scope: KernelScope, positional: Mapping[str, int] = Mappi
     found: dict[str, tuple[Optional[int], str, Backends, bool]] = {}
     for call in index.calls if flow is not None else ():
         kernel = scope.kernel_of(call)
-        taken = _precision_taken(call, positional) if kernel is not None else None
+        taken = precision_taken(call, positional) if kernel is not None else None
         if not isinstance(taken, ast.Name):
             continue
         for param in _wrapper_parameters(scope, taken):
@@ -800,7 +800,7 @@ def precision_wrappers(scope: KernelScope, positional: Mapping[str, int] = Mappi
     return found
 
 
-def _precision_taken(call: ast.Call, positional: Mapping[str, int]) -> Optional[ast.expr]:
+def precision_taken(call: ast.Call, positional: Mapping[str, int]) -> Optional[ast.expr]:
     """The precision a call passes: `precision=...`, or an op's argument at its precision's position."""
     for keyword in call.keywords:
         if keyword.arg == "precision":
@@ -839,7 +839,7 @@ def _a_kernel_precision(scope: KernelScope, reference: ast.Name, positional: Map
     if isinstance(parent, ast.keyword) and any(call in partials for partials in scope.partial_bindings.values()):
         return True
     kernel = scope.kernel_of(call)
-    return _precision_taken(call, positional) is reference and kernel is not None \
+    return precision_taken(call, positional) is reference and kernel is not None \
         and MOSAIC_TPU in scope.backends.get(kernel, frozenset())
 
 

@@ -43,7 +43,7 @@ from typing import Callable, Iterable, Iterator, Optional, TypeVar
 
 from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, MOSAIC_TPU, Backends, KernelScope, ModuleFacts, defined_launchers,
-    find_kernels, precision_wrappers, takes_refs,
+    find_kernels, precision_taken, precision_wrappers, takes_refs,
 )
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex, import_binding
 from codemods.analysis.names import root_name
@@ -1818,12 +1818,14 @@ def _may_be_a_precision(value: ast.expr) -> bool:
 
 
 def _kernel_precision(index: ModuleIndex, scope: KernelScope, mention: ast.AST) -> bool:
-    """`precision=<mention>` in a kernel of its module that Mosaic TPU may lower: a read that wants
-    the same fix as the kernel that writes it."""
-    keyword = index.parent.get(mention)
+    """The precision of a call (`precision=<mention>`, or an op's argument at its precision's
+    position) in a kernel of its module that Mosaic TPU may lower: a read that wants the same fix
+    as the kernel that writes it."""
+    parent = index.parent.get(mention)
+    call = index.parent.get(parent) if isinstance(parent, ast.keyword) else parent
     kernel = scope.kernel_of(mention)
-    return isinstance(keyword, ast.keyword) and keyword.arg == "precision" and kernel is not None \
-        and MOSAIC_TPU in scope.backends.get(kernel, frozenset())
+    return isinstance(call, ast.Call) and precision_taken(call, _POSITIONAL_PRECISION) is mention \
+        and kernel is not None and MOSAIC_TPU in scope.backends.get(kernel, frozenset())
 
 
 def _is_none(node: ast.AST) -> bool:
