@@ -628,6 +628,7 @@ _READ_BY_XLA_CODE = {
     "imported-by-name": ("", "from shp.kernels import MIXED\n", "MIXED"),
     "as-an-attribute": ("", "from shp import kernels\n", "kernels.MIXED"),
     "re-exported": ("from .kernels import MIXED\n", "from shp import MIXED as M\n", "M"),
+    "star-imported": ("", "from shp.kernels import *  # noqa: F403\n", "MIXED"),
 }
 
 

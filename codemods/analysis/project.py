@@ -773,6 +773,9 @@ class ProjectIndex:
         referrers, renamed = self._referrers_under_any_name(module, name)
         readers = []
         for referrer in referrers:
+            if self._star_imports(referrer, module):  # `from pkg.kernels import *`: its uses are not resolved
+                readers.append(referrer.name)
+                continue
             if not self._in_kernel_land(referrer.name):  # no kernel runs its code: any use is plain
                 if self._mentions(referrer, module, name, renamed):
                     readers.append(referrer.name)
@@ -786,6 +789,12 @@ class ProjectIndex:
                    for mentions in self._project_mentions(referrer, index).values() for mention in mentions):
                 readers.append(referrer.name)
         return tuple(readers)
+
+    def _star_imports(self, referrer: _Module, module: _Module) -> bool:
+        """Whether `referrer` imports every name of `module` (`from pkg.kernels import *`)."""
+        return any(isinstance(statement, ast.ImportFrom) and any(alias.name == "*" for alias in statement.names)
+                   and referrer.absolute("." * statement.level + (statement.module or "")) == module.name
+                   for statement in self._import_statements(referrer))
 
     def _renamed(self, module: _Module, name: str, referrers: list[_Module]) -> set[str]:
         """The other names `referrers` re-export `module.name` under (`from .ops import fused_mm as
