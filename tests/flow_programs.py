@@ -539,8 +539,10 @@ def strategies(jax_version: tuple):
         helper = draw(st.none() | st.tuples(modules, styles))
         # A launching wrapper that takes the precision (issue 50): a body that hands it on to a
         # helper under another name or by position is a known gap (docs/testing.md).
-        wrapped = platform == "tpu" and op in PRECISION_OPS and body_form == "def" and (helper is None or handed == "keyword")
-        sites = ("op", "op", "partial") + (("factory_arg",) if body_form == "factory" else ()) + (("wrapper",) if wrapped else ())
+        wrapped = platform == "tpu" and op in PRECISION_OPS and body_form == "def" \
+            and (helper is None or handed == "keyword")
+        sites = ("op", "op", "partial") + (("factory_arg",) if body_form == "factory" else ()) \
+            + (("wrapper",) if wrapped else ())
         return LaunchSpec(
             platform=platform, op=op, wall=wall, value=value,
             value_site=draw(st.sampled_from(sites)), partial_at=draw(st.integers(0, 5)),

@@ -242,8 +242,8 @@ def find_kernels(module: ModuleIndex, facts: ModuleFacts = NO_FACTS) -> KernelSc
     """The module's kernels, once per module and facts (a scope is read, never changed)."""
     scope = module.kernel_scopes.get(facts)
     if scope is None:
-        if not facts.kernels and not facts.launchers and not facts.precision_wrappers and not _names_a_launcher(module) \
-                and not _may_be_unlaunched(module):
+        if not facts.kernels and not facts.launchers and not facts.precision_wrappers \
+                and not _names_a_launcher(module) and not _may_be_unlaunched(module):
             scope = KernelScope(module)  # nothing launches here, nothing elsewhere launches its code, nothing looks launched
         else:
             scope = _KernelFinder(module, facts).result
@@ -409,7 +409,8 @@ class _KernelFinder:
         (`IMPLEMENTATIONS[mode]`), may not be each element: "" if it is not so read. Such an element
         that takes no refs (`reference(x, w)`, plain XLA code beside the body) is then not taken for
         kernel code, which a safe fix would change, but for code the launch may run (a [manual] note)."""
-        if not isinstance(body, ast.Subscript) or isinstance(body.slice, ast.Slice) or constant_index(body.slice) is not None \
+        if not isinstance(body, ast.Subscript) or isinstance(body.slice, ast.Slice) \
+                or constant_index(body.slice) is not None \
                 or not any(isinstance(value, Sequence) for value in self.flow.of(body.value)):
             return ""
         return f"`{self.module.segment(body)}` reads a tuple or list at an index this analysis cannot read"
@@ -791,7 +792,8 @@ def precision_wrappers(scope: KernelScope, positional: Mapping[str, int] = Mappi
             if not isinstance(index.parent.get(wrapper), ast.Module) or wrapper in scope.kernels:
                 continue
             known = found.get(wrapper.name)  # type: ignore[union-attr]
-            launched = scope.backends.get(kernel, frozenset()) | (known[2] if known else frozenset())  # type: ignore[arg-type]
+            launched = scope.backends.get(kernel, frozenset())  # type: ignore[arg-type]
+            launched |= known[2] if known else frozenset()
             binding = flow.binding_of(param)  # type: ignore[union-attr]
             plain = any(not _a_kernel_precision(scope, reference, positional) for reference in binding.references) \
                 if binding else True

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from codemods import api_changes
-from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, PASSED, SHARED, WRAPPED, Backends, argument_for, default_value, describe_backends
+from codemods.analysis.kernel_scope import (
+    BOUND, MOSAIC_GPU, PASSED, SHARED, WRAPPED, Backends, argument_for, default_value, describe_backends,
+)
 from codemods.analysis.value_flow import returned_values
 from codemods.analysis.module import Binding, FunctionNode, ModuleIndex
 from codemods.analysis.names import Argument, display, find_arg, has_double_star, has_star, one_line, root_name, value_of
