@@ -729,6 +729,20 @@ def test_a_pair_another_module_hands_to_a_launching_wrapper_is_fixed_where_it_is
     _fixed_and_lowered(tmp_path, "wr.api", [("api.py", "JAX001", "fixed")])
 
 
+def test_a_constant_handed_to_a_wrapper_that_a_third_module_reads_too_is_a_note(tmp_path: Path) -> None:
+    """`PAIR` goes to `ops.matmul`'s kernel, and plain XLA code in `third.py` imports it too: a fix
+    of the constant would change that code, so the caller gets a [manual] note naming it."""
+    head, called = _WRAPPER_CALLS["a-constant-by-module"]
+    package = _wrapped(tmp_path, _PRECISION_WRAPPERS["closed-over"], head, called)
+    (package / "third.py").write_text("import jax.numpy as jnp\n\nfrom wr.api import PAIR\n\n\n"
+                                      "def reference(x, w):\n    return jnp.dot(x, w, precision=PAIR)\n")
+    results = run([tmp_path], select(), SETTINGS, jobs=1)
+    assert [(Path(r.path).name, f.kind.value) for r in results for f in r.findings] == [("api.py", "manual")]
+    [finding] = [finding for result in results for finding in result.findings]
+    assert finding.message.endswith("; `PAIR` is read by `wr.third` too")
+    assert [r.new_source for r in results if r.new_source is not None] == []
+
+
 def test_a_pair_handed_to_a_wrapper_whose_plain_code_reads_it_too_is_a_note(tmp_path: Path) -> None:
     """The wrapper's XLA path reads the parameter too (`if interpret: return jnp.dot(...)`): a
     scalar written by the caller would change it, so the caller gets a [manual] note, no fix."""

@@ -204,7 +204,7 @@ class PerOperandPrecision(JaxTransform):
                                 f"reaches {where} ({unknown}): Mosaic TPU rejects it there unless it is a single scalar "
                                 "that lowers (DEFAULT or HIGHEST for any op)")
                     continue
-            shared = f"; {readers} also read `{keyword.value.id}`" if readers else ""  # type: ignore[attr-defined]
+            shared = f"; `{keyword.value.id}` is read by {readers} too" if readers else ""  # type: ignore[attr-defined]
             advice = ("; code there that is no kernel's precision reads it too, and a scalar written here would change "
                       "that code as well: give the kernel a precision of its own") if how == SHARED else \
                 "; write a single scalar that lowers (DEFAULT or HIGHEST for any op)"
