@@ -32,7 +32,7 @@ class FileAnalysis:
         self.proven = file.proven
         self.helpers = HelperInserter(file.module, file.settings.helpers_module)
         self._kernels: Optional[KernelScope] = None
-        self._facts = file.facts
+        self.facts = file.facts  # what the rest of the project says about this module
 
     @classmethod
     def of(cls, file: ParsedFile) -> "FileAnalysis":
@@ -44,7 +44,7 @@ class FileAnalysis:
     @property
     def kernels(self) -> KernelScope:
         if self._kernels is None:
-            self._kernels = find_kernels(self.module, self._facts)
+            self._kernels = find_kernels(self.module, self.facts)
         return self._kernels
 
 

@@ -205,7 +205,10 @@ def test_a_notebook_that_no_longer_reads_gives_none(tmp_path: Path) -> None:
 # ResultCache: the project's state
 
 STATE = ProjectState(contents={"pkg.a": b"\x01" * 32, "pkg.b": b"\x02" * 32},
-                     facts={"pkg.a": (FACTS, frozenset({"pkg.b"})), "pkg.b": (NO_FACTS, frozenset())},
+                     facts={"pkg.a": (FACTS, frozenset({"pkg.b"})), "pkg.b": (NO_FACTS, frozenset()),
+                            "pkg.c": (replace(FACTS, read_elsewhere=(("MIXED", ("pkg.a",)),),
+                                              precision_wrappers=(("pkg.a.mm", None, "p", frozenset({"tpu"}), True),)),
+                                      frozenset())},
                      parts={("pkg.b", "word"): 7}, tables=({"w": ("pkg.a",)}, None),
                      table_dependencies=frozenset({"pkg.a"}))
 
@@ -544,9 +547,15 @@ def test_facts_key_is_the_facts_sorted(tmp_path: Path) -> None:
     assert json.loads(facts_key(FACTS)) == {
         "kernels": [["body", ["gpu", "tpu"], "launched", "body"]],
         "shared": ["a", "b"],
-        "launchers": [["pkg.launch", 1, "kernel", ["cpu", "gpu"]]], "through": []}
-    assert facts_key(NO_FACTS) == '{"kernels": [], "shared": [], "launchers": [], "through": []}'
+        "launchers": [["pkg.launch", 1, "kernel", ["cpu", "gpu"]]], "through": [], "read_elsewhere": [],
+        "precision_wrappers": []}
+    assert facts_key(NO_FACTS) == \
+        '{"kernels": [], "shared": [], "launchers": [], "through": [], "read_elsewhere": [], "precision_wrappers": []}'
     assert json.loads(facts_key(replace(FACTS, through=(("pkg.ops.lax", "jax.lax"),))))["through"] == [["pkg.ops.lax", "jax.lax"]]
+    assert json.loads(facts_key(replace(FACTS, read_elsewhere=(("MIXED", ("pkg.reference",)),))))["read_elsewhere"] == \
+        [["MIXED", ["pkg.reference"]]]
+    wrapped = replace(FACTS, precision_wrappers=(("pkg.ops.matmul", 2, "precision", frozenset({"tpu", "gpu"}), False),))
+    assert json.loads(facts_key(wrapped))["precision_wrappers"] == [["pkg.ops.matmul", 2, "precision", ["gpu", "tpu"], False]]
     same = ModuleFacts(kernels=(("body", frozenset({"gpu", "tpu"}), "launched", "body"),),
                        shared=frozenset({"a", "b"}),
                        launchers=(("pkg.launch", 1, "kernel", frozenset({"cpu", "gpu"})),))

@@ -592,6 +592,195 @@ def test_a_pair_bound_under_another_name_for_a_runner_of_another_module_is_fixed
     assert _lowering_error(tmp_path, "rr.api", "tpu") is None
 
 
+# A plain-XLA reference and a kernel body in one tuple, launched at `{index}`.
+_TUPLE_OF_IMPLEMENTATIONS = (
+    "import jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+    "from jax.experimental.pallas import tpu as pltpu\n\nP = lax.Precision\n\n\n"
+    "def reference(x, w):\n    return jnp.dot(x, w, precision=(P.DEFAULT, P.HIGHEST))\n\n\n"
+    "def body(x_ref, w_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(P.DEFAULT, P.HIGH))\n\n\n"
+    "IMPLEMENTATIONS = (reference, body)\n\n\ndef run(x, w):\n"
+    "    return pl.pallas_call(IMPLEMENTATIONS[{index}], out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
+    "                          compiler_params=pltpu.CompilerParams())(x, w)\n")
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("index", ["-1", "1"])
+def test_a_body_launched_from_a_tuple_by_a_constant_index_is_the_only_kernel_there(tmp_path: Path, index: str) -> None:
+    """`pl.pallas_call(IMPLEMENTATIONS[-1])` with `IMPLEMENTATIONS = (reference, body)`: `-1` is a
+    `UnaryOp` in the tree, read as an unknown index, so the plain-XLA `reference` was kernel code
+    too and got a safe fix that changed its numerics. Only the body is fixed now; the reference is
+    left byte for byte, and the rewritten package lowers."""
+    package = _package(tmp_path, "ix", {"api.py": _TUPLE_OF_IMPLEMENTATIONS.replace("{index}", index)})
+    reference = (package / "api.py").read_text().splitlines()[10]
+    assert "(P.DEFAULT, P.HIGHEST)" in reference
+    _fixed_and_lowered(tmp_path, "ix.api", [("api.py", "JAX001", "fixed")])
+    assert (package / "api.py").read_text().splitlines()[10] == reference
+
+
+_KERNELS_WITH_A_CONSTANT = (
+    "import jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+    "from jax.experimental.pallas import tpu as pltpu\n\nMIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n\n\n"
+    "def body(x_ref, w_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=MIXED)\n\n\n"
+    "def run(x, w):\n    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
+    "                          compiler_params=pltpu.CompilerParams())(x, w)\n")
+# How plain XLA code in `reference.py` reads the kernel module's constant (with what `__init__.py` says).
+_READ_BY_XLA_CODE = {
+    "imported-by-name": ("", "from shp.kernels import MIXED\n", "MIXED"),
+    "as-an-attribute": ("", "from shp import kernels\n", "kernels.MIXED"),
+    "re-exported": ("from .kernels import MIXED\n", "from shp import MIXED as M\n", "M"),
+    "star-imported": ("", "from shp.kernels import *  # noqa: F403\n", "MIXED"),
+}
+
+
+@pytest.mark.parametrize("init, imported, read", _READ_BY_XLA_CODE.values(), ids=_READ_BY_XLA_CODE.keys())
+def test_a_constant_another_module_reads_in_plain_xla_code_is_not_rewritten(tmp_path: Path, init: str, imported: str,
+                                                                           read: str) -> None:
+    """`MIXED` is a kernel's precision in `kernels.py` and plain XLA code's in `reference.py`: a safe
+    fix wrote `HIGHEST` into the constant, and the XLA reference's numerics changed. The same use
+    within one module was refused; now the other module's read is seen too: a [manual] note that
+    names it, `--check` fails, and `--write` leaves both modules byte for byte."""
+    package = _package(tmp_path, "shp", {
+        "kernels.py": _KERNELS_WITH_A_CONSTANT,
+        "reference.py": f"import jax.numpy as jnp\n\n{imported}\n\ndef reference(x, w):\n"
+                        f"    return jnp.dot(x, w, precision={read})\n",
+    })
+    (package / "__init__.py").write_text(init)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'shp'\n")
+    before = {path: path.read_bytes() for path in package.iterdir()}
+    checked = _cli(tmp_path, "--check", ".")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert "shp/kernels.py:11:60: JAX001 [manual] jnp.dot: precision `MIXED` can be (DEFAULT, HIGHEST) (set on line 7; " \
+           "is a module constant that `shp.reference` also reads" in checked.stderr, checked.stderr
+    assert "0 fixes" in checked.stderr
+    _cli(tmp_path, "--write", "--unsafe-fixes", ".")
+    assert {path: path.read_bytes() for path in package.iterdir()} == before
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("read", ["precision=MIXED", "(((1,), (0,)), ((), ())), MIXED"], ids=["by-keyword", "by-position"])
+def test_a_constant_another_module_reads_as_a_mosaic_kernels_precision_too_is_fixed(tmp_path: Path, read: str) -> None:
+    """Where every other module reads the constant as a Mosaic TPU kernel's precision (`precision=`,
+    or `lax.dot_general`'s by position), the fix is what they need too: the constant is rewritten,
+    and both modules' kernels lower."""
+    other = _KERNELS_WITH_A_CONSTANT.replace("MIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+                                             "from shk.api import MIXED\n")
+    if read != "precision=MIXED":
+        other = other.replace("jnp.dot(x_ref[...], w_ref[...], precision=MIXED)",
+                              f"lax.dot_general(x_ref[...], w_ref[...], {read})")
+    _package(tmp_path, "shk", {"api.py": _KERNELS_WITH_A_CONSTANT, "other.py": other})
+    _fixed_and_lowered(tmp_path, "shk.api", [("api.py", "JAX001", "fixed"), ("other.py", "JAX001", "manual")])
+    assert _lowering_error(tmp_path, "shk.api", "tpu") is None and _lowering_error(tmp_path, "shk.other", "tpu") is None
+
+
+# A launching wrapper in `ops.py` that takes the precision as its own parameter and gives it to its
+# kernel: the kernel closes over it, or a partial binds it.
+_PRECISION_WRAPPERS = {
+    "closed-over": "def matmul(x, w, precision=None):\n"
+                   "    def kernel(x_ref, w_ref, o_ref):\n"
+                   "        o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)\n\n"
+                   "    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
+                   "                          compiler_params=pltpu.CompilerParams())(x, w)\n",
+    "closed-over-by-an-op-that-takes-it-by-position": (
+        "def matmul(x, w, precision=None):\n"
+        "    def kernel(x_ref, w_ref, o_ref):\n"
+        "        o_ref[...] = lax.dot_general(x_ref[...], w_ref[...], (((1,), (0,)), ((), ())), precision)\n\n"
+        "    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
+        "                          compiler_params=pltpu.CompilerParams())(x, w)\n"),
+    "bound-by-a-partial": "def _kernel(x_ref, w_ref, o_ref, *, precision):\n"
+                          "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)\n\n\n"
+                          "def matmul(x, w, precision=None):\n"
+                          "    return pl.pallas_call(functools.partial(_kernel, precision=precision),\n"
+                          "                          out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype),\n"
+                          "                          compiler_params=pltpu.CompilerParams())(x, w)\n",
+}
+_OPS_HEAD = ("import functools\n\nimport jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+             "from jax.experimental.pallas import tpu as pltpu\n\n\n")
+# How the calling module passes the pair, and how it names the wrapper.
+_WRAPPER_CALLS = {
+    "a-constant-by-module": ("from wr import ops\n\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n\n\n",
+                             "ops.matmul(x, w, precision=PAIR)"),
+    "a-literal-by-name": ("from .ops import matmul as mm\n\n\n",
+                          "mm(x, w, precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT))"),
+    "a-constant-by-position": ("from wr.ops import matmul\n\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGH)\n\n\n",
+                               "matmul(x, w, PAIR)"),
+    "a-partial-of-it": ("import functools\n\nfrom wr import ops\n\n"
+                        "mixed = functools.partial(ops.matmul, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n\n\n",
+                        "mixed(x, w)"),
+}
+
+
+def _wrapped(root: Path, wrapper: str, head: str, called: str) -> Path:
+    return _package(root, "wr", {"ops.py": _OPS_HEAD + wrapper,
+                                 "api.py": f"from jax import lax\n\n{head}def run(x, w):\n    return {called}\n"})
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("head, called", _WRAPPER_CALLS.values(), ids=_WRAPPER_CALLS.keys())
+@pytest.mark.parametrize("wrapper", _PRECISION_WRAPPERS.values(), ids=_PRECISION_WRAPPERS.keys())
+def test_a_pair_another_module_hands_to_a_launching_wrapper_is_fixed_where_it_is_written(
+        tmp_path: Path, wrapper: str, head: str, called: str) -> None:
+    """`ops.matmul(x, w, precision=PAIR)` from another module, where `matmul` gives its parameter to
+    its kernel: the most common spelling of all was silent (no finding, `--check` passed, the kernel
+    failed to lower). The value is fixed where the caller writes it, and the package lowers."""
+    _wrapped(tmp_path, wrapper, head, called)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'wr'\n")
+    checked = _cli(tmp_path, "--check", ".")
+    assert checked.returncode == 1 and "wr/api.py:" in checked.stdout + checked.stderr, checked.stderr
+    _fixed_and_lowered(tmp_path, "wr.api", [("api.py", "JAX001", "fixed")])
+
+
+def test_a_constant_handed_to_a_wrapper_that_a_third_module_reads_too_is_a_note(tmp_path: Path) -> None:
+    """`PAIR` goes to `ops.matmul`'s kernel, and plain XLA code in `third.py` imports it too: a fix
+    of the constant would change that code, so the caller gets a [manual] note naming it."""
+    head, called = _WRAPPER_CALLS["a-constant-by-module"]
+    package = _wrapped(tmp_path, _PRECISION_WRAPPERS["closed-over"], head, called)
+    (package / "third.py").write_text("import jax.numpy as jnp\n\nfrom wr.api import PAIR\n\n\n"
+                                      "def reference(x, w):\n    return jnp.dot(x, w, precision=PAIR)\n")
+    results = run([tmp_path], select(), SETTINGS, jobs=1)
+    assert [(Path(r.path).name, f.kind.value) for r in results for f in r.findings] == [("api.py", "manual")]
+    [finding] = [finding for result in results for finding in result.findings]
+    assert finding.message.endswith("; `PAIR` is read by `wr.third` too")
+    assert [r.new_source for r in results if r.new_source is not None] == []
+
+
+def test_a_pair_handed_to_a_wrapper_whose_plain_code_reads_it_too_is_a_note(tmp_path: Path) -> None:
+    """The wrapper's XLA path reads the parameter too (`if interpret: return jnp.dot(...)`): a
+    scalar written by the caller would change it, so the caller gets a [manual] note, no fix."""
+    plain = _PRECISION_WRAPPERS["bound-by-a-partial"].replace(
+        "    return pl.pallas_call(", "    if interpret:\n        return jnp.dot(x, w, precision=precision)\n"
+        "    return pl.pallas_call(").replace("precision=None):", "precision=None, interpret=False):")
+    head, called = _WRAPPER_CALLS["a-constant-by-module"]
+    _wrapped(tmp_path, plain, head, called)
+    results = run([tmp_path], select(), SETTINGS, jobs=1)
+    assert [(Path(r.path).name, f.kind.value) for r in results for f in r.findings] == [("api.py", "manual")]
+    [finding] = [finding for result in results for finding in result.findings]
+    assert "reaches `ops.matmul`, whose kernel in another module takes it as its precision" in finding.message
+    assert "code there that is no kernel's precision reads it too" in finding.message
+    assert [r.new_source for r in results if r.new_source is not None] == []
+
+
+@pytest.mark.jax
+def test_a_function_that_takes_no_refs_read_at_an_unknown_index_is_a_note_not_a_fix(tmp_path: Path) -> None:
+    """`pl.pallas_call(IMPLEMENTATIONS[mode])`: every element may be the body, so every one was
+    taken for kernel code, and the plain-XLA `reference(x, w)` got a safe fix that changed its
+    numerics. An element that takes no refs is now code the launch may run: a [manual] note, left
+    byte for byte; the body (it takes refs) is still fixed, and the written package lowers."""
+    source = (_TUPLE_OF_IMPLEMENTATIONS.replace("IMPLEMENTATIONS[{index}]", "IMPLEMENTATIONS[mode]")
+              .replace("def run(x, w):", "def run(x, w, mode=1):"))
+    package = _package(tmp_path, "ix", {"api.py": source})
+    reference = (package / "api.py").read_text().splitlines()[10]
+    results = run([tmp_path], select(), SETTINGS, jobs=1)
+    assert [(f.line, f.kind.value) for r in results for f in r.findings] == [(11, "manual"), (15, "fixed")]
+    [note] = [f for r in results for f in r.findings if f.kind.value == "manual"]
+    assert "`IMPLEMENTATIONS[mode]` reads a tuple or list at an index this analysis cannot read), and `reference` " \
+           "may be it" in note.message
+    for result in results:
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    assert (package / "api.py").read_text().splitlines()[10] == reference
+    assert _lowering_error(tmp_path, "ix.api", "tpu") is None
+
+
 # `self.kernel = <util's body>` in a class of another module, launched as `Model().kernel` from a third.
 _INSTANCE_MEMBERS = {
     "the-body": ("def body(x_ref, w_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=PAIR)\n",

@@ -664,3 +664,44 @@ def test_facts_through_a_cycle_do_not_depend_on_which_module_is_asked_first(tmp_
     assert [entry[0] for entry in index.facts(tmp_path / "pkg/ops.py").kernels] == ["mm"]
     assert [entry[0] for entry in index.facts(tmp_path / "pkg/helpers.py").kernels] == ["h"]
     assert index.facts(tmp_path / "pkg/ops.py").shared == {"mm"}
+
+
+# A kernel module's precision constant, a precision wrapper, and a module that reads one or calls the other.
+_SHARED_AND_WRAPPED = {
+    "sw/__init__.py": "",
+    "sw/kernels.py": "import jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n\n"
+                     "MIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n\n\n"
+                     "def body(x_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=MIXED)\n\n\n"
+                     "def matmul(x, precision=None):\n    def kernel(x_ref, o_ref):\n"
+                     "        o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)\n\n"
+                     "    return pl.pallas_call(body, out_shape=x)(x) + pl.pallas_call(kernel, out_shape=x)(x)\n",
+    "sw/reference.py": "import jax.numpy as jnp\n\nfrom sw.kernels import MIXED\n\n\n"
+                       "def reference(x):\n    return jnp.dot(x, x, precision=MIXED)\n",
+    "sw/model.py": "from jax import lax\n\nfrom sw import kernels\n\n\n"
+                   "def forward(x):\n    return kernels.matmul(x, precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+}
+
+
+@pytest.mark.parametrize("edited, edit", [
+    ("sw/reference.py", lambda code: code.replace("precision=MIXED", "precision=None")),  # reads it no more
+    ("sw/reference.py", lambda code: code + "\n\nOTHER = MIXED\n"),  # reads it once more
+    ("sw/kernels.py", lambda code: code.replace("precision=precision)", "precision=None)")),  # no wrapper now
+    ("sw/kernels.py", lambda code: code.replace("    return pl.pallas_call", "    jnp.dot(x, x, precision=precision)\n"
+                                                "    return pl.pallas_call")),  # its plain code reads it too
+    ("sw/kernels.py", lambda code: code + "# tuned\n"),
+], ids=["reader-stops-reading", "reader-reads-it-twice", "no-wrapper-left", "wrapper-read-plainly-too", "a-comment"])
+def test_a_warm_run_after_an_edit_gives_the_cold_facts_of_shared_constants_and_precision_wrappers(
+        tmp_path: Path, edited: str, edit) -> None:
+    """ModuleFacts.read_elsewhere and precision_wrappers are recomputed where an edit changes them
+    (the reader's code, the wrapper's), and kept where it cannot: a warm run equals a cold one."""
+    after = {**_SHARED_AND_WRAPPED, edited: edit(_SHARED_AND_WRAPPED[edited])}
+    index, _, _ = _warm(tmp_path / "warm", _SHARED_AND_WRAPPED, after)
+    cold_paths = _write(tmp_path / "cold", after)
+    cold = ProjectIndex(cold_paths, read_bytes)
+    for name in ("kernels", "reference", "model"):
+        warm_facts = index.facts(tmp_path / "warm" / f"sw/{name}.py")
+        assert warm_facts == cold.facts(tmp_path / "cold" / f"sw/{name}.py"), name
+    before = ProjectIndex(_write(tmp_path / "before", _SHARED_AND_WRAPPED), read_bytes)
+    assert before.facts(tmp_path / "before/sw/kernels.py").read_elsewhere == (("MIXED", ("sw.reference",)),)
+    assert [name for name, *_ in before.facts(tmp_path / "before/sw/model.py").precision_wrappers] == \
+        ["sw.kernels.matmul"]

@@ -90,6 +90,23 @@ def test_a_value_bound_in_one_module_level_loop_is_every_value_the_name_takes() 
     assert found == {"body", "other"}
 
 
+@pytest.mark.parametrize("index, launched", [
+    ("-1", "body"), ("1", "body"), ("-2", "other"), ("0", "other"), ("+1", "body"), ("- 1", "body"),
+])
+def test_a_constant_index_launches_that_element_only(index: str, launched: str) -> None:
+    """`BODIES[-1]` is a `UnaryOp` in the tree, not a constant: it was read as an unknown index, and
+    the plain function beside the body got a kernel's fix."""
+    for container in ("(other, body)", "[other, body]"):
+        assert _kernels(f"ks = {container}\npl.pallas_call(ks[{index}])\n") == {launched}
+
+
+def test_an_unknown_index_launches_each_element_that_takes_refs() -> None:
+    """Each may be the body (an element that takes no refs is code the launch may run, not kernel
+    code: tests/test_packages.py)."""
+    assert _kernels("ks = (other, body)\ndef go(i):\n    pl.pallas_call(ks[i])\n") == {"body", "other"}
+    assert _kernels("def plain(x):\n    return x\nks = (plain, body)\ndef go(i):\n    pl.pallas_call(ks[i])\n") == {"body"}
+
+
 def test_a_function_called_by_name_only_is_no_kernel() -> None:
     assert _kernels("def plain():\n    return body\nplain()\n") == set()
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Optional
+from types import MappingProxyType
+from typing import Iterable, Iterator, Mapping, Optional
 
 from codemods.analysis.module import FUNCTIONS, MAX_ALIAS_DEPTH, Binding, FunctionNode, ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, Argument, find_arg, value_of
 from codemods.analysis.value_flow import (
-    Bound, Foreign, ForeignResult, Function, Mapping, Sequence, Unknown, ValueFlow,
+    Bound, Foreign, ForeignResult, Function, Mapping, Sequence, Unknown, ValueFlow, constant_index,
 )
 
 # Every kernel launcher lives under jax.experimental.pallas: a file without this word launches no kernel.
@@ -204,12 +205,21 @@ class ModuleFacts:
     # Its imports of a name that a project module imports from outside the project (`ops.py`: `from
     # jax import lax`; here `from pkg.ops import lax`): (the import as its index spells it, `jax.lax`).
     through: tuple[tuple[str, str], ...] = ()
+    # Its top-level constants that other modules read otherwise than as a Mosaic TPU kernel's
+    # precision: (name, those modules). Rewriting one would change what they read.
+    read_elsewhere: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # The functions it imports from other modules that hand a parameter to a kernel of theirs as its
+    # precision (`def matmul(x, w, precision=None)` whose kernel closes over it, or binds it by
+    # `functools.partial(kernel, precision=precision)`): (the name it calls them by, the parameter's
+    # position and keyword, the kernel's backends, whether code there that is no kernel's precision
+    # reads it too). What a call here passes for it is a kernel's precision (see precision_wrappers).
+    precision_wrappers: tuple[tuple[str, Optional[int], str, Backends, bool], ...] = ()
 
     @property
     def holds_kernels(self) -> bool:
         """Kernels run here without the module saying pallas: its functions are launched or called
         from kernels elsewhere, or it launches its own through another module's launcher."""
-        return bool(self.kernels or self.launchers)
+        return bool(self.kernels or self.launchers or self.precision_wrappers)
 
 
 NO_FACTS = ModuleFacts()
@@ -219,8 +229,10 @@ BODY, HELPER, FACTORY = "body", "helper", "factory"
 # A top-level def that a launch of another module may run, whose body that module's analysis cannot
 # resolve (`getattr(bodies, name)`, `from bodies import *`): what fails in a kernel there is [manual].
 MAYBE = "maybe"
-# How a value reaches another module's kernel code (KernelScope.foreign_keywords).
-BOUND, PASSED = "bound", "passed"
+# How a value reaches another module's kernel code (KernelScope.foreign_keywords): bound on its body
+# or passed to its factory, passed on by kernel code, or handed to a function that gives it to its
+# kernel as the precision (WRAPPED; SHARED where code there that is no kernel's precision reads it too).
+BOUND, PASSED, WRAPPED, SHARED = "bound", "passed", "wrapped", "shared"
 
 
 _LAUNCHER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in LAUNCHERS)
@@ -230,7 +242,8 @@ def find_kernels(module: ModuleIndex, facts: ModuleFacts = NO_FACTS) -> KernelSc
     """The module's kernels, once per module and facts (a scope is read, never changed)."""
     scope = module.kernel_scopes.get(facts)
     if scope is None:
-        if not facts.kernels and not facts.launchers and not _names_a_launcher(module) and not _may_be_unlaunched(module):
+        if not facts.kernels and not facts.launchers and not facts.precision_wrappers \
+                and not _names_a_launcher(module) and not _may_be_unlaunched(module):
             scope = KernelScope(module)  # nothing launches here, nothing elsewhere launches its code, nothing looks launched
         else:
             scope = _KernelFinder(module, facts).result
@@ -305,8 +318,10 @@ class _KernelFinder:
                         self.result.foreign_uses[binding] = (launched, name in facts.shared)
         handed: dict[ast.expr, Backends] = self.result.handed
         handed_to: dict[ast.expr, str] = {}  # the kernel a handed function is passed to, for its reason
+        uncertain: list[tuple[FunctionNode, tuple[Optional[ast.AST], str, Backends]]] = []  # see _at_an_unknown_index
         for values, why, launched, calls, site, body in entries:
             leaves = list(flow.leaves(values))
+            unknown_index = self._at_an_unknown_index(body)
             parameters = flow.parameters_into(body) if body is not None else []
             for param in parameters:  # a launch helper: what its callers pass is a kernel body
                 helper = module.parent[module.parent[param]]
@@ -321,7 +336,9 @@ class _KernelFinder:
                             handed[value_of(argument)] = handed.get(value_of(argument), frozenset()) | launched
                             if isinstance(leaf, (Function, Bound)):
                                 handed_to.setdefault(value_of(argument), _label(leaf.node))
-                if isinstance(leaf, (Function, Bound)):
+                if isinstance(leaf, (Function, Bound)) and unknown_index and not partials and not takes_refs(leaf.node):
+                    uncertain.append((leaf.node, (site, unknown_index, launched)))
+                elif isinstance(leaf, (Function, Bound)):
                     function = leaf.node
                     kernels.setdefault(function, why + self._through(site, leaf))
                     self._note_launch(function, calls)
@@ -364,6 +381,9 @@ class _KernelFinder:
         self._spread_approx_math()
         self._find_partial_launchers()
         self._find_foreign_calls()
+        self._find_wrapper_calls(facts)
+        for function, launch in uncertain:  # (a kernel found another way stays one)
+            self._may_run([function], launch)
         if self.result.unresolved:
             self._find_maybe_kernels()
         self._find_foreign_maybe_kernels(facts)
@@ -383,6 +403,38 @@ class _KernelFinder:
                         (keyword, value.mention, self.result.backends.get(kernel, frozenset()), PASSED)
                         for keyword in call.keywords if keyword.arg is not None and isinstance(keyword.value, ast.Name)]
                     break
+
+    def _at_an_unknown_index(self, body: object) -> str:
+        """Why a launch's body, read from a tuple or list at an index the analysis cannot read
+        (`IMPLEMENTATIONS[mode]`), may not be each element: "" if it is not so read. Such an element
+        that takes no refs (`reference(x, w)`, plain XLA code beside the body) is then not taken for
+        kernel code, which a safe fix would change, but for code the launch may run (a [manual] note)."""
+        if not isinstance(body, ast.Subscript) or isinstance(body.slice, ast.Slice) \
+                or constant_index(body.slice) is not None \
+                or not any(isinstance(value, Sequence) for value in self.flow.of(body.value)):
+            return ""
+        return f"`{self.module.segment(body)}` reads a tuple or list at an index this analysis cannot read"
+
+    def _find_wrapper_calls(self, facts: ModuleFacts) -> None:
+        """What its calls pass to another module's precision wrapper (`ops.matmul(x, w,
+        precision=PAIR)`, or a partial of it, see ModuleFacts.precision_wrappers): the value runs in
+        that module's kernel. An argument passed by position (`ops.matmul(x, w, PAIR)`) is given as
+        the keyword it stands for, a node of its own around the argument (the rules read the value,
+        where it is written)."""
+        wrappers = {name: (position, keyword, launched, plain)
+                    for name, position, keyword, launched, plain in facts.precision_wrappers}
+        for call in self.module.calls if wrappers else ():
+            applied = self.module.applied(call, wrappers)
+            if applied is None:
+                continue
+            name, mention, shift = applied
+            position, keyword, launched, plain = wrappers[name]
+            passed = find_arg(call, None if position is None else position + shift, (keyword,))
+            if passed is None:
+                continue
+            passed = passed if isinstance(passed, ast.keyword) else ast.keyword(arg=keyword, value=passed)
+            how = SHARED if plain else WRAPPED
+            self._reaches(self.result.foreign_keywords, (passed, mention, how), (passed, mention, launched, how))
 
     def _reaches(self, found: list, key: tuple, entry: tuple) -> None:
         """Add `entry` (its backends third) to `found` (foreign_bodies, foreign_keywords) once per `key`:
@@ -717,6 +769,80 @@ def defined_launchers(scope: KernelScope) -> dict[str, tuple[Optional[int], str,
         elif position == 0 and _returns_it(holder, function) and at_top:
             found[holder.name] = (None, "", launched)  # type: ignore[union-attr]
     return found
+
+
+def precision_wrappers(scope: KernelScope, positional: Mapping[str, int] = MappingProxyType({})
+                       ) -> dict[str, tuple[Optional[int], str, Backends, bool]]:
+    """The module's top-level defs (not kernels) that hand one of their parameters to a kernel of
+    theirs as its precision: the kernel closes over it (`precision=precision` in a nested def) or a
+    partial binds it (`functools.partial(kernel, precision=precision)`). Each with the parameter's
+    position and keyword, the kernels' backends, and whether code that is no Mosaic TPU kernel's
+    precision reads the parameter too (then a fix where a caller writes the value would change it).
+    `positional`: the ops that take a precision by position, by name, with the number of arguments
+    that reaches it (`lax.dot_general(x, w, dims, precision)`)."""
+    index, flow = scope.module, scope.flow
+    found: dict[str, tuple[Optional[int], str, Backends, bool]] = {}
+    for call in index.calls if flow is not None else ():
+        kernel = scope.kernel_of(call)
+        taken = precision_taken(call, positional) if kernel is not None else None
+        if not isinstance(taken, ast.Name):
+            continue
+        for param in _wrapper_parameters(scope, taken):
+            wrapper = index.parent[index.parent[param]]
+            if not isinstance(index.parent.get(wrapper), ast.Module) or wrapper in scope.kernels:
+                continue
+            known = found.get(wrapper.name)  # type: ignore[union-attr]
+            launched = scope.backends.get(kernel, frozenset())  # type: ignore[arg-type]
+            launched |= known[2] if known else frozenset()
+            binding = flow.binding_of(param)  # type: ignore[union-attr]
+            plain = any(not _a_kernel_precision(scope, reference, positional) for reference in binding.references) \
+                if binding else True
+            found[wrapper.name] = (position_of(wrapper, param), param.arg, launched,  # type: ignore[union-attr]
+                                   plain or bool(known and known[3]))
+    return found
+
+
+def precision_taken(call: ast.Call, positional: Mapping[str, int]) -> Optional[ast.expr]:
+    """The precision a call passes: `precision=...`, or an op's argument at its precision's position."""
+    for keyword in call.keywords:
+        if keyword.arg == "precision":
+            return keyword.value
+    needed = positional.get(call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", ""))
+    return call.args[needed - 1] if needed is not None and len(call.args) >= needed \
+        and not any(isinstance(arg, ast.Starred) for arg in call.args[:needed]) else None
+
+
+def _wrapper_parameters(scope: KernelScope, value: ast.Name) -> list[ast.arg]:
+    """The parameters `value` (a kernel's precision) reads: its own function's, or, for a kernel's
+    parameter, those a `functools.partial(kernel, name=<parameter>)` binds it to."""
+    index = scope.module
+    found = []
+    for binding in index.bindings(value):
+        if not binding.is_parameter:
+            continue
+        function = index.parent[index.parent[binding.node]]
+        if function not in scope.kernels:
+            found.append(binding.node)
+            continue
+        for partial in scope.partial_bindings.get(function, ()):  # type: ignore[arg-type]
+            found += [bound.node for keyword in partial.keywords if keyword.arg == binding.name
+                      and isinstance(keyword.value, ast.Name)
+                      for bound in index.bindings(keyword.value) if bound.is_parameter]
+    return found
+
+
+def _a_kernel_precision(scope: KernelScope, reference: ast.Name, positional: Mapping[str, int]) -> bool:
+    """The precision of a call in a kernel Mosaic TPU may lower, or a keyword of a partial that binds
+    a kernel's parameter (`functools.partial(kernel, precision=<reference>)`)."""
+    parent = scope.module.parent.get(reference)
+    call = scope.module.parent.get(parent) if isinstance(parent, ast.keyword) else parent
+    if not isinstance(call, ast.Call):
+        return False
+    if isinstance(parent, ast.keyword) and any(call in partials for partials in scope.partial_bindings.values()):
+        return True
+    kernel = scope.kernel_of(call)
+    return precision_taken(call, positional) is reference and kernel is not None \
+        and MOSAIC_TPU in scope.backends.get(kernel, frozenset())
 
 
 def _decorated(function: FunctionNode, decorator: str) -> bool:

@@ -37,17 +37,18 @@ import re
 import sys
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, TypeVar
 
 from codemods.analysis.kernel_scope import (
-    BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, Backends, KernelScope, ModuleFacts, defined_launchers, find_kernels, takes_refs,
+    BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, MOSAIC_TPU, Backends, KernelScope, ModuleFacts, defined_launchers,
+    find_kernels, precision_taken, precision_wrappers, takes_refs,
 )
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex, import_binding
 from codemods.analysis.names import root_name
 from codemods.analysis.value_flow import returned_values
-from codemods.capabilities import Level
+from codemods.capabilities import PRECISION_NAMES, Level
 from codemods.engine.rule import WORD_BYTES
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -105,6 +106,7 @@ def _package_name(folder: str, packages: set[str], prefixes: dict[str, str]) -> 
 # one top-level name is; LAUNCHERS): a kept value also spares the next run reading or parsing the
 # module to know it.
 CONTENT, IMPORTS, MARKER, TOP_LEVEL, LAUNCHERS = "content", "imports", "marker", "top_level", "launchers"
+WRAPPERS = "wrappers"  # its precision wrappers (see `_precision_wrappers`), kept by value as LAUNCHERS
 # Parts of the project as a whole, under the module name "" (no module's): whether a module is in
 # kernel land; the answer of a search of the importers for a word (`_importers_saying`); whether a
 # module launches kernels (says pallas, or launches through another module's launcher).
@@ -151,6 +153,7 @@ class _Module:
     tree: Optional[ast.Module] = None  # parsed, not yet indexed
     needy: Optional[list[str]] = None  # see ProjectIndex._needy_names
     ref_takers: Optional[list[str]] = None  # its top-level defs that take refs, where `_needy_names` found any needy
+    constants: Optional[list[str]] = None  # its top-level constants that may be a precision, from the same parse
     relevant: Optional[bool] = None  # see ProjectIndex._is_relevant
     parse_failed: bool = False
     raw: Optional[bytes] = None  # its bytes, once read (asked for thousands of times on a large tree)
@@ -224,6 +227,7 @@ class ProjectIndex:
         self._forwarders: dict[str, tuple[dict, set]] = {}  # see `_forwarded_launchers`
         self._outside_imports: dict[str, tuple[tuple, set]] = {}  # see `_imported_from_outside`
         self._launchers: dict[str, dict[str, tuple[Optional[int], str, Backends]]] = {}
+        self._wrappers: dict[str, dict[str, tuple[Optional[int], str, Backends, bool]]] = {}  # see `_precision_wrappers`
         self._facts: dict[str, ModuleFacts] = {}
         self._order = {name: position for position, name in enumerate(self._modules)}
         self._importing: Optional[dict[bytes, list[str]]] = None  # see `_importers_of`
@@ -364,7 +368,8 @@ class ProjectIndex:
     def summarise(self, names: Iterable[str], map_in_workers: Callable[[Callable[[str], tuple], list[str]], list]) -> None:
         """Work out the parts of the modules `names` that no other module decides in worker
         processes, where most of a cold tree's index goes. First each module's: whether it says
-        pallas, its import lines, a package's top-level table, a pallas module's launch helpers.
+        pallas, its import lines, a package's top-level table, a pallas module's launch helpers and
+        precision wrappers.
         Then, with kernel land known from those, each module in it: whether a rule's prefilter
         passes its code and, if so, its needy names (a parse). A module that says pallas is in
         kernel land whatever the others say: its needy names come with the first answer, from the
@@ -380,7 +385,7 @@ class ProjectIndex:
         notebooks = [name for name in names if name.startswith("<")] if self._prefilter is not None else []
         _SUMMARISING = self
         try:
-            for name, (marked, import_texts, top_level, launchers, needy_parts, prefiltered) in zip(
+            for name, (marked, import_texts, top_level, launchers, wrappers, needy_parts, prefiltered) in zip(
                     pending, map_in_workers(_summary, pending)):
                 module = self._modules[name]
                 module.prefiltered = prefiltered
@@ -388,6 +393,8 @@ class ProjectIndex:
                 module.import_texts, module.top_level = import_texts, top_level
                 if launchers is not None:
                     self._launchers[name] = launchers
+                if wrappers is not None:
+                    self._wrappers[name] = wrappers
                 if needy_parts is not None:
                     self._learn_needy_parts(module, needy_parts)
             for name, prefiltered in zip(notebooks, map_in_workers(_prefilter_summary, notebooks)):
@@ -422,6 +429,7 @@ class ProjectIndex:
         marked = self._marked(module)
         return (marked, self._import_texts(module), self._top_level(module) if module.is_package else None,
                 self._launch_helpers(module) if marked else None,  # a package's table: its re-exports
+                self._precision_wrappers(module) if marked else None,
                 self._needy_parts(module) if marked else None,
                 self._prefilter(module.path) if self._prefilter is not None else None)
 
@@ -440,10 +448,10 @@ class ProjectIndex:
         needy = self._needy_names(module) if relevant else None
         parsed = module.tree is not None or module.index is not None
         return relevant, needy, self._top_level(module) if parsed else None, self._holders(module) if needy else None, \
-            module.ref_takers
+            module.ref_takers, module.constants
 
     def _learn_needy_parts(self, module: _Module, parts: tuple) -> None:
-        relevant, needy, top_level, holders, module.ref_takers = parts
+        relevant, needy, top_level, holders, module.ref_takers, module.constants = parts
         module.relevant, module.needy = relevant, needy
         module.top_level = top_level if top_level is not None else module.top_level
         module.holders = holders if holders is not None else module.holders
@@ -511,6 +519,8 @@ class ProjectIndex:
                     value = self._marker(module)
                 elif part == LAUNCHERS:
                     value = _launchers_value(self._launch_helpers(module))
+                elif part == WRAPPERS:
+                    value = _wrappers_value(self._precision_wrappers(module))
                 else:
                     value = self._top_level_entry(module, part[1])
             self._part_values[dependency] = value
@@ -529,16 +539,18 @@ class ProjectIndex:
     def _facts_of(self, module: _Module) -> ModuleFacts:
         self._depend(module.name, CONTENT)
         raw = self._bytes(module)
+        wrappers = self._imported_precision_wrappers(module)
         if KERNEL_MARKER not in raw and not self._in_kernel_land(module.name):
             # No kernel of this project reaches it (a set lookup: first). It may still launch its own
             # with a launcher a project module re-exports (`from pkg.compat import plgpu`, then
             # `plgpu.kernel(body, ...)`): its rules read those names as jax's.
-            return ModuleFacts(through=self._imported_from_outside(module)) if _says_a_launcher(raw) else ModuleFacts()
+            facts = ModuleFacts(through=self._imported_from_outside(module)) if _says_a_launcher(raw) else ModuleFacts()
+            return self._with_wrappers(module, facts, wrappers)
         if not self._is_relevant(module):
             return ModuleFacts()
         needy = self._needy_names(module)
         if not needy:
-            return ModuleFacts()  # nothing in it can fail in a kernel, wherever it is launched
+            return self._with_wrappers(module, ModuleFacts(), wrappers)  # nothing in it can fail in a kernel
         launchers = self._imported_launchers(module)
         kernels, shared = [], set()
         for name in needy:
@@ -550,7 +562,47 @@ class ProjectIndex:
                 shared.add(name)
         launched = {name for name, *_ in kernels}
         kernels += self._maybe_launched(module, [name for name in needy if name not in launched])
-        return ModuleFacts(tuple(sorted(kernels)), frozenset(shared), launchers, self._imported_from_outside(module))
+        return ModuleFacts(tuple(sorted(kernels)), frozenset(shared), launchers, self._imported_from_outside(module),
+                           self._constants_read_elsewhere(module), wrappers)
+
+    def _with_wrappers(self, module: _Module, facts: ModuleFacts, wrappers: tuple) -> ModuleFacts:
+        """`facts` with the precision wrappers the module calls, and then its constants that other
+        modules read too (a value it hands a wrapper may be one: a fix rewrites it where it is set)."""
+        return facts if not wrappers else \
+            replace(facts, precision_wrappers=wrappers, read_elsewhere=self._constants_read_elsewhere(module))
+
+    def _imported_precision_wrappers(self, module: _Module) -> tuple:
+        """The precision wrappers (ModuleFacts.precision_wrappers) of the project modules it imports,
+        by the names it calls them by."""
+        if not self._imports_project(module):
+            return ()
+        found: dict[str, tuple[Optional[int], str, Backends, bool]] = {}
+        for dependency in sorted(self._imported_names(module, shallow=False)):
+            found.update(self._precision_wrappers(self._modules[dependency]))
+        if not found or not self._is_relevant(module):
+            return ()
+        return tuple(sorted((name, *spec) for name, spec in {**found, **self._spellings(module, found)}.items()))
+
+    def _precision_wrappers(self, module: _Module) -> dict[str, tuple[Optional[int], str, Backends, bool]]:
+        """Its top-level defs that hand a parameter to a kernel of theirs as its precision, by
+        qualified name (see `precision_wrappers`): a part of its own (WRAPPERS), so that an edit of
+        its code elsewhere leaves its importers' facts alone. Its own launches only (a kernel it
+        launches through another module's launcher is not asked about). Only a module that says
+        pallas and binds a precision to a name a def takes is parsed for it."""
+        self._depend(module.name, WRAPPERS)
+        if module.name not in self._wrappers:
+            kept = self._part_values.get((module.name, WRAPPERS))  # the last run's, if the module is unchanged
+            if kept is not None:
+                self._wrappers[module.name] = {name: (position, keyword, frozenset(backends), plain)
+                                               for name, position, keyword, backends, plain in kept}  # type: ignore[attr-defined]
+            else:
+                with self._quiet():
+                    raw = self._bytes(module)
+                    index = self._index(module) if KERNEL_MARKER in raw and _may_wrap_a_precision(raw) else None
+                    self._wrappers[module.name] = {} if index is None else \
+                        {f"{module.name}.{name}": spec
+                         for name, spec in precision_wrappers(find_kernels(index), _POSITIONAL_PRECISION).items()}
+        return self._wrappers[module.name]
 
     def _imported_from_outside(self, module: _Module) -> tuple[tuple[str, str], ...]:
         """Its imports of a project module's name that the project module imports from jax (`ops.py`:
@@ -663,6 +715,7 @@ class ProjectIndex:
                 names.append(name)
         module.needy = names + _reaching(tree, raw, starts, set(names)) if names else names
         module.ref_takers = _ref_takers(tree) if tree is not None else []  # `_maybe_launched` asks, on the same parse
+        module.constants = _precision_constants(tree)  # and `_constants_read_elsewhere`
         return module.needy
 
     # -- who uses a name, and how --
@@ -674,11 +727,7 @@ class ProjectIndex:
 
     def _find_usage(self, module: _Module, name: str) -> Usage:
         usage = Usage()
-        referrers = self._referrers(module, name)
-        renamed = self._renamed(module, name, referrers)
-        for alias in sorted(renamed):  # `mylib.mm` after `from mylib.ops import fused_mm as mm` in mylib
-            known = {referrer.name for referrer in referrers}
-            referrers += [referrer for referrer in self._referrers(module, alias) if referrer.name not in known]
+        referrers, renamed = self._referrers_under_any_name(module, name)
         for referrer in referrers:
             if not self._in_kernel_land(referrer.name):  # no kernel runs its code: any use is plain
                 usage |= Usage(plain=self._mentions(referrer, module, name, renamed))
@@ -697,6 +746,55 @@ class ProjectIndex:
             # `kernel = staticmethod(Model().kernel)` in a launched class, `[Model().kernel]`: the member
             usage |= Usage(held.backends, held.role, held.plain, held.why, members if held.backends else frozenset())
         return usage
+
+    def _referrers_under_any_name(self, module: _Module, name: str) -> tuple[list[_Module], set[str]]:
+        """The modules that may use `module.name`, and the other names it is re-exported under."""
+        referrers = self._referrers(module, name)
+        renamed = self._renamed(module, name, referrers)
+        for alias in sorted(renamed):  # `mylib.mm` after `from mylib.ops import fused_mm as mm` in mylib
+            known = {referrer.name for referrer in referrers}
+            referrers += [referrer for referrer in self._referrers(module, alias) if referrer.name not in known]
+        return referrers, renamed
+
+    def _constants_read_elsewhere(self, module: _Module) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Its top-level constants that may be a precision (`MIXED = (P.DEFAULT, P.HIGHEST)`), each
+        with the other modules that read it otherwise than as the precision of a Mosaic TPU kernel's
+        call (imported by name, as `kernels.MIXED`, or through a re-export): a fix of the constant
+        would change what they read (plain XLA code's numerics), so its module's rules must not
+        rewrite it (ModuleFacts.read_elsewhere)."""
+        self._depend(module.name, CONTENT)
+        if module.constants is None:  # (found by `_needy_names`, on the parse a worker took, where it ran)
+            module.constants = _precision_constants(self._tree(module))
+        found = [(name, readers) for name in module.constants if (readers := self._plain_readers(module, name))]
+        return tuple(sorted(found))
+
+    def _plain_readers(self, module: _Module, name: str) -> tuple[str, ...]:
+        """The other modules that read `module.name`, not (only) as a Mosaic TPU kernel's precision."""
+        referrers, renamed = self._referrers_under_any_name(module, name)
+        readers = []
+        for referrer in referrers:
+            if self._star_imports(referrer, module):  # `from pkg.kernels import *`: its uses are not resolved
+                readers.append(referrer.name)
+                continue
+            if not self._in_kernel_land(referrer.name):  # no kernel runs its code: any use is plain
+                if self._mentions(referrer, module, name, renamed):
+                    readers.append(referrer.name)
+                continue
+            index, scope = self._index(referrer), self._scope(referrer)
+            if index is None or scope is None:
+                continue
+            aliases = self._aliases(referrer, name, renamed)
+            if any(_last_name(mention) in aliases and (module, name) in self._targets(referrer, index, mention)
+                   and not _kernel_precision(index, scope, mention)
+                   for mentions in self._project_mentions(referrer, index).values() for mention in mentions):
+                readers.append(referrer.name)
+        return tuple(readers)
+
+    def _star_imports(self, referrer: _Module, module: _Module) -> bool:
+        """Whether `referrer` imports every name of `module` (`from pkg.kernels import *`)."""
+        return any(isinstance(statement, ast.ImportFrom) and any(alias.name == "*" for alias in statement.names)
+                   and referrer.absolute("." * statement.level + (statement.module or "")) == module.name
+                   for statement in self._import_statements(referrer))
 
     def _renamed(self, module: _Module, name: str, referrers: list[_Module]) -> set[str]:
         """The other names `referrers` re-export `module.name` under (`from .ops import fused_mm as
@@ -1673,6 +1771,72 @@ def _is_member_pair(node: ast.AST) -> bool:
         and all(_last_name(element) in _LEVELS for element in node.elts)
 
 
+_PRECISION_NAMED = re.compile(rb"\bprecision\s*=\s*([A-Za-z_]\w*)")
+_POSITIONAL_CALL = re.compile(rb"\b(" + b"|".join(sorted(name.encode() for name in _POSITIONAL_PRECISION)) + rb")\s*\(")
+_NAME = re.compile(rb"[A-Za-z_]\w*")
+
+
+def _may_wrap_a_precision(raw: bytes) -> bool:
+    """A precision given as a name (`precision=precision`, `precision=p`, `lax.dot_general(x, w, dims,
+    p)`) that a def takes as a parameter: where a kernel may take its precision from a wrapper's."""
+    names = set(_PRECISION_NAMED.findall(raw)) - {b"None"} if b"precision" in raw else set()
+    names |= _positional_precision_names(raw)
+    return any(re.search(rb"\bdef[ \t]+\w+[ \t]*\([^)]*\b" + re.escape(name) + rb"\b", raw) for name in names)
+
+
+def _positional_precision_names(raw: bytes) -> set[bytes]:
+    """The names an op that takes its precision by position is given there (`lax.dot_general(x, w,
+    dims, p)`: `p`), read from its arguments' bytes (brackets balanced, strings not read)."""
+    found = set()
+    for match in _POSITIONAL_CALL.finditer(raw) if _POSITIONAL_OP.search(raw) else ():
+        depth, start, arguments = 0, match.end(), []
+        for position in range(match.end(), min(len(raw), match.end() + 2000)):
+            byte = raw[position:position + 1]
+            if byte in b"([{":
+                depth += 1
+            elif byte in b")]}" and depth:
+                depth -= 1
+            elif byte == b"," and not depth or byte == b")":
+                arguments.append(raw[start:position].strip())
+                start = position + 1
+                if byte == b")":
+                    break
+        needed = _POSITIONAL_PRECISION[match.group(1).decode()]
+        if len(arguments) >= needed and _NAME.fullmatch(arguments[needed - 1]):
+            found.add(arguments[needed - 1])
+    return found
+
+
+def _precision_constants(tree: Optional[ast.Module]) -> list[str]:
+    """The module's top-level `NAME = value` whose value may be a precision (see `_may_be_a_precision`)."""
+    return [statement.targets[0].id for statement in (tree.body if tree is not None else ())
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name) and _may_be_a_precision(statement.value)]
+
+
+def _may_be_a_precision(value: ast.expr) -> bool:
+    """A value the rules may read as a precision and rewrite where it is written: a pair, a member
+    (`P.HIGHEST`), a string (`"bfloat16"`), `Precision("highest")`."""
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return len(value.elts) == 2 and all(isinstance(e, ast.Name) or _may_be_a_precision(e) for e in value.elts)
+    if isinstance(value, ast.Call):
+        return len(value.args) == 1 and not value.keywords and _may_be_a_precision(value.args[0])
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, str) and value.value.lower() in PRECISION_NAMES
+    return isinstance(value, ast.Attribute) and value.attr in _LEVELS
+
+
+def _kernel_precision(index: ModuleIndex, scope: KernelScope, mention: ast.AST) -> bool:
+    """The precision of a call (`precision=<mention>`, or an op's argument at its precision's
+    position) in a kernel of its module that Mosaic TPU may lower: a read that wants the same fix
+    as the kernel that writes it."""
+    parent = index.parent.get(mention)
+    call = index.parent.get(parent) if isinstance(parent, ast.keyword) else parent
+    kernel = scope.kernel_of(mention)
+    return isinstance(call, ast.Call) and precision_taken(call, _POSITIONAL_PRECISION) is mention \
+        and kernel is not None and MOSAIC_TPU in scope.backends.get(kernel, frozenset())
+
+
 def _is_none(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
@@ -1715,6 +1879,12 @@ def _launchers_value(launchers: dict[str, tuple[Optional[int], str, Backends]]) 
     """Launch helpers as plain, sorted data (a part kept by value: LAUNCHERS)."""
     return tuple(sorted((name, position, keyword, tuple(sorted(backends)))
                         for name, (position, keyword, backends) in launchers.items()))
+
+
+def _wrappers_value(wrappers: dict[str, tuple[Optional[int], str, Backends, bool]]) -> tuple:
+    """Precision wrappers as plain, sorted data (a part kept by value: WRAPPERS)."""
+    return tuple(sorted((name, position, keyword, tuple(sorted(backends)), plain)
+                        for name, (position, keyword, backends, plain) in wrappers.items()))
 
 
 def _hash(value: object) -> bytes:

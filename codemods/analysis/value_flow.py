@@ -350,7 +350,7 @@ class ValueFlow:
         if node.ctx.__class__ is not ast.Load or self._of_a_library(node.value):
             return
         index = node.slice
-        position = index.value if isinstance(index, ast.Constant) and isinstance(index.value, int) else None
+        position = constant_index(index)
 
         def rule(value: Value) -> None:
             if isinstance(value, Sequence):
@@ -722,6 +722,17 @@ class ValueFlow:
         self.launches.append(Launch(body, launcher.name, calls, site))
         # The launcher calls the body: what a partial binds reaches the body's parameters.
         self._call_site(body, [], {}, _DISCARDED, site)
+
+
+def constant_index(index: ast.expr) -> Optional[int]:
+    """The integer an index is written as: `1`, and `-1` too (a `UnaryOp`, not a constant, in the
+    tree: read as unknown, `BODIES[-1]` took every element for the body). None for anything else."""
+    sign = 1
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, (ast.USub, ast.UAdd)):
+        sign, index = (-1 if isinstance(index.op, ast.USub) else 1), index.operand
+    if isinstance(index, ast.Constant) and isinstance(index.value, int) and not isinstance(index.value, bool):
+        return sign * index.value
+    return None
 
 
 # The methods that move a list's elements to other positions.

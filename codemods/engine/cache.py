@@ -143,7 +143,8 @@ class ResultCache:
         modules, and no code runs when it is read, unlike pickle). Sets of dependencies are kept as
         tuples: marshal sorts a frozenset's items to write it (13 times the time of a tuple's, most
         of a one-file run's store on a tree of thousands of modules)."""
-        facts = {name: ((f.kernels, f.shared, f.launchers, f.through), tuple(dependencies))
+        facts = {name: ((f.kernels, f.shared, f.launchers, f.through, f.read_elsewhere, f.precision_wrappers),
+                        tuple(dependencies))
                  for name, (f, dependencies) in state.facts.items()}
         data = (state.contents, facts, state.parts, state.tables, tuple(state.table_dependencies))
         self._write_bytes(self._project_entry(layout), marshal.dumps(data))
@@ -378,7 +379,10 @@ def _facts_entry(facts: ModuleFacts) -> dict:
     return {"kernels": [[name, sorted(backends), why, role] for name, backends, why, role in facts.kernels],
             "shared": sorted(facts.shared),
             "launchers": [[name, position, keyword, sorted(backends)] for name, position, keyword, backends in facts.launchers],
-            "through": [list(pair) for pair in facts.through]}
+            "through": [list(pair) for pair in facts.through],
+            "read_elsewhere": [[name, list(readers)] for name, readers in facts.read_elsewhere],
+            "precision_wrappers": [[name, position, keyword, sorted(backends), plain]
+                                   for name, position, keyword, backends, plain in facts.precision_wrappers]}
 
 
 _NO_FACTS_KEY = json.dumps(_facts_entry(NO_FACTS))

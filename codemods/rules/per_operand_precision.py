@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from codemods import api_changes
-from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, Backends, argument_for, default_value, describe_backends
+from codemods.analysis.kernel_scope import (
+    BOUND, MOSAIC_GPU, PASSED, SHARED, WRAPPED, Backends, argument_for, default_value, describe_backends,
+)
 from codemods.analysis.value_flow import returned_values
-from codemods.analysis.module import FunctionNode, ModuleIndex
+from codemods.analysis.module import Binding, FunctionNode, ModuleIndex
 from codemods.analysis.names import Argument, display, find_arg, has_double_star, has_star, one_line, root_name, value_of
 from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, spell_like, string_value
 from codemods.base import JaxTransform
@@ -157,24 +159,29 @@ class PerOperandPrecision(JaxTransform):
         """A precision that reaches kernel code of another module, whose op (dot or conv) this module
         does not show: bound by `functools.partial(kernels.body, precision=PAIR)`, passed to a kernel
         factory (`kernels.make(precision=PAIR)`) or by a kernel to a helper (`ops.mm(a, b,
-        precision=precision)`). A literal becomes the scalar both ops lower that is at least as
-        accurate (unsafe: its use is elsewhere); a value that can be one Mosaic TPU rejects is a note.
-        Never passed over silently."""
+        precision=precision)`), or handed to a function whose kernel takes it as its precision
+        (`ops.matmul(x, w, precision=PAIR)`, WRAPPED). A literal becomes the scalar both ops lower
+        that is at least as accurate (unsafe: its use is elsewhere); a value that can be one Mosaic
+        TPU rejects is a note, and so is any where code there that is no kernel's precision reads it
+        too (SHARED). Never passed over silently."""
         bound = [(keyword, mention, how) for keyword, mention, launched, how in self.analysis.kernels.foreign_keywords
-                 if (keyword.arg == "precision" or self._carries_a_pair(keyword.value))
+                 if (keyword.arg == "precision" or how in (WRAPPED, SHARED) or self._carries_a_pair(keyword.value))
                  and (launched & REJECTERS or self.settings.scope is Scope.ALL)]
         values = {keyword.value for keyword, _, _ in bound}
         accepted = accepted_precisions("dot", self.settings.jax_version) \
             & accepted_precisions("conv", self.settings.jax_version)
         for keyword, mention, how in bound:
-            where = f"`{one_line(self.module.segment(mention))}`, kernel code of another module run by Mosaic TPU"
+            where = f"`{one_line(self.module.segment(mention))}`, " + (
+                "kernel code of another module run by Mosaic TPU" if how in (BOUND, PASSED)
+                else "whose kernel in another module takes it as its precision (run by Mosaic TPU)")
             source = keyword.value
             bindings = self.module.bindings(source) if isinstance(source, ast.Name) else []
-            if len(bindings) == 1 and bindings[0].value is not None \
+            readers = self._read_elsewhere(bindings[0]) if len(bindings) == 1 else ""
+            if len(bindings) == 1 and bindings[0].value is not None and not readers \
                     and all(reference in values for reference in bindings[0].references):
                 source = bindings[0].value  # a constant only these bindings use: rewritten where it is set
             parsed = parse_precision(source, self.module)
-            if isinstance(parsed, PrecisionLiteral) and how == BOUND:
+            if isinstance(parsed, PrecisionLiteral) and how in (BOUND, WRAPPED):
                 if len(set(parsed.levels)) == 1 and parsed.levels[0] in accepted:
                     continue
                 level = min(level for level in accepted if level >= parsed.most_accurate)
@@ -197,11 +204,14 @@ class PerOperandPrecision(JaxTransform):
                                 f"reaches {where} ({unknown}): Mosaic TPU rejects it there unless it is a single scalar "
                                 "that lowers (DEFAULT or HIGHEST for any op)")
                     continue
+            shared = f"; `{keyword.value.id}` is read by {readers} too" if readers else ""  # type: ignore[attr-defined]
+            advice = ("; code there that is no kernel's precision reads it too, and a scalar written here would change "
+                      "that code as well: give the kernel a precision of its own") if how == SHARED else \
+                "; write a single scalar that lowers (DEFAULT or HIGHEST for any op)"
             for found, literal in rejected:  # said where the value is written: that is what to change
                 line = self.module.position(keyword.value)[0]
                 self.report(found, Kind.MANUAL, f"precision {literal.describe()} reaches {where} (passed on line {line}): "
-                            "Mosaic TPU rejects it there; write a single scalar that lowers (DEFAULT or HIGHEST for "
-                            "any op)")
+                            f"Mosaic TPU rejects it there{advice}{shared}")
 
     def _carries_a_pair(self, value: ast.expr) -> bool:
         """Whether a value bound to another name (`partial(kernels.body, prec=PAIR)`, the body's
@@ -536,8 +546,19 @@ class PerOperandPrecision(JaxTransform):
                 return f"is {what} that is not a precision literal"
             if not all(self._feeds_kernel_precision(reference) for reference in binding.references):
                 return f"is {what} also used outside kernel precisions (rewriting it would change XLA code)"
+            readers = self._read_elsewhere(binding)
+            if readers:
+                return f"is {what} that {readers} also reads (rewriting it would change what that code reads)"
             return [(binding.value, literal)]
         return "is not a literal"
+
+    def _read_elsewhere(self, binding: Binding) -> str:
+        """The other modules that read a module constant otherwise than as a Mosaic TPU kernel's
+        precision (the project index's facts), as a finding names them: "" if none."""
+        if binding.scope is not self.module.module_scope:
+            return ""
+        readers = dict(self.analysis.facts.read_elsewhere).get(binding.name, ())
+        return ", ".join(f"`{reader}`" for reader in readers)
 
     def _feeds_kernel_precision(self, reference: ast.Name) -> bool:
         """A use of a constant as a kernel op's precision, or as the default of a kernel's parameter."""
