@@ -107,8 +107,8 @@ def _body(source: str) -> set[str]:
     ("B = [a, b]\nB.remove(a)\npl.pallas_call(B[0])", {"a", "b"}),
     ("B = [a, b]\nB.insert(0, c)\npl.pallas_call(B[1])", {"a", "b", "c"}),
     ("B = (a, b)\nC = list(B)\nC.pop(0)\npl.pallas_call(B[0])", {"a"}),  # a tuple does not move
-    ("B = (a, b)\npl.pallas_call(B[-2])", {"a", "b"}),  # `-2` is no constant: no position
-    ("B = (a, b)\npl.pallas_call(B[-1])", {"a", "b"}),
+    ("B = (a, b)\npl.pallas_call(B[-2])", {"a"}),  # a negative constant counts from the end
+    ("B = (a, b)\npl.pallas_call(B[-1])", {"b"}),
     ("B = (a, b)\npl.pallas_call(B[2])", {"a", "b"}),
     ("B = (a, b)\npl.pallas_call(B[-3])", {"a", "b"}),
     ("B = (a, b)\npl.pallas_call(B[i])", {"a", "b"}),
