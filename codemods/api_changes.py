@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Sequence
 
 from codemods.capabilities import Version
 
@@ -235,6 +235,14 @@ TABLE: tuple[ApiChange, ...] = (
             "jax.experimental.pallas.tpu.CoreType", (0, 9, 1), (0, 9, 1), (0, 10, 2), _PALLAS),
     _rename("JAX157", "tpu-host", ("jax.experimental.pallas.tpu.HOST",), "jax.experimental.pallas.HOST", (0, 7, 0),
             (0, 10, 2), (0, 11, 2), _PALLAS),
+    # Members of pltpu.MemorySpace that left the enum without a deprecation (an enum member cannot
+    # warn): where JAX152's `pltpu.TPUMemorySpace.ANY` lands on a target past them (`landing`).
+    _rename("JAX167", "tpu-memory-space-any", ("jax.experimental.pallas.tpu.MemorySpace.ANY",),
+            "jax.experimental.pallas.ANY", (0, 4, 34), None, (0, 8, 2),
+            "jax/_src/pallas/mosaic/core.py: MemorySpace.ANY in the 0.6.2 to 0.8.1 wheels, not in 0.8.2's"),
+    _rename("JAX168", "tpu-memory-space-host", ("jax.experimental.pallas.tpu.MemorySpace.HOST",),
+            "jax.experimental.pallas.HOST", (0, 7, 0), None, (0, 10, 2),
+            "jax/_src/pallas/mosaic/core.py: MemorySpace.HOST in the 0.7.0 to 0.10.1 wheels, not in 0.10.2's"),
     *(_rename(code, f"tpu-{name.replace('_', '-').lower()}", (f"jax.experimental.pallas.tpu.{name}",),
               f"jax.experimental.pallas.{name}", (0, 6, 0), (0, 10, 0), (0, 11, 0), _PALLAS)
       for code, name in (("JAX158", "semaphore_read"), ("JAX159", "semaphore_signal"), ("JAX160", "semaphore_wait"))),
@@ -305,3 +313,31 @@ TABLE: tuple[ApiChange, ...] = (
                         "the private members (_backends, xla_client) have no public replacement: chex 0.1.92 reads "
                         "jax._src.xla_bridge._backends, which can change in any release"),
 )
+
+
+def retiring(name: str, target: Version) -> tuple[ApiChange, ...]:
+    """The rows that retire `name` (or a name it starts with: `pltpu.MemorySpace` in
+    `pltpu.MemorySpace.ANY`) by `target`."""
+    return tuple(dict.fromkeys(row for row in TABLE for old in row.old if (name == old or name.startswith(old + "."))
+                               and row.state(target) != "works"))
+
+
+def landing(new: str, members: Sequence[str], target: Version, floor: Optional[Version] = None) -> tuple[str, int]:
+    """Where a fix that writes `new`, read with the attributes `members` after it, lands on
+    `target`: through each rename that target and floor apply to the name written or to one it
+    starts with (`pltpu.TPUMemorySpace.ANY` -> `pltpu.MemorySpace.ANY` -> `pl.ANY` from jax 0.8.2),
+    whose replacement the floor has too. Returns the spelling and how many of `members` it took in (`.ANY`: 1)."""
+    head, tail, took = new.split("."), list(members), 0
+    for _ in TABLE:  # each step follows one row: a cycle in the table ends here
+        written = head + tail
+        step = next(((row, old) for row in TABLE if row.change is Change.RENAME and row.new is not None
+                     and row.applies(target) and (floor is None or floor >= row.since)
+                     and (row.superseded is None or target < row.superseded)
+                     for old in (o.split(".") for o in row.old) if written[:len(old)] == old), None)
+        if step is None:
+            break
+        row, old = step
+        assert row.new is not None
+        beyond = max(0, len(old) - len(head))  # members the old spelling takes in
+        head, tail, took = row.new.split(".") + head[len(old):], tail[beyond:], took + beyond
+    return ".".join(head), took

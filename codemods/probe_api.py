@@ -272,7 +272,13 @@ def _reach(qualified: str) -> Callable[[], object]:
 
     def attempt():
         parent, _, name = qualified.rpartition(".")
-        module = importlib.import_module(parent)
+        try:
+            module = importlib.import_module(parent)
+        except ModuleNotFoundError as error:  # `pltpu.MemorySpace.ANY`: a member of a class, not of a module
+            owner, _, member = parent.rpartition(".")
+            if error.name != parent or not owner or not isinstance(getattr(importlib.import_module(owner), member, None), type):
+                raise
+            module = _reach(parent)()
         getattr(getattr(module, "__getattr__", None), "cache_clear", lambda: None)()
         return getattr(module, name)
 

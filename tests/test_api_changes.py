@@ -85,6 +85,44 @@ def test_the_floor_keeps_a_newer_replacement_out():
     assert not x64.applies((0, 12, 0, 1), floor=(0, 7, 999))
 
 
+# Every release a row names: where what a row decides can change.
+RELEASES = sorted({v for row in api_changes.TABLE for v in (row.since, row.deprecated, row.removed, row.superseded)
+                   if v is not None} | {(0, 12, 0, 1)})
+
+
+@pytest.mark.parametrize("code", ROWS)
+def test_no_fix_lands_on_a_spelling_its_target_retires(code):
+    """What a row's fix writes (its replacement, and that read with a member another row retires:
+    `pltpu.MemorySpace` + `.ANY`), followed through every later row, exists on every target and
+    floor the row fixes for; or the fix is held back by the floor (`later.since` above it)."""
+    row = ROWS[code]
+    if row.new is None or not row.new.startswith("jax."):
+        return
+    written = [[]] + [old[len(row.new) + 1:].split(".") for other in api_changes.TABLE if other is not row
+                      for old in other.old if old.startswith(row.new + ".")]
+    for target in RELEASES:
+        for floor in (None, *RELEASES):
+            if floor is not None and floor > target or not row.applies(target, floor) \
+                    or row.superseded is not None and target >= row.superseded:
+                continue
+            for members in written:
+                spelling, took = api_changes.landing(row.new, members, target, floor)
+                lands = ".".join([spelling, *members[took:]])
+                later = [r for r in api_changes.retiring(lands, target) if r is not row]
+                assert all(floor is not None and floor < r.since for r in later), (target, floor, lands, later)
+
+
+def test_a_rename_lands_where_the_target_has_the_name():
+    """pltpu.TPUMemorySpace -> pltpu.MemorySpace; its member ANY left the enum in 0.8.2 for pl.ANY."""
+    memory_space = "jax.experimental.pallas.tpu.MemorySpace"
+    assert api_changes.landing(memory_space, ["ANY"], (0, 8, 1)) == (memory_space, 0)
+    assert api_changes.landing(memory_space, ["ANY"], (0, 8, 2)) == ("jax.experimental.pallas.ANY", 1)
+    assert api_changes.landing(memory_space, ["HOST", "value"], (0, 12, 0, 1)) == ("jax.experimental.pallas.HOST", 1)
+    assert api_changes.landing(memory_space, ["VMEM"], (0, 12, 0, 1)) == (memory_space, 0)
+    # pl.HOST came in 0.7.0: a project that supports 0.6.2 keeps the spelling (and the fix is held back)
+    assert api_changes.landing(memory_space, ["HOST"], (0, 12, 0, 1), floor=(0, 6, 2)) == (memory_space, 0)
+
+
 # --- the table against the installed jax ------------------------------------------------------
 
 @pytest.fixture(scope="module")

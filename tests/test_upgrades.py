@@ -76,7 +76,12 @@ def test_the_upgrade_page_lists_every_row_as_the_table_says(update_goldens: bool
     "if hasattr(jax, 'tree_map'):\n    f = jax.tree_map\nelse:\n    f = jax.tree.map\n",
     "if jax.__version__ < '0.4.25':\n    f = jax.tree_map\n",
     "f = jax.tree_map if jax.__version_info__ < (0, 4, 25) else jax.tree.map\n",
-], ids=["try-import", "try-attribute", "hasattr", "version", "version-ifexp"])
+    # The handler of a missing name is the fallback for the jax that lacks the try's spelling.
+    "try:\n    f = jax.tree.map\nexcept AttributeError:\n    f = jax.tree_map\n",
+    "try:\n    from jax.tree import map\nexcept (ImportError, KeyError):\n    from jax import tree_map as map\n",
+    "try:\n    import jax.tree\nexcept ModuleNotFoundError:\n    f = jax.tree_map\n",
+], ids=["try-import", "try-attribute", "hasattr", "version", "version-ifexp", "except-attribute-fallback",
+        "except-import-fallback", "except-module-fallback"])
 def test_code_in_a_version_guard_is_left_alone(guarded: str) -> None:
     source = "import jax\n" + guarded
     assert _fix(source) == (source, [])
@@ -84,6 +89,14 @@ def test_code_in_a_version_guard_is_left_alone(guarded: str) -> None:
 
 def test_a_try_that_catches_something_else_is_no_guard() -> None:
     after, findings = _fix("import jax\ntry:\n    f = jax.tree_map\nexcept KeyError:\n    pass\n")
+    assert "jax.tree.map" in after and [f.code for f in findings] == ["JAX101"]
+
+
+@pytest.mark.parametrize("handler", ["except KeyError:", "except Exception:", "except:"])
+def test_a_handler_of_other_errors_is_no_fallback(handler: str) -> None:
+    """Only the errors a missing name raises make a handler the fallback of a version guard: a
+    broad `except Exception:` handles any failure of its try, not an older jax."""
+    after, findings = _fix(f"import jax\ntry:\n    f = g()\n{handler}\n    f = jax.tree_map\n")
     assert "jax.tree.map" in after and [f.code for f in findings] == ["JAX101"]
 
 
@@ -199,6 +212,25 @@ def test_a_fix_the_oldest_supported_jax_could_not_run_becomes_a_manual_finding()
 def test_an_old_name_inside_a_longer_attribute_chain_is_found() -> None:
     after, findings = _fix("from jax.experimental.pallas import tpu as pltpu\nkind = pltpu.TPUMemorySpace.VMEM\n")
     assert after.endswith("kind = pltpu.MemorySpace.VMEM\n") and [f.code for f in findings] == ["JAX152"]
+
+
+@pytest.mark.parametrize("target, floor, expected", [
+    ((0, 10, 1), None, "pltpu.MemorySpace.HOST"),  # MemorySpace.HOST still there
+    ((0, 12, 0, 1), None, "pl.HOST"),  # gone in 0.10.2: the fix lands on its successor
+    ((0, 12, 0, 1), (0, 6, 2), None),  # pl.HOST came in 0.7.0: held back, not written half way
+])
+def test_a_rename_lands_on_a_spelling_the_target_has(target, floor, expected) -> None:
+    source = ("from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import tpu as pltpu\n"
+              "space = pltpu.TPUMemorySpace.HOST\n")
+    after, (finding,) = _fix(source, Settings(target, jax_floor=floor))
+    if expected is None:
+        assert after == source and finding.kind.value == "manual" and finding.held_back
+        assert finding.message == (
+            "pltpu.TPUMemorySpace.HOST: removed in jax 0.7.2 (raises AttributeError on jax 0.12.0.1); not rewritten: "
+            "its replacement pltpu.MemorySpace.HOST is retired on jax 0.12.0.1 too (JAX168); pl.HOST needs jax >= "
+            "0.7.0 and the project supports jax >= 0.6.2")
+    else:
+        assert after.endswith(f"space = {expected}\n") and finding.kind.value == "fixed", finding
 
 
 def test_a_target_that_retired_the_old_spelling_before_the_replacement_came_gets_a_finding_not_a_fix() -> None:

@@ -18,7 +18,7 @@ from typing import Callable, Mapping, Optional, Union
 
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.names import canonical, display
-from codemods.api_changes import ApiChange, Change
+from codemods.api_changes import ApiChange, Change, landing, retiring
 from codemods.base import JaxTransform
 from codemods.capabilities import format_version
 from codemods.engine.diagnostics import Applicability, Finding, Kind
@@ -279,21 +279,74 @@ def _rename(transform: JaxUpgrade, reference: Reference) -> None:
         if row.annotations_only and outside:
             transform.manual(outside[0], display(reference.old), row.migration)
             return
-        _move_import(transform, reference, row.import_as or row.new)
+        fix = FixPlan()
+        old, new = plan_import_move(transform, reference, row.import_as or row.new, fix)
+        landings = []
+        for use in uses:  # `TPUMemorySpace.ANY` lands elsewhere than `TPUMemorySpace` on a later jax
+            landed = _land(transform, use, row.import_as or row.new)
+            if landed is not None and landed[1] is not use and _respell(transform, landed, fix):
+                landings.append(f"{display(reference.old)}{landed[2]} -> {display(landed[0])}")
+        transform.fixed(reference.node, old, new, fix, note=", ".join(dict.fromkeys(landings)))
         return
     if isinstance(reference.node, ast.Name):
         return  # a name an import binds: fixed at the import (or a name bound by assignment: at its value)
     if row.annotations_only and not _in_annotation(transform.module, reference.node):
         transform.manual(reference.node, display(reference.old), row.migration)
         return
-    fix = FixPlan()
-    spelled = transform.spell(row.new, reference.node, fix)
-    if spelled is None:
-        transform.manual(reference.node, display(reference.old), f"use {display(row.new)} (its names are taken here)")
+    landed = _land(transform, reference.node, row.new)
+    if landed is None:
         return
-    transform.replace(fix, reference.node, spelled)
-    transform.forget_imports(fix, reference.node)
-    transform.fixed(reference.node, display(reference.old), display(row.new), fix)
+    new, node, members = landed
+    fix = FixPlan()
+    if not _respell(transform, landed, fix):
+        transform.manual(node, display(reference.old) + members, f"use {display(new)} (its names are taken here)")
+        return
+    transform.forget_imports(fix, node)
+    transform.fixed(node, display(reference.old) + members, display(new), fix)
+
+
+def _land(transform: JaxUpgrade, node: ast.AST, new: str) -> Optional[tuple[str, ast.AST, str]]:
+    """Where the fix that writes `new` at `node` lands on the target (api_changes.landing): the
+    spelling, the node it replaces (`pltpu.TPUMemorySpace.ANY` where `.ANY` lands on `pl.ANY`) and
+    the members that node takes in (".ANY"). None, with a finding, where what lands is itself
+    retired on the target (a later rename the floor holds back)."""
+    target, floor = transform.settings.jax_version, transform.settings.jax_floor
+    assert target is not None  # plan() ran: a target
+    above = []
+    parent = transform.module.parent.get(node)
+    while isinstance(parent, ast.Attribute) and parent.value is (above[-1] if above else node):
+        above.append(parent)
+        parent = transform.module.parent.get(parent)
+    spelling, took = landing(new, [attribute.attr for attribute in above], target, floor)
+    replaced = above[took - 1] if took else node
+    members = "".join(f".{attribute.attr}" for attribute in above[:took])
+    rest = [attribute.attr for attribute in above[took:]]
+    later = next((row for row in retiring(".".join([spelling, *rest]), target) if row is not transform.row), None)
+    if later is not None:  # named with the members the later row's old spelling reads (`.HOST`)
+        written = [*spelling.split("."), *rest]
+        old = next(parts for parts in (o.split(".") for o in later.old) if written[:len(parts)] == parts)
+        read = max(0, len(old) - len(spelling.split(".")))
+        replaced = above[took + read - 1] if took + read else node
+        members += "".join(f".{name}" for name in rest[:read])
+        spelling = ".".join([spelling, *rest[:read]])
+        by_floor = floor is not None and floor < later.since <= target
+        why = (f"{display(later.new)} needs jax >= {format_version(later.since)} and the "
+               + (f"project supports jax >= {format_version(floor)}" if by_floor else f"target is jax {format_version(target)}")
+               if later.change is Change.RENAME and later.new else later.migration)
+        transform.manual(replaced, transform.module.segment(replaced), f"not rewritten: its replacement "
+                         f"{display(spelling)} is retired on jax {format_version(target)} too ({later.code}); {why}",
+                         by_floor=by_floor)
+        return None
+    return spelling, replaced, members
+
+
+def _respell(transform: JaxUpgrade, landed: tuple[str, ast.AST, str], fix: FixPlan) -> bool:
+    """The landed spelling written over its node, through the file's names; False where every way is taken."""
+    spelling, node, _ = landed
+    spelled = transform.spell(spelling, node, fix)
+    if spelled is not None:
+        transform.replace(fix, node, spelled)
+    return spelled is not None
 
 
 def _in_annotation(module: ModuleIndex, node: ast.AST) -> bool:
