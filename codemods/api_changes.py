@@ -62,6 +62,17 @@ class ApiChange:
     old_since: Optional[Version] = None
     # What the fix writes, in words, where that is not the replacement's name (a new argument order).
     replacement: str = ""
+    # Older spellings of the replacement that no release up to the newest read retires, each with the
+    # first release read to have it: where the floor predates `since`, the fix writes the first one
+    # the floor has (`jax.tree_util.tree_map` for `jax.tree.map` under `jax>=0.3.0`).
+    also: tuple[tuple[str, Version], ...] = ()
+
+    def spellings(self, *releases: Optional[Version]) -> tuple[Optional[str], ...]:
+        """The replacement's spellings that every one of `releases` (the floor, the target; None:
+        not known) and each release after it has, best first (`new` None: a migration a person
+        makes, there from `since`)."""
+        candidates = ((self.new, self.since), *self.also)
+        return tuple(name for name, since in candidates if all(r is None or r >= since for r in releases))
 
     def failure_on(self, version: Version) -> str:
         """How the old spelling fails on `version` (a removed one)."""
@@ -71,13 +82,14 @@ class ApiChange:
 
     def applies(self, target: Optional[Version], floor: Optional[Version] = None) -> bool:
         """On the target release the replacement exists and the old spelling is deprecated or gone;
-        and the replacement exists on the lowest release the project supports."""
+        and a spelling of the replacement exists on the lowest release the project supports."""
         if target is None:
             return False
         retired = [v for v in (self.deprecated, self.removed) if v is not None]
-        if not retired or target < min(retired) or target < self.since:
+        if not retired or target < min(retired) or not self.spellings(target):
             return False
-        return floor is None or floor >= self.since or (self.old_since is not None and floor < self.old_since)
+        return bool(self.spellings(target, floor)) or (floor is not None and self.old_since is not None
+                                                       and floor < self.old_since)
 
     def state(self, version: Version) -> str:
         """What the old spelling does on `version`: "works", "warns" or "fails" (the probe's claim)."""
@@ -93,10 +105,15 @@ _NUMPY = "jax/numpy/__init__.py _deprecations (read in the released wheels)"
 _PALLAS = "docs/pallas/CHANGELOG.md and jax/experimental/pallas/*.py _deprecations (read in the released wheels)"
 
 
+# The oldest release whose source was read (its sdist: no jaxlib for it installs here); a `since`
+# of it says "there already".
+_OLDEST_READ: Version = (0, 3, 0)
+
+
 def _tree(code: str, old: str, new: str, deprecated: Version) -> ApiChange:
     return ApiChange(code, f"jax-{old.replace('_', '-')}", (f"jax.{old}",), f"jax.tree.{new}", Change.RENAME,
                      since=(0, 4, 25), deprecated=deprecated, removed=(0, 6, 0), source=_TREE,
-                     import_as=f"jax.tree_util.{old}")
+                     import_as=f"jax.tree_util.{old}", also=((f"jax.tree_util.{old}", _OLDEST_READ),))
 
 
 def _rename(code: str, name: str, old: tuple[str, ...], new: str, since: Version, deprecated: Optional[Version],
@@ -115,12 +132,13 @@ TABLE: tuple[ApiChange, ...] = (
     _tree("JAX105", "tree_unflatten", "unflatten", (0, 4, 20)),
     _tree("JAX106", "tree_transpose", "transpose", (0, 4, 20)),
     _rename("JAX107", "jax-tree-multimap", ("jax.tree_multimap", "jax.tree_util.tree_multimap"), "jax.tree.map",
-            (0, 4, 25), (0, 3, 5), (0, 3, 16), "CHANGELOG 0.3.16 (removed)", import_as="jax.tree_util.tree_map"),
+            (0, 4, 25), (0, 3, 5), (0, 3, 16), "CHANGELOG 0.3.16 (removed)", import_as="jax.tree_util.tree_map",
+            also=(("jax.tree_util.tree_map", _OLDEST_READ),)),
     _rename("JAX108", "jax-treedef-is-leaf", ("jax.treedef_is_leaf",), "jax.tree_util.treedef_is_leaf",
-            (0, 4, 0), (0, 4, 20), (0, 6, 0), _TREE),
+            _OLDEST_READ, (0, 4, 20), (0, 6, 0), _TREE),
     # -- configuration and backends --
     ApiChange("JAX110", "jax-config-module", ("jax.config.config",), "jax.config", Change.IMPORT, modules=("jax.config",),
-              since=(0, 4, 0), deprecated=(0, 4, 20), removed=(0, 4, 25), failure="ImportError",
+              since=_OLDEST_READ, deprecated=(0, 4, 20), removed=(0, 4, 25), failure="ImportError",
               source="jax/config.py: `from jax.config import config` warns from 0.4.20 and fails from 0.4.25; "
                      "`import jax.config` warns from 0.4.25 and fails from 0.4.29 (jax.config is an object)"),
     ApiChange("JAX111", "experimental-enable-x64", ("jax.experimental.enable_x64", "jax.experimental.disable_x64"),
@@ -130,12 +148,12 @@ TABLE: tuple[ApiChange, ...] = (
             (0, 4, 32), (0, 4, 32), (0, 8, 0), "jax/lib/xla_bridge.py _deprecations 0.4.32, 0.8.0",
             failure="ModuleNotFoundError"),
     _rename("JAX113", "xla-bridge-default-backend", ("jax.lib.xla_bridge.default_backend",), "jax.default_backend",
-            (0, 4, 0), (0, 4, 32), (0, 4, 38), "jax/lib/xla_bridge.py _deprecations 0.4.32, 0.4.38",
+            _OLDEST_READ, (0, 4, 32), (0, 4, 38), "jax/lib/xla_bridge.py _deprecations 0.4.32, 0.4.38",
             failure="ModuleNotFoundError"),
     # -- transformations and types --
-    _rename("JAX114", "ad-checkpoint-checkpoint", ("jax.ad_checkpoint.checkpoint",), "jax.checkpoint", (0, 4, 0),
+    _rename("JAX114", "ad-checkpoint-checkpoint", ("jax.ad_checkpoint.checkpoint",), "jax.checkpoint", _OLDEST_READ,
             (0, 8, 2), (0, 10, 0), "jax/ad_checkpoint.py _deprecations 0.8.2, 0.10.0"),
-    _rename("JAX115", "ad-checkpoint-remat", ("jax.ad_checkpoint.remat",), "jax.remat", (0, 4, 0),
+    _rename("JAX115", "ad-checkpoint-remat", ("jax.ad_checkpoint.remat",), "jax.remat", _OLDEST_READ,
             (0, 8, 2), (0, 10, 0), "jax/ad_checkpoint.py _deprecations 0.8.2, 0.10.0"),
     _rename("JAX116", "experimental-mutable-array", ("jax.experimental.mutable_array", "jax.array_ref"),
             "jax.new_ref", (0, 7, 2), (0, 8, 0), (0, 9, 0), "jax/__init__.py and jax/experimental/__init__.py "
@@ -197,20 +215,20 @@ TABLE: tuple[ApiChange, ...] = (
     ApiChange("JAX140", "jnp-clip-a-min", ("jax.numpy.clip",), "jax.numpy.clip", Change.ARGUMENTS,
               since=(0, 4, 27), deprecated=(0, 4, 27), removed=(0, 10, 0), failure="TypeError",
               source="jax/_src/numpy: a=, a_min=, a_max= warn from 0.4.27 and fail from 0.10.0"),
-    _rename("JAX141", "jnp-round-underscore", ("jax.numpy.round_",), "jax.numpy.round", (0, 4, 0), (0, 4, 32),
+    _rename("JAX141", "jnp-round-underscore", ("jax.numpy.round_",), "jax.numpy.round", _OLDEST_READ, (0, 4, 32),
             (0, 4, 38), _NUMPY),
-    _rename("JAX142", "jnp-row-stack", ("jax.numpy.row_stack",), "jax.numpy.vstack", (0, 4, 0), (0, 4, 20),
+    _rename("JAX142", "jnp-row-stack", ("jax.numpy.row_stack",), "jax.numpy.vstack", _OLDEST_READ, (0, 4, 20),
             (0, 4, 24), _NUMPY),
     _rename("JAX143", "jnp-trapz", ("jax.numpy.trapz",), "jax.numpy.trapezoid", (0, 4, 26), (0, 4, 20),
             (0, 4, 24), _NUMPY),
-    _rename("JAX144", "jnp-fix", ("jax.numpy.fix",), "jax.numpy.trunc", (0, 4, 0), (0, 9, 0), (0, 10, 0), _NUMPY),
-    _rename("JAX145", "jnp-product", ("jax.numpy.product",), "jax.numpy.prod", (0, 4, 0), (0, 4, 12), (0, 4, 16),
+    _rename("JAX144", "jnp-fix", ("jax.numpy.fix",), "jax.numpy.trunc", _OLDEST_READ, (0, 9, 0), (0, 10, 0), _NUMPY),
+    _rename("JAX145", "jnp-product", ("jax.numpy.product",), "jax.numpy.prod", _OLDEST_READ, (0, 4, 12), (0, 4, 16),
             _NUMPY),
-    _rename("JAX146", "jnp-cumproduct", ("jax.numpy.cumproduct",), "jax.numpy.cumprod", (0, 4, 0), (0, 4, 12),
+    _rename("JAX146", "jnp-cumproduct", ("jax.numpy.cumproduct",), "jax.numpy.cumprod", _OLDEST_READ, (0, 4, 12),
             (0, 4, 16), _NUMPY),
-    _rename("JAX147", "jnp-sometrue", ("jax.numpy.sometrue",), "jax.numpy.any", (0, 4, 0), (0, 4, 12), (0, 4, 16),
+    _rename("JAX147", "jnp-sometrue", ("jax.numpy.sometrue",), "jax.numpy.any", _OLDEST_READ, (0, 4, 12), (0, 4, 16),
             _NUMPY),
-    _rename("JAX148", "jnp-alltrue", ("jax.numpy.alltrue",), "jax.numpy.all", (0, 4, 0), (0, 4, 12), (0, 4, 16),
+    _rename("JAX148", "jnp-alltrue", ("jax.numpy.alltrue",), "jax.numpy.all", _OLDEST_READ, (0, 4, 12), (0, 4, 16),
             _NUMPY),
     _rename("JAX149", "jnp-device-array", ("jax.numpy.DeviceArray",), "jax.Array", (0, 4, 1), (0, 4, 7), (0, 4, 14),
             _NUMPY, migration="an isinstance() check: isinstance(x, jax.Array) also holds for tracers",
@@ -326,18 +344,16 @@ def landing(new: str, members: Sequence[str], target: Version, floor: Optional[V
     """Where a fix that writes `new`, read with the attributes `members` after it, lands on
     `target`: through each rename that target and floor apply to the name written or to one it
     starts with (`pltpu.TPUMemorySpace.ANY` -> `pltpu.MemorySpace.ANY` -> `pl.ANY` from jax 0.8.2),
-    whose replacement the floor has too. Returns the spelling and how many of `members` it took in (`.ANY`: 1)."""
+    in the spelling the floor has too. Returns the spelling and how many of `members` it took in (`.ANY`: 1)."""
     head, tail, took = new.split("."), list(members), 0
     for _ in TABLE:  # each step follows one row: a cycle in the table ends here
         written = head + tail
-        step = next(((row, old) for row in TABLE if row.change is Change.RENAME and row.new is not None
-                     and row.applies(target) and (floor is None or floor >= row.since)
-                     and (row.superseded is None or target < row.superseded)
+        step = next(((row, old) for row in TABLE if row.change is Change.RENAME and row.applies(target)
+                     and row.spellings(floor, target) and (row.superseded is None or target < row.superseded)
                      for old in (o.split(".") for o in row.old) if written[:len(old)] == old), None)
         if step is None:
             break
         row, old = step
-        assert row.new is not None
         beyond = max(0, len(old) - len(head))  # members the old spelling takes in
-        head, tail, took = row.new.split(".") + head[len(old):], tail[beyond:], took + beyond
+        head, tail, took = row.spellings(floor, target)[0].split(".") + head[len(old):], tail[beyond:], took + beyond
     return ".".join(head), took

@@ -53,12 +53,13 @@ def test_state_changes_at_deprecated_and_removed(code):
 def test_applies_from_the_later_of_retirement_and_replacement(code):
     """From max(deprecated-or-removed, since) on, never below since, never when the floor predates since."""
     row = ROWS[code]
-    start = max(min(v for v in (row.deprecated, row.removed) if v is not None), row.since)
+    oldest = min([row.since, *(since for _, since in row.also)])  # the oldest spelling of the replacement
+    start = max(min(v for v in (row.deprecated, row.removed) if v is not None), oldest)
     assert not row.applies(_just_below(start))
-    assert not row.applies(_just_below(row.since))
+    assert not row.applies(_just_below(oldest))
     assert row.applies(start) and row.applies(LATER)
     assert row.applies(LATER, floor=row.since) and row.applies(LATER, floor=LATER)
-    assert not row.applies(LATER, floor=_just_below(row.since))
+    assert not row.applies(LATER, floor=_just_below(oldest))
     assert not row.applies(None)
 
 
@@ -75,6 +76,14 @@ def test_a_row_never_retired_never_applies():
     row = _row(deprecated=None, removed=None)
     assert row.state(LATER) == "works"
     assert not row.applies(LATER)
+
+
+def test_a_floor_below_the_replacement_takes_its_older_spelling():
+    """jax.tree.map came in 0.4.25; jax.tree_util.tree_map runs from 0.3.0 to the newest jax."""
+    tree_map = ROWS["JAX101"]
+    assert tree_map.spellings((0, 4, 25)) == ("jax.tree.map", "jax.tree_util.tree_map")
+    assert tree_map.spellings((0, 3, 0)) == ("jax.tree_util.tree_map",) and tree_map.applies(LATER, (0, 3, 0))
+    assert tree_map.spellings((0, 2, 0)) == () and not tree_map.applies(LATER, (0, 2, 0))
 
 
 def test_the_floor_keeps_a_newer_replacement_out():
@@ -98,15 +107,17 @@ def test_no_fix_lands_on_a_spelling_its_target_retires(code):
     row = ROWS[code]
     if row.new is None or not row.new.startswith("jax."):
         return
-    written = [[]] + [old[len(row.new) + 1:].split(".") for other in api_changes.TABLE if other is not row
-                      for old in other.old if old.startswith(row.new + ".")]
     for target in RELEASES:
         for floor in (None, *RELEASES):
             if floor is not None and floor > target or not row.applies(target, floor) \
                     or row.superseded is not None and target >= row.superseded:
                 continue
+            new = (row.spellings(floor, target) or (row.new,))[0]  # what the fix writes (older under a floor)
+            assert not [r for r in api_changes.retiring(new, LATER) if r is not row], new  # none retires it ever
+            written = [[]] + [old[len(new) + 1:].split(".") for other in api_changes.TABLE if other is not row
+                              for old in other.old if old.startswith(new + ".")]
             for members in written:
-                spelling, took = api_changes.landing(row.new, members, target, floor)
+                spelling, took = api_changes.landing(new, members, target, floor)
                 lands = ".".join([spelling, *members[took:]])
                 later = [r for r in api_changes.retiring(lands, target) if r is not row]
                 assert all(floor is not None and floor < r.since for r in later), (target, floor, lands, later)

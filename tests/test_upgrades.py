@@ -45,7 +45,8 @@ def upgrade_table() -> str:
         if not row.new:
             return "—"
         superseded = f" (deprecated too from {release(row.superseded)}: [manual] there)" if row.superseded else ""
-        return f"`{display(row.new)}`{superseded}"
+        older = "".join(f" (`{display(name)}` under a floor from {release(since)})" for name, since in row.also)
+        return f"`{display(row.new)}`{older}{superseded}"
 
     rows = [f"| {row.code} | {', '.join(f'`{display(old)}`' for old in row.old)} | "
             f"{new(row)} | {row.change.value} | {release(row.since)} | "
@@ -202,11 +203,22 @@ def test_findings_say_what_the_target_does_with_the_old_spelling() -> None:
 
 def test_a_fix_the_oldest_supported_jax_could_not_run_becomes_a_manual_finding() -> None:
     source = "import jax\nf = jax.tree_map\n"
-    after, (finding,) = _fix(source, Settings((0, 12, 0, 1), jax_floor=(0, 4, 24)))
+    after, (finding,) = _fix(source, Settings((0, 12, 0, 1), jax_floor=(0, 2, 0)))
     assert after == source and finding.kind.value == "manual" and finding.fix is None
     assert finding.message == ("jax.tree_map -> jax.tree.map: removed in jax 0.6.0 (raises AttributeError on jax 0.12.0.1); "
-                               "not rewritten: jax.tree.map needs jax >= 0.4.25 and the project supports jax >= "
-                               "0.4.24 (guard it, or raise the lowest supported jax)")
+                               "not rewritten: jax.tree_util.tree_map needs jax >= 0.3.0 and the project supports jax >= "
+                               "0.2.0 (guard it, or raise the lowest supported jax)")
+
+
+@pytest.mark.parametrize("floor, expected", [
+    ((0, 4, 25), "jax.tree.map"),  # the floor has the newest spelling
+    ((0, 4, 24), "jax.tree_util.tree_map"),  # it lacks jax.tree: the spelling both ends run
+    ((0, 3, 0), "jax.tree_util.tree_map"),
+])
+def test_a_floor_below_the_replacement_gets_the_spelling_the_whole_range_runs(floor, expected: str) -> None:
+    after, (finding,) = _fix("import jax\nf = jax.tree_map\n", Settings((0, 12, 0, 1), jax_floor=floor))
+    assert after == f"import jax\nf = {expected}\n" and finding.kind.value == "fixed", finding
+    assert ("jax.tree.map needs jax >= 0.4.25" in finding.message) is (expected != "jax.tree.map")
 
 
 def test_an_old_name_inside_a_longer_attribute_chain_is_found() -> None:

@@ -13,6 +13,8 @@ which is then called (it exercises the code: a jitted function, a kernel lowered
   `# proved on: jax X` line names; `make test` builds those environments), and its `main()` returns
   what the `.out.py`'s returns on the installed jax (0.12.0.1, and 0.10.2 in the oldest run). A golden
   whose spellings were all gone before 0.4.30 says so (`# proved on: none`), and the test checks that.
+- A golden that declares a floor (`# jax-codemod: --jax-floor 0.3.0`): its `.out.py` runs quietly on
+  that old release too, with the same result (a fix valid from the floor to the target).
 """
 
 from __future__ import annotations
@@ -157,3 +159,23 @@ def test_the_original_ran_where_its_spellings_worked_and_the_rewrite_gives_its_r
     out = run_rewrite(case)
     assert out["error"] is None and not out["warnings"], out
     assert original["result"] is not None and _same(original["result"], out["result"]), (original, out)
+
+
+FLOOR_CASES = [case for case in CASES if "--jax-floor" in case.read_text().split("\n", 1)[0]]
+
+
+@pytest.mark.parametrize("case", FLOOR_CASES, ids=lambda path: path.name[: -len(".in.py")])
+def test_a_rewrite_for_a_floor_runs_on_the_oldest_release_too(case: Path, run_rewrite) -> None:
+    """A golden that declares the lowest jax its project supports (`--jax-floor`): its `.out.py` runs
+    quietly on the old release it is proved on, and on 0.4.30, as on the installed one, with the same
+    result: each fix wrote a spelling both ends run."""
+    for release in dict.fromkeys([_proof_release(case), OLDEST_PROOF]):
+        python = PROOF_ROOT / f".venv-jax{release}" / "bin" / "python"
+        assert python.exists(), f"{python} is missing: `make test` builds it (PROOF_RELEASES in the Makefile)"
+        old = _run(case.with_name(case.name.replace(".in.py", ".out.py")), strict=True, python=str(python))
+        assert old["error"] is None and not old["warnings"], (release, old)
+        assert _same(old["result"], run_rewrite(case)["result"]), (release, old, run_rewrite(case))
+
+
+def test_there_is_a_floor_golden() -> None:
+    assert FLOOR_CASES

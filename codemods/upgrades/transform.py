@@ -62,7 +62,7 @@ class JaxUpgrade(JaxTransform):
             self.findings = [self._held_back(f, f"{display(self.row.new or '')} is deprecated too since jax "
                                                 f"{format_version(self.row.superseded)}: {self.row.migration}",
                                              needs=False) for f in self.findings]
-        elif target < self.row.since:  # retired there, and its replacement not there yet
+        elif not self.row.spellings(target):  # retired there, and its replacement not there yet
             self.findings = [self._held_back(f, f"the target is jax {format_version(target)}") for f in self.findings]
         elif not self.row.applies(target, floor):
             self.findings = [self._held_back(f, f"the project supports jax >= {format_version(floor)} (guard it, or "
@@ -98,8 +98,9 @@ class JaxUpgrade(JaxTransform):
         """The release that matters retired the old spelling, but a release the code must run on
         lacks the replacement (or the target deprecates it too: `needs=False`): the code must
         change, and no one spelling serves; a person decides."""
-        what = self.row.replacement or display(self.row.new or "the replacement")
-        lacking = f"{what} needs jax >= {format_version(self.row.since)} and " if needs else ""
+        oldest, since = ((self.row.new, self.row.since), *self.row.also)[-1]  # the spelling the oldest jax has
+        what = self.row.replacement or display(oldest or "the replacement")
+        lacking = f"{what} needs jax >= {format_version(since)} and " if needs else ""
         return replace(finding, kind=Kind.MANUAL, message=f"{finding.message}; not rewritten: {lacking}{why}", fix=None,
                        held_back=by_floor and finding.fix is not None)
 
@@ -273,6 +274,14 @@ def _root(node: ast.AST) -> ast.AST:
 def _rename(transform: JaxUpgrade, reference: Reference) -> None:
     row = transform.row
     assert row.new is not None
+    # The spelling every supported release runs: `jax.tree_util.tree_map` under a floor of 0.3.0,
+    # where `jax.tree.map` (0.4.25) would break the oldest install.
+    floor, target = transform.settings.jax_floor, transform.settings.jax_version
+    spellings = row.spellings(floor, target)  # none: the fix is held back (plan)
+    written = (spellings or (row.new,))[0]
+    lowest = min(v for v in (floor, target) if v is not None)
+    why = "" if written == row.new else f"{display(row.new)} needs jax >= {format_version(row.since)}, " + (
+        f"the project supports jax >= {format_version(floor)}" if lowest == floor else f"the target is jax {format_version(target)}")
     if isinstance(reference.node, ast.alias):
         uses = reference.binding.references if reference.binding is not None else []
         outside = [use for use in uses if not _in_annotation(transform.module, use)]
@@ -280,20 +289,23 @@ def _rename(transform: JaxUpgrade, reference: Reference) -> None:
             transform.manual(outside[0], display(reference.old), row.migration)
             return
         fix = FixPlan()
-        old, new = plan_import_move(transform, reference, row.import_as or row.new, fix)
+        imported = row.import_as if row.import_as in (spellings or (row.import_as,)) else written
+        old, new = plan_import_move(transform, reference, imported, fix)
         landings = []
         for use in uses:  # `TPUMemorySpace.ANY` lands elsewhere than `TPUMemorySpace` on a later jax
-            landed = _land(transform, use, row.import_as or row.new)
+            landed = _land(transform, use, imported)
             if landed is not None and landed[1] is not use and _respell(transform, landed, fix):
                 landings.append(f"{display(reference.old)}{landed[2]} -> {display(landed[0])}")
-        transform.fixed(reference.node, old, new, fix, note=", ".join(dict.fromkeys(landings)))
+        if imported == (row.import_as or row.new):
+            why = ""  # the spelling any floor gets
+        transform.fixed(reference.node, old, new, fix, note=", ".join(dict.fromkeys([*landings, why] if why else landings)))
         return
     if isinstance(reference.node, ast.Name):
         return  # a name an import binds: fixed at the import (or a name bound by assignment: at its value)
     if row.annotations_only and not _in_annotation(transform.module, reference.node):
         transform.manual(reference.node, display(reference.old), row.migration)
         return
-    landed = _land(transform, reference.node, row.new)
+    landed = _land(transform, reference.node, written)
     if landed is None:
         return
     new, node, members = landed
@@ -302,7 +314,7 @@ def _rename(transform: JaxUpgrade, reference: Reference) -> None:
         transform.manual(node, display(reference.old) + members, f"use {display(new)} (its names are taken here)")
         return
     transform.forget_imports(fix, node)
-    transform.fixed(node, display(reference.old) + members, display(new), fix)
+    transform.fixed(node, display(reference.old) + members, display(new), fix, note=why)
 
 
 def _land(transform: JaxUpgrade, node: ast.AST, new: str) -> Optional[tuple[str, ast.AST, str]]:
