@@ -78,18 +78,17 @@ def _rule(row: ApiChange) -> Rule:
                         (("deprecated", row.deprecated), ("removed", row.removed)) if v is not None)
     olds = ", ".join(display(old) for old in row.old)
     new = display(row.new) if row.new else "(no single replacement)"
-    older = "".join(f" Where the project supports a jax older than that, to {display(name)} (there from jax "
-                    f"{format_version(since)} on), which every release from the floor to the target runs."
-                    for name, since in row.also)
+    older = "".join(f"Where the project supports a jax older than {format_version(row.since)}: {display(name)} "
+                    f"(there from jax {format_version(since)} on)." for name, since in row.also)
     return Rule(
         code=row.code,
         name=row.name,
         summary=f"{olds} -> {new} ({retired}).",
         what=f"""
             Rewrites {olds} to {new} ({row.change.value}) where the target jax has the replacement
-            (since jax {format_version(row.since)}) and the old spelling is deprecated or removed.{older}
+            (since jax {format_version(row.since)}) and the old spelling is deprecated or removed.
             References through aliases and imports are followed; code inside version guards is left
-            alone. {row.migration}
+            alone. {row.migration}{older}
         """,
         why=f"""
             {olds}: {retired}. Source: {row.source}.
