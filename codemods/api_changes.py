@@ -121,9 +121,28 @@ def _rename(code: str, name: str, old: tuple[str, ...], new: str, since: Version
     return ApiChange(code, name, old, new, Change.RENAME, since, deprecated, removed, source, **more)
 
 
+def _members(code: str, name: str, module: str, members: tuple[str, ...], deprecated: Optional[Version],
+             removed: Optional[Version], source: str, migration: str) -> ApiChange:
+    """Members a module that stays lost (jax.interpreters.xla.xe): a person migrates."""
+    return ApiChange(code, name, tuple(f"{module}.{member}" for member in members), None, Change.MANUAL,
+                     since=_OLDEST_READ, deprecated=deprecated, removed=removed, source=source, migration=migration)
+
+
+def _gone(code: str, name: str, modules: tuple[str, ...], deprecated: Optional[Version], removed: Version, source: str,
+          migration: str, members_fail_from: Optional[Version] = None, module_gone: Optional[Version] = None) -> ApiChange:
+    """Removed modules: their import and every member a person migrates. Where the members went
+    first (`members_fail_from`), the module's import fails from `module_gone`."""
+    failure: "str | tuple[tuple[Version, str], ...]" = "ModuleNotFoundError"
+    if members_fail_from is not None and module_gone is not None:
+        failure = ((members_fail_from, "AttributeError"), (module_gone, "ModuleNotFoundError"))
+    return ApiChange(code, name, modules, None, Change.MANUAL, modules=modules, since=_OLDEST_READ, deprecated=deprecated,
+                     removed=removed, source=source, migration=migration, failure=failure)
+
+
 # Versions below were read in the released wheels of every jax from 0.4.20 to 0.12.0.1 (where a
 # changelog says otherwise, the wheels win); the probe re-checks them against the installed jax.
-TABLE: tuple[ApiChange, ...] = (
+# In code order; grouped by topic below.
+TABLE: tuple[ApiChange, ...] = tuple(sorted((
     # -- pytrees: the jax.tree_* aliases --
     _tree("JAX101", "tree_map", "map", (0, 4, 26)),
     _tree("JAX102", "tree_leaves", "leaves", (0, 4, 20)),
@@ -320,6 +339,81 @@ TABLE: tuple[ApiChange, ...] = (
               source="CHANGELOG 0.6.0 (deprecated), 0.7.0 (members removed), 0.8.0 (module removed)",
               migration="jax.util was internal: copy the helper into your code (unzip2: tuple(map(list, zip(*xs))); "
                         "safe_map/safe_zip: map/zip(..., strict=True))"),
+    # -- members of emptied modules and removed modules (issue 49, item 3: dm-haiku 0.0.12 fails to
+    # import on jax 0.12 at jax.interpreters.xla.xe): versions read in the `_deprecations` tables and
+    # file lists of the wheels 0.4.20 to 0.12.0.1, each module imported on 0.4.13, 0.4.30, 0.6.2,
+    # 0.10.2 and 0.12.0.1 (docs/upgrading-jax.md, "Removed and emptied modules") --
+    _members("JAX180", "interpreters-xla-lib-aliases", "jax.interpreters.xla", ("xb", "xc", "xe"), (0, 4, 31),
+             (0, 4, 36), "jax/interpreters/xla.py _deprecations: added in the 0.4.31 wheel, finalized in 0.4.36's",
+             "xb -> jax.extend.backend (get_backend); xc and xe were jaxlib's xla_client and xla_extension, with no "
+             "public successor: XlaRuntimeError -> jax.errors.JaxRuntimeError, Device -> jax.Device"),
+    _members("JAX181", "interpreters-xla-translations", "jax.interpreters.xla",
+             ("translations", "register_translation", "backend_specific_translations", "xla_destructure",
+              "TranslationRule", "TranslationContext", "XlaOp"), (0, 4, 20), (0, 4, 29),
+             "jax/interpreters/xla.py _deprecations: warn in the 0.4.20 wheel (the oldest read), finalized in 0.4.29's",
+             "XLA translation rules are gone: register an MLIR lowering with jax.interpreters.mlir.register_lowering "
+             "(a custom call: jax.ffi)"),
+    _members("JAX182", "interpreters-xla-abstractify", "jax.interpreters.xla", ("abstractify", "pytype_aval_mappings"),
+             (0, 5, 0), (0, 7, 0), "jax/interpreters/xla.py _deprecations 0.5.0 (deprecated), 0.7.0 (finalized)",
+             "abstractify(x) -> jax.typeof(x) (jax.core.get_aval(x) before jax 0.5.3); pytype_aval_mappings has no "
+             "public successor"),
+    _members("JAX183", "interpreters-xla-canonicalize-dtype", "jax.interpreters.xla", ("canonicalize_dtype",),
+             (0, 7, 0), (0, 8, 0), "jax/interpreters/xla.py _deprecations 0.7.0 (deprecated), 0.8.0 (finalized)",
+             "it canonicalized values: for a dtype, jax.dtypes.canonicalize_dtype; to check for a valid jax input, "
+             "jax.core.valid_jaxtype"),
+    _members("JAX184", "interpreters-pxla-pmap", "jax.interpreters.pxla",
+             ("MapTracer", "PmapExecutable", "parallel_callable", "shard_args", "xla_pmap_p", "Chunked", "NoSharding",
+              "Replicated", "ShardedAxis", "ShardingSpec", "Unstacked", "spec_to_indices"), (0, 8, 2), (0, 10, 0),
+             "jax/interpreters/pxla.py _deprecations 0.8.2 (deprecated), finalized in the 0.10.0 wheel",
+             "pmap's internals: use jax.shard_map, or jax.jit with a NamedSharding (jax's pmap migration guide); "
+             "ShardingSpec indices -> sharding.devices_indices_map(shape)"),
+    _members("JAX185", "interpreters-pxla-internals", "jax.interpreters.pxla",
+             ("ArrayMapping", "Index", "MeshAxisName", "MeshExecutable", "are_hlo_shardings_equal",
+              "array_mapping_to_axis_resources", "global_aval_to_result_handler", "global_result_handlers",
+              "is_hlo_sharding_replicated", "op_sharding_to_indices"), (0, 8, 2), (0, 11, 0),
+             "jax/interpreters/pxla.py _deprecations 0.8.2 (deprecated), finalized in the 0.11.0 wheel",
+             "internals with no public successor: jax.sharding (NamedSharding, PartitionSpec) for what they described, "
+             "or copy the helper"),
+    _members("JAX186", "interpreters-pxla-thread-resources", "jax.interpreters.pxla",
+             ("thread_resources", "MeshComputation", "global_avals_to_results_handler"), (0, 8, 2), None,
+             "jax/interpreters/pxla.py _deprecations 0.8.2; still deprecated in 0.12.0.1",
+             "pxla.thread_resources.env.physical_mesh -> jax.sharding.get_abstract_mesh() inside jax.set_mesh(mesh) "
+             "(CHANGELOG 0.8.2); MeshComputation and global_avals_to_results_handler are internal"),
+    _gone("JAX187", "lib-xla-client", ("jax.lib.xla_client", "jax.lib.xla_extension"), (0, 4, 35), (0, 8, 0),
+          "jax/lib/xla_client.py and xla_extension.py _deprecations from 0.4.35 and 0.6.0, every member finalized by "
+          "0.8.0, the files gone from 0.9.0",
+          "XlaRuntimeError -> jax.errors.JaxRuntimeError, Device -> jax.Device, FftType -> jax.lax.FftType, ArrayImpl "
+          "-> jax.Array; the rest (Client, OpSharding, HloSharding, ...) has no public successor",
+          members_fail_from=(0, 8, 0), module_gone=(0, 9, 0)),
+    _gone("JAX188", "linear-util-prng", ("jax.linear_util", "jax.prng"), (0, 4, 16), (0, 4, 24), "CHANGELOG 0.4.16, "
+          "0.4.24; gone from the 0.4.25 wheel", "jax.linear_util -> jax.extend.linear_util; jax.prng -> jax.extend.random"),
+    _gone("JAX189", "experimental-maps", ("jax.experimental.maps",), (0, 4, 26), (0, 4, 31),
+          "CHANGELOG 0.4.26 (warns on import), 0.4.31 (deleted)",
+          "xmap -> jax.shard_map (or jax.vmap(spmd_axis_name=...)); maps.Mesh -> jax.sharding.Mesh"),
+    _gone("JAX174", "experimental-export", ("jax.experimental.export",), (0, 4, 30), (0, 4, 36),
+          "jax/experimental/export/__init__.py _deprecations in the 0.4.30 wheel; the package gone from 0.4.36",
+          "-> jax.export (export.export, symbolic_shape, ...; lowering_platforms= -> platforms=)"),
+    _gone("JAX175", "experimental-array-api", ("jax.experimental.array_api",), (0, 4, 32), (0, 5, 0),
+          "CHANGELOG 0.4.32 (warns on import), 0.5.0 (removed)", "jax.numpy is the array API namespace"),
+    _gone("JAX176", "extend-ffi", ("jax.extend.ffi",), (0, 5, 0), (0, 7, 0),
+          "jax/extend/ffi.py _deprecations 0.5.0, finalized 0.7.0; the file gone from 0.8.0",
+          "-> jax.ffi (ffi_call, ffi_lowering, include_dir, pycapsule)", members_fail_from=(0, 7, 0),
+          module_gone=(0, 8, 0)),
+    _gone("JAX177", "pallas-gpu-module", ("jax.experimental.pallas.gpu",), (0, 4, 34), (0, 6, 1),
+          "docs/pallas/CHANGELOG.md 0.4.34; the module gone from the 0.6.1 wheel",
+          "the Triton backend's module: jax.experimental.pallas.triton"),
+    _gone("JAX178", "experimental-shard", ("jax.experimental.shard",), None, (0, 7, 0),
+          "jax/experimental/shard.py in the 0.5.3 to 0.6.2 wheels, gone from 0.7.0 (CHANGELOG 0.7.0)",
+          "reshard, auto_axes, explicit_axes -> jax.sharding.reshard / auto_axes / explicit_axes"),
+    _gone("JAX179", "cloud-tpu-init", ("jax.cloud_tpu_init",), (0, 8, 1), (0, 11, 0),
+          "CHANGELOG 0.8.1 (warns on import); gone from the 0.11.0 wheel",
+          "delete the call: jax initializes Cloud TPU itself"),
+    _gone("JAX196", "experimental-x64-context", ("jax.experimental.x64_context",), (0, 8, 0), (0, 10, 0),
+          "jax/experimental/x64_context.py _deprecations from 0.8.0; the file gone from 0.10.0",
+          "enable_x64() / disable_x64() -> jax.enable_x64(True) / jax.enable_x64(False) (jax >= 0.8.0)"),
+    _gone("JAX197", "experimental-attrs", ("jax.experimental.attrs",), None, (0, 7, 0),
+          "jax/experimental/attrs.py in the 0.4.25 to 0.6.2 wheels, gone from 0.7.0",
+          "no successor: state in jax.Ref (jax.new_ref) where it fits"),
     # Every other use of the module (chex's fake.py reads `jax.lib.xla_bridge._backends`): JAX112 and
     # JAX113 fix the two members with a public replacement; the outer name matches those rows first.
     ApiChange("JAX195", "xla-bridge-module", ("jax.lib.xla_bridge",), None, Change.MANUAL,
@@ -330,7 +424,7 @@ TABLE: tuple[ApiChange, ...] = (
               migration="get_backend -> jax.extend.backend.get_backend, default_backend -> jax.default_backend; "
                         "the private members (_backends, xla_client) have no public replacement: chex 0.1.92 reads "
                         "jax._src.xla_bridge._backends, which can change in any release"),
-)
+), key=lambda row: row.code))
 
 
 def retiring(name: str, target: Version) -> tuple[ApiChange, ...]:

@@ -24,15 +24,20 @@ import json
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
 import numpy as np
 
+from codemods import registry
 from codemods.api_changes import TABLE
 from codemods.capabilities import parse_version
+from codemods.engine.runner import process_source
+from codemods.settings import Settings
 from tests import jax_support, warm_python
+from tests.test_upgrades import REMOVED_MODULE_CASES
 
 pytestmark = pytest.mark.jax
 
@@ -179,3 +184,26 @@ def test_a_rewrite_for_a_floor_runs_on_the_oldest_release_too(case: Path, run_re
 
 def test_there_is_a_floor_golden() -> None:
     assert FLOOR_CASES
+
+
+@pytest.mark.parametrize("source, code", [(source, code) for source, code, _ in REMOVED_MODULE_CASES],
+                         ids=[code for _, code, _ in REMOVED_MODULE_CASES])
+def test_a_removed_module_or_member_does_on_the_installed_jax_what_its_finding_says(source: str, code: str) -> None:
+    """Each member of an emptied module and each removed module (dm-haiku 0.0.12 stops at
+    jax.interpreters.xla.xe): run on the installed jax, it raises the error its finding names for
+    that release, or warns where the finding says deprecated."""
+    result = process_source(Path("m.py"), source.encode(), registry.select([code]), Settings(jax_support.JAX_VERSION))
+    (finding,) = result.findings
+    for module in [m for name, m in sys.modules.items() if name.startswith("jax")]:
+        getattr(getattr(module, "__getattr__", None), "cache_clear", lambda: None)()  # jax warns once per name
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            exec(compile(source, "m.py", "exec"), {})
+            raised = None
+        except Exception as error:  # noqa: BLE001 - which error is the observation
+            raised = type(error).__name__
+    if "deprecated since jax" in finding.message:
+        assert raised is None and any(issubclass(w.category, DeprecationWarning) for w in caught), finding.message
+    else:
+        assert f"(raises {raised} on jax " in finding.message, (raised, finding.message)

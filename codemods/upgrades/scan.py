@@ -89,8 +89,11 @@ def _name_references(module: ModuleIndex, names: Mapping[str, ApiChange], module
         imported = canonical(binding.imported or "")
         # `from jax.lib import xla_bridge` of a removed module: its uses are the references (a fix of
         # each may drop the import); only an import nothing reads is one itself.
+        gone = next((name for name in modules if imported.startswith(name + ".")), None)
         if imported in names and not (imported in names[imported].modules and binding.references):
             found.append(Reference(names[imported], imported, binding.node, binding))
+        elif imported not in names and gone is not None:  # `from jax.experimental.maps import xmap`: the import fails
+            found.append(Reference(modules[gone], gone, binding.node, binding))
     names = {old: row for old, row in names.items() if row.change is not Change.IMPORT}
     last_parts = {name.rsplit(".", 1)[-1] for name in names}
     # A bare name can stand for an old name only if an import binds it to one, or it is bound to
