@@ -169,6 +169,10 @@ TABLE: tuple[ApiChange, ...] = tuple(sorted((
     _rename("JAX113", "xla-bridge-default-backend", ("jax.lib.xla_bridge.default_backend",), "jax.default_backend",
             _OLDEST_READ, (0, 4, 32), (0, 4, 38), "jax/lib/xla_bridge.py _deprecations 0.4.32, 0.4.38",
             failure="ModuleNotFoundError"),
+    _rename("JAX109", "xla-bridge-get-compile-options", ("jax.lib.xla_bridge.get_compile_options",),
+            "jax.extend.backend.get_compile_options", (0, 7, 0), (0, 7, 0), (0, 8, 0),
+            "jax/lib/xla_bridge.py _deprecations 0.7.0, 0.8.0; jax/extend/backend.py has it from the 0.7.0 wheel",
+            failure="ModuleNotFoundError"),
     # -- transformations and types --
     _rename("JAX114", "ad-checkpoint-checkpoint", ("jax.ad_checkpoint.checkpoint",), "jax.checkpoint", _OLDEST_READ,
             (0, 8, 2), (0, 10, 0), "jax/ad_checkpoint.py _deprecations 0.8.2, 0.10.0"),
@@ -283,6 +287,8 @@ TABLE: tuple[ApiChange, ...] = tuple(sorted((
     *(_rename(code, f"tpu-{name.replace('_', '-').lower()}", (f"jax.experimental.pallas.tpu.{name}",),
               f"jax.experimental.pallas.{name}", (0, 6, 0), (0, 10, 0), (0, 11, 0), _PALLAS)
       for code, name in (("JAX158", "semaphore_read"), ("JAX159", "semaphore_signal"), ("JAX160", "semaphore_wait"))),
+    _rename("JAX169", "tpu-semaphore", ("jax.experimental.pallas.tpu.semaphore",), "jax.experimental.pallas.semaphore",
+            (0, 6, 0), (0, 10, 0), (0, 11, 0), _PALLAS + "; both are jax._src.pallas.core.semaphore"),
     _rename("JAX161", "tpu-deviceidtype", ("jax.experimental.pallas.tpu.DeviceIdType",),
             "jax.experimental.pallas.DeviceIdType", (0, 6, 0), (0, 10, 0), (0, 11, 0),
             _PALLAS + "; pl.DeviceIdType and device_id_type= warn from 0.12.0 (jax/_src/pallas/primitives.py)",
@@ -333,7 +339,7 @@ TABLE: tuple[ApiChange, ...] = tuple(sorted((
     ApiChange("JAX194", "jax-util", tuple(f"jax.util.{name}" for name in (
                   "safe_map", "safe_zip", "unzip2", "unzip3", "split_list", "partition_list", "cache", "memoize",
                   "weakref_lru_cache", "wraps", "curry", "toposort", "HashableFunction", "subvals", "split_dict",
-                  "concatenate", "tuple_insert", "tuple_delete", "prod")),
+                  "concatenate", "tuple_insert", "tuple_delete", "prod")) + ("jax.util",),  # and any other member
               None, Change.MANUAL, modules=("jax.util",), since=(0, 4, 1), deprecated=(0, 6, 0), removed=(0, 7, 0),
               failure=(((0, 7, 0), "AttributeError"), ((0, 8, 0), "ModuleNotFoundError")),
               source="CHANGELOG 0.6.0 (deprecated), 0.7.0 (members removed), 0.8.0 (module removed)",
@@ -411,6 +417,14 @@ TABLE: tuple[ApiChange, ...] = tuple(sorted((
     _gone("JAX196", "experimental-x64-context", ("jax.experimental.x64_context",), (0, 8, 0), (0, 10, 0),
           "jax/experimental/x64_context.py _deprecations from 0.8.0; the file gone from 0.10.0",
           "enable_x64() / disable_x64() -> jax.enable_x64(True) / jax.enable_x64(False) (jax >= 0.8.0)"),
+    ApiChange("JAX198", "dlpack-to-dlpack", ("jax.dlpack.to_dlpack",), None, Change.MANUAL, since=_OLDEST_READ,
+              deprecated=(0, 6, 0), removed=(0, 7, 0), source="jax/dlpack.py _deprecations 0.6.0, finalized 0.7.0",
+              migration="hand the jax.Array itself to the consumer's from_dlpack (it implements __dlpack__): "
+                        "torch.utils.dlpack.from_dlpack(x), np.from_dlpack(x)"),
+    ApiChange("JAX199", "random-shuffle", ("jax.random.shuffle",), None, Change.MANUAL, since=_OLDEST_READ,
+              deprecated=(0, 4, 25), removed=(0, 4, 31),
+              source="jax/random.py _deprecations: warns in the 0.4.25 wheel (CHANGELOG 0.4.21), finalized in 0.4.31's",
+              migration="jax.random.shuffle(key, x, axis) -> jax.random.permutation(key, x, axis, independent=True)"),
     _gone("JAX197", "experimental-attrs", ("jax.experimental.attrs",), None, (0, 7, 0),
           "jax/experimental/attrs.py in the 0.4.25 to 0.6.2 wheels, gone from 0.7.0",
           "no successor: state in jax.Ref (jax.new_ref) where it fits"),

@@ -245,6 +245,18 @@ def test_a_rename_lands_on_a_spelling_the_target_has(target, floor, expected) ->
         assert after.endswith(f"space = {expected}\n") and finding.kind.value == "fixed", finding
 
 
+@pytest.mark.parametrize("source, expected", [
+    ("from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import tpu as pltpu\n"
+     "s = pltpu.semaphore\n", "from jax.experimental import pallas as pl\ns = pl.semaphore\n"),
+    ("import jax\nfrom jax.lib import xla_bridge\no = xla_bridge.get_compile_options(1, 1)\n",
+     "import jax\nimport jax.extend.backend\n\no = jax.extend.backend.get_compile_options(1, 1)\n"),
+], ids=["JAX169", "JAX109"])
+def test_renames_real_code_needs(source: str, expected: str) -> None:
+    """Issue 49, item 5c: pltpu.semaphore (gone in 0.11.0) and xla_bridge.get_compile_options (0.8.0)."""
+    after, findings = _fix(source)
+    assert after == expected and [f.kind.value for f in findings] == ["fixed"], (after, findings)
+
+
 def test_a_target_that_retired_the_old_spelling_before_the_replacement_came_gets_a_finding_not_a_fix() -> None:
     """compiler_params dicts fail from jax 0.6.1; the CompilerParams classes came in 0.6.2."""
     source = ("from jax.experimental import pallas as pl\n"
@@ -376,9 +388,10 @@ def test_a_gone_module_read_through_its_package_raises_attribute_error() -> None
     assert all("(raises ModuleNotFoundError on jax 0.12.0.1)" in f.message for f in by_path), by_path
 
 
-# Members of emptied modules and removed modules (issue 49, item 3), one per row: each source fails on
-# jax 0.12.0.1 as its finding says (tests/test_upgrades_jax.py runs them on the installed jax).
-REMOVED_MODULE_CASES = [
+# Members of emptied modules and removed modules (issue 49, item 3), one per row, and removed names
+# without a mechanical replacement: each source fails on jax 0.12.0.1 as its finding says
+# (tests/test_upgrades_jax.py runs them on the installed jax).
+MANUAL_REMOVALS = [
     ("from jax.interpreters import xla\nE = xla.xe.XlaRuntimeError\n", "JAX180", "AttributeError"),  # dm-haiku 0.0.12
     ("import jax\nr = jax.interpreters.xla.register_translation\n", "JAX181", "AttributeError"),
     ("import jax\na = jax.interpreters.xla.abstractify\n", "JAX182", "AttributeError"),
@@ -397,6 +410,10 @@ REMOVED_MODULE_CASES = [
     ("import jax.cloud_tpu_init\n", "JAX179", "ModuleNotFoundError"),
     ("from jax.experimental.x64_context import enable_x64\n", "JAX196", "ModuleNotFoundError"),
     ("import jax.experimental.attrs\n", "JAX197", "ModuleNotFoundError"),
+    # issue 49, item 5c: removed names real code uses, and the rest of jax.util
+    ("import jax\nd = jax.dlpack.to_dlpack(jax.numpy.ones(2))\n", "JAX198", "AttributeError"),
+    ("import jax\ny = jax.random.shuffle(jax.random.PRNGKey(0), jax.numpy.ones(2))\n", "JAX199", "AttributeError"),
+    ("from jax import util\nh = util.safe_zip_helper\n", "JAX194", "ImportError"),
 ]
 
 
@@ -407,9 +424,9 @@ REMOVED_MODULE_CASES = [
     ("import jax\nb = jax.lib.xla_bridge._backends\n", "JAX195", "AttributeError"),   # chex's fake.py
     ("import jax.lib.xla_bridge\n", "JAX195", "ModuleNotFoundError"),
     ("from jax.lib import xla_bridge\nc = xla_bridge.xla_client\n", "JAX195", "ImportError"),  # the use, once
-    *REMOVED_MODULE_CASES,
+    *MANUAL_REMOVALS,
 ], ids=["jax-util", "device-put-replicated", "device-put-sharded", "xla-bridge-private", "xla-bridge-import",
-        "xla-bridge-from-import", *(code for _, code, _ in REMOVED_MODULE_CASES)])
+        "xla-bridge-from-import", *(code for _, code, _ in MANUAL_REMOVALS)])
 def test_removed_names_without_a_replacement_are_reported_not_passed_over(source: str, code: str, raises: str) -> None:
     """Names chex 0.1.85's suite fails on under jax 0.12 (bench/UPGRADE_SWEEP.md): [manual], never silence."""
     _, findings = _fix(source)

@@ -37,7 +37,7 @@ from codemods.capabilities import parse_version
 from codemods.engine.runner import process_source
 from codemods.settings import Settings
 from tests import jax_support, warm_python
-from tests.test_upgrades import REMOVED_MODULE_CASES
+from tests.test_upgrades import MANUAL_REMOVALS
 
 pytestmark = pytest.mark.jax
 
@@ -186,8 +186,8 @@ def test_there_is_a_floor_golden() -> None:
     assert FLOOR_CASES
 
 
-@pytest.mark.parametrize("source, code", [(source, code) for source, code, _ in REMOVED_MODULE_CASES],
-                         ids=[code for _, code, _ in REMOVED_MODULE_CASES])
+@pytest.mark.parametrize("source, code", [(source, code) for source, code, _ in MANUAL_REMOVALS],
+                         ids=[code for _, code, _ in MANUAL_REMOVALS])
 def test_a_removed_module_or_member_does_on_the_installed_jax_what_its_finding_says(source: str, code: str) -> None:
     """Each member of an emptied module and each removed module (dm-haiku 0.0.12 stops at
     jax.interpreters.xla.xe): run on the installed jax, it raises the error its finding names for
