@@ -66,6 +66,17 @@ class ApiChange:
     # first release read to have it: where the floor predates `since`, the fix writes the first one
     # the floor has (`jax.tree_util.tree_map` for `jax.tree.map` under `jax>=0.3.0`).
     also: tuple[tuple[str, Version], ...] = ()
+    # `new` is a module the old names moved to under their own names (`jax.core.Jaxpr` ->
+    # `jax.extend.core.Jaxpr`): one row for a module's members that moved together.
+    moves_members: bool = False
+
+    def replacement_of(self, old: str, spelling: Optional[str] = None) -> Optional[str]:
+        """What replaces the old spelling `old`: `spelling` (by default `new`), or, for a row that
+        moves members, `old`'s own name under it."""
+        spelling = self.new if spelling is None else spelling
+        if spelling is None or not self.moves_members:
+            return spelling
+        return f"{spelling}.{old.rpartition('.')[2]}"
 
     def spellings(self, *releases: Optional[Version]) -> tuple[Optional[str], ...]:
         """The replacement's spellings that every one of `releases` (the floor, the target; None:
@@ -190,6 +201,29 @@ TABLE: tuple[ApiChange, ...] = tuple(sorted((
                       "jax.Array: only annotations are rewritten", annotations_only=True),
     _rename("JAX119", "nn-normalize", ("jax.nn.normalize",), "jax.nn.standardize", (0, 4, 0), (0, 4, 21),
             (0, 4, 29), "jax/nn/__init__.py _deprecations 0.4.21, 0.4.29"),
+    # jax.core's public names that moved to jax.extend.core, in three waves (the wheels'
+    # jax/core.py _deprecations and jax/extend/core/__init__.py, 0.4.20 to 0.12.0.1)
+    ApiChange("JAX122", "core-to-extend-core", tuple(f"jax.core.{name}" for name in (
+                  "ClosedJaxpr", "Jaxpr", "JaxprEqn", "Literal", "Primitive", "Token", "Var", "jaxpr_as_fun")),
+              "jax.extend.core", Change.RENAME, since=(0, 4, 28), deprecated=(0, 4, 38), removed=(0, 6, 0),
+              moves_members=True, source="jax/core.py _deprecations 0.4.38, finalized 0.6.0; jax/extend/core has "
+              "them from the 0.4.28 wheel"),
+    ApiChange("JAX123", "core-to-extend-core-0-8", tuple(f"jax.core.{name}" for name in (
+                  "AbstractToken", "TraceTag", "set_current_trace", "subjaxprs", "mapped_aval", "unmapped_aval",
+                  "take_current_trace")),
+              "jax.extend.core", Change.RENAME, since=(0, 10, 0), deprecated=(0, 8, 2), removed=(0, 10, 0),
+              moves_members=True, source="jax/core.py _deprecations 0.8.2, finalized 0.10.0; jax/extend/core has "
+              "them all from the 0.10.0 wheel (mapped_aval from 0.9.0, take_current_trace from 0.9.2)"),
+    ApiChange("JAX124", "core-to-extend-core-0-10", tuple(f"jax.core.{name}" for name in (
+                  "DebugInfo", "DropVar", "Effect", "Effects", "InconclusiveDimensionOperation", "JaxprTypeError",
+                  "check_jaxpr", "concrete_or_error", "find_top_trace", "gensym", "get_opaque_trace_state",
+                  "jaxprs_in_params", "new_jaxpr_eqn", "no_effects", "primal_dtype_to_tangent_dtype", "valid_jaxtype")),
+              "jax.extend.core", Change.RENAME, since=(0, 10, 0), deprecated=(0, 10, 0), removed=(0, 11, 0),
+              moves_members=True, source="jax/core.py _deprecations 0.10.0, finalized 0.11.0; jax/extend/core has "
+              "them from the 0.10.0 wheel"),
+    _rename("JAX126", "core-get-aval", ("jax.core.get_aval",), "jax.typeof", (0, 5, 3), (0, 8, 2), (0, 10, 0),
+            "jax/core.py _deprecations 0.8.2, finalized 0.10.0; jax.typeof in the 0.5.3 wheel (0.5.1 and 0.5.2 "
+            "not read)"),
     ApiChange("JAX120", "device-buffer", (".device_buffer",), ".addressable_data(0)", Change.ATTRIBUTE,
               since=(0, 4, 1), deprecated=(0, 4, 22), removed=(0, 4, 27),
               source="CHANGELOG 0.4.22 (deprecated), 0.4.27 (removed)"),
@@ -299,6 +333,9 @@ TABLE: tuple[ApiChange, ...] = tuple(sorted((
               f"jax.experimental.pallas.triton.{name}", (0, 7, 1), (0, 7, 1), (0, 9, 0), _PALLAS)
       for code, name in (("JAX162", "atomic_add"), ("JAX163", "atomic_max"), ("JAX164", "atomic_min"),
                          ("JAX165", "atomic_xchg"), ("JAX166", "atomic_cas"))),
+    ApiChange("JAX139", "pallas-atomic-bitwise", tuple(f"jax.experimental.pallas.{name}" for name in (
+                  "atomic_and", "atomic_or", "atomic_xor")), "jax.experimental.pallas.triton", Change.RENAME,
+              since=(0, 7, 1), deprecated=(0, 7, 1), removed=(0, 9, 0), moves_members=True, source=_PALLAS),
     ApiChange("JAX170", "tpu-repeat", ("jax.experimental.pallas.tpu.repeat",), "jax.numpy.tile", Change.ARGUMENTS,
               since=(0, 4, 0), deprecated=(0, 9, 1), removed=(0, 10, 2), source=_PALLAS),
     ApiChange("JAX171", "pallas-load-store", ("jax.experimental.pallas.load", "jax.experimental.pallas.store"),
@@ -463,5 +500,7 @@ def landing(new: str, members: Sequence[str], target: Version, floor: Optional[V
             break
         row, old = step
         beyond = max(0, len(old) - len(head))  # members the old spelling takes in
-        head, tail, took = row.spellings(floor, target)[0].split(".") + head[len(old):], tail[beyond:], took + beyond
+        spelling = row.replacement_of(".".join(old), row.spellings(floor, target)[0])
+        assert spelling is not None
+        head, tail, took = spelling.split(".") + head[len(old):], tail[beyond:], took + beyond
     return ".".join(head), took

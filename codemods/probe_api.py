@@ -317,7 +317,7 @@ def checks(row: ApiChange) -> list[Check]:
               for module in row.modules if module not in row.old]
     for case, attempt, replacement in CALL_CHECKS.get(row.code, ()):
         found.append(Check(row.code, case, attempt, replacement))
-    targets = [row.new, row.import_as, *(name for name, _ in row.also)]
+    targets = [*(row.replacement_of(old) for old in row.old), row.import_as, *(name for name, _ in row.also)]
     found += [Check(row.code, f"{name} (replacement)", _reach(name), True)
               for name in dict.fromkeys(targets) if _qualified(name) and name not in row.old]
     return found

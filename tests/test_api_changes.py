@@ -86,6 +86,13 @@ def test_a_floor_below_the_replacement_takes_its_older_spelling():
     assert tree_map.spellings((0, 2, 0)) == () and not tree_map.applies(LATER, (0, 2, 0))
 
 
+def test_a_row_that_moves_members_replaces_each_by_its_own_name():
+    core = ROWS["JAX122"]
+    assert core.replacement_of("jax.core.Primitive") == "jax.extend.core.Primitive"
+    assert core.replacement_of("jax.core.Jaxpr", "jax.other") == "jax.other.Jaxpr"
+    assert ROWS["JAX101"].replacement_of("jax.tree_map") == "jax.tree.map"  # one replacement for every old name
+
+
 def test_the_floor_keeps_a_newer_replacement_out():
     """JAX111: jax.enable_x64 exists from 0.8.0; a project that supports 0.4.30 cannot use it."""
     x64 = ROWS["JAX111"]
@@ -112,15 +119,18 @@ def test_no_fix_lands_on_a_spelling_its_target_retires(code):
             if floor is not None and floor > target or not row.applies(target, floor) \
                     or row.superseded is not None and target >= row.superseded:
                 continue
-            new = (row.spellings(floor, target) or (row.new,))[0]  # what the fix writes (older under a floor)
-            assert not [r for r in api_changes.retiring(new, LATER) if r is not row], new  # none retires it ever
-            written = [[]] + [old[len(new) + 1:].split(".") for other in api_changes.TABLE if other is not row
-                              for old in other.old if old.startswith(new + ".")]
-            for members in written:
-                spelling, took = api_changes.landing(new, members, target, floor)
-                lands = ".".join([spelling, *members[took:]])
-                later = [r for r in api_changes.retiring(lands, target) if r is not row]
-                assert all(floor is not None and floor < r.since for r in later), (target, floor, lands, later)
+            for retired in row.old:
+                # what the fix writes (an older spelling under a floor; a moved member's own name)
+                new = row.replacement_of(retired, (row.spellings(floor, target) or (row.new,))[0])
+                assert new is not None
+                assert not [r for r in api_changes.retiring(new, LATER) if r is not row], new  # none retires it ever
+                written = [[]] + [old[len(new) + 1:].split(".") for other in api_changes.TABLE if other is not row
+                                  for old in other.old if old.startswith(new + ".")]
+                for members in written:
+                    spelling, took = api_changes.landing(new, members, target, floor)
+                    lands = ".".join([spelling, *members[took:]])
+                    later = [r for r in api_changes.retiring(lands, target) if r is not row]
+                    assert all(floor is not None and floor < r.since for r in later), (target, floor, lands, later)
 
 
 def test_a_rename_lands_where_the_target_has_the_name():

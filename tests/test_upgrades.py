@@ -46,7 +46,8 @@ def upgrade_table() -> str:
             return "—"
         superseded = f" (deprecated too from {release(row.superseded)}: [manual] there)" if row.superseded else ""
         older = "".join(f" (`{display(name)}` under a floor from {release(since)})" for name, since in row.also)
-        return f"`{display(row.new)}`{older}{superseded}"
+        same_name = ".<name>" if row.moves_members else ""
+        return f"`{display(row.new)}{same_name}`{older}{superseded}"
 
     rows = [f"| {row.code} | {', '.join(f'`{display(old)}`' for old in row.old)} | "
             f"{new(row)} | {row.change.value} | {release(row.since)} | "

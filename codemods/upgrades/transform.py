@@ -278,9 +278,11 @@ def _rename(transform: JaxUpgrade, reference: Reference) -> None:
     # where `jax.tree.map` (0.4.25) would break the oldest install.
     floor, target = transform.settings.jax_floor, transform.settings.jax_version
     spellings = row.spellings(floor, target)  # none: the fix is held back (plan)
-    written = (spellings or (row.new,))[0]
+    best = row.replacement_of(reference.old)
+    written = row.replacement_of(reference.old, (spellings or (row.new,))[0])
+    assert best is not None and written is not None
     lowest = min(v for v in (floor, target) if v is not None)
-    why = "" if written == row.new else f"{display(row.new)} needs jax >= {format_version(row.since)}, " + (
+    why = "" if written == best else f"{display(best)} needs jax >= {format_version(row.since)}, " + (
         f"the project supports jax >= {format_version(floor)}" if lowest == floor else f"the target is jax {format_version(target)}")
     if isinstance(reference.node, ast.alias):
         uses = reference.binding.references if reference.binding is not None else []
@@ -289,14 +291,14 @@ def _rename(transform: JaxUpgrade, reference: Reference) -> None:
             transform.manual(outside[0], display(reference.old), row.migration)
             return
         fix = FixPlan()
-        imported = row.import_as if row.import_as in (spellings or (row.import_as,)) else written
+        imported = row.import_as if row.import_as and row.import_as in (spellings or (row.import_as,)) else written
         old, new = plan_import_move(transform, reference, imported, fix)
         landings = []
         for use in uses:  # `TPUMemorySpace.ANY` lands elsewhere than `TPUMemorySpace` on a later jax
             landed = _land(transform, use, imported)
             if landed is not None and landed[1] is not use and _respell(transform, landed, fix):
                 landings.append(f"{display(reference.old)}{landed[2]} -> {display(landed[0])}")
-        if imported == (row.import_as or row.new):
+        if imported == (row.import_as or best):
             why = ""  # the spelling any floor gets
         transform.fixed(reference.node, old, new, fix, note=", ".join(dict.fromkeys([*landings, why] if why else landings)))
         return
