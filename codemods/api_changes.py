@@ -69,6 +69,9 @@ class ApiChange:
     # `new` is a module the old names moved to under their own names (`jax.core.Jaxpr` ->
     # `jax.extend.core.Jaxpr`): one row for a module's members that moved together.
     moves_members: bool = False
+    # The old spelling is a call that passes one of these keywords (`jax.jit(f, backend=...)`): the
+    # name itself stays, so a fix that writes it lands on no retired name.
+    keywords: tuple[str, ...] = ()
 
     def replacement_of(self, old: str, spelling: Optional[str] = None) -> Optional[str]:
         """What replaces the old spelling `old`: `spelling` (by default `new`), or, for a row that
@@ -333,6 +336,13 @@ TABLE: tuple[ApiChange, ...] = tuple(sorted((
               f"jax.experimental.pallas.triton.{name}", (0, 7, 1), (0, 7, 1), (0, 9, 0), _PALLAS)
       for code, name in (("JAX162", "atomic_add"), ("JAX163", "atomic_max"), ("JAX164", "atomic_min"),
                          ("JAX165", "atomic_xchg"), ("JAX166", "atomic_cas"))),
+    ApiChange("JAX138", "jit-backend-device", ("jax.jit",), None, Change.MANUAL, since=_OLDEST_READ,
+              deprecated=(0, 4, 20), removed=None, keywords=("backend", "device"), words=(b"backend", b"device"),
+              failure="DeprecationWarning (it still runs)",
+              source="jax/_src/pjit.py: 'backend and device argument on jit is deprecated' in every wheel from 0.4.20 "
+                     "(the oldest read) to 0.12.0.1",
+              migration="drop backend=/device= and put the inputs where they should run: jax.device_put(x, "
+                        "jax.local_devices(backend='cpu')[0]) (jax's own message)"),
     ApiChange("JAX139", "pallas-atomic-bitwise", tuple(f"jax.experimental.pallas.{name}" for name in (
                   "atomic_and", "atomic_or", "atomic_xor")), "jax.experimental.pallas.triton", Change.RENAME,
               since=(0, 7, 1), deprecated=(0, 7, 1), removed=(0, 9, 0), moves_members=True, source=_PALLAS),
@@ -482,7 +492,7 @@ def retiring(name: str, target: Version) -> tuple[ApiChange, ...]:
     """The rows that retire `name` (or a name it starts with: `pltpu.MemorySpace` in
     `pltpu.MemorySpace.ANY`) by `target`."""
     return tuple(dict.fromkeys(row for row in TABLE for old in row.old if (name == old or name.startswith(old + "."))
-                               and row.state(target) != "works"))
+                               and row.state(target) != "works" and not row.keywords))
 
 
 def landing(new: str, members: Sequence[str], target: Version, floor: Optional[Version] = None) -> tuple[str, int]:

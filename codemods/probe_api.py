@@ -130,6 +130,12 @@ def _jit_in_shardings():
     jax.jit(lambda x: x * 2, in_shardings=None)(_vector())
 
 
+def _jit_backend():
+    import jax
+
+    jax.jit(lambda x: x * 2, backend="cpu")(_vector())
+
+
 def _shard_map():
     import jax
     from jax.sharding import PartitionSpec
@@ -243,6 +249,7 @@ CALL_CHECKS: dict[str, tuple[tuple[str, Callable[[], object], bool], ...]] = {
     "JAX129": (("compiled.output_layouts", _compiled_attribute("output_layouts"), False),
                ("compiled.output_formats", _compiled_attribute("output_formats"), True)),
     "JAX130": (("jax.jit(f, in_shardings=None)(x)", _jit_in_shardings, True),),
+    "JAX138": (("jax.jit(f, backend='cpu')(x)", _jit_backend, False),),
     "JAX132": (("jax.shard_map(f, mesh=, in_specs=, out_specs=)(x), 1 device", _shard_map, True),),
     "JAX134": (("with Mesh(devices, ('x',)):", _with_mesh, False),
                ("with jax.set_mesh(mesh):", _set_mesh, True)),

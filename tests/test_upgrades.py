@@ -415,7 +415,18 @@ MANUAL_REMOVALS = [
     ("import jax\nd = jax.dlpack.to_dlpack(jax.numpy.ones(2))\n", "JAX198", "AttributeError"),
     ("import jax\ny = jax.random.shuffle(jax.random.PRNGKey(0), jax.numpy.ones(2))\n", "JAX199", "AttributeError"),
     ("from jax import util\nh = util.safe_zip_helper\n", "JAX194", "ImportError"),
+    ("import jax\ny = jax.jit(lambda x: x + 1, backend='cpu')(1.0)\n", "JAX138", "DeprecationWarning"),
 ]
+
+
+def test_a_row_of_a_calls_keywords_judges_the_call_and_leaves_the_name() -> None:
+    """jax.jit(backend=/device=) warns on every release read; jax.jit itself stays, and is what the
+    pjit fix (JAX130) writes."""
+    source = ("import functools\nimport jax\nfrom jax.experimental.pjit import pjit\n"
+              "f = jax.jit(abs)\ng = functools.partial(jax.jit, device=None)\np = pjit(abs)\n")
+    after, findings = _fix(source)
+    assert [(f.line, f.code, f.kind.value) for f in findings] == [(5, "JAX138", "manual"), (6, "JAX130", "fixed")]
+    assert "f = jax.jit(abs)\n" in after and "p = jax.jit(abs)\n" in after
 
 
 @pytest.mark.parametrize("source, code, raises", [

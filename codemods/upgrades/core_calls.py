@@ -392,11 +392,23 @@ def _make_mesh(transform: JaxUpgrade, reference: Reference) -> None:
     transform.manual(reference.node, f"{display(reference.old)}() without axis_types", transform.row.migration)
 
 
+# -- JAX138: jax.jit(backend=..., device=...) --
+
+def _call_keywords(transform: JaxUpgrade, reference: Reference) -> None:
+    """A call (or a partial) that passes one of the row's keywords; every other use of the name,
+    which stays, is no finding."""
+    applied = None if isinstance(reference.node, ast.alias) else _applied(transform.module, reference.node)
+    passed = [k.arg for k in applied[0].keywords if k.arg in transform.row.keywords] if applied else []
+    if passed:
+        transform.manual(reference.node, f"{display(reference.old)}({'=, '.join(passed)}=)", transform.row.migration)
+
+
 HANDLERS: dict[str, Handler] = {
     "JAX111": _enable_x64,
     "JAX130": _pjit,
     "JAX132": _shard_map,
     "JAX140": _clip,
     "JAX191": _make_mesh,
+    "JAX138": _call_keywords,
 }
 FINDERS: dict[str, Finder] = {"JAX134": _find_with_mesh}
