@@ -201,7 +201,8 @@ TABLE: tuple[ApiChange, ...] = tuple(sorted((
     _rename("JAX118", "random-key-array", ("jax.random.KeyArray", "jax.random.PRNGKeyArray"), "jax.Array",
             (0, 4, 1), (0, 4, 16), (0, 4, 24), "CHANGELOG 0.4.16 (deprecated), 0.4.24 (removed)",
             migration="an isinstance() check needs jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key), not "
-                      "jax.Array: only annotations are rewritten", annotations_only=True),
+                      "jax.Array: only annotations are rewritten", annotations_only=True,
+            also=(("jax.numpy.ndarray", _OLDEST_READ),)),  # jax.Array's name in jax.numpy from 0.4.1
     _rename("JAX119", "nn-normalize", ("jax.nn.normalize",), "jax.nn.standardize", (0, 4, 0), (0, 4, 21),
             (0, 4, 29), "jax/nn/__init__.py _deprecations 0.4.21, 0.4.29"),
     # jax.core's public names that moved to jax.extend.core, in three waves (the wheels'
@@ -292,7 +293,7 @@ TABLE: tuple[ApiChange, ...] = tuple(sorted((
             _NUMPY),
     _rename("JAX149", "jnp-device-array", ("jax.numpy.DeviceArray",), "jax.Array", (0, 4, 1), (0, 4, 7), (0, 4, 14),
             _NUMPY, migration="an isinstance() check: isinstance(x, jax.Array) also holds for tracers",
-            annotations_only=True),
+            annotations_only=True, also=(("jax.numpy.ndarray", _OLDEST_READ),)),
     # -- Pallas --
     ApiChange("JAX150", "pallas-dot", ("jax.experimental.pallas.dot",), "jax.numpy.dot", Change.ARGUMENTS,
               since=(0, 4, 0), deprecated=(0, 10, 2), removed=(0, 11, 2),
