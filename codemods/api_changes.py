@@ -275,7 +275,9 @@ TABLE: tuple[ApiChange, ...] = tuple(sorted((
     # -- numpy and nn --
     ApiChange("JAX140", "jnp-clip-a-min", ("jax.numpy.clip",), "jax.numpy.clip", Change.ARGUMENTS,
               since=(0, 4, 27), deprecated=(0, 4, 27), removed=(0, 10, 0), failure="TypeError",
-              source="jax/_src/numpy: a=, a_min=, a_max= warn from 0.4.27 and fail from 0.10.0"),
+              source="jax/_src/numpy: a=, a_min=, a_max= warn from 0.4.27 and fail from 0.10.0",
+              # by position, `jnp.clip(x, lo, hi)` runs from 0.3.0 (clip(a, a_min, a_max)) to 0.12
+              also=(("jax.numpy.clip", _OLDEST_READ),)),
     _rename("JAX141", "jnp-round-underscore", ("jax.numpy.round_",), "jax.numpy.round", _OLDEST_READ, (0, 4, 32),
             (0, 4, 38), _NUMPY),
     _rename("JAX142", "jnp-row-stack", ("jax.numpy.row_stack",), "jax.numpy.vstack", _OLDEST_READ, (0, 4, 20),

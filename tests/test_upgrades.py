@@ -419,6 +419,22 @@ MANUAL_REMOVALS = [
 ]
 
 
+@pytest.mark.parametrize("call, expected, kind", [
+    ("jnp.clip(x, a_min=0.0)", "jnp.clip(x, 0.0)", "fixed"),
+    ("jnp.clip(x, a_max=1.0)", "jnp.clip(x, None, 1.0)", "fixed"),
+    ("jnp.clip(a=x, a_max=h(), a_min=l())", "jnp.clip(x, l(), h())", "fixed, unsafe"),  # evaluated in another order
+    ("functools.partial(jnp.clip, a_min=0)", None, "manual"),  # the array comes later: no position for a bound
+    ("jnp.clip(x, a_min=0, out=None)", None, "manual"),
+])
+def test_clip_under_a_floor_before_its_new_keywords_passes_them_by_position(call: str, expected, kind: str) -> None:
+    """min=/max= came in 0.4.27; by position, jnp.clip(x, lo, hi) runs on jax 0.3.0 and 0.12 alike."""
+    source = f"import functools\nimport jax.numpy as jnp\ny = {call}\n"
+    after, (finding,) = _fix(source, Settings((0, 12, 0, 1), jax_floor=(0, 3, 0), unsafe_fixes=True))
+    assert after == (source if expected is None else source.replace(call, expected))
+    assert (finding.kind.value + (", unsafe" if finding.fix and finding.fix.applicability.value == "unsafe" else "")
+            ) == kind, finding
+
+
 def test_a_row_of_a_calls_keywords_judges_the_call_and_leaves_the_name() -> None:
     """jax.jit(backend=/device=) warns on every release read; jax.jit itself stays, and is what the
     pjit fix (JAX130) writes."""
