@@ -45,7 +45,8 @@ def upgrade_table() -> str:
         if not row.new:
             return "—"
         superseded = f" (deprecated too from {release(row.superseded)}: [manual] there)" if row.superseded else ""
-        older = "".join(f" (`{display(name)}` under a floor from {release(since)})" for name, since in row.also)
+        older = "".join(f" ({'by position' if name == row.new else f'`{display(name)}`'} under a floor from "
+                        f"{release(since)})" for name, since in row.also)
         same_name = ".<name>" if row.moves_members else ""
         return f"`{display(row.new)}{same_name}`{older}{superseded}"
 

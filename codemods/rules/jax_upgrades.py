@@ -78,7 +78,8 @@ def _rule(row: ApiChange) -> Rule:
                         (("deprecated", row.deprecated), ("removed", row.removed)) if v is not None)
     olds = ", ".join(display(old) for old in row.old)
     new = (display(row.new) + (".<the same name>" if row.moves_members else "")) if row.new else "(no single replacement)"
-    older = "".join(f"Where the project supports a jax older than {format_version(row.since)}: {display(name)} "
+    older = "".join(f"Where the project supports a jax older than {format_version(row.since)}: "
+                    f"{'the arguments by position' if name == row.new else display(name)} "
                     f"(there from jax {format_version(since)} on)." for name, since in row.also)
     return Rule(
         code=row.code,
