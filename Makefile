@@ -9,7 +9,10 @@ VENV := .venv
 VENV_OLDEST := .venv-jax$(JAX_OLDEST)
 # Releases the JAX1xx goldens' original code is run on, where its old spellings still worked
 # (tests/test_upgrades_jax.py): jax only, no jax-codemod (it runs the golden files alone).
-PROOF_RELEASES ?= 0.4.30 0.6.2
+# 0.4.13 (the oldest jaxlib the index has for Python 3.11) proves the fixes a floor below 0.4.25 gets.
+PROOF_RELEASES ?= 0.4.13 0.4.30 0.6.2
+# What an old release needs beside it (0.4.13 predates numpy 2 and ml_dtypes 0.5); numpy<2.1 otherwise.
+PROOF_PINS_0.4.13 := 'numpy<2' 'ml_dtypes<0.5' 'scipy<1.14'
 PROOF_VENVS := $(foreach release,$(PROOF_RELEASES),.venv-jax$(release)/.proof-installed)
 PYTEST_ARGS ?=
 # pytest-xdist: the tests run in one worker per core (TEST_JOBS=0: in pytest's own process); a
@@ -38,7 +41,7 @@ $(VENV_OLDEST)/.test-installed: pyproject.toml
 
 .venv-jax%/.proof-installed:
 	$(PYTHON_OLDEST) -m venv .venv-jax$*
-	.venv-jax$*/bin/python -m pip install -q 'jax==$*' 'jaxlib==$*' 'numpy<2.1' absl-py
+	.venv-jax$*/bin/python -m pip install -q 'jax==$*' 'jaxlib==$*' $(or $(PROOF_PINS_$*),'numpy<2.1') absl-py
 	touch $@
 
 # Dry run over the bundled broken kernels: prints the diff it would apply (exit 1 = changes pending).

@@ -130,6 +130,12 @@ def _jit_in_shardings():
     jax.jit(lambda x: x * 2, in_shardings=None)(_vector())
 
 
+def _jit_backend():
+    import jax
+
+    jax.jit(lambda x: x * 2, backend="cpu")(_vector())
+
+
 def _shard_map():
     import jax
     from jax.sharding import PartitionSpec
@@ -243,6 +249,7 @@ CALL_CHECKS: dict[str, tuple[tuple[str, Callable[[], object], bool], ...]] = {
     "JAX129": (("compiled.output_layouts", _compiled_attribute("output_layouts"), False),
                ("compiled.output_formats", _compiled_attribute("output_formats"), True)),
     "JAX130": (("jax.jit(f, in_shardings=None)(x)", _jit_in_shardings, True),),
+    "JAX138": (("jax.jit(f, backend='cpu')(x)", _jit_backend, False),),
     "JAX132": (("jax.shard_map(f, mesh=, in_specs=, out_specs=)(x), 1 device", _shard_map, True),),
     "JAX134": (("with Mesh(devices, ('x',)):", _with_mesh, False),
                ("with jax.set_mesh(mesh):", _set_mesh, True)),
@@ -272,7 +279,13 @@ def _reach(qualified: str) -> Callable[[], object]:
 
     def attempt():
         parent, _, name = qualified.rpartition(".")
-        module = importlib.import_module(parent)
+        try:
+            module = importlib.import_module(parent)
+        except ModuleNotFoundError as error:  # `pltpu.MemorySpace.ANY`: a member of a class, not of a module
+            owner, _, member = parent.rpartition(".")
+            if error.name != parent or not owner or not isinstance(getattr(importlib.import_module(owner), member, None), type):
+                raise
+            module = _reach(parent)()
         getattr(getattr(module, "__getattr__", None), "cache_clear", lambda: None)()
         return getattr(module, name)
 
@@ -311,7 +324,7 @@ def checks(row: ApiChange) -> list[Check]:
               for module in row.modules if module not in row.old]
     for case, attempt, replacement in CALL_CHECKS.get(row.code, ()):
         found.append(Check(row.code, case, attempt, replacement))
-    targets = [row.new, row.import_as]
+    targets = [*(row.replacement_of(old) for old in row.old), row.import_as, *(name for name, _ in row.also)]
     found += [Check(row.code, f"{name} (replacement)", _reach(name), True)
               for name in dict.fromkeys(targets) if _qualified(name) and name not in row.old]
     return found

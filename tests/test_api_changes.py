@@ -53,12 +53,13 @@ def test_state_changes_at_deprecated_and_removed(code):
 def test_applies_from_the_later_of_retirement_and_replacement(code):
     """From max(deprecated-or-removed, since) on, never below since, never when the floor predates since."""
     row = ROWS[code]
-    start = max(min(v for v in (row.deprecated, row.removed) if v is not None), row.since)
+    oldest = min([row.since, *(since for _, since in row.also)])  # the oldest spelling of the replacement
+    start = max(min(v for v in (row.deprecated, row.removed) if v is not None), oldest)
     assert not row.applies(_just_below(start))
-    assert not row.applies(_just_below(row.since))
+    assert not row.applies(_just_below(oldest))
     assert row.applies(start) and row.applies(LATER)
     assert row.applies(LATER, floor=row.since) and row.applies(LATER, floor=LATER)
-    assert not row.applies(LATER, floor=_just_below(row.since))
+    assert not row.applies(LATER, floor=_just_below(oldest))
     assert not row.applies(None)
 
 
@@ -77,12 +78,70 @@ def test_a_row_never_retired_never_applies():
     assert not row.applies(LATER)
 
 
+def test_a_floor_below_the_replacement_takes_its_older_spelling():
+    """jax.tree.map came in 0.4.25; jax.tree_util.tree_map runs from 0.3.0 to the newest jax."""
+    tree_map = ROWS["JAX101"]
+    assert tree_map.spellings((0, 4, 25)) == ("jax.tree.map", "jax.tree_util.tree_map")
+    assert tree_map.spellings((0, 3, 0)) == ("jax.tree_util.tree_map",) and tree_map.applies(LATER, (0, 3, 0))
+    assert tree_map.spellings((0, 2, 0)) == () and not tree_map.applies(LATER, (0, 2, 0))
+
+
+def test_a_row_that_moves_members_replaces_each_by_its_own_name():
+    core = ROWS["JAX122"]
+    assert core.replacement_of("jax.core.Primitive") == "jax.extend.core.Primitive"
+    assert core.replacement_of("jax.core.Jaxpr", "jax.other") == "jax.other.Jaxpr"
+    assert ROWS["JAX101"].replacement_of("jax.tree_map") == "jax.tree.map"  # one replacement for every old name
+
+
 def test_the_floor_keeps_a_newer_replacement_out():
     """JAX111: jax.enable_x64 exists from 0.8.0; a project that supports 0.4.30 cannot use it."""
     x64 = ROWS["JAX111"]
     assert x64.applies((0, 12, 0, 1), floor=(0, 8, 0))
     assert not x64.applies((0, 12, 0, 1), floor=(0, 4, 30))
     assert not x64.applies((0, 12, 0, 1), floor=(0, 7, 999))
+
+
+# Every release a row names: where what a row decides can change.
+RELEASES = sorted({v for row in api_changes.TABLE for v in (row.since, row.deprecated, row.removed, row.superseded)
+                   if v is not None} | {(0, 12, 0, 1)})
+
+
+@pytest.mark.parametrize("code", ROWS)
+def test_no_fix_lands_on_a_spelling_its_target_retires(code):
+    """What a row's fix writes (its replacement, and that read with a member another row retires:
+    `pltpu.MemorySpace` + `.ANY`), followed through every later row, exists on every target and
+    floor the row fixes for; or the fix is held back by the floor (`later.since` above it)."""
+    row = ROWS[code]
+    if row.new is None or not row.new.startswith("jax."):
+        return
+    for target in RELEASES:
+        for floor in (None, *RELEASES):
+            if floor is not None and floor > target or not row.applies(target, floor) \
+                    or row.superseded is not None and target >= row.superseded:
+                continue
+            for retired in row.old:
+                # what the fix writes (an older spelling under a floor; a moved member's own name)
+                new = row.replacement_of(retired, (row.spellings(floor, target) or (row.new,))[0])
+                assert new is not None
+                assert not [r for r in api_changes.retiring(new, LATER) if r is not row], new  # none retires it ever
+                written = [[]] + [old[len(new) + 1:].split(".") for other in api_changes.TABLE if other is not row
+                                  for old in other.old if old.startswith(new + ".")]
+                for members in written:
+                    spelling, took = api_changes.landing(new, members, target, floor)
+                    lands = ".".join([spelling, *members[took:]])
+                    later = [r for r in api_changes.retiring(lands, target) if r is not row]
+                    assert all(floor is not None and floor < r.since for r in later), (target, floor, lands, later)
+
+
+def test_a_rename_lands_where_the_target_has_the_name():
+    """pltpu.TPUMemorySpace -> pltpu.MemorySpace; its member ANY left the enum in 0.8.2 for pl.ANY."""
+    memory_space = "jax.experimental.pallas.tpu.MemorySpace"
+    assert api_changes.landing(memory_space, ["ANY"], (0, 8, 1)) == (memory_space, 0)
+    assert api_changes.landing(memory_space, ["ANY"], (0, 8, 2)) == ("jax.experimental.pallas.ANY", 1)
+    assert api_changes.landing(memory_space, ["HOST", "value"], (0, 12, 0, 1)) == ("jax.experimental.pallas.HOST", 1)
+    assert api_changes.landing(memory_space, ["VMEM"], (0, 12, 0, 1)) == (memory_space, 0)
+    # pl.HOST came in 0.7.0: a project that supports 0.6.2 keeps the spelling (and the fix is held back)
+    assert api_changes.landing(memory_space, ["HOST"], (0, 12, 0, 1), floor=(0, 6, 2)) == (memory_space, 0)
 
 
 # --- the table against the installed jax ------------------------------------------------------

@@ -53,7 +53,8 @@ def _run(log: str, root: Path, settings: Settings = TARGET, write: bool = False,
     ("ImportError: cannot import name 'tree_map' from 'jax' (/x/jax/__init__.py)",
      [("JAX101", "cannot import name 'tree_map' from 'jax'")]),
     ("ModuleNotFoundError: No module named 'jax.lib.xla_bridge'",
-     [("JAX112", "No module named 'jax.lib.xla_bridge'"), ("JAX113", "No module named 'jax.lib.xla_bridge'"),
+     [("JAX109", "No module named 'jax.lib.xla_bridge'"), ("JAX112", "No module named 'jax.lib.xla_bridge'"),
+      ("JAX113", "No module named 'jax.lib.xla_bridge'"),
       ("JAX195", "No module named 'jax.lib.xla_bridge'")]),
     ("AttributeError: 'ArrayImpl' object has no attribute 'device_buffers'",
      [("JAX121", "'ArrayImpl' object has no attribute 'device_buffers'")]),
@@ -72,7 +73,7 @@ def test_errors_of(line: str, expected: list) -> None:
 
 
 @pytest.mark.parametrize(("name", "expected"), [
-    ("jax.tree_map", ["JAX101"]), ("jax.lib.xla_bridge", ["JAX112", "JAX113", "JAX195"]), ("jax", []),
+    ("jax.tree_map", ["JAX101"]), ("jax.lib.xla_bridge", ["JAX109", "JAX112", "JAX113", "JAX195"]), ("jax", []),
     ("jax.numpy", []), (".device_buffers", ["JAX121"]), ("jax.nothing", []),
 ])
 def test_upgrade_rows(name: str, expected: list) -> None:

@@ -108,13 +108,18 @@ def test_the_target_and_the_floor_hold_the_fix_back_as_fix_does(tmp_path: Path) 
     assert proc.returncode == 2 and script.read_text() == TREE_MAP
     assert ("user.py:4: JAX101: jax.tree_map is deprecated in jax 0.4.26, removed in jax 0.6.0, but the target, "
             "jax 0.4.20, still has it: pass --jax-version") in proc.stderr
-    # A floor without jax.tree.map (0.4.25): a [manual] finding, the file unchanged.
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "user"\ndependencies = ["jax>=0.4.20"]\n')
+    # A floor without any spelling of the replacement (jax.tree_util.tree_map is read from 0.3.0 on):
+    # a [manual] finding, the file unchanged.
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "user"\ndependencies = ["jax>=0.2.0"]\n')
     proc = explain(log, tmp_path, "--write")
     assert proc.returncode == 1 and script.read_text() == TREE_MAP
     assert "user.py:4:7: JAX101 [manual] jax.tree_map -> jax.tree.map" in proc.stderr
-    assert "the project supports jax >= 0.4.20" in proc.stderr
+    assert "the project supports jax >= 0.2.0" in proc.stderr
     assert "user.py:4: JAX101: no fix can be written for this call" in proc.stderr
+    # A floor without jax.tree.map (0.4.25) but with jax.tree_util.tree_map: the spelling both run.
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "user"\ndependencies = ["jax>=0.4.20"]\n')
+    proc = explain(log, tmp_path, "--write")
+    assert script.read_text() == TREE_MAP.replace("jax.tree_map", "jax.tree_util.tree_map"), proc.stderr
 
 
 PJIT_TEST = '''\
@@ -261,7 +266,7 @@ def test_a_notebook_cells_removed_name_is_fixed_in_that_cell(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("line, codes", [
-    ("ModuleNotFoundError: No module named 'jax.lib.xla_bridge'", ["JAX112", "JAX113", "JAX195"]),  # the frame's line decides
+    ("ModuleNotFoundError: No module named 'jax.lib.xla_bridge'", ["JAX109", "JAX112", "JAX113", "JAX195"]),  # the frame's line decides
     ("ModuleNotFoundError: No module named 'jax'", []),  # jax is not installed: no upgrade fixes that
     ("AttributeError: module 'jax.numpy' has no attribute 'frobnicate'", []),
     ("AttributeError: 'ArrayImpl' object has no attribute 'device_buffer'", ["JAX120"]),

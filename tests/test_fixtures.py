@@ -1,8 +1,8 @@
 """Golden files: every `tests/fixtures/<family>/<case>.in.py` against its `.out.py` and `.findings`.
 
 A case's first line may hold CLI options for that case, e.g.
-`# jax-codemod: --jax-version 0.10.2 --scope all` (`--select` adds rules to the folder's own, for a
-call two rules rewrite together). Without `--jax-version` cases target
+`# jax-codemod: --jax-version 0.10.2 --scope all` (`--jax-floor 0.3.0`: the lowest jax the case's
+project supports; `--select` adds rules to the folder's own, for a call two rules rewrite together). Without `--jax-version` cases target
 jax 0.12.0.1, so the goldens do not depend on the installed jax. Every fix is applied, unsafe ones
 included (as with `--unsafe-fixes`): the `.out.py` shows every rewrite the tool can make, and the
 `.findings` say which fixes are unsafe (tests/test_fixes.py checks what `--write` alone gives). Regenerate with
@@ -34,6 +34,7 @@ CASES = sorted(FIXTURES.glob("*/*.in.py"))
 def _options(source: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(exit_on_error=False)
     parser.add_argument("--jax-version", default=DEFAULT_TARGET)
+    parser.add_argument("--jax-floor")
     parser.add_argument("--scope", type=Scope, default=Scope.KERNELS)
     parser.add_argument("--precision-policy", type=PrecisionPolicy, default=PrecisionPolicy.NEAREST)
     parser.add_argument("--helpers-module")
@@ -46,7 +47,7 @@ def _options(source: str) -> argparse.Namespace:
 def case_settings(source: str) -> Settings:
     options = _options(source)
     return Settings(parse_version(options.jax_version), options.scope, options.precision_policy, options.helpers_module,
-                    unsafe_fixes=True)
+                    unsafe_fixes=True, jax_floor=parse_version(options.jax_floor) if options.jax_floor else None)
 
 
 def case_rules(path: Path, source: str) -> list:

@@ -97,17 +97,24 @@ def test_a_replacement_deprecated_too_holds_the_fix_back_not_by_the_floor() -> N
 
 
 def test_a_target_before_the_replacement_came_holds_the_fix_back_not_by_the_floor() -> None:
-    assert _run("import jax\ny = jax.tree_leaves(x)\n", (0, 4, 22)) == (None, [(2, 5, "JAX102", "manual", (
-        "jax.tree_leaves -> jax.tree.leaves: deprecated since jax 0.4.20; not rewritten: jax.tree.leaves needs jax >= "
-        "0.4.25 and the target is jax 0.4.22"), None, False)])
+    assert _run("import jax.numpy as jnp\ny = jnp.trapz(x)\n", (0, 4, 24)) == (None, [(2, 5, "JAX143", "manual", (
+        "jnp.trapz -> jnp.trapezoid: removed in jax 0.4.24 (raises AttributeError on jax 0.4.24); not rewritten: "
+        "jnp.trapezoid needs jax >= 0.4.26 and the target is jax 0.4.24"), None, False)])
+
+
+def test_a_target_before_the_replacement_came_takes_its_older_spelling() -> None:
+    """jax.tree_leaves warns from 0.4.20; jax.tree.leaves came in 0.4.25, jax.tree_util.tree_leaves long before."""
+    after, findings = _run("import jax\ny = jax.tree_leaves(x)\n", (0, 4, 22))
+    assert after == "import jax\ny = jax.tree_util.tree_leaves(x)\n" and findings[0][3] == "fixed", findings
 
 
 def test_a_floor_below_the_replacement_holds_the_fix_back_by_the_floor() -> None:
-    assert _run("import jax\ny = jax.tree_map(f, x)\n", floor=(0, 4, 20)) == (None, [(2, 5, "JAX101", "manual", (
+    assert _run("import jax\ny = jax.tree_map(f, x)\n", floor=(0, 2, 0)) == (None, [(2, 5, "JAX101", "manual", (
         "jax.tree_map -> jax.tree.map: removed in jax 0.6.0 (raises AttributeError on jax 0.12.0.1); not rewritten: "
-        "jax.tree.map needs jax >= 0.4.25 and the project supports jax >= 0.4.20 (guard it, or raise the lowest "
+        "jax.tree_util.tree_map needs jax >= 0.3.0 and the project supports jax >= 0.2.0 (guard it, or raise the lowest "
         "supported jax)"), None, True)])
-    assert _run("import jax\ny = jax.tree_map(f, x)\n", floor=(0, 4, 25))[1][0][3] == "fixed"
+    assert _run("import jax\ny = jax.tree_map(f, x)\n", floor=(0, 4, 20))[0] == "import jax\ny = jax.tree_util.tree_map(f, x)\n"
+    assert _run("import jax\ny = jax.tree_map(f, x)\n", floor=(0, 4, 25))[0] == "import jax\ny = jax.tree.map(f, x)\n"
 
 
 MESHES = "import jax\nmesh = jax.make_mesh((1,), ('x',))\nwith mesh:\n    pass\n"

@@ -45,7 +45,10 @@ def upgrade_table() -> str:
         if not row.new:
             return "—"
         superseded = f" (deprecated too from {release(row.superseded)}: [manual] there)" if row.superseded else ""
-        return f"`{display(row.new)}`{superseded}"
+        older = "".join(f" ({'by position' if name == row.new else f'`{display(name)}`'} under a floor from "
+                        f"{release(since)})" for name, since in row.also)
+        same_name = ".<name>" if row.moves_members else ""
+        return f"`{display(row.new)}{same_name}`{older}{superseded}"
 
     rows = [f"| {row.code} | {', '.join(f'`{display(old)}`' for old in row.old)} | "
             f"{new(row)} | {row.change.value} | {release(row.since)} | "
@@ -76,7 +79,12 @@ def test_the_upgrade_page_lists_every_row_as_the_table_says(update_goldens: bool
     "if hasattr(jax, 'tree_map'):\n    f = jax.tree_map\nelse:\n    f = jax.tree.map\n",
     "if jax.__version__ < '0.4.25':\n    f = jax.tree_map\n",
     "f = jax.tree_map if jax.__version_info__ < (0, 4, 25) else jax.tree.map\n",
-], ids=["try-import", "try-attribute", "hasattr", "version", "version-ifexp"])
+    # The handler of a missing name is the fallback for the jax that lacks the try's spelling.
+    "try:\n    f = jax.tree.map\nexcept AttributeError:\n    f = jax.tree_map\n",
+    "try:\n    from jax.tree import map\nexcept (ImportError, KeyError):\n    from jax import tree_map as map\n",
+    "try:\n    import jax.tree\nexcept ModuleNotFoundError:\n    f = jax.tree_map\n",
+], ids=["try-import", "try-attribute", "hasattr", "version", "version-ifexp", "except-attribute-fallback",
+        "except-import-fallback", "except-module-fallback"])
 def test_code_in_a_version_guard_is_left_alone(guarded: str) -> None:
     source = "import jax\n" + guarded
     assert _fix(source) == (source, [])
@@ -84,6 +92,14 @@ def test_code_in_a_version_guard_is_left_alone(guarded: str) -> None:
 
 def test_a_try_that_catches_something_else_is_no_guard() -> None:
     after, findings = _fix("import jax\ntry:\n    f = jax.tree_map\nexcept KeyError:\n    pass\n")
+    assert "jax.tree.map" in after and [f.code for f in findings] == ["JAX101"]
+
+
+@pytest.mark.parametrize("handler", ["except KeyError:", "except Exception:", "except:"])
+def test_a_handler_of_other_errors_is_no_fallback(handler: str) -> None:
+    """Only the errors a missing name raises make a handler the fallback of a version guard: a
+    broad `except Exception:` handles any failure of its try, not an older jax."""
+    after, findings = _fix(f"import jax\ntry:\n    f = g()\n{handler}\n    f = jax.tree_map\n")
     assert "jax.tree.map" in after and [f.code for f in findings] == ["JAX101"]
 
 
@@ -189,16 +205,58 @@ def test_findings_say_what_the_target_does_with_the_old_spelling() -> None:
 
 def test_a_fix_the_oldest_supported_jax_could_not_run_becomes_a_manual_finding() -> None:
     source = "import jax\nf = jax.tree_map\n"
-    after, (finding,) = _fix(source, Settings((0, 12, 0, 1), jax_floor=(0, 4, 24)))
+    after, (finding,) = _fix(source, Settings((0, 12, 0, 1), jax_floor=(0, 2, 0)))
     assert after == source and finding.kind.value == "manual" and finding.fix is None
     assert finding.message == ("jax.tree_map -> jax.tree.map: removed in jax 0.6.0 (raises AttributeError on jax 0.12.0.1); "
-                               "not rewritten: jax.tree.map needs jax >= 0.4.25 and the project supports jax >= "
-                               "0.4.24 (guard it, or raise the lowest supported jax)")
+                               "not rewritten: jax.tree_util.tree_map needs jax >= 0.3.0 and the project supports jax >= "
+                               "0.2.0 (guard it, or raise the lowest supported jax)")
+
+
+@pytest.mark.parametrize("floor, expected", [
+    ((0, 4, 25), "jax.tree.map"),  # the floor has the newest spelling
+    ((0, 4, 24), "jax.tree_util.tree_map"),  # it lacks jax.tree: the spelling both ends run
+    ((0, 3, 0), "jax.tree_util.tree_map"),
+])
+def test_a_floor_below_the_replacement_gets_the_spelling_the_whole_range_runs(floor, expected: str) -> None:
+    after, (finding,) = _fix("import jax\nf = jax.tree_map\n", Settings((0, 12, 0, 1), jax_floor=floor))
+    assert after == f"import jax\nf = {expected}\n" and finding.kind.value == "fixed", finding
+    assert ("jax.tree.map needs jax >= 0.4.25" in finding.message) is (expected != "jax.tree.map")
 
 
 def test_an_old_name_inside_a_longer_attribute_chain_is_found() -> None:
     after, findings = _fix("from jax.experimental.pallas import tpu as pltpu\nkind = pltpu.TPUMemorySpace.VMEM\n")
     assert after.endswith("kind = pltpu.MemorySpace.VMEM\n") and [f.code for f in findings] == ["JAX152"]
+
+
+@pytest.mark.parametrize("target, floor, expected", [
+    ((0, 10, 1), None, "pltpu.MemorySpace.HOST"),  # MemorySpace.HOST still there
+    ((0, 12, 0, 1), None, "pl.HOST"),  # gone in 0.10.2: the fix lands on its successor
+    ((0, 12, 0, 1), (0, 6, 2), None),  # pl.HOST came in 0.7.0: held back, not written half way
+])
+def test_a_rename_lands_on_a_spelling_the_target_has(target, floor, expected) -> None:
+    source = ("from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import tpu as pltpu\n"
+              "space = pltpu.TPUMemorySpace.HOST\n")
+    after, (finding,) = _fix(source, Settings(target, jax_floor=floor))
+    if expected is None:
+        assert after == source and finding.kind.value == "manual" and finding.held_back
+        assert finding.message == (
+            "pltpu.TPUMemorySpace.HOST: removed in jax 0.7.2 (raises AttributeError on jax 0.12.0.1); not rewritten: "
+            "its replacement pltpu.MemorySpace.HOST is retired on jax 0.12.0.1 too (JAX168); pl.HOST needs jax >= "
+            "0.7.0 and the project supports jax >= 0.6.2")
+    else:
+        assert after.endswith(f"space = {expected}\n") and finding.kind.value == "fixed", finding
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import tpu as pltpu\n"
+     "s = pltpu.semaphore\n", "from jax.experimental import pallas as pl\ns = pl.semaphore\n"),
+    ("import jax\nfrom jax.lib import xla_bridge\no = xla_bridge.get_compile_options(1, 1)\n",
+     "import jax\nimport jax.extend.backend\n\no = jax.extend.backend.get_compile_options(1, 1)\n"),
+], ids=["JAX169", "JAX109"])
+def test_renames_real_code_needs(source: str, expected: str) -> None:
+    """Issue 49, item 5c: pltpu.semaphore (gone in 0.11.0) and xla_bridge.get_compile_options (0.8.0)."""
+    after, findings = _fix(source)
+    assert after == expected and [f.kind.value for f in findings] == ["fixed"], (after, findings)
 
 
 def test_a_target_that_retired_the_old_spelling_before_the_replacement_came_gets_a_finding_not_a_fix() -> None:
@@ -332,6 +390,62 @@ def test_a_gone_module_read_through_its_package_raises_attribute_error() -> None
     assert all("(raises ModuleNotFoundError on jax 0.12.0.1)" in f.message for f in by_path), by_path
 
 
+# Members of emptied modules and removed modules (issue 49, item 3), one per row, and removed names
+# without a mechanical replacement: each source fails on jax 0.12.0.1 as its finding says
+# (tests/test_upgrades_jax.py runs them on the installed jax).
+MANUAL_REMOVALS = [
+    ("from jax.interpreters import xla\nE = xla.xe.XlaRuntimeError\n", "JAX180", "AttributeError"),  # dm-haiku 0.0.12
+    ("import jax\nr = jax.interpreters.xla.register_translation\n", "JAX181", "AttributeError"),
+    ("import jax\na = jax.interpreters.xla.abstractify\n", "JAX182", "AttributeError"),
+    ("from jax.interpreters import xla\nc = xla.canonicalize_dtype\n", "JAX183", "AttributeError"),
+    ("from jax.interpreters import pxla\ns = pxla.ShardingSpec\n", "JAX184", "AttributeError"),
+    ("from jax.interpreters.pxla import Index\n", "JAX185", "ImportError"),
+    ("from jax.interpreters import pxla\nm = pxla.thread_resources\n", "JAX186", "DeprecationWarning"),
+    ("from jax.lib import xla_client\ns = xla_client.OpSharding\n", "JAX187", "ImportError"),
+    ("import jax.linear_util as lu\n", "JAX188", "ModuleNotFoundError"),
+    ("from jax.experimental.maps import xmap\n", "JAX189", "ModuleNotFoundError"),
+    ("from jax.experimental import export\n", "JAX174", "ImportError"),
+    ("import jax.experimental.array_api as xp\n", "JAX175", "ModuleNotFoundError"),
+    ("from jax.extend import ffi\n", "JAX176", "ImportError"),
+    ("from jax.experimental.pallas import gpu as plgpu\n", "JAX177", "ImportError"),
+    ("from jax.experimental.shard import reshard\n", "JAX178", "ModuleNotFoundError"),
+    ("import jax.cloud_tpu_init\n", "JAX179", "ModuleNotFoundError"),
+    ("from jax.experimental.x64_context import enable_x64\n", "JAX196", "ModuleNotFoundError"),
+    ("import jax.experimental.attrs\n", "JAX197", "ModuleNotFoundError"),
+    # issue 49, item 5c: removed names real code uses, and the rest of jax.util
+    ("import jax\nd = jax.dlpack.to_dlpack(jax.numpy.ones(2))\n", "JAX198", "AttributeError"),
+    ("import jax\ny = jax.random.shuffle(jax.random.PRNGKey(0), jax.numpy.ones(2))\n", "JAX199", "AttributeError"),
+    ("from jax import util\nh = util.safe_zip_helper\n", "JAX194", "ImportError"),
+    ("import jax\ny = jax.jit(lambda x: x + 1, backend='cpu')(1.0)\n", "JAX138", "DeprecationWarning"),
+]
+
+
+@pytest.mark.parametrize("call, expected, kind", [
+    ("jnp.clip(x, a_min=0.0)", "jnp.clip(x, 0.0)", "fixed"),
+    ("jnp.clip(x, a_max=1.0)", "jnp.clip(x, None, 1.0)", "fixed"),
+    ("jnp.clip(a=x, a_max=h(), a_min=l())", "jnp.clip(x, l(), h())", "fixed, unsafe"),  # evaluated in another order
+    ("functools.partial(jnp.clip, a_min=0)", None, "manual"),  # the array comes later: no position for a bound
+    ("jnp.clip(x, a_min=0, out=None)", None, "manual"),
+])
+def test_clip_under_a_floor_before_its_new_keywords_passes_them_by_position(call: str, expected, kind: str) -> None:
+    """min=/max= came in 0.4.27; by position, jnp.clip(x, lo, hi) runs on jax 0.3.0 and 0.12 alike."""
+    source = f"import functools\nimport jax.numpy as jnp\ny = {call}\n"
+    after, (finding,) = _fix(source, Settings((0, 12, 0, 1), jax_floor=(0, 3, 0), unsafe_fixes=True))
+    assert after == (source if expected is None else source.replace(call, expected))
+    assert (finding.kind.value + (", unsafe" if finding.fix and finding.fix.applicability.value == "unsafe" else "")
+            ) == kind, finding
+
+
+def test_a_row_of_a_calls_keywords_judges_the_call_and_leaves_the_name() -> None:
+    """jax.jit(backend=/device=) warns on every release read; jax.jit itself stays, and is what the
+    pjit fix (JAX130) writes."""
+    source = ("import functools\nimport jax\nfrom jax.experimental.pjit import pjit\n"
+              "f = jax.jit(abs)\ng = functools.partial(jax.jit, device=None)\np = pjit(abs)\n")
+    after, findings = _fix(source)
+    assert [(f.line, f.code, f.kind.value) for f in findings] == [(5, "JAX138", "manual"), (6, "JAX130", "fixed")]
+    assert "f = jax.jit(abs)\n" in after and "p = jax.jit(abs)\n" in after
+
+
 @pytest.mark.parametrize("source, code, raises", [
     ("from jax.util import unzip2\n", "JAX194", "ModuleNotFoundError"),   # the module is gone (0.8.0)
     ("import jax\nxs = jax.device_put_replicated(1, jax.devices())\n", "JAX193", "AttributeError"),
@@ -339,10 +453,14 @@ def test_a_gone_module_read_through_its_package_raises_attribute_error() -> None
     ("import jax\nb = jax.lib.xla_bridge._backends\n", "JAX195", "AttributeError"),   # chex's fake.py
     ("import jax.lib.xla_bridge\n", "JAX195", "ModuleNotFoundError"),
     ("from jax.lib import xla_bridge\nc = xla_bridge.xla_client\n", "JAX195", "ImportError"),  # the use, once
+    *MANUAL_REMOVALS,
 ], ids=["jax-util", "device-put-replicated", "device-put-sharded", "xla-bridge-private", "xla-bridge-import",
-        "xla-bridge-from-import"])
+        "xla-bridge-from-import", *(code for _, code, _ in MANUAL_REMOVALS)])
 def test_removed_names_without_a_replacement_are_reported_not_passed_over(source: str, code: str, raises: str) -> None:
     """Names chex 0.1.85's suite fails on under jax 0.12 (bench/UPGRADE_SWEEP.md): [manual], never silence."""
     _, findings = _fix(source)
     assert [(f.code, f.kind.value) for f in findings] == [(code, "manual")], findings
-    assert f"(raises {raises} on jax 0.12.0.1)" in findings[0].message
+    if raises == "DeprecationWarning":
+        assert "deprecated since jax" in findings[0].message
+    else:
+        assert f"(raises {raises} on jax 0.12.0.1)" in findings[0].message

@@ -13,6 +13,8 @@ which is then called (it exercises the code: a jitted function, a kernel lowered
   `# proved on: jax X` line names; `make test` builds those environments), and its `main()` returns
   what the `.out.py`'s returns on the installed jax (0.12.0.1, and 0.10.2 in the oldest run). A golden
   whose spellings were all gone before 0.4.30 says so (`# proved on: none`), and the test checks that.
+- A golden that declares a floor (`# jax-codemod: --jax-floor 0.3.0`): its `.out.py` runs quietly on
+  that old release too, with the same result (a fix valid from the floor to the target).
 """
 
 from __future__ import annotations
@@ -28,9 +30,13 @@ import pytest
 
 import numpy as np
 
+from codemods import registry
 from codemods.api_changes import TABLE
 from codemods.capabilities import parse_version
+from codemods.engine.runner import process_source
+from codemods.settings import Settings
 from tests import jax_support, warm_python
+from tests.test_upgrades import MANUAL_REMOVALS
 
 pytestmark = pytest.mark.jax
 
@@ -157,3 +163,43 @@ def test_the_original_ran_where_its_spellings_worked_and_the_rewrite_gives_its_r
     out = run_rewrite(case)
     assert out["error"] is None and not out["warnings"], out
     assert original["result"] is not None and _same(original["result"], out["result"]), (original, out)
+
+
+FLOOR_CASES = [case for case in CASES if "--jax-floor" in case.read_text().split("\n", 1)[0]]
+
+
+@pytest.mark.parametrize("case", FLOOR_CASES, ids=lambda path: path.name[: -len(".in.py")])
+def test_a_rewrite_for_a_floor_runs_on_the_oldest_release_too(case: Path, run_rewrite) -> None:
+    """A golden that declares the lowest jax its project supports (`--jax-floor`): its `.out.py` runs
+    quietly on the old release it is proved on, and on 0.4.30, as on the installed one, with the same
+    result: each fix wrote a spelling both ends run."""
+    for release in dict.fromkeys([_proof_release(case), OLDEST_PROOF]):
+        python = PROOF_ROOT / f".venv-jax{release}" / "bin" / "python"
+        assert python.exists(), f"{python} is missing: `make test` builds it (PROOF_RELEASES in the Makefile)"
+        old = _run(case.with_name(case.name.replace(".in.py", ".out.py")), strict=True, python=str(python))
+        assert old["error"] is None and not old["warnings"], (release, old)
+        assert _same(old["result"], run_rewrite(case)["result"]), (release, old, run_rewrite(case))
+
+
+def test_there_is_a_floor_golden() -> None:
+    assert FLOOR_CASES
+
+
+@pytest.mark.parametrize("source, code", [(source, code) for source, code, _ in MANUAL_REMOVALS],
+                         ids=[code for _, code, _ in MANUAL_REMOVALS])
+def test_a_removed_module_or_member_does_on_the_installed_jax_what_its_finding_says(source: str, code: str,
+                                                                                  tmp_path: Path) -> None:
+    """Each member of an emptied module and each removed module (dm-haiku 0.0.12 stops at
+    jax.interpreters.xla.xe): run on the installed jax (in a process of its own: what it imports
+    stays out of this one), it raises the error its finding names for that release, or warns where
+    the finding says deprecated."""
+    result = process_source(Path("m.py"), source.encode(), registry.select([code]), Settings(jax_support.JAX_VERSION))
+    (finding,) = result.findings
+    script = tmp_path / "m.py"
+    script.write_text(source)
+    ran = _run(script, strict=False)
+    if "deprecated since jax" in finding.message:
+        assert ran["error"] is None and ran["warnings"], (ran, finding.message)
+    else:
+        raised = (ran["error"] or "").split(":")[0]
+        assert f"(raises {raised} on jax " in finding.message, (ran, finding.message)

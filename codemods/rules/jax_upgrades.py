@@ -85,8 +85,11 @@ def _rule(row: ApiChange) -> Rule:
     retired = ", ".join(f"{what} in jax {format_version(v)}" for what, v in
                         (("deprecated", row.deprecated), ("removed", row.removed)) if v is not None)
     olds = ", ".join(display(old) for old in row.old)
-    new = display(row.new) if row.new else "(no single replacement)"
+    new = (display(row.new) + (".<the same name>" if row.moves_members else "")) if row.new else "(no single replacement)"
     change = CHANGES.get(row.code)
+    older = "".join(f"Where the project supports a jax older than {format_version(row.since)}: "
+                    f"{'the arguments by position' if name == row.new else display(name)} "
+                    f"(there from jax {format_version(since)} on)." for name, since in row.also)
     return Rule(
         code=row.code,
         name=row.name,
@@ -95,7 +98,7 @@ def _rule(row: ApiChange) -> Rule:
             Rewrites {f"{olds} calls ({change})" if change else f"{olds} to {new} ({row.change.value})"} where the target jax has the replacement
             (since jax {format_version(row.since)}) and the old spelling is deprecated or removed.
             References through aliases and imports are followed; code inside version guards is left
-            alone. {row.migration}
+            alone. {row.migration}{older}
         """,
         why=f"""
             {olds}: {retired}. Source: {row.source}.

@@ -16,6 +16,7 @@ from typing import Callable, Optional
 from codemods.analysis.module import ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, display
 from codemods.api_changes import ApiChange
+from codemods.capabilities import format_version
 from codemods.engine.diagnostics import Applicability
 from codemods.engine.fixes import FixPlan
 from codemods.upgrades.scan import Finder, Reference
@@ -289,6 +290,10 @@ def _clip(transform: JaxUpgrade, reference: Reference) -> None:
         return
     passed = [a.arg for a in arguments if isinstance(a, ast.keyword) and a.arg in _CLIP_OLD]
     old = f"{display(reference.old)}({', '.join(name + '=' for name in passed)})"
+    floor = transform.settings.jax_floor
+    if floor is not None and floor < transform.row.since:  # min=/max= came in 0.4.27: by position, as every jax takes them
+        _clip_by_position(transform, node, call, shift, old)
+        return
     new_arguments = ["a"] * ("a" in passed) + [_CLIP_OLD[name] + "=" for name in passed if name != "a"]
     new = f"{display(reference.old)}({', '.join(new_arguments)})"
     if any(isinstance(a, ast.Starred) for a in call.args) or _conflict(call, shift, remap, positional=_CLIP):
@@ -303,6 +308,41 @@ def _clip(transform: JaxUpgrade, reference: Reference) -> None:
     fix = FixPlan()
     transform.rewrite(fix, call, remap.change(shift))
     transform.fixed(node, old, new, fix, applicability, note)
+
+
+def _clip_by_position(transform: JaxUpgrade, node: ast.AST, call: ast.Call, shift: int, old: str) -> None:
+    """`jnp.clip(x, a_min=lo, a_max=hi)` -> `jnp.clip(x, lo, hi)`: the array and both bounds by
+    position, which jax 0.3.0 and 0.12 read alike (the keywords changed their names in 0.4.27, under
+    the floor). A partial (its array comes later), `*args`, `**kwargs` or another keyword: [manual]."""
+    arguments = ordered_arguments(call)
+    slots: dict[str, ast.expr] = {}
+    mappable = shift == 0 and len(call.args) <= 3 and not any(isinstance(a, ast.Starred) for a in call.args)
+    for index, argument in enumerate(call.args):
+        slots[("a", "a_min", "a_max")[index]] = argument
+    for keyword in call.keywords:
+        mappable = mappable and keyword.arg in _CLIP_OLD and keyword.arg not in slots
+        if keyword.arg is not None:
+            slots[keyword.arg] = keyword.value
+    floor = format_version(transform.settings.jax_floor)
+    if not mappable or "a" not in slots:
+        transform.manual(node, old, f"pass the array and both bounds by position (min= and max= need jax >= "
+                                    f"{format_version(transform.row.since)}, the project supports jax >= {floor})",
+                         by_floor=True)
+        return
+    bounds = [slots.get("a_min"), slots.get("a_max")]
+    while bounds and bounds[-1] is None:
+        bounds.pop()
+    segment = transform.module.segment
+    values = [segment(slots["a"]), *("None" if bound is None else segment(bound) for bound in bounds)]
+    order = [a.value if isinstance(a, ast.keyword) else a for a in arguments]
+    moved = [slots[name] for name in ("a", "a_min", "a_max") if name in slots] != order
+    applicability = Applicability.SAFE
+    note = f"min=/max= need jax >= {format_version(transform.row.since)}, the project supports jax >= {floor}"
+    if moved and not all(_plain(value) for value in order):
+        applicability, note = Applicability.UNSAFE, note + "; unsafe: the arguments are evaluated in another order"
+    fix = FixPlan()
+    transform.replace(fix, call, f"{segment(call.func)}({', '.join(values)})")
+    transform.fixed(node, old, f"{display(transform.row.old[0])}(a, a_min, a_max) by position", fix, applicability, note)
 
 
 # -- JAX111: jax.experimental.enable_x64()/disable_x64() -> jax.enable_x64(True/False) --
@@ -392,12 +432,24 @@ def _make_mesh(transform: JaxUpgrade, reference: Reference) -> None:
     transform.manual(reference.node, f"{display(reference.old)}() without axis_types", transform.row.migration)
 
 
+# -- JAX138: jax.jit(backend=..., device=...) --
+
+def _call_keywords(transform: JaxUpgrade, reference: Reference) -> None:
+    """A call (or a partial) that passes one of the row's keywords; every other use of the name,
+    which stays, is no finding."""
+    applied = None if isinstance(reference.node, ast.alias) else _applied(transform.module, reference.node)
+    passed = [k.arg for k in applied[0].keywords if k.arg in transform.row.keywords] if applied else []
+    if passed:
+        transform.manual(reference.node, f"{display(reference.old)}({'=, '.join(passed)}=)", transform.row.migration)
+
+
 HANDLERS: dict[str, Handler] = {
     "JAX111": _enable_x64,
     "JAX130": _pjit,
     "JAX132": _shard_map,
     "JAX140": _clip,
     "JAX191": _make_mesh,
+    "JAX138": _call_keywords,
 }
 FINDERS: dict[str, Finder] = {"JAX134": _find_with_mesh}
 # What each handler's fix does to the call, from the handler's own tables: the rule's summary and page.

@@ -2,8 +2,8 @@
 
 Names are followed through the module's imports and the names bound to them (`jax.tree_map`,
 `from jax import tree_map as tm`, `P = pltpu` then `P.TPUCompilerParams`). A reference inside a
-version guard (`try: ... except ImportError`, `if hasattr(jax, ...)`, a comparison with jax's
-version) is the user's own compatibility code and is left out.
+version guard (`try: ... except ImportError`, that handler's fallback, `if hasattr(jax, ...)`, a
+comparison with jax's version) is the user's own compatibility code and is left out.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ ROWS_BY_OLD = {old: row for row in api_changes.TABLE for old in row.old}
 
 # Exceptions whose handler makes a `try:` a version guard.
 _GUARD_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException", "TypeError"}
+# Exceptions a missing name raises: their handler is the fallback where the try's name is missing,
+# a version guard too (`try: f = jax.tree.map` / `except AttributeError: f = jax.tree_map`).
+_MISSING_NAME_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "AttributeError"}
 # Words whose presence in an `if` test makes it a version guard (of both branches).
 _GUARD_WORDS = ("__version__", "version_info", "version", "__jax_version__")
 # Calls whose presence makes it a guard of its else branch and, in its body, of the names they ask about.
@@ -86,8 +89,11 @@ def _name_references(module: ModuleIndex, names: Mapping[str, ApiChange], module
         imported = canonical(binding.imported or "")
         # `from jax.lib import xla_bridge` of a removed module: its uses are the references (a fix of
         # each may drop the import); only an import nothing reads is one itself.
+        gone = next((name for name in modules if imported.startswith(name + ".")), None)
         if imported in names and not (imported in names[imported].modules and binding.references):
             found.append(Reference(names[imported], imported, binding.node, binding))
+        elif imported not in names and gone is not None:  # `from jax.experimental.maps import xmap`: the import fails
+            found.append(Reference(modules[gone], gone, binding.node, binding))
     names = {old: row for old, row in names.items() if row.change is not Change.IMPORT}
     last_parts = {name.rsplit(".", 1)[-1] for name in names}
     # A bare name can stand for an old name only if an import binds it to one, or it is bound to
@@ -146,12 +152,15 @@ def _outermost(module: ModuleIndex):
 
 
 def guarded(module: ModuleIndex, node: ast.AST) -> bool:
-    """Inside the user's own compatibility code: a try whose handler catches a missing name, or an
-    if on hasattr/getattr or on a version."""
+    """Inside the user's own compatibility code: a try whose handler catches a missing name, that
+    handler itself (the fallback), or an if on hasattr/getattr or on a version."""
     child, parent = node, module.parent.get(node)
     while parent is not None:
         if isinstance(parent, ast.Try) and child in parent.body and any(
-                _catches_missing_names(handler) for handler in parent.handlers):
+                _catches(handler, _GUARD_EXCEPTIONS) for handler in parent.handlers):
+            return True
+        if isinstance(parent, ast.ExceptHandler) and child in parent.body and parent.type is not None \
+                and _catches(parent, _MISSING_NAME_EXCEPTIONS):
             return True
         if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test and _guards(module, parent, child, node):
             return True
@@ -159,12 +168,13 @@ def guarded(module: ModuleIndex, node: ast.AST) -> bool:
     return False
 
 
-def _catches_missing_names(handler: ast.ExceptHandler) -> bool:
+def _catches(handler: ast.ExceptHandler, exceptions: set[str]) -> bool:
+    """The handler catches one of `exceptions` (a bare `except:` catches all)."""
     if handler.type is None:
         return True
     types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
     return any(isinstance(t, (ast.Name, ast.Attribute)) and (t.id if isinstance(t, ast.Name) else t.attr)
-               in _GUARD_EXCEPTIONS for t in types)
+               in exceptions for t in types)
 
 
 def _guards(module: ModuleIndex, branch: ast.If | ast.IfExp, child: ast.AST, node: ast.AST) -> bool:

@@ -18,7 +18,7 @@ from typing import Callable, Mapping, Optional, Union
 
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.names import canonical, display
-from codemods.api_changes import ApiChange, Change
+from codemods.api_changes import ApiChange, Change, landing, retiring
 from codemods.base import JaxTransform
 from codemods.capabilities import format_version
 from codemods.engine.diagnostics import Applicability, Finding, Kind
@@ -62,7 +62,7 @@ class JaxUpgrade(JaxTransform):
             self.findings = [self._held_back(f, f"{display(self.row.new or '')} is deprecated too since jax "
                                                 f"{format_version(self.row.superseded)}: {self.row.migration}",
                                              needs=False) for f in self.findings]
-        elif target < self.row.since:  # retired there, and its replacement not there yet
+        elif not self.row.spellings(target):  # retired there, and its replacement not there yet
             self.findings = [self._held_back(f, f"the target is jax {format_version(target)}") for f in self.findings]
         elif not self.row.applies(target, floor):
             self.findings = [self._held_back(f, f"the project supports jax >= {format_version(floor)}", by_floor=True)
@@ -100,8 +100,9 @@ class JaxUpgrade(JaxTransform):
         change, and no one spelling serves; a person decides. A finding with no fix to hold back
         (a `[manual]` row, `with mesh:`) is a person's whatever the releases: it says so, and what
         the releases mean for the change the person makes, not that a floor held a fix back."""
-        what = self.row.replacement or display(self.row.new or "the replacement")
-        lacking = f"{what} needs jax >= {format_version(self.row.since)} and " if needs else ""
+        oldest, since = ((self.row.new, self.row.since), *self.row.also)[-1]  # the spelling the oldest jax has
+        what = self.row.replacement or display(oldest or "the replacement")
+        lacking = f"{what} needs jax >= {format_version(since)} and " if needs else ""
         if finding.fix is None:
             whatever = ", whatever the lowest supported jax" if by_floor else ""
             advice = ": guard it" if by_floor else ""
@@ -281,27 +282,93 @@ def _root(node: ast.AST) -> ast.AST:
 def _rename(transform: JaxUpgrade, reference: Reference) -> None:
     row = transform.row
     assert row.new is not None
+    # The spelling every supported release runs: `jax.tree_util.tree_map` under a floor of 0.3.0,
+    # where `jax.tree.map` (0.4.25) would break the oldest install.
+    floor, target = transform.settings.jax_floor, transform.settings.jax_version
+    spellings = row.spellings(floor, target)  # none: the fix is held back (plan)
+    best = row.replacement_of(reference.old)
+    written = row.replacement_of(reference.old, (spellings or (row.new,))[0])
+    assert best is not None and written is not None
+    lowest = min(v for v in (floor, target) if v is not None)
+    why = "" if written == best else f"{display(best)} needs jax >= {format_version(row.since)}, " + (
+        f"the project supports jax >= {format_version(floor)}" if lowest == floor else f"the target is jax {format_version(target)}")
     if isinstance(reference.node, ast.alias):
         uses = reference.binding.references if reference.binding is not None else []
         outside = [use for use in uses if not _in_annotation(transform.module, use)]
         if row.annotations_only and outside:
             transform.manual(outside[0], display(reference.old), row.migration)
             return
-        _move_import(transform, reference, row.import_as or row.new)
+        fix = FixPlan()
+        imported = row.import_as if row.import_as and row.import_as in (spellings or (row.import_as,)) else written
+        old, new = plan_import_move(transform, reference, imported, fix)
+        landings = []
+        for use in uses:  # `TPUMemorySpace.ANY` lands elsewhere than `TPUMemorySpace` on a later jax
+            landed = _land(transform, use, imported)
+            if landed is not None and landed[1] is not use and _respell(transform, landed, fix):
+                landings.append(f"{display(reference.old)}{landed[2]} -> {display(landed[0])}")
+        if imported == (row.import_as or best):
+            why = ""  # the spelling any floor gets
+        transform.fixed(reference.node, old, new, fix, note=", ".join(dict.fromkeys([*landings, why] if why else landings)))
         return
     if isinstance(reference.node, ast.Name):
         return  # a name an import binds: fixed at the import (or a name bound by assignment: at its value)
     if row.annotations_only and not _in_annotation(transform.module, reference.node):
         transform.manual(reference.node, display(reference.old), row.migration)
         return
-    fix = FixPlan()
-    spelled = transform.spell(row.new, reference.node, fix)
-    if spelled is None:
-        transform.manual(reference.node, display(reference.old), f"use {display(row.new)} (its names are taken here)")
+    landed = _land(transform, reference.node, written)
+    if landed is None:
         return
-    transform.replace(fix, reference.node, spelled)
-    transform.forget_imports(fix, reference.node)
-    transform.fixed(reference.node, display(reference.old), display(row.new), fix)
+    new, node, members = landed
+    fix = FixPlan()
+    if not _respell(transform, landed, fix):
+        transform.manual(node, display(reference.old) + members, f"use {display(new)} (its names are taken here)")
+        return
+    transform.forget_imports(fix, node)
+    transform.fixed(node, display(reference.old) + members, display(new), fix, note=why)
+
+
+def _land(transform: JaxUpgrade, node: ast.AST, new: str) -> Optional[tuple[str, ast.AST, str]]:
+    """Where the fix that writes `new` at `node` lands on the target (api_changes.landing): the
+    spelling, the node it replaces (`pltpu.TPUMemorySpace.ANY` where `.ANY` lands on `pl.ANY`) and
+    the members that node takes in (".ANY"). None, with a finding, where what lands is itself
+    retired on the target (a later rename the floor holds back)."""
+    target, floor = transform.settings.jax_version, transform.settings.jax_floor
+    assert target is not None  # plan() ran: a target
+    above = []
+    parent = transform.module.parent.get(node)
+    while isinstance(parent, ast.Attribute) and parent.value is (above[-1] if above else node):
+        above.append(parent)
+        parent = transform.module.parent.get(parent)
+    spelling, took = landing(new, [attribute.attr for attribute in above], target, floor)
+    replaced = above[took - 1] if took else node
+    members = "".join(f".{attribute.attr}" for attribute in above[:took])
+    rest = [attribute.attr for attribute in above[took:]]
+    later = next((row for row in retiring(".".join([spelling, *rest]), target) if row is not transform.row), None)
+    if later is not None:  # named with the members the later row's old spelling reads (`.HOST`)
+        written = [*spelling.split("."), *rest]
+        old = next(parts for parts in (o.split(".") for o in later.old) if written[:len(parts)] == parts)
+        read = max(0, len(old) - len(spelling.split(".")))
+        replaced = above[took + read - 1] if took + read else node
+        members += "".join(f".{name}" for name in rest[:read])
+        spelling = ".".join([spelling, *rest[:read]])
+        by_floor = floor is not None and floor < later.since <= target
+        why = (f"{display(later.new)} needs jax >= {format_version(later.since)} and the "
+               + (f"project supports jax >= {format_version(floor)}" if by_floor else f"target is jax {format_version(target)}")
+               if later.change is Change.RENAME and later.new else later.migration)
+        transform.manual(replaced, transform.module.segment(replaced), f"not rewritten: its replacement "
+                         f"{display(spelling)} is retired on jax {format_version(target)} too ({later.code}); {why}",
+                         by_floor=by_floor)
+        return None
+    return spelling, replaced, members
+
+
+def _respell(transform: JaxUpgrade, landed: tuple[str, ast.AST, str], fix: FixPlan) -> bool:
+    """The landed spelling written over its node, through the file's names; False where every way is taken."""
+    spelling, node, _ = landed
+    spelled = transform.spell(spelling, node, fix)
+    if spelled is not None:
+        transform.replace(fix, node, spelled)
+    return spelled is not None
 
 
 def _in_annotation(module: ModuleIndex, node: ast.AST) -> bool:
