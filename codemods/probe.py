@@ -432,6 +432,43 @@ def _triton_dot_probes() -> list[Probe]:
     return probes
 
 
+# How a dot lowering refuses a preset: Mosaic TPU indexes it as a pair, Triton names it.
+PRESET_REJECTION = r"'DotAlgorithmPreset' object is not subscriptable|Unsupported dot algorithm|Unsupported dot precision"
+
+
+def _believed_preset(backend: str, preset: str):
+    def believed(version: Optional[Version]) -> str:
+        return ACCEPTED if preset in capabilities.lowered_presets(backend, version) else REJECTED
+
+    return believed
+
+
+def _preset_probes() -> list[Probe]:
+    """Every `lax.DotAlgorithmPreset` as a dot's precision: Mosaic TPU with float32 and bfloat16
+    operands, Triton with float32 ones (capabilities.DOT_ALGORITHM_PRESETS_LOWERED)."""
+
+    def preset(name):
+        from jax import lax
+
+        return getattr(lax.DotAlgorithmPreset, name)
+
+    def tpu(name, dtype):
+        return lambda: _lower_mosaic_tpu(*_dot_kernel(preset(name), dtype=dtype))
+
+    def triton(name):
+        return lambda: _lower_triton(*_dot_kernel(preset(name), TRITON_DOT_SHAPES))
+
+    return [
+        Probe("mosaic_tpu", "dot", f"{dtype} operands, precision=DotAlgorithmPreset.{name}", tpu(name, dtype), PRESET_REJECTION,
+              UNSUPPORTED, _believed_preset("mosaic_tpu", name))
+        for name in capabilities.DOT_ALGORITHM_PRESETS for dtype in ("float32", "bfloat16")
+    ] + [
+        Probe("triton", "dot", f"precision=DotAlgorithmPreset.{name}", triton(name), PRESET_REJECTION, UNSUPPORTED,
+              _believed_preset("triton", name))
+        for name in capabilities.DOT_ALGORITHM_PRESETS
+    ]
+
+
 def _lstm_probes() -> list[Probe]:
     """The LSTM gate runs at trace time; a failure after it (no cuDNN here) means it passed."""
     import jax
@@ -541,8 +578,8 @@ def _quiet():
 def observe() -> list[Observation]:
     """Lower every probe kernel with the installed jax; independent of what the table says."""
     with _quiet():
-        probes = (_precision_probes() + _dtype_probes() + _triton_dot_probes() + _accuracy_probes()
-                  + _lstm_probes())
+        probes = (_precision_probes() + _dtype_probes() + _triton_dot_probes() + _preset_probes()
+                  + _accuracy_probes() + _lstm_probes())
         return [_observe(probe) for probe in probes]
 
 
