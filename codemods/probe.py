@@ -433,7 +433,8 @@ def _triton_dot_probes() -> list[Probe]:
 
 
 # How a dot lowering refuses a preset: Mosaic TPU indexes it as a pair, Triton names it.
-PRESET_REJECTION = r"'DotAlgorithmPreset' object is not subscriptable|Unsupported dot algorithm|Unsupported dot precision"
+PRESET_REJECTION = (r"'DotAlgorithmPreset' object is not subscriptable|Unsupported dot algorithm"
+                    r"|Unsupported dot precision")
 
 
 def _believed_preset(backend: str, preset: str):
@@ -459,8 +460,8 @@ def _preset_probes() -> list[Probe]:
         return lambda: _lower_triton(*_dot_kernel(preset(name), TRITON_DOT_SHAPES))
 
     return [
-        Probe("mosaic_tpu", "dot", f"{dtype} operands, precision=DotAlgorithmPreset.{name}", tpu(name, dtype), PRESET_REJECTION,
-              UNSUPPORTED, _believed_preset("mosaic_tpu", name))
+        Probe("mosaic_tpu", "dot", f"{dtype} operands, precision=DotAlgorithmPreset.{name}", tpu(name, dtype),
+              PRESET_REJECTION, UNSUPPORTED, _believed_preset("mosaic_tpu", name))
         for name in capabilities.DOT_ALGORITHM_PRESETS for dtype in ("float32", "bfloat16")
     ] + [
         Probe("triton", "dot", f"precision=DotAlgorithmPreset.{name}", triton(name), PRESET_REJECTION, UNSUPPORTED,

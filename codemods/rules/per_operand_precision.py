@@ -16,7 +16,8 @@ from codemods.analysis.value_flow import returned_values
 from codemods.analysis.module import Binding, FunctionNode, ModuleIndex
 from codemods.analysis.names import Argument, display, find_arg, has_double_star, has_star, one_line, root_name, value_of
 from codemods.analysis.presets import (
-    ALGORITHM_ERROR, PRESET_ERROR, PRESET_FIXES, PRESET_MANUAL, PresetValue, dot_algorithm, spell_dtype, spell_precision,
+    ALGORITHM_ERROR, PRESET_ERROR, PRESET_FIXES, PRESET_MANUAL, PresetValue, dot_algorithm, spell_dtype,
+    spell_precision,
 )
 from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, spell_like, string_value
 from codemods.base import JaxTransform
@@ -196,13 +197,15 @@ class PerOperandPrecision(JaxTransform):
             self.report(written, Kind.MANUAL, f"{what} ({failure}{triton_error}): {why}")
             return
         level, exact, how = fix_for.level, fix_for.exact, fix_for.how
-        if level > Level.DEFAULT and {visible_dtype(operand, self.module) for operand in operands or ()} == {"bfloat16"}:
+        dtypes = {visible_dtype(operand, self.module) for operand in operands or ()}
+        if level > Level.DEFAULT and dtypes == {"bfloat16"}:
             level, exact, how = Level.DEFAULT, True, "its operands are bfloat16, which DEFAULT multiplies exactly"
         elif level not in accepted_precisions(op.kind, version):
             level, exact = min(lv for lv in accepted_precisions(op.kind, version) if lv > level), False
-            how += f"; {fix_for.level.name} is not lowered on jax {format_version(version)}, {level.name} is more accurate"
+            how += (f"; {fix_for.level.name} is not lowered on jax {format_version(version)}, {level.name} is more "
+                    "accurate")
         text = [spell_precision(preset, level, self.module)]
-        accumulation = fix_for.accumulation if fix_for.accumulation and not _gives_preferred_type(call, written) else None
+        accumulation = None if _gives_preferred_type(call, written) else fix_for.accumulation
         if accumulation is not None:
             if name == BATCH_MATMUL:
                 self.report(written, Kind.MANUAL, f"{what} ({failure}): lax.batch_matmul takes no "
@@ -773,16 +776,26 @@ RULE = Rule(
         It is written for float32 operands: with bfloat16 operands Mosaic TPU's compiler rejects
         HIGHEST ("Bad lhs type", seen on a TPU v5e) where DEFAULT is exact, and the analysis does
         not know an operand's dtype, so such a fix's finding says to write DEFAULT there.
+        A `lax.DotAlgorithmPreset` on a kernel dot, which no Mosaic TPU release lowers, becomes
+        what it lowers: `BF16_BF16_F32` casts both operands to bfloat16 at DEFAULT with
+        `preferred_element_type` float32, `BF16_BF16_F32_X3` is HIGH (HIGHEST where HIGH is not
+        lowered), `_X6` HIGHEST (safe: the preset's arithmetic); TF32 and `F32_F32_F32` become
+        HIGH or HIGHEST (unsafe: numerics change); fp8, float16, float64, `_X9`, `BF16_BF16_BF16`
+        and `lax.DotAlgorithm` get a [manual] note.
     """,
     why="""
         Mosaic TPU takes one contract precision per op. A per-operand pair raises
         "Per-operand conv precision unsupported" (or the dot twin) and some scalars raise
-        "Unsupported conv precision: HIGH". Outside kernels XLA honours per-operand precision, and
+        "Unsupported conv precision: HIGH"; a dot algorithm preset raises "TypeError:
+        'DotAlgorithmPreset' object is not subscriptable". Outside kernels XLA honours per-operand precision, and
         Triton lowers it (as TF32), so that code, and Triton- or Mosaic-GPU-only kernels, are left alone.
     """,
     example="""
         lax.conv_general_dilated(x, w, (1, 1), "SAME", precision=(P.DEFAULT, P.HIGH))
         ->  lax.conv_general_dilated(x, w, (1, 1), "SAME", precision=P.HIGHEST)
+        jnp.dot(x, w, precision=lax.DotAlgorithmPreset.BF16_BF16_F32)
+        ->  jnp.dot(x.astype(jnp.bfloat16), w.astype(jnp.bfloat16), precision=lax.Precision.DEFAULT,
+                    preferred_element_type=jnp.float32)
     """,
     # A precision may also sit positionally (`lax.dot_general(x, y, dims, "high")`) without the
     # word: files that name an op taking it there are analysed too (`dot` covers `dot_general`);
