@@ -137,3 +137,19 @@ def test_batch_matmul_takes_no_preferred_element_type() -> None:
     assert findings == [(9, "manual", f"lax.batch_matmul: precision DotAlgorithmPreset.BF16_BF16_F32 {FAILS}: "
                          "lax.batch_matmul takes no preferred_element_type for the preset's float32 accumulation; "
                          "use lax.dot_general", None)]
+
+
+def test_a_preset_bound_to_a_kernel_parameter_is_a_note_that_names_it() -> None:
+    """Followed through functools.partial to the kernel's precision: the note says what it is (before:
+    "read from the imported `jax.lax`", as if it were any precision the analysis cannot see)."""
+    source = (HEAD + "import functools\n\ndef kernel(x, w, o, *, precision):\n"
+              "    o[...] = jnp.dot(x[...], w[...], precision=precision)\n\n\n"
+              "f = pl.pallas_call(functools.partial(kernel, precision=lax.DotAlgorithmPreset.F32_F32_F32), "
+              "out_shape=None)\n")
+    after, findings = _run(source)
+    assert after == source
+    assert findings == [(9, "manual", "jnp.dot: precision `precision` is a kernel parameter bound to "
+                         "`lax.DotAlgorithmPreset.F32_F32_F32`, not a literal (it can be DotAlgorithmPreset.F32_F32_F32, "
+                         "a dot algorithm preset, which Mosaic TPU kernels reject; JAX001 rewrites one written at the "
+                         "dot call itself): if it is not a single scalar the Mosaic TPU lowering accepts, Mosaic TPU "
+                         'raises "Per-operand dot precision unsupported" for a pair', None)]

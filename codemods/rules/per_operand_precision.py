@@ -437,6 +437,10 @@ class PerOperandPrecision(JaxTransform):
             if len(functions) == 1:
                 return [found for returned in returned_values(functions[0])
                         for found in self._possible_values(returned, depth - 1, seen)]
+        preset = dot_algorithm(value, self.module)
+        if preset is not None:  # what it becomes depends on the op and operands, which the value does not show
+            raise _Unknown(f"it can be {preset.describe()}, a dot algorithm preset, which Mosaic TPU kernels "
+                           "reject; JAX001 rewrites one written at the dot call itself")
         if not isinstance(value, ast.Name):
             imported = _imported_module(value, self.module)
             if imported is not None:  # `compat.MIXED`
