@@ -432,6 +432,8 @@ def _triton_dot_probes() -> list[Probe]:
     return probes
 
 
+# jax's lax.DotAlgorithmPreset has other members than capabilities.DOT_ALGORITHM_PRESETS lists.
+PRESETS_DIFFER = "other members"
 # How a dot lowering refuses a preset: Mosaic TPU indexes it as a pair, Triton names it.
 PRESET_REJECTION = (r"'DotAlgorithmPreset' object is not subscriptable|Unsupported dot algorithm"
                     r"|Unsupported dot precision")
@@ -459,7 +461,19 @@ def _preset_probes() -> list[Probe]:
     def triton(name):
         return lambda: _lower_triton(*_dot_kernel(preset(name), TRITON_DOT_SHAPES))
 
-    return [
+    def members():
+        from jax import lax
+
+        seen = tuple(member.name for member in lax.DotAlgorithmPreset)
+        if seen == capabilities.DOT_ALGORITHM_PRESETS:
+            return None
+        added = sorted(set(seen) - set(capabilities.DOT_ALGORITHM_PRESETS))
+        gone = sorted(set(capabilities.DOT_ALGORITHM_PRESETS) - set(seen))
+        return _Seen(PRESETS_DIFFER, f"added {', '.join(added) or 'none'}; gone {', '.join(gone) or 'none'}")
+
+    # A preset a new release adds is one JAX001 does not know: it shows up here, not as a silent miss.
+    return [Probe("mosaic_tpu", "dot", "DotAlgorithmPreset members", members, PRESET_REJECTION, UNSUPPORTED,
+                  lambda version: ACCEPTED)] + [
         Probe("mosaic_tpu", "dot", f"{dtype} operands, precision=DotAlgorithmPreset.{name}", tpu(name, dtype),
               PRESET_REJECTION, UNSUPPORTED, _believed_preset("mosaic_tpu", name))
         for name in capabilities.DOT_ALGORITHM_PRESETS for dtype in ("float32", "bfloat16")

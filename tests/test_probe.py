@@ -244,7 +244,7 @@ def test_presets_lower_as_the_table_says_and_a_wrong_row_is_caught(observations,
     Triton lowers all but the fp8 and float64 ones. A table that believed Mosaic TPU took
     BF16_BF16_F32 (as a release that fixes the lowering would) disagrees on both dtypes' rows."""
     report = probe.compare(observations, probe.installed_jax_version())
-    tpu = {case: row for case, row in _rows(report, "mosaic_tpu", "dot").items() if "DotAlgorithmPreset" in case}
+    tpu = {case: row for case, row in _rows(report, "mosaic_tpu", "dot").items() if "precision=DotAlgorithmPreset" in case}
     assert len(tpu) == 2 * len(capabilities.DOT_ALGORITHM_PRESETS)
     assert {row.observed for row in tpu.values()} == {probe.REJECTED}
     assert "'DotAlgorithmPreset' object is not subscriptable" in tpu[
@@ -262,3 +262,13 @@ def test_presets_lower_as_the_table_says_and_a_wrong_row_is_caught(observations,
     wrong = {row.case for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
     assert wrong == {"float32 operands, precision=DotAlgorithmPreset.BF16_BF16_F32",
                      "bfloat16 operands, precision=DotAlgorithmPreset.BF16_BF16_F32"}
+
+
+def test_a_preset_jax_adds_is_a_disagreement(observations, monkeypatch):
+    """JAX001 reads only the presets the table lists: one a release adds must fail the probe."""
+    report = probe.compare(observations, probe.installed_jax_version())
+    assert _rows(report, "mosaic_tpu", "dot")["DotAlgorithmPreset members"].observed == probe.ACCEPTED
+    monkeypatch.setattr(capabilities, "DOT_ALGORITHM_PRESETS", capabilities.DOT_ALGORITHM_PRESETS[:-1])
+    row = _rows(probe.compare(probe.observe(), probe.installed_jax_version()), "mosaic_tpu", "dot")[
+        "DotAlgorithmPreset members"]
+    assert (row.observed, row.agree, row.detail) == (probe.PRESETS_DIFFER, False, "added F64_F64_F64; gone none")
