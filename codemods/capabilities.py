@@ -146,6 +146,39 @@ PRECISIONS: dict[tuple[str, str], list[tuple[Span, frozenset[Level]]]] = {
     ("triton", "conv"): [],
 }
 
+# `lax.DotAlgorithmPreset` members, as jax 0.10.2 and 0.12.0.1 define them (`precision=` of a dot
+# also takes one, or its name as a string, which jax turns into the member).
+DOT_ALGORITHM_PRESETS = (
+    "DEFAULT", "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
+    "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16", "BF16_BF16_F32",
+    "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9", "TF32_TF32_F32", "TF32_TF32_F32_X3",
+    "F32_F32_F32", "F64_F64_F64",
+)
+_TRITON_PRESETS_UNLOWERED = frozenset({
+    "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY", "ANY_F8_ANY_F8_ANY_FAST_ACCUM",
+    "F64_F64_F64",
+})
+# backend -> [(releases, the presets its dot lowering takes as `precision=`)]. Found by lowering a
+# dot_general on float32 and on bfloat16 operands with every preset (`jax-codemod probe`), on 0.10.2
+# and 0.12.0.1 alike: Mosaic TPU takes none, DEFAULT included ("TypeError: 'DotAlgorithmPreset'
+# object is not subscriptable": its lowering indexes the precision as a pair), and a
+# `lax.DotAlgorithm(...)` fails there too ("Unsupported dot precision: <class
+# 'jax.numpy.bfloat16'>"). Triton lowers every preset but the fp8 and float64 ones ("Unsupported dot
+# algorithm: F64_F64_F64."): BF16_BF16_F32 as one bf16 tt.dot, _X3/_X6/_X9 as 3/6/9 of them,
+# TF32_TF32_F32(_X3) as tt.dot inputPrecision tf32(x3), F32_F32_F32 as IEEE, F16_* as f16 dots.
+DOT_ALGORITHM_PRESETS_LOWERED: dict[str, list[tuple[Span, frozenset[str]]]] = {
+    "mosaic_tpu": [(ALL, frozenset())],
+    "triton": [(ALL, frozenset(DOT_ALGORITHM_PRESETS) - _TRITON_PRESETS_UNLOWERED)],
+}
+
+
+def lowered_presets(backend: str, version: Optional[Version]) -> frozenset[str]:
+    """The presets `backend`'s dot lowering takes; an unknown version gets those every release takes."""
+    rows = DOT_ALGORITHM_PRESETS_LOWERED[backend]
+    sets = [names for span, names in rows if version is None or span.contains(version)]
+    return frozenset.intersection(*sets) if sets else frozenset()
+
+
 # Operand dtypes whose contraction Mosaic TPU's own compiler (in libtpu, after the lowering above)
 # takes at fewer levels than the lowering does: (backend, op, dtype) -> [(releases, levels that compile)].
 # With a bfloat16 operand a Mosaic TPU dot at HIGHEST (or (HIGHEST, HIGHEST)) lowers with jax.export

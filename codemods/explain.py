@@ -51,7 +51,11 @@ from codemods.settings import Settings
 
 # The errors the rules fix, by the words JAX uses (and their variants across releases).
 ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("JAX001", re.compile(r"Per-operand (?:dot|conv) precision unsupported|Unsupported (?:dot|conv) precision: \w+")),
+    # A dot algorithm preset dies in Mosaic TPU's lowering, which indexes the precision as a pair, and a
+    # lax.DotAlgorithm names its input type where a Precision should be.
+    ("JAX001", re.compile(r"Per-operand (?:dot|conv) precision unsupported|Unsupported (?:dot|conv) precision: \w+"
+                          r"|'DotAlgorithmPreset' object is not subscriptable"
+                          r"|Unsupported dot precision: <class '[\w.]+'>")),
     ("JAX002", re.compile(r"Not implemented: accuracy")),
     ("JAX003", re.compile(r"bfloat16 support not implemented for LSTM")),
 )

@@ -432,6 +432,58 @@ def _triton_dot_probes() -> list[Probe]:
     return probes
 
 
+# jax's lax.DotAlgorithmPreset has other members than capabilities.DOT_ALGORITHM_PRESETS lists.
+PRESETS_DIFFER = "other members"
+# How a dot lowering refuses a preset: Mosaic TPU indexes it as a pair, Triton names it.
+PRESET_REJECTION = (r"'DotAlgorithmPreset' object is not subscriptable|Unsupported dot algorithm"
+                    r"|Unsupported dot precision")
+
+
+def _believed_preset(backend: str, preset: str):
+    def believed(version: Optional[Version]) -> str:
+        return ACCEPTED if preset in capabilities.lowered_presets(backend, version) else REJECTED
+
+    return believed
+
+
+def _preset_probes() -> list[Probe]:
+    """Every `lax.DotAlgorithmPreset` as a dot's precision: Mosaic TPU with float32 and bfloat16
+    operands, Triton with float32 ones (capabilities.DOT_ALGORITHM_PRESETS_LOWERED)."""
+
+    def preset(name):
+        from jax import lax
+
+        return getattr(lax.DotAlgorithmPreset, name)
+
+    def tpu(name, dtype):
+        return lambda: _lower_mosaic_tpu(*_dot_kernel(preset(name), dtype=dtype))
+
+    def triton(name):
+        return lambda: _lower_triton(*_dot_kernel(preset(name), TRITON_DOT_SHAPES))
+
+    def members():
+        from jax import lax
+
+        seen = tuple(member.name for member in lax.DotAlgorithmPreset)
+        if seen == capabilities.DOT_ALGORITHM_PRESETS:
+            return None
+        added = sorted(set(seen) - set(capabilities.DOT_ALGORITHM_PRESETS))
+        gone = sorted(set(capabilities.DOT_ALGORITHM_PRESETS) - set(seen))
+        return _Seen(PRESETS_DIFFER, f"added {', '.join(added) or 'none'}; gone {', '.join(gone) or 'none'}")
+
+    # A preset a new release adds is one JAX001 does not know: it shows up here, not as a silent miss.
+    return [Probe("mosaic_tpu", "dot", "DotAlgorithmPreset members", members, PRESET_REJECTION, UNSUPPORTED,
+                  lambda version: ACCEPTED)] + [
+        Probe("mosaic_tpu", "dot", f"{dtype} operands, precision=DotAlgorithmPreset.{name}", tpu(name, dtype),
+              PRESET_REJECTION, UNSUPPORTED, _believed_preset("mosaic_tpu", name))
+        for name in capabilities.DOT_ALGORITHM_PRESETS for dtype in ("float32", "bfloat16")
+    ] + [
+        Probe("triton", "dot", f"precision=DotAlgorithmPreset.{name}", triton(name), PRESET_REJECTION, UNSUPPORTED,
+              _believed_preset("triton", name))
+        for name in capabilities.DOT_ALGORITHM_PRESETS
+    ]
+
+
 def _lstm_probes() -> list[Probe]:
     """The LSTM gate runs at trace time; a failure after it (no cuDNN here) means it passed."""
     import jax
@@ -541,8 +593,8 @@ def _quiet():
 def observe() -> list[Observation]:
     """Lower every probe kernel with the installed jax; independent of what the table says."""
     with _quiet():
-        probes = (_precision_probes() + _dtype_probes() + _triton_dot_probes() + _accuracy_probes()
-                  + _lstm_probes())
+        probes = (_precision_probes() + _dtype_probes() + _triton_dot_probes() + _preset_probes()
+                  + _accuracy_probes() + _lstm_probes())
         return [_observe(probe) for probe in probes]
 
 

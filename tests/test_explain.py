@@ -164,6 +164,41 @@ def test_a_kernel_reached_through_a_registry_is_found_by_the_value_flow(tmp_path
     assert lower(project / "model.py", tmp_path).stdout.strip() == "lowered"
 
 
+PRESET_KERNEL = '''\
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+PLATFORM = "tpu"
+
+
+def kernel(x_ref, w_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=lax.DotAlgorithmPreset.BF16_BF16_F32)
+
+
+def build():
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+    return jax.jit(call), (jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32))
+'''
+
+
+def test_a_dot_algorithm_preset_is_explained_from_its_typeerror(tmp_path: Path) -> None:
+    """Mosaic TPU's lowering indexes the precision as a pair, so a preset dies with a TypeError that
+    names no precision at all: explain maps it to JAX001, whose fix (bfloat16 operand casts, DEFAULT,
+    float32 accumulation) lowers."""
+    program = tmp_path / "preset.py"
+    program.write_text(PRESET_KERNEL)
+    failed = lower(program, tmp_path)
+    assert "TypeError: 'DotAlgorithmPreset' object is not subscriptable" in failed.stderr, failed.stderr[-2000:]
+    result = explain(failed.stderr, tmp_path, "--write")
+    assert result.returncode == 0, result.stderr
+    assert "preset.py:10: JAX001" in result.stderr, result.stderr
+    assert "x_ref[...].astype(jnp.bfloat16), w_ref[...].astype(jnp.bfloat16), precision=lax.Precision.DEFAULT, " \
+        "preferred_element_type=jnp.float32)" in program.read_text()
+    assert lower(program, tmp_path).stdout.strip() == "lowered"
+
+
 HELPER_PARTIAL = '''\
 import functools
 

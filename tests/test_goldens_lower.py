@@ -87,6 +87,14 @@ _OUT = "jax.ShapeDtypeStruct((8, 128), jnp.float32)"  # the out_shape of a launc
 # Plain `pl.pallas_call` launches reach Mosaic TPU and Triton: both are lowered.
 PORTABLE = (TPU, TRITON)
 
+def _preset_launches() -> list[Launch]:
+    """dot_algorithm_presets_*: each kernel's launch, judged by its own line's finding (tf32's launch
+    passes pltpu.CompilerParams, so it reaches Mosaic TPU only)."""
+    entries = {"one_pass": 15, "three_pass": 23, "six_pass": 31, "named": 47, "cast": 56, "float64": 65}
+    return [launch for entry, line in entries.items() for launch in _launches(entry, MATMUL, *PORTABLE, lines=(line,))] \
+        + _launches("tf32", MATMUL, TPU, lines=(39,))
+
+
 PRECISION: dict[str, list[Launch]] = {
     # No finding names a backend: the kernel lowers for Mosaic TPU as written (Triton, which its
     # launch also reaches, has no conv lowering: nothing here is about that).
@@ -108,6 +116,8 @@ PRECISION: dict[str, list[Launch]] = {
     "conv_scalar_high": _launches("conv", CONV, *PORTABLE),
     "conv_with_general_padding_keyword": _launches("conv", [(1, 8, 8, 128), (8, 8, 1, 1)], *PORTABLE),
     "decorated_partial_pallas_call": _launches("matmul", MATMUL, *PORTABLE),
+    "dot_algorithm_presets_jax_0_10": _preset_launches(),
+    "dot_algorithm_presets_jax_0_12": _preset_launches(),
     "dot_general_positional": _launches("matmul", MATMUL, *PORTABLE),
     "dot_high_jax_0_10": _launches("matmul", MATMUL, *PORTABLE),
     "dot_high_jax_0_12": _launches("matmul", MATMUL, *PORTABLE),
@@ -284,7 +294,7 @@ def claims_for(findings: list[str], backend: str) -> Claims:
     fixed, cannot, as_written, manual = False, [], False, []
     for finding in findings:
         head = finding.split("; ", 1)[0]
-        if ("[fixed]" in finding or "[dropped" in finding) and (f"in {name} kernels" in head or
+        if ("[fixed" in finding or "[dropped" in finding) and (f"in {name} kernels" in head or
                                                                    re.search(rf"rejected by [\w ]*{name}", head)
                                                                    or "needed on every backend" in finding):
             fixed = True

@@ -83,7 +83,7 @@ def test_triton_is_probed_on_this_machine(observations):
     report = probe.compare(observations, probe.installed_jax_version())
     assert report.not_probed == {}
     lowered = {case: row.observed for case, row in _rows(report, "triton", "dot").items()
-               if not case.endswith("input precision")}
+               if not case.endswith("input precision") and "DotAlgorithmPreset" not in case}
     assert lowered == {
         "precision=DEFAULT": probe.ACCEPTED,
         "precision=HIGH": probe.ACCEPTED,
@@ -235,3 +235,40 @@ def test_on_a_tpu_the_kernel_is_compiled_not_exported(monkeypatch):
     monkeypatch.setattr(probe, "on_a_tpu", lambda: True)
     with pytest.raises(Exception, match="interpret|TPU|tpu"):
         probe._lower_mosaic_tpu(body, operands, out)
+
+
+# --- dot algorithm presets --------------------------------------------------------------------
+
+def test_presets_lower_as_the_table_says_and_a_wrong_row_is_caught(observations, monkeypatch):
+    """Mosaic TPU lowers no `lax.DotAlgorithmPreset` (the TypeError every preset raises there);
+    Triton lowers all but the fp8 and float64 ones. A table that believed Mosaic TPU took
+    BF16_BF16_F32 (as a release that fixes the lowering would) disagrees on both dtypes' rows."""
+    report = probe.compare(observations, probe.installed_jax_version())
+    tpu = {case: row for case, row in _rows(report, "mosaic_tpu", "dot").items() if "precision=DotAlgorithmPreset" in case}
+    assert len(tpu) == 2 * len(capabilities.DOT_ALGORITHM_PRESETS)
+    assert {row.observed for row in tpu.values()} == {probe.REJECTED}
+    assert "'DotAlgorithmPreset' object is not subscriptable" in tpu[
+        "float32 operands, precision=DotAlgorithmPreset.BF16_BF16_F32"].detail
+    triton = {case: row.observed for case, row in _rows(report, "triton", "dot").items() if "DotAlgorithmPreset" in case}
+    assert {case for case, seen in triton.items() if seen == probe.REJECTED} == {
+        f"precision=DotAlgorithmPreset.{name}" for name in
+        ("ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY", "ANY_F8_ANY_F8_ANY_FAST_ACCUM",
+         "F64_F64_F64")}
+
+    monkeypatch.setattr(capabilities, "DOT_ALGORITHM_PRESETS_LOWERED", {
+        **capabilities.DOT_ALGORITHM_PRESETS_LOWERED,
+        "mosaic_tpu": [(capabilities.ALL, frozenset({"BF16_BF16_F32"}))],
+    })
+    wrong = {row.case for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
+    assert wrong == {"float32 operands, precision=DotAlgorithmPreset.BF16_BF16_F32",
+                     "bfloat16 operands, precision=DotAlgorithmPreset.BF16_BF16_F32"}
+
+
+def test_a_preset_jax_adds_is_a_disagreement(observations, monkeypatch):
+    """JAX001 reads only the presets the table lists: one a release adds must fail the probe."""
+    report = probe.compare(observations, probe.installed_jax_version())
+    assert _rows(report, "mosaic_tpu", "dot")["DotAlgorithmPreset members"].observed == probe.ACCEPTED
+    monkeypatch.setattr(capabilities, "DOT_ALGORITHM_PRESETS", capabilities.DOT_ALGORITHM_PRESETS[:-1])
+    row = _rows(probe.compare(probe.observe(), probe.installed_jax_version()), "mosaic_tpu", "dot")[
+        "DotAlgorithmPreset members"]
+    assert (row.observed, row.agree, row.detail) == (probe.PRESETS_DIFFER, False, "added F64_F64_F64; gone none")

@@ -15,11 +15,15 @@ from codemods.analysis.kernel_scope import (
 from codemods.analysis.value_flow import returned_values
 from codemods.analysis.module import Binding, FunctionNode, ModuleIndex
 from codemods.analysis.names import Argument, display, find_arg, has_double_star, has_star, one_line, root_name, value_of
+from codemods.analysis.presets import (
+    ALGORITHM_ERROR, PRESET_ERROR, PRESET_FIXES, PRESET_MANUAL, PresetValue, dot_algorithm, spell_dtype,
+    spell_precision,
+)
 from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, spell_like, string_value
 from codemods.base import JaxTransform
 from codemods.capabilities import (
     COMPILED_FOR_DTYPE, PER_OPERAND_PRECISION_LOWERED, PRECISIONS, PRIMITIVES, UNIMPLEMENTED, Level, Version,
-    compiled_precisions, format_version, lowered_precisions,
+    compiled_precisions, format_version, lowered_precisions, lowered_presets,
 )
 from codemods.engine.diagnostics import Applicability, Kind
 from codemods.engine.fixes import FixPlan
@@ -114,6 +118,10 @@ class PerOperandPrecision(JaxTransform):
                 if arg is not None:  # still a kernel's use of the value: a constant it shares stays fixable
                     self._kernel_precisions.add(value_of(arg))
                 continue
+            preset = dot_algorithm(value_of(arg), self.module) if arg is not None and op.kind == "dot" else None
+            if preset is not None:
+                self._plan_preset(call, name, op, preset, value_of(arg))
+                continue
             if not self.rejecting_backends(call, REJECTERS):
                 if arg is not None:
                     self._note_unresolved_launch(call, name, op, value_of(arg))
@@ -154,6 +162,78 @@ class PerOperandPrecision(JaxTransform):
                for _, literal in values):
             self.report(call, Kind.MANUAL, f"{display(name)}: precision `{one_line(self.module.segment(value))}` "
                         f"{note}; if it does, {self._failure(op)}")
+
+    def _plan_preset(self, call: ast.Call, name: str, op: Op, preset: PresetValue, written: ast.expr) -> None:
+        """A `lax.DotAlgorithmPreset` (or `lax.DotAlgorithm`) as a kernel dot's precision, which no
+        Mosaic TPU release lowers: written as operand casts, a scalar and preferred_element_type
+        (analysis/presets.py), safe where that is the preset's arithmetic; a [manual] note where no
+        spelling Mosaic TPU lowers keeps its accuracy. Triton lowers most presets: left alone there. A
+        name bound to a preset is rewritten at the call (`written`): what else reads it keeps it."""
+        version = self.settings.jax_version
+        what = f"{display(name)}: precision {preset.describe()}"
+        failure = (f'a dot algorithm preset is rejected in Mosaic TPU kernels: "{PRESET_ERROR}"' if preset.name
+                   else f'a lax.DotAlgorithm is rejected in Mosaic TPU kernels: "{ALGORITHM_ERROR}"')
+        triton = self.analysis.kernels.backends_of(call) & {"triton"}
+        triton_fails = bool(triton) and (preset.name is None or preset.name not in lowered_presets("triton", version))
+        triton_error = f'; Triton rejects it too: "Unsupported dot algorithm: {preset.name}."' if triton_fails else ""
+        if not self.rejecting_backends(call, REJECTERS):
+            note = self.unresolved_launch(call, REJECTERS)
+            if triton_fails:
+                self.report(written, Kind.MANUAL, f"{what}: Triton lowers no fp8 or float64 preset (\"Unsupported dot "
+                            f"algorithm: {preset.name}.\"): write the types its operands should have")
+            elif note is not None:
+                self.report(written, Kind.MANUAL, f"{what} {note}; if it does, {failure}")
+            return
+        if self.shared_with_xla(call):
+            return
+        fix_for = PRESET_FIXES.get(preset.name) if preset.name is not None else None
+        operands = _operands(call, name)
+        if fix_for is None or (fix_for.cast is not None and operands is None):
+            if fix_for is not None:
+                why = f"its operands are not written out, to be cast to {fix_for.cast}"
+            else:
+                why = PRESET_MANUAL[preset.name] if preset.name is not None else \
+                    "write the precision its types name as a lax.Precision, with operand casts"
+            self.report(written, Kind.MANUAL, f"{what} ({failure}{triton_error}): {why}")
+            return
+        level, exact, how = fix_for.level, fix_for.exact, fix_for.how
+        dtypes = {visible_dtype(operand, self.module) for operand in operands or ()}
+        if level > Level.DEFAULT and dtypes == {"bfloat16"}:
+            level, exact, how = Level.DEFAULT, True, "its operands are bfloat16, which DEFAULT multiplies exactly"
+        elif level not in accepted_precisions(op.kind, version):
+            level, exact = min(lv for lv in accepted_precisions(op.kind, version) if lv > level), False
+            how += (f"; {fix_for.level.name} is not lowered on jax {format_version(version)}, {level.name} is more "
+                    "accurate")
+        text = [spell_precision(preset, level, self.module)]
+        accumulation = None if _gives_preferred_type(call, written) else fix_for.accumulation
+        if accumulation is not None:
+            if name == BATCH_MATMUL:
+                self.report(written, Kind.MANUAL, f"{what} ({failure}): lax.batch_matmul takes no "
+                            "preferred_element_type for the preset's float32 accumulation; use lax.dot_general")
+                return
+            text.append(f"preferred_element_type={spell_dtype(accumulation, self.module)}")
+        fix = FixPlan()
+        self.replace(fix, written, ", ".join(text))
+        casts = []
+        if fix_for.cast is not None:
+            dtype = spell_dtype(fix_for.cast, self.module)
+            for operand in operands or ():
+                if visible_dtype(operand, self.module) != fix_for.cast:
+                    self.rewrite(fix, operand, lambda code, o=operand: f"{_atom(o, code)}.astype({dtype})")
+                    casts.append(f"`{one_line(self.module.segment(operand))}`")
+        done = [level.name] + ([f"operands {', '.join(casts)} cast to {fix_for.cast}"] if casts else []) + \
+            ([f"preferred_element_type {accumulation}"] if accumulation else [])
+        message = f"{what} -> {', '.join(done)} ({failure}); {how}"
+        if accumulation:
+            message += (f"; the result is {accumulation}, as the preset's is for float32 operands (for bfloat16 "
+                        "ones the preset's result was bfloat16)")
+        if not exact:
+            message += "; numerics change"
+        if triton:
+            message += "; forced by Mosaic TPU (Triton lowers it as written)"
+        if level > Level.DEFAULT and "mosaic_tpu" in self.analysis.kernels.backends_of(call):
+            message += _dtype_note(op, level, version)
+        self.report(written, Kind.FIXED, message, fix, Applicability.SAFE if exact else Applicability.UNSAFE)
 
     def _plan_foreign_keywords(self) -> None:
         """A precision that reaches kernel code of another module, whose op (dot or conv) this module
@@ -357,6 +437,10 @@ class PerOperandPrecision(JaxTransform):
             if len(functions) == 1:
                 return [found for returned in returned_values(functions[0])
                         for found in self._possible_values(returned, depth - 1, seen)]
+        preset = dot_algorithm(value, self.module)
+        if preset is not None:  # what it becomes depends on the op and operands, which the value does not show
+            raise _Unknown(f"it can be {preset.describe()}, a dot algorithm preset, which Mosaic TPU kernels "
+                           "reject; JAX001 rewrites one written at the dot call itself")
         if not isinstance(value, ast.Name):
             imported = _imported_module(value, self.module)
             if imported is not None:  # `compat.MIXED`
@@ -594,6 +678,18 @@ class PerOperandPrecision(JaxTransform):
         return sources
 
 
+def _gives_preferred_type(call: ast.Call, precision: ast.expr) -> bool:
+    """The call passes preferred_element_type, by keyword or after a positional precision."""
+    if find_arg(call, None, ("preferred_element_type",)) is not None:
+        return True
+    return precision in call.args and call.args.index(precision) < len(call.args) - 1
+
+
+def _atom(node: ast.expr, code: str) -> str:
+    """`code` as the object of an attribute: parenthesised unless it is a name, attribute, subscript or call."""
+    return code if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) else f"({code})"
+
+
 def _imported_module(value: ast.expr, module: ModuleIndex) -> Optional[str]:
     """What the root of an attribute (`compat` of `compat.MIXED`) imports; None if it is no import."""
     root = root_name(value) if isinstance(value, ast.Attribute) else None
@@ -684,16 +780,26 @@ RULE = Rule(
         It is written for float32 operands: with bfloat16 operands Mosaic TPU's compiler rejects
         HIGHEST ("Bad lhs type", seen on a TPU v5e) where DEFAULT is exact, and the analysis does
         not know an operand's dtype, so such a fix's finding says to write DEFAULT there.
+        A `lax.DotAlgorithmPreset` on a kernel dot, which no Mosaic TPU release lowers, becomes
+        what it lowers: `BF16_BF16_F32` casts both operands to bfloat16 at DEFAULT with
+        `preferred_element_type` float32, `BF16_BF16_F32_X3` is HIGH (HIGHEST where HIGH is not
+        lowered), `_X6` HIGHEST (safe: the preset's arithmetic); TF32 and `F32_F32_F32` become
+        HIGH or HIGHEST (unsafe: numerics change); fp8, float16, float64, `_X9`, `BF16_BF16_BF16`
+        and `lax.DotAlgorithm` get a [manual] note.
     """,
     why="""
         Mosaic TPU takes one contract precision per op. A per-operand pair raises
         "Per-operand conv precision unsupported" (or the dot twin) and some scalars raise
-        "Unsupported conv precision: HIGH". Outside kernels XLA honours per-operand precision, and
+        "Unsupported conv precision: HIGH"; a dot algorithm preset raises "TypeError:
+        'DotAlgorithmPreset' object is not subscriptable". Outside kernels XLA honours per-operand precision, and
         Triton lowers it (as TF32), so that code, and Triton- or Mosaic-GPU-only kernels, are left alone.
     """,
     example="""
         lax.conv_general_dilated(x, w, (1, 1), "SAME", precision=(P.DEFAULT, P.HIGH))
         ->  lax.conv_general_dilated(x, w, (1, 1), "SAME", precision=P.HIGHEST)
+        jnp.dot(x, w, precision=lax.DotAlgorithmPreset.BF16_BF16_F32)
+        ->  jnp.dot(x.astype(jnp.bfloat16), w.astype(jnp.bfloat16), precision=lax.Precision.DEFAULT,
+                    preferred_element_type=jnp.float32)
     """,
     # A precision may also sit positionally (`lax.dot_general(x, y, dims, "high")`) without the
     # word: files that name an op taking it there are analysed too (`dot` covers `dot_general`);
