@@ -157,6 +157,7 @@ def fix(
         raise typer.BadParameter("--only-changed-lines keeps the findings on the lines changed since --diff-base: "
                                  "give --diff-base REV, and leave out --interactive")
     paths = paths or [Path(".")]
+    _no_command_among(paths)
     try:
         config = project_config.load(project_config.find(paths), registry.RULES)
         transforms, settings = project_config.resolve(
@@ -223,6 +224,18 @@ def _add_ignores(results, quiet: bool) -> None:
         files += bool(commented) and result.error is None
     if not quiet:
         sys.stderr.write(f"{plural(added, 'suppression comment')} added to {plural(files, 'file')}\n")
+
+
+def _no_command_among(paths: List[Path]) -> None:
+    """`jax-codemod --jax-version X explain log` hands `explain` and the log to `fix` as paths (the
+    group implies `fix` when its first word is an option): a missing path named like a command is a
+    misplaced command, said so, not `cannot read`."""
+    commands = {command.name or typer.main.get_command_name(command.callback.__name__)
+                for command in app.registered_commands if command.callback is not None} - {"fix"}
+    for path in paths:
+        if str(path) in commands and not path.exists():
+            raise typer.BadParameter(f"`{path}` is a command, not a file: write its options after its name "
+                                     f"(jax-codemod {path} [OPTIONS] ...)")
 
 
 def _split(split_by: Optional[str], write_patches: Optional[Path], force: bool, applies: bool):

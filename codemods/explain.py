@@ -65,6 +65,8 @@ _MISSING = re.compile(r"\b(?:AttributeError|ImportError|ModuleNotFoundError): (?
                       r"|cannot import name '(?P<imported>\w+)' from '(?P<source>[\w.]+)'"
                       r"|No module named '(?P<missing>[\w.]+)'"
                       r"|'\w+' object has no attribute '(?P<attribute>\w+)')")
+# A keyword argument a release removed (JAX140's `jnp.clip(a_min=)`), named by Python's TypeError.
+_KEYWORD = re.compile(r"\bTypeError: (?P<message>(?P<function>\w+)\(\) got an unexpected keyword argument '\w+')")
 _WARNING = re.compile(r"\b\w*Warning: (?P<message>.*\bjax\..*?)\s*$")  # jax's deprecation warnings
 # A warning as Python's `warnings` prints it, and pytest's warnings summary (indented):
 # `path.py:12: DeprecationWarning: jax.tree_map is deprecated ...`, the line's code below it.
@@ -212,6 +214,17 @@ def upgrade_rows(name: str) -> list[str]:
     return [*members, *(code for code in exact if code not in members)]
 
 
+def keyword_rows(function: str) -> list[str]:
+    """The JAX1xx rows whose old spelling fails with a TypeError and is a function named `function`:
+    Python's message names only the function, the row's rule finds the call on the traceback's line."""
+    def fails_with_type_error(row: api_changes.ApiChange) -> bool:
+        failures = [row.failure] if isinstance(row.failure, str) else [failure for _, failure in row.failure]
+        return any(failure.startswith("TypeError") for failure in failures)
+
+    return [row.code for row in api_changes.TABLE
+            if fails_with_type_error(row) and any(old.rpartition(".")[2] == function for old in row.old)]
+
+
 def _errors_of(line: str) -> list[tuple[str, str]]:
     """The rules that fix the error (or jax's warning) stated on an exception line, each with the
     words that say it: one rule, or the rows of a gone module's names (the line of the frame tells
@@ -226,6 +239,9 @@ def _errors_of(line: str) -> list[tuple[str, str]]:
         name = ("." + found["attribute"] if found["attribute"] else found["missing"]
                 or f"{found['module'] or found['source']}.{found['name'] or found['imported']}")
         return [(code, missing["message"]) for code in upgrade_rows(name)]
+    keyword = _KEYWORD.search(line)
+    if keyword:
+        return [(code, keyword["message"]) for code in keyword_rows(keyword["function"])]
     warned = _WARNING.search(line)
     for name in _JAX_NAME.findall(warned["message"]) if warned else ():  # the first jax name with a row
         codes = upgrade_rows(name.rstrip("."))
@@ -474,7 +490,8 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
     if not errors:
         err.write("explain: no error jax-codemod fixes in this log (it knows: per-operand or unsupported "
                   "precision, \"Not implemented: accuracy\", bf16 LSTM, and a removed or deprecated jax name in an "
-                  "AttributeError, ImportError, ModuleNotFoundError or DeprecationWarning)\n")
+                  "AttributeError, ImportError, ModuleNotFoundError or DeprecationWarning, a removed keyword "
+                  "argument in a TypeError)\n")
         return Outcome.UNRESOLVED
     placements = [place(error, root, holds_call, notebook) for error in errors]
     placed = {(p.error.rule, p.path, p.line): p for p in placements if p.path is not None}

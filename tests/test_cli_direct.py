@@ -266,6 +266,25 @@ def test_with_no_arguments_the_current_folder_is_fixed(tmp_path: Path) -> None:
     assert "a.py:8:60: JAX001" in result.stderr and result.exit_code == 1
 
 
+@pytest.mark.parametrize("command", ["explain", "rules"])
+def test_a_command_after_an_option_is_named_as_a_command_not_read_as_a_missing_file(tmp_path: Path,
+                                                                                 command: str) -> None:
+    """`jax-codemod --jax-version X explain log` (the trial of issue 49) made `explain` and the log
+    paths of `fix`: `explain: error: cannot read`. The usage error says where the options go."""
+    (tmp_path / "err.log").write_text("AttributeError: module 'jax' has no attribute 'tree_map'\n")
+    result = invoke("--jax-version", TARGET, command, "err.log")
+    assert result.exit_code == 2, result.output
+    assert f"Error: Invalid value: `{command}` is a command, not a file: write its options after its name " \
+        f"(jax-codemod {command} [OPTIONS] ...)" in " ".join(result.output.split()), result.output
+    assert "cannot read" not in result.output
+
+
+def test_a_folder_named_like_a_command_is_still_a_path(tmp_path: Path) -> None:
+    kernels(tmp_path, "rules/a.py")
+    result = run("rules")
+    assert "rules/a.py:8:60: JAX001" in result.stderr and result.exit_code == 1, result.stderr
+
+
 # -- the files a run is given --
 
 

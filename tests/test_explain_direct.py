@@ -62,6 +62,12 @@ def _run(log: str, root: Path, settings: Settings = TARGET, write: bool = False,
       ("JAX195", "No module named 'jax.lib.xla_bridge'")]),
     ("AttributeError: 'ArrayImpl' object has no attribute 'device_buffers'",
      [("JAX121", "'ArrayImpl' object has no attribute 'device_buffers'")]),
+    ("TypeError: clip() got an unexpected keyword argument 'a_min'",
+     [("JAX140", "clip() got an unexpected keyword argument 'a_min'")]),
+    ("TypeError: clip() got an unexpected keyword argument 'a_min'. Did you mean 'min'?",
+     [("JAX140", "clip() got an unexpected keyword argument 'a_min'")]),
+    ("TypeError: tree_map() got an unexpected keyword argument 'x'", []),
+    ("TypeError: solve() got an unexpected keyword argument 'x'", []),
     ("AttributeError: module 'jax' has no attribute 'nothing_here'", []),
     ("ModuleNotFoundError: No module named 'jax'", []),
     ("DeprecationWarning: jax.tree_map is deprecated: use jax.tree.map (jax.tree.map is new)",
@@ -490,7 +496,8 @@ def test_run_with_no_error_it_knows_says_so() -> None:
     assert (outcome, out) == (Outcome.UNRESOLVED, "")
     assert err == ("explain: no error jax-codemod fixes in this log (it knows: per-operand or unsupported precision, "
                    "\"Not implemented: accuracy\", bf16 LSTM, and a removed or deprecated jax name in an "
-                   "AttributeError, ImportError, ModuleNotFoundError or DeprecationWarning)\n")
+                   "AttributeError, ImportError, ModuleNotFoundError or DeprecationWarning, a removed keyword "
+                   "argument in a TypeError)\n")
 
 
 def test_run_names_an_error_it_cannot_place_once(tmp_path: Path) -> None:

@@ -65,6 +65,10 @@ TREE_MAP = "import jax\n\nparams = {'w': 1.0}\nprint(jax.tree_map(lambda a: 2 * 
     pytest.param("JAX112", "from jax.lib import xla_bridge\n\nprint(xla_bridge.get_backend().platform)\n",
                  "cannot import name 'xla_bridge' from 'jax.lib'", 1,
                  "print(jax.extend.backend.get_backend().platform)", id="module-gone"),
+    # A keyword a release removed: Python's TypeError names the function, the row the call.
+    pytest.param("JAX140", "import jax.numpy as jnp\n\nprint(jnp.clip(jnp.ones(2), a_min=0.0))\n",
+                 "clip() got an unexpected keyword argument 'a_min'", 3,
+                 "print(jnp.clip(jnp.ones(2), min=0.0))", id="removed-keyword"),
 ])
 def test_a_removed_name_is_fixed_where_the_traceback_says(code: str, program: str, error: str, line: int,
                                                           fixed: str, tmp_path: Path) -> None:
