@@ -765,11 +765,13 @@ def test_a_function_that_takes_no_refs_read_at_an_unknown_index_is_a_note_not_a_
     taken for kernel code, and the plain-XLA `reference(x, w)` got a safe fix that changed its
     numerics. An element that takes no refs is now code the launch may run: a [manual] note, left
     byte for byte; the body (it takes refs) is still fixed, and the written package lowers."""
+    from tests import jax_support
+
     source = (_TUPLE_OF_IMPLEMENTATIONS.replace("IMPLEMENTATIONS[{index}]", "IMPLEMENTATIONS[mode]")
               .replace("def run(x, w):", "def run(x, w, mode=1):"))
     package = _package(tmp_path, "ix", {"api.py": source})
     reference = (package / "api.py").read_text().splitlines()[10]
-    results = run([tmp_path], select(), SETTINGS, jobs=1)
+    results = run([tmp_path], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
     assert [(f.line, f.kind.value) for r in results for f in r.findings] == [(11, "manual"), (15, "fixed")]
     [note] = [f for r in results for f in r.findings if f.kind.value == "manual"]
     assert "`IMPLEMENTATIONS[mode]` reads a tuple or list at an index this analysis cannot read), and `reference` " \
