@@ -55,6 +55,7 @@ class ApiChange:
     # The first release that deprecates the replacement too: from there the rewrite would trade one
     # warning for another, so the finding is [manual] and names the migration.
     superseded: Optional[Version] = None
+    superseded_as: str = "is deprecated too"  # what the replacement became there, for the finding
     # How the old spelling fails once removed; where that changed, by release ((first, how), ...).
     failure: "str | tuple[tuple[Version, str], ...]" = "AttributeError"
     # The first release with the old spelling (None: older than any floor the table serves). A floor
@@ -208,10 +209,21 @@ TABLE: tuple[ApiChange, ...] = tuple(sorted((
     # jax.core's public names that moved to jax.extend.core, in three waves (the wheels'
     # jax/core.py _deprecations and jax/extend/core/__init__.py, 0.4.20 to 0.12.0.1)
     ApiChange("JAX122", "core-to-extend-core", tuple(f"jax.core.{name}" for name in (
-                  "ClosedJaxpr", "Jaxpr", "JaxprEqn", "Literal", "Primitive", "Token", "Var", "jaxpr_as_fun")),
+                  "Jaxpr", "JaxprEqn", "Literal", "Primitive", "Token", "Var", "jaxpr_as_fun")),
               "jax.extend.core", Change.RENAME, since=(0, 4, 28), deprecated=(0, 4, 38), removed=(0, 6, 0),
               moves_members=True, source="jax/core.py _deprecations 0.4.38, finalized 0.6.0; jax/extend/core has "
               "them from the 0.4.28 wheel"),
+    # The first wave's ClosedJaxpr, a row of its own: from 0.11.0 jax.extend.core.ClosedJaxpr is Jaxpr
+    # itself (jax/_src/core.py: `ClosedJaxpr = Jaxpr`, and `Jaxpr.jaxpr` returns self; 0.10.2 still has
+    # the class), so `isinstance(x, ClosedJaxpr): recurse(x.jaxpr)` never ends there (dm-haiku's
+    # jaxpr_info, bench/TRIAL_2026-12-06.md B5): a rename is right only for targets before 0.11.0.
+    _rename("JAX137", "core-closed-jaxpr", ("jax.core.ClosedJaxpr",), "jax.extend.core.ClosedJaxpr", (0, 4, 28),
+            (0, 4, 38), (0, 6, 0), "jax/core.py _deprecations 0.4.38, finalized 0.6.0; jax/_src/core.py of the "
+            "0.11.0, 0.11.1, 0.11.2 and 0.12.0 wheels: ClosedJaxpr = Jaxpr",
+            superseded=(0, 11, 0), superseded_as="is Jaxpr itself",
+            migration="every Jaxpr is a ClosedJaxpr there and its .jaxpr is itself: an isinstance() test is always "
+                      "true and code that recurses into .jaxpr never ends; test for jax.extend.core.Jaxpr and read "
+                      "its consts and eqns directly"),
     ApiChange("JAX123", "core-to-extend-core-0-8", tuple(f"jax.core.{name}" for name in (
                   "AbstractToken", "TraceTag", "set_current_trace", "subjaxprs", "mapped_aval", "unmapped_aval",
                   "take_current_trace")),

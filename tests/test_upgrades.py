@@ -394,6 +394,8 @@ def test_a_gone_module_read_through_its_package_raises_attribute_error() -> None
 # without a mechanical replacement: each source fails on jax 0.12.0.1 as its finding says
 # (tests/test_upgrades_jax.py runs them on the installed jax).
 MANUAL_REMOVALS = [
+    # From 0.11.0 jax.extend.core.ClosedJaxpr is Jaxpr itself: no rename for such a target (JAX137).
+    ("import jax\nc = jax.core.ClosedJaxpr\n", "JAX137", "AttributeError"),
     ("from jax.interpreters import xla\nE = xla.xe.XlaRuntimeError\n", "JAX180", "AttributeError"),  # dm-haiku 0.0.12
     ("import jax\nr = jax.interpreters.xla.register_translation\n", "JAX181", "AttributeError"),
     ("import jax\na = jax.interpreters.xla.abstractify\n", "JAX182", "AttributeError"),
@@ -464,3 +466,19 @@ def test_removed_names_without_a_replacement_are_reported_not_passed_over(source
         assert "deprecated since jax" in findings[0].message
     else:
         assert f"(raises {raises} on jax 0.12.0.1)" in findings[0].message
+
+
+def test_closed_jaxpr_is_renamed_only_for_a_target_where_it_is_not_jaxpr_itself() -> None:
+    """jax.core.ClosedJaxpr -> jax.extend.core.ClosedJaxpr is right up to jax 0.10.x; from 0.11.0 that
+    name is Jaxpr itself and `.jaxpr` returns self, so the rename would turn `isinstance(x, ClosedJaxpr):
+    recurse(x.jaxpr)` into endless recursion (dm-haiku's jaxpr_info): a [manual] finding says so."""
+    from codemods.engine.runner import process_source
+    from codemods.registry import select
+    from codemods.settings import Settings
+
+    source = b"import jax\n\n\ndef closed(x):\n    return isinstance(x, jax.core.ClosedJaxpr)\n"
+    before = process_source(Path("c.py"), source, select(["JAX137"]), Settings(jax_version=(0, 10, 2)))
+    assert [f.kind.value for f in before.findings] == ["fixed"] and b"jax.extend.core.ClosedJaxpr" in before.new_source
+    after = process_source(Path("c.py"), source, select(["JAX137"]), Settings(jax_version=(0, 11, 0)))
+    assert [f.kind.value for f in after.findings] == ["manual"] and after.new_source is None
+    assert "jax.extend.core.ClosedJaxpr is Jaxpr itself since jax 0.11.0" in after.findings[0].message

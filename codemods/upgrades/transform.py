@@ -59,7 +59,7 @@ class JaxUpgrade(JaxTransform):
                 else:
                     self._drop_unused_import(reference)
         if self.row.superseded is not None and target >= self.row.superseded:
-            self.findings = [self._held_back(f, f"{display(self.row.new or '')} is deprecated too since jax "
+            self.findings = [self._held_back(f, f"{display(self.row.new or '')} {self.row.superseded_as} since jax "
                                                 f"{format_version(self.row.superseded)}: {self.row.migration}",
                                              needs=False) for f in self.findings]
         elif not self.row.spellings(target):  # retired there, and its replacement not there yet
