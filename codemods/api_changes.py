@@ -30,6 +30,10 @@ class Change(str, enum.Enum):
     MANUAL = "manual"  # a person must migrate: the finding names the migration
 
 
+# What a row's `superseded` means unless it says otherwise: the replacement warns from that release.
+DEPRECATED_TOO = "is deprecated too"
+
+
 @dataclass(frozen=True)
 class ApiChange:
     code: str
@@ -55,7 +59,7 @@ class ApiChange:
     # The first release that deprecates the replacement too: from there the rewrite would trade one
     # warning for another, so the finding is [manual] and names the migration.
     superseded: Optional[Version] = None
-    superseded_as: str = "is deprecated too"  # what the replacement became there, for the finding
+    superseded_as: str = DEPRECATED_TOO  # what the replacement became there (DEPRECATED_TOO: it warns)
     # How the old spelling fails once removed; where that changed, by release ((first, how), ...).
     failure: "str | tuple[tuple[Version, str], ...]" = "AttributeError"
     # The first release with the old spelling (None: older than any floor the table serves). A floor
@@ -411,6 +415,14 @@ TABLE: tuple[ApiChange, ...] = tuple(sorted((
     # import on jax 0.12 at jax.interpreters.xla.xe): versions read in the `_deprecations` tables and
     # file lists of the wheels 0.4.20 to 0.12.0.1, each module imported on 0.4.13, 0.4.30, 0.6.2,
     # 0.10.2 and 0.12.0.1 (docs/upgrading-jax.md, "Removed and emptied modules") --
+    # jax.core's tracing internals before the 'stackless' rewrite: read as jax_core.X by dm-haiku 0.0.10
+    # (base.py, dot.py; bench/TRIAL_2026-12-06.md B4). There in the 0.4.30 wheel, gone in 0.6.2's.
+    _members("JAX100", "core-stackless-internals", "jax.core",
+             ("thread_local_state", "cur_sublevel", "new_main", "new_base_main", "find_cur_trace"), None, (0, 4, 36),
+             "CHANGELOG 0.4.36 (the stackless tracing rewrite: removed without deprecation); imported on 0.4.30 and "
+             "0.6.2", "the trace stack is gone: jax.extend.core.get_opaque_trace_state() stands for what "
+             "cur_sublevel()/thread_local_state identified; new_main/new_base_main have no successor (write a "
+             "custom_jvp/custom_vjp or a jax.extend.core.Primitive instead)"),
     _members("JAX180", "interpreters-xla-lib-aliases", "jax.interpreters.xla", ("xb", "xc", "xe"), (0, 4, 31),
              (0, 4, 36), "jax/interpreters/xla.py _deprecations: added in the 0.4.31 wheel, finalized in 0.4.36's",
              "xb -> jax.extend.backend (get_backend); xc and xe were jaxlib's xla_client and xla_extension, with no "
