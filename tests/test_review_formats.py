@@ -216,9 +216,12 @@ def test_sarif_rdjson_and_github_highlight_the_span_their_fix_replaces(goldens) 
         edit = _main_edit(result, finding)
         text = positions.Positions(result.text())
         (line, column), (end_line, end_column) = text.position(edit.start), text.position(edit.end)
-        (annotation,) = [a for a in formats.render_github([result]).splitlines()
-                         if f"title={finding.code} " in a and a.endswith(formats.escape_data(finding.message))
-                         and f"line={line}," in a]
+        # One annotation per finding: two findings of a line with the same message (two annotations
+        # `x: jnp.DeviceArray, y: jnp.DeviceArray`) differ by where they start.
+        annotations = [a for a in formats.render_github([result]).splitlines()
+                       if f"title={finding.code} " in a and a.endswith(formats.escape_data(finding.message))]
+        on_line = [a for a in annotations if f"line={line}," in a]
+        (annotation,) = [a for a in on_line if f"line={line},col={column}," in a] if len(on_line) > 1 else on_line
         if line == end_line:
             assert f"line={line},col={column},endLine={end_line},endColumn={end_column}," in annotation
 
