@@ -10,8 +10,9 @@ import importlib.metadata
 import importlib.util
 import os
 import sys
+import traceback
 from pathlib import Path
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -32,6 +33,20 @@ class Row:
     @property
     def skipped(self) -> bool:
         return self.result.startswith(("skipped", "not exercised"))
+
+
+def checked(jax, name: str, body: Callable[[Row], None]) -> Row:
+    """The row `body` fills in; a step that breaks fails its row (with the traceback for the log), and
+    the run goes on to the next. jax's caches are emptied after each: every row starts cold."""
+    row = Row(name)
+    try:
+        body(row)
+    except Exception as error:
+        row.result = f"FAIL: {one_line(error)}"
+        row.details.append(traceback.format_exc())
+    finally:
+        jax.clear_caches()
+    return row
 
 
 def table(header: str, rows: list[Row], first_column: str = "example") -> str:

@@ -33,14 +33,13 @@ import datetime
 import os
 import platform
 import sys
-import traceback
 from pathlib import Path
 from typing import Optional
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 from tests.device_check import (  # noqa: E402
-    Row, details, exit_status, import_jax, load_jax_support, max_abs_error, one_line, print_tails, rewrite, shorten, table, version,
+    Row, checked, details, exit_status, import_jax, load_jax_support, max_abs_error, one_line, print_tails, rewrite, shorten, table, version,
 )
 
 LSTM_ERROR = "bfloat16 support not implemented for LSTM"
@@ -131,15 +130,7 @@ class Checker:
         self.simulate = simulate
 
     def check(self, path: Path) -> Row:
-        row = Row(path.stem)
-        try:
-            self._check(path, row)
-        except Exception as error:  # a step that broke: the row says where, the run goes on
-            row.result = f"FAIL: {one_line(error)}"
-            row.details.append(traceback.format_exc())
-        finally:
-            self.jax.clear_caches()
-        return row
+        return checked(self.jax, path.stem, lambda row: self._check(path, row))
 
     def _check(self, path: Path, row: Row) -> None:
         jax, support = self.jax, self.support

@@ -46,14 +46,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 from pathlib import Path
 from typing import Callable, Optional
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 from tests.device_check import (  # noqa: E402
-    Row, details, exit_status, import_jax, load_by_path, load_jax_support, max_abs_error, one_line, print_tails, rewrite, shorten,
+    Row, checked, details, exit_status, import_jax, load_by_path, load_jax_support, max_abs_error, one_line, print_tails, rewrite, shorten,
     table, version,
 )
 
@@ -189,15 +188,7 @@ class Checker:
         jax.clear_caches()
 
     def check(self, name: str, body: Callable[[Row], None]) -> Row:
-        row = Row(name)
-        try:
-            body(row)
-        except Exception as error:  # a step that broke: the row says where, the run goes on
-            row.result = f"FAIL: {one_line(error)}"
-            row.details.append(traceback.format_exc())
-        finally:
-            self.jax.clear_caches()
-        return row
+        return checked(self.jax, name, body)
 
     # -- examples ---------------------------------------------------------------------------------
 
