@@ -225,9 +225,28 @@ def finish_imports(code: str, plan: FixPlan, path: str) -> str:
     loaded. Most fixes need neither."""
     unused = [spec for spec, name in plan.maybe_unused_imports.items() if name not in _names_used(code)]
     if plan.imports_to_add:
-        code = _through_libcst(code, path, add=plan.imports_to_add)
+        head, rest = _import_block(code)
+        code = _through_libcst(head, path, add=plan.imports_to_add) + rest
     code, unused = _remove_whole_import_lines(code, unused)
     return _through_libcst(code, path, remove=unused) if unused else code
+
+
+def _import_block(code: str) -> tuple[str, str]:
+    """The module up to the end of the statement after its last top-level import, and the rest.
+    libcst's AddImportsVisitor places a new import among the top-level imports and reads which exist
+    from them, so the head alone gives the same text, without visiting every node of the rest (2 s a file
+    of 3,000 lines: jax 0.4.30's own source took 45 s instead of 4 once the jax.core rows came)."""
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return code, ""
+    last = max((i for i, statement in enumerate(body) if isinstance(statement, (ast.Import, ast.ImportFrom))), default=None)
+    if last is None:
+        return code, ""
+    lines = _LINE.findall(code)
+    # and the statement after it: libcst spaces the imports from the code that follows them
+    end = body[min(last + 1, len(body) - 1)].end_lineno or len(lines)
+    return "".join(lines[:end]), "".join(lines[end:])
 
 
 def _through_libcst(code: str, path: str, add: Iterable[ImportSpec] = (), remove: Iterable[ImportSpec] = ()) -> str:
