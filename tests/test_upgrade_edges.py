@@ -241,3 +241,17 @@ def test_an_unused_import_of_a_retired_name_through_the_command(tmp_path) -> Non
         "it is re-exported: its importers must move to the replacement, and this import go"]
     assert (tmp_path / "p.py").read_text() == "x = 1\n"
     assert (tmp_path / "pkg/__init__.py").read_text() == PJIT + "x = 1\n"
+
+
+@pytest.mark.parametrize("value, written", [
+    # The value continued its line inside pl.store's parentheses: it gets its own (jax 0.4.30's flash
+    # attention backward kernel; the rewrite did not parse, an internal error).
+    ("pl.load(ref, (i,))\n         + d", "(ref[i,]\n         + d)"),
+    ("f(\n    d)", "f(\n    d)"),  # its own brackets carry it: nothing added
+    ("(y := d)", "(y := d)"),
+])
+def test_a_stored_value_keeps_its_line_continuation(value: str, written: str) -> None:
+    source = PL + f"def kernel(ref, i, d):\n  pl.store(ref, (i,), {value})\n"
+    after, findings = _fix(source)
+    assert after == f"def kernel(ref, i, d):\n  ref[i,] = {written}\n"  # pl is no longer used
+    assert all(finding.kind.value == "fixed" for finding in findings)

@@ -98,6 +98,17 @@ class _Code:
         return start + len(self.code[start:end].encode("utf-8")[:column].decode("utf-8", "replace"))
 
 
+def _stands_alone(value: str) -> bool:
+    """Whether `value` parses as the right side of an assignment statement: an argument that spans
+    lines outside brackets of its own (`pl.store(ref, idx, a\n + b)`, jax's flash attention) relied
+    on the call's parentheses to continue its line, and needs its own once they are gone."""
+    try:
+        ast.parse(f"_ = {value}\n")
+    except SyntaxError:
+        return False
+    return True
+
+
 def _primary(code: str) -> str:
     """`code` as the operand of `.T` or `[...]`: in parentheses unless it binds tighter already."""
     node = ast.parse(code.strip(), mode="eval").body
@@ -344,7 +355,8 @@ def _load_store(transform: JaxUpgrade, reference: Reference) -> None:
         if not store:
             return target
         value = _value(bound["val"])
-        return f"{target} = {f'({parsed.text(value)})' if isinstance(value, ast.NamedExpr) else parsed.text(value)}"
+        text = parsed.text(value)
+        return f"{target} = {text if _stands_alone(text) and not isinstance(value, ast.NamedExpr) else f'({text})'}"
 
     fix = FixPlan()
     transform.rewrite(fix, statement if store else call, change)  # type: ignore[arg-type]
