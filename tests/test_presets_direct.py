@@ -153,3 +153,14 @@ def test_a_preset_bound_to_a_kernel_parameter_is_a_note_that_names_it() -> None:
                          "a dot algorithm preset, which Mosaic TPU kernels reject; JAX001 rewrites one written at the "
                          "dot call itself): if it is not a single scalar the Mosaic TPU lowering accepts, Mosaic TPU "
                          'raises "Per-operand dot precision unsupported" for a pair', None)]
+
+
+def test_a_partial_of_the_dot_casts_no_operand_it_does_not_show() -> None:
+    """`functools.partial(jnp.dot, x, precision=BF16_BF16_F32)`: the partial's first argument is the
+    dot itself, and its other operand comes where the partial is called, so there are no operands to
+    cast (the fix wrote `jnp.dot.astype(jnp.bfloat16)`): a [manual] note."""
+    source = _tpu_kernel("import functools\n    mm = functools.partial(jnp.dot, x[...], "
+                         "precision=lax.DotAlgorithmPreset.BF16_BF16_F32)\n    o[...] = mm(w[...])")
+    after, findings = _run(source)
+    assert after == source
+    assert [f[1] for f in findings] == ["manual"] and "its operands are not written out" in findings[0][2]

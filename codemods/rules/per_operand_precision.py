@@ -187,7 +187,7 @@ class PerOperandPrecision(JaxTransform):
         if self.shared_with_xla(call):
             return
         fix_for = PRESET_FIXES.get(preset.name) if preset.name is not None else None
-        operands = _operands(call, name)
+        operands = _operands(call, name, self.module)
         if fix_for is None or (fix_for.cast is not None and operands is None):
             if fix_for is not None:
                 why = f"its operands are not written out, to be cast to {fix_for.cast}"
@@ -585,7 +585,7 @@ class PerOperandPrecision(JaxTransform):
         (COMPILED_FOR_DTYPE). None when an operand's dtype is not seen; _NO_LEVEL_COMPILES where a float32
         operand asks for more than a bfloat16 one compiles at."""
         compiled = compiled_precisions("mosaic_tpu", op.kind, "bfloat16", self.settings.jax_version)
-        operands = _operands(call, name)
+        operands = _operands(call, name, self.module)
         if compiled is None or operands is None:
             return None
         dtypes = [visible_dtype(operand, self.module) for operand in operands]
@@ -713,9 +713,11 @@ _DTYPES = {f"{module}.{dtype}": dtype for module in ("jax.numpy", "numpy", "ml_d
            for dtype in ("bfloat16", "float32")}
 
 
-def _operands(call: ast.Call, name: str) -> Optional[list[ast.expr]]:
-    """The operands of `op(a, b, ...)` as written; None for a partial, or operands spread by `*`."""
-    if call.func is not None and any(isinstance(arg, ast.Starred) for arg in call.args):
+def _operands(call: ast.Call, name: str, module: ModuleIndex) -> Optional[list[ast.expr]]:
+    """The operands of `op(a, b, ...)` as written; None for `functools.partial(op, ...)` (its operands
+    come where the partial is called: its first argument is the op itself), or operands spread by `*`."""
+    applied = module.applied(call, OPS)
+    if applied is None or applied[2] or any(isinstance(arg, ast.Starred) for arg in call.args):
         return None
     operands = call.args[1:] if name in _SUBSCRIPTS_FIRST else call.args[:_LEADING_OPERANDS]
     return operands if len(operands) >= _LEADING_OPERANDS else None
