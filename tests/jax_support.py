@@ -59,6 +59,19 @@ def jax_too_old(program: types.ModuleType) -> Optional[str]:
     return None
 
 
+# The TPU a kernel that asks which one it runs on (pltpu.emit_pipeline, TPU meshes) is told about on a
+# machine without one.
+ABSTRACT_TPU_KIND = "TPU v5 lite"
+
+
+@contextlib.contextmanager
+def abstract_tpu() -> Iterator[None]:
+    """Mosaic TPU kernels that ask which TPU they run on get an abstract one on a CPU-only machine."""
+    device = jax.sharding.AbstractDevice(device_kind=ABSTRACT_TPU_KIND, platform="tpu", num_cores=1)
+    with jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((1,), ("x",), abstract_device=device)):
+        yield
+
+
 def lower(fn, args: Sequence, platform: Optional[str]) -> jax.export.Exported:
     """Lower the jitted `fn` for `platform` ("tpu", "cuda"; None: this machine's backend)."""
     platforms = None if platform is None else [platform]

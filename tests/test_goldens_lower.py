@@ -56,7 +56,6 @@ pytestmark = pytest.mark.jax
 FIXTURES = Path(__file__).parent / "fixtures"
 HELPERS_SOURCE = Path(__file__).resolve().parents[1] / "codemods" / "helpers_source.py"
 TPU, GPU, TRITON = "mosaic_tpu", "mosaic_gpu", "triton"
-ABSTRACT_TPU_KIND = "TPU v5 lite"
 RULES = {"precision": "JAX001", "accuracy": "JAX002"}
 
 
@@ -376,19 +375,10 @@ def _triton_on_gpu():
         jax.config.update("jax_pallas_use_mosaic_gpu", saved)
 
 
-@contextlib.contextmanager
-def _abstract_tpu():
-    """Mosaic TPU kernels that ask which TPU they run on (pltpu.emit_pipeline, TPU meshes) get an
-    abstract one on a CPU-only machine."""
-    device = jax.sharding.AbstractDevice(device_kind=ABSTRACT_TPU_KIND, platform="tpu", num_cores=1)
-    with jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((1,), ("x",), abstract_device=device)):
-        yield
-
-
 def lowering_failure(source: str, stem: str, launch: Launch) -> Optional[str]:
     """None when the launch lowers for its backend, else "ExceptionName: message"."""
     try:
-        with _abstract_tpu() if launch.backend == TPU else contextlib.nullcontext():
+        with jax_support.abstract_tpu() if launch.backend == TPU else contextlib.nullcontext():
             _lower(source, stem, launch)
     except Exception as error:  # noqa: BLE001 - every failure is compared with what the findings say
         return f"{type(error).__name__}: {error}"

@@ -63,8 +63,6 @@ SECTIONS = ("examples", "goldens", "kernels")
 GOLDEN_RTOL = 2e-2
 # What the fix's finding tells a user with bfloat16 operands (per_operand_precision._dtype_note).
 BF16_EPSILON = 2.0 ** -7
-# What Mosaic's compiler says of an operand type it refuses at a precision (codemods/probe.py's).
-COMPILE_REJECTION = r"Mosaic failed to compile TPU kernel: Bad (lhs|rhs) type"
 BF16_ADVICE = re.compile(r"for bfloat16 operands write (\w+) instead")
 
 
@@ -150,7 +148,7 @@ class Checker:
         """None when Mosaic compiles the program (simulated: lowers it for "tpu"), else the error."""
         try:
             if self.simulate:
-                with _abstract_tpu(self.jax):
+                with self.support.abstract_tpu():
                     self.support.lower(fn, args, "tpu")
             else:
                 fn.lower(*args).compile()
@@ -174,7 +172,7 @@ class Checker:
         except ValueError as error:  # a kernel that asks which TPU runs it (emit_pipeline) gets the chip's kind
             if "Unsupported TPU device kind" not in str(error):
                 raise
-            with self.interpreter(), _abstract_tpu(self.jax):
+            with self.interpreter(), self.support.abstract_tpu():
                 return self.jax.block_until_ready(make_fn()(*self.jax.device_put(args, self.cpu)))
 
     @contextlib.contextmanager
@@ -364,6 +362,8 @@ class Checker:
         if pair and not mine:
             problems.append("the tool reported nothing at a site that fails")
         outputs = _outputs(self, inject, written_dir, site.rel, interpret=self.simulate)
+        from codemods.probe import COMPILE_REJECTION
+
         if any(isinstance(output, str) and re.search(COMPILE_REJECTION, output) for _, output in outputs):
             # An operand Mosaic's compiler refuses at the fix's precision (bfloat16): the finding says
             # what to write for such operands; written so, the op must run.
@@ -594,14 +594,6 @@ def _relative_error(actual, expected) -> tuple[float, float]:
         scale = max(scale, float(np.max(np.abs(want))) if want.size else 0.0)
         worst = max(worst, float(np.max(np.abs(got - want))) if want.size else 0.0)
     return (worst / scale if scale else worst), scale
-
-
-@contextlib.contextmanager
-def _abstract_tpu(jax):
-    """Kernels that ask which TPU they run on get an abstract one on a CPU (as test_goldens_lower)."""
-    device = jax.sharding.AbstractDevice(device_kind="TPU v5 lite", platform="tpu", num_cores=1)
-    with jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((1,), ("x",), abstract_device=device)):
-        yield
 
 
 def _load_inject():
