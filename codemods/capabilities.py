@@ -262,6 +262,24 @@ NOT_LOWERED: dict[str, list[tuple[Span, frozenset[str]]]] = {
 }
 
 
+# backend -> [(releases, whether its kernel lowering takes a dynamic_slice of a value)]: `v = x_ref[...]`
+# then `v[i]` at a traced `i`, or `lax.dynamic_slice(v, ...)` (even with static starts). Mosaic TPU
+# raises "Unimplemented primitive in Pallas TPU lowering for tc: dynamic_slice" on 0.10.2 and
+# 0.12.0.1 (`jax-codemod probe`, and a TPU v5e with 0.10.2), while indexing the ref (`x_ref[i]`,
+# `x_ref[pl.ds(start, size)]`) lowers: JAX006 moves the index onto the ref. A release that lowers
+# it gets a span of its own here (the probe says when), and then no finding.
+DYNAMIC_SLICE_OF_VALUES: dict[str, list[tuple[Span, bool]]] = {
+    "mosaic_tpu": [(ALL, False)],
+}
+
+
+def lowers_dynamic_slice_of_values(backend: str, version: Optional[Version]) -> bool:
+    """Whether the backend lowers a dynamic_slice of a value on `version`; an unknown version only
+    where every release does (a claim that a kernel fails is what makes JAX006 act)."""
+    rows = DYNAMIC_SLICE_OF_VALUES[backend]
+    return all(lowered for span, lowered in rows if version is None or span.contains(version))
+
+
 # How each backend's lowering says it has no rule for a primitive (the start of its message).
 UNIMPLEMENTED = {
     "mosaic_tpu": "Unimplemented primitive in Pallas TPU lowering for tc: {}",

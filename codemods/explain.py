@@ -58,6 +58,8 @@ ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
                           r"|Unsupported dot precision: <class '[\w.]+'>")),
     ("JAX002", re.compile(r"Not implemented: accuracy")),
     ("JAX003", re.compile(r"bfloat16 support not implemented for LSTM")),
+    # A value indexed at a traced position in a Mosaic TPU kernel (JAX006); other primitives are other walls.
+    ("JAX006", re.compile(r"Unimplemented primitive in Pallas TPU lowering for tc: dynamic_slice\b")),
 )
 # The upgrade errors (the JAX1xx rows): a jax name that is gone, named by Python's own message.
 _MISSING = re.compile(r"\b(?:AttributeError|ImportError|ModuleNotFoundError): (?P<message>"
