@@ -161,7 +161,7 @@ class DynamicIndex(JaxTransform):
         axis = 0 if axis_node is None else _int_constant(axis_node)
         if start is None or axis is None:
             return NotALoad("its axis is not a number written in the call")
-        if axis != 0 and self._lane_start(start):
+        if (axis == -1 or axis > 0) and self._lane_start(start):
             return NotALoad(_LANE if axis == -1 else f"axis={axis} may be the last dimension, and {_LANE}")
         if name == SLICE_IN_DIM:
             size = argument(2, "slice_size")
@@ -253,7 +253,7 @@ class DynamicIndex(JaxTransform):
                 return None
             found = [None if binding.value is None else self._indexed(binding.value, depth - 1) for binding in bindings]
             if len(bindings) > 1:
-                lines = ", ".join(str(self.module.position(binding.node)[0]) for binding in bindings)
+                lines = ", ".join(str(line) for line in sorted(self.module.position(b.node)[0] for b in bindings))
                 return NotALoad(f"`{value.id}` is bound on lines {lines}, not once") if any(found) else None
             if isinstance(found[0], Loaded) and self.module.parent.get(found[0].load.node) is not found[0].statement:
                 return NotALoad(f"`{value.id}` is bound to the load together with other values")
