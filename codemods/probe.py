@@ -484,6 +484,50 @@ def _preset_probes() -> list[Probe]:
     ]
 
 
+DYNAMIC_SLICE_REJECTION = r"Unimplemented primitive in Pallas TPU lowering for tc: dynamic_slice\b"
+
+
+def _dynamic_index_probes() -> list[Probe]:
+    """A value loaded from a ref and indexed at a traced position (capabilities.DYNAMIC_SLICE_OF_VALUES),
+    and JAX006's fix, the same index on the ref, which must lower wherever the value's does not."""
+    from jax import lax
+
+    def attempt(index):
+        def body(x_ref, o_ref):  # a loop's index is traced
+            o_ref[...] = lax.fori_loop(0, 2, lambda i, total: total + index(x_ref, i), o_ref[...])
+
+        return lambda: _lower_mosaic_tpu(body, (_f32((16, 128)),), _f32(VECTOR_SHAPE))
+
+    def believed(version: Optional[Version]) -> str:
+        return ACCEPTED if capabilities.lowers_dynamic_slice_of_values("mosaic_tpu", version) else REJECTED
+
+    cases = {
+        "v[i] of v = x_ref[...]": lambda x_ref, i: _broadcast_row(x_ref[...][i]),
+        "lax.dynamic_slice(v, (i * 8, 0), (8, 128)) of v = x_ref[...]":
+            lambda x_ref, i: lax.dynamic_slice(x_ref[...], (i * 8, 0), VECTOR_SHAPE),
+    }
+    fixes = {
+        "x_ref[i] (JAX006's fix)": lambda x_ref, i: _broadcast_row(x_ref[i]),
+        "x_ref[pl.ds(i * 8, 8), pl.ds(0, 128)] (JAX006's fix)": lambda x_ref, i: x_ref[_ds(i * 8, 8), _ds(0, 128)],
+    }
+    return [Probe("mosaic_tpu", "dynamic_slice", case, attempt(index), DYNAMIC_SLICE_REJECTION, UNSUPPORTED, believed)
+            for case, index in cases.items()] + [
+        Probe("mosaic_tpu", "dynamic_slice", case, attempt(index), DYNAMIC_SLICE_REJECTION, UNSUPPORTED,
+              lambda version: ACCEPTED) for case, index in fixes.items()]
+
+
+def _ds(start, size):
+    from jax.experimental import pallas as pl
+
+    return pl.ds(start, size)
+
+
+def _broadcast_row(row):
+    import jax.numpy as jnp
+
+    return jnp.broadcast_to(row, VECTOR_SHAPE)
+
+
 def _lstm_probes() -> list[Probe]:
     """The LSTM gate runs at trace time; a failure after it (no cuDNN here) means it passed."""
     import jax
@@ -594,7 +638,7 @@ def observe() -> list[Observation]:
     """Lower every probe kernel with the installed jax; independent of what the table says."""
     with _quiet():
         probes = (_precision_probes() + _dtype_probes() + _triton_dot_probes() + _preset_probes()
-                  + _accuracy_probes() + _lstm_probes())
+                  + _accuracy_probes() + _lstm_probes() + _dynamic_index_probes())
         return [_observe(probe) for probe in probes]
 
 

@@ -277,3 +277,22 @@ def test_a_preset_jax_adds_is_a_disagreement(observations, monkeypatch):
     row = _rows(probe.compare(probe.observe(), probe.installed_jax_version()), "mosaic_tpu", "dot")[
         "DotAlgorithmPreset members"]
     assert (row.observed, row.agree, row.detail) == (probe.PRESETS_DIFFER, False, "added F64_F64_F64; gone none")
+
+
+def test_dynamic_slice_of_a_value_lowers_as_the_table_says_and_a_wrong_row_is_caught(observations, monkeypatch):
+    """No Mosaic TPU release so far lowers a dynamic_slice of a loaded value; JAX006's fix, the same
+    index on the ref, lowers. A table that believed a release lowered it (as one that adds the
+    lowering will) disagrees on the value rows, and the rule then reports nothing."""
+    report = probe.compare(observations, probe.installed_jax_version())
+    rows = _rows(report, "mosaic_tpu", "dynamic_slice")
+    assert {case: row.observed for case, row in rows.items()} == {
+        "v[i] of v = x_ref[...]": probe.REJECTED,
+        "lax.dynamic_slice(v, (i * 8, 0), (8, 128)) of v = x_ref[...]": probe.REJECTED,
+        "x_ref[i] (JAX006's fix)": probe.ACCEPTED,
+        "x_ref[pl.ds(i * 8, 8), pl.ds(0, 128)] (JAX006's fix)": probe.ACCEPTED,
+    }
+    assert all(row.agree for row in rows.values())
+    assert "Unimplemented primitive in Pallas TPU lowering for tc: dynamic_slice" in rows["v[i] of v = x_ref[...]"].detail
+    monkeypatch.setitem(capabilities.DYNAMIC_SLICE_OF_VALUES, "mosaic_tpu", [(capabilities.ALL, True)])
+    wrong = {row.case for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
+    assert wrong == {"v[i] of v = x_ref[...]", "lax.dynamic_slice(v, (i * 8, 0), (8, 128)) of v = x_ref[...]"}
