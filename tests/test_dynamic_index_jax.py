@@ -110,3 +110,60 @@ def test_plain_xla_code_is_left_alone_and_runs() -> None:
     outside = jax_support.load_program(source, "dynamic_index_outside").outside
     x = jnp.arange(16 * 128, dtype=jnp.float32).reshape(16, 128)
     np.testing.assert_array_equal(np.asarray(jax.jit(outside)(x, 8)), np.asarray(x[8:16]))
+
+
+DYNAMIC_SLICE_KERNEL = '''\
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+PLATFORM = "tpu"
+
+
+def kernel(x_ref, o_ref):
+    v = x_ref[...]
+    i = pl.program_id(0)
+    o_ref[...] = lax.dynamic_slice(v, (i * 8, 0), (8, 128))
+
+
+def build():
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32), grid=(2,))
+    return jax.jit(call), (jax.ShapeDtypeStruct((16, 128), jnp.float32),)
+'''
+
+
+def test_explain_places_the_dynamic_slice_error_and_its_fix_lowers(tmp_path: Path) -> None:
+    """The traceback JAX prints for the value's dynamic_slice names the kernel's line; explain maps it to
+    JAX006, shows the fix, writes it only with --unsafe-fixes, and the program then lowers."""
+    from tests.test_explain import explain, lower
+
+    program = tmp_path / "dynamic.py"
+    program.write_text(DYNAMIC_SLICE_KERNEL)
+    failed = lower(program, tmp_path)
+    assert ERROR in failed.stderr, failed.stderr[-2000:]
+    refused = explain(failed.stderr, tmp_path, "--write")
+    assert refused.returncode == 1, refused.stderr
+    assert "dynamic.py:12: JAX006: the traceback's `" + ERROR + "` comes from this call" in refused.stderr
+    assert "[fixed, unsafe fix: --unsafe-fixes]" in refused.stderr
+    assert program.read_text() == DYNAMIC_SLICE_KERNEL
+    written = explain(failed.stderr, tmp_path, "--write", "--unsafe-fixes")
+    assert written.returncode == 0, written.stderr
+    assert "    o_ref[...] = x_ref[pl.ds(i * 8, 8), pl.ds(0, 128)]\n" in program.read_text()
+    assert lower(program, tmp_path).stdout.strip() == "lowered"
+
+
+def test_explain_gives_the_note_where_the_ref_is_written_in_between(tmp_path: Path) -> None:
+    from tests.test_explain import explain, lower
+
+    program = tmp_path / "stored.py"
+    source = DYNAMIC_SLICE_KERNEL.replace("    i = pl.program_id(0)\n", "    x_ref[...] = v + 1\n    i = pl.program_id(0)\n")
+    program.write_text(source)
+    failed = lower(program, tmp_path)
+    assert ERROR in failed.stderr, failed.stderr[-2000:]
+    result = explain(failed.stderr, tmp_path, "--write", "--unsafe-fixes")
+    assert result.returncode == 1, result.stderr
+    assert "[manual]" in result.stderr and "`x_ref` is stored to on line 11, between the load and the index" \
+        in result.stderr
+    assert "no fix can be written for this call" in result.stderr
+    assert program.read_text() == source
