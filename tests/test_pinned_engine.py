@@ -481,6 +481,13 @@ ONE_WORD = {
     b"dot": ("JAX001", 'pl.dot(x_ref[...], y_ref[...], False, False, None, ("default", "high"))',
              'None, "high")', "0.11.2"),
     b"accuracy": ("JAX002", "lax.exp(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST)", "lax.exp(x_ref[...])", TARGET),
+    b"dynamic_slice": ("JAX006", "lax.dynamic_slice(x_ref[...], (0, 0), (8, 128))", "x_ref[pl.ds(0, 8), pl.ds(0, 128)]",
+                       TARGET),
+    b"dynamic_index_in_dim": ("JAX006", "lax.dynamic_index_in_dim(x_ref[...], 0)", "x_ref[pl.ds(0, 1)]", TARGET),
+    b"program_id": ("JAX006", "x_ref[...][pl.program_id(0)]", "o_ref[...] = x_ref[pl.program_id(0)]", TARGET),
+    b"loop": ("JAX006", "lax.fori_loop(0, 8, lambda t, c: c + x_ref[...][t], y_ref[...])", "c + x_ref[t]", TARGET),
+    b"scan": ("JAX006", "lax.scan(lambda c, t: (c + x_ref[...][t], c), y_ref[...], jnp.arange(8))[0]",
+              "(c + x_ref[t], c)", TARGET),
 }
 LSTM_ONLY = '''\
 import jax
@@ -504,7 +511,7 @@ def test_a_file_holding_one_prefilter_word_alone_is_fixed(word: bytes) -> None:
     assert _words_in(source) == [word] and b"*" not in source
     settings = Settings(tuple(map(int, version.split("."))), unsafe_fixes=True)
     rule = registry.select([code])[0]
-    seed_rules = registry.select(["JAX0"])  # the three seed rules' words (pl.dot is JAX150's too)
+    seed_rules = registry.select(["JAX0"])  # the JAX0xx rules' words (pl.dot is JAX150's too)
     assert rule in rules_for(source, seed_rules, settings)
     result = runner.process_source(Path("k.py"), source, seed_rules, settings)
     assert result.error is None and [(f.code, f.kind) for f in result.findings] == \
@@ -539,7 +546,7 @@ def test_unpacked_arguments_after_a_comment_pass_the_prefilter(code: str, call: 
     assert not re.search(rb"[(,]\s*\*", source), "only the spelling with a comment unpacks arguments"
     settings = SETTINGS
     rule = registry.select([code])[0]
-    seed_rules = registry.select(["JAX0"])  # the three seed rules' words (pl.dot is JAX150's too)
+    seed_rules = registry.select(["JAX0"])  # the JAX0xx rules' words (pl.dot is JAX150's too)
     assert rule in rules_for(source, seed_rules, settings)
     result = runner.process_source(Path("k.py"), source, seed_rules, settings)
     assert [(f.code, f.kind) for f in result.findings] == [(code, Kind.MANUAL)]
