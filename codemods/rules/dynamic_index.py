@@ -611,14 +611,16 @@ RULE = Rule(
         `lax.dynamic_slice_in_dim` and `lax.dynamic_index_in_dim`. The index moves onto the ref:
         `x_ref[i]`, `x_ref[pl.ds(start, size), ...]`. Only where the analysis proves that nothing
         writes the ref between the load and the index: every mention of the ref but a read (a store,
-        `pl.store`, a call it is passed to, an async copy into it, another name for it) must run
-        before the load or after the index in the same function, with no loop running it before the
-        index again. Otherwise, and where the indexed value is another array (a part of a ref, a
-        computed value), a [manual] finding says why. The fix is unsafe (applied with
-        --unsafe-fixes): an index on the ref reads the same elements wherever it is in bounds, but
-        jnp wraps a negative index and lax.dynamic_slice clamps a start past the end, and the ref does
-        neither. A file is read for this rule where it says dynamic_slice, dynamic_index_in_dim,
-        program_id, loop or scan (`jax-codemod explain` reads the rest from a traceback).
+        a call it is passed to, an async copy into it, another name for it) must run before the load
+        or after the index in the same function, with no loop running it before the index again.
+        Otherwise, and where the indexed value is another array (a part of a ref, a computed value)
+        or the index is in the last (lane) dimension, which Mosaic's compiler refuses on the ref
+        unless it is a multiple of 128, a [manual] finding says why. The fix is unsafe (applied with
+        --unsafe-fixes): an index on the ref reads the same elements wherever it is in bounds, but out
+        of bounds jnp wraps a negative index and lax.dynamic_slice clamps the start, while the ref's
+        index is not checked (a negative one faulted a TPU v5e). A file is read for this rule where it
+        says dynamic_slice, dynamic_index_in_dim, program_id, loop or scan (`jax-codemod explain`
+        reads the rest from a traceback). Measured and left out: docs/walls.md.
     """,
     why="""
         Mosaic TPU has no lowering for dynamic_slice of a value (jax 0.10.2 and 0.12.0.1: "Unimplemented
