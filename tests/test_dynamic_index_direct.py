@@ -61,6 +61,8 @@ FIXED = [
      "v = x_ref[...]\ni = pl.program_id(0)\no_ref[...] = jnp.broadcast_to(x_ref[i], o_ref.shape)\n"),
     ("the load itself", "o_ref[...] = jnp.broadcast_to(x_ref[:][pl.program_id(0)], o_ref.shape)\n",
      "o_ref[...] = jnp.broadcast_to(x_ref[pl.program_id(0)], o_ref.shape)\n"),
+    ("a parenthesized value", "v = x_ref[...]\no_ref[...] = (v)[pl.program_id(0)]\n",
+     "v = x_ref[...]\no_ref[...] = x_ref[pl.program_id(0)]\n"),
     ("a tuple index", "v = x_ref[...]\no_ref[...] = jnp.broadcast_to(v[pl.program_id(0), 5], o_ref.shape)\n",
      "v = x_ref[...]\no_ref[...] = jnp.broadcast_to(x_ref[pl.program_id(0), 5], o_ref.shape)\n"),
     ("dynamic_slice, keywords", "v = x_ref[...]\no_ref[...] = lax.dynamic_slice(v, slice_sizes=(8, 128), "
@@ -282,3 +284,11 @@ def test_a_proven_line_is_fixed_where_the_analysis_cannot_see_the_index_traced()
     line = source.count("\n", 0, source.index("o_ref[...] = v[i]")) + 1
     after, findings = _run(source, proven={"JAX006": frozenset({line})})
     assert "o_ref[...] = x_ref[i]\n" in after and [kind for _, kind, _, _ in findings] == ["fixed"]
+
+
+def test_a_name_rebound_from_itself_ends() -> None:
+    """`v = v.astype(...)`, `w = w.T + w`: the value is followed a bounded number of steps."""
+    body = "v = x_ref[...]\nv = v.astype(jnp.float32)\nw = w * 2 + w\no_ref[...] = v[pl.program_id(0)] + w[pl.program_id(0)]\n"
+    after, findings = _run(_module(body))
+    assert after is None and [kind for _, kind, _, _ in findings] == ["manual"]
+    assert "`v` is bound on lines" in findings[0][2]

@@ -118,7 +118,8 @@ class DynamicIndex(JaxTransform):
             self._manual(node, written, NotALoad(f"a traced index after the first dimension may be in the last, and "
                                                  f"{_LANE}"))
             return
-        brackets = self.module.segment(node)[len(self.module.segment(node.value)):].lstrip()
+        after_value = self.module.text[self.module.span(node.value)[1]:self.module.span(node)[1]]
+        brackets = after_value[after_value.index("["):]  # past the parenthesis of `(v)[i]`
         self._move(node, written, indexed, f"{indexed.load.ref.id}{brackets}", needs_pallas=False)
 
     def _plan_call(self, call: ast.Call, name: str) -> None:
@@ -241,7 +242,9 @@ class DynamicIndex(JaxTransform):
 
     def _indexed(self, value: ast.expr, depth: int = MAX_ALIAS_DEPTH) -> Indexed:
         """Whether `value` is a whole load of a ref (directly, or a name bound once to one), another
-        array, or not known to be an array."""
+        array, or not known to be an array (also past `depth` names and operations: a cycle)."""
+        if depth < 0:
+            return None
         load = self._whole_load(value)
         if isinstance(load, Load):
             return Loaded(load, self._statement(value))
@@ -249,7 +252,7 @@ class DynamicIndex(JaxTransform):
             return load
         if isinstance(value, ast.Name):
             bindings = self.module.bindings(value)
-            if depth == 0 or not bindings or any(binding.is_parameter for binding in bindings):
+            if not bindings or any(binding.is_parameter for binding in bindings):
                 return None
             found = [None if binding.value is None else self._indexed(binding.value, depth - 1) for binding in bindings]
             if len(bindings) > 1:
@@ -267,7 +270,7 @@ class DynamicIndex(JaxTransform):
             return None
         if isinstance(value, (ast.BinOp, ast.UnaryOp)):
             operands = [value.left, value.right] if isinstance(value, ast.BinOp) else [value.operand]
-            if depth and any(self._indexed(operand, depth - 1) is not None for operand in operands):
+            if any(self._indexed(operand, depth - 1) is not None for operand in operands):
                 return NotALoad("it is computed from a loaded value, not loaded whole from a ref")
         return None
 
