@@ -102,6 +102,13 @@ FIXED = [
      "o_ref[...] = v[r + 1]\n", "v = x_ref[...]\nb, r = divmod(pl.program_id(0), 4)\no_ref[...] = x_ref[r + 1]\n"),
     ("the ref passed on with the index, read first", "v = x_ref[...]\nconsume(x_ref, v[pl.program_id(0)])\n",
      "v = x_ref[...]\nconsume(x_ref, x_ref[pl.program_id(0)])\n"),
+    ("reads that write nothing, between", "v = x_ref[...]\nz = jnp.zeros_like(x_ref) if x_ref is not None else 0\n"
+     "o_ref[...] = v[pl.program_id(0)] + z\n", "v = x_ref[...]\nz = jnp.zeros_like(x_ref) if x_ref is not None else 0\n"
+     "o_ref[...] = x_ref[pl.program_id(0)] + z\n"),
+    ("a pl.when body that stores before the load", "@pl.when(pl.program_id(0) == 0)\ndef init():\n"
+     "    x_ref[...] = jnp.zeros_like(x_ref)\nv = x_ref[...]\no_ref[...] = v[pl.program_id(0)]\n",
+     "@pl.when(pl.program_id(0) == 0)\ndef init():\n    x_ref[...] = jnp.zeros_like(x_ref)\nv = x_ref[...]\n"
+     "o_ref[...] = x_ref[pl.program_id(0)]\n"),
     ("a call of its own before the load", "pltpu.sync_copy(o_ref, x_ref)\nv = x_ref[...]\no_ref[...] = "
      "v[pl.program_id(0)]\n", "pltpu.sync_copy(o_ref, x_ref)\nv = x_ref[...]\no_ref[...] = x_ref[pl.program_id(0)]\n"),
 ]
@@ -199,6 +206,9 @@ NOT_FIXED = [
     ("a store in the loop body that indexes", "v = x_ref[...]\ndef body(t, total):\n    x_ref[t] = total\n"
      "    return total + v[t]\no_ref[...] = lax.fori_loop(0, 8, body, o_ref[...])\n",
      "`x_ref` is stored to on line {4}, in `body`, which may run between the load and the index"),
+    ("a pl.when body that stores between", "v = x_ref[...]\n@pl.when(pl.program_id(0) == 0)\ndef init():\n"
+     "    x_ref[...] = v + 1\no_ref[...] = v[pl.program_id(0)]\n", "`x_ref` is stored to on line {5}, between the load "
+     "and the index"),
     ("a store in another nested function", "v = x_ref[...]\ndef clear():\n    x_ref[...] = 0\nclear()\n"
      "o_ref[...] = v[pl.program_id(0)]\n", "in `clear`, which may run between the load and the index"),
     ("a store after the load, the index in a closure", "v = x_ref[...]\nx_ref[...] = v + 1\ndef body(t, total):\n"

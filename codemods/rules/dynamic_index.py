@@ -15,9 +15,9 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator, Optional, Union
 
-from codemods.analysis.kernel_scope import MOSAIC_TPU
+from codemods.analysis.kernel_scope import MOSAIC_TPU, argument_for
 from codemods.analysis.module import FUNCTIONS, MAX_ALIAS_DEPTH, Binding, FunctionNode
-from codemods.analysis.names import display, find_arg, has_double_star, has_star, is_none, one_line
+from codemods.analysis.names import display, find_arg, has_double_star, has_star, is_none, one_line, value_of
 from codemods.base import JaxTransform
 from codemods.capabilities import UNIMPLEMENTED, lowers_dynamic_slice_of_values
 from codemods.engine.diagnostics import Applicability, Kind
@@ -35,6 +35,7 @@ DYNAMIC_SLICES = frozenset({DYNAMIC_SLICE, SLICE_IN_DIM, INDEX_IN_DIM})
 # Functions that call the functions handed to them with traced arguments (a loop's index, a carry).
 TRACING = frozenset({"jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.scan", "jax.lax.map", "jax.lax.cond",
                      "jax.lax.switch", f"{PALLAS}.loop"})
+RUN_WHERE_DEFINED = frozenset({f"{PALLAS}.when", f"{PALLAS}.loop"})  # decorators that run the body at its def
 STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size"})  # known when the kernel is traced
 ERROR = UNIMPLEMENTED[MOSAIC_TPU].format("dynamic_slice")
 # How an index on the ref may differ from the value's where it is out of bounds: said in every fix.
@@ -111,10 +112,7 @@ class DynamicIndex(JaxTransform):
         if not isinstance(indexed, Loaded):
             self._manual(node, written, indexed)
             return
-        parts = index.elts if isinstance(index, ast.Tuple) else [index]
-        inner = [part for position, part in enumerate(parts) if position > 0 or _is_ellipsis(parts[0])]
-        if any(self._lane_start(part) and not _is_ellipsis(part) and not isinstance(part, ast.Slice)
-               and self._traced(part) for part in inner):
+        if any(self._lane_start(part) and self._traced(part) for part in _maybe_last(index)):
             self._manual(node, written, NotALoad(f"a traced index after the first dimension may be in the last, and "
                                                  f"{_LANE}"))
             return
@@ -317,10 +315,10 @@ class DynamicIndex(JaxTransform):
 
     def _written_between(self, indexed: Loaded, node: ast.expr) -> Optional[str]:
         """Why something may write the ref between its load and the index (None: nothing can). Any
-        mention of the ref but a read (`x_ref[...]`, `x_ref.shape`, `pl.load(x_ref, ...)`) may write
-        it: a store, a call it is passed to, an async copy, another name for it."""
+        mention of the ref but a read (`x_ref[...]`, `x_ref.shape`, `pltpu.load(x_ref)`, `x_ref is None`,
+        `jnp.zeros_like(x_ref)`) may write it: a store, a call it is passed to, an async copy, another name."""
         load, loading = indexed.load, indexed.statement
-        kernels, enclosing = self.analysis.kernels, self.module.enclosing
+        enclosing = self.module.enclosing
         loader = enclosing.get(load.ref)
         indexer = enclosing.get(_anchor(node.func if isinstance(node, ast.Call) else node.value))  # type: ignore[attr-defined]
         statement = self._statement(node)
@@ -338,12 +336,13 @@ class DynamicIndex(JaxTransform):
                 return f"`{load.ref.id}` is given another name or kept on line {line}, and may be written through it"
             what = f"`{load.ref.id}` is " + ("stored to" if call is None else
                                              f"passed to `{one_line(self.module.segment(call.func))}`") + f" on line {line}"
-            where = enclosing.get(mention)
+            where, writing = enclosing.get(mention), self._statement(mention)
+            while where is not loader and self._runs_where_defined(where):
+                writing, where = where, self.module.function_parent.get(where)  # type: ignore[assignment]
             if where is not loader:
                 if where is not None and self._encloses(where, loader):
                     continue  # code around the loading function: it does not run while that function does
                 return f"{what}, in {_function_name(where)}, which may run between the load and the index"
-            writing = self._statement(mention)
             if _ends_before(writing, loading) and writing is not loading:
                 continue
             if indexer is not loader:
@@ -357,15 +356,31 @@ class DynamicIndex(JaxTransform):
                 f" (the loop on line {loop.lineno} runs it before the index again)" if loop is not None else "")
         return None
 
+    def _runs_where_defined(self, function: Optional[FunctionNode]) -> bool:
+        """`@pl.when(c) def init(): ...`, `@pl.loop(0, n) def body(i): ...`: the body runs at its `def`."""
+        return isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            isinstance(decorator, ast.Call) and self.module.matching_name(decorator.func, RUN_WHERE_DEFINED)
+            for decorator in function.decorator_list)
+
     def _reads(self, mention: ast.Name) -> bool:
         parent = self.module.parent.get(mention)
         if isinstance(parent, ast.Subscript) and parent.value is mention:
             return isinstance(parent.ctx, ast.Load)
         if isinstance(parent, ast.Attribute):
             return parent.attr in STATIC_ATTRIBUTES
-        if isinstance(parent, ast.Call) and parent.args and parent.args[0] is mention:
-            return self.module.matching_name(parent.func, {LOAD, TPU_LOAD}) is not None or _is_len(self.module, parent)
-        return False
+        if isinstance(parent, (ast.Compare, ast.BoolOp)) or isinstance(parent, (ast.If, ast.IfExp, ast.While)) \
+                and parent.test is mention:
+            return True  # `x_ref is not None`, `if x_ref:`
+        call = self._argument_of(mention)
+        if call is None:
+            return False
+        if _is_len(self.module, call) or call.args and call.args[0] is mention \
+                and self.module.matching_name(call.func, {LOAD, TPU_LOAD}) is not None:
+            return True
+        # jnp and lax functions compute from what they are given (`jnp.zeros_like(x_ref)`); lax's loops and
+        # branches run functions, which may write.
+        return any(name.startswith(("jax.numpy.", "jax.lax.")) and name not in TRACING
+                   for name in self.module.qualified_names(call.func))
 
     def _argument_of(self, mention: ast.Name) -> Optional[ast.Call]:
         """The call `mention` is passed to (`helper(x_ref)`, `pltpu.sync_copy(src, x_ref)`): where the
@@ -456,6 +471,9 @@ class DynamicIndex(JaxTransform):
                     seen.add(id(binding))
                     if binding.node in self._traced_parameters:
                         return True
+                    if binding.is_parameter:
+                        pending.extend(self._passed_for(binding.node))  # type: ignore[arg-type]
+                        continue
                     value = binding.value if binding.value is not None else self._source(binding)
                     if value is not None:
                         pending.append(value)
@@ -463,6 +481,16 @@ class DynamicIndex(JaxTransform):
             if not isinstance(node, (*FUNCTIONS, ast.comprehension)):
                 pending.extend(ast.iter_child_nodes(node))
         return False
+
+    def _passed_for(self, parameter: ast.arg) -> list[ast.expr]:
+        """What this module's calls of the parameter's function pass for it (`helper(x, pl.program_id(0))`)."""
+        function = self.module.parent.get(self.module.parent.get(parameter))  # type: ignore[arg-type]
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return []
+        calls = [call for reference in self.module.references_to(function)
+                 if isinstance(call := self.module.parent.get(reference), ast.Call) and call.func is reference]
+        return [value_of(argument) for call in calls
+                if (argument := argument_for(call, function, parameter)) is not None]
 
     def _source(self, binding: Binding) -> Optional[ast.AST]:
         """What a name bound other than by `name = value` takes its value from: the right side of an
@@ -488,6 +516,15 @@ def _anchor(node: ast.expr) -> Optional[ast.AST]:
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         node = node.value
     return node if isinstance(node, (ast.Name, ast.Call)) else None
+
+
+def _maybe_last(index: ast.expr) -> list[ast.expr]:
+    """The parts of an index that may fall on the array's last dimension, its rank unknown: one after
+    the first position that only `...` or an unpacked `*rest` (perhaps empty) follows."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return [part for position, part in enumerate(parts)
+            if position > 0 and not isinstance(part, (ast.Slice, ast.Starred)) and not _is_ellipsis(part)
+            and all(_is_ellipsis(later) or isinstance(later, ast.Starred) for later in parts[position + 1:])]
 
 
 def _is_ellipsis(node: ast.expr) -> bool:
