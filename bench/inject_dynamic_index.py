@@ -2,7 +2,7 @@
 """Injection over jax's own Pallas TPU kernels for JAX006: is every value indexed at a traced position
 found, and does the fix give back the kernel as jax wrote it?
 
-    python bench/inject_dynamic_index.py [--jax-version 0.12.0.1] [--show silent|manual|all]
+    python bench/inject_dynamic_index.py [--jax-version 0.12.0.1] [--show silent|manual|all] [--only splash]
 
 For every read of a ref at an index that is not all constants (`x_ref[i]`, `k_ref[pl.ds(s, n), :]`,
 a name ending in `_ref`) in kernel code of `jax/experimental/pallas/ops/tpu/` (the installed jax's; a
@@ -47,8 +47,11 @@ HOISTED = "__jax006_v"
 def _static_labels():
     spec = importlib.util.spec_from_file_location("inject", REPO / "bench" / "inject.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules["inject"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    sys.modules["inject"] = module  # its dataclasses look their module up while it runs
+    try:
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    finally:
+        del sys.modules["inject"]
     return module.static_labels
 
 
@@ -101,13 +104,14 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jax-version", default="0.12.0.1")
     parser.add_argument("--show", choices=("silent", "manual", "all"), default="all")
+    parser.add_argument("--only", default="", help="only the kernel files whose path holds this text")
     options = parser.parse_args(argv)
     spec = importlib.util.find_spec("jax")
     if spec is None or spec.origin is None:
         print("jax is not installed: nothing to inject into", file=sys.stderr)
         return 2
     ops = Path(spec.origin).parent / "experimental" / "pallas" / "ops"
-    files = sorted((ops / "tpu").rglob("*.py"))
+    files = sorted(path for path in (ops / "tpu").rglob("*.py") if options.only in str(path))
     settings = Settings(parse_version(options.jax_version), unsafe_fixes=True)
     rules = registry.select(["JAX006"])
     index = runner.project_index(sorted(ops.rglob("*.py")), rules, settings)

@@ -302,3 +302,12 @@ def test_a_name_rebound_from_itself_ends() -> None:
     after, findings = _run(_module(body))
     assert after is None and [kind for _, kind, _, _ in findings] == ["manual"]
     assert "`v` is bound on lines" in findings[0][2]
+
+
+def test_a_helpers_parameter_is_traced_where_the_module_passes_a_traced_value() -> None:
+    source = HEADER + "def row(x_ref, o_ref, i):\n    v = x_ref[...]\n    o_ref[...] = v[i]\n\n\n" \
+        "def kernel(x_ref, o_ref):\n    row(x_ref, o_ref, pl.program_id(0))\n" + LAUNCH
+    after, findings = _run(source)
+    assert "    o_ref[...] = x_ref[i]\n" in after and [kind for _, kind, _, _ in findings] == ["fixed"]
+    static = source.replace("row(x_ref, o_ref, pl.program_id(0))", "row(x_ref, o_ref, 3)  # not program_id")
+    assert _run(static) == (None, [])

@@ -167,3 +167,21 @@ def test_explain_gives_the_note_where_the_ref_is_written_in_between(tmp_path: Pa
         in result.stderr
     assert "no fix can be written for this call" in result.stderr
     assert program.read_text() == source
+
+
+def test_the_injection_over_jax_kernels_changes_nothing_else(capsys, monkeypatch) -> None:
+    """bench/inject_dynamic_index.py over the installed jax's splash attention kernels (the bench's whole run,
+    every TPU kernel, takes 15 s: docs/walls.md): no site wrong (a fix that changes more than the read, a
+    finding elsewhere, a crash); fixed where a `@pl.when` body stores the scratch ref before the load."""
+    import importlib.util
+    import sys
+
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the bench puts the checkout first
+    spec = importlib.util.spec_from_file_location("inject_dynamic_index",
+                                                  Path(__file__).parents[1] / "bench" / "inject_dynamic_index.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--jax-version", jax.__version__, "--show", "silent", "--only", "splash_attention_kernel"]) == 0
+    summary = capsys.readouterr().out.splitlines()[-1]
+    counts = dict((kind, int(n)) for n, kind in (part.split() for part in summary.split(": ", 1)[1].split(", ")))
+    assert counts["wrong"] == 0 and counts["fixed"] >= 2 and counts["silent"] == 0, summary
