@@ -246,6 +246,13 @@ def test_what_may_be_written_in_between_or_cannot_move_is_a_note_not_a_fix(body:
     assert why.format(*BODY) in findings[0][2] and ERROR in findings[0][2]
 
 
+def test_an_index_of_an_indexed_value_is_a_note_beside_the_fix_of_the_first() -> None:
+    after, findings = _run(_module("v = x_ref[...]\no_ref[...] = v[pl.program_id(0)][pl.program_id(1)]\n"))
+    assert "o_ref[...] = x_ref[pl.program_id(0)][pl.program_id(1)]\n" in after
+    assert [kind for _, kind, _, _ in findings] == ["fixed", "manual"]
+    assert "it is a part of a loaded value (index the ref once: `x_ref[i, j]`)" in findings[1][2]
+
+
 def test_a_ref_that_is_no_parameter_may_have_other_names() -> None:
     source = HEADER + "def kernel(*refs):\n    x_ref, o_ref = refs\n    v = x_ref[...]\n" \
         "    o_ref[...] = v[pl.program_id(0)]\n" + LAUNCH

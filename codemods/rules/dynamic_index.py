@@ -266,6 +266,8 @@ class DynamicIndex(JaxTransform):
             if isinstance(value.func, ast.Attribute) and self._indexed(value.func.value, depth - 1) is not None:
                 return NotALoad(f"it is `.{value.func.attr}(...)` of a loaded value, not the load itself")
             return None
+        if isinstance(value, ast.Subscript) and self._indexed(value.value, depth - 1) is not None:
+            return NotALoad("it is a part of a loaded value (index the ref once: `x_ref[i, j]`)")
         if isinstance(value, (ast.BinOp, ast.UnaryOp)):
             operands = [value.left, value.right] if isinstance(value, ast.BinOp) else [value.operand]
             if any(self._indexed(operand, depth - 1) is not None for operand in operands):
