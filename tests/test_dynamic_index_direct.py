@@ -318,3 +318,13 @@ def test_a_helpers_parameter_is_traced_where_the_module_passes_a_traced_value() 
     assert "    o_ref[...] = x_ref[i]\n" in after and [kind for _, kind, _, _ in findings] == ["fixed"]
     static = source.replace("row(x_ref, o_ref, pl.program_id(0))", "row(x_ref, o_ref, 3)  # not program_id")
     assert _run(static) == (None, [])
+
+
+def test_a_function_a_launch_the_analysis_cannot_resolve_may_run_gets_a_note() -> None:
+    source = HEADER + "def body(x_ref, o_ref):\n    v = x_ref[...]\n    i = pl.program_id(0)\n" \
+        "    o_ref[...] = v[i] + lax.dynamic_slice(v, (i, 0), (8, 128))\n\n\n" \
+        "def run(x, name):\n    return pl.pallas_call(globals()[name], out_shape=x)(x)\n"
+    after, findings = _run(source)
+    assert after is None and [kind for _, kind, _, _ in findings] == ["manual", "manual"]
+    assert all("may run in a kernel" in message and "`body` may be it" in message and ERROR in message
+               for _, _, message, _ in findings), findings

@@ -80,11 +80,23 @@ class DynamicIndex(JaxTransform):
             name = self.module.matching_name(call.func, DYNAMIC_SLICES)
             if name is not None and self._in_mosaic_tpu_kernel(call, call):
                 self._plan_call(call, name)
+            elif name is not None:
+                self._maybe_in_kernel(call, call, f"{display(name)}(...)")
         for node in ast.walk(self.module.tree):
             if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
                 anchor = _anchor(node.value)
                 if anchor is not None and self._in_mosaic_tpu_kernel(node, anchor):
                     self._plan_subscript(node)
+                elif anchor is not None and _looks_loaded(self.module, node.value) and not _constant_index(node.slice) \
+                        and self._traced(node.slice):
+                    self._maybe_in_kernel(node, anchor, f"`{one_line(self.module.segment(node))}`")
+
+    def _maybe_in_kernel(self, node: ast.AST, anchor: ast.AST, written: str) -> None:
+        """Outside every known kernel, in a function a launch this analysis cannot resolve may run: a note."""
+        note = self.unresolved_launch(anchor, frozenset({MOSAIC_TPU}))  # type: ignore[arg-type]
+        if note is not None:
+            self.report(node, Kind.MANUAL, f"{written} {note}; if it does in a Mosaic TPU kernel, it fails there "
+                        f"(\"{ERROR}\"): index the ref itself")
 
     # -- where --
 
@@ -527,6 +539,14 @@ def _maybe_last(index: ast.expr) -> list[ast.expr]:
     return [part for position, part in enumerate(parts)
             if position > 0 and not isinstance(part, (ast.Slice, ast.Starred)) and not _is_ellipsis(part)
             and all(_is_ellipsis(later) or isinstance(later, ast.Starred) for later in parts[position + 1:])]
+
+
+def _looks_loaded(module, value: ast.expr) -> bool:
+    """`x_ref[...]`, or a name bound once to it: a value loaded whole, whatever `x_ref` is."""
+    if isinstance(value, ast.Name):
+        bindings = module.bindings(value)
+        value = bindings[0].value if len(bindings) == 1 and bindings[0].value is not None else value
+    return isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and _whole(value.slice)
 
 
 def _is_ellipsis(node: ast.expr) -> bool:
