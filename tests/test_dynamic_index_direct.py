@@ -199,6 +199,8 @@ NOT_FIXED = [
      "o_ref[...] = v[pl.program_id(0)]\n", "an async copy may land at any time"),
     ("another name, even before the load", "alias = x_ref\nv = x_ref[...]\nalias[...] = v + 1\n"
      "o_ref[...] = v[pl.program_id(0)]\n", "`x_ref` is given another name or kept on line {2}"),
+    ("the ref again, through or", "other = x_ref or o_ref\nv = x_ref[...]\nother[...] = v + 1\n"
+     "o_ref[...] = v[pl.program_id(0)]\n", "`x_ref` is given another name or kept on line {2}"),
     ("a view kept", "view = x_ref.at[0]\nv = x_ref[...]\no_ref[...] = v[pl.program_id(0)]\n",
      "`x_ref` is given another name or kept on line {2}"),
     ("a loop's back-edge", "v = x_ref[...]\nfor k in range(2):\n    o_ref[...] = v[pl.program_id(0)]\n"

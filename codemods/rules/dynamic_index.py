@@ -382,9 +382,9 @@ class DynamicIndex(JaxTransform):
             return isinstance(parent.ctx, ast.Load)
         if isinstance(parent, ast.Attribute):
             return parent.attr in STATIC_ATTRIBUTES
-        if isinstance(parent, (ast.Compare, ast.BoolOp)) or isinstance(parent, (ast.If, ast.IfExp, ast.While)) \
+        if isinstance(parent, ast.Compare) or isinstance(parent, (ast.If, ast.IfExp, ast.While)) \
                 and parent.test is mention:
-            return True  # `x_ref is not None`, `if x_ref:`
+            return True  # `x_ref is not None`, `if x_ref:` (not `x_ref or y`: that is the ref again)
         call = self._argument_of(mention)
         if call is None:
             return False
