@@ -203,6 +203,41 @@ def compiled_precisions(backend: str, op: str, dtype: str, version: Optional[Ver
     return lowered.intersection(*compiled) if compiled else lowered
 
 
+# Integer vector ops Mosaic TPU cannot do on dtypes narrower than 32 bits: (backend, dtype) ->
+# [(releases, ops)], the ops named as codemods/rules/narrow_dtypes.py names them. Two stages fail:
+# NARROW_LOWERING_REJECTED, the Pallas lowering itself (on any machine: `jax-codemod probe`; jax
+# 0.10.2 and 0.12.0.1 alike, `reduce_max`/`reduce_min` over any integer but int32: "Reductions over
+# int8 not implemented.", "... over int16 ...", "... over unsigned integers ..."), and
+# NARROW_COMPILED_REJECTED, Mosaic's own compiler in libtpu after a lowering that succeeds, seen
+# only on a chip: a TPU v5e with jax 0.10.2, 2026-12-06 (scratch_tpu/narrow_measure.py, every pair
+# of 8-bit values): "Not implemented: Only vector<i16> and vector<i32> are supported, but got 'i8'"
+# (arith.addi/subi/muli, and 0 - x for a negation), "failed to legalize operation 'arith.shli'"
+# (shrsi, shrui, maxsi, minsi, maxui, minui, math.absi), "Target does not support this comparison"
+# (arith.cmpi sgt/ugt, ...; == and != compile). On the same chip &, |, ^, ~, == and !=
+# compile on 8-bit vectors, and int16 +, -, *, negation, abs and compares compile. jax issue 38986
+# reports arith.shrui on int8 failing on a TPU v7x with jaxlib 0.10.2 too: no chip generation is
+# known to take these, so the rows hold for every chip until a probe on one says otherwise.
+_EIGHT_BIT_COMPILE = frozenset({"add", "sub", "mul", "neg", "shift", "compare", "maximum", "minimum"})
+NARROW_LOWERING_REJECTED: dict[tuple[str, str], list[tuple[Span, frozenset[str]]]] = {
+    ("mosaic_tpu", dtype): [(ALL, frozenset({"reduce_max", "reduce_min"}))] for dtype in ("int8", "uint8", "int16")
+}
+NARROW_COMPILED_REJECTED: dict[tuple[str, str], list[tuple[Span, frozenset[str]]]] = {
+    ("mosaic_tpu", "int8"): [(ALL, _EIGHT_BIT_COMPILE | {"abs"})],
+    ("mosaic_tpu", "uint8"): [(ALL, _EIGHT_BIT_COMPILE)],  # abs of a uint8 is the value itself: it compiles
+    ("mosaic_tpu", "int16"): [(ALL, frozenset({"shift", "maximum", "minimum"}))],
+}
+NARROW_DTYPES = ("int8", "uint8", "int16")
+
+
+def narrow_rejected(backend: str, dtype: str, version: Optional[Version]) -> frozenset[str]:
+    """The ops on `dtype` vectors that fail for `backend`, lowering or compiling, on `version` (None:
+    those any known release rejects: the fix is exact, so applying it where it was not needed costs
+    two casts, while leaving it out costs the kernel)."""
+    return frozenset(op for table in (NARROW_LOWERING_REJECTED, NARROW_COMPILED_REJECTED)
+                     for span, ops in table.get((backend, dtype), ())
+                     if version is None or span.contains(version) for op in ops)
+
+
 # The primitive each table op lowers to, as the lowering's "Unimplemented primitive" error names it.
 PRIMITIVES = {"dot": "dot_general", "conv": "conv_general_dilated"}
 

@@ -58,6 +58,13 @@ ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
                           r"|Unsupported dot precision: <class '[\w.]+'>")),
     ("JAX002", re.compile(r"Not implemented: accuracy")),
     ("JAX003", re.compile(r"bfloat16 support not implemented for LSTM")),
+    # Integer vector ops on 8- and 16-bit lanes: Mosaic TPU's compiler on the chip (its message holds
+    # the MLIR op and its vector type), or the Pallas lowering for max/min reductions.
+    ("JAX004", re.compile(r"Only vector<i16> and vector<i32> are supported, but got 'i8'"
+                          r"|failed to legalize operation '(?:arith\.(?:shli|shrsi|shrui|maxsi|minsi|maxui|minui)"
+                          r"|math\.absi)'(?=[^\n]*xi(?:8|16)>)"
+                          r"|Target does not support this comparison"
+                          r"|Reductions over (?:u?int(?:8|16)|unsigned integers) not implemented")),
 )
 # The upgrade errors (the JAX1xx rows): a jax name that is gone, named by Python's own message.
 _MISSING = re.compile(r"\b(?:AttributeError|ImportError|ModuleNotFoundError): (?P<message>"
@@ -489,9 +496,9 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
     errors = parse_log(text)
     if not errors:
         err.write("explain: no error jax-codemod fixes in this log (it knows: per-operand or unsupported "
-                  "precision, \"Not implemented: accuracy\", bf16 LSTM, and a removed or deprecated jax name in an "
-                  "AttributeError, ImportError, ModuleNotFoundError or DeprecationWarning, a removed keyword "
-                  "argument in a TypeError)\n")
+                  "precision, \"Not implemented: accuracy\", bf16 LSTM, 8- and 16-bit integer vector ops on "
+                  "Mosaic TPU, and a removed or deprecated jax name in an AttributeError, ImportError, "
+                  "ModuleNotFoundError or DeprecationWarning, a removed keyword argument in a TypeError)\n")
         return Outcome.UNRESOLVED
     placements = [place(error, root, holds_call, notebook) for error in errors]
     placed = {(p.error.rule, p.path, p.line): p for p in placements if p.path is not None}
