@@ -349,6 +349,56 @@ def _dtype_probes() -> list[Probe]:
     ]
 
 
+# Integer vector ops on narrow dtypes (capabilities.NARROW_*_REJECTED), as kernels of one operand.
+NARROW_OPS: dict[str, Callable] = {
+    "add": lambda a: a + a, "sub": lambda a: a - 1, "mul": lambda a: a * a, "neg": lambda a: -a,
+    "shift": lambda a: a << 1, "compare": lambda a: a > 0, "maximum": lambda a: _jnp().maximum(a, a),
+    "minimum": lambda a: _jnp().minimum(a, a), "abs": lambda a: _jnp().abs(a),
+    "reduce_max": lambda a: _jnp().max(a, axis=1, keepdims=True),
+    "reduce_min": lambda a: _jnp().min(a, axis=1, keepdims=True),
+}
+# What Mosaic says of them: the lowering, or its compiler on the chip.
+NARROW_REJECTION = (r"Reductions over \w+( integers)? not implemented|Only vector<i16> and vector<i32> are supported"
+                    r"|failed to legalize operation|Target does not support this comparison")
+
+
+def _jnp():
+    import jax.numpy as jnp
+
+    return jnp
+
+
+def _narrow_kernel(op: str, dtype: str):
+    import jax
+    import jax.numpy as jnp
+
+    def body(x_ref, out_ref):
+        out_ref[...] = jnp.broadcast_to(NARROW_OPS[op](x_ref[...]), out_ref.shape).astype(out_ref.dtype)
+
+    return body, (jax.ShapeDtypeStruct((32, 128), dtype),), jax.ShapeDtypeStruct((32, 128), jnp.int32)
+
+
+def _believed_narrow(dtype: str, op: str):
+    """The lowering rows everywhere; the compiler's rows only on a TPU, where the probe compiles."""
+    def believed(version: Optional[Version]) -> str:
+        lowering = capabilities.NARROW_LOWERING_REJECTED, capabilities.NARROW_COMPILED_REJECTED
+        tables = lowering if on_a_tpu() else lowering[:1]
+        rejected = any(op in ops for table in tables for span, ops in table.get(("mosaic_tpu", dtype), ())
+                       if version is None or span.contains(version))
+        return REJECTED if rejected else ACCEPTED
+
+    return believed
+
+
+def _narrow_probes() -> list[Probe]:
+    """Each op of NARROW_OPS on vectors of each narrow dtype in a Mosaic TPU kernel."""
+    return [
+        Probe("mosaic_tpu", op, f"{dtype} vectors", lambda op=op, dtype=dtype: _lower_mosaic_tpu(*_narrow_kernel(op, dtype)),
+              NARROW_REJECTION, UNSUPPORTED, _believed_narrow(dtype, op))
+        for dtype in capabilities.NARROW_DTYPES for op in NARROW_OPS
+    ]
+
+
 def _precision_probes() -> list[Probe]:
     def attempt(make_kernel, setting):
         return lambda: _lower_mosaic_tpu(*make_kernel(_lax_precision(setting)))
@@ -593,7 +643,7 @@ def _quiet():
 def observe() -> list[Observation]:
     """Lower every probe kernel with the installed jax; independent of what the table says."""
     with _quiet():
-        probes = (_precision_probes() + _dtype_probes() + _triton_dot_probes() + _preset_probes()
+        probes = (_precision_probes() + _dtype_probes() + _narrow_probes() + _triton_dot_probes() + _preset_probes()
                   + _accuracy_probes() + _lstm_probes())
         return [_observe(probe) for probe in probes]
 

@@ -7,7 +7,9 @@ One process (one program at a time holds the chip), jax 0.10.2 as the TPU machin
           the CPU;
   ops     every case of tests/test_narrow_dtypes_jax.py (each op on int8, uint8 and int16 operands,
           rewritten by the tool here): the op as written fails on the chip, the rewrite runs and is
-          bit-identical to the op as written run by the interpreter, over every pair of 8-bit values.
+          bit-identical to the op as written run by the interpreter, over every pair of 8-bit values;
+  probe   `jax-codemod probe`'s narrow rows (codemods/probe.py: each op on each dtype, compiled here):
+          the chip agrees with capabilities.NARROW_LOWERING_REJECTED and NARROW_COMPILED_REJECTED.
 
     python3 scratch_tpu/narrow_golden_chip.py        # on the TPU machine; exit 0 when every row passed
 """
@@ -94,12 +96,20 @@ def op_rows() -> list[tuple[str, bool, str]]:
     return rows
 
 
+def probe_rows() -> list[tuple[str, bool, str]]:
+    from codemods import probe
+
+    report = probe.compare([probe._observe(row) for row in probe._narrow_probes()], jax.__version__)
+    return [(f"probe {row.case} {row.op}", row.agree, f"observed {row.observed}, table {row.believed} {row.detail[:90]}")
+            for row in report.rows]
+
+
 def main() -> int:
     print("jax", jax.__version__, jax.devices()[0].device_kind, flush=True)
     if jax.default_backend() != "tpu":
         print("no TPU here: nothing to show")
         return 2
-    rows = golden_rows() + op_rows()
+    rows = golden_rows() + op_rows() + probe_rows()
     for name, passed, detail in rows:
         print(f"{'PASS' if passed else 'FAIL'} {name:28s} {detail}", flush=True)
     failed = sum(not passed for _, passed, _ in rows)

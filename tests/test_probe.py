@@ -227,6 +227,22 @@ def test_dtype_rows_believe_the_compiler_on_a_tpu_and_the_lowering_elsewhere(mon
     assert re.search(highest.rejection, "Mosaic failed to compile TPU kernel: Bad lhs type")
 
 
+def test_narrow_rows_believe_the_compiler_on_a_tpu_and_the_lowering_elsewhere(monkeypatch):
+    """int8 addition lowers everywhere but fails Mosaic's compiler on the chip ("Only vector<i16> and
+    vector<i32> are supported, but got 'i8'"); an int8 max reduction fails the lowering itself; int16
+    addition compiles."""
+    rows = {(probe.case, probe.op): probe for probe in probe._narrow_probes()}
+    add, reduce, wide = rows[("int8 vectors", "add")], rows[("int8 vectors", "reduce_max")], rows[("int16 vectors", "add")]
+    version = (0, 10, 2)
+    monkeypatch.setattr(probe, "on_a_tpu", lambda: False)
+    assert [row.believed(version) for row in (add, reduce, wide)] == [probe.ACCEPTED, probe.REJECTED, probe.ACCEPTED]
+    monkeypatch.setattr(probe, "on_a_tpu", lambda: True)
+    assert [row.believed(version) for row in (add, reduce, wide)] == [probe.REJECTED, probe.REJECTED, probe.ACCEPTED]
+    assert re.search(add.rejection, "Mosaic failed to compile TPU kernel: Not implemented: Only vector<i16> and "
+                     "vector<i32> are supported, but got 'i8'. Please cast your input.")
+    assert re.search(reduce.rejection, "Reductions over unsigned integers not implemented.")
+
+
 def test_on_a_tpu_the_kernel_is_compiled_not_exported(monkeypatch):
     """Told it is on a TPU, the probe compiles for this machine's backend, which (a CPU) has no
     Mosaic compiler: the error says so. Elsewhere the same kernel lowers with jax.export."""
