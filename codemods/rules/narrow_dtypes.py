@@ -155,7 +155,7 @@ def _op_of(node: ast.AST, module) -> Optional[tuple[str, list[ast.expr]]]:
 
 def narrow_dtype(value: ast.expr, module, depth: int = _DEPTH) -> Optional[str]:
     """"int8", "uint8" or "int16" where the source shows the value has it: cast to it
-    (`x.astype(jnp.int8)`, `lax.convert_element_type(x, jnp.int8)`), made with it (`jnp.zeros(shape,
+    (`x.astype(jnp.int8)`, `jnp.int8(x)`, `lax.convert_element_type(x, jnp.int8)`), made with it (`jnp.zeros(shape,
     jnp.int8)`, `dtype="int8"`), a name bound once to such a value, or an op on such values that keeps
     their dtype; None where it does not."""
     if depth == 0:
@@ -173,6 +173,9 @@ def narrow_dtype(value: ast.expr, module, depth: int = _DEPTH) -> Optional[str]:
         return None
     if isinstance(value.func, ast.Attribute) and value.func.attr == "astype" and len(value.args) == 1:
         return _dtype_named(value.args[0], module)
+    called = _dtype_named(value.func, module)  # `jnp.int8(x)`: the dtype called as a cast
+    if called is not None:
+        return called
     names = module.qualified_names(value.func)
     position = next((_CONSTRUCTORS[name] for name in names if name in _CONSTRUCTORS), -1)
     if position == -1:
@@ -253,7 +256,7 @@ RULE = Rule(
     summary="Compute int8, uint8 and int16 vector ops Mosaic TPU rejects in int32, cast back: bit-identical.",
     what="""
         Inside Pallas kernel bodies that can be lowered for Mosaic TPU, where the source shows that
-        the operands are int8, uint8 or int16 (cast with `.astype(jnp.int8)`, made with
+        the operands are int8, uint8 or int16 (cast with `.astype(jnp.int8)` or `jnp.int8(x)`, made with
         `jnp.zeros(shape, jnp.int8)` or `dtype="uint8"`, a name bound once to such a value, an op on
         such values), rewrites the ops Mosaic TPU cannot do on such vectors (the table in
         codemods/capabilities.py): `+`, `-`, `*`, negation, `<<`, `>>`, `<`/`<=`/`>`/`>=`,
