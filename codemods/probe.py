@@ -393,7 +393,8 @@ def _believed_narrow(dtype: str, op: str):
 def _narrow_probes() -> list[Probe]:
     """Each op of NARROW_OPS on vectors of each narrow dtype in a Mosaic TPU kernel."""
     return [
-        Probe("mosaic_tpu", op, f"{dtype} vectors", lambda op=op, dtype=dtype: _lower_mosaic_tpu(*_narrow_kernel(op, dtype)),
+        Probe("mosaic_tpu", op, f"{dtype} vectors",
+              lambda op=op, dtype=dtype: _lower_mosaic_tpu(*_narrow_kernel(op, dtype)),
               NARROW_REJECTION, UNSUPPORTED, _believed_narrow(dtype, op))
         for dtype in capabilities.NARROW_DTYPES for op in NARROW_OPS
     ]
