@@ -123,10 +123,14 @@ class NarrowVectors(JaxTransform):
                     f"{also}, bit-identical for every {dtype} input", fix, Applicability.SAFE)
 
 
-def _post_order(tree: ast.AST):
-    for child in ast.iter_child_nodes(tree):
-        yield from _post_order(child)
-    yield tree
+def _post_order(tree: ast.AST) -> list[ast.AST]:
+    """Every node, each after the nodes inside it (without recursion: a hostile file nests deeply)."""
+    order, pending = [], [tree]
+    while pending:
+        node = pending.pop()
+        order.append(node)
+        pending.extend(ast.iter_child_nodes(node))
+    return order[::-1]
 
 
 def _op_of(node: ast.AST, module) -> Optional[tuple[str, list[ast.expr]]]:
