@@ -481,6 +481,10 @@ ONE_WORD = {
     b"dot": ("JAX001", 'pl.dot(x_ref[...], y_ref[...], False, False, None, ("default", "high"))',
              'None, "high")', "0.11.2"),
     b"accuracy": ("JAX002", "lax.exp(x_ref[...], accuracy=lax.AccuracyMode.HIGHEST)", "lax.exp(x_ref[...])", TARGET),
+    b"int8": ("JAX004", "x_ref[...].astype(jnp.int8) << 1",
+              "(x_ref[...].astype(jnp.int8).astype(jnp.int32) << 1).astype(jnp.int8)", TARGET),
+    b"int16": ("JAX004", "x_ref[...].astype(jnp.int16) >> 1",
+               "(x_ref[...].astype(jnp.int16).astype(jnp.int32) >> 1).astype(jnp.int16)", TARGET),
 }
 LSTM_ONLY = '''\
 import jax
@@ -504,7 +508,7 @@ def test_a_file_holding_one_prefilter_word_alone_is_fixed(word: bytes) -> None:
     assert _words_in(source) == [word] and b"*" not in source
     settings = Settings(tuple(map(int, version.split("."))), unsafe_fixes=True)
     rule = registry.select([code])[0]
-    seed_rules = registry.select(["JAX0"])  # the three seed rules' words (pl.dot is JAX150's too)
+    seed_rules = registry.select(["JAX0"])  # the JAX0xx rules' words (pl.dot is JAX150's too)
     assert rule in rules_for(source, seed_rules, settings)
     result = runner.process_source(Path("k.py"), source, seed_rules, settings)
     assert result.error is None and [(f.code, f.kind) for f in result.findings] == \
@@ -539,7 +543,7 @@ def test_unpacked_arguments_after_a_comment_pass_the_prefilter(code: str, call: 
     assert not re.search(rb"[(,]\s*\*", source), "only the spelling with a comment unpacks arguments"
     settings = SETTINGS
     rule = registry.select([code])[0]
-    seed_rules = registry.select(["JAX0"])  # the three seed rules' words (pl.dot is JAX150's too)
+    seed_rules = registry.select(["JAX0"])  # the JAX0xx rules' words (pl.dot is JAX150's too)
     assert rule in rules_for(source, seed_rules, settings)
     result = runner.process_source(Path("k.py"), source, seed_rules, settings)
     assert [(f.code, f.kind) for f in result.findings] == [(code, Kind.MANUAL)]
