@@ -96,3 +96,48 @@ def test_the_dtype_is_spelled_through_the_modules_own_import() -> None:
               "def run(x):\n    return pl.pallas_call(k, out_shape=x)(x)\n")
     result = process_source(Path("m.py"), source.encode(), registry.select(["JAX004"]), TARGET)
     assert "    o_ref[...] = (q.astype(xp.int32) * q.astype(xp.int32)).astype(xp.uint8)\n" in result.after
+
+
+LAUNCHED = """\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def k(a_ref, b_ref, o_ref, p_ref):
+    o_ref[...] = a_ref[...] * b_ref[...]
+    p_ref[...] = -o_ref[...]
+
+
+def run(x, y):
+    return pl.pallas_call(k, {launch})({operands})
+"""
+TWO_OUT = "out_shape=(jax.ShapeDtypeStruct(x.shape, jnp.int8), jax.ShapeDtypeStruct(x.shape, jnp.uint8))"
+
+
+@pytest.mark.parametrize(("launch", "operands", "fixed"), [
+    (TWO_OUT, "x.astype(jnp.uint8), y.astype(jnp.uint8)", [8, 9]),  # inputs and both outputs shown
+    (TWO_OUT, "x, y", [9]),  # the inputs not shown: the first output (o_ref, int8) is
+    (TWO_OUT, "*xs", [9]),  # spread operands: not laid out as the parameters
+    (TWO_OUT + ", grid_spec=spec", "x.astype(jnp.uint8), y.astype(jnp.uint8)", []),  # scalar prefetch refs lead
+    (TWO_OUT + ", **options", "x.astype(jnp.uint8), y.astype(jnp.uint8)", []),
+    ("out_shape=jax.ShapeDtypeStruct(x.shape, jnp.int8), scratch_shapes=[pltpu.VMEM((8, 128), jnp.int8)]",
+     "x.astype(jnp.int8), y.astype(jnp.int8)", [8, 9]),  # p_ref is the scratch ref
+    ("out_shape=jax.ShapeDtypeStruct(x.shape, jnp.int8), scratch_shapes=scratch",
+     "x.astype(jnp.int8), y.astype(jnp.int8)", []),  # how many scratch refs is not seen
+])
+def test_ref_dtypes_come_from_the_launch(launch: str, operands: str, fixed: list) -> None:
+    source = LAUNCHED.format(launch=launch, operands=operands)
+    result = process_source(Path("m.py"), source.encode(), registry.select(["JAX004"]), TARGET)
+    assert [(f.line, f.kind.value) for f in result.findings] == [(line, "fixed") for line in fixed]
+
+
+def test_launches_that_disagree_get_a_manual_finding() -> None:
+    source = LAUNCHED.format(launch="out_shape=(x, x)", operands="x.astype(jnp.int8), y.astype(jnp.int8)") + \
+        "\n\ndef run_wide(x, y):\n    return pl.pallas_call(k, out_shape=(x, x))(x.astype(jnp.int32), y)\n"
+    result = process_source(Path("m.py"), source.encode(), registry.select(["JAX004"]), TARGET)
+    assert result.after == "" and [(f.line, f.kind.value) for f in result.findings] == [(8, "manual")]
+    assert result.findings[0].message.startswith(
+        "multiplication: a launch of this kernel gives `a_ref` int8 elements, on which Mosaic TPU rejects this op, and "
+        "another launch another dtype: not rewritten")

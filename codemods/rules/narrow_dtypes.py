@@ -37,6 +37,7 @@ _CONSTRUCTORS = {"jax.numpy.zeros": 1, "jax.numpy.ones": 1, "jax.numpy.empty": 1
 _DTYPE_NAMES = {f"{module}.{dtype}": dtype for module in ("jax.numpy", "numpy") for dtype in NARROW_DTYPES}
 _RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
 _DEPTH = 8  # names and ops followed to find a value's dtype
+LAUNCHER, STRUCT, SCRATCH = "jax.experimental.pallas.pallas_call", "jax.ShapeDtypeStruct", "pallas.tpu.VMEM"
 _ERRORS = {
     "add": "\"Only vector<i16> and vector<i32> are supported, but got 'i8'\" (arith.addi)",
     "sub": "\"Only vector<i16> and vector<i32> are supported, but got 'i8'\" (arith.subi)",
@@ -53,6 +54,10 @@ _COMPILER = "Mosaic TPU's compiler rejects it on the chip (TPU v5e, jax 0.10.2)"
 
 class NarrowVectors(JaxTransform):
     def plan(self) -> None:
+        launched = launched_ref_dtypes(self.module)
+        self._refs = {parameter: next(iter(dtypes)) for parameter, dtypes in launched.items()
+                      if len(dtypes) == 1 and None not in dtypes}
+        self._mixed = {parameter: dtypes - {None} for parameter, dtypes in launched.items() if len(dtypes) > 1}
         fixable: dict[ast.AST, tuple[str, list[ast.expr], str]] = {}
         for node in _post_order(self.module.tree):
             op = _op_of(node, self.module)
@@ -62,6 +67,8 @@ class NarrowVectors(JaxTransform):
             dtype = self._common_dtype(operands)
             if dtype is not None and name in narrow_rejected(MOSAIC_TPU, dtype, self.settings.jax_version):
                 fixable[node] = (name, operands, dtype)
+            elif dtype is None and self._mixed_launch(node, name, operands):
+                continue
             elif dtype is None and self.proven_at(node):
                 self.report(node, Kind.MANUAL, f"{_what(name)}: the traceback says Mosaic TPU rejects this op on "
                             f"an 8- or 16-bit integer vector, a dtype this code does not show: compute it in int32 "
@@ -74,6 +81,24 @@ class NarrowVectors(JaxTransform):
                 fix = FixPlan()
                 names = self._plan_cast(fix, node, fixable)
                 self._report_fix(node, name, dtype, fix, names)
+
+    def _mixed_launch(self, node: ast.AST, name: str, operands: list[ast.expr]) -> bool:
+        """An operand loaded from a ref that one launch gives a dtype on which Mosaic TPU rejects the op
+        and another launch does not: said in a [manual] finding, never rewritten (the cast back would
+        give the other launch's result the wrong dtype)."""
+        for operand in operands:
+            bindings = self.module.bindings(operand.value) if isinstance(operand, ast.Subscript) \
+                and isinstance(operand.value, ast.Name) else []
+            mixed = self._mixed.get(bindings[0].node, frozenset()) if len(bindings) == 1 else frozenset()
+            rejecting = sorted(dtype for dtype in mixed
+                               if name in narrow_rejected(MOSAIC_TPU, dtype, self.settings.jax_version))
+            if rejecting:
+                self.report(node, Kind.MANUAL, f"{_what(name)}: a launch of this kernel gives "
+                            f"`{self.module.segment(operand.value)}` {' or '.join(rejecting)} elements, on which Mosaic "
+                            f"TPU rejects this op, and another launch another dtype: not rewritten; compute it in "
+                            f"int32 and cast back ({_example(name)}), or give each launch its own kernel")
+                return True
+        return False
 
     def _in_tpu_kernel(self, node: ast.AST) -> bool:
         if self.settings.scope is Scope.ALL or self.proven_at(node):
@@ -90,7 +115,8 @@ class NarrowVectors(JaxTransform):
     def _common_dtype(self, operands: list[ast.expr]) -> Optional[str]:
         """The narrow dtype every array operand visibly has (Python int literals take it, as jax
         gives a weakly typed scalar the array's dtype); None if any differs or is not shown."""
-        dtypes = {narrow_dtype(operand, self.module) for operand in operands if _literal(operand) is None}
+        dtypes = {narrow_dtype(operand, self.module, refs=self._refs) for operand in operands
+                  if _literal(operand) is None}
         if len(dtypes) != 1 or None in dtypes:
             return None
         dtype = dtypes.pop()
@@ -157,22 +183,28 @@ def _op_of(node: ast.AST, module) -> Optional[tuple[str, list[ast.expr]]]:
     return None
 
 
-def narrow_dtype(value: ast.expr, module, depth: int = _DEPTH) -> Optional[str]:
+def narrow_dtype(value: ast.expr, module, depth: int = _DEPTH, refs: Optional[dict] = None) -> Optional[str]:
     """"int8", "uint8" or "int16" where the source shows the value has it: cast to it
     (`x.astype(jnp.int8)`, `jnp.int8(x)`, `lax.convert_element_type(x, jnp.int8)`), made with it (`jnp.zeros(shape,
-    jnp.int8)`, `dtype="int8"`), a name bound once to such a value, or an op on such values that keeps
-    their dtype; None where it does not."""
+    jnp.int8)`, `dtype="int8"`), a name bound once to such a value, an op on such values that keeps
+    their dtype, or a load of a kernel's ref whose launch shows its dtype (`refs`: parameter -> dtype);
+    None where it does not."""
     if depth == 0:
         return None
+    refs = refs or {}
+    if isinstance(value, ast.Subscript) and isinstance(value.ctx, ast.Load) and isinstance(value.value, ast.Name):
+        bindings = module.bindings(value.value)
+        return refs.get(bindings[0].node) if len(bindings) == 1 else None
     if isinstance(value, ast.Name):
         bindings = module.bindings(value)
         bound = bindings[0].value if len(bindings) == 1 else None
-        return None if bound is None else narrow_dtype(bound, module, depth - 1)
+        return None if bound is None else narrow_dtype(bound, module, depth - 1, refs)
     if isinstance(value, ast.BinOp) and isinstance(value.op, _PROPAGATE):
-        sides = {narrow_dtype(side, module, depth - 1) for side in (value.left, value.right) if _literal(side) is None}
+        sides = {narrow_dtype(side, module, depth - 1, refs) for side in (value.left, value.right)
+                 if _literal(side) is None}
         return sides.pop() if len(sides) == 1 else None
     if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.Invert)):
-        return narrow_dtype(value.operand, module, depth - 1)
+        return narrow_dtype(value.operand, module, depth - 1, refs)
     if not isinstance(value, ast.Call):
         return None
     if isinstance(value.func, ast.Attribute) and value.func.attr == "astype" and len(value.args) == 1:
@@ -191,11 +223,60 @@ def narrow_dtype(value: ast.expr, module, depth: int = _DEPTH) -> Optional[str]:
             operands = op[1]
         else:
             return None
-        dtypes = {narrow_dtype(operand, module, depth - 1) for operand in operands if _literal(operand) is None}
+        dtypes = {narrow_dtype(operand, module, depth - 1, refs) for operand in operands if _literal(operand) is None}
         return dtypes.pop() if len(dtypes) == 1 else None
     keyword = next((k.value for k in value.keywords if k.arg in ("dtype", "new_dtype")), None)
     named = keyword if keyword is not None else \
         value.args[position] if position is not None and len(value.args) > position else None
+    return None if named is None else _dtype_named(named, module)
+
+
+def launched_ref_dtypes(module) -> dict[ast.arg, frozenset[Optional[str]]]:
+    """The narrow dtypes the launches of a kernel in this module show for its ref parameters (None:
+    a launch that shows none there); one dtype alone is the ref's dtype. Shown are `pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(shape, jnp.int8))` for the output refs
+    (the last parameters), and the operands the launch is called with (`...(x.astype(jnp.int8))`) for
+    the inputs (the first ones), `scratch_shapes=[pltpu.VMEM(shape, dtype)]` for the scratch refs after
+    the outputs. A launch with a grid spec (scalar prefetch refs lead), or scratch shapes not written
+    out, shows none."""
+    seen: dict[ast.arg, set] = {}
+    for launch in module.calls:
+        if not (launch.args and LAUNCHER in module.qualified_names(launch.func)) or any(
+                keyword.arg in ("grid_spec", None) for keyword in launch.keywords):
+            continue
+        body = launch.args[0]
+        bindings = module.bindings(body) if isinstance(body, ast.Name) else []
+        if len(bindings) != 1 or not isinstance(bindings[0].node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        parameters = bindings[0].node.args.args
+        out_shape = next((keyword.value for keyword in launch.keywords if keyword.arg == "out_shape"), None)
+        scratch = next((keyword.value for keyword in launch.keywords if keyword.arg == "scratch_shapes"), None)
+        if scratch is not None and not isinstance(scratch, (ast.Tuple, ast.List)):
+            continue  # scratch refs come last, and how many is not seen
+        # The refs after the inputs: the outputs, then the scratch refs (`pltpu.VMEM(shape, dtype)`).
+        outputs = (out_shape.elts if isinstance(out_shape, (ast.Tuple, ast.List)) else [out_shape]) + \
+            (scratch.elts if scratch is not None else [])
+        called = module.parent.get(launch)
+        inputs = called.args if isinstance(called, ast.Call) and called.func is launch else None
+        if out_shape is None or len(parameters) < len(outputs):
+            continue
+        if inputs is None or any(isinstance(arg, ast.Starred) for arg in inputs) or \
+                len(inputs) + len(outputs) != len(parameters):
+            inputs = []  # the inputs are not seen (or not laid out as the parameters): outputs only
+        shown = [narrow_dtype(arg, module) for arg in inputs] + [_struct_dtype(struct, module) for struct in outputs]
+        offsets = list(range(len(inputs))) + list(range(len(parameters) - len(outputs), len(parameters)))
+        for offset, dtype in zip(offsets, shown):
+            seen.setdefault(parameters[offset], set()).add(dtype)
+    return {parameter: frozenset(dtypes) for parameter, dtypes in seen.items()}
+
+
+def _struct_dtype(struct: Optional[ast.expr], module) -> Optional[str]:
+    """The dtype a `jax.ShapeDtypeStruct(shape, dtype)` or a scratch ref's `pltpu.VMEM(shape, dtype)`
+    names, when narrow."""
+    names = module.qualified_names(struct.func) if isinstance(struct, ast.Call) else set()
+    if not any(name == STRUCT or name.endswith(SCRATCH) for name in names):
+        return None
+    named = next((keyword.value for keyword in struct.keywords if keyword.arg == "dtype"),
+                 struct.args[1] if len(struct.args) > 1 else None)
     return None if named is None else _dtype_named(named, module)
 
 
@@ -262,7 +343,8 @@ RULE = Rule(
         Inside Pallas kernel bodies that can be lowered for Mosaic TPU, where the source shows that
         the operands are int8, uint8 or int16 (cast with `.astype(jnp.int8)` or `jnp.int8(x)`, made with
         `jnp.zeros(shape, jnp.int8)` or `dtype="uint8"`, a name bound once to such a value, an op on
-        such values), rewrites the ops Mosaic TPU cannot do on such vectors (the table in
+        such values, a ref whose launch in the module shows it: the operands it is called with, its
+        `out_shape`, its `scratch_shapes`), rewrites the ops Mosaic TPU cannot do on such vectors (the table in
         codemods/capabilities.py): `+`, `-`, `*`, negation, `<<`, `>>`, `<`/`<=`/`>`/`>=`,
         `jnp.maximum`/`jnp.minimum` and `jnp.abs` on 8-bit vectors; shifts and `jnp.maximum`/
         `jnp.minimum` on int16; `jnp.max`/`jnp.min` (and `x.max()`/`x.min()`) reductions over all
@@ -271,8 +353,10 @@ RULE = Rule(
         so the low 8 or 16 bits the cast back keeps are those the narrow op gives, and sign or zero
         extension keeps every order; checked on a TPU v5e against plain XLA for every pair of 8-bit
         values. Python int operands stay as written (jax gives them the array's dtype), when in its
-        range. Where the dtype does not show (a ref's dtype comes from the launch), nothing is
+        range. Where the dtype does not show (a ref of a launch that does not show it), nothing is
         changed; `jax-codemod explain` places the chip's error on its line and says what to write.
+        A kernel whose launches give a ref different dtypes, one of them such a dtype, gets a
+        [manual] finding: the cast back would give the other launch the wrong dtype.
     """,
     why="""
         Mosaic TPU's vector units compute on 16- and 32-bit lanes: its compiler (in libtpu) refuses
