@@ -124,7 +124,7 @@ def test_a_comparison_the_chip_refuses_is_placed(tmp_path: Path) -> None:
     outcome, err, out = _explain(tmp_path, f"    {code}\n", lambda path: chip_log(path, 7, code, "gt", COMPARE))
     assert outcome is Outcome.PENDING and out == ""
     assert "kernels.py:7:28: JAX004 [manual] ordering comparison: the traceback says" in err
-    assert "`a.astype(jnp.int32) > b.astype(jnp.int32)`" in err
+    assert "`a.astype(jnp.int32) > b.astype(jnp.int32)`; bfloat16 operands: `.astype(jnp.float32)`" in err
 
 
 def test_the_lowerings_reduction_error_is_placed_and_fixed(tmp_path: Path) -> None:

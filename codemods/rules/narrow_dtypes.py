@@ -314,7 +314,9 @@ def _what(name: str) -> str:
 
 def _example(name: str) -> str:
     return {
-        "compare": "`a.astype(jnp.int32) > b.astype(jnp.int32)`",
+        # The chip's words for a refused comparison name no dtype: a chip without bfloat16 compares
+        # (jax issue 53's survey) says the same of bfloat16 operands, compared in float32 instead.
+        "compare": "`a.astype(jnp.int32) > b.astype(jnp.int32)`; bfloat16 operands: `.astype(jnp.float32)`",
         "neg": "`(-a.astype(jnp.int32)).astype(a.dtype)`",
         "abs": "`jnp.abs(a.astype(jnp.int32)).astype(a.dtype)`",
         "maximum": "`jnp.maximum(a.astype(jnp.int32), b.astype(jnp.int32)).astype(a.dtype)`",
