@@ -25,7 +25,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 from jax.experimental import pallas as pl  # noqa: E402
 
-from codemods.capabilities import parse_version  # noqa: E402
+from codemods.capabilities import narrow_rejected, parse_version  # noqa: E402
 from codemods.engine.diagnostics import Kind  # noqa: E402
 from codemods.engine.runner import process_source  # noqa: E402
 from codemods.registry import select  # noqa: E402
@@ -105,6 +105,33 @@ def kernel_value(kernel, x, y):
     return out.value
 
 
+# jax primitives by the op the capability table names them.
+PRIMITIVE_OPS = {"add": "add", "sub": "sub", "mul": "mul", "neg": "neg", "shift_left": "shift",
+                 "shift_right_arithmetic": "shift", "shift_right_logical": "shift", "lt": "compare", "le": "compare",
+                 "gt": "compare", "ge": "compare", "max": "maximum", "min": "minimum", "abs": "abs",
+                 "reduce_max": "reduce_max", "reduce_min": "reduce_min"}
+
+
+def rejected_ops(kernel, a, b) -> list[str]:
+    """The ops of the kernel's jaxpr that Mosaic TPU rejects on their operands' dtype (capabilities)."""
+    found = []
+
+    def walk(jaxpr):
+        for eqn in jaxpr.eqns:
+            op = PRIMITIVE_OPS.get(eqn.primitive.name)
+            dtypes = {str(var.aval.dtype) for var in eqn.invars if hasattr(var.aval, "dtype")}
+            if op is not None and any(op in narrow_rejected("mosaic_tpu", dtype, None) for dtype in dtypes):
+                found.append(f"{eqn.primitive.name} on {sorted(dtypes)}")
+            for param in eqn.params.values():
+                for inner in param if isinstance(param, (tuple, list)) else [param]:
+                    inner = getattr(inner, "jaxpr", inner)
+                    if hasattr(inner, "eqns"):
+                        walk(inner)
+
+    walk(jax.make_jaxpr(lambda x, y: kernel_value(kernel, x, y))(a, b).jaxpr)
+    return found
+
+
 CASES = [(dtype, name) for dtype in ("int8", "uint8") for name in OPS
          if not (dtype == "uint8" and name == "abs")] + [("int16", name) for name in INT16_OPS]
 
@@ -120,6 +147,11 @@ def test_rewrite_is_bit_identical_for_every_input(dtype: str, name: str) -> None
     assert got.dtype == expected.dtype
     mismatched = int((got != expected).sum())
     assert mismatched == 0, f"{mismatched} of {got.size} differ:\n{rewritten}"
+    # What Mosaic TPU sees: the original applies an op the table says it rejects on these dtypes, the
+    # rewrite none (every such op now has int32 operands).
+    kernels = [jax_support.load_program(text, f"narrow_jaxpr_{abs(hash(text))}").kernel for text in (source, rewritten)]
+    assert rejected_ops(kernels[0], a, b), source
+    assert rejected_ops(kernels[1], a, b) == [], rewritten
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
