@@ -58,10 +58,6 @@ def interpreted(program, entry, *args):
         program.pl = pl
 
 
-# A launch left as written (a [manual] finding): its .out.py still fails on the chip, as the finding says.
-MANUAL = {("launch_dtypes", "clamp_int16")}
-
-
 def golden_rows() -> list[tuple[str, bool, str]]:
     rows = []
     x = jnp.asarray(ops.GOLDEN_INPUT)
@@ -73,7 +69,7 @@ def golden_rows() -> list[tuple[str, bool, str]]:
             after, error = on_chip(getattr(rewritten, entry), x)
             want = interpreted(original, entry, x)
             same = after is not None and np.array_equal(after, want)
-            passed = before is not None and (error is not None if (golden, entry) in MANUAL else same)
+            passed = before is not None and (error is not None if (golden, entry) in ops.GOLDEN_MANUAL else same)
             rows.append((f"{golden} {entry}", passed, f".in: {before or 'RAN (expected a failure)'} | .out: "
                          f"{error or ('bit-identical' if same else 'DIFFERS')}"))
     return rows
