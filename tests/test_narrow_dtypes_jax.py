@@ -43,6 +43,8 @@ OPS = {
     "abs": "jnp.abs(a)", "max reduction": "jnp.broadcast_to(jnp.max(a, axis=1, keepdims=True), a.shape)",
     "min method": "jnp.broadcast_to(a.min(axis=0, keepdims=True), a.shape)",
     "chain": "jnp.maximum(a * 2 - b, -(a >> 1))",
+    # Kept in int32 between ring ops; the shift amount (b - a) and >>'s operand are cast back first.
+    "ring chain": "((a * b + a) << (b - a)) - ((a - b) >> 1) * -(a << 2)",
 }
 # The ops the table says the chip rejects on int16 (the others compile as written: left alone).
 INT16_OPS = ("shift left", "shift right", "shift by a literal", "maximum", "minimum", "max reduction", "min method")

@@ -124,17 +124,22 @@ class NarrowVectors(JaxTransform):
         literals = [value for operand in operands if (value := _literal(operand)) is not None]
         return dtype if all(low <= value <= high for value in literals) else None
 
-    def _plan_cast(self, fix: FixPlan, node: ast.AST, fixable: dict) -> list[str]:
-        """`node` computed in int32 and cast back (its operands that are fixed ops first); the ops fixed."""
+    def _plan_cast(self, fix: FixPlan, node: ast.AST, fixable: dict, cast_back: bool = True) -> list[str]:
+        """`node` computed in int32 and, with `cast_back`, cast back (its operands that are fixed ops
+        first); the ops fixed. An operand that is itself a fixed op stays in int32 where only its low
+        8 or 16 bits reach the result (`_low_bits_only`), else it is cast back and to int32 again."""
         name, operands, dtype = fixable[node]
         wide, narrow = spell_dtype(WIDE, self.module), spell_dtype(dtype, self.module)
         names = [name]
-        for operand in operands:
+        for index, operand in enumerate(operands):
             if operand in fixable:
-                names += self._plan_cast(fix, operand, fixable)
+                low_bits_only = _low_bits_only(node, index)
+                names += self._plan_cast(fix, operand, fixable, cast_back=not low_bits_only)
+                if low_bits_only:
+                    continue
             if _literal(operand) is None:
                 self.rewrite(fix, operand, lambda code: f"{_atom(code)}.astype({wide})")
-        if name in _KEEP_DTYPE:
+        if name in _KEEP_DTYPE and cast_back:
             self.rewrite(fix, node, lambda code: f"{_atom(code)}.astype({narrow})")
         return names
 
@@ -157,6 +162,18 @@ def _post_order(tree: ast.AST) -> list[ast.AST]:
         order.append(node)
         pending.extend(ast.iter_child_nodes(node))
     return order[::-1]
+
+
+def _low_bits_only(node: ast.AST, index: int) -> bool:
+    """Whether the low n bits of `node`'s result depend only on the low n bits of its operand `index`:
+    so for +, -, * and negation (arithmetic modulo 2**n) and the shifted value of `<<` (not its
+    amount). There an operand computed in int32 needs no cast back: the bits it would drop never
+    reach the n bits the result's own cast back keeps. Not so for >>, comparisons, max, min, abs."""
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, ast.USub)
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) or (isinstance(node.op, ast.LShift) and index == 0)
+    return False
 
 
 def _op_of(node: ast.AST, module) -> Optional[tuple[str, list[ast.expr]]]:
@@ -351,7 +368,8 @@ RULE = Rule(
         `jnp.maximum`/`jnp.minimum` and `jnp.abs` on 8-bit vectors; shifts and `jnp.maximum`/
         `jnp.minimum` on int16; `jnp.max`/`jnp.min` (and `x.max()`/`x.min()`) reductions over all
         three. Each operand is cast to int32 and the result back to the operands' dtype (a
-        comparison's booleans stay as they are). The fix is safe: int32 arithmetic wraps modulo 2**32,
+        comparison's booleans stay as they are); in a chain of such ops, between +, -, * and
+        negation the int32 value goes on uncast. The fix is safe: int32 arithmetic wraps modulo 2**32,
         so the low 8 or 16 bits the cast back keeps are those the narrow op gives, and sign or zero
         extension keeps every order; checked on a TPU v5e against plain XLA for every pair of 8-bit
         values. Python int operands stay as written (jax gives them the array's dtype), when in its
