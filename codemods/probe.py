@@ -356,6 +356,7 @@ NARROW_OPS: dict[str, Callable] = {
     "minimum": lambda a: _jnp().minimum(a, a), "abs": lambda a: _jnp().abs(a),
     "reduce_max": lambda a: _jnp().max(a, axis=1, keepdims=True),
     "reduce_min": lambda a: _jnp().min(a, axis=1, keepdims=True),
+    "reduce_sum": lambda a: _jnp().sum(a, axis=1, keepdims=True),
 }
 # What Mosaic says of them: the lowering, or its compiler on the chip.
 NARROW_REJECTION = (r"Reductions over \w+( integers)? not implemented|Only vector<i16> and vector<i32> are supported"

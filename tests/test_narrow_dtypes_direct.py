@@ -141,3 +141,15 @@ def test_launches_that_disagree_get_a_manual_finding() -> None:
     assert result.findings[0].message.startswith(
         "multiplication: a launch of this kernel gives `a_ref` int8 elements, on which Mosaic TPU rejects this op, and "
         "another launch another dtype: not rewritten")
+
+
+def test_a_uint8_sum_gets_a_manual_finding_not_a_rewrite() -> None:
+    """jax sums uint8 as uint32, which Mosaic TPU does not reduce; an int32 sum would change the
+    result's dtype, so the finding says what to write and the code stays. An int8 sum (int32) lowers."""
+    changed, findings, messages = _run("    q = x_ref[...].astype(jnp.uint8)\n    o_ref[...] = jnp.sum(q, axis=0) + q.sum()\n"
+                                       "    o_ref[...] = jnp.sum(x_ref[...].astype(jnp.int8))\n")
+    assert changed is None and findings == [(8, 18, "manual", None), (8, 39, "manual", None)]
+    assert messages[0] == ("sum over uint8 vectors: Mosaic TPU's lowering rejects it (\"Reductions over unsigned "
+                           "integers not implemented.\": jax sums uint8 as uint32); not rewritten, as the result's dtype "
+                           "would change: `jnp.sum(a.astype(jnp.int32), axis=...)` if an int32 sum will do (exact below "
+                           "2**31)")

@@ -142,3 +142,19 @@ NotImplementedError: Reductions over int8 not implemented.
     outcome, err, out = _explain(tmp_path, body, log)
     assert outcome is Outcome.PENDING
     assert "+    o_ref[...] = jnp.max(q.astype(jnp.int32), axis=0, keepdims=True).astype(jnp.int8)\n" in out
+
+
+def test_an_unsigned_sum_the_lowering_refuses_gets_the_int32_spelling(tmp_path: Path) -> None:
+    def log(path: Path) -> str:
+        return f'''Traceback (most recent call last):
+  File "{path}", line 12, in run
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x, y)
+  File "{path}", line 7, in kernel
+    o_ref[...] = jnp.sum(x_ref[...], axis=0, keepdims=True)
+NotImplementedError: Reductions over unsigned integers not implemented.
+'''
+    outcome, err, out = _explain(tmp_path, "    o_ref[...] = jnp.sum(x_ref[...], axis=0, keepdims=True)\n", log)
+    assert (outcome, out) == (Outcome.PENDING, "")
+    assert "kernels.py:7:18: JAX004 [manual] sum: the traceback says Mosaic TPU rejects this op on an 8- or 16-bit " \
+           "integer vector, a dtype this code does not show: an int32 sum, if one will do " \
+           "(`jnp.sum(a.astype(jnp.int32), axis=...)`); exact below 2**31" in err

@@ -22,8 +22,8 @@ _ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _ELEMENTWISE = {"jax.numpy.maximum": "maximum", "jax.numpy.minimum": "minimum", "jax.numpy.abs": "abs",
                 "jax.numpy.absolute": "abs"}
 _REDUCTIONS = {"jax.numpy.max": "reduce_max", "jax.numpy.amax": "reduce_max", "jax.numpy.min": "reduce_min",
-               "jax.numpy.amin": "reduce_min"}
-_METHODS = {"max": "reduce_max", "min": "reduce_min"}
+               "jax.numpy.amin": "reduce_min", "jax.numpy.sum": "reduce_sum"}
+_METHODS = {"max": "reduce_max", "min": "reduce_min", "sum": "reduce_sum"}
 # Ops whose result keeps its operands' dtype (the fix casts it back); a comparison gives booleans.
 _KEEP_DTYPE = frozenset({"add", "sub", "mul", "neg", "shift", "maximum", "minimum", "abs", "reduce_max",
                          "reduce_min"})
@@ -65,14 +65,23 @@ class NarrowVectors(JaxTransform):
                 continue
             name, operands = op
             dtype = self._common_dtype(operands)
-            if dtype is not None and name in narrow_rejected(MOSAIC_TPU, dtype, self.settings.jax_version):
+            rejected = dtype is not None and name in narrow_rejected(MOSAIC_TPU, dtype, self.settings.jax_version)
+            if rejected and name == "reduce_sum":
+                # jax sums uint8 as uint32, which no Mosaic TPU release reduces; an int32 sum changes the dtype.
+                self.report(node, Kind.MANUAL, f"sum over {dtype} vectors: Mosaic TPU's lowering rejects it (\"Reductions "
+                            f"over unsigned integers not implemented.\": jax sums {dtype} as uint32); not rewritten, "
+                            f"as the result's dtype would change: {_example(name)} if an int32 sum will do (exact "
+                            "below 2**31)")
+            elif rejected:
                 fixable[node] = (name, operands, dtype)
             elif dtype is None and self._mixed_launch(node, name, operands):
                 continue
             elif dtype is None and self.proven_at(node):
+                how, exact = ("an int32 sum, if one will do", "exact below 2**31") if name == "reduce_sum" else \
+                    (f"compute it in int32{' and cast back' if name in _KEEP_DTYPE else ''}", "exact for every input")
                 self.report(node, Kind.MANUAL, f"{_what(name)}: the traceback says Mosaic TPU rejects this op on "
-                            f"an 8- or 16-bit integer vector, a dtype this code does not show: compute it in int32 "
-                            f"and cast back ({_example(name)}); exact for every input")
+                            f"an 8- or 16-bit integer vector, a dtype this code does not show: {how} "
+                            f"({_example(name)}); {exact}")
         # One fix per outermost op: an op whose operand is another op fixed here fixes both, planning
         # the operand's own cast back before its cast to int32 (edits of one span apply in plan order).
         inner = {operand for _, operands, _ in fixable.values() for operand in operands if operand in fixable}
@@ -325,7 +334,7 @@ def _atom(code: str) -> str:
 
 def _what(name: str) -> str:
     return {"neg": "negation", "compare": "ordering comparison", "reduce_max": "max reduction",
-            "reduce_min": "min reduction", "shift": "shift", "abs": "abs", "maximum": "jnp.maximum",
+            "reduce_min": "min reduction", "reduce_sum": "sum", "shift": "shift", "abs": "abs", "maximum": "jnp.maximum",
             "minimum": "jnp.minimum", "add": "addition", "sub": "subtraction", "mul": "multiplication"}[name]
 
 
@@ -340,6 +349,7 @@ def _example(name: str) -> str:
         "minimum": "`jnp.minimum(a.astype(jnp.int32), b.astype(jnp.int32)).astype(a.dtype)`",
         "reduce_max": "`jnp.max(a.astype(jnp.int32), axis=...).astype(a.dtype)`",
         "reduce_min": "`jnp.min(a.astype(jnp.int32), axis=...).astype(a.dtype)`",
+        "reduce_sum": "`jnp.sum(a.astype(jnp.int32), axis=...)`",
     }.get(name, "`(a.astype(jnp.int32) OP b.astype(jnp.int32)).astype(a.dtype)`".replace(
         "OP", {"add": "+", "sub": "-", "mul": "*", "shift": "<<"}.get(name, "OP")))
 
@@ -367,7 +377,8 @@ RULE = Rule(
         codemods/capabilities.py): `+`, `-`, `*`, negation, `<<`, `>>`, `<`/`<=`/`>`/`>=`,
         `jnp.maximum`/`jnp.minimum` and `jnp.abs` on 8-bit vectors; shifts and `jnp.maximum`/
         `jnp.minimum` on int16; `jnp.max`/`jnp.min` (and `x.max()`/`x.min()`) reductions over all
-        three. Each operand is cast to int32 and the result back to the operands' dtype (a
+        three. (A `jnp.sum` over uint8, which jax sums as uint32 and Mosaic TPU does not reduce, gets
+        a [manual] finding: an int32 sum would change the result's dtype.) Each operand is cast to int32 and the result back to the operands' dtype (a
         comparison's booleans stay as they are); in a chain of such ops, between +, -, * and
         negation the int32 value goes on uncast. The fix is safe: int32 arithmetic wraps modulo 2**32,
         so the low 8 or 16 bits the cast back keeps are those the narrow op gives, and sign or zero
