@@ -108,6 +108,11 @@ _PYTEST_DEF = re.compile(r"^\s*(?:async\s+)?def (?P<function>\w+)\(")  # long st
 # A notebook cell's file: `<ipython-input-7-abc>` (IPython), `/tmp/ipykernel_1234/567.py` (ipykernel).
 _CELL_FILE = re.compile(r"^<ipython-input-(?P<cell>\d+)-\w*>$|ipykernel_\d+[/\\]\d+\.py$")
 _EXCEPTION = re.compile(r"^(?:[\w.]+(?:Error|Exception|Transformation|Warning)|[\w.]+Error)\b.*:")
+# Mosaic's compiler names the failing op's place in the kernel as an MLIR location, under its error:
+# `at location: loc("add:"("add/add"(callsite("body"("/k.py":34:25 to :30) at "run"("/k.py":63:21 to :47))))`,
+# innermost first. A log may hold no other frame of the kernel (the compiler's JaxRuntimeError alone).
+_MLIR_LOCATION = re.compile(r"^\s*at location: loc\(")
+_MLIR_PLACE = re.compile(r'"(?P<path>[^"]+\.py)":(?P<line>\d+):\d+')
 # Frames of jax itself (and of Python's machinery) never hold the user's call.
 _LIBRARY = re.compile(r"[/\\](?:jax|jaxlib)[/\\](?:_src|experimental|interpreters|mlir)?|<frozen |^<")
 
@@ -284,7 +289,13 @@ def parse_log(text: str) -> list[JaxError]:
         errors.extend(JaxError(rule, message, list(frames)) for rule, message in raised)
         raised.clear()
 
+    raised_here: list[JaxError] = []  # the errors of the last exception line, which a location may follow
     for index, line in enumerate(lines):
+        if _MLIR_LOCATION.match(line) and raised_here:
+            places = list(dict.fromkeys((m["path"], int(m["line"])) for m in _MLIR_PLACE.finditer(line)))
+            for error in raised_here:  # frames are listed outermost first
+                error.frames = error.frames + [Frame(path, number, "<kernel>", None) for path, number in reversed(places)]
+            continue
         if _PYTEST_SECTION.match(line):
             end_of_test()
             frames, in_traceback, pending, failing, function = [], False, None, None, "<module>"
@@ -325,7 +336,7 @@ def parse_log(text: str) -> list[JaxError]:
             errors += [JaxError(rule, message, [frame]) for rule, message in _errors_of(warned["warning"])]
             continue
         if _TRACEBACK.match(line):
-            frames, in_traceback, pending = [], True, None
+            frames, in_traceback, pending, raised_here = [], True, None, []
             continue
         if not in_traceback:
             continue
@@ -357,7 +368,8 @@ def parse_log(text: str) -> list[JaxError]:
             continue
         if _EXCEPTION.match(line.strip()) and not line.startswith((" ", "\t")):
             flush()
-            errors += [JaxError(rule, message, frames) for rule, message in _errors_of(line)]
+            raised_here = [JaxError(rule, message, frames) for rule, message in _errors_of(line)]
+            errors += raised_here
             in_traceback = False
     end_of_test()
     return errors

@@ -158,3 +158,27 @@ NotImplementedError: Reductions over unsigned integers not implemented.
     assert "kernels.py:7:18: JAX004 [manual] sum: the traceback says Mosaic TPU rejects this op on an 8- or 16-bit " \
            "integer vector, a dtype this code does not show: an int32 sum, if one will do " \
            "(`jnp.sum(a.astype(jnp.int32), axis=...)`); exact below 2**31" in err
+
+
+def test_the_compilers_mlir_location_alone_places_the_error(tmp_path: Path) -> None:
+    """A log holding only the compiler's JaxRuntimeError (jax's own frames, then `at location: loc(...)`
+    naming the kernel's lines, innermost first) is placed on the op's line all the same."""
+    code = "o_ref[...] = x_ref[...] + y_ref[...]"
+
+    def log(path: Path) -> str:
+        return chip_log(path, 7, code, "add", ADD).split("\n\nThe above exception")[0] + "\n"
+    outcome, err, out = _explain(tmp_path, f"    {code}\n", log)
+    assert (outcome, out) == (Outcome.PENDING, "")
+    assert "kernels.py:7: JAX004: the traceback's `Only vector<i16> and vector<i32> are supported, but got 'i8'` " \
+           "comes from this call" in err
+    assert "kernels.py:7:18: JAX004 [manual] addition" in err
+
+
+def test_a_location_after_another_traceback_is_not_its_frames() -> None:
+    """`at location:` belongs to the exception line just above it, never to an earlier traceback's."""
+    log = ("Traceback (most recent call last):\n  File \"/x/k.py\", line 3, in f\n    y = a + b\n"
+           f"{MOSAIC}{ADD}\nTraceback (most recent call last):\n  File \"/x/other.py\", line 9, in g\n"
+           "ValueError: unrelated\n"
+           'at location: loc("add"("k"("/x/k.py":5:3 to :9)))\n')
+    (error,) = explain.parse_log(log)
+    assert [(frame.path, frame.line) for frame in error.frames] == [("/x/k.py", 3)]
