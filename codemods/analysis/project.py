@@ -45,6 +45,7 @@ from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, MOSAIC_TPU, Backends, KernelScope, ModuleFacts, defined_launchers,
     find_kernels, precision_taken, precision_wrappers, takes_refs,
 )
+from codemods.analysis.flow_facts import FlowFacts
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex, import_binding
 from codemods.analysis.names import root_name
 from codemods.analysis.value_flow import returned_values
@@ -249,6 +250,7 @@ class ProjectIndex:
         self._seeds: dict[tuple[int, object], object] = {}  # see `_fact_through_cycles`
         self._read_in_progress: dict[tuple[int, object], tuple[dict, object, object]] = {}  # the same
         self._learnt = False  # anything `state()` would say that the restored state did not
+        self.flow: dict[str, FlowFacts] = {}  # the whole-program value flow's answers, by module (link.py)
 
     def module_of(self, path: "Path | str") -> Optional[str]:
         """The name of the project's module at `path` (None if it is none of them)."""
@@ -265,7 +267,13 @@ class ProjectIndex:
             self._facts[module.name] = facts
             self._fact_dependencies[module.name] = frozenset(dependencies)
             self._learnt = True
-        return self._facts[module.name]
+        flow = self.flow.get(module.name)
+        return self._facts[module.name] if flow is None else replace(self._facts[module.name], flow=flow)
+
+    def sources(self) -> Iterator[tuple[str, bool, bytes]]:
+        """Each module's name, whether it is a package, and its code as the index reads it."""
+        for module in self._modules.values():
+            yield module.name, module.is_package, self._bytes(module)
 
     def _fact_through_cycles(self, module: _Module) -> tuple[ModuleFacts, set]:
         """The module's facts. Where the computation met itself (`ops.mm` calls `helpers.h`, which

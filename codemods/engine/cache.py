@@ -382,7 +382,8 @@ def _facts_entry(facts: ModuleFacts) -> dict:
             "through": [list(pair) for pair in facts.through],
             "read_elsewhere": [[name, list(readers)] for name, readers in facts.read_elsewhere],
             "precision_wrappers": [[name, position, keyword, sorted(backends), plain]
-                                   for name, position, keyword, backends, plain in facts.precision_wrappers]}
+                                   for name, position, keyword, backends, plain in facts.precision_wrappers],
+            "flow": facts.flow.as_data()}
 
 
 _NO_FACTS_KEY = json.dumps(_facts_entry(NO_FACTS))

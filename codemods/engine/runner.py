@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
+from codemods.analysis.link import link_project
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project import ProjectIndex, summarised_here
 from codemods.engine.cache import FileMemo, Known, ResultCache, RunRecord, content_hash, facts_key
@@ -343,6 +344,9 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     if pool is not None and pool.jobs > 1 and len(changed) >= SUMMARY_MIN_MODULES and _can_fork():
         index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
     index.restore(state, changed)
+    follows = {name: place for rule in kernel_scoped for name, place in rule.follows.items()}
+    if follows:
+        index.flow = link_project(index.sources(), follows)
     return index
 
 

@@ -1,0 +1,540 @@
+"""The whole-program value flow: module summaries joined by one small fixpoint.
+
+`summary.py` says, module by module, what each name, parameter, attribute and call may hold in
+symbolic terms. `link` resolves those terms across modules (imports and re-exports to definitions,
+call sites to parameters, `**kwargs` and `*args` to what forwards them, partials, classes and their
+instances, containers) and iterates until no value set grows. What it answers, for the calls a rule
+follows (`follows`: a precision argument of `jnp.dot` and its kin):
+
+- each such call in kernel code, with the backends its kernel lowers for, and every pair literal
+  its argument may hold (where it is written) or why part of it cannot be known (`getattr`,
+  `importlib`, an installed package's call): never nothing where something may reach;
+- each pair literal every reader of which is a followed call in kernel code: the literal may be
+  rewritten where it is written; otherwise who else reads it (plain XLA code, an installed package).
+
+Values are tuples: ("lit", v), ("level", name), ("def", q), ("class", q), ("inst", q), ("module", m),
+("ext", dotted) an installed package's name, ("obj", dotted) what calling one returned, ("seq", m,
+site, n), ("map", m, site), ("partial", m, site), ("kwargs", q) / ("args", q) a function's `**`/`*`
+parameter, ("bound", q, inst), ("method", container, name), ("unknown", why).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Iterable, Mapping, Optional
+
+from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, MOSAIC_TPU, Backends
+from codemods.analysis.flow_facts import NO_FLOW, FlowFacts, OriginAnswer, Reach, SinkAnswer
+from codemods.analysis.summary import DOUBLE_STAR, KEYWORD_ONLY, STAR, Call, Expr, ModuleSummary, Site, summarise
+from codemods.capabilities import PRECISION_NAMES
+
+_MAX_ROUNDS = 64
+_PRECISION = "jax.lax.Precision"
+# Installed callables that hand back (a value built from) their first argument.
+_IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat", "jax.named_scope",
+                       "builtins.tuple", "builtins.list", "functools.wraps"})
+_PARTIAL = "functools.partial"
+_FIELD = "dataclasses.field"
+_DICT = "builtins.dict"
+_GETATTR = "builtins.getattr"
+_CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__"})
+
+
+
+
+def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]]) -> dict[str, FlowFacts]:
+    """Each module's flow facts (modules with none are left out)."""
+    return _Linker({summary.name: summary for summary in summaries}, follows).answers()
+
+
+# Summaries by (name, is_package, content hash): a module unchanged since the last run of this
+# process (the language server, IPython, a watch loop) is not summarised again.
+_SUMMARIES: dict[tuple[str, bool, bytes], Optional[ModuleSummary]] = {}
+
+
+def link_project(sources: Iterable[tuple[str, bool, bytes]],
+                 follows: Mapping[str, tuple[Optional[int], str]]) -> dict[str, FlowFacts]:
+    """`link` over a project's modules: (name, whether it is a package, its UTF-8 code) each."""
+    summaries = []
+    for name, is_package, code in sources:
+        key = (name, is_package, hashlib.blake2b(code, digest_size=16).digest())
+        if key not in _SUMMARIES:
+            _SUMMARIES[key] = summarise(code.decode("utf-8", "replace"), name, is_package) if code else None
+        if _SUMMARIES[key] is not None:
+            summaries.append(_SUMMARIES[key])
+    return link(summaries, follows)
+
+
+class _Linker:
+    def __init__(self, modules: dict[str, ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]]) -> None:
+        self.modules, self.follows = modules, follows
+        self.functions = {q: (m.name, f) for m in modules.values() for q, f in m.functions.items()}
+        self.classes = {q: (m.name, c) for m in modules.values() for q, c in m.classes.items()}
+        self.heap: dict[tuple, set] = {}
+        self.keys: dict[tuple, set] = {}  # a container's keys written so far
+        self.backends: dict[str, set[str]] = {}  # a function -> the kernels' backends it runs in
+        self.invoked: set[str] = set()
+        self.sinks: dict[tuple[str, Site], tuple[str, str, set]] = {}  # (module, site) -> (callee, function, values)
+        self.readers: dict[tuple, set[str]] = {}  # a seq value -> who reads it besides followed calls
+        self.changed = False
+
+    # -- the fixpoint --
+
+    def answers(self) -> dict[str, FlowFacts]:
+        self._solve()
+        for q in sorted(set(self.functions) - self.invoked):  # entry points run with their defaults
+            self._bind(q, (), (), None)
+        self._solve()
+        return self._collect()
+
+    def _solve(self) -> None:
+        for _ in range(_MAX_ROUNDS):
+            self.changed = False
+            for module in self.modules.values():
+                for target, value in module.assigns:
+                    self._store(target, self._eval(value, module.name), module.name)
+                for function, value in module.returns:
+                    self._add(("ret", function), self._eval(value, module.name))
+                for number, call in enumerate(module.calls):
+                    self._add(("res", module.name, number), self._call(call, module.name))
+            if not self.changed:
+                return
+
+    def _store(self, target: Expr, values: set, module: str) -> None:
+        """`name = ...`, `obj.attr = ...` (an instance's, a class's or a module's), `box[key] = ...`."""
+        if target[0] == "var":
+            self._add(target, values)
+            return
+        for owner in self._eval(target[1], module):
+            if target[0] == "attr" and owner[0] == "module":
+                self._add(("var", owner[1], target[2]), values)
+            elif target[0] == "attr" and owner[0] in ("inst", "class"):
+                self._field(owner, target[2], values)
+            elif target[0] == "item" and owner[0] in ("map", "seq", "kwargs"):
+                self._field(owner, target[2], values)
+
+    def _add(self, key: tuple, values: Iterable) -> None:
+        held = self.heap.setdefault(key, set())
+        before = len(held)
+        held.update(values)
+        if len(held) != before:
+            self.changed = True
+
+    def _field(self, owner: tuple, key: object, values: Iterable) -> None:
+        keys = self.keys.setdefault(owner, set())
+        if key not in keys:
+            keys.add(key)
+            self.changed = True
+        self._add(("field", owner, key), values)
+
+    def _read(self, owner: tuple, key: object) -> set:
+        return self.heap.get(("field", owner, key), set())
+
+    # -- expressions --
+
+    def _eval(self, expr: Expr, module: str) -> set:
+        kind = expr[0]
+        if kind == "lit":
+            return {expr}
+        if kind == "var":
+            return self.heap.get(expr, set()) | self._module_value(expr[1], expr[2])
+        if kind == "dotted":
+            return self._resolve(expr[1])
+        if kind == "attr":
+            return {found for value in self._eval(expr[1], module) for found in self._attribute(value, expr[2])}
+        if kind == "item":
+            return {found for value in self._eval(expr[1], module) for found in self._item(value, expr[2])}
+        if kind == "call":
+            return self.heap.get(("res", module, expr[1]), set())
+        if kind == "seq":
+            value = ("seq", module, expr[1], len(expr[2]))
+            for position, element in enumerate(expr[2]):
+                self._field(value, position, self._eval(element, module))
+            return {value}
+        if kind == "map":
+            value = ("map", module, expr[1])
+            for key, element in expr[2]:
+                self._field(value, key, self._eval(element, module))
+            return {value}
+        if kind in ("def", "class"):
+            return {expr}
+        if kind == "either":
+            return {found for option in expr[1] for found in self._eval(option, module)}
+        return {expr}  # unknown
+
+    def _module_value(self, module: str, name: str) -> set:
+        """`pkg.sub` read as a name of `pkg`: the submodule."""
+        return {("module", f"{module}.{name}")} if f"{module}.{name}" in self.modules else set()
+
+    def _resolve(self, dotted: str) -> set:
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:cut])
+            if prefix in self.modules:
+                values = {("module", prefix)}
+                for name in parts[cut:]:
+                    values = {found for value in values for found in self._attribute(value, name)}
+                return values
+        level = dotted.rsplit(".", 1)
+        if len(level) == 2 and level[0].endswith(_PRECISION.rsplit(".", 1)[1]) and level[1] in ("DEFAULT", "HIGH", "HIGHEST"):
+            return {("level", level[1])}
+        return {("ext", dotted)}
+
+    def _attribute(self, value: tuple, name: str) -> set:
+        kind = value[0]
+        if kind == "module":
+            return self.heap.get(("var", value[1], name), set()) | self._module_value(value[1], name)
+        if kind == "ext":
+            return self._resolve(f"{value[1]}.{name}")
+        if kind == "obj":
+            return {("obj", f"{value[1]}.{name}")}
+        if kind == "inst":
+            return self._read(value, name) | self._class_attribute(value[1], name, value)
+        if kind == "class":
+            return self._class_attribute(value[1], name, None)
+        if kind in ("map", "kwargs") and name in _CONTAINER_READS:
+            return {("method", value, name)}
+        if kind == "unknown":
+            return {value}
+        return set()
+
+    def _class_attribute(self, qualified: str, name: str, instance: Optional[tuple], depth: int = 0) -> set:
+        entry = self.classes.get(qualified)
+        if entry is None or depth > 8:
+            return set()
+        module, cls = entry
+        for attribute, expr in reversed(cls.attributes):
+            if attribute == name:
+                values = self._eval(expr, module)
+                if instance is None:
+                    return values
+                return {("bound", value[1], instance) if value[0] == "def" else value for value in values}
+        return {found for base in cls.bases for value in self._eval(base, module) if value[0] == "class"
+                for found in self._class_attribute(value[1], name, instance, depth + 1)}
+
+    def _item(self, value: tuple, key: object) -> set:
+        kind = value[0]
+        if kind == "seq":
+            if isinstance(key, int) and -value[3] <= key < value[3]:
+                return set(self._read(value, key % value[3]))
+            return {found for position in range(value[3]) for found in self._read(value, position)}
+        if kind in ("map", "kwargs", "args"):
+            if key is None:
+                return {found for known in self.keys.get(value, ()) for found in self._read(value, known)}
+            return self._read(value, key) | self._read(value, None)
+        if kind in ("unknown", "obj", "ext"):
+            return {value} if kind == "unknown" else {("obj", f"{value[1]}[]")}
+        return set()
+
+    # -- calls --
+
+    def _call(self, call: Call, module: str) -> set:
+        args = [(starred, self._eval(expr, module)) for starred, expr in call.args]
+        keywords = [(name, self._eval(expr, module)) for name, expr in call.keywords]
+        results: set = set()
+        for callee in self._eval(call.callee, module):
+            results |= self._invoke(callee, args, keywords, call, module)
+        return results
+
+    def _invoke(self, callee: tuple, args: list, keywords: list, call: Call, module: str) -> set:
+        kind = callee[0]
+        caller = call.scope
+        if kind == "def":
+            self._run_in(callee[1], caller)
+            self._bind(callee[1], args, keywords, None)
+            return self.heap.get(("ret", callee[1]), set())
+        if kind == "bound":
+            self._run_in(callee[1], caller)
+            self._bind(callee[1], args, keywords, callee[2])
+            return self.heap.get(("ret", callee[1]), set())
+        if kind == "partial":
+            bound_args = [(False, self._read(callee, ("arg", position))) for position in range(self._arity(callee))]
+            bound_keywords = [(name, self._read(callee, ("kw", name))) for name in self._bound_names(callee)]
+            spread = self._read(callee, ("spread",))
+            if spread:
+                bound_keywords.append((None, spread))
+            return {found for function in self._read(callee, "fn")
+                    for found in self._invoke(function, bound_args + args, bound_keywords + keywords, call, module)}
+        if kind == "class":
+            instance = ("inst", callee[1])
+            initializer = self._class_attribute(callee[1], "__init__", instance)
+            for method in initializer:
+                self._invoke(method, args, keywords, call, module)
+            fields = self.classes[callee[1]][1].fields if callee[1] in self.classes else None
+            if not initializer and fields is not None:
+                self._bind_fields(instance, fields, args, keywords)
+            return {instance}
+        if kind == "inst":
+            return {found for method in self._class_attribute(callee[1], "__call__", callee)
+                    for found in self._invoke(method, args, keywords, call, module)}
+        if kind == "method":
+            return {found for values in (self._item(callee[1], None),) for found in values}
+        if kind == "ext":
+            return self._installed(callee[1], args, keywords, call, module)
+        if kind in ("obj", "unknown"):
+            self._escape(args, keywords, call, module, callee[1] if kind == "obj" else "a value it does not follow")
+            return {("obj", f"{callee[1]}()")} if kind == "obj" else {callee}
+        return set()
+
+    def _installed(self, name: str, args: list, keywords: list, call: Call, module: str) -> set:
+        """A call of an installed package's function: the few whose effect the flow knows, and followed calls."""
+        given = dict((keyword, values) for keyword, values in keywords if keyword is not None)
+        if name == _PARTIAL and args:
+            value = ("partial", module, call.site)
+            self._field(value, "fn", args[0][1])
+            for position, (_, values) in enumerate(args[1:]):
+                self._field(value, ("arg", position), values)
+            for keyword, values in keywords:
+                self._field(value, ("kw", keyword) if keyword is not None else ("spread",), values)
+            return {value}
+        if name in _IDENTITY and args:
+            return set(args[0][1])
+        if name == _FIELD:
+            return set(given.get("default", set()))
+        if name == _DICT:
+            value = ("map", module, call.site)
+            for keyword, values in keywords:
+                self._field(value, keyword, values)
+            return {value}
+        if name == _GETATTR and len(args) >= 2:
+            names = [value[1] for value in args[1][1] if value[0] == "lit" and isinstance(value[1], str)]
+            return {found for owner in args[0][1] for attribute in names for found in self._attribute(owner, attribute)}
+        launcher = LAUNCHERS.get(name)
+        if launcher is not None:
+            body = given.get(launcher.body_keyword) or self._positional(args, launcher.body_position)
+            backends = self._selected(launcher.selectors, given) or launcher.backends
+            for value in body:
+                self._launch(value, backends, call, module)
+            return {("obj", name + "()")}
+        followed = self.follows.get(name)
+        if followed is not None:
+            position, keyword = followed
+            values = given.get(keyword) or self._positional(args, position)
+            for spread in (held for name_, held in keywords if name_ is None):  # `**options`
+                values = values | {found for mapping in spread for found in self._item(mapping, keyword)}
+            entry = self.sinks.setdefault((module, call.site), (name, call.scope, set()))
+            before = len(entry[2])
+            entry[2].update(values)
+            self.changed |= len(entry[2]) != before
+            return {("obj", name + "()")}
+        self._escape(args, keywords, call, module, name)
+        return {("obj", name + "()")}
+
+    def _positional(self, args: list, position: Optional[int]) -> set:
+        """What may sit at `position` among a call's arguments: past a `*spread`, any of its elements."""
+        if position is None:
+            return set()
+        for index, (starred, values) in enumerate(args):
+            if starred:
+                return {found for value in values for found in self._item(value, position - index if index <= position
+                                                                         else None)}
+            if index == position:
+                return set(values)
+        return set()
+
+    def _selected(self, selectors: tuple, given: dict) -> Backends:
+        found: set[str] = set()
+        for keyword, _ in selectors:
+            for value in given.get(keyword, ()):
+                dotted = value[1] if value[0] in ("obj", "ext") and isinstance(value[1], str) else ""
+                found |= {backend for prefix, backend in BACKEND_MODULES if dotted.startswith(prefix)}
+                if value[0] == "lit" and isinstance(value[1], str) and value[1].lower() in BACKEND_WORDS:
+                    found.add(BACKEND_WORDS[value[1].lower()])
+                if value[0] == "map":
+                    found |= {BACKEND_WORDS[key] for key in self.keys.get(value, ()) if key in BACKEND_WORDS}
+        return frozenset(found)
+
+    def _launch(self, body: tuple, backends: Backends, call: Call, module: str) -> None:
+        """A kernel body handed to a launcher: it (and all it calls) runs in kernels for `backends`."""
+        targets = [body]
+        while targets:
+            value = targets.pop()
+            if value[0] in ("def", "bound"):
+                held = self.backends.setdefault(value[1], set())
+                if not held >= backends:
+                    held |= backends
+                    self.changed = True
+            elif value[0] == "partial":
+                targets.extend(self._read(value, "fn"))
+        self._invoke(body, [], [], call, module)
+
+    def _run_in(self, function: str, caller: str) -> None:
+        """A call from kernel code runs in that kernel."""
+        outer = self.backends.get(caller)
+        if outer:
+            held = self.backends.setdefault(function, set())
+            if not held >= outer:
+                held |= outer
+                self.changed = True
+
+    def _escape(self, args: list, keywords: list, call: Call, module: str, name: str) -> None:
+        """Values handed to code the flow does not follow. A function handed on from kernel code runs
+        there (`lax.fori_loop(0, n, body, x)`, `@pl.when(c)`); a pair handed on is read there."""
+        in_kernel = self.backends.get(call.scope)
+        values = [value for _, held in args for value in held] + [value for _, held in keywords for value in held]
+        for value in values:
+            if value[0] in ("def", "bound", "partial"):
+                if in_kernel:
+                    self._launch(value, frozenset(in_kernel), call, module)
+                continue
+            self._read_by(value, f"`{name.removeprefix('builtins.')}` ({module}:{call.site[0]})", set())
+
+    def _read_by(self, value: tuple, reader: str, seen: set) -> None:
+        if value in seen or len(seen) > 64:
+            return
+        seen.add(value)
+        if value[0] == "seq":
+            held = self.readers.setdefault(value, set())
+            if reader not in held:
+                held.add(reader)
+                self.changed = True
+        if value[0] in ("seq", "map", "inst", "kwargs", "args"):
+            for key in list(self.keys.get(value, ())):
+                for inner in list(self._read(value, key)):
+                    self._read_by(inner, reader, seen)
+
+    # -- binding arguments to parameters --
+
+    def _bind(self, function: str, args: Iterable, keywords: Iterable, instance: Optional[tuple]) -> None:
+        self.invoked.add(function)
+        entry = self.functions.get(function)
+        if entry is None:
+            return
+        module, summary = entry
+        params = list(summary.params)
+        given: set[str] = set()
+        positional = [param for param in params if param[1] not in (KEYWORD_ONLY, STAR, DOUBLE_STAR)]
+        star = next((param[0] for param in params if param[1] == STAR), None)
+        double = next((param[0] for param in params if param[1] == DOUBLE_STAR), None)
+        if instance is not None and positional:
+            self._add(("var", function, positional[0][0]), {instance})
+            given.add(positional[0][0])
+            positional = positional[1:]
+        position = 0
+        for starred, values in args:
+            if starred:  # *values: each element may land on any parameter from here on
+                elements = {found for value in values for found in self._item(value, None)}
+                for name, _, _ in positional[position:]:
+                    self._add(("var", function, name), elements)
+                if star:
+                    self._field(("args", function), None, elements)
+                position = len(positional)
+                continue
+            if position < len(positional):
+                name = positional[position][0]
+                self._add(("var", function, name), values)
+                given.add(name)
+                position += 1
+            elif star:
+                self._field(("args", function), None, values)
+        if star:
+            self._add(("var", function, star), {("args", function)})
+        if double:
+            self._add(("var", function, double), {("kwargs", function)})
+        names = {param[0] for param in params if param[1] not in (STAR, DOUBLE_STAR)}
+        for keyword, values in keywords:
+            if keyword is not None:
+                self._keyword(function, keyword, values, names, double, given)
+                continue
+            for value in values:  # **mapping
+                if value[0] in ("map", "kwargs"):
+                    for key in list(self.keys.get(value, ())):
+                        if isinstance(key, str):
+                            self._keyword(function, key, self._read(value, key), names, double, given)
+                elif value[0] == "unknown":
+                    for name in names - given:
+                        self._add(("var", function, name), {value})
+        for name, _, default in params:
+            if default is not None and name not in given:
+                self._add(("var", function, name), self._eval(default, module))
+
+    def _keyword(self, function: str, keyword: str, values: set, names: set, double: Optional[str], given: set) -> None:
+        if keyword in names:
+            self._add(("var", function, keyword), values)
+            given.add(keyword)
+        elif double:
+            self._field(("kwargs", function), keyword, values)
+
+    def _bind_fields(self, instance: tuple, fields: tuple, args: list, keywords: list) -> None:
+        for (name, _), (starred, values) in zip(fields, args):
+            if not starred:
+                self._field(instance, name, values)
+        names = {name for name, _ in fields}
+        for keyword, values in keywords:
+            if keyword in names:
+                self._field(instance, keyword, values)
+
+    def _arity(self, partial: tuple) -> int:
+        return sum(1 for key in self.keys.get(partial, ()) if isinstance(key, tuple) and key[0] == "arg")
+
+    def _bound_names(self, partial: tuple) -> list[str]:
+        return sorted(key[1] for key in self.keys.get(partial, ()) if isinstance(key, tuple) and key[0] == "kw")
+
+    # -- answers --
+
+    def _levels(self, values: set) -> tuple[str, ...]:
+        found = set()
+        for value in values:
+            if value[0] == "level":
+                found.add(value[1])
+            elif value[0] == "lit" and isinstance(value[1], str) and value[1].lower() in PRECISION_NAMES:
+                found.add(PRECISION_NAMES[value[1].lower()].name)
+        return tuple(sorted(found))
+
+    def _pair(self, value: tuple) -> Optional[tuple[tuple[str, ...], ...]]:
+        """A two-element literal whose elements name precisions that may differ."""
+        if value[0] != "seq" or value[3] != 2:
+            return None
+        first, second = (self._levels(self._read(value, position)) for position in (0, 1))
+        if not first or not second or (len(first) == len(second) == 1 and first == second):
+            return None
+        return (first, second)
+
+    def _describe_unknown(self, value: tuple) -> Optional[str]:
+        kind = value[0]
+        if kind == "unknown":
+            return str(value[1])
+        if kind == "obj":
+            return f"what `{value[1].removesuffix('()')}` returns (an installed package's code)"
+        if kind == "ext" and not value[1].startswith("builtins."):
+            return f"`{value[1]}`, an installed package's value"
+        return None
+
+    def _collect(self) -> dict[str, FlowFacts]:
+        sinks: dict[str, list[SinkAnswer]] = {}
+        reached: dict[tuple, list[tuple[str, Site, str, Backends]]] = {}
+        for (module, site), (callee, function, values) in sorted(self.sinks.items()):
+            backends = frozenset(self.backends.get(function, ()))
+            if not backends:
+                for value in values:  # plain XLA code reads it
+                    self._read_by(value, f"`{callee}` outside kernels ({module}:{site[0]})", set())
+                continue
+            pairs, unknown = [], []
+            for value in values:
+                levels = self._pair(value)
+                if levels is not None:
+                    pairs.append(value)
+                    reached.setdefault(value, []).append((module, site, callee, backends))
+                    continue
+                why = self._describe_unknown(value)
+                if why is not None:
+                    unknown.append(why)
+            sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, tuple(pairs), tuple(sorted(set(unknown))),
+                                                           bool(values)))
+        answers: dict[str, FlowFacts] = {}
+        origins: dict[str, list[OriginAnswer]] = {}
+        for value, reaches in reached.items():
+            if not self.readers.get(value) and any(MOSAIC_TPU in backends for *_, backends in reaches):
+                origins.setdefault(value[1], []).append(OriginAnswer(value[2], tuple(sorted(
+                    {(module, site, callee) for module, site, callee, _ in reaches}))))
+        for module, found in sinks.items():
+            resolved = tuple(
+                SinkAnswer(sink.site, sink.callee, sink.backends, tuple(sorted(
+                    Reach(value[1], value[2], self._pair(value) or (), not self.readers.get(value),
+                          tuple(sorted(self.readers.get(value, ())))) for value in sink.pairs)), sink.unknown,
+                    sink.reached)
+                for sink in found)
+            answers[module] = FlowFacts(sinks=resolved)
+        for module, found in origins.items():
+            answers[module] = FlowFacts(answers.get(module, NO_FLOW).sinks, tuple(sorted(found, key=lambda o: o.site)))
+        return answers
