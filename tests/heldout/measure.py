@@ -1,0 +1,333 @@
+"""Issue 50's held-out set, measured: what the tool does to small projects whose wall crosses modules.
+
+Each folder under tests/heldout/projects/ is a small project (2-4 modules) written the way JAX teams
+write Pallas TPU code, with an `entry.py` (`run()` builds inputs and calls the kernel; an optional
+`reference()` runs the project's plain-XLA code) and an `expect.toml` (whether the kernel fails to
+lower as written, and which outcomes a correct tool may reach). For each project, in a copy:
+
+1. `run` is lowered for TPU (`jax.export`, platforms=["tpu"]) and `reference` traced and run on
+   this CPU;
+2. the tool runs in the project folder, as a user runs it: `--check`, then `--write --unsafe-fixes`,
+   then `--check` again over what it wrote;
+3. both are lowered, traced and run again, and the project gets one outcome:
+
+   fixed      it failed with a wall's error before and lowers after
+   manual     it still fails, and the last `--check` exits 1 with a finding in the project
+   SILENT     it still fails, and the last `--check` passes (no finding): the promise broken
+   WRONG      the plain-XLA reference changed (its jaxpr, where the precision XLA uses on a TPU is
+              written, or its values on this CPU), or the rewrite broke the program (it no longer
+              imports or runs, it fails otherwise than with a wall's error, or a kernel that lowered
+              no longer does), or the tool crashed
+   untouched  it lowered before and after, the tool changed nothing and `--check` passed
+   noted      it lowered before and after, nothing changed, but `--check` reported a finding
+   changed    it lowered before and after, and the tool rewrote something
+
+The reference is compared by its jaxpr as well as its values because on a CPU float32 dots run at
+full precision whatever they ask for: `(DEFAULT, HIGHEST)` rewritten to `HIGHEST` gives the same
+numbers here, and bfloat16 passes on a TPU.
+
+Everything runs in this one process (the tool's CLI in-process, one import of jax and libcst), so the
+set costs seconds, not an interpreter per project. Usage:
+
+    .venv/bin/python tests/heldout/measure.py [--markdown FILE] [--json FILE] [PROJECT ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import difflib
+import io
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+import tomllib
+import warnings
+from pathlib import Path
+from typing import Optional
+
+HERE = Path(__file__).resolve().parent
+PROJECTS = HERE / "projects"
+REPOSITORY = HERE.parent.parent
+if str(REPOSITORY) not in sys.path:
+    sys.path.insert(0, str(REPOSITORY))
+
+os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
+sys.dont_write_bytecode = True  # a rewritten module of the same size and second must not load a stale .pyc
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+
+from codemods.cli import app  # noqa: E402
+
+WALL_ERRORS = re.compile(r"Per-operand (dot|conv) precision unsupported|Unsupported \w+ precision|Not implemented: accuracy")
+OUTCOMES = ("fixed", "manual", "SILENT", "WRONG", "untouched", "noted", "changed")
+_MANUAL_AT = "manual-with-finding-at-"
+
+
+@dataclasses.dataclass
+class Expect:
+    """A project's expect.toml."""
+
+    what: str  # the spelling, in a few words
+    kernel_fails_before: bool
+    acceptable: list[str]  # "fixed", "untouched", "manual-with-finding-at-FILE:LINE", ...
+
+    @classmethod
+    def read(cls, folder: Path) -> "Expect":
+        data = tomllib.loads((folder / "expect.toml").read_text())
+        expect = cls(data["what"], data["kernel_fails_before"], list(data["acceptable"]))
+        for entry in expect.acceptable:
+            if entry not in ("fixed", "untouched") and not entry.startswith(_MANUAL_AT):
+                raise ValueError(f"{folder.name}/expect.toml: unknown outcome {entry!r}")
+            if entry.startswith(_MANUAL_AT):
+                path, _, line = entry[len(_MANUAL_AT):].rpartition(":")
+                if not (folder / path).is_file() or not 0 < int(line) <= len((folder / path).read_text().splitlines()):
+                    raise ValueError(f"{folder.name}/expect.toml: {entry!r} names no line of the project")
+        return expect
+
+
+@dataclasses.dataclass
+class Lowered:
+    """What a project's entry did: the lowering error (None: it lowers) and its reference."""
+
+    error: Optional[str]  # None, "wall: ...", or "broken: ..." (anything else)
+    reference_jaxpr: Optional[str] = None
+    reference_values: Optional[list] = None
+    reference_error: Optional[str] = None
+
+
+@dataclasses.dataclass
+class Checked:
+    exit_code: int
+    findings: list[tuple[str, int, str, str]]  # (path, line, rule, kind)
+    stderr: str
+
+
+@dataclasses.dataclass
+class Result:
+    name: str
+    expect: Expect
+    outcome: str
+    detail: str
+    before: Lowered
+    after: Lowered
+    first_check: Checked
+    last_check: Checked
+    changed: list[str]
+    seconds: float
+
+    @property
+    def as_expected(self) -> bool:
+        if self.outcome == "manual":
+            places = {f"{_MANUAL_AT}{path}:{line}" for path, line, _, _ in self.last_check.findings}
+            return bool(places & set(self.expect.acceptable))
+        return self.outcome in self.expect.acceptable
+
+
+class HarnessError(Exception):
+    """The project itself is not what its expect.toml says (a bug of the set, not of the tool)."""
+
+
+def _short(message: str, limit: int = 90) -> str:
+    line = next((l for l in message.splitlines() if l.strip()), "")
+    return line[:limit] + ("..." if len(line) > limit else "")
+
+
+@contextlib.contextmanager
+def _imported_entry(folder: Path):
+    """The project's entry module, imported from `folder`; its modules are forgotten afterwards."""
+    names = {p.stem if p.is_file() else p.name for p in folder.iterdir()
+             if (p.suffix == ".py" or (p / "__init__.py").is_file())}
+    clash = sorted(n for n in names if n in sys.modules)
+    if clash:
+        raise HarnessError(f"module names already imported in this process: {clash} (rename them)")
+    sys.path.insert(0, str(folder))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import importlib
+            yield importlib.import_module("entry")
+    finally:
+        sys.path.remove(str(folder))
+        for name in [n for n in sys.modules if n.split(".")[0] in names]:
+            del sys.modules[name]
+
+
+def _wall_or_broken(error: BaseException) -> str:
+    seen, cause = set(), error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, NotImplementedError) and WALL_ERRORS.search(str(cause)):
+            return f"wall: {_short(str(cause))}"
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return f"broken: {type(error).__name__}: {_short(str(error))}"
+
+
+def lower(folder: Path) -> Lowered:
+    """Lower the project's `run` for TPU on this CPU; trace and run its `reference`, if any."""
+    try:
+        with _imported_entry(folder) as entry:
+            try:
+                jax.export.export(jax.jit(entry.run), platforms=["tpu"])()
+                lowered = Lowered(None)
+            except Exception as error:  # noqa: BLE001 - every failure is classified
+                lowered = Lowered(_wall_or_broken(error))
+            reference = getattr(entry, "reference", None)
+            if reference is not None:
+                try:
+                    lowered.reference_jaxpr = str(jax.make_jaxpr(reference)())
+                    lowered.reference_values = [np.asarray(leaf) for leaf in jax.tree.leaves(jax.jit(reference)())]
+                except Exception as error:  # noqa: BLE001
+                    lowered.reference_error = f"{type(error).__name__}: {_short(str(error))}"
+            return lowered
+    except HarnessError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the import itself failed
+        return Lowered(f"broken: import: {type(error).__name__}: {_short(str(error))}")
+
+
+def tool(folder: Path, *options: str) -> Checked:
+    """`jax-codemod OPTIONS .` run in `folder`, in this process, as a user runs it there."""
+    args = [*options, "--output-format", "json", "--jax-version", jax.__version__, "--no-cache", "--jobs", "1", "."]
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                app(args=args, prog_name="jax-codemod")
+                code = 0
+            except SystemExit as stop:
+                code = stop.code if isinstance(stop.code, int) else 1
+    finally:
+        os.chdir(here)
+    findings = []
+    if out.getvalue().strip():
+        for item in json.loads(out.getvalue()).get("findings", []):
+            findings.append((item["path"], item["start"]["line"], item["rule"], item["kind"]))
+    return Checked(code, findings, err.getvalue())
+
+
+def _files(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): p.read_text() for p in sorted(folder.rglob("*.py"))}
+
+
+def _reference_change(before: Lowered, after: Lowered) -> Optional[str]:
+    if before.reference_error:
+        raise HarnessError(f"the reference fails as written: {before.reference_error}")
+    if after.reference_error:
+        return f"the reference no longer runs: {after.reference_error}"
+    if before.reference_jaxpr != after.reference_jaxpr:
+        diff = [l for l in difflib.unified_diff((before.reference_jaxpr or "").splitlines(),
+                                                (after.reference_jaxpr or "").splitlines(), lineterm="", n=0)
+                if l[:1] in "+-" and l[:3] not in ("+++", "---")]
+        return "the XLA reference's jaxpr changed: " + " / ".join(_short(l.strip(), 70) for l in diff[:2])
+    if before.reference_values is not None and not all(
+            np.array_equal(a, b) for a, b in zip(before.reference_values, after.reference_values or [])):
+        return "the XLA reference's values changed"
+    return None
+
+
+def measure(source: Path, scratch: Path) -> Result:
+    start = time.perf_counter()
+    expect = Expect.read(source)
+    folder = scratch / source.name
+    shutil.copytree(source, folder, ignore=shutil.ignore_patterns("__pycache__", "expect.toml"))
+    original = _files(folder)
+    before = lower(folder)
+    if before.error and before.error.startswith("broken"):
+        raise HarnessError(f"{source.name}: fails as written for another reason: {before.error}")
+    if bool(before.error) != expect.kernel_fails_before:
+        raise HarnessError(f"{source.name}: kernel_fails_before = {expect.kernel_fails_before}, but lowering "
+                           f"gave {before.error or 'no error'}")
+    first = tool(folder, "--check")
+    wrote = tool(folder, "--write", "--unsafe-fixes")
+    last = tool(folder, "--check")
+    rewritten = _files(folder)
+    changed = sorted(p for p in rewritten if rewritten[p] != original.get(p))
+    after = lower(folder)
+    wrong = [f"the tool exited {c.exit_code}: {_short(c.stderr)}" for c in (first, wrote, last) if c.exit_code not in (0, 1)]
+    wrong += [f"internal error at {p}:{l}" for c in (first, wrote, last) for p, l, _, k in c.findings if "internal" in k]
+    if before.reference_jaxpr is not None or before.reference_error:
+        wrong += [w for w in [_reference_change(before, after)] if w]
+    if after.error and after.error.startswith("broken"):
+        wrong.append(f"the rewrite broke the program: {after.error[len('broken: '):]}")
+    elif before.error is None and after.error is not None:
+        wrong.append(f"lowered before, not after: {after.error}")
+    findings = sorted({f"{p}:{l}" for p, l, _, _ in last.findings})
+    if wrong:
+        outcome, detail = "WRONG", "; ".join(wrong)
+    elif before.error and after.error is None:
+        outcome, detail = "fixed", f"rewrote {', '.join(changed) or 'nothing'}"
+    elif before.error:
+        outcome = "manual" if last.exit_code == 1 and last.findings else "SILENT"
+        detail = f"{after.error[len('wall: '):]}; findings: {', '.join(findings) or 'none'}"
+        if outcome == "SILENT" and first.findings:
+            detail += f" (the first --check had {len(first.findings)}: its fixes did not make it lower)"
+    elif changed:
+        outcome, detail = "changed", f"rewrote {', '.join(changed)}"
+    elif last.exit_code or first.exit_code:
+        outcome, detail = "noted", f"findings: {', '.join(findings) or 'none'}"
+    else:
+        outcome, detail = "untouched", ""
+    return Result(source.name, expect, outcome, detail, before, after, first, last, changed,
+                  time.perf_counter() - start)
+
+
+def measure_all(names: list[str]) -> list[Result]:
+    sources = [PROJECTS / n for n in names] if names else sorted(p for p in PROJECTS.iterdir() if p.is_dir())
+    with tempfile.TemporaryDirectory(prefix="heldout-") as scratch:
+        return [measure(source, Path(scratch)) for source in sources]
+
+
+def totals(results: list[Result]) -> str:
+    counts = {o: sum(r.outcome == o for r in results) for o in OUTCOMES}
+    parts = [f"{counts[o]} {o}" for o in OUTCOMES if counts[o] or o in ("SILENT", "WRONG")]
+    expected = sum(r.as_expected for r in results)
+    return f"{len(results)} projects: {', '.join(parts)}; {expected} as expected (jax {jax.__version__})"
+
+
+def markdown(results: list[Result]) -> str:
+    rows = ["| project | spelling | before | --check | after | outcome | as expected | detail |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in results:
+        check = f"exit {r.first_check.exit_code}, {len(r.first_check.findings)} finding(s)"
+        before = "fails" if r.before.error else "lowers"
+        after = "lowers" if r.after.error is None else ("fails" if r.after.error.startswith("wall") else "broken")
+        detail = r.detail.replace("|", "\\|")
+        rows.append(f"| {r.name} | {r.expect.what} | {before} | {check} | {after} | {r.outcome} | "
+                    f"{'yes' if r.as_expected else 'no'} | {detail} |")
+    return "\n".join(rows) + f"\n\n{totals(results)}\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("projects", nargs="*", help="project folder names (default: all)")
+    parser.add_argument("--markdown", type=Path, help="also write the table to this file")
+    parser.add_argument("--json", type=Path, help="write {name: outcome, ...} and the totals to this file")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    results = measure_all(args.projects)
+    table = markdown(results)
+    print(table, end="")
+    print(f"measured in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    if args.markdown:
+        args.markdown.write_text(table)
+    if args.json:
+        args.json.write_text(json.dumps({
+            "jax": jax.__version__,
+            "projects": {r.name: {"outcome": r.outcome, "as_expected": r.as_expected, "detail": r.detail}
+                         for r in results},
+            "totals": totals(results),
+        }, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
