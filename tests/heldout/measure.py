@@ -105,7 +105,7 @@ class Lowered:
 @dataclasses.dataclass
 class Checked:
     exit_code: int
-    findings: list[tuple[str, int, str, str]]  # (path, line, rule, kind)
+    findings: list[tuple[str, int, str, str, str]]  # (path, line, rule, kind, message)
     stderr: str
 
 
@@ -125,7 +125,7 @@ class Result:
     @property
     def as_expected(self) -> bool:
         if self.outcome == "manual":
-            places = {f"{_MANUAL_AT}{path}:{line}" for path, line, _, _ in self.last_check.findings}
+            places = {f"{_MANUAL_AT}{path}:{line}" for path, line, *_ in self.last_check.findings}
             return bool(places & set(self.expect.acceptable))
         return self.outcome in self.expect.acceptable
 
@@ -210,7 +210,7 @@ def tool(folder: Path, *options: str) -> Checked:
     findings = []
     if out.getvalue().strip():
         for item in json.loads(out.getvalue()).get("findings", []):
-            findings.append((item["path"], item["start"]["line"], item["rule"], item["kind"]))
+            findings.append((item["path"], item["start"]["line"], item["rule"], item["kind"], item["message"]))
     return Checked(code, findings, err.getvalue())
 
 
@@ -253,14 +253,14 @@ def measure(source: Path, scratch: Path) -> Result:
     changed = sorted(p for p in rewritten if rewritten[p] != original.get(p))
     after = lower(folder)
     wrong = [f"the tool exited {c.exit_code}: {_short(c.stderr)}" for c in (first, wrote, last) if c.exit_code not in (0, 1)]
-    wrong += [f"internal error at {p}:{l}" for c in (first, wrote, last) for p, l, _, k in c.findings if "internal" in k]
+    wrong += [f"internal error at {p}:{l}" for c in (first, wrote, last) for p, l, _, k, m in c.findings if "internal error" in m.lower()]
     if before.reference_jaxpr is not None or before.reference_error:
         wrong += [w for w in [_reference_change(before, after)] if w]
     if after.error and after.error.startswith("broken"):
         wrong.append(f"the rewrite broke the program: {after.error[len('broken: '):]}")
     elif before.error is None and after.error is not None:
         wrong.append(f"lowered before, not after: {after.error}")
-    findings = sorted({f"{p}:{l}" for p, l, _, _ in last.findings})
+    findings = sorted({f"{p}:{l}" for p, l, *_ in last.findings})
     if wrong:
         outcome, detail = "WRONG", "; ".join(wrong)
     elif before.error and after.error is None:
@@ -311,10 +311,15 @@ def main() -> int:
     parser.add_argument("projects", nargs="*", help="project folder names (default: all)")
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
     parser.add_argument("--json", type=Path, help="write {name: outcome, ...} and the totals to this file")
+    parser.add_argument("--show", action="store_true", help="print each project's findings (the last --check) to stderr")
     args = parser.parse_args()
     started = time.perf_counter()
     results = measure_all(args.projects)
     table = markdown(results)
+    for r in results if args.show else ():
+        print(f"== {r.name}: {r.outcome}", file=sys.stderr)
+        for path, line, rule, kind, message in r.last_check.findings:
+            print(f"   {path}:{line}: {rule} [{kind}] {message}", file=sys.stderr)
     print(table, end="")
     print(f"measured in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     if args.markdown:
