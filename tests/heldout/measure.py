@@ -47,6 +47,7 @@ import sys
 import tempfile
 import time
 import tomllib
+import traceback
 import warnings
 from pathlib import Path
 from typing import Optional
@@ -205,6 +206,9 @@ def tool(folder: Path, *options: str) -> Checked:
                 code = 0
             except SystemExit as stop:
                 code = stop.code if isinstance(stop.code, int) else 1
+            except Exception:  # noqa: BLE001 - the tool crashed: a WRONG outcome, not the harness's end
+                traceback.print_exc()
+                code = 3
     finally:
         os.chdir(here)
     findings = []
