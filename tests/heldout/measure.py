@@ -17,7 +17,8 @@ lower as written, and which outcomes a correct tool may reach). For each project
    WRONG      the plain-XLA reference changed (its jaxpr, where the precision XLA uses on a TPU is
               written, or its values on this CPU), or the rewrite broke the program (it no longer
               imports or runs, it fails otherwise than with a wall's error, or a kernel that lowered
-              no longer does), or the tool crashed
+              no longer does), or a kernel dot/conv that lowers now asks for less than the most
+              accurate operand asked for before (traced precisions), or the tool crashed
    untouched  it lowered before and after, the tool changed nothing and `--check` passed
    noted      it lowered before and after, nothing changed, but `--check` reported a finding
    changed    it lowered before and after, and the tool rewrote something
@@ -38,6 +39,7 @@ import argparse
 import contextlib
 import dataclasses
 import difflib
+import importlib
 import io
 import json
 import os
@@ -59,7 +61,6 @@ if str(REPOSITORY) not in sys.path:
     sys.path.insert(0, str(REPOSITORY))
 
 os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
-sys.dont_write_bytecode = True  # a rewritten module of the same size and second must not load a stale .pyc
 
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
@@ -98,6 +99,7 @@ class Lowered:
     """What a project's entry did: the lowering error (None: it lowers) and its reference."""
 
     error: Optional[str]  # None, "wall: ...", or "broken: ..." (anything else)
+    kernel_precisions: Optional[list] = None  # each dot/conv inside a Pallas kernel: (op, precision)
     reference_jaxpr: Optional[str] = None
     reference_values: Optional[list] = None
     reference_error: Optional[str] = None
@@ -149,12 +151,15 @@ def _imported_entry(folder: Path):
     if clash:
         raise HarnessError(f"module names already imported in this process: {clash} (rename them)")
     sys.path.insert(0, str(folder))
+    # A rewritten module of the same size and modification second must not load a stale .pyc.
+    writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    importlib.invalidate_caches()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            import importlib
             yield importlib.import_module("entry")
     finally:
+        sys.dont_write_bytecode = writes_bytecode
         sys.path.remove(str(folder))
         for name in [n for n in sys.modules if n.split(".")[0] in names]:
             del sys.modules[name]
@@ -170,6 +175,41 @@ def _wall_or_broken(error: BaseException) -> str:
     return f"broken: {type(error).__name__}: {_short(str(error))}"
 
 
+def _kernel_precisions(jaxpr, in_kernel: bool, found: list) -> list:
+    """(primitive, precision) of every dot_general and conv inside a pallas_call's body, in order."""
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        if in_kernel and name in ("dot_general", "conv_general_dilated"):
+            found.append((name, eqn.params.get("precision")))
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (list, tuple)) else [value]:
+                inner = getattr(sub, "jaxpr", sub)  # a ClosedJaxpr's Jaxpr, or a Jaxpr
+                if hasattr(inner, "eqns"):
+                    _kernel_precisions(inner, in_kernel or name == "pallas_call", found)
+    return found
+
+
+_LEVEL = {"DEFAULT": 0, "HIGH": 1, "HIGHEST": 2}
+
+
+def _levels(precision) -> list[int]:
+    """A traced precision param (None, a Precision, or a pair of them) as levels, DEFAULT = 0."""
+    items = precision if isinstance(precision, (tuple, list)) else [precision]
+    return [_LEVEL[getattr(item, "name", "DEFAULT")] if item is not None else 0 for item in items]
+
+
+def _weakened(before: Lowered, after: Lowered) -> Optional[str]:
+    """A kernel op the rewrite left asking for less than its most accurate operand asked for before."""
+    if after.error is not None or not before.kernel_precisions or after.kernel_precisions is None:
+        return None  # only a kernel that lowers now asks for one scalar to compare
+    if [op for op, _ in before.kernel_precisions] != [op for op, _ in after.kernel_precisions]:
+        return None  # the rewrite changed the kernel's ops: nothing to pair them by
+    for (op, was), (_, now) in zip(before.kernel_precisions, after.kernel_precisions):
+        if min(_levels(now)) < max(_levels(was)):
+            return f"a kernel {op} asked for {was} and now for {now}: less accurate"
+    return None
+
+
 def lower(folder: Path) -> Lowered:
     """Lower the project's `run` for TPU on this CPU; trace and run its `reference`, if any."""
     try:
@@ -179,6 +219,10 @@ def lower(folder: Path) -> Lowered:
                 lowered = Lowered(None)
             except Exception as error:  # noqa: BLE001 - every failure is classified
                 lowered = Lowered(_wall_or_broken(error))
+            try:
+                lowered.kernel_precisions = _kernel_precisions(jax.make_jaxpr(entry.run)().jaxpr, False, [])
+            except Exception:  # noqa: BLE001 - then the fix's precision is not compared
+                pass
             reference = getattr(entry, "reference", None)
             if reference is not None:
                 try:
@@ -264,6 +308,7 @@ def measure(source: Path, scratch: Path) -> Result:
         wrong.append(f"the rewrite broke the program: {after.error[len('broken: '):]}")
     elif before.error is None and after.error is not None:
         wrong.append(f"lowered before, not after: {after.error}")
+    wrong += [w for w in [_weakened(before, after)] if w]
     findings = sorted({f"{p}:{l}" for p, l, *_ in last.findings})
     if wrong:
         outcome, detail = "WRONG", "; ".join(wrong)

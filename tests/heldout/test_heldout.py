@@ -9,6 +9,7 @@ machine, where an interpreter per project and tool run would take minutes.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -19,6 +20,11 @@ import pytest
 jax = pytest.importorskip("jax")
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+try:
+    import measure  # noqa: E402 - tests/heldout/measure.py, the harness
+finally:
+    sys.path.remove(str(HERE))
 CEILING = tomllib.loads((HERE / "ceiling.txt").read_text())
 
 pytestmark = [
@@ -56,3 +62,35 @@ def test_silent_projects_stay_under_the_ceiling(measured: dict) -> None:
     assert len(silent) <= CEILING["silent"], (
         f"{measured['totals']}\n{len(silent)} SILENT, ceiling {CEILING['silent']} (tests/heldout/ceiling.txt):\n"
         + "\n".join(f"  {name}: {detail}" for name, detail in silent.items()))
+
+
+# The harness's own judgement, on copies of two projects rewritten by hand as a wrong tool would.
+
+def _copy(tmp_path: Path, project: str) -> Path:
+    folder = tmp_path / project
+    shutil.copytree(measure.PROJECTS / project, folder)
+    return folder
+
+
+def test_a_rewrite_that_weakens_a_kernel_dot_is_wrong(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "01_wrapper_partial_param")
+    before = measure.lower(folder)
+    model = folder / "model.py"
+    model.write_text(model.read_text().replace("(lax.Precision.DEFAULT, lax.Precision.HIGHEST)", "lax.Precision.DEFAULT"))
+    weakened = measure.lower(folder)
+    model.write_text(model.read_text().replace("lax.Precision.DEFAULT", "lax.Precision.HIGHEST"))
+    kept = measure.lower(folder)
+    assert before.error and weakened.error is None and kept.error is None
+    assert "less accurate" in measure._weakened(before, weakened)
+    assert measure._weakened(before, kept) is None
+
+
+def test_a_rewrite_that_changes_the_xla_reference_is_wrong(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "22_mixed_shared_with_reference")
+    before = measure.lower(folder)
+    kernels = folder / "kernels.py"
+    kernels.write_text(kernels.read_text().replace("(lax.Precision.DEFAULT, lax.Precision.HIGHEST)", "lax.Precision.HIGHEST"))
+    after = measure.lower(folder)
+    assert before.error and after.error is None  # the kernel lowers, and:
+    assert "jaxpr changed" in measure._reference_change(before, after)
+    assert measure._reference_change(before, before) is None
