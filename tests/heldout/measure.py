@@ -147,9 +147,9 @@ def _imported_entry(folder: Path):
     """The project's entry module, imported from `folder`; its modules are forgotten afterwards."""
     names = {p.stem if p.is_file() else p.name for p in folder.iterdir()
              if (p.suffix == ".py" or (p / "__init__.py").is_file())}
-    clash = sorted(n for n in names if n in sys.modules)
-    if clash:
-        raise HarnessError(f"module names already imported in this process: {clash} (rename them)")
+    # Modules of the same names imported by someone else (another project, a test of this process)
+    # step aside while the project's own are imported, and come back afterwards.
+    aside = {n: sys.modules.pop(n) for n in list(sys.modules) if n.split(".")[0] in names}
     sys.path.insert(0, str(folder))
     # A rewritten module of the same size and modification second must not load a stale .pyc.
     writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
@@ -163,6 +163,7 @@ def _imported_entry(folder: Path):
         sys.path.remove(str(folder))
         for name in [n for n in sys.modules if n.split(".")[0] in names]:
             del sys.modules[name]
+        sys.modules.update(aside)
 
 
 def _wall_or_broken(error: BaseException) -> str:
