@@ -72,6 +72,10 @@ OUTCOMES = ("fixed", "manual", "SILENT", "WRONG", "untouched", "noted", "changed
 _MANUAL_AT = "manual-with-finding-at-"
 
 
+class HarnessError(Exception):
+    """The project itself is not what its expect.toml says (a bug of the set, not of the tool)."""
+
+
 @dataclasses.dataclass
 class Expect:
     """A project's expect.toml."""
@@ -86,11 +90,11 @@ class Expect:
         expect = cls(data["what"], data["kernel_fails_before"], list(data["acceptable"]))
         for entry in expect.acceptable:
             if entry not in ("fixed", "untouched") and not entry.startswith(_MANUAL_AT):
-                raise ValueError(f"{folder.name}/expect.toml: unknown outcome {entry!r}")
+                raise HarnessError(f"{folder.name}/expect.toml: unknown outcome {entry!r}")
             if entry.startswith(_MANUAL_AT):
                 path, _, line = entry[len(_MANUAL_AT):].rpartition(":")
                 if not (folder / path).is_file() or not 0 < int(line) <= len((folder / path).read_text().splitlines()):
-                    raise ValueError(f"{folder.name}/expect.toml: {entry!r} names no line of the project")
+                    raise HarnessError(f"{folder.name}/expect.toml: {entry!r} names no line of the project")
         return expect
 
 
@@ -131,10 +135,6 @@ class Result:
             places = {f"{_MANUAL_AT}{path}:{line}" for path, line, *_ in self.last_check.findings}
             return bool(places & set(self.expect.acceptable))
         return self.outcome in self.expect.acceptable
-
-
-class HarnessError(Exception):
-    """The project itself is not what its expect.toml says (a bug of the set, not of the tool)."""
 
 
 def _short(message: str, limit: int = 90) -> str:
@@ -232,8 +232,6 @@ def lower(folder: Path) -> Lowered:
                 except Exception as error:  # noqa: BLE001
                     lowered.reference_error = f"{type(error).__name__}: {_short(str(error))}"
             return lowered
-    except HarnessError:
-        raise
     except Exception as error:  # noqa: BLE001 - the import itself failed
         return Lowered(f"broken: import: {type(error).__name__}: {_short(str(error))}")
 
@@ -268,8 +266,6 @@ def _files(folder: Path) -> dict[str, str]:
 
 
 def _reference_change(before: Lowered, after: Lowered) -> Optional[str]:
-    if before.reference_error:
-        raise HarnessError(f"the reference fails as written: {before.reference_error}")
     if after.reference_error:
         return f"the reference no longer runs: {after.reference_error}"
     if before.reference_jaxpr != after.reference_jaxpr:
@@ -277,8 +273,8 @@ def _reference_change(before: Lowered, after: Lowered) -> Optional[str]:
                                                 (after.reference_jaxpr or "").splitlines(), lineterm="", n=0)
                 if l[:1] in "+-" and l[:3] not in ("+++", "---")]
         return "the XLA reference's jaxpr changed: " + " / ".join(_short(l.strip(), 70) for l in diff[:2])
-    if before.reference_values is not None and not all(
-            np.array_equal(a, b) for a, b in zip(before.reference_values, after.reference_values or [])):
+    values_before, values_after = before.reference_values or [], after.reference_values or []
+    if len(values_before) != len(values_after) or not all(map(np.array_equal, values_before, values_after)):
         return "the XLA reference's values changed"
     return None
 
@@ -292,6 +288,8 @@ def measure(source: Path, scratch: Path) -> Result:
     before = lower(folder)
     if before.error and before.error.startswith("broken"):
         raise HarnessError(f"{source.name}: fails as written for another reason: {before.error}")
+    if before.reference_error:
+        raise HarnessError(f"{source.name}: the reference fails as written: {before.reference_error}")
     if bool(before.error) != expect.kernel_fails_before:
         raise HarnessError(f"{source.name}: kernel_fails_before = {expect.kernel_fails_before}, but lowering "
                            f"gave {before.error or 'no error'}")
@@ -303,7 +301,7 @@ def measure(source: Path, scratch: Path) -> Result:
     after = lower(folder)
     wrong = [f"the tool exited {c.exit_code}: {_short(c.stderr)}" for c in (first, wrote, last) if c.exit_code not in (0, 1)]
     wrong += [f"internal error at {p}:{l}" for c in (first, wrote, last) for p, l, _, k, m in c.findings if "internal error" in m.lower()]
-    if before.reference_jaxpr is not None or before.reference_error:
+    if before.reference_jaxpr is not None:
         wrong += [w for w in [_reference_change(before, after)] if w]
     if after.error and after.error.startswith("broken"):
         wrong.append(f"the rewrite broke the program: {after.error[len('broken: '):]}")
@@ -377,8 +375,8 @@ def main() -> int:
     if args.json:
         args.json.write_text(json.dumps({
             "jax": jax.__version__,
-            "projects": {r.name: {"outcome": r.outcome, "as_expected": r.as_expected, "detail": r.detail}
-                         for r in results},
+            "projects": {r.name: {"outcome": r.outcome, "as_expected": r.as_expected, "detail": r.detail,
+                                  "seconds": round(r.seconds, 2)} for r in results},
             "totals": totals(results),
         }, indent=1))
     return 0
