@@ -12,7 +12,7 @@ lower as written, and which outcomes a correct tool may reach). For each project
 3. both are lowered, traced and run again, and the project gets one outcome:
 
    fixed      it failed with a wall's error before and lowers after
-   manual     it still fails, and the last `--check` exits 1 with a finding in the project
+   manual     it still fails, and the last `--check` exits 1 with a JAX001/JAX002 finding in the project
    SILENT     it still fails, and the last `--check` passes (no finding): the promise broken
    WRONG      the plain-XLA reference changed (its jaxpr, where the precision XLA uses on a TPU is
               written, or its values on this CPU), or the rewrite broke the program (it no longer
@@ -68,6 +68,7 @@ import numpy as np  # noqa: E402
 from codemods.cli import app  # noqa: E402
 
 WALL_ERRORS = re.compile(r"Per-operand (dot|conv) precision unsupported|Unsupported \w+ precision|Not implemented: accuracy")
+WALL_RULES = ("JAX001", "JAX002")  # a finding of another rule (a JAX1xx upgrade) does not report the wall
 OUTCOMES = ("fixed", "manual", "SILENT", "WRONG", "untouched", "noted", "changed")
 _MANUAL_AT = "manual-with-finding-at-"
 
@@ -314,7 +315,8 @@ def measure(source: Path, scratch: Path) -> Result:
     elif before.error and after.error is None:
         outcome, detail = "fixed", f"rewrote {', '.join(changed) or 'nothing'}"
     elif before.error:
-        outcome = "manual" if last.exit_code == 1 and last.findings else "SILENT"
+        walls = [f for f in last.findings if f[2] in WALL_RULES]
+        outcome = "manual" if last.exit_code == 1 and walls else "SILENT"
         detail = f"{after.error[len('wall: '):]}; findings: {', '.join(findings) or 'none'}"
         if outcome == "SILENT" and first.findings:
             detail += f" (the first --check had {len(first.findings)}: its fixes did not make it lower)"
