@@ -553,17 +553,20 @@ MANUAL_ONLY_PRECISION = MANUAL_ONLY.replace(
     "(jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32))")
 
 
-def test_a_failing_dot_whose_precision_comes_through_kwargs_is_placed_with_its_manual_finding(tmp_path: Path) -> None:
-    """JAX001 places the failing call although it spells no precision (**options may carry one)."""
+def test_a_failing_dot_whose_precision_comes_through_kwargs_is_fixed_where_the_pair_is_written(tmp_path: Path) -> None:
+    """JAX001 places the failing call although it spells no precision (**options carries one), and the
+    whole-program value flow follows the factory's **options to the pair its caller writes: fixed
+    there, and the program lowers."""
     program = tmp_path / "factory.py"
     program.write_text(MANUAL_ONLY_PRECISION)
     failed = lower(program, tmp_path)
     assert "Per-operand dot precision unsupported" in failed.stderr, failed.stderr[-2000:]
     result = explain(failed.stderr, tmp_path, "--write")
-    assert result.returncode == 1, result.stderr
-    assert "factory.py:11:22: JAX001 [manual]" in result.stderr, result.stderr
-    assert "factory.py:11: JAX001: no fix can be written for this call" in result.stderr
-    assert program.read_text() == MANUAL_ONLY_PRECISION
+    assert result.returncode == 0, result.stderr
+    assert "factory.py:11: JAX001: the traceback's `Per-operand dot precision unsupported` comes from this call" \
+        in result.stderr, result.stderr
+    assert "factory.py:16:36: JAX001 [fixed] precision (DEFAULT, HIGH) -> HIGH" in result.stderr, result.stderr
+    assert lower(program, tmp_path).returncode == 0
 
 
 def stub_rule(findings):
