@@ -259,7 +259,7 @@ def test_an_unknown_value_is_named_at_the_kernel_call() -> None:
                         "m": "import k, settings_lib\ndef f(x):\n    return k.run(x, settings_lib.precision())\n"})
     [sink] = answers["k"].sinks
     assert sink.reached and not sink.pairs
-    assert sink.unknown == ("what `settings_lib.precision` returns (an installed package's code)",)
+    assert sink.unknown == ("what `settings_lib.precision` gives (an installed package's code)",)
 
 
 def test_a_function_nothing_in_the_project_calls_runs_with_its_defaults() -> None:

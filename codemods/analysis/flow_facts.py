@@ -28,7 +28,9 @@ class SinkAnswer:
     backends: Backends
     pairs: tuple[Reach, ...]
     unknown: tuple[str, ...]  # why a value reaching it is not known
-    reached: bool  # some value reaches it (none: its function's callers are outside the project)
+    # Some value reaches it; outside kernels: something in the project calls its function.
+    reached: bool
+    maybe: tuple[str, ...] = ()  # launches the flow does not follow that may run it (`getattr(...)` at a line)
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ class FlowFacts:
         """The same as JSON-able lists, in an order that does not depend on hashing (a cache key)."""
         return [[[sink.site, sink.callee, sorted(sink.backends),
                   [[reach.module, reach.site, reach.levels, reach.fixable, reach.readers] for reach in sink.pairs],
-                  sink.unknown, sink.reached] for sink in self.sinks],
+                  sink.unknown, sink.reached, sink.maybe] for sink in self.sinks],
                 [[origin.site, origin.reaches] for origin in self.origins]]
 
 

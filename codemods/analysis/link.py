@@ -21,6 +21,7 @@ parameter, ("bound", q, inst), ("method", container, name), ("unknown", why).
 from __future__ import annotations
 
 import hashlib
+from collections import deque
 from typing import Iterable, Mapping, Optional
 
 from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, MOSAIC_TPU, Backends
@@ -32,7 +33,10 @@ _MAX_ROUNDS = 64
 _PRECISION = "jax.lax.Precision"
 # Installed callables that hand back (a value built from) their first argument.
 _IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat", "jax.named_scope",
-                       "builtins.tuple", "builtins.list", "functools.wraps"})
+                       "builtins.tuple", "builtins.list", "builtins.staticmethod", "functools.cache"})
+# A backend of its own for code a launch the flow does not follow may run ("?" and how it is launched):
+# the followed calls there are reported, never fixed where their value is written.
+MAYBE = "?"
 _PARTIAL = "functools.partial"
 _FIELD = "dataclasses.field"
 _DICT = "builtins.dict"
@@ -76,7 +80,15 @@ class _Linker:
         self.invoked: set[str] = set()
         self.sinks: dict[tuple[str, Site], tuple[str, str, set]] = {}  # (module, site) -> (callee, function, values)
         self.readers: dict[tuple, set[str]] = {}  # a seq value -> who reads it besides followed calls
-        self.changed = False
+        # The worklist: a statement (its module, kind and number) is evaluated again only when
+        # something it read grew (`_get` records what it reads, `_grew` queues who read it).
+        self._queue: deque[tuple[str, str, int]] = deque(
+            (name, kind, number) for name, module in modules.items()
+            for kind, items in (("assign", module.assigns), ("return", module.returns), ("call", module.calls))
+            for number in range(len(items)))
+        self._queued = set(self._queue)
+        self._readers_of: dict[tuple, set[tuple[str, str, int]]] = {}
+        self._current: Optional[tuple[str, str, int]] = None
 
     # -- the fixpoint --
 
@@ -88,17 +100,49 @@ class _Linker:
         return self._collect()
 
     def _solve(self) -> None:
-        for _ in range(_MAX_ROUNDS):
-            self.changed = False
-            for module in self.modules.values():
-                for target, value in module.assigns:
-                    self._store(target, self._eval(value, module.name), module.name)
-                for function, value in module.returns:
-                    self._add(("ret", function), self._eval(value, module.name))
-                for number, call in enumerate(module.calls):
-                    self._add(("res", module.name, number), self._call(call, module.name))
-            if not self.changed:
-                return
+        budget = _MAX_ROUNDS * (len(self._queued) + sum(
+            len(m.assigns) + len(m.returns) + len(m.calls) for m in self.modules.values()))
+        while self._queue and budget > 0:
+            budget -= 1
+            statement = self._current = self._queue.popleft()
+            self._queued.discard(statement)
+            name, kind, number = statement
+            module = self.modules[name]
+            if kind == "assign":
+                target, value = module.assigns[number]
+                self._store(target, self._eval(value, name), name)
+            elif kind == "return":
+                function, value = module.returns[number]
+                self._add(("ret", function), self._eval(value, name))
+            else:
+                self._add(("res", name, number), self._call(module.calls[number], name))
+        self._current = None
+
+    def _get(self, key: tuple) -> set:
+        """What `key` holds so far; the statement being evaluated is evaluated again when it grows."""
+        if self._current is not None:
+            self._readers_of.setdefault(key, set()).add(self._current)
+        return self.heap.get(key, set())
+
+    def _grew(self, key: tuple) -> None:
+        for statement in self._readers_of.get(key, ()):
+            if statement not in self._queued:
+                self._queued.add(statement)
+                self._queue.append(statement)
+
+    def _keys_of(self, owner: tuple) -> set:
+        self._get(("keys", owner))
+        return self.keys.get(owner, set())
+
+    def _backends_of(self, function: str) -> set:
+        self._get(("backends", function))
+        return self.backends.get(function, set())
+
+    def _run_with(self, function: str, backends: "set | frozenset") -> None:
+        held = self.backends.setdefault(function, set())
+        if not held >= backends:
+            held |= backends
+            self._grew(("backends", function))
 
     def _store(self, target: Expr, values: set, module: str) -> None:
         """`name = ...`, `obj.attr = ...` (an instance's, a class's or a module's), `box[key] = ...`."""
@@ -118,17 +162,17 @@ class _Linker:
         before = len(held)
         held.update(values)
         if len(held) != before:
-            self.changed = True
+            self._grew(key)
 
     def _field(self, owner: tuple, key: object, values: Iterable) -> None:
         keys = self.keys.setdefault(owner, set())
         if key not in keys:
             keys.add(key)
-            self.changed = True
+            self._grew(("keys", owner))
         self._add(("field", owner, key), values)
 
     def _read(self, owner: tuple, key: object) -> set:
-        return self.heap.get(("field", owner, key), set())
+        return self._get(("field", owner, key))
 
     # -- expressions --
 
@@ -137,7 +181,7 @@ class _Linker:
         if kind == "lit":
             return {expr}
         if kind == "var":
-            return self.heap.get(expr, set()) | self._module_value(expr[1], expr[2])
+            return self._get(expr) | self._module_value(expr[1], expr[2])
         if kind == "dotted":
             return self._resolve(expr[1])
         if kind == "attr":
@@ -145,7 +189,7 @@ class _Linker:
         if kind == "item":
             return {found for value in self._eval(expr[1], module) for found in self._item(value, expr[2])}
         if kind == "call":
-            return self.heap.get(("res", module, expr[1]), set())
+            return self._get(("res", module, expr[1]))
         if kind == "seq":
             value = ("seq", module, expr[1], len(expr[2]))
             for position, element in enumerate(expr[2]):
@@ -183,11 +227,11 @@ class _Linker:
     def _attribute(self, value: tuple, name: str) -> set:
         kind = value[0]
         if kind == "module":
-            return self.heap.get(("var", value[1], name), set()) | self._module_value(value[1], name)
-        if kind == "ext":
-            return self._resolve(f"{value[1]}.{name}")
-        if kind == "obj":
-            return {("obj", f"{value[1]}.{name}")}
+            return self._get(("var", value[1], name)) | self._module_value(value[1], name)
+        if kind == "ext":  # (a name chain longer than any module path is something computed: `x = x.parent`)
+            return self._resolve(f"{value[1]}.{name}") if value[1].count(".") < 8 else {("obj", value[1])}
+        if kind == "obj":  # what installed code gave stays that, whatever is read from it: the set stays finite
+            return {value}
         if kind == "inst":
             return self._read(value, name) | self._class_attribute(value[1], name, value)
         if kind == "class":
@@ -220,10 +264,10 @@ class _Linker:
             return {found for position in range(value[3]) for found in self._read(value, position)}
         if kind in ("map", "kwargs", "args"):
             if key is None:
-                return {found for known in self.keys.get(value, ()) for found in self._read(value, known)}
+                return {found for known in self._keys_of(value) for found in self._read(value, known)}
             return self._read(value, key) | self._read(value, None)
         if kind in ("unknown", "obj", "ext"):
-            return {value} if kind == "unknown" else {("obj", f"{value[1]}[]")}
+            return {value} if kind != "ext" else {("obj", value[1])}
         return set()
 
     # -- calls --
@@ -242,11 +286,11 @@ class _Linker:
         if kind == "def":
             self._run_in(callee[1], caller)
             self._bind(callee[1], args, keywords, None)
-            return self.heap.get(("ret", callee[1]), set())
+            return self._get(("ret", callee[1]))
         if kind == "bound":
             self._run_in(callee[1], caller)
             self._bind(callee[1], args, keywords, callee[2])
-            return self.heap.get(("ret", callee[1]), set())
+            return self._get(("ret", callee[1]))
         if kind == "partial":
             bound_args = [(False, self._read(callee, ("arg", position))) for position in range(self._arity(callee))]
             bound_keywords = [(name, self._read(callee, ("kw", name))) for name in self._bound_names(callee)]
@@ -271,9 +315,17 @@ class _Linker:
             return {found for values in (self._item(callee[1], None),) for found in values}
         if kind == "ext":
             return self._installed(callee[1], args, keywords, call, module)
-        if kind in ("obj", "unknown"):
-            self._escape(args, keywords, call, module, callee[1] if kind == "obj" else "a value it does not follow")
-            return {("obj", f"{callee[1]}()")} if kind == "obj" else {callee}
+        if kind == "unknown":  # it may be a launcher (`getattr(launchers, f"launch_{backend}")`)
+            where = f"{MAYBE}{callee[1]} ({module}:{call.site[0]})"
+            for _, values in [*args, *keywords]:
+                for value in values:
+                    if value[0] in ("def", "bound", "partial", "inst"):
+                        self._launch(value, frozenset({where}), call, module)
+            self._escape(args, keywords, call, module, "a value it does not follow")
+            return {callee}
+        if kind == "obj":
+            self._escape(args, keywords, call, module, callee[1])
+            return {callee}
         return set()
 
     def _installed(self, name: str, args: list, keywords: list, call: Call, module: str) -> set:
@@ -305,20 +357,17 @@ class _Linker:
             backends = self._selected(launcher.selectors, given) or launcher.backends
             for value in body:
                 self._launch(value, backends, call, module)
-            return {("obj", name + "()")}
+            return {("obj", name)}
         followed = self.follows.get(name)
         if followed is not None:
             position, keyword = followed
             values = given.get(keyword) or self._positional(args, position)
             for spread in (held for name_, held in keywords if name_ is None):  # `**options`
                 values = values | {found for mapping in spread for found in self._item(mapping, keyword)}
-            entry = self.sinks.setdefault((module, call.site), (name, call.scope, set()))
-            before = len(entry[2])
-            entry[2].update(values)
-            self.changed |= len(entry[2]) != before
-            return {("obj", name + "()")}
+            self.sinks.setdefault((module, call.site), (name, call.scope, set()))[2].update(values)
+            return {("obj", name)}
         self._escape(args, keywords, call, module, name)
-        return {("obj", name + "()")}
+        return {("obj", name)}
 
     def _positional(self, args: list, position: Optional[int]) -> set:
         """What may sit at `position` among a call's arguments: past a `*spread`, any of its elements."""
@@ -341,7 +390,7 @@ class _Linker:
                 if value[0] == "lit" and isinstance(value[1], str) and value[1].lower() in BACKEND_WORDS:
                     found.add(BACKEND_WORDS[value[1].lower()])
                 if value[0] == "map":
-                    found |= {BACKEND_WORDS[key] for key in self.keys.get(value, ()) if key in BACKEND_WORDS}
+                    found |= {BACKEND_WORDS[key] for key in self._keys_of(value) if key in BACKEND_WORDS}
         return frozenset(found)
 
     def _launch(self, body: tuple, backends: Backends, call: Call, module: str) -> None:
@@ -350,27 +399,23 @@ class _Linker:
         while targets:
             value = targets.pop()
             if value[0] in ("def", "bound"):
-                held = self.backends.setdefault(value[1], set())
-                if not held >= backends:
-                    held |= backends
-                    self.changed = True
+                self._run_with(value[1], backends)
             elif value[0] == "partial":
                 targets.extend(self._read(value, "fn"))
+            elif value[0] == "inst":  # a callable instance
+                targets.extend(self._class_attribute(value[1], "__call__", value))
         self._invoke(body, [], [], call, module)
 
     def _run_in(self, function: str, caller: str) -> None:
         """A call from kernel code runs in that kernel."""
-        outer = self.backends.get(caller)
+        outer = self._backends_of(caller)
         if outer:
-            held = self.backends.setdefault(function, set())
-            if not held >= outer:
-                held |= outer
-                self.changed = True
+            self._run_with(function, outer)
 
     def _escape(self, args: list, keywords: list, call: Call, module: str, name: str) -> None:
         """Values handed to code the flow does not follow. A function handed on from kernel code runs
         there (`lax.fori_loop(0, n, body, x)`, `@pl.when(c)`); a pair handed on is read there."""
-        in_kernel = self.backends.get(call.scope)
+        in_kernel = self._backends_of(call.scope)
         values = [value for _, held in args for value in held] + [value for _, held in keywords for value in held]
         for value in values:
             if value[0] in ("def", "bound", "partial"):
@@ -384,12 +429,9 @@ class _Linker:
             return
         seen.add(value)
         if value[0] == "seq":
-            held = self.readers.setdefault(value, set())
-            if reader not in held:
-                held.add(reader)
-                self.changed = True
+            self.readers.setdefault(value, set()).add(reader)
         if value[0] in ("seq", "map", "inst", "kwargs", "args"):
-            for key in list(self.keys.get(value, ())):
+            for key in list(self._keys_of(value)):
                 for inner in list(self._read(value, key)):
                     self._read_by(inner, reader, seen)
 
@@ -438,7 +480,7 @@ class _Linker:
                 continue
             for value in values:  # **mapping
                 if value[0] in ("map", "kwargs"):
-                    for key in list(self.keys.get(value, ())):
+                    for key in list(self._keys_of(value)):
                         if isinstance(key, str):
                             self._keyword(function, key, self._read(value, key), names, double, given)
                 elif value[0] == "unknown":
@@ -465,10 +507,10 @@ class _Linker:
                 self._field(instance, keyword, values)
 
     def _arity(self, partial: tuple) -> int:
-        return sum(1 for key in self.keys.get(partial, ()) if isinstance(key, tuple) and key[0] == "arg")
+        return sum(1 for key in self._keys_of(partial) if isinstance(key, tuple) and key[0] == "arg")
 
     def _bound_names(self, partial: tuple) -> list[str]:
-        return sorted(key[1] for key in self.keys.get(partial, ()) if isinstance(key, tuple) and key[0] == "kw")
+        return sorted(key[1] for key in self._keys_of(partial) if isinstance(key, tuple) and key[0] == "kw")
 
     # -- answers --
 
@@ -495,7 +537,7 @@ class _Linker:
         if kind == "unknown":
             return str(value[1])
         if kind == "obj":
-            return f"what `{value[1].removesuffix('()')}` returns (an installed package's code)"
+            return f"what `{value[1]}` gives (an installed package's code)"
         if kind == "ext" and not value[1].startswith("builtins."):
             return f"`{value[1]}`, an installed package's value"
         return None
@@ -504,23 +546,26 @@ class _Linker:
         sinks: dict[str, list[SinkAnswer]] = {}
         reached: dict[tuple, list[tuple[str, Site, str, Backends]]] = {}
         for (module, site), (callee, function, values) in sorted(self.sinks.items()):
-            backends = frozenset(self.backends.get(function, ()))
-            if not backends:
+            held = self.backends.get(function, set())
+            backends = frozenset(backend for backend in held if not backend.startswith(MAYBE))
+            maybe = tuple(sorted(backend[len(MAYBE):] for backend in held if backend.startswith(MAYBE)))
+            if not held:
                 for value in values:  # plain XLA code reads it
                     self._read_by(value, f"`{callee}` outside kernels ({module}:{site[0]})", set())
+                sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, (), (), function in self.invoked))
                 continue
             pairs, unknown = [], []
             for value in values:
                 levels = self._pair(value)
                 if levels is not None:
                     pairs.append(value)
-                    reached.setdefault(value, []).append((module, site, callee, backends))
+                    reached.setdefault(value, []).append((module, site, callee, backends if not maybe else frozenset()))
                     continue
                 why = self._describe_unknown(value)
                 if why is not None:
                     unknown.append(why)
             sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, tuple(pairs), tuple(sorted(set(unknown))),
-                                                           bool(values)))
+                                                           bool(values), maybe))
         answers: dict[str, FlowFacts] = {}
         origins: dict[str, list[OriginAnswer]] = {}
         for value, reaches in reached.items():
@@ -532,7 +577,7 @@ class _Linker:
                 SinkAnswer(sink.site, sink.callee, sink.backends, tuple(sorted(
                     Reach(value[1], value[2], self._pair(value) or (), not self.readers.get(value),
                           tuple(sorted(self.readers.get(value, ())))) for value in sink.pairs)), sink.unknown,
-                    sink.reached)
+                    sink.reached, sink.maybe)
                 for sink in found)
             answers[module] = FlowFacts(sinks=resolved)
         for module, found in origins.items():

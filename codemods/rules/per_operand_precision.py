@@ -125,10 +125,17 @@ class PerOperandPrecision(JaxTransform):
                 continue
             answer = self._flow_answer(call)
             if not self.rejecting_backends(call, REJECTERS):
-                if answer is not None and answer.backends & REJECTERS:  # launched where only the link sees it
+                if answer is not None and (answer.backends & REJECTERS or answer.maybe):  # launched where only the link sees it
                     self._plan_from_flow(call, name, op, value_of(arg) if arg is not None else None, answer)
                 elif arg is not None:
                     self._note_unresolved_launch(call, name, op, value_of(arg))
+                continue
+            if answer is not None and not answer.backends and not answer.maybe:
+                self.report(call, Kind.MANUAL, (
+                    f"{display(name)}: this module's analysis takes `{self.target_kernel(call).name}` for kernel code, "
+                    "but the project-wide value flow finds only plain XLA code calling it and no launch of it: left as "
+                    "written (XLA honours any precision); if a launch it does not follow runs it, "
+                    f"{self._unless_a_scalar(op)}"))
                 continue
             if arg is None and answer is not None:
                 self._plan_from_flow(call, name, op, None, answer)
@@ -415,7 +422,11 @@ class PerOperandPrecision(JaxTransform):
         shown = f"`{one_line(self.module.segment(value))}`" if value is not None else "passed in **kwargs"
         why = []
         for reach in answer.pairs:
-            if not reach.fixable:
+            if answer.maybe and not answer.backends & REJECTERS:
+                why.append(f"can be {_describe_levels(reach.levels)}, written in `{reach.module}` on line {reach.site[0]}, "
+                           f"and this code may run in a Mosaic TPU kernel launched through {' or '.join(answer.maybe)}, "
+                           "which the analysis does not follow")
+            elif not reach.fixable:
                 readers = ", ".join(reach.readers)
                 why.append(f"can be {_describe_levels(reach.levels)}, written in `{reach.module}` on line {reach.site[0]}, "
                            f"which {readers} also read{'s' if len(reach.readers) == 1 else ''} (rewriting it there would "
