@@ -134,8 +134,11 @@ def test_the_entry_key_is_the_documented_hash(tmp_path: Path) -> None:
     import hashlib
     results = ResultCache(tmp_path, SETTINGS)
     salt = hashlib.sha256(f"{cache.tool_fingerprint()}\0{SETTINGS!r}".encode()).digest()
-    key = hashlib.sha256(salt + b"JAX001,JAX002\0" + facts_key(FACTS).encode() + b"\0" + b"C").hexdigest()
+    key = hashlib.sha256(salt + b"JAX001,JAX002\0" + facts_key(FACTS).encode() + b"\0None\0" + b"C").hexdigest()
     assert results._entry(b"C", RULES, FACTS) == tmp_path / key[:2] / f"{key[2:]}.json"
+    floored = hashlib.sha256(salt + b"JAX001,JAX002\0" + facts_key(FACTS).encode() + b"\0(0, 4, 30)\0"
+                             + b"C").hexdigest()
+    assert results._entry(b"C", RULES, FACTS, (0, 4, 30)) == tmp_path / floored[:2] / f"{floored[2:]}.json"
 
 
 @pytest.mark.parametrize("text", ["", "not json", "[]", "{}", '{"findings": [], "after": null}',
