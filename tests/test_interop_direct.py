@@ -84,7 +84,7 @@ def test_project_choices_given_wins_over_the_config(tmp_path: Path):
 def test_project_choices_an_empty_select_leaves_the_configs(tmp_path: Path):
     root = project(tmp_path / "p3", 'select = ["JAX00"]')
     rules, _ = project_choices(str(root / "m.py"), RULES, select=())
-    assert codes(rules) == ["JAX001", "JAX002", "JAX003"]
+    assert codes(rules) == [rule.code for rule in RULES if rule.code.startswith("JAX00")]
 
 
 def test_project_choices_a_folder_reads_its_own_config(tmp_path: Path):
