@@ -65,6 +65,10 @@ ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
                           r"|Unsupported combination of input dtype \(\w+\) and index_dtype \(int64\) for reduce_index"
                           r"|Only 8-, 16- and 32-bit Iota supported"
                           r"|Invalid dtype for `swap`\. Ref dtype: \w+\. Value dtype: u?(?:int|float)64")),
+    # pl.debug_print's arguments in a Mosaic TPU kernel: a narrow vector indexed down to a scalar, and a
+    # scalar its placeholders do not take (two releases' words).
+    ("JAX008", re.compile(r"Only arrays with 32-bit element types can be converted to scalars"
+                          r"|All arguments must be 32-bit integers(?: or floats)? when using placeholders")),
 )
 # The upgrade errors (the JAX1xx rows): a jax name that is gone, named by Python's own message.
 _MISSING = re.compile(r"\b(?:AttributeError|ImportError|ModuleNotFoundError): (?P<message>"

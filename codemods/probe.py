@@ -548,6 +548,44 @@ def _x64_probes() -> list[Probe]:
             for backend, case in capabilities.X64_REJECTED]
 
 
+# How Mosaic TPU refuses a debug_print argument (capabilities.DEBUG_PRINT_PLACEHOLDER_DTYPES, SCALAR_DTYPES).
+DEBUG_PRINT_REJECTION = r"when using placeholders|Only arrays with 32-bit element types can be converted to scalars"
+DEBUG_PRINT_DTYPES = ("float32", "int32", "bfloat16", "int8")
+
+
+def _debug_print_kernel(dtype: str, placeholders: bool):
+    """A kernel printing `v[0, 0]` of a `dtype` block, with a `{}` placeholder or after the text."""
+    import jax
+    from jax.experimental import pallas as pl
+
+    def body(x_ref, o_ref):
+        v = x_ref[...]
+        pl.debug_print("v {}" if placeholders else "v", v[0, 0])
+        o_ref[...] = v
+
+    shape = jax.ShapeDtypeStruct(VECTOR_SHAPE, dtype)
+    return body, (shape,), shape
+
+
+def _believed_printed(backend: str, dtype: str, placeholders: bool):
+    """Without placeholders only the index to a scalar can fail; with them, the placeholder's dtypes too."""
+    def believed(version: Optional[Version]) -> str:
+        printed = dtype in capabilities.scalar_dtypes(backend, version) and (
+            not placeholders or dtype in capabilities.placeholder_dtypes(backend, version))
+        return ACCEPTED if printed else REJECTED
+
+    return believed
+
+
+def _debug_print_probes() -> list[Probe]:
+    return [Probe(backend, "debug_print", f"v[0, 0] of {dtype}, {'a placeholder' if placeholders else 'no placeholder'}",
+                  lambda dtype=dtype, placeholders=placeholders: _lower_mosaic_tpu(
+                      *_debug_print_kernel(dtype, placeholders)),
+                  DEBUG_PRINT_REJECTION, UNSUPPORTED, _believed_printed(backend, dtype, placeholders))
+            for backend in capabilities.DEBUG_PRINT_PLACEHOLDER_DTYPES
+            for dtype in DEBUG_PRINT_DTYPES for placeholders in (True, False)]
+
+
 def _lstm_probes() -> list[Probe]:
     """The LSTM gate runs at trace time; a failure after it (no cuDNN here) means it passed."""
     import jax
@@ -658,7 +696,8 @@ def observe() -> list[Observation]:
     """Lower every probe kernel with the installed jax; independent of what the table says."""
     with _quiet():
         probes = (_precision_probes() + _dtype_probes() + _triton_dot_probes() + _preset_probes()
-                  + _accuracy_probes() + _lstm_probes() + _x64_probes())
+                  + _accuracy_probes() + _lstm_probes() + _x64_probes()
+                  + _debug_print_probes())
         return [_observe(probe) for probe in probes]
 
 

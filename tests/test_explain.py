@@ -731,3 +731,38 @@ def test_x64_turned_on_in_another_module_is_explained_from_the_traceback(tmp_pat
     fixed = program.read_text()
     assert "jnp.zeros((8, 128), dtype=jnp.float32)" in fixed and "jax.lax.argmax(x_ref[...], 1, jnp.int32)" in fixed
     assert lower(program, tmp_path).stdout.strip() == "lowered"
+
+
+DEBUG_PRINT_KERNEL = '''\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+PLATFORM = "tpu"
+
+
+def kernel(x_ref, o_ref):
+    q = x_ref[...].astype(jnp.int8)
+    pl.debug_print("q {}", q[0, 0])
+    o_ref[...] = x_ref[...]
+
+
+def build():
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+    return jax.jit(call), (jax.ShapeDtypeStruct((8, 128), jnp.float32),)
+'''
+
+
+def test_a_debug_print_argument_is_explained_from_its_valueerror(tmp_path: Path) -> None:
+    """An int8 vector indexed down to a scalar for pl.debug_print: Mosaic TPU's "Only arrays with
+    32-bit element types can be converted to scalars" is JAX008's, whose fix (cast the vector
+    before the index) lowers."""
+    program = tmp_path / "debug_print.py"
+    program.write_text(DEBUG_PRINT_KERNEL)
+    failed = lower(program, tmp_path)
+    assert "Only arrays with 32-bit element types can be converted to scalars" in failed.stderr, failed.stderr[-2000:]
+    result = explain(failed.stderr, tmp_path, "--write")
+    assert result.returncode == 0, result.stderr
+    assert "debug_print.py:10: JAX008" in result.stderr, result.stderr
+    assert 'pl.debug_print("q {}", q.astype(jnp.int32)[0, 0])' in program.read_text()
+    assert lower(program, tmp_path).stdout.strip() == "lowered"

@@ -250,7 +250,7 @@ def test_byte_test_is_sound_on_lstm_calls(case: str) -> None:
 
 
 FAMILIES = {"precision": "JAX001", "accuracy": "JAX002", "lstm": "JAX003", "upgrades": "JAX1",
-            "x64": "JAX005"}
+            "x64": "JAX005", "debug_print": "JAX008"}
 CASES = [
     pytest.param(path, id=f"{path.parent.name}/{path.name}")
     for path in sorted(FIXTURES.glob("*/*.in.py")) + sorted(FIXTURES.glob("*/*.out.py"))

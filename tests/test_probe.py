@@ -296,3 +296,25 @@ def test_x64_rows_agree_and_a_wrong_row_is_caught(observations, monkeypatch):
     monkeypatch.setitem(capabilities.X64_REJECTED, ("mosaic_tpu", "argmax"), [])
     wrong = {row.case for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
     assert wrong == {"jax_enable_x64, argmax"}
+
+
+# --- pl.debug_print arguments (JAX008) -----------------------------------------------------------
+
+def test_debug_print_rows_agree_and_a_wrong_row_is_caught(observations, monkeypatch):
+    """A bfloat16 or int8 block indexed down to a scalar fails on every release; a float32 scalar fills
+    a placeholder from jax 0.11.0 only. A table that believed the other release's placeholders
+    disagrees on the float32 row."""
+    report = probe.compare(observations, probe.installed_jax_version())
+    rows = _rows(report, "mosaic_tpu", "debug_print")
+    assert len(rows) == 2 * len(probe.DEBUG_PRINT_DTYPES)
+    assert all(row.agree for row in rows.values()), [row for row in rows.values() if not row.agree]
+    assert rows["v[0, 0] of bfloat16, no placeholder"].observed == probe.REJECTED
+    assert rows["v[0, 0] of int32, a placeholder"].observed == probe.ACCEPTED
+    version = capabilities.parse_version(probe.installed_jax_version())
+    takes_float32 = "float32" in capabilities.placeholder_dtypes("mosaic_tpu", version)
+    assert rows["v[0, 0] of float32, a placeholder"].observed == (probe.ACCEPTED if takes_float32 else probe.REJECTED)
+
+    opposite = frozenset({"int32"}) if takes_float32 else frozenset({"int32", "float32"})
+    monkeypatch.setitem(capabilities.DEBUG_PRINT_PLACEHOLDER_DTYPES, "mosaic_tpu", [(capabilities.ALL, opposite)])
+    wrong = {row.case for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
+    assert wrong == {"v[0, 0] of float32, a placeholder"}

@@ -29,6 +29,7 @@ _CREATORS = {f"jax.numpy.{name}": position for name, position in (
     ("zeros", 1), ("ones", 1), ("empty", 1), ("full", 2), ("arange", None), ("asarray", 1), ("array", 1))}
 
 
+
 def dtype_named(expression: ast.expr, module: ModuleIndex, builtins: bool = False) -> Optional[str]:
     """The dtype `expression` names (`jnp.int64`, `np.float32`, `"bfloat16"`, `jnp.dtype("int8")`), by
     its numpy name; with `builtins`, Python's `int` and `float` too (as jax's 64-bit defaults)."""
