@@ -189,3 +189,14 @@ def test_value_dtype(expression: str, dtype) -> None:
     source = f"import jax.numpy as jnp\ny = x.astype(jnp.int8)\nv = {expression}"
     module = ModuleIndex(source, ast.parse(source))
     assert value_dtype(module.tree.body[-1].value, module) == dtype
+
+
+def test_a_helper_plain_xla_code_calls_too_is_reported_not_rewritten() -> None:
+    """Under x64 the XLA caller keeps its int64 values: narrowing them in the shared helper would change it."""
+    source = (f"{HEAD}\n\ndef widen(v):\n    return v.astype(jnp.int64)\n\n\n"
+              "def kernel(x_ref, o_ref):\n    o_ref[...] = widen(x_ref[...])\n"
+              f"{TPU}\n\ndef xla(x):\n    return widen(x)\n")
+    after, findings = _run(source)
+    assert after == source
+    assert [kind for _, kind, _, _ in findings] == ["manual"]
+    assert "`widen` runs in kernels and in plain XLA code" in findings[0][2]

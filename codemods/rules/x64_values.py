@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ast
-from typing import Callable, Iterator, Optional
+import functools
+from typing import Iterator, Optional
 
 from codemods.analysis.kernel_scope import MOSAIC_TPU, describe_backends
 from codemods.analysis.module import FUNCTIONS, ModuleIndex, ordered_arguments
@@ -55,17 +56,22 @@ def enables_x64(module: ModuleIndex) -> bool:
 
 class X64Values(JaxTransform):
     def plan(self) -> None:
-        on = None
         for call in self.module.calls:
             backends = self._backends(call)
             if not backends:
                 continue
-            for source, kind, fix in self._explicit(call):
-                self._report_fix(call, source, kind, fix, backends)
+            sites = list(self._explicit(call))
             implicit = list(self._implicit(call))
-            if implicit and (on := enables_x64(self.module) if on is None else on) or self._proven_kernel(call):
-                for source, kind, fix in implicit:
-                    self._report_fix(call, source, kind, fix, backends)
+            if implicit and (self._module_enables_x64 or self._proven_kernel(call)):
+                sites += implicit
+            # A helper plain XLA code calls too keeps its 64-bit values there: reported, not rewritten.
+            if sites and not self.shared_with_xla(call):
+                for source, case, planned in sites:
+                    self._report_fix(source, case, planned, backends)
+
+    @functools.cached_property
+    def _module_enables_x64(self) -> bool:
+        return enables_x64(self.module)
 
     def _backends(self, call: ast.Call):
         """The backends of the kernel `call` runs in, if Mosaic TPU is among them (it rejects 64-bit values)."""
@@ -82,7 +88,7 @@ class X64Values(JaxTransform):
         function = self.module.enclosing.get(call)
         return function is not None and any(function.lineno <= line <= function.end_lineno for line in lines)
 
-    def _report_fix(self, call: ast.Call, source: ast.AST, case: str, fix: "Planned", backends) -> None:
+    def _report_fix(self, source: ast.AST, case: str, fix: "Planned", backends) -> None:
         message, planned, applicability = fix
         error = x64_rejection(MOSAIC_TPU, case, self.settings.jax_version)
         message += f" (with jax_enable_x64, Mosaic TPU kernels reject it: \"{error}\")"
