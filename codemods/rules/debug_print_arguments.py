@@ -157,7 +157,8 @@ RULE = Rule(
         pl.debug_print("row max {}", scores.astype(jnp.bfloat16)[0, 0])
         ->  pl.debug_print("row max {}", scores.astype(jnp.bfloat16).astype(jnp.float32)[0, 0])
     """,
-    words=(b"debug_print",),
+    words=(),
+    whole_words=(b"debug_print",),
     kernel_scoped=True,
     check=DebugPrintArguments.check,
     matches=_matches,

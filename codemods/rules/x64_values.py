@@ -316,9 +316,10 @@ RULE = Rule(
         best = jnp.argmax(scores, axis=1)
         ->  best = lax.argmax(scores, 1, jnp.int32)
     """,
-    words=(b"int64", b"uint64", b"float64", b"arange", b"argmax", b"argmin", b"zeros", b"ones", b"empty",
-           b"sum", b"prod"),
-    whole_words=(b"int", b"float"),  # Python's types as dtypes
+    words=(),
+    # Whole: `sum` is in `einsum`; `int` (Python's type as a dtype) in every file.
+    whole_words=(b"int64", b"uint64", b"float64", b"int", b"float", b"arange", b"argmax", b"argmin", b"zeros",
+                 b"ones", b"empty", b"sum", b"prod"),
     kernel_scoped=True,
     check=X64Values.check,
     matches=_matches,
