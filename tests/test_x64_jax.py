@@ -103,3 +103,29 @@ def test_a_kernel_left_with_a_note_fails_as_the_note_quotes(golden, entry, dtype
 
 def test_every_x64_golden_is_lowered() -> None:
     assert {path.name[: -len(".in.py")] for path in FIXTURES.glob("*.in.py")} == set(LAUNCHES)
+
+
+def _run_interpreted(path: Path, entry: str, x, x64: bool, monkeypatch):
+    """`entry` run by Pallas' interpreter on the CPU, with x64 as asked once the module is imported."""
+    import functools
+
+    import numpy as np
+    from jax.experimental import pallas as pl
+
+    monkeypatch.setattr(pl, "pallas_call", functools.partial(pl.pallas_call, interpret=True))
+    with x64_as_the_module_sets_it(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = jax_support.load_program(path, f"x64_run_{path.stem.replace('.', '_')}_{entry}_{x64}")
+        jax.config.update("jax_enable_x64", x64)
+        return np.asarray(jax.jit(getattr(module, entry))(x))
+
+
+@pytest.mark.parametrize("golden, entry, dtype, case", [param for param in PARAMS if param.values[0] == "x64_enabled_in_module"])
+def test_the_output_under_x64_computes_what_the_input_computes_without_it(golden, entry, dtype, case, monkeypatch):
+    """The fix writes the dtypes jax uses without x64: the same values, now with x64 on too."""
+    import numpy as np
+
+    x = jnp.asarray((np.random.default_rng(0).standard_normal((8, 128)) * 3).astype(dtype))
+    without = _run_interpreted(FIXTURES / f"{golden}.in.py", entry, x, False, monkeypatch)
+    fixed = _run_interpreted(FIXTURES / f"{golden}.out.py", entry, x, True, monkeypatch)
+    assert fixed.dtype == without.dtype and np.array_equal(fixed, without)
