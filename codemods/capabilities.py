@@ -326,3 +326,70 @@ def not_lowered(backend: str, version: Optional[Version]) -> frozenset[str]:
     per_version = [frozenset(name for span, names in NOT_LOWERED.get(backend, ()) if span.contains(v)
                              for name in names) for v in versions]
     return frozenset.intersection(*per_version)
+
+
+# 64-bit values in Mosaic TPU kernels (JAX005). With jax_enable_x64 on, an explicit int64/float64 dtype,
+# jnp.zeros/ones/empty without a dtype (float64), an integer sum (int64), jnp.argmax/argmin (int64
+# indices) and jnp.arange without a dtype (an int64 iota) make 64-bit values. (backend, case) ->
+# [(releases, the error)]; a release in no span lowers the case. Lowered on 0.10.2 and 0.12.0.1
+# (`jax-codemod probe`); the argmax message changes in 0.11.1 (read in the 0.11.0 and 0.11.1
+# wheels' lowering source). "iota" lowers everywhere: it is Mosaic's own compiler (libtpu) that
+# refuses it (TPU v5e, jax 0.10.2, 2026-12-06), so it is checked on a TPU only (X64_COMPILE_ONLY).
+# Without x64 every case is 32-bit and lowers: the fixes write the 32-bit dtype jax uses then.
+X64_UNSUPPORTED = "NotImplementedError: 64-bit types are not supported"
+X64_REJECTED: dict[tuple[str, str], list[tuple[Span, str]]] = {
+    ("mosaic_tpu", "int64 value"): [(ALL, X64_UNSUPPORTED)],
+    ("mosaic_tpu", "float64 value"): [(ALL, X64_UNSUPPORTED)],
+    ("mosaic_tpu", "integer sum"): [(ALL, X64_UNSUPPORTED)],
+    ("mosaic_tpu", "argmax"): [
+        (Span(until=(0, 11, 1)), "NotImplementedError: Only index_dtype=int32 is supported"),
+        (Span(since=(0, 11, 1)), "NotImplementedError: Unsupported combination of input dtype (float32) and "
+                                 "index_dtype (int64) for reduce_index"),
+    ],
+    ("mosaic_tpu", "iota"): [(ALL, "Mosaic failed to compile TPU kernel: Not implemented: Only 8-, 16- and "
+                                   "32-bit Iota supported")],
+}
+X64_COMPILE_ONLY = frozenset({("mosaic_tpu", "iota")})
+
+
+def x64_rejection(backend: str, case: str, version: Optional[Version]) -> Optional[str]:
+    """The error `backend` gives a 64-bit `case` under jax_enable_x64 (None: it takes it); an unknown
+    version gets the newest release's words."""
+    rows = X64_REJECTED.get((backend, case), [])
+    found = [error for span, error in rows if version is None or span.contains(version)]
+    return found[-1] if found else None
+
+
+# pl.debug_print in Mosaic TPU kernels (JAX008). With placeholders (`{}`) every argument must be a
+# scalar of one of these dtypes: "All arguments must be 32-bit integers when using placeholders" on
+# 0.10.2 (lowered), float32 too from 0.11.0 ("... 32-bit integers or floats ...", lowered on 0.12.0.1,
+# read in the 0.11.0 wheel's source). Without placeholders any scalar prints after the format string.
+DEBUG_PRINT_PLACEHOLDER_DTYPES: dict[str, list[tuple[Span, frozenset[str]]]] = {
+    "mosaic_tpu": [
+        (Span(until=(0, 11, 0)), frozenset({"int32"})),
+        (Span(since=(0, 11, 0)), frozenset({"int32", "float32"})),
+    ],
+}
+# A vector indexed down to a scalar (`v[0, 0]`, as a debug_print argument is) must have 32-bit
+# elements on every release: "Only arrays with 32-bit element types can be converted to scalars"
+# (lowered on 0.10.2 and 0.12.0.1 for bfloat16 and int8).
+SCALAR_DTYPES: dict[str, list[tuple[Span, frozenset[str]]]] = {
+    "mosaic_tpu": [(ALL, frozenset({"int32", "uint32", "float32"}))],
+}
+
+
+def _dtypes_in(table: dict[str, list[tuple[Span, frozenset[str]]]], backend: str,
+               version: Optional[Version]) -> frozenset[str]:
+    """The dtypes a row set takes on `version`; an unknown version gets those every release takes."""
+    sets = [dtypes for span, dtypes in table[backend] if version is None or span.contains(version)]
+    return frozenset.intersection(*sets) if sets else frozenset()
+
+
+def placeholder_dtypes(backend: str, version: Optional[Version]) -> frozenset[str]:
+    """Scalar dtypes `backend`'s debug_print formats through a `{}` placeholder."""
+    return _dtypes_in(DEBUG_PRINT_PLACEHOLDER_DTYPES, backend, version)
+
+
+def scalar_dtypes(backend: str, version: Optional[Version]) -> frozenset[str]:
+    """Element dtypes of a vector `backend` can index down to a scalar."""
+    return _dtypes_in(SCALAR_DTYPES, backend, version)

@@ -58,6 +58,17 @@ ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
                           r"|Unsupported dot precision: <class '[\w.]+'>")),
     ("JAX002", re.compile(r"Not implemented: accuracy")),
     ("JAX003", re.compile(r"bfloat16 support not implemented for LSTM")),
+    # 64-bit values in a Mosaic TPU kernel under jax_enable_x64: a value, argmax's int64 index (two
+    # releases' words), an int64 iota (Mosaic's compiler, on the chip), a 64-bit value stored to a
+    # 32-bit ref (any backend: the store's check at trace time).
+    ("JAX005", re.compile(r"64-bit types are not supported|Only index_dtype=int32 is supported"
+                          r"|Unsupported combination of input dtype \(\w+\) and index_dtype \(int64\) for reduce_index"
+                          r"|Only 8-, 16- and 32-bit Iota supported"
+                          r"|Invalid dtype for `swap`\. Ref dtype: \w+\. Value dtype: u?(?:int|float)64")),
+    # pl.debug_print's arguments in a Mosaic TPU kernel: a narrow vector indexed down to a scalar, and a
+    # scalar its placeholders do not take (two releases' words).
+    ("JAX008", re.compile(r"Only arrays with 32-bit element types can be converted to scalars"
+                          r"|All arguments must be 32-bit integers(?: or floats)? when using placeholders")),
 )
 # The upgrade errors (the JAX1xx rows): a jax name that is gone, named by Python's own message.
 _MISSING = re.compile(r"\b(?:AttributeError|ImportError|ModuleNotFoundError): (?P<message>"
