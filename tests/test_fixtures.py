@@ -24,7 +24,7 @@ from codemods.registry import select
 from codemods.settings import PrecisionPolicy, Scope, Settings
 
 FIXTURES = Path(__file__).parent / "fixtures"
-FAMILIES = {"precision": "JAX001", "accuracy": "JAX002", "lstm": "JAX003", "upgrades": "JAX1"}
+FAMILIES = {"precision": "JAX001", "accuracy": "JAX002", "lstm": "JAX003", "math": "JAX007", "upgrades": "JAX1"}
 HEADER = "# jax-codemod:"
 DEFAULT_TARGET = "0.12.0.1"
 
