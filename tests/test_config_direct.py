@@ -194,7 +194,7 @@ notebooks = false''', "dependencies = ['jax>=0.4.30', 'numpy']")
         path=tmp_path / "pyproject.toml", select=("JAX0", "jax-tree-map"), ignore=("JAX002",), scope=Scope.ALL,
         jax_version=(0, 5, 1), precision_policy=PrecisionPolicy.HIGHEST, helpers_module="pkg.compat",
         create_helpers_module=True, unsafe_fixes=True, exclude=("gen",), extend_exclude=("third_party/*",),
-        per_file_ignores=(("tests/*", ("JAX001", "JAX002", "JAX003")), ("x.py", ("JAX101",))),
+        per_file_ignores=(("tests/*", ("JAX001", "JAX002", "JAX003", "JAX007")), ("x.py", ("JAX101",))),
         jax_floor=(0, 4, 31), notebooks=False, jax_floor_source="jax-floor in pyproject.toml",
         project_root=tmp_path, dependencies=("jax>=0.4.30", "numpy"))
 
@@ -309,7 +309,7 @@ def test_unreadable_dependencies_with_a_table(tmp_path: Path):
 
 def test_per_file_ignores_resolve_names_and_prefixes_once_each(tmp_path: Path):
     got = loaded(tmp_path, 'per-file-ignores = { "a/*" = ["bf16-lstm", "JAX003", "JAX00"], "b.py" = [] }')
-    assert got.per_file_ignores == (("a/*", ("JAX003", "JAX001", "JAX002")), ("b.py", ()))
+    assert got.per_file_ignores == (("a/*", ("JAX003", "JAX001", "JAX002", "JAX007")), ("b.py", ()))
 
 
 # the matcher: exclude, extend-exclude, per-file-ignores
@@ -536,7 +536,7 @@ FILE = Config(select=("JAX0",), ignore=("JAX002",), scope=Scope.ALL, jax_version
 
 def test_resolve_the_file_over_the_defaults():
     chosen, settings = resolve(FILE, RULES)
-    assert codes(chosen) == ["JAX001", "JAX003"]
+    assert codes(chosen) == ["JAX001", "JAX003", "JAX007"]
     assert settings == Settings(jax_version=(0, 5, 0), scope=Scope.ALL, precision_policy=PrecisionPolicy.HIGHEST,
                                 helpers_module="file.compat", unsafe_fixes=True, jax_floor=(0, 4, 30))
     assert (settings.jax_version_source, settings.jax_floor_source) == ("[tool.jax-codemod]", "pyproject.toml")

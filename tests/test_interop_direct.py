@@ -63,7 +63,7 @@ def test_project_choices_reads_the_files_folders_config(tmp_path: Path):
     (root / "src").mkdir()
     (root / "src" / "m.py").write_text("")
     rules, settings = project_choices(str(root / "src" / "m.py"), RULES)
-    assert codes(rules) == ["JAX001", "JAX003"]
+    assert codes(rules) == ["JAX001", "JAX003", "JAX007"]
     assert settings == Settings(jax_version=(0, 5, 0), scope=Scope.ALL, precision_policy=PrecisionPolicy.HIGHEST,
                                 helpers_module="pkg.compat", unsafe_fixes=True)
     assert settings.jax_version_source == "[tool.jax-codemod]"
@@ -84,7 +84,7 @@ def test_project_choices_given_wins_over_the_config(tmp_path: Path):
 def test_project_choices_an_empty_select_leaves_the_configs(tmp_path: Path):
     root = project(tmp_path / "p3", 'select = ["JAX00"]')
     rules, _ = project_choices(str(root / "m.py"), RULES, select=())
-    assert codes(rules) == ["JAX001", "JAX002", "JAX003"]
+    assert codes(rules) == ["JAX001", "JAX002", "JAX003", "JAX007"]
 
 
 def test_project_choices_a_folder_reads_its_own_config(tmp_path: Path):
@@ -99,7 +99,7 @@ def test_project_choices_the_adapters_own_rules_narrow_the_selection(tmp_path: P
     rules, _ = project_choices(str(root / "m.py"), (PER_OPERAND_PRECISION, ACCURACY_HINTS))
     assert codes(rules) == ["JAX001", "JAX002"]
     rules, _ = project_choices(str(root / "m.py"), tuple(reversed(RULES)))  # every rule: the config decides
-    assert codes(rules) == ["JAX001", "JAX002", "JAX003"]
+    assert codes(rules) == ["JAX001", "JAX002", "JAX003", "JAX007"]
 
 
 def test_project_choices_without_a_config(tmp_path: Path):
@@ -119,8 +119,8 @@ def test_project_choices_no_filename_is_the_current_folder(tmp_path: Path, monke
 
 def test_project_choices_applies_per_file_ignores(tmp_path: Path):
     root = project(tmp_path / "p6", 'select = ["JAX00"]\nper-file-ignores = { "tests/*" = ["JAX001", "bf16-lstm"] }')
-    assert codes(project_choices(str(root / "tests" / "t.py"), RULES)[0]) == ["JAX002"]
-    assert codes(project_choices(str(root / "src" / "t.py"), RULES)[0]) == ["JAX001", "JAX002", "JAX003"]
+    assert codes(project_choices(str(root / "tests" / "t.py"), RULES)[0]) == ["JAX002", "JAX007"]
+    assert codes(project_choices(str(root / "src" / "t.py"), RULES)[0]) == ["JAX001", "JAX002", "JAX003", "JAX007"]
 
 
 @pytest.mark.parametrize(("table", "given", "message"), [
