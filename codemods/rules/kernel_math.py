@@ -36,12 +36,13 @@ class MathFunction:
     manual: str = ""
 
 
-def _unary(primitive: str, helper: str, rewrite: str = "helper", fixed: Optional[dict] = None) -> MathFunction:
+def _unary(primitive: str, helper: Optional[str], rewrite: str = "helper",
+           fixed: Optional[dict] = None) -> MathFunction:
     return MathFunction(primitive, ("x",), helper=helper, rewrite=rewrite, fixed=fixed or {})
 
 
-_ACCURACY = {"accuracy": (None,)}  # lax's elementwise functions take an accuracy= hint from jax 0.6
-_SCAN_MANUAL = {"dtype": (None,), "out": (None,)}
+_ACCURACY = {"accuracy": (None,)}  # lax.expm1 and lax.erfc take a hint the helpers cannot honour
+_SCAN_DEFAULTS = {"dtype": (None,), "out": (None,)}
 _NO_REWRITE = {
     "lgamma": "no rewrite is written for it (a Lanczos series from exp and log would do): compute it outside "
               "the kernel, or write the series there",
@@ -61,14 +62,14 @@ FUNCTIONS: dict[str, MathFunction] = {
        for name in ("jax.numpy.expm1", "jax.lax.expm1")},
     **{name: _unary("erfc", "erfc_tpu", fixed=_ACCURACY if name.startswith("jax.lax") else None)
        for name in ("jax.scipy.special.erfc", "jax.lax.erfc")},
-    **{name: _unary("atan", "", rewrite="atan2") for name in ("jax.numpy.arctan", "jax.numpy.atan", "jax.lax.atan")},
+    **{name: _unary("atan", None, rewrite="atan2") for name in ("jax.numpy.arctan", "jax.numpy.atan", "jax.lax.atan")},
     **{name: _unary("asin", "arcsin_tpu") for name in ("jax.numpy.arcsin", "jax.numpy.asin", "jax.lax.asin")},
     **{name: _unary("acos", "arccos_tpu") for name in ("jax.numpy.arccos", "jax.numpy.acos", "jax.lax.acos")},
     **{f"{module}.{name}": _unary(name, f"{name}_tpu")
        for module in ("jax.numpy", "jax.lax") for name in ("sinh", "cosh")},
-    "jax.numpy.cumsum": MathFunction("cumsum", ("a", "axis", "dtype", "out"), fixed=_SCAN_MANUAL, helper="cumsum_tpu",
+    "jax.numpy.cumsum": MathFunction("cumsum", ("a", "axis", "dtype", "out"), fixed=_SCAN_DEFAULTS, helper="cumsum_tpu",
                                      rewrite="scan"),
-    "jax.numpy.cumprod": MathFunction("cumprod", ("a", "axis", "dtype", "out"), fixed=_SCAN_MANUAL,
+    "jax.numpy.cumprod": MathFunction("cumprod", ("a", "axis", "dtype", "out"), fixed=_SCAN_DEFAULTS,
                                       helper="cumprod_tpu", rewrite="scan"),
     "jax.numpy.cumulative_sum": MathFunction("cumsum", ("x",), ("axis", "dtype", "include_initial"),
                                              {"dtype": (None,), "include_initial": (False,)}, "cumsum_tpu", "scan"),
@@ -171,9 +172,10 @@ class KernelMath(JaxTransform):
             if _literal(approximate) is not False:
                 return (f"approximate={one_line(self.module.segment(approximate))} is not a literal: where it is "
                         f"False, write 0.5 * x * erfc_tpu(-x * {SQRT_HALF}) (erfc_tpu: codemods/helpers_source.py)")
-        axis = self._argument(call, function, "axis") if function.rewrite == "scan" else ast.Constant(0)
-        if axis is None or is_none(axis):
-            return "without an axis it scans the flattened array, which a kernel cannot reshape: pass the axis"
+        if function.rewrite == "scan":  # jnp's scans default to the flattened array (lax's to axis 0)
+            axis = self._argument(call, function, "axis")
+            if axis is None or is_none(axis):
+                return "without an axis it scans the flattened array, which a kernel cannot reshape: pass the axis"
         return None
 
     def _argument(self, call: ast.Call, function: MathFunction, parameter: str) -> Optional[ast.expr]:
