@@ -262,6 +262,21 @@ NOT_LOWERED: dict[str, list[tuple[Span, frozenset[str]]]] = {
 }
 
 
+# backend -> [(releases, math primitives its kernel lowering has no rule for at all)]: JAX007's table.
+# A kernel that applies one fails with "Unimplemented primitive in Pallas TPU lowering for tc: expm1"
+# (jnp.expm1, and jax.nn.elu/selu/celu through it; erfc through jax.nn.gelu(approximate=False)).
+# Seen by lowering (`jax-codemod probe`) on 0.10.2 and 0.12.0.1, and on a TPU v5e (0.10.2, compiled
+# and run). Lowered on both, so left out: exp, log1p, erf, erf_inv, tan, atan2, round, sign,
+# logistic, tanh, all/any, bfloat16 division. (NOT_LOWERED above lists, for JAX002, the lax functions
+# that take accuracy= and have no lowering: expm1 and erfc are in both tables.)
+MATH_UNLOWERED: dict[str, list[tuple[Span, frozenset[str]]]] = {
+    "mosaic_tpu": [
+        (ALL, frozenset({"expm1", "erfc", "atan", "asin", "acos", "sinh", "cosh", "cumsum", "cumprod", "lgamma",
+                         "digamma", "sort"})),
+    ],
+}
+
+
 # How each backend's lowering says it has no rule for a primitive (the start of its message).
 UNIMPLEMENTED = {
     "mosaic_tpu": "Unimplemented primitive in Pallas TPU lowering for tc: {}",
@@ -273,7 +288,8 @@ UNIMPLEMENTED = {
 def _known_versions() -> list[Version]:
     """Boundaries of every span: evaluating at these covers every distinct row of the table."""
     points = {(0,)}
-    for rows in (*PRECISIONS.values(), *ACCURACY_REJECTED.values(), *NOT_LOWERED.values()):
+    for rows in (*PRECISIONS.values(), *ACCURACY_REJECTED.values(), *NOT_LOWERED.values(),
+                 *MATH_UNLOWERED.values()):
         for span, _ in rows:
             points.update(p for p in (span.since, span.until) if p is not None)
     return sorted(points)
@@ -322,8 +338,19 @@ def not_lowered(backend: str, version: Optional[Version]) -> frozenset[str]:
 
     Unknown version: only those no known release lowers (a claim that a kernel cannot lower must
     hold for the release the user runs)."""
+    return _unlowered(NOT_LOWERED, backend, version)
+
+
+def math_unlowered(backend: str, version: Optional[Version]) -> frozenset[str]:
+    """Math primitives the backend's kernel lowering has no rule for (JAX007); an unknown version
+    gets those no known release lowers, as not_lowered."""
+    return _unlowered(MATH_UNLOWERED, backend, version)
+
+
+def _unlowered(table: dict[str, list[tuple[Span, frozenset[str]]]], backend: str,
+               version: Optional[Version]) -> frozenset[str]:
     versions = _known_versions() if version is None else [version]
-    per_version = [frozenset(name for span, names in NOT_LOWERED.get(backend, ()) if span.contains(v)
+    per_version = [frozenset(name for span, names in table.get(backend, ()) if span.contains(v)
                              for name in names) for v in versions]
     return frozenset.intersection(*per_version)
 

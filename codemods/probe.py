@@ -674,6 +674,42 @@ def _accuracy_probes() -> list[Probe]:
     ]
 
 
+def _math_kernel(primitive: str):
+    """A Mosaic TPU kernel body that applies `primitive` as JAX007's functions do, on an (8, 128) float32 block."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    apply = {
+        "expm1": jnp.expm1, "erfc": lax.erfc, "atan": jnp.arctan, "asin": jnp.arcsin, "acos": jnp.arccos,
+        "sinh": jnp.sinh, "cosh": jnp.cosh, "lgamma": lax.lgamma, "digamma": lax.digamma,
+        "cumsum": lambda x: jnp.cumsum(x, axis=1), "cumprod": lambda x: jnp.cumprod(x, axis=1),
+        "sort": lambda x: jnp.sort(x, axis=1),
+    }[primitive]
+
+    def body(x_ref, out_ref):
+        out_ref[...] = apply(x_ref[...])
+
+    return body, (_f32(VECTOR_SHAPE),), _f32(VECTOR_SHAPE)
+
+
+def _believed_math(primitive: str):
+    def believed(version: Optional[Version]) -> str:
+        return REJECTED if primitive in capabilities.math_unlowered("mosaic_tpu", version) else ACCEPTED
+
+    return believed
+
+
+def _math_probes() -> list[Probe]:
+    """Each math primitive capabilities.MATH_UNLOWERED lists, in a Mosaic TPU kernel: a release that
+    lowers one shows up here, and JAX007 stops rewriting it once the table says so."""
+    primitives = sorted(frozenset().union(*(names for _, names in capabilities.MATH_UNLOWERED["mosaic_tpu"])))
+    return [
+        Probe("mosaic_tpu", primitive, "in a kernel", lambda p=primitive: _lower_mosaic_tpu(*_math_kernel(p)),
+              re.escape(capabilities.UNIMPLEMENTED["mosaic_tpu"].format(primitive)), UNSUPPORTED,
+              _believed_math(primitive))
+        for primitive in primitives
+    ]
+
 # --- running and comparing --------------------------------------------------------------------
 
 @contextlib.contextmanager
@@ -696,7 +732,7 @@ def observe() -> list[Observation]:
     """Lower every probe kernel with the installed jax; independent of what the table says."""
     with _quiet():
         probes = (_precision_probes() + _dtype_probes() + _triton_dot_probes() + _preset_probes()
-                  + _accuracy_probes() + _lstm_probes() + _x64_probes()
+                  + _accuracy_probes() + _lstm_probes() + _math_probes() + _x64_probes()
                   + _debug_print_probes())
         return [_observe(probe) for probe in probes]
 

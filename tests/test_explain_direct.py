@@ -509,7 +509,8 @@ def test_run_with_no_error_it_knows_says_so() -> None:
     outcome, err, out = _run("ValueError: nothing\n", Path("."))
     assert (outcome, out) == (Outcome.UNRESOLVED, "")
     assert err == ("explain: no error jax-codemod fixes in this log (it knows: per-operand or unsupported precision, "
-                   "\"Not implemented: accuracy\", bf16 LSTM, and a removed or deprecated jax name in an "
+                   "\"Not implemented: accuracy\", bf16 LSTM, math Mosaic TPU cannot lower (\"Unimplemented primitive "
+                   "in Pallas TPU lowering for tc: expm1\" ...), and a removed or deprecated jax name in an "
                    "AttributeError, ImportError, ModuleNotFoundError or DeprecationWarning, a removed keyword "
                    "argument in a TypeError)\n")
 

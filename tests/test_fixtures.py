@@ -25,7 +25,7 @@ from codemods.settings import PrecisionPolicy, Scope, Settings
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FAMILIES = {"precision": "JAX001", "accuracy": "JAX002", "lstm": "JAX003", "upgrades": "JAX1",
-            "x64": "JAX005", "debug_print": "JAX008"}
+            "math": "JAX007", "x64": "JAX005", "debug_print": "JAX008"}
 HEADER = "# jax-codemod:"
 DEFAULT_TARGET = "0.12.0.1"
 

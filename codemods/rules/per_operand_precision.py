@@ -15,7 +15,9 @@ from codemods.analysis.kernel_scope import (
 )
 from codemods.analysis.value_flow import returned_values
 from codemods.analysis.module import Binding, FunctionNode, ModuleIndex
-from codemods.analysis.names import Argument, display, find_arg, has_double_star, has_star, one_line, root_name, value_of
+from codemods.analysis.names import (
+    Argument, atom, display, find_arg, has_double_star, has_star, one_line, root_name, value_of,
+)
 from codemods.analysis.presets import (
     ALGORITHM_ERROR, PRESET_ERROR, PRESET_FIXES, PRESET_MANUAL, PresetValue, dot_algorithm, spell_dtype,
     spell_precision,
@@ -234,7 +236,7 @@ class PerOperandPrecision(JaxTransform):
             dtype = spell_dtype(fix_for.cast, self.module)
             for operand in operands or ():
                 if visible_dtype(operand, self.module) != fix_for.cast:
-                    self.rewrite(fix, operand, lambda code, o=operand: f"{_atom(o, code)}.astype({dtype})")
+                    self.rewrite(fix, operand, lambda code, o=operand: f"{atom(o, code)}.astype({dtype})")
                     casts.append(f"`{one_line(self.module.segment(operand))}`")
         done = [level.name] + ([f"operands {', '.join(casts)} cast to {fix_for.cast}"] if casts else []) + \
             ([f"preferred_element_type {accumulation}"] if accumulation else [])
@@ -763,11 +765,6 @@ def _gives_preferred_type(call: ast.Call, precision: ast.expr) -> bool:
     if find_arg(call, None, ("preferred_element_type",)) is not None:
         return True
     return precision in call.args and call.args.index(precision) < len(call.args) - 1
-
-
-def _atom(node: ast.expr, code: str) -> str:
-    """`code` as the object of an attribute: parenthesised unless it is a name, attribute, subscript or call."""
-    return code if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) else f"({code})"
 
 
 def _imported_module(value: ast.expr, module: ModuleIndex) -> Optional[str]:
