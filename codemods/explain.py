@@ -404,7 +404,8 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
             text = notebook.written  # a magic's line as the traceback quotes it, not as analysed
         else:
             if _LIBRARY.search(frame.path):
-                if first and frame.path.endswith(".py") and "/jax/" in frame.path.replace("\\", "/"):
+                if first and error.rule == "JAX007" and frame.path.endswith(".py") \
+                        and "/jax/" in frame.path.replace("\\", "/"):
                     # JAX's trace of a jitted jax function (jax.nn.elu, jnp.cumsum) starts inside it
                     placement.reasons.append(
                         f"its innermost frame is jax's own `{frame.function}` ({frame.path}:{frame.line}), a jitted "
