@@ -514,7 +514,8 @@ def test_the_rules_write_each_boundarys_two_sides(module, call, before, since, o
         result = _fix(source, Settings(release, unsafe_fixes=True))
         written = next(text.strip() for text in (result.after or source).splitlines() if text.startswith("    o_ref"))
         assert written == f"o_ref[...] = {line or call}", release
-        assert [f.kind for f in result.findings] == ([kind] if kind else []), (release, result.findings)
+        # (JAX007's own wall, erfc with no Mosaic TPU lowering at all, is pinned in test_kernel_math_direct.py)
+        assert [f.kind for f in result.findings if f.code != "JAX007"] == ([kind] if kind else []), (release, result.findings)
 
 
 # -- the module index: imports, unpacking, loops, comprehensions (sampled survivors, issue 18) --

@@ -28,7 +28,7 @@ class SinkAnswer:
     backends: Backends
     pairs: tuple[Reach, ...]
     unknown: tuple[str, ...]  # why a value reaching it is not known
-    # Some value reaches it; outside kernels: something in the project calls its function.
+    # Some value reaches it; outside kernels: plain XLA code of the project calls its function.
     reached: bool
     maybe: tuple[str, ...] = ()  # launches the flow does not follow that may run it (`getattr(...)` at a line)
 

@@ -20,13 +20,13 @@ parameter, ("bound", q, inst), ("method", container, name), ("unknown", why).
 
 from __future__ import annotations
 
-import hashlib
+import re
 from collections import deque
 from typing import Iterable, Mapping, Optional
 
 from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, MOSAIC_TPU, Backends
 from codemods.analysis.flow_facts import NO_FLOW, FlowFacts, OriginAnswer, Reach, SinkAnswer
-from codemods.analysis.summary import DOUBLE_STAR, KEYWORD_ONLY, STAR, Call, Expr, ModuleSummary, Site, summarise
+from codemods.analysis.summary import DOUBLE_STAR, KEYWORD_ONLY, STAR, Call, Expr, ModuleSummary, Site
 from codemods.capabilities import PRECISION_NAMES
 
 _MAX_ROUNDS = 64
@@ -37,6 +37,7 @@ _IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat
 # A backend of its own for code a launch the flow does not follow may run ("?" and how it is launched):
 # the followed calls there are reported, never fixed where their value is written.
 MAYBE = "?"
+_REF = re.compile(r"\w_refs?$")  # a parameter named as kernel bodies name their refs
 _PARTIAL = "functools.partial"
 _FIELD = "dataclasses.field"
 _DICT = "builtins.dict"
@@ -51,24 +52,6 @@ def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optiona
     return _Linker({summary.name: summary for summary in summaries}, follows).answers()
 
 
-# Summaries by (name, is_package, content hash): a module unchanged since the last run of this
-# process (the language server, IPython, a watch loop) is not summarised again.
-_SUMMARIES: dict[tuple[str, bool, bytes], Optional[ModuleSummary]] = {}
-
-
-def link_project(sources: Iterable[tuple[str, bool, bytes]],
-                 follows: Mapping[str, tuple[Optional[int], str]]) -> dict[str, FlowFacts]:
-    """`link` over a project's modules: (name, whether it is a package, its UTF-8 code) each."""
-    summaries = []
-    for name, is_package, code in sources:
-        key = (name, is_package, hashlib.blake2b(code, digest_size=16).digest())
-        if key not in _SUMMARIES:
-            _SUMMARIES[key] = summarise(code.decode("utf-8", "replace"), name, is_package) if code else None
-        if _SUMMARIES[key] is not None:
-            summaries.append(_SUMMARIES[key])
-    return link(summaries, follows)
-
-
 class _Linker:
     def __init__(self, modules: dict[str, ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]]) -> None:
         self.modules, self.follows = modules, follows
@@ -78,6 +61,8 @@ class _Linker:
         self.keys: dict[tuple, set] = {}  # a container's keys written so far
         self.backends: dict[str, set[str]] = {}  # a function -> the kernels' backends it runs in
         self.invoked: set[str] = set()
+        self.calls: set[tuple[str, str]] = set()  # (caller, callee) of every call (not a launch) of a function
+        self._launching = False
         self.sinks: dict[tuple[str, Site], tuple[str, str, set]] = {}  # (module, site) -> (callee, function, values)
         self.readers: dict[tuple, set[str]] = {}  # a seq value -> who reads it besides followed calls
         # The worklist: a statement (its module, kind and number) is evaluated again only when
@@ -94,9 +79,11 @@ class _Linker:
 
     def answers(self) -> dict[str, FlowFacts]:
         self._solve()
-        for q in sorted(set(self.functions) - self.invoked):  # entry points run with their defaults
+        called = set(self.invoked)  # what code of the project calls (or launches)
+        for q in sorted(set(self.functions) - called):  # entry points run with their defaults
             self._bind(q, (), (), None)
         self._solve()
+        self.invoked = called
         return self._collect()
 
     def _solve(self) -> None:
@@ -181,7 +168,7 @@ class _Linker:
         if kind == "lit":
             return {expr}
         if kind == "var":
-            return self._get(expr) | self._module_value(expr[1], expr[2])
+            return self._get(expr) | self._module_value(expr[1], expr[2]) | self._star_imported(expr[1], expr[2])
         if kind == "dotted":
             return self._resolve(expr[1])
         if kind == "attr":
@@ -205,6 +192,14 @@ class _Linker:
         if kind == "either":
             return {found for option in expr[1] for found in self._eval(option, module)}
         return {expr}  # unknown
+
+    def _star_imported(self, scope: str, name: str, depth: int = 0) -> set:
+        """A module's name it never binds, from its `from m import *` (a name other modules read too)."""
+        summary = self.modules.get(scope)
+        if summary is None or depth > 8:
+            return set()
+        return {found for star in summary.star_imports if star in self.modules
+                for found in self._get(("var", star, name)) | self._star_imported(star, name, depth + 1)}
 
     def _module_value(self, module: str, name: str) -> set:
         """`pkg.sub` read as a name of `pkg`: the submodule."""
@@ -283,6 +278,8 @@ class _Linker:
     def _invoke(self, callee: tuple, args: list, keywords: list, call: Call, module: str) -> set:
         kind = callee[0]
         caller = call.scope
+        if kind in ("def", "bound") and not self._launching:
+            self.calls.add((caller, callee[1]))
         if kind == "def":
             self._run_in(callee[1], caller)
             self._bind(callee[1], args, keywords, None)
@@ -355,8 +352,13 @@ class _Linker:
         if launcher is not None:
             body = given.get(launcher.body_keyword) or self._positional(args, launcher.body_position)
             backends = self._selected(launcher.selectors, given) or launcher.backends
+            # One of several functions (`IMPLEMENTATIONS[mode]`): one that takes no refs is more likely
+            # plain code than a body, so it may run there, not surely (a pair in it is [manual]).
+            several = len({value for value in body if value[0] in ("def", "bound", "partial", "inst")}) > 1
             for value in body:
-                self._launch(value, backends, call, module)
+                unsure = several and value[0] in ("def", "bound") and not self._takes_refs(value[1])
+                self._launch(value, frozenset({f"{MAYBE}a launch that may run one of several functions "
+                                               f"({module}:{call.site[0]})"}) if unsure else backends, call, module)
             return {("obj", name)}
         followed = self.follows.get(name)
         if followed is not None:
@@ -404,7 +406,11 @@ class _Linker:
                 targets.extend(self._read(value, "fn"))
             elif value[0] == "inst":  # a callable instance
                 targets.extend(self._class_attribute(value[1], "__call__", value))
-        self._invoke(body, [], [], call, module)
+        self._launching = True
+        try:
+            self._invoke(body, [], [], call, module)
+        finally:
+            self._launching = False
 
     def _run_in(self, function: str, caller: str) -> None:
         """A call from kernel code runs in that kernel."""
@@ -542,17 +548,43 @@ class _Linker:
             return f"`{value[1]}`, an installed package's value"
         return None
 
+    def _reaches(self, pairs: tuple) -> tuple[Reach, ...]:
+        found = [Reach(value[1], value[2], self._pair(value) or (), not self.readers.get(value),
+                       tuple(sorted(self.readers.get(value, ())))) for value in pairs]
+        return tuple(sorted(found, key=lambda reach: (reach.module, reach.site)))
+
+    def _plain(self) -> set[str]:
+        """Functions plain XLA code calls: called from code no kernel runs (module-level code, a
+        function something calls, or one nothing calls that takes no refs: an API's entry), and what
+        those call. A function that takes refs and that nothing calls or launches as the flow sees
+        may be a kernel body launched in a way it does not follow: not plain."""
+        roots = {caller for caller, _ in self.calls if not self.backends.get(caller) and (
+            caller in self.invoked or caller in self.modules or not self._takes_refs(caller))}
+        plain = {callee for caller, callee in self.calls if caller in roots}
+        grown = True
+        while grown:
+            more = {callee for caller, callee in self.calls if caller in plain} - plain
+            plain |= more
+            grown = bool(more)
+        return plain
+
+    def _takes_refs(self, function: str) -> bool:
+        entry = self.functions.get(function)
+        return entry is not None and any(_REF.search(name) for name, _, _ in entry[1].params)
+
     def _collect(self) -> dict[str, FlowFacts]:
+        plain = self._plain()
         sinks: dict[str, list[SinkAnswer]] = {}
         reached: dict[tuple, list[tuple[str, Site, str, Backends]]] = {}
         for (module, site), (callee, function, values) in sorted(self.sinks.items()):
             held = self.backends.get(function, set())
             backends = frozenset(backend for backend in held if not backend.startswith(MAYBE))
             maybe = tuple(sorted(backend[len(MAYBE):] for backend in held if backend.startswith(MAYBE)))
-            if not held:
+            if not held or function in plain:
                 for value in values:  # plain XLA code reads it
                     self._read_by(value, f"`{callee}` outside kernels ({module}:{site[0]})", set())
-                sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, (), (), function in self.invoked))
+            if not held:
+                sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, (), (), function in plain))
                 continue
             pairs, unknown = [], []
             for value in values:
@@ -573,12 +605,8 @@ class _Linker:
                 origins.setdefault(value[1], []).append(OriginAnswer(value[2], tuple(sorted(
                     {(module, site, callee) for module, site, callee, _ in reaches}))))
         for module, found in sinks.items():
-            resolved = tuple(
-                SinkAnswer(sink.site, sink.callee, sink.backends, tuple(sorted(
-                    Reach(value[1], value[2], self._pair(value) or (), not self.readers.get(value),
-                          tuple(sorted(self.readers.get(value, ())))) for value in sink.pairs)), sink.unknown,
-                    sink.reached, sink.maybe)
-                for sink in found)
+            resolved = tuple(SinkAnswer(sink.site, sink.callee, sink.backends, self._reaches(sink.pairs), sink.unknown,
+                                        sink.reached, sink.maybe) for sink in found)
             answers[module] = FlowFacts(sinks=resolved)
         for module, found in origins.items():
             answers[module] = FlowFacts(answers.get(module, NO_FLOW).sinks, tuple(sorted(found, key=lambda o: o.site)))

@@ -65,6 +65,26 @@ class ModuleSummary:
     assigns: tuple[tuple[Expr, Expr], ...] = ()
     returns: tuple[tuple[str, Expr], ...] = ()  # (function, value)
     calls: tuple[Call, ...] = ()
+    star_imports: tuple[str, ...] = ()  # `from pkg.m import *`: absolute names, in order
+
+
+def as_data(summary: ModuleSummary) -> tuple:
+    """The summary as nested tuples, dicts and constants (marshal keeps it in the project state)."""
+    return (summary.name, {q: (f.params, f.owner) for q, f in summary.functions.items()},
+            {q: (c.bases, c.attributes, c.fields) for q, c in summary.classes.items()}, summary.assigns,
+            summary.returns, tuple((c.site, c.scope, c.callee, c.args, c.keywords) for c in summary.calls),
+            summary.star_imports)
+
+
+def from_data(data: tuple) -> ModuleSummary:
+    """`as_data` read back (ValueError for data of another shape)."""
+    try:
+        name, functions, classes, assigns, returns, calls, stars = data
+        return ModuleSummary(name, {q: Function(*f) for q, f in functions.items()},
+                             {q: Class(*c) for q, c in classes.items()}, assigns, returns,
+                             tuple(Call(*c) for c in calls), stars)
+    except (TypeError, ValueError, AttributeError) as error:
+        raise ValueError(f"not a module summary: {error}") from error
 
 
 def summarise(code: str, name: str, is_package: bool = False) -> Optional[ModuleSummary]:
@@ -73,10 +93,18 @@ def summarise(code: str, name: str, is_package: bool = False) -> Optional[Module
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return None
+    return summarise_tree(tree, name, is_package)
+
+
+def summarise_tree(tree: ast.Module, name: str, is_package: bool = False) -> ModuleSummary:
+    """The same from a parse already made (the project index's)."""
     builder = _Builder(name, is_package)
-    builder.module(tree)
+    try:
+        builder.module(tree)
+    except RecursionError:  # nested past Python's stack (generated code): the module says nothing
+        return ModuleSummary(name)
     return ModuleSummary(name, builder.functions, builder.classes, tuple(builder.assigns), tuple(builder.returns),
-                         tuple(builder.calls))
+                         tuple(builder.calls), tuple(builder.stars))
 
 
 def _absolute(module: str, is_package: bool, level: int, target: Optional[str]) -> Optional[str]:
@@ -148,6 +176,7 @@ class _Builder:
         self.returns: list[tuple[str, Expr]] = []
         self.calls: list[Call] = []
         self._lambdas = 0
+        self.stars: list[str] = []
 
     def module(self, tree: ast.Module) -> None:
         for node in ast.walk(tree):  # imports anywhere at module level or in functions: one table (names rarely clash)
@@ -161,7 +190,9 @@ class _Builder:
             elif isinstance(node, ast.ImportFrom):
                 base = _absolute(self.name, self.is_package, node.level, node.module)
                 for alias in node.names:
-                    if alias.name != "*" and base is not None:
+                    if alias.name == "*" and base is not None:
+                        self.stars.append(base)
+                    elif base is not None:
                         self.imports[alias.asname or alias.name] = f"{base}.{alias.name}"
         scope = _Scope(self.name, None, _bound_names(tree.body))
         self._body(tree.body, scope)

@@ -433,19 +433,20 @@ class PerOperandPrecision(JaxTransform):
                 why.append(f"can be {_describe_levels(reach.levels)}, written in `{reach.module}` on line {reach.site[0]}, "
                            f"which {readers} also read{'s' if len(reach.readers) == 1 else ''} (rewriting it there would "
                            "change what that code reads)")
+        where = value if value is not None else call
         if why:
-            self.report(call, Kind.MANUAL, f"{display(name)}: precision {shown} {'; '.join(why)}: {self._failure(op)}")
+            self.report(where, Kind.MANUAL, f"{display(name)}: precision {shown} {'; '.join(why)}: {self._failure(op)}")
         elif answer.unknown:
-            self.report(call, Kind.MANUAL, f"{display(name)}: precision {shown} may come from "
+            self.report(where, Kind.MANUAL, f"{display(name)}: precision {shown} may come from "
                         f"{' or '.join(answer.unknown)}: {self._unless_a_scalar(op)}")
 
     def _plan_flow_origins(self) -> None:
         """Pairs written here that reach kernels in other modules (or here, through other modules),
         read by nothing else: rewritten where they are written, as a constant used only by kernels is."""
-        reported = {(finding.line, finding.column) for finding in self.findings}
+        reported = {finding.line for finding in self.findings}  # this module's analysis said something there: kept
         for origin in self.analysis.facts.flow.origins:
             node = self._literal_at(origin.site)
-            if node is None or node in self._fixes or self.module.position(node) in reported:
+            if node is None or node in self._fixes or self.module.position(node)[0] in reported:
                 continue
             literal = parse_precision(node, self.module)
             callees = sorted({callee for _, _, callee in origin.reaches if callee in OPS})
