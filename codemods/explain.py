@@ -41,7 +41,7 @@ from codemods import api_changes
 from codemods.analysis.kernel_scope import NO_FACTS
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.names import display
-from codemods.capabilities import format_version
+from codemods.capabilities import MATH_UNLOWERED, UNIMPLEMENTED, format_version
 from codemods.engine import notebook as notebooks
 from codemods.engine.diagnostics import Finding
 from codemods.engine.rule import ParsedFile, Rule
@@ -65,6 +65,20 @@ ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
                           r"|math\.absi)'(?=[^\n]*xi(?:8|16)>)"
                           r"|Target does not support this comparison"
                           r"|Reductions over (?:u?int(?:8|16)|unsigned integers) not implemented")),
+    # 64-bit values in a Mosaic TPU kernel under jax_enable_x64: a value, argmax's int64 index (two
+    # releases' words), an int64 iota (Mosaic's compiler, on the chip), a 64-bit value stored to a
+    # 32-bit ref (any backend: the store's check at trace time).
+    ("JAX005", re.compile(r"64-bit types are not supported|Only index_dtype=int32 is supported"
+                          r"|Unsupported combination of input dtype \(\w+\) and index_dtype \(int64\) for reduce_index"
+                          r"|Only 8-, 16- and 32-bit Iota supported"
+                          r"|Invalid dtype for `swap`\. Ref dtype: \w+\. Value dtype: u?(?:int|float)64")),
+    # pl.debug_print's arguments in a Mosaic TPU kernel: a narrow vector indexed down to a scalar, and a
+    # scalar its placeholders do not take (two releases' words).
+    ("JAX008", re.compile(r"Only arrays with 32-bit element types can be converted to scalars"
+                          r"|All arguments must be 32-bit integers(?: or floats)? when using placeholders")),
+    # Math Mosaic TPU has no lowering for (`jax.nn.elu` in the user's frame reaches it as expm1).
+    ("JAX007", re.compile(re.escape(UNIMPLEMENTED["mosaic_tpu"].format("")) + "(?:" + "|".join(sorted(
+        frozenset().union(*(names for _, names in MATH_UNLOWERED["mosaic_tpu"])))) + r")\b")),
 )
 # The upgrade errors (the JAX1xx rows): a jax name that is gone, named by Python's own message.
 _MISSING = re.compile(r"\b(?:AttributeError|ImportError|ModuleNotFoundError): (?P<message>"
@@ -394,7 +408,9 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
     `holds_call(rule, module, line) -> bool` is the rule's own test (codemods.explain_rules). A
     notebook cell's frame is placed in `notebook` (its module's line); without one it is noted."""
     placement = Placement(error)
+    innermost = True
     for frame in reversed(error.frames):
+        first, innermost = innermost, False
         if frame.in_notebook:
             if notebook is None:
                 placement.cells.append(frame)
@@ -407,6 +423,13 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
             text = notebook.written  # a magic's line as the traceback quotes it, not as analysed
         else:
             if _LIBRARY.search(frame.path):
+                if first and error.rule == "JAX007" and frame.path.endswith(".py") \
+                        and "/jax/" in frame.path.replace("\\", "/"):
+                    # JAX's trace of a jitted jax function (jax.nn.elu, jnp.cumsum) starts inside it
+                    placement.reasons.append(
+                        f"its innermost frame is jax's own `{frame.function}` ({frame.path}:{frame.line}), a jitted "
+                        "function whose caller JAX's traceback does not show: `jax-codemod --select "
+                        f"{error.rule}` on the kernel's files finds the call")
                 continue
             path = resolve(frame.path, root)
             if path is None:
@@ -509,7 +532,8 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
     if not errors:
         err.write("explain: no error jax-codemod fixes in this log (it knows: per-operand or unsupported "
                   "precision, \"Not implemented: accuracy\", bf16 LSTM, 8- and 16-bit integer vector ops on "
-                  "Mosaic TPU, and a removed or deprecated jax name in an AttributeError, ImportError, "
+                  "Mosaic TPU, math Mosaic TPU cannot lower (\"Unimplemented primitive in Pallas TPU lowering for "
+                  "tc: expm1\" ...), and a removed or deprecated jax name in an AttributeError, ImportError, "
                   "ModuleNotFoundError or DeprecationWarning, a removed keyword argument in a TypeError)\n")
         return Outcome.UNRESOLVED
     placements = [place(error, root, holds_call, notebook) for error in errors]

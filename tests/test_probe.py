@@ -293,3 +293,44 @@ def test_a_preset_jax_adds_is_a_disagreement(observations, monkeypatch):
     row = _rows(probe.compare(probe.observe(), probe.installed_jax_version()), "mosaic_tpu", "dot")[
         "DotAlgorithmPreset members"]
     assert (row.observed, row.agree, row.detail) == (probe.PRESETS_DIFFER, False, "added F64_F64_F64; gone none")
+
+
+# --- 64-bit values under jax_enable_x64 (JAX005) -----------------------------------------------
+
+def test_x64_rows_agree_and_a_wrong_row_is_caught(observations, monkeypatch):
+    """Under x64 Mosaic TPU rejects an int64 or float64 value, an integer sum and argmax's int64
+    index, with the errors the table quotes for the installed jax; the int64 arange lowers here (only
+    the chip's compiler refuses it). A table that believed argmax lowered disagrees on that row."""
+    report = probe.compare(observations, probe.installed_jax_version())
+    rows = _rows(report, "mosaic_tpu", "x64")
+    assert set(rows) == {f"jax_enable_x64, {case}" for _, case in capabilities.X64_REJECTED}
+    assert all(row.agree for row in rows.values()), [row for row in rows.values() if not row.agree]
+    assert rows["jax_enable_x64, iota"].observed == probe.ACCEPTED
+    version = capabilities.parse_version(probe.installed_jax_version())
+    assert capabilities.x64_rejection("mosaic_tpu", "argmax", version) in rows["jax_enable_x64, argmax"].detail
+
+    monkeypatch.setitem(capabilities.X64_REJECTED, ("mosaic_tpu", "argmax"), [])
+    wrong = {row.case for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
+    assert wrong == {"jax_enable_x64, argmax"}
+
+
+# --- pl.debug_print arguments (JAX008) -----------------------------------------------------------
+
+def test_debug_print_rows_agree_and_a_wrong_row_is_caught(observations, monkeypatch):
+    """A bfloat16 or int8 block indexed down to a scalar fails on every release; a float32 scalar fills
+    a placeholder from jax 0.11.0 only. A table that believed the other release's placeholders
+    disagrees on the float32 row."""
+    report = probe.compare(observations, probe.installed_jax_version())
+    rows = _rows(report, "mosaic_tpu", "debug_print")
+    assert len(rows) == 2 * len(probe.DEBUG_PRINT_DTYPES)
+    assert all(row.agree for row in rows.values()), [row for row in rows.values() if not row.agree]
+    assert rows["v[0, 0] of bfloat16, no placeholder"].observed == probe.REJECTED
+    assert rows["v[0, 0] of int32, a placeholder"].observed == probe.ACCEPTED
+    version = capabilities.parse_version(probe.installed_jax_version())
+    takes_float32 = "float32" in capabilities.placeholder_dtypes("mosaic_tpu", version)
+    assert rows["v[0, 0] of float32, a placeholder"].observed == (probe.ACCEPTED if takes_float32 else probe.REJECTED)
+
+    opposite = frozenset({"int32"}) if takes_float32 else frozenset({"int32", "float32"})
+    monkeypatch.setitem(capabilities.DEBUG_PRINT_PLACEHOLDER_DTYPES, "mosaic_tpu", [(capabilities.ALL, opposite)])
+    wrong = {row.case for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
+    assert wrong == {"v[0, 0] of float32, a placeholder"}
