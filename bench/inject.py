@@ -13,7 +13,8 @@ For every contraction call (`lax.dot_general`, `lax.dot`, `jnp.dot`, `jnp.matmul
 of `jax/experimental/pallas/ops/` (the ones jax's wheel ships), a per-operand precision pair is injected
 (`precision=(jax.lax.Precision.DEFAULT, jax.lax.Precision.HIGHEST)`, spelled with a name the module binds;
 an existing `precision` is replaced); into every `lax.<f>` that takes `accuracy=` (rsqrt, exp, tanh, log,
-...) `accuracy=<lax>.AccuracyMode.HIGHEST`. ONE SITE AT A TIME, each in a fresh copy of the whole `ops`
+...) `accuracy=<lax>.AccuracyMode.HIGHEST`; every `jnp.exp`/`lax.exp` becomes `jnp.arctan`/`lax.atan`
+(kind `math`: a primitive Mosaic TPU has no lowering for, JAX007's wall). ONE SITE AT A TIME, each in a fresh copy of the whole `ops`
 package (so the tool's project analysis sees the sibling modules), then:
 
   1. the tool, written: jax-codemod --no-cache --jax-version V --output-format json -j 1 --write
@@ -78,8 +79,9 @@ LOWER_TIMEOUT_S = 300
 
 PRECISION_PAIR = "DEFAULT, HIGHEST"                  # how the injected pair prints in StableHLO
 ACCURACY_MARK = "result_accuracy_mode<HIGHEST>"      # how the injected accuracy prints in StableHLO
+MATH_MARK = "atan"                                   # how the injected arctan prints in StableHLO
 LOWERING_ERRORS = ("Per-operand dot precision unsupported", "Per-operand conv precision unsupported",
-                   "Not implemented: accuracy")
+                   "Not implemented: accuracy", "Unimplemented primitive in Pallas TPU lowering for tc: atan")
 
 # Contractions: qualified name -> index of `precision` when passed positionally (None: keyword only).
 CONTRACTIONS: dict[str, Optional[int]] = {
@@ -114,6 +116,10 @@ LAUNCHERS = {
     "jax.experimental.pallas.mosaic_gpu.emit_pipeline_warp_specialized": "mgpu",
 }
 PARTIAL = {"functools.partial"}
+# Kind `math`: the callee renamed to a function Mosaic TPU cannot lower (its module's own spelling kept).
+MATH_RENAMES = {"jax.numpy.exp": "arctan", "jax.lax.exp": "atan"}
+# What each kind counts in an exported module (the StableHLO of a site reached outside kernels).
+MARKS = {"precision": "pair", "accuracy": "accuracy", "math": "math"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,7 +133,7 @@ class Site:
     end_line: int
     col: int
     end_col: int
-    kind: str           # "precision" | "accuracy"
+    kind: str           # "precision" | "accuracy" | "math"
     func: str           # qualified callee, e.g. jax.lax.dot_general
     callee: str         # as written, e.g. lax.dot_general
     injected: str       # the text injected (the value)
@@ -217,6 +223,12 @@ def find_sites_in_source(source: str, rel: str) -> list[Site]:
         if not isinstance(node, ast.Call):
             continue
         func = qualify(node.func, bound)
+        # (lax.exp's accuracy= would not survive the rename: lax.atan takes none)
+        if func in MATH_RENAMES and isinstance(node.func, ast.Attribute) and \
+                not any(keyword.arg == "accuracy" for keyword in node.keywords):
+            callee = ast.get_source_segment(source, node.func) or func
+            sites.append(Site(rel, node.lineno, node.end_lineno or node.lineno, node.col_offset, node.end_col_offset,
+                              "math", func, callee, callee.rsplit(".", 1)[0] + "." + MATH_RENAMES[func]))
         if func in CONTRACTIONS:
             kind = "precision"
         elif func in TRANSCENDENTALS:
@@ -255,6 +267,12 @@ def inject(source: str, site: Site) -> str:
                 == (site.line, site.col, site.end_line, site.end_col))
     data = source.encode("utf-8")
     lines = data.splitlines(keepends=True)
+    if site.kind == "math":  # the callee renamed
+        start, end = _offset(lines, call.func.lineno, call.func.col_offset), _offset(lines, call.func.end_lineno,
+                                                                                      call.func.end_col_offset)
+        text = (data[:start] + site.injected.encode("utf-8") + data[end:]).decode("utf-8")
+        ast.parse(text)
+        return text
     keyword = next((kw for kw in call.keywords if kw.arg == site.kind), None)
     position = CONTRACTIONS.get(site.func) if site.kind == "precision" else None
     target: Optional[ast.AST] = keyword.value if keyword is not None else None
@@ -596,7 +614,7 @@ def lower_worker(ops_dir: str, rel: str) -> dict:
             with jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((1,), ("x",), abstract_device=device)):
                 text = jax.export.export(jax.jit(fn), platforms=["tpu"])(*args).mlir_module()
             results.append({"name": name, "ok": True, "pair": text.count(PRECISION_PAIR),
-                            "accuracy": text.count(ACCURACY_MARK)})
+                            "accuracy": text.count(ACCURACY_MARK), "math": text.count(MATH_MARK)})
         except Exception as error:
             message = f"{type(error).__name__}: {error}"
             hit = next((m for m in LOWERING_ERRORS if m in message), None)
@@ -772,8 +790,8 @@ def lowering_label(base: dict, injected: dict, kind: str) -> str:
         return "kernel"
     if failures:
         return "error: " + failures[0]["error"][:200]
-    field = "pair" if kind == "precision" else "accuracy"
-    if any(e[field] > b[field] for e, b in zip(injected["entries"], base["entries"])):
+    field = MARKS[kind]
+    if any(e.get(field, 0) > b.get(field, 0) for e, b in zip(injected["entries"], base["entries"])):
         return "xla"
     return "unreached"
 
@@ -866,11 +884,14 @@ SAMPLE = (
     ("jax", "tpu/matmul.py", 33, "precision"),               # matmul_kernel's jnp.dot (Mosaic TPU)
     ("jax", "gpu/attention.py", 133, "precision"),           # the Triton forward kernel's plgpu.dot
     ("jax", "gpu/layer_norm.py", 351, "accuracy"),           # lax.rsqrt in the XLA reference
+    ("jax", "tpu/flash_attention.py", 447, "math"),          # the forward kernel's jnp.exp, as jnp.arctan
+    ("jax", "tpu/flash_attention.py", 1517, "math"),         # mha_reference's jnp.exp (XLA)
 )
 
 
-def select_sites(all_sites: list[Site], package: str, sample: bool, limit: Optional[int]) -> list[Site]:
-    sites = all_sites
+def select_sites(all_sites: list[Site], package: str, sample: bool, limit: Optional[int],
+                 kinds: Optional[list[str]] = None) -> list[Site]:
+    sites = all_sites if not kinds else [site for site in all_sites if site.kind in kinds]
     if sample:
         wanted = {(rel, line, kind) for name, rel, line, kind in SAMPLE if name == package}
         sites = [s for s in sites if (s.rel, s.line, s.kind) in wanted]
@@ -880,9 +901,10 @@ def select_sites(all_sites: list[Site], package: str, sample: bool, limit: Optio
 
 
 def run_package(name: str, root: Path, tool: Tool, sample: bool = False, limit: Optional[int] = None,
-                jobs: int = 1, lower_sites: bool = True, log: Callable[[str], None] = print) -> tuple[list[Outcome], Baseline, int]:
+                jobs: int = 1, lower_sites: bool = True, log: Callable[[str], None] = print,
+                kinds: Optional[list[str]] = None) -> tuple[list[Outcome], Baseline, int]:
     all_sites = find_sites(root)
-    sites = select_sites(all_sites, name, sample, limit)
+    sites = select_sites(all_sites, name, sample, limit, kinds)
     rels = sorted({s.rel for s in sites})
     baseline = pristine_baseline(name, root, tool, rels if lower_sites else [])
     statics: dict[str, dict[int, tuple[str, str]]] = {}
@@ -977,7 +999,8 @@ def markdown(results: dict[str, tuple[list[Outcome], Baseline, int]], tool: Tool
         + (f"`python -m codemods` from `{tool.root}`" if tool.root else "the installed `jax-codemod`") + ".",
         "",
         "One site at a time, in a fresh copy of the package: a per-operand precision pair injected into a",
-        "contraction, or `accuracy=AccuracyMode.HIGHEST` into a `lax` transcendental; the tool run on the",
+        "contraction, `accuracy=AccuracyMode.HIGHEST` into a `lax` transcendental, or `jnp.exp` renamed",
+        "`jnp.arctan` (kind `math`, a primitive Mosaic TPU cannot lower); the tool run on the",
         "copy (`--write --unsafe-fixes`, whose findings are the dry run's). The label (must the tool report it?) comes from",
         "lowering the module's entry points for TPU on the CPU where the module has some (`kernel`: the",
         "injected copy fails with the Mosaic error; `xla`: it lowers with the injected precision in the",
@@ -1039,6 +1062,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--report", type=Path, help=f"Markdown report (default {REPORT.relative_to(REPO)} on a "
                                                     "full run; none with --sample/--limit unless given)")
     parser.add_argument("--list", action="store_true", help="list the sites with their static labels and stop")
+    parser.add_argument("--kinds", nargs="*", choices=sorted(MARKS), help="only sites of these kinds")
     parser.add_argument("--lower-worker", nargs=2, metavar=("OPS_DIR", "REL"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.lower_worker:
@@ -1049,7 +1073,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.list:
         for name, root, _ in chosen:
             statics: dict[str, dict] = {}
-            for site in select_sites(find_sites(root), name, args.sample, args.limit):
+            for site in select_sites(find_sites(root), name, args.sample, args.limit, args.kinds):
                 if site.rel not in statics:
                     statics[site.rel] = static_labels((root / site.rel).read_text(), site.rel)
                 label = statics[site.rel][site.line]
@@ -1060,11 +1084,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     for name, root, note in chosen:
         print(f"== {name} ({note})", flush=True)
         results[name] = run_package(name, root, tool, args.sample, args.limit, args.jobs, not args.no_lower,
-                                    log=lambda line: print(line, flush=True))
+                                    log=lambda line: print(line, flush=True), kinds=args.kinds)
     elapsed = time.time() - started
     options = " ".join(argv if argv is not None else sys.argv[1:])
     text = markdown(results, tool, elapsed, options)
-    report = args.report or (REPORT if not (args.sample or args.limit or args.packages) else None)
+    report = args.report or (REPORT if not (args.sample or args.limit or args.packages or args.kinds) else None)
     if report:
         report.write_text(text)
         print(f"wrote {report}")

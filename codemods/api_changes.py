@@ -86,6 +86,20 @@ class ApiChange:
             return spelling
         return f"{spelling}.{old.rpartition('.')[2]}"
 
+    def migration_for(self, old: str) -> str:
+        """`migration` for a reference to `old`, less the steps for the row's other names: a row of
+        two modules whose migration is a step each (`jax.linear_util -> jax.extend.linear_util;
+        jax.prng -> jax.extend.random`) tells a file that uses one of them that one's step."""
+        names = tuple(dict.fromkeys((*self.modules, *self.old)))
+
+        def under(name: str, text: str) -> bool:
+            return text == name or text.startswith((name + ".", name + " "))
+
+        mine = next((name for name in names if under(name, old)), None)
+        steps = self.migration.split("; ")
+        kept = [step for step in steps if not any(under(name, step) for name in names if name != mine)]
+        return "; ".join(kept) if mine is not None and kept else self.migration
+
     def spellings(self, *releases: Optional[Version]) -> tuple[Optional[str], ...]:
         """The replacement's spellings that every one of `releases` (the floor, the target; None:
         not known) and each release after it has, best first (`new` None: a migration a person

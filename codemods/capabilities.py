@@ -203,6 +203,43 @@ def compiled_precisions(backend: str, op: str, dtype: str, version: Optional[Ver
     return lowered.intersection(*compiled) if compiled else lowered
 
 
+# Integer vector ops Mosaic TPU cannot do on dtypes narrower than 32 bits: (backend, dtype) ->
+# [(releases, ops)], the ops named as codemods/rules/narrow_dtypes.py names them. Two stages fail:
+# NARROW_LOWERING_REJECTED, the Pallas lowering itself (on any machine: `jax-codemod probe`; jax
+# 0.10.2 and 0.12.0.1 alike, `reduce_max`/`reduce_min` over any integer but int32: "Reductions over
+# int8 not implemented.", "... over int16 ...", "... over unsigned integers ..."), and
+# NARROW_COMPILED_REJECTED, Mosaic's own compiler in libtpu after a lowering that succeeds, seen
+# only on a chip: a TPU v5e with jax 0.10.2, 2026-12-06 (scratch_tpu/narrow_measure.py, every pair
+# of 8-bit values): "Not implemented: Only vector<i16> and vector<i32> are supported, but got 'i8'"
+# (arith.addi/subi/muli, and 0 - x for a negation), "failed to legalize operation 'arith.shli'"
+# (shrsi, shrui, maxsi, minsi, maxui, minui, math.absi), "Target does not support this comparison"
+# (arith.cmpi sgt/ugt, ...; == and != compile). On the same chip &, |, ^, ~, == and !=
+# compile on 8-bit vectors, and int16 +, -, *, negation, abs and compares compile. jax issue 38986
+# reports arith.shrui on int8 failing on a TPU v7x with jaxlib 0.10.2 too: no chip generation is
+# known to take these, so the rows hold for every chip until a probe on one says otherwise.
+_EIGHT_BIT_COMPILE = frozenset({"add", "sub", "mul", "neg", "shift", "compare", "maximum", "minimum"})
+NARROW_LOWERING_REJECTED: dict[tuple[str, str], list[tuple[Span, frozenset[str]]]] = {
+    ("mosaic_tpu", dtype): [(ALL, frozenset({"reduce_max", "reduce_min"}))] for dtype in ("int8", "uint8", "int16")
+}
+# jnp.sum widens int8 and int16 to int32, which reduces; uint8 to uint32, which does not.
+NARROW_LOWERING_REJECTED[("mosaic_tpu", "uint8")] = [(ALL, frozenset({"reduce_max", "reduce_min", "reduce_sum"}))]
+NARROW_COMPILED_REJECTED: dict[tuple[str, str], list[tuple[Span, frozenset[str]]]] = {
+    ("mosaic_tpu", "int8"): [(ALL, _EIGHT_BIT_COMPILE | {"abs"})],
+    ("mosaic_tpu", "uint8"): [(ALL, _EIGHT_BIT_COMPILE)],  # abs of a uint8 is the value itself: it compiles
+    ("mosaic_tpu", "int16"): [(ALL, frozenset({"shift", "maximum", "minimum"}))],
+}
+NARROW_DTYPES = ("int8", "uint8", "int16")
+
+
+def narrow_rejected(backend: str, dtype: str, version: Optional[Version]) -> frozenset[str]:
+    """The ops on `dtype` vectors that fail for `backend`, lowering or compiling, on `version` (None:
+    those any known release rejects: the fix is exact, so applying it where it was not needed costs
+    two casts, while leaving it out costs the kernel)."""
+    return frozenset(op for table in (NARROW_LOWERING_REJECTED, NARROW_COMPILED_REJECTED)
+                     for span, ops in table.get((backend, dtype), ())
+                     if version is None or span.contains(version) for op in ops)
+
+
 # The primitive each table op lowers to, as the lowering's "Unimplemented primitive" error names it.
 PRIMITIVES = {"dot": "dot_general", "conv": "conv_general_dilated"}
 
@@ -280,6 +317,21 @@ def lowers_dynamic_slice_of_values(backend: str, version: Optional[Version]) -> 
     return all(lowered for span, lowered in rows if version is None or span.contains(version))
 
 
+# backend -> [(releases, math primitives its kernel lowering has no rule for at all)]: JAX007's table.
+# A kernel that applies one fails with "Unimplemented primitive in Pallas TPU lowering for tc: expm1"
+# (jnp.expm1, and jax.nn.elu/selu/celu through it; erfc through jax.nn.gelu(approximate=False)).
+# Seen by lowering (`jax-codemod probe`) on 0.10.2 and 0.12.0.1, and on a TPU v5e (0.10.2, compiled
+# and run). Lowered on both, so left out: exp, log1p, erf, erf_inv, tan, atan2, round, sign,
+# logistic, tanh, all/any, bfloat16 division. (NOT_LOWERED above lists, for JAX002, the lax functions
+# that take accuracy= and have no lowering: expm1 and erfc are in both tables.)
+MATH_UNLOWERED: dict[str, list[tuple[Span, frozenset[str]]]] = {
+    "mosaic_tpu": [
+        (ALL, frozenset({"expm1", "erfc", "atan", "asin", "acos", "sinh", "cosh", "cumsum", "cumprod", "lgamma",
+                         "digamma", "sort"})),
+    ],
+}
+
+
 # How each backend's lowering says it has no rule for a primitive (the start of its message).
 UNIMPLEMENTED = {
     "mosaic_tpu": "Unimplemented primitive in Pallas TPU lowering for tc: {}",
@@ -291,7 +343,8 @@ UNIMPLEMENTED = {
 def _known_versions() -> list[Version]:
     """Boundaries of every span: evaluating at these covers every distinct row of the table."""
     points = {(0,)}
-    for rows in (*PRECISIONS.values(), *ACCURACY_REJECTED.values(), *NOT_LOWERED.values()):
+    for rows in (*PRECISIONS.values(), *ACCURACY_REJECTED.values(), *NOT_LOWERED.values(),
+                 *MATH_UNLOWERED.values()):
         for span, _ in rows:
             points.update(p for p in (span.since, span.until) if p is not None)
     return sorted(points)
@@ -340,7 +393,85 @@ def not_lowered(backend: str, version: Optional[Version]) -> frozenset[str]:
 
     Unknown version: only those no known release lowers (a claim that a kernel cannot lower must
     hold for the release the user runs)."""
+    return _unlowered(NOT_LOWERED, backend, version)
+
+
+def math_unlowered(backend: str, version: Optional[Version]) -> frozenset[str]:
+    """Math primitives the backend's kernel lowering has no rule for (JAX007); an unknown version
+    gets those no known release lowers, as not_lowered."""
+    return _unlowered(MATH_UNLOWERED, backend, version)
+
+
+def _unlowered(table: dict[str, list[tuple[Span, frozenset[str]]]], backend: str,
+               version: Optional[Version]) -> frozenset[str]:
     versions = _known_versions() if version is None else [version]
-    per_version = [frozenset(name for span, names in NOT_LOWERED.get(backend, ()) if span.contains(v)
+    per_version = [frozenset(name for span, names in table.get(backend, ()) if span.contains(v)
                              for name in names) for v in versions]
     return frozenset.intersection(*per_version)
+
+
+# 64-bit values in Mosaic TPU kernels (JAX005). With jax_enable_x64 on, an explicit int64/float64 dtype,
+# jnp.zeros/ones/empty without a dtype (float64), an integer sum (int64), jnp.argmax/argmin (int64
+# indices) and jnp.arange without a dtype (an int64 iota) make 64-bit values. (backend, case) ->
+# [(releases, the error)]; a release in no span lowers the case. Lowered on 0.10.2 and 0.12.0.1
+# (`jax-codemod probe`); the argmax message changes in 0.11.1 (read in the 0.11.0 and 0.11.1
+# wheels' lowering source). "iota" lowers everywhere: it is Mosaic's own compiler (libtpu) that
+# refuses it (TPU v5e, jax 0.10.2, 2026-12-06), so it is checked on a TPU only (X64_COMPILE_ONLY).
+# Without x64 every case is 32-bit and lowers: the fixes write the 32-bit dtype jax uses then.
+X64_UNSUPPORTED = "NotImplementedError: 64-bit types are not supported"
+X64_REJECTED: dict[tuple[str, str], list[tuple[Span, str]]] = {
+    ("mosaic_tpu", "int64 value"): [(ALL, X64_UNSUPPORTED)],
+    ("mosaic_tpu", "float64 value"): [(ALL, X64_UNSUPPORTED)],
+    ("mosaic_tpu", "integer sum"): [(ALL, X64_UNSUPPORTED)],
+    ("mosaic_tpu", "argmax"): [
+        (Span(until=(0, 11, 1)), "NotImplementedError: Only index_dtype=int32 is supported"),
+        (Span(since=(0, 11, 1)), "NotImplementedError: Unsupported combination of input dtype (float32) and "
+                                 "index_dtype (int64) for reduce_index"),
+    ],
+    ("mosaic_tpu", "iota"): [(ALL, "Mosaic failed to compile TPU kernel: Not implemented: Only 8-, 16- and "
+                                   "32-bit Iota supported")],
+}
+X64_COMPILE_ONLY = frozenset({("mosaic_tpu", "iota")})
+
+
+def x64_rejection(backend: str, case: str, version: Optional[Version]) -> Optional[str]:
+    """The error `backend` gives a 64-bit `case` under jax_enable_x64 (None: it takes it); an unknown
+    version gets the newest release's words."""
+    rows = X64_REJECTED.get((backend, case), [])
+    found = [error for span, error in rows if version is None or span.contains(version)]
+    return found[-1] if found else None
+
+
+# pl.debug_print in Mosaic TPU kernels (JAX008). With placeholders (`{}`) every argument must be a
+# scalar of one of these dtypes: "All arguments must be 32-bit integers when using placeholders" on
+# 0.10.2 (lowered), float32 too from 0.11.0 ("... 32-bit integers or floats ...", lowered on 0.12.0.1,
+# read in the 0.11.0 wheel's source). Without placeholders any scalar prints after the format string.
+DEBUG_PRINT_PLACEHOLDER_DTYPES: dict[str, list[tuple[Span, frozenset[str]]]] = {
+    "mosaic_tpu": [
+        (Span(until=(0, 11, 0)), frozenset({"int32"})),
+        (Span(since=(0, 11, 0)), frozenset({"int32", "float32"})),
+    ],
+}
+# A vector indexed down to a scalar (`v[0, 0]`, as a debug_print argument is) must have 32-bit
+# elements on every release: "Only arrays with 32-bit element types can be converted to scalars"
+# (lowered on 0.10.2 and 0.12.0.1 for bfloat16 and int8).
+SCALAR_DTYPES: dict[str, list[tuple[Span, frozenset[str]]]] = {
+    "mosaic_tpu": [(ALL, frozenset({"int32", "uint32", "float32"}))],
+}
+
+
+def _dtypes_in(table: dict[str, list[tuple[Span, frozenset[str]]]], backend: str,
+               version: Optional[Version]) -> frozenset[str]:
+    """The dtypes a row set takes on `version`; an unknown version gets those every release takes."""
+    sets = [dtypes for span, dtypes in table[backend] if version is None or span.contains(version)]
+    return frozenset.intersection(*sets) if sets else frozenset()
+
+
+def placeholder_dtypes(backend: str, version: Optional[Version]) -> frozenset[str]:
+    """Scalar dtypes `backend`'s debug_print formats through a `{}` placeholder."""
+    return _dtypes_in(DEBUG_PRINT_PLACEHOLDER_DTYPES, backend, version)
+
+
+def scalar_dtypes(backend: str, version: Optional[Version]) -> frozenset[str]:
+    """Element dtypes of a vector `backend` can index down to a scalar."""
+    return _dtypes_in(SCALAR_DTYPES, backend, version)

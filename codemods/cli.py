@@ -15,13 +15,16 @@ import enum
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 from typer.core import TyperGroup
 
 from codemods.capabilities import format_version, installed_version
 from codemods.settings import PrecisionPolicy, Scope, Settings
+
+if TYPE_CHECKING:
+    from codemods.floor import Floor
 
 EXIT_CLEAN, EXIT_CHANGES, EXIT_ERRORS = 0, 1, 2
 
@@ -88,9 +91,10 @@ def fix(
         "else the tool's, else the project's pin)."
     ),
     jax_floor: Optional[str] = typer.Option(
-        None, "--jax-floor", help="The lowest jax the project supports: JAX1xx fixes use nothing it lacks "
-        "(default: the config's jax-floor, else the project's jax requirement: pyproject.toml, setup.cfg, setup.py, "
-        "requirements*.txt, lock files)."
+        None, "--jax-floor", help="The lowest jax the project supports: JAX1xx fixes use nothing it lacks; given "
+        "here, it holds for every file (default: each file's own project's: the nearest folder above it with a "
+        "jax-floor in its config or a jax requirement in pyproject.toml, setup.cfg, setup.py, requirements*.txt, "
+        "lock files)."
     ),
     scope: Optional[Scope] = typer.Option(None, "--scope", help="kernels (default): only inside Pallas kernel bodies; all: everywhere."),
     precision_policy: Optional[PrecisionPolicy] = typer.Option(
@@ -388,7 +392,7 @@ def _report(results, settings: Settings, *, write: bool, check: bool, quiet: boo
 
     text = output is OutputFormat.TEXT
     if plan is not None:
-        _write_patches(plan, results, _target(settings, jax1_off), text=text, quiet=quiet)
+        _write_patches(plan, results, _target(settings, jax1_off), _floor_of_file(settings), text=text, quiet=quiet)
     for result in results:
         if result.new_source is None or result.error is not None or plan is not None:
             continue
@@ -417,21 +421,20 @@ def _report(results, settings: Settings, *, write: bool, check: bool, quiet: boo
         if result.skipped:
             sys.stderr.write(f"{result.path}: skipped: {result.skipped}\n")
     if not quiet:
-        sys.stderr.write(f"{summary.render(written=write)} {_target(settings, jax1_off)}{_held_back(summary, settings)}"
-                         f"{_no_floor(results, settings)}\n")
+        sys.stderr.write(f"{summary.render(written=write)} {_target(settings, jax1_off)}{_floors(results, settings)}\n")
     if errors or jax1_off:
         raise typer.Exit(EXIT_ERRORS)
     raise typer.Exit(EXIT_CHANGES if _remaining(results) and not exit_zero else EXIT_CLEAN)
 
 
-def _write_patches(plan, results, target: str, *, text: bool, quiet: bool) -> None:
+def _write_patches(plan, results, target: str, floor_of, *, text: bool, quiet: bool) -> None:
     """--write-patches: the patches and SUMMARY.md (headed by the tool and `target`, `_target`'s
-    words); their paths on stdout (with text output)."""
+    words; each owner's floors as `floor_of` names them); their paths on stdout (with text output)."""
     from codemods.engine.patches import SUMMARY, PatchError
     from codemods.engine.report import plural
 
     try:
-        written = plan.write(results, f"jax-codemod {_tool_version()} {target}")
+        written = plan.write(results, f"jax-codemod {_tool_version()} {target}", floor_of)
     except (PatchError, OSError) as error:
         sys.stderr.write(f"error: --write-patches {plan.folder}: {error}\n")
         raise typer.Exit(EXIT_ERRORS)
@@ -450,28 +453,64 @@ def _target(settings: Settings, jax1_off: bool = False) -> str:
     return f"(target jax {format_version(settings.jax_version)}{source})"
 
 
-def _held_back(summary, settings: Settings) -> str:
-    """What the floor cost this run: one line of pyproject.toml can hold back every fix."""
+NO_FLOOR_IN = "(no jax>= in pyproject.toml, setup.cfg, setup.py, requirements*.txt or a lock file)"
+NO_FLOOR = (f"; no jax floor found {NO_FLOOR_IN}: the JAX1xx fixes need only the target; declare the oldest jax "
+            "supported or pass --jax-floor")
+
+
+def _floors_held_to(results, settings: Settings) -> "dict[Floor, int]":
+    """The floors the run's JAX1xx findings were held to (each file's project's: Settings.floor), and
+    how many fixes each held back."""
+    held: dict = {}
+    for result in results:
+        if any(finding.code.startswith("JAX1") for finding in result.findings):
+            floor = settings.floor(result.path)
+            held[floor] = held.get(floor, 0) + sum(finding.held_back for finding in result.findings)
+    return held
+
+
+def _floors(results, settings: Settings) -> str:
+    """What the floors cost this run and where they were read (one line of a pyproject.toml can hold
+    back every fix), and the files held to none (their fixes may use what older jax lacks). In a
+    monorepo, each project's floor, named with its folder."""
     from codemods.engine.report import plural
 
-    if not summary.held_back:
-        return ""
-    floor, source = format_version(settings.jax_floor), settings.jax_floor_source
-    if source == "--jax-floor":
-        return f"; {plural(summary.held_back, 'fix')} held back by --jax-floor {floor}: raise it"
-    return f"; {plural(summary.held_back, 'fix')} held back by jax>={floor} ({source}): raise it or pass --jax-floor"
+    held = _floors_held_to(results, settings)
+    if len(held) == 1:
+        [(floor, count)] = held.items()
+        if floor.version is None:
+            return NO_FLOOR
+        if floor.source == "--jax-floor":
+            return f"; {plural(count, 'fix')} held back by --jax-floor {format_version(floor.version)}: raise it" \
+                if count else ""
+        return f"; {plural(count, 'fix')} held back by jax>={format_version(floor.version)} ({floor.source}): raise " \
+               "it or pass --jax-floor" if count else ""
+    declared = sorted((item for item in held.items() if item[0].version is not None), key=lambda item: item[0].project)
+    missing = sorted(floor.project for floor in held if floor.version is None)
+    said = ""
+    if declared:
+        said += "; floors: " + ", ".join(
+            f"jax>={format_version(floor.version)} for {floor.project} ({floor.source}"
+            + (f": {plural(count, 'fix')} held back)" if count else ")") for floor, count in declared)
+        said += ": raise them or pass --jax-floor" if any(count for _, count in declared) else ""
+    if missing:
+        said += f"; no jax floor found for {', '.join(missing)} {NO_FLOOR_IN}: the JAX1xx fixes there need only the " \
+                "target; declare the oldest jax supported or pass --jax-floor"
+    return said
 
 
-NO_FLOOR = ("; no jax floor found (no jax>= in pyproject.toml, setup.cfg, setup.py, requirements*.txt or a lock "
-            "file): the JAX1xx fixes need only the target; declare the oldest jax supported or pass --jax-floor")
+def _floor_of_file(settings: Settings):
+    """SUMMARY.md's words for the floor a file's JAX1xx findings were held to (None: it has none)."""
+    def named(result) -> Optional[str]:
+        if not any(finding.code.startswith("JAX1") for finding in result.findings):
+            return None
+        floor = settings.floor(result.path)
+        if floor.version is None:
+            return f"no jax floor found{' for ' + floor.project if floor.project else ''} {NO_FLOOR_IN}"
+        where = f"for {floor.project} " if floor.project else ""
+        return f"jax>={format_version(floor.version)} {where}({floor.source})"
 
-
-def _no_floor(results, settings: Settings) -> str:
-    """A run with JAX1xx findings and no floor says so: their fixes may use what older jax lacks."""
-    if settings.jax_floor is not None or not any(finding.code.startswith("JAX1") for result in results
-                                                  for finding in result.findings):
-        return ""
-    return NO_FLOOR
+    return named
 
 
 NO_TARGET = ("no target jax release, so the JAX1xx rules cannot run: pass --jax-version X, set jax-version = \"X\" "

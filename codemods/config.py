@@ -24,7 +24,10 @@ read as Ruff reads `requires-python`, in the folder of the pyproject.toml that h
 the lowest release its jax requirement admits (`jax>=0.4.30`, `jax[tpu]>=0.4.30,<0.13`, `jax~=0.4.30`
 and `jax==0.4.30` all give 0.4.30), from `[project] dependencies`, Poetry's dependencies, setup.cfg,
 setup.py's literal `install_requires`, requirements files or a lock file (codemods/floor.py says in
-which order). `jax-floor` overrides what is read there.
+which order). `jax-floor` overrides what is read there. That is the run's floor; each file is held
+to its own project's (`ProjectFloors`: the nearest folder above it that declares one, so that a
+monorepo's projects each keep theirs), and to the run's where none does. `--jax-floor` holds for
+every file.
 """
 
 from __future__ import annotations
@@ -51,9 +54,9 @@ from codemods.capabilities import Version, parse_version
 from codemods.engine.discovery import SKIPPED_DIRS, project_root
 from codemods.engine.rule import Rule
 from codemods import registry
-from codemods.floor import FloorError, declared_floor
+from codemods.floor import Floor, FloorError, declared_floor
 from codemods.settings import PrecisionPolicy, Scope, Settings
-from codemods.target import jax_target
+from codemods.target import LOCK_FILES, jax_target
 
 SECTION = "jax-codemod"
 
@@ -212,6 +215,10 @@ def resolve(config: Config, rules: Sequence[Rule], *, select: Sequence[str] = ()
         raise ValueError(f"--helpers-module {error}") from None
     target, source = jax_target(config.project_root, given=jax_version, configured=config.jax_version,
                                 interpreter=interpreter, dependencies=config.dependencies)
+    # The floor given here holds for every file; else each file's project's (ProjectFloors), this
+    # project's where none above the file declares one.
+    floor_of = None if jax_floor else ProjectFloors(
+        Floor(config.jax_floor, config.jax_floor_source, _folder_shown(config.project_root)), config.project_root)
     settings = Settings(
         jax_version=target,
         jax_version_source=source,
@@ -222,8 +229,91 @@ def resolve(config: Config, rules: Sequence[Rule], *, select: Sequence[str] = ()
         unsafe_fixes=config.unsafe_fixes if unsafe_fixes is None else unsafe_fixes,
         jax_floor=jax_floor or config.jax_floor,
         jax_floor_source="--jax-floor" if jax_floor else config.jax_floor_source,
+        floor_of=floor_of,
     )
     return chosen, settings
+
+
+# The files in a folder that may declare its project's jax (codemods/floor.py reads them), besides
+# `requirements*.txt` and a `requirements/` folder.
+_DECLARING = frozenset(("pyproject.toml", "setup.cfg", "setup.py", *LOCK_FILES))
+
+
+class ProjectFloors:
+    """Each file's floor, as a monorepo's projects declare theirs: the floor of the nearest folder at
+    or above the file whose files declare one (`jax-floor` in its [tool.jax-codemod], else its jax
+    requirement: codemods/floor.py), looking up to the project root or the repository root (a folder
+    holding `.git`), whichever comes first; else `fallback`, the run's floor. Each folder is read
+    once, and each file's folder resolved once: a tree of thousands of files in a few projects reads
+    a few pyproject.toml files. Raises FloorError for a declaration that cannot be read."""
+
+    def __init__(self, fallback: Floor, root: Optional[Path]) -> None:
+        self._fallback = fallback
+        self._root = os.path.abspath(root) if root is not None else None
+        self._resolved: dict[str, Floor] = {}  # absolute folder -> the floor of the files in it
+        self._given: dict[str, Floor] = {}  # the same, by the folder as paths spell it: asked of every file
+
+    def __call__(self, path: "str | os.PathLike[str]") -> Floor:
+        folder = os.path.dirname(os.fspath(path))
+        floor = self._given.get(folder)
+        if floor is None:
+            floor = self._given[folder] = self._of_folder(os.path.abspath(folder or os.curdir))
+        return floor
+
+    def _of_folder(self, folder: str) -> Floor:
+        floor = self._resolved.get(folder)
+        if floor is None:
+            names = _names(folder)
+            floor = self._declared(folder, names)
+            if floor is None:
+                parent = os.path.dirname(folder)
+                stop = folder == self._root or ".git" in names or parent == folder
+                floor = self._fallback if stop else self._of_folder(parent)
+                if floor.version is None and _is_project(names):  # named for the nearest project that declares none
+                    floor = replace(floor, project=_folder_shown(Path(folder)))
+            self._resolved[folder] = floor
+        return floor
+
+    @staticmethod
+    def _declared(folder: str, names: frozenset[str]) -> Optional[Floor]:
+        """The floor the files of `folder` declare, None if none does (most folders: no file to read)."""
+        if not _is_project(names - {".git"}):
+            return None
+        pyproject = Path(folder, "pyproject.toml")
+        data = None
+        if "pyproject.toml" in names:
+            try:
+                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+                raise FloorError(f"{pyproject}: cannot read: {error}") from None
+            table = data.get("tool", {}).get(SECTION) if isinstance(data.get("tool"), dict) else None
+            configured = table.get("jax-floor") if isinstance(table, dict) else None
+            if configured is not None:
+                try:
+                    version = parse_version(configured) if isinstance(configured, str) else None
+                except ValueError:
+                    version = None
+                if version is None:
+                    raise FloorError(f"{pyproject}: `tool.{SECTION}.jax-floor` is not a jax version: {configured!r}")
+                return Floor(version, f"jax-floor in {_shown(pyproject)}", _folder_shown(Path(folder)))
+        declared, path = declared_floor(Path(folder), data, pyproject)
+        return Floor(declared, _shown(path), _folder_shown(Path(folder))) if declared is not None else None
+
+
+def _is_project(names: frozenset[str]) -> bool:
+    return not names.isdisjoint(_DECLARING) or ".git" in names or any(name.startswith("requirements") for name in names)
+
+
+def _names(folder: str) -> frozenset[str]:
+    try:
+        return frozenset(os.listdir(folder))
+    except OSError:
+        return frozenset()
+
+
+def _folder_shown(folder: Optional[Path]) -> str:
+    """A project's folder as the summary names it: `pkg/`, `./` for the current one."""
+    return os.path.join(_shown(folder or Path.cwd()), "")
 
 
 def _version(option: str, value: "str | Version | None") -> Optional[Version]:

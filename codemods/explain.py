@@ -41,7 +41,7 @@ from codemods import api_changes
 from codemods.analysis.kernel_scope import NO_FACTS
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.names import display
-from codemods.capabilities import format_version
+from codemods.capabilities import MATH_UNLOWERED, UNIMPLEMENTED, format_version
 from codemods.engine import notebook as notebooks
 from codemods.engine.diagnostics import Finding
 from codemods.engine.rule import ParsedFile, Rule
@@ -60,6 +60,27 @@ ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("JAX003", re.compile(r"bfloat16 support not implemented for LSTM")),
     # A value indexed at a traced position in a Mosaic TPU kernel (JAX006); other primitives are other walls.
     ("JAX006", re.compile(r"Unimplemented primitive in Pallas TPU lowering for tc: dynamic_slice\b")),
+    # Integer vector ops on 8- and 16-bit lanes: Mosaic TPU's compiler on the chip (its message holds
+    # the MLIR op and its vector type), or the Pallas lowering for max/min reductions.
+    ("JAX004", re.compile(r"Only vector<i16> and vector<i32> are supported, but got 'i8'"
+                          r"|failed to legalize operation '(?:arith\.(?:shli|shrsi|shrui|maxsi|minsi|maxui|minui)"
+                          r"|math\.absi)'(?=[^\n]*xi(?:8|16)>)"
+                          r"|Target does not support this comparison"
+                          r"|Reductions over (?:u?int(?:8|16)|unsigned integers) not implemented")),
+    # 64-bit values in a Mosaic TPU kernel under jax_enable_x64: a value, argmax's int64 index (two
+    # releases' words), an int64 iota (Mosaic's compiler, on the chip), a 64-bit value stored to a
+    # 32-bit ref (any backend: the store's check at trace time).
+    ("JAX005", re.compile(r"64-bit types are not supported|Only index_dtype=int32 is supported"
+                          r"|Unsupported combination of input dtype \(\w+\) and index_dtype \(int64\) for reduce_index"
+                          r"|Only 8-, 16- and 32-bit Iota supported"
+                          r"|Invalid dtype for `swap`\. Ref dtype: \w+\. Value dtype: u?(?:int|float)64")),
+    # pl.debug_print's arguments in a Mosaic TPU kernel: a narrow vector indexed down to a scalar, and a
+    # scalar its placeholders do not take (two releases' words).
+    ("JAX008", re.compile(r"Only arrays with 32-bit element types can be converted to scalars"
+                          r"|All arguments must be 32-bit integers(?: or floats)? when using placeholders")),
+    # Math Mosaic TPU has no lowering for (`jax.nn.elu` in the user's frame reaches it as expm1).
+    ("JAX007", re.compile(re.escape(UNIMPLEMENTED["mosaic_tpu"].format("")) + "(?:" + "|".join(sorted(
+        frozenset().union(*(names for _, names in MATH_UNLOWERED["mosaic_tpu"])))) + r")\b")),
 )
 # The upgrade errors (the JAX1xx rows): a jax name that is gone, named by Python's own message.
 _MISSING = re.compile(r"\b(?:AttributeError|ImportError|ModuleNotFoundError): (?P<message>"
@@ -103,6 +124,11 @@ _PYTEST_DEF = re.compile(r"^\s*(?:async\s+)?def (?P<function>\w+)\(")  # long st
 # A notebook cell's file: `<ipython-input-7-abc>` (IPython), `/tmp/ipykernel_1234/567.py` (ipykernel).
 _CELL_FILE = re.compile(r"^<ipython-input-(?P<cell>\d+)-\w*>$|ipykernel_\d+[/\\]\d+\.py$")
 _EXCEPTION = re.compile(r"^(?:[\w.]+(?:Error|Exception|Transformation|Warning)|[\w.]+Error)\b.*:")
+# Mosaic's compiler names the failing op's place in the kernel as an MLIR location, under its error:
+# `at location: loc("add:"("add/add"(callsite("body"("/k.py":34:25 to :30) at "run"("/k.py":63:21 to :47))))`,
+# innermost first. A log may hold no other frame of the kernel (the compiler's JaxRuntimeError alone).
+_MLIR_LOCATION = re.compile(r"^\s*at location: loc\(")
+_MLIR_PLACE = re.compile(r'"(?P<path>[^"]+\.py)":(?P<line>\d+):\d+')
 # Frames of jax itself (and of Python's machinery) never hold the user's call.
 _LIBRARY = re.compile(r"[/\\](?:jax|jaxlib)[/\\](?:_src|experimental|interpreters|mlir)?|<frozen |^<")
 
@@ -279,7 +305,13 @@ def parse_log(text: str) -> list[JaxError]:
         errors.extend(JaxError(rule, message, list(frames)) for rule, message in raised)
         raised.clear()
 
+    raised_here: list[JaxError] = []  # the errors of the last exception line, which a location may follow
     for index, line in enumerate(lines):
+        if _MLIR_LOCATION.match(line) and raised_here:
+            places = list(dict.fromkeys((m["path"], int(m["line"])) for m in _MLIR_PLACE.finditer(line)))
+            for error in raised_here:  # frames are listed outermost first
+                error.frames = error.frames + [Frame(path, number, "<kernel>", None) for path, number in reversed(places)]
+            continue
         if _PYTEST_SECTION.match(line):
             end_of_test()
             frames, in_traceback, pending, failing, function = [], False, None, None, "<module>"
@@ -320,7 +352,7 @@ def parse_log(text: str) -> list[JaxError]:
             errors += [JaxError(rule, message, [frame]) for rule, message in _errors_of(warned["warning"])]
             continue
         if _TRACEBACK.match(line):
-            frames, in_traceback, pending = [], True, None
+            frames, in_traceback, pending, raised_here = [], True, None, []
             continue
         if not in_traceback:
             continue
@@ -352,7 +384,8 @@ def parse_log(text: str) -> list[JaxError]:
             continue
         if _EXCEPTION.match(line.strip()) and not line.startswith((" ", "\t")):
             flush()
-            errors += [JaxError(rule, message, frames) for rule, message in _errors_of(line)]
+            raised_here = [JaxError(rule, message, frames) for rule, message in _errors_of(line)]
+            errors += raised_here
             in_traceback = False
     end_of_test()
     return errors
@@ -377,7 +410,9 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
     `holds_call(rule, module, line) -> bool` is the rule's own test (codemods.explain_rules). A
     notebook cell's frame is placed in `notebook` (its module's line); without one it is noted."""
     placement = Placement(error)
+    innermost = True
     for frame in reversed(error.frames):
+        first, innermost = innermost, False
         if frame.in_notebook:
             if notebook is None:
                 placement.cells.append(frame)
@@ -390,6 +425,13 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
             text = notebook.written  # a magic's line as the traceback quotes it, not as analysed
         else:
             if _LIBRARY.search(frame.path):
+                if first and error.rule == "JAX007" and frame.path.endswith(".py") \
+                        and "/jax/" in frame.path.replace("\\", "/"):
+                    # JAX's trace of a jitted jax function (jax.nn.elu, jnp.cumsum) starts inside it
+                    placement.reasons.append(
+                        f"its innermost frame is jax's own `{frame.function}` ({frame.path}:{frame.line}), a jitted "
+                        "function whose caller JAX's traceback does not show: `jax-codemod --select "
+                        f"{error.rule}` on the kernel's files finds the call")
                 continue
             path = resolve(frame.path, root)
             if path is None:
@@ -491,9 +533,10 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
     errors = parse_log(text)
     if not errors:
         err.write("explain: no error jax-codemod fixes in this log (it knows: per-operand or unsupported "
-                  "precision, \"Not implemented: accuracy\", bf16 LSTM, and a removed or deprecated jax name in an "
-                  "AttributeError, ImportError, ModuleNotFoundError or DeprecationWarning, a removed keyword "
-                  "argument in a TypeError)\n")
+                  "precision, \"Not implemented: accuracy\", bf16 LSTM, 8- and 16-bit integer vector ops on "
+                  "Mosaic TPU, math Mosaic TPU cannot lower (\"Unimplemented primitive in Pallas TPU lowering for "
+                  "tc: expm1\" ...), and a removed or deprecated jax name in an AttributeError, ImportError, "
+                  "ModuleNotFoundError or DeprecationWarning, a removed keyword argument in a TypeError)\n")
         return Outcome.UNRESOLVED
     placements = [place(error, root, holds_call, notebook) for error in errors]
     placed = {(p.error.rule, p.path, p.line): p for p in placements if p.path is not None}

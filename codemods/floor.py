@@ -1,6 +1,7 @@
 """The oldest jax a project supports (its floor), read where projects declare it: a JAX1xx fix must
-not write an API that release lacks. Read as Ruff reads `requires-python`, from the project's
-folder (the pyproject.toml's, else the project root); the first source that bounds jax below decides:
+not write an API that release lacks. Read as Ruff reads `requires-python`, from a project's folder
+(each file's nearest that declares one: config.ProjectFloors); the first source that bounds jax
+below decides:
 
 1. pyproject.toml: `[project] dependencies` and `optional-dependencies` (PEP 621);
 2. pyproject.toml: `[tool.poetry.dependencies]` (Poetry's `^0.4.30`, `~0.4.30`, `>=0.4.30,<0.5`);
@@ -25,6 +26,7 @@ import functools
 import glob
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
@@ -34,6 +36,15 @@ from codemods.target import LOCK_FILES, locked_versions
 
 class FloorError(ValueError):
     """A declared jax requirement that cannot be read; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Floor:
+    """The floor one file's fixes are held to, as the summary names it."""
+
+    version: Optional[Version]
+    source: str = ""  # where it was read: `pkg/pyproject.toml`, `jax-floor in pyproject.toml`, `--jax-floor`
+    project: str = ""  # the folder of the project it holds for (`pkg/`); "": every file's
 
 
 # PEP 508: a name, extras, then version clauses (or `@ url`), then `; markers`.

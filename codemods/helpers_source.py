@@ -7,6 +7,7 @@ they import them from `pkg/jax_compat.py` instead: create that module by copying
 
 import jax.numpy as jnp
 from jax import lax
+from jax.experimental.pallas import tpu as pltpu
 
 
 def rsqrt_safe(x):
@@ -41,3 +42,94 @@ def lstm_float32(lstm, x, h_0, c_0, weights, seq_lengths, *args, **kwargs):
         **kwargs,
     )
     return y.astype(x.dtype), h_n.astype(h_0.dtype), c_n.astype(c_0.dtype)
+
+
+# Math Mosaic TPU kernels have no lowering for (JAX007): each helper computes the function from
+# exp, sqrt, atan2 and roll, which Mosaic TPU lowers. Their errors against XLA's own function are
+# measured in docs/walls.md.
+
+
+def expm1_tpu(x):
+    """`jnp.expm1(x)` from exp, which Pallas Mosaic TPU kernels lower (expm1 they do not:
+    "Unimplemented primitive in Pallas TPU lowering for tc: expm1"). Near 0, exp(x) - 1 loses
+    every digit: a Taylor series there. Added by jax-codemod (JAX007).
+    """
+    series = x * (1.0 + x / 2.0 * (1.0 + x / 3.0 * (1.0 + x / 4.0 * (1.0 + x / 5.0 * (
+        1.0 + x / 6.0 * (1.0 + x / 7.0 * (1.0 + x / 8.0 * (1.0 + x / 9.0))))))))
+    return jnp.where(jnp.abs(x) < 0.5, series, jnp.exp(x) - 1.0)
+
+
+def erfc_tpu(x):
+    """`lax.erfc(x)` from exp, which Pallas Mosaic TPU kernels lower (erfc they do not:
+    "Unimplemented primitive in Pallas TPU lowering for tc: erfc"). 1 - erf(x) loses every digit
+    for large x; this Chebyshev fit (Numerical Recipes' erfcc) keeps a relative error below 1e-6
+    up to x = 3, and below 1e-5 where erfc is a normal float32. Added by jax-codemod (JAX007).
+    """
+    z = jnp.abs(x)
+    t = 1.0 / (1.0 + 0.5 * z)
+    poly = -z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (
+        -0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+    tail = t * jnp.exp(poly)
+    return jnp.where(x >= 0, tail, 2.0 - tail)
+
+
+def sinh_tpu(x):
+    """`jnp.sinh(x)` from exp, which Pallas Mosaic TPU kernels lower (sinh they do not). A Taylor
+    series near 0, where exp(x) - exp(-x) cancels; e^|x| / 2 taken as exp(|x| - log 2), so that it
+    overflows where sinh does. Added by jax-codemod (JAX007).
+    """
+    half = jnp.exp(jnp.abs(x) - 0.6931471805599453)
+    x2 = x * x
+    series = x * (1.0 + x2 / 6.0 * (1.0 + x2 / 20.0 * (1.0 + x2 / 42.0 * (1.0 + x2 / 72.0))))
+    away = half - 0.25 / half
+    return jnp.where(jnp.abs(x) < 0.5, series, jnp.where(x < 0, -away, away))
+
+
+def cosh_tpu(x):
+    """`jnp.cosh(x)` from exp, which Pallas Mosaic TPU kernels lower (cosh they do not); e^|x| / 2
+    taken as exp(|x| - log 2), so that it overflows where cosh does. Added by jax-codemod (JAX007).
+    """
+    half = jnp.exp(jnp.abs(x) - 0.6931471805599453)
+    return half + 0.25 / half
+
+
+def arcsin_tpu(x):
+    """`jnp.arcsin(x)` as XLA expands it, 2 * atan2(x, 1 + sqrt((1 - x) * (1 + x))): Pallas Mosaic TPU
+    kernels lower atan2 and sqrt, not asin. Added by jax-codemod (JAX007).
+    """
+    return 2.0 * jnp.arctan2(x, 1.0 + jnp.sqrt((1.0 - x) * (1.0 + x)))
+
+
+def arccos_tpu(x):
+    """`jnp.arccos(x)` as XLA expands it, 2 * atan2(sqrt((1 - x) * (1 + x)), 1 + x) (pi at -1): Pallas
+    Mosaic TPU kernels lower atan2 and sqrt, not acos. Added by jax-codemod (JAX007).
+    """
+    return jnp.where(x != -1.0, 2.0 * jnp.arctan2(jnp.sqrt((1.0 - x) * (1.0 + x)), 1.0 + x), jnp.pi)
+
+
+def cumsum_tpu(x, axis):
+    """`jnp.cumsum(x, axis)` as log2(n) rolls and adds (a Hillis-Steele scan), which Pallas Mosaic
+    TPU kernels lower (cumsum they do not). Exact for integers; floats are summed in another order.
+    Added by jax-codemod (JAX007).
+    """
+    axis = axis % x.ndim
+    index = lax.broadcasted_iota(jnp.int32, x.shape, axis)
+    shift = 1
+    while shift < x.shape[axis]:
+        x = x + jnp.where(index >= shift, pltpu.roll(x, shift, axis), 0)
+        shift *= 2
+    return x
+
+
+def cumprod_tpu(x, axis):
+    """`jnp.cumprod(x, axis)` as log2(n) rolls and products (a Hillis-Steele scan), which Pallas
+    Mosaic TPU kernels lower (cumprod they do not). Exact for integers; floats are multiplied in
+    another order. Added by jax-codemod (JAX007).
+    """
+    axis = axis % x.ndim
+    index = lax.broadcasted_iota(jnp.int32, x.shape, axis)
+    shift = 1
+    while shift < x.shape[axis]:
+        x = x * jnp.where(index >= shift, pltpu.roll(x, shift, axis), 1)
+        shift *= 2
+    return x

@@ -349,6 +349,58 @@ def _dtype_probes() -> list[Probe]:
     ]
 
 
+# Integer vector ops on narrow dtypes (capabilities.NARROW_*_REJECTED), as kernels of one operand.
+NARROW_OPS: dict[str, Callable] = {
+    "add": lambda a: a + a, "sub": lambda a: a - 1, "mul": lambda a: a * a, "neg": lambda a: -a,
+    "shift": lambda a: a << 1, "compare": lambda a: a > 0, "maximum": lambda a: _jnp().maximum(a, a),
+    "minimum": lambda a: _jnp().minimum(a, a), "abs": lambda a: _jnp().abs(a),
+    "reduce_max": lambda a: _jnp().max(a, axis=1, keepdims=True),
+    "reduce_min": lambda a: _jnp().min(a, axis=1, keepdims=True),
+    "reduce_sum": lambda a: _jnp().sum(a, axis=1, keepdims=True),
+}
+# What Mosaic says of them: the lowering, or its compiler on the chip.
+NARROW_REJECTION = (r"Reductions over \w+( integers)? not implemented|Only vector<i16> and vector<i32> are supported"
+                    r"|failed to legalize operation|Target does not support this comparison")
+
+
+def _jnp():
+    import jax.numpy as jnp
+
+    return jnp
+
+
+def _narrow_kernel(op: str, dtype: str):
+    import jax
+    import jax.numpy as jnp
+
+    def body(x_ref, out_ref):
+        out_ref[...] = jnp.broadcast_to(NARROW_OPS[op](x_ref[...]), out_ref.shape).astype(out_ref.dtype)
+
+    return body, (jax.ShapeDtypeStruct((32, 128), dtype),), jax.ShapeDtypeStruct((32, 128), jnp.int32)
+
+
+def _believed_narrow(dtype: str, op: str):
+    """The lowering rows everywhere; the compiler's rows only on a TPU, where the probe compiles."""
+    def believed(version: Optional[Version]) -> str:
+        lowering = capabilities.NARROW_LOWERING_REJECTED, capabilities.NARROW_COMPILED_REJECTED
+        tables = lowering if on_a_tpu() else lowering[:1]
+        rejected = any(op in ops for table in tables for span, ops in table.get(("mosaic_tpu", dtype), ())
+                       if version is None or span.contains(version))
+        return REJECTED if rejected else ACCEPTED
+
+    return believed
+
+
+def _narrow_probes() -> list[Probe]:
+    """Each op of NARROW_OPS on vectors of each narrow dtype in a Mosaic TPU kernel."""
+    return [
+        Probe("mosaic_tpu", op, f"{dtype} vectors",
+              lambda op=op, dtype=dtype: _lower_mosaic_tpu(*_narrow_kernel(op, dtype)),
+              NARROW_REJECTION, UNSUPPORTED, _believed_narrow(dtype, op))
+        for dtype in capabilities.NARROW_DTYPES for op in NARROW_OPS
+    ]
+
+
 def _precision_probes() -> list[Probe]:
     def attempt(make_kernel, setting):
         return lambda: _lower_mosaic_tpu(*make_kernel(_lax_precision(setting)))
@@ -526,6 +578,106 @@ def _broadcast_row(row):
     import jax.numpy as jnp
 
     return jnp.broadcast_to(row, VECTOR_SHAPE)
+# How Mosaic TPU refuses a 64-bit value under jax_enable_x64 (capabilities.X64_REJECTED).
+X64_REJECTION = r"64-bit types are not supported|index_dtype|32-bit Iota supported"
+
+
+@contextlib.contextmanager
+def _x64():
+    """jax_enable_x64 on for one lowering, then as it was."""
+    import jax
+
+    saved = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", saved)
+
+
+def _x64_kernel(case: str):
+    """A kernel that makes `case` 64-bit under x64, as users' kernels do (X64_REJECTED's cases)."""
+    import jax
+    import jax.numpy as jnp
+
+    def broadcast(value, ref):
+        return jnp.broadcast_to(value, VECTOR_SHAPE).astype(ref.dtype)
+
+    bodies = {
+        "int64 value": (lambda x: x.astype(jnp.int64) + 1, "int32"),
+        "float64 value": (lambda x: jnp.zeros(VECTOR_SHAPE) + x, "float32"),
+        "integer sum": (lambda x: jnp.sum(x, axis=1, keepdims=True), "int32"),
+        "argmax": (lambda x: jnp.argmax(x, axis=1)[:, None], "float32"),
+        "iota": (lambda x: x + jnp.arange(VECTOR_SHAPE[1])[None, :], "float32"),
+    }
+    make, dtype = bodies[case]
+
+    def body(x_ref, o_ref):
+        o_ref[...] = broadcast(make(x_ref[...]), o_ref)
+
+    shape = jax.ShapeDtypeStruct(VECTOR_SHAPE, dtype)
+    return body, (shape,), shape
+
+
+def _believed_x64(backend: str, case: str):
+    """Rejected where the table has an error for the release; a case only Mosaic's compiler refuses
+    (X64_COMPILE_ONLY) lowers off a TPU."""
+    def believed(version: Optional[Version]) -> str:
+        if (backend, case) in capabilities.X64_COMPILE_ONLY and not on_a_tpu():
+            return ACCEPTED
+        return REJECTED if capabilities.x64_rejection(backend, case, version) is not None else ACCEPTED
+
+    return believed
+
+
+def _x64_probes() -> list[Probe]:
+    def attempt(case):
+        def lower():
+            with _x64():
+                _lower_mosaic_tpu(*_x64_kernel(case))
+        return lower
+
+    return [Probe(backend, "x64", f"jax_enable_x64, {case}", attempt(case), X64_REJECTION, UNSUPPORTED,
+                  _believed_x64(backend, case))
+            for backend, case in capabilities.X64_REJECTED]
+
+
+# How Mosaic TPU refuses a debug_print argument (capabilities.DEBUG_PRINT_PLACEHOLDER_DTYPES, SCALAR_DTYPES).
+DEBUG_PRINT_REJECTION = r"when using placeholders|Only arrays with 32-bit element types can be converted to scalars"
+DEBUG_PRINT_DTYPES = ("float32", "int32", "bfloat16", "int8")
+
+
+def _debug_print_kernel(dtype: str, placeholders: bool):
+    """A kernel printing `v[0, 0]` of a `dtype` block, with a `{}` placeholder or after the text."""
+    import jax
+    from jax.experimental import pallas as pl
+
+    def body(x_ref, o_ref):
+        v = x_ref[...]
+        pl.debug_print("v {}" if placeholders else "v", v[0, 0])
+        o_ref[...] = v
+
+    shape = jax.ShapeDtypeStruct(VECTOR_SHAPE, dtype)
+    return body, (shape,), shape
+
+
+def _believed_printed(backend: str, dtype: str, placeholders: bool):
+    """Without placeholders only the index to a scalar can fail; with them, the placeholder's dtypes too."""
+    def believed(version: Optional[Version]) -> str:
+        printed = dtype in capabilities.scalar_dtypes(backend, version) and (
+            not placeholders or dtype in capabilities.placeholder_dtypes(backend, version))
+        return ACCEPTED if printed else REJECTED
+
+    return believed
+
+
+def _debug_print_probes() -> list[Probe]:
+    return [Probe(backend, "debug_print", f"v[0, 0] of {dtype}, {'a placeholder' if placeholders else 'no placeholder'}",
+                  lambda dtype=dtype, placeholders=placeholders: _lower_mosaic_tpu(
+                      *_debug_print_kernel(dtype, placeholders)),
+                  DEBUG_PRINT_REJECTION, UNSUPPORTED, _believed_printed(backend, dtype, placeholders))
+            for backend in capabilities.DEBUG_PRINT_PLACEHOLDER_DTYPES
+            for dtype in DEBUG_PRINT_DTYPES for placeholders in (True, False)]
 
 
 def _lstm_probes() -> list[Probe]:
@@ -616,6 +768,42 @@ def _accuracy_probes() -> list[Probe]:
     ]
 
 
+def _math_kernel(primitive: str):
+    """A Mosaic TPU kernel body that applies `primitive` as JAX007's functions do, on an (8, 128) float32 block."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    apply = {
+        "expm1": jnp.expm1, "erfc": lax.erfc, "atan": jnp.arctan, "asin": jnp.arcsin, "acos": jnp.arccos,
+        "sinh": jnp.sinh, "cosh": jnp.cosh, "lgamma": lax.lgamma, "digamma": lax.digamma,
+        "cumsum": lambda x: jnp.cumsum(x, axis=1), "cumprod": lambda x: jnp.cumprod(x, axis=1),
+        "sort": lambda x: jnp.sort(x, axis=1),
+    }[primitive]
+
+    def body(x_ref, out_ref):
+        out_ref[...] = apply(x_ref[...])
+
+    return body, (_f32(VECTOR_SHAPE),), _f32(VECTOR_SHAPE)
+
+
+def _believed_math(primitive: str):
+    def believed(version: Optional[Version]) -> str:
+        return REJECTED if primitive in capabilities.math_unlowered("mosaic_tpu", version) else ACCEPTED
+
+    return believed
+
+
+def _math_probes() -> list[Probe]:
+    """Each math primitive capabilities.MATH_UNLOWERED lists, in a Mosaic TPU kernel: a release that
+    lowers one shows up here, and JAX007 stops rewriting it once the table says so."""
+    primitives = sorted(frozenset().union(*(names for _, names in capabilities.MATH_UNLOWERED["mosaic_tpu"])))
+    return [
+        Probe("mosaic_tpu", primitive, "in a kernel", lambda p=primitive: _lower_mosaic_tpu(*_math_kernel(p)),
+              re.escape(capabilities.UNIMPLEMENTED["mosaic_tpu"].format(primitive)), UNSUPPORTED,
+              _believed_math(primitive))
+        for primitive in primitives
+    ]
+
 # --- running and comparing --------------------------------------------------------------------
 
 @contextlib.contextmanager
@@ -637,8 +825,9 @@ def _quiet():
 def observe() -> list[Observation]:
     """Lower every probe kernel with the installed jax; independent of what the table says."""
     with _quiet():
-        probes = (_precision_probes() + _dtype_probes() + _triton_dot_probes() + _preset_probes()
-                  + _accuracy_probes() + _lstm_probes() + _dynamic_index_probes())
+        probes = (_precision_probes() + _dtype_probes() + _narrow_probes() + _triton_dot_probes() + _preset_probes()
+                  + _accuracy_probes() + _lstm_probes() + _math_probes() + _x64_probes()
+                  + _debug_print_probes() + _dynamic_index_probes())
         return [_observe(probe) for probe in probes]
 
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import Optional
+import os
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Callable, Optional
 
 from codemods.capabilities import Version
+
+if TYPE_CHECKING:
+    from codemods.floor import Floor
 
 
 class Scope(str, enum.Enum):
@@ -33,3 +37,22 @@ class Settings:
     # summary line; no rule reads them, so they are left out of comparisons and the cache key.
     jax_version_source: str = field(default="", compare=False, repr=False)
     jax_floor_source: str = field(default="", compare=False, repr=False)
+    # Each file's floor, from the nearest project folder above it that declares one (config.ProjectFloors:
+    # a monorepo's projects each declare their own); None: `jax_floor` holds for every file (`--jax-floor`,
+    # or the settings of one file). Read through `for_file`; out of comparisons and the cache key, which
+    # take each file's floor instead.
+    floor_of: "Optional[Callable[[str | os.PathLike[str]], Floor]]" = field(default=None, compare=False, repr=False)
+
+    def for_file(self, path: "str | os.PathLike[str]") -> "Settings":
+        """These settings for one file, with its own project's floor (FloorError where that project's
+        declaration cannot be read). What the rules read, whoever calls them."""
+        if self.floor_of is None:
+            return self
+        floor = self.floor_of(path)
+        return replace(self, jax_floor=floor.version, jax_floor_source=floor.source, floor_of=None)
+
+    def floor(self, path: "str | os.PathLike[str]") -> "Floor":
+        """The floor `for_file` gives `path`, and the project folder it holds for (the summary's)."""
+        from codemods.floor import Floor
+
+        return self.floor_of(path) if self.floor_of is not None else Floor(self.jax_floor, self.jax_floor_source)

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from codemods.analysis.flow_facts import FlowFacts, SinkAnswer
 from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
 from codemods.analysis.project import ProjectState
 from codemods.engine import cache
@@ -133,8 +134,11 @@ def test_the_entry_key_is_the_documented_hash(tmp_path: Path) -> None:
     import hashlib
     results = ResultCache(tmp_path, SETTINGS)
     salt = hashlib.sha256(f"{cache.tool_fingerprint()}\0{SETTINGS!r}".encode()).digest()
-    key = hashlib.sha256(salt + b"JAX001,JAX002\0" + facts_key(FACTS).encode() + b"\0" + b"C").hexdigest()
+    key = hashlib.sha256(salt + b"JAX001,JAX002\0" + facts_key(FACTS).encode() + b"\0None\0" + b"C").hexdigest()
     assert results._entry(b"C", RULES, FACTS) == tmp_path / key[:2] / f"{key[2:]}.json"
+    floored = hashlib.sha256(salt + b"JAX001,JAX002\0" + facts_key(FACTS).encode() + b"\0(0, 4, 30)\0"
+                             + b"C").hexdigest()
+    assert results._entry(b"C", RULES, FACTS, (0, 4, 30)) == tmp_path / floored[:2] / f"{floored[2:]}.json"
 
 
 @pytest.mark.parametrize("text", ["", "not json", "[]", "{}", '{"findings": [], "after": null}',
@@ -548,14 +552,19 @@ def test_facts_key_is_the_facts_sorted(tmp_path: Path) -> None:
         "kernels": [["body", ["gpu", "tpu"], "launched", "body"]],
         "shared": ["a", "b"],
         "launchers": [["pkg.launch", 1, "kernel", ["cpu", "gpu"]]], "through": [], "read_elsewhere": [],
-        "precision_wrappers": []}
+        "precision_wrappers": [], "flow": [[], []]}
     assert facts_key(NO_FACTS) == \
-        '{"kernels": [], "shared": [], "launchers": [], "through": [], "read_elsewhere": [], "precision_wrappers": []}'
+        '{"kernels": [], "shared": [], "launchers": [], "through": [], "read_elsewhere": [], "precision_wrappers": [], ' \
+        '"flow": [[], []]}'
     assert json.loads(facts_key(replace(FACTS, through=(("pkg.ops.lax", "jax.lax"),))))["through"] == [["pkg.ops.lax", "jax.lax"]]
     assert json.loads(facts_key(replace(FACTS, read_elsewhere=(("MIXED", ("pkg.reference",)),))))["read_elsewhere"] == \
         [["MIXED", ["pkg.reference"]]]
     wrapped = replace(FACTS, precision_wrappers=(("pkg.ops.matmul", 2, "precision", frozenset({"tpu", "gpu"}), False),))
     assert json.loads(facts_key(wrapped))["precision_wrappers"] == [["pkg.ops.matmul", 2, "precision", ["gpu", "tpu"], False]]
+    flowing = replace(FACTS, flow=FlowFacts(sinks=(SinkAnswer(
+        (3, 4), "jax.numpy.dot", frozenset({"triton", "mosaic_tpu"}), (), ("why",), True),)))
+    assert json.loads(facts_key(flowing))["flow"] == [[[[3, 4], "jax.numpy.dot", ["mosaic_tpu", "triton"], [], ["why"], True, []]],
+                                                       []]
     same = ModuleFacts(kernels=(("body", frozenset({"gpu", "tpu"}), "launched", "body"),),
                        shared=frozenset({"a", "b"}),
                        launchers=(("pkg.launch", 1, "kernel", frozenset({"cpu", "gpu"})),))

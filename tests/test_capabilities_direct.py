@@ -268,3 +268,22 @@ def test_compiled_precisions_keeps_what_lowers_when_no_row_is_in_its_span(monkey
         ("mosaic_tpu", "dot", "bfloat16"): [(Span(since=(0, 11)), capabilities.DEFAULT_ONLY)]})
     assert capabilities.compiled_precisions("mosaic_tpu", "dot", "bfloat16", (0, 10, 2)) == DEFAULT_HIGHEST
     assert capabilities.compiled_precisions("mosaic_tpu", "dot", "bfloat16", (0, 11, 0)) == {Level.DEFAULT}
+
+
+def test_narrow_rejected_joins_the_lowering_and_the_compiler_rows(monkeypatch):
+    """int8 ops fail in Mosaic's compiler (addition) or already in the lowering (max reductions); int16
+    addition and uint8 abs compile (TPU v5e, jax 0.10.2); a release outside a row's span is not covered
+    by it, and an unknown release gets every row."""
+    from codemods import capabilities
+    from codemods.capabilities import Span, narrow_rejected
+
+    assert {"add", "shift", "compare", "reduce_max"} <= narrow_rejected("mosaic_tpu", "int8", (0, 12, 0, 1))
+    assert "add" not in narrow_rejected("mosaic_tpu", "int16", (0, 12, 0, 1))
+    assert narrow_rejected("mosaic_tpu", "int16", None) == {"shift", "maximum", "minimum", "reduce_max", "reduce_min"}
+    assert "abs" not in narrow_rejected("mosaic_tpu", "uint8", None)
+    assert narrow_rejected("triton", "int8", None) == frozenset()
+    monkeypatch.setitem(capabilities.NARROW_COMPILED_REJECTED, ("mosaic_tpu", "int8"),
+                        [(Span(until=(0, 11)), frozenset({"add"}))])
+    assert "add" in narrow_rejected("mosaic_tpu", "int8", (0, 10, 2))
+    assert "add" not in narrow_rejected("mosaic_tpu", "int8", (0, 12, 0, 1))
+    assert "add" in narrow_rejected("mosaic_tpu", "int8", None)

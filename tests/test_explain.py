@@ -553,17 +553,20 @@ MANUAL_ONLY_PRECISION = MANUAL_ONLY.replace(
     "(jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32))")
 
 
-def test_a_failing_dot_whose_precision_comes_through_kwargs_is_placed_with_its_manual_finding(tmp_path: Path) -> None:
-    """JAX001 places the failing call although it spells no precision (**options may carry one)."""
+def test_a_failing_dot_whose_precision_comes_through_kwargs_is_fixed_where_the_pair_is_written(tmp_path: Path) -> None:
+    """JAX001 places the failing call although it spells no precision (**options carries one), and the
+    whole-program value flow follows the factory's **options to the pair its caller writes: fixed
+    there, and the program lowers."""
     program = tmp_path / "factory.py"
     program.write_text(MANUAL_ONLY_PRECISION)
     failed = lower(program, tmp_path)
     assert "Per-operand dot precision unsupported" in failed.stderr, failed.stderr[-2000:]
     result = explain(failed.stderr, tmp_path, "--write")
-    assert result.returncode == 1, result.stderr
-    assert "factory.py:11:22: JAX001 [manual]" in result.stderr, result.stderr
-    assert "factory.py:11: JAX001: no fix can be written for this call" in result.stderr
-    assert program.read_text() == MANUAL_ONLY_PRECISION
+    assert result.returncode == 0, result.stderr
+    assert "factory.py:11: JAX001: the traceback's `Per-operand dot precision unsupported` comes from this call" \
+        in result.stderr, result.stderr
+    assert "factory.py:16:36: JAX001 [fixed] precision (DEFAULT, HIGH) -> HIGH" in result.stderr, result.stderr
+    assert lower(program, tmp_path).returncode == 0
 
 
 def stub_rule(findings):
@@ -682,3 +685,87 @@ def test_a_file_too_large_to_analyse_is_said_and_exits_2(tmp_path: Path, monkeyp
     status, err, out = run_explain(tmp_path / "kernel.py", lambda file: [])
     assert status == 2 and out == b""
     assert err.splitlines()[-1].startswith(f"{tmp_path / 'kernel.py'}: skipped: "), err
+
+
+X64_SETUP = '''\
+import jax
+
+jax.config.update("jax_enable_x64", True)
+'''
+X64_KERNEL = '''\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+import x64_setup  # turns jax_enable_x64 on: this module does not say so
+
+PLATFORM = "tpu"
+
+
+def kernel(x_ref, o_ref):
+    acc = jnp.zeros((8, 128))
+    best = jnp.argmax(x_ref[...], axis=1)
+    o_ref[...] = acc + x_ref[...] + best[:, None].astype(jnp.float32)
+
+
+def build():
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+    return jax.jit(call), (jax.ShapeDtypeStruct((8, 128), jnp.float32),)
+'''
+
+
+def test_x64_turned_on_in_another_module_is_explained_from_the_traceback(tmp_path: Path) -> None:
+    """x64 is turned on where the kernel's module cannot see it, so `fix` leaves its float64 zeros
+    and int64 argmax alone; the traceback (the float64 sum stored to the float32 ref, on the line
+    that adds them, not the ones that make them) proves x64 on in that kernel, and explain fixes
+    both: the program then lowers."""
+    (tmp_path / "x64_setup.py").write_text(X64_SETUP)
+    program = tmp_path / "x64_kernel.py"
+    program.write_text(X64_KERNEL)
+    unseen = subprocess.run([sys.executable, "-m", "codemods", "--check", "--select", "JAX005", str(program)],
+                            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp_path)
+    assert unseen.returncode == 0, unseen.stderr
+    failed = lower(program, tmp_path)
+    assert "ValueError: Invalid dtype for `swap`. Ref dtype: float32. Value dtype: float64" in failed.stderr, \
+        failed.stderr[-2000:]
+    result = explain(failed.stderr, tmp_path, "--write")
+    assert result.returncode == 0, result.stderr
+    assert "x64_kernel.py:" in result.stderr and "JAX005" in result.stderr, result.stderr
+    fixed = program.read_text()
+    assert "jnp.zeros((8, 128), dtype=jnp.float32)" in fixed and "jax.lax.argmax(x_ref[...], 1, jnp.int32)" in fixed
+    assert lower(program, tmp_path).stdout.strip() == "lowered"
+
+
+DEBUG_PRINT_KERNEL = '''\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+PLATFORM = "tpu"
+
+
+def kernel(x_ref, o_ref):
+    q = x_ref[...].astype(jnp.int8)
+    pl.debug_print("q {}", q[0, 0])
+    o_ref[...] = x_ref[...]
+
+
+def build():
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+    return jax.jit(call), (jax.ShapeDtypeStruct((8, 128), jnp.float32),)
+'''
+
+
+def test_a_debug_print_argument_is_explained_from_its_valueerror(tmp_path: Path) -> None:
+    """An int8 vector indexed down to a scalar for pl.debug_print: Mosaic TPU's "Only arrays with
+    32-bit element types can be converted to scalars" is JAX008's, whose fix (cast the vector
+    before the index) lowers."""
+    program = tmp_path / "debug_print.py"
+    program.write_text(DEBUG_PRINT_KERNEL)
+    failed = lower(program, tmp_path)
+    assert "Only arrays with 32-bit element types can be converted to scalars" in failed.stderr, failed.stderr[-2000:]
+    result = explain(failed.stderr, tmp_path, "--write")
+    assert result.returncode == 0, result.stderr
+    assert "debug_print.py:10: JAX008" in result.stderr, result.stderr
+    assert 'pl.debug_print("q {}", q.astype(jnp.int32)[0, 0])' in program.read_text()
+    assert lower(program, tmp_path).stdout.strip() == "lowered"

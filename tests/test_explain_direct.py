@@ -52,6 +52,20 @@ def _run(log: str, root: Path, settings: Settings = TARGET, write: bool = False,
     ("NotImplementedError: Unsupported dot precision: <class 'jax.numpy.bfloat16'>",
      [("JAX001", "Unsupported dot precision: <class 'jax.numpy.bfloat16'>")]),
     ("NotImplementedError: Not implemented: accuracy", [("JAX002", "Not implemented: accuracy")]),
+    ("NotImplementedError: 64-bit types are not supported", [("JAX005", "64-bit types are not supported")]),
+    ("NotImplementedError: Only index_dtype=int32 is supported", [("JAX005", "Only index_dtype=int32 is supported")]),
+    ("NotImplementedError: Unsupported combination of input dtype (float32) and index_dtype (int64) for reduce_index",
+     [("JAX005", "Unsupported combination of input dtype (float32) and index_dtype (int64) for reduce_index")]),
+    ("jaxlib.mosaic.MosaicError: INTERNAL: Mosaic failed to compile TPU kernel: Not implemented: Only 8-, 16- and "
+     "32-bit Iota supported", [("JAX005", "Only 8-, 16- and 32-bit Iota supported")]),
+    ("ValueError: Invalid dtype for `swap`. Ref dtype: float32. Value dtype: float64. ",
+     [("JAX005", "Invalid dtype for `swap`. Ref dtype: float32. Value dtype: float64")]),
+    ("ValueError: Only arrays with 32-bit element types can be converted to scalars, but got: bfloat16.",
+     [("JAX008", "Only arrays with 32-bit element types can be converted to scalars")]),
+    ("TypeError: All arguments must be 32-bit integers when using placeholders (`{...}`).",
+     [("JAX008", "All arguments must be 32-bit integers when using placeholders")]),
+    ("TypeError: All arguments must be 32-bit integers or floats when using placeholders (`{...}`).",
+     [("JAX008", "All arguments must be 32-bit integers or floats when using placeholders")]),
     ("ValueError: bfloat16 support not implemented for LSTM", [("JAX003", "bfloat16 support not implemented for LSTM")]),
     (GONE, [("JAX101", "module 'jax' has no attribute 'tree_map'")]),
     ("ImportError: cannot import name 'tree_map' from 'jax' (/x/jax/__init__.py)",
@@ -495,7 +509,9 @@ def test_run_with_no_error_it_knows_says_so() -> None:
     outcome, err, out = _run("ValueError: nothing\n", Path("."))
     assert (outcome, out) == (Outcome.UNRESOLVED, "")
     assert err == ("explain: no error jax-codemod fixes in this log (it knows: per-operand or unsupported precision, "
-                   "\"Not implemented: accuracy\", bf16 LSTM, and a removed or deprecated jax name in an "
+                   "\"Not implemented: accuracy\", bf16 LSTM, 8- and 16-bit integer vector ops on Mosaic TPU, "
+                   "math Mosaic TPU cannot lower (\"Unimplemented primitive "
+                   "in Pallas TPU lowering for tc: expm1\" ...), and a removed or deprecated jax name in an "
                    "AttributeError, ImportError, ModuleNotFoundError or DeprecationWarning, a removed keyword "
                    "argument in a TypeError)\n")
 

@@ -24,7 +24,8 @@ from codemods.registry import select
 from codemods.settings import PrecisionPolicy, Scope, Settings
 
 FIXTURES = Path(__file__).parent / "fixtures"
-FAMILIES = {"precision": "JAX001", "accuracy": "JAX002", "lstm": "JAX003", "dynamic_index": "JAX006", "upgrades": "JAX1"}
+FAMILIES = {"precision": "JAX001", "accuracy": "JAX002", "lstm": "JAX003", "upgrades": "JAX1",
+            "narrow": "JAX004", "dynamic_index": "JAX006", "math": "JAX007", "x64": "JAX005", "debug_print": "JAX008"}
 HEADER = "# jax-codemod:"
 DEFAULT_TARGET = "0.12.0.1"
 

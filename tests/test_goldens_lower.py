@@ -56,7 +56,7 @@ pytestmark = pytest.mark.jax
 FIXTURES = Path(__file__).parent / "fixtures"
 HELPERS_SOURCE = Path(__file__).resolve().parents[1] / "codemods" / "helpers_source.py"
 TPU, GPU, TRITON = "mosaic_tpu", "mosaic_gpu", "triton"
-RULES = {"precision": "JAX001", "accuracy": "JAX002"}
+RULES = {"precision": "JAX001", "accuracy": "JAX002", "math": "JAX007"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -224,6 +224,17 @@ ACCURACY.update({
 for _case in ("partial_decorator", "lambdas", "two_kernels_one_helper", "multiline_calls_with_comments"):
     ACCURACY[_case] = ACCURACY.get(_case, [])
 
+# JAX007: each kernel its own Mosaic TPU launch (pltpu.CompilerParams, or a plain pallas_call lowered for
+# TPU alone: what Triton makes of these functions is no claim of JAX007's), judged by its own lines' findings.
+MATH: dict[str, list[Launch]] = {
+    "kernel_math": [launch for entry, line in (
+        ("arctan", 21), ("expm1", 25), ("activations", 30), ("gelu", 34), ("erfc", 38), ("hyperbolic", 42),
+        ("inverse", 47), ("cumsum", 52), ("int_cumsum", 56), ("lgamma", 60), ("sort", 64), ("partial", 13))
+        for launch in _launches(entry, [(8, 128)], TPU, lines=(line,))],
+    "spellings_jax_0_10": _launches("fused", [(8, 128)], TPU, lines=(15, 24))
+    + _launches("shared_kernel", [(8, 128)], TPU, lines=(19,)) + _launches("unreadable", [(8, 128)], TPU, lines=(32,)),
+}
+
 # Goldens whose kernels are not lowered here, each with the reason. A reason names something
 # outside the tool (a device the CPU machine lacks, code that is not a kernel).
 NOT_LOWERED_HERE: dict[str, str] = {
@@ -260,6 +271,7 @@ KNOWN_MISSES: dict[tuple[str, str, str], str] = {}
 
 GOLDENS = {f"precision/{case}": launches for case, launches in PRECISION.items()}
 GOLDENS.update({f"accuracy/{case}": launches for case, launches in ACCURACY.items()})
+GOLDENS.update({f"math/{case}": launches for case, launches in MATH.items()})
 
 
 def test_every_golden_is_lowered_or_has_a_reason() -> None:
@@ -412,7 +424,8 @@ def _signature(version: Optional[capabilities.Version]) -> tuple:
     """Everything the capability table says about a release."""
     return (tuple(capabilities.lowered_precisions(b, op, version) for b, op in sorted(capabilities.PRECISIONS)),
             tuple(capabilities.accuracy_rejected(b, version) for b in sorted(capabilities.ACCURACY_REJECTED)),
-            tuple(capabilities.not_lowered(b, version) for b in sorted(capabilities.NOT_LOWERED)))
+            tuple(capabilities.not_lowered(b, version) for b in sorted(capabilities.NOT_LOWERED)),
+            tuple(capabilities.math_unlowered(b, version) for b in sorted(capabilities.MATH_UNLOWERED)))
 
 
 def golden_for_this_release(case: str) -> tuple[str, str, list[tuple[int, str]], bool]:

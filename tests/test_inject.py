@@ -35,7 +35,11 @@ EXPECTED = {
     ("tpu/matmul.py", 33): ("kernel", True),              # matmul_kernel's jnp.dot
     ("gpu/attention.py", 133): ("triton", False),         # the Triton forward kernel's plgpu.dot
     ("gpu/layer_norm.py", 351): ("xla", False),           # lax.rsqrt + accuracy= in the reference
+    ("tpu/flash_attention.py", 447): ("kernel", True),    # the forward kernel's jnp.exp, renamed jnp.arctan
+    ("tpu/flash_attention.py", 1517): ("xla", True),      # the reference's jnp.exp, renamed jnp.arctan
 }
+# The rule that must fix a kernel site, by what was injected.
+RULE_OF_KIND = {"precision": "JAX001", "accuracy": "JAX002", "math": "JAX007"}
 
 
 def _installed_jax() -> str:
@@ -59,7 +63,7 @@ def outcomes() -> dict:
 def test_the_sample_is_complete(outcomes: dict) -> None:
     assert set(outcomes) == set(EXPECTED)
     kinds = {o.site.kind for o in outcomes.values()}
-    assert kinds == {"precision", "accuracy"}
+    assert kinds == {"precision", "accuracy", "math"}
 
 
 @pytest.mark.jax
@@ -75,7 +79,7 @@ def test_sampled_site(outcomes: dict, where: tuple) -> None:
     if label == "kernel":
         assert outcome.found and outcome.fixed, detail
         assert outcome.lowers_after is True, detail
-        assert all(f["rule"] == "JAX001" for f in outcome.findings), detail
+        assert all(f["rule"] == RULE_OF_KIND[outcome.site.kind] for f in outcome.findings), detail
     else:
         assert not outcome.found, detail
     assert not outcome.failed, detail
@@ -108,7 +112,7 @@ def reference(x):
 
 def test_injection_edits_only_the_call() -> None:
     sites = inject.find_sites_in_source(SOURCE, "tpu/k.py")
-    by_line = {s.line: s for s in sites}
+    by_line = {s.line: s for s in sites if s.kind != "math"}
     assert sorted(by_line) == [7, 8, 9, 12, 19]
     added = inject.inject(SOURCE, by_line[7])
     assert "jnp.dot(x_ref[...], y_ref[...], precision=(jax.lax.Precision.DEFAULT, jax.lax.Precision.HIGHEST),)" in added
@@ -121,6 +125,12 @@ def test_injection_edits_only_the_call() -> None:
     # `jax` is a parameter of body(): the pair is spelled through `lax` there.
     assert by_line[12].injected == "(lax.Precision.DEFAULT, lax.Precision.HIGHEST)"
     assert 'precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))' in inject.inject(SOURCE, by_line[12])
+    assert not [s for s in sites if s.kind == "math"]  # line 9's lax.exp passes accuracy=, which atan does not take
+    renamed = SOURCE.replace("lax.exp(s, accuracy=None)", "jnp.exp(s) + lax.exp(s)")
+    math = [s for s in inject.find_sites_in_source(renamed, "tpu/k.py") if s.kind == "math"]
+    assert [(s.line, s.callee, s.injected) for s in math] == [(9, "jnp.exp", "jnp.arctan"), (9, "lax.exp", "lax.atan")]
+    assert "o_ref[...] += jnp.arctan(s) + lax.exp(s)" in inject.inject(renamed, math[0])
+    assert "o_ref[...] += jnp.exp(s) + lax.atan(s)" in inject.inject(renamed, math[1])
     for site in sites:
         changed = inject.inject(SOURCE, site)
         ast.parse(changed)

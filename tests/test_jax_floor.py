@@ -4,6 +4,7 @@ a JAX1xx fix must not write an API that release lacks. Nothing here imports jax.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -115,11 +116,15 @@ def test_the_nearest_pyproject_declares_the_floor_when_none_has_the_table(tmp_pa
     assert FIXED in fix(tmp_path / "outer").output
 
 
-def test_the_file_with_the_table_declares_the_floor(tmp_path: Path) -> None:
-    """A nearer pyproject.toml without the table is not the project whose settings apply."""
-    project(tmp_path / "outer", ["jax>=0.4.30"], "")
-    project(tmp_path / "outer" / "inner", ["jax>=0.8.0"])
+def test_a_project_below_the_config_is_held_to_its_own_floor(tmp_path: Path) -> None:
+    """The [tool.jax-codemod] table above gives the settings, the file's own project its floor (a
+    monorepo's root holds the config, each project declares its jax): the config's floor was taken
+    for every file, and the fix written for a project that declares jax 0.4.30."""
+    project(tmp_path / "outer", ["jax>=0.8.0"], "")
+    project(tmp_path / "outer" / "inner", ["jax>=0.4.30"])
     assert HELD_BACK in fix(tmp_path / "outer" / "inner").output
+    whole = fix(tmp_path / "outer").output
+    assert FIXED in whole and HELD_BACK in whole
 
 
 def test_the_floor_reaches_the_settings_of_every_entry_point(tmp_path: Path) -> None:
@@ -302,3 +307,141 @@ def test_requirements_files_that_include_each_other_are_each_read_once(tmp_path:
     (tmp_path / "requirements.txt").write_text("-r requirements-dev.txt\njax>=0.6\n")
     (tmp_path / "requirements-dev.txt").write_text("--requirement=requirements.txt\njax>=0.4.30 ; python_version < '3.11'\n")
     assert declared_floor(tmp_path) == ((0, 4, 30), tmp_path / "requirements-dev.txt")
+
+
+# -- a monorepo: each file held to its own project's floor (issue 49, B3) --
+
+def monorepo(root: Path) -> Path:
+    """A repository (a `.git`, nothing declared at its root) of three projects, each with a module
+    using jax.experimental.enable_x64: pkg_a declares jax>=0.4.30 in its pyproject.toml (the fix,
+    which needs 0.8.0, is held back), pkg_b jax>=0.8.0 in requirements.txt (fixed), pkg_c nothing."""
+    declaring(root / "pkg_a", {"pyproject.toml": PEP621 + "dependencies = ['jax>=0.4.30']\n"})
+    declaring(root / "pkg_b", {"requirements.txt": "jax>=0.8.0\n"})
+    declaring(root / "pkg_c", {"setup.py": "from setuptools import setup\nsetup(name='c')\n"})
+    (root / ".git").mkdir()
+    return root
+
+
+def findings_by_project(output: str) -> dict[str, str]:
+    return {line.split("/")[0]: line.split(" JAX111 ")[1] for line in output.splitlines() if " JAX111 " in line}
+
+
+FLOORS = ("; floors: jax>=0.4.30 for pkg_a/ ({a}: 1 fix held back), jax>=0.8.0 for pkg_b/ ({b}): raise them or pass "
+          "--jax-floor; no jax floor found for pkg_c/ (no jax>= in pyproject.toml, setup.cfg, setup.py, "
+          "requirements*.txt or a lock file): the JAX1xx fixes there need only the target; declare the oldest jax "
+          "supported or pass --jax-floor")
+
+
+def test_each_project_of_a_monorepo_is_held_to_its_own_floor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from the root, which declares none: the root's floor was read for every file ("no jax floor
+    found"), and pkg_a got a fix its own jax>=0.4.30 lacks. Each file's nearest project decides now."""
+    monkeypatch.chdir(monorepo(tmp_path / "mono"))
+    result = fix(Path("."))
+    found = findings_by_project(result.output)
+    assert found["pkg_a"].startswith("[manual]") and HELD_BACK in found["pkg_a"], result.output
+    assert found["pkg_b"].startswith("[fixed]") and found["pkg_c"].startswith("[fixed]"), result.output
+    summary = result.stderr.splitlines()[-1]
+    assert summary.endswith(FLOORS.format(a=Path("pkg_a", "pyproject.toml"),
+                                          b=Path("pkg_b", "requirements.txt"))), summary
+
+
+def test_jax_floor_on_the_command_line_holds_for_every_project(tmp_path: Path) -> None:
+    root = monorepo(tmp_path / "mono")
+    lowered = fix(root, "--jax-floor", "0.4.30")
+    assert all(HELD_BACK in finding for finding in findings_by_project(lowered.output).values()), lowered.output
+    assert lowered.stderr.splitlines()[-1].endswith("; 3 fixes held back by --jax-floor 0.4.30: raise it"), lowered.stderr
+    raised = fix(root, "--jax-floor", "0.8.0")
+    assert all(finding.startswith("[fixed]") for finding in findings_by_project(raised.output).values()), raised.output
+    assert raised.stderr.splitlines()[-1].endswith("(target jax 0.12.0.1 from --jax-version)"), raised.stderr
+
+
+def test_the_patches_summary_names_the_floor_each_owner_was_held_to(tmp_path: Path) -> None:
+    root = monorepo(tmp_path / "mono")
+    result = fix(root, "--split-by", "directory:1", "--write-patches", str(tmp_path / "patches"))
+    assert result.exit_code == 1, result.output
+    sections = (tmp_path / "patches" / "SUMMARY.md").read_text().split("\n## ")[1:]
+    held_to = {section.split("`")[1]: section.split("held to (the oldest jax each project supports):\n\n```\n")[1]
+               .split("\n```")[0] for section in sections}
+    a, b = Path("mono", "pkg_a", "pyproject.toml"), Path("mono", "pkg_b", "requirements.txt")
+    assert held_to == {
+        "pkg_a": f"jax>=0.4.30 for {Path('mono', 'pkg_a')}/ ({a}): 1 file",
+        "pkg_b": f"jax>=0.8.0 for {Path('mono', 'pkg_b')}/ ({b}): 1 file",
+        "pkg_c": f"no jax floor found for {Path('mono', 'pkg_c')}/ (no jax>= in pyproject.toml, setup.cfg, setup.py, "
+                 "requirements*.txt or a lock file): 1 file"}, held_to
+
+
+def test_one_settings_object_gives_each_file_its_projects_floor_at_every_entry_point(tmp_path: Path) -> None:
+    """The server, IPython, explain and libcst's runner call process_source with the settings of
+    config.resolve: the file's own floor is applied there, not in the command line's runner."""
+    from codemods import registry
+    from codemods.engine.runner import process_source
+
+    root = monorepo(tmp_path / "mono")
+    config = project_config.load(project_config.find([root]), registry.RULES)
+    rules, settings = project_config.resolve(config, registry.RULES, select=["JAX111"], jax_version="0.12.0.1")
+    outcome = {}
+    for name in ("pkg_a", "pkg_b", "pkg_c"):
+        path = root / name / "pkg" / "x64.py"
+        [finding] = process_source(path, path.read_bytes(), rules, settings).findings
+        outcome[name] = finding.applied
+    assert outcome == {"pkg_a": False, "pkg_b": True, "pkg_c": True}
+
+
+def test_each_project_folder_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tree of many files in a few projects reads each project's declaration once, not per file."""
+    root = monorepo(tmp_path / "mono")
+    for index in range(20):
+        (root / "pkg_a" / "pkg" / f"m{index}.py").write_text(X64)
+        (root / "pkg_a" / "pkg" / "deep" / "deeper").mkdir(parents=True, exist_ok=True)
+        (root / "pkg_a" / "pkg" / "deep" / "deeper" / f"m{index}.py").write_text(X64)
+    read: list[Path] = []
+    real = project_config.declared_floor
+    monkeypatch.setattr(project_config, "declared_floor",
+                        lambda folder, *rest: read.append(folder) or real(folder, *rest))
+    floors = project_config.ProjectFloors(project_config.Floor(None), root)
+    seen = {floors(path).version for path in sorted(root.rglob("*.py"))}
+    assert seen == {(0, 4, 30), (0, 8, 0), None}
+    assert sorted(read) == [root / "pkg_a", root / "pkg_b", root / "pkg_c"], read
+
+
+def _age(root: Path) -> None:
+    """Every file of the tree as old as 2020 (the result cache trusts, and replays, only files older
+    than the run), the same each time: a module's size and mtime say it is unchanged."""
+    for path in root.rglob("*"):
+        os.utime(path, (1_577_836_800, 1_577_836_800))
+
+
+def test_a_floor_changed_in_one_project_invalidates_its_cached_results(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """No module changes, one project's requirement does: the warm run (which replays an unchanged
+    tree, and takes unchanged files' results from the cache) must not give the old floor's result."""
+    root = monorepo(tmp_path / "mono")
+    monkeypatch.chdir(root)
+    _age(root)
+    cached = ("--select", "JAX111", "--jax-version", "0.12.0.1")
+    run = lambda *paths: CliRunner().invoke(app, [*(paths or ["."]), *cached], catch_exceptions=False)  # noqa: E731
+    first = run()
+    assert findings_by_project(first.output)["pkg_b"].startswith("[fixed]")
+    assert run().output == first.output  # replayed
+    (root / "pkg_b" / "requirements.txt").write_text("jax>=0.4.30\n")
+    _age(root)
+    after = findings_by_project(run().output)
+    assert HELD_BACK in after["pkg_b"] and HELD_BACK in after["pkg_a"] and after["pkg_c"].startswith("[fixed]"), after
+    # and the per-file cache alone (the replay missing: another set of files named)
+    (root / "pkg_b" / "requirements.txt").write_text("jax>=0.8.0\n")
+    _age(root)
+    alone = run("pkg_b", "pkg_a")
+    assert findings_by_project(alone.output)["pkg_b"].startswith("[fixed]"), alone.output
+
+
+def test_a_project_whose_floor_cannot_be_read_has_its_files_reported_and_the_others_processed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = monorepo(tmp_path / "mono")
+    (root / "pkg_b" / "requirements.txt").write_text("jax>=banana\n")
+    monkeypatch.chdir(root)
+    result = fix(Path("."))
+    assert result.exit_code == 2
+    assert f"{Path('pkg_b', 'pkg', 'x64.py')}: error: {root / 'pkg_b' / 'requirements.txt'}: 'jax>=banana': not a " \
+           "version specifier" in result.stderr, result.stderr
+    found = findings_by_project(result.output)
+    assert set(found) == {"pkg_a", "pkg_c"} and HELD_BACK in found["pkg_a"], result.output

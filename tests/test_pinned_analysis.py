@@ -318,7 +318,7 @@ def kernel(x_ref, y_ref, o_ref):
 
 call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32), {selector})
 '''
-# Every prefix of kernel_scope._BACKEND_MODULES, the way a user's import reaches it. The classes live
+# Every prefix of kernel_scope.BACKEND_MODULES, the way a user's import reaches it. The classes live
 # in each package's `core`; names.py reads jax._src.pallas.mosaic_gpu.core as the public module, so
 # the private mosaic_gpu prefix is reached only through its other modules (`primitives` here).
 MODULE_CASES = {
@@ -329,7 +329,7 @@ MODULE_CASES = {
     "jax.experimental.pallas.triton.": (TRITON, "from jax.experimental.pallas import triton as params_module"),
     "jax._src.pallas.triton.": (TRITON, "from jax._src.pallas.triton import core as params_module"),
 }
-# Every key of kernel_scope._BACKEND_WORDS (`backend="..."`, `compiler_params=dict(...)`/{...}).
+# Every key of kernel_scope.BACKEND_WORDS (`backend="..."`, `compiler_params=dict(...)`/{...}).
 WORD_CASES = {"mosaic": TPU, "mosaic_tpu": TPU, "tpu": TPU, "mosaic_gpu": GPU, "triton": TRITON}
 
 
@@ -360,8 +360,8 @@ def test_the_private_mosaic_gpu_core_reads_as_the_public_module() -> None:
 
 
 def test_every_backend_module_and_word_has_a_case() -> None:
-    assert [prefix for prefix, _ in kernel_scope._BACKEND_MODULES] == list(MODULE_CASES)
-    assert dict(kernel_scope._BACKEND_WORDS) == WORD_CASES
+    assert [prefix for prefix, _ in kernel_scope.BACKEND_MODULES] == list(MODULE_CASES)
+    assert dict(kernel_scope.BACKEND_WORDS) == WORD_CASES
 
 
 @pytest.mark.parametrize("prefix", list(MODULE_CASES))
@@ -514,7 +514,8 @@ def test_the_rules_write_each_boundarys_two_sides(module, call, before, since, o
         result = _fix(source, Settings(release, unsafe_fixes=True))
         written = next(text.strip() for text in (result.after or source).splitlines() if text.startswith("    o_ref"))
         assert written == f"o_ref[...] = {line or call}", release
-        assert [f.kind for f in result.findings] == ([kind] if kind else []), (release, result.findings)
+        # (JAX007's own wall, erfc with no Mosaic TPU lowering at all, is pinned in test_kernel_math_direct.py)
+        assert [f.kind for f in result.findings if f.code != "JAX007"] == ([kind] if kind else []), (release, result.findings)
 
 
 # -- the module index: imports, unpacking, loops, comprehensions (sampled survivors, issue 18) --

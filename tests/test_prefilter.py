@@ -249,7 +249,8 @@ def test_byte_test_is_sound_on_lstm_calls(case: str) -> None:
     _assert_sound(LSTM_CASES[case].encode())
 
 
-FAMILIES = {"precision": "JAX001", "accuracy": "JAX002", "lstm": "JAX003", "upgrades": "JAX1"}
+FAMILIES = {"precision": "JAX001", "accuracy": "JAX002", "lstm": "JAX003", "upgrades": "JAX1",
+            "x64": "JAX005", "debug_print": "JAX008"}
 CASES = [
     pytest.param(path, id=f"{path.parent.name}/{path.name}")
     for path in sorted(FIXTURES.glob("*/*.in.py")) + sorted(FIXTURES.glob("*/*.out.py"))

@@ -227,6 +227,22 @@ def test_dtype_rows_believe_the_compiler_on_a_tpu_and_the_lowering_elsewhere(mon
     assert re.search(highest.rejection, "Mosaic failed to compile TPU kernel: Bad lhs type")
 
 
+def test_narrow_rows_believe_the_compiler_on_a_tpu_and_the_lowering_elsewhere(monkeypatch):
+    """int8 addition lowers everywhere but fails Mosaic's compiler on the chip ("Only vector<i16> and
+    vector<i32> are supported, but got 'i8'"); an int8 max reduction fails the lowering itself; int16
+    addition compiles."""
+    rows = {(probe.case, probe.op): probe for probe in probe._narrow_probes()}
+    add, reduce, wide = rows[("int8 vectors", "add")], rows[("int8 vectors", "reduce_max")], rows[("int16 vectors", "add")]
+    version = (0, 10, 2)
+    monkeypatch.setattr(probe, "on_a_tpu", lambda: False)
+    assert [row.believed(version) for row in (add, reduce, wide)] == [probe.ACCEPTED, probe.REJECTED, probe.ACCEPTED]
+    monkeypatch.setattr(probe, "on_a_tpu", lambda: True)
+    assert [row.believed(version) for row in (add, reduce, wide)] == [probe.REJECTED, probe.REJECTED, probe.ACCEPTED]
+    assert re.search(add.rejection, "Mosaic failed to compile TPU kernel: Not implemented: Only vector<i16> and "
+                     "vector<i32> are supported, but got 'i8'. Please cast your input.")
+    assert re.search(reduce.rejection, "Reductions over unsigned integers not implemented.")
+
+
 def test_on_a_tpu_the_kernel_is_compiled_not_exported(monkeypatch):
     """Told it is on a TPU, the probe compiles for this machine's backend, which (a CPU) has no
     Mosaic compiler: the error says so. Elsewhere the same kernel lowers with jax.export."""
@@ -296,3 +312,42 @@ def test_dynamic_slice_of_a_value_lowers_as_the_table_says_and_a_wrong_row_is_ca
     monkeypatch.setitem(capabilities.DYNAMIC_SLICE_OF_VALUES, "mosaic_tpu", [(capabilities.ALL, True)])
     wrong = {row.case for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
     assert wrong == {"v[i] of v = x_ref[...]", "lax.dynamic_slice(v, (i * 8, 0), (8, 128)) of v = x_ref[...]"}
+# --- 64-bit values under jax_enable_x64 (JAX005) -----------------------------------------------
+
+def test_x64_rows_agree_and_a_wrong_row_is_caught(observations, monkeypatch):
+    """Under x64 Mosaic TPU rejects an int64 or float64 value, an integer sum and argmax's int64
+    index, with the errors the table quotes for the installed jax; the int64 arange lowers here (only
+    the chip's compiler refuses it). A table that believed argmax lowered disagrees on that row."""
+    report = probe.compare(observations, probe.installed_jax_version())
+    rows = _rows(report, "mosaic_tpu", "x64")
+    assert set(rows) == {f"jax_enable_x64, {case}" for _, case in capabilities.X64_REJECTED}
+    assert all(row.agree for row in rows.values()), [row for row in rows.values() if not row.agree]
+    assert rows["jax_enable_x64, iota"].observed == probe.ACCEPTED
+    version = capabilities.parse_version(probe.installed_jax_version())
+    assert capabilities.x64_rejection("mosaic_tpu", "argmax", version) in rows["jax_enable_x64, argmax"].detail
+
+    monkeypatch.setitem(capabilities.X64_REJECTED, ("mosaic_tpu", "argmax"), [])
+    wrong = {row.case for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
+    assert wrong == {"jax_enable_x64, argmax"}
+
+
+# --- pl.debug_print arguments (JAX008) -----------------------------------------------------------
+
+def test_debug_print_rows_agree_and_a_wrong_row_is_caught(observations, monkeypatch):
+    """A bfloat16 or int8 block indexed down to a scalar fails on every release; a float32 scalar fills
+    a placeholder from jax 0.11.0 only. A table that believed the other release's placeholders
+    disagrees on the float32 row."""
+    report = probe.compare(observations, probe.installed_jax_version())
+    rows = _rows(report, "mosaic_tpu", "debug_print")
+    assert len(rows) == 2 * len(probe.DEBUG_PRINT_DTYPES)
+    assert all(row.agree for row in rows.values()), [row for row in rows.values() if not row.agree]
+    assert rows["v[0, 0] of bfloat16, no placeholder"].observed == probe.REJECTED
+    assert rows["v[0, 0] of int32, a placeholder"].observed == probe.ACCEPTED
+    version = capabilities.parse_version(probe.installed_jax_version())
+    takes_float32 = "float32" in capabilities.placeholder_dtypes("mosaic_tpu", version)
+    assert rows["v[0, 0] of float32, a placeholder"].observed == (probe.ACCEPTED if takes_float32 else probe.REJECTED)
+
+    opposite = frozenset({"int32"}) if takes_float32 else frozenset({"int32", "float32"})
+    monkeypatch.setitem(capabilities.DEBUG_PRINT_PLACEHOLDER_DTYPES, "mosaic_tpu", [(capabilities.ALL, opposite)])
+    wrong = {row.case for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
+    assert wrong == {"v[0, 0] of float32, a placeholder"}

@@ -94,7 +94,7 @@ def test_the_summary_counts_each_thing_once() -> None:
     summary.add(FileResult("clean.py", parsed=True, suppressed=1, findings=[
         _f(Kind.FIXED, _fix(False, UNSAFE)), _f(Kind.FIXED, _fix(False, UNSAFE))]))
     assert summary == Summary(scanned=5, parsed=3, changed=1, errors=2, fixes=3, unsafe=3, declined=1, manual=4,
-                              suppressed=3, skipped=1, held_back=2)
+                              suppressed=3, skipped=1)
     assert summary.render(written=True) == (
         "5 files scanned, 3 parsed, 1 changed, 3 fixes, 4 need manual review, 2 errors, "
         "3 unsafe fixes not applied (--unsafe-fixes applies them), 1 fix declined, 3 suppressed, 1 skipped")
@@ -107,7 +107,7 @@ def test_a_summary_adds_up_over_files() -> None:
                                findings=[_f(Kind.FIXED, _fix(True)), _f(Kind.MANUAL, held_back=True),
                                          _f(Kind.FIXED, _fix(False)), _f(Kind.FIXED, _fix(False, UNSAFE))]))
     assert summary == Summary(scanned=3, parsed=3, changed=3, errors=0, fixes=3, unsafe=3, declined=3, manual=3,
-                              suppressed=3, skipped=0, held_back=3)
+                              suppressed=3, skipped=0)
 
 
 @pytest.mark.parametrize(("counts", "tail"), [
@@ -115,7 +115,6 @@ def test_a_summary_adds_up_over_files() -> None:
     (dict(declined=4), ", 4 fixes declined"),
     (dict(suppressed=1), ", 1 suppressed"),
     (dict(skipped=7), ", 7 skipped"),
-    (dict(held_back=5), ""),
     (dict(skipped=1, suppressed=2, declined=3, unsafe=4), ", 4 unsafe fixes not applied (--unsafe-fixes applies them),"
      " 3 fixes declined, 2 suppressed, 1 skipped"),
 ])

@@ -78,7 +78,9 @@ def test_a_log_with_no_error_the_rules_fix_is_said_and_unresolved(tmp_path: Path
     status, err, out = explain("Traceback (most recent call last):\nValueError: something else\n", tmp_path)
     assert (status, out) == (tracebacks.Outcome.UNRESOLVED, b"")
     assert err == ("explain: no error jax-codemod fixes in this log (it knows: per-operand or unsupported precision, "
-                   "\"Not implemented: accuracy\", bf16 LSTM, and a removed or deprecated jax name in an AttributeError, "
+                   "\"Not implemented: accuracy\", bf16 LSTM, 8- and 16-bit integer vector ops on Mosaic TPU, "
+                   "math Mosaic TPU cannot lower (\"Unimplemented primitive "
+                   "in Pallas TPU lowering for tc: expm1\" ...), and a removed or deprecated jax name in an AttributeError, "
                    "ImportError, ModuleNotFoundError or DeprecationWarning, a removed keyword argument in a "
                    "TypeError)\n")
 

@@ -122,6 +122,8 @@ def test_what_the_run_says_about_the_patches(tmp_path: Path) -> None:
         "|---|---:|---:|---:|---:|---|\n"
         "| `@org/infra` | 2 | 2 | 0 | 0 | [org-infra.patch](org-infra.patch) |\n"
         "\n## `@org/infra`\n\nFiles:\n\n```\nlibs/x.py: changed, fixes: 1\ny.py: changed, fixes: 1\n```\n"
+        "\nFloors the fixes were held to (the oldest jax each project supports):\n\n```\nno jax floor found for ./ (no "
+        "jax>= in pyproject.toml, setup.cfg, setup.py, requirements*.txt or a lock file): 2 files\n```\n"
         "\nFixes by rule:\n\n```\nJAX101: 2\n```\n")
     directory = tmp_path / "by-folder"
     result = split(repo, directory, by="directory:1")

@@ -18,6 +18,7 @@ from codemods.api_changes import TABLE
 from codemods.capabilities import format_version
 from codemods.engine.runner import process_source
 from codemods.settings import Settings
+from codemods.upgrades.scan import ROWS
 
 UPGRADING = Path(__file__).resolve().parents[1] / "docs" / "upgrading-jax.md"
 TARGET = Settings((0, 12, 0, 1))
@@ -421,6 +422,25 @@ MANUAL_REMOVALS = [
     ("from jax import util\nh = util.safe_zip_helper\n", "JAX194", "ImportError"),
     ("import jax\ny = jax.jit(lambda x: x + 1, backend='cpu')(1.0)\n", "JAX138", "DeprecationWarning"),
 ]
+
+
+@pytest.mark.parametrize(("source", "step", "other"), [
+    ("import jax.linear_util as lu\nf = lu.wrap_init\n", "jax.linear_util -> jax.extend.linear_util", "jax.prng"),
+    ("from jax import linear_util\nf = linear_util.wrap_init\n", "jax.linear_util -> jax.extend.linear_util", "jax.prng"),
+    ("import jax.prng\nk = jax.prng.PRNGKeyArray\n", "jax.prng -> jax.extend.random", "linear_util"),
+])
+def test_a_two_module_rows_note_names_the_migration_of_the_module_used(source: str, step: str, other: str) -> None:
+    """JAX188 covers jax.linear_util and jax.prng: each note printed both modules' migrations
+    (issue 49's trial, B6), naming a module the file never imports."""
+    _, findings = _fix(source)
+    assert findings and all(f.code == "JAX188" and f.message.endswith(f"; {step}") and other not in f.message
+                            for f in findings), findings
+
+
+def test_a_rows_migration_that_is_no_step_per_name_is_shown_whole() -> None:
+    """JAX187's two modules share one migration (by member, not by module): nothing is left out."""
+    row = ROWS["JAX187"]
+    assert row.migration_for("jax.lib.xla_client.OpSharding") == row.migration
 
 
 @pytest.mark.parametrize("call, expected, kind", [

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Iterable, Iterator, Mapping, Optional
 
+from codemods.analysis.flow_facts import NO_FLOW, FlowFacts
 from codemods.analysis.module import FUNCTIONS, MAX_ALIAS_DEPTH, Binding, FunctionNode, ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, Argument, find_arg, value_of
 from codemods.analysis.value_flow import (
@@ -71,13 +72,13 @@ def describe_backends(backends: Backends) -> str:
 
 # The backend whose module defines a CompilerParams class or a mesh (users alias all three
 # `CompilerParams` under other names: the module, not the name, says which).
-_BACKEND_MODULES = (
+BACKEND_MODULES = (
     (_PALLAS + "tpu.", MOSAIC_TPU), ("jax._src.pallas.mosaic.", MOSAIC_TPU),
     (_PALLAS + "mosaic_gpu.", MOSAIC_GPU), ("jax._src.pallas.mosaic_gpu.", MOSAIC_GPU),
     (_PALLAS + "triton.", TRITON), ("jax._src.pallas.triton.", TRITON),
 )
 # `compiler_params=dict(mosaic=...)` / `{"triton": {...}}`, and `backend="..."`: the older spellings.
-_BACKEND_WORDS = {"mosaic": MOSAIC_TPU, "mosaic_tpu": MOSAIC_TPU, "tpu": MOSAIC_TPU,
+BACKEND_WORDS = {"mosaic": MOSAIC_TPU, "mosaic_tpu": MOSAIC_TPU, "tpu": MOSAIC_TPU,
                   "mosaic_gpu": MOSAIC_GPU, "triton": TRITON}
 
 _BODY_KEYWORDS = ("kernel", "body", "f")
@@ -214,12 +215,16 @@ class ModuleFacts:
     # position and keyword, the kernel's backends, whether code there that is no kernel's precision
     # reads it too). What a call here passes for it is a kernel's precision (see precision_wrappers).
     precision_wrappers: tuple[tuple[str, Optional[int], str, Backends, bool], ...] = ()
+    # What the whole-program value flow says of its followed calls and of the literals it writes
+    # that reach another module's kernels (codemods/analysis/link.py).
+    flow: FlowFacts = NO_FLOW
 
     @property
     def holds_kernels(self) -> bool:
         """Kernels run here without the module saying pallas: its functions are launched or called
-        from kernels elsewhere, or it launches its own through another module's launcher."""
-        return bool(self.kernels or self.launchers or self.precision_wrappers)
+        from kernels elsewhere, it launches its own through another module's launcher, or it writes
+        a value that reaches another module's kernel."""
+        return bool(self.kernels or self.launchers or self.precision_wrappers or self.flow.origins)
 
 
 NO_FACTS = ModuleFacts()
@@ -579,14 +584,14 @@ class _KernelFinder:
     def _backends_of_value(self, value: ast.expr, depth: int) -> Optional[Backends]:
         """The backend a compiler-params object, mesh or backend name belongs to (None: unknown)."""
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            found = _BACKEND_WORDS.get(value.value.lower())
+            found = BACKEND_WORDS.get(value.value.lower())
             return frozenset({found}) if found else None
         if isinstance(value, ast.Dict):
-            words = {_BACKEND_WORDS.get(k.value) for k in value.keys if isinstance(k, ast.Constant)}
+            words = {BACKEND_WORDS.get(k.value) for k in value.keys if isinstance(k, ast.Constant)}
             return frozenset(words - {None}) or None  # type: ignore[arg-type]
         if isinstance(value, ast.Call):
             if isinstance(value.func, ast.Name) and value.func.id == "dict" and not self.module.bindings(value.func):
-                words = {_BACKEND_WORDS.get(k.arg or "") for k in value.keywords}
+                words = {BACKEND_WORDS.get(k.arg or "") for k in value.keywords}
                 return frozenset(words - {None}) or None  # type: ignore[arg-type]
             value = value.func
         if isinstance(value, ast.Name) and depth > 0:
@@ -594,7 +599,7 @@ class _KernelFinder:
             if found and all(found):
                 return frozenset().union(*found)  # type: ignore[arg-type]
         for name in self.module.qualified_names(value):
-            for prefix, backend in _BACKEND_MODULES:
+            for prefix, backend in BACKEND_MODULES:
                 if name.startswith(prefix):
                     return frozenset({backend})
         return None

@@ -97,6 +97,12 @@ def is_none(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
+def atom(node: ast.expr, code: str) -> str:
+    """`code`, the source of `node`, as an operand (of an attribute, an operator): parenthesised unless
+    it is a name, attribute, subscript or call."""
+    return code if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) else f"({code})"
+
+
 def one_line(code: str) -> str:
     """A value's source on one line for a finding, without the padding of its line breaks."""
     code = re.sub(r"\s*\n\s*", " ", code)

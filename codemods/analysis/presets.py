@@ -108,10 +108,15 @@ def spell_precision(preset: PresetValue, level: Level, module: ModuleIndex) -> s
 
 def spell_dtype(dtype: str, module: ModuleIndex) -> str:
     """`jnp.bfloat16` through the module's own import of jax.numpy (or of jax), else the string jax takes."""
+    numpy = jax_numpy_name(module)
+    return f'"{dtype}"' if numpy is None else f"{numpy}.{dtype}"
+
+
+def jax_numpy_name(module: ModuleIndex) -> Optional[str]:
+    """How the module names jax.numpy at its top level (`jnp`, or `jax.numpy` through `import jax`); None if
+    it does not."""
     imported = {binding.imported: binding.name for binding in module.imports
                 if binding.scope is module.module_scope and binding.imported}
     if "jax.numpy" in imported:
-        return f"{imported['jax.numpy']}.{dtype}"
-    if imported.get("jax") == "jax":
-        return f"jax.numpy.{dtype}"
-    return f'"{dtype}"'
+        return imported["jax.numpy"]
+    return "jax.numpy" if imported.get("jax") == "jax" else None

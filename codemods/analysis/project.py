@@ -45,6 +45,8 @@ from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, MOSAIC_TPU, Backends, KernelScope, ModuleFacts, defined_launchers,
     find_kernels, precision_taken, precision_wrappers, takes_refs,
 )
+from codemods.analysis.flow_facts import FlowFacts
+from codemods.analysis.summary import ModuleSummary, as_data, from_data, summarise_tree
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex, import_binding
 from codemods.analysis.names import root_name
 from codemods.analysis.value_flow import returned_values
@@ -52,6 +54,7 @@ from codemods.capabilities import PRECISION_NAMES, Level
 from codemods.engine.rule import WORD_BYTES
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_NOT_SUMMARISED = object()
 
 _MAX_REFERRERS = 16  # see ProjectIndex._referrers
 _MAX_CYCLE_ROUNDS = 8  # see ProjectIndex._fact_through_cycles
@@ -125,6 +128,7 @@ class ProjectState:
     parts: dict[_Dependency, object] = field(default_factory=dict)
     tables: tuple = (None, None, None)  # (importers by word, kernel land, launching modules), each if built
     table_dependencies: frozenset = frozenset()  # of kernel land
+    summaries: dict[str, tuple[bytes, tuple]] = field(default_factory=dict)  # name -> (content hash, as_data)
 
 
 @dataclass(frozen=True)
@@ -169,6 +173,10 @@ class _Module:
     holders: Optional[dict[str, list[tuple[str, frozenset[str]]]]] = None  # see ProjectIndex._holders
     dotted: Optional[dict[str, set[str]]] = None  # see ProjectIndex._dotted_names
     prefiltered: object = None  # see ProjectIndex.prefiltered
+    flow_summary: object = None  # see ProjectIndex._flow_summary (_NOT_SUMMARISED until worked out)
+
+    def __post_init__(self) -> None:
+        self.flow_summary = _NOT_SUMMARISED
 
     def absolute(self, name: str) -> Optional[str]:
         """A qualified name with a relative import's dots (`..ops.act`) made absolute; None above the root."""
@@ -249,6 +257,7 @@ class ProjectIndex:
         self._seeds: dict[tuple[int, object], object] = {}  # see `_fact_through_cycles`
         self._read_in_progress: dict[tuple[int, object], tuple[dict, object, object]] = {}  # the same
         self._learnt = False  # anything `state()` would say that the restored state did not
+        self.flow: dict[str, FlowFacts] = {}  # the whole-program value flow's answers, by module (link.py)
 
     def module_of(self, path: "Path | str") -> Optional[str]:
         """The name of the project's module at `path` (None if it is none of them)."""
@@ -265,7 +274,15 @@ class ProjectIndex:
             self._facts[module.name] = facts
             self._fact_dependencies[module.name] = frozenset(dependencies)
             self._learnt = True
-        return self._facts[module.name]
+        flow = self.flow.get(module.name)
+        return self._facts[module.name] if flow is None else replace(self._facts[module.name], flow=flow)
+
+    def flow_summaries(self) -> Iterator[ModuleSummary]:
+        """Each module's summary for the whole-program value flow (the workers' where they made one)."""
+        for module in self._modules.values():
+            summary = self._flow_summary(module)
+            if summary is not None:
+                yield summary
 
     def _fact_through_cycles(self, module: _Module) -> tuple[ModuleFacts, set]:
         """The module's facts. Where the computation met itself (`ops.mm` calls `helpers.h`, which
@@ -322,8 +339,11 @@ class ProjectIndex:
         parts = {dependency: self._value_of(dependency) for dependency in needed}
         reachable = sorted(self._reachable) if self._reachable is not None else None
         launching = sorted(self._launching) if self._launching is not None else None
+        summaries = {name: (contents[name], as_data(module.flow_summary)) for name, module in self._modules.items()
+                     if isinstance(module.flow_summary, ModuleSummary)}
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
-                            parts, (self._importing, reachable, launching), frozenset(self._table_dependencies))
+                            parts, (self._importing, reachable, launching), frozenset(self._table_dependencies),
+                            summaries)
 
     def restore(self, state: Optional[ProjectState], changed: Optional[set[str]] = None) -> set[str]:
         """Take over what an earlier run over the same layout learnt and this project still holds:
@@ -334,6 +354,13 @@ class ProjectIndex:
         if state is None:
             return set(self._modules)
         changed = self.changed(state) if changed is None else changed
+        for name, (content, data) in state.summaries.items():  # a summary is its module's bytes': kept while they are
+            module = self._modules.get(name)
+            if module is not None and name not in changed and module.flow_summary is _NOT_SUMMARISED:
+                try:
+                    module.flow_summary = from_data(data)
+                except ValueError:
+                    pass  # of another shape: worked out again
         self._learnt = bool(changed)
         self._part_values.update({dependency: value for dependency, value in state.parts.items()
                                   if dependency[0] != PROJECT and dependency[0] not in changed})
@@ -385,10 +412,10 @@ class ProjectIndex:
         notebooks = [name for name in names if name.startswith("<")] if self._prefilter is not None else []
         _SUMMARISING = self
         try:
-            for name, (marked, import_texts, top_level, launchers, wrappers, needy_parts, prefiltered) in zip(
+            for name, (marked, import_texts, top_level, launchers, wrappers, needy_parts, prefiltered, flow) in zip(
                     pending, map_in_workers(_summary, pending)):
                 module = self._modules[name]
-                module.prefiltered = prefiltered
+                module.prefiltered, module.flow_summary = prefiltered, flow
                 self._part_values[(name, MARKER)] = marked
                 module.import_texts, module.top_level = import_texts, top_level
                 if launchers is not None:
@@ -431,7 +458,16 @@ class ProjectIndex:
                 self._launch_helpers(module) if marked else None,  # a package's table: its re-exports
                 self._precision_wrappers(module) if marked else None,
                 self._needy_parts(module) if marked else None,
-                self._prefilter(module.path) if self._prefilter is not None else None)
+                self._prefilter(module.path) if self._prefilter is not None else None,
+                self._flow_summary(module))
+
+    def _flow_summary(self, module: _Module) -> Optional[ModuleSummary]:
+        """The module's summary for the whole-program value flow (link.py), from this index's parse
+        (worked out in the worker that parses it, on a large tree). None: blank, or it does not parse."""
+        if module.flow_summary is _NOT_SUMMARISED:
+            tree = self._tree(module) if self._bytes(module).strip() else None
+            module.flow_summary = summarise_tree(tree, module.name, module.is_package) if tree is not None else None
+        return module.flow_summary  # type: ignore[return-value]
 
     def prefiltered(self, path: "Path | str") -> object:
         """The answer of `prefilter` (see `__init__`) for the file at `path`, if the summary worked it

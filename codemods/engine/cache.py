@@ -3,10 +3,10 @@
 Pre-commit hooks, editors and monorepo CI run the tool over files that have not changed since
 the last run; as in Ruff, the analysis of each such file is looked up instead of redone. An entry
 is keyed by everything the result depends on: a hash of the file's bytes, the options (target jax,
-scope, policy, helpers module), the rules run, this Python's version (its parser decides what
-parses) and a fingerprint of the tool's own source and of libcst's version (libcst lays out
-argument-list edits). Paths are not in the key: the result does not depend on them, so a moved
-file hits.
+scope, policy, helpers module), the jax floor of the file's own project, the rules run, this
+Python's version (its parser decides what parses) and a fingerprint of the tool's own source and
+of libcst's version (libcst lays out argument-list edits). Paths are not in the key: the result
+does not depend on them, so a moved file hits.
 
 A warm run reads no file that has not changed (`FileMemo`): what a run learnt about each path
 (its size and modification time, its content hash, the rules its bytes passed with the facts that
@@ -43,7 +43,7 @@ from typing import Callable, Iterator, Optional, Sequence
 
 from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
 from codemods.analysis.project import ProjectState
-from codemods.capabilities import installed_version
+from codemods.capabilities import Version, installed_version
 from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind, TextEdit
 from codemods.engine.report import FileResult
@@ -110,20 +110,23 @@ class ResultCache:
         self.trust_mtime = trust_mtime
         self._salt = hashlib.sha256(f"{tool_fingerprint()}\0{settings!r}".encode()).digest()
 
-    def _entry(self, content: bytes, rules: Sequence[Rule], facts: ModuleFacts) -> Path:
+    def _entry(self, content: bytes, rules: Sequence[Rule], facts: ModuleFacts, floor: Optional[Version] = None) -> Path:
         # The project's facts about this module are part of what its result depends on: an edit in
-        # the module that launches its kernels changes them, and so the key.
+        # the module that launches its kernels changes them, and so the key; and so does the floor of
+        # its own project (Settings.for_file: a monorepo's projects each declare theirs).
         codes = ",".join(rule.code for rule in rules).encode()
-        key = hashlib.sha256(self._salt + codes + b"\0" + facts_key(facts).encode() + b"\0" + content).hexdigest()
+        key = hashlib.sha256(self._salt + codes + b"\0" + facts_key(facts).encode() + b"\0" + repr(floor).encode()
+                             + b"\0" + content).hexdigest()
         return self.directory / key[:2] / f"{key[2:]}.json"
 
     def get(self, path: Path, content: bytes, rules: Sequence[Rule], facts: ModuleFacts,
-            read: Callable[[], bytes]) -> Optional[FileResult]:
-        """The result of an earlier run of `rules` over the bytes whose hash is `content`, if there
-        was one. `read()` gives the bytes, asked only for a result with a fix (its edits are
-        offsets into them)."""
+            read: Callable[[], bytes], floor: Optional[Version] = None) -> Optional[FileResult]:
+        """The result of an earlier run of `rules` over the bytes whose hash is `content`, under the
+        jax floor `floor`, if there was one. `read()` gives the bytes, asked only for a result with a
+        fix (its edits are offsets into them)."""
         try:
-            return _result_of(path, json.loads(self._entry(content, rules, facts).read_text(encoding="utf-8")), read)
+            return _result_of(path, json.loads(self._entry(content, rules, facts, floor).read_text(encoding="utf-8")),
+                              read)
         except (OSError, ValueError):
             return None  # missing or unreadable: analyse again
 
@@ -131,10 +134,10 @@ class ResultCache:
         """What the last run over a project with this layout learnt (ProjectIndex.state)."""
         try:
             data = marshal.loads(self._project_entry(layout).read_bytes())
-            contents, facts, parts, tables, table_dependencies = data
+            contents, facts, parts, tables, table_dependencies, summaries = data
             return ProjectState(contents, {name: (ModuleFacts(*entry), frozenset(dependencies))
                                            for name, (entry, dependencies) in facts.items()},
-                                parts, tables, frozenset(table_dependencies))
+                                parts, tables, frozenset(table_dependencies), summaries)
         except (OSError, ValueError, EOFError, TypeError, AttributeError, LookupError):
             return None  # none, unreadable or of another shape: the project is analysed afresh
 
@@ -146,17 +149,18 @@ class ResultCache:
         facts = {name: ((f.kernels, f.shared, f.launchers, f.through, f.read_elsewhere, f.precision_wrappers),
                         tuple(dependencies))
                  for name, (f, dependencies) in state.facts.items()}
-        data = (state.contents, facts, state.parts, state.tables, tuple(state.table_dependencies))
+        data = (state.contents, facts, state.parts, state.tables, tuple(state.table_dependencies), state.summaries)
         self._write_bytes(self._project_entry(layout), marshal.dumps(data))
 
     def _project_entry(self, layout: str) -> Path:
         key = hashlib.sha256(self._salt + b"project\0" + layout.encode()).hexdigest()
         return self.directory / key[:2] / f"{key[2:]}.project"
 
-    def put(self, content: bytes, rules: Sequence[Rule], result: FileResult, facts: ModuleFacts = NO_FACTS) -> None:
-        """Store a result (`content`: the hash of the file's bytes); a cache that cannot be written
-        is no reason to fail a run."""
-        self._write(self._entry(content, rules, facts), _data_of(result))
+    def put(self, content: bytes, rules: Sequence[Rule], result: FileResult, facts: ModuleFacts = NO_FACTS,
+            floor: Optional[Version] = None) -> None:
+        """Store a result (`content`: the hash of the file's bytes; `floor`: the file's jax floor); a
+        cache that cannot be written is no reason to fail a run."""
+        self._write(self._entry(content, rules, facts, floor), _data_of(result))
 
     @staticmethod
     def _write(entry: Path, data: object) -> None:
@@ -283,16 +287,19 @@ class RunRecord:
     A warm run over an unchanged tree (a CI job with a restored cache, pre-commit on a clean tree)
     then stats each file and stops: no project index, no manifest, no per-file entry is read.
     The record is keyed by the settings, the rules, the folder and the files named (so another
-    set of files, a shard or a PR's changes, has its own); it holds each file's size, mtime and
-    the codes `per-file-ignores` takes off it, and is trusted only if every mtime was older than
+    set of files, a shard or a PR's changes, has its own); it holds each file's size, mtime, the
+    codes `per-file-ignores` takes off it and the jax floor of its project (a sub-project's
+    pyproject.toml can change it while no file named changes), and is trusted only if every mtime was older than
     the recording run's start (less a second: an edit in the same second as the run could leave
     both unchanged). Any difference and the run goes the usual way, file by file."""
 
     def __init__(self, cache: ResultCache, rules: Sequence[Rule], files: Sequence["Path | str"],
-                 project: Sequence["Path | str"], skipped: Callable[["Path | str"], frozenset[str]]) -> None:
+                 project: Sequence["Path | str"], skipped: Callable[["Path | str"], frozenset[str]],
+                 floor: Callable[[str], Optional[Version]] = lambda path: None) -> None:
         self._files = list(map(os.fspath, files))
         self._project = self._files if project is files else list(map(os.fspath, project))
         self._skipped = skipped
+        self._floor = floor  # a file's jax floor (Settings.floor); raises ValueError where it cannot be read
         # Each file's status, by its path as given, stat'ed once: `replay` and `store` share it, and
         # so does the run (`_Files`). Taken before the run reads the file, so that an edit after it
         # shows as a change next time.
@@ -304,8 +311,8 @@ class RunRecord:
         self._started_ns = time.time_ns() - 1_000_000_000
 
     def _stamps(self) -> Optional[list[tuple]]:
-        """Each file's (size, mtime, skipped codes), the project's after the run's; None if one is
-        missing or not a regular file (the usual way reports it)."""
+        """Each file's (size, mtime, skipped codes, floor), the project's after the run's; None if one
+        is missing or not a regular file, or a floor cannot be read (the usual way reports it)."""
         stamps: list[tuple] = []
         try:
             for path in self._files:
@@ -313,11 +320,12 @@ class RunRecord:
                 if not stat.S_ISREG(status.st_mode):
                     return None
                 codes = self._skipped(path)
-                stamps.append((status.st_size, status.st_mtime_ns, ",".join(sorted(codes)) if codes else ""))
+                stamps.append((status.st_size, status.st_mtime_ns, ",".join(sorted(codes)) if codes else "",
+                               self._floor(path)))
             for path in () if self._project is self._files else self._project:
                 status = self._status(path)
                 stamps.append((status.st_size, status.st_mtime_ns))
-        except OSError:
+        except (OSError, ValueError):  # ValueError: a floor that cannot be read (FloorError)
             return None
         return stamps
 
@@ -382,7 +390,8 @@ def _facts_entry(facts: ModuleFacts) -> dict:
             "through": [list(pair) for pair in facts.through],
             "read_elsewhere": [[name, list(readers)] for name, readers in facts.read_elsewhere],
             "precision_wrappers": [[name, position, keyword, sorted(backends), plain]
-                                   for name, position, keyword, backends, plain in facts.precision_wrappers]}
+                                   for name, position, keyword, backends, plain in facts.precision_wrappers],
+            "flow": facts.flow.as_data()}
 
 
 _NO_FACTS_KEY = json.dumps(_facts_entry(NO_FACTS))

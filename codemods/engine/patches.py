@@ -17,11 +17,11 @@ import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from codemods.engine import ownership
 from codemods.engine.diagnostics import Applicability, Finding, Kind
-from codemods.engine.report import FileResult, in_cell, unified_diff
+from codemods.engine.report import FileResult, in_cell, plural, unified_diff
 
 SUMMARY = "SUMMARY.md"
 _SLUG_LENGTH = 100  # a file name's limit is 255 bytes: room for a `-N` and `.patch`
@@ -91,11 +91,13 @@ class Plan:
             return f"split by directory:{self.split.depth}"
         return f"split by codeowners ({self.codeowners.path.relative_to(self.root).as_posix()})"
 
-    def write(self, results: Iterable[FileResult], heading: str) -> list[Path]:
-        """Write one patch per group with a change, and SUMMARY.md; returns the patches' paths."""
+    def write(self, results: Iterable[FileResult], heading: str,
+              floor_of: Callable[[FileResult], Optional[str]] = lambda result: None) -> list[Path]:
+        """Write one patch per group with a change, and SUMMARY.md; returns the patches' paths.
+        `floor_of(result)`: the jax floor the file's findings were held to, in words (None: none was)."""
         groups = self._groups(results)
         files = {f"{group.slug}.patch": patch for group in groups if (patch := group.patch)}
-        files[SUMMARY] = self._summary(groups, heading, files).encode()
+        files[SUMMARY] = self._summary(groups, heading, files, floor_of).encode()
         _write_folder(self.folder, files, self.force)
         return [self.folder / name for name in files if name != SUMMARY]
 
@@ -123,7 +125,8 @@ class Plan:
     def _label(self, key: str) -> str:
         return f"`{key}`" if key else "(unowned)" if self.codeowners else "(root)"
 
-    def _summary(self, groups: list[_Group], heading: str, files: dict[str, bytes]) -> str:
+    def _summary(self, groups: list[_Group], heading: str, files: dict[str, bytes],
+                 floor_of: Callable[[FileResult], Optional[str]]) -> str:
         column = "owner" if self.codeowners else "directory"
         lines = [f"# jax-codemod patches\n\n{heading}, {self.describe()}: one patch per {column}; each applies "
                  "with `git apply` on its own, in any order.\n",
@@ -144,6 +147,9 @@ class Plan:
                                               else f"skipped: {result.skipped}")
                                for name, result in group.files if _unprocessed(result)])
             lines += _section("Files", [f"{name}: " + _count(result) for name, result in group.processed])
+            floors = Counter(floor for _, result in group.processed if (floor := floor_of(result)) is not None)
+            lines += _section("Floors the fixes were held to (the oldest jax each project supports)",
+                              [f"{floor}: {plural(count, 'file')}" for floor, count in sorted(floors.items())])
             fixes = Counter(f.code for _, result in group.processed for f in result.findings if f.applied)
             lines += _section("Fixes by rule", [f"{code}: {count}" for code, count in sorted(fixes.items())])
             lines += _section("Manual findings left", _listed(group, _manual))

@@ -12,7 +12,7 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Protocol
+from typing import Any, Callable, Mapping, Optional, Protocol
 
 from codemods.analysis.kernel_scope import HINT_KEYWORD, KERNEL_MARKER, NO_FACTS, REF_PARAMETER, ModuleFacts
 from codemods.analysis.module import ModuleIndex
@@ -137,6 +137,9 @@ class Rule:
     # Checked after suppression comments are applied, with what each one silenced in
     # `file.shared[SUPPRESSIONS]` (a codemods.engine.suppression.Used): JAX900 reports the unused ones.
     reviews_suppressions: bool = False
+    # Calls whose argument the whole-program value flow follows into kernel code, across modules
+    # (codemods/analysis/link.py): qualified name -> (the argument's position or None, its keyword).
+    follows: Mapping[str, tuple[Optional[int], str]] = field(default_factory=dict, compare=False, repr=False)
 
     def might_apply(self, raw: bytes, settings: Settings, holds_kernels: bool = False,
                     tested: Optional[dict] = None) -> bool:

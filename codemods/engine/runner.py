@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
+from codemods.analysis.link import link
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project import ProjectIndex, summarised_here
 from codemods.engine.cache import FileMemo, Known, ResultCache, RunRecord, content_hash, facts_key
@@ -35,6 +36,7 @@ from codemods.engine.report import FileResult
 from codemods.engine.rule import SUPPRESSIONS, ParsedFile, Rule
 from codemods.engine.source import SourceError, decode, utf8_code, write_atomically
 from codemods.engine.suppression import Used, reach, silencing, suppressions, with_ignores
+from codemods.floor import FloorError
 from codemods.settings import Scope, Settings
 
 if TYPE_CHECKING:
@@ -66,7 +68,8 @@ def run(
     paths = list(paths) if discovered else discover(paths)
     # A warm run over files none of which changed replays the last one (not under review: the
     # answers it records are this run's).
-    record = RunRecord(cache, transforms, paths, paths if project is None else project, rules_to_skip) \
+    record = RunRecord(cache, transforms, paths, paths if project is None else project, rules_to_skip,
+                       lambda path: settings.floor(path).version) \
         if cache is not None and cache.trust_mtime and review is None else None
     replayed = record.replay(_read_file) if record is not None else None
     if replayed is not None:
@@ -85,11 +88,11 @@ def run(
         global _PROJECT, _NOTEBOOKS  # read by process_source here, and by forked workers (which inherit them)
         _PROJECT, _NOTEBOOKS = index, files.notebooks
         try:
-            for done, ((index_, path, rules, facts, _), result) in enumerate(
-                    zip(candidates, _results(candidates, files, settings, jobs)), 1):
+            for done, ((index_, path, rules, facts, file_settings, _), result) in enumerate(
+                    zip(candidates, _results(candidates, files, jobs)), 1):
                 results[index_] = result
                 if cache is not None:
-                    cache.put(files.content(path), rules, result, facts)
+                    cache.put(files.content(path), rules, result, facts, file_settings.jax_floor)
                 if progress is not None:
                     progress(done, len(candidates))
             for index_, path, rules, facts in analysed if review is not None else ():
@@ -110,15 +113,15 @@ def run(
     return results
 
 
-def _results(candidates: list[_Candidate], files: _Files, settings: Settings, jobs: int) -> Iterator[FileResult]:
+def _results(candidates: list[_Candidate], files: _Files, jobs: int) -> Iterator[FileResult]:
     """The candidates' results, in order: from the workers they were handed to as their facts became
     known (see `_prepare`), or analysed now."""
-    if candidates and candidates[0][4] is not None:
+    if candidates and candidates[0][5] is not None:
         for *_, future in candidates:
             yield future.result()
         return
     yield from _map(_process_candidate, [(path, files.raw(path), rules, settings, facts)
-                                         for _, path, rules, facts, _ in candidates], jobs)
+                                         for _, path, rules, facts, settings, _ in candidates], jobs)
 
 
 class _Files:
@@ -209,7 +212,8 @@ def _keep_for_the_run(collecting: bool) -> None:
 
 
 _Analysed = tuple[int, Path, list[Rule], ModuleFacts]
-_Candidate = tuple[int, Path, list[Rule], ModuleFacts, "Optional[Future]"]  # with its analysis, if handed out
+# With the file's settings (its own floor: Settings.for_file) and its analysis, if handed out.
+_Candidate = tuple[int, Path, list[Rule], ModuleFacts, Settings, "Optional[Future]"]
 
 
 def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, cache: Optional[ResultCache],
@@ -258,14 +262,21 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
         results.append(FileResult(str(path)))
         if not rules:
             continue
+        try:
+            file_settings = settings.for_file(key)  # its project's floor, read once a project
+        except FloorError as error:
+            results[-1].error = str(error)
+            continue
         analysed.append((len(results) - 1, path, rules, facts))
-        cached = cache.get(path, seen.content(key), rules, facts, lambda: seen.raw(key)) if cache is not None else None
+        cached = cache.get(path, seen.content(key), rules, facts, lambda: seen.raw(key), file_settings.jax_floor) \
+            if cache is not None else None
         if cached is not None:
             results[-1] = cached
         else:
-            future = pool.submit(_process_in_worker, (path, seen.raw(key), rules, settings, facts), len(seen.raw(key)),
-                                 index.module_of(path) if index is not None else None) if pool.started else None
-            candidates.append((*analysed[-1], future))
+            future = pool.submit(_process_in_worker, (path, seen.raw(key), rules, file_settings, facts),
+                                 len(seen.raw(key)), index.module_of(path) if index is not None else None) \
+                if pool.started else None
+            candidates.append((*analysed[-1], file_settings, future))
     return results, candidates, analysed, index
 
 
@@ -343,6 +354,9 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     if pool is not None and pool.jobs > 1 and len(changed) >= SUMMARY_MIN_MODULES and _can_fork():
         index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
     index.restore(state, changed)
+    follows = {name: place for rule in kernel_scoped for name, place in rule.follows.items()}
+    if follows:
+        index.flow = link(index.flow_summaries(), follows)
     return index
 
 
@@ -558,6 +572,11 @@ def process_source(path: "Path | str", raw: bytes, rules: Sequence[Rule], settin
         finally:
             gc.enable()
     result = FileResult(str(path))
+    try:
+        settings = settings.for_file(path)  # the floor of the file's own project
+    except FloorError as error:
+        result.error = str(error)
+        return result
     try:  # a notebook is its code cells, as one module (codemods/engine/notebook.py), decoded once a run
         ipynb = (_NOTEBOOKS.get(os.path.abspath(path)) or notebook.read(path, raw)) if notebook.is_notebook(path) else None
     except notebook.NotebookError as error:

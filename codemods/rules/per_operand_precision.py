@@ -9,12 +9,15 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from codemods import api_changes
+from codemods.analysis.flow_facts import SinkAnswer
 from codemods.analysis.kernel_scope import (
     BOUND, MOSAIC_GPU, PASSED, SHARED, WRAPPED, Backends, argument_for, default_value, describe_backends,
 )
 from codemods.analysis.value_flow import returned_values
 from codemods.analysis.module import Binding, FunctionNode, ModuleIndex
-from codemods.analysis.names import Argument, display, find_arg, has_double_star, has_star, one_line, root_name, value_of
+from codemods.analysis.names import (
+    Argument, atom, display, find_arg, has_double_star, has_star, one_line, root_name, value_of,
+)
 from codemods.analysis.presets import (
     ALGORITHM_ERROR, PRESET_ERROR, PRESET_FIXES, PRESET_MANUAL, PresetValue, dot_algorithm, spell_dtype,
     spell_precision,
@@ -122,9 +125,22 @@ class PerOperandPrecision(JaxTransform):
             if preset is not None:
                 self._plan_preset(call, name, op, preset, value_of(arg))
                 continue
+            answer = self._flow_answer(call)
             if not self.rejecting_backends(call, REJECTERS):
-                if arg is not None:
+                if answer is not None and (answer.backends & REJECTERS or answer.maybe):  # launched where only the link sees it
+                    self._plan_from_flow(call, name, op, value_of(arg) if arg is not None else None, answer)
+                elif arg is not None:
                     self._note_unresolved_launch(call, name, op, value_of(arg))
+                continue
+            if answer is not None and not answer.backends and not answer.maybe:
+                self.report(call, Kind.MANUAL, (
+                    f"{display(name)}: this module's analysis takes `{self.target_kernel(call).name}` for kernel code, "
+                    "but the project-wide value flow finds only plain XLA code calling it and no launch of it: left as "
+                    "written (XLA honours any precision); if a launch it does not follow runs it, "
+                    f"{self._unless_a_scalar(op)}"))
+                continue
+            if arg is None and answer is not None:
+                self._plan_from_flow(call, name, op, None, answer)
                 continue
             if arg is None:
                 spread = "**kwargs" if has_double_star(call) else "*args"
@@ -136,6 +152,7 @@ class PerOperandPrecision(JaxTransform):
         for call, name, op, value in pending:
             self._plan_value(call, name, op, value)
         self._plan_foreign_keywords()
+        self._plan_flow_origins()
         for source, use in self._fixes.items():
             fix = FixPlan()
             self.replace(fix, source, spell_like(use.literal, use.level, self.module))
@@ -219,7 +236,7 @@ class PerOperandPrecision(JaxTransform):
             dtype = spell_dtype(fix_for.cast, self.module)
             for operand in operands or ():
                 if visible_dtype(operand, self.module) != fix_for.cast:
-                    self.rewrite(fix, operand, lambda code, o=operand: f"{_atom(o, code)}.astype({dtype})")
+                    self.rewrite(fix, operand, lambda code, o=operand: f"{atom(o, code)}.astype({dtype})")
                     casts.append(f"`{one_line(self.module.segment(operand))}`")
         done = [level.name] + ([f"operands {', '.join(casts)} cast to {fix_for.cast}"] if casts else []) + \
             ([f"preferred_element_type {accumulation}"] if accumulation else [])
@@ -369,6 +386,10 @@ class PerOperandPrecision(JaxTransform):
             for source, literal in sources:
                 self._schedule(source, literal, name, op, call)
             return
+        answer = self._flow_answer(call)
+        if answer is not None:  # followed across the project: what reaches it, from where
+            self._plan_from_flow(call, name, op, value, answer)
+            return
         # Not a value we may rewrite where it is written: follow it through the module, and say
         # something only if it can really reach the kernel as a precision the lowering rejects.
         try:
@@ -388,6 +409,63 @@ class PerOperandPrecision(JaxTransform):
         # The note stands at the first use: it names that use's op and says how that op fails.
         uses, message = self._notes.get(key, ([], f"{display(name)}: precision `{one_line(self.module.segment(value))}`{{uses}} {why}"))
         self._notes[key] = ([*uses, value], message)
+
+    # -- values that cross modules: the whole-program value flow's answers (analysis/link.py) --
+
+    def _flow_answer(self, call: ast.Call) -> Optional[SinkAnswer]:
+        """What the link found reaching `call`, if anything reaches it in the project."""
+        answer = self.analysis.facts.flow.sink_at((call.lineno, call.col_offset))
+        return answer if answer is not None and answer.reached else None
+
+    def _plan_from_flow(self, call: ast.Call, name: str, op: Op, value: Optional[ast.expr], answer: SinkAnswer) -> None:
+        """A pair every reader of which is kernel code is fixed where it is written (that module's
+        origins: `_plan_flow_origins`); one that other code reads too, or a value the link cannot
+        know, is [manual] here, with where it is written and who else reads it."""
+        shown = f"`{one_line(self.module.segment(value))}`" if value is not None else "passed in **kwargs"
+        why = []
+        for reach in answer.pairs:
+            if answer.maybe and not answer.backends & REJECTERS:
+                why.append(f"can be {_describe_levels(reach.levels)}, written in `{reach.module}` on line {reach.site[0]}, "
+                           f"and this code may run in a Mosaic TPU kernel launched through {' or '.join(answer.maybe)}, "
+                           "which the analysis does not follow")
+            elif not reach.fixable:
+                readers = ", ".join(reach.readers)
+                why.append(f"can be {_describe_levels(reach.levels)}, written in `{reach.module}` on line {reach.site[0]}, "
+                           f"which {readers} also read{'s' if len(reach.readers) == 1 else ''} (rewriting it there would "
+                           "change what that code reads)")
+        where = value if value is not None else call
+        if why:
+            self.report(where, Kind.MANUAL, f"{display(name)}: precision {shown} {'; '.join(why)}: {self._failure(op)}")
+        elif answer.unknown:
+            self.report(where, Kind.MANUAL, f"{display(name)}: precision {shown} may come from "
+                        f"{' or '.join(answer.unknown)}: {self._unless_a_scalar(op)}")
+
+    def _plan_flow_origins(self) -> None:
+        """Pairs written here that reach kernels in other modules (or here, through other modules),
+        read by nothing else: rewritten where they are written, as a constant used only by kernels is."""
+        reported = {finding.line for finding in self.findings}  # this module's analysis said something there: kept
+        for origin in self.analysis.facts.flow.origins:
+            node = self._literal_at(origin.site)
+            if node is None or node in self._fixes or self.module.position(node)[0] in reported:
+                continue
+            literal = parse_precision(node, self.module)
+            callees = sorted({callee for _, _, callee in origin.reaches if callee in OPS})
+            where = ", ".join(f"`{module}` line {site[0]}" for module, site, _ in origin.reaches)
+            if not isinstance(literal, PrecisionLiteral):
+                self.report(node, Kind.MANUAL, f"this value reaches {display(callees[0])} in a Mosaic TPU kernel "
+                            f"({where}) as a per-operand precision, which Mosaic TPU rejects; it is not a literal "
+                            "this rule rewrites")
+                continue
+            levels = [level for callee in callees if (level := self._target_level(OPS[callee].kind, literal)) is not None]
+            if levels:
+                level = max(levels)
+                self._fixes[node] = _Use(literal, level, (
+                    f"precision {literal.describe()} -> {level.name} (per-operand precision is rejected in Mosaic TPU "
+                    f"kernels): it reaches {display(callees[0])} in a kernel at {where}, and nothing else reads it"))
+
+    def _literal_at(self, site: tuple[int, int]) -> Optional[ast.expr]:
+        return next((node for node in ast.walk(self.module.tree) if isinstance(node, (ast.Tuple, ast.List))
+                     and (node.lineno, node.col_offset) == site), None)
 
     def _is_module_constant(self, value: ast.expr) -> bool:
         bindings = self.module.bindings(value) if isinstance(value, ast.Name) else []
@@ -678,16 +756,16 @@ class PerOperandPrecision(JaxTransform):
         return sources
 
 
+def _describe_levels(levels: tuple[tuple[str, ...], ...]) -> str:
+    """(("DEFAULT",), ("HIGH", "HIGHEST")) -> "(DEFAULT, HIGH or HIGHEST)"."""
+    return "(" + ", ".join(" or ".join(names) for names in levels) + ")"
+
+
 def _gives_preferred_type(call: ast.Call, precision: ast.expr) -> bool:
     """The call passes preferred_element_type, by keyword or after a positional precision."""
     if find_arg(call, None, ("preferred_element_type",)) is not None:
         return True
     return precision in call.args and call.args.index(precision) < len(call.args) - 1
-
-
-def _atom(node: ast.expr, code: str) -> str:
-    """`code` as the object of an attribute: parenthesised unless it is a name, attribute, subscript or call."""
-    return code if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) else f"({code})"
 
 
 def _imported_module(value: ast.expr, module: ModuleIndex) -> Optional[str]:
@@ -812,4 +890,5 @@ RULE = Rule(
     check=PerOperandPrecision.check,
     patterns=((b"*", re.compile(UNPACKED_ARGUMENT + rb"{1,2}\s*[A-Za-z_(]")),),
     matches=PerOperandPrecision.matches_call,
+    follows={name: (op.precision_position, "precision") for name, op in OPS.items()},
 )

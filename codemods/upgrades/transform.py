@@ -296,7 +296,7 @@ def _rename(transform: JaxUpgrade, reference: Reference) -> None:
         uses = reference.binding.references if reference.binding is not None else []
         outside = [use for use in uses if not _in_annotation(transform.module, use)]
         if row.annotations_only and outside:
-            transform.manual(outside[0], display(reference.old), row.migration)
+            transform.manual(outside[0], display(reference.old), row.migration_for(reference.old))
             return
         fix = FixPlan()
         imported = row.import_as if row.import_as and row.import_as in (spellings or (row.import_as,)) else written
@@ -313,7 +313,7 @@ def _rename(transform: JaxUpgrade, reference: Reference) -> None:
     if isinstance(reference.node, ast.Name):
         return  # a name an import binds: fixed at the import (or a name bound by assignment: at its value)
     if row.annotations_only and not _in_annotation(transform.module, reference.node):
-        transform.manual(reference.node, display(reference.old), row.migration)
+        transform.manual(reference.node, display(reference.old), row.migration_for(reference.old))
         return
     landed = _land(transform, reference.node, written)
     if landed is None:
@@ -536,7 +536,7 @@ def _attribute(transform: JaxUpgrade, reference: Reference) -> None:
 
 
 def _manual(transform: JaxUpgrade, reference: Reference) -> None:
-    transform.manual(reference.node, display(reference.old), transform.row.migration)
+    transform.manual(reference.node, display(reference.old), transform.row.migration_for(reference.old))
 
 
 DEFAULT_HANDLERS: dict[Change, Handler] = {

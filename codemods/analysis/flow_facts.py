@@ -1,0 +1,60 @@
+"""What the whole-program value flow (link.py) answers about one module: plain data, part of the
+module's facts (and so of each file's cache key)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+Site = tuple[int, int]  # (line, column) as `ast` gives them
+Backends = frozenset[str]
+
+
+@dataclass(frozen=True)
+class Reach:
+    """A pair literal that may reach a followed call: where it is written and what it may be."""
+    module: str
+    site: Site
+    levels: tuple[tuple[str, ...], ...]  # per operand, the precisions it may name
+    fixable: bool  # every reader is a followed call in kernel code
+    readers: tuple[str, ...] = ()  # the others, described ("`print` in reference.py:9")
+
+
+@dataclass(frozen=True)
+class SinkAnswer:
+    """A followed call in kernel code: its callee, the backends it lowers for, the pairs that reach it."""
+    site: Site
+    callee: str
+    backends: Backends
+    pairs: tuple[Reach, ...]
+    unknown: tuple[str, ...]  # why a value reaching it is not known
+    # Some value reaches it; outside kernels: plain XLA code of the project calls its function.
+    reached: bool
+    maybe: tuple[str, ...] = ()  # launches the flow does not follow that may run it (`getattr(...)` at a line)
+
+
+@dataclass(frozen=True)
+class OriginAnswer:
+    """A pair literal to rewrite where it is written: the followed calls it reaches (module, site, callee)."""
+    site: Site
+    reaches: tuple[tuple[str, Site, str], ...]
+
+
+@dataclass(frozen=True)
+class FlowFacts:
+    """What the link says about one module (plain data: part of the facts a file's cache key holds)."""
+    sinks: tuple[SinkAnswer, ...] = ()
+    origins: tuple[OriginAnswer, ...] = ()
+
+    def sink_at(self, site: Site) -> Optional[SinkAnswer]:
+        return next((sink for sink in self.sinks if sink.site == site), None)
+
+    def as_data(self) -> list:
+        """The same as JSON-able lists, in an order that does not depend on hashing (a cache key)."""
+        return [[[sink.site, sink.callee, sorted(sink.backends),
+                  [[reach.module, reach.site, reach.levels, reach.fixable, reach.readers] for reach in sink.pairs],
+                  sink.unknown, sink.reached, sink.maybe] for sink in self.sinks],
+                [[origin.site, origin.reaches] for origin in self.origins]]
+
+
+NO_FLOW = FlowFacts()

@@ -1,0 +1,613 @@
+"""The whole-program value flow: module summaries joined by one small fixpoint.
+
+`summary.py` says, module by module, what each name, parameter, attribute and call may hold in
+symbolic terms. `link` resolves those terms across modules (imports and re-exports to definitions,
+call sites to parameters, `**kwargs` and `*args` to what forwards them, partials, classes and their
+instances, containers) and iterates until no value set grows. What it answers, for the calls a rule
+follows (`follows`: a precision argument of `jnp.dot` and its kin):
+
+- each such call in kernel code, with the backends its kernel lowers for, and every pair literal
+  its argument may hold (where it is written) or why part of it cannot be known (`getattr`,
+  `importlib`, an installed package's call): never nothing where something may reach;
+- each pair literal every reader of which is a followed call in kernel code: the literal may be
+  rewritten where it is written; otherwise who else reads it (plain XLA code, an installed package).
+
+Values are tuples: ("lit", v), ("level", name), ("def", q), ("class", q), ("inst", q), ("module", m),
+("ext", dotted) an installed package's name, ("obj", dotted) what calling one returned, ("seq", m,
+site, n), ("map", m, site), ("partial", m, site), ("kwargs", q) / ("args", q) a function's `**`/`*`
+parameter, ("bound", q, inst), ("method", container, name), ("unknown", why).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from typing import Iterable, Mapping, Optional
+
+from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, MOSAIC_TPU, Backends
+from codemods.analysis.flow_facts import NO_FLOW, FlowFacts, OriginAnswer, Reach, SinkAnswer
+from codemods.analysis.summary import DOUBLE_STAR, KEYWORD_ONLY, STAR, Call, Expr, ModuleSummary, Site
+from codemods.capabilities import PRECISION_NAMES
+
+_MAX_ROUNDS = 64
+_PRECISION = "jax.lax.Precision"
+# Installed callables that hand back (a value built from) their first argument.
+_IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat", "jax.named_scope",
+                       "builtins.tuple", "builtins.list", "builtins.staticmethod", "functools.cache"})
+# A backend of its own for code a launch the flow does not follow may run ("?" and how it is launched):
+# the followed calls there are reported, never fixed where their value is written.
+MAYBE = "?"
+_REF = re.compile(r"\w_refs?$")  # a parameter named as kernel bodies name their refs
+_PARTIAL = "functools.partial"
+_FIELD = "dataclasses.field"
+_DICT = "builtins.dict"
+_GETATTR = "builtins.getattr"
+_CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__"})
+
+
+
+
+def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]]) -> dict[str, FlowFacts]:
+    """Each module's flow facts (modules with none are left out)."""
+    return _Linker({summary.name: summary for summary in summaries}, follows).answers()
+
+
+class _Linker:
+    def __init__(self, modules: dict[str, ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]]) -> None:
+        self.modules, self.follows = modules, follows
+        self.functions = {q: (m.name, f) for m in modules.values() for q, f in m.functions.items()}
+        self.classes = {q: (m.name, c) for m in modules.values() for q, c in m.classes.items()}
+        self.heap: dict[tuple, set] = {}
+        self.keys: dict[tuple, set] = {}  # a container's keys written so far
+        self.backends: dict[str, set[str]] = {}  # a function -> the kernels' backends it runs in
+        self.invoked: set[str] = set()
+        self.calls: set[tuple[str, str]] = set()  # (caller, callee) of every call (not a launch) of a function
+        self._launching = False
+        self.sinks: dict[tuple[str, Site], tuple[str, str, set]] = {}  # (module, site) -> (callee, function, values)
+        self.readers: dict[tuple, set[str]] = {}  # a seq value -> who reads it besides followed calls
+        # The worklist: a statement (its module, kind and number) is evaluated again only when
+        # something it read grew (`_get` records what it reads, `_grew` queues who read it).
+        self._queue: deque[tuple[str, str, int]] = deque(
+            (name, kind, number) for name, module in modules.items()
+            for kind, items in (("assign", module.assigns), ("return", module.returns), ("call", module.calls))
+            for number in range(len(items)))
+        self._queued = set(self._queue)
+        self._readers_of: dict[tuple, set[tuple[str, str, int]]] = {}
+        self._current: Optional[tuple[str, str, int]] = None
+
+    # -- the fixpoint --
+
+    def answers(self) -> dict[str, FlowFacts]:
+        self._solve()
+        called = set(self.invoked)  # what code of the project calls (or launches)
+        for q in sorted(set(self.functions) - called):  # entry points run with their defaults
+            self._bind(q, (), (), None)
+        self._solve()
+        self.invoked = called
+        return self._collect()
+
+    def _solve(self) -> None:
+        budget = _MAX_ROUNDS * (len(self._queued) + sum(
+            len(m.assigns) + len(m.returns) + len(m.calls) for m in self.modules.values()))
+        while self._queue and budget > 0:
+            budget -= 1
+            statement = self._current = self._queue.popleft()
+            self._queued.discard(statement)
+            name, kind, number = statement
+            module = self.modules[name]
+            if kind == "assign":
+                target, value = module.assigns[number]
+                self._store(target, self._eval(value, name), name)
+            elif kind == "return":
+                function, value = module.returns[number]
+                self._add(("ret", function), self._eval(value, name))
+            else:
+                self._add(("res", name, number), self._call(module.calls[number], name))
+        self._current = None
+
+    def _get(self, key: tuple) -> set:
+        """What `key` holds so far; the statement being evaluated is evaluated again when it grows."""
+        if self._current is not None:
+            self._readers_of.setdefault(key, set()).add(self._current)
+        return self.heap.get(key, set())
+
+    def _grew(self, key: tuple) -> None:
+        for statement in self._readers_of.get(key, ()):
+            if statement not in self._queued:
+                self._queued.add(statement)
+                self._queue.append(statement)
+
+    def _keys_of(self, owner: tuple) -> set:
+        self._get(("keys", owner))
+        return self.keys.get(owner, set())
+
+    def _backends_of(self, function: str) -> set:
+        self._get(("backends", function))
+        return self.backends.get(function, set())
+
+    def _run_with(self, function: str, backends: "set | frozenset") -> None:
+        held = self.backends.setdefault(function, set())
+        if not held >= backends:
+            held |= backends
+            self._grew(("backends", function))
+
+    def _store(self, target: Expr, values: set, module: str) -> None:
+        """`name = ...`, `obj.attr = ...` (an instance's, a class's or a module's), `box[key] = ...`."""
+        if target[0] == "var":
+            self._add(target, values)
+            return
+        for owner in self._eval(target[1], module):
+            if target[0] == "attr" and owner[0] == "module":
+                self._add(("var", owner[1], target[2]), values)
+            elif target[0] == "attr" and owner[0] in ("inst", "class"):
+                self._field(owner, target[2], values)
+            elif target[0] == "item" and owner[0] in ("map", "seq", "kwargs"):
+                self._field(owner, target[2], values)
+
+    def _add(self, key: tuple, values: Iterable) -> None:
+        held = self.heap.setdefault(key, set())
+        before = len(held)
+        held.update(values)
+        if len(held) != before:
+            self._grew(key)
+
+    def _field(self, owner: tuple, key: object, values: Iterable) -> None:
+        keys = self.keys.setdefault(owner, set())
+        if key not in keys:
+            keys.add(key)
+            self._grew(("keys", owner))
+        self._add(("field", owner, key), values)
+
+    def _read(self, owner: tuple, key: object) -> set:
+        return self._get(("field", owner, key))
+
+    # -- expressions --
+
+    def _eval(self, expr: Expr, module: str) -> set:
+        kind = expr[0]
+        if kind == "lit":
+            return {expr}
+        if kind == "var":
+            return self._get(expr) | self._module_value(expr[1], expr[2]) | self._star_imported(expr[1], expr[2])
+        if kind == "dotted":
+            return self._resolve(expr[1])
+        if kind == "attr":
+            return {found for value in self._eval(expr[1], module) for found in self._attribute(value, expr[2])}
+        if kind == "item":
+            return {found for value in self._eval(expr[1], module) for found in self._item(value, expr[2])}
+        if kind == "call":
+            return self._get(("res", module, expr[1]))
+        if kind == "seq":
+            value = ("seq", module, expr[1], len(expr[2]))
+            for position, element in enumerate(expr[2]):
+                self._field(value, position, self._eval(element, module))
+            return {value}
+        if kind == "map":
+            value = ("map", module, expr[1])
+            for key, element in expr[2]:
+                self._field(value, key, self._eval(element, module))
+            return {value}
+        if kind in ("def", "class"):
+            return {expr}
+        if kind == "either":
+            return {found for option in expr[1] for found in self._eval(option, module)}
+        return {expr}  # unknown
+
+    def _star_imported(self, scope: str, name: str, depth: int = 0) -> set:
+        """A module's name it never binds, from its `from m import *` (a name other modules read too)."""
+        summary = self.modules.get(scope)
+        if summary is None or depth > 8:
+            return set()
+        return {found for star in summary.star_imports if star in self.modules
+                for found in self._get(("var", star, name)) | self._star_imported(star, name, depth + 1)}
+
+    def _module_value(self, module: str, name: str) -> set:
+        """`pkg.sub` read as a name of `pkg`: the submodule."""
+        return {("module", f"{module}.{name}")} if f"{module}.{name}" in self.modules else set()
+
+    def _resolve(self, dotted: str) -> set:
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:cut])
+            if prefix in self.modules:
+                values = {("module", prefix)}
+                for name in parts[cut:]:
+                    values = {found for value in values for found in self._attribute(value, name)}
+                return values
+        level = dotted.rsplit(".", 1)
+        if len(level) == 2 and level[0].endswith(_PRECISION.rsplit(".", 1)[1]) and level[1] in ("DEFAULT", "HIGH", "HIGHEST"):
+            return {("level", level[1])}
+        return {("ext", dotted)}
+
+    def _attribute(self, value: tuple, name: str) -> set:
+        kind = value[0]
+        if kind == "module":
+            return self._get(("var", value[1], name)) | self._module_value(value[1], name)
+        if kind == "ext":  # (a name chain longer than any module path is something computed: `x = x.parent`)
+            return self._resolve(f"{value[1]}.{name}") if value[1].count(".") < 8 else {("obj", value[1])}
+        if kind == "obj":  # what installed code gave stays that, whatever is read from it: the set stays finite
+            return {value}
+        if kind == "inst":
+            return self._read(value, name) | self._class_attribute(value[1], name, value)
+        if kind == "class":
+            return self._class_attribute(value[1], name, None)
+        if kind in ("map", "kwargs") and name in _CONTAINER_READS:
+            return {("method", value, name)}
+        if kind == "unknown":
+            return {value}
+        return set()
+
+    def _class_attribute(self, qualified: str, name: str, instance: Optional[tuple], depth: int = 0) -> set:
+        entry = self.classes.get(qualified)
+        if entry is None or depth > 8:
+            return set()
+        module, cls = entry
+        for attribute, expr in reversed(cls.attributes):
+            if attribute == name:
+                values = self._eval(expr, module)
+                if instance is None:
+                    return values
+                return {("bound", value[1], instance) if value[0] == "def" else value for value in values}
+        return {found for base in cls.bases for value in self._eval(base, module) if value[0] == "class"
+                for found in self._class_attribute(value[1], name, instance, depth + 1)}
+
+    def _item(self, value: tuple, key: object) -> set:
+        kind = value[0]
+        if kind == "seq":
+            if isinstance(key, int) and -value[3] <= key < value[3]:
+                return set(self._read(value, key % value[3]))
+            return {found for position in range(value[3]) for found in self._read(value, position)}
+        if kind in ("map", "kwargs", "args"):
+            if key is None:
+                return {found for known in self._keys_of(value) for found in self._read(value, known)}
+            return self._read(value, key) | self._read(value, None)
+        if kind in ("unknown", "obj", "ext"):
+            return {value} if kind != "ext" else {("obj", value[1])}
+        return set()
+
+    # -- calls --
+
+    def _call(self, call: Call, module: str) -> set:
+        args = [(starred, self._eval(expr, module)) for starred, expr in call.args]
+        keywords = [(name, self._eval(expr, module)) for name, expr in call.keywords]
+        results: set = set()
+        for callee in self._eval(call.callee, module):
+            results |= self._invoke(callee, args, keywords, call, module)
+        return results
+
+    def _invoke(self, callee: tuple, args: list, keywords: list, call: Call, module: str) -> set:
+        kind = callee[0]
+        caller = call.scope
+        if kind in ("def", "bound") and not self._launching:
+            self.calls.add((caller, callee[1]))
+        if kind == "def":
+            self._run_in(callee[1], caller)
+            self._bind(callee[1], args, keywords, None)
+            return self._get(("ret", callee[1]))
+        if kind == "bound":
+            self._run_in(callee[1], caller)
+            self._bind(callee[1], args, keywords, callee[2])
+            return self._get(("ret", callee[1]))
+        if kind == "partial":
+            bound_args = [(False, self._read(callee, ("arg", position))) for position in range(self._arity(callee))]
+            bound_keywords = [(name, self._read(callee, ("kw", name))) for name in self._bound_names(callee)]
+            spread = self._read(callee, ("spread",))
+            if spread:
+                bound_keywords.append((None, spread))
+            return {found for function in self._read(callee, "fn")
+                    for found in self._invoke(function, bound_args + args, bound_keywords + keywords, call, module)}
+        if kind == "class":
+            instance = ("inst", callee[1])
+            initializer = self._class_attribute(callee[1], "__init__", instance)
+            for method in initializer:
+                self._invoke(method, args, keywords, call, module)
+            fields = self.classes[callee[1]][1].fields if callee[1] in self.classes else None
+            if not initializer and fields is not None:
+                self._bind_fields(instance, fields, args, keywords)
+            return {instance}
+        if kind == "inst":
+            return {found for method in self._class_attribute(callee[1], "__call__", callee)
+                    for found in self._invoke(method, args, keywords, call, module)}
+        if kind == "method":
+            return {found for values in (self._item(callee[1], None),) for found in values}
+        if kind == "ext":
+            return self._installed(callee[1], args, keywords, call, module)
+        if kind == "unknown":  # it may be a launcher (`getattr(launchers, f"launch_{backend}")`)
+            where = f"{MAYBE}{callee[1]} ({module}:{call.site[0]})"
+            for _, values in [*args, *keywords]:
+                for value in values:
+                    if value[0] in ("def", "bound", "partial", "inst"):
+                        self._launch(value, frozenset({where}), call, module)
+            self._escape(args, keywords, call, module, "a value it does not follow")
+            return {callee}
+        if kind == "obj":
+            self._escape(args, keywords, call, module, callee[1])
+            return {callee}
+        return set()
+
+    def _installed(self, name: str, args: list, keywords: list, call: Call, module: str) -> set:
+        """A call of an installed package's function: the few whose effect the flow knows, and followed calls."""
+        given = dict((keyword, values) for keyword, values in keywords if keyword is not None)
+        if name == _PARTIAL and args:
+            value = ("partial", module, call.site)
+            self._field(value, "fn", args[0][1])
+            for position, (_, values) in enumerate(args[1:]):
+                self._field(value, ("arg", position), values)
+            for keyword, values in keywords:
+                self._field(value, ("kw", keyword) if keyword is not None else ("spread",), values)
+            return {value}
+        if name in _IDENTITY and args:
+            return set(args[0][1])
+        if name == _FIELD:
+            return set(given.get("default", set()))
+        if name == _DICT:
+            value = ("map", module, call.site)
+            for keyword, values in keywords:
+                self._field(value, keyword, values)
+            return {value}
+        if name == _GETATTR and len(args) >= 2:
+            names = [value[1] for value in args[1][1] if value[0] == "lit" and isinstance(value[1], str)]
+            return {found for owner in args[0][1] for attribute in names for found in self._attribute(owner, attribute)}
+        launcher = LAUNCHERS.get(name)
+        if launcher is not None:
+            body = given.get(launcher.body_keyword) or self._positional(args, launcher.body_position)
+            backends = self._selected(launcher.selectors, given) or launcher.backends
+            # One of several functions (`IMPLEMENTATIONS[mode]`): one that takes no refs is more likely
+            # plain code than a body, so it may run there, not surely (a pair in it is [manual]).
+            several = len({value for value in body if value[0] in ("def", "bound", "partial", "inst")}) > 1
+            for value in body:
+                unsure = several and value[0] in ("def", "bound") and not self._takes_refs(value[1])
+                self._launch(value, frozenset({f"{MAYBE}a launch that may run one of several functions "
+                                               f"({module}:{call.site[0]})"}) if unsure else backends, call, module)
+            return {("obj", name)}
+        followed = self.follows.get(name)
+        if followed is not None:
+            position, keyword = followed
+            values = given.get(keyword) or self._positional(args, position)
+            for spread in (held for name_, held in keywords if name_ is None):  # `**options`
+                values = values | {found for mapping in spread for found in self._item(mapping, keyword)}
+            self.sinks.setdefault((module, call.site), (name, call.scope, set()))[2].update(values)
+            return {("obj", name)}
+        self._escape(args, keywords, call, module, name)
+        return {("obj", name)}
+
+    def _positional(self, args: list, position: Optional[int]) -> set:
+        """What may sit at `position` among a call's arguments: past a `*spread`, any of its elements."""
+        if position is None:
+            return set()
+        for index, (starred, values) in enumerate(args):
+            if starred:
+                return {found for value in values for found in self._item(value, position - index if index <= position
+                                                                         else None)}
+            if index == position:
+                return set(values)
+        return set()
+
+    def _selected(self, selectors: tuple, given: dict) -> Backends:
+        found: set[str] = set()
+        for keyword, _ in selectors:
+            for value in given.get(keyword, ()):
+                dotted = value[1] if value[0] in ("obj", "ext") and isinstance(value[1], str) else ""
+                found |= {backend for prefix, backend in BACKEND_MODULES if dotted.startswith(prefix)}
+                if value[0] == "lit" and isinstance(value[1], str) and value[1].lower() in BACKEND_WORDS:
+                    found.add(BACKEND_WORDS[value[1].lower()])
+                if value[0] == "map":
+                    found |= {BACKEND_WORDS[key] for key in self._keys_of(value) if key in BACKEND_WORDS}
+        return frozenset(found)
+
+    def _launch(self, body: tuple, backends: Backends, call: Call, module: str) -> None:
+        """A kernel body handed to a launcher: it (and all it calls) runs in kernels for `backends`."""
+        targets = [body]
+        while targets:
+            value = targets.pop()
+            if value[0] in ("def", "bound"):
+                self._run_with(value[1], backends)
+            elif value[0] == "partial":
+                targets.extend(self._read(value, "fn"))
+            elif value[0] == "inst":  # a callable instance
+                targets.extend(self._class_attribute(value[1], "__call__", value))
+        self._launching = True
+        try:
+            self._invoke(body, [], [], call, module)
+        finally:
+            self._launching = False
+
+    def _run_in(self, function: str, caller: str) -> None:
+        """A call from kernel code runs in that kernel."""
+        outer = self._backends_of(caller)
+        if outer:
+            self._run_with(function, outer)
+
+    def _escape(self, args: list, keywords: list, call: Call, module: str, name: str) -> None:
+        """Values handed to code the flow does not follow. A function handed on from kernel code runs
+        there (`lax.fori_loop(0, n, body, x)`, `@pl.when(c)`); a pair handed on is read there."""
+        in_kernel = self._backends_of(call.scope)
+        values = [value for _, held in args for value in held] + [value for _, held in keywords for value in held]
+        for value in values:
+            if value[0] in ("def", "bound", "partial"):
+                if in_kernel:
+                    self._launch(value, frozenset(in_kernel), call, module)
+                continue
+            self._read_by(value, f"`{name.removeprefix('builtins.')}` ({module}:{call.site[0]})", set())
+
+    def _read_by(self, value: tuple, reader: str, seen: set) -> None:
+        if value in seen or len(seen) > 64:
+            return
+        seen.add(value)
+        if value[0] == "seq":
+            self.readers.setdefault(value, set()).add(reader)
+        if value[0] in ("seq", "map", "inst", "kwargs", "args"):
+            for key in list(self._keys_of(value)):
+                for inner in list(self._read(value, key)):
+                    self._read_by(inner, reader, seen)
+
+    # -- binding arguments to parameters --
+
+    def _bind(self, function: str, args: Iterable, keywords: Iterable, instance: Optional[tuple]) -> None:
+        self.invoked.add(function)
+        entry = self.functions.get(function)
+        if entry is None:
+            return
+        module, summary = entry
+        params = list(summary.params)
+        given: set[str] = set()
+        positional = [param for param in params if param[1] not in (KEYWORD_ONLY, STAR, DOUBLE_STAR)]
+        star = next((param[0] for param in params if param[1] == STAR), None)
+        double = next((param[0] for param in params if param[1] == DOUBLE_STAR), None)
+        if instance is not None and positional:
+            self._add(("var", function, positional[0][0]), {instance})
+            given.add(positional[0][0])
+            positional = positional[1:]
+        position = 0
+        for starred, values in args:
+            if starred:  # *values: each element may land on any parameter from here on
+                elements = {found for value in values for found in self._item(value, None)}
+                for name, _, _ in positional[position:]:
+                    self._add(("var", function, name), elements)
+                if star:
+                    self._field(("args", function), None, elements)
+                position = len(positional)
+                continue
+            if position < len(positional):
+                name = positional[position][0]
+                self._add(("var", function, name), values)
+                given.add(name)
+                position += 1
+            elif star:
+                self._field(("args", function), None, values)
+        if star:
+            self._add(("var", function, star), {("args", function)})
+        if double:
+            self._add(("var", function, double), {("kwargs", function)})
+        names = {param[0] for param in params if param[1] not in (STAR, DOUBLE_STAR)}
+        for keyword, values in keywords:
+            if keyword is not None:
+                self._keyword(function, keyword, values, names, double, given)
+                continue
+            for value in values:  # **mapping
+                if value[0] in ("map", "kwargs"):
+                    for key in list(self._keys_of(value)):
+                        if isinstance(key, str):
+                            self._keyword(function, key, self._read(value, key), names, double, given)
+                elif value[0] == "unknown":
+                    for name in names - given:
+                        self._add(("var", function, name), {value})
+        for name, _, default in params:
+            if default is not None and name not in given:
+                self._add(("var", function, name), self._eval(default, module))
+
+    def _keyword(self, function: str, keyword: str, values: set, names: set, double: Optional[str], given: set) -> None:
+        if keyword in names:
+            self._add(("var", function, keyword), values)
+            given.add(keyword)
+        elif double:
+            self._field(("kwargs", function), keyword, values)
+
+    def _bind_fields(self, instance: tuple, fields: tuple, args: list, keywords: list) -> None:
+        for (name, _), (starred, values) in zip(fields, args):
+            if not starred:
+                self._field(instance, name, values)
+        names = {name for name, _ in fields}
+        for keyword, values in keywords:
+            if keyword in names:
+                self._field(instance, keyword, values)
+
+    def _arity(self, partial: tuple) -> int:
+        return sum(1 for key in self._keys_of(partial) if isinstance(key, tuple) and key[0] == "arg")
+
+    def _bound_names(self, partial: tuple) -> list[str]:
+        return sorted(key[1] for key in self._keys_of(partial) if isinstance(key, tuple) and key[0] == "kw")
+
+    # -- answers --
+
+    def _levels(self, values: set) -> tuple[str, ...]:
+        found = set()
+        for value in values:
+            if value[0] == "level":
+                found.add(value[1])
+            elif value[0] == "lit" and isinstance(value[1], str) and value[1].lower() in PRECISION_NAMES:
+                found.add(PRECISION_NAMES[value[1].lower()].name)
+        return tuple(sorted(found))
+
+    def _pair(self, value: tuple) -> Optional[tuple[tuple[str, ...], ...]]:
+        """A two-element literal whose elements name precisions that may differ."""
+        if value[0] != "seq" or value[3] != 2:
+            return None
+        first, second = (self._levels(self._read(value, position)) for position in (0, 1))
+        if not first or not second or (len(first) == len(second) == 1 and first == second):
+            return None
+        return (first, second)
+
+    def _describe_unknown(self, value: tuple) -> Optional[str]:
+        kind = value[0]
+        if kind == "unknown":
+            return str(value[1])
+        if kind == "obj":
+            return f"what `{value[1]}` gives (an installed package's code)"
+        if kind == "ext" and not value[1].startswith("builtins."):
+            return f"`{value[1]}`, an installed package's value"
+        return None
+
+    def _reaches(self, pairs: tuple) -> tuple[Reach, ...]:
+        found = [Reach(value[1], value[2], self._pair(value) or (), not self.readers.get(value),
+                       tuple(sorted(self.readers.get(value, ())))) for value in pairs]
+        return tuple(sorted(found, key=lambda reach: (reach.module, reach.site)))
+
+    def _plain(self) -> set[str]:
+        """Functions plain XLA code calls: called from code no kernel runs (module-level code, a
+        function something calls, or one nothing calls that takes no refs: an API's entry), and what
+        those call. A function that takes refs and that nothing calls or launches as the flow sees
+        may be a kernel body launched in a way it does not follow: not plain."""
+        roots = {caller for caller, _ in self.calls if not self.backends.get(caller) and (
+            caller in self.invoked or caller in self.modules or not self._takes_refs(caller))}
+        plain = {callee for caller, callee in self.calls if caller in roots}
+        grown = True
+        while grown:
+            more = {callee for caller, callee in self.calls if caller in plain} - plain
+            plain |= more
+            grown = bool(more)
+        return plain
+
+    def _takes_refs(self, function: str) -> bool:
+        entry = self.functions.get(function)
+        return entry is not None and any(_REF.search(name) for name, _, _ in entry[1].params)
+
+    def _collect(self) -> dict[str, FlowFacts]:
+        plain = self._plain()
+        sinks: dict[str, list[SinkAnswer]] = {}
+        reached: dict[tuple, list[tuple[str, Site, str, Backends]]] = {}
+        for (module, site), (callee, function, values) in sorted(self.sinks.items()):
+            held = self.backends.get(function, set())
+            backends = frozenset(backend for backend in held if not backend.startswith(MAYBE))
+            maybe = tuple(sorted(backend[len(MAYBE):] for backend in held if backend.startswith(MAYBE)))
+            if not held or function in plain:
+                for value in values:  # plain XLA code reads it
+                    self._read_by(value, f"`{callee}` outside kernels ({module}:{site[0]})", set())
+            if not held:
+                sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, (), (), function in plain))
+                continue
+            pairs, unknown = [], []
+            for value in values:
+                levels = self._pair(value)
+                if levels is not None:
+                    pairs.append(value)
+                    reached.setdefault(value, []).append((module, site, callee, backends if not maybe else frozenset()))
+                    continue
+                why = self._describe_unknown(value)
+                if why is not None:
+                    unknown.append(why)
+            sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, tuple(pairs), tuple(sorted(set(unknown))),
+                                                           bool(values), maybe))
+        answers: dict[str, FlowFacts] = {}
+        origins: dict[str, list[OriginAnswer]] = {}
+        for value, reaches in reached.items():
+            if not self.readers.get(value) and any(MOSAIC_TPU in backends for *_, backends in reaches):
+                origins.setdefault(value[1], []).append(OriginAnswer(value[2], tuple(sorted(
+                    {(module, site, callee) for module, site, callee, _ in reaches}))))
+        for module, found in sinks.items():
+            resolved = tuple(SinkAnswer(sink.site, sink.callee, sink.backends, self._reaches(sink.pairs), sink.unknown,
+                                        sink.reached, sink.maybe) for sink in found)
+            answers[module] = FlowFacts(sinks=resolved)
+        for module, found in origins.items():
+            answers[module] = FlowFacts(answers.get(module, NO_FLOW).sinks, tuple(sorted(found, key=lambda o: o.site)))
+        return answers

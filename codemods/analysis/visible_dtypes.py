@@ -1,0 +1,85 @@
+"""Dtypes the source shows: a dtype expression (`jnp.int64`, `"bfloat16"`, `float`) and the dtype of a
+value where it is visible (`x.astype(jnp.bfloat16)`, `jnp.zeros(s, dtype=jnp.int8)`, `v > 0`).
+
+The analysis never knows a kernel operand's dtype (it comes from the launch's arrays); what a rule
+can rewrite with certainty is what the code spells out here, followed through names bound once.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from codemods.analysis.module import ModuleIndex
+from codemods.analysis.names import find_arg, value_of
+from codemods.analysis.precision import only_value, string_value
+
+# Where jax code takes its dtypes from (through any alias of these modules).
+DTYPE_MODULES = ("jax.numpy", "numpy", "ml_dtypes")
+FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
+SIGNED = frozenset({"int8", "int16", "int32", "int64"})
+UNSIGNED = frozenset({"uint8", "uint16", "uint32", "uint64"})
+DTYPES = FLOATS | SIGNED | UNSIGNED | {"bool_"}
+# A 64-bit dtype -> its 32-bit twin.
+NARROWED = {"int64": "int32", "uint64": "uint32", "float64": "float32"}
+# Python's own types as a dtype: jax's default int and float, 64-bit under jax_enable_x64.
+BUILTIN_DTYPES = {"int": "int64", "float": "float64"}
+# Functions whose value carries a visible dtype in `dtype=` (or its position).
+_CREATORS = {f"jax.numpy.{name}": position for name, position in (
+    ("zeros", 1), ("ones", 1), ("empty", 1), ("full", 2), ("arange", None), ("asarray", 1), ("array", 1))}
+
+
+
+def dtype_named(expression: ast.expr, module: ModuleIndex, builtins: bool = False) -> Optional[str]:
+    """The dtype `expression` names (`jnp.int64`, `np.float32`, `"bfloat16"`, `jnp.dtype("int8")`), by
+    its numpy name; with `builtins`, Python's `int` and `float` too (as jax's 64-bit defaults)."""
+    text = string_value(expression, module)
+    if text is not None:
+        return text if text in DTYPES else None
+    if isinstance(expression, ast.Call) and len(expression.args) == 1 and not expression.keywords \
+            and "jax.numpy.dtype" in module.qualified_names(expression.func):
+        return dtype_named(expression.args[0], module, builtins)
+    if builtins and isinstance(expression, ast.Name) and expression.id in BUILTIN_DTYPES \
+            and not module.bindings(expression):
+        return BUILTIN_DTYPES[expression.id]
+    for name in module.qualified_names(expression):
+        owner, _, member = name.rpartition(".")
+        if owner in DTYPE_MODULES and member in DTYPES:
+            return member
+    return None
+
+
+def value_dtype(value: ast.expr, module: ModuleIndex, depth: int = 3) -> Optional[str]:
+    """The dtype of `value` where the source shows it: a cast, a creation with `dtype=`, a dtype
+    called as a function, a comparison (bool), an index of such a value, arithmetic whose sides
+    agree (a Python number on one side takes the other's dtype), a name bound once to one."""
+    if isinstance(value, ast.Name):
+        bound = only_value(value, module) if depth else None
+        return None if bound is None else value_dtype(bound, module, depth - 1)
+    if isinstance(value, ast.Compare):
+        return "bool_"
+    if isinstance(value, ast.Subscript):
+        return value_dtype(value.value, module, depth)
+    if isinstance(value, ast.UnaryOp) and not isinstance(value.op, ast.Not):
+        return value_dtype(value.operand, module, depth)
+    if isinstance(value, ast.BinOp):
+        sides = [side for side in (value.left, value.right) if not _python_number(side)]
+        dtypes = {value_dtype(side, module, depth) for side in sides}
+        return dtypes.pop() if len(dtypes) == 1 and sides else None
+    if not isinstance(value, ast.Call):
+        return None
+    if isinstance(value.func, ast.Attribute) and value.func.attr == "astype" and len(value.args) == 1 \
+            and not value.keywords:
+        return dtype_named(value.args[0], module)
+    named = dtype_named(value.func, module)
+    if named is not None:
+        return named
+    for name in module.qualified_names(value.func):
+        if name in _CREATORS:
+            dtype = find_arg(value, _CREATORS[name], ("dtype",))
+            return None if dtype is None else dtype_named(value_of(dtype), module)
+    return None
+
+
+def _python_number(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)

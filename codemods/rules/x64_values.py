@@ -1,0 +1,327 @@
+"""JAX005: 64-bit values in Mosaic TPU kernels, written with the 32-bit dtypes jax uses without x64."""
+
+from __future__ import annotations
+
+import ast
+import functools
+from typing import Iterator, Optional
+
+from codemods.analysis.kernel_scope import MOSAIC_TPU, describe_backends
+from codemods.analysis.module import FUNCTIONS, ModuleIndex, ordered_arguments
+from codemods.analysis.names import display, find_arg, has_double_star, has_star, one_line, value_of
+from codemods.analysis.presets import spell_dtype
+from codemods.analysis.visible_dtypes import FLOATS, NARROWED, SIGNED, UNSIGNED, dtype_named, value_dtype
+from codemods.base import JaxTransform
+from codemods.capabilities import x64_rejection
+from codemods.engine.diagnostics import Applicability, Kind
+from codemods.engine.fixes import FixPlan
+from codemods.engine.rule import ParsedFile, Rule
+from codemods.settings import Scope
+
+# Where a call takes a dtype: `dtype=`, and these positions.
+_DTYPE_POSITIONS = {
+    **{f"jax.numpy.{name}": 1 for name in ("zeros", "ones", "empty", "asarray", "array", "zeros_like",
+                                            "ones_like", "empty_like", "eye", "identity")},
+    **{f"jax.numpy.{name}": 2 for name in ("full", "full_like", "sum", "prod", "mean", "cumsum", "cumprod")},
+    "jax.lax.convert_element_type": 1, "jax.lax.iota": 0, "jax.lax.broadcasted_iota": 0,
+    "jax.lax.full": 2,
+}
+# Made with jax's default float (float64 under x64) when no dtype is given.
+_DEFAULT_FLOAT = frozenset({"jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty"})
+ARANGE = "jax.numpy.arange"
+_ARGMAX = {"jax.numpy.argmax": "argmax", "jax.numpy.argmin": "argmin"}
+# Reductions whose integer (or bool) operand is summed as jax's default int (int64 under x64).
+_INTEGER_REDUCTIONS = frozenset({"jax.numpy.sum", "jax.numpy.prod"})
+# How a module turns x64 on: a config name, or jax's context managers.
+_X64_NAMES = frozenset({"jax_enable_x64", "JAX_ENABLE_X64"})
+_X64_FUNCTIONS = frozenset({"jax.experimental.enable_x64", "jax.enable_x64"})
+_OFF = (False, 0, "0", "false", "False")
+
+
+def enables_x64(module: ModuleIndex) -> bool:
+    """Whether the module may turn jax_enable_x64 on: `jax.config.update("jax_enable_x64", ...)` with
+    anything but False, `os.environ["JAX_ENABLE_X64"] = ...`, `jax.experimental.enable_x64()`."""
+    turned_off = {id(call.args[0]) for call in module.calls if len(call.args) == 2
+                  and isinstance(call.args[1], ast.Constant) and call.args[1].value in _OFF}
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Constant) and node.value in _X64_NAMES:
+            if id(node) not in turned_off:
+                return True
+        elif isinstance(node, ast.Attribute) and node.attr == "jax_enable_x64":
+            return True
+        elif isinstance(node, (ast.Name, ast.Attribute)) and module.qualified_names(node) & _X64_FUNCTIONS:
+            return True
+    return False
+
+
+class X64Values(JaxTransform):
+    def plan(self) -> None:
+        for call in self.module.calls:
+            backends = self._backends(call)
+            if not backends:
+                continue
+            sites = list(self._explicit(call))
+            implicit = list(self._implicit(call))
+            if implicit and (self._module_enables_x64 or self._proven_kernel(call)):
+                sites += implicit
+            # A helper plain XLA code calls too keeps its 64-bit values there: reported, not rewritten.
+            if sites and not self.shared_with_xla(call):
+                for source, case, planned in sites:
+                    self._report_fix(source, case, planned, backends)
+
+    @functools.cached_property
+    def _module_enables_x64(self) -> bool:
+        return enables_x64(self.module)
+
+    def _backends(self, call: ast.Call):
+        """The backends of the kernel `call` runs in, if Mosaic TPU is among them (it rejects 64-bit values)."""
+        if self._proven_kernel(call):  # the traceback is Mosaic TPU's: the kernel is lowered for it
+            return frozenset({MOSAIC_TPU})
+        if self.settings.scope is Scope.ALL:
+            return frozenset({MOSAIC_TPU}) | self.analysis.kernels.backends_of(call)
+        backends = self.analysis.kernels.backends_of(call)
+        return backends if MOSAIC_TPU in backends else frozenset()
+
+    def _proven_kernel(self, call: ast.AST) -> bool:
+        """A traceback proved x64 on in the function around `call` (`explain`: its line is in it)."""
+        lines = self.analysis.proven.get(self.rule.code, frozenset())
+        function = self.module.enclosing.get(call)
+        return function is not None and any(function.lineno <= line <= function.end_lineno for line in lines)
+
+    def _report_fix(self, source: ast.AST, case: str, fix: "Planned", backends) -> None:
+        message, planned, applicability = fix
+        error = x64_rejection(MOSAIC_TPU, case, self.settings.jax_version)
+        message += f" (with jax_enable_x64, Mosaic TPU kernels reject it: \"{error}\")"
+        others = backends - {MOSAIC_TPU}
+        if planned is not None and others:
+            message += (f"; forced by Mosaic TPU: under x64 {describe_backends(others)} now computes it in 32 bits "
+                        "too")
+            applicability = Applicability.UNSAFE
+        kind = Kind.MANUAL if planned is None else Kind.FIXED
+        self.report(source, kind, message, planned, applicability)
+
+    # -- explicit 64-bit dtypes: fixed always (without x64 jax already makes them 32-bit) --
+
+    def _explicit(self, call: ast.Call) -> Iterator[tuple[ast.AST, str, "Planned"]]:
+        for dtype in self._dtype_arguments(call):
+            wide = dtype_named(dtype, self.module, builtins=True)
+            if wide not in NARROWED:
+                continue
+            narrow = NARROWED[wide]
+            fix = FixPlan()
+            spelled = self._spell_like(dtype, narrow)
+            self.replace(fix, dtype, spelled)
+            written = one_line(self.module.segment(dtype))
+            case = "float64 value" if wide == "float64" else "int64 value"
+            yield dtype, case, (f"{written} -> {spelled}: a 64-bit dtype in kernel code; without jax_enable_x64 jax "
+                                f"makes it {narrow} already", fix, Applicability.SAFE)
+
+    def _dtype_arguments(self, call: ast.Call) -> list[ast.expr]:
+        """The dtypes `call` is given: `dtype=`, `.astype(d)`, a dtype's position, or the dtype it calls (`jnp.int64(3)`)."""
+        found = []
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "astype" and len(call.args) == 1:
+            found.append(call.args[0])
+        if dtype_named(call.func, self.module) is not None:
+            found.append(call.func)
+        names = self.module.qualified_names(call.func)
+        position = next((_DTYPE_POSITIONS[name] for name in names if name in _DTYPE_POSITIONS), None)
+        argument = find_arg(call, position, ("dtype",))
+        if argument is not None:
+            found.append(value_of(argument))
+        return found
+
+    def _spell_like(self, dtype: ast.expr, narrow: str) -> str:
+        """`narrow` as `dtype` spells its dtype: `jnp.int64` -> `jnp.int32`, `"int64"` -> `"int32"`,
+        `jnp.dtype("int64")` -> `jnp.dtype("int32")`; Python's `int` -> `jnp.int32`."""
+        if isinstance(dtype, ast.Attribute):
+            return f"{self.module.segment(dtype.value)}.{narrow}"
+        if isinstance(dtype, ast.Constant):
+            code = self.module.segment(dtype)
+            return code.replace(dtype.value, narrow)
+        if isinstance(dtype, ast.Call):
+            inner = dtype.args[0]
+            return self.module.segment(dtype).replace(self.module.segment(inner), self._spell_like(inner, narrow))
+        return spell_dtype(narrow, self.module)
+
+    # -- defaults that are 64-bit under x64: fixed where x64 may be on --
+
+    def _implicit(self, call: ast.Call) -> Iterator[tuple[ast.AST, str, "Planned"]]:
+        names = self.module.qualified_names(call.func)
+        name = next(iter(sorted(names & (_DEFAULT_FLOAT | {ARANGE} | set(_ARGMAX) | _INTEGER_REDUCTIONS))), None)
+        if name is None or has_double_star(call):
+            return
+        if name in _ARGMAX:
+            yield from self._argmax(call, name)
+            return
+        if find_arg(call, _DTYPE_POSITIONS.get(name), ("dtype",)) is not None or \
+                (name == ARANGE and any(isinstance(arg, ast.Starred) for arg in call.args)):
+            return
+        if name in _DEFAULT_FLOAT:
+            yield call, "float64 value", self._add_dtype(call, "float32", f"{display(name)} without a dtype makes "
+                                                         "jax's default float, float64 under x64", True)
+        elif name == ARANGE:
+            yield from self._arange(call)
+        else:
+            yield from self._reduction(call, name)
+
+    def _add_dtype(self, call: ast.Call, dtype: str, why: str, safe: bool) -> "Planned":
+        fix = FixPlan()
+        spelled = spell_dtype(dtype, self.module)
+        last = ordered_arguments(call)[-1]
+        self.rewrite(fix, last, lambda code: f"{code}, dtype={spelled}")
+        return (f"{why}: dtype={spelled} added, the dtype it has without x64", fix,
+                Applicability.SAFE if safe else Applicability.UNSAFE)
+
+    def _arange(self, call: ast.Call) -> Iterator[tuple[ast.AST, str, "Planned"]]:
+        bounds = [value_of(argument) for argument in ordered_arguments(call)
+                  if not isinstance(argument, ast.keyword) or argument.arg in ("start", "stop", "step")]
+        if any(isinstance(bound, ast.Constant) and isinstance(bound.value, float) for bound in bounds):
+            yield call, "float64 value", self._add_dtype(call, "float32", "jnp.arange over float bounds makes "
+                                                         "jax's default float, float64 under x64", True)
+            return
+        visible = all(self._visibly_int(bound) for bound in bounds)
+        message, fix, applicability = self._add_dtype(
+            call, "int32", "jnp.arange over integer bounds makes jax's default int, an int64 iota under x64", visible)
+        if not visible:
+            message += "; unsafe: a bound is not visibly an int here, and a float bound would now give int32 values"
+        yield call, "iota", (message, fix, applicability)
+
+    def _visibly_int(self, node: ast.expr, depth: int = 3) -> bool:
+        """An int literal, a `.shape[...]` or `len(...)`, arithmetic on those, a name bound once to one."""
+        if isinstance(node, ast.Constant):
+            return type(node.value) is int
+        if isinstance(node, ast.Subscript):
+            return isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+        if isinstance(node, ast.Call):
+            return isinstance(node.func, ast.Name) and node.func.id == "len" and not self.module.bindings(node.func)
+        if isinstance(node, ast.BinOp) and not isinstance(node.op, (ast.Div, ast.Pow)):
+            return self._visibly_int(node.left, depth) and self._visibly_int(node.right, depth)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return self._visibly_int(node.operand, depth)
+        if isinstance(node, ast.Name) and depth:
+            bindings = self.module.bindings(node)
+            return len(bindings) == 1 and bindings[0].value is not None \
+                and self._visibly_int(bindings[0].value, depth - 1)
+        return False
+
+    def _argmax(self, call: ast.Call, name: str) -> Iterator[tuple[ast.AST, str, "Planned"]]:
+        """jnp.argmax indexes as jax's default int (int64 under x64) and takes no index dtype:
+        `lax.argmax(x, axis, jnp.int32)` is the same reduction with int32 indices."""
+        function = _ARGMAX[name]
+        operand = find_arg(call, 0, ("a",))
+        axis = find_arg(call, 1, ("axis",))
+        lax = self._lax()
+        others = [argument for argument in ordered_arguments(call)
+                  if argument is not operand and argument is not axis]
+        axis_value = value_of(axis) if axis is not None else None
+        if operand is None or has_star(call) or others or lax is None or not (
+                isinstance(axis_value, ast.Constant) and type(axis_value.value) is int and axis_value.value >= 0):
+            what = ("keepdims=, out=, a negative or unwritten axis" if lax is not None
+                    else "this module imports neither jax nor jax.lax")
+            yield call, "argmax", (f"{display(name)} returns jax's default int, int64 under x64, and takes no index "
+                                   f"dtype: write {function} as `lax.{function}(x, axis, jnp.int32)` (the axis "
+                                   f"counted from 0), which the tool does not write here ({what})", None,
+                                   Applicability.SAFE)
+            return
+        fix = FixPlan()
+        spelled = spell_dtype("int32", self.module)
+        operand_code = self.module.segment(value_of(operand))
+        self.replace(fix, call, f"{lax}.{function}({operand_code}, {axis_value.value}, {spelled})")
+        yield call, "argmax", (f"{display(name)} -> {lax}.{function}(..., {spelled}): jnp.{function} returns jax's "
+                               "default int, int64 indices under x64; lax's takes the index dtype, int32 as without "
+                               "x64", fix, Applicability.SAFE)
+
+    def _lax(self) -> Optional[str]:
+        """How this module names jax.lax: its own import of it, else `jax.lax` through `import jax`."""
+        imported = {binding.imported: binding.name for binding in self.module.imports
+                    if binding.scope is self.module.module_scope and binding.imported}
+        if "jax.lax" in imported:
+            return imported["jax.lax"]
+        return "jax.lax" if imported.get("jax") == "jax" else None
+
+    def _reduction(self, call: ast.Call, name: str) -> Iterator[tuple[ast.AST, str, "Planned"]]:
+        operand = find_arg(call, 0, ("a",))
+        dtype = value_dtype(value_of(operand), self.module) if operand is not None else None
+        if dtype in SIGNED | {"bool_"} | UNSIGNED:
+            narrow = "uint32" if dtype in UNSIGNED else "int32"
+            yield call, "integer sum", self._add_dtype(call, narrow, f"{display(name)} of {dtype.rstrip('_')} values sums in "
+                                                       "jax's default int, int64 under x64", True)
+        elif dtype not in FLOATS and self._proven_kernel(call):
+            yield call, "integer sum", (f"{display(name)}: if its operand is an integer or bool array, it sums in "
+                                        "jax's default int, int64 under x64: pass dtype=jnp.int32 (its dtype is not "
+                                        "visible here)", None, Applicability.SAFE)
+
+
+Planned = tuple[str, Optional[FixPlan], Applicability]
+
+
+def _locate(rule: Rule, file: ParsedFile, line: int) -> Optional[tuple[int, int]]:
+    """`explain`: a 64-bit error's line proves x64 on where that kernel code was lowered; the value
+    may be made on another line of it (`acc = jnp.zeros(s)`, then `acc + x` fails): the function
+    holding the line is what the rule fixes, if it holds something to fix."""
+    transform = X64Values(rule, file)
+    function = transform.module.enclosing.get(next(
+        (call for call in transform.module.calls if call.lineno <= line <= call.end_lineno), None))
+    if function is None:
+        functions = [node for node in ast.walk(transform.module.tree) if isinstance(node, FUNCTIONS)
+                     and node.lineno <= line <= node.end_lineno]
+        function = max(functions, key=lambda node: node.lineno, default=None)
+    if function is None:
+        return None
+    inside = [call for call in transform.module.calls if function.lineno <= call.lineno <= function.end_lineno]
+    if any(list(transform._explicit(call)) or list(transform._implicit(call)) for call in inside):
+        return function.lineno, function.end_lineno
+    return None
+
+
+def _matches(rule: Rule, file: ParsedFile, call: ast.Call) -> bool:
+    transform = X64Values(rule, file)
+    return bool(list(transform._explicit(call)) or list(transform._implicit(call)))
+
+
+RULE = Rule(
+    code="JAX005",
+    name="x64-values",
+    summary="Give 64-bit values in Mosaic TPU kernels the 32-bit dtypes jax uses without x64.",
+    what="""
+        In Pallas kernel bodies that can be lowered for Mosaic TPU: an explicit 64-bit dtype
+        (`jnp.int64`, `jnp.uint64`, `jnp.float64`, `"int64"`, Python's `int` or `float` as a dtype)
+        becomes its 32-bit twin, always: without jax_enable_x64 jax already makes it 32-bit (with a
+        UserWarning), so nothing changes there. Where the module turns x64 on
+        (`jax.config.update("jax_enable_x64", True)`, `JAX_ENABLE_X64`, `jax.experimental.enable_x64`),
+        or a traceback proves it (`jax-codemod explain`), the values jax makes 64-bit by default get
+        the dtype they have without x64 too: `jnp.zeros/ones/empty` without a dtype get
+        `dtype=jnp.float32`, `jnp.arange` gets `dtype=jnp.int32` (float32 over float bounds),
+        `jnp.sum/prod` of visibly integer or bool values get `dtype=jnp.int32`, and
+        `jnp.argmax/argmin(x, axis=k)` become `lax.argmax(x, k, jnp.int32)`. Each fix is safe:
+        unchanged without x64, and what Mosaic TPU lowers with it; an arange whose bounds are not
+        visibly ints is unsafe (a float bound would now give int32), and a kernel Triton or Mosaic GPU
+        also lowers changes there too under x64 (unsafe). An argmax the tool cannot rewrite, and a
+        proven sum whose operand's dtype is not visible, get a `[manual]` note.
+    """,
+    why="""
+        Mosaic TPU has no 64-bit types: with x64 on, "NotImplementedError: 64-bit types are not
+        supported" (an int64 or float64 value, an integer sum), "Only index_dtype=int32 is
+        supported" (argmax, jax < 0.11.1; later "Unsupported combination of input dtype (float32)
+        and index_dtype (int64) for reduce_index"), and an int64 arange lowers but Mosaic's compiler
+        on the chip refuses it ("Only 8-, 16- and 32-bit Iota supported"). A project often turns x64
+        on for its XLA code and forgets its kernels; where it does so in another module or in the
+        environment, the rule sees the explicit dtypes only, and `explain` fixes the rest from the traceback.
+    """,
+    example="""
+        acc = jnp.zeros((8, 128), dtype=jnp.int64)
+        ->  acc = jnp.zeros((8, 128), dtype=jnp.int32)
+        cols = jnp.arange(128)                     (x64 on in the module)
+        ->  cols = jnp.arange(128, dtype=jnp.int32)
+        best = jnp.argmax(scores, axis=1)
+        ->  best = lax.argmax(scores, 1, jnp.int32)
+    """,
+    words=(),
+    # Whole: `sum` is in `einsum`; `int` (Python's type as a dtype) in every file.
+    whole_words=(b"int64", b"uint64", b"float64", b"int", b"float", b"arange", b"argmax", b"argmin", b"zeros",
+                 b"ones", b"empty", b"sum", b"prod"),
+    kernel_scoped=True,
+    check=X64Values.check,
+    matches=_matches,
+    locate=_locate,
+)

@@ -1,0 +1,3 @@
+from jax import lax
+
+MATMUL_OPTIONS = {"precision": (lax.Precision.DEFAULT, lax.Precision.HIGHEST)}  # value

@@ -1,0 +1,3 @@
+from jax import lax
+
+MIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)  # value

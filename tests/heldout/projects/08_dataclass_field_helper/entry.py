@@ -1,0 +1,10 @@
+import jax.numpy as jnp
+
+import config
+import kernels
+
+
+def run():
+    x = jnp.arange(8 * 128, dtype=jnp.float32).reshape(8, 128) / 1024
+    w = jnp.eye(128, dtype=jnp.float32)
+    return kernels.matmul(x, w, config.Config())

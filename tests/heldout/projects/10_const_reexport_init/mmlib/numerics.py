@@ -1,0 +1,3 @@
+from jax import lax
+
+DOT_PRECISION = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)  # value

@@ -1,0 +1,4 @@
+from jax import lax
+
+PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)  # value
+BLOCK = 8

@@ -1,0 +1,5 @@
+from blocks import Projection
+
+
+def build(w):
+    return Projection(w)

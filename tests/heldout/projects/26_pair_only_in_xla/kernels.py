@@ -1,0 +1,20 @@
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+from numerics import KERNEL_PRECISION
+
+
+def _kernel(x_ref, w_ref, o_ref, *, precision):
+    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+
+def matmul(x, w, precision=KERNEL_PRECISION):
+    return pl.pallas_call(
+        functools.partial(_kernel, precision=precision),
+        out_shape=jax.ShapeDtypeStruct((x.shape[0], w.shape[1]), x.dtype),
+        compiler_params=pltpu.CompilerParams(),
+    )(x, w)

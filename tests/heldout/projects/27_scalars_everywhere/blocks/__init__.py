@@ -1,0 +1,1 @@
+from .precision import ATTN_PRECISION, MLP_PRECISION

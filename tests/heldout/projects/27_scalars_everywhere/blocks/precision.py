@@ -1,0 +1,4 @@
+from jax import lax
+
+ATTN_PRECISION = lax.Precision.HIGHEST
+MLP_PRECISION = "bfloat16"

@@ -1,0 +1,3 @@
+from jax import lax
+
+EXP_ACCURACY = lax.AccuracyMode.HIGHEST  # value

@@ -1,0 +1,3 @@
+from jax import lax
+
+TANH_OPTS = {"accuracy": lax.AccuracyMode.HIGHEST}  # value

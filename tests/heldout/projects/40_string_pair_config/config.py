@@ -1,0 +1,1 @@
+DOT_PRECISION = ("bfloat16", "float32")  # value

@@ -1,0 +1,3 @@
+from jax import lax
+
+PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)  # value

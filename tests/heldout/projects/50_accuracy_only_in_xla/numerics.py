@@ -1,0 +1,3 @@
+from jax import lax
+
+REF_ACCURACY = lax.AccuracyMode.HIGHEST

@@ -1,0 +1,7 @@
+from jax import lax
+
+import acts
+
+
+def squash(x):
+    return acts.tanh(x, accuracy=lax.AccuracyMode.HIGHEST)  # value

@@ -1,0 +1,155 @@
+"""JAX007 against the installed jax: the helpers compute what XLA's functions do, in a Pallas kernel run
+in interpret mode, within the errors the findings name; `explain` is fed the tracebacks jax really
+prints for math Mosaic TPU cannot lower, and the program it fixes lowers."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+from jax import lax  # noqa: E402
+from jax.experimental import pallas as pl  # noqa: E402
+
+from codemods import helpers_source as helpers  # noqa: E402
+from tests.test_explain import explain, lower  # noqa: E402
+
+pytestmark = pytest.mark.jax
+BLOCK = (8, 128)
+
+
+def _in_a_kernel(function, x: np.ndarray, dtype=jnp.float32) -> np.ndarray:
+    """`function` applied in a Pallas kernel, interpreted, block by block of BLOCK rows."""
+    call = pl.pallas_call(lambda x_ref, o_ref: o_ref.__setitem__(..., function(x_ref[...]).astype(o_ref.dtype)),
+                          out_shape=jax.ShapeDtypeStruct(BLOCK, dtype), interpret=True)
+    return np.concatenate([np.asarray(call(block)) for block in x.reshape(-1, *BLOCK)])
+
+
+def _inputs(low: float, high: float) -> np.ndarray:
+    """A grid over [low, high] and values near 0 down to 1e-30: eight blocks."""
+    tiny = np.geomspace(1e-30, 1, 2048)
+    return np.concatenate([np.linspace(low, high, 4096), tiny, -tiny]).astype(np.float32).reshape(-1, 128)
+
+
+def _ulps(a: np.ndarray, b: np.ndarray) -> int:
+    """The largest distance in float32 steps between finite a and b."""
+    def ordered(v):
+        bits = v.astype(np.float32).view(np.int32).astype(np.int64)
+        return np.where(bits < 0, -(bits & 0x7FFFFFFF), bits)
+
+    both = np.isfinite(a) & np.isfinite(b)
+    return int(np.abs(ordered(a) - ordered(b))[both].max(initial=0))
+
+
+# (function as XLA computes it, the rewrite JAX007 writes, inputs, the most float32 steps apart it may be)
+ULP_BOUNDS = {
+    "expm1": (jnp.expm1, helpers.expm1_tpu, (-100, 88), 4),
+    "sinh": (jnp.sinh, helpers.sinh_tpu, (-88, 88), 5),
+    "cosh": (jnp.cosh, helpers.cosh_tpu, (-88, 88), 1),
+    "arcsin": (jnp.arcsin, helpers.arcsin_tpu, (-1, 1), 2),
+    "arccos": (jnp.arccos, helpers.arccos_tpu, (-1, 1), 2),
+    "elu": (functools.partial(jax.nn.elu, alpha=0.5),
+            lambda x: jnp.maximum(x, 0.0) + 0.5 * helpers.expm1_tpu(jnp.minimum(x, 0.0)), (-30, 30), 4),
+    "selu": (jax.nn.selu, lambda x: 1.0507009873554805 * (jnp.maximum(x, 0.0) + 1.6732632423543772 * helpers.expm1_tpu(
+        jnp.minimum(x, 0.0))), (-30, 30), 5),  # expm1's 4, and the scale's rounding
+}
+
+
+@pytest.mark.parametrize("name", sorted(ULP_BOUNDS))
+def test_a_helper_is_within_the_ulps_its_finding_names(name: str) -> None:
+    xla, rewrite, (low, high), bound = ULP_BOUNDS[name]
+    x = _inputs(low, high)
+    got, want = _in_a_kernel(rewrite, x), np.asarray(jax.jit(xla)(x))
+    assert np.array_equal(np.isfinite(got), np.isfinite(want))  # overflows where the function does
+    assert _ulps(got, want) <= bound
+
+
+def test_arctan2_of_x_and_one_is_xlas_arctan_bit_for_bit() -> None:
+    x = _inputs(-1e4, 1e4)
+    assert np.array_equal(_in_a_kernel(lambda v: jnp.arctan2(v, 1.0), x), np.asarray(jax.jit(jnp.arctan)(x)))
+    assert np.array_equal(_in_a_kernel(lambda v: lax.atan2(v, 1.0), x), np.asarray(jax.jit(lax.atan)(x)))
+
+
+def test_erfc_and_exact_gelu_keep_their_tails() -> None:
+    """1 - erf(x) is 0 from x = 4; erfc_tpu keeps 1e-5 of XLA's erfc wherever it is a normal float32."""
+    x = _inputs(-9, 9)
+    got, want = _in_a_kernel(helpers.erfc_tpu, x), np.asarray(jax.jit(lax.erfc)(x), np.float64)
+    normal = want > np.finfo(np.float32).tiny
+    assert (np.abs(got[normal] - want[normal]) / want[normal]).max() <= 1e-5
+    naive = _in_a_kernel(lambda v: 1.0 - lax.erf(v), x)
+    assert (naive[x > 4.5] == 0).all()  # what the rewrite is not
+    gelu = _in_a_kernel(lambda v: 0.5 * v * helpers.erfc_tpu(-v * 0.7071067811865476), _inputs(-12, 12))
+    assert np.abs(gelu - np.asarray(jax.jit(functools.partial(jax.nn.gelu, approximate=False))(
+        _inputs(-12, 12)))).max() <= 3e-7
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_the_scans_are_exact_for_integers_and_close_for_floats(axis: int) -> None:
+    rng = np.random.default_rng(0)
+    ints = rng.integers(-3_000_000, 3_000_000, BLOCK).astype(np.int32)
+    for helper, xla in ((helpers.cumsum_tpu, jnp.cumsum), (helpers.cumprod_tpu, jnp.cumprod)):
+        small = ints if helper is helpers.cumsum_tpu else (ints % 3 - 1)
+        got = _in_a_kernel(lambda v, h=helper: h(v, axis), small, jnp.int32)
+        assert np.array_equal(got, np.asarray(xla(small, axis=axis)))
+    floats = rng.uniform(-3, 3, BLOCK).astype(np.float32)
+    got = _in_a_kernel(lambda v: helpers.cumsum_tpu(v, axis), floats)
+    np.testing.assert_allclose(got, np.asarray(jnp.cumsum(floats, axis=axis)), atol=1e-4)
+
+
+KERNEL = '''\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+PLATFORM = "tpu"
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = {call}
+
+
+def build():
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+    return jax.jit(call), (jax.ShapeDtypeStruct((8, 128), jnp.float32),)
+'''
+
+
+@pytest.mark.parametrize("call, primitive, safe", [
+    ("jnp.arctan(x_ref[...])", "atan", True),
+    ("2.0 * jnp.expm1(x_ref[...])", "expm1", False),
+    ("jax.nn.gelu(x_ref[...], approximate=False)", "erfc", False),
+])
+def test_explain_places_the_unlowered_primitive_and_its_fix_lowers(call: str, primitive: str, safe: bool,
+                                                                     tmp_path: Path) -> None:
+    program = tmp_path / "math_kernel.py"
+    program.write_text(KERNEL.format(call=call))
+    failed = lower(program, tmp_path)
+    assert f"NotImplementedError: Unimplemented primitive in Pallas TPU lowering for tc: {primitive}" in failed.stderr, \
+        failed.stderr[-2000:]
+    dry = explain(failed.stderr, tmp_path)
+    assert dry.returncode == 1, dry.stderr
+    assert "math_kernel.py:9: JAX007: the traceback's `Unimplemented primitive in Pallas TPU lowering for tc: " \
+        f"{primitive}` comes from this call" in dry.stderr
+    assert program.read_text() == KERNEL.format(call=call)
+    written = explain(failed.stderr, tmp_path, "--write", *([] if safe else ["--unsafe-fixes"]))
+    assert written.returncode == 0, written.stderr
+    assert program.read_text() != KERNEL.format(call=call)
+    assert lower(program, tmp_path).stdout.strip() == "lowered"
+
+
+def test_a_traceback_that_starts_inside_a_jitted_jax_function_says_where_to_look(tmp_path: Path) -> None:
+    """jax.nn.elu is jitted: JAX's trace of its expm1 starts inside jax and never names the kernel's line.
+    explain cannot place it, and says so, naming the function and the rule that finds the call."""
+    program = tmp_path / "elu_kernel.py"
+    program.write_text(KERNEL.format(call="jax.nn.elu(x_ref[...])"))
+    failed = lower(program, tmp_path)
+    assert "Unimplemented primitive in Pallas TPU lowering for tc: expm1" in failed.stderr
+    result = explain(failed.stderr, tmp_path)
+    assert result.returncode == 2
+    assert "its innermost frame is jax's own `elu`" in result.stderr and "--select JAX007" in result.stderr

@@ -1,0 +1,288 @@
+"""The whole-program value flow (codemods/analysis/summary.py + link.py), end to end: small projects
+whose kernel gets a per-operand pair through another module. Each is lowered for Mosaic TPU before
+(it fails) and after the tool's fixes (it lowers), or left as written with a [manual] finding; code
+outside kernels that reads a shared value is never changed."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import textwrap
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from codemods import registry
+from codemods.analysis.link import link
+from codemods.analysis.summary import summarise
+from codemods.engine.diagnostics import Kind
+from codemods.engine.discovery import discover
+from codemods.engine.runner import run
+from codemods.rules.per_operand_precision import OPS
+from codemods.settings import Settings
+from tests import jax_support
+
+FOLLOWS = {name: (op.precision_position, "precision") for name, op in OPS.items()}
+_KERNEL = """
+    import functools
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+"""
+_SHAPE = "jax.ShapeDtypeStruct((8, 128), x.dtype)"
+
+
+def _kernel(text: str) -> str:
+    return textwrap.dedent(_KERNEL) + textwrap.dedent(text)
+
+# name -> (files, what the entry `<pkg>.entry.run(x, w)` is, the outcome: "fixed" or "manual")
+PROJECTS = {
+    "kwargs_through_helpers": ({
+        "kern.py": _kernel(f"""
+            def _body(x_ref, w_ref, o_ref, *, precision):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+            def launch(body, x, w):
+                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
+
+            def matmul(x, w, **opts):
+                return launch(functools.partial(_body, **opts), x, w)
+        """),
+        "cfg.py": "from jax import lax\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "entry.py": "from .kern import matmul\nfrom .cfg import PAIR\n\ndef run(x, w):\n    return matmul(x, w, precision=PAIR)\n",
+    }, "fixed"),
+    "helper_table_elsewhere": ({
+        "helpers.py": """
+            import functools
+            import jax.numpy as jnp
+            from jax import lax
+            P = lax.Precision
+            DOTS = {"fast": functools.partial(jnp.dot, precision=P.DEFAULT),
+                    "mixed": functools.partial(jnp.dot, precision=(P.DEFAULT, P.HIGHEST))}
+        """,
+        "entry.py": _kernel(f"""
+            from .helpers import DOTS
+
+            def body(x_ref, w_ref, o_ref):
+                o_ref[...] = DOTS["mixed"](x_ref[...], w_ref[...])
+
+            def run(x, w):
+                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
+        """),
+    }, "fixed"),
+    "dataclass_field_default": ({
+        "consts.py": "from jax import lax\nMIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "config.py": """
+            import dataclasses
+            from .consts import MIXED
+
+            @dataclasses.dataclass(frozen=True)
+            class Cfg:
+                block: int = 128
+                precision: tuple = MIXED
+        """,
+        "entry.py": _kernel(f"""
+            from .config import Cfg
+
+            def body(x_ref, w_ref, o_ref, *, cfg):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=cfg.precision)
+
+            def run(x, w, cfg=Cfg()):
+                return pl.pallas_call(functools.partial(body, cfg=cfg), out_shape={_SHAPE})(x, w)
+        """),
+    }, "fixed"),
+    "attribute_set_by_a_constructor_elsewhere": ({
+        "layer.py": _kernel(f"""
+            class Dense:
+                def __init__(self, precision=None):
+                    self.precision = precision
+
+                def __call__(self, x, w):
+                    def body(x_ref, w_ref, o_ref):
+                        o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=self.precision)
+                    return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
+        """),
+        "entry.py": """
+            from jax import lax
+            from .layer import Dense
+
+            LAYER = Dense(precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT))
+
+            def run(x, w):
+                return LAYER(x, w)
+        """,
+    }, "fixed"),
+    "returned_by_a_function_elsewhere_launched_through_star_args": ({
+        "prec.py": """
+            from jax import lax
+
+            def get_precision(dtype):
+                if dtype == "bfloat16":
+                    return lax.Precision.DEFAULT
+                return (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+        """,
+        "launch.py": "from jax.experimental import pallas as pl\n\ndef launch(*args, **kwargs):\n"
+                     "    return pl.pallas_call(*args, **kwargs)\n",
+        "entry.py": _kernel(f"""
+            from .prec import get_precision
+            from .launch import launch
+
+            def body(x_ref, w_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=get_precision("float32"))
+
+            def run(x, w):
+                return launch(body, out_shape={_SHAPE})(x, w)
+        """),
+    }, "fixed"),
+    "dict_of_options_spread_into_the_dot": ({
+        "opts.py": "from jax import lax\n_DOT_OPTS = {'precision': (lax.Precision.DEFAULT, lax.Precision.HIGHEST)}\n",
+        "entry.py": _kernel(f"""
+            from .opts import _DOT_OPTS
+
+            def body(x_ref, w_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], **_DOT_OPTS)
+
+            def run(x, w):
+                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
+        """),
+    }, "fixed"),
+    "subclass_overrides_the_launched_method": ({
+        "prec.py": "from jax import lax\nPRECISIONS = {'fast': lax.Precision.DEFAULT,\n"
+                   "              'mixed': (lax.Precision.DEFAULT, lax.Precision.HIGHEST)}\n",
+        "base.py": _kernel(f"""
+            class Base:
+                def body(self, x_ref, w_ref, o_ref):
+                    o_ref[...] = x_ref[...]
+
+                def run(self, x, w):
+                    return pl.pallas_call(self.body, out_shape={_SHAPE})(x, w)
+        """),
+        "entry.py": """
+            import jax.numpy as jnp
+            from .base import Base
+            from .prec import PRECISIONS
+
+            class Mixed(Base):
+                mode = "mixed"
+
+                def body(self, x_ref, w_ref, o_ref):
+                    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=PRECISIONS[self.mode])
+
+            def run(x, w):
+                return Mixed().run(x, w)
+        """,
+    }, "fixed"),
+    "shared_with_xla_code_elsewhere": ({
+        "kernels.py": _kernel(f"""
+            from jax import lax
+            MIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+
+            def body(x_ref, w_ref, o_ref, precision=MIXED):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+            def launch(x, w):
+                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
+        """),
+        "reference.py": "import jax.numpy as jnp\nfrom .kernels import MIXED\n\n"
+                        "def reference(x, w):\n    return jnp.dot(x, w, precision=MIXED)\n",
+        "entry.py": "from .kernels import launch as run\n",
+    }, "manual"),
+}
+
+
+def _write(root: Path, package: str, files: dict[str, str]) -> Path:
+    folder = root / package
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    for name, text in files.items():
+        (folder / name).write_text(textwrap.dedent(text).lstrip())
+    return folder
+
+
+def _lowering_error(package: str) -> "str | None":
+    entry = importlib.import_module(f"{package}.entry")
+    x = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+    w = jax.ShapeDtypeStruct((128, 128), jnp.float32)
+    try:
+        with jax_support.abstract_tpu():
+            return jax_support.lowering_error(jax.jit(entry.run), (x, w), "tpu")
+    finally:
+        for name in [name for name in sys.modules if name.split(".")[0] == package]:
+            del sys.modules[name]
+
+
+@pytest.mark.parametrize("name", sorted(PROJECTS))
+def test_a_pair_reaching_a_kernel_through_other_modules_is_fixed_or_reported(name: str, tmp_path: Path) -> None:
+    files, outcome = PROJECTS[name]
+    package = f"flowcase_{name}"
+    folder = _write(tmp_path, package, files)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        assert "Per-operand dot precision unsupported" in (_lowering_error(package) or "")
+        before = {path: path.read_bytes() for path in folder.glob("*.py")}
+        results = run([folder], registry.select(["JAX001"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                      project=discover([folder]))
+        assert all(result.error is None for result in results), [result.error for result in results]
+        findings = [(Path(result.path).name, finding) for result in results for finding in result.findings]
+        for result in results:
+            if result.new_source is not None:
+                Path(result.path).write_bytes(result.new_source)
+        error = _lowering_error(package)
+        if outcome == "fixed":
+            assert error is None, (error, findings)
+        else:
+            assert error is not None and [kind for _, finding in findings if (kind := finding.kind) is Kind.MANUAL], findings
+            assert {path: path.read_bytes() for path in folder.glob("*.py")} == before  # XLA code keeps its numerics
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def _answers(modules: dict[str, str]) -> dict:
+    return link([summarise(textwrap.dedent(text), name) for name, text in modules.items()], FOLLOWS)
+
+
+_LAUNCHED = """
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    def body(x_ref, o_ref, precision=None):
+        o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
+    def run(x, precision):
+        return pl.pallas_call(functools.partial(body, precision=precision), out_shape=x)(x)
+"""
+
+
+def test_an_unknown_value_is_named_at_the_kernel_call() -> None:
+    """A precision from `getattr` or an installed package's call: never nothing at the site."""
+    answers = _answers({"k": "import functools\n" + textwrap.dedent(_LAUNCHED),
+                        "m": "import k, settings_lib\ndef f(x):\n    return k.run(x, settings_lib.precision())\n"})
+    [sink] = answers["k"].sinks
+    assert sink.reached and not sink.pairs
+    assert sink.unknown == ("what `settings_lib.precision` gives (an installed package's code)",)
+
+
+def test_a_function_nothing_in_the_project_calls_runs_with_its_defaults() -> None:
+    answers = _answers({"k": "import functools\nfrom jax import lax\n" + textwrap.dedent(_LAUNCHED).replace(
+        "def run(x, precision):", "def run(x, precision=(lax.Precision.HIGH, lax.Precision.DEFAULT)):")})
+    [sink] = answers["k"].sinks
+    assert [reach.levels for reach in sink.pairs] == [(("HIGH",), ("DEFAULT",))]
+    assert [origin.site for origin in answers["k"].origins] == [(8, 21)]  # the default, where it is written
+
+
+def test_a_pair_also_handed_to_an_installed_function_is_not_fixable() -> None:
+    answers = _answers({"k": "import functools\nfrom jax import lax\nimport logging\n" + textwrap.dedent(_LAUNCHED),
+                        "m": "import k, logging\nfrom jax import lax\nPAIR = (lax.Precision.HIGH, lax.Precision.DEFAULT)\n"
+                             "logging.info(PAIR)\ndef f(x):\n    return k.run(x, PAIR)\n"})
+    [sink] = answers["k"].sinks
+    [reach] = sink.pairs
+    assert not reach.fixable and reach.readers == ("`logging.info` (m:4)",)
+    assert "m" not in answers or not answers["m"].origins
+
+
+def test_equal_pairs_and_scalars_are_no_findings() -> None:
+    answers = _answers({"k": "import functools\n" + textwrap.dedent(_LAUNCHED),
+                        "m": "import k\nfrom jax import lax\nP = lax.Precision\n"
+                             "def f(x):\n    return k.run(x, (P.HIGH, P.HIGH)), k.run(x, P.DEFAULT), k.run(x, 'highest')\n"})
+    [sink] = answers["k"].sinks
+    assert sink.reached and not sink.pairs and not sink.unknown

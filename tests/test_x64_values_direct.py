@@ -1,0 +1,202 @@
+"""JAX005 (codemods/rules/x64_values.py) in the test's process: each outcome's exact source and finding.
+The goldens x64/* lower the whole-module cases with real jax under x64 (tests/test_x64_jax.py). No jax here."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+from codemods import registry
+from codemods.analysis.module import ModuleIndex
+from codemods.analysis.visible_dtypes import dtype_named, value_dtype
+from codemods.capabilities import X64_UNSUPPORTED, x64_rejection
+from codemods.engine.runner import process_source
+from codemods.rules.x64_values import enables_x64
+from codemods.settings import Scope, Settings
+
+HEAD = "import jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n" \
+       "from jax.experimental.pallas import tpu as pltpu\n"
+X64 = 'jax.config.update("jax_enable_x64", True)\n'
+TPU = "\n\nf = pl.pallas_call(kernel, out_shape=None, compiler_params=pltpu.CompilerParams())\n"
+
+
+def _run(source: str, proven: Optional[frozenset[int]] = None, scope: Scope = Scope.KERNELS):
+    result = process_source(Path("m.py"), source.encode(), registry.select(["JAX005"]),
+                            Settings((0, 12, 0, 1), scope, unsafe_fixes=True),
+                            None if proven is None else {"JAX005": proven})
+    assert result.error is None, result.error
+    return (result.after or source), [(f.line, f.kind.value, f.message, f.fix.applicability.value if f.fix else None)
+                                      for f in result.findings]
+
+
+def _kernel(line: str, x64: bool = True, launch: str = TPU, head: str = HEAD) -> str:
+    return f"{head}{X64 if x64 else ''}\n\ndef kernel(x_ref, o_ref):\n    {line}\n{launch}"
+
+
+def _changed_line(source: str) -> str:
+    return source.splitlines()[source.splitlines().index("def kernel(x_ref, o_ref):") + 1].strip()
+
+
+@pytest.mark.parametrize(("line", "fixed"), [
+    ("a = jnp.zeros((8, 128), dtype=jnp.int64)", "a = jnp.zeros((8, 128), dtype=jnp.int32)"),
+    ("a = jnp.zeros((8, 128), jnp.float64)", "a = jnp.zeros((8, 128), jnp.float32)"),
+    ("a = x_ref[...].astype('uint64')", "a = x_ref[...].astype('uint32')"),
+    ("a = x_ref[...].astype(jnp.dtype('int64'))", "a = x_ref[...].astype(jnp.dtype('int32'))"),
+    ("a = x_ref[...].astype(int)", "a = x_ref[...].astype(jnp.int32)"),
+    ("a = jnp.full((8, 128), 1, dtype=float)", "a = jnp.full((8, 128), 1, dtype=jnp.float32)"),
+    ("a = jnp.int64(3) + x_ref[0]", "a = jnp.int32(3) + x_ref[0]"),
+    ("a = jax.lax.broadcasted_iota(jnp.int64, (8, 128), 1)", "a = jax.lax.broadcasted_iota(jnp.int32, (8, 128), 1)"),
+])
+def test_an_explicit_64_bit_dtype_is_narrowed_without_x64_in_sight(line: str, fixed: str) -> None:
+    """Without x64 jax makes these 32-bit already (a UserWarning): the fix changes nothing there."""
+    after, findings = _run(_kernel(line, x64=False))
+    assert _changed_line(after) == fixed
+    assert [(kind, applicability) for _, kind, _, applicability in findings] == [("fixed", "safe")]
+    assert X64_UNSUPPORTED in findings[0][2]
+
+
+@pytest.mark.parametrize(("line", "fixed", "case"), [
+    ("a = jnp.zeros((8, 128))", "a = jnp.zeros((8, 128), dtype=jnp.float32)", "float64 value"),
+    ("a = jnp.ones(x_ref.shape) + x_ref[...]", "a = jnp.ones(x_ref.shape, dtype=jnp.float32) + x_ref[...]",
+     "float64 value"),
+    ("a = jnp.arange(128)", "a = jnp.arange(128, dtype=jnp.int32)", "iota"),
+    ("a = jnp.arange(x_ref.shape[1] // 2)", "a = jnp.arange(x_ref.shape[1] // 2, dtype=jnp.int32)", "iota"),
+    ("a = jnp.arange(0.0, 1.0, 0.125)", "a = jnp.arange(0.0, 1.0, 0.125, dtype=jnp.float32)", "float64 value"),
+    ("a = jnp.sum(x_ref[...] > 0, axis=1)", "a = jnp.sum(x_ref[...] > 0, axis=1, dtype=jnp.int32)", "integer sum"),
+    ("a = jnp.prod(x_ref[...].astype(jnp.uint8))", "a = jnp.prod(x_ref[...].astype(jnp.uint8), dtype=jnp.uint32)",
+     "integer sum"),
+    ("a = jnp.argmax(x_ref[...], axis=1)", "a = jax.lax.argmax(x_ref[...], 1, jnp.int32)", "argmax"),
+    ("a = jnp.argmin(x_ref[...], 0)", "a = jax.lax.argmin(x_ref[...], 0, jnp.int32)", "argmax"),
+])
+def test_a_64_bit_default_is_fixed_where_the_module_turns_x64_on(line: str, fixed: str, case: str) -> None:
+    after, findings = _run(_kernel(line))
+    assert _changed_line(after) == fixed
+    assert [(kind, applicability) for _, kind, _, applicability in findings] == [("fixed", "safe")]
+    assert x64_rejection("mosaic_tpu", case, (0, 12, 0, 1)) in findings[0][2]
+    untouched, none = _run(_kernel(line, x64=False))
+    assert none == [] and _changed_line(untouched) == line
+
+
+@pytest.mark.parametrize("line", [
+    "a = jnp.zeros((8, 128), dtype=jnp.float32)",
+    "a = jnp.arange(128, dtype=jnp.int32)",
+    "a = jnp.sum(x_ref[...], axis=1)",  # its dtype is not visible: a float sum stays float
+    "a = jnp.sum(x_ref[...].astype(jnp.float32) > 0.5, dtype=jnp.int32)",
+    "a = jnp.sum(x_ref[...].astype(jnp.bfloat16))",
+    "a = jnp.zeros_like(x_ref[...])",
+    "a = jnp.full((8, 128), 1.0)",  # a Python scalar stays weakly typed: 32-bit
+    "a = jnp.zeros((8, 128), **options)",
+])
+def test_what_is_no_64_bit_value_is_left_alone(line: str) -> None:
+    assert _run(_kernel(line)) == (_kernel(line), [])
+
+
+def test_outside_kernels_and_in_triton_only_kernels_nothing_changes() -> None:
+    xla = f"{HEAD}{X64}\n\ndef f(x):\n    return jnp.zeros(4, dtype=jnp.int64) + jnp.arange(4)\n"
+    assert _run(xla) == (xla, [])
+    triton = _kernel("a = jnp.zeros((8, 128), dtype=jnp.int64)", launch=(
+        "\n\nfrom jax.experimental.pallas import triton as plt\n"
+        "f = pl.pallas_call(kernel, out_shape=None, compiler_params=plt.CompilerParams())\n"))
+    assert _run(triton) == (triton, [])
+    after, findings = _run(xla, scope=Scope.ALL)
+    assert "jnp.int32" in after and "dtype=jnp.int32" in after and len(findings) == 2
+
+
+def test_a_kernel_triton_lowers_too_is_fixed_unsafe() -> None:
+    """Under x64 Triton lowers 64-bit values: the fix makes them 32-bit there too."""
+    source = _kernel("a = jnp.zeros((8, 128), dtype=jnp.int64)", launch="\n\nf = pl.pallas_call(kernel, out_shape=None)\n")
+    after, findings = _run(source)
+    assert "dtype=jnp.int32" in after
+    assert findings[0][1:] == ("fixed", findings[0][2], "unsafe")
+    assert "forced by Mosaic TPU: under x64 Triton now computes it in 32 bits too" in findings[0][2]
+
+
+def test_an_arange_bound_not_visibly_int_is_fixed_unsafe() -> None:
+    after, findings = _run(_kernel("a = jnp.arange(n)", head=HEAD + "n = compute()\n"))
+    assert "jnp.arange(n, dtype=jnp.int32)" in after
+    assert findings[0][3] == "unsafe" and "a float bound would now give int32 values" in findings[0][2]
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ("a = jnp.argmax(x_ref[...], axis=-1)", "a negative or unwritten axis"),
+    ("a = jnp.argmax(x_ref[...], axis=1, keepdims=True)", "keepdims="),
+    ("a = jnp.argmax(x_ref[...])", "unwritten axis"),
+])
+def test_an_argmax_the_tool_cannot_rewrite_gets_a_note(line: str, why: str) -> None:
+    after, findings = _run(_kernel(line))
+    assert _changed_line(after) == line
+    assert [kind for _, kind, _, _ in findings] == ["manual"]
+    assert "lax.argmax(x, axis, jnp.int32)" in findings[0][2] and why in findings[0][2]
+
+
+def test_an_argmax_in_a_module_without_jax_lax_gets_a_note() -> None:
+    head = "import os\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n" \
+           "from jax.experimental.pallas import tpu as pltpu\nos.environ['JAX_ENABLE_X64'] = '1'\n"
+    _, findings = _run(_kernel("a = jnp.argmax(x_ref[...], axis=1)", x64=False, head=head))
+    assert [kind for _, kind, _, _ in findings] == ["manual"]
+    assert "this module imports neither jax nor jax.lax" in findings[0][2]
+
+
+def test_a_traceback_proves_x64_on_in_its_kernel_function() -> None:
+    """explain: the failing line may be the one that adds, not the one that makes, the 64-bit value;
+    every default of that kernel function is fixed, and a sum of unknown dtype gets a note."""
+    source = _kernel("acc = jnp.zeros((8, 128))\n    n = jnp.sum(x_ref[...])\n    o_ref[...] = acc + x_ref[...]",
+                     x64=False)
+    assert _run(source) == (source, [])
+    line = source.splitlines().index("    o_ref[...] = acc + x_ref[...]") + 1
+    after, findings = _run(source, proven=frozenset({line}))
+    assert "jnp.zeros((8, 128), dtype=jnp.float32)" in after
+    assert [kind for _, kind, _, _ in findings] == ["fixed", "manual"]
+    assert "pass dtype=jnp.int32 (its dtype is not visible here)" in findings[1][2]
+    # A proven line elsewhere (another function) proves nothing about this kernel.
+    assert _run(source, proven=frozenset({1})) == (source, [])
+
+
+@pytest.mark.parametrize(("setting", "on"), [
+    ('jax.config.update("jax_enable_x64", True)', True),
+    ("from jax import config\nconfig.update('jax_enable_x64', 1)", True),
+    ('jax.config.update("jax_enable_x64", False)', False),
+    ("import os\nos.environ['JAX_ENABLE_X64'] = '1'", True),
+    ("from jax.experimental import enable_x64\nwith enable_x64():\n    pass", True),
+    ("jax.config.jax_enable_x64 = True", True),
+    ("# jax_enable_x64 in a comment", False),
+    ("", False),
+])
+def test_the_spellings_that_turn_x64_on(setting: str, on: bool) -> None:
+    source = f"import jax\n{setting}\n"
+    assert enables_x64(ModuleIndex(source, ast.parse(source))) is on
+
+
+@pytest.mark.parametrize(("expression", "dtype"), [
+    ("jnp.int64", "int64"), ("np.float64", "float64"), ("'bfloat16'", "bfloat16"), ("jnp.dtype('int8')", "int8"),
+    ("int", None), ("'float128'", None), ("jnp.zeros", None),
+])
+def test_dtype_named(expression: str, dtype) -> None:
+    source = f"import numpy as np\nimport jax.numpy as jnp\nv = {expression}"
+    module = ModuleIndex(source, ast.parse(source))
+    assert dtype_named(module.tree.body[-1].value, module) == dtype
+
+
+@pytest.mark.parametrize(("expression", "dtype"), [
+    ("x.astype(jnp.int8)", "int8"), ("x > 0", "bool_"), ("jnp.zeros(4, dtype='bfloat16')[0]", "bfloat16"),
+    ("jnp.bfloat16(1.0) * 2", "bfloat16"), ("-x.astype(jnp.int16)", "int16"), ("y", "int8"),
+    ("x.astype(jnp.int8) + x.astype(jnp.int16)", None), ("x", None), ("jnp.arange(4)", None),
+])
+def test_value_dtype(expression: str, dtype) -> None:
+    source = f"import jax.numpy as jnp\ny = x.astype(jnp.int8)\nv = {expression}"
+    module = ModuleIndex(source, ast.parse(source))
+    assert value_dtype(module.tree.body[-1].value, module) == dtype
+
+
+def test_a_helper_plain_xla_code_calls_too_is_reported_not_rewritten() -> None:
+    """Under x64 the XLA caller keeps its int64 values: narrowing them in the shared helper would change it."""
+    source = (f"{HEAD}\n\ndef widen(v):\n    return v.astype(jnp.int64)\n\n\n"
+              "def kernel(x_ref, o_ref):\n    o_ref[...] = widen(x_ref[...])\n"
+              f"{TPU}\n\ndef xla(x):\n    return widen(x)\n")
+    after, findings = _run(source)
+    assert after == source
+    assert [kind for _, kind, _, _ in findings] == ["manual"]
+    assert "`widen` runs in kernels and in plain XLA code" in findings[0][2]
