@@ -260,6 +260,7 @@ def test_summarised_in_workers_the_index_gives_the_lazy_facts_and_state(seed: in
         shown = "\n".join(f"--- {name}\n{text}" for name, text in files.items())
         assert _all_facts(summarised, paths) == lazy_facts, f"seed {seed}, step {step}:\n{shown}"
         if state is None:
+            list(lazy.flow_summaries())  # the value flow's summaries: worked out by the workers above, here lazily
             assert summarised.state() == lazy.state(), shown
         state = summarised.state()
         files = _edit(rng, files)
