@@ -209,7 +209,7 @@ def compiled_precisions(backend: str, op: str, dtype: str, version: Optional[Ver
 # 0.10.2 and 0.12.0.1 alike, `reduce_max`/`reduce_min` over any integer but int32: "Reductions over
 # int8 not implemented.", "... over int16 ...", "... over unsigned integers ..."), and
 # NARROW_COMPILED_REJECTED, Mosaic's own compiler in libtpu after a lowering that succeeds, seen
-# only on a chip: a TPU v5e with jax 0.10.2, 2026-12-06 (scratch_tpu/narrow_measure.py, every pair
+# only on a chip: a TPU v5e with jax 0.10.2, 2026-12-06 (bench/chip/narrow_measure.py, every pair
 # of 8-bit values): "Not implemented: Only vector<i16> and vector<i32> are supported, but got 'i8'"
 # (arith.addi/subi/muli, and 0 - x for a negation), "failed to legalize operation 'arith.shli'"
 # (shrsi, shrui, maxsi, minsi, maxui, minui, math.absi), "Target does not support this comparison"

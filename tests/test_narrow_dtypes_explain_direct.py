@@ -1,5 +1,5 @@
 """`jax-codemod explain` for JAX004, fed the tracebacks a TPU v5e printed (jax 0.10.2, 2026-12-06,
-scratch_tpu/narrow_measure.py): Mosaic's compiler names the op's line as frames under its MosaicError,
+bench/chip/narrow_measure.py): Mosaic's compiler names the op's line as frames under its MosaicError,
 and explain places the error there: the fix where the source shows the dtype, a [manual] finding that
 says what to write where it does not. The texts are the chip's, with the file and lines made this
 test's. No jax."""

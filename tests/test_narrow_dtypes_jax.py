@@ -7,7 +7,7 @@ tool rewrites it, and both kernels run in Pallas' interpreter (plain XLA on the 
 of a sweep through its extremes against every shift amount from -128 to 127). Where the op fails
 already at lowering (max/min reductions), the original fails to lower for TPU with the error the
 finding quotes and the rewrite lowers. That Mosaic's compiler on the chip takes the rewrites is
-scratch_tpu/narrow_golden_chip.py's to show (a TPU machine only).
+bench/chip/narrow_golden_chip.py's to show (a TPU machine only).
 """
 
 from __future__ import annotations

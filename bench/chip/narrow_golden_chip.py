@@ -11,7 +11,7 @@ One process (one program at a time holds the chip), jax 0.10.2 as the TPU machin
   probe   `jax-codemod probe`'s narrow rows (codemods/probe.py: each op on each dtype, compiled here):
           the chip agrees with capabilities.NARROW_LOWERING_REJECTED and NARROW_COMPILED_REJECTED.
 
-    python3 scratch_tpu/narrow_golden_chip.py        # on the TPU machine; exit 0 when every row passed
+    python3 bench/chip/narrow_golden_chip.py        # on the TPU machine; exit 0 when every row passed
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 rejects, the full error text and traceback of each, and whether the 32-bit cast fix compiles and is
 bit-identical to plain XLA over every pair of 8-bit values (256 x 256). One process (one program holds the chip).
 
-    python3 scratch_tpu/narrow_measure.py            # on the TPU machine; prints one line per case
-    python3 scratch_tpu/narrow_measure.py --export   # lowered for an abstract TPU on a CPU instead
+    python3 bench/chip/narrow_measure.py            # on the TPU machine; prints one line per case
+    python3 bench/chip/narrow_measure.py --export   # lowered for an abstract TPU on a CPU instead
 """
 import sys
 import traceback
