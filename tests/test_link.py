@@ -286,3 +286,13 @@ def test_equal_pairs_and_scalars_are_no_findings() -> None:
                              "def f(x):\n    return k.run(x, (P.HIGH, P.HIGH)), k.run(x, P.DEFAULT), k.run(x, 'highest')\n"})
     [sink] = answers["k"].sinks
     assert sink.reached and not sink.pairs and not sink.unknown
+
+
+def test_a_spread_tuple_of_known_length_lands_element_by_element() -> None:
+    """`run(*(x, "highest"))`: the array is `x`, the precision the string; were each element bound to
+    every parameter from there on, the installed `jnp.ones` would reach the precision as an unknown."""
+    answers = _answers({"k": "import functools\n" + textwrap.dedent(_LAUNCHED),
+                        "m": "import k\nimport jax.numpy as jnp\n"
+                             "def f():\n    return k.run(*(jnp.ones(3), 'highest'))\n"})
+    [sink] = answers["k"].sinks
+    assert sink.reached and not sink.pairs and sink.unknown == ()

@@ -460,6 +460,17 @@ class _Linker:
             positional = positional[1:]
         position = 0
         for starred, values in args:
+            lengths = {value[3] for value in values if value[0] == "seq"}
+            if starred and values and len(lengths) == 1 and all(value[0] == "seq" for value in values):
+                for element in range(lengths.pop()):  # *(a, b): a tuple of known length, element by element
+                    held = {found for value in values for found in self._read(value, element)}
+                    if position < len(positional):
+                        self._add(("var", function, positional[position][0]), held)
+                        given.add(positional[position][0])
+                        position += 1
+                    elif star:
+                        self._field(("args", function), None, held)
+                continue
             if starred:  # *values: each element may land on any parameter from here on
                 elements = {found for value in values for found in self._item(value, None)}
                 for name, _, _ in positional[position:]:
