@@ -24,19 +24,16 @@ import re
 from collections import deque
 from typing import Iterable, Mapping, Optional
 
-from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, MOSAIC_TPU, Backends
-from codemods.analysis.flow_facts import NO_FLOW, FlowFacts, OriginAnswer, Reach, SinkAnswer
+from codemods.analysis.flow_facts import FlowFacts
+from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, Backends
+from codemods.analysis.link_answers import MAYBE, answers
 from codemods.analysis.summary import DOUBLE_STAR, KEYWORD_ONLY, STAR, Call, Expr, ModuleSummary, Site
-from codemods.capabilities import PRECISION_NAMES
 
 _MAX_ROUNDS = 64
 _PRECISION = "jax.lax.Precision"
 # Installed callables that hand back (a value built from) their first argument.
 _IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat", "jax.named_scope",
                        "builtins.tuple", "builtins.list", "builtins.staticmethod", "functools.cache"})
-# A backend of its own for code a launch the flow does not follow may run ("?" and how it is launched):
-# the followed calls there are reported, never fixed where their value is written.
-MAYBE = "?"
 _REF = re.compile(r"\w_refs?$")  # a parameter named as kernel bodies name their refs
 _PARTIAL = "functools.partial"
 _FIELD = "dataclasses.field"
@@ -49,10 +46,10 @@ _CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__"})
 
 def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]]) -> dict[str, FlowFacts]:
     """Each module's flow facts (modules with none are left out)."""
-    return _Linker({summary.name: summary for summary in summaries}, follows).answers()
+    return answers(Linker({summary.name: summary for summary in summaries}, follows).solve())
 
 
-class _Linker:
+class Linker:
     def __init__(self, modules: dict[str, ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]]) -> None:
         self.modules, self.follows = modules, follows
         self.functions = {q: (m.name, f) for m in modules.values() for q, f in m.functions.items()}
@@ -77,14 +74,19 @@ class _Linker:
 
     # -- the fixpoint --
 
-    def answers(self) -> dict[str, FlowFacts]:
+    def solve(self) -> "Linker":
         self._solve()
         called = set(self.invoked)  # what code of the project calls (or launches)
         for q in sorted(set(self.functions) - called):  # entry points run with their defaults
             self._bind(q, (), (), None)
         self._solve()
         self.invoked = called
-        return self._collect()
+        return self
+
+    def takes_refs(self, function: str) -> bool:
+        """Whether a function has a parameter named as kernel bodies name their refs."""
+        entry = self.functions.get(function)
+        return entry is not None and any(_REF.search(name) for name, _, _ in entry[1].params)
 
     def _solve(self) -> None:
         budget = _MAX_ROUNDS * (len(self._queued) + sum(
@@ -158,7 +160,7 @@ class _Linker:
             self._grew(("keys", owner))
         self._add(("field", owner, key), values)
 
-    def _read(self, owner: tuple, key: object) -> set:
+    def read(self, owner: tuple, key: object) -> set:
         return self._get(("field", owner, key))
 
     # -- expressions --
@@ -228,7 +230,7 @@ class _Linker:
         if kind == "obj":  # what installed code gave stays that, whatever is read from it: the set stays finite
             return {value}
         if kind == "inst":
-            return self._read(value, name) | self._class_attribute(value[1], name, value)
+            return self.read(value, name) | self._class_attribute(value[1], name, value)
         if kind == "class":
             return self._class_attribute(value[1], name, None)
         if kind in ("map", "kwargs") and name in _CONTAINER_READS:
@@ -255,12 +257,12 @@ class _Linker:
         kind = value[0]
         if kind == "seq":
             if isinstance(key, int) and -value[3] <= key < value[3]:
-                return set(self._read(value, key % value[3]))
-            return {found for position in range(value[3]) for found in self._read(value, position)}
+                return set(self.read(value, key % value[3]))
+            return {found for position in range(value[3]) for found in self.read(value, position)}
         if kind in ("map", "kwargs", "args"):
             if key is None:
-                return {found for known in self._keys_of(value) for found in self._read(value, known)}
-            return self._read(value, key) | self._read(value, None)
+                return {found for known in self._keys_of(value) for found in self.read(value, known)}
+            return self.read(value, key) | self.read(value, None)
         if kind in ("unknown", "obj", "ext"):
             return {value} if kind != "ext" else {("obj", value[1])}
         return set()
@@ -289,12 +291,12 @@ class _Linker:
             self._bind(callee[1], args, keywords, callee[2])
             return self._get(("ret", callee[1]))
         if kind == "partial":
-            bound_args = [(False, self._read(callee, ("arg", position))) for position in range(self._arity(callee))]
-            bound_keywords = [(name, self._read(callee, ("kw", name))) for name in self._bound_names(callee)]
-            spread = self._read(callee, ("spread",))
+            bound_args = [(False, self.read(callee, ("arg", position))) for position in range(self._arity(callee))]
+            bound_keywords = [(name, self.read(callee, ("kw", name))) for name in self._bound_names(callee)]
+            spread = self.read(callee, ("spread",))
             if spread:
                 bound_keywords.append((None, spread))
-            return {found for function in self._read(callee, "fn")
+            return {found for function in self.read(callee, "fn")
                     for found in self._invoke(function, bound_args + args, bound_keywords + keywords, call, module)}
         if kind == "class":
             instance = ("inst", callee[1])
@@ -356,7 +358,7 @@ class _Linker:
             # plain code than a body, so it may run there, not surely (a pair in it is [manual]).
             several = len({value for value in body if value[0] in ("def", "bound", "partial", "inst")}) > 1
             for value in body:
-                unsure = several and value[0] in ("def", "bound") and not self._takes_refs(value[1])
+                unsure = several and value[0] in ("def", "bound") and not self.takes_refs(value[1])
                 self._launch(value, frozenset({f"{MAYBE}a launch that may run one of several functions "
                                                f"({module}:{call.site[0]})"}) if unsure else backends, call, module)
             return {("obj", name)}
@@ -403,7 +405,7 @@ class _Linker:
             if value[0] in ("def", "bound"):
                 self._run_with(value[1], backends)
             elif value[0] == "partial":
-                targets.extend(self._read(value, "fn"))
+                targets.extend(self.read(value, "fn"))
             elif value[0] == "inst":  # a callable instance
                 targets.extend(self._class_attribute(value[1], "__call__", value))
         self._launching = True
@@ -428,9 +430,9 @@ class _Linker:
                 if in_kernel:
                     self._launch(value, frozenset(in_kernel), call, module)
                 continue
-            self._read_by(value, f"`{name.removeprefix('builtins.')}` ({module}:{call.site[0]})", set())
+            self.read_by(value, f"`{name.removeprefix('builtins.')}` ({module}:{call.site[0]})", set())
 
-    def _read_by(self, value: tuple, reader: str, seen: set) -> None:
+    def read_by(self, value: tuple, reader: str, seen: set) -> None:
         if value in seen or len(seen) > 64:
             return
         seen.add(value)
@@ -438,8 +440,8 @@ class _Linker:
             self.readers.setdefault(value, set()).add(reader)
         if value[0] in ("seq", "map", "inst", "kwargs", "args"):
             for key in list(self._keys_of(value)):
-                for inner in list(self._read(value, key)):
-                    self._read_by(inner, reader, seen)
+                for inner in list(self.read(value, key)):
+                    self.read_by(inner, reader, seen)
 
     # -- binding arguments to parameters --
 
@@ -463,7 +465,7 @@ class _Linker:
             lengths = {value[3] for value in values if value[0] == "seq"}
             if starred and values and len(lengths) == 1 and all(value[0] == "seq" for value in values):
                 for element in range(lengths.pop()):  # *(a, b): a tuple of known length, element by element
-                    held = {found for value in values for found in self._read(value, element)}
+                    held = {found for value in values for found in self.read(value, element)}
                     if position < len(positional):
                         self._add(("var", function, positional[position][0]), held)
                         given.add(positional[position][0])
@@ -499,7 +501,7 @@ class _Linker:
                 if value[0] in ("map", "kwargs"):
                     for key in list(self._keys_of(value)):
                         if isinstance(key, str):
-                            self._keyword(function, key, self._read(value, key), names, double, given)
+                            self._keyword(function, key, self.read(value, key), names, double, given)
                 elif value[0] == "unknown":
                     for name in names - given:
                         self._add(("var", function, name), {value})
@@ -528,97 +530,3 @@ class _Linker:
 
     def _bound_names(self, partial: tuple) -> list[str]:
         return sorted(key[1] for key in self._keys_of(partial) if isinstance(key, tuple) and key[0] == "kw")
-
-    # -- answers --
-
-    def _levels(self, values: set) -> tuple[str, ...]:
-        found = set()
-        for value in values:
-            if value[0] == "level":
-                found.add(value[1])
-            elif value[0] == "lit" and isinstance(value[1], str) and value[1].lower() in PRECISION_NAMES:
-                found.add(PRECISION_NAMES[value[1].lower()].name)
-        return tuple(sorted(found))
-
-    def _pair(self, value: tuple) -> Optional[tuple[tuple[str, ...], ...]]:
-        """A two-element literal whose elements name precisions that may differ."""
-        if value[0] != "seq" or value[3] != 2:
-            return None
-        first, second = (self._levels(self._read(value, position)) for position in (0, 1))
-        if not first or not second or (len(first) == len(second) == 1 and first == second):
-            return None
-        return (first, second)
-
-    def _describe_unknown(self, value: tuple) -> Optional[str]:
-        kind = value[0]
-        if kind == "unknown":
-            return str(value[1])
-        if kind == "obj":
-            return f"what `{value[1]}` gives (an installed package's code)"
-        if kind == "ext" and not value[1].startswith("builtins."):
-            return f"`{value[1]}`, an installed package's value"
-        return None
-
-    def _reaches(self, pairs: tuple) -> tuple[Reach, ...]:
-        found = [Reach(value[1], value[2], self._pair(value) or (), not self.readers.get(value),
-                       tuple(sorted(self.readers.get(value, ())))) for value in pairs]
-        return tuple(sorted(found, key=lambda reach: (reach.module, reach.site)))
-
-    def _plain(self) -> set[str]:
-        """Functions plain XLA code calls: called from code no kernel runs (module-level code, a
-        function something calls, or one nothing calls that takes no refs: an API's entry), and what
-        those call. A function that takes refs and that nothing calls or launches as the flow sees
-        may be a kernel body launched in a way it does not follow: not plain."""
-        roots = {caller for caller, _ in self.calls if not self.backends.get(caller) and (
-            caller in self.invoked or caller in self.modules or not self._takes_refs(caller))}
-        plain = {callee for caller, callee in self.calls if caller in roots}
-        grown = True
-        while grown:
-            more = {callee for caller, callee in self.calls if caller in plain} - plain
-            plain |= more
-            grown = bool(more)
-        return plain
-
-    def _takes_refs(self, function: str) -> bool:
-        entry = self.functions.get(function)
-        return entry is not None and any(_REF.search(name) for name, _, _ in entry[1].params)
-
-    def _collect(self) -> dict[str, FlowFacts]:
-        plain = self._plain()
-        sinks: dict[str, list[SinkAnswer]] = {}
-        reached: dict[tuple, list[tuple[str, Site, str, Backends]]] = {}
-        for (module, site), (callee, function, values) in sorted(self.sinks.items()):
-            held = self.backends.get(function, set())
-            backends = frozenset(backend for backend in held if not backend.startswith(MAYBE))
-            maybe = tuple(sorted(backend[len(MAYBE):] for backend in held if backend.startswith(MAYBE)))
-            if not held or function in plain:
-                for value in values:  # plain XLA code reads it
-                    self._read_by(value, f"`{callee}` outside kernels ({module}:{site[0]})", set())
-            if not held:
-                sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, (), (), function in plain))
-                continue
-            pairs, unknown = [], []
-            for value in values:
-                levels = self._pair(value)
-                if levels is not None:
-                    pairs.append(value)
-                    reached.setdefault(value, []).append((module, site, callee, backends if not maybe else frozenset()))
-                    continue
-                why = self._describe_unknown(value)
-                if why is not None:
-                    unknown.append(why)
-            sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, tuple(pairs), tuple(sorted(set(unknown))),
-                                                           bool(values), maybe))
-        answers: dict[str, FlowFacts] = {}
-        origins: dict[str, list[OriginAnswer]] = {}
-        for value, reaches in reached.items():
-            if not self.readers.get(value) and any(MOSAIC_TPU in backends for *_, backends in reaches):
-                origins.setdefault(value[1], []).append(OriginAnswer(value[2], tuple(sorted(
-                    {(module, site, callee) for module, site, callee, _ in reaches}))))
-        for module, found in sinks.items():
-            resolved = tuple(SinkAnswer(sink.site, sink.callee, sink.backends, self._reaches(sink.pairs), sink.unknown,
-                                        sink.reached, sink.maybe) for sink in found)
-            answers[module] = FlowFacts(sinks=resolved)
-        for module, found in origins.items():
-            answers[module] = FlowFacts(answers.get(module, NO_FLOW).sinks, tuple(sorted(found, key=lambda o: o.site)))
-        return answers
