@@ -45,13 +45,22 @@ HOISTED = "__jax006_v"
 
 
 def _static_labels():
-    spec = importlib.util.spec_from_file_location("inject", REPO / "bench" / "inject.py")
+    """bench/inject.py's labels: the module already imported as `inject` where it is (a test process
+    that imported it keeps its own: replacing it broke the pickling of its functions there)."""
+    path = REPO / "bench" / "inject.py"
+    loaded = sys.modules.get("inject")
+    if loaded is not None and Path(getattr(loaded, "__file__", "")).resolve() == path.resolve():
+        return loaded.static_labels
+    spec = importlib.util.spec_from_file_location("inject", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules["inject"] = module  # its dataclasses look their module up while it runs
     try:
         spec.loader.exec_module(module)  # type: ignore[union-attr]
     finally:
-        del sys.modules["inject"]
+        if loaded is None:
+            del sys.modules["inject"]
+        else:
+            sys.modules["inject"] = loaded
     return module.static_labels
 
 
