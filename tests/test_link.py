@@ -296,3 +296,14 @@ def test_a_spread_tuple_of_known_length_lands_element_by_element() -> None:
                              "def f():\n    return k.run(*(jnp.ones(3), 'highest'))\n"})
     [sink] = answers["k"].sinks
     assert sink.reached and not sink.pairs and sink.unknown == ()
+
+
+def test_a_partial_of_itself_ends() -> None:
+    """`step = functools.partial(step, ...)` in a loop makes a partial whose function is itself (seen in
+    ejkernel): calling or launching it ends, and the body it wraps is still kernel code."""
+    answers = _answers({"k": "import functools\nfrom jax import lax\n" + textwrap.dedent(_LAUNCHED) +
+                        "def loop(x):\n    step = functools.partial(body, precision=(lax.Precision.HIGH, lax.Precision.DEFAULT))\n"
+                        "    for _ in range(3):\n        step = functools.partial(step)\n"
+                        "    step(x, x)\n    return pl.pallas_call(step, out_shape=x)(x)\n"})
+    [sink] = answers["k"].sinks
+    assert [reach.levels for reach in sink.pairs] == [(("HIGH",), ("DEFAULT",))]

@@ -56,5 +56,21 @@ class FlowFacts:
                   sink.unknown, sink.reached, sink.maybe] for sink in self.sinks],
                 [[origin.site, origin.reaches] for origin in self.origins]]
 
+    @staticmethod
+    def from_data(data: list) -> "FlowFacts":
+        """`as_data` read back (the project state keeps the link's answers); ValueError otherwise."""
+        try:
+            sinks, origins = data
+            return FlowFacts(
+                tuple(SinkAnswer(tuple(site), callee, frozenset(backends),
+                                 tuple(Reach(module, tuple(at), tuple(tuple(names) for names in levels), fixable,
+                                             tuple(readers)) for module, at, levels, fixable, readers in pairs),
+                                 tuple(unknown), reached, tuple(maybe))
+                      for site, callee, backends, pairs, unknown, reached, maybe in sinks),
+                tuple(OriginAnswer(tuple(site), tuple((module, tuple(at), callee) for module, at, callee in reaches))
+                      for site, reaches in origins))
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"not flow facts: {error}") from error
+
 
 NO_FLOW = FlowFacts()

@@ -64,6 +64,7 @@ class Linker:
         self.invoked: set[str] = set()
         self.calls: set[tuple[str, str]] = set()  # (caller, callee) of every call (not a launch) of a function
         self._launching = False
+        self._unwrapping: set[tuple] = set()  # partials being called through (see `_invoke`)
         self.sinks: dict[tuple[str, Site], tuple[str, str, set]] = {}  # (module, site) -> (callee, function, values)
         self.readers: dict[tuple, set[str]] = {}  # a seq value -> who reads it besides followed calls
         # The worklist: a statement (its module, kind and number) is evaluated again only when
@@ -295,13 +296,19 @@ class Linker:
             self._bind(callee[1], args, keywords, callee[2])
             return self._get(("ret", callee[1]))
         if kind == "partial":
+            if callee in self._unwrapping:  # `f = partial(f, ...)` in a loop: a partial of itself
+                return set()
             bound_args = [(False, self.read(callee, ("arg", position))) for position in range(self._arity(callee))]
             bound_keywords = [(name, self.read(callee, ("kw", name))) for name in self._bound_names(callee)]
             spread = self.read(callee, ("spread",))
             if spread:
                 bound_keywords.append((None, spread))
-            return {found for function in self.read(callee, "fn")
-                    for found in self._invoke(function, bound_args + args, bound_keywords + keywords, call, module)}
+            self._unwrapping.add(callee)
+            try:
+                return {found for function in self.read(callee, "fn")
+                        for found in self._invoke(function, bound_args + args, bound_keywords + keywords, call, module)}
+            finally:
+                self._unwrapping.discard(callee)
         if kind == "class":
             instance = ("inst", callee[1])
             initializer = self._class_attribute(callee[1], "__init__", instance)
@@ -403,9 +410,12 @@ class Linker:
 
     def _launch(self, body: tuple, backends: Backends, call: Call, module: str) -> None:
         """A kernel body handed to a launcher: it (and all it calls) runs in kernels for `backends`."""
-        targets = [body]
+        targets, seen = [body], set()
         while targets:
             value = targets.pop()
+            if value in seen:  # a partial of itself
+                continue
+            seen.add(value)
             if value[0] in ("def", "bound"):
                 self._run_with(value[1], backends)
             elif value[0] == "partial":

@@ -39,13 +39,14 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Optional, TypeVar
+from typing import Callable, Iterable, Iterator, Mapping, Optional, TypeVar
 
 from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, MOSAIC_TPU, Backends, KernelScope, ModuleFacts, defined_launchers,
     find_kernels, precision_taken, precision_wrappers, takes_refs,
 )
 from codemods.analysis.flow_facts import FlowFacts
+from codemods.analysis.link import link
 from codemods.analysis.summary import ModuleSummary, as_data, from_data, summarise_tree
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex, import_binding
 from codemods.analysis.names import root_name
@@ -129,6 +130,8 @@ class ProjectState:
     tables: tuple = (None, None, None)  # (importers by word, kernel land, launching modules), each if built
     table_dependencies: frozenset = frozenset()  # of kernel land
     summaries: dict[str, tuple[bytes, tuple]] = field(default_factory=dict)  # name -> (content hash, as_data)
+    # The link's answers (name -> FlowFacts.as_data) with the key of what they were linked from.
+    flow: tuple[str, dict[str, list]] = ("", {})
 
 
 @dataclass(frozen=True)
@@ -258,6 +261,8 @@ class ProjectIndex:
         self._read_in_progress: dict[tuple[int, object], tuple[dict, object, object]] = {}  # the same
         self._learnt = False  # anything `state()` would say that the restored state did not
         self.flow: dict[str, FlowFacts] = {}  # the whole-program value flow's answers, by module (link.py)
+        self._flow_key = ""  # what `flow` was linked from (see `link_flow`)
+        self._kept_flow: tuple[str, dict[str, list]] = ("", {})  # the restored state's
 
     def module_of(self, path: "Path | str") -> Optional[str]:
         """The name of the project's module at `path` (None if it is none of them)."""
@@ -277,9 +282,28 @@ class ProjectIndex:
         flow = self.flow.get(module.name)
         return self._facts[module.name] if flow is None else replace(self._facts[module.name], flow=flow)
 
+    def link_flow(self, follows: Mapping[str, tuple[Optional[int], str]]) -> None:
+        """The whole-program value flow's answers (`flow`): linked from the modules' summaries, or
+        the last run's where no module and no followed call changed since (a pre-commit or editor
+        run over an unchanged project links nothing)."""
+        key = _hash((sorted((name, self._content_hash(module)) for name, module in self._modules.items()
+                            if not name.startswith("<")), sorted(follows.items()))).hex()
+        if self._kept_flow[0] == key:
+            try:
+                self.flow = {name: FlowFacts.from_data(data) for name, data in self._kept_flow[1].items()}
+                self._flow_key = key
+                return
+            except ValueError:
+                pass  # of another shape: linked again
+        self.flow, self._flow_key, self._learnt = link(self.flow_summaries(), follows), key, True
+
     def flow_summaries(self) -> Iterator[ModuleSummary]:
-        """Each module's summary for the whole-program value flow (the workers' where they made one)."""
+        """Each module's summary for the whole-program value flow (the workers' where they made one).
+        Not a notebook's: most are never decoded (the prefilter's workers find nothing to read in
+        them), and what one passes to the project's functions is not followed yet."""
         for module in self._modules.values():
+            if module.name.startswith("<"):
+                continue
             summary = self._flow_summary(module)
             if summary is not None:
                 yield summary
@@ -341,9 +365,10 @@ class ProjectIndex:
         launching = sorted(self._launching) if self._launching is not None else None
         summaries = {name: (contents[name], as_data(module.flow_summary)) for name, module in self._modules.items()
                      if isinstance(module.flow_summary, ModuleSummary)}
+        flow = (self._flow_key, {name: facts.as_data() for name, facts in self.flow.items()})
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
                             parts, (self._importing, reachable, launching), frozenset(self._table_dependencies),
-                            summaries)
+                            summaries, flow)
 
     def restore(self, state: Optional[ProjectState], changed: Optional[set[str]] = None) -> set[str]:
         """Take over what an earlier run over the same layout learnt and this project still holds:
@@ -354,6 +379,7 @@ class ProjectIndex:
         if state is None:
             return set(self._modules)
         changed = self.changed(state) if changed is None else changed
+        self._kept_flow = state.flow
         for name, (content, data) in state.summaries.items():  # a summary is its module's bytes': kept while they are
             module = self._modules.get(name)
             if module is not None and name not in changed and module.flow_summary is _NOT_SUMMARISED:

@@ -134,10 +134,10 @@ class ResultCache:
         """What the last run over a project with this layout learnt (ProjectIndex.state)."""
         try:
             data = marshal.loads(self._project_entry(layout).read_bytes())
-            contents, facts, parts, tables, table_dependencies, summaries = data
+            contents, facts, parts, tables, table_dependencies, summaries, flow = data
             return ProjectState(contents, {name: (ModuleFacts(*entry), frozenset(dependencies))
                                            for name, (entry, dependencies) in facts.items()},
-                                parts, tables, frozenset(table_dependencies), summaries)
+                                parts, tables, frozenset(table_dependencies), summaries, flow)
         except (OSError, ValueError, EOFError, TypeError, AttributeError, LookupError):
             return None  # none, unreadable or of another shape: the project is analysed afresh
 
@@ -149,7 +149,8 @@ class ResultCache:
         facts = {name: ((f.kernels, f.shared, f.launchers, f.through, f.read_elsewhere, f.precision_wrappers),
                         tuple(dependencies))
                  for name, (f, dependencies) in state.facts.items()}
-        data = (state.contents, facts, state.parts, state.tables, tuple(state.table_dependencies), state.summaries)
+        data = (state.contents, facts, state.parts, state.tables, tuple(state.table_dependencies), state.summaries,
+                state.flow)
         self._write_bytes(self._project_entry(layout), marshal.dumps(data))
 
     def _project_entry(self, layout: str) -> Path:

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
-from codemods.analysis.link import link
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project import ProjectIndex, summarised_here
 from codemods.engine.cache import FileMemo, Known, ResultCache, RunRecord, content_hash, facts_key
@@ -356,7 +355,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     index.restore(state, changed)
     follows = {name: place for rule in kernel_scoped for name, place in rule.follows.items()}
     if follows:
-        index.flow = link(index.flow_summaries(), follows)
+        index.link_flow(follows)
     return index
 
 
