@@ -4,10 +4,12 @@ module's facts (and so of each file's cache key)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Optional
 
-Site = tuple[int, int]  # (line, column) as `ast` gives them
-Backends = frozenset[str]
+from codemods.analysis.summary import Site
+
+Backends = frozenset[str]  # of the kernels a call runs in: "mosaic_tpu", "mosaic_gpu", "triton"
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,12 @@ class FlowFacts:
     origins: tuple[OriginAnswer, ...] = ()
 
     def sink_at(self, site: Site) -> Optional[SinkAnswer]:
-        return next((sink for sink in self.sinks if sink.site == site), None)
+        return self._sinks_by_site.get(site)
+
+    @cached_property
+    def _sinks_by_site(self) -> dict[Site, SinkAnswer]:
+        """Asked once per followed call of the module: a table, not a scan of every answer each time."""
+        return {sink.site: sink for sink in self.sinks}
 
     def as_data(self) -> list:
         """The same as JSON-able lists, in an order that does not depend on hashing (a cache key)."""

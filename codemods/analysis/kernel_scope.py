@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Iterable, Iterator, Mapping, Optional
 
-from codemods.analysis.flow_facts import NO_FLOW, FlowFacts
+from codemods.analysis.flow_facts import NO_FLOW, Backends, FlowFacts
 from codemods.analysis.module import FUNCTIONS, MAX_ALIAS_DEPTH, Binding, FunctionNode, ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, Argument, find_arg, value_of
 from codemods.analysis.value_flow import (
@@ -36,7 +36,6 @@ HINT_KEYWORD = re.compile(rb"\b(?:precision|accuracy)[ \t]*=")
 _HINT_IN_TEXT = re.compile(HINT_KEYWORD.pattern.decode())
 NO_LAUNCH_FOUND = "takes refs as kernel bodies do, and no launch of it was found"
 MOSAIC_TPU, MOSAIC_GPU, TRITON = "mosaic_tpu", "mosaic_gpu", "triton"
-Backends = frozenset[str]
 
 
 @dataclass(frozen=True)

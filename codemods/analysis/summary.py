@@ -22,12 +22,14 @@ A summary holds symbolic expressions (`Expr`, nested tuples), never resolved acr
 from __future__ import annotations
 
 import ast
+import builtins
 from dataclasses import dataclass, field
 from typing import Optional
 
 Expr = tuple
 Site = tuple[int, int]
 
+_BUILTINS = frozenset(dir(builtins))
 # Parameter kinds, as the linker binds arguments to them.
 POSITIONAL, KEYWORD_ONLY, STAR, DOUBLE_STAR = "positional", "keyword", "*", "**"
 _DYNAMIC_LOOKUPS = {"getattr": "getattr with a computed name", "globals": "globals()", "vars": "vars()",
@@ -134,8 +136,7 @@ class _Scope:
             scope = scope.parent
         if name in imports:
             return ("dotted", imports[name])
-        import builtins
-        if hasattr(builtins, name):
+        if name in _BUILTINS:
             return ("dotted", f"builtins.{name}")
         return ("var", module, name)  # a star import, or a name set where the flow does not look
 

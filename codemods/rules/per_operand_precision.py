@@ -107,7 +107,7 @@ class PerOperandPrecision(JaxTransform):
         self._fixes: dict[ast.expr, _Use] = {}
         self._kernel_precisions: set[ast.expr] = set()
         self._notes: dict[object, tuple[list[ast.expr], str]] = {}  # one [manual] per source, with its uses
-        pending: list[tuple[ast.Call, str, Op, ast.expr]] = []
+        pending: list[tuple[ast.Call, str, Op, ast.expr, Optional[SinkAnswer]]] = []
         for call in self.module.calls:
             applied = self.module.applied(call, OPS)
             if applied is None:
@@ -148,9 +148,9 @@ class PerOperandPrecision(JaxTransform):
                             f"lower ({self._failure(op)})")
                 continue
             self._kernel_precisions.add(value_of(arg))
-            pending.append((call, name, op, value_of(arg)))
-        for call, name, op, value in pending:
-            self._plan_value(call, name, op, value)
+            pending.append((call, name, op, value_of(arg), answer))
+        for call, name, op, value, answer in pending:
+            self._plan_value(call, name, op, value, answer)
         self._plan_foreign_keywords()
         self._plan_flow_origins()
         for source, use in self._fixes.items():
@@ -374,7 +374,9 @@ class PerOperandPrecision(JaxTransform):
         version = self.settings.jax_version
         return name in PALLAS_DOT_ROW.old and version is not None and version >= PALLAS_DOT_ROW.removed
 
-    def _plan_value(self, call: ast.Call, name: str, op: Op, value: ast.expr) -> None:
+    def _plan_value(self, call: ast.Call, name: str, op: Op, value: ast.expr, answer: Optional[SinkAnswer]) -> None:
+        """`answer`: what the link found reaching `call` (`_flow_answer`), asked for where it
+        cannot be followed here."""
         parsed = parse_precision(value, self.module)
         if parsed is NONE:
             return
@@ -386,7 +388,6 @@ class PerOperandPrecision(JaxTransform):
             for source, literal in sources:
                 self._schedule(source, literal, name, op, call)
             return
-        answer = self._flow_answer(call)
         if answer is not None:  # followed across the project: what reaches it, from where
             self._plan_from_flow(call, name, op, value, answer)
             return
@@ -443,9 +444,12 @@ class PerOperandPrecision(JaxTransform):
     def _plan_flow_origins(self) -> None:
         """Pairs written here that reach kernels in other modules (or here, through other modules),
         read by nothing else: rewritten where they are written, as a constant used only by kernels is."""
+        origins = self.analysis.facts.flow.origins
+        literals = {(node.lineno, node.col_offset): node for node in ast.walk(self.module.tree)
+                    if isinstance(node, (ast.Tuple, ast.List))} if origins else {}
         reported = {finding.line for finding in self.findings}  # this module's analysis said something there: kept
-        for origin in self.analysis.facts.flow.origins:
-            node = self._literal_at(origin.site)
+        for origin in origins:
+            node = literals.get(origin.site)
             if node is None or node in self._fixes or self.module.position(node)[0] in reported:
                 continue
             literal = parse_precision(node, self.module)
@@ -462,10 +466,6 @@ class PerOperandPrecision(JaxTransform):
                 self._fixes[node] = _Use(literal, level, (
                     f"precision {literal.describe()} -> {level.name} (per-operand precision is rejected in Mosaic TPU "
                     f"kernels): it reaches {display(callees[0])} in a kernel at {where}, and nothing else reads it"))
-
-    def _literal_at(self, site: tuple[int, int]) -> Optional[ast.expr]:
-        return next((node for node in ast.walk(self.module.tree) if isinstance(node, (ast.Tuple, ast.List))
-                     and (node.lineno, node.col_offset) == site), None)
 
     def _is_module_constant(self, value: ast.expr) -> bool:
         bindings = self.module.bindings(value) if isinstance(value, ast.Name) else []
