@@ -307,3 +307,36 @@ def test_a_partial_of_itself_ends() -> None:
                         "    step(x, x)\n    return pl.pallas_call(step, out_shape=x)(x)\n"})
     [sink] = answers["k"].sinks
     assert [reach.levels for reach in sink.pairs] == [(("HIGH",), ("DEFAULT",))]
+
+
+def test_a_notebook_passing_a_pair_to_a_wrapper_of_the_project_is_fixed(tmp_path: Path) -> None:
+    """A notebook is a module no other imports, but it passes values to the project's wrappers as
+    any module does: its pair, handed through `**opts` to a kernel, is fixed in its cell (`--check`
+    passed while the kernel failed to lower), and the cell's code then lowers."""
+    import json
+
+    files, _ = PROJECTS["kwargs_through_helpers"]
+    package = "flowcase_notebook"
+    _write(tmp_path, package, {"kern.py": files["kern.py"]})
+    cell = ("from jax import lax\nfrom flowcase_notebook.kern import matmul\n\n\ndef run(x, w):\n"
+            "    return matmul(x, w, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n")
+    notebook = tmp_path / "explore.ipynb"
+    notebook.write_text(json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "execution_count": None,
+                                               "outputs": [], "source": cell.splitlines(keepends=True)}],
+                                    "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    results = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
+    [result] = [r for r in results if r.path.endswith("explore.ipynb")]
+    assert [(f.code, f.kind) for f in result.findings] == [("JAX001", Kind.FIXED)], result.findings
+    fixed = "".join(json.loads(result.new_source)["cells"][0]["source"])
+    module = type(sys)("explore")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        exec(compile(fixed, "explore", "exec"), module.__dict__)  # noqa: S102 - the cell as the tool wrote it
+        x = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+        w = jax.ShapeDtypeStruct((128, 128), jnp.float32)
+        with jax_support.abstract_tpu():
+            assert jax_support.lowering_error(jax.jit(module.run), (x, w), "tpu") is None
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [name for name in sys.modules if name.split(".")[0] == package]:
+            del sys.modules[name]

@@ -286,8 +286,10 @@ class ProjectIndex:
         """The whole-program value flow's answers (`flow`): linked from the modules' summaries, or
         the last run's where no module and no followed call changed since (a pre-commit or editor
         run over an unchanged project links nothing)."""
-        key = _hash((sorted((name, self._content_hash(module)) for name, module in self._modules.items()
-                            if not name.startswith("<")), sorted(follows.items()))).hex()
+        # (a notebook's code as the index reads it: hashing its file would read thousands of notebooks
+        # nothing decodes; the summary's workers said which hold nothing to read, and those read as b"")
+        key = _hash((sorted((name, _hash(self._bytes(module)) if name.startswith("<") else self._content_hash(module))
+                            for name, module in self._modules.items()), sorted(follows.items()))).hex()
         if self._kept_flow[0] == key:
             try:
                 self.flow = {name: FlowFacts.from_data(data) for name, data in self._kept_flow[1].items()}
@@ -298,12 +300,10 @@ class ProjectIndex:
         self.flow, self._flow_key, self._learnt = link(self.flow_summaries(), follows), key, True
 
     def flow_summaries(self) -> Iterator[ModuleSummary]:
-        """Each module's summary for the whole-program value flow (the workers' where they made one).
-        Not a notebook's: most are never decoded (the prefilter's workers find nothing to read in
-        them), and what one passes to the project's functions is not followed yet."""
+        """Each module's summary for the whole-program value flow (the workers' where they made one;
+        a notebook's from its code cells, where the index decodes them: a notebook passes values to
+        the project's wrappers as any module does)."""
         for module in self._modules.values():
-            if module.name.startswith("<"):
-                continue
             summary = self._flow_summary(module)
             if summary is not None:
                 yield summary
