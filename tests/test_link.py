@@ -340,3 +340,18 @@ def test_a_notebook_passing_a_pair_to_a_wrapper_of_the_project_is_fixed(tmp_path
         sys.path.remove(str(tmp_path))
         for name in [name for name in sys.modules if name.split(".")[0] == package]:
             del sys.modules[name]
+
+
+def test_a_project_past_the_links_bound_is_not_linked(tmp_path: Path, monkeypatch) -> None:
+    """The link does not scale to a tree of thousands of modules yet: past the bound, no module gets
+    its answers (and none is summarised for it), the per-module analysis alone runs."""
+    from codemods.analysis import project
+
+    files, _ = PROJECTS["kwargs_through_helpers"]
+    folder = _write(tmp_path, "flowcase_bound", files)
+    monkeypatch.setattr(project, "LINK_MAX_MODULES", 3)
+    results = run([folder], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([folder]))
+    assert [f for r in results for f in r.findings] == []  # what reaches the kernel through **opts is not seen
+    monkeypatch.setattr(project, "LINK_MAX_MODULES", 4)
+    results = run([folder], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([folder]))
+    assert [(Path(r.path).name, f.kind) for r in results for f in r.findings] == [("cfg.py", Kind.FIXED)]

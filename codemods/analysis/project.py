@@ -56,6 +56,7 @@ from codemods.engine.rule import WORD_BYTES
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NOT_SUMMARISED = object()
+LINK_MAX_MODULES = 2000  # see ProjectIndex.link_flow
 
 _MAX_REFERRERS = 16  # see ProjectIndex._referrers
 _MAX_CYCLE_ROUNDS = 8  # see ProjectIndex._fact_through_cycles
@@ -285,7 +286,13 @@ class ProjectIndex:
     def link_flow(self, follows: Mapping[str, tuple[Optional[int], str]]) -> None:
         """The whole-program value flow's answers (`flow`): linked from the modules' summaries, or
         the last run's where no module and no followed call changed since (a pre-commit or editor
-        run over an unchanged project links nothing)."""
+        run over an unchanged project links nothing). A project of more than LINK_MAX_MODULES
+        modules is not linked: there the fixpoint has not been made to scale yet (kernel packages
+        and site-packages, 6,200 modules, ran for more than 12 minutes), and its files get the
+        per-module analysis alone, as before the link (docs/speed.md)."""
+        if len(self._modules) > LINK_MAX_MODULES:
+            self.flow = {}
+            return
         # (a notebook's code as the index reads it: hashing its file would read thousands of notebooks
         # nothing decodes; the summary's workers said which hold nothing to read, and those read as b"")
         key = _hash((sorted((name, _hash(self._bytes(module)) if name.startswith("<") else self._content_hash(module))
@@ -485,7 +492,7 @@ class ProjectIndex:
                 self._precision_wrappers(module) if marked else None,
                 self._needy_parts(module) if marked else None,
                 self._prefilter(module.path) if self._prefilter is not None else None,
-                self._flow_summary(module))
+                self._flow_summary(module) if len(self._modules) <= LINK_MAX_MODULES else _NOT_SUMMARISED)
 
     def _flow_summary(self, module: _Module) -> Optional[ModuleSummary]:
         """The module's summary for the whole-program value flow (link.py), from this index's parse
