@@ -350,10 +350,11 @@ def _dtype_probes() -> list[Probe]:
 
 
 # Integer vector ops on narrow dtypes (capabilities.NARROW_*_REJECTED), as kernels of one operand.
+# No op may fold away: maximum(a, a) is `a` to Mosaic's canonicaliser, and compiled on the chip.
 NARROW_OPS: dict[str, Callable] = {
     "add": lambda a: a + a, "sub": lambda a: a - 1, "mul": lambda a: a * a, "neg": lambda a: -a,
-    "shift": lambda a: a << 1, "compare": lambda a: a > 0, "maximum": lambda a: _jnp().maximum(a, a),
-    "minimum": lambda a: _jnp().minimum(a, a), "abs": lambda a: _jnp().abs(a),
+    "shift": lambda a: a << 1, "compare": lambda a: a > 0, "maximum": lambda a: _jnp().maximum(a, 1),
+    "minimum": lambda a: _jnp().minimum(a, 1), "abs": lambda a: _jnp().abs(a),
     "reduce_max": lambda a: _jnp().max(a, axis=1, keepdims=True),
     "reduce_min": lambda a: _jnp().min(a, axis=1, keepdims=True),
     "reduce_sum": lambda a: _jnp().sum(a, axis=1, keepdims=True),
