@@ -42,6 +42,8 @@ _FIELD = "dataclasses.field"
 _DICT = "builtins.dict"
 _GETATTR = "builtins.getattr"
 _CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__"})
+_HOLDERS = frozenset({"seq", "map", "inst", "kwargs", "args"})  # values that hold others
+_READ_DEPTH = 64  # values walked from one handed to code the flow does not follow
 
 
 def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]]) -> dict[str, FlowFacts]:
@@ -67,6 +69,7 @@ class Linker:
         self._unwrapping: set[tuple] = set()  # partials being called through (see `_invoke`)
         self.sinks: dict[tuple[str, Site], tuple[str, str, set]] = {}  # (module, site) -> (callee, function, values)
         self.readers: dict[tuple, set[str]] = {}  # a seq value -> who reads it besides followed calls
+        self._escaped: dict[tuple, set[str]] = {}  # a value handed to code the flow does not follow -> who
         # The worklist: a statement (its module, kind and number) is evaluated again only when
         # something it read grew (`_get` records what it reads, `_grew` queues who read it).
         self._queue: deque[tuple[str, str, int]] = deque(
@@ -438,24 +441,39 @@ class Linker:
         """Values handed to code the flow does not follow. A function handed on from kernel code runs
         there (`lax.fori_loop(0, n, body, x)`, `@pl.when(c)`); a pair handed on is read there."""
         in_kernel = self._backends_of(call.scope)
-        values = [value for _, held in args for value in held] + [value for _, held in keywords for value in held]
-        for value in values:
-            if value[0] in ("def", "bound", "partial"):
-                if in_kernel:
-                    self._launch(value, frozenset(in_kernel), call, module)
-                continue
-            self.read_by(value, f"`{name.removeprefix('builtins.')}` ({module}:{call.site[0]})", set())
+        reader = ""
+        for _, held in [*args, *keywords]:
+            for value in held:
+                if value[0] in ("def", "bound", "partial"):
+                    if in_kernel:
+                        self._launch(value, frozenset(in_kernel), call, module)
+                elif value[0] in _HOLDERS:
+                    reader = reader or f"`{name.removeprefix('builtins.')}` ({module}:{call.site[0]})"
+                    self.read_by(value, reader)
 
-    def read_by(self, value: tuple, reader: str, seen: set) -> None:
-        if value in seen or len(seen) > 64:
-            return
-        seen.add(value)
-        if value[0] == "seq":
-            self.readers.setdefault(value, set()).add(reader)
-        if value[0] in ("seq", "map", "inst", "kwargs", "args"):
-            for key in list(self._keys_of(value)):
-                for inner in list(self.read(value, key)):
-                    self.read_by(inner, reader, seen)
+    def read_by(self, value: tuple, reader: str) -> None:
+        """`reader` (code the flow does not follow) reads `value` and all it holds (`settle_readers`)."""
+        if value[0] in _HOLDERS:
+            self._escaped.setdefault(value, set()).add(reader)
+
+    def settle_readers(self) -> None:
+        """`readers`: each tuple or list literal -> who reads it besides followed calls, from the
+        values handed to such readers and what they hold (worked out once the fixpoint is done,
+        not at each evaluation of each call: that walked every container handed to installed code
+        again and again, a quarter of a large project's link)."""
+        readers: dict[tuple, set[str]] = {}
+        for value, by in self._escaped.items():
+            seen, stack = {value}, [value]
+            while stack and len(seen) <= _READ_DEPTH:
+                held = stack.pop()
+                if held[0] == "seq":
+                    readers.setdefault(held, set()).update(by)
+                for key in self.keys.get(held, ()):
+                    for inner in self.heap.get(("field", held, key), ()):
+                        if inner[0] in _HOLDERS and inner not in seen:
+                            seen.add(inner)
+                            stack.append(inner)
+        self.readers = readers
 
     # -- binding arguments to parameters --
 

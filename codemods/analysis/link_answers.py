@@ -25,7 +25,9 @@ class Linker(Protocol):
 
     def read(self, owner: tuple, key: object) -> set: ...
 
-    def read_by(self, value: tuple, reader: str, seen: set) -> None: ...
+    def read_by(self, value: tuple, reader: str) -> None: ...
+
+    def settle_readers(self) -> None: ...
 
     def takes_refs(self, function: str) -> bool: ...
 
@@ -98,7 +100,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
         maybe = tuple(sorted(backend[len(MAYBE):] for backend in held if backend.startswith(MAYBE)))
         if not held or function in plain:
             for value in values:  # plain XLA code reads it
-                linker.read_by(value, f"`{callee}` outside kernels ({module}:{site[0]})", set())
+                linker.read_by(value, f"`{callee}` outside kernels ({module}:{site[0]})")
         if not held:
             sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, (), (), function in plain))
             continue
@@ -114,6 +116,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
                 unknown.append(why)
         sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, tuple(pairs), tuple(sorted(set(unknown))),
                                                        bool(values), maybe))
+    linker.settle_readers()
     answers: dict[str, FlowFacts] = {}
     origins: dict[str, list[OriginAnswer]] = {}
     for value, reaches in reached.items():

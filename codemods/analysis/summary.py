@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 import builtins
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterator, Optional
 
 Expr = tuple
 Site = tuple[int, int]
@@ -142,29 +142,74 @@ class _Scope:
 
 
 def _bound_names(body: list[ast.stmt], params: tuple[str, ...] = ()) -> set[str]:
-    """Names a function body (or module) binds, not looking into nested scopes."""
+    """Names a function body (or module) binds, not looking into nested scopes. Only statements
+    and their targets are read (a walk of every expression took most of the summary's time); a
+    name bound by `:=` becomes local where the summary meets it (`_Builder._expr`)."""
     names = set(params)
     declared_elsewhere: set[str] = set()
-    stack: list[ast.AST] = list(body)
-    while stack:
-        node = stack.pop()
+    for node in _statements(body, nested=False):
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             declared_elsewhere.update(node.names)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
-            stack.extend(node.decorator_list)
-            continue
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 names.add((alias.asname or alias.name).split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        elif isinstance(node, ast.Lambda):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
+        elif isinstance(node, ast.ExceptHandler):
+            if node.name:
+                names.add(node.name)
+        elif isinstance(node, ast.match_case):
+            names.update(_pattern_names(node.pattern))
+        else:
+            for target in _targets(node):
+                names.update(_stored_names(target))
     return names - declared_elsewhere
+
+
+def _statements(body: list, nested: bool) -> Iterator[ast.AST]:
+    """Every statement of `body`, its except handlers and match cases, depth first; `nested`: the
+    bodies of nested functions and classes too."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not nested:
+            continue
+        for part in ("cases", "finalbody", "handlers", "orelse", "body"):  # pushed reversed: popped in order
+            inner = getattr(node, part, None)
+            if isinstance(inner, list):
+                stack.extend(reversed(inner))
+
+
+def _targets(node: ast.AST) -> list:
+    if isinstance(node, ast.Assign):
+        return node.targets
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+        return [node.target]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [item.optional_vars for item in node.items if item.optional_vars is not None]
+    if isinstance(node, ast.Delete):
+        return node.targets
+    return []
+
+
+def _stored_names(target: ast.expr) -> Iterator[str]:
+    """`a`, `(a, *b)`, `[a, (b, c)]`: the names an assignment target binds (not `x.a`, `x[i]`)."""
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _stored_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from _stored_names(target.value)
+
+
+def _pattern_names(pattern: ast.AST) -> Iterator[str]:
+    for node in ast.walk(pattern):
+        name = getattr(node, "name", None) if isinstance(node, (ast.MatchAs, ast.MatchStar)) else \
+            getattr(node, "rest", None) if isinstance(node, ast.MatchMapping) else None
+        if name:
+            yield name
 
 
 class _Builder:
@@ -180,7 +225,7 @@ class _Builder:
         self.stars: list[str] = []
 
     def module(self, tree: ast.Module) -> None:
-        for node in ast.walk(tree):  # imports anywhere at module level or in functions: one table (names rarely clash)
+        for node in _statements(tree.body, nested=True):  # imports anywhere, functions too: one table (names rarely clash)
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -355,12 +400,17 @@ class _Builder:
             return ("either", tuple(self._expr(value, scope) for value in node.values))
         if isinstance(node, ast.NamedExpr):
             value = self._expr(node.value, scope)
+            if not scope.is_class:  # `(m := f(x))` binds `m` where it is written
+                scope.local.add(node.target.id)
             self._assign(node.target, value, scope)
             return value
         if isinstance(node, ast.Lambda):
             return ("def", self._define(node, scope))
         if isinstance(node, ast.Starred):
             return self._expr(node.value, scope)
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) and not scope.is_class:
+            for generator in node.generators:  # its variables: read as the function's own, never the module's
+                scope.local.update(_stored_names(generator.target))
         for child in ast.iter_child_nodes(node):  # what it computes is not followed; the calls in it are
             if isinstance(child, ast.expr):
                 self._expr(child, scope)
