@@ -240,7 +240,7 @@ def test_a_pair_reaching_a_kernel_through_other_modules_is_fixed_or_reported(nam
 
 
 def _answers(modules: dict[str, str]) -> dict:
-    return link([summarise(textwrap.dedent(text), name) for name, text in modules.items()], FOLLOWS)
+    return link([summarise(textwrap.dedent(text), name) for name, text in modules.items()], FOLLOWS)[0]
 
 
 _LAUNCHED = """
@@ -342,16 +342,57 @@ def test_a_notebook_passing_a_pair_to_a_wrapper_of_the_project_is_fixed(tmp_path
             del sys.modules[name]
 
 
-def test_a_project_past_the_links_bound_is_not_linked(tmp_path: Path, monkeypatch) -> None:
-    """The link does not scale to a tree of thousands of modules yet: past the bound, no module gets
-    its answers (and none is summarised for it), the per-module analysis alone runs."""
-    from codemods.analysis import project
+def test_the_link_starts_from_the_packages_that_launch_kernels_and_their_importers_never_jax(tmp_path: Path) -> None:
+    """What `linked` holds: every module of a package that launches a kernel, every module that
+    imports one, however indirectly; not a package that does neither (read on demand only, as
+    the pair the kernel package imports from `numerics` is), nor jax itself (a jax source tree
+    beside the project: `jnp.dot` stays the call the rule follows, not a def of the project)."""
+    from codemods.analysis.project import ProjectIndex
 
     files, _ = PROJECTS["kwargs_through_helpers"]
-    folder = _write(tmp_path, "flowcase_bound", files)
-    monkeypatch.setattr(project, "LINK_MAX_MODULES", 3)
-    results = run([folder], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([folder]))
-    assert [f for r in results for f in r.findings] == []  # what reaches the kernel through **opts is not seen
-    monkeypatch.setattr(project, "LINK_MAX_MODULES", 4)
-    results = run([folder], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([folder]))
-    assert [(Path(r.path).name, f.kind) for r in results for f in r.findings] == [("cfg.py", Kind.FIXED)]
+    files = {**files, "cfg.py": "from numerics.pairs import PAIR\n"}
+    sources = {"numerics/__init__.py": "", "numerics/pairs.py": "from jax import lax\n"
+               "PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+               "other/__init__.py": "", "other/table.py": "import numpy as np\nTABLE = (1, 2)\n",
+               "app/__init__.py": "", "app/main.py": "from flowcase_scope import entry\n",
+               "app/cli.py": "from app.main import entry\n",
+               "jax/__init__.py": "from jax import numpy, lax\n",
+               "jax/numpy.py": "def dot(a, b, precision=None):\n    return a\n",
+               "jax/lax.py": "class Precision:\n    DEFAULT = 0\n    HIGHEST = 2\n",
+               "jax/experimental/__init__.py": "",
+               "jax/experimental/pallas/__init__.py": "def pallas_call(f, **kw):\n    return f\n"}
+    _write(tmp_path, "flowcase_scope", files)
+    for name, text in sources.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    index = ProjectIndex([str(path) for path in sorted(tmp_path.rglob("*.py"))], lambda path: Path(path).read_bytes())
+    assert sorted(index.linked()) == ["app.cli", "app.main", "flowcase_scope", "flowcase_scope.cfg",
+                                      "flowcase_scope.entry", "flowcase_scope.kern"]
+    results = run([tmp_path / "numerics"], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1,
+                  project=discover([tmp_path]))
+    assert [(Path(r.path).name, f.kind) for r in results for f in r.findings] == [("pairs.py", Kind.FIXED)]
+
+
+def test_a_helper_read_on_demand_that_plain_code_outside_the_link_calls_gets_no_answer(tmp_path: Path) -> None:
+    """A kernel package calls `helpers.mm` of another package, whose pair the link sees reach the
+    kernel only; but a third package, outside the link, calls `mm` from plain XLA code (17 modules). What the
+    link says of `helpers` is not kept (it knows some of its callers only): the pair is not
+    rewritten (it would change what the plain code computes)."""
+    sources = {
+        "helpers/__init__.py": "",
+        "helpers/mm.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef mm(a, b):\n"
+        "    return jnp.dot(a, b, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
+        "kernels/__init__.py": "",
+        "kernels/kern.py": "import jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n"
+        "from helpers.mm import mm\n\n\ndef body(x_ref, w_ref, o_ref):\n    o_ref[...] = mm(x_ref[...], w_ref[...])\n\n\n"
+        "run = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))\n",
+        "plain/__init__.py": "",
+        # (more plain users than the module's own analysis follows: the link alone would speak of them)
+        **{f"plain/model_{number}.py": "from helpers.mm import mm\n\n\ndef f(a, b):\n    return mm(a, b)\n"
+           for number in range(17)},
+    }
+    for name, text in sources.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    results = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
+    assert [r.path for r in results if r.new_source is not None] == []

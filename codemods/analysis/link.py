@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from typing import Iterable, Mapping, Optional
+from typing import Callable, Iterable, Mapping, Optional
 
 from codemods.analysis.flow_facts import FlowFacts
 from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, Backends
@@ -46,9 +46,14 @@ _HOLDERS = frozenset({"seq", "map", "inst", "kwargs", "args"})  # values that ho
 _READ_DEPTH = 64  # values walked from one handed to code the flow does not follow
 
 
-def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]]) -> dict[str, FlowFacts]:
-    """Each module's flow facts (modules with none are left out)."""
-    return answers(Linker({summary.name: summary for summary in summaries}, follows).solve())
+def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]],
+         load: Optional[Callable[[str], Optional[ModuleSummary]]] = None,
+         loadable: "frozenset[str] | set[str]" = frozenset()) -> tuple[dict[str, FlowFacts], frozenset[str]]:
+    """Each module's flow facts (modules with none are left out), and the modules read: those of
+    `summaries`, and of `loadable`, those whose names the others read (`load(name)` gives the
+    summary: what a caller imports, only as far as it is read)."""
+    linker = Linker({summary.name: summary for summary in summaries}, follows, load, loadable).solve()
+    return answers(linker), frozenset(linker.modules)
 
 
 class Linker:
@@ -56,10 +61,15 @@ class Linker:
     (`heap`, keyed by ("var", scope, name), ("field", owner, key), ("ret", function), ("res", module,
     call)), which functions run in which kernels (`backends`), and what the followed calls receive."""
 
-    def __init__(self, modules: dict[str, ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]]) -> None:
-        self.modules, self.follows = modules, follows
-        self.functions = {q: (m.name, f) for m in modules.values() for q, f in m.functions.items()}
-        self.classes = {q: (m.name, c) for m in modules.values() for q, c in m.classes.items()}
+    def __init__(self, modules: dict[str, ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]],
+                 load: Optional[Callable[[str], Optional[ModuleSummary]]] = None,
+                 loadable: "frozenset[str] | set[str]" = frozenset()) -> None:
+        self.modules: dict[str, ModuleSummary] = {}
+        self.follows = follows
+        self._load, self._loadable = load, set(loadable) - set(modules)
+        self.functions: dict[str, tuple[str, object]] = {}
+        self.classes: dict[str, tuple[str, object]] = {}
+        self._attributes: dict[str, dict[str, Expr]] = {}  # a class's attributes by name (see `_class_attribute`)
         self.heap: dict[tuple, set] = {}
         self.keys: dict[tuple, set] = {}  # a container's keys written so far
         self.backends: dict[str, set[str]] = {}  # a function -> the kernels' backends it runs in
@@ -72,13 +82,38 @@ class Linker:
         self._escaped: dict[tuple, set[str]] = {}  # a value handed to code the flow does not follow -> who
         # The worklist: a statement (its module, kind and number) is evaluated again only when
         # something it read grew (`_get` records what it reads, `_grew` queues who read it).
-        self._queue: deque[tuple[str, str, int]] = deque(
-            (name, kind, number) for name, module in modules.items()
-            for kind, items in (("assign", module.assigns), ("return", module.returns), ("call", module.calls))
-            for number in range(len(items)))
-        self._queued = set(self._queue)
+        self._queue: deque[tuple[str, str, int]] = deque()
+        self._queued: set[tuple[str, str, int]] = set()
         self._readers_of: dict[tuple, set[tuple[str, str, int]]] = {}
         self._current: Optional[tuple[str, str, int]] = None
+        self._budget = 0
+        for summary in modules.values():
+            self._add_module(summary)
+
+    def _add_module(self, summary: ModuleSummary) -> None:
+        """A module's definitions, and its statements queued (with their share of the budget)."""
+        self.modules[summary.name] = summary
+        self.functions.update((q, (summary.name, f)) for q, f in summary.functions.items())
+        self.classes.update((q, (summary.name, c)) for q, c in summary.classes.items())
+        for kind, items in (("assign", summary.assigns), ("return", summary.returns), ("call", summary.calls)):
+            for number in range(len(items)):
+                statement = (summary.name, kind, number)
+                self._queue.append(statement)
+                self._queued.add(statement)
+        self._budget += _EVALUATIONS_PER_STATEMENT * (len(summary.assigns) + len(summary.returns) + len(summary.calls))
+
+    def _has(self, module: str) -> bool:
+        """Whether `module` is one the link reads: loaded the first time a name of it is read."""
+        if module in self.modules:
+            return True
+        if module not in self._loadable or self._load is None:
+            return False
+        self._loadable.discard(module)
+        summary = self._load(module)
+        if summary is None:
+            return False
+        self._add_module(summary)
+        return True
 
     # -- the fixpoint --
 
@@ -97,10 +132,9 @@ class Linker:
         return entry is not None and any(_REF.search(name) for name, _, _ in entry[1].params)
 
     def _solve(self) -> None:
-        budget = _EVALUATIONS_PER_STATEMENT * (len(self._queued) + sum(
-            len(m.assigns) + len(m.returns) + len(m.calls) for m in self.modules.values()))
-        while self._queue and budget > 0:
-            budget -= 1
+        self._budget += _EVALUATIONS_PER_STATEMENT * len(self._queued)
+        while self._queue and self._budget > 0:
+            self._budget -= 1
             statement = self._current = self._queue.popleft()
             self._queued.discard(statement)
             name, kind, number = statement
@@ -117,9 +151,15 @@ class Linker:
 
     def _get(self, key: tuple) -> set:
         """What `key` holds so far; the statement being evaluated is evaluated again when it grows."""
-        if self._current is not None:
-            self._readers_of.setdefault(key, set()).add(self._current)
-        return self.heap.get(key, set())
+        current = self._current
+        if current is not None:
+            readers = self._readers_of.get(key)
+            if readers is None:
+                self._readers_of[key] = {current}
+            else:
+                readers.add(current)
+        held = self.heap.get(key)
+        return held if held is not None else set()
 
     def _grew(self, key: tuple) -> None:
         for statement in self._readers_of.get(key, ()):
@@ -155,7 +195,12 @@ class Linker:
                 self._field(owner, target[2], values)
 
     def _add(self, key: tuple, values: Iterable) -> None:
-        held = self.heap.setdefault(key, set())
+        held = self.heap.get(key)
+        if held is None:
+            held = self.heap[key] = set(values)
+            if held:
+                self._grew(key)
+            return
         before = len(held)
         held.update(values)
         if len(held) != before:
@@ -178,7 +223,10 @@ class Linker:
         if kind == "lit":
             return {expr}
         if kind == "var":
-            return self._get(expr) | self._module_value(expr[1], expr[2]) | self._star_imported(expr[1], expr[2])
+            held = self._get(expr)
+            if expr[1] not in self.modules:  # a function's variable
+                return set(held)
+            return held | self._module_value(expr[1], expr[2]) | self._star_imported(expr[1], expr[2])
         if kind == "dotted":
             return self._resolve(expr[1])
         if kind == "attr":
@@ -208,18 +256,18 @@ class Linker:
         summary = self.modules.get(scope)
         if summary is None or depth > 8:
             return set()
-        return {found for star in summary.star_imports if star in self.modules
+        return {found for star in summary.star_imports if self._has(star)
                 for found in self._get(("var", star, name)) | self._star_imported(star, name, depth + 1)}
 
     def _module_value(self, module: str, name: str) -> set:
         """`pkg.sub` read as a name of `pkg`: the submodule."""
-        return {("module", f"{module}.{name}")} if f"{module}.{name}" in self.modules else set()
+        return {("module", f"{module}.{name}")} if self._has(f"{module}.{name}") else set()
 
     def _resolve(self, dotted: str) -> set:
         parts = dotted.split(".")
         for cut in range(len(parts), 0, -1):
             prefix = ".".join(parts[:cut])
-            if prefix in self.modules:
+            if self._has(prefix):
                 values = {("module", prefix)}
                 for name in parts[cut:]:
                     values = {found for value in values for found in self._attribute(value, name)}
@@ -252,12 +300,15 @@ class Linker:
         if entry is None or depth > 8:
             return set()
         module, cls = entry
-        for attribute, expr in reversed(cls.attributes):
-            if attribute == name:
-                values = self._eval(expr, module)
-                if instance is None:
-                    return values
-                return {("bound", value[1], instance) if value[0] == "def" else value for value in values}
+        attributes = self._attributes.get(qualified)
+        if attributes is None:  # the last assignment of each name wins
+            attributes = self._attributes[qualified] = dict(cls.attributes)
+        expr = attributes.get(name)
+        if expr is not None:
+            values = self._eval(expr, module)
+            if instance is None:
+                return values
+            return {("bound", value[1], instance) if value[0] == "def" else value for value in values}
         return {found for base in cls.bases for value in self._eval(base, module) if value[0] == "class"
                 for found in self._class_attribute(value[1], name, instance, depth + 1)}
 

@@ -56,7 +56,6 @@ from codemods.engine.rule import WORD_BYTES
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NOT_SUMMARISED = object()
-LINK_MAX_MODULES = 2000  # see ProjectIndex.link_flow
 
 _MAX_REFERRERS = 16  # see ProjectIndex._referrers
 _MAX_CYCLE_ROUNDS = 8  # see ProjectIndex._fact_through_cycles
@@ -131,8 +130,9 @@ class ProjectState:
     tables: tuple = (None, None, None)  # (importers by word, kernel land, launching modules), each if built
     table_dependencies: frozenset = frozenset()  # of kernel land
     summaries: dict[str, tuple[bytes, tuple]] = field(default_factory=dict)  # name -> (content hash, as_data)
-    # The link's answers (name -> FlowFacts.as_data) with the key of what they were linked from.
-    flow: tuple[str, dict[str, list]] = ("", {})
+    # The link's answers (name -> FlowFacts.as_data) with the key of what they were linked from, and
+    # the modules it read on demand (beyond `linked`).
+    flow: tuple = ("", {}, [])
 
 
 @dataclass(frozen=True)
@@ -244,6 +244,8 @@ class ProjectIndex:
         self._order = {name: position for position, name in enumerate(self._modules)}
         self._importing: Optional[dict[bytes, list[str]]] = None  # see `_importers_of`
         self._reachable: Optional[set[str]] = None  # see `_kernel_land`
+        self._linked: Optional[frozenset[str]] = None  # see `linked`
+        self._import_graph: Optional[dict[str, set[str]]] = None  # see `_importers`
         self._may_forward: Optional[set[str]] = None  # while kernel land is found: see `_launching_through_helpers`
         self._launching: Optional[set[str]] = None  # see `_launching_modules`
         self._named: frozenset[bytes] = frozenset()  # see `summarise`
@@ -263,7 +265,8 @@ class ProjectIndex:
         self._learnt = False  # anything `state()` would say that the restored state did not
         self.flow: dict[str, FlowFacts] = {}  # the whole-program value flow's answers, by module (link.py)
         self._flow_key = ""  # what `flow` was linked from (see `link_flow`)
-        self._kept_flow: tuple[str, dict[str, list]] = ("", {})  # the restored state's
+        self._kept_flow: tuple[str, dict[str, list], frozenset[str]] = ("", {}, frozenset())  # the restored state's
+        self._flow_read: frozenset[str] = frozenset()  # the modules the link read on demand (see `link_flow`)
 
     def module_of(self, path: "Path | str") -> Optional[str]:
         """The name of the project's module at `path` (None if it is none of them)."""
@@ -284,36 +287,82 @@ class ProjectIndex:
         return self._facts[module.name] if flow is None else replace(self._facts[module.name], flow=flow)
 
     def link_flow(self, follows: Mapping[str, tuple[Optional[int], str]]) -> None:
-        """The whole-program value flow's answers (`flow`): linked from the modules' summaries, or
-        the last run's where no module and no followed call changed since (a pre-commit or editor
-        run over an unchanged project links nothing). A project of more than LINK_MAX_MODULES
-        modules is not linked: there the fixpoint has not been made to scale yet (kernel packages
-        and site-packages, 6,200 modules, ran for more than 12 minutes), and its files get the
-        per-module analysis alone, as before the link (docs/speed.md)."""
-        if len(self._modules) > LINK_MAX_MODULES:
-            self.flow = {}
-            return
-        # (a notebook's code as the index reads it: hashing its file would read thousands of notebooks
-        # nothing decodes; the summary's workers said which hold nothing to read, and those read as b"")
-        key = _hash((sorted((name, _hash(self._bytes(module)) if name.startswith("<") else self._content_hash(module))
-                            for name, module in self._modules.items()), sorted(follows.items()))).hex()
-        if self._kept_flow[0] == key:
+        """The whole-program value flow's answers (`flow`): linked from the summaries of the modules
+        that may bear on a kernel (`linked`) and of those their code reads, or the last run's where
+        none of the modules it read and no followed call changed since (a pre-commit or editor run
+        over an unchanged project links nothing; an edit elsewhere neither)."""
+        kept_key, kept_flow, kept_read = self._kept_flow
+        if kept_key and kept_key == self._flow_key_of(self.linked() | kept_read, follows):
             try:
-                self.flow = {name: FlowFacts.from_data(data) for name, data in self._kept_flow[1].items()}
-                self._flow_key = key
+                self.flow = {name: FlowFacts.from_data(data) for name, data in kept_flow.items()}
+                self._flow_key, self._flow_read = kept_key, kept_read
                 return
             except ValueError:
                 pass  # of another shape: linked again
-        self.flow, self._flow_key, self._learnt = link(self.flow_summaries(), follows), key, True
+        loadable = frozenset(name for name in self._modules if not _is_jax(name))
+        flow, read = link(self.flow_summaries(), follows, lambda name: self._flow_summary(self._modules[name]), loadable)
+        complete = self._complete(read)
+        self.flow = {name: facts for name, facts in flow.items() if name in complete}
+        self._flow_read = read - self.linked()
+        self._flow_key, self._learnt = self._flow_key_of(self.linked() | self._flow_read, follows), True
+
+    def _flow_key_of(self, names: "frozenset[str] | set[str]", follows: Mapping) -> str:
+        """What a link's answers are kept by: the code of the modules it read, and the calls it followed.
+        (A notebook's code as the index reads it: hashing its file would read thousands of notebooks
+        nothing decodes; the summary's workers said which hold nothing to read, and those read as b"".)"""
+        return _hash((sorted((name, _hash(self._bytes(self._modules[name])) if name.startswith("<")
+                              else self._content_hash(self._modules[name])) for name in names if name in self._modules),
+                      sorted(follows.items()))).hex()
 
     def flow_summaries(self) -> Iterator[ModuleSummary]:
-        """Each module's summary for the whole-program value flow (the workers' where they made one;
-        a notebook's from its code cells, where the index decodes them: a notebook passes values to
+        """The summary of each module the link starts from (the workers' where they made one; a
+        notebook's from its code cells, where the index decodes them: a notebook passes values to
         the project's wrappers as any module does)."""
-        for module in self._modules.values():
-            summary = self._flow_summary(module)
+        for name in sorted(self.linked()):
+            summary = self._flow_summary(self._modules[name])
             if summary is not None:
                 yield summary
+
+    def linked(self) -> frozenset[str]:
+        """The modules the whole-program value flow starts from: every module of a top-level package
+        (or a lone module) that launches kernels (it says pallas, or launches through another's
+        helpers), and every module that imports one of them, however indirectly (callers pass
+        values in). What they import is read on demand (`link_flow`). Found from import lines,
+        without a parse. Never jax itself: its names are the API the rules know, not project code
+        to follow, even where jax's source lies in the tree."""
+        if self._linked is None:
+            self._frames.append(set())  # what it reads is its own, as kernel land's
+            try:
+                importers = self._importers()
+                packages = {name.split(".", 1)[0] for name in self._launching_modules() if not _is_jax(name)}
+                linked = {name for name in self._modules if name.split(".", 1)[0] in packages and not _is_jax(name)}
+                self._linked = frozenset(_closure(linked, importers))
+            finally:
+                self._frames.pop()
+        return self._linked
+
+    def _importers(self) -> dict[str, set[str]]:
+        """Each module -> the modules whose import lines name it (jax's left out)."""
+        if self._import_graph is None:
+            self._import_graph = {}
+            for name, module in self._modules.items():
+                if not _is_jax(name):
+                    for target in self._imported_names(module, False):
+                        self._import_graph.setdefault(target, set()).add(name)
+        return self._import_graph
+
+    def _complete(self, read: frozenset[str]) -> set[str]:
+        """Of the modules a link read, those every importer of which, however indirect, it read too:
+        what it says of their calls is all there is to say. Of a module read on demand that code
+        outside the link imports (a helper of another package that plain code calls), the link
+        knows some callers only: its answers are not kept, and the module's own analysis speaks."""
+        importers = self._importers()
+        partial = {name for name in read if any(importer not in read for importer in importers.get(name, ()))}
+        imported: dict[str, set[str]] = {}
+        for target, names in importers.items():
+            for name in names:
+                imported.setdefault(name, set()).add(target)
+        return set(read) - _closure(partial, imported)
 
     def _fact_through_cycles(self, module: _Module) -> tuple[ModuleFacts, set]:
         """The module's facts. Where the computation met itself (`ops.mm` calls `helpers.h`, which
@@ -372,7 +421,7 @@ class ProjectIndex:
         launching = sorted(self._launching) if self._launching is not None else None
         summaries = {name: (contents[name], as_data(module.flow_summary)) for name, module in self._modules.items()
                      if isinstance(module.flow_summary, ModuleSummary)}
-        flow = (self._flow_key, {name: facts.as_data() for name, facts in self.flow.items()})
+        flow = (self._flow_key, {name: facts.as_data() for name, facts in self.flow.items()}, sorted(self._flow_read))
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
                             parts, (self._importing, reachable, launching), frozenset(self._table_dependencies),
                             summaries, flow)
@@ -386,7 +435,8 @@ class ProjectIndex:
         if state is None:
             return set(self._modules)
         changed = self.changed(state) if changed is None else changed
-        self._kept_flow = state.flow
+        self._kept_flow = (state.flow[0], state.flow[1], frozenset(state.flow[2])) if len(state.flow) == 3 \
+            else ("", {}, frozenset())  # (a state kept before the link read modules on demand)
         for name, (content, data) in state.summaries.items():  # a summary is its module's bytes': kept while they are
             module = self._modules.get(name)
             if module is not None and name not in changed and module.flow_summary is _NOT_SUMMARISED:
@@ -445,10 +495,10 @@ class ProjectIndex:
         notebooks = [name for name in names if name.startswith("<")] if self._prefilter is not None else []
         _SUMMARISING = self
         try:
-            for name, (marked, import_texts, top_level, launchers, wrappers, needy_parts, prefiltered, flow) in zip(
+            for name, (marked, import_texts, top_level, launchers, wrappers, needy_parts, prefiltered) in zip(
                     pending, map_in_workers(_summary, pending)):
                 module = self._modules[name]
-                module.prefiltered, module.flow_summary = prefiltered, flow
+                module.prefiltered = prefiltered
                 self._part_values[(name, MARKER)] = marked
                 module.import_texts, module.top_level = import_texts, top_level
                 if launchers is not None:
@@ -463,6 +513,9 @@ class ProjectIndex:
             wanted = [name for name in pending if name in land and not self._marked(self._modules[name])]
             for name, needy_parts in zip(wanted, map_in_workers(_needy_summary, wanted)):
                 self._learn_needy_parts(self._modules[name], needy_parts)
+            linked = [name for name in pending if name in self.linked()]
+            for name, flow in zip(linked, map_in_workers(_flow_summary, linked)):
+                self._modules[name].flow_summary = flow
             self._learn_sayers(pending, map_in_workers)
         finally:
             _SUMMARISING = None
@@ -491,8 +544,7 @@ class ProjectIndex:
                 self._launch_helpers(module) if marked else None,  # a package's table: its re-exports
                 self._precision_wrappers(module) if marked else None,
                 self._needy_parts(module) if marked else None,
-                self._prefilter(module.path) if self._prefilter is not None else None,
-                self._flow_summary(module) if len(self._modules) <= LINK_MAX_MODULES else _NOT_SUMMARISED)
+                self._prefilter(module.path) if self._prefilter is not None else None)
 
     def _flow_summary(self, module: _Module) -> Optional[ModuleSummary]:
         """The module's summary for the whole-program value flow (link.py), from this index's parse
@@ -1561,6 +1613,26 @@ def _prefilter_summary(name: str) -> object:
 
 def _needy_summary(name: str) -> tuple:
     return _in_worker(name, ProjectIndex._needy_parts)
+
+
+def _flow_summary(name: str) -> Optional[ModuleSummary]:
+    return _in_worker(name, ProjectIndex._flow_summary)
+
+
+def _closure(start: "set[str] | frozenset[str]", edges: Mapping[str, "set[str]"]) -> set[str]:
+    """`start` and all that `edges` lead to from it."""
+    found, pending = set(start), list(start)
+    while pending:
+        for target in edges.get(pending.pop(), ()):
+            if target not in found:
+                found.add(target)
+                pending.append(target)
+    return found
+
+
+def _is_jax(module: str) -> bool:
+    """jax's own modules (see `ProjectIndex.linked`)."""
+    return module.split(".", 1)[0] in ("jax", "jaxlib")
 
 
 def _names_said(chunk: tuple[list[str], frozenset[bytes]]) -> list[frozenset[bytes]]:
