@@ -82,8 +82,8 @@ class DynamicIndex(JaxTransform):
                 self._plan_call(call, name)
             elif name is not None:
                 self._maybe_in_kernel(call, call, f"{display(name)}(...)")
-        for node in ast.walk(self.module.tree):
-            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+        for node in self.module.parent:  # every node the module's index walked (an ast.walk here took most of the rule)
+            if node.__class__ is ast.Subscript and isinstance(node.ctx, ast.Load):
                 anchor = _anchor(node.value)
                 if anchor is not None and self._in_mosaic_tpu_kernel(node, anchor):
                     self._plan_subscript(node)

@@ -41,6 +41,8 @@ _OFF = (False, 0, "0", "false", "False")
 def enables_x64(module: ModuleIndex) -> bool:
     """Whether the module may turn jax_enable_x64 on: `jax.config.update("jax_enable_x64", ...)` with
     anything but False, `os.environ["JAX_ENABLE_X64"] = ...`, `jax.experimental.enable_x64()`."""
+    if "x64" not in module.text.lower() and not any("x64" in name.lower() for name in module.through.values()):
+        return False  # every spelling says x64 (its import, or what another module's import reads as): no walk
     turned_off = {id(call.args[0]) for call in module.calls if len(call.args) == 2
                   and isinstance(call.args[1], ast.Constant) and call.args[1].value in _OFF}
     for node in ast.walk(module.tree):
