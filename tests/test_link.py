@@ -396,3 +396,34 @@ def test_a_helper_read_on_demand_that_plain_code_outside_the_link_calls_gets_no_
         (tmp_path / name).write_text(text)
     results = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
     assert [r.path for r in results if r.new_source is not None] == []
+
+
+def test_the_answers_are_kept_until_a_summary_they_were_linked_from_changes(tmp_path: Path, monkeypatch) -> None:
+    """A warm run links nothing where no module changed, nor where an edit leaves every summary as
+    it was (a comment at a module's end); an edit of what the link read links again, and the
+    answer is the new code's (the same as a cold run's)."""
+    from codemods.analysis import project
+    from codemods.engine.cache import ResultCache
+
+    files, _ = PROJECTS["kwargs_through_helpers"]
+    folder = _write(tmp_path, "flowcase_kept", files)
+    settings = Settings((0, 12, 0, 1))
+    cache = ResultCache(tmp_path / "cache", settings)
+    links = []
+    real_link = project.link
+    monkeypatch.setattr(project, "link", lambda *args: links.append(1) or real_link(*args))
+
+    def findings() -> list:
+        results = run([folder], registry.select(["JAX001"]), settings, jobs=1, cache=cache, project=discover([folder]))
+        return [(Path(r.path).name, f.kind, f.message) for r in results for f in r.findings]
+
+    cold = findings()
+    assert [(name, kind) for name, kind, _ in cold] == [("cfg.py", Kind.FIXED)] and len(links) == 1
+    assert findings() == cold and len(links) == 1
+    (folder / "kern.py").write_text((folder / "kern.py").read_text() + "# a note\n")
+    assert findings() == cold and len(links) == 1
+    (folder / "cfg.py").write_text("from jax import lax\nPAIR = (lax.Precision.HIGH, lax.Precision.HIGHEST)\n")
+    warm = findings()
+    assert len(links) == 2 and warm != cold
+    cache = ResultCache(tmp_path / "cold", settings)
+    assert findings() == warm

@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 import bisect
 import hashlib
+import marshal
 import os
 import re
 import sys
@@ -178,6 +179,7 @@ class _Module:
     dotted: Optional[dict[str, set[str]]] = None  # see ProjectIndex._dotted_names
     prefiltered: object = None  # see ProjectIndex.prefiltered
     flow_summary: object = None  # see ProjectIndex._flow_summary (_NOT_SUMMARISED until worked out)
+    summary_hash: Optional[bytes] = None  # of the flow summary's data (ProjectIndex._summary_hash)
 
     def __post_init__(self) -> None:
         self.flow_summary = _NOT_SUMMARISED
@@ -267,6 +269,7 @@ class ProjectIndex:
         self._flow_key = ""  # what `flow` was linked from (see `link_flow`)
         self._kept_flow: tuple[str, dict[str, list], frozenset[str]] = ("", {}, frozenset())  # the restored state's
         self._flow_read: frozenset[str] = frozenset()  # the modules the link read on demand (see `link_flow`)
+        self._unchanged_since_kept = False  # no module changed since the state restored (see `restore`)
 
     def module_of(self, path: "Path | str") -> Optional[str]:
         """The name of the project's module at `path` (None if it is none of them)."""
@@ -292,7 +295,8 @@ class ProjectIndex:
         none of the modules it read and no followed call changed since (a pre-commit or editor run
         over an unchanged project links nothing; an edit elsewhere neither)."""
         kept_key, kept_flow, kept_read = self._kept_flow
-        if kept_key and kept_key == self._flow_key_of(self.linked() | kept_read, follows):
+        # (no module changed: the answers kept are these, as a state is kept per set of rules run)
+        if kept_key and (self._unchanged_since_kept or kept_key == self._flow_key_of(self.linked() | kept_read, follows)):
             try:
                 self.flow = {name: FlowFacts.from_data(data) for name, data in kept_flow.items()}
                 self._flow_key, self._flow_read = kept_key, kept_read
@@ -307,12 +311,18 @@ class ProjectIndex:
         self._flow_key, self._learnt = self._flow_key_of(self.linked() | self._flow_read, follows), True
 
     def _flow_key_of(self, names: "frozenset[str] | set[str]", follows: Mapping) -> str:
-        """What a link's answers are kept by: the code of the modules it read, and the calls it followed.
-        (A notebook's code as the index reads it: hashing its file would read thousands of notebooks
-        nothing decodes; the summary's workers said which hold nothing to read, and those read as b"".)"""
-        return _hash((sorted((name, _hash(self._bytes(self._modules[name])) if name.startswith("<")
-                              else self._content_hash(self._modules[name])) for name in names if name in self._modules),
+        """What a link's answers are kept by: the summaries of the modules it read (all it reads of
+        them: an edit that leaves a summary as it was, a comment or a blank line at the end of the
+        module, links nothing), and the calls it followed."""
+        return _hash((sorted((name, self._summary_hash(self._modules[name])) for name in names if name in self._modules),
                       sorted(follows.items()))).hex()
+
+    def _summary_hash(self, module: _Module) -> bytes:
+        if module.summary_hash is None:
+            summary = self._flow_summary(module)
+            module.summary_hash = hashlib.blake2b(marshal.dumps(as_data(summary)) if summary is not None else b"",
+                                                  digest_size=16).digest()
+        return module.summary_hash
 
     def flow_summaries(self) -> Iterator[ModuleSummary]:
         """The summary of each module the link starts from (the workers' where they made one; a
@@ -445,6 +455,7 @@ class ProjectIndex:
                 except ValueError:
                     pass  # of another shape: worked out again
         self._learnt = bool(changed)
+        self._unchanged_since_kept = not changed
         self._part_values.update({dependency: value for dependency, value in state.parts.items()
                                   if dependency[0] != PROJECT and dependency[0] not in changed})
         stale = {dependency for dependency in state.parts
