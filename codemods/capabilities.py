@@ -329,6 +329,14 @@ MATH_UNLOWERED: dict[str, list[tuple[Span, frozenset[str]]]] = {
         (ALL, frozenset({"expm1", "erfc", "atan", "asin", "acos", "sinh", "cosh", "cumsum", "cumprod", "lgamma",
                          "digamma", "sort"})),
     ],
+    # Pallas Triton ("Unimplemented primitive in Pallas Triton lowering: erf"): erf and erfc (and so
+    # gelu(approximate=False)), round (jnp.round, rint, lax.round, and a float floor_divide, which rounds),
+    # jnp.all/any (reduce_and, reduce_or) and cumprod, on 0.10.2 and 0.12.0.1 (`jax-codemod probe`,
+    # bench/math_walls.py --triton; an abstract H100 on a CPU). Lowered there: erf_inv, expm1, atan, sinh,
+    # sign, floor, trunc, cumsum. bfloat16 and float16 division fails too ("unsupported types": docs/walls.md).
+    "triton": [
+        (ALL, frozenset({"erf", "erfc", "round", "reduce_and", "reduce_or", "cumprod"})),
+    ],
 }
 
 

@@ -78,9 +78,10 @@ ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # scalar its placeholders do not take (two releases' words).
     ("JAX008", re.compile(r"Only arrays with 32-bit element types can be converted to scalars"
                           r"|All arguments must be 32-bit integers(?: or floats)? when using placeholders")),
-    # Math Mosaic TPU has no lowering for (`jax.nn.elu` in the user's frame reaches it as expm1).
-    ("JAX007", re.compile(re.escape(UNIMPLEMENTED["mosaic_tpu"].format("")) + "(?:" + "|".join(sorted(
-        frozenset().union(*(names for _, names in MATH_UNLOWERED["mosaic_tpu"])))) + r")\b")),
+    # Math Mosaic TPU or Triton has no lowering for (`jax.nn.elu` in the user's frame reaches it as expm1).
+    ("JAX007", re.compile("|".join(re.escape(UNIMPLEMENTED[backend].format("")) + "(?:" + "|".join(sorted(
+        frozenset().union(*(names for _, names in MATH_UNLOWERED[backend])))) + r")\b"
+        for backend in sorted(MATH_UNLOWERED)))),
 )
 # The upgrade errors (the JAX1xx rows): a jax name that is gone, named by Python's own message.
 _MISSING = re.compile(r"\b(?:AttributeError|ImportError|ModuleNotFoundError): (?P<message>"
