@@ -122,7 +122,7 @@ TRITON_WALLS = {
     "bool_reduction_triton": (lambda x, y: jnp.broadcast_to(H.bool_reduction_triton(x > 0), x.shape), f32),
     "bool_reduction_triton(axis=1, every=False)": (lambda x, y: jnp.broadcast_to(
         H.bool_reduction_triton(x > 0, 1, True, every=False), x.shape), f32),
-    "x / y bf16 in float32": (lambda x, y: (x.astype(f32) / y.astype(f32)).astype(x.dtype), bf16),
+    "divide_triton bf16": (H.divide_triton, bf16), "divide_triton f16": (H.divide_triton, f16),
     "cumprod_tpu": (lambda x, y: H.cumprod_tpu(x, 1), f32),
 }
 
@@ -146,9 +146,9 @@ TRITON_CASES = {
     "any axis=0 of floats": (lambda x, y: jnp.any(jnp.floor(x / 1e30), axis=0, keepdims=True),
                              lambda x, y: H.bool_reduction_triton(jnp.floor(x / 1e30), 0, True, every=False),
                              floats(f32), True),
-    "x / y bf16": (lambda x, y: x / y, lambda x, y: (x.astype(f32) / y.astype(f32)).astype(x.dtype),
-                   pairs(bf16), True),
-    "x / y f16": (lambda x, y: x / y, lambda x, y: (x.astype(f32) / y.astype(f32)).astype(x.dtype), pairs(f16), True),
+    "x / y bf16": (lambda x, y: x / y, H.divide_triton, pairs(bf16), True),
+    "x / y f16": (lambda x, y: x / y, H.divide_triton, pairs(f16), True),
+    "3 / y bf16": (lambda x, y: 3 / y, lambda x, y: H.divide_triton(3, y), pairs(bf16), True),
 }
 
 

@@ -184,6 +184,20 @@ def round_triton(x, decimals=0, half_to_even=True):
     return rounded.astype(dtype)
 
 
+def divide_triton(x, y):
+    """`x / y`, a bfloat16 or float16 quotient computed in float32 and rounded back, which Pallas Triton
+    kernels lower (the narrow division they do not: "unsupported types: tensor<8x128xbf16> and
+    tensor<8x128xbf16>"). Exact: float32 carries more than twice the precision of either plus two
+    bits, so the quotient rounded back is the correctly rounded narrow one. Other dtypes divide as
+    written. Added by jax-codemod (JAX007).
+    """
+    dtype = jnp.result_type(x, y)
+    if dtype not in (jnp.dtype(jnp.bfloat16), jnp.dtype(jnp.float16)):
+        return x / y
+    # Each operand in the quotient's dtype first, as jax promotes them (a Python 0.1 becomes bfloat16's 0.1).
+    return (jnp.asarray(x, dtype).astype(jnp.float32) / jnp.asarray(y, dtype).astype(jnp.float32)).astype(dtype)
+
+
 def bool_reduction_triton(x, axis=None, keepdims=False, *, every=True):
     """`jnp.all(x, axis, keepdims=keepdims)` (`jnp.any` with every=False) as a min (max) over 0/1
     int32 values, one axis at a time, which Pallas Triton kernels lower (the boolean reductions they

@@ -808,6 +808,27 @@ def _math_probes() -> list[Probe]:
         for primitive in sorted(frozenset().union(*(names for _, names in rows)))
     ]
 
+def _division_probes() -> list[Probe]:
+    """x / y on each float dtype Triton's row of capabilities.DIVISION_REJECTED names, and float32 (which
+    divides): a release that divides a narrow float shows up here, and JAX007 stops rewriting it."""
+    import jax
+    import jax.numpy as jnp
+
+    def attempt(dtype: str):
+        block = jax.ShapeDtypeStruct(VECTOR_SHAPE, jnp.dtype(dtype))
+
+        def body(x_ref, y_ref, out_ref):
+            out_ref[...] = x_ref[...] / y_ref[...]
+
+        return lambda: _lower_triton(body, (block, block), block)
+
+    def believed(dtype: str):
+        return lambda version: REJECTED if dtype in capabilities.division_rejected("triton", version) else ACCEPTED
+
+    dtypes = sorted(frozenset().union(*(names for _, names in capabilities.DIVISION_REJECTED["triton"])))
+    return [Probe("triton", "div", f"x / y on {dtype}", attempt(dtype), capabilities.DIVISION_REJECTION,
+                  UNSUPPORTED, believed(dtype)) for dtype in [*dtypes, "float32"]]
+
 # --- running and comparing --------------------------------------------------------------------
 
 @contextlib.contextmanager
@@ -830,7 +851,7 @@ def observe() -> list[Observation]:
     """Lower every probe kernel with the installed jax; independent of what the table says."""
     with _quiet():
         probes = (_precision_probes() + _dtype_probes() + _narrow_probes() + _triton_dot_probes() + _preset_probes()
-                  + _accuracy_probes() + _lstm_probes() + _math_probes() + _x64_probes()
+                  + _accuracy_probes() + _lstm_probes() + _math_probes() + _division_probes() + _x64_probes()
                   + _debug_print_probes() + _dynamic_index_probes())
         return [_observe(probe) for probe in probes]
 

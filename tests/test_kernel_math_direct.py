@@ -230,3 +230,34 @@ def test_what_has_no_triton_rewrite_is_a_manual_finding(line: str, why: str) -> 
     text, findings = _run(source)
     assert text == source
     assert [f[2] for f in findings] == ["manual"] and why in findings[0][4] and TRITON_ERROR in findings[0][4], findings
+
+
+@pytest.mark.parametrize("setup, line, rewritten", [
+    ("x = x_ref[...].astype(jnp.bfloat16)", "o_ref[...] = x / 3", "o_ref[...] = divide_triton(x, 3)"),
+    ("x = x_ref[...].astype('float16')", "o_ref[...] = 1 / (x / 2 + 1)",
+     "o_ref[...] = divide_triton(1, divide_triton(x, 2) + 1)"),
+    ("x = jnp.bfloat16(x_ref[...])", "o_ref[...] = jnp.divide(x, x) * 2", "o_ref[...] = divide_triton(x, x) * 2"),
+])
+def test_a_visibly_narrow_float_division_in_a_triton_kernel_is_divided_in_float32(setup: str, line: str,
+                                                                                    rewritten: str) -> None:
+    source = f"{HEAD}def k(x_ref, o_ref):\n    {setup}\n    {line}\n{TRITON_LAUNCH}"
+    text, findings = _run(source)
+    assert f"    {setup}\n    {rewritten}\n" in text and "def divide_triton(x, y):" in text
+    assert findings and all(f[2:4] == ("fixed", "safe") and "bfloat16 and float16 division has no lowering in "
+                            "Triton kernels" in f[4] for f in findings), findings
+
+
+@pytest.mark.parametrize("setup, line, launch", [
+    ("x = x_ref[...]", "o_ref[...] = x / 3", TRITON_LAUNCH),  # the dtype does not show: explain's to prove
+    ("x = x_ref[...].astype(jnp.bfloat16).astype(jnp.float32)", "o_ref[...] = x / 3", TRITON_LAUNCH),
+    ("x = x_ref[...].astype(jnp.bfloat16)", "o_ref[...] = x / 3", TPU_LAUNCH),  # Mosaic TPU divides bfloat16
+])
+def test_a_division_triton_lowers_or_whose_dtype_does_not_show_is_left_alone(setup: str, line: str, launch: str) -> None:
+    source = f"{HEAD}def k(x_ref, o_ref):\n    {setup}\n    {line}\n{launch}"
+    assert _run(source) == (source, [])
+
+
+def test_a_narrow_float_floor_division_is_a_manual_finding() -> None:
+    source = f"{HEAD}def k(x_ref, o_ref):\n    x = x_ref[...].astype(jnp.bfloat16)\n    o_ref[...] = x // 2\n{TRITON_LAUNCH}"
+    text, findings = _run(source)
+    assert text == source and [f[2] for f in findings] == ["manual"] and "jnp.floor(" in findings[0][4]

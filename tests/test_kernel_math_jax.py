@@ -309,3 +309,48 @@ def test_explain_answers_what_triton_cannot_lower_and_the_fix_lowers(call: str, 
     assert fixed.returncode == 0 and program.read_text() != source, fixed.stderr
     lowered = _lower_for_triton(program)
     assert lowered.stdout.strip() == "lowered", lowered.stderr[-2000:]
+
+
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16, jnp.float32])
+def test_divide_triton_is_xlas_division_bit_for_bit(dtype) -> None:
+    """The safe fix: a narrow quotient divided in float32 and rounded back is the correctly rounded
+    one (float32 has more than twice their precision plus two bits): the same bits as XLA's division
+    of arrays of random bit patterns (every magnitude, zeros, infinities, NaN), and of a Python number."""
+    x, y = _bit_patterns(dtype, seed=1), _bit_patterns(dtype, seed=2)
+    assert _same_bits(_interpreted(helpers.divide_triton, x, y), np.asarray(jax.jit(jnp.divide)(x, y)))
+    assert _same_bits(_interpreted(lambda v: helpers.divide_triton(3, v), y), np.asarray(jax.jit(lambda v: 3 / v)(y)))
+    # (Not by a constant divisor: XLA on a CPU, which runs the interpreted kernel, divides by a constant
+    # through its reciprocal, which is not always the correctly rounded quotient: an ulp off for float16.)
+
+
+DIVISION_KERNEL = TRITON_KERNEL.replace("def kernel(x_ref, o_ref):", "def kernel(x_ref, y_ref, o_ref):").replace(
+    'jax.ShapeDtypeStruct((8, 128), jnp.float32)', 'jax.ShapeDtypeStruct((8, 128), jnp.bfloat16)').replace(
+    ".trace(jax.ShapeDtypeStruct((8, 128), jnp.bfloat16))", ".trace(*[jax.ShapeDtypeStruct((8, 128), jnp.bfloat16)] * 2)")
+
+
+def test_explain_places_a_bfloat16_division_the_source_does_not_show_and_its_fix_lowers(tmp_path: Path) -> None:
+    """The refs are bfloat16 because the launch's operands are: nothing in the kernel shows it, so only
+    the traceback (which names the kernel's line, on jax 0.10.2 and 0.12.0.1) proves the division fails."""
+    program = tmp_path / "division_kernel.py"
+    source = DIVISION_KERNEL.format(call="x_ref[...] / y_ref[...] + x_ref[...]")
+    program.write_text(source)
+    failed = _lower_for_triton(program)
+    assert "NotImplementedError: unsupported types: tensor<8x128xbf16> and tensor<8x128xbf16>" in failed.stderr, \
+        failed.stderr[-2000:]
+    assert jax_codemod_fix_changes_nothing(program)  # the dtype does not show
+    dry = explain(failed.stderr, tmp_path)
+    assert dry.returncode == 1, dry.stderr
+    assert "division_kernel.py:11: JAX007: the traceback's `unsupported types: tensor<8x128xbf16> and " \
+        "tensor<8x128xbf16>` comes from this call" in dry.stderr, dry.stderr
+    written = explain(failed.stderr, tmp_path, "--write")
+    assert written.returncode == 0, written.stderr
+    assert "o_ref[...] = divide_triton(x_ref[...], y_ref[...]) + x_ref[...]" in program.read_text()
+    lowered = _lower_for_triton(program)
+    assert lowered.stdout.strip() == "lowered", lowered.stderr[-2000:]
+
+
+def jax_codemod_fix_changes_nothing(program: Path) -> bool:
+    checked = subprocess.run([sys.executable, "-m", "codemods", "fix", "--select", "JAX007", "--check", "-j", "1",
+                              str(program)], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
+                             timeout=120, cwd=program.parent)
+    return checked.returncode == 0

@@ -369,3 +369,16 @@ def test_triton_math_rows_agree_and_a_wrong_row_is_caught(observations, monkeypa
     monkeypatch.setitem(capabilities.MATH_UNLOWERED, "triton", [(capabilities.ALL, everything - {"round"})])
     wrong = {(row.backend, row.op) for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
     assert wrong == {("triton", "round")}
+
+
+def test_triton_division_rows_agree_and_a_wrong_row_is_caught(observations, monkeypatch):
+    """Triton divides float32, not bfloat16 or float16 ("unsupported types: tensor<8x128xbf16> and
+    tensor<8x128xbf16>"); a table that believed a release divided float16 disagrees on that row."""
+    report = probe.compare(observations, probe.installed_jax_version())
+    rows = _rows(report, "triton", "div")
+    assert {case: row.observed for case, row in rows.items()} == {
+        "x / y on bfloat16": probe.REJECTED, "x / y on float16": probe.REJECTED, "x / y on float32": probe.ACCEPTED}
+    assert all(row.agree for row in rows.values())
+    monkeypatch.setitem(capabilities.DIVISION_REJECTED, "triton", [(capabilities.ALL, frozenset({"bfloat16"}))])
+    wrong = {row.case for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
+    assert wrong == {"x / y on float16"}

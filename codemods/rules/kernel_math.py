@@ -11,10 +11,11 @@ from codemods.analysis.module_helpers import reference_helper
 from codemods.analysis.names import Argument, atom, display, find_arg, has_star, is_none, one_line, value_of
 from codemods.analysis.presets import jax_numpy_name
 from codemods.base import JaxTransform
-from codemods.capabilities import UNIMPLEMENTED, math_unlowered
+from codemods.capabilities import UNIMPLEMENTED, division_rejected, math_unlowered
 from codemods.engine.diagnostics import Applicability, Kind
 from codemods.engine.fixes import FixPlan
 from codemods.engine.rule import Rule
+from codemods.settings import Scope
 
 REJECTERS = (MOSAIC_TPU, TRITON)
 # jax.nn.selu's constants, and 1 / sqrt(2) for the exact gelu, as jax writes them.
@@ -100,6 +101,11 @@ FUNCTIONS: dict[str, MathFunction] = {
                                          {"out": (None,), "where": (None,)}, "bool_reduction_triton", "bool_reduction")
        for name, primitive in (("all", "reduce_and"), ("any", "reduce_or"))},
 }
+# Division: Triton divides float32 and float64 only (capabilities.DIVISION_REJECTED). `x / y` and these calls
+# are rewritten where an operand visibly has such a dtype, or where a traceback proves the line fails.
+DIVISIONS = frozenset({"jax.numpy.divide", "jax.numpy.true_divide"})
+_NARROW_FLOATS = {"jax.numpy.bfloat16": "bfloat16", "jax.numpy.float16": "float16"}
+DIVIDE_HELPER = "divide_triton"
 # lax.round's rounding methods, by the names and values that spell them: whether ties go to even.
 _HALF_TO_EVEN = {"jax.lax.RoundingMethod.TO_NEAREST_EVEN": True, "jax.lax.RoundingMethod.AWAY_FROM_ZERO": False,
                  1: True, 0: False}
@@ -137,6 +143,8 @@ HOW = {
              "to XLA's round on a CPU for every float32, bfloat16 and float16 value tried, -0.0, infinities and NaN "
              "included, decimals scaled as jnp.round scales",
     "bool_reduction": "a min (max) over 0/1 int32 values, one axis at a time: exact",
+    "divide_triton": "divided in float32 and rounded back: exact (float32 holds more than twice their precision plus "
+                     "two bits, so the quotient rounds as the narrow division's would), bit-identical to XLA's on a CPU",
 }
 
 # The rewrites HOW describes by their own name; the others by the helper they call.
@@ -169,6 +177,126 @@ class KernelMath(JaxTransform):
                 self._fix(call, name, function, function_node, backends)
             elif why:
                 self.report(call, Kind.MANUAL, f"{display(name)}: {_failure(function, backends)}; {why}")
+        self._plan_divisions()
+
+    # -- narrow float division (Triton) --
+
+    def _plan_divisions(self) -> None:
+        """`x / y` on bfloat16 or float16 in a Triton kernel -> divide_triton(x, y): one fix per outermost
+        division (the ones inside it are rewritten in its text); `x // y` gets a [manual] finding."""
+        rejecting = {backend: division_rejected(backend, self.settings.jax_version) for backend in REJECTERS}
+        rejecting = {backend: dtypes for backend, dtypes in rejecting.items() if dtypes}
+        if not rejecting:
+            return
+        found: dict[ast.AST, frozenset[str]] = {}
+        for node in ast.walk(self.module.tree):
+            operands = self._division_operands(node)
+            if operands is None:
+                continue
+            visible = {self._narrow_float(operand) for operand in operands} - {None}
+            proven = self._proven_line(node)
+            backends = frozenset(backend for backend, dtypes in rejecting.items() if proven or visible & dtypes)
+            backends = backends if self.settings.scope is Scope.ALL or proven else backends & self._backends_at(node)
+            if backends:
+                found[node] = backends
+        for node, backends in found.items():
+            if self._inside(node, found):
+                continue
+            error = f"bfloat16 and float16 division has no lowering in {_names(backends)} kernels: \"unsupported " \
+                    "types\" (of bf16 or f16 operands)"
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
+                self.report(node, Kind.MANUAL, f"x // y: {error}; not rewritten: in float32 jnp's floor division "
+                            "rounds, which Triton does not lower either: write jnp.floor(x.astype(jnp.float32) / "
+                            "y.astype(jnp.float32)).astype(x.dtype) where its result will do")
+                continue
+            fix = FixPlan()
+            helper = self.use_helper(fix, reference_helper(DIVIDE_HELPER))
+            self.replace(fix, node, self._divided(node, found, helper))
+            if isinstance(node, ast.Call):
+                self.forget_imports(fix, node.func)
+            self.report(node, Kind.FIXED, f"{'x / y' if isinstance(node, ast.BinOp) else display(self._division_name(node))} "
+                        f"-> {helper}() ({error}); {HOW[DIVIDE_HELPER]}", fix, Applicability.SAFE)
+
+    def _division_operands(self, node: ast.AST) -> Optional[list[ast.expr]]:
+        """The dividend and divisor of `a / b`, `a // b`, jnp.divide(a, b), jnp.true_divide(a, b)."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv)):
+            return [node.left, node.right]
+        if isinstance(node, ast.Call) and self._division_name(node) and len(node.args) == 2 and not node.keywords \
+                and not has_star(node):
+            return list(node.args)
+        return None
+
+    def _division_name(self, call: ast.Call) -> Optional[str]:
+        return next(iter(sorted(self.module.qualified_names(call.func) & DIVISIONS)), None)
+
+    def _narrow_float(self, value: ast.expr, depth: int = 8) -> Optional[str]:
+        """"bfloat16" or "float16" where the source shows the value has it: `.astype(jnp.bfloat16)`,
+        `jnp.bfloat16(x)`, `.astype("float16")`, a name bound once to such a value, or arithmetic on such
+        values (and Python numbers, which take their dtype)."""
+        if depth == 0:
+            return None
+        if isinstance(value, ast.Name):
+            bindings = self.module.bindings(value)
+            value = bindings[0].value if len(bindings) == 1 and bindings[0].value is not None else value
+        if isinstance(value, ast.UnaryOp):
+            return self._narrow_float(value.operand, depth - 1)
+        operands = [value.left, value.right] if isinstance(value, ast.BinOp) and isinstance(
+            value.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)) else self._division_operands(value)
+        if operands is not None:
+            dtypes = {self._narrow_float(operand, depth - 1) for operand in operands
+                      if not (isinstance(operand, ast.Constant) and isinstance(operand.value, (int, float)))}
+            return dtypes.pop() if len(dtypes) == 1 else None
+        if not isinstance(value, ast.Call):
+            return None
+        if isinstance(value.func, ast.Attribute) and value.func.attr == "astype" and len(value.args) == 1:
+            named = value.args[0]
+        else:
+            named = value.func
+        if isinstance(named, ast.Constant) and named.value in ("bfloat16", "float16"):
+            return named.value
+        return next((_NARROW_FLOATS[name] for name in self.module.qualified_names(named) if name in _NARROW_FLOATS),
+                    None)
+
+    def _proven_line(self, node: ast.AST) -> bool:
+        lines = self.analysis.proven.get(self.rule.code, frozenset())
+        return any(node.lineno <= line <= node.end_lineno for line in lines)  # type: ignore[attr-defined]
+
+    def _backends_at(self, node: ast.AST) -> frozenset[str]:
+        """The backends the kernel holding `node` may be lowered for (an op is where its first name is)."""
+        name = next((inner for inner in ast.walk(node) if isinstance(inner, (ast.Name, ast.Call))), None)
+        return frozenset() if name is None else self.analysis.kernels.backends_of(name)
+
+    def _inside(self, node: ast.AST, found: dict) -> bool:
+        holder = self.module.parent.get(node)
+        while holder is not None:
+            if holder in found:
+                return True
+            holder = self.module.parent.get(holder)
+        return False
+
+    def _divided(self, node: ast.AST, found: dict, helper: str) -> str:
+        """divide_triton(a, b) for the division `node`, the divisions found inside a and b rewritten too."""
+        return f"{helper}({', '.join(self._with_divisions(operand, found, helper) for operand in self._division_operands(node))})"  # type: ignore[union-attr]
+
+    def _with_divisions(self, expr: ast.expr, found: dict, helper: str) -> str:
+        start, _ = self.module.span(expr)
+        text = self.module.segment(expr)
+        inner = [node for node in ast.walk(expr) if node in found and node is not expr
+                 and not any(other in found for other in self._between(node, expr))]
+        if expr in found:
+            return self._divided(expr, found, helper)
+        for node in sorted(inner, key=lambda n: self.module.span(n)[0], reverse=True):
+            begin, end = self.module.span(node)
+            text = text[:begin - start] + self._divided(node, found, helper) + text[end - start:]
+        return text
+
+    def _between(self, node: ast.AST, top: ast.AST) -> list[ast.AST]:
+        """The nodes strictly between `node` and its ancestor `top`."""
+        chain, holder = [], self.module.parent.get(node)
+        while holder is not None and holder is not top:
+            chain.append(holder)
+            holder = self.module.parent.get(holder)
+        return chain
 
     def _unlowered_by(self, function: MathFunction) -> frozenset[str]:
         """The backends whose kernels have no lowering for the function's primitive on the target jax."""
@@ -370,6 +498,17 @@ def _bare(call: ast.Call, parent: dict) -> bool:
     return isinstance(holder, (ast.Tuple, ast.List)) or (isinstance(holder, ast.Lambda) and holder.body is call)
 
 
+def _locate(rule: Rule, file, line: int) -> Optional[tuple[int, int]]:
+    """`explain`: the lines of the calls on `line` this rule rewrites or reports, and of its divisions
+    (a traceback proves a division fails: the dtype it names need not show in the source)."""
+    module = file.module
+    transform = KernelMath(rule, file)
+    nodes = [node for node in ast.walk(module.tree) if getattr(node, "lineno", 0) <= line <= (getattr(
+        node, "end_lineno", 0) or 0) and (transform._division_operands(node) is not None or (
+            isinstance(node, ast.Call) and rule.matches(rule, file, node)))]  # type: ignore[misc]
+    return (min(n.lineno for n in nodes), max(n.end_lineno for n in nodes)) if nodes else None  # type: ignore[attr-defined]
+
+
 RULE = Rule(
     code="JAX007",
     name="kernel-math",
@@ -399,13 +538,18 @@ RULE = Rule(
         max over 0/1 int32 values: safe), erfc and gelu(approximate=False) get erfc_tpu as above (its exp
         lowers there too); cumprod has no Triton rewrite (cumprod_tpu's pltpu.roll does not lower there):
         a [manual] finding, or, for a launch that may reach either backend, the Mosaic TPU fix with a note
-        that Triton still cannot lower it.
+        that Triton still cannot lower it. A division (`x / y`, jnp.divide, jnp.true_divide) of bfloat16 or
+        float16 values in a Triton kernel becomes `divide_triton(x, y)`, divided in float32 and rounded
+        back (exact: safe), where an operand visibly has the dtype (`.astype(jnp.bfloat16)`, a name bound
+        to one) or a traceback proves the line fails (`jax-codemod explain`); `x // y` on them gets a
+        [manual] finding.
     """,
     why="""
         Mosaic TPU raises "Unimplemented primitive in Pallas TPU lowering for tc: expm1" (erfc, atan, asin,
         acos, sinh, cosh, cumsum, cumprod, lgamma, digamma, sort) on jax 0.10.2 and 0.12.0.1, also when
         the call is jax.nn.elu or gelu(approximate=False); Triton raises "Unimplemented primitive in Pallas
-        Triton lowering: erf" (erfc, round, reduce_and, reduce_or, cumprod) on both. Outside kernels XLA computes these functions
+        Triton lowering: erf" (erfc, round, reduce_and, reduce_or, cumprod) on both, and "unsupported types:
+        tensor<8x128xbf16> and tensor<8x128xbf16>" on a bfloat16 or float16 division. Outside kernels XLA computes these functions
         itself, more accurately, so that code and kernels launched only for other backends are left alone
         (unless --scope all); a jax release that lowers a primitive gets no finding for it.
     """,
@@ -418,10 +562,11 @@ RULE = Rule(
     # The names of FUNCTIONS, each found by one of these ("arctan" holds no "atan"); the common ones whole,
     # so that `sorted(`, `relu` and `interface` do not make a kernel file parse (Python's own all( and any(
     # do: a kernel file that says them is parsed).
-    words=(b"expm1", b"erfc", b"atan", b"arctan", b"asin", b"arcsin", b"acos", b"arccos", b"sinh", b"cosh",
+    words=(b"float16", b"divide", b"expm1", b"erfc", b"atan", b"arctan", b"asin", b"arcsin", b"acos", b"arccos", b"sinh", b"cosh",
            b"cumsum", b"cumprod", b"cumulative_", b"lgamma", b"gammaln", b"digamma"),
     whole_words=(b"sort", b"argsort", b"elu", b"selu", b"celu", b"gelu", b"erf", b"round", b"around", b"all", b"any"),
     kernel_scoped=True,
     check=KernelMath.check,
     matches=KernelMath.matches_call,
+    locate=_locate,
 )
