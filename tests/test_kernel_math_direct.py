@@ -261,3 +261,26 @@ def test_a_narrow_float_floor_division_is_a_manual_finding() -> None:
     source = f"{HEAD}def k(x_ref, o_ref):\n    x = x_ref[...].astype(jnp.bfloat16)\n    o_ref[...] = x // 2\n{TRITON_LAUNCH}"
     text, findings = _run(source)
     assert text == source and [f[2] for f in findings] == ["manual"] and "jnp.floor(" in findings[0][4]
+
+
+def _run_proven(source: str, line: int):
+    result = process_source(Path("m.py"), source.encode(), registry.select(["JAX007"]), TARGET,
+                            {"JAX007": frozenset({line})})
+    assert result.error is None, result.error
+    return result.after or source, [(f.kind.value, f.message) for f in result.findings]
+
+
+def test_a_traceback_proves_a_division_whose_dtype_does_not_show() -> None:
+    """`explain` proved the line (Triton's "unsupported types" names it): its division is rewritten."""
+    source = f"{HEAD}def k(x_ref, y_ref, o_ref):\n    o_ref[...] = x_ref[...] / y_ref[...]\n{TRITON_LAUNCH}"
+    text, findings = _run_proven(source, 9)
+    assert "    o_ref[...] = divide_triton(x_ref[...], y_ref[...])\n" in text
+    assert [kind for kind, _ in findings] == ["fixed"]
+
+
+def test_a_proven_line_that_failed_on_a_math_call_keeps_its_division() -> None:
+    """A Mosaic TPU traceback proves the expm1 line: the error is expm1's, so `/ 2` there is left alone."""
+    source = _kernel("o_ref[...] = jnp.expm1(x) / 2")
+    text, findings = _run_proven(source, 10)
+    assert _kernel_line(text) == "o_ref[...] = expm1_tpu(x) / 2"
+    assert [message.split(" ->")[0] for _, message in findings] == ["jnp.expm1"]

@@ -188,13 +188,18 @@ class KernelMath(JaxTransform):
         rejecting = {backend: dtypes for backend, dtypes in rejecting.items() if dtypes}
         if not rejecting:
             return
+        # A proven line that holds a math call this rule rewrites failed on that call: its divisions are
+        # not proven (a division that fails too is placed by the next traceback).
+        math_lines = {line for call in self.module.calls if self.matches(call)
+                      for line in range(call.lineno, call.end_lineno + 1)}  # type: ignore[operator]
+        proven_lines = self.analysis.proven.get(self.rule.code, frozenset()) - math_lines
         found: dict[ast.AST, frozenset[str]] = {}
         for node in ast.walk(self.module.tree):
             operands = self._division_operands(node)
             if operands is None:
                 continue
             visible = {self._narrow_float(operand) for operand in operands} - {None}
-            proven = self._proven_line(node)
+            proven = any(node.lineno <= line <= node.end_lineno for line in proven_lines)  # type: ignore[attr-defined]
             backends = frozenset(backend for backend, dtypes in rejecting.items() if proven or visible & dtypes)
             backends = backends if self.settings.scope is Scope.ALL or proven else backends & self._backends_at(node)
             if backends:
@@ -256,10 +261,6 @@ class KernelMath(JaxTransform):
             return named.value
         return next((_NARROW_FLOATS[name] for name in self.module.qualified_names(named) if name in _NARROW_FLOATS),
                     None)
-
-    def _proven_line(self, node: ast.AST) -> bool:
-        lines = self.analysis.proven.get(self.rule.code, frozenset())
-        return any(node.lineno <= line <= node.end_lineno for line in lines)  # type: ignore[attr-defined]
 
     def _backends_at(self, node: ast.AST) -> frozenset[str]:
         """The backends the kernel holding `node` may be lowered for (an op is where its first name is)."""
