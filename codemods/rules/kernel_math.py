@@ -277,16 +277,18 @@ class KernelMath(JaxTransform):
 
     def _divided(self, node: ast.AST, found: dict, helper: str) -> str:
         """divide_triton(a, b) for the division `node`, the divisions found inside a and b rewritten too."""
-        return f"{helper}({', '.join(self._with_divisions(operand, found, helper) for operand in self._division_operands(node))})"  # type: ignore[union-attr]
+        operands = self._division_operands(node) or []
+        return f"{helper}({', '.join(self._with_divisions(operand, found, helper) for operand in operands)})"
 
     def _with_divisions(self, expr: ast.expr, found: dict, helper: str) -> str:
-        start, _ = self.module.span(expr)
-        text = self.module.segment(expr)
-        inner = [node for node in ast.walk(expr) if node in found and node is not expr
-                 and not any(other in found for other in self._between(node, expr))]
+        """The source of `expr` with each outermost division found inside it rewritten."""
         if expr in found:
             return self._divided(expr, found, helper)
-        for node in sorted(inner, key=lambda n: self.module.span(n)[0], reverse=True):
+        start, _ = self.module.span(expr)
+        text = self.module.segment(expr)
+        inner = [node for node in ast.walk(expr) if node in found
+                 and not any(other in found for other in self._between(node, expr))]
+        for node in sorted(inner, key=lambda n: self.module.span(n)[0], reverse=True):  # from the end: offsets hold
             begin, end = self.module.span(node)
             text = text[:begin - start] + self._divided(node, found, helper) + text[end - start:]
         return text
