@@ -329,7 +329,26 @@ MATH_UNLOWERED: dict[str, list[tuple[Span, frozenset[str]]]] = {
         (ALL, frozenset({"expm1", "erfc", "atan", "asin", "acos", "sinh", "cosh", "cumsum", "cumprod", "lgamma",
                          "digamma", "sort"})),
     ],
+    # Pallas Triton ("Unimplemented primitive in Pallas Triton lowering: erf"): erf and erfc (and so
+    # gelu(approximate=False)), round (jnp.round, rint, lax.round, and a float floor_divide, which rounds),
+    # jnp.all/any (reduce_and, reduce_or) and cumprod, on 0.10.2 and 0.12.0.1 (`jax-codemod probe`,
+    # bench/math_walls.py --triton; an abstract H100 on a CPU). Lowered there: erf_inv, expm1, atan, sinh,
+    # sign, floor, trunc, cumsum. bfloat16 and float16 division is DIVISION_REJECTED's.
+    "triton": [
+        (ALL, frozenset({"erf", "erfc", "round", "reduce_and", "reduce_or", "cumprod"})),
+    ],
 }
+
+
+# backend -> [(releases, float dtypes whose division its kernel lowering rejects)]: Triton divides float32
+# and float64 only ("unsupported types: tensor<8x128xbf16> and tensor<8x128xbf16>": `x / y`, `x / 2`,
+# jnp.reciprocal and `x // y` on bfloat16 or float16), on 0.10.2 and 0.12.0.1 (`jax-codemod probe`,
+# bench/math_walls.py --triton). JAX007 divides those in float32 and rounds back (exact).
+DIVISION_REJECTED: dict[str, list[tuple[Span, frozenset[str]]]] = {
+    "triton": [(ALL, frozenset({"bfloat16", "float16"}))],
+}
+# How Triton's lowering says so (the operands' MLIR types: `tensor<8x128xbf16>`, or `bf16` for scalars).
+DIVISION_REJECTION = r"unsupported types: (?:tensor<[\dx]*)?(?:bf16|f16)>? and (?:tensor<[\dx]*)?(?:bf16|f16)>?"
 
 
 # How each backend's lowering says it has no rule for a primitive (the start of its message).
@@ -344,7 +363,7 @@ def _known_versions() -> list[Version]:
     """Boundaries of every span: evaluating at these covers every distinct row of the table."""
     points = {(0,)}
     for rows in (*PRECISIONS.values(), *ACCURACY_REJECTED.values(), *NOT_LOWERED.values(),
-                 *MATH_UNLOWERED.values()):
+                 *MATH_UNLOWERED.values(), *DIVISION_REJECTED.values()):
         for span, _ in rows:
             points.update(p for p in (span.since, span.until) if p is not None)
     return sorted(points)
@@ -400,6 +419,12 @@ def math_unlowered(backend: str, version: Optional[Version]) -> frozenset[str]:
     """Math primitives the backend's kernel lowering has no rule for (JAX007); an unknown version
     gets those no known release lowers, as not_lowered."""
     return _unlowered(MATH_UNLOWERED, backend, version)
+
+
+def division_rejected(backend: str, version: Optional[Version]) -> frozenset[str]:
+    """Float dtypes whose division the backend's kernels reject (JAX007); an unknown version gets those
+    no known release divides, as not_lowered."""
+    return _unlowered(DIVISION_REJECTED, backend, version)
 
 
 def _unlowered(table: dict[str, list[tuple[Span, frozenset[str]]]], backend: str,

@@ -41,7 +41,7 @@ from codemods import api_changes
 from codemods.analysis.kernel_scope import NO_FACTS
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.names import display
-from codemods.capabilities import MATH_UNLOWERED, UNIMPLEMENTED, format_version
+from codemods.capabilities import DIVISION_REJECTION, MATH_UNLOWERED, UNIMPLEMENTED, format_version
 from codemods.engine import notebook as notebooks
 from codemods.engine.diagnostics import Finding
 from codemods.engine.rule import ParsedFile, Rule
@@ -78,9 +78,11 @@ ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # scalar its placeholders do not take (two releases' words).
     ("JAX008", re.compile(r"Only arrays with 32-bit element types can be converted to scalars"
                           r"|All arguments must be 32-bit integers(?: or floats)? when using placeholders")),
-    # Math Mosaic TPU has no lowering for (`jax.nn.elu` in the user's frame reaches it as expm1).
-    ("JAX007", re.compile(re.escape(UNIMPLEMENTED["mosaic_tpu"].format("")) + "(?:" + "|".join(sorted(
-        frozenset().union(*(names for _, names in MATH_UNLOWERED["mosaic_tpu"])))) + r")\b")),
+    # Math Mosaic TPU or Triton has no lowering for (`jax.nn.elu` in the user's frame reaches it as expm1), and
+    # Triton's bfloat16 and float16 division.
+    ("JAX007", re.compile("|".join(re.escape(UNIMPLEMENTED[backend].format("")) + "(?:" + "|".join(sorted(
+        frozenset().union(*(names for _, names in MATH_UNLOWERED[backend])))) + r")\b"
+        for backend in sorted(MATH_UNLOWERED)) + "|" + DIVISION_REJECTION)),
 )
 # The upgrade errors (the JAX1xx rows): a jax name that is gone, named by Python's own message.
 _MISSING = re.compile(r"\b(?:AttributeError|ImportError|ModuleNotFoundError): (?P<message>"

@@ -133,3 +133,79 @@ def cumprod_tpu(x, axis):
         x = x * jnp.where(index >= shift, pltpu.roll(x, shift, axis), 1)
         shift *= 2
     return x
+
+
+# Math Pallas Triton kernels have no lowering for (JAX007): each helper computes the function from
+# what Triton lowers (floor, min, max, where, float32 division). Measured in docs/walls.md.
+
+
+def erf_triton(x):
+    """`lax.erf(x)` as XLA computes a float32 erf, a rational fit on [-4, 4] (Eigen's), from what
+    Pallas Triton kernels lower (erf they do not: "Unimplemented primitive in Pallas Triton
+    lowering: erf"). bfloat16 and float16 are computed in float32, as XLA does, and cast back.
+    Added by jax-codemod (JAX007).
+    """
+    z = jnp.clip(x.astype(jnp.float32), -4.0, 4.0)
+    z2 = z * z
+    p = -2.72614225801306e-10
+    for c in (2.77068142495902e-08, -2.10102402082508e-06, -5.69250639462346e-05, -7.34990630326855e-04,
+              -2.95459980854025e-03, -1.60960333262415e-02):
+        p = p * z2 + c
+    q = -1.45660718464996e-05
+    for c in (-2.13374055278905e-04, -1.68282697438203e-03, -7.37332916720468e-03, -1.42647390514189e-02):
+        q = q * z2 + c
+    return (z * (p / q)).astype(x.dtype)  # p / q first: z * p underflows for tiny z
+
+
+def round_triton(x, decimals=0, half_to_even=True):
+    """`jnp.round(x, decimals)` (half to even; `lax.round(x)`'s half away from zero with
+    half_to_even=False) from floor, which Pallas Triton kernels lower (round they do not:
+    "Unimplemented primitive in Pallas Triton lowering: round"). Exact: |x| - floor(|x|) is exact
+    in floating point, and the result is the one round gives for every input, -0.0, infinities and
+    NaN included; decimals scale as jnp.round scales (a bfloat16 or float16 quotient is divided in
+    float32, which rounds it as the narrow division would). Added by jax-codemod (JAX007).
+    """
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return x  # jnp.round leaves integers as they are
+    dtype = x.dtype
+    if decimals:
+        x = x.astype(jnp.float32) if dtype == jnp.float16 else x
+        factor = jnp.asarray(10.0 ** decimals, x.dtype)
+        x = x * factor
+    magnitude = jnp.abs(x)
+    whole = jnp.floor(magnitude)
+    part = magnitude - whole
+    tie_up = (whole - 2.0 * jnp.floor(whole * 0.5) == 1.0) if half_to_even else True
+    up = (part > 0.5) | ((part == 0.5) & tie_up)
+    rounded = whole + jnp.where(up, 1.0, 0.0).astype(x.dtype)
+    rounded = jnp.where(jnp.signbit(x), -rounded, rounded)  # -0.0 and -0.3 round to -0.0
+    if decimals:
+        rounded = (rounded.astype(jnp.float32) / factor.astype(jnp.float32)).astype(x.dtype)
+    return rounded.astype(dtype)
+
+
+def divide_triton(x, y):
+    """`x / y`, a bfloat16 or float16 quotient computed in float32 and rounded back, which Pallas Triton
+    kernels lower (the narrow division they do not: "unsupported types: tensor<8x128xbf16> and
+    tensor<8x128xbf16>"). Exact: float32 carries more than twice the precision of either plus two
+    bits, so the quotient rounded back is the correctly rounded narrow one. Other dtypes divide as
+    written. Added by jax-codemod (JAX007).
+    """
+    dtype = jnp.result_type(x, y)
+    if dtype not in (jnp.dtype(jnp.bfloat16), jnp.dtype(jnp.float16)):
+        return x / y
+    # Each operand in the quotient's dtype first, as jax promotes them (a Python 0.1 becomes bfloat16's 0.1).
+    return (jnp.asarray(x, dtype).astype(jnp.float32) / jnp.asarray(y, dtype).astype(jnp.float32)).astype(dtype)
+
+
+def bool_reduction_triton(x, axis=None, keepdims=False, *, every=True):
+    """`jnp.all(x, axis, keepdims=keepdims)` (`jnp.any` with every=False) as a min (max) over 0/1
+    int32 values, one axis at a time, which Pallas Triton kernels lower (the boolean reductions they
+    do not: "Unimplemented primitive in Pallas Triton lowering: reduce_and", reduce_or). Exact.
+    Added by jax-codemod (JAX007).
+    """
+    values = jnp.asarray(x).astype(jnp.bool_).astype(jnp.int32)
+    axes = range(values.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    for each in sorted((a % values.ndim for a in axes), reverse=True):
+        values = (jnp.min if every else jnp.max)(values, axis=each, keepdims=keepdims)
+    return values == 1

@@ -770,7 +770,7 @@ def _accuracy_probes() -> list[Probe]:
 
 
 def _math_kernel(primitive: str):
-    """A Mosaic TPU kernel body that applies `primitive` as JAX007's functions do, on an (8, 128) float32 block."""
+    """A kernel body that applies `primitive` as JAX007's functions do, on an (8, 128) float32 block."""
     import jax.numpy as jnp
     from jax import lax
 
@@ -778,7 +778,9 @@ def _math_kernel(primitive: str):
         "expm1": jnp.expm1, "erfc": lax.erfc, "atan": jnp.arctan, "asin": jnp.arcsin, "acos": jnp.arccos,
         "sinh": jnp.sinh, "cosh": jnp.cosh, "lgamma": lax.lgamma, "digamma": lax.digamma,
         "cumsum": lambda x: jnp.cumsum(x, axis=1), "cumprod": lambda x: jnp.cumprod(x, axis=1),
-        "sort": lambda x: jnp.sort(x, axis=1),
+        "sort": lambda x: jnp.sort(x, axis=1), "erf": lax.erf, "round": jnp.round,
+        "reduce_and": lambda x: jnp.where(jnp.all(x > 0, axis=1, keepdims=True), x, 0.0),
+        "reduce_or": lambda x: jnp.where(jnp.any(x > 0, axis=1, keepdims=True), x, 0.0),
     }[primitive]
 
     def body(x_ref, out_ref):
@@ -787,23 +789,45 @@ def _math_kernel(primitive: str):
     return body, (_f32(VECTOR_SHAPE),), _f32(VECTOR_SHAPE)
 
 
-def _believed_math(primitive: str):
+def _believed_math(backend: str, primitive: str):
     def believed(version: Optional[Version]) -> str:
-        return REJECTED if primitive in capabilities.math_unlowered("mosaic_tpu", version) else ACCEPTED
+        return REJECTED if primitive in capabilities.math_unlowered(backend, version) else ACCEPTED
 
     return believed
 
 
 def _math_probes() -> list[Probe]:
-    """Each math primitive capabilities.MATH_UNLOWERED lists, in a Mosaic TPU kernel: a release that
+    """Each math primitive capabilities.MATH_UNLOWERED lists, in a kernel of its backend: a release that
     lowers one shows up here, and JAX007 stops rewriting it once the table says so."""
-    primitives = sorted(frozenset().union(*(names for _, names in capabilities.MATH_UNLOWERED["mosaic_tpu"])))
     return [
-        Probe("mosaic_tpu", primitive, "in a kernel", lambda p=primitive: _lower_mosaic_tpu(*_math_kernel(p)),
-              re.escape(capabilities.UNIMPLEMENTED["mosaic_tpu"].format(primitive)), UNSUPPORTED,
-              _believed_math(primitive))
-        for primitive in primitives
+        Probe(backend, primitive, "in a kernel",
+              lambda b=backend, p=primitive: KERNEL_LOWERINGS[b](*_math_kernel(p)),
+              re.escape(capabilities.UNIMPLEMENTED[backend].format(primitive)), UNSUPPORTED,
+              _believed_math(backend, primitive))
+        for backend, rows in sorted(capabilities.MATH_UNLOWERED.items())
+        for primitive in sorted(frozenset().union(*(names for _, names in rows)))
     ]
+
+def _division_probes() -> list[Probe]:
+    """x / y on each float dtype Triton's row of capabilities.DIVISION_REJECTED names, and float32 (which
+    divides): a release that divides a narrow float shows up here, and JAX007 stops rewriting it."""
+    import jax
+    import jax.numpy as jnp
+
+    def attempt(dtype: str):
+        block = jax.ShapeDtypeStruct(VECTOR_SHAPE, jnp.dtype(dtype))
+
+        def body(x_ref, y_ref, out_ref):
+            out_ref[...] = x_ref[...] / y_ref[...]
+
+        return lambda: _lower_triton(body, (block, block), block)
+
+    def believed(dtype: str):
+        return lambda version: REJECTED if dtype in capabilities.division_rejected("triton", version) else ACCEPTED
+
+    dtypes = sorted(frozenset().union(*(names for _, names in capabilities.DIVISION_REJECTED["triton"])))
+    return [Probe("triton", "div", f"x / y on {dtype}", attempt(dtype), capabilities.DIVISION_REJECTION,
+                  UNSUPPORTED, believed(dtype)) for dtype in [*dtypes, "float32"]]
 
 # --- running and comparing --------------------------------------------------------------------
 
@@ -827,7 +851,7 @@ def observe() -> list[Observation]:
     """Lower every probe kernel with the installed jax; independent of what the table says."""
     with _quiet():
         probes = (_precision_probes() + _dtype_probes() + _narrow_probes() + _triton_dot_probes() + _preset_probes()
-                  + _accuracy_probes() + _lstm_probes() + _math_probes() + _x64_probes()
+                  + _accuracy_probes() + _lstm_probes() + _math_probes() + _division_probes() + _x64_probes()
                   + _debug_print_probes() + _dynamic_index_probes())
         return [_observe(probe) for probe in probes]
 

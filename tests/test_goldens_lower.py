@@ -231,6 +231,14 @@ MATH: dict[str, list[Launch]] = {
         ("arctan", 21), ("expm1", 25), ("activations", 30), ("gelu", 34), ("erfc", 38), ("hyperbolic", 42),
         ("inverse", 47), ("cumsum", 52), ("int_cumsum", 56), ("lgamma", 60), ("sort", 64), ("partial", 13))
         for launch in _launches(entry, [(8, 128)], TPU, lines=(line,))],
+    # Triton's walls (each kernel launched with Triton's CompilerParams), and a Mosaic TPU kernel that lowers
+    # the same functions as written.
+    "triton_math": [launch for entry, line in (
+        ("erf", 20), ("rounding", 25), ("reductions", 31), ("gelu", 35), ("cumprod", 39), ("unread_decimals", 43))
+        for launch in _launches(entry, [(8, 128)], TRITON, lines=(line,))]
+    + _launches("on_tpu", [(8, 128)], TPU, lines=(72,)),
+    "triton_division": [launch for entry, line in (("bfloat16", 18), ("float16", 23), ("floor", 28), ("float32", 32))
+                        for launch in _launches(entry, [(8, 128)], TRITON, lines=(line,))],
     "spellings_jax_0_10": _launches("fused", [(8, 128)], TPU, lines=(15, 24))
     + _launches("shared_kernel", [(8, 128)], TPU, lines=(19,)) + _launches("unreadable", [(8, 128)], TPU, lines=(32,)),
 }

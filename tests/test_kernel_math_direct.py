@@ -166,3 +166,121 @@ def test_explain_matches_the_calls_it_rewrites() -> None:
     file = ParsedFile(Path("m.py"), module, TARGET)
     matched = sorted(module.segment(call.func) for call in module.calls if RULE.matches(RULE, file, call))
     assert matched == ["jax.nn.elu", "jnp.sort"]
+
+
+# -- Triton's walls: erf, erfc, round, jnp.all/any, cumprod ---------------------------------------
+
+TRITON_LAUNCH = "\ndef run(x):\n    return pl.pallas_call(k, out_shape=x, compiler_params=plt.CompilerParams())(x)\n"
+TRITON_ERROR = "has no lowering in Triton kernels: \"Unimplemented primitive in Pallas Triton lowering: "
+
+
+@pytest.mark.parametrize("line, rewritten, applicability", [
+    ("o_ref[...] = lax.erf(x) + jax.scipy.special.erf(x)", "o_ref[...] = erf_triton(x) + erf_triton(x)", "unsafe"),
+    ("o_ref[...] = jnp.round(x) + jnp.around(x, 2)", "o_ref[...] = round_triton(x) + round_triton(x, 2)", "safe"),
+    ("o_ref[...] = jnp.round(x, decimals=0) - jnp.round(x, 1)", "o_ref[...] = round_triton(x) - round_triton(x, 1)",
+     "safe"),
+    ("o_ref[...] = lax.round(x) + lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)",
+     "o_ref[...] = round_triton(x, half_to_even=False) + round_triton(x)", "safe"),
+    ("o_ref[...] = lax.round(x, rounding_method=1) + lax.round(x, jax.lax.RoundingMethod.AWAY_FROM_ZERO)",
+     "o_ref[...] = round_triton(x) + round_triton(x, half_to_even=False)", "safe"),
+    ("o_ref[...] = jnp.where(jnp.all(x > 0, axis=1, keepdims=True) | jnp.any(x > 1), x, 0.0)",
+     "o_ref[...] = jnp.where(bool_reduction_triton(x > 0, axis=1, keepdims=True) | "
+     "bool_reduction_triton(x > 1, every=False), x, 0.0)", "safe"),
+    ("o_ref[...] = jnp.where(jnp.any(x, 0), x, 0.0)",
+     "o_ref[...] = jnp.where(bool_reduction_triton(x, axis=0, every=False), x, 0.0)", "safe"),
+    ("o_ref[...] = jax.nn.gelu(x, approximate=False) + lax.erfc(x)",
+     "o_ref[...] = (0.5 * x * erfc_tpu(-x * 0.7071067811865476)) + erfc_tpu(x)", "unsafe"),
+])
+def test_a_call_in_a_triton_kernel_is_rewritten(line: str, rewritten: str, applicability: str) -> None:
+    text, findings = _run(_kernel(line, launch=TRITON_LAUNCH))
+    assert _kernel_line(text) == rewritten
+    assert findings and all(f[2:4] == ("fixed", applicability) for f in findings), findings
+    assert all(TRITON_ERROR in f[4] and "Mosaic TPU" not in f[4] for f in findings), findings
+    assert all(f[4].endswith("; numerics change") == (applicability == "unsafe") for f in findings)
+
+
+def test_what_mosaic_tpu_lowers_is_left_alone_in_its_kernels() -> None:
+    """erf, round and jnp.all/any lower in Mosaic TPU kernels: Triton's walls are no finding there."""
+    source = _kernel("o_ref[...] = jnp.where(jnp.all(x > 0), lax.erf(x), jnp.round(x) + lax.round(x))")
+    assert _run(source) == (source, [])
+
+
+def test_a_launch_of_either_backend_names_both_and_what_still_fails_on_triton() -> None:
+    """A plain pallas_call reaches Mosaic TPU on a TPU and Triton on a GPU: erfc's helper lowers on both;
+    cumprod_tpu's roll lowers on Mosaic TPU only, so the finding says Triton still cannot lower it."""
+    plain = "\ndef run(x):\n    return pl.pallas_call(k, out_shape=x)(x)\n"
+    text, findings = _run(_kernel("o_ref[...] = lax.erfc(x) + jnp.cumprod(x, axis=1)", launch=plain))
+    assert _kernel_line(text) == "o_ref[...] = erfc_tpu(x) + cumprod_tpu(x, 1)"
+    assert all("in Mosaic TPU kernels: \"Unimplemented primitive in Pallas TPU lowering for tc: " in f[4]
+               and ", nor in Triton kernels: \"Unimplemented primitive in Pallas Triton lowering: " in f[4]
+               for f in findings), findings
+    assert [f[4].endswith('Triton cannot lower cumprod_tpu either ("Unimplemented primitive in Pallas Triton '
+                          'lowering: roll")') for f in findings] == [False, True]
+
+
+@pytest.mark.parametrize("line, why", [
+    ("o_ref[...] = jnp.cumprod(x, axis=1)", "cumprod_tpu's pltpu.roll has no Triton lowering either"),
+    ("o_ref[...] = jnp.round(x, n)", "decimals=n is not a literal int from 0 up"),
+    ("o_ref[...] = jnp.round(x, -1)", "decimals=-1 is not a literal int from 0 up"),
+    ("o_ref[...] = lax.round(x, method)", "rounding_method=method is not a literal RoundingMethod"),
+    ("o_ref[...] = jnp.where(jnp.all(x, where=x > 0), x, 0.0)", "where="),
+])
+def test_what_has_no_triton_rewrite_is_a_manual_finding(line: str, why: str) -> None:
+    source = _kernel(line, launch=TRITON_LAUNCH)
+    text, findings = _run(source)
+    assert text == source
+    assert [f[2] for f in findings] == ["manual"] and why in findings[0][4] and TRITON_ERROR in findings[0][4], findings
+
+
+@pytest.mark.parametrize("setup, line, rewritten", [
+    ("x = x_ref[...].astype(jnp.bfloat16)", "o_ref[...] = x / 3", "o_ref[...] = divide_triton(x, 3)"),
+    ("x = x_ref[...].astype('float16')", "o_ref[...] = 1 / (x / 2 + 1)",
+     "o_ref[...] = divide_triton(1, divide_triton(x, 2) + 1)"),
+    ("x = jnp.bfloat16(x_ref[...])", "o_ref[...] = jnp.divide(x, x) * 2", "o_ref[...] = divide_triton(x, x) * 2"),
+])
+def test_a_visibly_narrow_float_division_in_a_triton_kernel_is_divided_in_float32(setup: str, line: str,
+                                                                                    rewritten: str) -> None:
+    source = f"{HEAD}def k(x_ref, o_ref):\n    {setup}\n    {line}\n{TRITON_LAUNCH}"
+    text, findings = _run(source)
+    assert f"    {setup}\n    {rewritten}\n" in text and "def divide_triton(x, y):" in text
+    assert findings and all(f[2:4] == ("fixed", "safe") and "bfloat16 and float16 division has no lowering in "
+                            "Triton kernels" in f[4] for f in findings), findings
+
+
+@pytest.mark.parametrize("setup, line, launch", [
+    ("x = x_ref[...]", "o_ref[...] = x / 3", TRITON_LAUNCH),  # the dtype does not show: explain's to prove
+    ("x = x_ref[...].astype(jnp.bfloat16).astype(jnp.float32)", "o_ref[...] = x / 3", TRITON_LAUNCH),
+    ("x = x_ref[...].astype(jnp.bfloat16)", "o_ref[...] = x / 3", TPU_LAUNCH),  # Mosaic TPU divides bfloat16
+])
+def test_a_division_triton_lowers_or_whose_dtype_does_not_show_is_left_alone(setup: str, line: str, launch: str) -> None:
+    source = f"{HEAD}def k(x_ref, o_ref):\n    {setup}\n    {line}\n{launch}"
+    assert _run(source) == (source, [])
+
+
+def test_a_narrow_float_floor_division_is_a_manual_finding() -> None:
+    source = f"{HEAD}def k(x_ref, o_ref):\n    x = x_ref[...].astype(jnp.bfloat16)\n    o_ref[...] = x // 2\n{TRITON_LAUNCH}"
+    text, findings = _run(source)
+    assert text == source and [f[2] for f in findings] == ["manual"] and "jnp.floor(" in findings[0][4]
+
+
+def _run_proven(source: str, line: int):
+    result = process_source(Path("m.py"), source.encode(), registry.select(["JAX007"]), TARGET,
+                            {"JAX007": frozenset({line})})
+    assert result.error is None, result.error
+    return result.after or source, [(f.kind.value, f.message) for f in result.findings]
+
+
+def test_a_traceback_proves_a_division_whose_dtype_does_not_show() -> None:
+    """`explain` proved the line (Triton's "unsupported types" names it): its division is rewritten."""
+    source = f"{HEAD}def k(x_ref, y_ref, o_ref):\n    o_ref[...] = x_ref[...] / y_ref[...]\n{TRITON_LAUNCH}"
+    text, findings = _run_proven(source, 9)
+    assert "    o_ref[...] = divide_triton(x_ref[...], y_ref[...])\n" in text
+    assert [kind for kind, _ in findings] == ["fixed"]
+
+
+def test_a_proven_line_that_failed_on_a_math_call_keeps_its_division() -> None:
+    """A Mosaic TPU traceback proves the expm1 line: the error is expm1's, so `/ 2` there is left alone."""
+    source = _kernel("o_ref[...] = jnp.expm1(x) / 2")
+    text, findings = _run_proven(source, 10)
+    assert _kernel_line(text) == "o_ref[...] = expm1_tpu(x) / 2"
+    assert [message.split(" ->")[0] for _, message in findings] == ["jnp.expm1"]

@@ -351,3 +351,34 @@ def test_debug_print_rows_agree_and_a_wrong_row_is_caught(observations, monkeypa
     monkeypatch.setitem(capabilities.DEBUG_PRINT_PLACEHOLDER_DTYPES, "mosaic_tpu", [(capabilities.ALL, opposite)])
     wrong = {row.case for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
     assert wrong == {"v[0, 0] of float32, a placeholder"}
+
+
+# --- math Triton has no lowering for (JAX007) ----------------------------------------------------
+
+def test_triton_math_rows_agree_and_a_wrong_row_is_caught(observations, monkeypatch):
+    """erf, erfc, round, jnp.all/any (reduce_and, reduce_or) and cumprod fail in a Triton kernel with
+    "Unimplemented primitive in Pallas Triton lowering: <primitive>"; a table that believed a release
+    lowered round (as one that adds the lowering will) disagrees on that row, and JAX007 stops there."""
+    report = probe.compare(observations, probe.installed_jax_version())
+    rows = _rows(report, "triton")
+    math_rows = {op: row for (op, case), row in rows.items() if case == "in a kernel"}
+    assert set(math_rows) == {"erf", "erfc", "round", "reduce_and", "reduce_or", "cumprod"}
+    assert all(row.observed == probe.REJECTED and row.agree for row in math_rows.values()), math_rows
+    assert "Unimplemented primitive in Pallas Triton lowering: reduce_and" in math_rows["reduce_and"].detail
+    everything = capabilities.MATH_UNLOWERED["triton"][0][1]
+    monkeypatch.setitem(capabilities.MATH_UNLOWERED, "triton", [(capabilities.ALL, everything - {"round"})])
+    wrong = {(row.backend, row.op) for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
+    assert wrong == {("triton", "round")}
+
+
+def test_triton_division_rows_agree_and_a_wrong_row_is_caught(observations, monkeypatch):
+    """Triton divides float32, not bfloat16 or float16 ("unsupported types: tensor<8x128xbf16> and
+    tensor<8x128xbf16>"); a table that believed a release divided float16 disagrees on that row."""
+    report = probe.compare(observations, probe.installed_jax_version())
+    rows = _rows(report, "triton", "div")
+    assert {case: row.observed for case, row in rows.items()} == {
+        "x / y on bfloat16": probe.REJECTED, "x / y on float16": probe.REJECTED, "x / y on float32": probe.ACCEPTED}
+    assert all(row.agree for row in rows.values())
+    monkeypatch.setitem(capabilities.DIVISION_REJECTED, "triton", [(capabilities.ALL, frozenset({"bfloat16"}))])
+    wrong = {row.case for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
+    assert wrong == {"x / y on float16"}
