@@ -220,3 +220,36 @@ def _slowly(seconds: float) -> None:
     runner._real_process_source = analyse
     runner.process_source = (lambda *args, **kwargs: time.sleep(seconds) or analyse(*args, **kwargs)) if seconds \
         else analyse
+
+
+@needs_dask
+def test_workers_that_cannot_read_the_files_stop_the_run(scheduler: str, tmp_path: Path) -> None:
+    """Nodes that do not share the checkout at the driver's paths: exit 2 naming the file, nothing
+    written (not every file analysed on the driver, silently)."""
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import the tests
+    client = distributed.Client(scheduler.replace("dask://", "tcp://"), set_as_default=False)
+    try:
+        client.run(_unreadable, True)
+        result = _fix(tmp_path, "--executor", scheduler)
+    finally:
+        client.run(_unreadable, False)
+        client.close()
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    assert result.exit_code == 2
+    assert f"a worker cannot read {tmp_path / 'kernel.py'} (No such file or directory)" in result.output
+    assert (tmp_path / "kernel.py").read_text() == KERNEL.format(i=0)
+
+
+def _unreadable(unreadable: bool) -> None:
+    """In a worker: no file can be read (as on a node without the checkout), or they can again."""
+    from codemods.engine import runner
+
+    read = getattr(runner, "_real_read_file", runner._read_file)
+    runner._real_read_file = read
+    runner._read_file = _no_such_file if unreadable else read
+
+
+def _no_such_file(path: str) -> bytes:
+    raise FileNotFoundError(2, "No such file or directory", path)

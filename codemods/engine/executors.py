@@ -33,6 +33,11 @@ class ExecutorError(Exception):
     the work): the run stops before anything is written."""
 
 
+class NotShared(Exception):
+    """Raised in a worker that cannot read a file at the path the driver read it from: the nodes do
+    not share the checkout (the run stops; analysing every file on the driver would be silently slow)."""
+
+
 class Executor(Protocol):
     """What the runner asks of where its map work runs."""
 
@@ -125,6 +130,10 @@ class DaskExecutor:
         try:
             for chunk in chunks:
                 yield from chunk.result()
+        except NotShared as error:
+            raise ExecutorError(f"--executor dask://{self.address}: a worker cannot read {error}; the workers read the "
+                                "files at the driver's paths: run them where the checkout (or a shared filesystem) is "
+                                "at the same path") from None
         except (KilledWorker, OSError) as error:  # a chunk killed its workers again and again; the scheduler lost
             raise ExecutorError(f"--executor dask://{self.address}: the cluster lost the run ({type(error).__name__}: "
                                 f"{error}); nothing was written") from None

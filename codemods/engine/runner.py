@@ -568,14 +568,14 @@ _ANALYSING = False  # in a worker: whether it has analysed a file yet (see _proc
 
 def _process_shared(item: tuple[Path, str, bytes, Sequence[Rule], Settings, ModuleFacts]) -> Optional[FileResult]:
     """`_process_candidate` in a cluster's worker (executors.py): the file is read at its absolute
-    path, which the worker shares with the driver (a checkout on every node, a shared filesystem).
-    None where the worker cannot read it or reads bytes other than those the driver read (their
-    hash): the driver then analyses the bytes it read, as a local run does."""
+    path, which the worker shares with the driver (a checkout on every node, a shared filesystem);
+    NotShared where it cannot. None where it reads bytes other than those the driver read (their
+    hash: the file changed meanwhile): the driver then analyses the bytes it read, as a local run does."""
     path, key, content, rules, settings, facts = item
     try:
         raw = _read_file(key)
-    except OSError:
-        return None
+    except OSError as error:
+        raise executors.NotShared(f"{key} ({error.strerror or error})") from None
     return process_source(path, raw, rules, settings, facts=facts, prefiltered=True) \
         if content_hash(raw) == content else None
 
