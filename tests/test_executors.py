@@ -253,3 +253,20 @@ def _unreadable(unreadable: bool) -> None:
 
 def _no_such_file(path: str) -> bytes:
     raise FileNotFoundError(2, "No such file or directory", path)
+
+
+@needs_dask
+def test_the_per_folder_patches_are_the_local_runs(scheduler: str, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--split-by directory:1 --write-patches`: the same patches and SUMMARY.md, byte for byte."""
+    root = _generated(tmp_path / "tree")
+    monkeypatch.chdir(root)
+    written = {}
+    for executor in ("local", scheduler):
+        result = CliRunner().invoke(cli.app, ["--jax-version", "0.12.0.1", "--no-cache", "-j", "2", "--unsafe-fixes",
+                                              "--executor", executor, "--split-by", "directory:1", "--write-patches",
+                                              str(tmp_path / executor.replace("/", "_")), "."], catch_exceptions=False)
+        assert result.exit_code == 1, result.output
+        written[executor] = {path.name: path.read_bytes() for path in (tmp_path / executor.replace("/", "_")).iterdir()}
+    assert sorted(written["local"]) == ["SUMMARY.md", "other.patch", "pkg.patch"]
+    assert written[scheduler] == written["local"]
