@@ -3,6 +3,9 @@
 
     python bench/executors.py --dask-python V1/bin/python --ray-python V2/bin/python [--rounds 3] [TREE]
 
+TREE: the kernel packages by default (bench/.corpus/kernel-packages, which `python bench/run.py`
+unpacks on first use).
+
 Each engine runs in its own virtualenv (both with jax-codemod installed, `pip install -e .`), in a
 subprocess per round, the engines alternating round by round; every ratio is taken inside one
 subprocess, against the local process pool timed there just before (the machine is shared: times
@@ -62,13 +65,12 @@ def _chunks(items: list) -> list[list]:
 def _work(tree: Path) -> tuple[list, list]:
     """The rules' items (as runner.run hands them to its workers) and the summaries' items of TREE."""
     from codemods.engine import runner
-    from codemods.engine.discovery import discover
     from codemods.engine.prefilter import rules_for
     from codemods.registry import RULES
     from codemods.settings import Settings
 
     settings = Settings((0, 12, 0, 1), unsafe_fixes=True)
-    files = [path for path in discover([tree]) if str(path).endswith(".py")]
+    files = sorted(tree.rglob("*.py"))  # not `discover`: it skips bench/.corpus/, a hidden folder
     index = runner.project_index(files, RULES, settings)
     rules_items, summary_items = [], []
     for path in files:

@@ -22,10 +22,10 @@ INSTALL_DASK = "pip install 'jax-codemod[dask]'"
 # How long the driver waits for the scheduler, and then for its first worker: an address nobody
 # answers at is an error within this, not a hang.
 CONNECT_TIMEOUT_S = 10
-# Tasks per worker a map is cut into: a Dask task costs the driver and the scheduler 4-8 ms on a
-# loaded 2-core machine, an item of a chunk 0.15 ms, a file's rules some 40 ms (docs/executors.md);
-# fewer, larger tasks leave a worker idle at the end of the run.
-TASKS_PER_WORKER = 8
+# Tasks per worker a map is cut into, as the local pool's `map`: a Dask task costs the driver and the
+# scheduler 4-8 ms on a loaded 2-core machine, an item of a chunk 0.2 ms, a file's rules some 40 ms;
+# 8 chunks a worker left one worker on a run of large files at the end (docs/executors.md).
+TASKS_PER_WORKER = 32
 
 
 class ExecutorError(Exception):

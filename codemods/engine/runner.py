@@ -1,11 +1,11 @@
 """Stages 2-6 for each file: prefilter -> parse -> transform -> fix -> verify; then writing.
 
 Files are read once in the main process; those that pass the byte prefilter are parsed with the
-stdlib `ast` and analysed, in worker processes when there are several (it is CPU-bound). Each
-rule reports findings that carry their planned fixes; the engine drops suppressed findings,
-applies the fixes it may (safe ones; unsafe ones with --unsafe-fixes; those a caller accepts)
-together, verifies the result, and gives every fix its own exact edits. Only a file with a fix
-loads libcst. A file whose transform fails, or whose new source does not parse, is reported and
+stdlib `ast` and analysed, in worker processes when there are several (it is CPU-bound), or on a
+Dask cluster's workers (`--executor`, executors.py). Each rule reports findings that carry their
+planned fixes; the engine drops suppressed findings, applies the fixes it may (safe ones; unsafe
+ones with --unsafe-fixes; those a caller accepts) together, verifies the result, and gives every
+fix its own exact edits. Only a file with a fix loads libcst. A file whose transform fails, or whose new source does not parse, is reported and
 left untouched.
 """
 
