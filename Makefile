@@ -29,14 +29,16 @@ $(VENV)/.installed: pyproject.toml
 	$(VENV)/bin/python -m pip install -q -e .
 	touch $@
 
+# The dask extra too: tests/test_executors.py runs the same trees on a local Dask cluster (it
+# skips, and says so, where `distributed` is missing).
 $(VENV)/.test-installed: $(VENV)/.installed
-	$(VENV)/bin/python -m pip install -q -e '.[test]' 'jax==$(JAX_NEWEST)'
+	$(VENV)/bin/python -m pip install -q -e '.[test,dask]' 'jax==$(JAX_NEWEST)'
 	touch $@
 
 $(VENV_OLDEST)/.test-installed: pyproject.toml
 	$(PYTHON_OLDEST) -m venv $(VENV_OLDEST)
 	$(VENV_OLDEST)/bin/python -m pip install -q --upgrade pip
-	$(VENV_OLDEST)/bin/python -m pip install -q -e '.[test]' 'jax==$(JAX_OLDEST)'
+	$(VENV_OLDEST)/bin/python -m pip install -q -e '.[test,dask]' 'jax==$(JAX_OLDEST)'
 	touch $@
 
 .venv-jax%/.proof-installed:

@@ -86,6 +86,10 @@ def fix(
         help="Also apply fixes that change numerics or need judgement (shown, not applied, by default).",
     ),
     jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Worker processes (default: all cores)."),
+    executor: Optional[str] = typer.Option(
+        None, "--executor", envvar="JAX_CODEMOD_EXECUTOR", metavar="local|dask://HOST:PORT",
+        help="Where each file's rules run: local processes (default), or the workers of a Dask scheduler, which "
+        "read the files at the same paths (pip install 'jax-codemod[dask]'; docs/executors.md)."),
     jax_version: Optional[str] = typer.Option(
         None, "--jax-version", help="Target jax release (default: the config's, else the project's environment's, "
         "else the tool's, else the project's pin)."
@@ -148,6 +152,7 @@ def fix(
     from codemods import registry
     from codemods.engine import discovery, patches, runner
     from codemods.engine.cache import ResultCache, default_directory
+    from codemods.engine.executors import ExecutorError
 
     if sum((write, check, interactive)) > 1:
         raise typer.BadParameter("--write, --check and --interactive exclude each other")
@@ -166,7 +171,8 @@ def fix(
         config = project_config.load(project_config.find(paths), registry.RULES)
         transforms, settings = project_config.resolve(
             config, registry.RULES, select=select, ignore=ignore, jax_version=jax_version, jax_floor=jax_floor,
-            scope=scope, precision_policy=precision_policy, helpers_module=helpers_module, unsafe_fixes=unsafe_fixes)
+            scope=scope, precision_policy=precision_policy, helpers_module=helpers_module, unsafe_fixes=unsafe_fixes,
+            executor=executor)
         created = project_config.helpers_module_ready(config, settings, create=create_helpers_module, write=write or interactive)
         files, project, root = _files(paths, config, exclude, force_exclude, diff_base, shard)
         lines = discovery.changed_lines(diff_base) if only_changed_lines and diff_base else None
@@ -183,11 +189,15 @@ def fix(
     from codemods.engine.report import plural
 
     def analyse(last: bool = True):
-        with _progress(len(files)) if not interactive else contextlib.nullcontext() as progress:  # no bar under prompts
-            results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
-                                 rules_to_skip=config.ignored_rules, progress=progress, project=project,
-                                 review=_reviewer() if interactive else _on_lines(lines) if lines is not None else None,
-                                 discovered=True)
+        try:
+            with _progress(len(files)) if not interactive else contextlib.nullcontext() as progress:  # no bar under prompts
+                results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
+                                     rules_to_skip=config.ignored_rules, progress=progress, project=project,
+                                     review=_reviewer() if interactive else _on_lines(lines) if lines is not None else None,
+                                     discovered=True)
+        except ExecutorError as error:  # before anything is written
+            sys.stderr.write(f"error: {error}\n")
+            raise typer.Exit(EXIT_ERRORS)
         left_out = 0
         for result in results if lines is not None else ():
             kept = [f for f in result.findings if _on(f, lines.get(os.path.realpath(result.path)))]

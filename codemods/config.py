@@ -52,6 +52,7 @@ else:  # pragma: no cover - Python 3.10
 
 from codemods.capabilities import Version, parse_version
 from codemods.engine.discovery import SKIPPED_DIRS, project_root
+from codemods.engine import executors
 from codemods.engine.rule import Rule
 from codemods import registry
 from codemods.floor import Floor, FloorError, declared_floor
@@ -199,14 +200,14 @@ def resolve(config: Config, rules: Sequence[Rule], *, select: Sequence[str] = ()
             jax_version: "str | Version | None" = None, jax_floor: "str | Version | None" = None,
             scope: Optional[Scope] = None, precision_policy: Optional[PrecisionPolicy] = None,
             helpers_module: Optional[str] = None, unsafe_fixes: Optional[bool] = None,
-            interpreter: Optional[str] = None) -> tuple[list[Rule], Settings]:
+            interpreter: Optional[str] = None, executor: Optional[str] = None) -> tuple[list[Rule], Settings]:
     """The rules to run and the settings to run them with: what an entry point was given (its command
     line, an adapter's arguments; None or empty: not given) over the project's config, over the
     defaults; the target jax as codemods/target.py finds it (`interpreter`: the editor's Python), the
     floor from `jax_floor`, else the project's (its config, else its dependencies). Every entry point
     comes through here, so `fix`, `explain`, pre-commit, the server, IPython, libcst's runner and
     Bowler make the same choices for the same project. Raises ValueError (the message names the
-    option) for an unknown rule, a bad version or a bad module name."""
+    option) for an unknown rule, a bad version, a bad module name or an executor this tool lacks."""
     chosen = registry.select(select or config.select, ignore or config.ignore, rules)
     jax_version, jax_floor = _version("--jax-version", jax_version), _version("--jax-floor", jax_floor)
     try:
@@ -230,6 +231,7 @@ def resolve(config: Config, rules: Sequence[Rule], *, select: Sequence[str] = ()
         jax_floor=jax_floor or config.jax_floor,
         jax_floor_source="--jax-floor" if jax_floor else config.jax_floor_source,
         floor_of=floor_of,
+        executor=executors.checked(executor) if executor else executors.LOCAL,
     )
     return chosen, settings
 

@@ -42,6 +42,9 @@ class Settings:
     # or the settings of one file). Read through `for_file`; out of comparisons and the cache key, which
     # take each file's floor instead.
     floor_of: "Optional[Callable[[str | os.PathLike[str]], Floor]]" = field(default=None, compare=False, repr=False)
+    # Where the map work runs (`--executor`, codemods/engine/executors.py): `local` processes, or
+    # `dask://HOST:PORT`. No rule reads it, and a result does not depend on it.
+    executor: str = field(default="local", compare=False, repr=False)
 
     def for_file(self, path: "str | os.PathLike[str]") -> "Settings":
         """These settings for one file, with its own project's floor (FloorError where that project's

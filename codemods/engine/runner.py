@@ -1,11 +1,11 @@
 """Stages 2-6 for each file: prefilter -> parse -> transform -> fix -> verify; then writing.
 
 Files are read once in the main process; those that pass the byte prefilter are parsed with the
-stdlib `ast` and analysed, in worker processes when there are several (it is CPU-bound). Each
-rule reports findings that carry their planned fixes; the engine drops suppressed findings,
-applies the fixes it may (safe ones; unsafe ones with --unsafe-fixes; those a caller accepts)
-together, verifies the result, and gives every fix its own exact edits. Only a file with a fix
-loads libcst. A file whose transform fails, or whose new source does not parse, is reported and
+stdlib `ast` and analysed, in worker processes when there are several (it is CPU-bound), or on a
+Dask cluster's workers (`--executor`, executors.py). Each rule reports findings that carry their
+planned fixes; the engine drops suppressed findings, applies the fixes it may (safe ones; unsafe
+ones with --unsafe-fixes; those a caller accepts) together, verifies the result, and gives every
+fix its own exact edits. Only a file with a fix loads libcst. A file whose transform fails, or whose new source does not parse, is reported and
 left untouched.
 """
 
@@ -27,6 +27,7 @@ from codemods.analysis.project import ProjectIndex, summarised_here
 from codemods.engine.cache import FileMemo, Known, ResultCache, RunRecord, content_hash, facts_key
 from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Kind
+from codemods.engine import executors
 from codemods.engine.discovery import discover
 from codemods.engine.fixes import anchor, merge, render, text_edits
 from codemods.engine.positions import Positions
@@ -76,7 +77,7 @@ def run(
     files = _Files(FileMemo(cache.directory, settings, transforms) if cache is not None and cache.trust_mtime else None,
                    frozenset(needle for rule in transforms for needle in rule.needles(settings)),
                    record.statuses if record is not None else None)
-    with _Pool(jobs) as pool:
+    with _Pool(jobs) if settings.executor == executors.LOCAL else executors.connect(settings.executor) as pool:
         collecting = gc.isenabled()
         gc.disable()  # until the project facts are known: see _keep_for_the_run
         try:
@@ -88,7 +89,7 @@ def run(
         _PROJECT, _NOTEBOOKS = index, files.notebooks
         try:
             for done, ((index_, path, rules, facts, file_settings, _), result) in enumerate(
-                    zip(candidates, _results(candidates, files, jobs)), 1):
+                    zip(candidates, _results(candidates, files, jobs, pool)), 1):
                 results[index_] = result
                 if cache is not None:
                     cache.put(files.content(path), rules, result, facts, file_settings.jax_floor)
@@ -112,12 +113,18 @@ def run(
     return results
 
 
-def _results(candidates: list[_Candidate], files: _Files, jobs: int) -> Iterator[FileResult]:
+def _results(candidates: list[_Candidate], files: _Files, jobs: int, pool: executors.Executor) -> Iterator[FileResult]:
     """The candidates' results, in order: from the workers they were handed to as their facts became
-    known (see `_prepare`), or analysed now."""
+    known (see `_prepare`), from a cluster's workers, or analysed now."""
     if candidates and candidates[0][5] is not None:
         for *_, future in candidates:
             yield future.result()
+        return
+    if not pool.local:  # a cluster's workers read each file where they share it with this process
+        shared = [(path, files.key(path), files.content(path), rules, settings, facts)
+                  for _, path, rules, facts, settings, _ in candidates]
+        for (path, key, _, rules, settings, facts), result in zip(shared, pool.map(_process_shared, shared)):
+            yield result if result is not None else _process_candidate((path, files.raw(key), rules, settings, facts))
         return
     yield from _map(_process_candidate, [(path, files.raw(path), rules, settings, facts)
                                          for _, path, rules, facts, settings, _ in candidates], jobs)
@@ -217,7 +224,7 @@ _Candidate = tuple[int, Path, list[Rule], ModuleFacts, Settings, "Optional[Futur
 
 def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, cache: Optional[ResultCache],
              rules_to_skip: Callable[["Path | str"], frozenset[str]], project: Optional[Sequence[Path]], seen: _Files,
-             pool: _Pool) -> tuple[list[FileResult], list[_Candidate], list[_Analysed], Optional[ProjectIndex]]:
+             pool: executors.Executor) -> tuple[list[FileResult], list[_Candidate], list[_Analysed], Optional[ProjectIndex]]:
     """Each file's project facts and the rules its bytes pass (remembered for a file that has not
     changed, else read): its result so far (an error, a cached result, or empty), the files left
     to analyse, and those analysed (cached ones too). Where the project's summary started the
@@ -299,7 +306,8 @@ _NOTEBOOKS: "dict[str, notebook.NotebookSource]" = {}
 
 
 def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: Settings,
-                  cache: Optional[ResultCache] = None, seen: Optional[_Files] = None, pool: Optional[_Pool] = None,
+                  cache: Optional[ResultCache] = None, seen: Optional[_Files] = None,
+                  pool: Optional[executors.Executor] = None,
                   ) -> Optional[ProjectIndex]:
     """The cross-module index, when a kernel-scoped rule runs under --scope kernels (otherwise where
     a kernel is launched does not matter); `explain` and the editor ask it for the files they fix.
@@ -350,7 +358,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     # What the last run learnt, less what the changed modules may have changed.
     state = cache.project_state(_state_key(index, transforms)) if cache is not None else None
     changed = index.changed(state)
-    if pool is not None and pool.jobs > 1 and len(changed) >= SUMMARY_MIN_MODULES and _can_fork():
+    if pool is not None and pool.local and pool.jobs > 1 and len(changed) >= SUMMARY_MIN_MODULES and _can_fork():
         index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
     index.restore(state, changed)
     follows = {name: place for rule in kernel_scoped for name, place in rule.follows.items()}
@@ -457,6 +465,8 @@ class _Pool:
     that summarised it, on the parse the summary kept there (`ProjectIndex.summarise`), unless
     that worker has much more queued than another."""
 
+    local = True  # see executors.Executor
+
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
         self._workers: list[ProcessPoolExecutor] = []
@@ -502,9 +512,12 @@ class _Pool:
     def __enter__(self) -> "_Pool":
         return self
 
-    def __exit__(self, kind, *_) -> None:
+    def close(self, cancel: bool = False) -> None:
         for executor in self._workers:
-            executor.shutdown(cancel_futures=kind is not None)  # an error: what is queued is not run
+            executor.shutdown(cancel_futures=cancel)
+
+    def __exit__(self, kind, *_) -> None:
+        self.close(cancel=kind is not None)  # an error: what is queued is not run
 
 
 # How much more source the worker that summarised a module may have queued than the least busy
@@ -551,6 +564,20 @@ def _process_in_worker(item: tuple[Path, bytes, Sequence[Rule], Settings, Module
 
 
 _ANALYSING = False  # in a worker: whether it has analysed a file yet (see _process_in_worker)
+
+
+def _process_shared(item: tuple[Path, str, bytes, Sequence[Rule], Settings, ModuleFacts]) -> Optional[FileResult]:
+    """`_process_candidate` in a cluster's worker (executors.py): the file is read at its absolute
+    path, which the worker shares with the driver (a checkout on every node, a shared filesystem);
+    NotShared where it cannot. None where it reads bytes other than those the driver read (their
+    hash: the file changed meanwhile): the driver then analyses the bytes it read, as a local run does."""
+    path, key, content, rules, settings, facts = item
+    try:
+        raw = _read_file(key)
+    except OSError as error:
+        raise executors.NotShared(f"{key} ({error.strerror or error})") from None
+    return process_source(path, raw, rules, settings, facts=facts, prefiltered=True) \
+        if content_hash(raw) == content else None
 
 
 def process_source(path: "Path | str", raw: bytes, rules: Sequence[Rule], settings: Settings,

@@ -1,0 +1,155 @@
+"""Where the map stages run (`--executor`): the run's local worker processes, or a Dask cluster.
+
+The runner hands its map work (the project summary's tasks, each file's rules) to one `Executor`.
+`local`, the default, is the runner's own forked pool (`runner._Pool`): its workers inherit the
+project index being built, so the summary runs there too. `dask://HOST:PORT` sends each file's rules
+to the workers of a running Dask scheduler (the `dask` extra: `pip install 'jax-codemod[dask]'`);
+they read the file from the path they share with the driver and check that its bytes are those the
+driver read. The summary then runs on the driver, and the writes happen there, as in a local run.
+docs/executors.md says why Dask and not Ray, with the measurements.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator, Protocol
+
+LOCAL = "local"
+DASK = "dask://"
+# The schemes of the engines measured and not chosen (docs/executors.md): refused with the reason.
+_NOT_CHOSEN = {"ray://": "Ray was measured and not chosen (docs/executors.md): run a Dask scheduler "
+                         "(`dask scheduler`) and pass --executor dask://HOST:PORT"}
+INSTALL_DASK = "pip install 'jax-codemod[dask]'"
+# How long the driver waits for the scheduler, and then for its first worker: an address nobody
+# answers at is an error within this, not a hang.
+CONNECT_TIMEOUT_S = 10
+# Tasks per worker a map is cut into, as the local pool's `map`: a Dask task costs the driver and the
+# scheduler 4-8 ms on a loaded 2-core machine, an item of a chunk 0.2 ms, a file's rules some 40 ms;
+# 8 chunks a worker left one worker on a run of large files at the end (docs/executors.md).
+TASKS_PER_WORKER = 32
+
+
+class ExecutorError(Exception):
+    """The executor cannot run the map (its extra missing, its scheduler unreachable, the cluster lost
+    the work): the run stops before anything is written."""
+
+
+class NotShared(Exception):
+    """Raised in a worker that cannot read a file at the path the driver read it from: the nodes do
+    not share the checkout (the run stops; analysing every file on the driver would be silently slow)."""
+
+
+class Executor(Protocol):
+    """What the runner asks of where its map work runs."""
+
+    jobs: int  # workers (cores) the work is spread over
+
+    @property
+    def started(self) -> bool:
+        """Whether files are handed out one at a time as their facts become known (the local pool's
+        `submit`, once the summary forked its workers); otherwise they go through `map`."""
+
+    @property
+    def local(self) -> bool:
+        """Whether the workers are this machine's processes, handed the bytes the driver read and,
+        where fork exists, forked from it: then they inherit the project index being built, which the
+        summary's tasks (each naming a module of it) need."""
+
+    def map(self, function: Callable, items: list) -> "Iterator | list":
+        """`function` of each item (picklable), in the items' order."""
+
+    def close(self, cancel: bool = False) -> None:
+        """Stop the workers (`cancel`: what is queued is not run)."""
+
+
+def checked(spec: str) -> str:
+    """`spec` if it names an executor this tool has; ValueError naming the option otherwise."""
+    if spec == LOCAL:
+        return spec
+    if spec.startswith(DASK) and len(spec) > len(DASK):
+        return spec
+    for scheme, why in _NOT_CHOSEN.items():
+        if spec.startswith(scheme):
+            raise ValueError(f"--executor {spec}: {why}")
+    raise ValueError(f"--executor {spec}: expected `local` or `dask://HOST:PORT`")
+
+
+def connect(spec: str) -> "DaskExecutor":
+    """The executor `spec` names, other than `local` (the runner's own pool); ExecutorError if the
+    extra is not installed or the scheduler does not answer."""
+    return DaskExecutor(checked(spec)[len(DASK):])
+
+
+class DaskExecutor:
+    """The workers of a Dask scheduler (`distributed`'s Client). Maps are cut into chunks of
+    consecutive items, `TASKS_PER_WORKER` per worker; the scheduler hands each to a free worker and
+    gives a chunk whose worker died to another (the engine's retry). Results come back in order."""
+
+    started = False  # files go through `map` (see `runner._results`)
+    local = False
+
+    def __init__(self, address: str) -> None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ExecutorError(f"--executor dask://{address} needs Dask's `distributed`, which is not installed: "
+                                f"{INSTALL_DASK}") from None
+        self.address = address
+        try:
+            self._client = Client(f"tcp://{address}", timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+        except (OSError, TimeoutError) as error:
+            raise ExecutorError(f"--executor dask://{address}: no Dask scheduler answers there ({error})") from None
+        try:
+            self._client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
+            self._refuse_other_versions()
+        except (OSError, TimeoutError) as error:
+            self._client.close()
+            raise ExecutorError(f"--executor dask://{address}: the scheduler has no worker ({error})") from None
+        except ExecutorError:
+            self._client.close()
+            raise
+        self.jobs = max(1, sum(self._client.nthreads().values()))
+
+    def _refuse_other_versions(self) -> None:
+        """A worker that runs another jax-codemod (or Python, or libcst) could give other findings:
+        the run stops and names it (the cache's fingerprint of the tool, compared)."""
+        from codemods.engine.cache import tool_fingerprint
+
+        ours = tool_fingerprint()
+        theirs = self._client.run(tool_fingerprint)
+        other = sorted(worker for worker, fingerprint in theirs.items() if fingerprint != ours)
+        if other:
+            raise ExecutorError(f"--executor dask://{self.address}: the workers {', '.join(other)} run another "
+                                "jax-codemod, Python or libcst than this one; install the same on every node")
+
+    def map(self, function: Callable, items: list) -> Iterator:
+        from distributed import KilledWorker
+
+        size = max(1, -(-len(items) // (self.jobs * TASKS_PER_WORKER)))
+        chunks = [self._client.submit(_each, function, items[start:start + size], pure=False)
+                  for start in range(0, len(items), size)]
+        try:
+            for chunk in chunks:
+                yield from chunk.result()
+        except NotShared as error:
+            raise ExecutorError(f"--executor dask://{self.address}: a worker cannot read {error}; the workers read the "
+                                "files at the driver's paths: run them where the checkout (or a shared filesystem) is "
+                                "at the same path") from None
+        except (KilledWorker, OSError) as error:  # a chunk killed its workers again and again; the scheduler lost
+            raise ExecutorError(f"--executor dask://{self.address}: the cluster lost the run ({type(error).__name__}: "
+                                f"{error}); nothing was written") from None
+        finally:
+            self._client.cancel(chunks)
+
+    def close(self, cancel: bool = False) -> None:
+        self._client.close()  # the scheduler forgets what this client had queued, whatever `cancel` says
+
+    def __enter__(self) -> "DaskExecutor":
+        return self
+
+    def __exit__(self, kind, *_) -> None:
+        self.close(cancel=kind is not None)
+
+
+def _each(function: Callable, items: list) -> list:
+    """One chunk of a map, in a worker."""
+    return [function(item) for item in items]

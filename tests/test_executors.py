@@ -1,0 +1,272 @@
+"""`--executor dask://HOST:PORT` (codemods/engine/executors.py): the same results as local processes.
+
+A local Dask cluster of 2 worker processes (the `dask` extra; the tests that need it skip, saying so,
+where `distributed` is not installed) runs the rules of the golden project trees and of a generated
+project large enough for the local run to summarise it in its workers: every result is the local
+executor's, field for field, and the driver analysed none of the files. Without the extra, or with
+no scheduler at the address, the run stops with exit 2 before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from typer.testing import CliRunner
+
+from codemods import cli, registry
+from codemods.engine import executors, runner
+from codemods.engine.discovery import discover
+from codemods.settings import Settings
+
+try:
+    import distributed
+except ImportError:
+    distributed = None
+needs_dask = pytest.mark.skipif(distributed is None, reason="the dask extra is not installed "
+                                "(pip install -e '.[dask]'; `make test` installs it)")
+
+PACKAGES = Path(__file__).parent / "fixtures" / "packages"
+SETTINGS = Settings((0, 12, 0, 1), unsafe_fixes=True)
+KERNEL = ("import jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n\n\n"
+          "def body_{i}(x_ref, w_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], "
+          "precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n\n\n"
+          "run_{i} = pl.pallas_call(body_{i}, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))\n")
+
+
+@pytest.fixture(scope="module")
+def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The address of a local Dask cluster, as --executor takes it: a scheduler and 2 worker
+    processes (behind their nanny), started as on a real cluster, by Dask's commands. Not in this
+    process: a scheduler's threads here would be forked into the local runs' workers."""
+    address = tmp_path_factory.mktemp("dask") / "scheduler.json"
+    started = [subprocess.Popen([sys.executable, "-m", f"distributed.cli.dask_{command}", *args], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+               for command, args in (("scheduler", ["--port", "0", "--no-dashboard", "--scheduler-file", str(address)]),
+                                     ("worker", ["--nworkers", "2", "--nthreads", "1", "--no-dashboard",
+                                                 "--scheduler-file", str(address)]))]
+    try:
+        with distributed.Client(scheduler_file=str(address), timeout=60, set_as_default=False) as client:
+            client.wait_for_workers(2, timeout=60)  # then closed: its thread would be forked too
+        yield "dask://" + json.loads(address.read_text())["address"].removeprefix("tcp://")
+    finally:
+        for process in reversed(started):
+            process.terminate()
+            process.wait(timeout=60)
+
+
+def _generated(root: Path) -> Path:
+    """A project of SUMMARY_MIN_MODULES plain modules and 4 kernel modules in two packages: the local
+    run with 2 jobs summarises it in its workers, the cluster's run on the driver."""
+    for package in ("pkg", "other"):
+        (root / package).mkdir(parents=True)
+        (root / package / "__init__.py").write_text("")
+    for i in range(runner.SUMMARY_MIN_MODULES):
+        (root / ("pkg" if i % 2 else "other") / f"plain_{i}.py").write_text(
+            f"import jax\n\n\ndef f_{i}(x):\n    return x + {i}\n")
+    for i in range(4):
+        (root / ("pkg" if i % 2 else "other") / f"kernel_{i}.py").write_text(KERNEL.format(i=i))
+    return root
+
+
+TREES = [pytest.param(lambda tmp, case=case: shutil.copytree(case / "in", tmp / case.name), id=case.name)
+         for case in sorted(PACKAGES.iterdir()) if (case / "in").is_dir()] \
+    + [pytest.param(lambda tmp: _generated(tmp / "generated"), id="generated")]
+
+
+@needs_dask
+@pytest.mark.parametrize("tree", TREES)
+def test_a_dask_cluster_gives_the_local_executors_results(tree, scheduler: str, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Findings, diffs (new bytes) and errors of every file equal the local run's, and the files were
+    analysed on the cluster: the driver's own analysis is made to fail."""
+    root = tree(tmp_path)
+    files, project = discover([root]), discover([root])
+    local = runner.run(files, registry.RULES, SETTINGS, jobs=2, project=project)
+    assert any(result.findings for result in local) and any(result.new_source for result in local)
+
+    def not_here(item):
+        raise AssertionError(f"{item[0]} analysed on the driver")
+
+    monkeypatch.setattr(runner, "_process_candidate", not_here)
+    on_cluster = runner.run(files, registry.RULES, replace(SETTINGS, executor=scheduler), jobs=2, project=project)
+    assert on_cluster == local
+
+
+@needs_dask
+def test_a_file_the_worker_reads_otherwise_is_analysed_on_the_driver(scheduler: str, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that reads other bytes than the driver read (the file changed meanwhile) answers
+    nothing: the driver analyses its own bytes, as a local run does."""
+    (tmp_path / "kernel.py").write_text(KERNEL.format(i=0))
+    files = discover([tmp_path])
+    local = runner.run(files, registry.RULES, SETTINGS, jobs=1)
+    monkeypatch.setattr(runner, "content_hash", lambda raw: b"not what the worker reads")
+    assert runner.run(files, registry.RULES, replace(SETTINGS, executor=scheduler), jobs=1) == local
+
+
+def _fix(tmp_path: Path, *args: str):
+    (tmp_path / "kernel.py").write_text(KERNEL.format(i=0))
+    return CliRunner().invoke(cli.app, ["--jax-version", "0.12.0.1", "--no-cache", "--write", *args,
+                                        str(tmp_path / "kernel.py")], catch_exceptions=False)
+
+
+@needs_dask
+def test_no_scheduler_at_the_address_exits_2_and_writes_nothing(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(executors, "CONNECT_TIMEOUT_S", 1)
+    with socket.socket() as unused:  # a port nobody listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    result = _fix(tmp_path, "--executor", f"dask://127.0.0.1:{port}")
+    assert result.exit_code == 2
+    assert f"--executor dask://127.0.0.1:{port}: no Dask scheduler answers there" in result.output
+    assert (tmp_path / "kernel.py").read_text() == KERNEL.format(i=0)
+
+
+def test_without_the_extra_the_run_says_what_to_install_and_writes_nothing(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # its import fails, as where it is not installed
+    result = _fix(tmp_path, "--executor", "dask://127.0.0.1:8786")
+    assert result.exit_code == 2
+    assert "pip install 'jax-codemod[dask]'" in result.output
+    assert (tmp_path / "kernel.py").read_text() == KERNEL.format(i=0)
+
+
+@pytest.mark.parametrize("spec, why", [("ray://head:10001", "Ray was measured and not chosen"),
+                                       ("spark://x:1", "expected `local` or `dask://HOST:PORT`"),
+                                       ("dask://", "expected `local` or `dask://HOST:PORT`")])
+def test_an_executor_the_tool_lacks_is_a_usage_error(spec: str, why: str, tmp_path: Path) -> None:
+    result = _fix(tmp_path, "--executor", spec)
+    assert result.exit_code == 2 and why in result.output
+    assert (tmp_path / "kernel.py").read_text() == KERNEL.format(i=0)
+
+
+@needs_dask
+def test_a_worker_with_another_tool_version_is_refused(scheduler: str, tmp_path: Path) -> None:
+    """A node running another jax-codemod (its fingerprint: the cache's) could give other findings."""
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import the tests
+    client = distributed.Client(scheduler.replace("dask://", "tcp://"), set_as_default=False)
+    try:
+        worker = sorted(client.scheduler_info()["workers"])[0]
+        client.run(_pretend_another_version, workers=[worker])
+        result = _fix(tmp_path, "--executor", scheduler)
+    finally:
+        client.run(_pretend_another_version, False)
+        client.close()
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    assert result.exit_code == 2
+    assert f"the workers {worker} run another jax-codemod" in result.output
+    assert (tmp_path / "kernel.py").read_text() == KERNEL.format(i=0)
+
+
+def _pretend_another_version(other: bool = True) -> None:
+    """In a worker: its tool fingerprint another's (or its own again)."""
+    from codemods.engine import cache
+
+    real = getattr(cache, "_real_fingerprint", cache.tool_fingerprint)
+    cache._real_fingerprint = real
+    cache.tool_fingerprint = (lambda: "another version") if other else real
+
+
+@needs_dask
+def test_a_worker_killed_mid_run_changes_nothing(scheduler: str, tmp_path: Path) -> None:
+    """Dask's own API restarts (kills) a worker while it analyses a chunk: the scheduler gives the
+    chunk to a worker again, and every result is still the local executor's."""
+    import cloudpickle
+
+    for i in range(8):
+        (tmp_path / f"kernel_{i}.py").write_text(KERNEL.format(i=i))
+    files = discover([tmp_path])
+    local = runner.run(files, registry.RULES, SETTINGS, jobs=1)
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import the tests
+    client = distributed.Client(scheduler.replace("dask://", "tcp://"), set_as_default=False)
+    try:
+        client.run(_slowly, 0.5)  # a file takes half a second: a worker is killed in the middle of a chunk
+        on_cluster: list = []
+        run = threading.Thread(target=lambda: on_cluster.append(
+            runner.run(files, registry.RULES, replace(SETTINGS, executor=scheduler), jobs=1)))
+        run.start()
+        deadline = time.monotonic() + 60
+        while not any(client.processing().values()) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        busy = next(worker for worker, tasks in client.processing().items() if tasks)
+        assert run.is_alive()
+        client.restart_workers([busy])  # a chunk (2 files) takes a second, the kill a few milliseconds
+        run.join(timeout=120)
+    finally:
+        client.run(_slowly, 0)
+        client.close()
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    assert on_cluster == [local]
+
+
+def _slowly(seconds: float) -> None:
+    """In a worker: each file's analysis waits `seconds` first (0: as it was)."""
+    from codemods.engine import runner
+
+    analyse = getattr(runner, "_real_process_source", runner.process_source)
+    runner._real_process_source = analyse
+    runner.process_source = (lambda *args, **kwargs: time.sleep(seconds) or analyse(*args, **kwargs)) if seconds \
+        else analyse
+
+
+@needs_dask
+def test_workers_that_cannot_read_the_files_stop_the_run(scheduler: str, tmp_path: Path) -> None:
+    """Nodes that do not share the checkout at the driver's paths: exit 2 naming the file, nothing
+    written (not every file analysed on the driver, silently)."""
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import the tests
+    client = distributed.Client(scheduler.replace("dask://", "tcp://"), set_as_default=False)
+    try:
+        client.run(_unreadable, True)
+        result = _fix(tmp_path, "--executor", scheduler)
+    finally:
+        client.run(_unreadable, False)
+        client.close()
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    assert result.exit_code == 2
+    assert f"a worker cannot read {tmp_path / 'kernel.py'} (No such file or directory)" in result.output
+    assert (tmp_path / "kernel.py").read_text() == KERNEL.format(i=0)
+
+
+def _unreadable(unreadable: bool) -> None:
+    """In a worker: no file can be read (as on a node without the checkout), or they can again."""
+    from codemods.engine import runner
+
+    read = getattr(runner, "_real_read_file", runner._read_file)
+    runner._real_read_file = read
+    runner._read_file = _no_such_file if unreadable else read
+
+
+def _no_such_file(path: str) -> bytes:
+    raise FileNotFoundError(2, "No such file or directory", path)
+
+
+@needs_dask
+def test_the_per_folder_patches_are_the_local_runs(scheduler: str, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--split-by directory:1 --write-patches`: the same patches and SUMMARY.md, byte for byte."""
+    root = _generated(tmp_path / "tree")
+    monkeypatch.chdir(root)
+    written = {}
+    for executor in ("local", scheduler):
+        result = CliRunner().invoke(cli.app, ["--jax-version", "0.12.0.1", "--no-cache", "-j", "2", "--unsafe-fixes",
+                                              "--executor", executor, "--split-by", "directory:1", "--write-patches",
+                                              str(tmp_path / executor.replace("/", "_")), "."], catch_exceptions=False)
+        assert result.exit_code == 1, result.output
+        written[executor] = {path.name: path.read_bytes() for path in (tmp_path / executor.replace("/", "_")).iterdir()}
+    assert sorted(written["local"]) == ["SUMMARY.md", "other.patch", "pkg.patch"]
+    assert written[scheduler] == written["local"]
