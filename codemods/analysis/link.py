@@ -87,20 +87,39 @@ class Linker:
         self._readers_of: dict[tuple, set[tuple[str, str, int]]] = {}
         self._current: Optional[tuple[str, str, int]] = None
         self._budget = 0
+        self._on_demand: set[str] = set()  # the modules read on demand
+        self._waiting: dict[str, list[tuple[str, str, int]]] = {}  # a function of one -> its statements (`_bind`)
+        self._writers: dict[tuple, list[tuple[str, str, int]]] = {}  # a module-level name of one -> what sets it (`_get`)
         for summary in modules.values():
             self._add_module(summary)
 
-    def _add_module(self, summary: ModuleSummary) -> None:
-        """A module's definitions, and its statements queued (with their share of the budget)."""
+    def _add_module(self, summary: ModuleSummary, on_demand: bool = False) -> None:
+        """A module's definitions, and its statements queued (with their share of the budget). Of a
+        module read on demand, a statement waits until what it sets is read, or its function is
+        called: what the rest of it would do is not the link's business (numpy's and scipy's
+        thousands of statements, read because the project says `np.float32`)."""
         self.modules[summary.name] = summary
         self.functions.update((q, (summary.name, f)) for q, f in summary.functions.items())
         self.classes.update((q, (summary.name, c)) for q, c in summary.classes.items())
+        if on_demand:
+            self._on_demand.add(summary.name)
         for kind, items in (("assign", summary.assigns), ("return", summary.returns), ("call", summary.calls)):
-            for number in range(len(items)):
+            for number, item in enumerate(items):
                 statement = (summary.name, kind, number)
-                self._queue.append(statement)
-                self._queued.add(statement)
-        self._budget += _EVALUATIONS_PER_STATEMENT * (len(summary.assigns) + len(summary.returns) + len(summary.calls))
+                scope = item[0][1] if kind == "assign" and item[0][0] == "var" else item[0] if kind == "return" \
+                    else item.scope if kind == "call" else None
+                if not on_demand or scope is None:
+                    self._queue_statement(statement)
+                elif scope != summary.name:  # in a function: when it is called
+                    self._waiting.setdefault(scope, []).append(statement)
+                else:  # a module-level name, or call: when something reads it
+                    key = item[0] if kind == "assign" else ("res", summary.name, number)
+                    self._writers.setdefault(key, []).append(statement)
+
+    def _queue_statement(self, statement: tuple[str, str, int]) -> None:
+        self._queue.append(statement)
+        self._queued.add(statement)
+        self._budget += _EVALUATIONS_PER_STATEMENT
 
     def _has(self, module: str) -> bool:
         """Whether `module` is one the link reads: loaded the first time a name of it is read."""
@@ -112,7 +131,7 @@ class Linker:
         summary = self._load(module)
         if summary is None:
             return False
-        self._add_module(summary)
+        self._add_module(summary, on_demand=True)
         return True
 
     # -- the fixpoint --
@@ -121,7 +140,8 @@ class Linker:
         self._solve()
         called = set(self.invoked)  # what code of the project calls (or launches)
         for q in sorted(set(self.functions) - called):  # entry points run with their defaults
-            self._bind(q, (), (), None)
+            if self.functions[q][0] not in self._on_demand:
+                self._bind(q, (), (), None)
         self._solve()
         self.invoked = called
         return self
@@ -151,6 +171,9 @@ class Linker:
 
     def _get(self, key: tuple) -> set:
         """What `key` holds so far; the statement being evaluated is evaluated again when it grows."""
+        if self._writers and key in self._writers:  # a name of a module read on demand, read the first time
+            for statement in self._writers.pop(key):
+                self._queue_statement(statement)
         current = self._current
         if current is not None:
             readers = self._readers_of.get(key)
@@ -530,6 +553,8 @@ class Linker:
 
     def _bind(self, function: str, args: Iterable, keywords: Iterable, instance: Optional[tuple]) -> None:
         self.invoked.add(function)
+        for statement in self._waiting.pop(function, ()):
+            self._queue_statement(statement)
         entry = self.functions.get(function)
         if entry is None:
             return
