@@ -189,6 +189,24 @@ PROJECTS = {
                         "def reference(x, w):\n    return jnp.dot(x, w, precision=MIXED)\n",
         "entry.py": "from .kernels import launch as run\n",
     }, "manual"),
+    # Found by the property test (tests/flow_programs.py, value roads): the body's parameter is bound
+    # only by `**opts`, so this module sees its default None and nothing else; the link's answer
+    # was never asked and nothing was said.
+    "kwargs_pair_shared_with_xla_code": ({
+        "kernels.py": _kernel(f"""
+            from jax import lax
+            MIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+
+            def body(x_ref, w_ref, o_ref, *, precision=None):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+            def matmul(x, w, **opts):
+                return pl.pallas_call(functools.partial(body, **opts), out_shape={_SHAPE})(x, w)
+        """),
+        "reference.py": "import jax.numpy as jnp\nfrom .kernels import MIXED\n\n"
+                        "def reference(x, w):\n    return jnp.dot(x, w, precision=MIXED)\n",
+        "entry.py": "from .kernels import MIXED, matmul\n\ndef run(x, w):\n    return matmul(x, w, precision=MIXED)\n",
+    }, "manual"),
 }
 
 

@@ -384,7 +384,8 @@ class PerOperandPrecision(JaxTransform):
             self._schedule(value, parsed, name, op, call)
             return
         sources = self._literal_sources(value, call)
-        if not isinstance(sources, str):
+        # No literal here (a parameter only `**opts` binds, its default None): what the link finds decides
+        if not isinstance(sources, str) and (sources or answer is None):
             for source, literal in sources:
                 self._schedule(source, literal, name, op, call)
             return
