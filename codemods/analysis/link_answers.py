@@ -117,9 +117,9 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     answers: dict[str, FlowFacts] = {}
     origins: dict[str, list[OriginAnswer]] = {}
     for value, reaches in reached.items():
-        if not linker.readers.get(value) and any(MOSAIC_TPU in backends for *_, backends in reaches):
+        if any(MOSAIC_TPU in backends for *_, backends in reaches):
             origins.setdefault(value[1], []).append(OriginAnswer(value[2], tuple(sorted(
-                {(module, site, callee) for module, site, callee, _ in reaches}))))
+                {(module, site, callee) for module, site, callee, _ in reaches})), tuple(sorted(linker.readers.get(value, ())))))
     for module, found in sinks.items():
         resolved = tuple(SinkAnswer(sink.site, sink.callee, sink.backends, _reaches(linker, sink.pairs), sink.unknown,
                                     sink.reached, sink.maybe) for sink in found)
