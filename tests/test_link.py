@@ -233,6 +233,24 @@ PROJECTS = {
         "reference.py": "import jax.numpy as jnp\nfrom .settings import CFG\n\n"
                         "def reference(x, w):\n    return jnp.dot(x, w, precision=CFG.precision)\n",
     }, "manual"),
+    # Found by the property test: the body launched from a loop over a dict's `.values()`, bound to a
+    # pair imported from another module under a name other than `precision`; the link took
+    # `.values()` for nothing, and nothing was said.
+    "loop_over_dict_values": ({
+        "kern.py": "import jax.numpy as jnp\nfrom jax import lax\n\n"
+                   "PREC = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n\n"
+                   "def body(x_ref, w_ref, o_ref, *, p=None):\n"
+                   "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=p)\n",
+        "entry.py": _kernel(f"""
+            from . import kern
+            from .kern import PREC
+
+            def run(x, w):
+                for body in {{"main": kern.body}}.values():
+                    out = pl.pallas_call(functools.partial(body, p=PREC), out_shape={_SHAPE})(x, w)
+                return out
+        """),
+    }, "fixed"),
 }
 
 

@@ -41,7 +41,7 @@ _PARTIAL = "functools.partial"
 _FIELD = "dataclasses.field"
 _DICT = "builtins.dict"
 _GETATTR = "builtins.getattr"
-_CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__"})
+_CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__", "values"})
 
 
 def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]]) -> dict[str, FlowFacts]:
@@ -322,6 +322,8 @@ class Linker:
             return {found for method in self._class_attribute(callee[1], "__call__", callee)
                     for found in self._invoke(method, args, keywords, call, module)}
         if kind == "method":
+            if callee[2] == "values":  # `d.values()`: what iterating it gives is what the mapping holds
+                return {callee[1]}
             return {found for values in (self._item(callee[1], None),) for found in values}
         if kind == "ext":
             return self._installed(callee[1], args, keywords, call, module)
