@@ -251,6 +251,21 @@ PROJECTS = {
                 return out
         """),
     }, "fixed"),
+    # Found by the property test: a pair of precision strings written in a module whose bytes say
+    # neither precision nor dot (the rules' byte test passed it over, though the link had found
+    # that the pair reaches a kernel and nothing else reads it).
+    "string_pair_in_a_module_that_names_no_precision": ({
+        "modes.py": "MIXED = ('bfloat16', 'float32')\n",
+        "entry.py": _kernel(f"""
+            from .modes import MIXED
+
+            def body(x_ref, w_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=MIXED)
+
+            def run(x, w):
+                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
+        """),
+    }, "fixed"),
 }
 
 
