@@ -266,6 +266,32 @@ PROJECTS = {
                 return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
         """),
     }, "fixed"),
+    # Found by the property test: as dataclass_built_with_a_pair_shared_with_xla_code, launched from a
+    # loop over `.items()`, which the link read as nothing: it did not see the pair reach a kernel, so
+    # could not say that XLA code reads it too, and the project index's unsafe fix rewrote it.
+    "dataclass_pair_shared_with_xla_code_launched_from_items": ({
+        "config.py": """
+            import dataclasses
+
+            @dataclasses.dataclass(frozen=True)
+            class Config:
+                precision: object = None
+        """,
+        "settings.py": "from jax import lax\nfrom .config import Config\n\n"
+                       "CFG = Config(precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n\n"
+                       "def reference(x, w):\n    import jax.numpy as jnp\n    return jnp.dot(x, w, precision=CFG.precision)\n",
+        "entry.py": _kernel(f"""
+            from .settings import CFG
+
+            def body(x_ref, w_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=CFG.precision)
+
+            def run(x, w):
+                for name, kernel in {{"main": body}}.items():
+                    out = pl.pallas_call(kernel, out_shape={_SHAPE})(x, w)
+                return out
+        """),
+    }, "manual"),
 }
 
 

@@ -15,7 +15,8 @@ follows (`follows`: a precision argument of `jnp.dot` and its kin):
 Values are tuples: ("lit", v), ("level", name), ("def", q), ("class", q), ("inst", q), ("module", m),
 ("ext", dotted) an installed package's name, ("obj", dotted) what calling one returned, ("seq", m,
 site, n), ("map", m, site), ("partial", m, site), ("kwargs", q) / ("args", q) a function's `**`/`*`
-parameter, ("bound", q, inst), ("method", container, name), ("unknown", why).
+parameter, ("bound", q, inst), ("method", container, name), ("items", mapping) what `mapping.items()`
+gives and ("entry", mapping) one of its (key, value) entries, ("unknown", why).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ _PARTIAL = "functools.partial"
 _FIELD = "dataclasses.field"
 _DICT = "builtins.dict"
 _GETATTR = "builtins.getattr"
-_CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__", "values"})
+_CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__", "values", "items"})
 
 
 def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]]) -> dict[str, FlowFacts]:
@@ -268,6 +269,11 @@ class Linker:
             if key is None:
                 return {found for known in self._keys_of(value) for found in self.read(value, known)}
             return self.read(value, key) | self.read(value, None)
+        if kind == "items":  # an entry of `d.items()`, and its key (0) or value (1)
+            return {("entry", value[1])}
+        if kind == "entry":
+            keys = {("lit", known) for known in self._keys_of(value[1]) if isinstance(known, (str, int))}
+            return (keys if key in (0, None) else set()) | (self._item(value[1], None) if key in (1, None) else set())
         if kind in ("unknown", "obj", "ext"):
             return {value} if kind != "ext" else {("obj", value[1])}
         return set()
@@ -324,6 +330,8 @@ class Linker:
         if kind == "method":
             if callee[2] == "values":  # `d.values()`: what iterating it gives is what the mapping holds
                 return {callee[1]}
+            if callee[2] == "items":  # `d.items()`: iterated, (key, value) entries of the mapping
+                return {("items", callee[1])}
             return {found for values in (self._item(callee[1], None),) for found in values}
         if kind == "ext":
             return self._installed(callee[1], args, keywords, call, module)
