@@ -292,6 +292,25 @@ PROJECTS = {
                 return out
         """),
     }, "manual"),
+    # Found by the property test: the same, launched from a comprehension the link does not follow:
+    # it sees the pair only as XLA code's precision, and says so to the module that writes it.
+    "dataclass_pair_shared_with_xla_code_launched_from_a_comprehension": ({
+        "config.py": "import dataclasses\n\n@dataclasses.dataclass(frozen=True)\nclass Config:\n"
+                     "    precision: object = None\n",
+        "settings.py": "from jax import lax\nfrom .config import Config\n\n"
+                       "CFG = Config(precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
+        "reference.py": "import jax.numpy as jnp\nfrom .settings import CFG\n\n"
+                        "def reference(x, w):\n    return jnp.dot(x, w, precision=CFG.precision)\n",
+        "entry.py": _kernel(f"""
+            from .settings import CFG
+
+            def body(x_ref, w_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=CFG.precision)
+
+            def run(x, w):
+                return pl.pallas_call([k for k in (body,)][0], out_shape={_SHAPE})(x, w)
+        """),
+    }, "manual"),
 }
 
 
