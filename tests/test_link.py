@@ -266,6 +266,22 @@ PROJECTS = {
                 return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
         """),
     }, "fixed"),
+    # Found by the property test: a body launched from loops over `reversed(...)` and `enumerate(...)`,
+    # bound to a pair of precision strings under another name (which only the link tells from a pair
+    # of dtypes); the link read both calls as an installed package's, and nothing was said.
+    "string_pair_launched_from_reversed_and_enumerate": ({
+        "kern.py": "import jax.numpy as jnp\n\ndef body(x_ref, w_ref, o_ref, *, p=None):\n"
+                   "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=p)\n",
+        "entry.py": _kernel(f"""
+            from .kern import body
+
+            def run(x, w):
+                for kernel in reversed((body,)):
+                    for index, each in enumerate([kernel]):
+                        out = pl.pallas_call(functools.partial(each, p=("bfloat16", "float32")), out_shape={_SHAPE})(x, w)
+                return out
+        """),
+    }, "fixed"),
     # Found by the property test: as dataclass_built_with_a_pair_shared_with_xla_code, launched from a
     # loop over `.items()`, which the link read as nothing: it did not see the pair reach a kernel, so
     # could not say that XLA code reads it too, and the project index's unsafe fix rewrote it.

@@ -36,11 +36,13 @@ _EVALUATIONS_PER_STATEMENT = 64
 _PRECISION = "jax.lax.Precision"
 # Installed callables that hand back (a value built from) their first argument.
 _IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat", "jax.named_scope",
-                       "builtins.tuple", "builtins.list", "builtins.staticmethod", "functools.cache"})
+                       "builtins.tuple", "builtins.list", "builtins.staticmethod", "functools.cache",
+                       "builtins.reversed", "builtins.sorted", "builtins.iter"})
 _REF = re.compile(r"\w_refs?$")  # a parameter named as kernel bodies name their refs
 _PARTIAL = "functools.partial"
 _FIELD = "dataclasses.field"
 _DICT = "builtins.dict"
+_ENUMERATE = "builtins.enumerate"
 _GETATTR = "builtins.getattr"
 _CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__", "values", "items"})
 
@@ -361,6 +363,8 @@ class Linker:
             return {value}
         if name in _IDENTITY and args:
             return set(args[0][1])
+        if name == _ENUMERATE and args:  # iterated, (position, element) entries, as `.items()` of the sequence gives
+            return {("items", value) for value in args[0][1] if value[0] in ("seq", "map")}
         if name == _FIELD:
             return set(given.get("default", set()))
         if name == _DICT:
