@@ -25,9 +25,9 @@ fails, so a fix shows (then remove it from the list).
 JAX decides: each launch is lowered with `jax.export` for "tpu" or "cuda" on this CPU. A generated
 program that fails for another reason is a bug of the generator (the test fails and says so).
 
-Default profile: derandomized, 120 examples (42 s on the shared 2-core machine of 2026-12-06, where
-the 150 examples of the grammar before the value roads took 38 s; a failure stops at the first
-counterexample, which hypothesis then shrinks). `JAX_CODEMOD_PROPERTY_EXAMPLES=1000` runs more
+Default profile: derandomized, 120 examples (29-42 s on the loaded, shared 2-core machine of
+2026-12-06; back to back, 40.6 s against 42.9 s for the 150 examples of the grammar before the value
+roads; a failure stops at the first counterexample, which hypothesis then shrinks). `JAX_CODEMOD_PROPERTY_EXAMPLES=1000` runs more
 (`make sweep`). To collect counterexamples rather than
 stop at the first, with each launch shrunk by hand to its simplest failing form and grouped into
 families (the shrunk launch's shape):
