@@ -37,9 +37,11 @@ class SinkAnswer:
 
 @dataclass(frozen=True)
 class OriginAnswer:
-    """A pair literal to rewrite where it is written: the followed calls it reaches (module, site, callee)."""
+    """A pair literal that reaches Mosaic TPU kernels' followed calls (module, site, callee): rewritten
+    where it is written, unless other code reads it too (`readers`, described as Reach's)."""
     site: Site
     reaches: tuple[tuple[str, Site, str], ...]
+    readers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ class FlowFacts:
         return [[[sink.site, sink.callee, sorted(sink.backends),
                   [[reach.module, reach.site, reach.levels, reach.fixable, reach.readers] for reach in sink.pairs],
                   sink.unknown, sink.reached, sink.maybe] for sink in self.sinks],
-                [[origin.site, origin.reaches] for origin in self.origins]]
+                [[origin.site, origin.reaches, origin.readers] for origin in self.origins]]
 
     @staticmethod
     def from_data(data: list) -> "FlowFacts":
@@ -74,8 +76,9 @@ class FlowFacts:
                                              tuple(readers)) for module, at, levels, fixable, readers in pairs),
                                  tuple(unknown), reached, tuple(maybe))
                       for site, callee, backends, pairs, unknown, reached, maybe in sinks),
-                tuple(OriginAnswer(tuple(site), tuple((module, tuple(at), callee) for module, at, callee in reaches))
-                      for site, reaches in origins))
+                tuple(OriginAnswer(tuple(site), tuple((module, tuple(at), callee) for module, at, callee in reaches),
+                                   tuple(readers))
+                      for site, reaches, readers in origins))
         except (TypeError, ValueError) as error:
             raise ValueError(f"not flow facts: {error}") from error
 

@@ -15,7 +15,8 @@ follows (`follows`: a precision argument of `jnp.dot` and its kin):
 Values are tuples: ("lit", v), ("level", name), ("def", q), ("class", q), ("inst", q), ("module", m),
 ("ext", dotted) an installed package's name, ("obj", dotted) what calling one returned, ("seq", m,
 site, n), ("map", m, site), ("partial", m, site), ("kwargs", q) / ("args", q) a function's `**`/`*`
-parameter, ("bound", q, inst), ("method", container, name), ("unknown", why).
+parameter, ("bound", q, inst), ("method", container, name), ("items", mapping) what `mapping.items()`
+gives and ("entry", mapping) one of its (key, value) entries, ("unknown", why).
 """
 
 from __future__ import annotations
@@ -35,13 +36,15 @@ _EVALUATIONS_PER_STATEMENT = 64
 _PRECISION = "jax.lax.Precision"
 # Installed callables that hand back (a value built from) their first argument.
 _IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat", "jax.named_scope",
-                       "builtins.tuple", "builtins.list", "builtins.staticmethod", "functools.cache"})
+                       "builtins.tuple", "builtins.list", "builtins.staticmethod", "functools.cache",
+                       "builtins.reversed", "builtins.sorted", "builtins.iter"})
 _REF = re.compile(r"\w_refs?$")  # a parameter named as kernel bodies name their refs
 _PARTIAL = "functools.partial"
 _FIELD = "dataclasses.field"
 _DICT = "builtins.dict"
+_ENUMERATE = "builtins.enumerate"
 _GETATTR = "builtins.getattr"
-_CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__"})
+_CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__", "values", "items"})
 _HOLDERS = frozenset({"seq", "map", "inst", "kwargs", "args"})  # values that hold others
 _READ_DEPTH = 64  # values walked from one handed to code the flow does not follow
 
@@ -345,6 +348,11 @@ class Linker:
             if key is None:
                 return {found for known in self._keys_of(value) for found in self.read(value, known)}
             return self.read(value, key) | self.read(value, None)
+        if kind == "items":  # an entry of `d.items()`, and its key (0) or value (1)
+            return {("entry", value[1])}
+        if kind == "entry":
+            keys = {("lit", known) for known in self._keys_of(value[1]) if isinstance(known, (str, int))}
+            return (keys if key in (0, None) else set()) | (self._item(value[1], None) if key in (1, None) else set())
         if kind in ("unknown", "obj", "ext"):
             return {value} if kind != "ext" else {("obj", value[1])}
         return set()
@@ -399,6 +407,10 @@ class Linker:
             return {found for method in self._class_attribute(callee[1], "__call__", callee)
                     for found in self._invoke(method, args, keywords, call, module)}
         if kind == "method":
+            if callee[2] == "values":  # `d.values()`: what iterating it gives is what the mapping holds
+                return {callee[1]}
+            if callee[2] == "items":  # `d.items()`: iterated, (key, value) entries of the mapping
+                return {("items", callee[1])}
             return {found for values in (self._item(callee[1], None),) for found in values}
         if kind == "ext":
             return self._installed(callee[1], args, keywords, call, module)
@@ -428,6 +440,8 @@ class Linker:
             return {value}
         if name in _IDENTITY and args:
             return set(args[0][1])
+        if name == _ENUMERATE and args:  # iterated, (position, element) entries, as `.items()` of the sequence gives
+            return {("items", value) for value in args[0][1] if value[0] in ("seq", "map")}
         if name == _FIELD:
             return set(given.get("default", set()))
         if name == _DICT:

@@ -1,7 +1,7 @@
 """The whole-program value flow's answers, read off a solved link (link.py): for each followed call in
 kernel code, the pairs that reach it (where written, who else reads them) and what it cannot know;
 for each pair literal whose every reader is a Mosaic TPU kernel's followed call, that it may be
-rewritten where it is written."""
+rewritten where it is written; for one plain XLA code reads too, who reads it (never rewritten)."""
 
 from __future__ import annotations
 
@@ -94,6 +94,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     plain = _plain(linker)
     sinks: dict[str, list[SinkAnswer]] = {}
     reached: dict[tuple, list[tuple[str, Site, str, Backends]]] = {}
+    read_plainly: set[tuple] = set()  # pairs plain XLA code reads as its precision
     for (module, site), (callee, function, values) in sorted(linker.sinks.items()):
         held = linker.backends.get(function, set())
         backends = frozenset(backend for backend in held if not backend.startswith(MAYBE))
@@ -101,6 +102,8 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
         if not held or function in plain:
             for value in values:  # plain XLA code reads it
                 linker.read_by(value, f"`{callee}` outside kernels ({module}:{site[0]})")
+                if _pair(linker, value) is not None:
+                    read_plainly.add(value)
         if not held:
             sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, (), (), function in plain))
             continue
@@ -120,9 +123,13 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     answers: dict[str, FlowFacts] = {}
     origins: dict[str, list[OriginAnswer]] = {}
     for value, reaches in reached.items():
-        if not linker.readers.get(value) and any(MOSAIC_TPU in backends for *_, backends in reaches):
+        if any(MOSAIC_TPU in backends for *_, backends in reaches):
             origins.setdefault(value[1], []).append(OriginAnswer(value[2], tuple(sorted(
-                {(module, site, callee) for module, site, callee, _ in reaches}))))
+                {(module, site, callee) for module, site, callee, _ in reaches})), tuple(sorted(linker.readers.get(value, ())))))
+            read_plainly.discard(value)
+    for value in read_plainly:  # read by XLA code, and by kernels only through launches the link does not
+        # follow, if at all: no fix found another way (the project index's) may rewrite it
+        origins.setdefault(value[1], []).append(OriginAnswer(value[2], (), tuple(sorted(linker.readers[value]))))
     for module, found in sinks.items():
         resolved = tuple(SinkAnswer(sink.site, sink.callee, sink.backends, _reaches(linker, sink.pairs), sink.unknown,
                                     sink.reached, sink.maybe) for sink in found)

@@ -281,6 +281,12 @@ class PerOperandPrecision(JaxTransform):
             if isinstance(parsed, PrecisionLiteral) and how in (BOUND, WRAPPED):
                 if len(set(parsed.levels)) == 1 and parsed.levels[0] in accepted:
                     continue
+                shared = self._shared_origin(source)
+                if shared:  # the link sees plain XLA code read it too (`CFG = Config(precision=PAIR)`)
+                    self.report(source, Kind.MANUAL, f"precision {parsed.describe()} reaches {where}, which rejects it, "
+                                f"and {shared} also read{'s' if ', ' not in shared else ''} it (rewriting it here would "
+                                "change what that code reads): give the kernel a precision of its own")
+                    continue
                 level = min(level for level in accepted if level >= parsed.most_accurate)
                 fix = FixPlan()
                 self.replace(fix, source, spell_like(parsed, level, self.module))
@@ -384,7 +390,10 @@ class PerOperandPrecision(JaxTransform):
             self._schedule(value, parsed, name, op, call)
             return
         sources = self._literal_sources(value, call)
-        if not isinstance(sources, str):
+        # No literal here (a parameter only `**opts` binds, its default None): a pair the link finds that
+        # cannot be fixed where it is written (shared with XLA code, or run by a launch it does not follow) is said here
+        unfixable = answer is not None and (answer.maybe or any(not reach.fixable for reach in answer.pairs))
+        if not isinstance(sources, str) and (sources or not unfixable):
             for source, literal in sources:
                 self._schedule(source, literal, name, op, call)
             return
@@ -450,7 +459,7 @@ class PerOperandPrecision(JaxTransform):
         reported = {finding.line for finding in self.findings}  # this module's analysis said something there: kept
         for origin in origins:
             node = literals.get(origin.site)
-            if node is None or node in self._fixes or self.module.position(node)[0] in reported:
+            if node is None or node in self._fixes or origin.readers or self.module.position(node)[0] in reported:
                 continue
             literal = parse_precision(node, self.module)
             callees = sorted({callee for _, _, callee in origin.reaches if callee in OPS})
@@ -466,6 +475,13 @@ class PerOperandPrecision(JaxTransform):
                 self._fixes[node] = _Use(literal, level, (
                     f"precision {literal.describe()} -> {level.name} (per-operand precision is rejected in Mosaic TPU "
                     f"kernels): it reaches {display(callees[0])} in a kernel at {where}, and nothing else reads it"))
+
+    def _shared_origin(self, literal: ast.expr) -> str:
+        """Who else reads a pair literal written here that reaches Mosaic TPU kernels, as the link
+        finds it ("" if nobody, or if the link does not know the literal)."""
+        site = (literal.lineno, literal.col_offset)
+        return ", ".join(reader for origin in self.analysis.facts.flow.origins if origin.site == site
+                         for reader in origin.readers)
 
     def _is_module_constant(self, value: ast.expr) -> bool:
         bindings = self.module.bindings(value) if isinstance(value, ast.Name) else []
