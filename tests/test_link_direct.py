@@ -38,10 +38,11 @@ def _sink(modules: dict[str, str], module: str = "k") -> SinkAnswer:
     return sink
 
 
-def _reached(modules: dict[str, str], module: str = "k") -> list[tuple]:
-    """The pairs that reach the one followed call of `module`: (where written, levels), and its backends."""
+def _reached(modules: dict[str, str], module: str = "k") -> tuple[list[tuple], frozenset]:
+    """The pairs that reach the one followed call of `module` ((module, line) where written, levels),
+    and the backends its kernel lowers for."""
     sink = _sink(modules, module)
-    return [((reach.module, reach.site[0]), reach.levels) for reach in sink.pairs] + [sink.backends]
+    return [((reach.module, reach.site[0]), reach.levels) for reach in sink.pairs], sink.backends
 
 
 MIXED = (("DEFAULT",), ("HIGHEST",))
@@ -81,11 +82,11 @@ def test_a_partial_binds_its_positional_arguments_in_order() -> None:
         def run(x):
             return pl.pallas_call(functools.partial(body, ARGS), out_shape=x)(x)
     """
-    assert _reached({"k": code.replace("PRECISION", "first").replace("ARGS", "PAIR")}) == [
-        (("k", LINE + 2), MIXED), PALLAS_BACKENDS]
-    assert _reached({"k": code.replace("PRECISION", "second").replace("ARGS", "None, PAIR")}) == [
-        (("k", LINE + 2), MIXED), PALLAS_BACKENDS]
-    assert _reached({"k": code.replace("PRECISION", "first").replace("ARGS", "None, PAIR")}) == [PALLAS_BACKENDS]
+    assert _reached({"k": code.replace("PRECISION", "first").replace("ARGS", "PAIR")}) == (
+        [(("k", LINE + 2), MIXED)], PALLAS_BACKENDS)
+    assert _reached({"k": code.replace("PRECISION", "second").replace("ARGS", "None, PAIR")}) == (
+        [(("k", LINE + 2), MIXED)], PALLAS_BACKENDS)
+    assert _reached({"k": code.replace("PRECISION", "first").replace("ARGS", "None, PAIR")}) == ([], PALLAS_BACKENDS)
 
 
 def test_getattr_with_a_literal_name_reads_the_attribute() -> None:
@@ -97,7 +98,7 @@ def test_getattr_with_a_literal_name_reads_the_attribute() -> None:
                 o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=getattr(cfg, "PAIR"))
             def run(x):
                 return pl.pallas_call(body, out_shape=x)(x)
-        """}) == [(("cfg", LINE + 1), MIXED), PALLAS_BACKENDS]
+        """}) == ([(("cfg", LINE + 1), MIXED)], PALLAS_BACKENDS)
 
 
 @pytest.mark.parametrize("handed", ["body", "functools.partial(body, precision=PAIR)", "Body()"])
@@ -129,7 +130,7 @@ def test_an_element_of_a_tuple_by_index_is_that_element(index: str, site) -> Non
         def run(x):
             return pl.pallas_call(body, out_shape=x)(x)
     """})
-    assert found == ([(("k", LINE + site), MIXED)] if site else []) + [PALLAS_BACKENDS]
+    assert found == ([(("k", LINE + site), MIXED)] if site else [], PALLAS_BACKENDS)
 
 
 def test_a_helper_called_from_a_body_before_the_body_is_launched_runs_in_the_kernel() -> None:
@@ -156,7 +157,7 @@ def test_a_module_attribute_set_from_another_module_is_read() -> None:
                 o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=cfg.PRECISION)
             def run(x):
                 return pl.pallas_call(body, out_shape=x)(x)
-        """}) == [(("setup", LINE + 2), MIXED), PALLAS_BACKENDS]
+        """}) == ([(("setup", LINE + 2), MIXED)], PALLAS_BACKENDS)
 
 
 @pytest.mark.parametrize("options", [
@@ -174,7 +175,7 @@ def test_a_container_filled_by_item_assignment_hands_on_what_it_holds(options: s
         def run(x):
             return pl.pallas_call(body, out_shape=x)(x)
     """
-    assert _reached({"k": code}) == [(("k", LINE + 2), MIXED), PALLAS_BACKENDS]
+    assert _reached({"k": code}) == ([(("k", LINE + 2), MIXED)], PALLAS_BACKENDS)
 
 
 def test_keyword_arguments_set_by_item_inside_a_wrapper_reach_the_body() -> None:
@@ -187,7 +188,7 @@ def test_keyword_arguments_set_by_item_inside_a_wrapper_reach_the_body() -> None
             return pl.pallas_call(functools.partial(body, **opts), out_shape=x)(x)
         def run(x):
             return matmul(x, block=8)
-    """}) == [(("k", LINE + 5), MIXED), PALLAS_BACKENDS]
+    """}) == ([(("k", LINE + 5), MIXED)], PALLAS_BACKENDS)
 
 
 def test_a_tuple_spread_past_the_named_parameters_lands_in_star_args() -> None:
@@ -200,7 +201,7 @@ def test_a_tuple_spread_past_the_named_parameters_lands_in_star_args() -> None:
             o_ref[...] = mm(x_ref[...], x_ref[...], *(PAIR,))
         def run(x):
             return pl.pallas_call(body, out_shape=x)(x)
-    """}) == [(("k", LINE + 2), MIXED), PALLAS_BACKENDS]
+    """}) == ([(("k", LINE + 2), MIXED)], PALLAS_BACKENDS)
 
 
 def test_containers_that_hold_each_other_end_and_what_they_hold_is_read_by_who_reads_them() -> None:
