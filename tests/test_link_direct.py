@@ -119,10 +119,12 @@ def test_a_launcher_the_flow_cannot_see_still_makes_its_body_maybe_kernel_code(h
     assert sink.backends == frozenset() and [reach.levels for reach in sink.pairs] == [MIXED]
 
 
-@pytest.mark.parametrize("index, site", [("1", 3), ("-1", 3), ("0", None), ("-2", None)])
+@pytest.mark.parametrize("index, site", [("1", 3), ("-1", 3), ("0", None), ("-2", None), ("mode", 3)])
 def test_an_element_of_a_tuple_by_index_is_that_element(index: str, site) -> None:
-    """`PRECISIONS[1]` is the second element only: the first, the same level twice, is no pair."""
+    """`PRECISIONS[1]` is the second element only: the first, the same level twice, is no pair;
+    `PRECISIONS[mode]` may be either."""
     found = _reached({"k": f"""
+        mode = 1
         PRECISIONS = ((P.HIGHEST, P.HIGHEST),
                       (P.DEFAULT, P.HIGHEST))
         def body(x_ref, o_ref):
@@ -130,7 +132,7 @@ def test_an_element_of_a_tuple_by_index_is_that_element(index: str, site) -> Non
         def run(x):
             return pl.pallas_call(body, out_shape=x)(x)
     """})
-    assert found == ([(("k", LINE + site), MIXED)] if site else [], PALLAS_BACKENDS)
+    assert found == ([(("k", LINE + 1 + site), MIXED)] if site else [], PALLAS_BACKENDS)
 
 
 def test_a_helper_called_from_a_body_before_the_body_is_launched_runs_in_the_kernel() -> None:
@@ -221,3 +223,70 @@ def test_containers_that_hold_each_other_end_and_what_they_hold_is_read_by_who_r
     """})
     [reach] = sink.pairs
     assert not reach.fixable and reach.readers == (f"`logging.info` (k:{LINE + 7})",)
+
+
+def test_a_dataclass_built_with_positional_arguments_holds_them_as_fields() -> None:
+    assert _reached({
+        "config": "import dataclasses\n@dataclasses.dataclass\nclass Cfg:\n    block: int = 8\n    precision: tuple = None\n",
+        "k": """
+            from config import Cfg
+            CFG = Cfg(128, (P.DEFAULT, P.HIGHEST))
+            def body(x_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=CFG.precision)
+            def run(x):
+                return pl.pallas_call(body, out_shape=x)(x)
+        """}) == ([(("k", LINE + 3), MIXED)], PALLAS_BACKENDS)
+
+
+def test_a_partial_with_named_keywords_and_a_spread_binds_both() -> None:
+    assert _reached({"k": """
+        def body(x_ref, o_ref, block=1, precision=None):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
+        def matmul(x, **opts):
+            return pl.pallas_call(functools.partial(body, block=8, **opts), out_shape=x)(x)
+        def run(x):
+            return matmul(x, precision=(P.DEFAULT, P.HIGHEST))
+    """}) == ([(("k", LINE + 7), MIXED)], PALLAS_BACKENDS)
+
+
+def test_a_method_of_an_instance_called_from_a_kernel_runs_in_the_kernel() -> None:
+    sink = _sink({"k": """
+        class Helper:
+            def mm(self, a, b):
+                return jnp.dot(a, b, precision=(P.DEFAULT, P.HIGHEST))
+        HELPER = Helper()
+        def body(x_ref, o_ref):
+            o_ref[...] = HELPER.mm(x_ref[...], x_ref[...])
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """})
+    assert sink.backends == PALLAS_BACKENDS and [reach.fixable for reach in sink.pairs] == [True]
+
+
+def test_star_imports_that_import_each_other_end_and_find_the_name() -> None:
+    assert _reached({
+        "a": "from b import *\n",
+        "b": "from a import *\nPAIR = (P.DEFAULT, P.HIGHEST)\n",
+        "k": """
+            import a
+            def body(x_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=a.PAIR)
+            def run(x):
+                return pl.pallas_call(body, out_shape=x)(x)
+        """}) == ([(("b", LINE + 2), MIXED)], PALLAS_BACKENDS)
+
+
+def test_an_installed_packages_name_is_followed_to_a_bound_then_is_what_it_gives() -> None:
+    """`lib.a1. ... .a8` is an installed name; one attribute more is read from what it gives (a name
+    chain longer than any module path is something computed, `x = x.parent` in a loop)."""
+    chain = "lib." + ".".join(f"a{i}" for i in range(1, 9))
+    code = f"""
+        import lib
+        def body(x_ref, o_ref):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=PRECISION)
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """
+    assert _sink({"k": code.replace("PRECISION", chain)}).unknown == (f"`{chain}`, an installed package's value",)
+    assert _sink({"k": code.replace("PRECISION", f"{chain}.a9")}).unknown == (
+        f"what `{chain}` gives (an installed package's code)",)

@@ -300,8 +300,10 @@ def test_names_resolve_to_their_scope() -> None:
         def shadows(np):
             return np
         def sets_a_new_global():
-            global NEW
+            global NEW, new_helper
             NEW = 2
+            def new_helper():
+                pass
         del gone
         try:
             pass
@@ -317,6 +319,7 @@ def test_names_resolve_to_their_scope() -> None:
     assert returns[f"{M}.outer.<locals>.inner"] == ("var", f"{M}.outer", "v")
     assert returns[f"{M}.shadows"] == ("var", f"{M}.shadows", "np")
     assert (("var", M, "NEW"), ("lit", 2)) in found.assigns  # bound nowhere at module level: still the module's
+    assert (("var", M, "new_helper"), ("def", f"{M}.sets_a_new_global.<locals>.new_helper")) in found.assigns
 
 
 def test_a_name_bound_only_by_del_except_or_a_nested_def_is_the_functions() -> None:
