@@ -290,3 +290,31 @@ def test_an_installed_packages_name_is_followed_to_a_bound_then_is_what_it_gives
     assert _sink({"k": code.replace("PRECISION", chain)}).unknown == (f"`{chain}`, an installed package's value",)
     assert _sink({"k": code.replace("PRECISION", f"{chain}.a9")}).unknown == (
         f"what `{chain}` gives (an installed package's code)",)
+
+
+def test_a_dicts_get_reads_what_it_holds() -> None:
+    assert _reached({"k": """
+        OPTS = {"precision": (P.DEFAULT, P.HIGHEST)}
+        def body(x_ref, o_ref):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=OPTS.get("precision"))
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """}) == ([(("k", LINE + 2), MIXED)], PALLAS_BACKENDS)
+
+
+@pytest.mark.parametrize("options, backends", [
+    ("compiler_params=None", PALLAS_BACKENDS),  # says nothing: either
+    ("compiler_params=pltpu.CompilerParams(vmem_limit_bytes=1)", frozenset({"mosaic_tpu"})),
+    ("compiler_params={'triton': {'num_warps': 4}}", frozenset({"triton"})),
+    ("compiler_params=dict(mosaic=dict(vmem_limit_bytes=1))", frozenset({"mosaic_tpu"})),
+    ("backend='triton'", frozenset({"triton"})),
+])
+def test_a_launchs_compiler_params_or_backend_select_what_it_lowers_for(options: str, backends: frozenset) -> None:
+    sink = _sink({"k": f"""
+        from jax.experimental.pallas import tpu as pltpu
+        def body(x_ref, o_ref):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=(P.DEFAULT, P.HIGHEST))
+        def run(x):
+            return pl.pallas_call(body, out_shape=x, {options})(x)
+    """})
+    assert sink.backends == backends

@@ -55,6 +55,12 @@ def test_an_import_inside_a_function_binds_the_functions_name() -> None:
     assert found.returns == ((f"{M}.f", ("attr", ("attr", ("var", f"{M}.f", "lax"), "Precision"), "HIGHEST")),)
 
 
+def test_a_name_imported_in_one_function_is_that_import_in_another() -> None:
+    """The imports are one table for the module: `lax` imported in `f` and read in `g` is jax's."""
+    found = _summary("def f():\n    from jax import lax\ndef g():\n    return lax\n")
+    assert dict(found.returns)[f"{M}.g"] == ("dotted", "jax.lax")
+
+
 def test_star_imports_in_order() -> None:
     assert _summary("from .a import *\nfrom pkg.b import *\nfrom ..... import *\n").star_imports == (
         "pkg.sub.a", "pkg.b")
