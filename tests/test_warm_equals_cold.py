@@ -4,15 +4,16 @@ hash) gives every file's findings and fixed text exactly as a run with a fresh c
 
 Each example starts from one of the held-out projects (tests/heldout/projects/: kernels, wrappers,
 launchers and precision values in different modules), runs the tool cold, then applies a seeded
-random chain of edits, each a change a user makes: a precision pair's level changed, an import added (a module, or `*`
-from it) or removed, a function renamed (in its module only, or everywhere), a module deleted or
-added (a copy of another), a file touched without change, a comment added. After each edit the warm
-run (the same cache folder; one process or two, at random, two summarising the changed modules in
-workers) must equal a cold one (a fresh folder). Static analysis only: nothing is lowered (what the
-fixes lower to is tests/heldout's and test_link's). Each file's mtime moves forward a second per
-edit, in the past, as a user's edits between runs do (the cache trusts an unchanged size and mtime;
-a run with every mtime older than its start may be replayed whole); a quarter of the edits are left
-with the time they were written at (too recent to trust: the file is read and hashed).
+random chain of edits, each a change a user makes: a precision pair's level changed, an import
+added (a module, or `*` from it) or removed, a function renamed (in its module only, or everywhere),
+a module deleted or added (a copy of another), a file touched without change, a comment added, the
+fixes written (`--write --unsafe-fixes`). After each edit the warm run (the same cache folder; one
+process or two, at random, two summarising the changed modules in workers) must equal a cold one (a
+fresh folder). Static analysis only: nothing is lowered (what the fixes lower to is tests/heldout's
+and test_link's). Each file's mtime moves forward a second per edit, in the past, as a user's edits
+between runs do (the cache trusts an unchanged size and mtime; a run with every mtime older than its
+start may be replayed whole); a quarter of the edits are left with the time they were written at
+(too recent to trust: the file is read and hashed).
 `JAX_CODEMOD_PROPERTY_EXAMPLES=N` runs more chains (`make sweep`).
 """
 
@@ -70,12 +71,17 @@ class Tree:
         (self.root / name).unlink()
 
 
-def _edit(rng: random.Random, tree: Tree) -> str:
-    """One user's edit of the tree; what it did, for the message of a failure."""
+def _edit(rng: random.Random, tree: Tree, fixed: dict[str, str]) -> str:
+    """One user's edit of the tree (`fixed`: each file's text with the last run's fixes); what it
+    did, for the message of a failure."""
     modules = sorted(tree.files)
     name = rng.choice(modules)
     text = tree.files[name]
-    kind = rng.choice(["pair", "pair", "import", "unimport", "rename", "delete", "add", "touch", "comment"])
+    kind = rng.choice(["pair", "pair", "import", "unimport", "rename", "delete", "add", "touch", "comment", "write"])
+    if kind == "write" and fixed:  # `--write --unsafe-fixes`: every fix applied
+        for module, new in fixed.items():
+            tree.set(module, new)
+        return f"the fixes written ({', '.join(sorted(fixed))})"
     if kind == "pair" and (levels := list(_LEVEL.finditer(text))):
         level = rng.choice(levels)
         new = rng.choice([other for other in ("DEFAULT", "HIGH", "HIGHEST") if other != level.group(1)])
@@ -136,11 +142,12 @@ def test_after_any_edits_a_warm_run_gives_what_a_cold_run_gives(seed: int, tmp_p
     root, warm_cache = tmp_path / "project", tmp_path / "warm-cache"
     root.mkdir()
     tree = Tree(root, {path.relative_to(project).as_posix(): path.read_text() for path in sorted(project.rglob("*.py"))})
-    _outcome(root, warm_cache)
+    warm = _outcome(root, warm_cache)
     done = []
     for step in range(EDITS):
         tree.recent = rng.random() < 0.25
-        done.append(_edit(rng, tree) + (" (just now)" if tree.recent else ""))
+        fixed = {name: new.decode() for name, (_, new, _) in warm.items() if new is not None}
+        done.append(_edit(rng, tree, fixed) + (" (just now)" if tree.recent else ""))
         warm = _outcome(root, warm_cache, jobs=rng.choice([1, 2]))
         cold = _outcome(root, tmp_path / f"cold-cache-{step}")
         assert warm == cold, f"seed {seed}, {project.name}, after: " + "; ".join(done)
