@@ -148,6 +148,7 @@ def test_what_counts_as_a_pair(value: str, levels) -> None:
     ("getattr(lax.Precision, name)", ("getattr with a computed name",)),
     ("settings_lib.precision()", ("what `settings_lib.precision` gives (an installed package's code)",)),
     ("settings_lib.PAIR", ("`settings_lib.PAIR`, an installed package's value",)),
+    ("settings_lib.TABLE['mixed']", ("what `settings_lib.TABLE` gives (an installed package's code)",)),
     ("globals()['PAIR']", ("globals()",)),
     ("len", ()),  # a builtin: nothing a precision could hold
     ("(P.DEFAULT, P.HIGHEST) if c else settings_lib.PAIR", ("`settings_lib.PAIR`, an installed package's value",)),

@@ -318,3 +318,80 @@ def test_a_launchs_compiler_params_or_backend_select_what_it_lowers_for(options:
             return pl.pallas_call(body, out_shape=x, {options})(x)
     """})
     assert sink.backends == backends
+
+
+def test_a_class_attribute_read_through_the_class() -> None:
+    assert _reached({"k": """
+        class Cfg:
+            PRECISION = (P.DEFAULT, P.HIGHEST)
+        def body(x_ref, o_ref):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=Cfg.PRECISION)
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """}) == ([(("k", LINE + 3), MIXED)], PALLAS_BACKENDS)
+
+
+def test_a_wrappers_kwargs_get_reads_what_its_callers_pass() -> None:
+    assert _reached({"k": """
+        def body(x_ref, o_ref, precision=None):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
+        def matmul(x, **opts):
+            kernel = functools.partial(body, precision=opts.get("precision"))
+            return pl.pallas_call(kernel, out_shape=x)(x)
+        def run(x):
+            return matmul(x, precision=(P.DEFAULT, P.HIGHEST))
+    """}) == ([(("k", LINE + 8), MIXED)], PALLAS_BACKENDS)
+
+
+def test_a_methods_arguments_bind_after_self() -> None:
+    assert _reached({"k": """
+        class Helper:
+            def mm(self, a, b, precision=None):
+                return jnp.dot(a, b, precision=precision)
+        HELPER = Helper()
+        def body(x_ref, o_ref):
+            o_ref[...] = HELPER.mm(x_ref[...], x_ref[...], (P.DEFAULT, P.HIGHEST))
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """}) == ([(("k", LINE + 7), MIXED)], PALLAS_BACKENDS)
+
+
+def test_a_dataclass_built_with_keywords_holds_them_as_fields() -> None:
+    assert _reached({
+        "config": "import dataclasses\n@dataclasses.dataclass\nclass Cfg:\n    block: int = 8\n    precision: tuple = None\n",
+        "k": """
+            from config import Cfg
+            CFG = Cfg(precision=(P.DEFAULT, P.HIGHEST))
+            def body(x_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=CFG.precision)
+            def run(x):
+                return pl.pallas_call(body, out_shape=x)(x)
+        """}) == ([(("k", LINE + 3), MIXED)], PALLAS_BACKENDS)
+
+
+def test_star_imports_are_followed_through_a_chain_of_them() -> None:
+    assert _reached({
+        "a": "from b import *\n", "b": "from c import *\n", "c": "PAIR = (P.DEFAULT, P.HIGHEST)\n",
+        "k": """
+            from a import PAIR
+            def body(x_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=PAIR)
+            def run(x):
+                return pl.pallas_call(body, out_shape=x)(x)
+        """}) == ([(("c", LINE + 1), MIXED)], PALLAS_BACKENDS)
+
+
+def test_star_args_handed_to_an_installed_function_are_read_there() -> None:
+    """`print(rest)` reads the pair `rest` holds: the kernel's use of it is reported, not fixed."""
+    sink = _sink({"k": """
+        PAIR = (P.DEFAULT, P.HIGHEST)
+        def mm(a, b, *rest):
+            print(rest)
+            return jnp.dot(a, b, precision=rest[0])
+        def body(x_ref, o_ref):
+            o_ref[...] = mm(x_ref[...], x_ref[...], PAIR)
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """})
+    [reach] = sink.pairs
+    assert not reach.fixable and reach.readers == (f"`print` (k:{LINE + 4})",)
