@@ -129,9 +129,11 @@ def _outcome(root: Path, cache: Path, jobs: int = 1) -> dict[str, tuple]:
         for f in result.findings)) for result in results}
 
 
-# A pool forked right after another shut down may find one of its threads still exiting: harmless
-# (the child never touches the old pool's queues); CPython 3.12 warns all the same.
+# A pool forked right after another shut down may find one of its threads still exiting, and jax's
+# threads run where an earlier test of the process computed: harmless (the workers run the tool's
+# Python only, never the old pool's queues or jax); CPython 3.12 and jax warn all the same.
 @pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")
 @pytest.mark.parametrize("seed", range(CHAINS))
 def test_after_any_edits_a_warm_run_gives_what_a_cold_run_gives(seed: int, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
