@@ -92,7 +92,7 @@ sweep: $(VENV)/.test-installed
 	$(VENV)/bin/python bench/sweep.py
 	$(VENV)/bin/python bench/upgrade_sweep.py
 	$(VENV)/bin/python bench/inject.py
-	JAX_CODEMOD_PROPERTY_EXAMPLES=1000 $(VENV)/bin/python -m pytest -q tests/test_flow_property.py
+	JAX_CODEMOD_PROPERTY_EXAMPLES=1000 $(VENV)/bin/python -m pytest -q tests/test_flow_property.py tests/test_warm_equals_cold.py
 	$(VENV)/bin/python bench/peers.py
 
 # Not part of `make test`: mutation testing (mutmut, pinned in pyproject.toml's `mutants` extra) of

@@ -174,6 +174,21 @@ PROJECTS = {
                 return Mixed().run(x, w)
         """,
     }, "fixed"),
+    # `from .cfg import *` re-exports the pair: `from .consts import PAIR` read it as [manual] (the
+    # link followed a star import only for names read inside the importing module itself).
+    "reexported_by_a_star_import": ({
+        "cfg.py": "from jax import lax\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "consts.py": "from .cfg import *\n",
+        "entry.py": _kernel(f"""
+            from .consts import PAIR
+
+            def body(x_ref, w_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=PAIR)
+
+            def run(x, w):
+                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
+        """),
+    }, "fixed"),
     "shared_with_xla_code_elsewhere": ({
         "kernels.py": _kernel(f"""
             from jax import lax

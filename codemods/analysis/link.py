@@ -306,7 +306,8 @@ class Linker:
     def _attribute(self, value: tuple, name: str) -> set:
         kind = value[0]
         if kind == "module":
-            return self._get(("var", value[1], name)) | self._module_value(value[1], name)
+            return (self._get(("var", value[1], name)) | self._module_value(value[1], name)
+                    | self._star_imported(value[1], name))  # `from m import *` re-exports: read from outside too
         if kind == "ext":  # (a name chain longer than any module path is something computed: `x = x.parent`)
             return self._resolve(f"{value[1]}.{name}") if value[1].count(".") < 8 else {("obj", value[1])}
         if kind == "obj":  # what installed code gave stays that, whatever is read from it: the set stays finite

@@ -1,0 +1,218 @@
+"""The whole-program value flow's answers (codemods/analysis/link_answers.py, flow_facts.py), in the
+test's process: small projects summarised and linked (`link`, the entry point), each answer field
+checked: which backends a followed call lowers for, the pairs that reach it, where they are written,
+whether they may be fixed there and who else reads them, what cannot be known, launches the flow
+does not follow, and plain XLA code (what no kernel runs). No jax is executed."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from codemods.analysis.flow_facts import NO_FLOW, FlowFacts, OriginAnswer, Reach, SinkAnswer
+from codemods.analysis.link import link
+from codemods.analysis.summary import summarise
+from codemods.rules.per_operand_precision import OPS
+
+FOLLOWS = {name: (op.precision_position, "precision") for name, op in OPS.items()}
+PALLAS_BACKENDS = frozenset({"mosaic_tpu", "triton"})  # what a bare `pl.pallas_call` may lower for
+DOT = "jax.numpy.dot"
+
+# `k`: a pair written at (5, 7), read by `mm`'s dot at (7, 11), which the kernel `body` calls.
+KERNELS = textwrap.dedent("""
+    import jax.numpy as jnp
+    from jax import lax
+    from jax.experimental import pallas as pl
+    PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+    def mm(a, b):
+        return jnp.dot(a, b, precision=PAIR)
+    def body(x_ref, o_ref):
+        o_ref[...] = mm(x_ref[...], x_ref[...])
+    def run(x):
+        return pl.pallas_call(body, out_shape=x)(x)
+""")
+MIXED = (("DEFAULT",), ("HIGHEST",))
+
+
+def _answers(modules: dict[str, str]) -> dict[str, FlowFacts]:
+    summaries = [summarise(textwrap.dedent(text), name) for name, text in modules.items()]
+    assert all(summary is not None for summary in summaries)
+    return link(summaries, FOLLOWS)
+
+
+def _sink(modules: dict[str, str], module: str = "k") -> SinkAnswer:
+    [sink] = _answers(modules)[module].sinks
+    return sink
+
+
+def test_a_pair_only_kernels_read_is_fixed_where_it_is_written() -> None:
+    answers = _answers({"k": KERNELS})
+    reach = Reach("k", (5, 7), MIXED, True, ())
+    assert answers == {"k": FlowFacts((SinkAnswer((7, 11), DOT, PALLAS_BACKENDS, (reach,), (), True, ()),),
+                                      (OriginAnswer((5, 7), (("k", (7, 11), DOT),)),))}
+
+
+@pytest.mark.parametrize("plain", [
+    "import k\ndef reference(x):\n    return k.mm(x, x)\n",  # nothing calls it, it takes no refs: an API's entry
+    "import k\ndef orphan(x_ref):\n    return k.mm(x_ref, x_ref)\norphan(1)\n",  # module-level code calls it
+    "import k\ndef reference(x):\n    return k.mm(x, x)\ndef api(x):\n    return reference(x)\napi(1)\n",  # called by code called
+    # three calls down from the entry: what plain code calls is plain, however deep
+    "import k\ndef a(x):\n    return b(x)\ndef b(x):\n    return c(x)\ndef c(x):\n    return k.mm(x, x)\n",
+])
+def test_a_helper_plain_xla_code_also_calls_keeps_the_pair_where_it_is(plain: str) -> None:
+    answers = _answers({"k": KERNELS, "r": plain})
+    [sink] = answers["k"].sinks
+    assert sink.backends == PALLAS_BACKENDS and sink.reached
+    [reach] = sink.pairs
+    assert (reach.module, reach.site, reach.levels, reach.fixable) == ("k", (5, 7), MIXED, False)
+    assert reach.readers == ("`jax.numpy.dot` outside kernels (k:7)",)
+    assert answers["k"].origins == ()
+
+
+def test_what_a_kernel_helper_calls_is_plain_too_when_plain_code_also_calls_the_helper() -> None:
+    """`reference` (plain) and the body (a kernel) both call `mm`, which calls `mid`, which calls
+    `inner`'s dot: `mm`, `mid` and `inner` run in the kernel and outside it, however deep the chain."""
+    code = KERNELS.replace("return jnp.dot(a, b, precision=PAIR)", "return mid(a, b)\ndef mid(a, b):\n    return inner(a, b)\n"
+                           "def inner(a, b):\n    return jnp.dot(a, b, precision=PAIR)")
+    alone = _answers({"k": code})["k"].sinks[0]
+    assert [reach.fixable for reach in alone.pairs] == [True] and alone.site == (11, 11)
+    shared = _answers({"k": code, "r": "import k\ndef reference(x):\n    return k.mm(x, x)\n"})["k"].sinks[0]
+    assert shared.backends == PALLAS_BACKENDS
+    assert [(reach.fixable, reach.readers) for reach in shared.pairs] == [(False, ("`jax.numpy.dot` outside kernels (k:11)",))]
+
+
+def test_a_function_that_takes_refs_and_that_nothing_calls_may_be_a_kernel_not_plain_code() -> None:
+    sink = _sink({"k": KERNELS, "r": "import k\ndef orphan(x_ref):\n    return k.mm(x_ref, x_ref)\n"})
+    assert [reach.fixable for reach in sink.pairs] == [True]
+
+
+def test_a_followed_call_outside_kernels() -> None:
+    """Plain XLA code's dot: no backends, no pairs reported; `reached` says whether plain code of the
+    project calls its function; its pair is read outside kernels (a kernel's use of it is not fixable)."""
+    code = textwrap.dedent("""
+        import jax.numpy as jnp
+        from jax import lax
+        PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+        def ref(x):
+            return jnp.dot(x, x, precision=PAIR)
+        def unused(x_ref):
+            return jnp.dot(x_ref, x_ref, precision=PAIR)
+    """)
+    called = _answers({"r": code + "ref(1)\n"})["r"]
+    assert called == FlowFacts((SinkAnswer((6, 11), DOT, frozenset(), (), (), True, ()),
+                                SinkAnswer((8, 11), DOT, frozenset(), (), (), False, ())))
+    assert [sink.reached for sink in _answers({"r": code})["r"].sinks] == [False, False]
+    shared = _answers({"k": KERNELS.replace("PAIR = (", "from r import PAIR\nOLD = ("), "r": code})
+    [reach] = shared["k"].sinks[0].pairs
+    assert (reach.module, reach.fixable, reach.readers) == ("r", False, ("`jax.numpy.dot` outside kernels (r:6)",
+                                                                         "`jax.numpy.dot` outside kernels (r:8)"))
+    assert "r" not in shared or shared["r"].origins == ()
+
+
+def test_a_launch_the_flow_does_not_follow_is_maybe_and_never_fixed_where_the_pair_is() -> None:
+    code = KERNELS.replace("pl.pallas_call(body", "getattr(pl, name)(body")
+    [sink] = _answers({"k": code})["k"].sinks
+    assert sink.backends == frozenset() and sink.maybe == ("getattr with a computed name (k:11)",)
+    assert [(reach.site, reach.levels, reach.fixable) for reach in sink.pairs] == [((5, 7), MIXED, True)]
+    assert _answers({"k": code})["k"].origins == ()
+
+
+def test_a_triton_only_launch_reports_the_pair_but_fixes_it_nowhere() -> None:
+    code = KERNELS.replace("out_shape=x)", "out_shape=x, backend='triton')")
+    answers = _answers({"k": code})["k"]
+    assert answers.sinks[0].backends == frozenset({"triton"}) and answers.sinks[0].pairs
+    assert answers.origins == ()
+
+
+@pytest.mark.parametrize("value, levels", [
+    ("(P.DEFAULT, P.HIGHEST)", MIXED),
+    ("('bfloat16', 'float32')", (("DEFAULT",), ("HIGHEST",))),  # precision names, as jax reads them
+    ("('HIGH', P.DEFAULT)", (("HIGH",), ("DEFAULT",))),
+    ("(P.DEFAULT if c else P.HIGHEST, P.HIGHEST)", (("DEFAULT", "HIGHEST"), ("HIGHEST",))),  # may differ
+    ("(P.HIGHEST, P.HIGHEST)", None), ("(P.HIGHEST, 'highest')", None),  # the same level twice: not per-operand
+    ("(P.DEFAULT, P.HIGHEST, P.HIGH)", None), ("(P.DEFAULT,)", None),  # not two operands
+    ("(P.DEFAULT, 'fast')", None), ("(P.DEFAULT, 3)", None), ("(other(), P.HIGHEST)", None),  # an element names none
+    ("P.HIGHEST", None), ("'float32'", None), ("[P.DEFAULT, P.HIGHEST]", MIXED),
+])
+def test_what_counts_as_a_pair(value: str, levels) -> None:
+    code = KERNELS.replace("PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)",
+                           f"P = lax.Precision\nc = 1\nPAIR = {value}")
+    sink = _sink({"k": code})
+    assert [reach.levels for reach in sink.pairs] == ([levels] if levels else [])
+    assert sink.reached
+
+
+@pytest.mark.parametrize("value, why", [
+    ("getattr(lax.Precision, name)", ("getattr with a computed name",)),
+    ("settings_lib.precision()", ("what `settings_lib.precision` gives (an installed package's code)",)),
+    ("settings_lib.PAIR", ("`settings_lib.PAIR`, an installed package's value",)),
+    ("settings_lib.TABLE['mixed']", ("what `settings_lib.TABLE` gives (an installed package's code)",)),
+    ("globals()['PAIR']", ("globals()",)),
+    ("len", ()),  # a builtin: nothing a precision could hold
+    ("(P.DEFAULT, P.HIGHEST) if c else settings_lib.PAIR", ("`settings_lib.PAIR`, an installed package's value",)),
+])
+def test_what_cannot_be_known_is_named(value: str, why: tuple) -> None:
+    code = KERNELS.replace("PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)",
+                           f"import settings_lib\nP = lax.Precision\nc = 1\nname = 'x'\nPAIR = {value}")
+    sink = _sink({"k": code})
+    assert sink.unknown == why and sink.reached
+
+
+def test_unknowns_are_named_once_each_in_order() -> None:
+    code = KERNELS.replace("PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)",
+                           "import zlib, settings_lib\nPAIR = settings_lib.B if c else zlib.A if d else settings_lib.B")
+    assert _sink({"k": code}).unknown == ("`settings_lib.B`, an installed package's value",
+                                          "`zlib.A`, an installed package's value")
+
+
+def test_pairs_and_origins_are_in_order_of_module_and_site() -> None:
+    """Two pairs written in two modules reach one dot: listed by module then site; each module's
+    origins by site."""
+    kernels = KERNELS.replace("PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)",
+                              "import b, a\nPAIR = b.LATE if c else a.Q if d else b.EARLY")
+    modules = {"k": kernels, "b": "from jax import lax\nEARLY = ('highest', 'default')\n\nLATE = ('default', 'high')\n",
+               "a": "Q = ('float32', 'bfloat16')\n"}
+    answers = _answers(modules)
+    sink = answers["k"].sinks[0]
+    assert [(reach.module, reach.site) for reach in sink.pairs] == [("a", (1, 4)), ("b", (2, 8)), ("b", (4, 7))]
+    assert all(reach.fixable for reach in sink.pairs)
+    assert [origin.site for origin in answers["b"].origins] == [(2, 8), (4, 7)]
+    assert answers["a"] == FlowFacts((), (OriginAnswer((1, 4), (("k", (8, 11), DOT),)),))
+
+
+def test_one_pair_reaching_two_dots_has_one_origin_naming_both() -> None:
+    code = KERNELS.replace("return jnp.dot(a, b, precision=PAIR)",
+                           "return jnp.dot(a, b, precision=PAIR) + jnp.matmul(a, b, precision=PAIR)")
+    answers = _answers({"k": code})["k"]
+    assert [sink.callee for sink in answers.sinks] == [DOT, "jax.numpy.matmul"]
+    assert answers.origins == (OriginAnswer((5, 7), (("k", (7, 11), DOT), ("k", (7, 43), "jax.numpy.matmul"))),)
+
+
+def test_a_module_with_no_followed_call_and_no_pair_has_no_answers() -> None:
+    answers = _answers({"k": KERNELS, "quiet": "x = 1\n"})
+    assert set(answers) == {"k"}
+
+
+def test_flow_facts_as_data_round_trips_through_json_and_other_data_is_refused() -> None:
+    facts = FlowFacts(
+        (SinkAnswer((7, 11), DOT, frozenset({"triton", "mosaic_tpu"}), (Reach("k", (5, 7), MIXED, False, ("`f` (m:3)",)),),
+                    ("why",), True, ("getattr (k:9)",)),
+         SinkAnswer((9, 1), "jax.lax.dot", frozenset(), (), (), False)),
+        (OriginAnswer((5, 7), (("k", (7, 11), DOT),)),))
+    data = facts.as_data()
+    assert data[0][0][2] == ["mosaic_tpu", "triton"]  # sorted: the same key whatever the set's order
+    assert FlowFacts.from_data(json.loads(json.dumps(data))) == facts
+    assert FlowFacts.from_data(NO_FLOW.as_data()) == NO_FLOW
+    for other in (None, [], [[], [], []], [[[1]], []], [[], [[1, 2, 3]]], 5):
+        with pytest.raises(ValueError, match="not flow facts"):
+            FlowFacts.from_data(other)
+
+
+def test_flow_facts_sink_at_a_site() -> None:
+    first = SinkAnswer((7, 11), DOT, frozenset(), (), (), True)
+    second = SinkAnswer((9, 2), DOT, frozenset(), (), (), False)
+    facts = FlowFacts((first, second))
+    assert facts.sink_at((9, 2)) is second and facts.sink_at((7, 11)) is first
+    assert facts.sink_at((7, 12)) is None and NO_FLOW.sink_at((7, 11)) is None
