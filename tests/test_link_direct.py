@@ -30,7 +30,7 @@ HEADER = textwrap.dedent("""
 def _answers(modules: dict[str, str]) -> dict:
     summaries = [summarise(HEADER + textwrap.dedent(text), name) for name, text in modules.items()]
     assert all(summary is not None for summary in summaries)
-    return link(summaries, FOLLOWS)
+    return link(summaries, FOLLOWS)[0]
 
 
 def _sink(modules: dict[str, str], module: str = "k") -> SinkAnswer:
