@@ -355,3 +355,83 @@ def test_a_project_past_the_links_bound_is_not_linked(tmp_path: Path, monkeypatc
     monkeypatch.setattr(project, "LINK_MAX_MODULES", 4)
     results = run([folder], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([folder]))
     assert [(Path(r.path).name, f.kind) for r in results for f in r.findings] == [("cfg.py", Kind.FIXED)]
+
+
+# -- accuracy= hints handed on in **kwargs (JAX002's follows): answered by where they are written --
+
+_TANH_LAUNCHED = """
+    import functools
+    from jax import lax
+    from jax.experimental import pallas as pl
+    def body(x_ref, o_ref, **op_kwargs):
+        o_ref[...] = lax.tanh(x_ref[...], **op_kwargs)
+    def tanh(x, **op_kwargs):
+        return pl.pallas_call(functools.partial(body, **op_kwargs), out_shape=x)(x)
+"""
+
+
+def _hint_answers(modules: dict[str, str]) -> dict:
+    from codemods.rules.accuracy_hints import RULE
+
+    return link([summarise(textwrap.dedent(text), name) for name, text in modules.items()], RULE.follows)
+
+
+def test_a_hint_handed_on_in_kwargs_is_answered_where_it_is_written() -> None:
+    """The call keyword two **kwargs layers away, the dict entry and the dict(...) call: each an
+    origin to drop in the module that writes it, the kernel's call answered with all three."""
+    answers = _hint_answers({
+        "k": _TANH_LAUNCHED,
+        "layers": "import k\ndef gelu(x, **kw):\n    return k.tanh(x, **kw)\n",
+        "m": "import layers, k\nfrom jax import lax\nA = {'accuracy': lax.AccuracyMode.HIGHEST}\n"
+             "B = dict(accuracy=lax.AccuracyMode.HIGHEST)\n"
+             "def f(x):\n    return layers.gelu(x, accuracy=lax.AccuracyMode.HIGHEST), k.tanh(x, **A), k.tanh(x, **B)\n"})
+    [sink] = answers["k"].sinks
+    assert [(reach.module, reach.site, reach.fixable) for reach in sink.pairs] == [
+        ("m", (3, 4), True), ("m", (4, 4), True), ("m", (6, 11), True)]
+    assert not sink.unknown
+    assert [origin.site for origin in answers["m"].origins] == [(3, 4), (4, 4), (6, 11)]
+
+
+def test_a_hint_plain_code_or_an_installed_function_reads_too_is_not_dropped_where_it_is_written() -> None:
+    answers = _hint_answers({
+        "k": _TANH_LAUNCHED,
+        "m": "import json, k\nfrom jax import lax\nA = {'accuracy': lax.AccuracyMode.HIGHEST}\n"
+             "B = {'accuracy': lax.AccuracyMode.HIGHEST}\njson.dumps(B)\n"
+             "def f(x):\n    return k.tanh(x, **A), k.tanh(x, **B)\n"
+             "def reference(x):\n    return lax.tanh(x, **A)\n"})
+    [sink] = answers["k"].sinks
+    assert [(reach.site, reach.fixable, reach.readers) for reach in sink.pairs] == [
+        ((3, 4), False, ("`jax.lax.tanh` outside kernels (m:9)",)), ((4, 4), False, ("`json.dumps` (m:5)",))]
+    assert "m" not in answers or not answers["m"].origins
+
+
+def test_a_hint_the_link_cannot_locate_is_named_at_the_kernel_call() -> None:
+    """A keyword a partial binds (no call writes it), and a wrapper no code of the project calls
+    (an entry point: its callers are elsewhere)."""
+    bound = _hint_answers({"k": _TANH_LAUNCHED.replace("**op_kwargs), out_shape", "accuracy=9), out_shape"),
+                           "m": "import k\ndef f(x):\n    return k.tanh(x)\n"})
+    [sink] = bound["k"].sinks
+    assert sink.reached and not sink.pairs and sink.unknown == ("a partial's keyword",)
+    [sink] = _hint_answers({"k": _TANH_LAUNCHED})["k"].sinks
+    assert sink.reached and not sink.pairs
+    assert sink.unknown == ("what the callers of `k.tanh` outside the project pass in its **kwargs",)
+
+
+def test_only_none_reaching_a_hint_is_nothing_to_say() -> None:
+    answers = _hint_answers({"k": _TANH_LAUNCHED, "m": "import k\ndef f(x):\n    return k.tanh(x, accuracy=None), k.tanh(x)\n"})
+    [sink] = answers["k"].sinks
+    assert sink.reached and not sink.pairs and not sink.unknown
+
+
+def test_a_namedtuple_built_in_another_module_holds_the_fields_it_was_given() -> None:
+    """`Config(opts={...})` of a typing.NamedTuple binds its fields as a dataclass's do: the hint in
+    the dict the kernel spreads (`**cfg.opts`) is found where it is written."""
+    answers = _hint_answers({
+        "config": "from typing import NamedTuple\nclass Config(NamedTuple):\n    eps: float = 1e-6\n    opts: dict = {}\n",
+        "k": "import functools\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+             "def body(x_ref, o_ref, *, cfg):\n    o_ref[...] = lax.rsqrt(x_ref[...], **cfg.opts)\n"
+             "def norm(x, cfg):\n    return pl.pallas_call(functools.partial(body, cfg=cfg), out_shape=x)(x)\n",
+        "m": "import k\nfrom jax import lax\nfrom config import Config\n"
+             "CFG = Config(1e-5, opts={'accuracy': lax.AccuracyMode.HIGHEST})\ndef f(x):\n    return k.norm(x, CFG)\n"})
+    [sink] = answers["k"].sinks
+    assert [(reach.module, reach.site, reach.fixable) for reach in sink.pairs] == [("m", (4, 24), True)]

@@ -66,7 +66,12 @@ class Linker:
         self._launching = False
         self._unwrapping: set[tuple] = set()  # partials being called through (see `_invoke`)
         self.sinks: dict[tuple[str, Site], tuple[str, str, set]] = {}  # (module, site) -> (callee, function, values)
-        self.readers: dict[tuple, set[str]] = {}  # a seq value -> who reads it besides followed calls
+        self.readers: dict[tuple, set[str]] = {}  # a seq or mapping -> who reads it besides followed calls
+        # Where what a function's `**kwargs` holds was written: (kwargs, key) -> {source: values}, a source
+        # ("at", module, call site) for `f(key=...)` or ("unknown", why); (kwargs, None) -> the mappings
+        # spread into it (`f(**options)`). And the mappings each followed call spreads (`spreads`).
+        self.passed: dict[tuple, dict[tuple, set]] = {}
+        self.spreads: dict[tuple[str, Site], set] = {}
         # The worklist: a statement (its module, kind and number) is evaluated again only when
         # something it read grew (`_get` records what it reads, `_grew` queues who read it).
         self._queue: deque[tuple[str, str, int]] = deque(
@@ -289,11 +294,11 @@ class Linker:
             self.calls.add((caller, callee[1]))
         if kind == "def":
             self._run_in(callee[1], caller)
-            self._bind(callee[1], args, keywords, None)
+            self._bind(callee[1], args, keywords, None, call, module)
             return self._get(("ret", callee[1]))
         if kind == "bound":
             self._run_in(callee[1], caller)
-            self._bind(callee[1], args, keywords, callee[2])
+            self._bind(callee[1], args, keywords, callee[2], call, module)
             return self._get(("ret", callee[1]))
         if kind == "partial":
             if callee in self._unwrapping:  # `f = partial(f, ...)` in a loop: a partial of itself
@@ -379,6 +384,7 @@ class Linker:
             values = given.get(keyword) or self._positional(args, position)
             for spread in (held for name_, held in keywords if name_ is None):  # `**options`
                 values = values | {found for mapping in spread for found in self._item(mapping, keyword)}
+                self.spreads.setdefault((module, call.site), set()).update(spread)
             self.sinks.setdefault((module, call.site), (name, call.scope, set()))[2].update(values)
             return {("obj", name)}
         self._escape(args, keywords, call, module, name)
@@ -450,7 +456,7 @@ class Linker:
         if value in seen or len(seen) > 64:
             return
         seen.add(value)
-        if value[0] == "seq":
+        if value[0] in ("seq", "map", "kwargs"):
             self.readers.setdefault(value, set()).add(reader)
         if value[0] in ("seq", "map", "inst", "kwargs", "args"):
             for key in list(self._keys_of(value)):
@@ -459,8 +465,12 @@ class Linker:
 
     # -- binding arguments to parameters --
 
-    def _bind(self, function: str, args: Iterable, keywords: Iterable, instance: Optional[tuple]) -> None:
+    def _bind(self, function: str, args: Iterable, keywords: Iterable, instance: Optional[tuple],
+              call: Optional[Call] = None, caller: Optional[str] = None) -> None:
+        """`call` (in module `caller`): where the keywords it writes are written (`passed`); a keyword
+        a partial bound is not, and is recorded as written nowhere known."""
         self.invoked.add(function)
+        written = {name for name, _ in call.keywords if name is not None} if call is not None else set()
         entry = self.functions.get(function)
         if entry is None:
             return
@@ -509,13 +519,16 @@ class Linker:
         names = {param[0] for param in params if param[1] not in (STAR, DOUBLE_STAR)}
         for keyword, values in keywords:
             if keyword is not None:
-                self._keyword(function, keyword, values, names, double, given)
+                at = ("at", caller, call.site) if call is not None and keyword in written else ("unknown", "a partial's keyword")
+                self._keyword(function, keyword, values, names, double, given, at)
                 continue
             for value in values:  # **mapping
                 if value[0] in ("map", "kwargs"):
+                    if double:
+                        self.passed.setdefault((("kwargs", function), None), {}).setdefault(value, set())
                     for key in list(self._keys_of(value)):
                         if isinstance(key, str):
-                            self._keyword(function, key, self.read(value, key), names, double, given)
+                            self._keyword(function, key, self.read(value, key), names, double, given, value)
                 elif value[0] == "unknown":
                     for name in names - given:
                         self._add(("var", function, name), {value})
@@ -523,12 +536,17 @@ class Linker:
             if default is not None and name not in given:
                 self._add(("var", function, name), self._eval(default, module))
 
-    def _keyword(self, function: str, keyword: str, values: set, names: set, double: Optional[str], given: set) -> None:
+    def _keyword(self, function: str, keyword: str, values: set, names: set, double: Optional[str], given: set,
+                 source: tuple) -> None:
         if keyword in names:
             self._add(("var", function, keyword), values)
             given.add(keyword)
+            if source[0] in ("map", "kwargs"):  # a mapping's entry read by name: code of its own reads it
+                self.readers.setdefault((source, keyword), set()).add(f"`{function}` (its parameter `{keyword}`)")
         elif double:
             self._field(("kwargs", function), keyword, values)
+            if source[0] not in ("map", "kwargs"):  # (a mapping spread into it: `passed[kwargs, None]`)
+                self.passed.setdefault((("kwargs", function), keyword), {}).setdefault(source, set()).update(values)
 
     def _bind_fields(self, instance: tuple, fields: tuple, args: list, keywords: list) -> None:
         for (name, _), (starred, values) in zip(fields, args):
