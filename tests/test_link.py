@@ -435,3 +435,34 @@ def test_a_namedtuple_built_in_another_module_holds_the_fields_it_was_given() ->
              "CFG = Config(1e-5, opts={'accuracy': lax.AccuracyMode.HIGHEST})\ndef f(x):\n    return k.norm(x, CFG)\n"})
     [sink] = answers["k"].sinks
     assert [(reach.module, reach.site, reach.fixable) for reach in sink.pairs] == [("m", (4, 24), True)]
+
+
+def test_a_hint_a_triton_kernel_reads_too_is_dropped_where_it_is_written_only_for_a_mosaic_one() -> None:
+    """Triton ignores accuracy=: a dict a Triton kernel and a Mosaic TPU kernel both spread is dropped
+    where it is written; one only a Triton kernel spreads is left alone."""
+    def launched(name: str, params: str) -> str:
+        return (f"def {name}_body(x_ref, o_ref, **kw):\n    o_ref[...] = lax.exp(x_ref[...], **kw)\n"
+                f"def {name}(x, **kw):\n    return pl.pallas_call(functools.partial({name}_body, **kw), out_shape=x, "
+                f"compiler_params={params})(x)\n")
+    head = "import functools\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n" \
+           "from jax.experimental.pallas import tpu as pltpu, triton as pltriton\n"
+    kernels = head + launched("on_tpu", "pltpu.CompilerParams()") + launched("on_triton", "pltriton.CompilerParams()")
+    answers = _hint_answers({"k": kernels, "m": "import k\nfrom jax import lax\nBOTH = {'accuracy': lax.AccuracyMode.HIGHEST}\n"
+                             "TRITON = {'accuracy': lax.AccuracyMode.HIGHEST}\n"
+                             "def f(x):\n    return k.on_tpu(x, **BOTH), k.on_triton(x, **BOTH), k.on_triton(x, **TRITON)\n"})
+    assert [origin.site for origin in answers["m"].origins] == [(3, 7)]
+
+
+def test_a_hint_set_in_a_dict_after_it_is_written_is_a_note_there(tmp_path: Path) -> None:
+    """`OPTS["accuracy"] = ...` after `OPTS = {}`: the link finds the dict, which holds no entry to
+    drop; never silent: a [manual] note where the dict is written, and nothing rewritten."""
+    folder = _write(tmp_path, "hintset", {
+        "k.py": "from jax.experimental.pallas import tpu as pltpu\n" + textwrap.dedent(_TANH_LAUNCHED).replace(
+            "out_shape=x)", "out_shape=x, compiler_params=pltpu.CompilerParams())"),
+        "m.py": "from jax import lax\nfrom . import k\nOPTS = {}\nOPTS['accuracy'] = lax.AccuracyMode.HIGHEST\n\n"
+                "def f(x):\n    return k.tanh(x, **OPTS)\n"})
+    results = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                  project=discover([folder]))
+    findings = [(Path(r.path).name, f.line, f.kind) for r in results for f in r.findings]
+    assert findings == [("m.py", 3, Kind.MANUAL)]
+    assert all(r.new_source is None for r in results)

@@ -187,7 +187,8 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
     `**options` are written, and whether each may be dropped there (every reader a Mosaic kernel's
     followed call, not plain code's); the call keywords and dict entries to drop, in the modules
     that write them."""
-    readers_of: dict[tuple, list[tuple[str, Site, str, set]]] = {}  # where written -> (module, site, callee, other readers)
+    # where written -> (module, site, callee, who else reads it, whether that kernel's lowering rejects it)
+    readers_of: dict[tuple, list[tuple[str, Site, str, set, bool]]] = {}
     found: dict[str, list[tuple]] = {}
     for (module, site), (callee, function, values) in sorted(linker.sinks.items()):
         if linker.follows.get(callee, (None, ""))[1] != HINT:
@@ -205,27 +206,28 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
             other: Optional[str] = f"`{callee}` outside kernels ({module}:{site[0]})"
         elif maybe:
             other = f"`{callee}` in code a launch the analysis does not follow may run ({module}:{site[0]})"
-        elif not backends & _HINT_REJECTERS:
-            other = f"`{callee}` in a kernel whose lowering honours or ignores it ({module}:{site[0]})"
-        else:
+        else:  # kernel code (a Triton kernel's too: Triton ignores the hint, so dropping it changes nothing there)
             other = None
+        rejects = bool(backends & _HINT_REJECTERS)
         for origin, (_, readers) in written.items():
-            readers_of.setdefault(origin, []).append((module, site, callee, readers | ({other} if other else set())))
+            readers_of.setdefault(origin, []).append((module, site, callee, readers | ({other} if other else set()),
+                                                      rejects))
         if held:  # reached: some value, or mappings the link knows all of (and then no hint is None's)
             found.setdefault(module, []).append((site, callee, backends, written, tuple(sorted(set(unknown))),
                                                  bool(values) or (module, site) in linker.spreads, maybe))
     for module, sinks in found.items():
         resolved = tuple(SinkAnswer(site, callee, backends, tuple(
-            Reach(origin[0], origin[1], (), not any(others for *_, others in readers_of[origin]),
-                  tuple(sorted({other for *_, others in readers_of[origin] for other in others}))) for origin in sorted(written)),
+            Reach(origin[0], origin[1], (), not any(others for *_, others, _ in readers_of[origin]),
+                  tuple(sorted({other for *_, others, _ in readers_of[origin] for other in others})))
+            for origin in sorted(written)),
             unknown, reached, maybe) for site, callee, backends, written, unknown, reached, maybe in sinks)
         facts = answers.get(module, NO_FLOW)
         answers[module] = FlowFacts(tuple(sorted(facts.sinks + resolved, key=lambda sink: sink.site)), facts.origins)
     origins: dict[str, list[OriginAnswer]] = {}
     for (module, site), reads in readers_of.items():
-        if not any(others for *_, others in reads):
+        if not any(others for *_, others, _ in reads) and any(rejects for *_, rejects in reads):
             origins.setdefault(module, []).append(OriginAnswer(site, tuple(sorted(
-                {(reader, at, callee) for reader, at, callee, _ in reads}))))
+                {(reader, at, callee) for reader, at, callee, _, _ in reads}))))
     for module, written_here in origins.items():
         facts = answers.get(module, NO_FLOW)
         answers[module] = FlowFacts(facts.sinks, tuple(sorted(facts.origins + tuple(written_here), key=lambda o: o.site)))
