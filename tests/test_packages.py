@@ -575,6 +575,39 @@ def _hint_dropped_and_lowered(tmp_path: Path, make: Callable[[Path], None], modu
 
 
 @pytest.mark.jax
+def test_a_hint_a_mosaic_gpu_kernel_reads_from_its_wrappers_kwargs_is_dropped_where_written_and_it_lowers(
+        tmp_path: Path) -> None:
+    """A Mosaic GPU kernel closes over its wrapper's **kwargs and spreads them into lax.exp; another
+    module splats a dict holding accuracy= into the wrapper. The entry becomes None in that dict
+    (unsafe), and the package lowers for Mosaic GPU where the original raises."""
+    from tests import jax_support
+
+    if jax_support.JAX_VERSION < (0, 10):
+        pytest.skip("accuracy= on lax.exp: jax 0.10 and later")
+    modules = {
+        "acts.py": "import jax\nfrom jax import lax\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n\n"
+        "def exp(x, **exp_kwargs):\n    @plgpu.kernel(out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))\n"
+        "    def kernel(x_ref, o_ref):\n        o_ref[...] = lax.exp(x_ref[...], **exp_kwargs)\n\n    return kernel(x)\n",
+        "launch.py": "from jax import lax\n\nfrom . import acts\n\nOPTS = {'accuracy': lax.AccuracyMode.HIGHEST}\n\n\n"
+        "def run(x):\n    return acts.exp(x, **OPTS)\n",
+    }
+    original, rewritten = tmp_path / "original", tmp_path / "rewritten"
+    for root in (original, rewritten):
+        root.mkdir()
+        _package(root, "gs", modules)
+    results = run([rewritten], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
+    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == [
+        ("launch.py", "JAX002", "dropped")]
+    for result in results:
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    assert "OPTS = {'accuracy': None}" in (rewritten / "gs" / "launch.py").read_text()
+    errors = {root: _lowering_error(root, "gs.launch", "cuda", ((16, 256),)) for root in (original, rewritten)}
+    assert errors[original] is not None and "accuracy" in errors[original], errors[original]
+    assert errors[rewritten] is None
+
+
+@pytest.mark.jax
 @pytest.mark.parametrize("imported, plgpu", [("from gk.compat import plgpu", "plgpu"),
                                              ("from gk import compat", "compat.plgpu")], ids=["name", "attribute"])
 def test_a_kernel_launched_with_a_re_exported_launcher_in_a_module_that_never_says_pallas(

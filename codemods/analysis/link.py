@@ -15,7 +15,8 @@ follows (`follows`: a precision argument of `jnp.dot` and its kin):
 Values are tuples: ("lit", v), ("level", name), ("def", q), ("class", q), ("inst", q), ("module", m),
 ("ext", dotted) an installed package's name, ("obj", dotted) what calling one returned, ("seq", m,
 site, n), ("map", m, site), ("partial", m, site), ("kwargs", q) / ("args", q) a function's `**`/`*`
-parameter, ("bound", q, inst), ("method", container, name), ("unknown", why).
+parameter, ("bound", q, inst), ("method", container, name), ("launcher", dotted, backends) a launcher's
+decorator (`plgpu.kernel(out_type=...)`) before it is applied to the body, ("unknown", why).
 """
 
 from __future__ import annotations
@@ -341,6 +342,10 @@ class Linker:
         if kind == "obj":
             self._escape(args, keywords, call, module, callee[1])
             return {callee}
+        if kind == "launcher":  # a launcher's decorator applied to the body
+            for value in args[0][1] if args else ():
+                self._launch(value, callee[2], call, module)
+            return {("obj", callee[1])}
         return set()
 
     def _installed(self, name: str, args: list, keywords: list, call: Call, module: str) -> set:
@@ -370,6 +375,8 @@ class Linker:
         if launcher is not None:
             body = given.get(launcher.body_keyword) or self._positional(args, launcher.body_position)
             backends = self._selected(launcher.selectors, given) or launcher.backends
+            if not body:  # `@plgpu.kernel(out_type=...)`, `@pl.core_map(mesh)`: the body comes with the next call
+                return {("launcher", name, backends)}
             # One of several functions (`IMPLEMENTATIONS[mode]`): one that takes no refs is more likely
             # plain code than a body, so it may run there, not surely (a pair in it is [manual]).
             several = len({value for value in body if value[0] in ("def", "bound", "partial", "inst")}) > 1
