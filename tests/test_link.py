@@ -466,3 +466,38 @@ def test_a_hint_set_in_a_dict_after_it_is_written_is_a_note_there(tmp_path: Path
     findings = [(Path(r.path).name, f.line, f.kind) for r in results for f in r.findings]
     assert findings == [("m.py", 3, Kind.MANUAL)]
     assert all(r.new_source is None for r in results)
+
+
+def test_a_hint_reaching_a_helper_only_the_link_finds_in_kernel_code_is_named_there(tmp_path: Path) -> None:
+    """The kernel calls a helper out of another module's table (`HELPERS[mode](x, **OPTS)`): only the
+    link runs the helper in the kernel. The dict plain XLA code splats too cannot be dropped where it
+    is written; the helper's op says so, where this module's analysis sees no kernel at all."""
+    folder = _write(tmp_path, "hinttable", {
+        "ops.py": "from jax import lax\n\n\ndef exp_with(x, **opts):\n    return lax.exp(x, **opts)\n",
+        "tables.py": "from . import ops\n\nHELPERS = {'exp': getattr(ops, 'exp_with')}\n",
+        "kernels.py": """
+            import functools
+            import jax
+            from jax import lax
+            from jax.experimental import pallas as pl
+            from jax.experimental.pallas import tpu as pltpu
+            from . import tables
+
+            OPTS = {"accuracy": lax.AccuracyMode.HIGHEST}
+
+            def _kernel(x_ref, o_ref, *, mode):
+                o_ref[...] = tables.HELPERS[mode](x_ref[...], **OPTS)
+
+            def run(x):
+                return pl.pallas_call(functools.partial(_kernel, mode="exp"), out_shape=x,
+                                      compiler_params=pltpu.CompilerParams())(x)
+
+            def reference(x):
+                return lax.exp(x, **OPTS)
+        """})
+    results = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                  project=discover([folder]))
+    findings = [(Path(r.path).name, f.line, f.kind, f.message) for r in results for f in r.findings]
+    assert [(name, line, kind) for name, line, kind, _ in findings] == [("ops.py", 5, Kind.MANUAL)]
+    assert "`jax.lax.exp` outside kernels (hinttable.kernels:18)" in findings[0][3]
+    assert all(r.new_source is None for r in results)

@@ -32,10 +32,12 @@ class AccuracyHints(JaxTransform):
                 continue
             name, function = target
             backends = self.rejecting_backends(call, self._rejecters(name))
-            answer = self.flow_answer(call) if function is call.func else None
-            if not backends and answer is not None:  # launched where only the link sees it
-                backends = answer.backends & self._rejecters(name)
             hint = find_arg(call, None, ("accuracy",))
+            # What the link found in the **options of `lax.exp(x, **options)` (a hint by keyword is
+            # dropped at the call, in code this module's analysis takes for a kernel's).
+            answer = self.flow_answer(call) if function is call.func and hint is None and has_double_star(call) else None
+            if not backends and answer is not None:  # run in a kernel where only the link sees it
+                backends = answer.backends & self._rejecters(name)
             # Backends this kernel reaches that cannot lower the function at all, hint or no hint.
             unlowered = self.analysis.kernels.backends_of(call) & self._unlowered_by(name)
             if unlowered and not backends - unlowered:
@@ -51,7 +53,7 @@ class AccuracyHints(JaxTransform):
                                 f"{note}; if it does, its Mosaic lowering raises \"Not implemented: accuracy\"")
                 continue
             if hint is None:
-                if answer is not None and has_double_star(call):
+                if answer is not None:
                     self._plan_spread(call, name, backends, answer)
                 elif has_double_star(call):
                     verb = "reject" if len(backends) > 1 else "rejects"
