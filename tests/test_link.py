@@ -501,3 +501,17 @@ def test_a_hint_reaching_a_helper_only_the_link_finds_in_kernel_code_is_named_th
     assert [(name, line, kind) for name, line, kind, _ in findings] == [("ops.py", 5, Kind.MANUAL)]
     assert "`jax.lax.exp` outside kernels (hinttable.kernels:18)" in findings[0][3]
     assert all(r.new_source is None for r in results)
+
+
+@pytest.mark.parametrize("read", ["op_kwargs.get('accuracy')", "op_kwargs['accuracy']"])
+def test_a_hint_code_reads_out_of_the_kwargs_is_not_dropped_where_it_is_written(read: str) -> None:
+    """The wrapper hands its **kwargs to the kernel and reads the hint out of them for plain XLA code
+    (`lax.tanh(x, accuracy=op_kwargs.get("accuracy"))`): the caller's keyword is read there too."""
+    wrapper = _TANH_LAUNCHED.replace("    def tanh(x, **op_kwargs):\n", "    def tanh(x, **op_kwargs):\n"
+                                     f"        x = lax.tanh(x, accuracy={read})\n")
+    answers = _hint_answers({"k": wrapper, "m": "import k\nfrom jax import lax\n"
+                             "def f(x):\n    return k.tanh(x, accuracy=lax.AccuracyMode.HIGHEST)\n"})
+    [sink] = answers["k"].sinks
+    [reach] = sink.pairs
+    assert (reach.module, reach.site, reach.fixable) == ("m", (4, 11), False), reach
+    assert "m" not in answers or not answers["m"].origins

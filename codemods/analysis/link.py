@@ -187,7 +187,11 @@ class Linker:
         if kind == "attr":
             return {found for value in self._eval(expr[1], module) for found in self._attribute(value, expr[2])}
         if kind == "item":
-            return {found for value in self._eval(expr[1], module) for found in self._item(value, expr[2])}
+            owners = self._eval(expr[1], module)
+            for owner in owners:  # `options["accuracy"]`: code of its own reads the mapping's entries
+                if owner[0] in ("map", "kwargs"):
+                    self.readers.setdefault(owner, set()).add(f"`[...]` of it in {module}")
+            return {found for value in owners for found in self._item(value, expr[2])}
         if kind == "call":
             return self._get(("res", module, expr[1]))
         if kind == "seq":
@@ -245,6 +249,7 @@ class Linker:
         if kind == "class":
             return self._class_attribute(value[1], name, None)
         if kind in ("map", "kwargs") and name in _CONTAINER_READS:
+            self.readers.setdefault(value, set()).add(f"`.{name}(...)` of it")
             return {("method", value, name)}
         if kind == "unknown":
             return {value}
