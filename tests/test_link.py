@@ -515,3 +515,17 @@ def test_a_hint_code_reads_out_of_the_kwargs_is_not_dropped_where_it_is_written(
     [reach] = sink.pairs
     assert (reach.module, reach.site, reach.fixable) == ("m", (4, 11), False), reach
     assert "m" not in answers or not answers["m"].origins
+
+
+def test_a_hint_spread_into_a_parameter_of_its_name_is_not_dropped_where_it_is_written() -> None:
+    """The wrapper spreads its **kwargs into the kernel and into plain code whose parameter is named
+    accuracy (`xla_tanh(x, **op_kwargs)`): that code reads the caller's keyword too."""
+    wrapper = _TANH_LAUNCHED.replace("    def tanh(x, **op_kwargs):\n", (
+        "    def xla_tanh(x, accuracy=None):\n        return lax.tanh(x, accuracy=accuracy)\n"
+        "    def tanh(x, **op_kwargs):\n        x = xla_tanh(x, **op_kwargs)\n"))
+    answers = _hint_answers({"k": wrapper, "m": "import k\nfrom jax import lax\n"
+                             "def f(x):\n    return k.tanh(x, accuracy=lax.AccuracyMode.HIGHEST)\n"})
+    [sink] = answers["k"].sinks
+    [reach] = sink.pairs
+    assert not reach.fixable and reach.readers == ("`k.xla_tanh` (its parameter `accuracy`)",), reach
+    assert "m" not in answers or not answers["m"].origins
