@@ -529,3 +529,16 @@ def test_a_hint_spread_into_a_parameter_of_its_name_is_not_dropped_where_it_is_w
     [reach] = sink.pairs
     assert not reach.fixable and reach.readers == ("`k.xla_tanh` (its parameter `accuracy`)",), reach
     assert "m" not in answers or not answers["m"].origins
+
+
+def test_a_hint_set_into_the_kwargs_or_from_an_installed_mapping_is_named_at_the_kernel_call() -> None:
+    """`op_kwargs["accuracy"] = ...` in the wrapper (written where no call or dict writes it), and
+    options an installed package's call gives: never nothing at the kernel's call."""
+    stored = _TANH_LAUNCHED.replace("    def tanh(x, **op_kwargs):\n", (
+        "    def tanh(x, **op_kwargs):\n        op_kwargs['accuracy'] = lax.AccuracyMode.HIGHEST\n"))
+    [sink] = _hint_answers({"k": stored, "m": "import k\ndef f(x):\n    return k.tanh(x)\n"})["k"].sinks
+    assert not sink.pairs and sink.unknown == ("a mapping the analysis does not follow to where it is written",)
+    installed = _TANH_LAUNCHED.replace("**op_kwargs), out_shape", "**settings_lib.options()), out_shape").replace(
+        "import functools", "import functools, settings_lib")
+    [sink] = _hint_answers({"k": installed, "m": "import k\ndef f(x):\n    return k.tanh(x)\n"})["k"].sinks
+    assert not sink.pairs and sink.unknown == ("what `settings_lib.options` gives (an installed package's code)",)

@@ -70,7 +70,8 @@ class Linker:
         self.readers: dict[tuple, set[str]] = {}  # a seq or mapping -> who reads it besides followed calls
         # Where what a function's `**kwargs` holds was written: (kwargs, key) -> {source: values}, a source
         # ("at", module, call site) for `f(key=...)` or ("unknown", why); (kwargs, None) -> the mappings
-        # spread into it (`f(**options)`). And the mappings each followed call spreads (`spreads`).
+        # spread into it (`f(**options)`; an installed package's or an unknown value too). And the
+        # mappings each followed call spreads (`spreads`).
         self.passed: dict[tuple, dict[tuple, set]] = {}
         self.spreads: dict[tuple[str, Site], set] = {}
         # The worklist: a statement (its module, kind and number) is evaluated again only when
@@ -535,9 +536,9 @@ class Linker:
                 self._keyword(function, keyword, values, names, double, given, at)
                 continue
             for value in values:  # **mapping
+                if double and value[0] in ("map", "kwargs", "obj", "ext", "unknown"):  # (installed or unknown: named)
+                    self.passed.setdefault((("kwargs", function), None), {}).setdefault(value, set())
                 if value[0] in ("map", "kwargs"):
-                    if double:
-                        self.passed.setdefault((("kwargs", function), None), {}).setdefault(value, set())
                     for key in list(self._keys_of(value)):
                         if isinstance(key, str):
                             self._keyword(function, key, self.read(value, key), names, double, given, value)
