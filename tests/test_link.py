@@ -542,3 +542,37 @@ def test_a_hint_set_into_the_kwargs_or_from_an_installed_mapping_is_named_at_the
         "import functools", "import functools, settings_lib")
     [sink] = _hint_answers({"k": installed, "m": "import k\ndef f(x):\n    return k.tanh(x)\n"})["k"].sinks
     assert not sink.pairs and sink.unknown == ("what `settings_lib.options` gives (an installed package's code)",)
+
+
+def test_a_hint_in_code_a_launch_the_link_does_not_follow_may_run_is_a_note(tmp_path: Path) -> None:
+    """`getattr(launchers, f"launch_{backend}")(functools.partial(body, **OPTS), x)`: the body may run in
+    a Mosaic TPU kernel (it does, and fails to lower); its op says so, with where the hint is written."""
+    folder = _write(tmp_path, "hintmaybe", {
+        "launchers.py": """
+            import jax
+            from jax.experimental import pallas as pl
+            from jax.experimental.pallas import tpu as pltpu
+
+            def launch_tpu(body, x):
+                return pl.pallas_call(body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+        """,
+        "kernels.py": """
+            import functools
+            from jax import lax
+            from . import launchers
+
+            OPTS = {"accuracy": lax.AccuracyMode.HIGHEST}
+
+            def body(x_ref, o_ref, **kw):
+                o_ref[...] = lax.exp(x_ref[...], **kw)
+
+            def run(x, backend="tpu"):
+                return getattr(launchers, f"launch_{backend}")(functools.partial(body, **OPTS), x)
+        """})
+    results = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                  project=discover([folder]))
+    findings = [(Path(r.path).name, f.line, f.kind, f.message) for r in results for f in r.findings]
+    assert [(name, line, kind) for name, line, kind, _ in findings] == [("kernels.py", 8, Kind.MANUAL)]
+    assert "(written in `hintmaybe.kernels` on line 5), and this code may run in a kernel launched through " \
+           "getattr with a computed name (hintmaybe.kernels:11)" in findings[0][3]
+    assert all(r.new_source is None for r in results)

@@ -51,6 +51,8 @@ class AccuracyHints(JaxTransform):
                 if note is not None and hint is not None and not is_none(hint.value):
                     self.report(call, Kind.MANUAL, f"{display(name)}: accuracy={one_line(self.module.segment(hint.value))} "
                                 f"{note}; if it does, its Mosaic lowering raises \"Not implemented: accuracy\"")
+                elif answer is not None and answer.maybe:
+                    self._plan_spread(call, name, backends, answer)
                 continue
             if hint is None:
                 if answer is not None:
@@ -73,7 +75,16 @@ class AccuracyHints(JaxTransform):
         """`lax.exp(x, **options)` in kernel code: the hints the link found in `options` are dropped
         where they are written when every reader is kernel code (that module's `_plan_flow_origins`);
         one that plain XLA code reads too, or one the link cannot locate, is [manual] here. Only None
-        (or nothing a hint) reaching it: nothing to say."""
+        (or nothing a hint) reaching it: nothing to say. Run only where a launch the link does not
+        follow may run it (`answer.maybe`): [manual], with where the hints are written."""
+        if not backends:
+            found = [f"written in `{reach.module}` on line {reach.site[0]}" for reach in answer.pairs]
+            found += [f"from {why}" for why in answer.unknown]
+            if found:
+                self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs carry an accuracy= hint ({'; '.join(found)}), "
+                            f"and this code may run in a kernel launched through {' or '.join(answer.maybe)}, which the "
+                            "analysis does not follow; if it does, its Mosaic lowering raises \"Not implemented: accuracy\"")
+            return
         why = [reach.shared("dropping it") for reach in answer.pairs if not reach.fixable]
         if answer.unknown:
             why.append(f"may come from {' or '.join(answer.unknown)}")
