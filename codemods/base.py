@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import ast
 from abc import ABC, abstractmethod
-from typing import Callable, Optional
+from typing import Callable, Collection, Iterator, Optional
 
+from codemods.analysis.flow_facts import OriginAnswer, SinkAnswer
 from codemods.analysis.kernel_scope import NO_LAUNCH_FOUND, Backends, KernelScope, find_kernels
 from codemods.analysis.module import FUNCTIONS, FunctionNode, ModuleIndex
 from codemods.analysis.module_helpers import Helper, HelperInserter
@@ -96,6 +97,28 @@ class JaxTransform(ABC):
         lines = self.analysis.proven.get(self.rule.code, frozenset())
         spans = [call, *(self.module.parent.get(use, use) for use in self.analysis.kernels.uses_of(call))]
         return any(node.lineno <= line <= node.end_lineno for node in spans for line in lines)
+
+    # -- values that cross modules: the whole-program value flow's answers (analysis/link.py) --
+
+    def flow_answer(self, call: ast.Call) -> Optional[SinkAnswer]:
+        """What the link found reaching `call` (a call of the rule's `follows`), if anything reaches
+        it in the project."""
+        answer = self.analysis.facts.flow.sink_at((call.lineno, call.col_offset))
+        return answer if answer is not None and answer.reached else None
+
+    def flow_origins(self, kinds: tuple[type, ...], callees: Collection[str]) -> Iterator[tuple[ast.AST, OriginAnswer]]:
+        """The values written in this module that the link found reaching only kernel calls of
+        `callees` in the project, and read by nothing else (each the node of one of `kinds` written there), to be rewritten
+        where they are written; not those on a line this rule already said something of."""
+        origins = [origin for origin in self.analysis.facts.flow.origins
+                   if not origin.readers and any(callee in callees for _, _, callee in origin.reaches)]
+        written = {(node.lineno, node.col_offset): node for node in ast.walk(self.module.tree)
+                   if isinstance(node, kinds)} if origins else {}
+        reported = {finding.line for finding in self.findings}
+        for origin in origins:
+            node = written.get(origin.site)
+            if node is not None and self.module.position(node)[0] not in reported:
+                yield node, origin
 
     def rejecting_backends(self, call: ast.Call, rejecters: Backends) -> Backends:
         """The backends among `rejecters` that the code at `call` may be lowered for: empty when

@@ -508,7 +508,8 @@ def test_a_suppressed_failing_call_is_named_with_its_comment(on_call: str, on_pa
         assert lower(program, tmp_path).stdout.strip() == "lowered"
 
 
-MANUAL_ONLY = '''\
+# A kernel factory whose hint comes through **options, from the keyword its caller writes.
+HINT_THROUGH_OPTIONS = '''\
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -530,21 +531,44 @@ def build():
 '''
 
 
+# The same hint in a dict plain XLA code splats too: only a [manual] finding answers the kernel's call.
+SHARED_HINT = HINT_THROUGH_OPTIONS.replace("make_kernel(accuracy=lax.AccuracyMode.HIGHEST)",
+                                          "make_kernel(**OPTIONS)") + (
+    '\n\nOPTIONS = {"accuracy": lax.AccuracyMode.HIGHEST}\n\n\n'
+    'def reference(x):\n    return lax.exp(x, **OPTIONS)  # plain XLA code: XLA honours the hint\n')
+
+
 def test_a_placed_call_with_no_fix_exits_non_zero_with_its_finding(tmp_path: Path) -> None:
-    """Only a [manual] finding answers the call (its hint comes through **options): the error stays,
-    so even --write exits 1 (it exited 0) and says a person must change it."""
+    """Only a [manual] finding answers the call (its hint comes through **options from a dict plain
+    XLA code reads too): the error stays, so even --write exits 1 (it exited 0) and says a person
+    must change it."""
     program = tmp_path / "factory.py"
-    program.write_text(MANUAL_ONLY)
+    program.write_text(SHARED_HINT)
     failed = lower(program, tmp_path)
     assert "Not implemented: accuracy" in failed.stderr, failed.stderr[-2000:]
     result = explain(failed.stderr, tmp_path, "--write", "--unsafe-fixes")
     assert result.returncode == 1, result.stderr
     assert "factory.py:11:22: JAX002 [manual]" in result.stderr
     assert "factory.py:11: JAX002: no fix can be written for this call" in result.stderr
-    assert program.read_text() == MANUAL_ONLY and result.stdout == ""
+    assert program.read_text() == SHARED_HINT and result.stdout == ""
 
 
-MANUAL_ONLY_PRECISION = MANUAL_ONLY.replace(
+def test_a_failing_exp_whose_hint_comes_through_kwargs_is_dropped_where_it_is_written(tmp_path: Path) -> None:
+    """JAX002 places the failing call although it spells no hint (**options carries one), and the
+    whole-program value flow follows the factory's **options to the keyword its caller writes:
+    dropped there (unsafe), and the program lowers (it was a [manual] finding, exit 1)."""
+    program = tmp_path / "factory.py"
+    program.write_text(HINT_THROUGH_OPTIONS)
+    failed = lower(program, tmp_path)
+    assert "Not implemented: accuracy" in failed.stderr, failed.stderr[-2000:]
+    result = explain(failed.stderr, tmp_path, "--write", "--unsafe-fixes")
+    assert result.returncode == 0, result.stderr
+    assert "factory.py:16:26: JAX002 [dropped, unsafe] dropped accuracy=lax.AccuracyMode.HIGHEST" in result.stderr, \
+        result.stderr
+    assert lower(program, tmp_path).returncode == 0
+
+
+PAIR_THROUGH_OPTIONS = HINT_THROUGH_OPTIONS.replace(
     "def kernel(x_ref, o_ref):\n        o_ref[...] = lax.exp(x_ref[...], **options)",
     "def kernel(x_ref, y_ref, o_ref):\n        o_ref[...] = jnp.dot(x_ref[...], y_ref[...], **options)",
 ).replace("make_kernel(accuracy=lax.AccuracyMode.HIGHEST)",
@@ -558,7 +582,7 @@ def test_a_failing_dot_whose_precision_comes_through_kwargs_is_fixed_where_the_p
     whole-program value flow follows the factory's **options to the pair its caller writes: fixed
     there, and the program lowers."""
     program = tmp_path / "factory.py"
-    program.write_text(MANUAL_ONLY_PRECISION)
+    program.write_text(PAIR_THROUGH_OPTIONS)
     failed = lower(program, tmp_path)
     assert "Per-operand dot precision unsupported" in failed.stderr, failed.stderr[-2000:]
     result = explain(failed.stderr, tmp_path, "--write")

@@ -581,3 +581,224 @@ def test_the_answers_are_kept_until_a_summary_they_were_linked_from_changes(tmp_
     assert len(links) == 2 and warm != cold
     cache = ResultCache(tmp_path / "cold", settings)
     assert findings() == warm
+
+
+# -- accuracy= hints handed on in **kwargs (JAX002's follows): answered by where they are written --
+
+_TANH_LAUNCHED = """
+    import functools
+    from jax import lax
+    from jax.experimental import pallas as pl
+    def body(x_ref, o_ref, **op_kwargs):
+        o_ref[...] = lax.tanh(x_ref[...], **op_kwargs)
+    def tanh(x, **op_kwargs):
+        return pl.pallas_call(functools.partial(body, **op_kwargs), out_shape=x)(x)
+"""
+
+
+def _hint_answers(modules: dict[str, str]) -> dict:
+    from codemods.rules.accuracy_hints import RULE
+
+    return link([summarise(textwrap.dedent(text), name) for name, text in modules.items()], RULE.follows)[0]
+
+
+def test_a_hint_handed_on_in_kwargs_is_answered_where_it_is_written() -> None:
+    """The call keyword two **kwargs layers away, the dict entry and the dict(...) call: each an
+    origin to drop in the module that writes it, the kernel's call answered with all three."""
+    answers = _hint_answers({
+        "k": _TANH_LAUNCHED,
+        "layers": "import k\ndef gelu(x, **kw):\n    return k.tanh(x, **kw)\n",
+        "m": "import layers, k\nfrom jax import lax\nA = {'accuracy': lax.AccuracyMode.HIGHEST}\n"
+             "B = dict(accuracy=lax.AccuracyMode.HIGHEST)\n"
+             "def f(x):\n    return layers.gelu(x, accuracy=lax.AccuracyMode.HIGHEST), k.tanh(x, **A), k.tanh(x, **B)\n"})
+    [sink] = answers["k"].sinks
+    assert [(reach.module, reach.site, reach.fixable) for reach in sink.pairs] == [
+        ("m", (3, 4), True), ("m", (4, 4), True), ("m", (6, 11), True)]
+    assert not sink.unknown
+    assert [origin.site for origin in answers["m"].origins] == [(3, 4), (4, 4), (6, 11)]
+
+
+def test_a_hint_plain_code_or_an_installed_function_reads_too_is_not_dropped_where_it_is_written() -> None:
+    answers = _hint_answers({
+        "k": _TANH_LAUNCHED,
+        "m": "import json, k\nfrom jax import lax\nA = {'accuracy': lax.AccuracyMode.HIGHEST}\n"
+             "B = {'accuracy': lax.AccuracyMode.HIGHEST}\njson.dumps(B)\n"
+             "def f(x):\n    return k.tanh(x, **A), k.tanh(x, **B)\n"
+             "def reference(x):\n    return lax.tanh(x, **A)\n"})
+    [sink] = answers["k"].sinks
+    assert [(reach.site, reach.fixable, reach.readers) for reach in sink.pairs] == [
+        ((3, 4), False, ("`jax.lax.tanh` outside kernels (m:9)",)), ((4, 4), False, ("`json.dumps` (m:5)",))]
+    assert "m" not in answers or not answers["m"].origins
+
+
+def test_a_hint_the_link_cannot_locate_is_named_at_the_kernel_call() -> None:
+    """A keyword a partial binds (no call writes it), and a wrapper no code of the project calls
+    (an entry point: its callers are elsewhere)."""
+    bound = _hint_answers({"k": _TANH_LAUNCHED.replace("**op_kwargs), out_shape", "accuracy=9), out_shape"),
+                           "m": "import k\ndef f(x):\n    return k.tanh(x)\n"})
+    [sink] = bound["k"].sinks
+    assert sink.reached and not sink.pairs and sink.unknown == ("a partial's keyword",)
+    [sink] = _hint_answers({"k": _TANH_LAUNCHED})["k"].sinks
+    assert sink.reached and not sink.pairs
+    assert sink.unknown == ("what the callers of `k.tanh` outside the project pass in its **kwargs",)
+
+
+def test_only_none_reaching_a_hint_is_nothing_to_say() -> None:
+    answers = _hint_answers({"k": _TANH_LAUNCHED, "m": "import k\ndef f(x):\n    return k.tanh(x, accuracy=None), k.tanh(x)\n"})
+    [sink] = answers["k"].sinks
+    assert sink.reached and not sink.pairs and not sink.unknown
+
+
+def test_a_namedtuple_built_in_another_module_holds_the_fields_it_was_given() -> None:
+    """`Config(opts={...})` of a typing.NamedTuple binds its fields as a dataclass's do: the hint in
+    the dict the kernel spreads (`**cfg.opts`) is found where it is written."""
+    answers = _hint_answers({
+        "config": "from typing import NamedTuple\nclass Config(NamedTuple):\n    eps: float = 1e-6\n    opts: dict = {}\n",
+        "k": "import functools\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n"
+             "def body(x_ref, o_ref, *, cfg):\n    o_ref[...] = lax.rsqrt(x_ref[...], **cfg.opts)\n"
+             "def norm(x, cfg):\n    return pl.pallas_call(functools.partial(body, cfg=cfg), out_shape=x)(x)\n",
+        "m": "import k\nfrom jax import lax\nfrom config import Config\n"
+             "CFG = Config(1e-5, opts={'accuracy': lax.AccuracyMode.HIGHEST})\ndef f(x):\n    return k.norm(x, CFG)\n"})
+    [sink] = answers["k"].sinks
+    assert [(reach.module, reach.site, reach.fixable) for reach in sink.pairs] == [("m", (4, 24), True)]
+
+
+def test_a_hint_a_triton_kernel_reads_too_is_dropped_where_it_is_written_only_for_a_mosaic_one() -> None:
+    """Triton ignores accuracy=: a dict a Triton kernel and a Mosaic TPU kernel both spread is dropped
+    where it is written; one only a Triton kernel spreads is left alone."""
+    def launched(name: str, params: str) -> str:
+        return (f"def {name}_body(x_ref, o_ref, **kw):\n    o_ref[...] = lax.exp(x_ref[...], **kw)\n"
+                f"def {name}(x, **kw):\n    return pl.pallas_call(functools.partial({name}_body, **kw), out_shape=x, "
+                f"compiler_params={params})(x)\n")
+    head = "import functools\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n" \
+           "from jax.experimental.pallas import tpu as pltpu, triton as pltriton\n"
+    kernels = head + launched("on_tpu", "pltpu.CompilerParams()") + launched("on_triton", "pltriton.CompilerParams()")
+    answers = _hint_answers({"k": kernels, "m": "import k\nfrom jax import lax\nBOTH = {'accuracy': lax.AccuracyMode.HIGHEST}\n"
+                             "TRITON = {'accuracy': lax.AccuracyMode.HIGHEST}\n"
+                             "def f(x):\n    return k.on_tpu(x, **BOTH), k.on_triton(x, **BOTH), k.on_triton(x, **TRITON)\n"})
+    assert [origin.site for origin in answers["m"].origins] == [(3, 7)]
+
+
+def test_a_hint_set_in_a_dict_after_it_is_written_is_a_note_there(tmp_path: Path) -> None:
+    """`OPTS["accuracy"] = ...` after `OPTS = {}`: the link finds the dict, which holds no entry to
+    drop; never silent: a [manual] note where the dict is written, and nothing rewritten."""
+    folder = _write(tmp_path, "hintset", {
+        "k.py": "from jax.experimental.pallas import tpu as pltpu\n" + textwrap.dedent(_TANH_LAUNCHED).replace(
+            "out_shape=x)", "out_shape=x, compiler_params=pltpu.CompilerParams())"),
+        "m.py": "from jax import lax\nfrom . import k\nOPTS = {}\nOPTS['accuracy'] = lax.AccuracyMode.HIGHEST\n\n"
+                "def f(x):\n    return k.tanh(x, **OPTS)\n"})
+    results = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                  project=discover([folder]))
+    findings = [(Path(r.path).name, f.line, f.kind) for r in results for f in r.findings]
+    assert findings == [("m.py", 3, Kind.MANUAL)]
+    assert all(r.new_source is None for r in results)
+
+
+def test_a_hint_reaching_a_helper_only_the_link_finds_in_kernel_code_is_named_there(tmp_path: Path) -> None:
+    """The kernel calls a helper out of another module's table (`HELPERS[mode](x, **OPTS)`): only the
+    link runs the helper in the kernel. The dict plain XLA code splats too cannot be dropped where it
+    is written; the helper's op says so, where this module's analysis sees no kernel at all."""
+    folder = _write(tmp_path, "hinttable", {
+        "ops.py": "from jax import lax\n\n\ndef exp_with(x, **opts):\n    return lax.exp(x, **opts)\n",
+        "tables.py": "from . import ops\n\nHELPERS = {'exp': getattr(ops, 'exp_with')}\n",
+        "kernels.py": """
+            import functools
+            import jax
+            from jax import lax
+            from jax.experimental import pallas as pl
+            from jax.experimental.pallas import tpu as pltpu
+            from . import tables
+
+            OPTS = {"accuracy": lax.AccuracyMode.HIGHEST}
+
+            def _kernel(x_ref, o_ref, *, mode):
+                o_ref[...] = tables.HELPERS[mode](x_ref[...], **OPTS)
+
+            def run(x):
+                return pl.pallas_call(functools.partial(_kernel, mode="exp"), out_shape=x,
+                                      compiler_params=pltpu.CompilerParams())(x)
+
+            def reference(x):
+                return lax.exp(x, **OPTS)
+        """})
+    results = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                  project=discover([folder]))
+    findings = [(Path(r.path).name, f.line, f.kind, f.message) for r in results for f in r.findings]
+    assert [(name, line, kind) for name, line, kind, _ in findings] == [("ops.py", 5, Kind.MANUAL)]
+    assert "`jax.lax.exp` outside kernels (hinttable.kernels:18)" in findings[0][3]
+    assert all(r.new_source is None for r in results)
+
+
+@pytest.mark.parametrize("read", ["op_kwargs.get('accuracy')", "op_kwargs['accuracy']"])
+def test_a_hint_code_reads_out_of_the_kwargs_is_not_dropped_where_it_is_written(read: str) -> None:
+    """The wrapper hands its **kwargs to the kernel and reads the hint out of them for plain XLA code
+    (`lax.tanh(x, accuracy=op_kwargs.get("accuracy"))`): the caller's keyword is read there too."""
+    wrapper = _TANH_LAUNCHED.replace("    def tanh(x, **op_kwargs):\n", "    def tanh(x, **op_kwargs):\n"
+                                     f"        x = lax.tanh(x, accuracy={read})\n")
+    answers = _hint_answers({"k": wrapper, "m": "import k\nfrom jax import lax\n"
+                             "def f(x):\n    return k.tanh(x, accuracy=lax.AccuracyMode.HIGHEST)\n"})
+    [sink] = answers["k"].sinks
+    [reach] = sink.pairs
+    assert (reach.module, reach.site, reach.fixable) == ("m", (4, 11), False), reach
+    assert "m" not in answers or not answers["m"].origins
+
+
+def test_a_hint_spread_into_a_parameter_of_its_name_is_not_dropped_where_it_is_written() -> None:
+    """The wrapper spreads its **kwargs into the kernel and into plain code whose parameter is named
+    accuracy (`xla_tanh(x, **op_kwargs)`): that code reads the caller's keyword too."""
+    wrapper = _TANH_LAUNCHED.replace("    def tanh(x, **op_kwargs):\n", (
+        "    def xla_tanh(x, accuracy=None):\n        return lax.tanh(x, accuracy=accuracy)\n"
+        "    def tanh(x, **op_kwargs):\n        x = xla_tanh(x, **op_kwargs)\n"))
+    answers = _hint_answers({"k": wrapper, "m": "import k\nfrom jax import lax\n"
+                             "def f(x):\n    return k.tanh(x, accuracy=lax.AccuracyMode.HIGHEST)\n"})
+    [sink] = answers["k"].sinks
+    [reach] = sink.pairs
+    assert not reach.fixable and reach.readers == ("`k.xla_tanh` (its parameter `accuracy`)",), reach
+    assert "m" not in answers or not answers["m"].origins
+
+
+def test_a_hint_set_into_the_kwargs_or_from_an_installed_mapping_is_named_at_the_kernel_call() -> None:
+    """`op_kwargs["accuracy"] = ...` in the wrapper (written where no call or dict writes it), and
+    options an installed package's call gives: never nothing at the kernel's call."""
+    stored = _TANH_LAUNCHED.replace("    def tanh(x, **op_kwargs):\n", (
+        "    def tanh(x, **op_kwargs):\n        op_kwargs['accuracy'] = lax.AccuracyMode.HIGHEST\n"))
+    [sink] = _hint_answers({"k": stored, "m": "import k\ndef f(x):\n    return k.tanh(x)\n"})["k"].sinks
+    assert not sink.pairs and sink.unknown == ("a mapping the analysis does not follow to where it is written",)
+    installed = _TANH_LAUNCHED.replace("**op_kwargs), out_shape", "**settings_lib.options()), out_shape").replace(
+        "import functools", "import functools, settings_lib")
+    [sink] = _hint_answers({"k": installed, "m": "import k\ndef f(x):\n    return k.tanh(x)\n"})["k"].sinks
+    assert not sink.pairs and sink.unknown == ("what `settings_lib.options` gives (an installed package's code)",)
+
+
+def test_a_hint_in_code_a_launch_the_link_does_not_follow_may_run_is_a_note(tmp_path: Path) -> None:
+    """`getattr(launchers, f"launch_{backend}")(functools.partial(body, **OPTS), x)`: the body may run in
+    a Mosaic TPU kernel (it does, and fails to lower); its op says so, with where the hint is written."""
+    folder = _write(tmp_path, "hintmaybe", {
+        "launchers.py": """
+            import jax
+            from jax.experimental import pallas as pl
+            from jax.experimental.pallas import tpu as pltpu
+
+            def launch_tpu(body, x):
+                return pl.pallas_call(body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+        """,
+        "kernels.py": """
+            import functools
+            from jax import lax
+            from . import launchers
+
+            OPTS = {"accuracy": lax.AccuracyMode.HIGHEST}
+
+            def body(x_ref, o_ref, **kw):
+                o_ref[...] = lax.exp(x_ref[...], **kw)
+
+            def run(x, backend="tpu"):
+                return getattr(launchers, f"launch_{backend}")(functools.partial(body, **OPTS), x)
+        """})
+    results = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                  project=discover([folder]))
+    findings = [(Path(r.path).name, f.line, f.kind, f.message) for r in results for f in r.findings]
+    assert [(name, line, kind) for name, line, kind, _ in findings] == [("kernels.py", 8, Kind.MANUAL)]
+    assert "(written in `hintmaybe.kernels` on line 5), and this code may run in a kernel launched through " \
+           "getattr with a computed name (hintmaybe.kernels:11)" in findings[0][3]
+    assert all(r.new_source is None for r in results)

@@ -406,6 +406,12 @@ LOWERED = {
                                                       "needs a rewrite for its kernel uses (other modules; plain XLA code: "
                                                       "other modules)"},
                                    ((8, 128), (128, 128))),
+    # accuracy= handed on in **kwargs: dropped where it is written; the mapping plain XLA code reads too is a note
+    "accuracy_across_modules": ("hintpkg", ("through_two_kwargs_layers", "dict_entry", "dict_call"),
+                                {"shared_with_xla": "[manual] lax.log: **kwargs carry an accuracy= hint, which Mosaic TPU "
+                                                    "rejects (\"Not implemented: accuracy\"): written in `hintpkg.numerics` "
+                                                    "on line 6, which `jax.lax.log` outside kernels (hintpkg.api:24) also reads"},
+                                ((8, 128),)),
 }
 
 
@@ -435,6 +441,27 @@ def test_the_rewritten_package_lowers_for_tpu_and_the_original_does_not(case: Pa
     for name, finding in unfixed.items():
         assert jax_support.lowering_error(jax.jit(getattr(rewritten, name)), operands, "tpu"), name
         assert finding in _findings(results, root)
+
+
+@pytest.mark.jax
+def test_plain_xla_code_that_reads_an_accuracy_hint_a_kernel_reads_too_lowers_as_before(copy_of) -> None:
+    """The hints dropped for the kernels of `accuracy_across_modules` leave its XLA code's hints (one
+    read from the mapping a kernel spreads too) as they were: XLA honours them."""
+    from tests import jax_support
+
+    case = PACKAGES / "accuracy_across_modules"
+    root = copy_of(case)
+    results = run([root], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
+    assert any(result.new_source is not None for result in results)
+    for result in results:
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    operand = jax.ShapeDtypeStruct((8, 128), "float32")
+    for name in ("log_reference", "tanh_reference"):
+        lowered = [jax.jit(getattr(_import_package(tree, "hintpkg"), name)).lower(operand).as_text()
+                   for tree in (case / "in", root)]
+        assert lowered[0] == lowered[1], name
+        assert "accuracy" in lowered[0], name  # the hint is there to keep
 
 
 def test_a_warm_run_over_an_unchanged_project_parses_nothing(copy_of, tmp_path: Path, monkeypatch) -> None:
@@ -543,6 +570,39 @@ def _hint_dropped_and_lowered(tmp_path: Path, make: Callable[[Path], None], modu
         if result.new_source is not None:
             Path(result.path).write_bytes(result.new_source)
     errors = {root: _lowering_error(root, module, "cuda", ((16, 256),)) for root in (original, rewritten)}
+    assert errors[original] is not None and "accuracy" in errors[original], errors[original]
+    assert errors[rewritten] is None
+
+
+@pytest.mark.jax
+def test_a_hint_a_mosaic_gpu_kernel_reads_from_its_wrappers_kwargs_is_dropped_where_written_and_it_lowers(
+        tmp_path: Path) -> None:
+    """A Mosaic GPU kernel closes over its wrapper's **kwargs and spreads them into lax.exp; another
+    module splats a dict holding accuracy= into the wrapper. The entry becomes None in that dict
+    (unsafe), and the package lowers for Mosaic GPU where the original raises."""
+    from tests import jax_support
+
+    if jax_support.JAX_VERSION < (0, 10):
+        pytest.skip("accuracy= on lax.exp: jax 0.10 and later")
+    modules = {
+        "acts.py": "import jax\nfrom jax import lax\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n\n"
+        "def exp(x, **exp_kwargs):\n    @plgpu.kernel(out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))\n"
+        "    def kernel(x_ref, o_ref):\n        o_ref[...] = lax.exp(x_ref[...], **exp_kwargs)\n\n    return kernel(x)\n",
+        "launch.py": "from jax import lax\n\nfrom . import acts\n\nOPTS = {'accuracy': lax.AccuracyMode.HIGHEST}\n\n\n"
+        "def run(x):\n    return acts.exp(x, **OPTS)\n",
+    }
+    original, rewritten = tmp_path / "original", tmp_path / "rewritten"
+    for root in (original, rewritten):
+        root.mkdir()
+        _package(root, "gs", modules)
+    results = run([rewritten], select(), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1)
+    assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == [
+        ("launch.py", "JAX002", "dropped")]
+    for result in results:
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    assert "OPTS = {'accuracy': None}" in (rewritten / "gs" / "launch.py").read_text()
+    errors = {root: _lowering_error(root, "gs.launch", "cuda", ((16, 256),)) for root in (original, rewritten)}
     assert errors[original] is not None and "accuracy" in errors[original], errors[original]
     assert errors[rewritten] is None
 

@@ -21,6 +21,11 @@ class Reach:
     fixable: bool  # every reader is a followed call in kernel code
     readers: tuple[str, ...] = ()  # the others, described ("`print` in reference.py:9")
 
+    def shared(self, rewriting: str) -> str:
+        """Why it is not rewritten where it is written (`rewriting`: the rewrite, "dropping it")."""
+        return (f"written in `{self.module}` on line {self.site[0]}, which {', '.join(self.readers)} also "
+                f"read{'s' if len(self.readers) == 1 else ''} ({rewriting} there would change what that code reads)")
+
 
 @dataclass(frozen=True)
 class SinkAnswer:

@@ -221,9 +221,11 @@ class ModuleFacts:
     @property
     def holds_kernels(self) -> bool:
         """Kernels run here without the module saying pallas: its functions are launched or called
-        from kernels elsewhere, it launches its own through another module's launcher, or it writes
-        a value that reaches another module's kernel."""
-        return bool(self.kernels or self.launchers or self.precision_wrappers or self.flow.origins)
+        from kernels elsewhere, it launches its own through another module's launcher, it writes
+        a value that reaches another module's kernel, or the link runs one of its followed calls in
+        a kernel (a helper reached as `getattr(ops, "name")`)."""
+        return bool(self.kernels or self.launchers or self.precision_wrappers or self.flow.origins
+                    or any(sink.backends or sink.maybe for sink in self.flow.sinks))
 
 
 NO_FACTS = ModuleFacts()

@@ -16,7 +16,8 @@ Values are tuples: ("lit", v), ("level", name), ("def", q), ("class", q), ("inst
 ("ext", dotted) an installed package's name, ("obj", dotted) what calling one returned, ("seq", m,
 site, n), ("map", m, site), ("partial", m, site), ("kwargs", q) / ("args", q) a function's `**`/`*`
 parameter, ("bound", q, inst), ("method", container, name), ("items", mapping) what `mapping.items()`
-gives and ("entry", mapping) one of its (key, value) entries, ("unknown", why).
+gives and ("entry", mapping) one of its (key, value) entries, ("launcher", dotted, backends) a
+launcher's decorator (`plgpu.kernel(out_type=...)`) before it is applied to the body, ("unknown", why).
 """
 
 from __future__ import annotations
@@ -81,8 +82,14 @@ class Linker:
         self._launching = False
         self._unwrapping: set[tuple] = set()  # partials being called through (see `_invoke`)
         self.sinks: dict[tuple[str, Site], tuple[str, str, set]] = {}  # (module, site) -> (callee, function, values)
-        self.readers: dict[tuple, set[str]] = {}  # a seq value -> who reads it besides followed calls
+        self.readers: dict[tuple, set[str]] = {}  # a seq or mapping -> who reads it besides followed calls
         self._escaped: dict[tuple, set[str]] = {}  # a value handed to code the flow does not follow -> who
+        # Where what a function's `**kwargs` holds was written: (kwargs, key) -> {source: values}, a source
+        # ("at", module, call site) for `f(key=...)` or ("unknown", why); (kwargs, None) -> the mappings
+        # spread into it (`f(**options)`; an installed package's or an unknown value too). And the
+        # mappings each followed call spreads (`spreads`).
+        self.passed: dict[tuple, dict[tuple, set]] = {}
+        self.spreads: dict[tuple[str, Site], set] = {}
         # The worklist: a statement (its module, kind and number) is evaluated again only when
         # something it read grew (`_get` records what it reads, `_grew` queues who read it).
         self._queue: deque[tuple[str, str, int]] = deque()
@@ -258,7 +265,11 @@ class Linker:
         if kind == "attr":
             return {found for value in self._eval(expr[1], module) for found in self._attribute(value, expr[2])}
         if kind == "item":
-            return {found for value in self._eval(expr[1], module) for found in self._item(value, expr[2])}
+            owners = self._eval(expr[1], module)
+            for owner in owners:  # `options["accuracy"]`: code of its own reads the mapping's entries
+                if owner[0] in ("map", "kwargs"):
+                    self.readers.setdefault(owner, set()).add(f"`[...]` of it in {module}")
+            return {found for value in owners for found in self._item(value, expr[2])}
         if kind == "call":
             return self._get(("res", module, expr[1]))
         if kind == "seq":
@@ -317,6 +328,7 @@ class Linker:
         if kind == "class":
             return self._class_attribute(value[1], name, None)
         if kind in ("map", "kwargs") and name in _CONTAINER_READS:
+            self.readers.setdefault(value, set()).add(f"`.{name}(...)` of it")
             return {("method", value, name)}
         if kind == "unknown":
             return {value}
@@ -375,11 +387,11 @@ class Linker:
             self.calls.add((caller, callee[1]))
         if kind == "def":
             self._run_in(callee[1], caller)
-            self._bind(callee[1], args, keywords, None)
+            self._bind(callee[1], args, keywords, None, call, module)
             return self._get(("ret", callee[1]))
         if kind == "bound":
             self._run_in(callee[1], caller)
-            self._bind(callee[1], args, keywords, callee[2])
+            self._bind(callee[1], args, keywords, callee[2], call, module)
             return self._get(("ret", callee[1]))
         if kind == "partial":
             if callee in self._unwrapping:  # `f = partial(f, ...)` in a loop: a partial of itself
@@ -426,6 +438,10 @@ class Linker:
         if kind == "obj":
             self._escape(args, keywords, call, module, callee[1])
             return {callee}
+        if kind == "launcher":  # a launcher's decorator applied to the body
+            for value in args[0][1] if args else ():
+                self._launch(value, callee[2], call, module)
+            return {("obj", callee[1])}
         return set()
 
     def _installed(self, name: str, args: list, keywords: list, call: Call, module: str) -> set:
@@ -457,6 +473,8 @@ class Linker:
         if launcher is not None:
             body = given.get(launcher.body_keyword) or self._positional(args, launcher.body_position)
             backends = self._selected(launcher.selectors, given) or launcher.backends
+            if not body:  # `@plgpu.kernel(out_type=...)`, `@pl.core_map(mesh)`: the body comes with the next call
+                return {("launcher", name, backends)}
             # One of several functions (`IMPLEMENTATIONS[mode]`): one that takes no refs is more likely
             # plain code than a body, so it may run there, not surely (a pair in it is [manual]).
             several = len({value for value in body if value[0] in ("def", "bound", "partial", "inst")}) > 1
@@ -471,6 +489,7 @@ class Linker:
             values = given.get(keyword) or self._positional(args, position)
             for spread in (held for name_, held in keywords if name_ is None):  # `**options`
                 values = values | {found for mapping in spread for found in self._item(mapping, keyword)}
+                self.spreads.setdefault((module, call.site), set()).update(spread)
             self.sinks.setdefault((module, call.site), (name, call.scope, set()))[2].update(values)
             return {("obj", name)}
         self._escape(args, keywords, call, module, name)
@@ -546,30 +565,33 @@ class Linker:
             self._escaped.setdefault(value, set()).add(reader)
 
     def settle_readers(self) -> None:
-        """`readers`: each tuple or list literal -> who reads it besides followed calls, from the
+        """`readers`: each tuple, list or dict literal (or `**kwargs`) -> who reads it besides followed calls, from the
         values handed to such readers and what they hold (worked out once the fixpoint is done,
         not at each evaluation of each call: that walked every container handed to installed code
         again and again, a quarter of a large project's link)."""
-        readers: dict[tuple, set[str]] = {}
+        readers = self.readers  # (with those found on the way: `kw.get(...)`, `box[...]`, a parameter)
         for value, by in self._escaped.items():
             seen, stack = {value}, [value]
             while stack and len(seen) <= _READ_DEPTH:
                 held = stack.pop()
-                if held[0] == "seq":
+                if held[0] in ("seq", "map", "kwargs"):
                     readers.setdefault(held, set()).update(by)
                 for key in self.keys.get(held, ()):
                     for inner in self.heap.get(("field", held, key), ()):
                         if inner[0] in _HOLDERS and inner not in seen:
                             seen.add(inner)
                             stack.append(inner)
-        self.readers = readers
 
     # -- binding arguments to parameters --
 
-    def _bind(self, function: str, args: Iterable, keywords: Iterable, instance: Optional[tuple]) -> None:
+    def _bind(self, function: str, args: Iterable, keywords: Iterable, instance: Optional[tuple],
+              call: Optional[Call] = None, caller: Optional[str] = None) -> None:
+        """`call` (in module `caller`): where the keywords it writes are written (`passed`); a keyword
+        a partial bound is not, and is recorded as written nowhere known."""
         self.invoked.add(function)
         for statement in self._waiting.pop(function, ()):
             self._queue_statement(statement)
+        written = {name for name, _ in call.keywords if name is not None} if call is not None else set()
         entry = self.functions.get(function)
         if entry is None:
             return
@@ -618,13 +640,16 @@ class Linker:
         names = {param[0] for param in params if param[1] not in (STAR, DOUBLE_STAR)}
         for keyword, values in keywords:
             if keyword is not None:
-                self._keyword(function, keyword, values, names, double, given)
+                at = ("at", caller, call.site) if call is not None and keyword in written else ("unknown", "a partial's keyword")
+                self._keyword(function, keyword, values, names, double, given, at)
                 continue
             for value in values:  # **mapping
+                if double and value[0] in ("map", "kwargs", "obj", "ext", "unknown"):  # (installed or unknown: named)
+                    self.passed.setdefault((("kwargs", function), None), {}).setdefault(value, set())
                 if value[0] in ("map", "kwargs"):
                     for key in list(self._keys_of(value)):
                         if isinstance(key, str):
-                            self._keyword(function, key, self.read(value, key), names, double, given)
+                            self._keyword(function, key, self.read(value, key), names, double, given, value)
                 elif value[0] == "unknown":
                     for name in names - given:
                         self._add(("var", function, name), {value})
@@ -632,12 +657,17 @@ class Linker:
             if default is not None and name not in given:
                 self._add(("var", function, name), self._eval(default, module))
 
-    def _keyword(self, function: str, keyword: str, values: set, names: set, double: Optional[str], given: set) -> None:
+    def _keyword(self, function: str, keyword: str, values: set, names: set, double: Optional[str], given: set,
+                 source: tuple) -> None:
         if keyword in names:
             self._add(("var", function, keyword), values)
             given.add(keyword)
+            if source[0] in ("map", "kwargs"):  # a mapping's entry read by name: code of its own reads it
+                self.readers.setdefault((source, keyword), set()).add(f"`{function}` (its parameter `{keyword}`)")
         elif double:
             self._field(("kwargs", function), keyword, values)
+            if source[0] not in ("map", "kwargs"):  # (a mapping spread into it: `passed[kwargs, None]`)
+                self.passed.setdefault((("kwargs", function), keyword), {}).setdefault(source, set()).update(values)
 
     def _bind_fields(self, instance: tuple, fields: tuple, args: list, keywords: list) -> None:
         for (name, _), (starred, values) in zip(fields, args):

@@ -1,14 +1,18 @@
 """The whole-program value flow's answers, read off a solved link (link.py): for each followed call in
 kernel code, the pairs that reach it (where written, who else reads them) and what it cannot know;
 for each pair literal whose every reader is a Mosaic TPU kernel's followed call, that it may be
-rewritten where it is written; for one plain XLA code reads too, who reads it (never rewritten)."""
+rewritten where it is written; for one plain XLA code reads too, who reads it (never rewritten).
+A followed `accuracy=` (a hint, not a pair) that reaches a call through `**options` is answered
+the same way, by where it is written (`_hint_answers`): the keyword of a call (`wrapper(x,
+accuracy=...)`) or the entry of a dict (`{"accuracy": ...}`, `dict(accuracy=...)`), to drop there
+where every reader is a Mosaic kernel's followed call."""
 
 from __future__ import annotations
 
 from typing import Optional, Protocol
 
 from codemods.analysis.flow_facts import NO_FLOW, Backends, FlowFacts, OriginAnswer, Reach, Site, SinkAnswer
-from codemods.analysis.kernel_scope import MOSAIC_TPU
+from codemods.analysis.kernel_scope import MOSAIC_GPU, MOSAIC_TPU
 from codemods.capabilities import PRECISION_NAMES
 
 
@@ -20,8 +24,11 @@ class Linker(Protocol):
     backends: dict[str, set[str]]  # a function -> the backends of the kernels it runs in (MAYBE ones too)
     calls: set[tuple[str, str]]  # (caller, callee) of every call of a function
     invoked: set[str]  # the functions code of the project calls or launches
+    follows: dict[str, tuple]  # a followed callee -> (its argument's position, its keyword)
     sinks: dict[tuple[str, Site], tuple[str, str, set]]  # (module, site) -> (callee, function, values)
-    readers: dict[tuple, set[str]]  # a literal -> who reads it besides followed calls in kernel code
+    readers: dict[tuple, set[str]]  # a literal or mapping -> who reads it besides followed calls in kernel code
+    passed: dict[tuple, dict[tuple, set]]  # (mapping, key) -> {where it is written: values}
+    spreads: dict[tuple[str, Site], set]  # a followed call -> the mappings it spreads
 
     def read(self, owner: tuple, key: object) -> set: ...
 
@@ -34,6 +41,8 @@ class Linker(Protocol):
 # A backend of its own for code a launch the flow does not follow may run ("?" and how it is launched):
 # the followed calls there are reported, never fixed where their value is written.
 MAYBE = "?"
+HINT = "accuracy"  # the followed keyword answered by where it is written, not by its value
+_HINT_REJECTERS = frozenset({MOSAIC_TPU, MOSAIC_GPU})
 
 
 def _levels(values: set) -> tuple[str, ...]:
@@ -96,6 +105,8 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     reached: dict[tuple, list[tuple[str, Site, str, Backends]]] = {}
     read_plainly: set[tuple] = set()  # pairs plain XLA code reads as its precision
     for (module, site), (callee, function, values) in sorted(linker.sinks.items()):
+        if linker.follows.get(callee, (None, ""))[1] == HINT:
+            continue  # `_hint_answers`
         held = linker.backends.get(function, set())
         backends = frozenset(backend for backend in held if not backend.startswith(MAYBE))
         maybe = tuple(sorted(backend[len(MAYBE):] for backend in held if backend.startswith(MAYBE)))
@@ -136,4 +147,98 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
         answers[module] = FlowFacts(sinks=resolved)
     for module, found in origins.items():
         answers[module] = FlowFacts(answers.get(module, NO_FLOW).sinks, tuple(sorted(found, key=lambda o: o.site)))
+    _hint_answers(linker, plain, answers)
     return answers
+
+
+def _hint(value: tuple) -> bool:
+    """A value an `accuracy=` hint may be that asks for something: anything but None."""
+    return value != ("lit", None)
+
+
+def _written(linker: Linker, spread: set, key: str) -> tuple[dict[tuple, tuple[set, set]], list[str]]:
+    """Where the `key` a call reads from the mappings it spreads may be written: {(module, site):
+    (values, who else reads a mapping on the way there)}, and why part of it is not known."""
+    written: dict[tuple, tuple[set, set]] = {}
+    unknown: list[str] = []
+    stack: list[tuple[tuple, frozenset]] = [(mapping, frozenset()) for mapping in spread]
+    seen = set()
+    while stack:
+        mapping, on_the_way = stack.pop()
+        if mapping in seen:
+            continue
+        seen.add(mapping)
+        on_the_way |= linker.readers.get(mapping, set()) | linker.readers.get((mapping, key), set())
+        if mapping[0] == "map":
+            held = {value for value in linker.read(mapping, key) | linker.read(mapping, None) if _hint(value)}
+            if held:
+                values, readers = written.setdefault((mapping[1], mapping[2]), (set(), set()))
+                values.update(held)
+                readers.update(on_the_way)
+        elif mapping[0] == "kwargs":
+            if mapping[1] not in linker.invoked:  # an entry point: its callers may be anywhere
+                unknown.append(f"what the callers of `{mapping[1]}` outside the project pass in its **kwargs")
+            stack += [(spread_in, on_the_way) for spread_in in linker.passed.get((mapping, None), ())]
+            for source, held in linker.passed.get((mapping, key), {}).items():
+                if not any(map(_hint, held)):
+                    continue
+                if source[0] == "at":
+                    values, readers = written.setdefault((source[1], source[2]), (set(), set()))
+                    values.update(filter(_hint, held))
+                    readers.update(on_the_way)
+                else:
+                    unknown.append(str(source[1]))
+        elif (why := _describe_unknown(mapping)) is not None:
+            unknown.append(why)
+    return written, unknown
+
+
+def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]) -> None:
+    """Each followed hint's call (`HINT`) in kernel code: where the hints that reach it through
+    `**options` are written, and whether each may be dropped there (every reader a Mosaic kernel's
+    followed call, not plain code's); the call keywords and dict entries to drop, in the modules
+    that write them."""
+    # where written -> (module, site, callee, who else reads it, whether that kernel's lowering rejects it)
+    readers_of: dict[tuple, list[tuple[str, Site, str, set, bool]]] = {}
+    found: dict[str, list[tuple]] = {}
+    for (module, site), (callee, function, values) in sorted(linker.sinks.items()):
+        if linker.follows.get(callee, (None, ""))[1] != HINT:
+            continue
+        held = linker.backends.get(function, set())
+        backends = frozenset(backend for backend in held if not backend.startswith(MAYBE))
+        maybe = tuple(sorted(backend[len(MAYBE):] for backend in held if backend.startswith(MAYBE)))
+        written, unknown = _written(linker, linker.spreads.get((module, site), set()), HINT)
+        unknown += [why for value in values if _hint(value) and value[0] == "unknown" and (why := _describe_unknown(value))]
+        located = {value for held_values, _ in written.values() for value in held_values}
+        if (module, site) in linker.spreads and not unknown and any(
+                _hint(value) and value not in located for value in values):
+            unknown.append("a mapping the analysis does not follow to where it is written")
+        if not held or function in plain:
+            other: Optional[str] = f"`{callee}` outside kernels ({module}:{site[0]})"
+        elif maybe:
+            other = f"`{callee}` in code a launch the analysis does not follow may run ({module}:{site[0]})"
+        else:  # kernel code (a Triton kernel's too: Triton ignores the hint, so dropping it changes nothing there)
+            other = None
+        rejects = bool(backends & _HINT_REJECTERS)
+        for origin, (_, readers) in written.items():
+            readers_of.setdefault(origin, []).append((module, site, callee, readers | ({other} if other else set()),
+                                                      rejects))
+        if held:  # reached: some value, or mappings the link knows all of (and then no hint is None's)
+            found.setdefault(module, []).append((site, callee, backends, written, tuple(sorted(set(unknown))),
+                                                 bool(values) or (module, site) in linker.spreads, maybe))
+    for module, sinks in found.items():
+        resolved = tuple(SinkAnswer(site, callee, backends, tuple(
+            Reach(origin[0], origin[1], (), not any(others for *_, others, _ in readers_of[origin]),
+                  tuple(sorted({other for *_, others, _ in readers_of[origin] for other in others})))
+            for origin in sorted(written)),
+            unknown, reached, maybe) for site, callee, backends, written, unknown, reached, maybe in sinks)
+        facts = answers.get(module, NO_FLOW)
+        answers[module] = FlowFacts(tuple(sorted(facts.sinks + resolved, key=lambda sink: sink.site)), facts.origins)
+    origins: dict[str, list[OriginAnswer]] = {}
+    for (module, site), reads in readers_of.items():
+        if not any(others for *_, others, _ in reads) and any(rejects for *_, rejects in reads):
+            origins.setdefault(module, []).append(OriginAnswer(site, tuple(sorted(
+                {(reader, at, callee) for reader, at, callee, _, _ in reads}))))
+    for module, written_here in origins.items():
+        facts = answers.get(module, NO_FLOW)
+        answers[module] = FlowFacts(facts.sinks, tuple(sorted(facts.origins + tuple(written_here), key=lambda o: o.site)))

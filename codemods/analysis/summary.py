@@ -368,7 +368,8 @@ class _Builder:
                 self._statement(statement, scope)
         for decorator in node.decorator_list:
             self._expr(decorator, scope)
-        is_dataclass = any(_last_name(decorator) == "dataclass" for decorator in node.decorator_list)
+        is_dataclass = any(_last_name(decorator) == "dataclass" for decorator in node.decorator_list) or \
+            any(_last_name(base) == "NamedTuple" for base in node.bases)  # its fields bound as a dataclass's are
         self.classes[qualified] = Class(bases, tuple(attributes), tuple(fields) if is_dataclass else None)
         self.assigns.append((scope.lookup(node.name, {}, self.name), ("class", qualified)))
 

@@ -6,7 +6,9 @@ import ast
 import re
 from typing import Optional
 
+from codemods.analysis.flow_facts import SinkAnswer
 from codemods.analysis.kernel_scope import MOSAIC_GPU, PASSED, Backends, argument_for, describe_backends
+from codemods.analysis.link_answers import HINT
 from codemods.analysis.module_helpers import reference_helper
 from codemods.analysis.module import ordered_arguments
 from codemods.analysis.names import display, find_arg, has_double_star, is_none, one_line, qualify, value_of
@@ -31,6 +33,11 @@ class AccuracyHints(JaxTransform):
             name, function = target
             backends = self.rejecting_backends(call, self._rejecters(name))
             hint = find_arg(call, None, ("accuracy",))
+            # What the link found in the **options of `lax.exp(x, **options)` (a hint by keyword is
+            # dropped at the call, in code this module's analysis takes for a kernel's).
+            answer = self.flow_answer(call) if function is call.func and hint is None and has_double_star(call) else None
+            if not backends and answer is not None:  # run in a kernel where only the link sees it
+                backends = answer.backends & self._rejecters(name)
             # Backends this kernel reaches that cannot lower the function at all, hint or no hint.
             unlowered = self.analysis.kernels.backends_of(call) & self._unlowered_by(name)
             if unlowered and not backends - unlowered:
@@ -44,9 +51,13 @@ class AccuracyHints(JaxTransform):
                 if note is not None and hint is not None and not is_none(hint.value):
                     self.report(call, Kind.MANUAL, f"{display(name)}: accuracy={one_line(self.module.segment(hint.value))} "
                                 f"{note}; if it does, its Mosaic lowering raises \"Not implemented: accuracy\"")
+                elif answer is not None and answer.maybe:
+                    self._plan_spread(call, name, backends, answer)
                 continue
             if hint is None:
-                if has_double_star(call):
+                if answer is not None:
+                    self._plan_spread(call, name, backends, answer)
+                elif has_double_star(call):
                     verb = "reject" if len(backends) > 1 else "rejects"
                     self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs may carry an accuracy= hint, which "
                                 f"{describe_backends(backends)} {verb} (\"Not implemented: accuracy\"); pass it "
@@ -56,6 +67,70 @@ class AccuracyHints(JaxTransform):
             if not is_none(hint.value) and not self.shared_with_xla(call):
                 self._drop(call, name, function, hint, backends, unlowered)
         self._plan_foreign_keywords()
+        self._plan_flow_origins(rejected)
+
+    # -- hints that cross modules: the whole-program value flow's answers (analysis/link.py) --
+
+    def _plan_spread(self, call: ast.Call, name: str, backends: Backends, answer: SinkAnswer) -> None:
+        """`lax.exp(x, **options)` in kernel code: the hints the link found in `options` are dropped
+        where they are written when every reader is kernel code (that module's `_plan_flow_origins`);
+        one that plain XLA code reads too, or one the link cannot locate, is [manual] here. Only None
+        (or nothing a hint) reaching it: nothing to say. Run only where a launch the link does not
+        follow may run it (`answer.maybe`): [manual], with where the hints are written."""
+        if not backends:
+            found = [f"written in `{reach.module}` on line {reach.site[0]}" for reach in answer.pairs]
+            found += [f"from {why}" for why in answer.unknown]
+            if found:
+                self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs carry an accuracy= hint ({'; '.join(found)}), "
+                            f"and this code may run in a kernel launched through {' or '.join(answer.maybe)}, which the "
+                            "analysis does not follow; if it does, its Mosaic lowering raises \"Not implemented: accuracy\"")
+            return
+        why = [reach.shared("dropping it") for reach in answer.pairs if not reach.fixable]
+        if answer.unknown:
+            why.append(f"may come from {' or '.join(answer.unknown)}")
+        if why:
+            self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs carry an accuracy= hint, which "
+                        f"{describe_backends(backends)} reject{'s' if len(backends) == 1 else ''} (\"Not implemented: "
+                        f"accuracy\"): {'; '.join(why)}")
+
+    def _plan_flow_origins(self, rejected: frozenset[str]) -> None:
+        """Hints written here (`wrapper(x, accuracy=...)`, `{"accuracy": ...}`, `dict(accuracy=...)`)
+        that reach Mosaic kernels' calls through **kwargs, read by nothing else: dropped where they
+        are written (a dict's entry becomes None). Unsafe: that code then runs at its default accuracy."""
+        for node, origin in self.flow_origins((ast.Call, ast.Dict), rejected):
+            callee = sorted(callee for _, _, callee in origin.reaches if callee in rejected)[0]
+            where = ", ".join(f"`{module}` line {site[0]}" for module, site, _ in origin.reaches)
+            fix = FixPlan()
+            if isinstance(node, ast.Call):
+                keyword = find_arg(node, None, (HINT,))
+                if not isinstance(keyword, ast.keyword):
+                    self._note_set_elsewhere(node, callee, where)
+                    continue
+                from codemods.engine.call_rewrites import drop_argument  # libcst: loaded only for a fix
+
+                value: ast.expr = keyword.value
+                self.rewrite(fix, node, drop_argument(ordered_arguments(node).index(keyword)))  # type: ignore[arg-type]
+                done, at = f"dropped accuracy={one_line(self.module.segment(value))}", keyword
+            else:
+                entry = next((value for key, value in zip(node.keys, node.values)
+                              if isinstance(key, ast.Constant) and key.value == HINT), None)
+                if entry is None or is_none(entry):  # set after it is written (`options["accuracy"] = ...`)
+                    self._note_set_elsewhere(node, callee, where)
+                    continue
+                value = entry
+                self.replace(fix, value, "None")
+                done, at = f'"accuracy": {one_line(self.module.segment(value))} -> None', value
+            self.forget_imports(fix, value)
+            self.report(at, Kind.DROPPED, f"{done}: it reaches "
+                        f"{display(callee)} through **kwargs in Mosaic kernel code at {where}, whose lowering rejects "
+                        "it (\"Not implemented: accuracy\"), and nothing else reads it; that code now runs at its "
+                        "default accuracy", fix, Applicability.UNSAFE)
+
+    def _note_set_elsewhere(self, node: ast.AST, callee: str, where: str) -> None:
+        """A mapping (or call) the link says carries a hint to kernel code, whose hint is not written
+        in it: never passed over silently."""
+        self.report(node, Kind.MANUAL, f"this mapping carries an accuracy= hint to {display(callee)} in Mosaic kernel "
+                    f"code at {where} (\"Not implemented: accuracy\" there), set where this rule does not drop it")
 
     def _plan_foreign_keywords(self) -> None:
         """An `accuracy=` that reaches kernel code of another module (a partial of its body, a call of its
@@ -198,7 +273,11 @@ RULE = Rule(
         accuracy the hint asked for survives: that fix is safe. Dropping the hint of any other
         function is unsafe (applied with --unsafe-fixes): the function then runs at the backend's
         default accuracy, which may be less than the hint asked for. Every dropped hint is reported
-        with its value; imports only the hint used are removed.
+        with its value; imports only the hint used are removed. A hint a kernel's call reads from
+        `**kwargs` is followed across the project's modules to where it is written (a call's
+        `accuracy=`, a dict's `"accuracy"` entry) and dropped there (unsafe) when only Mosaic
+        kernels read it; one plain XLA code reads too, or one that cannot be followed, is reported
+        at the kernel's call for review.
     """,
     why="""
         Mosaic GPU and Mosaic TPU raise "Not implemented: accuracy" for any hint but None, and
@@ -216,4 +295,7 @@ RULE = Rule(
     check=AccuracyHints.check,
     patterns=((b"**", re.compile(UNPACKED_ARGUMENT + rb"\*\s*[A-Za-z_(]")),),
     matches=AccuracyHints.matches_call,
+    # Every function whose hint some Mosaic backend rejects on some release: the link follows its
+    # accuracy= (keyword-only) across modules, and answers where a hint passed in **kwargs is written.
+    follows={name: (None, HINT) for name in qualify("jax.lax", accuracy_rejected_anywhere(None))},
 )

@@ -125,7 +125,7 @@ class PerOperandPrecision(JaxTransform):
             if preset is not None:
                 self._plan_preset(call, name, op, preset, value_of(arg))
                 continue
-            answer = self._flow_answer(call)
+            answer = self.flow_answer(call)
             if not self.rejecting_backends(call, REJECTERS):
                 if answer is not None and (answer.backends & REJECTERS or answer.maybe):  # launched where only the link sees it
                     self._plan_from_flow(call, name, op, value_of(arg) if arg is not None else None, answer)
@@ -422,11 +422,6 @@ class PerOperandPrecision(JaxTransform):
 
     # -- values that cross modules: the whole-program value flow's answers (analysis/link.py) --
 
-    def _flow_answer(self, call: ast.Call) -> Optional[SinkAnswer]:
-        """What the link found reaching `call`, if anything reaches it in the project."""
-        answer = self.analysis.facts.flow.sink_at((call.lineno, call.col_offset))
-        return answer if answer is not None and answer.reached else None
-
     def _plan_from_flow(self, call: ast.Call, name: str, op: Op, value: Optional[ast.expr], answer: SinkAnswer) -> None:
         """A pair every reader of which is kernel code is fixed where it is written (that module's
         origins: `_plan_flow_origins`); one that other code reads too, or a value the link cannot
@@ -439,10 +434,7 @@ class PerOperandPrecision(JaxTransform):
                            f"and this code may run in a Mosaic TPU kernel launched through {' or '.join(answer.maybe)}, "
                            "which the analysis does not follow")
             elif not reach.fixable:
-                readers = ", ".join(reach.readers)
-                why.append(f"can be {_describe_levels(reach.levels)}, written in `{reach.module}` on line {reach.site[0]}, "
-                           f"which {readers} also read{'s' if len(reach.readers) == 1 else ''} (rewriting it there would "
-                           "change what that code reads)")
+                why.append(f"can be {_describe_levels(reach.levels)}, {reach.shared('rewriting it')}")
         where = value if value is not None else call
         if why:
             self.report(where, Kind.MANUAL, f"{display(name)}: precision {shown} {'; '.join(why)}: {self._failure(op)}")
@@ -453,13 +445,8 @@ class PerOperandPrecision(JaxTransform):
     def _plan_flow_origins(self) -> None:
         """Pairs written here that reach kernels in other modules (or here, through other modules),
         read by nothing else: rewritten where they are written, as a constant used only by kernels is."""
-        origins = self.analysis.facts.flow.origins
-        literals = {(node.lineno, node.col_offset): node for node in ast.walk(self.module.tree)
-                    if isinstance(node, (ast.Tuple, ast.List))} if origins else {}
-        reported = {finding.line for finding in self.findings}  # this module's analysis said something there: kept
-        for origin in origins:
-            node = literals.get(origin.site)
-            if node is None or node in self._fixes or origin.readers or self.module.position(node)[0] in reported:
+        for node, origin in self.flow_origins((ast.Tuple, ast.List), OPS):
+            if node in self._fixes:
                 continue
             literal = parse_precision(node, self.module)
             callees = sorted({callee for _, _, callee in origin.reaches if callee in OPS})

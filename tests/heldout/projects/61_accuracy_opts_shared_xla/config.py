@@ -1,0 +1,3 @@
+from jax import lax
+
+EXP_OPTS = {"accuracy": lax.AccuracyMode.HIGHEST}  # value

@@ -1,0 +1,6 @@
+from typing import NamedTuple
+
+
+class NormConfig(NamedTuple):
+    eps: float = 1e-6
+    rsqrt_opts: dict = {}
