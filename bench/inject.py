@@ -916,8 +916,8 @@ class Tool:
 
     def run(self, target: Path, *extra: str) -> dict:
         env = {**os.environ, "JAX_CODEMOD_CACHE_DIR": str(target.parent / ".cache")}
-        if self.root:
-            env["PYTHONPATH"] = str(self.root)
+        if self.root:  # first, before what the caller's path names (where the tool's dependencies may be)
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(self.root), os.environ.get("PYTHONPATH")]))
         try:
             proc = subprocess.run(self.command(*extra, str(target)), capture_output=True, text=True,
                                   timeout=TOOL_TIMEOUT_S, cwd=str(target.parent), env=env)
@@ -1191,8 +1191,9 @@ SAMPLE = (
 
 
 def select_sites(all_sites: list[Site], package: str, sample: bool, limit: Optional[int],
-                 kinds: Optional[list[str]] = None) -> list[Site]:
+                 kinds: Optional[list[str]] = None, every: int = 1) -> list[Site]:
     sites = all_sites if not kinds else [site for site in all_sites if site.kind in kinds]
+    sites = sites[::every]
     if sample:
         wanted = {(rel, line, kind) for name, rel, line, kind in SAMPLE if name == package}
         sites = [s for s in sites if (s.rel, s.line, s.kind) in wanted]
@@ -1203,9 +1204,9 @@ def select_sites(all_sites: list[Site], package: str, sample: bool, limit: Optio
 
 def run_package(name: str, root: Path, tool: Tool, sample: bool = False, limit: Optional[int] = None,
                 jobs: int = 1, lower_sites: bool = True, log: Callable[[str], None] = print,
-                kinds: Optional[list[str]] = None) -> tuple[list[Outcome], Baseline, int]:
+                kinds: Optional[list[str]] = None, every: int = 1) -> tuple[list[Outcome], Baseline, int]:
     all_sites = find_sites(root)
-    sites = select_sites(all_sites, name, sample, limit, kinds)
+    sites = select_sites(all_sites, name, sample, limit, kinds, every)
     rels = sorted({s.rel for s in sites})
     # Kind x64's sites are compared with the package as it is with x64 on in their modules.
     x64_rels = sorted({s.rel for s in sites if s.kind == "x64"})
@@ -1367,6 +1368,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--limit", type=int, help="the first N sites of each package")
     parser.add_argument("--jobs", type=int, default=2, help="sites processed at once (a process pool)")
     parser.add_argument("--sample", action="store_true", help="only the fixed SAMPLE sites")
+    parser.add_argument("--every", type=int, default=1, help="every Nth site of each package (a spread sample)")
     parser.add_argument("--no-lower", action="store_true", help="static labels only (no lowering)")
     parser.add_argument("--tool-root", type=Path, help="run `python -m codemods` from this source tree")
     parser.add_argument("--jax-version", default=JAX_VERSION)
@@ -1386,7 +1388,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.list:
         for name, root, _ in chosen:
             statics: dict[str, dict] = {}
-            for site in select_sites(find_sites(root), name, args.sample, args.limit, args.kinds):
+            for site in select_sites(find_sites(root), name, args.sample, args.limit, args.kinds, args.every):
                 if site.rel not in statics:
                     statics[site.rel] = static_labels((root / site.rel).read_text(), site.rel)
                 label = statics[site.rel][site.line]
@@ -1397,11 +1399,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     for name, root, note in chosen:
         print(f"== {name} ({note})", flush=True)
         results[name] = run_package(name, root, tool, args.sample, args.limit, args.jobs, not args.no_lower,
-                                    log=lambda line: print(line, flush=True), kinds=args.kinds)
+                                    log=lambda line: print(line, flush=True), kinds=args.kinds, every=args.every)
     elapsed = time.time() - started
     options = " ".join(argv if argv is not None else sys.argv[1:])
     text = markdown(results, tool, elapsed, options, args.corpus)
-    report = args.report or (REPORT if not (args.sample or args.limit or args.packages or args.kinds) else None)
+    report = args.report or (REPORT if not (args.sample or args.limit or args.packages or args.kinds
+                                            or args.every > 1) else None)
     if report:
         report.write_text(text)
         print(f"wrote {report}")
