@@ -1044,15 +1044,15 @@ def pristine_baseline(package: str, source_root: Path, tool: Tool, rels: Iterabl
             path = root / rel
             text = path.read_text(encoding="utf-8")
             path.write_text(text + x64_tail(text), encoding="utf-8")
-        check = tool.run(root)
-        findings = {(Path(f["path"]).relative_to(root).as_posix(), f["start"]["line"], f["rule"])
-                    for f in check["findings"]}
         lowering = {rel: lower(root, rel) for rel in rels if rel in ENTRIES} if package == "jax" else {}
+        # One run, as for a site: --write's findings are the dry run's (made before anything is written).
         before = snapshot(root)
         write = tool.run(root, "--write", "--unsafe-fixes")
         after = snapshot(root)
+        findings = {(Path(f["path"]).relative_to(root).as_posix(), f["start"]["line"], f["rule"])
+                    for f in write["findings"]}
         written = {rel: hunks(before[rel], after.get(rel, "")) for rel in before if before[rel] != after.get(rel)}
-        return Baseline(findings, written, lowering, check["crash"] or write["crash"])
+        return Baseline(findings, written, lowering, write["crash"])
 
 
 def usable_entries(base: dict) -> list[int]:
