@@ -1352,7 +1352,7 @@ def markdown(results: dict[str, tuple[list[Outcome], Baseline, int]], tool: Tool
         if o.fix_not_lowering:
             lines.append(f"  Written call `{o.written_call}` does not lower: {o.lower_after_error}")
     unknown = [o for outcomes, _, _ in results.values() for o in outcomes if o.required is None]
-    lines += ["", "## Sites without a requirement (label unknown / kernel-mgpu contraction)", ""]
+    lines += ["", "## Sites without a requirement (label unknown; kernel-mgpu, but for accuracy)", ""]
     lines += [f"- `{o.package}:{o.site.rel}:{o.site.line}` `{o.site.callee}` +{o.site.kind}: {o.static[1]}; "
               f"lowering {o.lowering or 'no entry'}; found={o.found}" for o in unknown] or ["None."]
     lines += ["", "## Every site", "", "```"]
