@@ -8,14 +8,31 @@
                                                   # (e.g. `git archive HEAD | tar -x -C /tmp/head`)
 
 The promise under test: `jax-codemod --check` reports a finding wherever a kernel would fail to lower.
-For every contraction call (`lax.dot_general`, `lax.dot`, `jnp.dot`, `jnp.matmul`, `jnp.einsum`,
-`pl.dot`, the Triton `dot`, `lax.conv_general_dilated`, `lax.conv`, `lax.batch_matmul`) of every module
-of `jax/experimental/pallas/ops/` (the ones jax's wheel ships), a per-operand precision pair is injected
-(`precision=(jax.lax.Precision.DEFAULT, jax.lax.Precision.HIGHEST)`, spelled with a name the module binds;
-an existing `precision` is replaced); into every `lax.<f>` that takes `accuracy=` (rsqrt, exp, tanh, log,
-...) `accuracy=<lax>.AccuracyMode.HIGHEST`; every `jnp.exp`/`lax.exp` becomes `jnp.arctan`/`lax.atan`
-(kind `math`: a primitive Mosaic TPU has no lowering for, JAX007's wall). ONE SITE AT A TIME, each in a fresh copy of the whole `ops`
-package (so the tool's project analysis sees the sibling modules), then:
+Into every module of `jax/experimental/pallas/ops/` (the ones jax's wheel ships), ONE SITE AT A TIME,
+each in a fresh copy of the whole `ops` package (so the tool's project analysis sees the sibling
+modules), one of these walls is injected (kind: what, where; the rule that must find it in a Mosaic TPU kernel):
+
+  precision    (JAX001) `precision=(jax.lax.Precision.DEFAULT, jax.lax.Precision.HIGHEST)` (spelled with a
+               name the module binds; an existing `precision` replaced) into every contraction: `lax.dot_general`,
+               `lax.dot`, `jnp.dot`, `jnp.matmul`, `jnp.einsum`, `pl.dot`, the Triton `dot`,
+               `lax.conv_general_dilated`, `lax.conv`, `lax.batch_matmul`
+  accuracy     (JAX002) `accuracy=<lax>.AccuracyMode.HIGHEST` into every `lax.<f>` that takes it (rsqrt, exp, ...)
+  math         (JAX007) every `jnp.exp`/`lax.exp` renamed `jnp.arctan`/`lax.atan` (no Mosaic TPU lowering)
+  narrow       (JAX004) an int8 cast of what a `jnp.max`/`min` (or `.max(axis=...)`) reduces
+               (`jnp.max(s.astype(jnp.int8), axis=1)`: "Reductions over int8 not implemented." when lowered),
+               or of the operands of a +, -, * on a ref's load, cast back to the ref's dtype
+               (`(x_ref[...].astype(jnp.int8) * jnp.int8(s)).astype(x_ref.dtype)`: this lowers, and only
+               Mosaic's compiler on the chip refuses it, so the static label decides there)
+  x64          (JAX005) x64 turned on at the end of the module (`import jax; jax.config.update("jax_enable_x64",
+               True)`: no line moves) and a 32-bit dtype given to `jnp.zeros/ones/empty/full(_like)`,
+               `jnp.arange`, `lax.iota`/`broadcasted_iota` dropped where jax's default then is 64-bit
+               (`jnp.zeros(s)`, `jnp.arange(n)`), else widened (`jnp.int64`): "64-bit types are not
+               supported" when lowered (an int64 iota lowers, and only the chip refuses it)
+  debug_print  (JAX008) after each `v = x_ref[...]` (a block loaded from a ref), the line
+               `pl.debug_print("v > 0: {}", (v > 0)[0, 0])`: a bool scalar, "Only arrays with 32-bit element
+               types can be converted to scalars" when lowered
+
+Then:
 
   1. the tool, written: jax-codemod --no-cache --jax-version V --output-format json -j 1 --write
      --unsafe-fixes COPY/ops (its findings are the dry run's: they are made before anything is written)
@@ -25,10 +42,12 @@ package (so the tool's project analysis sees the sibling modules), then:
 
 The oracle that says whether a site must be reported never comes from the tool:
 
-  lowering  the injected copy fails with "Per-operand ... precision unsupported" / "Not implemented:
-            accuracy" -> "kernel" (the site runs in a Mosaic TPU kernel). It lowers and the injected pair
-            or accuracy shows up in the exported StableHLO (more often than in the pristine copy) ->
-            "xla". It lowers and nothing shows -> the site is not reached; the static label decides.
+  lowering  the injected copy fails with the kind's error (WALL_ERRORS) -> "kernel" (the site runs in a
+            Mosaic TPU kernel). It lowers and the injection shows up in the exported StableHLO (more
+            often than in the pristine copy: MARK_PATTERNS) -> "xla". It lowers and nothing shows -> the
+            site is not reached, or its wall is the chip's alone; the static label decides. Only the
+            entries that lower in the pristine copy count (under x64 some of jax's own do not: x64's
+            pristine copy has x64 turned on in each module it injects into).
   static    (`static_labels`) a site lexically inside a function handed to a launcher (pl.pallas_call,
             pl.kernel, pl.core_map, pltpu.emit_pipeline, plgpu.kernel, plgpu.emit_pipeline, ...; by name,
             through functools.partial, `x = f if c else g` and `x = f` assignments, or as a decorator),
@@ -43,7 +62,8 @@ and where the oracle lowers, the written copy lowers), manual ([manual]/[warning
 "kernel" site with no finding), false (a finding at an "xla"/"triton" site), other_lines_changed (after
 --write, a changed line of any file other than the injected call's, beyond what the tool writes on the
 pristine package and beyond an inserted helper/import block), crash (exit status not 0/1/2, "internal
-error", or a traceback), fix_not_lowering (the oracle lowers and the written copy does not).
+error", or a traceback), fix_not_lowering (the oracle lowers, or the site is a kernel's and its
+injected copy lowers, and the written copy does not).
 Exit 1 on any crash, missed, false, other line changed or fix that does not lower.
 """
 
@@ -80,8 +100,28 @@ LOWER_TIMEOUT_S = 300
 PRECISION_PAIR = "DEFAULT, HIGHEST"                  # how the injected pair prints in StableHLO
 ACCURACY_MARK = "result_accuracy_mode<HIGHEST>"      # how the injected accuracy prints in StableHLO
 MATH_MARK = "atan"                                   # how the injected arctan prints in StableHLO
-LOWERING_ERRORS = ("Per-operand dot precision unsupported", "Per-operand conv precision unsupported",
-                   "Not implemented: accuracy", "Unimplemented primitive in Pallas TPU lowering for tc: atan")
+# Kind -> the errors that say the injected site is in a Mosaic TPU kernel (the wall, as the lowering
+# for TPU on a CPU raises it). narrow: only a reduction's wall is raised by the lowering; the 8-bit
+# arithmetic the kind also injects lowers, and Mosaic's compiler refuses it on the chip only (static label).
+# x64: an int64 iota lowers likewise and fails on the chip only.
+WALL_ERRORS: dict[str, tuple[str, ...]] = {
+    "precision": ("Per-operand dot precision unsupported", "Per-operand conv precision unsupported"),
+    "accuracy": ("Not implemented: accuracy",),
+    "math": ("Unimplemented primitive in Pallas TPU lowering for tc: atan",),
+    "narrow": ("Reductions over int8 not implemented",),
+    "x64": ("64-bit types are not supported",),
+    "debug_print": ("Only arrays with 32-bit element types can be converted to scalars",),
+}
+KINDS = tuple(WALL_ERRORS)
+# Kind -> what the injection leaves in the exported StableHLO where the site runs in XLA code.
+MARK_PATTERNS = {
+    "precision": re.escape(PRECISION_PAIR),
+    "accuracy": re.escape(ACCURACY_MARK),
+    "math": re.escape(MATH_MARK),
+    "narrow": r"[x<]i8>",
+    "x64": r"[x<][fi]64>",
+    "debug_print": r"debug_print",
+}
 
 # Contractions: qualified name -> index of `precision` when passed positionally (None: keyword only).
 CONTRACTIONS: dict[str, Optional[int]] = {
@@ -118,8 +158,22 @@ LAUNCHERS = {
 PARTIAL = {"functools.partial"}
 # Kind `math`: the callee renamed to a function Mosaic TPU cannot lower (its module's own spelling kept).
 MATH_RENAMES = {"jax.numpy.exp": "arctan", "jax.lax.exp": "atan"}
-# What each kind counts in an exported module (the StableHLO of a site reached outside kernels).
-MARKS = {"precision": "pair", "accuracy": "accuracy", "math": "math"}
+# Kind `narrow`: an 8-bit cast of what a max/min reduction or a ref load's +, -, * computes on.
+NARROW_REDUCTIONS = frozenset({"jax.numpy.max", "jax.numpy.min", "jax.numpy.amax", "jax.numpy.amin"})
+NARROW_OPS = (ast.Add, ast.Sub, ast.Mult)
+INT8_RANGE = range(-128, 128)
+# Kind `x64`: calls given a 32-bit dtype -> where it goes positionally. Under x64 (the module turns it on)
+# the dtype is dropped where that leaves jax's 64-bit default (DEFAULT_DTYPES), else widened (WIDENED).
+X64_CALLS: dict[str, Optional[int]] = {
+    **{f"jax.numpy.{name}": 1 for name in ("zeros", "ones", "empty", "zeros_like", "ones_like", "empty_like")},
+    "jax.numpy.full": 2, "jax.numpy.full_like": 2, "jax.numpy.arange": None,
+    "jax.lax.iota": 0, "jax.lax.broadcasted_iota": 0,
+}
+DEFAULT_DTYPES = {"jax.numpy.zeros": "float32", "jax.numpy.ones": "float32", "jax.numpy.empty": "float32",
+                  "jax.numpy.arange": "int32"}
+WIDENED = {"float32": "float64", "int32": "int64", "uint32": "uint64"}
+DTYPE_MODULES = ("jax.numpy", "numpy")
+X64_ON = 'jax.config.update("jax_enable_x64", True)'
 
 
 # ---------------------------------------------------------------------------------------------
@@ -133,14 +187,20 @@ class Site:
     end_line: int
     col: int
     end_col: int
-    kind: str           # "precision" | "accuracy" | "math"
-    func: str           # qualified callee, e.g. jax.lax.dot_general
+    kind: str           # one of KINDS
+    func: str           # qualified callee, e.g. jax.lax.dot_general (the op for a narrow +, -, *)
     callee: str         # as written, e.g. lax.dot_general
-    injected: str       # the text injected (the value)
+    injected: str       # the text injected (the value, the dtype, the statement)
+    added: int = 0      # lines the injection inserts after the node's last line (debug_print's statement)
 
     @property
     def key(self) -> str:
         return f"{self.rel}:{self.line}:{self.kind}"
+
+    @property
+    def lines(self) -> tuple[int, int]:
+        """The site's first and last line in the injected file: the inserted lines, else the node's."""
+        return (self.end_line + 1, self.end_line + self.added) if self.added else (self.line, self.end_line)
 
 
 def aliases(tree: ast.Module) -> dict[str, str]:
@@ -240,7 +300,148 @@ def find_sites_in_source(source: str, rel: str) -> list[Site]:
             continue
         sites.append(Site(rel, node.lineno, node.end_lineno or node.lineno, node.col_offset, node.end_col_offset, kind, func,
                           ast.get_source_segment(source, node.func) or func, value))
+    sites += narrow_sites(source, tree, bound, rel) + x64_sites(source, tree, bound, rel) + \
+        debug_print_sites(source, tree, bound, rel)
     return sorted(sites, key=lambda s: (s.rel, s.line, s.col, s.kind))
+
+
+def bound_spelling(tree: ast.Module, bound: dict[str, str], line: int, target: str) -> Optional[str]:
+    """`target` (a module) through a name the module binds at module level and no function around
+    `line` rebinds: the name bound to it (`jnp`), else through one bound to a parent (`jax.numpy`)."""
+    shadowed = _local_names(tree, line)
+    names = sorted(name for name in bound if name not in shadowed)
+    exact = next((name for name in names if bound[name] == target), None)
+    if exact is not None:
+        return exact
+    return next((name + target[len(bound[name]):] for name in names if target.startswith(bound[name] + ".")), None)
+
+
+def _ref_load(node: ast.AST) -> bool:
+    """A read of a kernel's ref: `x_ref[...]`, `k_ref[i, :]` (by the `_ref` naming jax's kernels use)."""
+    return isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and \
+        isinstance(node.value, ast.Name) and node.value.id.endswith("_ref")
+
+
+def _int_literal(node: ast.AST) -> Optional[int]:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int_literal(node.operand)
+        return None if inner is None else -inner
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+
+
+def narrow_operands(node: ast.AST, bound: dict[str, str]) -> list[ast.expr]:
+    """What kind `narrow` casts to int8 at `node`: the operand of a `jnp.max`/`min` reduction or of a
+    `.max(axis=...)`/`.min(...)` method, or the operands of a +, -, * on a ref's load (a Python int
+    in int8's range stays as written: jax gives it the array's dtype). [] where `node` is no such op."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, NARROW_OPS):
+        operands = [node.left, node.right]
+        literals = [value for operand in operands if (value := _int_literal(operand)) is not None]
+        if not any(_ref_load(operand) for operand in operands) or any(value not in INT8_RANGE for value in literals) \
+                or any(isinstance(operand, ast.Constant) and _int_literal(operand) is None for operand in operands):
+            return []
+        return [operand for operand in operands if _int_literal(operand) is None]
+    if not isinstance(node, ast.Call) or any(isinstance(arg, ast.Starred) for arg in node.args) or \
+            any(keyword.arg in (None, "initial", "where", "out") for keyword in node.keywords):
+        return []
+    if qualify(node.func, bound) in NARROW_REDUCTIONS and node.args:
+        return [node.args[0]]
+    if isinstance(node.func, ast.Attribute) and node.func.attr in ("max", "min") and not node.args and \
+            node.keywords and qualify(node.func, bound) is None:
+        return [node.func.value]
+    return []
+
+
+def narrow_sites(source: str, tree: ast.Module, bound: dict[str, str], rel: str) -> list[Site]:
+    sites = []
+    for node in ast.walk(tree):
+        if not narrow_operands(node, bound):
+            continue
+        jnp = bound_spelling(tree, bound, node.lineno, "jax.numpy")
+        if jnp is None:
+            continue
+        if isinstance(node, ast.BinOp):
+            func, callee = f"operator.{type(node.op).__name__.lower()}", ast.get_source_segment(source, node) or ""
+        else:
+            func = qualify(node.func, bound) or f".{node.func.attr}"  # type: ignore[union-attr]
+            callee = ast.get_source_segment(source, node.func) or func
+        sites.append(Site(rel, node.lineno, node.end_lineno or node.lineno, node.col_offset, node.end_col_offset,
+                          "narrow", func, one_line(callee)[:60], f"{jnp}.int8"))
+    return sites
+
+
+def dtype_argument(call: ast.Call, func: str) -> Optional[ast.AST]:
+    """The `dtype=` keyword (the keyword node) or the positional argument X64_CALLS names."""
+    keyword = next((keyword for keyword in call.keywords if keyword.arg == "dtype"), None)
+    position = X64_CALLS[func]
+    if keyword is None and position is not None and len(call.args) > position and \
+            not any(isinstance(arg, ast.Starred) for arg in call.args[: position + 1]):
+        return call.args[position]
+    return keyword
+
+
+def dtype_name(node: ast.AST, bound: dict[str, str]) -> Optional[str]:
+    """"float32" for `jnp.float32`, `np.float32` or "float32"."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    qualified = qualify(node, bound)
+    module, _, name = (qualified or "").rpartition(".")
+    return name if module in DTYPE_MODULES else None
+
+
+def x64_sites(source: str, tree: ast.Module, bound: dict[str, str], rel: str) -> list[Site]:
+    """Calls given a 32-bit dtype: under x64 the dtype dropped (jax's default is 64-bit then) where
+    the call has such a default and the argument goes with its line, else widened."""
+    if bound.get("jax", "jax") != "jax":
+        return []  # `jax` names something else here: the x64 line could not be written
+    sites = []
+    for node in ast.walk(tree):
+        func = qualify(node.func, bound) if isinstance(node, ast.Call) else None
+        if func not in X64_CALLS or any(keyword.arg is None for keyword in node.keywords):  # type: ignore[union-attr]
+            continue
+        argument = dtype_argument(node, func)  # type: ignore[arg-type]
+        value = argument.value if isinstance(argument, ast.keyword) else argument
+        dtype = dtype_name(value, bound) if value is not None else None
+        if dtype not in WIDENED:
+            continue
+        callee = ast.get_source_segment(source, node.func) or func  # type: ignore[union-attr]
+        if DEFAULT_DTYPES.get(func) == dtype and _droppable(node, argument):  # type: ignore[arg-type]
+            injected = "no dtype"
+        else:
+            written = ast.get_source_segment(source, value) or dtype  # type: ignore[arg-type]
+            injected = written.replace(dtype, WIDENED[dtype])
+        sites.append(Site(rel, node.lineno, node.end_lineno or node.lineno, node.col_offset, node.end_col_offset,
+                          "x64", func, callee, injected))  # type: ignore[arg-type]
+    return sites
+
+
+def _droppable(call: ast.Call, argument: ast.AST) -> bool:
+    """The dtype argument can go without removing a line: it follows another argument on its line."""
+    ordered = sorted([*call.args, *call.keywords], key=lambda n: (n.lineno, n.col_offset))
+    index = ordered.index(argument)  # type: ignore[arg-type]
+    return index > 0 and ordered[index - 1].end_lineno == argument.lineno  # type: ignore[attr-defined]
+
+
+def debug_print_sites(source: str, tree: ast.Module, bound: dict[str, str], rel: str) -> list[Site]:
+    """`v = x_ref[...]` statements (a block loaded from a ref), after which a print of its sign is
+    inserted: `pl.debug_print("v > 0: {}", (v > 0)[0, 0])`, a bool scalar Mosaic TPU cannot print."""
+    lines = source.splitlines()
+    sites = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and _ref_load(node.value)) or lines[node.lineno - 1][: node.col_offset].strip():
+            continue
+        pallas = bound_spelling(tree, bound, node.lineno, "jax.experimental.pallas")
+        if pallas is None:
+            continue
+        name = node.targets[0].id
+        statement = f'{pallas}.debug_print("{name} > 0: {{}}", ({name} > 0)[0, 0])'
+        sites.append(Site(rel, node.lineno, node.end_lineno or node.lineno, node.col_offset, node.end_col_offset,
+                          "debug_print", "jax.experimental.pallas.debug_print", f"{pallas}.debug_print", statement, 1))
+    return sites
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def find_sites(root: Path) -> list[Site]:
@@ -258,43 +459,109 @@ def _offset(lines: list[bytes], line: int, col: int) -> int:
     return sum(len(text) for text in lines[: line - 1]) + col
 
 
+def _span(lines: list[bytes], node: ast.AST) -> tuple[int, int]:
+    return (_offset(lines, node.lineno, node.col_offset),  # type: ignore[attr-defined]
+            _offset(lines, node.end_lineno, node.end_col_offset))  # type: ignore[attr-defined]
+
+
+Edit = tuple[int, int, str]  # (start, end, text): byte offsets into the file
+
+
 def inject(source: str, site: Site) -> str:
-    """`source` with the site's keyword added, or its existing precision/accuracy argument replaced."""
+    """`source` with the site's injection (see the module docstring); the result must parse."""
     tree = ast.parse(source)
     # The exact span: `lax.dot(a, b).astype(t)` is two calls that start at the same place.
-    call = next(node for node in ast.walk(tree) if isinstance(node, ast.Call)
+    node = next(node for node in ast.walk(tree) if isinstance(node, (ast.Call, ast.BinOp, ast.Assign))
                 and (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
                 == (site.line, site.col, site.end_line, site.end_col))
     data = source.encode("utf-8")
     lines = data.splitlines(keepends=True)
-    if site.kind == "math":  # the callee renamed
-        start, end = _offset(lines, call.func.lineno, call.func.col_offset), _offset(lines, call.func.end_lineno,
-                                                                                      call.func.end_col_offset)
-        text = (data[:start] + site.injected.encode("utf-8") + data[end:]).decode("utf-8")
-        ast.parse(text)
-        return text
+    edits = EDITS[site.kind](source, tree, node, site, lines)
+    # Last first; edits at one place apply in list order, each before those already there (stable sort).
+    for start, end, text in sorted(edits, key=lambda edit: edit[:2], reverse=True):
+        data = data[:start] + text.encode("utf-8") + data[end:]
+    text = data.decode("utf-8")
+    ast.parse(text)  # the injected file must still parse
+    return text
+
+
+def _keyword_edits(source: str, tree: ast.Module, call: ast.Call, site: Site, lines: list[bytes]) -> list[Edit]:
+    """precision= / accuracy= added, or the existing argument replaced."""
     keyword = next((kw for kw in call.keywords if kw.arg == site.kind), None)
     position = CONTRACTIONS.get(site.func) if site.kind == "precision" else None
     target: Optional[ast.AST] = keyword.value if keyword is not None else None
     if target is None and position is not None and len(call.args) > position and \
             not any(isinstance(arg, ast.Starred) for arg in call.args[: position + 1]):
         target = call.args[position]
-    value = site.injected.encode("utf-8")
     if target is not None:
-        start = _offset(lines, target.lineno, target.col_offset)
-        end = _offset(lines, target.end_lineno, target.end_col_offset)
-        new = data[:start] + value + data[end:]
-    else:
-        last = max([*call.args, *call.keywords], key=lambda n: (n.end_lineno, n.end_col_offset), default=None)
-        if last is None:  # f(): insert before the closing parenthesis
-            end = _offset(lines, call.end_lineno, call.end_col_offset) - 1
-            new = data[:end] + site.kind.encode() + b"=" + value + data[end:]
+        return [(*_span(lines, target), site.injected)]
+    last = max([*call.args, *call.keywords], key=lambda n: (n.end_lineno, n.end_col_offset), default=None)
+    if last is None:  # f(): insert before the closing parenthesis
+        end = _span(lines, call)[1] - 1
+        return [(end, end, f"{site.kind}={site.injected}")]
+    end = _span(lines, last)[1]
+    return [(end, end, f", {site.kind}={site.injected}")]
+
+
+def _rename_edits(source: str, tree: ast.Module, call: ast.Call, site: Site, lines: list[bytes]) -> list[Edit]:
+    """math: the callee renamed."""
+    return [(*_span(lines, call.func), site.injected)]
+
+
+def _narrow_edits(source: str, tree: ast.Module, node: ast.AST, site: Site, lines: list[bytes]) -> list[Edit]:
+    """narrow: each operand cast to int8 (`x_ref[...].astype(jnp.int8)`); an operand of a +, -, * that
+    is not a ref's load may be a Python number, which has no `.astype`: `jnp.int8(scale)`. The +, -, *
+    is cast back to its ref's dtype, as a kernel that computes in int8 does before it stores:
+    `(x_ref[...].astype(jnp.int8) * jnp.int8(s)).astype(x_ref.dtype)`."""
+    edits = []
+    if isinstance(node, ast.BinOp):
+        start, end = _span(lines, node)
+        ref = next(operand for operand in (node.left, node.right) if _ref_load(operand)).value.id  # type: ignore[attr-defined]
+        edits += [(start, start, "("), (end, end, f").astype({ref}.dtype)")]
+    for operand in narrow_operands(node, aliases(tree)):
+        start, end = _span(lines, operand)
+        code = ast.get_source_segment(source, operand) or ""
+        if isinstance(node, ast.BinOp) and not _ref_load(operand):
+            edits.append((start, end, f"{site.injected}({code})"))
+        elif isinstance(operand, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
+            edits.append((end, end, f".astype({site.injected})"))
         else:
-            end = _offset(lines, last.end_lineno, last.end_col_offset)
-            new = data[:end] + b", " + site.kind.encode() + b"=" + value + data[end:]
-    text = new.decode("utf-8")
-    ast.parse(text)  # the injected file must still parse
-    return text
+            edits.append((start, end, f"({code}).astype({site.injected})"))
+    return edits
+
+
+def _x64_edits(source: str, tree: ast.Module, call: ast.Call, site: Site, lines: list[bytes]) -> list[Edit]:
+    """x64: the dtype dropped or widened, and x64 turned on by a line appended to the module (at its
+    end: no line moves)."""
+    argument = dtype_argument(call, site.func)
+    assert argument is not None
+    if site.injected == "no dtype":
+        ordered = sorted([*call.args, *call.keywords], key=lambda n: (n.lineno, n.col_offset))
+        edits = [(_span(lines, ordered[ordered.index(argument) - 1])[1], _span(lines, argument)[1], "")]
+    else:
+        value = argument.value if isinstance(argument, ast.keyword) else argument
+        edits = [(*_span(lines, value), site.injected)]
+    end = sum(len(line) for line in lines)
+    return edits + [(end, end, x64_tail(source))]
+
+
+def x64_tail(source: str) -> str:
+    """What turns x64 on at the end of a module (the pristine package's x64 baseline has it too)."""
+    return ("" if source.endswith("\n") or not source else "\n") + f"import jax\n{X64_ON}\n"
+
+
+def _insert_edits(source: str, tree: ast.Module, statement: ast.AST, site: Site, lines: list[bytes]) -> list[Edit]:
+    """debug_print: the statement inserted after the node's last line, at its indentation."""
+    end = _offset(lines, site.end_line + 1, 0)
+    newline = "" if lines[site.end_line - 1].endswith(b"\n") else "\n"
+    indent = lines[site.line - 1][: site.col].decode("utf-8")
+    return [(end, end, f"{newline}{indent}{site.injected}\n")]
+
+
+EDITS: dict[str, Callable[..., list[Edit]]] = {
+    "precision": _keyword_edits, "accuracy": _keyword_edits, "math": _rename_edits, "narrow": _narrow_edits,
+    "x64": _x64_edits, "debug_print": _insert_edits,
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -613,11 +880,11 @@ def lower_worker(ops_dir: str, rel: str) -> dict:
         try:
             with jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((1,), ("x",), abstract_device=device)):
                 text = jax.export.export(jax.jit(fn), platforms=["tpu"])(*args).mlir_module()
-            results.append({"name": name, "ok": True, "pair": text.count(PRECISION_PAIR),
-                            "accuracy": text.count(ACCURACY_MARK), "math": text.count(MATH_MARK)})
+            results.append({"name": name, "ok": True,
+                            "marks": {kind: len(re.findall(pattern, text)) for kind, pattern in MARK_PATTERNS.items()}})
         except Exception as error:
             message = f"{type(error).__name__}: {error}"
-            hit = next((m for m in LOWERING_ERRORS if m in message), None)
+            hit = next((m for errors in WALL_ERRORS.values() for m in errors if m in message), None)
             results.append({"name": name, "ok": False, "error": hit or message.splitlines()[0][:300],
                             "expected_error": hit is not None})
     return {"entries": results}
@@ -649,8 +916,8 @@ class Tool:
 
     def run(self, target: Path, *extra: str) -> dict:
         env = {**os.environ, "JAX_CODEMOD_CACHE_DIR": str(target.parent / ".cache")}
-        if self.root:
-            env["PYTHONPATH"] = str(self.root)
+        if self.root:  # first, before what the caller's path names (where the tool's dependencies may be)
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(self.root), os.environ.get("PYTHONPATH")]))
         try:
             proc = subprocess.run(self.command(*extra, str(target)), capture_output=True, text=True,
                                   timeout=TOOL_TIMEOUT_S, cwd=str(target.parent), env=env)
@@ -766,34 +1033,57 @@ def _is_helper(hunk: tuple[int, int, tuple[str, ...]]) -> bool:
     return all(re.match(r"^\s*(import |from \S+ import |$)", line) for line in new)
 
 
-def pristine_baseline(package: str, source_root: Path, tool: Tool, rels: Iterable[str]) -> Baseline:
+def pristine_baseline(package: str, source_root: Path, tool: Tool, rels: Iterable[str],
+                      x64_rels: Iterable[str] = ()) -> Baseline:
+    """What the tool finds and writes on the package, and how its entries lower; with x64 turned on
+    in `x64_rels` as kind x64 turns it on (that makes jax's default dtypes there 64-bit: what the tool
+    fixes then in code the injection did not touch is no other line changed by the site)."""
     with tempfile.TemporaryDirectory(prefix="inject-base-") as scratch:
         root = copy_package(source_root, Path(scratch))
-        check = tool.run(root)
-        findings = {(Path(f["path"]).relative_to(root).as_posix(), f["start"]["line"], f["rule"])
-                    for f in check["findings"]}
+        for rel in x64_rels:
+            path = root / rel
+            text = path.read_text(encoding="utf-8")
+            path.write_text(text + x64_tail(text), encoding="utf-8")
         lowering = {rel: lower(root, rel) for rel in rels if rel in ENTRIES} if package == "jax" else {}
+        # One run, as for a site: --write's findings are the dry run's (made before anything is written).
         before = snapshot(root)
         write = tool.run(root, "--write", "--unsafe-fixes")
         after = snapshot(root)
+        findings = {(Path(f["path"]).relative_to(root).as_posix(), f["start"]["line"], f["rule"])
+                    for f in write["findings"]}
         written = {rel: hunks(before[rel], after.get(rel, "")) for rel in before if before[rel] != after.get(rel)}
-        return Baseline(findings, written, lowering, check["crash"] or write["crash"])
+        return Baseline(findings, written, lowering, write["crash"])
+
+
+def usable_entries(base: dict) -> list[int]:
+    """The entries that lower in the pristine package (under x64 some of jax's own do not)."""
+    return [] if base.get("setup_error") else [i for i, entry in enumerate(base["entries"]) if entry["ok"]]
 
 
 def lowering_label(base: dict, injected: dict, kind: str) -> str:
-    if base.get("setup_error") or not all(e["ok"] for e in base["entries"]):
+    usable = usable_entries(base)
+    if not usable:
         return "error: the pristine package does not lower"
     if injected.get("setup_error"):
         return "error: " + injected["setup_error"][:200]
-    failures = [e for e in injected["entries"] if not e["ok"]]
-    if any(e["expected_error"] for e in failures):
+    pairs = [(injected["entries"][i], base["entries"][i]) for i in usable]
+    failures = [entry for entry, _ in pairs if not entry["ok"]]
+    if any(entry["error"] in WALL_ERRORS[kind] for entry in failures):
         return "kernel"
     if failures:
         return "error: " + failures[0]["error"][:200]
-    field = MARKS[kind]
-    if any(e.get(field, 0) > b.get(field, 0) for e, b in zip(injected["entries"], base["entries"])):
+    if any(entry["marks"][kind] > before["marks"][kind] for entry, before in pairs):
         return "xla"
     return "unreached"
+
+
+def _in_pristine(hunk: tuple[int, int, tuple[str, ...]], site: Site, rel: str) -> tuple[int, int, tuple[str, ...]]:
+    """A hunk of the injected file as it reads in the pristine one: below an inserted statement the
+    lines move up by what was inserted."""
+    i1, i2, new = hunk
+    if rel == site.rel and site.added and i1 >= site.end_line + site.added:
+        return i1 - site.added, i2 - site.added, new
+    return hunk
 
 
 def process_site(site: Site, package: str, source_root: Path, tool: Tool, baseline: Baseline,
@@ -810,6 +1100,7 @@ def process_site(site: Site, package: str, source_root: Path, tool: Tool, baseli
             outcome.lowering = lowering_label(baseline.lowering.get(site.rel, {"entries": []}), lower(root, site.rel),
                                               site.kind)
         outcome.label = outcome.lowering if outcome.lowering in ("kernel", "xla") else static[0]
+        first, last = site.lines
         # One run: --write reports the same findings as the dry run (they are made before anything is
         # written), and halves the time of a site.
         before = snapshot(root)
@@ -819,7 +1110,7 @@ def process_site(site: Site, package: str, source_root: Path, tool: Tool, baseli
         for finding in write["findings"]:
             rel = Path(finding["path"]).relative_to(root).as_posix()
             line = finding["start"]["line"]
-            if rel == site.rel and site.line <= line <= site.end_line and \
+            if rel == site.rel and first <= line <= last and \
                     (rel, line, finding["rule"]) not in baseline.findings:
                 outcome.findings.append(finding)
         outcome.manual = any(f["kind"] in ("manual", "warning") for f in outcome.findings)
@@ -830,9 +1121,9 @@ def process_site(site: Site, package: str, source_root: Path, tool: Tool, baseli
             base_hunks = set(baseline.written.get(rel, []))
             for hunk in hunks(before.get(rel, ""), after.get(rel, "")):
                 i1, i2, new = hunk
-                if rel == site.rel and i1 < site.end_line and max(i2, i1 + 1) > site.line - 1:
+                if rel == site.rel and i1 < last and max(i2, i1 + 1) > first - 1:
                     site_changed = True
-                elif hunk in base_hunks:
+                elif _in_pristine(hunk, site, rel) in base_hunks:
                     continue
                 elif _is_helper(hunk):
                     outcome.helper_lines += len(new)
@@ -840,13 +1131,16 @@ def process_site(site: Site, package: str, source_root: Path, tool: Tool, baseli
                     old = before.get(rel, "").splitlines()[i1:i2]
                     outcome.other_lines.append(f"{rel}:{i1 + 1}: -{old[:2]} +{[l.rstrip() for l in new[:2]]}")
         written_lines = after.get(site.rel, "").splitlines()
-        outcome.written_call = " ".join(l.strip() for l in written_lines[site.line - 1: site.end_line])[:200]
-        if can_lower and outcome.lowering == "kernel":
+        outcome.written_call = " ".join(l.strip() for l in written_lines[first - 1: last])[:200]
+        # A wall the lowering raises (kernel), or one only the chip's compiler raises at a kernel site
+        # the entries lower with the injection (unreached): the written copy must lower.
+        if can_lower and (outcome.lowering == "kernel" or outcome.lowering == "unreached" and outcome.label == "kernel"):
             result = lower(root, site.rel)
-            outcome.lowers_after = not result.get("setup_error") and all(e["ok"] for e in result["entries"])
-            if not outcome.lowers_after:
-                outcome.lower_after_error = result.get("setup_error") or next(
-                    e["error"] for e in result["entries"] if not e["ok"])
+            usable = usable_entries(baseline.lowering.get(site.rel, {"entries": []}))
+            failing = [result["entries"][i]["error"] for i in usable if not result["entries"][i]["ok"]] \
+                if not result.get("setup_error") else [result["setup_error"]]
+            outcome.lowers_after = not failing
+            outcome.lower_after_error = failing[0] if failing else ""
         applied = any(f.get("fix") and f["fix"].get("applied") for f in outcome.findings) or (
             site_changed and any(f["kind"] in ("fixed", "dropped") for f in outcome.findings))
         outcome.fixed = bool(outcome.findings) and applied and site_changed and outcome.lowers_after is not False
@@ -862,16 +1156,17 @@ def jax_ops_root() -> Path:
     return Path(spec.origin).parent / "experimental" / "pallas" / "ops"
 
 
-def packages(selected: Optional[list[str]]) -> list[tuple[str, Optional[Path], str]]:
-    """(name, root to copy, note). jax's ops first, then the sweep corpus' kernel packages if unpacked."""
+def packages(selected: Optional[list[str]], corpus: Path = CORPUS) -> list[tuple[str, Optional[Path], str]]:
+    """(name, root to copy, note). jax's ops first, then the corpus' kernel packages if unpacked
+    (`corpus/<distribution>/<package>/`: the sweep's, or bench/.corpus/kernel-packages)."""
     found: list[tuple[str, Optional[Path], str]] = [("jax", jax_ops_root(), "jax/experimental/pallas/ops")]
-    if CORPUS.is_dir():
-        for tree in sorted(CORPUS.iterdir()):
+    if corpus.is_dir():
+        for tree in sorted(corpus.iterdir()):
             if tree.name.startswith("jax-") or not tree.is_dir():
                 continue
             for top in sorted(p for p in tree.iterdir() if p.is_dir() and (p / "__init__.py").exists()):
                 if any("pallas" in f.read_text(errors="replace") for f in top.rglob("*.py")):
-                    found.append((f"{tree.name}/{top.name}", top, str(top.relative_to(REPO))))
+                    found.append((f"{tree.name}/{top.name}", top, str(top)))
     if selected:
         found = [p for p in found if p[0] in selected or p[0].split("/")[0] in selected]
     return found
@@ -886,12 +1181,19 @@ SAMPLE = (
     ("jax", "gpu/layer_norm.py", 351, "accuracy"),           # lax.rsqrt in the XLA reference
     ("jax", "tpu/flash_attention.py", 447, "math"),          # the forward kernel's jnp.exp, as jnp.arctan
     ("jax", "tpu/flash_attention.py", 1517, "math"),         # mha_reference's jnp.exp (XLA)
+    ("jax", "tpu/flash_attention.py", 439, "narrow"),        # the forward kernel's row max, of int8
+    ("jax", "tpu/flash_attention.py", 1516, "narrow"),       # mha_reference's row max (XLA)
+    ("jax", "tpu/megablox/gmm.py", 282, "x64"),              # _get_store_mask's iota, int64 (Mosaic TPU)
+    ("jax", "gpu/paged_attention.py", 131, "x64"),           # a Triton kernel's jnp.zeros, without its dtype
+    ("jax", "tpu/flash_attention.py", 388, "debug_print"),   # printed after the forward kernel's load
+    ("jax", "gpu/paged_attention.py", 64, "debug_print"),    # printed in a Triton kernel
 )
 
 
 def select_sites(all_sites: list[Site], package: str, sample: bool, limit: Optional[int],
-                 kinds: Optional[list[str]] = None) -> list[Site]:
+                 kinds: Optional[list[str]] = None, every: int = 1) -> list[Site]:
     sites = all_sites if not kinds else [site for site in all_sites if site.kind in kinds]
+    sites = sites[::every]
     if sample:
         wanted = {(rel, line, kind) for name, rel, line, kind in SAMPLE if name == package}
         sites = [s for s in sites if (s.rel, s.line, s.kind) in wanted]
@@ -902,15 +1204,25 @@ def select_sites(all_sites: list[Site], package: str, sample: bool, limit: Optio
 
 def run_package(name: str, root: Path, tool: Tool, sample: bool = False, limit: Optional[int] = None,
                 jobs: int = 1, lower_sites: bool = True, log: Callable[[str], None] = print,
-                kinds: Optional[list[str]] = None) -> tuple[list[Outcome], Baseline, int]:
+                kinds: Optional[list[str]] = None, every: int = 1) -> tuple[list[Outcome], Baseline, int]:
     all_sites = find_sites(root)
-    sites = select_sites(all_sites, name, sample, limit, kinds)
+    sites = select_sites(all_sites, name, sample, limit, kinds, every)
     rels = sorted({s.rel for s in sites})
-    baseline = pristine_baseline(name, root, tool, rels if lower_sites else [])
+    # Kind x64's sites are compared with the package as it is with x64 on in their modules.
+    x64_rels = sorted({s.rel for s in sites if s.kind == "x64"})
+    other_rels = sorted({s.rel for s in sites if s.kind != "x64"})
+    baselines = {}
+    if x64_rels:
+        baselines["x64"] = pristine_baseline(name, root, tool, x64_rels if lower_sites else [], x64_rels)
+    if other_rels or not x64_rels:
+        baselines["other"] = pristine_baseline(name, root, tool, other_rels if lower_sites else [])
+    baseline = baselines.get("other") or baselines["x64"]
+    baseline.crash = next((b.crash for b in baselines.values() if b.crash), None)
     statics: dict[str, dict[int, tuple[str, str]]] = {}
     for rel in rels:
         statics[rel] = static_labels((root / rel).read_text(encoding="utf-8"), rel)
-    args = [(site, name, root, tool, baseline, statics[site.rel][site.line], lower_sites) for site in sites]
+    args = [(site, name, root, tool, baselines["x64" if site.kind == "x64" else "other"], statics[site.rel][site.line],
+             lower_sites) for site in sites]
     outcomes: list[Outcome] = []
     if jobs <= 1:
         iterator: Iterable[Outcome] = (process_site(*a) for a in args)
@@ -989,7 +1301,7 @@ def label_counts(outcomes: list[Outcome]) -> str:
 
 
 def markdown(results: dict[str, tuple[list[Outcome], Baseline, int]], tool: Tool, elapsed: float,
-             options: str) -> str:
+             options: str, corpus: Path = CORPUS) -> str:
     import jax
     lines = [
         "# Injection over real Pallas kernels (bench/inject.py)",
@@ -998,24 +1310,24 @@ def markdown(results: dict[str, tuple[list[Outcome], Baseline, int]], tool: Tool
         f"Python {sys.version.split()[0]}, {elapsed:.0f} s, options: `{options or '(none)'}`; tool: "
         + (f"`python -m codemods` from `{tool.root}`" if tool.root else "the installed `jax-codemod`") + ".",
         "",
-        "One site at a time, in a fresh copy of the package: a per-operand precision pair injected into a",
-        "contraction, `accuracy=AccuracyMode.HIGHEST` into a `lax` transcendental, or `jnp.exp` renamed",
-        "`jnp.arctan` (kind `math`, a primitive Mosaic TPU cannot lower); the tool run on the",
-        "copy (`--write --unsafe-fixes`, whose findings are the dry run's). The label (must the tool report it?) comes from",
-        "lowering the module's entry points for TPU on the CPU where the module has some (`kernel`: the",
-        "injected copy fails with the Mosaic error; `xla`: it lowers with the injected precision in the",
-        "StableHLO), else from a static reading of which functions are handed to a launcher",
-        "(`static_labels` in bench/inject.py). Method and columns: the docstring of bench/inject.py.",
+        "One site at a time, in a fresh copy of the package, a wall injected (the kinds: the docstring of",
+        "bench/inject.py); the tool run on the copy (`--write --unsafe-fixes`, whose findings are the dry",
+        "run's). The label (must the tool report it?) comes from lowering the module's entry points for",
+        "TPU on the CPU where the module has some (`kernel`: the injected copy fails with the wall's",
+        "error; `xla`: it lowers with the injection in the StableHLO), else from a static reading of which",
+        "functions are handed to a launcher (`static_labels` in bench/inject.py).",
         "",
-        "| package | " + " | ".join(COLUMNS) + " |",
-        "| --- | " + " | ".join("---" for _ in COLUMNS) + " |",
+        "| package | kind | " + " | ".join(COLUMNS) + " |",
+        "| --- | --- | " + " | ".join("---" for _ in COLUMNS) + " |",
     ]
     for name, (outcomes, _, _) in results.items():
-        row = totals(outcomes)
-        lines.append(f"| {name} | " + " | ".join(str(row[c]) for c in COLUMNS) + " |")
+        for kind in KINDS:
+            row = totals([o for o in outcomes if o.site.kind == kind])
+            if row["sites"]:
+                lines.append(f"| {name} | {kind} | " + " | ".join(str(row[c]) for c in COLUMNS) + " |")
     lines.append("")
-    if not CORPUS.is_dir():
-        lines += [f"The sweep corpus ({CORPUS.relative_to(REPO)}, fetched by bench/sweep.py) is not present: "
+    if not corpus.is_dir():
+        lines += [f"The corpus ({corpus}, fetched by bench/sweep.py) is not present: "
                   "only jax's own Pallas ops were run.", ""]
     for name, (outcomes, baseline, total) in results.items():
         lines.append(f"**{name}**: {len(outcomes)} of {total} sites run; labels: {label_counts(outcomes)}.")
@@ -1040,7 +1352,7 @@ def markdown(results: dict[str, tuple[list[Outcome], Baseline, int]], tool: Tool
         if o.fix_not_lowering:
             lines.append(f"  Written call `{o.written_call}` does not lower: {o.lower_after_error}")
     unknown = [o for outcomes, _, _ in results.values() for o in outcomes if o.required is None]
-    lines += ["", "## Sites without a requirement (label unknown / kernel-mgpu contraction)", ""]
+    lines += ["", "## Sites without a requirement (label unknown; kernel-mgpu, but for accuracy)", ""]
     lines += [f"- `{o.package}:{o.site.rel}:{o.site.line}` `{o.site.callee}` +{o.site.kind}: {o.static[1]}; "
               f"lowering {o.lowering or 'no entry'}; found={o.found}" for o in unknown] or ["None."]
     lines += ["", "## Every site", "", "```"]
@@ -1056,24 +1368,27 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--limit", type=int, help="the first N sites of each package")
     parser.add_argument("--jobs", type=int, default=2, help="sites processed at once (a process pool)")
     parser.add_argument("--sample", action="store_true", help="only the fixed SAMPLE sites")
+    parser.add_argument("--every", type=int, default=1, help="every Nth site of each package (a spread sample)")
     parser.add_argument("--no-lower", action="store_true", help="static labels only (no lowering)")
     parser.add_argument("--tool-root", type=Path, help="run `python -m codemods` from this source tree")
     parser.add_argument("--jax-version", default=JAX_VERSION)
+    parser.add_argument("--corpus", type=Path, default=CORPUS,
+                        help="a folder of unpacked distributions (default: the sweep's); e.g. bench/.corpus/kernel-packages")
     parser.add_argument("--report", type=Path, help=f"Markdown report (default {REPORT.relative_to(REPO)} on a "
                                                     "full run; none with --sample/--limit unless given)")
     parser.add_argument("--list", action="store_true", help="list the sites with their static labels and stop")
-    parser.add_argument("--kinds", nargs="*", choices=sorted(MARKS), help="only sites of these kinds")
+    parser.add_argument("--kinds", nargs="*", choices=KINDS, help="only sites of these kinds")
     parser.add_argument("--lower-worker", nargs=2, metavar=("OPS_DIR", "REL"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.lower_worker:
         print(json.dumps(lower_worker(*args.lower_worker)))
         return 0
     tool = Tool(args.tool_root.resolve() if args.tool_root else None, args.jax_version)
-    chosen = packages(args.packages)
+    chosen = packages(args.packages, args.corpus)
     if args.list:
         for name, root, _ in chosen:
             statics: dict[str, dict] = {}
-            for site in select_sites(find_sites(root), name, args.sample, args.limit, args.kinds):
+            for site in select_sites(find_sites(root), name, args.sample, args.limit, args.kinds, args.every):
                 if site.rel not in statics:
                     statics[site.rel] = static_labels((root / site.rel).read_text(), site.rel)
                 label = statics[site.rel][site.line]
@@ -1084,11 +1399,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     for name, root, note in chosen:
         print(f"== {name} ({note})", flush=True)
         results[name] = run_package(name, root, tool, args.sample, args.limit, args.jobs, not args.no_lower,
-                                    log=lambda line: print(line, flush=True), kinds=args.kinds)
+                                    log=lambda line: print(line, flush=True), kinds=args.kinds, every=args.every)
     elapsed = time.time() - started
     options = " ".join(argv if argv is not None else sys.argv[1:])
-    text = markdown(results, tool, elapsed, options)
-    report = args.report or (REPORT if not (args.sample or args.limit or args.packages or args.kinds) else None)
+    text = markdown(results, tool, elapsed, options, args.corpus)
+    report = args.report or (REPORT if not (args.sample or args.limit or args.packages or args.kinds
+                                            or args.every > 1) else None)
     if report:
         report.write_text(text)
         print(f"wrote {report}")
