@@ -506,6 +506,9 @@ ONE_WORD = {
         ("cumsum", "jnp.cumsum(x_ref[...], axis=1)", "cumsum_tpu(x_ref[...], 1)"),
         ("cumprod", "lax.cumprod(x_ref[...])", "cumprod_tpu(x_ref[...], 0)"),
         ("cumulative_", "jnp.cumulative_sum(x_ref[...], axis=0)", "cumsum_tpu(x_ref[...], 0)"),
+        # (a plain pl.pallas_call may reach Triton, where a float16 division does not lower)
+        ("float16", "x_ref[...].astype(jnp.float16) / y_ref[...].astype(jnp.float16)",
+         "divide_triton(x_ref[...].astype(jnp.float16), y_ref[...].astype(jnp.float16))"),
         # No rewrite: a [manual] finding, the call as written.
         ("lgamma", "lax.lgamma(x_ref[...])", "lax.lgamma(x_ref[...])"),
         ("gammaln", "jax.scipy.special.gammaln(x_ref[...])", "jax.scipy.special.gammaln(x_ref[...])"),
@@ -544,7 +547,7 @@ def test_a_file_holding_one_prefilter_word_alone_is_fixed(word: bytes) -> None:
 
 def test_a_file_holding_the_word_lstm_alone_is_fixed() -> None:
     source = LSTM_ONLY.encode()
-    assert _words_in(source) == [b"lstm"]
+    assert _words_in(source) == [b"float16", b"lstm"]  # ("bfloat16" says JAX007's float16: no kernel here)
     result = runner.process_source(Path("k.py"), source, registry.RULES, SETTINGS)
     assert [(f.code, f.kind) for f in result.findings] == [("JAX003", Kind.FIXED)]
     assert 'lstm_float32(rnn.lstm, x, h, c, w, lengths, 8, 16, 1, 0.0, False, "float32")' in result.after, result.after

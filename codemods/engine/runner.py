@@ -254,7 +254,8 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             else:
                 rules = _rules_for_file(path, seen, transforms, settings, facts, skipped)
             if facts.flow.origins:  # the link found a value written here that reaches kernels: whatever its words say
-                rules += [rule for rule in transforms if rule.follows and rule not in rules and rule.code not in skipped]
+                rules = [rule for rule in transforms  # (in their order, as a later run's memo lists them)
+                         if rule in rules or rule.follows and rule.code not in skipped]
         except OSError as error:
             results.append(FileResult(str(path), error=f"cannot read: {error.strerror or error}"))
             continue
