@@ -111,9 +111,13 @@ def main() -> int:
     if jax.default_backend() != "tpu":
         print("no TPU here: nothing to show")
         return 2
-    rows = golden_rows() + op_rows() + probe_rows()
+    return report(golden_rows() + op_rows() + probe_rows(), 28)
+
+
+def report(rows: list[tuple[str, bool, str]], width: int) -> int:
+    """Each row, then the count; the exit status (1 when a row failed)."""
     for name, passed, detail in rows:
-        print(f"{'PASS' if passed else 'FAIL'} {name:28s} {detail}", flush=True)
+        print(f"{'PASS' if passed else 'FAIL'} {name:{width}s} {detail}", flush=True)
     failed = sum(not passed for _, passed, _ in rows)
     print(f"{len(rows) - failed} of {len(rows)} rows passed")
     return 1 if failed else 0

@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
-from narrow_golden_chip import interpreted, on_chip  # noqa: E402
+from narrow_golden_chip import interpreted, on_chip, report  # noqa: E402
 from tests import jax_support  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures" / "x64"
@@ -61,11 +61,7 @@ def main() -> int:
     rows = rows_of("explicit_dtypes_without_x64", ["run"], must_fail=False)  # before x64 is turned on
     source = (FIXTURES / "x64_enabled_in_module.in.py").read_text()
     rows += rows_of("x64_enabled_in_module", re.findall(r"^(\w+) = launch\(", source, re.M), must_fail=True)
-    for name, passed, detail in rows:
-        print(f"{'PASS' if passed else 'FAIL'} {name:44s} {detail}", flush=True)
-    failed = sum(not passed for _, passed, _ in rows)
-    print(f"{len(rows) - failed} of {len(rows)} rows passed")
-    return 1 if failed else 0
+    return report(rows, 44)
 
 
 if __name__ == "__main__":
