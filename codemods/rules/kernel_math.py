@@ -186,15 +186,17 @@ class KernelMath(JaxTransform):
         division (the ones inside it are rewritten in its text); `x // y` gets a [manual] finding."""
         rejecting = {backend: division_rejected(backend, self.settings.jax_version) for backend in REJECTERS}
         rejecting = {backend: dtypes for backend, dtypes in rejecting.items() if dtypes}
-        if not rejecting:
-            return
+        if not rejecting or "float16" not in self.module.text and not self.analysis.proven.get(self.rule.code):
+            return  # no dtype visible ("bfloat16" says float16 too), no traceback
         # A proven line that holds a math call this rule rewrites failed on that call: its divisions are
         # not proven (a division that fails too is placed by the next traceback).
         math_lines = {line for call in self.module.calls if self.matches(call)
                       for line in range(call.lineno, call.end_lineno + 1)}  # type: ignore[operator]
         proven_lines = self.analysis.proven.get(self.rule.code, frozenset()) - math_lines
         found: dict[ast.AST, frozenset[str]] = {}
-        for node in ast.walk(self.module.tree):
+        for node in self.module.parent:  # every node the module's index walked
+            if node.__class__ is not ast.BinOp and node.__class__ is not ast.Call:
+                continue
             operands = self._division_operands(node)
             if operands is None:
                 continue
