@@ -32,7 +32,6 @@ from __future__ import annotations
 import ast
 import bisect
 import hashlib
-import marshal
 import os
 import re
 import sys
@@ -130,7 +129,8 @@ class ProjectState:
     parts: dict[_Dependency, object] = field(default_factory=dict)
     tables: tuple = (None, None, None)  # (importers by word, kernel land, launching modules), each if built
     table_dependencies: frozenset = frozenset()  # of kernel land
-    summaries: dict[str, tuple[bytes, tuple]] = field(default_factory=dict)  # name -> (content hash, as_data)
+    # name -> (content hash, as_data, the data's hash if worked out: ProjectIndex._summary_hash)
+    summaries: dict[str, tuple] = field(default_factory=dict)
     # The link's answers (name -> FlowFacts.as_data) with the key of what they were linked from, and
     # the modules it read on demand (beyond `linked`).
     flow: tuple = ("", {}, [])
@@ -247,7 +247,8 @@ class ProjectIndex:
         self._importing: Optional[dict[bytes, list[str]]] = None  # see `_importers_of`
         self._reachable: Optional[set[str]] = None  # see `_kernel_land`
         self._linked: Optional[frozenset[str]] = None  # see `linked`
-        self._import_graph: Optional[dict[str, set[str]]] = None  # see `_importers`
+        self._import_graph: dict[str, set[str]] = {}  # see `_importers`
+        self._module_imports: dict[str, set[str]] = {}  # see `_imports_of`
         self._may_forward: Optional[set[str]] = None  # while kernel land is found: see `_launching_through_helpers`
         self._launching: Optional[set[str]] = None  # see `_launching_modules`
         self._named: frozenset[bytes] = frozenset()  # see `summarise`
@@ -320,8 +321,9 @@ class ProjectIndex:
     def _summary_hash(self, module: _Module) -> bytes:
         if module.summary_hash is None:
             summary = self._flow_summary(module)
-            module.summary_hash = hashlib.blake2b(marshal.dumps(as_data(summary)) if summary is not None else b"",
-                                                  digest_size=16).digest()
+            # (repr, not marshal: marshal's bytes depend on which equal strings are one object, and a
+            # summary read back from the project state shares fewer than one just made)
+            module.summary_hash = _hash(as_data(summary) if summary is not None else None)
         return module.summary_hash
 
     def flow_summaries(self) -> Iterator[ModuleSummary]:
@@ -343,36 +345,45 @@ class ProjectIndex:
         if self._linked is None:
             self._frames.append(set())  # what it reads is its own, as kernel land's
             try:
-                importers = self._importers()
                 packages = {name.split(".", 1)[0] for name in self._launching_modules() if not _is_jax(name)}
                 linked = {name for name in self._modules if name.split(".", 1)[0] in packages and not _is_jax(name)}
-                self._linked = frozenset(_closure(linked, importers))
+                self._linked = frozenset(_closure(linked, self._importers))
             finally:
                 self._frames.pop()
         return self._linked
 
-    def _importers(self) -> dict[str, set[str]]:
-        """Each module -> the modules whose import lines name it (jax's left out)."""
-        if self._import_graph is None:
-            self._import_graph = {}
-            for name, module in self._modules.items():
-                if not _is_jax(name):
-                    for target in self._imported_names(module, False):
-                        self._import_graph.setdefault(target, set()).add(name)
-        return self._import_graph
+    def _importers(self, name: str) -> set[str]:
+        """The modules whose import lines name module `name` (jax's left out): looked up in the word
+        table (an import of `a.b.c` says `c`: `from a.b import c`, `from .c import f`, `import
+        a.b.c`; one of a name `a.b` re-exports is an import of `a.b`), then read, so that a warm
+        run parses the import lines of a few modules, not of every module of a large tree."""
+        found = self._import_graph.get(name)
+        if found is None:
+            # (an import from outside `name`'s top-level package says that package's name too)
+            top = name.split(".", 1)[0]
+            outside = self._import_graph.get(top + ".*")  # (kept beside the modules' entries)
+            if outside is None:
+                outside = self._import_graph[top + ".*"] = set(self._importers_of(top.encode()))
+            found = self._import_graph[name] = {
+                importer for importer in self._importers_of(name.rsplit(".", 1)[-1].encode())
+                if (importer.split(".", 1)[0] == top or importer in outside or "." not in name)
+                and not _is_jax(importer) and name in self._imports_of(importer)}
+        return found
+
+    def _imports_of(self, name: str) -> set[str]:
+        """`_imported_names` of a module (not shallow), once a run."""
+        found = self._module_imports.get(name)
+        if found is None:
+            found = self._module_imports[name] = self._imported_names(self._modules[name], False)
+        return found
 
     def _complete(self, read: frozenset[str]) -> set[str]:
         """Of the modules a link read, those every importer of which, however indirect, it read too:
         what it says of their calls is all there is to say. Of a module read on demand that code
         outside the link imports (a helper of another package that plain code calls), the link
         knows some callers only: its answers are not kept, and the module's own analysis speaks."""
-        importers = self._importers()
-        partial = {name for name in read if any(importer not in read for importer in importers.get(name, ()))}
-        imported: dict[str, set[str]] = {}
-        for target, names in importers.items():
-            for name in names:
-                imported.setdefault(name, set()).add(target)
-        return set(read) - _closure(partial, imported)
+        partial = {name for name in read if self._importers(name) - read}
+        return set(read) - _closure(partial, self._imports_of)
 
     def _fact_through_cycles(self, module: _Module) -> tuple[ModuleFacts, set]:
         """The module's facts. Where the computation met itself (`ops.mm` calls `helpers.h`, which
@@ -429,8 +440,8 @@ class ProjectIndex:
         parts = {dependency: self._value_of(dependency) for dependency in needed}
         reachable = sorted(self._reachable) if self._reachable is not None else None
         launching = sorted(self._launching) if self._launching is not None else None
-        summaries = {name: (contents[name], as_data(module.flow_summary)) for name, module in self._modules.items()
-                     if isinstance(module.flow_summary, ModuleSummary)}
+        summaries = {name: (contents[name], as_data(module.flow_summary), module.summary_hash)
+                     for name, module in self._modules.items() if isinstance(module.flow_summary, ModuleSummary)}
         flow = (self._flow_key, {name: facts.as_data() for name, facts in self.flow.items()}, sorted(self._flow_read))
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
                             parts, (self._importing, reachable, launching), frozenset(self._table_dependencies),
@@ -447,11 +458,12 @@ class ProjectIndex:
         changed = self.changed(state) if changed is None else changed
         self._kept_flow = (state.flow[0], state.flow[1], frozenset(state.flow[2])) if len(state.flow) == 3 \
             else ("", {}, frozenset())  # (a state kept before the link read modules on demand)
-        for name, (content, data) in state.summaries.items():  # a summary is its module's bytes': kept while they are
+        for name, (content, data, *summary_hash) in state.summaries.items():  # kept while its module's bytes are
             module = self._modules.get(name)
             if module is not None and name not in changed and module.flow_summary is _NOT_SUMMARISED:
                 try:
                     module.flow_summary = from_data(data)
+                    module.summary_hash = summary_hash[0] if summary_hash else None
                 except ValueError:
                     pass  # of another shape: worked out again
         self._learnt = bool(changed)
@@ -1630,11 +1642,11 @@ def _flow_summary(name: str) -> Optional[ModuleSummary]:
     return _in_worker(name, ProjectIndex._flow_summary)
 
 
-def _closure(start: "set[str] | frozenset[str]", edges: Mapping[str, "set[str]"]) -> set[str]:
-    """`start` and all that `edges` lead to from it."""
+def _closure(start: "set[str] | frozenset[str]", edges: Callable[[str], Iterable[str]]) -> set[str]:
+    """`start` and all that `edges` (a name -> the names it leads to) lead to from it."""
     found, pending = set(start), list(start)
     while pending:
-        for target in edges.get(pending.pop(), ()):
+        for target in edges(pending.pop()):
             if target not in found:
                 found.add(target)
                 pending.append(target)
