@@ -249,6 +249,7 @@ class ProjectIndex:
         self._linked: Optional[frozenset[str]] = None  # see `linked`
         self._import_graph: dict[str, set[str]] = {}  # see `_importers`
         self._module_imports: dict[str, set[str]] = {}  # see `_imports_of`
+        self._package_importers: dict[str, set[str]] = {}  # a top-level name -> who says it (`_importers`)
         self._may_forward: Optional[set[str]] = None  # while kernel land is found: see `_launching_through_helpers`
         self._launching: Optional[set[str]] = None  # see `_launching_modules`
         self._named: frozenset[bytes] = frozenset()  # see `summarise`
@@ -361,9 +362,9 @@ class ProjectIndex:
         if found is None:
             # (an import from outside `name`'s top-level package says that package's name too)
             top = name.split(".", 1)[0]
-            outside = self._import_graph.get(top + ".*")  # (kept beside the modules' entries)
+            outside = self._package_importers.get(top)
             if outside is None:
-                outside = self._import_graph[top + ".*"] = set(self._importers_of(top.encode()))
+                outside = self._package_importers[top] = set(self._importers_of(top.encode()))
             found = self._import_graph[name] = {
                 importer for importer in self._importers_of(name.rsplit(".", 1)[-1].encode())
                 if (importer.split(".", 1)[0] == top or importer in outside or "." not in name)
@@ -456,14 +457,13 @@ class ProjectIndex:
         if state is None:
             return set(self._modules)
         changed = self.changed(state) if changed is None else changed
-        self._kept_flow = (state.flow[0], state.flow[1], frozenset(state.flow[2])) if len(state.flow) == 3 \
-            else ("", {}, frozenset())  # (a state kept before the link read modules on demand)
-        for name, (content, data, *summary_hash) in state.summaries.items():  # kept while its module's bytes are
+        self._kept_flow = (state.flow[0], state.flow[1], frozenset(state.flow[2]))
+        for name, (content, data, summary_hash) in state.summaries.items():  # kept while its module's bytes are
             module = self._modules.get(name)
             if module is not None and name not in changed and module.flow_summary is _NOT_SUMMARISED:
                 try:
                     module.flow_summary = from_data(data)
-                    module.summary_hash = summary_hash[0] if summary_hash else None
+                    module.summary_hash = summary_hash
                 except ValueError:
                     pass  # of another shape: worked out again
         self._learnt = bool(changed)
