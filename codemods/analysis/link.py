@@ -256,10 +256,9 @@ class Linker:
         if kind == "lit":
             return {expr}
         if kind == "var":
-            held = self._get(expr)
             if expr[1] not in self.modules:  # a function's variable
-                return set(held)
-            return held | self._module_value(expr[1], expr[2]) | self._star_imported(expr[1], expr[2])
+                return set(self._get(expr))
+            return self._module_name(expr[1], expr[2])
         if kind == "dotted":
             return self._resolve(expr[1])
         if kind == "attr":
@@ -287,6 +286,11 @@ class Linker:
         if kind == "either":
             return {found for option in expr[1] for found in self._eval(option, module)}
         return {expr}  # unknown
+
+    def _module_name(self, module: str, name: str) -> set:
+        """What a module's name holds, read in it or from outside: what it binds, a submodule of that
+        name, or what its `from m import *` brings in."""
+        return self._get(("var", module, name)) | self._module_value(module, name) | self._star_imported(module, name)
 
     def _star_imported(self, scope: str, name: str, depth: int = 0) -> set:
         """A module's name it never binds, from its `from m import *` (a name other modules read too)."""
@@ -317,8 +321,7 @@ class Linker:
     def _attribute(self, value: tuple, name: str) -> set:
         kind = value[0]
         if kind == "module":
-            return (self._get(("var", value[1], name)) | self._module_value(value[1], name)
-                    | self._star_imported(value[1], name))  # `from m import *` re-exports: read from outside too
+            return self._module_name(value[1], name)
         if kind == "ext":  # (a name chain longer than any module path is something computed: `x = x.parent`)
             return self._resolve(f"{value[1]}.{name}") if value[1].count(".") < 8 else {("obj", value[1])}
         if kind == "obj":  # what installed code gave stays that, whatever is read from it: the set stays finite
