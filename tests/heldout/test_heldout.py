@@ -15,6 +15,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 jax = pytest.importorskip("jax")
@@ -94,3 +95,14 @@ def test_a_rewrite_that_changes_the_xla_reference_is_wrong(tmp_path: Path) -> No
     assert before.error and after.error is None  # the kernel lowers, and:
     assert "jaxpr changed" in measure._reference_change(before, after)
     assert measure._reference_change(before, before) is None
+
+
+def test_on_the_chip_a_kernel_at_one_bfloat16_pass_is_told_from_float32() -> None:
+    """--on-chip's value check (no chip needed): the entries' inputs rounded as one bfloat16 pass rounds them
+    miss the interpreter's float32 by more than CHIP_RTOL, and are within BF16_RTOL."""
+    x = np.arange(8 * 128, dtype=np.float32).reshape(8, 128) / 1024
+    original = measure.Lowered("wall: Per-operand dot precision unsupported", interpreted=[x])
+    one_pass = measure.Lowered(None, run_values=[np.asarray(jax.numpy.asarray(x, jax.numpy.bfloat16), np.float32)])
+    assert measure.CHIP_RTOL < measure.chip_error(one_pass, original) <= measure.BF16_RTOL
+    assert measure.chip_error(measure.Lowered(None, run_values=[x.copy()]), original) == 0.0
+    assert measure.chip_error(measure.Lowered(None), original) is None  # nothing ran: nothing compared
