@@ -37,6 +37,19 @@ _SHAPE = "jax.ShapeDtypeStruct((8, 128), x.dtype)"
 def _kernel(text: str) -> str:
     return textwrap.dedent(_KERNEL) + textwrap.dedent(text)
 
+_DOT_TABLE = """
+    import jax.numpy as jnp
+    from jax import lax
+
+    def dot_fast(a, b):
+        return jnp.dot(a, b)
+
+    def dot_mixed(a, b):
+        return jnp.dot(a, b, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))
+
+    DOTS = {"fast": dot_fast, "mixed": dot_mixed}
+"""
+
 # name -> (files, what the entry `<pkg>.entry.run(x, w)` is, the outcome: "fixed" or "manual")
 PROJECTS = {
     "kwargs_through_helpers": ({
@@ -72,6 +85,36 @@ PROJECTS = {
                 return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
         """),
     }, "fixed"),
+    "table_of_functions_elsewhere": ({
+        "dots.py": _DOT_TABLE,
+        "entry.py": _kernel(f"""
+            from .dots import DOTS
+
+            def body(x_ref, w_ref, o_ref):
+                o_ref[...] = DOTS["mixed"](x_ref[...], w_ref[...])
+
+            def run(x, w):
+                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
+        """),
+    }, "fixed"),
+    # The same table, and plain XLA code runs its functions too: called, handed to jax.jit, or the table
+    # handed to jax (the link cannot tell what jax does with what it holds): the helper is shared.
+    **{f"table_of_functions_{name}_by_plain_code": ({
+        "dots.py": _DOT_TABLE,
+        "entry.py": _kernel(f"""
+            from .dots import DOTS
+
+            def body(x_ref, w_ref, o_ref):
+                o_ref[...] = DOTS["mixed"](x_ref[...], w_ref[...])
+
+            def reference(x, w):
+                return {plain}
+
+            def run(x, w):
+                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
+        """),
+    }, "manual") for name, plain in (("called", 'DOTS["mixed"](x, w)'), ("jitted", 'jax.jit(DOTS["mixed"])(x, w)'),
+                                     ("handed_to_jax", "jax.tree.leaves(DOTS)"))},
     "dataclass_field_default": ({
         "consts.py": "from jax import lax\nMIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
         "config.py": """
@@ -413,6 +456,24 @@ def test_an_unknown_value_is_named_at_the_kernel_call() -> None:
     [sink] = answers["k"].sinks
     assert sink.reached and not sink.pairs
     assert sink.unknown == ("what `settings_lib.precision` gives (an installed package's code)",)
+
+
+@pytest.mark.parametrize("plain", ["pass", "print(DOTS['mixed'], DOTS)", "jnp.sum(DOTS['mixed'](x, x))",
+                                   "apply(DOTS['mixed'], x)", "jax.tree.leaves(DOTS)", "apply(DOTS, x)"])
+def test_a_kernel_helper_plain_code_may_run_too_is_marked_plain(plain: str) -> None:
+    """A function held in a table kernels call through: plain code calling it, handing it to an
+    installed package's code the link does not follow, or handing that code the table, may run it
+    outside kernels (`plain`). Python's builtins hand functions on without calling them."""
+    answers = _answers({
+        "dots": "import jax.numpy as jnp\nfrom jax import lax\ndef dot_mixed(a, b):\n"
+                "    return jnp.dot(a, b, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n"
+                "DOTS = {'mixed': dot_mixed}\n",
+        "entry": "import functools, jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n"
+                 "from lib import apply\nfrom dots import DOTS\n"
+                 "def body(x_ref, o_ref):\n    o_ref[...] = DOTS['mixed'](x_ref[...], x_ref[...])\n"
+                 f"def run(x):\n    return pl.pallas_call(body, out_shape=x)(x)\ndef reference(x):\n    {plain}\n"})
+    [sink] = answers["dots"].sinks
+    assert sink.backends and sink.plain == (plain not in ("pass", "print(DOTS['mixed'], DOTS)"))
 
 
 def test_a_function_nothing_in_the_project_calls_runs_with_its_defaults() -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from typing import Callable, Iterable, Mapping, Optional
+from typing import Callable, Iterable, Iterator, Mapping, Optional
 
 from codemods.analysis.flow_facts import FlowFacts
 from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, Backends
@@ -84,6 +84,9 @@ class Linker:
         self.sinks: dict[tuple[str, Site], tuple[str, str, set]] = {}  # (module, site) -> (callee, function, values)
         self.readers: dict[tuple, set[str]] = {}  # a seq or mapping -> who reads it besides followed calls
         self._escaped: dict[tuple, set[str]] = {}  # a value handed to code the flow does not follow -> who
+        # A holder plain code hands to code the flow does not follow -> the scopes that hand it: the
+        # functions it holds may be called there (`plain_callers`).
+        self._escaped_plainly: dict[tuple, set[str]] = {}
         # Where what a function's `**kwargs` holds was written: (kwargs, key) -> {source: values}, a source
         # ("at", module, call site) for `f(key=...)` or ("unknown", why); (kwargs, None) -> the mappings
         # spread into it (`f(**options)`; an installed package's or an unknown value too). And the
@@ -436,7 +439,7 @@ class Linker:
                 for value in values:
                     if value[0] in ("def", "bound", "partial", "inst"):
                         self._launch(value, frozenset({where}), call, module)
-            self._escape(args, keywords, call, module, "a value it does not follow")
+            self._escape(args, keywords, call, module, "a value it does not follow", maybe_launch=True)
             return {callee}
         if kind == "obj":
             self._escape(args, keywords, call, module, callee[1])
@@ -524,23 +527,44 @@ class Linker:
 
     def _launch(self, body: tuple, backends: Backends, call: Call, module: str) -> None:
         """A kernel body handed to a launcher: it (and all it calls) runs in kernels for `backends`."""
-        targets, seen = [body], set()
+        for function in self._functions_in(body):
+            self._run_with(function, backends)
+        self._launching = True
+        try:
+            self._invoke(body, [], [], call, module)
+        finally:
+            self._launching = False
+
+    def _functions_in(self, callable_value: tuple) -> Iterator[str]:
+        """The functions calling `callable_value` runs: itself, a partial's function, an instance's `__call__`."""
+        targets, seen = [callable_value], set()
         while targets:
             value = targets.pop()
             if value in seen:  # a partial of itself
                 continue
             seen.add(value)
             if value[0] in ("def", "bound"):
-                self._run_with(value[1], backends)
+                yield value[1]
             elif value[0] == "partial":
                 targets.extend(self.read(value, "fn"))
             elif value[0] == "inst":  # a callable instance
                 targets.extend(self._class_attribute(value[1], "__call__", value))
-        self._launching = True
-        try:
-            self._invoke(body, [], [], call, module)
-        finally:
-            self._launching = False
+
+    def plain_callers(self) -> Iterator[tuple[str, str]]:
+        """(scope, function) for each function held in a container plain code hands to code the flow
+        does not follow (`jax.tree.map(apply, HELPERS)`): it may call them there. Asked once the
+        fixpoint is done, when the containers hold all they will."""
+        for value, scopes in self._escaped_plainly.items():
+            seen, stack = {value}, [value]
+            while stack and len(seen) <= _READ_DEPTH:
+                held = stack.pop()
+                for key in self.keys.get(held, ()):
+                    for inner in self.heap.get(("field", held, key), ()):
+                        if inner[0] in _HOLDERS and inner not in seen:
+                            seen.add(inner)
+                            stack.append(inner)
+                        elif inner[0] in ("def", "bound", "partial"):
+                            yield from ((scope, function) for scope in scopes for function in self._functions_in(inner))
 
     def _run_in(self, function: str, caller: str) -> None:
         """A call from kernel code runs in that kernel."""
@@ -548,19 +572,27 @@ class Linker:
         if outer:
             self._run_with(function, outer)
 
-    def _escape(self, args: list, keywords: list, call: Call, module: str, name: str) -> None:
+    def _escape(self, args: list, keywords: list, call: Call, module: str, name: str, maybe_launch: bool = False) -> None:
         """Values handed to code the flow does not follow. A function handed on from kernel code runs
-        there (`lax.fori_loop(0, n, body, x)`, `@pl.when(c)`); a pair handed on is read there."""
+        there (`lax.fori_loop(0, n, body, x)`, `@pl.when(c)`), and from plain code, handed to an
+        installed package's code, runs as plain code (`jax.jit(f)`, `jax.tree.map(f, HELPERS)`), unless
+        the callee may be a launcher (`maybe_launch`: `_invoke` says so); a pair handed on is read there."""
         in_kernel = self._backends_of(call.scope)
+        # Python's builtins hand functions on without calling them (`zip`, `classmethod`, `print`).
+        runs_plainly = not in_kernel and not maybe_launch and not name.startswith("builtins.")
         reader = ""
         for _, held in [*args, *keywords]:
             for value in held:
                 if value[0] in ("def", "bound", "partial"):
                     if in_kernel:
                         self._launch(value, frozenset(in_kernel), call, module)
+                    elif runs_plainly:
+                        self.calls.update((call.scope, function) for function in self._functions_in(value))
                 elif value[0] in _HOLDERS:
                     reader = reader or f"`{name.removeprefix('builtins.')}` ({module}:{call.site[0]})"
                     self.read_by(value, reader)
+                    if runs_plainly:
+                        self._escaped_plainly.setdefault(value, set()).add(call.scope)
 
     def read_by(self, value: tuple, reader: str) -> None:
         """`reader` (code the flow does not follow) reads `value` and all it holds (`settle_readers`)."""

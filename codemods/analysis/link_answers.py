@@ -9,7 +9,7 @@ where every reader is a Mosaic kernel's followed call."""
 
 from __future__ import annotations
 
-from typing import Optional, Protocol
+from typing import Iterable, Optional, Protocol
 
 from codemods.analysis.flow_facts import NO_FLOW, Backends, FlowFacts, OriginAnswer, Reach, Site, SinkAnswer
 from codemods.analysis.kernel_scope import MOSAIC_GPU, MOSAIC_TPU
@@ -37,6 +37,8 @@ class Linker(Protocol):
     def settle_readers(self) -> None: ...
 
     def takes_refs(self, function: str) -> bool: ...
+
+    def plain_callers(self) -> Iterable[tuple[str, str]]: ...
 
 # A backend of its own for code a launch the flow does not follow may run ("?" and how it is launched):
 # the followed calls there are reported, never fixed where their value is written.
@@ -87,12 +89,13 @@ def _plain(linker: Linker) -> set[str]:
     function something calls, or one nothing calls that takes no refs: an API's entry), and what
     those call. A function that takes refs and that nothing calls or launches as the flow sees
     may be a kernel body launched in a way it does not follow: not plain."""
-    roots = {caller for caller, _ in linker.calls if not linker.backends.get(caller) and (
+    calls = linker.calls | set(linker.plain_callers())
+    roots = {caller for caller, _ in calls if not linker.backends.get(caller) and (
         caller in linker.invoked or caller in linker.modules or not linker.takes_refs(caller))}
-    plain = {callee for caller, callee in linker.calls if caller in roots}
+    plain = {callee for caller, callee in calls if caller in roots}
     grown = True
     while grown:
-        more = {callee for caller, callee in linker.calls if caller in plain} - plain
+        more = {callee for caller, callee in calls if caller in plain} - plain
         plain |= more
         grown = bool(more)
     return plain
@@ -129,7 +132,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
             if why is not None:
                 unknown.append(why)
         sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, tuple(pairs), tuple(sorted(set(unknown))),
-                                                       bool(values), maybe))
+                                                       bool(values), maybe, function in plain))
     linker.settle_readers()
     answers: dict[str, FlowFacts] = {}
     origins: dict[str, list[OriginAnswer]] = {}
@@ -143,7 +146,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
         origins.setdefault(value[1], []).append(OriginAnswer(value[2], (), tuple(sorted(linker.readers[value]))))
     for module, found in sinks.items():
         resolved = tuple(SinkAnswer(sink.site, sink.callee, sink.backends, _reaches(linker, sink.pairs), sink.unknown,
-                                    sink.reached, sink.maybe) for sink in found)
+                                    sink.reached, sink.maybe, sink.plain) for sink in found)
         answers[module] = FlowFacts(sinks=resolved)
     for module, found in origins.items():
         answers[module] = FlowFacts(answers.get(module, NO_FLOW).sinks, tuple(sorted(found, key=lambda o: o.site)))
