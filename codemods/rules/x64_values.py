@@ -70,8 +70,8 @@ class X64Values(JaxTransform):
             if sites and not self.shared_with_xla(call):
                 for source, case, planned in sites:
                     self._report_fix(source, case, planned, backends)
-        if self._module_enables_x64:
-            self._plan_launch_operands()
+        if self._module_enables_x64 or self.analysis.proven.get(self.rule.code):
+            self._plan_launch_operands()  # a traceback's 64-bit error proves x64 on, in the whole process
 
     @functools.cached_property
     def _module_enables_x64(self) -> bool:
@@ -113,6 +113,12 @@ class X64Values(JaxTransform):
         operands (megablox's group metadata: `jnp.arange(n)`, `jnp.zeros(1)`, through `concatenate`,
         `repeat` and a returned tuple) get the dtype they have without x64; a value the tool cannot
         rewrite is named at the launch."""
+        for source, (case, planned, operands) in self._operand_sites().items():
+            self._report_operand(source, case, planned, operands)
+
+    def _operand_sites(self) -> dict[ast.AST, tuple[str, "Planned", list[tuple[ast.Call, int, ast.expr]]]]:
+        """Each value 64-bit under x64 that XLA code makes for launch operands: its case, planned fix,
+        and the (launch, position, operand) it reaches."""
         reaches: dict[ast.AST, tuple[str, "Planned", list[tuple[ast.Call, int, ast.expr]]]] = {}
         for launch in self._tpu_launches():
             for position, operand in enumerate(launch.args):
@@ -121,8 +127,7 @@ class X64Values(JaxTransform):
                         continue  # kernel code: the walk over the module's calls has it
                     for source, case, planned in [*self._explicit(maker, "XLA code"), *self._implicit(maker)]:
                         reaches.setdefault(source, (case, planned, []))[2].append((launch, position, operand))
-        for source, (case, planned, operands) in reaches.items():
-            self._report_operand(source, case, planned, operands)
+        return reaches
 
     def _report_operand(self, source: ast.AST, case: str, planned: "Planned",
                         operands: list[tuple[ast.Call, int, ast.expr]]) -> None:
@@ -448,6 +453,9 @@ def _locate(rule: Rule, file: ParsedFile, line: int) -> Optional[tuple[int, int]
         return None
     inside = [call for call in transform.module.calls if function.lineno <= call.lineno <= function.end_lineno]
     if any(list(transform._explicit(call)) or list(transform._implicit(call)) for call in inside):
+        return function.lineno, function.end_lineno
+    # Kernel code reading a 64-bit operand (`rows >= starts_ref[1]`): the fix is where XLA code makes it.
+    if MOSAIC_TPU in transform.analysis.kernels.backends.get(function, frozenset()) and transform._operand_sites():
         return function.lineno, function.end_lineno
     return None
 
