@@ -110,8 +110,8 @@ class X64Values(JaxTransform):
         """Under x64, a 64-bit operand of a Mosaic TPU launch fails: the lowering, where the kernel
         computes with it ("64-bit types are not supported"), and Mosaic's compiler on the chip, read or
         not (bench/chip/x64_operands_v5e.txt). The values XLA code in this module makes 64-bit for the
-        operands (megablox's group metadata: `jnp.arange(n)`, `jnp.zeros(1)`, through `concatenate`,
-        `repeat` and a returned tuple) get the dtype they have without x64; a value the tool cannot
+        operands (megablox's group metadata: a `jnp.arange(n)` through `repeat`, `roll` and a returned
+        tuple) get the dtype they have without x64; a value the tool cannot
         rewrite is named at the launch."""
         for source, (case, planned, operands) in self._operand_sites().items():
             self._report_operand(source, case, planned, operands)
