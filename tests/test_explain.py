@@ -760,6 +760,58 @@ def test_x64_turned_on_in_another_module_is_explained_from_the_traceback(tmp_pat
     assert lower(program, tmp_path).stdout.strip() == "lowered"
 
 
+X64_OPERAND_KERNEL = '''\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+import x64_setup  # turns jax_enable_x64 on: this module does not say so
+
+PLATFORM = "tpu"
+S = (8, 128)
+
+
+def make_ids():
+    return jnp.repeat(jnp.arange(3), 3, total_repeat_length=S[0])
+
+
+def kernel(ids_ref, x_ref, o_ref):
+    rows = jax.lax.broadcasted_iota(jnp.int32, S, 0)
+    o_ref[...] = jnp.where(rows < ids_ref[S[0] - 1], x_ref[...], 0.0)
+
+
+def run(x):
+    block = pl.BlockSpec(S, lambda i, ids: (0, 0))
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(S, jnp.float32),
+                          grid_spec=pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1, grid=(1,),
+                                                                 in_specs=[block], out_specs=block),
+                          compiler_params=pltpu.CompilerParams())
+    return call(make_ids(), x)
+
+
+def build():
+    return jax.jit(run), (jax.ShapeDtypeStruct(S, jnp.float32),)
+'''
+
+
+def test_a_64_bit_scalar_prefetch_operand_is_explained_where_xla_code_makes_it(tmp_path: Path) -> None:
+    """The traceback names the kernel line that reads the int64 operand; x64 is on only through another
+    module; explain fixes the arange in the XLA code that makes the operand, and the program lowers."""
+    (tmp_path / "x64_setup.py").write_text(X64_SETUP)
+    program = tmp_path / "x64_operand.py"
+    program.write_text(X64_OPERAND_KERNEL)
+    failed = lower(program, tmp_path)
+    assert "NotImplementedError: 64-bit types are not supported" in failed.stderr, failed.stderr[-2000:]
+    result = explain(failed.stderr, tmp_path, "--write")
+    assert result.returncode == 0, result.stderr
+    assert "x64_operand.py:18: JAX005: the traceback's `64-bit types are not supported` comes from this call" \
+        in result.stderr, result.stderr
+    assert "it reaches operand 0 (`make_ids()`) of the Mosaic TPU launch at line 27" in result.stderr
+    assert "jnp.repeat(jnp.arange(3, dtype=jnp.int32), 3, total_repeat_length=S[0])" in program.read_text()
+    assert lower(program, tmp_path).stdout.strip() == "lowered"
+
+
 DEBUG_PRINT_KERNEL = '''\
 import jax
 import jax.numpy as jnp

@@ -37,11 +37,18 @@ LAUNCHES = {
         "iota": (jnp.float32, "iota"),
         "float64_scale": (jnp.float32, "float64 value"),
     },
+    # Values XLA code makes and hands to the kernels as scalar-prefetch operands.
+    "x64_launch_operands": {
+        "grouped": (jnp.float32, "float64 value"),
+        "best_column": (jnp.float32, "int64 value"),
+        "shifted_column": (jnp.float32, "int64 value"),
+    },
     # No x64 in the module: both files lower as they are.
     "explicit_dtypes_without_x64": {"run": (jnp.float32, None)},
 }
 # Kernels a [manual] finding leaves as written: they fail as the finding quotes, before and after.
-LEFT_AS_WRITTEN = {"x64_enabled_in_module": {"argmax_keepdims": (jnp.float32, "argmax")}}
+LEFT_AS_WRITTEN = {"x64_enabled_in_module": {"argmax_keepdims": (jnp.float32, "argmax")},
+                   "x64_launch_operands": {"last_best_column": (jnp.float32, "int64 value")}}
 
 
 @contextlib.contextmanager
@@ -120,7 +127,7 @@ def _run_interpreted(path: Path, entry: str, x, x64: bool, monkeypatch):
         return np.asarray(jax.jit(getattr(module, entry))(x))
 
 
-@pytest.mark.parametrize("golden, entry, dtype, case", [param for param in PARAMS if param.values[0] == "x64_enabled_in_module"])
+@pytest.mark.parametrize("golden, entry, dtype, case", [param for param in PARAMS if param.values[3] is not None])
 def test_the_output_under_x64_computes_what_the_input_computes_without_it(golden, entry, dtype, case, monkeypatch):
     """The fix writes the dtypes jax uses without x64: the same values, now with x64 on too."""
     import numpy as np

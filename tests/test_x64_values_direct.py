@@ -200,3 +200,39 @@ def test_a_helper_plain_xla_code_calls_too_is_reported_not_rewritten() -> None:
     assert after == source
     assert [kind for _, kind, _, _ in findings] == ["manual"]
     assert "`widen` runs in kernels and in plain XLA code" in findings[0][2]
+
+
+OPERANDS = '''\
+def kernel(ids_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def metadata(n):
+    ids = jnp.arange(n)
+    return ids, jnp.arange(n) + 1
+
+
+def run(x, n):
+    ids, unused = metadata(n)
+    grid = jnp.arange(3)
+    return pl.pallas_call(kernel, out_shape=None, compiler_params=COMPILER_PARAMS)(ids, x)
+'''
+
+
+def test_a_value_xla_code_makes_for_a_launch_is_fixed_where_it_is_made() -> None:
+    """`ids` reaches the launch through a returned tuple: its arange gets the dtype; the tuple's other
+    element and an arange that reaches no launch are left as they are."""
+    source = f"{HEAD}{X64}\n{OPERANDS.replace('COMPILER_PARAMS', 'pltpu.CompilerParams()')}"
+    after, findings = _run(source)
+    assert [line for line in after.splitlines() if "arange" in line] == [
+        "    ids = jnp.arange(n, dtype=jnp.int32)", "    return ids, jnp.arange(n) + 1", "    grid = jnp.arange(3)"]
+    assert [(line, kind, applicability) for line, kind, _, applicability in findings] == [(12, "fixed", "unsafe")]
+    assert "it reaches operand 0 (`ids`) of the Mosaic TPU launch at line 19" in findings[0][2]
+
+
+def test_launch_operands_are_left_without_x64_in_the_module_and_in_triton_launches() -> None:
+    without_x64 = f"{HEAD}\n{OPERANDS.replace('COMPILER_PARAMS', 'pltpu.CompilerParams()')}"
+    assert _run(without_x64) == (without_x64, [])
+    triton = (f"{HEAD}{X64}from jax.experimental.pallas import triton as plt\n\n"
+              f"{OPERANDS.replace('COMPILER_PARAMS', 'plt.CompilerParams()')}")
+    assert _run(triton) == (triton, [])

@@ -70,6 +70,8 @@ class X64Values(JaxTransform):
             if sites and not self.shared_with_xla(call):
                 for source, case, planned in sites:
                     self._report_fix(source, case, planned, backends)
+        if self._module_enables_x64 or self.analysis.proven.get(self.rule.code):
+            self._plan_launch_operands()  # a traceback's 64-bit error proves x64 on, in the whole process
 
     @functools.cached_property
     def _module_enables_x64(self) -> bool:
@@ -102,9 +104,163 @@ class X64Values(JaxTransform):
         kind = Kind.MANUAL if planned is None else Kind.FIXED
         self.report(source, kind, message, planned, applicability)
 
+    # -- values XLA code makes and hands to a Mosaic TPU launch (scalar prefetch, operands) --
+
+    def _plan_launch_operands(self) -> None:
+        """Under x64, a 64-bit operand of a Mosaic TPU launch fails: the lowering, where the kernel
+        computes with it ("64-bit types are not supported"), and Mosaic's compiler on the chip, read or
+        not (bench/chip/x64_operands_v5e.txt). The values XLA code in this module makes 64-bit for the
+        operands (megablox's group metadata: a `jnp.arange(n)` through `repeat`, `roll` and a returned
+        tuple) get the dtype they have without x64; a value the tool cannot
+        rewrite is named at the launch."""
+        for source, (case, planned, operands) in self._operand_sites().items():
+            self._report_operand(source, case, planned, operands)
+
+    def _operand_sites(self) -> dict[ast.AST, tuple[str, "Planned", list[tuple[ast.Call, int, ast.expr]]]]:
+        """Each value 64-bit under x64 that XLA code makes for launch operands: its case, planned fix,
+        and the (launch, position, operand) it reaches."""
+        reaches: dict[ast.AST, tuple[str, "Planned", list[tuple[ast.Call, int, ast.expr]]]] = {}
+        for launch in self._tpu_launches():
+            for position, operand in enumerate(launch.args):
+                for maker in self._makers(operand):
+                    if self.analysis.kernels.kernel_of(maker) is not None:
+                        continue  # kernel code: the walk over the module's calls has it
+                    for source, case, planned in [*self._explicit(maker, "XLA code"), *self._implicit(maker)]:
+                        reaches.setdefault(source, (case, planned, []))[2].append((launch, position, operand))
+        return reaches
+
+    def _report_operand(self, source: ast.AST, case: str, planned: "Planned",
+                        operands: list[tuple[ast.Call, int, ast.expr]]) -> None:
+        message, fix, applicability = planned
+        error = x64_rejection(MOSAIC_TPU, "float64 value" if case == "float64 value" else "int64 value",
+                              self.settings.jax_version)
+        rejected = f"with jax_enable_x64, Mosaic TPU kernels reject a 64-bit operand: \"{error}\""
+        lines: dict[str, list[int]] = {}
+        for launch, position, operand in operands:
+            lines.setdefault(f"operand {position} (`{one_line(self.module.segment(operand))}`)", []).append(launch.lineno)
+        named = "; ".join(f"{operand} of the Mosaic TPU launch{'es' if len(at) > 1 else ''} at "
+                          f"line{'s' if len(at) > 1 else ''} {', '.join(map(str, sorted(set(at))))}"
+                          for operand, at in lines.items())
+        if fix is None:  # named at each launch, where the operand is
+            line = self.module.position(source)[0]
+            for launch, position, operand in operands:
+                self.report(operand, Kind.MANUAL, f"operand {position} of this Mosaic TPU launch is 64-bit under x64, "
+                            f"made at line {line}: {message} ({rejected})", None, applicability)
+            return
+        self.report(source, Kind.FIXED, f"{message}; it reaches {named} (the XLA code between now computes it in 32 "
+                    f"bits under x64 too, as without x64; {rejected})", fix, applicability)
+
+    def _tpu_launches(self) -> Iterator[ast.Call]:
+        """The calls of what a Mosaic TPU launcher returns: `pl.pallas_call(body, ...)(x)`, `run =
+        pl.pallas_call(...)` then `run(x)`, and the same of a def that returns such a launcher for the
+        body it is given (`def prefetching(kernel, n): return pl.pallas_call(kernel, ...)`)."""
+        helpers = [helper for helper, (_, backends) in self.analysis.kernels.launch_helpers.items()
+                   if MOSAIC_TPU in backends and isinstance(helper, ast.FunctionDef)
+                   and any(isinstance(value, ast.Call) and self.module.callee(value, _PALLAS_CALL)
+                           for value in _returned(helper))]
+        launchers = [call for call in self.module.calls if self.module.callee(call, _PALLAS_CALL) is not None
+                     and self._lowered_for_mosaic_tpu(call)]
+        launchers += [parent for helper in helpers for reference in self.module.references_to(helper)
+                      if isinstance(parent := self.module.parent.get(reference), ast.Call) and parent.func is reference]
+        for launcher in launchers:
+            parent = self.module.parent.get(launcher)
+            if isinstance(parent, ast.Call) and parent.func is launcher:
+                yield parent
+            binding = self.module.binding_of_value(launcher)
+            for reference in binding.references if binding is not None else ():
+                parent = self.module.parent.get(reference)
+                if isinstance(parent, ast.Call) and parent.func is reference:
+                    yield parent
+
+    def _lowered_for_mosaic_tpu(self, launcher: ast.Call) -> bool:
+        """Whether the body `pl.pallas_call` is given (by name, or partial of one) is lowered for Mosaic TPU."""
+        body = find_arg(launcher, 0, ("kernel",))
+        body = value_of(body) if body is not None else None
+        if isinstance(body, ast.Call) and self.module.applied(body, _PARTIAL) and body.args:
+            body = body.args[0]  # functools.partial(kernel, ...)
+        if not isinstance(body, ast.Name):
+            return False
+        return any(MOSAIC_TPU in self.analysis.kernels.backends.get(binding.node, frozenset())
+                   for binding in self.module.bindings(body))
+
+    def _makers(self, operand: ast.expr) -> Iterator[ast.Call]:
+        """The calls in this module whose result's dtype `operand`'s dtype is made of: back through
+        names, tuples (a function's returned tuple unpacked), arithmetic, and the jnp functions whose
+        result has their operands' dtype (`concatenate`, `repeat`, `where`, `cumsum`, ...). A value
+        from elsewhere (a parameter, an unknown call) ends the walk."""
+        seen: set[ast.AST] = set()
+        pending: list[ast.AST] = [operand]
+        while pending:
+            node = pending.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            if isinstance(node, ast.Call):
+                yield node
+            pending += self._dtype_sources(node)
+
+    def _dtype_sources(self, node: ast.AST) -> list[ast.AST]:
+        if isinstance(node, ast.Name):
+            return [value for binding in self.module.bindings(node) for value in self._bound_values(binding)]
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return list(node.elts)
+        if isinstance(node, (ast.Starred, ast.Subscript)):
+            return [node.value]
+        if isinstance(node, ast.BinOp):
+            return [node.left, node.right]
+        if isinstance(node, ast.UnaryOp):
+            return [node.operand]
+        if isinstance(node, ast.IfExp):
+            return [node.body, node.orelse]
+        if isinstance(node, ast.Attribute) and node.attr == "T":
+            return [node.value]
+        if not isinstance(node, ast.Call) or self._dtype_arguments(node):
+            return []  # a dtype given here decides
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _SAME_DTYPE_METHODS \
+                and not self.module.qualified_names(node.func):
+            return [node.func.value]  # `x.reshape(...)`
+        local = self._local_function(node.func)
+        if local is not None:
+            return _returned(local)
+        name = self.module.callee(node, _SAME_DTYPE)
+        if name is None:
+            return []
+        return [value_of(argument) for position in _SAME_DTYPE[name]
+                if (argument := find_arg(node, position, ())) is not None]
+
+    def _bound_values(self, binding) -> list[ast.AST]:
+        """What `name` holds: its assigned value, or its element of a tuple a local function returns
+        (`(starts, ids), totals = make_metadata(...)`)."""
+        if binding.value is not None:
+            return [binding.value]
+        path, node = [], binding.node
+        while isinstance(parent := self.module.parent.get(node), ast.Tuple):
+            if any(isinstance(element, ast.Starred) for element in parent.elts):
+                return []
+            path.append((parent.elts.index(node), len(parent.elts)))
+            node = parent
+        assign = self.module.parent.get(node)
+        if not path or not (isinstance(assign, ast.Assign) and isinstance(assign.value, ast.Call)):
+            return []
+        local = self._local_function(assign.value.func)
+        values = _returned(local) if local is not None else []
+        for index, length in reversed(path):  # outermost first
+            values = [value.elts[index] if isinstance(value, ast.Tuple) and len(value.elts) == length else value
+                      for value in values]
+        return values
+
+    def _local_function(self, func: ast.expr) -> Optional[ast.FunctionDef]:
+        """The def of this module a call names, if one (not a parameter, an import, or two defs)."""
+        if not isinstance(func, ast.Name):
+            return None
+        bindings = self.module.bindings(func)
+        if len(bindings) == 1 and isinstance(bindings[0].node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return bindings[0].node
+        return None
+
     # -- explicit 64-bit dtypes: fixed always (without x64 jax already makes them 32-bit) --
 
-    def _explicit(self, call: ast.Call) -> Iterator[tuple[ast.AST, str, "Planned"]]:
+    def _explicit(self, call: ast.Call, where: str = "kernel code") -> Iterator[tuple[ast.AST, str, "Planned"]]:
         for dtype in self._dtype_arguments(call):
             wide = dtype_named(dtype, self.module, builtins=True)
             if wide not in NARROWED:
@@ -115,7 +271,7 @@ class X64Values(JaxTransform):
             self.replace(fix, dtype, spelled)
             written = one_line(self.module.segment(dtype))
             case = "float64 value" if wide == "float64" else "int64 value"
-            yield dtype, case, (f"{written} -> {spelled}: a 64-bit dtype in kernel code; without jax_enable_x64 jax "
+            yield dtype, case, (f"{written} -> {spelled}: a 64-bit dtype in {where}; without jax_enable_x64 jax "
                                 f"makes it {narrow} already", fix, Applicability.SAFE)
 
     def _dtype_arguments(self, call: ast.Call) -> list[ast.expr]:
@@ -255,6 +411,31 @@ class X64Values(JaxTransform):
 
 
 Planned = tuple[str, Optional[FixPlan], Applicability]
+_PALLAS_CALL = frozenset({"jax.experimental.pallas.pallas_call"})
+_PARTIAL = frozenset({"functools.partial"})
+# jnp functions whose result has the dtype of the arguments at these positions (promoted together).
+_SAME_DTYPE: dict[str, tuple[int, ...]] = {
+    **{f"jax.numpy.{name}": (0,) for name in (
+        "concatenate", "stack", "hstack", "vstack", "repeat", "roll", "tile", "reshape", "ravel", "broadcast_to",
+        "cumsum", "cumprod", "clip", "flip", "sort", "transpose", "squeeze", "expand_dims", "pad", "take",
+        "abs", "negative", "asarray", "array")},
+    **{f"jax.numpy.{name}": (0, 1) for name in (
+        "add", "subtract", "multiply", "floor_divide", "remainder", "maximum", "minimum")},
+    "jax.numpy.where": (1, 2), "jax.lax.select": (1, 2),
+}
+_SAME_DTYPE_METHODS = frozenset({"reshape", "ravel", "flatten", "squeeze", "transpose", "copy", "clip", "repeat"})
+
+
+def _returned(function: ast.FunctionDef) -> list[ast.expr]:
+    """The values `function` itself returns (not its nested functions')."""
+    found, pending = [], list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            found.append(node.value)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            pending += [child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt)]
+    return found
 
 
 def _locate(rule: Rule, file: ParsedFile, line: int) -> Optional[tuple[int, int]]:
@@ -272,6 +453,9 @@ def _locate(rule: Rule, file: ParsedFile, line: int) -> Optional[tuple[int, int]
         return None
     inside = [call for call in transform.module.calls if function.lineno <= call.lineno <= function.end_lineno]
     if any(list(transform._explicit(call)) or list(transform._implicit(call)) for call in inside):
+        return function.lineno, function.end_lineno
+    # Kernel code reading a 64-bit operand (`rows >= starts_ref[1]`): the fix is where XLA code makes it.
+    if MOSAIC_TPU in transform.analysis.kernels.backends.get(function, frozenset()) and transform._operand_sites():
         return function.lineno, function.end_lineno
     return None
 
@@ -299,16 +483,23 @@ RULE = Rule(
         unchanged without x64, and what Mosaic TPU lowers with it; an arange whose bounds are not
         visibly ints is unsafe (a float bound would now give int32), and a kernel Triton or Mosaic GPU
         also lowers changes there too under x64 (unsafe). An argmax the tool cannot rewrite, and a
-        proven sum whose operand's dtype is not visible, get a `[manual]` note.
+        proven sum whose operand's dtype is not visible, get a `[manual]` note. Where the module turns
+        x64 on, the values its XLA code makes for a Mosaic TPU launch's operands (scalar prefetch
+        included, as megablox's group metadata) get the same fixes where they are made, followed back
+        from the launch through names, a returned tuple, arithmetic and the jnp functions whose result
+        has their operands' dtype (`concatenate`, `repeat`, `where`, `cumsum`, ...); one the tool cannot
+        rewrite gets a `[manual]` note at the launch, naming the operand.
     """,
     why="""
         Mosaic TPU has no 64-bit types: with x64 on, "NotImplementedError: 64-bit types are not
         supported" (an int64 or float64 value, an integer sum), "Only index_dtype=int32 is
         supported" (argmax, jax < 0.11.1; later "Unsupported combination of input dtype (float32)
         and index_dtype (int64) for reduce_index"), and an int64 arange lowers but Mosaic's compiler
-        on the chip refuses it ("Only 8-, 16- and 32-bit Iota supported"). A project often turns x64
-        on for its XLA code and forgets its kernels; where it does so in another module or in the
-        environment, the rule sees the explicit dtypes only, and `explain` fixes the rest from the traceback.
+        on the chip refuses it ("Only 8-, 16- and 32-bit Iota supported"). A 64-bit operand of a launch
+        fails where the kernel computes with it ("64-bit types are not supported"), and on the chip
+        even unread. A project often turns x64 on for its XLA code and forgets its kernels; where it
+        does so in another module or in the environment, the rule sees the explicit dtypes only, and
+        `explain` fixes the rest from the traceback.
     """,
     example="""
         acc = jnp.zeros((8, 128), dtype=jnp.int64)
