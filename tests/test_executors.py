@@ -32,6 +32,8 @@ from codemods.engine import executors, runner
 from codemods.engine.cache import content_hash
 from codemods.engine.discovery import discover
 from codemods.settings import Settings
+from tests.test_cli import needs_git
+from tests.test_split_patches import make_monorepo
 
 try:
     import distributed
@@ -320,18 +322,36 @@ def _no_such_file(path: str) -> bytes:
     raise FileNotFoundError(2, "No such file or directory", path)
 
 
+def _owned(root: Path) -> Path:
+    """The generated project with a CODEOWNERS file: a default owner, a team's folder, a file of two
+    owners (the last matching line wins), an un-owned file."""
+    _generated(root)
+    (root / ".github").mkdir()
+    (root / ".github" / "CODEOWNERS").write_text("*  @org/infra\n/pkg/  @org/pkg\n"
+                                                 "other/kernel_2.py  @alice bob@example.com\n/pkg/kernel_3.py\n")
+    return root
+
+
 @needs_dask
-def test_the_per_folder_patches_are_the_local_runs(scheduler: str, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """`--split-by directory:1 --write-patches`: the same patches and SUMMARY.md, byte for byte."""
-    root = _generated(tmp_path / "tree")
-    monkeypatch.chdir(root)
+@pytest.mark.parametrize("make, split_by, patches", [
+    (_generated, "directory:1", ["other.patch", "pkg.patch"]),
+    (_owned, "codeowners", ["alice_bob-example.com.patch", "org-infra.patch", "org-pkg.patch", "unowned.patch"]),
+    pytest.param(make_monorepo, "codeowners", ["bob-example.com.patch", "org-infra_alice.patch", "org-ml.patch",
+                                               "org-services.patch", "unowned.patch"], marks=needs_git),
+], ids=["per-folder", "per-owner", "per-owner-monorepo"])
+def test_the_split_patches_are_the_local_runs(make: Callable[[Path], Path], split_by: str, patches: list[str],
+                                              scheduler: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--split-by directory:1|codeowners --write-patches`: the same patches and SUMMARY.md, byte for
+    byte (the per-owner ones also on test_split_patches.py's monorepo: a notebook, a CRLF file, a
+    file no fix changes, the JAX1xx rules)."""
+    monkeypatch.chdir(make(tmp_path / "tree"))
     written = {}
     for executor in ("local", scheduler):
+        out = tmp_path / executor.replace("/", "_")
         result = CliRunner().invoke(cli.app, ["--jax-version", "0.12.0.1", "--no-cache", "-j", "2", "--unsafe-fixes",
-                                              "--executor", executor, "--split-by", "directory:1", "--write-patches",
-                                              str(tmp_path / executor.replace("/", "_")), "."], catch_exceptions=False)
+                                              "--executor", executor, "--split-by", split_by, "--write-patches",
+                                              str(out), "."], catch_exceptions=False)
         assert result.exit_code == 1, result.output
-        written[executor] = {path.name: path.read_bytes() for path in (tmp_path / executor.replace("/", "_")).iterdir()}
-    assert sorted(written["local"]) == ["SUMMARY.md", "other.patch", "pkg.patch"]
+        written[executor] = {path.name: path.read_bytes() for path in out.iterdir()}
+    assert sorted(written["local"]) == ["SUMMARY.md", *patches]
     assert written[scheduler] == written["local"]
