@@ -3,8 +3,9 @@
 A local Dask cluster of 2 worker processes (the `dask` extra; the tests that need it skip, saying so,
 where `distributed` is not installed) runs the rules of the golden project trees and of a generated
 project large enough for the local run to summarise it in its workers: every result is the local
-executor's, field for field, and the driver analysed none of the files. Without the extra, or with
-no scheduler at the address, the run stops with exit 2 before anything is written.
+executor's, field for field, and the driver analysed none of the files (and made none of the
+generated project's summaries). Without the extra, or with no scheduler at the address, the run
+stops with exit 2 before anything is written.
 """
 
 from __future__ import annotations
@@ -16,17 +17,23 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator, NamedTuple
 
 import pytest
 from typer.testing import CliRunner
 
 from codemods import cli, registry
+from codemods.analysis import project as project_index
 from codemods.engine import executors, runner
+from codemods.engine.cache import content_hash
 from codemods.engine.discovery import discover
 from codemods.settings import Settings
+from tests.test_cli import needs_git
+from tests.test_split_patches import make_monorepo
 
 try:
     import distributed
@@ -64,9 +71,34 @@ def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             process.wait(timeout=60)
 
 
+class _Changed(NamedTuple):
+    client: "distributed.Client"
+    workers: list[str]  # the addresses of those changed
+
+
+@contextmanager
+def _changed_workers(scheduler: str, change: Callable, on: object, off: object,
+                     first_only: bool = False) -> Iterator[_Changed]:
+    """A client of the cluster, while `change(on)` holds in its workers (`first_only`: in one of
+    them), and `change(off)` in every one after. The workers run this module's functions by value:
+    they cannot import the tests."""
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    client = distributed.Client(scheduler.replace("dask://", "tcp://"), set_as_default=False)
+    try:
+        workers = sorted(client.scheduler_info()["workers"])[:1 if first_only else None]
+        client.run(change, on, workers=workers)
+        yield _Changed(client, workers)
+    finally:
+        client.run(change, off)
+        client.close()
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+
+
 def _generated(root: Path) -> Path:
-    """A project of SUMMARY_MIN_MODULES plain modules and 4 kernel modules in two packages: the local
-    run with 2 jobs summarises it in its workers, the cluster's run on the driver."""
+    """A project of SUMMARY_MIN_MODULES plain modules and 4 kernel modules in two packages: a run
+    with 2 jobs summarises it in its workers (the local pool's, or the cluster's)."""
     for package in ("pkg", "other"):
         (root / package).mkdir(parents=True)
         (root / package / "__init__.py").write_text("")
@@ -100,6 +132,59 @@ def test_a_dask_cluster_gives_the_local_executors_results(tree, scheduler: str, 
     monkeypatch.setattr(runner, "_process_candidate", not_here)
     on_cluster = runner.run(files, registry.RULES, replace(SETTINGS, executor=scheduler), jobs=2, project=project)
     assert on_cluster == local
+
+
+@needs_dask
+def test_the_project_summaries_are_made_on_the_cluster(scheduler: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole-program summary of each module of a project large enough for the local run to
+    summarise in its workers is made by the cluster's workers (Dask's record of its tasks), none on
+    the driver, and the results are the local run's."""
+    root = _generated(tmp_path / "generated")
+    files = discover([root])
+    local = runner.run(files, registry.RULES, SETTINGS, jobs=2)
+    on_driver: list[str] = []
+    summarise_tree = project_index.summarise_tree
+    monkeypatch.setattr(project_index, "summarise_tree",
+                        lambda tree, name, *args: on_driver.append(name) or summarise_tree(tree, name, *args))
+    with distributed.Client(scheduler.replace("dask://", "tcp://"), set_as_default=False) as client:
+        with distributed.get_task_stream(client) as tasks:
+            on_cluster = runner.run(files, registry.RULES, replace(SETTINGS, executor=scheduler), jobs=2)
+    assert on_cluster == local
+    assert on_driver == []
+    ran = Counter(task["key"].rsplit("-", 1)[0] for task in tasks.data)
+    assert ran["_summarise_shared"] >= 2 and ran["_process_shared"] >= 1, ran
+
+
+def test_a_summary_made_elsewhere_is_the_drivers_and_kept_only_for_the_bytes_read(tmp_path: Path) -> None:
+    """What a cluster's worker answers for a module (`runner._summarise_shared`, called here) is
+    the summary the driver makes of it, with the hash of the bytes read; `summarise_flow` keeps
+    the answers made from the bytes the index read, and makes the others itself (the file changed
+    between the driver's read and the worker's)."""
+    files = [str(path) for path in discover([_generated(tmp_path / "generated")])]
+
+    def index() -> project_index.ProjectIndex:
+        return project_index.ProjectIndex(files, lambda path: Path(path).read_bytes(),
+                                          content_hash=lambda path: content_hash(Path(path).read_bytes()))
+
+    on_driver = {summary.name: summary for summary in index().flow_summaries()}  # (a blank module has none)
+    asked: list[tuple[str, bytes, str, bool]] = []
+
+    def elsewhere(items: list[tuple[str, bytes, str, bool]]) -> list:
+        asked.extend(items)
+        answers = [runner._summarise_shared(item) for item in items]
+        assert [summary for _, summary in answers] == [on_driver.get(name) for _, _, name, _ in items]
+        return [(b"other bytes" if name == "other.kernel_0" else read,
+                 summary and replace(summary, name=f"elsewhere {name}"))
+                for (read, summary), (_, _, name, _) in zip(answers, items)]
+
+    summarised = index()
+    names = [summarised.module_of(path) for path in files]
+    summarised.summarise_flow(names, elsewhere)
+    assert sorted(name for _, _, name, _ in asked) == sorted(names)  # every module: two packages with kernels
+    assert ("other", True) in {(name, is_package) for _, _, name, is_package in asked}
+    assert {summary.name for summary in summarised.flow_summaries()} == \
+        {f"elsewhere {name}" for name in on_driver if name != "other.kernel_0"} | {"other.kernel_0"}
 
 
 @needs_dask
@@ -152,22 +237,20 @@ def test_an_executor_the_tool_lacks_is_a_usage_error(spec: str, why: str, tmp_pa
 
 
 @needs_dask
-def test_a_worker_with_another_tool_version_is_refused(scheduler: str, tmp_path: Path) -> None:
-    """A node running another jax-codemod (its fingerprint: the cache's) could give other findings."""
-    import cloudpickle
-
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import the tests
-    client = distributed.Client(scheduler.replace("dask://", "tcp://"), set_as_default=False)
-    try:
-        worker = sorted(client.scheduler_info()["workers"])[0]
-        client.run(_pretend_another_version, workers=[worker])
+@pytest.mark.parametrize("joined", ["before the run", "during the run"])
+def test_a_worker_with_another_tool_version_is_refused(joined: str, scheduler: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A node running another jax-codemod (its fingerprint: the cache's) could give other findings:
+    refused when the run connects, and one that joined after (the check at connect not seeing it)
+    by the first answer it gives, which carries its fingerprint."""
+    if joined == "during the run":
+        monkeypatch.setattr(executors.DaskExecutor, "_refuse_other_versions", lambda executor: None)
+    with _changed_workers(scheduler, _pretend_another_version, True, False,
+                          first_only=joined == "before the run") as changed:
         result = _fix(tmp_path, "--executor", scheduler)
-    finally:
-        client.run(_pretend_another_version, False)
-        client.close()
-        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
     assert result.exit_code == 2
-    assert f"the workers {worker} run another jax-codemod" in result.output
+    assert any(f"the workers {worker} run another jax-codemod" in result.output for worker in changed.workers), \
+        result.output
     assert (tmp_path / "kernel.py").read_text() == KERNEL.format(i=0)
 
 
@@ -184,16 +267,13 @@ def _pretend_another_version(other: bool = True) -> None:
 def test_a_worker_killed_mid_run_changes_nothing(scheduler: str, tmp_path: Path) -> None:
     """Dask's own API restarts (kills) a worker while it analyses a chunk: the scheduler gives the
     chunk to a worker again, and every result is still the local executor's."""
-    import cloudpickle
-
     for i in range(8):
         (tmp_path / f"kernel_{i}.py").write_text(KERNEL.format(i=i))
     files = discover([tmp_path])
     local = runner.run(files, registry.RULES, SETTINGS, jobs=1)
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import the tests
-    client = distributed.Client(scheduler.replace("dask://", "tcp://"), set_as_default=False)
-    try:
-        client.run(_slowly, 0.5)  # a file takes half a second: a worker is killed in the middle of a chunk
+    # a file takes half a second: a worker is killed in the middle of a chunk
+    with _changed_workers(scheduler, _slowly, 0.5, 0) as slow:
+        client = slow.client
         on_cluster: list = []
         run = threading.Thread(target=lambda: on_cluster.append(
             runner.run(files, registry.RULES, replace(SETTINGS, executor=scheduler), jobs=1)))
@@ -205,10 +285,6 @@ def test_a_worker_killed_mid_run_changes_nothing(scheduler: str, tmp_path: Path)
         assert run.is_alive()
         client.restart_workers([busy])  # a chunk (2 files) takes a second, the kill a few milliseconds
         run.join(timeout=120)
-    finally:
-        client.run(_slowly, 0)
-        client.close()
-        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
     assert on_cluster == [local]
 
 
@@ -226,17 +302,8 @@ def _slowly(seconds: float) -> None:
 def test_workers_that_cannot_read_the_files_stop_the_run(scheduler: str, tmp_path: Path) -> None:
     """Nodes that do not share the checkout at the driver's paths: exit 2 naming the file, nothing
     written (not every file analysed on the driver, silently)."""
-    import cloudpickle
-
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import the tests
-    client = distributed.Client(scheduler.replace("dask://", "tcp://"), set_as_default=False)
-    try:
-        client.run(_unreadable, True)
+    with _changed_workers(scheduler, _unreadable, True, False):
         result = _fix(tmp_path, "--executor", scheduler)
-    finally:
-        client.run(_unreadable, False)
-        client.close()
-        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
     assert result.exit_code == 2
     assert f"a worker cannot read {tmp_path / 'kernel.py'} (No such file or directory)" in result.output
     assert (tmp_path / "kernel.py").read_text() == KERNEL.format(i=0)
@@ -255,18 +322,36 @@ def _no_such_file(path: str) -> bytes:
     raise FileNotFoundError(2, "No such file or directory", path)
 
 
+def _owned(root: Path) -> Path:
+    """The generated project with a CODEOWNERS file: a default owner, a team's folder, a file of two
+    owners (the last matching line wins), an un-owned file."""
+    _generated(root)
+    (root / ".github").mkdir()
+    (root / ".github" / "CODEOWNERS").write_text("*  @org/infra\n/pkg/  @org/pkg\n"
+                                                 "other/kernel_2.py  @alice bob@example.com\n/pkg/kernel_3.py\n")
+    return root
+
+
 @needs_dask
-def test_the_per_folder_patches_are_the_local_runs(scheduler: str, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """`--split-by directory:1 --write-patches`: the same patches and SUMMARY.md, byte for byte."""
-    root = _generated(tmp_path / "tree")
-    monkeypatch.chdir(root)
+@pytest.mark.parametrize("make, split_by, patches", [
+    (_generated, "directory:1", ["other.patch", "pkg.patch"]),
+    (_owned, "codeowners", ["alice_bob-example.com.patch", "org-infra.patch", "org-pkg.patch", "unowned.patch"]),
+    pytest.param(make_monorepo, "codeowners", ["bob-example.com.patch", "org-infra_alice.patch", "org-ml.patch",
+                                               "org-services.patch", "unowned.patch"], marks=needs_git),
+], ids=["per-folder", "per-owner", "per-owner-monorepo"])
+def test_the_split_patches_are_the_local_runs(make: Callable[[Path], Path], split_by: str, patches: list[str],
+                                              scheduler: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--split-by directory:1|codeowners --write-patches`: the same patches and SUMMARY.md, byte for
+    byte (the per-owner ones also on test_split_patches.py's monorepo: a notebook, a CRLF file, a
+    file no fix changes, the JAX1xx rules)."""
+    monkeypatch.chdir(make(tmp_path / "tree"))
     written = {}
     for executor in ("local", scheduler):
+        out = tmp_path / executor.replace("/", "_")
         result = CliRunner().invoke(cli.app, ["--jax-version", "0.12.0.1", "--no-cache", "-j", "2", "--unsafe-fixes",
-                                              "--executor", executor, "--split-by", "directory:1", "--write-patches",
-                                              str(tmp_path / executor.replace("/", "_")), "."], catch_exceptions=False)
+                                              "--executor", executor, "--split-by", split_by, "--write-patches",
+                                              str(out), "."], catch_exceptions=False)
         assert result.exit_code == 1, result.output
-        written[executor] = {path.name: path.read_bytes() for path in (tmp_path / executor.replace("/", "_")).iterdir()}
-    assert sorted(written["local"]) == ["SUMMARY.md", "other.patch", "pkg.patch"]
+        written[executor] = {path.name: path.read_bytes() for path in out.iterdir()}
+    assert sorted(written["local"]) == ["SUMMARY.md", *patches]
     assert written[scheduler] == written["local"]

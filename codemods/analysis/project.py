@@ -560,6 +560,25 @@ class ProjectIndex:
         self._named = named
         self._unsummarised = [name for name, module in self._modules.items() if module.said is None]
 
+    def summarise_flow(self, names: Iterable[str], summarise_elsewhere: Callable[
+            [list[tuple[str, bytes, str, bool]]], Iterable[tuple[bytes, Optional[ModuleSummary]]]]) -> None:
+        """The whole-program summaries of those of the modules `names` the link starts from,
+        worked out where this index is not (a cluster's workers): `summarise_elsewhere(items)` is
+        given each module's absolute path, the hash of its bytes (the `content_hash` this index was
+        given), its name and whether it is a package, and answers, in order, the hash of the bytes
+        it read and their `flow_summary_of`. A summary is kept only where those are the bytes this
+        index reads (the file changed meanwhile: it is summarised here, on demand, as before). A
+        notebook's is not asked for: the index decodes its code cells here. Call it after `restore`."""
+        modules = [self._modules[name] for name in names if not name.startswith("<")]
+        linked = self.linked()
+        # (a hash of nothing: the caller could not read the file, a FIFO say, on which a worker would block)
+        wanted = [module for module in modules
+                  if module.name in linked and module.flow_summary is _NOT_SUMMARISED and self._content_hash(module)]
+        items = [(module.path, self._content_hash(module), module.name, module.is_package) for module in wanted]
+        for module, (_, content, *_), (read, summary) in zip(wanted, items, summarise_elsewhere(items)):
+            if read == content:
+                module.flow_summary = summary
+
     def _summary_of(self, module: _Module) -> tuple:
         """See `summarise` (in a worker: no computation is in progress, so nothing is recorded)."""
         marked = self._marked(module)
@@ -1576,12 +1595,8 @@ class ProjectIndex:
     def _tree(self, module: _Module) -> Optional[ast.Module]:
         self._depend(module.name, CONTENT)
         if module.tree is None and module.index is None and not module.parse_failed:
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    module.tree = ast.parse(self._bytes(module).decode("utf-8"))
-            except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError):
-                module.parse_failed = True  # reported when the file itself is processed; adds no facts here
+            module.tree = _parsed(self._bytes(module))
+            module.parse_failed = module.tree is None  # reported when the file itself is processed; adds no facts here
         return module.index.tree if module.index is not None else module.tree
 
     def _index(self, module: _Module) -> Optional[ModuleIndex]:
@@ -1640,6 +1655,23 @@ def _needy_summary(name: str) -> tuple:
 
 def _flow_summary(name: str) -> Optional[ModuleSummary]:
     return _in_worker(name, ProjectIndex._flow_summary)
+
+
+def _parsed(code: bytes) -> Optional[ast.Module]:
+    """A module's parse, from its bytes as the index reads them (UTF-8); None where it does not parse."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(code.decode("utf-8"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError):
+        return None
+
+
+def flow_summary_of(code: bytes, name: str, is_package: bool) -> Optional[ModuleSummary]:
+    """What `ProjectIndex._flow_summary` makes of the module `name` whose bytes, as the index reads
+    them, are `code` (a function of those alone: see `ProjectIndex.summarise_flow`)."""
+    tree = _parsed(code) if code.strip() else None
+    return summarise_tree(tree, name, is_package) if tree is not None else None
 
 
 def _closure(start: "set[str] | frozenset[str]", edges: Callable[[str], Iterable[str]]) -> set[str]:

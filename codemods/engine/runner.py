@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequen
 
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
-from codemods.analysis.project import ProjectIndex, summarised_here
+from codemods.analysis.project import ProjectIndex, flow_summary_of, summarised_here
 from codemods.engine.cache import FileMemo, Known, ResultCache, RunRecord, content_hash, facts_key
 from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Kind
@@ -41,6 +41,8 @@ from codemods.settings import Scope, Settings
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
+
+    from codemods.analysis.summary import ModuleSummary
 
 # Which findings' fixes to apply, beyond what the settings allow (`--interactive`: the accepted ones).
 Accept = Callable[[Finding], bool]
@@ -361,9 +363,12 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     # What the last run learnt, less what the changed modules may have changed.
     state = cache.project_state(_state_key(index, transforms)) if cache is not None else None
     changed = index.changed(state)
-    if pool is not None and pool.local and pool.jobs > 1 and len(changed) >= SUMMARY_MIN_MODULES and _can_fork():
+    many = pool is not None and len(changed) >= SUMMARY_MIN_MODULES
+    if many and pool.local and pool.jobs > 1 and _can_fork():
         index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
     index.restore(state, changed)
+    if many and not pool.local:  # (after `restore`: which modules the link starts from is read from its tables)
+        index.summarise_flow(changed, lambda items: pool.map(_summarise_shared, items))
     follows = {name: place for rule in kernel_scoped for name, place in rule.follows.items()}
     if follows:
         index.link_flow(follows)
@@ -575,12 +580,29 @@ def _process_shared(item: tuple[Path, str, bytes, Sequence[Rule], Settings, Modu
     NotShared where it cannot. None where it reads bytes other than those the driver read (their
     hash: the file changed meanwhile): the driver then analyses the bytes it read, as a local run does."""
     path, key, content, rules, settings, facts = item
-    try:
-        raw = _read_file(key)
-    except OSError as error:
-        raise executors.NotShared(f"{key} ({error.strerror or error})") from None
+    raw = _read_shared(key)
     return process_source(path, raw, rules, settings, facts=facts, prefiltered=True) \
         if content_hash(raw) == content else None
+
+
+def _summarise_shared(item: tuple[str, bytes, str, bool]) -> "tuple[bytes, Optional[ModuleSummary]]":
+    """A module's whole-program summary in a cluster's worker (`ProjectIndex.summarise_flow`), from
+    the file at its absolute path, as the project index reads it (`project_index`'s `read`), with
+    the hash of the bytes read: the driver keeps it only if those are the bytes it read. `item`:
+    the path, the hash of the driver's bytes (what the chunk is named by: executors.py), the module's
+    name, whether it is a package."""
+    key, _, name, is_package = item
+    raw = _read_shared(key)
+    return content_hash(raw), flow_summary_of(utf8_code(_indexed(raw)), name, is_package)
+
+
+def _read_shared(key: str) -> bytes:
+    """In a cluster's worker: the file at the absolute path `key`, which the nodes share with the
+    driver; NotShared where it cannot be read."""
+    try:
+        return _read_file(key)
+    except OSError as error:
+        raise executors.NotShared(f"{key} ({error.strerror or error})") from None
 
 
 def process_source(path: "Path | str", raw: bytes, rules: Sequence[Rule], settings: Settings,
