@@ -688,10 +688,19 @@ class _KernelFinder:
             for reference in binding.references:
                 if reference in self.result.handed or self._inside_kernel(self.module.enclosing.get(reference)):
                     continue
-                alias = self.module.binding_of_value(reference)
+                alias = self.module.binding_of_value(self._outermost_container(reference))
                 if alias is None or depth == 0 or self._used_plainly([alias], depth - 1):
                     return True
         return False
+
+    def _outermost_container(self, reference: ast.AST) -> ast.AST:
+        """The literal that holds `reference` as an element (`DOTS = {"hi": _dot_hi}`, nested too), or
+        `reference` itself: a table of helpers is used where its name is, not where it is written."""
+        node, holder = reference, self.module.parent.get(reference)
+        while isinstance(holder, (ast.List, ast.Tuple, ast.Set)) or (
+                isinstance(holder, ast.Dict) and any(node is value for value in holder.values)):
+            node, holder = holder, self.module.parent.get(holder)
+        return node
 
     def _inside_kernel(self, function: Optional[FunctionNode]) -> bool:
         while function is not None:
