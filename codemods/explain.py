@@ -525,7 +525,7 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
     `project`: the project's files, indexed so that a helper a kernel elsewhere calls gets the facts
     `fix` gives it (a precision in its parameter's default is then fixed there, as `fix` fixes it)."""
     from codemods.engine import runner
-    from codemods.engine.report import file_diff, fix_diff, render_findings, unified_diff
+    from codemods.engine.report import file_diff, fix_diff, in_cell, render_findings, unified_diff
 
     chosen = set(rules) if selected is None else {rule.code for rule in selected}
 
@@ -569,6 +569,37 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
             continue
         by_file.setdefault(path, {}).setdefault(rule, set()).add(line)
     index = runner.project_index(project, [rules[code] for code in chosen], settings) if by_file else None
+    # A kernel's call whose precision is a value written in another file (a caller's constant): that
+    # file's fix of it, as `fix` writes it, answers the call. Shown (or written) first.
+    fixed_where_written: dict[tuple[Path, int], list[str]] = {}
+    unsafe_where_written: dict[tuple[Path, int], list[str]] = {}
+    for origin, (code, lines, calls) in _written_elsewhere(by_file, index, project, rules, settings).items():
+        raw = origin.read_bytes()
+        result = runner.process_source(origin, raw, [rules[code]], settings, facts=index.facts(origin),
+                                       accept=lambda finding, lines=lines: finding.line in lines)
+        result.findings = [finding for finding in result.findings if finding.line in lines]
+        if results is not None:
+            results.append(result)
+        err.write(render_findings([result]))
+        for finding in result.findings:
+            if finding.fix is not None:
+                where = unsafe_where_written if finding.unapplied_fix else fixed_where_written
+                cell = in_cell(result, finding.line)
+                for call in calls:
+                    where.setdefault(call, []).append(f"{origin}:{finding.line}" if cell is None
+                                                      else f"{origin}:cell {cell[0]}:{cell[1]}")
+            if finding.unapplied_fix:  # unsafe: shown as its own diff, applied only with --unsafe-fixes
+                pending = True
+                out.write(fix_diff(result, finding) or b"")
+        if result.new_source is not None:
+            refusal = _not_writable(origin, root) if write else None
+            if write and not unplaced and refusal is None:
+                runner.write(result)
+            else:
+                pending = True
+                out.write(file_diff(result))
+                if refusal is not None:
+                    err.write(f"{origin}: not written: {refusal}; the fix is the diff above\n")
     for path, proven in by_file.items():
         in_notebook = notebook is not None and path == notebook.path
         raw = notebook.raw if in_notebook else path.read_bytes()
@@ -625,6 +656,16 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                     pending = True
                 elif any(finding.fix is not None for finding in live):
                     continue  # fixed, or its fix is shown below
+                elif (path, line) in fixed_where_written or (path, line) in unsafe_where_written:
+                    # (a note of its own stays: other values the call may be given, which a person must change)
+                    pending = pending or bool(live) or (path, line) in unsafe_where_written
+                    for places, how in ((fixed_where_written, "fixed there (above)"),
+                                        (unsafe_where_written, "its fix there (above) is unsafe: --unsafe-fixes "
+                                                               "applies it")):
+                        if (path, line) in places:
+                            err.write(f"{located(line)}: {code}: the value it is given is written in "
+                                      f"{', '.join(places[(path, line)])}: {how}"
+                                      + ("; the note above stays" if live else "") + "\n")
                 elif live:
                     pending = True
                     err.write(f"{located(line)}: {code}: no fix can be written for this call: a person must change "
@@ -657,6 +698,36 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
 
 
 _ROWS = {row.code: row for row in api_changes.TABLE}
+
+
+def _written_elsewhere(by_file: Mapping[Path, Mapping[str, set[int]]], index, project: Sequence[Path],
+                       rules: Mapping[str, Rule], settings: Settings) -> dict[Path, tuple[str, set[int], list]]:
+    """The files (other than the placed call's) where the values a placed call is given are written
+    and may be rewritten (every reader is kernel code, as the whole-program link found): each with
+    the rule, the lines of those values, and the placed calls (path, line) they reach."""
+    if index is None:
+        return {}
+    paths = {index.module_of(path): Path(path) for path in project}
+    found: dict[Path, tuple[str, set[int], list]] = {}
+    for path, proven in by_file.items():
+        try:
+            module = ModuleIndex.parse(read_text(path))
+        except (OSError, SourceError, SyntaxError, ValueError, RecursionError):
+            continue
+        flow = index.facts(path).flow
+        for code, lines in proven.items():
+            for line in lines:
+                start, end = _span(rules[code], module, settings, line) or (line, line)
+                for sink in flow.sinks if flow is not None else ():
+                    if not start <= sink.site[0] <= end:
+                        continue
+                    for reach in sink.pairs:
+                        origin = paths.get(reach.module)
+                        if reach.fixable and origin is not None and origin.resolve() != path.resolve():
+                            entry = found.setdefault(origin, (code, set(), []))
+                            entry[1].add(reach.site[0])
+                            entry[2].append((path, line))
+    return found
 
 
 def _untargeted(code: str, settings: Settings) -> Optional[str]:
