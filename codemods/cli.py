@@ -5,7 +5,8 @@
 Exit codes, as Ruff's: 0 nothing left to do (no finding, or every one fixed on disk); 1 a finding
 remains (any kind, [manual] included: a dry run, --check, an unsafe fix not applied, a declined
 fix), unless --exit-zero; 2 some file could not be processed (the others are still processed and
-reported).
+reported), a rule family could not run (the JAX1xx rules with no target jax: pass --jax-version; the
+diff of the other rules is still shown), or the run could not start (a bad config or option).
 """
 
 from __future__ import annotations

@@ -569,10 +569,19 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
             continue
         by_file.setdefault(path, {}).setdefault(rule, set()).add(line)
     index = runner.project_index(project, [rules[code] for code in chosen], settings) if by_file else None
+    # A kernel's call whose precision is a value written in another file (a caller's constant): that
+    # file's fix of it, as `fix` writes it, answers the call. Shown (or written) first.
+    origins = _written_elsewhere(by_file, index, project, rules, settings)
+    origin_rules = {origin.resolve(): code for origin, (code, _, _) in origins.items()}  # a placed file's too
+    fixed_where_written, unsafe_where_written, left = _fix_where_written(
+        origins, {path.resolve() for path in by_file}, index, rules, settings, root, write=write and not unplaced,
+        out=out, err=err, results=results)
+    pending = pending or left
     for path, proven in by_file.items():
         in_notebook = notebook is not None and path == notebook.path
         raw = notebook.raw if in_notebook else path.read_bytes()
-        result = runner.process_source(path, raw, [rules[code] for code in proven], settings,
+        codes = [*proven, *(code for code in [origin_rules.get(path.resolve())] if code and code not in proven)]
+        result = runner.process_source(path, raw, [rules[code] for code in codes], settings,
                                        {code: frozenset(lines) for code, lines in proven.items()},
                                        facts=index.facts(path) if index is not None else NO_FACTS)
         if results is not None:
@@ -625,6 +634,16 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                     pending = True
                 elif any(finding.fix is not None for finding in live):
                     continue  # fixed, or its fix is shown below
+                elif (path, line) in fixed_where_written or (path, line) in unsafe_where_written:
+                    # (a note of its own stays: other values the call may be given, which a person must change)
+                    pending = pending or bool(live) or (path, line) in unsafe_where_written
+                    for places, how in ((fixed_where_written, "fixed there (above)"),
+                                        (unsafe_where_written, "its fix there (above) is unsafe: --unsafe-fixes "
+                                                               "applies it")):
+                        if (path, line) in places:
+                            err.write(f"{located(line)}: {code}: the value it is given is written in "
+                                      f"{', '.join(places[(path, line)])}: {how}"
+                                      + ("; the note above stays" if live else "") + "\n")
                 elif live:
                     pending = True
                     err.write(f"{located(line)}: {code}: no fix can be written for this call: a person must change "
@@ -657,6 +676,80 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
 
 
 _ROWS = {row.code: row for row in api_changes.TABLE}
+
+
+def _written_elsewhere(by_file: Mapping[Path, Mapping[str, set[int]]], index, project: Sequence[Path],
+                       rules: Mapping[str, Rule], settings: Settings) -> dict[Path, tuple[str, set[int], list]]:
+    """The files (other than the placed call's) where the values a placed call is given are written
+    and may be rewritten (every reader is kernel code, as the whole-program link found): each with
+    the rule, the lines of those values, and the placed calls (path, line) they reach."""
+    if index is None:
+        return {}
+    paths = {index.module_of(path): Path(path) for path in project}
+    found: dict[Path, tuple[str, set[int], list]] = {}
+    for path, proven in by_file.items():
+        try:
+            module = ModuleIndex.parse(read_text(path))
+        except (OSError, SourceError, SyntaxError, ValueError, RecursionError):
+            continue
+        flow = index.facts(path).flow
+        for code, lines in proven.items():
+            for line in lines:
+                start, end = _span(rules[code], module, settings, line) or (line, line)
+                for sink in flow.sinks if flow is not None else ():
+                    if not start <= sink.site[0] <= end:
+                        continue
+                    for reach in sink.pairs:
+                        origin = paths.get(reach.module)
+                        if reach.fixable and origin is not None and origin.resolve() != path.resolve():
+                            entry = found.setdefault(origin, (code, set(), []))
+                            entry[1].add(reach.site[0])
+                            entry[2].append((path, line))
+    return found
+
+
+def _fix_where_written(origins: Mapping[Path, tuple[str, set[int], list]], placed: set[Path], index,
+                       rules: Mapping[str, Rule], settings: Settings, root: Path, *, write: bool, out: BinaryIO,
+                       err: TextIO, results: Optional[list]) -> tuple[dict, dict, bool]:
+    """Fix the values `_written_elsewhere` found, in their files (only those lines): each placed
+    call's places, fixed and unsafe (not applied), as `path:line`; and whether a fix is left to apply.
+    A file the log also places an error in is shown and written once, with the rest of its fixes."""
+    from codemods.engine import runner
+    from codemods.engine.report import file_diff, fix_diff, in_cell, render_findings
+
+    fixed: dict[tuple[Path, int], list[str]] = {}
+    unsafe: dict[tuple[Path, int], list[str]] = {}
+    left = False
+    for origin, (code, lines, calls) in origins.items():
+        raw = origin.read_bytes()
+        result = runner.process_source(origin, raw, [rules[code]], settings, facts=index.facts(origin),
+                                       accept=lambda finding, lines=lines: finding.line in lines)
+        result.findings = [finding for finding in result.findings if finding.line in lines]
+        for finding in result.findings:
+            if finding.fix is not None:
+                cell = in_cell(result, finding.line)
+                for call in calls:
+                    (unsafe if finding.unapplied_fix else fixed).setdefault(call, []).append(
+                        f"{origin}:{finding.line}" if cell is None else f"{origin}:cell {cell[0]}:{cell[1]}")
+        if origin.resolve() in placed:
+            continue  # shown, and written, with the rest of that file
+        if results is not None:
+            results.append(result)
+        err.write(render_findings([result]))
+        for finding in result.findings:
+            if finding.unapplied_fix:  # unsafe: shown as its own diff, applied only with --unsafe-fixes
+                left = True
+                out.write(fix_diff(result, finding) or b"")
+        if result.new_source is not None:
+            refusal = _not_writable(origin, root) if write else None
+            if write and refusal is None:
+                runner.write(result)
+            else:
+                left = True
+                out.write(file_diff(result))
+                if refusal is not None:
+                    err.write(f"{origin}: not written: {refusal}; the fix is the diff above\n")
+    return fixed, unsafe, left
 
 
 def _untargeted(code: str, settings: Settings) -> Optional[str]:

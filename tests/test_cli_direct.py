@@ -254,6 +254,14 @@ def test_help_lists_the_default_commands_options_under_their_own_heading(tmp_pat
         assert "Commands:" in result.stdout and "Exit codes" in result.stdout
 
 
+def test_the_helps_exit_code_2_names_every_cause_the_readme_names() -> None:
+    """A pipx install with no target jax exits 2 after a full diff: the first thing a new user meets
+    (trial of 2026-12-06). `--help` named only an unprocessed file, so the 2 looked like a crash."""
+    text = " ".join(invoke("--help").stdout.split())
+    causes = text.split("Exit codes", 1)[1].split("Options:", 1)[0]
+    assert "could not be processed" in causes and "no target jax" in causes and "could not start" in causes, causes
+
+
 def test_the_help_of_the_default_commands_options_has_dash_h_too() -> None:
     """The options of `fix` are read in a context under the group's, whose `-h` they inherit."""
     options = invoke("--help").stdout.split("Options of `fix`", 1)[1]

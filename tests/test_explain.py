@@ -152,6 +152,92 @@ def test_a_helper_in_another_module_is_placed_by_the_traceback_alone(tmp_path: P
     assert lower(project / "model.py", tmp_path).stdout.strip() == "lowered"
 
 
+KERNEL_TAKING_PRECISION = '''\
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def matmul_kernel(x_ref, w_ref, o_ref, *, precision):
+    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+
+def matmul(x, w, precision=None):
+    body = functools.partial(matmul_kernel, precision=precision)
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))(x, w)
+'''
+CALLER_PASSING_A_PAIR = '''\
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from ops import matmul
+
+PLATFORM = "tpu"
+PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+
+
+def layer(x, w):
+    return matmul(x, w, precision=PAIR)
+
+
+def build():
+    return jax.jit(layer), (jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32))
+'''
+
+
+def test_a_kernels_precision_written_in_its_caller_is_fixed_where_it_is_written(tmp_path: Path) -> None:
+    """The traceback ends at the kernel's `jnp.dot(..., precision=precision)`; the pair is the
+    caller's constant in another module, which `fix` rewrites. explain said "no fix can be written
+    for this call: a person must change it" (a new user's trial, 2026-12-06)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "ops.py").write_text(KERNEL_TAKING_PRECISION)
+    (project / "model.py").write_text(CALLER_PASSING_A_PAIR)
+    failed = lower(project / "model.py", tmp_path)
+    assert "Per-operand dot precision unsupported" in failed.stderr, failed.stderr[-2000:]
+    dry = explain(failed.stderr, project, "--jax-version", "0.12.0.1")
+    assert "no fix can be written" not in dry.stderr and "finds nothing to change" not in dry.stderr, dry.stderr
+    assert "ops.py:9: JAX001: the value it is given is written in model.py:8: its fix there (above) is unsafe: " \
+        "--unsafe-fixes applies it" in dry.stderr, dry.stderr
+    assert dry.returncode == 1 and "+PAIR = lax.Precision.HIGHEST" in dry.stdout, dry.stdout + dry.stderr
+    assert (project / "model.py").read_text() == CALLER_PASSING_A_PAIR
+    result = explain(failed.stderr, project, "--jax-version", "0.12.0.1", "--unsafe-fixes", "--write")
+    assert "ops.py:9: JAX001: the value it is given is written in model.py:8: fixed there (above)" in result.stderr
+    assert result.returncode == 0, result.stderr
+    assert "PAIR = lax.Precision.HIGHEST" in (project / "model.py").read_text()
+    assert (project / "ops.py").read_text() == KERNEL_TAKING_PRECISION
+    assert lower(project / "model.py", tmp_path).stdout.strip() == "lowered"
+
+
+def test_a_value_written_in_a_file_the_log_also_places_an_error_in_is_shown_and_written_once(tmp_path: Path) -> None:
+    """The log holds the kernel's error and one in the caller's own file (`jax.tree_map`): the
+    caller's file is fixed once, both its fixes in one diff, and the kernel's line names it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    caller = CALLER_PASSING_A_PAIR + "\n\ndef norms(params):\n    return jax.tree_map(jnp.linalg.norm, params)\n"
+    (project / "ops.py").write_text(KERNEL_TAKING_PRECISION)
+    (project / "model.py").write_text(caller)
+    (project / "norms.py").write_text("import jax.numpy as jnp\nimport model\n\nmodel.norms({'w': jnp.ones(3)})\n")
+    failed = lower(project / "model.py", tmp_path)
+    removed = subprocess.run([sys.executable, "norms.py"], cwd=project, capture_output=True, text=True, timeout=300,
+                             env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert "has no attribute 'tree_map'" in removed.stderr, removed.stderr[-2000:]
+    log = failed.stderr + removed.stderr
+    dry = explain(log, project, "--jax-version", "0.12.0.1", "--unsafe-fixes")
+    assert dry.stdout.count("+PAIR = lax.Precision.HIGHEST") == 1 and dry.stdout.count("--- a/") == 1, dry.stdout
+    assert "+    return jax.tree.map(jnp.linalg.norm, params)" in dry.stdout, dry.stdout
+    assert "ops.py:9: JAX001: the value it is given is written in model.py:8: fixed there (above)" in dry.stderr
+    result = explain(log, project, "--jax-version", "0.12.0.1", "--unsafe-fixes", "--write")
+    assert result.returncode == 0, result.stderr
+    assert (project / "model.py").read_text() == caller.replace(
+        "PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)", "PAIR = lax.Precision.HIGHEST").replace(
+        "jax.tree_map(", "jax.tree.map(")
+    assert lower(project / "model.py", tmp_path).stdout.strip() == "lowered"
+
+
 def test_a_kernel_reached_through_a_registry_is_found_by_the_value_flow(tmp_path: Path) -> None:
     """`@register` stores the body in a dict the launch reads: `fix` itself rewrites the helper."""
     project = tmp_path / "project"

@@ -128,6 +128,8 @@ PRECISION: dict[str, list[Launch]] = {
     "functions_passed_to_kernels": _launches("matmul", MATMUL, *PORTABLE),
     "helper_called_from_kernel": _launches("fused", MATMUL, *PORTABLE),
     "helper_shared_with_xla": _launches("fused", MATMUL, *PORTABLE),
+    "helper_table_read_in_kernel": _launches("fused", MATMUL, *PORTABLE),
+    "helper_table_shared_with_xla": _launches("fused", MATMUL, *PORTABLE),
     # On Triton the conv (line 9) fails first, so the matmul's "Triton lowers it as written" (line
     # 11) is proven by the other goldens, not this kernel.
     "imported_functions": _launches("fused", [*CONV, (128, 128)], TPU)

@@ -460,10 +460,11 @@ def test_an_unknown_value_is_named_at_the_kernel_call() -> None:
 
 @pytest.mark.parametrize("plain", ["pass", "print(DOTS['mixed'], DOTS)", "jnp.sum(DOTS['mixed'](x, x))",
                                    "apply(DOTS['mixed'], x)", "jax.tree.leaves(DOTS)", "apply(DOTS, x)"])
-def test_a_kernel_helper_plain_code_may_run_too_is_marked_plain(plain: str) -> None:
+def test_a_pair_in_a_kernel_helper_plain_code_may_run_too_is_not_fixable(plain: str) -> None:
     """A function held in a table kernels call through: plain code calling it, handing it to an
     installed package's code the link does not follow, or handing that code the table, may run it
-    outside kernels (`plain`). Python's builtins hand functions on without calling them."""
+    outside kernels, so its pair is read there too. Python's builtins hand functions on without
+    calling them."""
     answers = _answers({
         "dots": "import jax.numpy as jnp\nfrom jax import lax\ndef dot_mixed(a, b):\n"
                 "    return jnp.dot(a, b, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n"
@@ -473,7 +474,8 @@ def test_a_kernel_helper_plain_code_may_run_too_is_marked_plain(plain: str) -> N
                  "def body(x_ref, o_ref):\n    o_ref[...] = DOTS['mixed'](x_ref[...], x_ref[...])\n"
                  f"def run(x):\n    return pl.pallas_call(body, out_shape=x)(x)\ndef reference(x):\n    {plain}\n"})
     [sink] = answers["dots"].sinks
-    assert sink.backends and sink.plain == (plain not in ("pass", "print(DOTS['mixed'], DOTS)"))
+    [reach] = sink.pairs
+    assert sink.backends and reach.fixable == (plain in ("pass", "print(DOTS['mixed'], DOTS)")), reach.readers
 
 
 def test_a_function_nothing_in_the_project_calls_runs_with_its_defaults() -> None:

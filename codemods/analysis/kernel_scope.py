@@ -383,7 +383,7 @@ class _KernelFinder:
         direct -= {f for f in direct if getattr(f, "name", None) in {n for n, _, _, role in facts.kernels if role == HELPER}}
         self.result.direct = direct
         self.result.shared = {f for f in kernels if f not in direct and (
-            self._used_outside_kernels(f, facts.flow) or getattr(f, "name", None) in facts.shared)}
+            self._used_outside_kernels(f) or getattr(f, "name", None) in facts.shared)}
         self._spread_approx_math()
         self._find_partial_launchers()
         self._find_foreign_calls()
@@ -672,41 +672,35 @@ class _KernelFinder:
 
     # -- functions shared with plain XLA code --
 
-    def _used_outside_kernels(self, function: FunctionNode, flow: FlowFacts) -> bool:
+    def _used_outside_kernels(self, function: FunctionNode) -> bool:
         if isinstance(function, ast.Lambda):  # `project = lambda ...`: the uses of that name
             binding = self.module.binding_of_value(function)
             bindings = [binding] if binding is not None else []
         else:
             scope = self.module.scope_of_definition(function)
             bindings = [b for b in scope.bindings.get(function.name, ()) if b.node is function] if scope else []
-        held_for_kernels = _linked_kernel_code(function, flow)
-        return self._used_plainly(bindings, MAX_ALIAS_DEPTH, held_for_kernels)
+        return self._used_plainly(bindings, MAX_ALIAS_DEPTH)
 
-    def _used_plainly(self, bindings: list[Binding], depth: int, held_for_kernels: bool = False) -> bool:
+    def _used_plainly(self, bindings: list[Binding], depth: int) -> bool:
         """Whether a reference to one of `bindings` sits outside kernels. Handing a function to a
-        kernel is no such use, and an alias (`contract = project`) is used where its own name is.
-        Held in a module-level table (`DOTS = {"mixed": dot_mixed}`) whose readers may be anywhere:
-        plain use where the table is used plainly here, or where the whole-program link does not
-        find every followed call of the function in kernel code only (`held_for_kernels`)."""
+        kernel is no such use, and an alias (`contract = project`) is used where its own name is."""
         for binding in bindings:
             for reference in binding.references:
                 if reference in self.result.handed or self._inside_kernel(self.module.enclosing.get(reference)):
                     continue
-                alias = self.module.binding_of_value(reference)
-                if alias is None and held_for_kernels:
-                    alias = self._table_holding(reference)
+                alias = self.module.binding_of_value(self._outermost_container(reference))
                 if alias is None or depth == 0 or self._used_plainly([alias], depth - 1):
                     return True
         return False
 
-    def _table_holding(self, reference: ast.AST) -> Optional[Binding]:
-        """The module-level name whose literal table (dict, tuple, list) holds `reference` as an entry."""
-        node = reference
-        while isinstance(parent := self.module.parent.get(node), (ast.Dict, ast.Tuple, ast.List)) and \
-                (not isinstance(parent, ast.Dict) or node not in parent.keys):
-            node = parent
-        binding = self.module.binding_of_value(node) if node is not reference else None
-        return binding if binding is not None and binding.scope is self.module.module_scope else None
+    def _outermost_container(self, reference: ast.AST) -> ast.AST:
+        """The literal that holds `reference` as an element (`DOTS = {"hi": _dot_hi}`, nested too), or
+        `reference` itself: a table of helpers is used where its name is, not where it is written."""
+        node, holder = reference, self.module.parent.get(reference)
+        while isinstance(holder, (ast.List, ast.Tuple, ast.Set)) or (
+                isinstance(holder, ast.Dict) and any(node is value for value in holder.values)):
+            node, holder = holder, self.module.parent.get(holder)
+        return node
 
     def _inside_kernel(self, function: Optional[FunctionNode]) -> bool:
         while function is not None:
@@ -714,15 +708,6 @@ class _KernelFinder:
                 return True
             function = self.module.function_parent.get(function)
         return False
-
-
-def _linked_kernel_code(function: FunctionNode, flow: FlowFacts) -> bool:
-    """The whole-program link followed calls in `function`, every one in kernel code that no plain
-    XLA code of the project calls (its `plain`: calls through tables, values handed to jax.jit)."""
-    if isinstance(function, ast.Lambda):
-        return False
-    inside = [sink for sink in flow.sinks if function.lineno <= sink.site[0] <= (function.end_lineno or 0)]
-    return bool(inside) and all(sink.backends and not sink.maybe and not sink.plain for sink in inside)
 
 
 def classes_read(module: ModuleIndex, name: ast.Name) -> list[ast.ClassDef]:

@@ -132,7 +132,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
             if why is not None:
                 unknown.append(why)
         sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, tuple(pairs), tuple(sorted(set(unknown))),
-                                                       bool(values), maybe, function in plain))
+                                                       bool(values), maybe))
     linker.settle_readers()
     answers: dict[str, FlowFacts] = {}
     origins: dict[str, list[OriginAnswer]] = {}
@@ -146,7 +146,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
         origins.setdefault(value[1], []).append(OriginAnswer(value[2], (), tuple(sorted(linker.readers[value]))))
     for module, found in sinks.items():
         resolved = tuple(SinkAnswer(sink.site, sink.callee, sink.backends, _reaches(linker, sink.pairs), sink.unknown,
-                                    sink.reached, sink.maybe, sink.plain) for sink in found)
+                                    sink.reached, sink.maybe) for sink in found)
         answers[module] = FlowFacts(sinks=resolved)
     for module, found in origins.items():
         answers[module] = FlowFacts(answers.get(module, NO_FLOW).sinks, tuple(sorted(found, key=lambda o: o.site)))
