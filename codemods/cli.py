@@ -195,7 +195,7 @@ def fix(
                 results = runner.run(files, transforms, settings, jobs or runner.default_jobs(), cache,
                                      rules_to_skip=config.ignored_rules, progress=progress, project=project,
                                      review=_reviewer() if interactive else _on_lines(lines) if lines is not None else None,
-                                     discovered=True)
+                                     discovered=True, shard=shard is not None)
         except ExecutorError as error:  # before anything is written
             sys.stderr.write(f"error: {error}\n")
             raise typer.Exit(EXIT_ERRORS)

@@ -865,3 +865,36 @@ def test_a_hint_in_code_a_launch_the_link_does_not_follow_may_run_is_a_note(tmp_
     assert "(written in `hintmaybe.kernels` on line 5), and this code may run in a kernel launched through " \
            "getattr with a computed name (hintmaybe.kernels:11)" in findings[0][3]
     assert all(r.new_source is None for r in results)
+
+
+@pytest.mark.parametrize("rule, value_file, value, kernel_line", [
+    ("JAX001", "consts.py", "from jax import lax\nSCORES = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+     "o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=SCORES)"),
+    ("JAX002", "consts.py", "from jax import lax\nSCORES = {'accuracy': lax.AccuracyMode.HIGHEST}\n",
+     "o_ref[...] = lax.exp(x_ref[...], **SCORES)"),
+])
+def test_a_run_without_the_file_a_kernels_value_is_written_in_says_so_at_the_kernel(
+        tmp_path: Path, rule: str, value_file: str, value: str, kernel_line: str) -> None:
+    """A run over the kernel's file only (one file named, a PR's changed files, a pre-commit hook):
+    the fix is where the value is written, in a file the run does not process, so the kernel's call
+    says so and `--check` fails. It passed silently (a new user's trial, S2). A run with that file
+    fixes it there and says nothing at the kernel."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    folder = _write(tmp_path, "pkg", {value_file: value, "ops.py": _kernel(f"""
+        from jax import lax
+        from pkg.consts import SCORES
+
+        def body(x_ref, o_ref):
+            {kernel_line}
+
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """)})
+    settings = Settings((0, 12, 0, 1), unsafe_fixes=True)
+    [alone] = run([folder / "ops.py"], registry.select([rule]), settings, jobs=1, project=discover([tmp_path]))
+    [finding] = alone.findings
+    assert finding.kind is Kind.MANUAL and finding.line == 10 and "`pkg.consts` on line 2" in finding.message
+    assert "a file this run does not process" in finding.message and alone.new_source is None
+    both = run([folder / "ops.py", folder / value_file], registry.select([rule]), settings, jobs=1,
+               project=discover([tmp_path]))
+    assert [Path(r.path).name for r in both for f in r.findings] == [value_file]

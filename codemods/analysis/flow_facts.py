@@ -3,7 +3,7 @@ module's facts (and so of each file's cache key)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Optional
 
@@ -20,11 +20,17 @@ class Reach:
     levels: tuple[tuple[str, ...], ...]  # per operand, the precisions it may name
     fixable: bool  # every reader is a followed call in kernel code
     readers: tuple[str, ...] = ()  # the others, described ("`print` in reference.py:9")
+    in_run: bool = True  # its module is one of the run's files (a run over some files: `FlowFacts.within`)
 
     def shared(self, rewriting: str) -> str:
         """Why it is not rewritten where it is written (`rewriting`: the rewrite, "dropping it")."""
         return (f"written in `{self.module}` on line {self.site[0]}, which {', '.join(self.readers)} also "
                 f"read{'s' if len(self.readers) == 1 else ''} ({rewriting} there would change what that code reads)")
+
+    def outside_the_run(self, rewriting: str) -> str:
+        """Why a value fixed where it is written is said at the kernel's call: that file is not in the run."""
+        return (f"written in `{self.module}` on line {self.site[0]}, a file this run does not process ({rewriting} "
+                "there is the fix: run the tool on that file too)")
 
 
 @dataclass(frozen=True)
@@ -63,10 +69,19 @@ class FlowFacts:
         """Asked once per followed call of the module: a table, not a scan of every answer each time."""
         return {sink.site: sink for sink in self.sinks}
 
+    def within(self, modules: "frozenset[str] | set[str]") -> "FlowFacts":
+        """These answers for a run over `modules` only: a pair fixed where it is written in another
+        module is marked (`Reach.in_run`), for the kernel's call to say where its fix is, never silent."""
+        if all(reach.module in modules for sink in self.sinks for reach in sink.pairs):
+            return self
+        return replace(self, sinks=tuple(replace(sink, pairs=tuple(
+            replace(reach, in_run=reach.module in modules) for reach in sink.pairs)) for sink in self.sinks))
+
     def as_data(self) -> list:
         """The same as JSON-able lists, in an order that does not depend on hashing (a cache key)."""
         return [[[sink.site, sink.callee, sorted(sink.backends),
-                  [[reach.module, reach.site, reach.levels, reach.fixable, reach.readers] for reach in sink.pairs],
+                  [[reach.module, reach.site, reach.levels, reach.fixable, reach.readers, reach.in_run]
+                   for reach in sink.pairs],
                   sink.unknown, sink.reached, sink.maybe] for sink in self.sinks],
                 [[origin.site, origin.reaches, origin.readers] for origin in self.origins]]
 
@@ -78,7 +93,8 @@ class FlowFacts:
             return FlowFacts(
                 tuple(SinkAnswer(tuple(site), callee, frozenset(backends),
                                  tuple(Reach(module, tuple(at), tuple(tuple(names) for names in levels), fixable,
-                                             tuple(readers)) for module, at, levels, fixable, readers in pairs),
+                                             tuple(readers), in_run)
+                                       for module, at, levels, fixable, readers, in_run in pairs),
                                  tuple(unknown), reached, tuple(maybe))
                       for site, callee, backends, pairs, unknown, reached, maybe in sinks),
                 tuple(OriginAnswer(tuple(site), tuple((module, tuple(at), callee) for module, at, callee in reaches),

@@ -56,6 +56,7 @@ def run(
     project: Optional[Sequence[Path]] = None,
     review: Optional[Callable[[FileResult], Optional[Accept]]] = None,
     discovered: bool = False,
+    shard: bool = False,
 ) -> list[FileResult]:
     """Results for every discovered file, in discovery order (from `cache` where it has them).
 
@@ -66,7 +67,9 @@ def run(
     order and may answer which of its fixes to apply: the file is then fixed again with those, with
     the same rules and cross-module facts. `discovered`: `paths` are what `discover` returned (the
     CLI's walk, with the project's exclusions), not discovered again: on a tree of thousands of
-    files, a real path each cost a fifth of a warm run."""
+    files, a real path each cost a fifth of a warm run. `shard`: `paths` are one of
+    the parts a whole run is split into (`--shard`): a value a kernel here reads from another part is
+    that part's to fix, not said here too (a run over other files says it at the kernel's call)."""
     paths = list(paths) if discovered else discover(paths)
     # A warm run over files none of which changed replays the last one (not under review: the
     # answers it records are this run's).
@@ -84,7 +87,7 @@ def run(
         gc.disable()  # until the project facts are known: see _keep_for_the_run
         try:
             results, candidates, analysed, index = _prepare(paths, transforms, settings, cache, rules_to_skip, project,
-                                                            files, pool)
+                                                            files, pool, shard)
         finally:
             _keep_for_the_run(collecting)
         global _PROJECT, _NOTEBOOKS  # read by process_source here, and by forked workers (which inherit them)
@@ -226,7 +229,8 @@ _Candidate = tuple[int, Path, list[Rule], ModuleFacts, Settings, "Optional[Futur
 
 def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, cache: Optional[ResultCache],
              rules_to_skip: Callable[["Path | str"], frozenset[str]], project: Optional[Sequence[Path]], seen: _Files,
-             pool: executors.Executor) -> tuple[list[FileResult], list[_Candidate], list[_Analysed], Optional[ProjectIndex]]:
+             pool: executors.Executor, shard: bool = False
+             ) -> tuple[list[FileResult], list[_Candidate], list[_Analysed], Optional[ProjectIndex]]:
     """Each file's project facts and the rules its bytes pass (remembered for a file that has not
     changed, else read): its result so far (an error, a cached result, or empty), the files left
     to analyse, and those analysed (cached ones too). Where the project's summary started the
@@ -239,12 +243,18 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     results: list[FileResult] = []
     candidates: list[_Candidate] = []
     analysed: list[_Analysed] = []
+    # A run over some of the project's files (not a shard: the other shards fix their own): a kernel's
+    # value written in a file outside them is said at the kernel's call, where it is written being the fix.
+    in_run = frozenset(filter(None, map(index.module_of, files))) \
+        if index is not None and project is not None and len(files) < len(project) and not shard else None
     for path in files:
         key = seen.key(path)
         try:
             status = seen.status(key)
             known = seen.known(key)
             facts = index.facts(path) if index is not None else NO_FACTS
+            if in_run is not None and facts.flow.sinks:
+                facts = replace(facts, flow=facts.flow.within(in_run))
             skipped = tuple(sorted(rules_to_skip(path)))
             decided_by = facts_key(facts)  # what chose its rules, with `skipped`
             if known is not None and known.facts == decided_by and known.skipped == skipped:

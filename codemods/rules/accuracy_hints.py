@@ -85,7 +85,8 @@ class AccuracyHints(JaxTransform):
                             f"and this code may run in a kernel launched through {' or '.join(answer.maybe)}, which the "
                             "analysis does not follow; if it does, its Mosaic lowering raises \"Not implemented: accuracy\"")
             return
-        why = [reach.shared("dropping it") for reach in answer.pairs if not reach.fixable]
+        why = [reach.shared("dropping it") if not reach.fixable else reach.outside_the_run("dropping it")
+               for reach in answer.pairs if not reach.fixable or not reach.in_run]
         if answer.unknown:
             why.append(f"may come from {' or '.join(answer.unknown)}")
         if why:

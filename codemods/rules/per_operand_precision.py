@@ -435,6 +435,8 @@ class PerOperandPrecision(JaxTransform):
                            "which the analysis does not follow")
             elif not reach.fixable:
                 why.append(f"can be {_describe_levels(reach.levels)}, {reach.shared('rewriting it')}")
+            elif not reach.in_run:
+                why.append(f"can be {_describe_levels(reach.levels)}, {reach.outside_the_run('rewriting it')}")
         where = value if value is not None else call
         if why:
             self.report(where, Kind.MANUAL, f"{display(name)}: precision {shown} {'; '.join(why)}: {self._failure(op)}")
