@@ -898,3 +898,29 @@ def test_a_run_without_the_file_a_kernels_value_is_written_in_says_so_at_the_ker
     both = run([folder / "ops.py", folder / value_file], registry.select([rule]), settings, jobs=1,
                project=discover([tmp_path]))
     assert [Path(r.path).name for r in both for f in r.findings] == [value_file]
+
+
+@pytest.mark.parametrize("written, finding", [
+    ("P = lax.Precision.HIGHEST", False), ("P = 'bfloat16'", False), ("P = None", False),
+    ("P = getattr(lax.Precision, NAME)", True), ("P = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)", True),
+])
+def test_a_wrapper_of_another_module_given_a_scalar_of_a_third_needs_no_word(
+        tmp_path: Path, written: str, finding: bool) -> None:
+    """`mlp(x, w, precision=consts.P)`, the wrapper's kernel in another module: JAX001 cannot follow
+    `consts.P` in its own module, the link knows each value it passes. Only scalars that lower: no
+    finding (it was a [manual] 'followed within its own module only'); anything else, a finding."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    folder = _write(tmp_path, "pkg", {
+        "consts.py": f"from jax import lax\nNAME = 'HIGH' + 'EST'\n{written}\n",
+        "mlp.py": _kernel(f"""
+            def _body(x_ref, w_ref, o_ref, *, precision):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+            def mlp(x, w, precision=None):
+                return pl.pallas_call(functools.partial(_body, precision=precision), out_shape={_SHAPE})(x, w)
+        """),
+        "entry.py": "from pkg import consts\nfrom pkg.mlp import mlp\n\ndef run(x, w):\n"
+                    "    return mlp(x, w, precision=consts.P)\n"})
+    results = run([folder], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
+    found = [(Path(r.path).name, f.line) for r in results for f in r.findings]
+    assert bool(found) == finding, found

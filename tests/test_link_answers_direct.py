@@ -200,15 +200,17 @@ def test_a_module_with_no_followed_call_and_no_pair_has_no_answers() -> None:
 
 def test_flow_facts_as_data_round_trips_through_json_and_other_data_is_refused() -> None:
     facts = FlowFacts(
-        (SinkAnswer((7, 11), DOT, frozenset({"triton", "mosaic_tpu"}), (Reach("k", (5, 7), MIXED, False, ("`f` (m:3)",)),),
+        (SinkAnswer((7, 11), DOT, frozenset({"triton", "mosaic_tpu"}), (Reach("k", (5, 7), MIXED, False, ("`f` (m:3)",)),
+                                                                       Reach("c", (2, 4), MIXED, True, (), False)),
                     ("why",), True, ("getattr (k:9)",)),
          SinkAnswer((9, 1), "jax.lax.dot", frozenset(), (), (), False)),
-        (OriginAnswer((5, 7), (("k", (7, 11), DOT),)),))
+        (OriginAnswer((5, 7), (("k", (7, 11), DOT),)),),
+        (((3, 4), "precision", ("HIGHEST",)), ((8, 0), "precision", ())))
     data = facts.as_data()
     assert data[0][0][2] == ["mosaic_tpu", "triton"]  # sorted: the same key whatever the set's order
     assert FlowFacts.from_data(json.loads(json.dumps(data))) == facts
     assert FlowFacts.from_data(NO_FLOW.as_data()) == NO_FLOW
-    for other in (None, [], [[], [], []], [[[1]], []], [[], [[1, 2, 3]]], 5):
+    for other in (None, [], [[], []], [[], [], [], []], [[[1]], [], []], [[], [[1, 2, 3]], []], [[], [], [[1]]], 5):
         with pytest.raises(ValueError, match="not flow facts"):
             FlowFacts.from_data(other)
 

@@ -60,6 +60,13 @@ class FlowFacts:
     """What the link says about one module (plain data: part of the facts a file's cache key holds)."""
     sinks: tuple[SinkAnswer, ...] = ()
     origins: tuple[OriginAnswer, ...] = ()
+    # Calls here passing a followed keyword only scalar precisions: (call, keyword, the levels it names)
+    scalars: tuple[tuple[Site, str, tuple[str, ...]], ...] = ()
+
+    def scalar_levels(self, site: Site, keyword: str) -> Optional[tuple[str, ...]]:
+        """The precisions a call here passes as `keyword`, where the link knows each to be a scalar (or
+        None: no level); None where it does not."""
+        return next((levels for at, name, levels in self.scalars if at == site and name == keyword), None)
 
     def sink_at(self, site: Site) -> Optional[SinkAnswer]:
         return self._sinks_by_site.get(site)
@@ -83,13 +90,14 @@ class FlowFacts:
                   [[reach.module, reach.site, reach.levels, reach.fixable, reach.readers, reach.in_run]
                    for reach in sink.pairs],
                   sink.unknown, sink.reached, sink.maybe] for sink in self.sinks],
-                [[origin.site, origin.reaches, origin.readers] for origin in self.origins]]
+                [[origin.site, origin.reaches, origin.readers] for origin in self.origins],
+                [[site, keyword, levels] for site, keyword, levels in self.scalars]]
 
     @staticmethod
     def from_data(data: list) -> "FlowFacts":
         """`as_data` read back (the project state keeps the link's answers); ValueError otherwise."""
         try:
-            sinks, origins = data
+            sinks, origins, scalars = data
             return FlowFacts(
                 tuple(SinkAnswer(tuple(site), callee, frozenset(backends),
                                  tuple(Reach(module, tuple(at), tuple(tuple(names) for names in levels), fixable,
@@ -99,7 +107,8 @@ class FlowFacts:
                       for site, callee, backends, pairs, unknown, reached, maybe in sinks),
                 tuple(OriginAnswer(tuple(site), tuple((module, tuple(at), callee) for module, at, callee in reaches),
                                    tuple(readers))
-                      for site, reaches, readers in origins))
+                      for site, reaches, readers in origins),
+                tuple((tuple(site), keyword, tuple(levels)) for site, keyword, levels in scalars))
         except (TypeError, ValueError) as error:
             raise ValueError(f"not flow facts: {error}") from error
 

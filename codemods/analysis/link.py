@@ -70,6 +70,7 @@ class Linker:
                  loadable: "frozenset[str] | set[str]" = frozenset()) -> None:
         self.modules: dict[str, ModuleSummary] = {}
         self.follows = follows
+        self._followed_keywords = frozenset(keyword for _, keyword in follows.values())
         self._load, self._loadable = load, set(loadable) - set(modules)
         self.functions: dict[str, tuple[str, object]] = {}
         self.classes: dict[str, tuple[str, object]] = {}
@@ -93,6 +94,9 @@ class Linker:
         # mappings each followed call spreads (`spreads`).
         self.passed: dict[tuple, dict[tuple, set]] = {}
         self.spreads: dict[tuple[str, Site], set] = {}
+        # What each call passes as a followed keyword (`wrapper(x, precision=blocks.MLP)`): (module, site,
+        # keyword) -> values, for a call of another module's wrapper to be told a scalar (`link_answers`).
+        self.keyword_values: dict[tuple[str, Site, str], set] = {}
         # The worklist: a statement (its module, kind and number) is evaluated again only when
         # something it read grew (`_get` records what it reads, `_grew` queues who read it).
         self._queue: deque[tuple[str, str, int]] = deque()
@@ -381,6 +385,9 @@ class Linker:
     def _call(self, call: Call, module: str) -> set:
         args = [(starred, self._eval(expr, module)) for starred, expr in call.args]
         keywords = [(name, self._eval(expr, module)) for name, expr in call.keywords]
+        for name, values in keywords:
+            if name in self._followed_keywords:
+                self.keyword_values.setdefault((module, call.site, name), set()).update(values)
         results: set = set()
         for callee in self._eval(call.callee, module):
             results |= self._invoke(callee, args, keywords, call, module)

@@ -29,6 +29,7 @@ class Linker(Protocol):
     readers: dict[tuple, set[str]]  # a literal or mapping -> who reads it besides followed calls in kernel code
     passed: dict[tuple, dict[tuple, set]]  # (mapping, key) -> {where it is written: values}
     spreads: dict[tuple[str, Site], set]  # a followed call -> the mappings it spreads
+    keyword_values: dict[tuple[str, Site, str], set]  # (module, call, followed keyword) -> what it passes
 
     def read(self, owner: tuple, key: object) -> set: ...
 
@@ -151,7 +152,21 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     for module, found in origins.items():
         answers[module] = FlowFacts(answers.get(module, NO_FLOW).sinks, tuple(sorted(found, key=lambda o: o.site)))
     _hint_answers(linker, plain, answers)
+    _scalar_keywords(linker, answers)
     return answers
+
+
+def _scalar_keywords(linker: Linker, answers: dict[str, FlowFacts]) -> None:
+    """Calls that pass a followed keyword only scalar precisions (or None) the link knows: a wrapper
+    of another module given `precision=blocks.MLP` needs no word where `blocks.MLP` is `"bfloat16"`."""
+    found: dict[str, list[tuple[Site, str, tuple[str, ...]]]] = {}
+    for (module, site, keyword), values in sorted(linker.keyword_values.items()):
+        levels = _levels(values)
+        if values and all(value == ("lit", None) or value[0] == "level" or _levels({value}) for value in values):
+            found.setdefault(module, []).append((site, keyword, levels))
+    for module, scalars in found.items():
+        facts = answers.get(module, NO_FLOW)
+        answers[module] = FlowFacts(facts.sinks, facts.origins, tuple(scalars))
 
 
 def _hint(value: tuple) -> bool:

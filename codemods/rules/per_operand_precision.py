@@ -302,6 +302,8 @@ class PerOperandPrecision(JaxTransform):
             except _Unknown as unknown:
                 rejected = [(found, literal) for found, literal in self._flowing_pairs(keyword.value)
                             if not (len(set(literal.levels)) == 1 and literal.levels[0] in accepted)]
+                if not rejected and self._linked_scalar(keyword, accepted):
+                    continue  # the whole-program link knows every value it passes: scalars that lower
                 if not rejected:
                     self.report(keyword.value, Kind.MANUAL, f"precision `{one_line(self.module.segment(keyword.value))}` "
                                 f"reaches {where} ({unknown}): Mosaic TPU rejects it there unless it is a single scalar "
@@ -315,6 +317,14 @@ class PerOperandPrecision(JaxTransform):
                 line = self.module.position(keyword.value)[0]
                 self.report(found, Kind.MANUAL, f"precision {literal.describe()} reaches {where} (passed on line {line}): "
                             f"Mosaic TPU rejects it there{advice}{shared}")
+
+    def _linked_scalar(self, keyword: ast.keyword, accepted: frozenset) -> bool:
+        """The link found only scalar precisions that lower (or None) passed by `keyword` (`mlp(x, w,
+        precision=blocks.MLP_PRECISION)`, `blocks.MLP_PRECISION` a `"bfloat16"` of another module)."""
+        call = self.module.parent.get(keyword)
+        levels = self.analysis.facts.flow.scalar_levels((call.lineno, call.col_offset), keyword.arg) \
+            if isinstance(call, ast.Call) and keyword.arg else None
+        return levels is not None and all(Level[level] in accepted for level in levels)
 
     def _carries_a_pair(self, value: ast.expr) -> bool:
         """Whether a value bound to another name (`partial(kernels.body, prec=PAIR)`, the body's
