@@ -236,3 +236,12 @@ def test_launch_operands_are_left_without_x64_in_the_module_and_in_triton_launch
     triton = (f"{HEAD}{X64}from jax.experimental.pallas import triton as plt\n\n"
               f"{OPERANDS.replace('COMPILER_PARAMS', 'plt.CompilerParams()')}")
     assert _run(triton) == (triton, [])
+
+
+def test_an_operand_handed_in_a_starred_tuple_is_named_without_a_position() -> None:
+    source = (f"{HEAD}{X64}\n{OPERANDS.replace('COMPILER_PARAMS', 'pltpu.CompilerParams()')}"
+              "\n\ndef run_all(x):\n    operands = (jnp.full((1,), 3, jnp.int64), x)\n"
+              "    return pl.pallas_call(kernel, out_shape=None, compiler_params=pltpu.CompilerParams())(*operands)\n")
+    after, findings = _run(source)
+    assert "jnp.full((1,), 3, jnp.int32)" in after
+    assert "it reaches an operand (`*operands`) of the Mosaic TPU launch at line 24" in findings[-1][2]

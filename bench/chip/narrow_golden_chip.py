@@ -50,7 +50,7 @@ def on_chip(fn, *args):
 
 def interpreted(program, entry, *args):
     """The program's launch run by Pallas' interpreter on the CPU."""
-    program.pl = types.SimpleNamespace(pallas_call=functools.partial(pl.pallas_call, interpret=True))
+    program.pl = types.SimpleNamespace(**{**vars(pl), "pallas_call": functools.partial(pl.pallas_call, interpret=True)})
     try:
         with jax.default_device(CPU):
             return np.asarray(getattr(program, entry)(*[jax.device_put(arg, CPU) for arg in args]))

@@ -7,6 +7,7 @@ One process, jax 0.10.2 as the TPU machine has it:
                                chip, each of the .out.py compiles, runs, and gives the bits Pallas'
                                interpreter gives for the .in.py on the CPU (cast to the launch's dtype);
                                a launch its findings leave [manual] fails as written.
+  x64_launch_operands          the same, for values XLA code makes for the launches' operands.
 
     python3 bench/chip/x64_golden_chip.py        # on the TPU machine; exit 0 when every row passed
 """
@@ -32,7 +33,7 @@ FIXTURES = REPO / "tests" / "fixtures" / "x64"
 # Distinct values in each row (an argmax has one answer), small integers (exact in every dtype here).
 X = (np.random.default_rng(0).permuted(np.tile(np.arange(128), (8, 1)), axis=1) - 64).astype(np.float32)
 # Launches the golden's findings leave [manual] (argmax with keepdims: no rewrite): they fail as written.
-MANUAL = {("x64_enabled_in_module", "argmax_keepdims")}
+MANUAL = {("x64_enabled_in_module", "argmax_keepdims"), ("x64_launch_operands", "last_best_column")}
 
 
 def rows_of(golden: str, entries: list[str], must_fail: bool) -> list[tuple[str, bool, str]]:
@@ -61,6 +62,8 @@ def main() -> int:
     rows = rows_of("explicit_dtypes_without_x64", ["run"], must_fail=False)  # before x64 is turned on
     source = (FIXTURES / "x64_enabled_in_module.in.py").read_text()
     rows += rows_of("x64_enabled_in_module", re.findall(r"^(\w+) = launch\(", source, re.M), must_fail=True)
+    rows += rows_of("x64_launch_operands", ["grouped", "best_column", "shifted_column", "last_best_column"],
+                    must_fail=True)
     return report(rows, 44)
 
 

@@ -116,12 +116,15 @@ class X64Values(JaxTransform):
         for source, (case, planned, operands) in self._operand_sites().items():
             self._report_operand(source, case, planned, operands)
 
-    def _operand_sites(self) -> dict[ast.AST, tuple[str, "Planned", list[tuple[ast.Call, int, ast.expr]]]]:
+    def _operand_sites(self) -> dict[ast.AST, tuple[str, "Planned", list[tuple[ast.Call, Optional[int], ast.expr]]]]:
         """Each value 64-bit under x64 that XLA code makes for launch operands: its case, planned fix,
         and the (launch, position, operand) it reaches."""
-        reaches: dict[ast.AST, tuple[str, "Planned", list[tuple[ast.Call, int, ast.expr]]]] = {}
+        reaches: dict[ast.AST, tuple[str, "Planned", list[tuple[ast.Call, Optional[int], ast.expr]]]] = {}
         for launch in self._tpu_launches():
-            for position, operand in enumerate(launch.args):
+            for index, operand in enumerate(launch.args):
+                # From a `*operands` on, an operand's place is not known.
+                starred = any(isinstance(argument, ast.Starred) for argument in launch.args[:index + 1])
+                position = None if starred else index
                 for maker in self._makers(operand):
                     if self.analysis.kernels.kernel_of(maker) is not None:
                         continue  # kernel code: the walk over the module's calls has it
@@ -130,21 +133,22 @@ class X64Values(JaxTransform):
         return reaches
 
     def _report_operand(self, source: ast.AST, case: str, planned: "Planned",
-                        operands: list[tuple[ast.Call, int, ast.expr]]) -> None:
+                        operands: list[tuple[ast.Call, Optional[int], ast.expr]]) -> None:
         message, fix, applicability = planned
         error = x64_rejection(MOSAIC_TPU, "float64 value" if case == "float64 value" else "int64 value",
                               self.settings.jax_version)
         rejected = f"with jax_enable_x64, Mosaic TPU kernels reject a 64-bit operand: \"{error}\""
         lines: dict[str, list[int]] = {}
         for launch, position, operand in operands:
-            lines.setdefault(f"operand {position} (`{one_line(self.module.segment(operand))}`)", []).append(launch.lineno)
+            lines.setdefault(f"{_operand(position)} (`{one_line(self.module.segment(operand))}`)", []).append(
+                launch.lineno)
         named = "; ".join(f"{operand} of the Mosaic TPU launch{'es' if len(at) > 1 else ''} at "
                           f"line{'s' if len(at) > 1 else ''} {', '.join(map(str, sorted(set(at))))}"
                           for operand, at in lines.items())
         if fix is None:  # named at each launch, where the operand is
             line = self.module.position(source)[0]
             for launch, position, operand in operands:
-                self.report(operand, Kind.MANUAL, f"operand {position} of this Mosaic TPU launch is 64-bit under x64, "
+                self.report(operand, Kind.MANUAL, f"{_operand(position)} of this Mosaic TPU launch is 64-bit under x64, "
                             f"made at line {line}: {message} ({rejected})", None, applicability)
             return
         self.report(source, Kind.FIXED, f"{message}; it reaches {named} (the XLA code between now computes it in 32 "
@@ -424,6 +428,10 @@ _SAME_DTYPE: dict[str, tuple[int, ...]] = {
     "jax.numpy.where": (1, 2), "jax.lax.select": (1, 2),
 }
 _SAME_DTYPE_METHODS = frozenset({"reshape", "ravel", "flatten", "squeeze", "transpose", "copy", "clip", "repeat"})
+
+
+def _operand(position: Optional[int]) -> str:
+    return "an operand" if position is None else f"operand {position}"
 
 
 def _returned(function: ast.FunctionDef) -> list[ast.expr]:
