@@ -162,6 +162,22 @@ def test_the_project_summaries_are_made_on_the_cluster(linked: bool, scheduler: 
         assert ran["_summarise_shared"] == 0, ran
 
 
+@needs_dask
+def test_a_summary_chunk_is_named_by_its_content_and_the_tool(tmp_path: Path) -> None:
+    """The same modules' bytes and tool give the same name, in another driver process too (so that
+    Dask computes them once); other bytes or another tool, another name."""
+    items = [(str(tmp_path / "a.py"), content_hash(b"x = 1\n"), "a", False)]
+    name = executors._named(runner._summarise_shared, items, "tool")
+    in_another_process = subprocess.run(
+        [sys.executable, "-c", "import sys; from codemods.engine import executors, runner; "
+         f"print(executors._named(runner._summarise_shared, {items!r}, 'tool'))"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    assert name.startswith("_summarise_shared-") and in_another_process == name
+    assert executors._named(runner._summarise_shared, [(*items[0][:1], content_hash(b"x = 2\n"), *items[0][2:])],
+                            "tool") != name
+    assert executors._named(runner._summarise_shared, items, "another tool") != name
+
+
 def test_a_summary_made_elsewhere_is_the_drivers_and_kept_only_for_the_bytes_read(tmp_path: Path) -> None:
     """What a cluster's worker answers for a module (`runner._summarise_shared`, called here) is
     the summary the driver makes of it, with the hash of the bytes read; `summarise_flow` keeps
