@@ -1,15 +1,29 @@
 #!/usr/bin/env python
-"""Ray and Dask side by side on this tool's own map work (issue 52; the results: docs/executors.md).
+"""The executors of issue 52, measured (the results: docs/executors.md).
 
+    python bench/executors.py --side-by-side TREES [--rounds 3]      # the tool: local vs Dask, 1 and 2 workers
+    python bench/executors.py --scale PACKAGE [--copies 1,2,4,8]     # cost per file over N copies of a package
     python bench/executors.py --dask-python V1/bin/python --ray-python V2/bin/python [--rounds 3] [TREE]
 
-TREE: the kernel packages by default (bench/.corpus/kernel-packages, which `python bench/run.py`
-unpacks on first use).
+--side-by-side and --scale run this Python's jax-codemod (`pip install -e '.[dask]'`) as a user does
+(`python -m codemods --no-cache`, a process a run, cold), against Dask clusters started here with Dask's
+own commands (`dask scheduler`, `dask worker --nworkers N --nthreads 1`), every configuration in
+each round, in an order that turns round by round (the machine may be shared: compare inside a
+round). Each run: its wall time, the CPU time of the driver (with the local pool's workers, which
+it waits for) and of the Dask workers (their own rusage, asked before and after), and a hash of
+its output (diff and findings), which must be the same for every configuration.
+  --side-by-side TREES   `jax-codemod .` in TREES (kernel packages + site-packages, a pyproject.toml
+                         at their root): the local executor with --jobs 1 and 2, Dask with 1 and 2 workers
+  --scale PACKAGE        a tree of N copies of the package folder PACKAGE (each renamed, its name
+                         rewritten in its code, so that the copies are N packages of one project),
+                         local --jobs 2 and Dask with 2 workers: wall and CPU time per file, for each N
 
-Each engine runs in its own virtualenv (both with jax-codemod installed, `pip install -e .`), in a
-subprocess per round, the engines alternating round by round; every ratio is taken inside one
-subprocess, against the local process pool timed there just before (the machine is shared: times
-move, ratios within one run hold). Measured in each subprocess:
+Without them: Ray and Dask side by side on this tool's own map work (the choice of engine). TREE:
+the kernel packages by default (bench/.corpus/kernel-packages, which `python bench/run.py`
+unpacks on first use). Each engine runs in its own virtualenv (both with jax-codemod installed,
+`pip install -e .`), in a subprocess per round, the engines alternating round by round; every
+ratio is taken inside one subprocess, against the local process pool timed there just before
+(the machine is shared: times move, ratios within one run hold). Measured in each subprocess:
   start-up      a local cluster of 2 worker processes, until both answer; and its shutdown
   no-op tasks   2,000 tasks that return their argument: one task each, and in chunks
   rules         each file's rules over TREE (runner._process_candidate, the items the runner builds:
@@ -23,13 +37,17 @@ move, ratios within one run hold). Measured in each subprocess:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_TREE = ROOT / "bench" / ".corpus" / "kernel-packages"
@@ -187,16 +205,171 @@ def measure(engine_name: str, tree: Path) -> dict:
     return out
 
 
+class _Cluster:
+    """A Dask scheduler and `workers` worker processes of one thread, started by Dask's commands (as
+    on a real cluster, and in tests/test_executors.py), and a client to ask the workers their CPU time."""
+
+    def __init__(self, workers: int, folder: Path) -> None:
+        from distributed import Client
+
+        address = folder / f"scheduler-{workers}.json"
+        self.processes = [subprocess.Popen([sys.executable, "-m", f"distributed.cli.dask_{command}", *args],
+                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                          for command, args in (("scheduler", ["--port", "0", "--no-dashboard", "--scheduler-file",
+                                                               str(address)]),
+                                                ("worker", ["--nworkers", str(workers), "--nthreads", "1",
+                                                            "--no-dashboard", "--scheduler-file", str(address)]))]
+        self.client = Client(scheduler_file=str(address), timeout=120, set_as_default=False)
+        self.client.wait_for_workers(workers, timeout=120)
+        self.client.run(_import_the_tool)  # as a cluster's long-lived workers have, after their first run
+        self.spec = "dask://" + json.loads(address.read_text())["address"].removeprefix("tcp://")
+
+    def cpu_s(self) -> float:
+        """The CPU time the workers have used so far."""
+        return sum(self.client.run(_cpu_s).values())
+
+    def stop(self) -> None:
+        self.client.close()
+        for process in reversed(self.processes):
+            process.terminate()
+            process.wait(timeout=60)
+
+
+def _import_the_tool() -> None:
+    import codemods.engine.runner  # noqa: F401
+    import codemods.registry  # noqa: F401
+
+
+def _cpu_s() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _run_tool(cwd: Path, jobs: int, cluster: "Optional[_Cluster]") -> dict:
+    """One cold run of the tool in `cwd` (`.`): wall and CPU seconds, and a hash of its output."""
+    command = [sys.executable, "-m", "codemods", "--no-cache", "--jobs", str(jobs),
+               "--executor", cluster.spec if cluster is not None else "local", "."]
+    workers_before = cluster.cpu_s() if cluster is not None else 0.0
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        out.seek(0), err.seek(0)
+        output, errors = out.read(), err.read()
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        sys.exit(f"{' '.join(command)} failed in {cwd}:\n{errors.decode(errors='replace')[-2000:]}")
+    driver = usage.ru_utime + usage.ru_stime
+    workers = cluster.cpu_s() - workers_before if cluster is not None else 0.0
+    return {"wall_s": wall, "driver_cpu_s": driver, "workers_cpu_s": workers, "cpu_s": driver + workers,
+            "output": hashlib.sha256(output + b"\0" + errors).hexdigest()[:16]}
+
+
+def _rounds(configurations: dict, rounds: int, cwd: Path) -> dict[str, list[dict]]:
+    """Each configuration (name -> (jobs, cluster)) run once a round, the order turned each round."""
+    runs: dict[str, list[dict]] = {name: [] for name in configurations}
+    names = list(configurations)
+    for number in range(rounds):
+        for name in names[number % len(names):] + names[:number % len(names)]:
+            runs[name].append(_run_tool(cwd, *configurations[name]))
+            print(json.dumps({"round": number + 1, "run": name, "in": str(cwd), **runs[name][-1]}), flush=True)
+    return runs
+
+
+def _median_range(values: list[float]) -> str:
+    return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
+def side_by_side(trees: Path, rounds: int, folder: Path) -> None:
+    """The issue's bench: the local executor and Dask with 1 and 2 workers, on the same tree, in one run."""
+    clusters = {workers: _Cluster(workers, folder) for workers in (1, 2)}
+    try:
+        configurations = {"local, --jobs 1": (1, None), "local, --jobs 2": (2, None),
+                          "dask, 1 worker": (1, clusters[1]), "dask, 2 workers": (2, clusters[2])}
+        runs = _rounds(configurations, rounds, trees)
+    finally:
+        for cluster in clusters.values():
+            cluster.stop()
+    print(f"\n{trees}: {rounds} rounds, median (range)")
+    for name, results in runs.items():
+        print(f"  {name:<18} wall {_median_range([r['wall_s'] for r in results])} s, CPU "
+              f"{_median_range([r['cpu_s'] for r in results])} s (driver {_median_range([r['driver_cpu_s'] for r in results])})")
+
+    def ratio(top: str, bottom: str, key: str = "wall_s") -> str:  # inside each round
+        return _median_range([a[key] / b[key] for a, b in zip(runs[top], runs[bottom])])
+
+    print(f"  Dask 1 worker / local --jobs 1, wall: {ratio('dask, 1 worker', 'local, --jobs 1')} (issue: <= 1.3)")
+    print(f"  Dask 2 workers / local --jobs 2, wall: {ratio('dask, 2 workers', 'local, --jobs 2')}")
+    print(f"  Dask 1 worker / Dask 2 workers, wall: {ratio('dask, 1 worker', 'dask, 2 workers')} (issue: >= 1.6)")
+    print(f"  local --jobs 1 / --jobs 2, wall: {ratio('local, --jobs 1', 'local, --jobs 2')}")
+    print(f"  Dask 1 worker / local --jobs 1, CPU: {ratio('dask, 1 worker', 'local, --jobs 1', 'cpu_s')}")
+    _same_output(runs, trees.name)
+
+
+def _same_output(runs: dict[str, list[dict]], of: str) -> None:
+    outputs = {result["output"] for results in runs.values() for result in results}
+    print(f"  {of}: the output (diff and findings) the same in every run: {len(outputs) == 1}")
+
+
+def _copies(package: Path, copies: int, root: Path) -> Path:
+    """A project of `copies` copies of `package`, the k-th named `NAME_k`, NAME rewritten in its code."""
+    name = package.name
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    tree = root / f"copies-{copies}"
+    for copy in range(1, copies + 1):
+        for source in package.rglob("*.py"):
+            target = tree / f"{name}_{copy}" / source.relative_to(package)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(word.sub(f"{name}_{copy}", source.read_text("utf-8", "surrogateescape")).encode(
+                "utf-8", "surrogateescape"))
+    (tree / "pyproject.toml").write_text("[tool.jax-codemod]\n")
+    return tree
+
+
+def scale_curve(package: Path, copies: list[int], rounds: int, folder: Path) -> None:
+    """The simulated scale curve: cost per file over N copies of a package, local --jobs 2 and Dask with 2 workers."""
+    cluster = _Cluster(2, folder)
+    curve = {}
+    try:
+        for count in copies:
+            tree = _copies(package, count, folder)
+            files = sum(1 for _ in tree.rglob("*.py"))
+            curve[count] = (files, _rounds({"local, --jobs 2": (2, None), "dask, 2 workers": (2, cluster)}, rounds, tree))
+    finally:
+        cluster.stop()
+    print(f"\n{package.name}: N copies, {rounds} rounds, median (range), milliseconds per file")
+    for count, (files, runs) in curve.items():
+        print(f"  N = {count} ({files} files): " + "; ".join(
+            f"{name} wall {_median_range([1000 * r['wall_s'] / files for r in results])}, "
+            f"CPU {_median_range([1000 * r['cpu_s'] / files for r in results])}" for name, results in runs.items()))
+    for count, (_, runs) in curve.items():
+        _same_output(runs, f"N = {count}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("tree", nargs="?", type=Path, default=DEFAULT_TREE)
     parser.add_argument("--dask-python", required=False)
     parser.add_argument("--ray-python", required=False)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--side-by-side", type=Path, metavar="TREES")
+    parser.add_argument("--scale", type=Path, metavar="PACKAGE")
+    parser.add_argument("--copies", default="1,2,4,8")
     parser.add_argument("--one", choices=("dask", "ray"), help=argparse.SUPPRESS)  # a subprocess's round
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure(args.one, args.tree)))
+        return
+    if args.side_by_side or args.scale:
+        with tempfile.TemporaryDirectory(prefix="jax-codemod-executors-") as folder:
+            print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()}", flush=True)
+            if args.side_by_side:
+                side_by_side(args.side_by_side.resolve(), args.rounds, Path(folder))
+            if args.scale:
+                scale_curve(args.scale.resolve(), [int(count) for count in args.copies.split(",")], args.rounds, Path(folder))
+            print(f"load average after: {os.getloadavg()}")
         return
     pythons = {"dask": args.dask_python, "ray": args.ray_python}
     rounds: dict[str, list[dict]] = {name: [] for name, python in pythons.items() if python}

@@ -135,25 +135,47 @@ def test_a_dask_cluster_gives_the_local_executors_results(tree, scheduler: str, 
 
 
 @needs_dask
-def test_the_project_summaries_are_made_on_the_cluster(scheduler: str, tmp_path: Path,
+@pytest.mark.parametrize("linked", [True, False], ids=["rules-that-follow-values", "none-that-does"])
+def test_the_project_summaries_are_made_on_the_cluster(linked: bool, scheduler: str, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """The whole-program summary of each module of a project large enough for the local run to
     summarise in its workers is made by the cluster's workers (Dask's record of its tasks), none on
-    the driver, and the results are the local run's."""
+    the driver, and the results are the local run's; where no rule run follows values across
+    modules (JAX004-JAX008: nothing is linked), none is made at all."""
     root = _generated(tmp_path / "generated")
     files = discover([root])
-    local = runner.run(files, registry.RULES, SETTINGS, jobs=2)
+    rules = registry.RULES if linked else [rule for rule in registry.RULES if rule.kernel_scoped and not rule.follows]
+    local = runner.run(files, rules, SETTINGS, jobs=2)
     on_driver: list[str] = []
     summarise_tree = project_index.summarise_tree
     monkeypatch.setattr(project_index, "summarise_tree",
                         lambda tree, name, *args: on_driver.append(name) or summarise_tree(tree, name, *args))
     with distributed.Client(scheduler.replace("dask://", "tcp://"), set_as_default=False) as client:
         with distributed.get_task_stream(client) as tasks:
-            on_cluster = runner.run(files, registry.RULES, replace(SETTINGS, executor=scheduler), jobs=2)
+            on_cluster = runner.run(files, rules, replace(SETTINGS, executor=scheduler), jobs=2)
     assert on_cluster == local
     assert on_driver == []
     ran = Counter(task["key"].rsplit("-", 1)[0] for task in tasks.data)
-    assert ran["_summarise_shared"] >= 2 and ran["_process_shared"] >= 1, ran
+    if linked:
+        assert ran["_summarise_shared"] >= 2 and ran["_process_shared"] >= 1, ran
+    else:
+        assert ran["_summarise_shared"] == 0, ran
+
+
+@needs_dask
+def test_a_summary_chunk_is_named_by_its_content_and_the_tool(tmp_path: Path) -> None:
+    """The same modules' bytes and tool give the same name, in another driver process too (so that
+    Dask computes them once); other bytes or another tool, another name."""
+    items = [(str(tmp_path / "a.py"), content_hash(b"x = 1\n"), "a", False)]
+    name = executors._named(runner._summarise_shared, items, "tool")
+    in_another_process = subprocess.run(
+        [sys.executable, "-c", "import sys; from codemods.engine import executors, runner; "
+         f"print(executors._named(runner._summarise_shared, {items!r}, 'tool'))"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    assert name.startswith("_summarise_shared-") and in_another_process == name
+    assert executors._named(runner._summarise_shared, [(*items[0][:1], content_hash(b"x = 2\n"), *items[0][2:])],
+                            "tool") != name
+    assert executors._named(runner._summarise_shared, items, "another tool") != name
 
 
 def test_a_summary_made_elsewhere_is_the_drivers_and_kept_only_for_the_bytes_read(tmp_path: Path) -> None:

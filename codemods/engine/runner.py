@@ -377,10 +377,10 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     if many and pool.local and pool.jobs > 1 and _can_fork():
         index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
     index.restore(state, changed)
-    if many and not pool.local:  # (after `restore`: which modules the link starts from is read from its tables)
-        index.summarise_flow(changed, lambda items: pool.map(_summarise_shared, items))
     follows = {name: place for rule in kernel_scoped for name, place in rule.follows.items()}
     if follows:
+        if many and not pool.local:  # (after `restore`: which modules the link starts from is read from its tables)
+            index.summarise_flow(changed, lambda items: pool.map(_summarise_shared, items))
         index.link_flow(follows)
     return index
 
