@@ -924,3 +924,34 @@ def test_a_wrapper_of_another_module_given_a_scalar_of_a_third_needs_no_word(
     results = run([folder], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
     found = [(Path(r.path).name, f.line) for r in results for f in r.findings]
     assert bool(found) == finding, found
+
+
+def test_a_call_handing_a_kwargs_wrapper_a_pair_shared_with_xla_code_is_said_at_the_call(tmp_path: Path) -> None:
+    """`ops.scaled_matmul(x, w, precision=MIXED)` in another package, the wrapper forwarding **kwargs to
+    its kernel, MIXED read by XLA code too: no fix anywhere, and the call itself is [manual], so that a
+    run over the caller's package fails (it passed: a new user's trial, S1). The same pair handed to a
+    wrapper of plain XLA code is no kernel's: nothing there."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    _write(tmp_path, "tpuops", {
+        "config.py": "from jax import lax\nMIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "reference.py": "import jax.numpy as jnp\nfrom tpuops.config import MIXED\n\ndef reference(x, w):\n"
+                        "    return jnp.dot(x, w, precision=MIXED)\n\ndef matmul(x, w, **kw):\n    return jnp.dot(x, w, **kw)\n",
+        "ops.py": _kernel(f"""
+            def body(x_ref, w_ref, o_ref, *, precision=None, scale=1.0):
+                o_ref[...] = scale * jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+            def _launch(kernel, x, w, **kernel_kwargs):
+                return pl.pallas_call(functools.partial(kernel, **kernel_kwargs), out_shape={_SHAPE})(x, w)
+
+            def scaled_matmul(x, w, scale, **dot_kwargs):
+                return _launch(body, x, w, scale=scale, **dot_kwargs)
+        """)})
+    models = _write(tmp_path, "models", {
+        "mlp.py": "from tpuops import ops, reference\nfrom tpuops.config import MIXED\n\ndef layer(x, w):\n"
+                  "    return ops.scaled_matmul(x, w, scale=2.0, precision=MIXED)\n\ndef check(x, w):\n"
+                  "    return reference.matmul(x, w, precision=MIXED)\n"})
+    results = run([models], registry.select(["JAX001"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                  project=discover([tmp_path]))
+    [(path, finding)] = [(Path(r.path).name, f) for r in results for f in r.findings]
+    assert (path, finding.line, finding.kind) == ("mlp.py", 5, Kind.MANUAL), finding
+    assert "`tpuops.config` on line 2" in finding.message and "`tpuops.ops` line" in finding.message

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from codemods.analysis.flow_facts import NO_FLOW, FlowFacts, OriginAnswer, Reach, SinkAnswer
+from codemods.analysis.flow_facts import NO_FLOW, FlowFacts, Handed, OriginAnswer, Reach, SinkAnswer
 from codemods.analysis.link import link
 from codemods.analysis.summary import summarise
 from codemods.rules.per_operand_precision import OPS
@@ -205,12 +205,14 @@ def test_flow_facts_as_data_round_trips_through_json_and_other_data_is_refused()
                     ("why",), True, ("getattr (k:9)",)),
          SinkAnswer((9, 1), "jax.lax.dot", frozenset(), (), (), False)),
         (OriginAnswer((5, 7), (("k", (7, 11), DOT),)),),
-        (((3, 4), "precision", ("HIGHEST",)), ((8, 0), "precision", ())))
+        (((3, 4), "precision", ("HIGHEST",)), ((8, 0), "precision", ())),
+        (Handed((4, 8), "precision", Reach("c", (2, 4), MIXED, False, ("`f` (m:3)",)), (("k", (7, 11), DOT),)),))
     data = facts.as_data()
     assert data[0][0][2] == ["mosaic_tpu", "triton"]  # sorted: the same key whatever the set's order
     assert FlowFacts.from_data(json.loads(json.dumps(data))) == facts
     assert FlowFacts.from_data(NO_FLOW.as_data()) == NO_FLOW
-    for other in (None, [], [[], []], [[], [], [], []], [[[1]], [], []], [[], [[1, 2, 3]], []], [[], [], [[1]]], 5):
+    for other in (None, [], [[], [], []], [[], [], [], [], []], [[[1]], [], [], []], [[], [[1, 2, 3]], [], []],
+                  [[], [], [[1]], []], [[], [], [], [[1]]], 5):
         with pytest.raises(ValueError, match="not flow facts"):
             FlowFacts.from_data(other)
 

@@ -56,12 +56,23 @@ class OriginAnswer:
 
 
 @dataclass(frozen=True)
+class Handed:
+    """A call here handing a kernel wrapper of another module a pair, as a followed keyword, that reaches
+    Mosaic TPU kernels and is not fixed where it is written (other code reads it): said at the call."""
+    site: Site
+    keyword: str
+    reach: Reach
+    sinks: tuple[tuple[str, Site, str], ...]  # (module, site, callee) of the kernel calls it reaches
+
+
+@dataclass(frozen=True)
 class FlowFacts:
     """What the link says about one module (plain data: part of the facts a file's cache key holds)."""
     sinks: tuple[SinkAnswer, ...] = ()
     origins: tuple[OriginAnswer, ...] = ()
     # Calls here passing a followed keyword only scalar precisions: (call, keyword, the levels it names)
     scalars: tuple[tuple[Site, str, tuple[str, ...]], ...] = ()
+    handed: tuple[Handed, ...] = ()
 
     def scalar_levels(self, site: Site, keyword: str) -> Optional[tuple[str, ...]]:
         """The precisions a call here passes as `keyword`, where the link knows each to be a scalar (or
@@ -87,30 +98,40 @@ class FlowFacts:
     def as_data(self) -> list:
         """The same as JSON-able lists, in an order that does not depend on hashing (a cache key)."""
         return [[[sink.site, sink.callee, sorted(sink.backends),
-                  [[reach.module, reach.site, reach.levels, reach.fixable, reach.readers, reach.in_run]
-                   for reach in sink.pairs],
+                  [_reach_data(reach) for reach in sink.pairs],
                   sink.unknown, sink.reached, sink.maybe] for sink in self.sinks],
                 [[origin.site, origin.reaches, origin.readers] for origin in self.origins],
-                [[site, keyword, levels] for site, keyword, levels in self.scalars]]
+                [[site, keyword, levels] for site, keyword, levels in self.scalars],
+                [[handed.site, handed.keyword, _reach_data(handed.reach), handed.sinks] for handed in self.handed]]
 
     @staticmethod
     def from_data(data: list) -> "FlowFacts":
         """`as_data` read back (the project state keeps the link's answers); ValueError otherwise."""
         try:
-            sinks, origins, scalars = data
+            sinks, origins, scalars, handed = data
             return FlowFacts(
                 tuple(SinkAnswer(tuple(site), callee, frozenset(backends),
-                                 tuple(Reach(module, tuple(at), tuple(tuple(names) for names in levels), fixable,
-                                             tuple(readers), in_run)
-                                       for module, at, levels, fixable, readers, in_run in pairs),
+                                 tuple(_reach_of(reach) for reach in pairs),
                                  tuple(unknown), reached, tuple(maybe))
                       for site, callee, backends, pairs, unknown, reached, maybe in sinks),
                 tuple(OriginAnswer(tuple(site), tuple((module, tuple(at), callee) for module, at, callee in reaches),
                                    tuple(readers))
                       for site, reaches, readers in origins),
-                tuple((tuple(site), keyword, tuple(levels)) for site, keyword, levels in scalars))
+                tuple((tuple(site), keyword, tuple(levels)) for site, keyword, levels in scalars),
+                tuple(Handed(tuple(site), keyword, _reach_of(reach), tuple((module, tuple(at), callee)
+                                                                           for module, at, callee in sinks))
+                      for site, keyword, reach, sinks in handed))
         except (TypeError, ValueError) as error:
             raise ValueError(f"not flow facts: {error}") from error
+
+
+def _reach_data(reach: Reach) -> list:
+    return [reach.module, reach.site, reach.levels, reach.fixable, reach.readers, reach.in_run]
+
+
+def _reach_of(data: list) -> Reach:
+    module, at, levels, fixable, readers, in_run = data
+    return Reach(module, tuple(at), tuple(tuple(names) for names in levels), fixable, tuple(readers), in_run)
 
 
 NO_FLOW = FlowFacts()

@@ -97,6 +97,8 @@ class Linker:
         # What each call passes as a followed keyword (`wrapper(x, precision=blocks.MLP)`): (module, site,
         # keyword) -> values, for a call of another module's wrapper to be told a scalar (`link_answers`).
         self.keyword_values: dict[tuple[str, Site, str], set] = {}
+        self.keyword_callees: dict[tuple[str, Site, str], set[str]] = {}  # the same calls -> the functions called
+        self.launches: set[tuple[str, str]] = set()  # (scope, body) of every launch of a function
         # The worklist: a statement (its module, kind and number) is evaluated again only when
         # something it read grew (`_get` records what it reads, `_grew` queues who read it).
         self._queue: deque[tuple[str, str, int]] = deque()
@@ -385,11 +387,14 @@ class Linker:
     def _call(self, call: Call, module: str) -> set:
         args = [(starred, self._eval(expr, module)) for starred, expr in call.args]
         keywords = [(name, self._eval(expr, module)) for name, expr in call.keywords]
+        callees = self._eval(call.callee, module)
         for name, values in keywords:
             if name in self._followed_keywords:
                 self.keyword_values.setdefault((module, call.site, name), set()).update(values)
+                self.keyword_callees.setdefault((module, call.site, name), set()).update(
+                    function for callee in callees for function in self._functions_in(callee))
         results: set = set()
-        for callee in self._eval(call.callee, module):
+        for callee in callees:
             results |= self._invoke(callee, args, keywords, call, module)
         return results
 
@@ -536,6 +541,7 @@ class Linker:
         """A kernel body handed to a launcher: it (and all it calls) runs in kernels for `backends`."""
         for function in self._functions_in(body):
             self._run_with(function, backends)
+            self.launches.add((call.scope, function))
         self._launching = True
         try:
             self._invoke(body, [], [], call, module)

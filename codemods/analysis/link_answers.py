@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Protocol
 
-from codemods.analysis.flow_facts import NO_FLOW, Backends, FlowFacts, OriginAnswer, Reach, Site, SinkAnswer
+from codemods.analysis.flow_facts import NO_FLOW, Backends, FlowFacts, Handed, OriginAnswer, Reach, Site, SinkAnswer
 from codemods.analysis.kernel_scope import MOSAIC_GPU, MOSAIC_TPU
 from codemods.capabilities import PRECISION_NAMES
 
@@ -30,6 +30,8 @@ class Linker(Protocol):
     passed: dict[tuple, dict[tuple, set]]  # (mapping, key) -> {where it is written: values}
     spreads: dict[tuple[str, Site], set]  # a followed call -> the mappings it spreads
     keyword_values: dict[tuple[str, Site, str], set]  # (module, call, followed keyword) -> what it passes
+    keyword_callees: dict[tuple[str, Site, str], set[str]]  # the same -> the functions it calls
+    launches: set[tuple[str, str]]  # (scope, body) of each launch
 
     def read(self, owner: tuple, key: object) -> set: ...
 
@@ -153,7 +155,47 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
         answers[module] = FlowFacts(answers.get(module, NO_FLOW).sinks, tuple(sorted(found, key=lambda o: o.site)))
     _hint_answers(linker, plain, answers)
     _scalar_keywords(linker, answers)
+    _handed_pairs(linker, reached, answers)
     return answers
+
+
+def _handed_pairs(linker: Linker, reached: dict[tuple, list], answers: dict[str, FlowFacts]) -> None:
+    """Calls handing another module's function a pair (as a followed keyword, `ops.matmul(x, w,
+    precision=MIXED)`) that it carries into Mosaic TPU kernels, where other code reads the pair too (so
+    no fix is written where it is written): said at the call, which a run over the caller's files
+    processes, as well as at the kernel (the caller of a `**kwargs` wrapper was silent)."""
+    into: dict[str, set[str]] = {}  # a function -> what it calls or launches
+    for caller, callee in linker.calls | linker.launches:
+        into.setdefault(caller, set()).add(callee)
+    found: dict[str, list[Handed]] = {}
+    for (module, site, keyword), values in sorted(linker.keyword_values.items()):
+        for value in values:
+            kernels = [(at, call_site, callee) for at, call_site, callee, backends in reached.get(value, ())
+                       if MOSAIC_TPU in backends]
+            if not kernels or not linker.readers.get(value) or value[1] == module:
+                continue  # fixed where it is written, or said where it is written (this module)
+            targets = {linker.sinks[(at, call_site)][1] for at, call_site, _ in kernels}
+            if _reaches_any(into, linker.keyword_callees.get((module, site, keyword), set()), targets):
+                found.setdefault(module, []).append(Handed(site, keyword, _reaches(linker, (value,))[0],
+                                                           tuple(sorted(kernels))))
+    for module, handed in found.items():
+        facts = answers.get(module, NO_FLOW)
+        answers[module] = FlowFacts(facts.sinks, facts.origins, facts.scalars, tuple(sorted(
+            handed, key=lambda h: (h.site, h.keyword, h.reach.module, h.reach.site))))
+
+
+def _reaches_any(into: dict[str, set[str]], start: set[str], targets: set[str]) -> bool:
+    """Whether calls and launches lead from one of `start` to one of `targets`."""
+    seen, stack = set(start), list(start)
+    while stack:
+        function = stack.pop()
+        if function in targets:
+            return True
+        for callee in into.get(function, ()):
+            if callee not in seen:
+                seen.add(callee)
+                stack.append(callee)
+    return False
 
 
 def _scalar_keywords(linker: Linker, answers: dict[str, FlowFacts]) -> None:
@@ -166,7 +208,7 @@ def _scalar_keywords(linker: Linker, answers: dict[str, FlowFacts]) -> None:
             found.setdefault(module, []).append((site, keyword, levels))
     for module, scalars in found.items():
         facts = answers.get(module, NO_FLOW)
-        answers[module] = FlowFacts(facts.sinks, facts.origins, tuple(scalars))
+        answers[module] = FlowFacts(facts.sinks, facts.origins, tuple(scalars), facts.handed)
 
 
 def _hint(value: tuple) -> bool:

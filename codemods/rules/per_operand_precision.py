@@ -153,6 +153,7 @@ class PerOperandPrecision(JaxTransform):
             self._plan_value(call, name, op, value, answer)
         self._plan_foreign_keywords()
         self._plan_flow_origins()
+        self._plan_handed()
         for source, use in self._fixes.items():
             fix = FixPlan()
             self.replace(fix, source, spell_like(use.literal, use.level, self.module))
@@ -474,6 +475,22 @@ class PerOperandPrecision(JaxTransform):
                 self._fixes[node] = _Use(literal, level, (
                     f"precision {literal.describe()} -> {level.name} (per-operand precision is rejected in Mosaic TPU "
                     f"kernels): it reaches {display(callees[0])} in a kernel at {where}, and nothing else reads it"))
+
+    def _plan_handed(self) -> None:
+        """A call here handing another module's kernel wrapper a pair that other code reads too (the link's
+        `handed`): [manual] at the call, as at the kernel, so that a run over this file fails too."""
+        calls = {(call.lineno, call.col_offset): call for call in self.module.calls} if self.analysis.facts.flow.handed else {}
+        reported = {finding.line for finding in self.findings}
+        for handed in self.analysis.facts.flow.handed:
+            call = calls.get(handed.site)
+            keyword = next((k for k in call.keywords if k.arg == handed.keyword), None) if call is not None else None
+            if keyword is None or self.module.position(keyword.value)[0] in reported:
+                continue
+            kernels = ", ".join(f"`{module}` line {site[0]}" for module, site, _ in handed.sinks)
+            self.report(keyword.value, Kind.MANUAL, f"precision `{one_line(self.module.segment(keyword.value))}` can be "
+                        f"{_describe_levels(handed.reach.levels)}, {handed.reach.shared('rewriting it')}; this call "
+                        f"carries it into {display(handed.sinks[0][2])} in a Mosaic TPU kernel at {kernels}, which "
+                        "rejects a pair there: give the kernel a precision of its own")
 
     def _shared_origin(self, literal: ast.expr) -> str:
         """Who else reads a pair literal written here that reaches Mosaic TPU kernels, as the link
