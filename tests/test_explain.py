@@ -200,11 +200,12 @@ def test_a_kernels_precision_written_in_its_caller_is_fixed_where_it_is_written(
     assert "Per-operand dot precision unsupported" in failed.stderr, failed.stderr[-2000:]
     dry = explain(failed.stderr, project, "--jax-version", "0.12.0.1")
     assert "no fix can be written" not in dry.stderr and "finds nothing to change" not in dry.stderr, dry.stderr
-    assert "ops.py:9: JAX001: the value it is given is written in model.py:8: its fix there (above) is unsafe: " \
-        "--unsafe-fixes applies it" in dry.stderr, dry.stderr
+    # (safe: the whole-program link finds that only the kernel's dot reads the pair)
+    assert "ops.py:9: JAX001: the value it is given is written in model.py:8: fixed there (above)" in dry.stderr, \
+        dry.stderr
     assert dry.returncode == 1 and "+PAIR = lax.Precision.HIGHEST" in dry.stdout, dry.stdout + dry.stderr
     assert (project / "model.py").read_text() == CALLER_PASSING_A_PAIR
-    result = explain(failed.stderr, project, "--jax-version", "0.12.0.1", "--unsafe-fixes", "--write")
+    result = explain(failed.stderr, project, "--jax-version", "0.12.0.1", "--write")
     assert "ops.py:9: JAX001: the value it is given is written in model.py:8: fixed there (above)" in result.stderr
     assert result.returncode == 0, result.stderr
     assert "PAIR = lax.Precision.HIGHEST" in (project / "model.py").read_text()

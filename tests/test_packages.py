@@ -245,7 +245,8 @@ def test_a_body_whose_precision_another_module_passes_is_said_to_need_review(tmp
 
 
 @pytest.mark.parametrize("bound, found", [
-    ("prec=(P.DEFAULT, P.HIGHEST)", ["[fixed, unsafe] precision (DEFAULT, HIGHEST) -> HIGHEST: it reaches `mm_body`"]),
+    ("prec=(P.DEFAULT, P.HIGHEST)", ["[fixed] precision (DEFAULT, HIGHEST) -> HIGHEST (per-operand precision is "
+                                     "rejected in Mosaic TPU kernels): it reaches jnp.dot in a kernel at `pk.bodies`"]),
     ("prec=P.HIGHEST, names=('float32', 'bfloat16')", []),  # a pair of strings under another name: not a precision
     ("prec=P.HIGHEST, scale=2.0", []),
 ], ids=["a-pair-of-members", "a-pair-of-strings", "a-number"])

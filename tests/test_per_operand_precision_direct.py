@@ -472,6 +472,10 @@ def test_matches_a_contraction_that_takes_or_may_take_a_precision(call: str, exp
 # -- a precision another module's kernel code receives (the project index's foreign keywords) --
 
 REACHES = "reaches `mm_body`, kernel code of another module run by Mosaic TPU"
+# A pair the whole-program link finds only kernels' dots read: fixed where it is written, to the level the dot
+# needs (not the one a conv would), safe.
+LINKED = ("(per-operand precision is rejected in Mosaic TPU kernels): it reaches jnp.dot in a kernel at `pk.bodies` "
+          "line 5, and nothing else reads it")
 
 
 def _across_modules(root: Path, parameter: str, launcher_parameters: str, bound: str, constants: str = "") -> tuple:
@@ -506,8 +510,8 @@ def _across_modules(root: Path, parameter: str, launcher_parameters: str, bound:
 
 @pytest.mark.parametrize(("parameter", "launcher", "bound", "constants", "findings", "lines"), [
     ("prec", "", "prec=(P.DEFAULT, P.HIGHEST)", "",
-     [(11, 44, "fixed", f"precision (DEFAULT, HIGHEST) -> HIGHEST: it {REACHES}, which rejects it (the scalar dot and "
-                        "conv both lower there)", "unsafe")], {11: "    body = functools.partial(mm_body, prec=P.HIGHEST)"}),
+     [(11, 44, "fixed", f"precision (DEFAULT, HIGHEST) -> HIGHEST {LINKED}", "safe")],
+     {11: "    body = functools.partial(mm_body, prec=P.HIGHEST)"}),
     ("precision", "", "precision=P.HIGH", "",  # HIGH: conv does not lower it, and the op is not in view
      [(11, 49, "fixed", f"precision HIGH -> HIGHEST: it {REACHES}, which rejects it (the scalar dot and conv both lower "
                         "there)", "unsafe")], {11: "    body = functools.partial(mm_body, precision=P.HIGHEST)"}),
@@ -516,8 +520,7 @@ def _across_modules(root: Path, parameter: str, launcher_parameters: str, bound:
     ("prec", "", "prec=P.HIGH", "", [], {}),  # a scalar under another name: no precision known
     ("prec", "", "prec=P.HIGHEST, names=('float32', 'bfloat16')", "", [], {}),  # strings: no precision
     ("prec", "", "prec=PREC", "PREC = (P.DEFAULT, P.HIGH)",
-     [(8, 8, "fixed", f"precision (DEFAULT, HIGH) -> HIGHEST: it {REACHES}, which rejects it (the scalar dot and conv "
-                      "both lower there)", "unsafe")], {8: "PREC = P.HIGHEST"}),
+     [(8, 8, "fixed", f"precision (DEFAULT, HIGH) -> HIGH {LINKED}", "safe")], {8: "PREC = P.HIGH"}),
     ("prec", "", "prec=PREC", "PREC = (P.DEFAULT, P.HIGH)\nOTHER = PREC",  # used elsewhere too: said where it is set
      [(8, 9, "manual", f"precision (DEFAULT, HIGH) {REACHES} (passed on line 12): Mosaic TPU rejects it there; write "
                        "a single scalar that lowers (DEFAULT or HIGHEST for any op)", None)], {}),

@@ -282,6 +282,8 @@ class PerOperandPrecision(JaxTransform):
             if isinstance(parsed, PrecisionLiteral) and how in (BOUND, WRAPPED):
                 if len(set(parsed.levels)) == 1 and parsed.levels[0] in accepted:
                     continue
+                if self._fixed_by_the_link(source):
+                    continue  # `_plan_flow_origins`: the level the ops it reaches need, every reader known
                 shared = self._shared_origin(source)
                 if shared:  # the link sees plain XLA code read it too (`CFG = Config(precision=PAIR)`)
                     self.report(source, Kind.MANUAL, f"precision {parsed.describe()} reaches {where}, which rejects it, "
@@ -491,6 +493,12 @@ class PerOperandPrecision(JaxTransform):
                         f"{_describe_levels(handed.reach.levels)}, {handed.reach.shared('rewriting it')}; this call "
                         f"carries it into {display(handed.sinks[0][2])} in a Mosaic TPU kernel at {kernels}, which "
                         "rejects a pair there: give the kernel a precision of its own")
+
+    def _fixed_by_the_link(self, literal: ast.expr) -> bool:
+        """The link found every reader of this pair literal: the followed calls of Mosaic TPU kernels."""
+        site = (literal.lineno, literal.col_offset)
+        return any(origin.site == site and origin.reaches and not origin.readers
+                   and any(callee in OPS for _, _, callee in origin.reaches) for origin in self.analysis.facts.flow.origins)
 
     def _shared_origin(self, literal: ast.expr) -> str:
         """Who else reads a pair literal written here that reaches Mosaic TPU kernels, as the link
