@@ -602,6 +602,11 @@ def _hint_answers(modules: dict[str, str]) -> dict:
     return link([summarise(textwrap.dedent(text), name) for name, text in modules.items()], RULE.follows)[0]
 
 
+def _droppable(answers: dict, module: str) -> list:
+    """The module's origins the link lets a rule drop where written (those no other code reads)."""
+    return [origin for origin in answers[module].origins if not origin.readers] if module in answers else []
+
+
 def test_a_hint_handed_on_in_kwargs_is_answered_where_it_is_written() -> None:
     """The call keyword two **kwargs layers away, the dict entry and the dict(...) call: each an
     origin to drop in the module that writes it, the kernel's call answered with all three."""
@@ -628,16 +633,22 @@ def test_a_hint_plain_code_or_an_installed_function_reads_too_is_not_dropped_whe
     [sink] = answers["k"].sinks
     assert [(reach.site, reach.fixable, reach.readers) for reach in sink.pairs] == [
         ((3, 4), False, ("`jax.lax.tanh` outside kernels (m:9)",)), ((4, 4), False, ("`json.dumps` (m:5)",))]
-    assert "m" not in answers or not answers["m"].origins
+    assert not _droppable(answers, "m")
 
 
-def test_a_hint_the_link_cannot_locate_is_named_at_the_kernel_call() -> None:
-    """A keyword a partial binds (no call writes it), and a wrapper no code of the project calls
-    (an entry point: its callers are elsewhere)."""
+def test_a_hint_a_partial_binds_is_located_by_the_partial() -> None:
+    """`functools.partial(body, accuracy=9)`: no call of the body writes it, the partial does (a
+    hint passed by keyword carries where it is written): dropped there when only kernels read it."""
     bound = _hint_answers({"k": _TANH_LAUNCHED.replace("**op_kwargs), out_shape", "accuracy=9), out_shape"),
                            "m": "import k\ndef f(x):\n    return k.tanh(x)\n"})
     [sink] = bound["k"].sinks
-    assert sink.reached and not sink.pairs and sink.unknown == ("a partial's keyword",)
+    assert [(reach.module, reach.site, reach.fixable) for reach in sink.pairs] == [("k", (8, 26), True)]
+    assert not sink.unknown
+    assert [origin.site for origin in bound["k"].origins] == [(8, 26)]
+
+
+def test_a_hint_the_link_cannot_locate_is_named_at_the_kernel_call() -> None:
+    """A wrapper no code of the project calls (an entry point: its callers are elsewhere)."""
     [sink] = _hint_answers({"k": _TANH_LAUNCHED})["k"].sinks
     assert sink.reached and not sink.pairs
     assert sink.unknown == ("what the callers of `k.tanh` outside the project pass in its **kwargs",)
@@ -740,7 +751,7 @@ def test_a_hint_code_reads_out_of_the_kwargs_is_not_dropped_where_it_is_written(
     [sink] = answers["k"].sinks
     [reach] = sink.pairs
     assert (reach.module, reach.site, reach.fixable) == ("m", (4, 11), False), reach
-    assert "m" not in answers or not answers["m"].origins
+    assert not _droppable(answers, "m")
 
 
 def test_a_hint_spread_into_a_parameter_of_its_name_is_not_dropped_where_it_is_written() -> None:
@@ -753,8 +764,9 @@ def test_a_hint_spread_into_a_parameter_of_its_name_is_not_dropped_where_it_is_w
                              "def f(x):\n    return k.tanh(x, accuracy=lax.AccuracyMode.HIGHEST)\n"})
     [sink] = answers["k"].sinks
     [reach] = sink.pairs
-    assert not reach.fixable and reach.readers == ("`k.xla_tanh` (its parameter `accuracy`)",), reach
-    assert "m" not in answers or not answers["m"].origins
+    assert not reach.fixable and reach.readers == ("`jax.lax.tanh` outside kernels (k:8)",
+                                                   "`k.xla_tanh` (its parameter `accuracy`)"), reach
+    assert not _droppable(answers, "m")
 
 
 def test_a_hint_set_into_the_kwargs_or_from_an_installed_mapping_is_named_at_the_kernel_call() -> None:
@@ -802,3 +814,85 @@ def test_a_hint_in_code_a_launch_the_link_does_not_follow_may_run_is_a_note(tmp_
     assert "(written in `hintmaybe.kernels` on line 5), and this code may run in a kernel launched through " \
            "getattr with a computed name (hintmaybe.kernels:11)" in findings[0][3]
     assert all(r.new_source is None for r in results)
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_hint_a_dataclass_is_built_with_that_xla_code_reads_too_is_not_dropped_where_it_is_written(
+        shared: bool, tmp_path: Path) -> None:
+    """`CFG = Config(accuracy=HIGHEST)` (the class of another module) read as `CFG.accuracy` by a Mosaic
+    TPU kernel of a third and by plain XLA code (issue 50's wrong fix, for a hint): the kernel's op is
+    fixed where it reads it; the constructor's keyword is a [manual] note naming the XLA reader, never
+    dropped (that would change what XLA computes). Where only kernels read it, it is dropped there (unsafe)."""
+    files = {
+        "util.py": "import dataclasses\n\n@dataclasses.dataclass(frozen=True)\nclass Config:\n    accuracy: object = None\n",
+        "config.py": "from jax import lax\nfrom .util import Config\n\nCFG = Config(accuracy=lax.AccuracyMode.HIGHEST)\n",
+        "kernels.py": """
+            from jax import lax
+            from jax.experimental import pallas as pl
+            from jax.experimental.pallas import tpu as pltpu
+            from .config import CFG
+
+            def body(x_ref, o_ref):
+                o_ref[...] = lax.exp(x_ref[...], accuracy=CFG.accuracy)
+
+            def run(x):
+                return pl.pallas_call(body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+        """}
+    if shared:
+        files["reference.py"] = "from jax import lax\nfrom .config import CFG\n\ndef reference(x):\n" \
+                                "    return lax.exp(x, accuracy=CFG.accuracy)\n"
+    package = f"hintcfg_{shared}"
+    folder = _write(tmp_path, package, files)
+    results = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                  project=discover([folder]))
+    findings = {(Path(r.path).name, f.line, f.kind): f.message for r in results for f in r.findings}
+    changed = {Path(r.path).name for r in results if r.new_source is not None}
+    assert ("kernels.py", 7, Kind.DROPPED) in findings, findings
+    if shared:
+        assert findings[("config.py", 4, Kind.MANUAL)].endswith(
+            f"`jax.lax.exp` outside kernels ({package}.reference:5) also reads it (dropping it here would change "
+            "what that code computes): give the kernel a hint of its own, or none"), findings
+        assert changed == {"kernels.py"}
+    else:
+        assert ("config.py", 4, Kind.DROPPED) in findings, findings
+        assert changed == {"kernels.py", "config.py"}
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_hint_at_the_op_of_a_helper_only_the_link_runs_in_a_kernel_is_dropped_unless_xla_code_runs_it(
+        shared: bool, tmp_path: Path) -> None:
+    """The body calls a helper whose op has a hint, and is launched by a method of a module-level
+    instance re-exported by `__init__` (`RELAY.run(body, x)`): only the link runs the helper in a Mosaic
+    TPU kernel. Its hint is dropped at the op; where plain XLA code calls the helper too, [manual]."""
+    files = {
+        "__init__.py": "from .kern import RELAY  # noqa: F401\n",
+        "util.py": """
+            from jax import lax
+            from jax.experimental import pallas as pl
+            from jax.experimental.pallas import tpu as pltpu
+
+            def act(a):
+                return lax.exp(a, accuracy=lax.AccuracyMode.HIGHEST)
+
+            def launch(body, x):
+                return pl.pallas_call(body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+        """,
+        "kern.py": "from .util import launch\n\nclass Relay:\n    def run(self, body, x):\n        return launch(body, x)\n\n"
+                   "RELAY = Relay()\n",
+        "api.py": "from . import RELAY\nfrom .util import act\n\ndef body(x_ref, o_ref):\n    o_ref[...] = act(x_ref[...])\n\n"
+                  "def run(x):\n    return RELAY.run(body, x)\n"}
+    if shared:
+        files["reference.py"] = "from .util import act\n\ndef reference(x):\n    return act(x)\n"
+    package = f"hintrelay_{shared}"
+    folder = _write(tmp_path, package, files)
+    results = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                  project=discover([folder]))
+    findings = {(Path(r.path).name, f.line, f.kind): f.message for r in results for f in r.findings}
+    changed = {Path(r.path).name for r in results if r.new_source is not None}
+    if shared:
+        assert list(findings) == [("util.py", 6, Kind.MANUAL)], findings
+        assert f"and as `jax.lax.exp` outside kernels ({package}.util:6) too" in findings[("util.py", 6, Kind.MANUAL)]
+        assert not changed
+    else:
+        assert list(findings) == [("util.py", 6, Kind.DROPPED)], findings
+        assert changed == {"util.py"}

@@ -17,7 +17,9 @@ Values are tuples: ("lit", v), ("level", name), ("def", q), ("class", q), ("inst
 site, n), ("map", m, site), ("partial", m, site), ("kwargs", q) / ("args", q) a function's `**`/`*`
 parameter, ("bound", q, inst), ("method", container, name), ("items", mapping) what `mapping.items()`
 gives and ("entry", mapping) one of its (key, value) entries, ("launcher", dotted, backends) a
-launcher's decorator (`plgpu.kernel(out_type=...)`) before it is applied to the body, ("unknown", why).
+launcher's decorator (`plgpu.kernel(out_type=...)`) before it is applied to the body, ("hint", m,
+site, value) a followed hint (`accuracy=`) written as the keyword of the call at `site` (`Config(accuracy=
+...)`, `partial(body, accuracy=...)`, the op's own): located, as a pair literal is, ("unknown", why).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Callable, Iterable, Mapping, Optional
 
 from codemods.analysis.flow_facts import FlowFacts
 from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, Backends
-from codemods.analysis.link_answers import MAYBE, answers
+from codemods.analysis.link_answers import HINT, MAYBE, answers
 from codemods.analysis.summary import DOUBLE_STAR, KEYWORD_ONLY, STAR, Call, Expr, ModuleSummary, Site
 
 # A bound on evaluations, per statement: every value set only grows, so the worklist empties long
@@ -70,6 +72,7 @@ class Linker:
                  loadable: "frozenset[str] | set[str]" = frozenset()) -> None:
         self.modules: dict[str, ModuleSummary] = {}
         self.follows = follows
+        self._hints_followed = any(keyword == HINT for _, keyword in follows.values())
         self._load, self._loadable = load, set(loadable) - set(modules)
         self.functions: dict[str, tuple[str, object]] = {}
         self.classes: dict[str, tuple[str, object]] = {}
@@ -378,10 +381,21 @@ class Linker:
     def _call(self, call: Call, module: str) -> set:
         args = [(starred, self._eval(expr, module)) for starred, expr in call.args]
         keywords = [(name, self._eval(expr, module)) for name, expr in call.keywords]
+        if self._hints_followed and any(name == HINT for name, _ in call.keywords):
+            keywords = [(name, self._located_hints(values, module, call) if name == HINT else values)
+                        for name, values in keywords]
         results: set = set()
         for callee in self._eval(call.callee, module):
             results |= self._invoke(callee, args, keywords, call, module)
         return results
+
+    @staticmethod
+    def _located_hints(values: set, module: str, call: Call) -> set:
+        """A hint passed by keyword (`Config(accuracy=...)`, `partial(body, accuracy=...)`, the op's own
+        `lax.exp(x, accuracy=...)`), each value that asks for something tagged with where it is written:
+        who reads it is then known there (`link_answers._hint_answers`)."""
+        return {("hint", module, call.site, value) if value[0] in ("lit", "ext", "obj") and value != ("lit", None)
+                else value for value in values}
 
     def _invoke(self, callee: tuple, args: list, keywords: list, call: Call, module: str) -> set:
         kind = callee[0]

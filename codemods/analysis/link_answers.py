@@ -182,11 +182,13 @@ def _written(linker: Linker, spread: set, key: str) -> tuple[dict[tuple, tuple[s
             for source, held in linker.passed.get((mapping, key), {}).items():
                 if not any(map(_hint, held)):
                     continue
-                if source[0] == "at":
-                    values, readers = written.setdefault((source[1], source[2]), (set(), set()))
-                    values.update(filter(_hint, held))
+                # (a partial's keyword is no call's: located by the hint itself, `Linker._located_hints`)
+                for at, hints in ([((source[1], source[2]), set(filter(_hint, held)))] if source[0] == "at" else
+                                  [((hint[1], hint[2]), {hint}) for hint in held if hint[0] == "hint"]):
+                    values, readers = written.setdefault(at, (set(), set()))
+                    values.update(hints)
                     readers.update(on_the_way)
-                else:
+                if source[0] != "at" and any(_hint(hint) and hint[0] != "hint" for hint in held):
                     unknown.append(str(source[1]))
         elif (why := _describe_unknown(mapping)) is not None:
             unknown.append(why)
@@ -198,8 +200,9 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
     `**options` are written, and whether each may be dropped there (every reader a Mosaic kernel's
     followed call, not plain code's); the call keywords and dict entries to drop, in the modules
     that write them."""
-    # where written -> (module, site, callee, who else reads it, whether that kernel's lowering rejects it)
-    readers_of: dict[tuple, list[tuple[str, Site, str, set, bool]]] = {}
+    # where written -> (module, site, callee, who else reads it, whether that kernel's lowering rejects it,
+    # whether it reaches the call through **options: only then is it dropped where written, not at the call)
+    readers_of: dict[tuple, list[tuple[str, Site, str, set, bool, bool]]] = {}
     found: dict[str, list[tuple]] = {}
     for (module, site), (callee, function, values) in sorted(linker.sinks.items()):
         if linker.follows.get(callee, (None, ""))[1] != HINT:
@@ -210,8 +213,11 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
         written, unknown = _written(linker, linker.spreads.get((module, site), set()), HINT)
         unknown += [why for value in values if _hint(value) and value[0] == "unknown" and (why := _describe_unknown(value))]
         located = {value for held_values, _ in written.values() for value in held_values}
+        # Read at the call by name (`accuracy=cfg.accuracy`, the op's own keyword), located where written
+        # (`Linker._located_hints`): who reads it is known there, and it is dropped at the call.
+        direct = {(value[1], value[2]) for value in values if value[0] == "hint" and value not in located}
         if (module, site) in linker.spreads and not unknown and any(
-                _hint(value) and value not in located for value in values):
+                _hint(value) and value not in located and value[0] != "hint" for value in values):
             unknown.append("a mapping the analysis does not follow to where it is written")
         if not held or function in plain:
             other: Optional[str] = f"`{callee}` outside kernels ({module}:{site[0]})"
@@ -220,25 +226,27 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
         else:  # kernel code (a Triton kernel's too: Triton ignores the hint, so dropping it changes nothing there)
             other = None
         rejects = bool(backends & _HINT_REJECTERS)
-        for origin, (_, readers) in written.items():
+        for origin, readers in [*((at, readers) for at, (_, readers) in written.items()), *((at, set()) for at in direct)]:
             readers_of.setdefault(origin, []).append((module, site, callee, readers | ({other} if other else set()),
-                                                      rejects))
+                                                      rejects, origin in written))
         if held:  # reached: some value, or mappings the link knows all of (and then no hint is None's)
             found.setdefault(module, []).append((site, callee, backends, written, tuple(sorted(set(unknown))),
                                                  bool(values) or (module, site) in linker.spreads, maybe))
     for module, sinks in found.items():
         resolved = tuple(SinkAnswer(site, callee, backends, tuple(
-            Reach(origin[0], origin[1], (), not any(others for *_, others, _ in readers_of[origin]),
-                  tuple(sorted({other for *_, others, _ in readers_of[origin] for other in others})))
+            Reach(origin[0], origin[1], (), not any(others for *_, others, _, _ in readers_of[origin]),
+                  tuple(sorted({other for *_, others, _, _ in readers_of[origin] for other in others})))
             for origin in sorted(written)),
             unknown, reached, maybe) for site, callee, backends, written, unknown, reached, maybe in sinks)
         facts = answers.get(module, NO_FLOW)
         answers[module] = FlowFacts(tuple(sorted(facts.sinks + resolved, key=lambda sink: sink.site)), facts.origins)
     origins: dict[str, list[OriginAnswer]] = {}
     for (module, site), reads in readers_of.items():
-        if not any(others for *_, others, _ in reads) and any(rejects for *_, rejects in reads):
+        others = tuple(sorted({other for *_, others, _, _ in reads for other in others}))
+        # To drop where written: one only kernels read, through **options; one other code reads too: to say so
+        if any(rejects for *_, rejects, _ in reads) and (others or any(spread for *_, spread in reads)):
             origins.setdefault(module, []).append(OriginAnswer(site, tuple(sorted(
-                {(reader, at, callee) for reader, at, callee, _, _ in reads}))))
+                {(reader, at, callee) for reader, at, callee, *_ in reads})), others))
     for module, written_here in origins.items():
         facts = answers.get(module, NO_FLOW)
         answers[module] = FlowFacts(facts.sinks, tuple(sorted(facts.origins + tuple(written_here), key=lambda o: o.site)))

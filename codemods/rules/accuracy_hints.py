@@ -38,6 +38,10 @@ class AccuracyHints(JaxTransform):
             answer = self.flow_answer(call) if function is call.func and hint is None and has_double_star(call) else None
             if not backends and answer is not None:  # run in a kernel where only the link sees it
                 backends = answer.backends & self._rejecters(name)
+            if not backends and function is call.func and hint is not None and not is_none(hint.value):
+                backends = self._linked_backends(call, name, hint)
+                if backends is None:
+                    continue
             # Backends this kernel reaches that cannot lower the function at all, hint or no hint.
             unlowered = self.analysis.kernels.backends_of(call) & self._unlowered_by(name)
             if unlowered and not backends - unlowered:
@@ -92,6 +96,21 @@ class AccuracyHints(JaxTransform):
             self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs carry an accuracy= hint, which "
                         f"{describe_backends(backends)} reject{'s' if len(backends) == 1 else ''} (\"Not implemented: "
                         f"accuracy\"): {'; '.join(why)}")
+
+    def _linked_backends(self, call: ast.Call, name: str, hint: ast.keyword) -> Optional[Backends]:
+        """The rejecting backends of a hinted op only the link runs in a kernel (a helper that a body
+        launched through a relay of another module calls): dropped there as in a kernel, unless plain
+        XLA code runs it too (then [manual], and None: said)."""
+        answer = self.flow_answer(call)
+        backends = answer.backends & self._rejecters(name) if answer is not None else frozenset()
+        readers = self.flow_readers(call) if backends else ()
+        if readers:
+            self.report(call, Kind.MANUAL, f"{display(name)}: accuracy={one_line(self.module.segment(hint.value))} "
+                        f"runs in {describe_backends(backends)} kernels, whose lowering rejects it (\"Not implemented: "
+                        f"accuracy\"), and as {', '.join(readers)} too (dropping it would change what that code "
+                        "computes): give the kernel its own copy")
+            return None
+        return backends
 
     def _plan_flow_origins(self, rejected: frozenset[str]) -> None:
         """Hints written here (`wrapper(x, accuracy=...)`, `{"accuracy": ...}`, `dict(accuracy=...)`)
@@ -149,14 +168,21 @@ class AccuracyHints(JaxTransform):
                                 f"{describe_backends(backends)} (passed on line {self.module.position(keyword)[0]}): "
                                 "unless it is None there, its lowering raises \"Not implemented: accuracy\"")
                 continue
+            call = self.module.parent[keyword]
+            where = f"`{one_line(self.module.segment(mention))}`, kernel code of another module run by " \
+                    f"{describe_backends(backends)}"
+            readers = self.flow_readers(call)
+            if readers:  # `CFG = Config(accuracy=...)` that plain XLA code reads too, as the link finds it
+                self.report(keyword, Kind.MANUAL, f"accuracy={one_line(self.module.segment(keyword.value))} reaches "
+                            f"{where}, whose lowering rejects it (\"Not implemented: accuracy\"), and {', '.join(readers)} "
+                            f"also read{'s' if len(readers) == 1 else ''} it (dropping it here would change what that "
+                            "code computes): give the kernel a hint of its own, or none")
+                continue
             from codemods.engine.call_rewrites import drop_argument  # libcst: loaded only for a fix
 
-            call = self.module.parent[keyword]
             fix = FixPlan()
             self.rewrite(fix, call, drop_argument(ordered_arguments(call).index(keyword)))  # type: ignore[arg-type]
             self.forget_imports(fix, keyword.value)
-            where = f"`{one_line(self.module.segment(mention))}`, kernel code of another module run by " \
-                    f"{describe_backends(backends)}"
             self.report(keyword, Kind.DROPPED, f"dropped accuracy={one_line(self.module.segment(keyword.value))}: it "
                         f"reaches {where}, whose lowering rejects it (\"Not implemented: accuracy\"); that code now "
                         "runs at its default accuracy", fix, Applicability.UNSAFE)

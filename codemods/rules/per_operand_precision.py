@@ -281,7 +281,7 @@ class PerOperandPrecision(JaxTransform):
             if isinstance(parsed, PrecisionLiteral) and how in (BOUND, WRAPPED):
                 if len(set(parsed.levels)) == 1 and parsed.levels[0] in accepted:
                     continue
-                shared = self._shared_origin(source)
+                shared = ", ".join(self.flow_readers(source))
                 if shared:  # the link sees plain XLA code read it too (`CFG = Config(precision=PAIR)`)
                     self.report(source, Kind.MANUAL, f"precision {parsed.describe()} reaches {where}, which rejects it, "
                                 f"and {shared} also read{'s' if ', ' not in shared else ''} it (rewriting it here would "
@@ -462,13 +462,6 @@ class PerOperandPrecision(JaxTransform):
                 self._fixes[node] = _Use(literal, level, (
                     f"precision {literal.describe()} -> {level.name} (per-operand precision is rejected in Mosaic TPU "
                     f"kernels): it reaches {display(callees[0])} in a kernel at {where}, and nothing else reads it"))
-
-    def _shared_origin(self, literal: ast.expr) -> str:
-        """Who else reads a pair literal written here that reaches Mosaic TPU kernels, as the link
-        finds it ("" if nobody, or if the link does not know the literal)."""
-        site = (literal.lineno, literal.col_offset)
-        return ", ".join(reader for origin in self.analysis.facts.flow.origins if origin.site == site
-                         for reader in origin.readers)
 
     def _is_module_constant(self, value: ast.expr) -> bool:
         bindings = self.module.bindings(value) if isinstance(value, ast.Name) else []
