@@ -297,6 +297,32 @@ PROJECTS = {
                 return out
         """),
     }, "fixed"),
+    # Issue 50's known gaps: a pair of strings under another name reaches the body only through a
+    # comprehension or a loop over `zip` (the link read both as nothing, and said nothing).
+    "string_pair_under_another_name_launched_from_a_comprehension": ({
+        "kern.py": "import jax.numpy as jnp\n\ndef body(x_ref, w_ref, o_ref, *, p=None):\n"
+                   "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=p)\n\n"
+                   "KERNELS = {name: kernel for name, kernel in [('main', body)]}\n",
+        "entry.py": _kernel(f"""
+            from .kern import KERNELS
+
+            def run(x, w):
+                kernels = [functools.partial(k, p=("bfloat16", "float32")) for k in KERNELS.values() if k]
+                return pl.pallas_call(kernels[0], out_shape={_SHAPE})(x, w)
+        """),
+    }, "fixed"),
+    "string_pair_under_another_name_launched_from_a_zip_loop": ({
+        "kern.py": "import jax.numpy as jnp\n\ndef body(x_ref, w_ref, o_ref, *, p=None, scale=1.0):\n"
+                   "    o_ref[...] = scale * jnp.dot(x_ref[...], w_ref[...], precision=p)\n",
+        "entry.py": _kernel(f"""
+            from .kern import body
+
+            def run(x, w):
+                for kernel, scale in zip([functools.partial(body, p=("bfloat16", "float32"))], (2.0,)):
+                    out = pl.pallas_call(functools.partial(kernel, scale=scale), out_shape={_SHAPE})(x, w)
+                return out
+        """),
+    }, "fixed"),
     # Found by the property test: as dataclass_built_with_a_pair_shared_with_xla_code, launched from a
     # loop over `.items()`, which the link read as nothing: it did not see the pair reach a kernel, so
     # could not say that XLA code reads it too, and the project index's unsafe fix rewrote it.
@@ -323,8 +349,8 @@ PROJECTS = {
                 return out
         """),
     }, "manual"),
-    # Found by the property test: the same, launched from a comprehension the link does not follow:
-    # it sees the pair only as XLA code's precision, and says so to the module that writes it.
+    # Found by the property test: the same, launched from a comprehension (which the link once read as
+    # nothing, seeing the pair only as XLA code's precision): the pair reaches the kernel, XLA code reads it.
     "dataclass_pair_shared_with_xla_code_launched_from_a_comprehension": ({
         "config.py": "import dataclasses\n\n@dataclasses.dataclass(frozen=True)\nclass Config:\n"
                      "    precision: object = None\n",
@@ -413,6 +439,18 @@ def test_an_unknown_value_is_named_at_the_kernel_call() -> None:
     [sink] = answers["k"].sinks
     assert sink.reached and not sink.pairs
     assert sink.unknown == ("what `settings_lib.precision` gives (an installed package's code)",)
+
+
+def test_a_precision_a_comprehension_or_zip_builds_is_named_at_the_kernel_call() -> None:
+    """The link follows what comprehensions and `zip` hold, but a tuple they build at run time has no
+    literal to rewrite: `[p for p in PAIR]`, `for row in zip(FIRST, SECOND)`: never nothing at the site."""
+    answers = _answers({"k": "import functools\n" + textwrap.dedent(_LAUNCHED),
+                        "m": "import k\nfrom jax import lax\nP = lax.Precision\n"
+                             "def f(x):\n    k.run(x, [p for p in (P.HIGH, P.DEFAULT)])\n"
+                             "    for row in zip((P.HIGH,), (P.DEFAULT,)):\n        k.run(x, row)\n"})
+    [sink] = answers["k"].sinks
+    assert sink.reached and not sink.pairs
+    assert sink.unknown == ("a comprehension (m:5)", "a row `zip` builds (m:6)")
 
 
 def test_a_function_nothing_in_the_project_calls_runs_with_its_defaults() -> None:

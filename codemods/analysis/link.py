@@ -14,7 +14,8 @@ follows (`follows`: a precision argument of `jnp.dot` and its kin):
 
 Values are tuples: ("lit", v), ("level", name), ("def", q), ("class", q), ("inst", q), ("module", m),
 ("ext", dotted) an installed package's name, ("obj", dotted) what calling one returned, ("seq", m,
-site, n), ("map", m, site), ("partial", m, site), ("kwargs", q) / ("args", q) a function's `**`/`*`
+site, n), ("map", m, site), ("map", m, site, what) a mapping of keys not known (a comprehension's
+result, `zip`'s and the rows it builds), ("partial", m, site), ("kwargs", q) / ("args", q) a function's `**`/`*`
 parameter, ("bound", q, inst), ("method", container, name), ("items", mapping) what `mapping.items()`
 gives and ("entry", mapping) one of its (key, value) entries, ("launcher", dotted, backends) a
 launcher's decorator (`plgpu.kernel(out_type=...)`) before it is applied to the body, ("hint", m,
@@ -46,6 +47,7 @@ _PARTIAL = "functools.partial"
 _FIELD = "dataclasses.field"
 _DICT = "builtins.dict"
 _ENUMERATE = "builtins.enumerate"
+_ZIP = "builtins.zip"
 _GETATTR = "builtins.getattr"
 _CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__", "values", "items"})
 _HOLDERS = frozenset({"seq", "map", "inst", "kwargs", "args"})  # values that hold others
@@ -284,6 +286,10 @@ class Linker:
             for key, element in expr[2]:
                 self._field(value, key, self._eval(element, module))
             return {value}
+        if kind == "comp":  # a mapping of keys not known, holding what the element may be
+            value = ("map", module, expr[1], "a comprehension")
+            self._field(value, None, self._eval(expr[2], module))
+            return {value}
         if kind in ("def", "class"):
             return {expr}
         if kind == "either":
@@ -474,6 +480,14 @@ class Linker:
             return {value}
         if name in _IDENTITY and args:
             return set(args[0][1])
+        if name == _ZIP and args and not any(starred for starred, _ in args):
+            # iterated, rows of the elements at one position of each: (what each may hold, in order)
+            row = ("map", module, call.site, "a row `zip` builds")
+            for position, (_, values) in enumerate(args):
+                self._field(row, position, {found for value in values for found in self._item(value, None)})
+            rows = ("map", module, call.site, "`zip`")
+            self._field(rows, None, {row})
+            return {rows}
         if name == _ENUMERATE and args:  # iterated, (position, element) entries, as `.items()` of the sequence gives
             return {("items", value) for value in args[0][1] if value[0] in ("seq", "map")}
         if name == _FIELD:

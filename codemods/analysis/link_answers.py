@@ -73,6 +73,8 @@ def _describe_unknown(value: tuple) -> Optional[str]:
         return f"what `{value[1]}` gives (an installed package's code)"
     if kind == "ext" and not value[1].startswith("builtins."):
         return f"`{value[1]}`, an installed package's value"
+    if kind == "map" and len(value) == 4:  # what the code computes, at run time: no literal to rewrite
+        return f"{value[3]} ({value[1]}:{value[2][0]})"
     return None
 
 
@@ -169,7 +171,7 @@ def _written(linker: Linker, spread: set, key: str) -> tuple[dict[tuple, tuple[s
             continue
         seen.add(mapping)
         on_the_way |= linker.readers.get(mapping, set()) | linker.readers.get((mapping, key), set())
-        if mapping[0] == "map":
+        if mapping[0] == "map" and len(mapping) == 3:  # (a comprehension's: no entry written to drop, below)
             held = {value for value in linker.read(mapping, key) | linker.read(mapping, None) if _hint(value)}
             if held:
                 values, readers = written.setdefault((mapping[1], mapping[2]), (set(), set()))
