@@ -934,3 +934,46 @@ def test_a_hint_at_the_op_of_a_helper_only_the_link_runs_in_a_kernel_is_dropped_
     else:
         assert list(findings) == [("util.py", 6, Kind.DROPPED)], findings
         assert changed == {"util.py"}
+
+
+def test_a_hint_a_kernel_passes_to_a_helper_xla_code_calls_with_its_own_is_dropped_at_the_kernels_call(
+        tmp_path: Path) -> None:
+    """`mathx.act(x, accuracy=None)` of another module, called by a Mosaic TPU kernel with
+    `accuracy=numerics.KERNEL_ACC` and by plain XLA code with its own: the helper's op cannot drop it
+    (XLA code runs it too), but the kernel's call can, and nothing else reads what it passes (held-out
+    project 63); the op is then left as written, with nothing to say, and a check after the fix passes.
+    Where XLA code runs the kernel's own call too, nothing is dropped: [manual] at the op."""
+    files = {
+        "mathx.py": "from jax import lax\n\n\ndef act(x, accuracy=None):\n    return lax.tanh(x, accuracy=accuracy)\n",
+        "numerics.py": "from jax import lax\n\nKERNEL_ACC = lax.AccuracyMode.HIGHEST\nREFERENCE_ACC = lax.AccuracyMode.HIGHEST\n",
+        "reference.py": "from . import mathx\nfrom .numerics import REFERENCE_ACC\n\n\ndef act_reference(x):\n"
+                        "    return mathx.act(x, accuracy=REFERENCE_ACC)\n",
+        "kernels.py": """
+            from jax.experimental import pallas as pl
+            from jax.experimental.pallas import tpu as pltpu
+            from . import mathx, numerics
+
+            def _act_kernel(x_ref, o_ref):
+                o_ref[...] = mathx.act(x_ref[...], accuracy=numerics.KERNEL_ACC)
+
+            def act(x):
+                return pl.pallas_call(_act_kernel, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+        """}
+    for package, shared_kernel in (("hintpercaller", False), ("hintpercallershared", True)):
+        if shared_kernel:  # plain XLA code calls the kernel's body too: what it passes is read there as well
+            files["reference.py"] += "\n\ndef body_reference(x, out):\n    return kernels._act_kernel(x, out)\n"
+            files["reference.py"] = files["reference.py"].replace("from . import mathx", "from . import kernels, mathx")
+        folder = _write(tmp_path, package, files)
+        results = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                      project=discover([folder]))
+        findings = {(Path(r.path).name, f.line, f.kind) for r in results for f in r.findings}
+        changed = {Path(r.path).name: r.new_source.decode() for r in results if r.new_source is not None}
+        if shared_kernel:
+            assert findings == {("mathx.py", 5, Kind.MANUAL)} and not changed, findings
+            continue
+        assert findings == {("kernels.py", 6, Kind.DROPPED)}, findings
+        assert list(changed) == ["kernels.py"]
+        assert "o_ref[...] = mathx.act(x_ref[...])\n" in changed["kernels.py"]
+        (folder / "kernels.py").write_text(changed["kernels.py"])
+        again = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([folder]))
+        assert not [f for r in again for f in r.findings]

@@ -202,7 +202,8 @@ def test_flow_facts_as_data_round_trips_through_json_and_other_data_is_refused()
     facts = FlowFacts(
         (SinkAnswer((7, 11), DOT, frozenset({"triton", "mosaic_tpu"}), (Reach("k", (5, 7), MIXED, False, ("`f` (m:3)",)),),
                     ("why",), True, ("getattr (k:9)",)),
-         SinkAnswer((9, 1), "jax.lax.dot", frozenset(), (), (), False)),
+         SinkAnswer((9, 1), "jax.lax.dot", frozenset(), (), (), False),
+         SinkAnswer((12, 4), "jax.lax.exp", frozenset({"mosaic_tpu"}), (), (), True, (), True)),
         (OriginAnswer((5, 7), (("k", (7, 11), DOT),)),))
     data = facts.as_data()
     assert data[0][0][2] == ["mosaic_tpu", "triton"]  # sorted: the same key whatever the set's order

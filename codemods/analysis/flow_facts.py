@@ -38,6 +38,9 @@ class SinkAnswer:
     # Some value reaches it; outside kernels: plain XLA code of the project calls its function.
     reached: bool
     maybe: tuple[str, ...] = ()  # launches the flow does not follow that may run it (`getattr(...)` at a line)
+    # A hint's call in kernel code that plain code runs too: then `pairs` and `unknown` say what may reach
+    # it in kernel code, passed by name (`act(x, accuracy=...)`) or by **options, not only the latter.
+    plain: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,7 @@ class FlowFacts:
         """The same as JSON-able lists, in an order that does not depend on hashing (a cache key)."""
         return [[[sink.site, sink.callee, sorted(sink.backends),
                   [[reach.module, reach.site, reach.levels, reach.fixable, reach.readers] for reach in sink.pairs],
-                  sink.unknown, sink.reached, sink.maybe] for sink in self.sinks],
+                  sink.unknown, sink.reached, sink.maybe, sink.plain] for sink in self.sinks],
                 [[origin.site, origin.reaches, origin.readers] for origin in self.origins]]
 
     @staticmethod
@@ -79,8 +82,8 @@ class FlowFacts:
                 tuple(SinkAnswer(tuple(site), callee, frozenset(backends),
                                  tuple(Reach(module, tuple(at), tuple(tuple(names) for names in levels), fixable,
                                              tuple(readers)) for module, at, levels, fixable, readers in pairs),
-                                 tuple(unknown), reached, tuple(maybe))
-                      for site, callee, backends, pairs, unknown, reached, maybe in sinks),
+                                 tuple(unknown), reached, tuple(maybe), plain)
+                      for site, callee, backends, pairs, unknown, reached, maybe, plain in sinks),
                 tuple(OriginAnswer(tuple(site), tuple((module, tuple(at), callee) for module, at, callee in reaches),
                                    tuple(readers))
                       for site, reaches, readers in origins))

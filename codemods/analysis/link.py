@@ -19,8 +19,9 @@ result, `zip`'s and the rows it builds), ("partial", m, site), ("kwargs", q) / (
 parameter, ("bound", q, inst), ("method", container, name), ("items", mapping) what `mapping.items()`
 gives and ("entry", mapping) one of its (key, value) entries, ("launcher", dotted, backends) a
 launcher's decorator (`plgpu.kernel(out_type=...)`) before it is applied to the body, ("hint", m,
-site, value) a followed hint (`accuracy=`) written as the keyword of the call at `site` (`Config(accuracy=
-...)`, `partial(body, accuracy=...)`, the op's own): located, as a pair literal is, ("unknown", why).
+site, value, scope) a followed hint (`accuracy=`) written as the keyword of the call at `site` in function
+`scope` (`Config(accuracy=...)`, `partial(body, accuracy=...)`, the op's own): located, as a pair literal
+is, ("unknown", why).
 """
 
 from __future__ import annotations
@@ -95,6 +96,7 @@ class Linker:
         # mappings each followed call spreads (`spreads`).
         self.passed: dict[tuple, dict[tuple, set]] = {}
         self.spreads: dict[tuple[str, Site], set] = {}
+        self.bound: set[tuple[str, Site, str]] = set()  # (module, call site, function): a keyword it binds to a parameter
         # The worklist: a statement (its module, kind and number) is evaluated again only when
         # something it read grew (`_get` records what it reads, `_grew` queues who read it).
         self._queue: deque[tuple[str, str, int]] = deque()
@@ -400,8 +402,8 @@ class Linker:
         """A hint passed by keyword (`Config(accuracy=...)`, `partial(body, accuracy=...)`, the op's own
         `lax.exp(x, accuracy=...)`), each value that asks for something tagged with where it is written:
         who reads it is then known there (`link_answers._hint_answers`)."""
-        return {("hint", module, call.site, value) if value[0] in ("lit", "ext", "obj") and value != ("lit", None)
-                else value for value in values}
+        return {("hint", module, call.site, value, call.scope) if value[0] in ("lit", "ext", "obj")
+                and value != ("lit", None) else value for value in values}
 
     def _invoke(self, callee: tuple, args: list, keywords: list, call: Call, module: str) -> set:
         kind = callee[0]
@@ -693,6 +695,8 @@ class Linker:
         if keyword in names:
             self._add(("var", function, keyword), values)
             given.add(keyword)
+            if source[0] == "at":
+                self.bound.add((source[1], source[2], function))
             if source[0] in ("map", "kwargs"):  # a mapping's entry read by name: code of its own reads it
                 self.readers.setdefault((source, keyword), set()).add(f"`{function}` (its parameter `{keyword}`)")
         elif double:

@@ -68,7 +68,7 @@ class AccuracyHints(JaxTransform):
                                 "explicitly or drop it")
                 continue
             assert isinstance(hint, ast.keyword)
-            if not is_none(hint.value) and not self.shared_with_xla(call):
+            if not is_none(hint.value) and not self._dropped_where_passed(call) and not self.shared_with_xla(call):
                 self._drop(call, name, function, hint, backends, unlowered)
         self._plan_foreign_keywords()
         self._plan_flow_origins(rejected)
@@ -97,6 +97,15 @@ class AccuracyHints(JaxTransform):
                         f"{describe_backends(backends)} reject{'s' if len(backends) == 1 else ''} (\"Not implemented: "
                         f"accuracy\"): {'; '.join(why)}")
 
+    def _dropped_where_passed(self, call: ast.Call) -> bool:
+        """An op in a function plain XLA code runs too, each caller passing its own hint (`act(x,
+        accuracy=None)`): where the link finds that every hint that may reach it in kernel code is
+        passed by a kernel's call, and dropped there (that module's `_plan_flow_origins`), or that
+        none does, it is left as written: XLA code keeps its hint, and nothing is to say here."""
+        answer = self.flow_answer(call)
+        return answer is not None and answer.plain and not answer.maybe and not answer.unknown \
+            and all(reach.fixable for reach in answer.pairs)
+
     def _linked_backends(self, call: ast.Call, name: str, hint: ast.keyword) -> Optional[Backends]:
         """The rejecting backends of a hinted op only the link runs in a kernel (a helper that a body
         launched through a relay of another module calls): dropped there as in a kernel, unless plain
@@ -114,8 +123,10 @@ class AccuracyHints(JaxTransform):
 
     def _plan_flow_origins(self, rejected: frozenset[str]) -> None:
         """Hints written here (`wrapper(x, accuracy=...)`, `{"accuracy": ...}`, `dict(accuracy=...)`)
-        that reach Mosaic kernels' calls through **kwargs, read by nothing else: dropped where they
-        are written (a dict's entry becomes None). Unsafe: that code then runs at its default accuracy."""
+        that reach Mosaic kernels' calls through **kwargs, or that kernel code here passes to a function
+        plain XLA code runs too with its own (`mathx.act(x, accuracy=...)`: that op cannot drop it), read
+        by nothing else: dropped where they are written (a dict's entry becomes None). Unsafe: that code
+        then runs at its default accuracy."""
         for node, origin in self.flow_origins((ast.Call, ast.Dict), rejected):
             callee = sorted(callee for _, _, callee in origin.reaches if callee in rejected)[0]
             where = ", ".join(f"`{module}` line {site[0]}" for module, site, _ in origin.reaches)
@@ -141,7 +152,7 @@ class AccuracyHints(JaxTransform):
                 done, at = f'"accuracy": {one_line(self.module.segment(value))} -> None', value
             self.forget_imports(fix, value)
             self.report(at, Kind.DROPPED, f"{done}: it reaches "
-                        f"{display(callee)} through **kwargs in Mosaic kernel code at {where}, whose lowering rejects "
+                        f"{display(callee)} in Mosaic kernel code at {where}, whose lowering rejects "
                         "it (\"Not implemented: accuracy\"), and nothing else reads it; that code now runs at its "
                         "default accuracy", fix, Applicability.UNSAFE)
 
