@@ -96,7 +96,8 @@ class Linker:
         # mappings each followed call spreads (`spreads`).
         self.passed: dict[tuple, dict[tuple, set]] = {}
         self.spreads: dict[tuple[str, Site], set] = {}
-        self.bound: set[tuple[str, Site, str]] = set()  # (module, call site, function): a keyword it binds to a parameter
+        # (module, call site, function): that call binds a keyword to a parameter of the function
+        self.bound: set[tuple[str, Site, str]] = set()
         # The worklist: a statement (its module, kind and number) is evaluated again only when
         # something it read grew (`_get` records what it reads, `_grew` queues who read it).
         self._queue: deque[tuple[str, str, int]] = deque()

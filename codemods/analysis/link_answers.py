@@ -250,10 +250,12 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
         shared = bool(backends) and function in plain
         in_kernels = sorted(origin for origin, scope in direct.items()
                             if linker.backends.get(scope) or (*origin, function) not in linker.bound) if shared else []
-        if shared and any(_hint(value) and value[0] not in ("hint", "unknown") and value not in located for value in values):
+        if shared and any(_hint(value) and value[0] not in ("hint", "unknown") and value not in located
+                          for value in values):
             unknown.append("a hint the analysis does not locate where it is written")
         if held:  # reached: some value, or mappings the link knows all of (and then no hint is None's)
-            found.setdefault(module, []).append((site, callee, backends, written, in_kernels, tuple(sorted(set(unknown))),
+            found.setdefault(module, []).append((site, callee, backends, written, in_kernels,
+                                                 tuple(sorted(set(unknown))),
                                                  bool(values) or (module, site) in linker.spreads, maybe, shared))
 
     def reach(origin: tuple, spread: bool) -> Reach:

@@ -185,9 +185,9 @@ class AccuracyHints(JaxTransform):
             readers = self.flow_readers(call)
             if readers:  # `CFG = Config(accuracy=...)` that plain XLA code reads too, as the link finds it
                 self.report(keyword, Kind.MANUAL, f"accuracy={one_line(self.module.segment(keyword.value))} reaches "
-                            f"{where}, whose lowering rejects it (\"Not implemented: accuracy\"), and {', '.join(readers)} "
-                            f"also read{'s' if len(readers) == 1 else ''} it (dropping it here would change what that "
-                            "code computes): give the kernel a hint of its own, or none")
+                            f"{where}, whose lowering rejects it (\"Not implemented: accuracy\"), and "
+                            f"{', '.join(readers)} also read{'s' if len(readers) == 1 else ''} it (dropping it here "
+                            "would change what that code computes): give the kernel a hint of its own, or none")
                 continue
             from codemods.engine.call_rewrites import drop_argument  # libcst: loaded only for a fix
 
