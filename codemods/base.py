@@ -120,6 +120,14 @@ class JaxTransform(ABC):
             if node is not None and self.module.position(node)[0] not in reported:
                 yield node, origin
 
+    def flow_readers(self, written: ast.AST) -> tuple[str, ...]:
+        """Who besides kernels' followed calls reads the value written at `written` (a pair literal, or
+        a call whose `accuracy=` keyword the link follows to kernels: `Config(accuracy=...)`), as the
+        link finds it: () if nobody, or if the link does not know it."""
+        site = (written.lineno, written.col_offset)
+        return tuple(reader for origin in self.analysis.facts.flow.origins if origin.site == site
+                     for reader in origin.readers)
+
     def rejecting_backends(self, call: ast.Call, rejecters: Backends) -> Backends:
         """The backends among `rejecters` that the code at `call` may be lowered for: empty when
         the rule has nothing to do there. Outside kernels nothing rejects (XLA honours the code),

@@ -563,8 +563,8 @@ def test_facts_key_is_the_facts_sorted(tmp_path: Path) -> None:
     assert json.loads(facts_key(wrapped))["precision_wrappers"] == [["pkg.ops.matmul", 2, "precision", ["gpu", "tpu"], False]]
     flowing = replace(FACTS, flow=FlowFacts(sinks=(SinkAnswer(
         (3, 4), "jax.numpy.dot", frozenset({"triton", "mosaic_tpu"}), (), ("why",), True),)))
-    assert json.loads(facts_key(flowing))["flow"] == [[[[3, 4], "jax.numpy.dot", ["mosaic_tpu", "triton"], [], ["why"], True, []]],
-                                                       [], [], []]
+    assert json.loads(facts_key(flowing))["flow"] == [
+        [[[3, 4], "jax.numpy.dot", ["mosaic_tpu", "triton"], [], ["why"], True, [], False]], [], [], []]
     same = ModuleFacts(kernels=(("body", frozenset({"gpu", "tpu"}), "launched", "body"),),
                        shared=frozenset({"a", "b"}),
                        launchers=(("pkg.launch", 1, "kernel", frozenset({"cpu", "gpu"})),))

@@ -20,7 +20,7 @@ crashes, and
 
 Counterexamples the tool still fails are listed in KNOWN_GAPS (each shrunk, with the problem it
 shows): the strategy leaves their families out, and `test_known_gaps_still_fail` asserts each still
-fails, so a fix shows (then remove it from the list).
+fails, so a fix shows (then move it to FORMER_GAPS, which `test_former_gaps_hold_the_promise` checks).
 
 JAX decides: each launch is lowered with `jax.export` for "tpu" or "cuda" on this CPU. A generated
 program that fails for another reason is a bug of the generator (the test fails and says so).
@@ -60,7 +60,7 @@ from codemods.engine.report import FileResult
 from codemods.engine.runner import run
 from codemods.registry import select
 from codemods.settings import Settings
-from tests.flow_programs import KNOWN_GAPS, PAIR, LaunchSpec, Program, known_gap, simpler, strategies
+from tests.flow_programs import FORMER_GAPS, KNOWN_GAPS, PAIR, LaunchSpec, Program, known_gap, simpler, strategies
 
 hypothesis = pytest.importorskip("hypothesis")
 jax = pytest.importorskip("jax")
@@ -235,6 +235,15 @@ def test_known_gaps_still_fail(name: str) -> None:
     program = Program((spec,))
     outcome = check(program)
     assert [problem.kind for problem in outcome.problems] == [kind], report(program, outcome)
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("name", sorted(FORMER_GAPS))
+def test_former_gaps_hold_the_promise(name: str) -> None:
+    """Each gap fixed since (its shrunk launch) is fixed or reported, and no XLA reader changes."""
+    program = Program((FORMER_GAPS[name],))
+    outcome = check(program)
+    assert not outcome.problems, report(program, outcome)
 
 
 @pytest.mark.jax

@@ -340,6 +340,32 @@ PROJECTS = {
                 return out
         """),
     }, "fixed"),
+    # Issue 50's known gaps: a pair of strings under another name reaches the body only through a
+    # comprehension or a loop over `zip` (the link read both as nothing, and said nothing).
+    "string_pair_under_another_name_launched_from_a_comprehension": ({
+        "kern.py": "import jax.numpy as jnp\n\ndef body(x_ref, w_ref, o_ref, *, p=None):\n"
+                   "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=p)\n\n"
+                   "KERNELS = {name: kernel for name, kernel in [('main', body)]}\n",
+        "entry.py": _kernel(f"""
+            from .kern import KERNELS
+
+            def run(x, w):
+                kernels = [functools.partial(k, p=("bfloat16", "float32")) for k in KERNELS.values() if k]
+                return pl.pallas_call(kernels[0], out_shape={_SHAPE})(x, w)
+        """),
+    }, "fixed"),
+    "string_pair_under_another_name_launched_from_a_zip_loop": ({
+        "kern.py": "import jax.numpy as jnp\n\ndef body(x_ref, w_ref, o_ref, *, p=None, scale=1.0):\n"
+                   "    o_ref[...] = scale * jnp.dot(x_ref[...], w_ref[...], precision=p)\n",
+        "entry.py": _kernel(f"""
+            from .kern import body
+
+            def run(x, w):
+                for kernel, scale in zip([functools.partial(body, p=("bfloat16", "float32"))], (2.0,)):
+                    out = pl.pallas_call(functools.partial(kernel, scale=scale), out_shape={_SHAPE})(x, w)
+                return out
+        """),
+    }, "fixed"),
     # Found by the property test: as dataclass_built_with_a_pair_shared_with_xla_code, launched from a
     # loop over `.items()`, which the link read as nothing: it did not see the pair reach a kernel, so
     # could not say that XLA code reads it too, and the project index's unsafe fix rewrote it.
@@ -366,8 +392,8 @@ PROJECTS = {
                 return out
         """),
     }, "manual"),
-    # Found by the property test: the same, launched from a comprehension the link does not follow:
-    # it sees the pair only as XLA code's precision, and says so to the module that writes it.
+    # Found by the property test: the same, launched from a comprehension (which the link once read as
+    # nothing, seeing the pair only as XLA code's precision): the pair reaches the kernel, XLA code reads it.
     "dataclass_pair_shared_with_xla_code_launched_from_a_comprehension": ({
         "config.py": "import dataclasses\n\n@dataclasses.dataclass(frozen=True)\nclass Config:\n"
                      "    precision: object = None\n",
@@ -476,6 +502,18 @@ def test_a_pair_in_a_kernel_helper_plain_code_may_run_too_is_not_fixable(plain: 
     [sink] = answers["dots"].sinks
     [reach] = sink.pairs
     assert sink.backends and reach.fixable == (plain in ("pass", "print(DOTS['mixed'], DOTS)")), reach.readers
+
+
+def test_a_precision_a_comprehension_or_zip_builds_is_named_at_the_kernel_call() -> None:
+    """The link follows what comprehensions and `zip` hold, but a tuple they build at run time has no
+    literal to rewrite: `[p for p in PAIR]`, `for row in zip(FIRST, SECOND)`: never nothing at the site."""
+    answers = _answers({"k": "import functools\n" + textwrap.dedent(_LAUNCHED),
+                        "m": "import k\nfrom jax import lax\nP = lax.Precision\n"
+                             "def f(x):\n    k.run(x, [p for p in (P.HIGH, P.DEFAULT)])\n"
+                             "    for row in zip((P.HIGH,), (P.DEFAULT,)):\n        k.run(x, row)\n"})
+    [sink] = answers["k"].sinks
+    assert sink.reached and not sink.pairs
+    assert sink.unknown == ("a comprehension (m:5)", "a row `zip` builds (m:6)")
 
 
 def test_a_function_nothing_in_the_project_calls_runs_with_its_defaults() -> None:
@@ -665,6 +703,11 @@ def _hint_answers(modules: dict[str, str]) -> dict:
     return link([summarise(textwrap.dedent(text), name) for name, text in modules.items()], RULE.follows)[0]
 
 
+def _droppable(answers: dict, module: str) -> list:
+    """The module's origins the link lets a rule drop where written (those no other code reads)."""
+    return [origin for origin in answers[module].origins if not origin.readers] if module in answers else []
+
+
 def test_a_hint_handed_on_in_kwargs_is_answered_where_it_is_written() -> None:
     """The call keyword two **kwargs layers away, the dict entry and the dict(...) call: each an
     origin to drop in the module that writes it, the kernel's call answered with all three."""
@@ -691,16 +734,22 @@ def test_a_hint_plain_code_or_an_installed_function_reads_too_is_not_dropped_whe
     [sink] = answers["k"].sinks
     assert [(reach.site, reach.fixable, reach.readers) for reach in sink.pairs] == [
         ((3, 4), False, ("`jax.lax.tanh` outside kernels (m:9)",)), ((4, 4), False, ("`json.dumps` (m:5)",))]
-    assert "m" not in answers or not answers["m"].origins
+    assert not _droppable(answers, "m")
 
 
-def test_a_hint_the_link_cannot_locate_is_named_at_the_kernel_call() -> None:
-    """A keyword a partial binds (no call writes it), and a wrapper no code of the project calls
-    (an entry point: its callers are elsewhere)."""
+def test_a_hint_a_partial_binds_is_located_by_the_partial() -> None:
+    """`functools.partial(body, accuracy=9)`: no call of the body writes it, the partial does (a
+    hint passed by keyword carries where it is written): dropped there when only kernels read it."""
     bound = _hint_answers({"k": _TANH_LAUNCHED.replace("**op_kwargs), out_shape", "accuracy=9), out_shape"),
                            "m": "import k\ndef f(x):\n    return k.tanh(x)\n"})
     [sink] = bound["k"].sinks
-    assert sink.reached and not sink.pairs and sink.unknown == ("a partial's keyword",)
+    assert [(reach.module, reach.site, reach.fixable) for reach in sink.pairs] == [("k", (8, 26), True)]
+    assert not sink.unknown
+    assert [origin.site for origin in bound["k"].origins] == [(8, 26)]
+
+
+def test_a_hint_the_link_cannot_locate_is_named_at_the_kernel_call() -> None:
+    """A wrapper no code of the project calls (an entry point: its callers are elsewhere)."""
     [sink] = _hint_answers({"k": _TANH_LAUNCHED})["k"].sinks
     assert sink.reached and not sink.pairs
     assert sink.unknown == ("what the callers of `k.tanh` outside the project pass in its **kwargs",)
@@ -803,7 +852,7 @@ def test_a_hint_code_reads_out_of_the_kwargs_is_not_dropped_where_it_is_written(
     [sink] = answers["k"].sinks
     [reach] = sink.pairs
     assert (reach.module, reach.site, reach.fixable) == ("m", (4, 11), False), reach
-    assert "m" not in answers or not answers["m"].origins
+    assert not _droppable(answers, "m")
 
 
 def test_a_hint_spread_into_a_parameter_of_its_name_is_not_dropped_where_it_is_written() -> None:
@@ -816,8 +865,9 @@ def test_a_hint_spread_into_a_parameter_of_its_name_is_not_dropped_where_it_is_w
                              "def f(x):\n    return k.tanh(x, accuracy=lax.AccuracyMode.HIGHEST)\n"})
     [sink] = answers["k"].sinks
     [reach] = sink.pairs
-    assert not reach.fixable and reach.readers == ("`k.xla_tanh` (its parameter `accuracy`)",), reach
-    assert "m" not in answers or not answers["m"].origins
+    assert not reach.fixable and reach.readers == ("`jax.lax.tanh` outside kernels (k:8)",
+                                                   "`k.xla_tanh` (its parameter `accuracy`)"), reach
+    assert not _droppable(answers, "m")
 
 
 def test_a_hint_set_into_the_kwargs_or_from_an_installed_mapping_is_named_at_the_kernel_call() -> None:
@@ -955,3 +1005,128 @@ def test_a_call_handing_a_kwargs_wrapper_a_pair_shared_with_xla_code_is_said_at_
     [(path, finding)] = [(Path(r.path).name, f) for r in results for f in r.findings]
     assert (path, finding.line, finding.kind) == ("mlp.py", 5, Kind.MANUAL), finding
     assert "`tpuops.config` on line 2" in finding.message and "`tpuops.ops` line" in finding.message
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_hint_a_dataclass_is_built_with_that_xla_code_reads_too_is_not_dropped_where_it_is_written(
+        shared: bool, tmp_path: Path) -> None:
+    """`CFG = Config(accuracy=HIGHEST)` (the class of another module) read as `CFG.accuracy` by a Mosaic
+    TPU kernel of a third and by plain XLA code (issue 50's wrong fix, for a hint): the kernel's op is
+    fixed where it reads it; the constructor's keyword is a [manual] note naming the XLA reader, never
+    dropped (that would change what XLA computes). Where only kernels read it, it is dropped there (unsafe)."""
+    files = {
+        "util.py": "import dataclasses\n\n@dataclasses.dataclass(frozen=True)\nclass Config:\n    accuracy: object = None\n",
+        "config.py": "from jax import lax\nfrom .util import Config\n\nCFG = Config(accuracy=lax.AccuracyMode.HIGHEST)\n",
+        "kernels.py": """
+            from jax import lax
+            from jax.experimental import pallas as pl
+            from jax.experimental.pallas import tpu as pltpu
+            from .config import CFG
+
+            def body(x_ref, o_ref):
+                o_ref[...] = lax.exp(x_ref[...], accuracy=CFG.accuracy)
+
+            def run(x):
+                return pl.pallas_call(body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+        """}
+    if shared:
+        files["reference.py"] = "from jax import lax\nfrom .config import CFG\n\ndef reference(x):\n" \
+                                "    return lax.exp(x, accuracy=CFG.accuracy)\n"
+    package = f"hintcfg_{shared}"
+    folder = _write(tmp_path, package, files)
+    results = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                  project=discover([folder]))
+    findings = {(Path(r.path).name, f.line, f.kind): f.message for r in results for f in r.findings}
+    changed = {Path(r.path).name for r in results if r.new_source is not None}
+    assert ("kernels.py", 7, Kind.DROPPED) in findings, findings
+    if shared:
+        assert findings[("config.py", 4, Kind.MANUAL)].endswith(
+            f"`jax.lax.exp` outside kernels ({package}.reference:5) also reads it (dropping it here would change "
+            "what that code computes): give the kernel a hint of its own, or none"), findings
+        assert changed == {"kernels.py"}
+    else:
+        assert ("config.py", 4, Kind.DROPPED) in findings, findings
+        assert changed == {"kernels.py", "config.py"}
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_hint_at_the_op_of_a_helper_only_the_link_runs_in_a_kernel_is_dropped_unless_xla_code_runs_it(
+        shared: bool, tmp_path: Path) -> None:
+    """The body calls a helper whose op has a hint, and is launched by a method of a module-level
+    instance re-exported by `__init__` (`RELAY.run(body, x)`): only the link runs the helper in a Mosaic
+    TPU kernel. Its hint is dropped at the op; where plain XLA code calls the helper too, [manual]."""
+    files = {
+        "__init__.py": "from .kern import RELAY  # noqa: F401\n",
+        "util.py": """
+            from jax import lax
+            from jax.experimental import pallas as pl
+            from jax.experimental.pallas import tpu as pltpu
+
+            def act(a):
+                return lax.exp(a, accuracy=lax.AccuracyMode.HIGHEST)
+
+            def launch(body, x):
+                return pl.pallas_call(body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+        """,
+        "kern.py": "from .util import launch\n\nclass Relay:\n    def run(self, body, x):\n        return launch(body, x)\n\n"
+                   "RELAY = Relay()\n",
+        "api.py": "from . import RELAY\nfrom .util import act\n\ndef body(x_ref, o_ref):\n    o_ref[...] = act(x_ref[...])\n\n"
+                  "def run(x):\n    return RELAY.run(body, x)\n"}
+    if shared:
+        files["reference.py"] = "from .util import act\n\ndef reference(x):\n    return act(x)\n"
+    package = f"hintrelay_{shared}"
+    folder = _write(tmp_path, package, files)
+    results = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                  project=discover([folder]))
+    findings = {(Path(r.path).name, f.line, f.kind): f.message for r in results for f in r.findings}
+    changed = {Path(r.path).name for r in results if r.new_source is not None}
+    if shared:
+        assert list(findings) == [("util.py", 6, Kind.MANUAL)], findings
+        assert f"and as `jax.lax.exp` outside kernels ({package}.util:6) too" in findings[("util.py", 6, Kind.MANUAL)]
+        assert not changed
+    else:
+        assert list(findings) == [("util.py", 6, Kind.DROPPED)], findings
+        assert changed == {"util.py"}
+
+
+def test_a_hint_a_kernel_passes_to_a_helper_xla_code_calls_with_its_own_is_dropped_at_the_kernels_call(
+        tmp_path: Path) -> None:
+    """`mathx.act(x, accuracy=None)` of another module, called by a Mosaic TPU kernel with
+    `accuracy=numerics.KERNEL_ACC` and by plain XLA code with its own: the helper's op cannot drop it
+    (XLA code runs it too), but the kernel's call can, and nothing else reads what it passes (held-out
+    project 63); the op is then left as written, with nothing to say, and a check after the fix passes.
+    Where XLA code runs the kernel's own call too, nothing is dropped: [manual] at the op."""
+    files = {
+        "mathx.py": "from jax import lax\n\n\ndef act(x, accuracy=None):\n    return lax.tanh(x, accuracy=accuracy)\n",
+        "numerics.py": "from jax import lax\n\nKERNEL_ACC = lax.AccuracyMode.HIGHEST\nREFERENCE_ACC = lax.AccuracyMode.HIGHEST\n",
+        "reference.py": "from . import mathx\nfrom .numerics import REFERENCE_ACC\n\n\ndef act_reference(x):\n"
+                        "    return mathx.act(x, accuracy=REFERENCE_ACC)\n",
+        "kernels.py": """
+            from jax.experimental import pallas as pl
+            from jax.experimental.pallas import tpu as pltpu
+            from . import mathx, numerics
+
+            def _act_kernel(x_ref, o_ref):
+                o_ref[...] = mathx.act(x_ref[...], accuracy=numerics.KERNEL_ACC)
+
+            def act(x):
+                return pl.pallas_call(_act_kernel, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+        """}
+    for package, shared_kernel in (("hintpercaller", False), ("hintpercallershared", True)):
+        if shared_kernel:  # plain XLA code calls the kernel's body too: what it passes is read there as well
+            files["reference.py"] += "\n\ndef body_reference(x, out):\n    return kernels._act_kernel(x, out)\n"
+            files["reference.py"] = files["reference.py"].replace("from . import mathx", "from . import kernels, mathx")
+        folder = _write(tmp_path, package, files)
+        results = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                      project=discover([folder]))
+        findings = {(Path(r.path).name, f.line, f.kind) for r in results for f in r.findings}
+        changed = {Path(r.path).name: r.new_source.decode() for r in results if r.new_source is not None}
+        if shared_kernel:
+            assert findings == {("mathx.py", 5, Kind.MANUAL)} and not changed, findings
+            continue
+        assert findings == {("kernels.py", 6, Kind.DROPPED)}, findings
+        assert list(changed) == ["kernels.py"]
+        assert "o_ref[...] = mathx.act(x_ref[...])\n" in changed["kernels.py"]
+        (folder / "kernels.py").write_text(changed["kernels.py"])
+        again = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([folder]))
+        assert not [f for r in again for f in r.findings]

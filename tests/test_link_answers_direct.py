@@ -203,7 +203,8 @@ def test_flow_facts_as_data_round_trips_through_json_and_other_data_is_refused()
         (SinkAnswer((7, 11), DOT, frozenset({"triton", "mosaic_tpu"}), (Reach("k", (5, 7), MIXED, False, ("`f` (m:3)",)),
                                                                        Reach("c", (2, 4), MIXED, True, (), False)),
                     ("why",), True, ("getattr (k:9)",)),
-         SinkAnswer((9, 1), "jax.lax.dot", frozenset(), (), (), False)),
+         SinkAnswer((9, 1), "jax.lax.dot", frozenset(), (), (), False),
+         SinkAnswer((12, 4), "jax.lax.exp", frozenset({"mosaic_tpu"}), (), (), True, (), True)),
         (OriginAnswer((5, 7), (("k", (7, 11), DOT),)),),
         (((3, 4), "precision", ("HIGHEST",)), ((8, 0), "precision", ())),
         (Handed((4, 8), "precision", Reach("c", (2, 4), MIXED, False, ("`f` (m:3)",)), (("k", (7, 11), DOT),)),))

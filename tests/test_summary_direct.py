@@ -188,7 +188,8 @@ def test_assignment_targets_names_attributes_items_and_unpacking() -> None:
         (("var", M, "v"), ("either", (("var", M, "i"), ("lit", None)))),
         (("var", M, "m"), ("lit", 3)),
         (("var", M, "n"), ("lit", None)),
-        (("var", M, "w"), ("unknown", "a comprehension")),
+        (("var", M, "t"), ("item", ("call", 2), None)),
+        (("var", M, "w"), ("comp", (10, 4), ("var", M, "t"))),
         (("var", M, "q"), ("lit", 4)),
         (("var", M, "r"), ("lit", 1)))
 
@@ -236,7 +237,11 @@ def test_expressions() -> None:
     assert values[("var", M, "b")] == ("seq", (3, 4), (("lit", None), ("lit", None), ("lit", True), ("lit", "s"),
                                                        ("lit", 3), ("lit", None)))
     assert values[("var", M, "c")] == ("map", (4, 4), ((None, ("lit", 1)), ("k", ("lit", 2)), (0, ("lit", 3))))
-    assert [values[("var", M, name)] for name in "defg"] == [("unknown", "a comprehension")] * 4
+    # a comprehension: its variable takes what the iterable holds; it holds what its element may be
+    assert [values[("var", M, name)] for name in "defg"] == [
+        ("comp", (5, 4), ("var", M, "t")), ("comp", (6, 4), ("var", M, "t")), ("comp", (7, 4), ("var", M, "t")),
+        ("comp", (8, 4), ("var", M, "t"))]
+    assert found.assigns.count((("var", M, "t"), ("item", ("var", M, "s"), None))) == 4
     assert values[("var", M, "h")] == ("lit", None)
     assert values[("var", M, "i")] == ("def", f"{M}.<lambda1>")
     assert found.calls[-1] == Call((11, 4), M, ("dotted", "builtins.print"), ((True, ("var", M, "args")),), ())
@@ -244,7 +249,7 @@ def test_expressions() -> None:
 
 def test_calls_made_inside_expressions_the_flow_does_not_follow_are_still_recorded() -> None:
     found = _summary("n = len(a) + f(b)\nk = [h(t) for t in src() if pred(t)]\n")
-    assert [call.callee[-1] for call in found.calls] == ["builtins.len", "f", "h", "src", "pred"]
+    assert [call.callee[-1] for call in found.calls] == ["builtins.len", "f", "src", "pred", "h"]
 
 
 def test_calls_sites_scopes_arguments_and_keywords() -> None:

@@ -44,6 +44,9 @@ class SinkAnswer:
     # Some value reaches it; outside kernels: plain XLA code of the project calls its function.
     reached: bool
     maybe: tuple[str, ...] = ()  # launches the flow does not follow that may run it (`getattr(...)` at a line)
+    # A hint's call in kernel code that plain code runs too: then `pairs` and `unknown` say what may reach
+    # it in kernel code, passed by name (`act(x, accuracy=...)`) or by **options, not only the latter.
+    plain: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,7 @@ class FlowFacts:
         """The same as JSON-able lists, in an order that does not depend on hashing (a cache key)."""
         return [[[sink.site, sink.callee, sorted(sink.backends),
                   [_reach_data(reach) for reach in sink.pairs],
-                  sink.unknown, sink.reached, sink.maybe] for sink in self.sinks],
+                  sink.unknown, sink.reached, sink.maybe, sink.plain] for sink in self.sinks],
                 [[origin.site, origin.reaches, origin.readers] for origin in self.origins],
                 [[site, keyword, levels] for site, keyword, levels in self.scalars],
                 [[handed.site, handed.keyword, _reach_data(handed.reach), handed.sinks] for handed in self.handed]]
@@ -112,8 +115,8 @@ class FlowFacts:
             return FlowFacts(
                 tuple(SinkAnswer(tuple(site), callee, frozenset(backends),
                                  tuple(_reach_of(reach) for reach in pairs),
-                                 tuple(unknown), reached, tuple(maybe))
-                      for site, callee, backends, pairs, unknown, reached, maybe in sinks),
+                                 tuple(unknown), reached, tuple(maybe), plain)
+                      for site, callee, backends, pairs, unknown, reached, maybe, plain in sinks),
                 tuple(OriginAnswer(tuple(site), tuple((module, tuple(at), callee) for module, at, callee in reaches),
                                    tuple(readers))
                       for site, reaches, readers in origins),

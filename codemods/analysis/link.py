@@ -14,10 +14,14 @@ follows (`follows`: a precision argument of `jnp.dot` and its kin):
 
 Values are tuples: ("lit", v), ("level", name), ("def", q), ("class", q), ("inst", q), ("module", m),
 ("ext", dotted) an installed package's name, ("obj", dotted) what calling one returned, ("seq", m,
-site, n), ("map", m, site), ("partial", m, site), ("kwargs", q) / ("args", q) a function's `**`/`*`
+site, n), ("map", m, site), ("map", m, site, what) a mapping of keys not known (a comprehension's
+result, `zip`'s and the rows it builds), ("partial", m, site), ("kwargs", q) / ("args", q) a function's `**`/`*`
 parameter, ("bound", q, inst), ("method", container, name), ("items", mapping) what `mapping.items()`
 gives and ("entry", mapping) one of its (key, value) entries, ("launcher", dotted, backends) a
-launcher's decorator (`plgpu.kernel(out_type=...)`) before it is applied to the body, ("unknown", why).
+launcher's decorator (`plgpu.kernel(out_type=...)`) before it is applied to the body, ("hint", m,
+site, value, scope) a followed hint (`accuracy=`) written as the keyword of the call at `site` in function
+`scope` (`Config(accuracy=...)`, `partial(body, accuracy=...)`, the op's own): located, as a pair literal
+is, ("unknown", why).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Optional
 
 from codemods.analysis.flow_facts import FlowFacts
 from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, Backends
-from codemods.analysis.link_answers import MAYBE, answers
+from codemods.analysis.link_answers import HINT, MAYBE, answers
 from codemods.analysis.summary import DOUBLE_STAR, KEYWORD_ONLY, STAR, Call, Expr, ModuleSummary, Site
 
 # A bound on evaluations, per statement: every value set only grows, so the worklist empties long
@@ -44,6 +48,7 @@ _PARTIAL = "functools.partial"
 _FIELD = "dataclasses.field"
 _DICT = "builtins.dict"
 _ENUMERATE = "builtins.enumerate"
+_ZIP = "builtins.zip"
 _GETATTR = "builtins.getattr"
 _CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__", "values", "items"})
 _HOLDERS = frozenset({"seq", "map", "inst", "kwargs", "args"})  # values that hold others
@@ -70,7 +75,8 @@ class Linker:
                  loadable: "frozenset[str] | set[str]" = frozenset()) -> None:
         self.modules: dict[str, ModuleSummary] = {}
         self.follows = follows
-        self._followed_keywords = frozenset(keyword for _, keyword in follows.values())
+        self._followed_keywords = frozenset(keyword for _, keyword in follows.values() if keyword != HINT)
+        self._hints_followed = any(keyword == HINT for _, keyword in follows.values())
         self._load, self._loadable = load, set(loadable) - set(modules)
         self.functions: dict[str, tuple[str, object]] = {}
         self.classes: dict[str, tuple[str, object]] = {}
@@ -99,6 +105,8 @@ class Linker:
         self.keyword_values: dict[tuple[str, Site, str], set] = {}
         self.keyword_callees: dict[tuple[str, Site, str], set[str]] = {}  # the same calls -> the functions called
         self.launches: set[tuple[str, str]] = set()  # (scope, body) of every launch of a function
+        # (module, call site, function): that call binds a keyword to a parameter of the function
+        self.bound: set[tuple[str, Site, str]] = set()
         # The worklist: a statement (its module, kind and number) is evaluated again only when
         # something it read grew (`_get` records what it reads, `_grew` queues who read it).
         self._queue: deque[tuple[str, str, int]] = deque()
@@ -290,6 +298,10 @@ class Linker:
             for key, element in expr[2]:
                 self._field(value, key, self._eval(element, module))
             return {value}
+        if kind == "comp":  # a mapping of keys not known, holding what the element may be
+            value = ("map", module, expr[1], "a comprehension")
+            self._field(value, None, self._eval(expr[2], module))
+            return {value}
         if kind in ("def", "class"):
             return {expr}
         if kind == "either":
@@ -393,10 +405,21 @@ class Linker:
                 self.keyword_values.setdefault((module, call.site, name), set()).update(values)
                 self.keyword_callees.setdefault((module, call.site, name), set()).update(
                     function for callee in callees for function in self._functions_in(callee))
+        if self._hints_followed and any(name == HINT for name, _ in call.keywords):
+            keywords = [(name, self._located_hints(values, module, call) if name == HINT else values)
+                        for name, values in keywords]
         results: set = set()
         for callee in callees:
             results |= self._invoke(callee, args, keywords, call, module)
         return results
+
+    @staticmethod
+    def _located_hints(values: set, module: str, call: Call) -> set:
+        """A hint passed by keyword (`Config(accuracy=...)`, `partial(body, accuracy=...)`, the op's own
+        `lax.exp(x, accuracy=...)`), each value that asks for something tagged with where it is written:
+        who reads it is then known there (`link_answers._hint_answers`)."""
+        return {("hint", module, call.site, value, call.scope) if value[0] in ("lit", "ext", "obj")
+                and value != ("lit", None) else value for value in values}
 
     def _invoke(self, callee: tuple, args: list, keywords: list, call: Call, module: str) -> set:
         kind = callee[0]
@@ -475,6 +498,14 @@ class Linker:
             return {value}
         if name in _IDENTITY and args:
             return set(args[0][1])
+        if name == _ZIP and args and not any(starred for starred, _ in args):
+            # iterated, rows of the elements at one position of each: (what each may hold, in order)
+            row = ("map", module, call.site, "a row `zip` builds")
+            for position, (_, values) in enumerate(args):
+                self._field(row, position, {found for value in values for found in self._item(value, None)})
+            rows = ("map", module, call.site, "`zip`")
+            self._field(rows, None, {row})
+            return {rows}
         if name == _ENUMERATE and args:  # iterated, (position, element) entries, as `.items()` of the sequence gives
             return {("items", value) for value in args[0][1] if value[0] in ("seq", "map")}
         if name == _FIELD:
@@ -710,6 +741,8 @@ class Linker:
         if keyword in names:
             self._add(("var", function, keyword), values)
             given.add(keyword)
+            if source[0] == "at":
+                self.bound.add((source[1], source[2], function))
             if source[0] in ("map", "kwargs"):  # a mapping's entry read by name: code of its own reads it
                 self.readers.setdefault((source, keyword), set()).add(f"`{function}` (its parameter `{keyword}`)")
         elif double:

@@ -78,6 +78,8 @@ def _describe_unknown(value: tuple) -> Optional[str]:
         return f"what `{value[1]}` gives (an installed package's code)"
     if kind == "ext" and not value[1].startswith("builtins."):
         return f"`{value[1]}`, an installed package's value"
+    if kind == "map" and len(value) == 4:  # what the code computes, at run time: no literal to rewrite
+        return f"{value[3]} ({value[1]}:{value[2][0]})"
     return None
 
 
@@ -229,7 +231,7 @@ def _written(linker: Linker, spread: set, key: str) -> tuple[dict[tuple, tuple[s
             continue
         seen.add(mapping)
         on_the_way |= linker.readers.get(mapping, set()) | linker.readers.get((mapping, key), set())
-        if mapping[0] == "map":
+        if mapping[0] == "map" and len(mapping) == 3:  # (a comprehension's: no entry written to drop, below)
             held = {value for value in linker.read(mapping, key) | linker.read(mapping, None) if _hint(value)}
             if held:
                 values, readers = written.setdefault((mapping[1], mapping[2]), (set(), set()))
@@ -242,15 +244,23 @@ def _written(linker: Linker, spread: set, key: str) -> tuple[dict[tuple, tuple[s
             for source, held in linker.passed.get((mapping, key), {}).items():
                 if not any(map(_hint, held)):
                     continue
-                if source[0] == "at":
-                    values, readers = written.setdefault((source[1], source[2]), (set(), set()))
-                    values.update(filter(_hint, held))
+                # (a partial's keyword is no call's: located by the hint itself, `Linker._located_hints`)
+                for at, hints in ([((source[1], source[2]), set(filter(_hint, held)))] if source[0] == "at" else
+                                  [((hint[1], hint[2]), {hint}) for hint in held if hint[0] == "hint"]):
+                    values, readers = written.setdefault(at, (set(), set()))
+                    values.update(hints)
                     readers.update(on_the_way)
-                else:
+                if source[0] != "at" and any(_hint(hint) and hint[0] != "hint" for hint in held):
                     unknown.append(str(source[1]))
         elif (why := _describe_unknown(mapping)) is not None:
             unknown.append(why)
     return written, unknown
+
+
+def _kernel_code(linker: Linker, function: str, plain: set[str]) -> bool:
+    """Whether `function` runs only in kernels the link follows (not plain code's, not a maybe launch's)."""
+    held = linker.backends.get(function, set())
+    return bool(held) and function not in plain and not any(backend.startswith(MAYBE) for backend in held)
 
 
 def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]) -> None:
@@ -258,8 +268,10 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
     `**options` are written, and whether each may be dropped there (every reader a Mosaic kernel's
     followed call, not plain code's); the call keywords and dict entries to drop, in the modules
     that write them."""
-    # where written -> (module, site, callee, who else reads it, whether that kernel's lowering rejects it)
-    readers_of: dict[tuple, list[tuple[str, Site, str, set, bool]]] = {}
+    # where written -> (module, site, callee, who else reads it, whether that kernel's lowering rejects it,
+    # whether it is dropped where written rather than at the call: it reaches the call through **options,
+    # or is passed by kernel code to a function plain code runs too)
+    readers_of: dict[tuple, list[tuple[str, Site, str, set, bool, bool]]] = {}
     found: dict[str, list[tuple]] = {}
     for (module, site), (callee, function, values) in sorted(linker.sinks.items()):
         if linker.follows.get(callee, (None, ""))[1] != HINT:
@@ -270,8 +282,11 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
         written, unknown = _written(linker, linker.spreads.get((module, site), set()), HINT)
         unknown += [why for value in values if _hint(value) and value[0] == "unknown" and (why := _describe_unknown(value))]
         located = {value for held_values, _ in written.values() for value in held_values}
+        # Read at the call by name (`accuracy=cfg.accuracy`, the op's own keyword), located where written
+        # (`Linker._located_hints`): who reads it is known there, and it is dropped at the call.
+        direct = {(value[1], value[2]): value[4] for value in values if value[0] == "hint" and value not in located}
         if (module, site) in linker.spreads and not unknown and any(
-                _hint(value) and value not in located for value in values):
+                _hint(value) and value not in located and value[0] != "hint" for value in values):
             unknown.append("a mapping the analysis does not follow to where it is written")
         if not held or function in plain:
             other: Optional[str] = f"`{callee}` outside kernels ({module}:{site[0]})"
@@ -282,23 +297,48 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
         rejects = bool(backends & _HINT_REJECTERS)
         for origin, (_, readers) in written.items():
             readers_of.setdefault(origin, []).append((module, site, callee, readers | ({other} if other else set()),
-                                                      rejects))
+                                                      rejects, True))
+        for origin, scope in direct.items():
+            # Passed by a call in kernel code (`mathx.act(x, accuracy=...)` in a kernel): it reaches the op
+            # in that kernel's call only, whoever else runs the function. Where plain code runs the op too,
+            # with its own hint, the op cannot drop it: the call that passes it does.
+            passed_by_a_kernel = _kernel_code(linker, scope, plain)
+            readers_of.setdefault(origin, []).append((module, site, callee, {other} if other and not passed_by_a_kernel
+                                                      else set(), rejects, bool(other) and passed_by_a_kernel))
+        # An op plain code runs too (`act(x, accuracy=None)`, each caller passing its own): what may reach
+        # it in kernel code, all but what plain code's own calls of it pass (those reach plain code's).
+        shared = bool(backends) and function in plain
+        in_kernels = sorted(origin for origin, scope in direct.items()
+                            if linker.backends.get(scope) or (*origin, function) not in linker.bound) if shared else []
+        if shared and any(_hint(value) and value[0] not in ("hint", "unknown") and value not in located
+                          for value in values):
+            unknown.append("a hint the analysis does not locate where it is written")
         if held:  # reached: some value, or mappings the link knows all of (and then no hint is None's)
-            found.setdefault(module, []).append((site, callee, backends, written, tuple(sorted(set(unknown))),
-                                                 bool(values) or (module, site) in linker.spreads, maybe))
+            found.setdefault(module, []).append((site, callee, backends, written, in_kernels,
+                                                 tuple(sorted(set(unknown))),
+                                                 bool(values) or (module, site) in linker.spreads, maybe, shared))
+
+    def reach(origin: tuple, spread: bool) -> Reach:
+        """Where a hint reaching a followed call is written: may it be dropped there (every reader a
+        kernel's; passed by name: the call that passes it is to drop it), and who else reads it."""
+        reads = readers_of[origin]
+        others = tuple(sorted({other for *_, others, _, _ in reads for other in others}))
+        return Reach(origin[0], origin[1], (), not others and (spread or any(drop for *_, drop in reads)), others)
+
     for module, sinks in found.items():
         resolved = tuple(SinkAnswer(site, callee, backends, tuple(
-            Reach(origin[0], origin[1], (), not any(others for *_, others, _ in readers_of[origin]),
-                  tuple(sorted({other for *_, others, _ in readers_of[origin] for other in others})))
-            for origin in sorted(written)),
-            unknown, reached, maybe) for site, callee, backends, written, unknown, reached, maybe in sinks)
+            [reach(origin, True) for origin in sorted(written)] + [reach(origin, False) for origin in in_kernels]),
+            unknown, reached, maybe, shared)
+            for site, callee, backends, written, in_kernels, unknown, reached, maybe, shared in sinks)
         facts = answers.get(module, NO_FLOW)
         answers[module] = FlowFacts(tuple(sorted(facts.sinks + resolved, key=lambda sink: sink.site)), facts.origins)
     origins: dict[str, list[OriginAnswer]] = {}
     for (module, site), reads in readers_of.items():
-        if not any(others for *_, others, _ in reads) and any(rejects for *_, rejects in reads):
+        others = tuple(sorted({other for *_, others, _, _ in reads for other in others}))
+        # To drop where written (one only kernels read, see `readers_of`); one other code reads too: to say so
+        if any(rejects for *_, rejects, _ in reads) and (others or any(spread for *_, spread in reads)):
             origins.setdefault(module, []).append(OriginAnswer(site, tuple(sorted(
-                {(reader, at, callee) for reader, at, callee, _, _ in reads}))))
+                {(reader, at, callee) for reader, at, callee, *_ in reads})), others))
     for module, written_here in origins.items():
         facts = answers.get(module, NO_FLOW)
         answers[module] = FlowFacts(facts.sinks, tuple(sorted(facts.origins + tuple(written_here), key=lambda o: o.site)))

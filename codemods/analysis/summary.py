@@ -14,6 +14,8 @@ A summary holds symbolic expressions (`Expr`, nested tuples), never resolved acr
     ("seq", site, (expr, ...))  a tuple or list literal        ("map", site, ((key, expr), ...))
     ("def", qualified)          a function defined here          ("class", qualified)
     ("either", (expr, ...))     any of them (`a if c else b`, `a or b`)
+    ("comp", site, expr)        a comprehension: what its element may be, at any index or key (its
+                                variables take what their iterables hold, as a for loop's do)
     ("unknown", why)            a value the flow does not follow (`getattr(m, name)`, `globals()[k]`)
 
 `site` is (line, column) of the literal's first character, as `ast` gives them.
@@ -409,19 +411,29 @@ class _Builder:
             return ("def", self._define(node, scope))
         if isinstance(node, ast.Starred):
             return self._expr(node.value, scope)
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) and not scope.is_class:
-            for generator in node.generators:  # its variables: read as the function's own, never the module's
-                scope.local.update(_stored_names(generator.target))
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return self._comprehension(node, scope)
         for child in ast.iter_child_nodes(node):  # what it computes is not followed; the calls in it are
             if isinstance(child, ast.expr):
                 self._expr(child, scope)
-            elif isinstance(child, ast.comprehension):
-                self._expr(child.iter, scope)
-                for condition in child.ifs:
-                    self._expr(condition, scope)
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
-            return ("unknown", "a comprehension")
         return ("lit", None)
+
+    def _comprehension(self, node: "ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp",
+                       scope: _Scope) -> Expr:
+        """`[partial(k, s=2) for k in KERNELS]`, `{n: k for n, k in zip(NAMES, KERNELS)}`: each variable
+        takes what its iterable holds (read as the function's own, never the module's; in a class body,
+        not followed); the result holds what the element may be."""
+        for generator in node.generators:
+            iterable = self._expr(generator.iter, scope)
+            if not scope.is_class:
+                scope.local.update(_stored_names(generator.target))
+                self._assign(generator.target, ("item", iterable, None), scope)
+            for condition in generator.ifs:
+                self._expr(condition, scope)
+        if isinstance(node, ast.DictComp):
+            self._expr(node.key, scope)
+        return ("comp", (node.lineno, node.col_offset), self._expr(node.value if isinstance(node, ast.DictComp)
+                                                                   else node.elt, scope))
 
     def _call(self, func: ast.expr, node: "ast.Call | tuple", scope: _Scope, site: Site, applied: bool = False) -> Expr:
         """A call; `applied`: a decorator, `node` its one argument (already an Expr)."""

@@ -38,6 +38,10 @@ class AccuracyHints(JaxTransform):
             answer = self.flow_answer(call) if function is call.func and hint is None and has_double_star(call) else None
             if not backends and answer is not None:  # run in a kernel where only the link sees it
                 backends = answer.backends & self._rejecters(name)
+            if not backends and function is call.func and hint is not None and not is_none(hint.value):
+                backends = self._linked_backends(call, name, hint)
+                if backends is None:
+                    continue
             # Backends this kernel reaches that cannot lower the function at all, hint or no hint.
             unlowered = self.analysis.kernels.backends_of(call) & self._unlowered_by(name)
             if unlowered and not backends - unlowered:
@@ -64,7 +68,7 @@ class AccuracyHints(JaxTransform):
                                 "explicitly or drop it")
                 continue
             assert isinstance(hint, ast.keyword)
-            if not is_none(hint.value) and not self.shared_with_xla(call):
+            if not is_none(hint.value) and not self._dropped_where_passed(call) and not self.shared_with_xla(call):
                 self._drop(call, name, function, hint, backends, unlowered)
         self._plan_foreign_keywords()
         self._plan_flow_origins(rejected)
@@ -94,10 +98,36 @@ class AccuracyHints(JaxTransform):
                         f"{describe_backends(backends)} reject{'s' if len(backends) == 1 else ''} (\"Not implemented: "
                         f"accuracy\"): {'; '.join(why)}")
 
+    def _dropped_where_passed(self, call: ast.Call) -> bool:
+        """An op in a function plain XLA code runs too, each caller passing its own hint (`act(x,
+        accuracy=None)`): where the link finds that every hint that may reach it in kernel code is
+        passed by a kernel's call, and dropped there (that module's `_plan_flow_origins`), or that
+        none does, it is left as written: XLA code keeps its hint, and nothing is to say here."""
+        answer = self.flow_answer(call)
+        return answer is not None and answer.plain and not answer.maybe and not answer.unknown \
+            and all(reach.fixable for reach in answer.pairs)
+
+    def _linked_backends(self, call: ast.Call, name: str, hint: ast.keyword) -> Optional[Backends]:
+        """The rejecting backends of a hinted op only the link runs in a kernel (a helper that a body
+        launched through a relay of another module calls): dropped there as in a kernel, unless plain
+        XLA code runs it too (then [manual], and None: said)."""
+        answer = self.flow_answer(call)
+        backends = answer.backends & self._rejecters(name) if answer is not None else frozenset()
+        readers = self.flow_readers(call) if backends else ()
+        if readers:
+            self.report(call, Kind.MANUAL, f"{display(name)}: accuracy={one_line(self.module.segment(hint.value))} "
+                        f"runs in {describe_backends(backends)} kernels, whose lowering rejects it (\"Not implemented: "
+                        f"accuracy\"), and as {', '.join(readers)} too (dropping it would change what that code "
+                        "computes): give the kernel its own copy")
+            return None
+        return backends
+
     def _plan_flow_origins(self, rejected: frozenset[str]) -> None:
         """Hints written here (`wrapper(x, accuracy=...)`, `{"accuracy": ...}`, `dict(accuracy=...)`)
-        that reach Mosaic kernels' calls through **kwargs, read by nothing else: dropped where they
-        are written (a dict's entry becomes None). Unsafe: that code then runs at its default accuracy."""
+        that reach Mosaic kernels' calls through **kwargs, or that kernel code here passes to a function
+        plain XLA code runs too with its own (`mathx.act(x, accuracy=...)`: that op cannot drop it), read
+        by nothing else: dropped where they are written (a dict's entry becomes None). Unsafe: that code
+        then runs at its default accuracy."""
         for node, origin in self.flow_origins((ast.Call, ast.Dict), rejected):
             callee = sorted(callee for _, _, callee in origin.reaches if callee in rejected)[0]
             where = ", ".join(f"`{module}` line {site[0]}" for module, site, _ in origin.reaches)
@@ -123,7 +153,7 @@ class AccuracyHints(JaxTransform):
                 done, at = f'"accuracy": {one_line(self.module.segment(value))} -> None', value
             self.forget_imports(fix, value)
             self.report(at, Kind.DROPPED, f"{done}: it reaches "
-                        f"{display(callee)} through **kwargs in Mosaic kernel code at {where}, whose lowering rejects "
+                        f"{display(callee)} in Mosaic kernel code at {where}, whose lowering rejects "
                         "it (\"Not implemented: accuracy\"), and nothing else reads it; that code now runs at its "
                         "default accuracy", fix, Applicability.UNSAFE)
 
@@ -150,14 +180,21 @@ class AccuracyHints(JaxTransform):
                                 f"{describe_backends(backends)} (passed on line {self.module.position(keyword)[0]}): "
                                 "unless it is None there, its lowering raises \"Not implemented: accuracy\"")
                 continue
+            call = self.module.parent[keyword]
+            where = f"`{one_line(self.module.segment(mention))}`, kernel code of another module run by " \
+                    f"{describe_backends(backends)}"
+            readers = self.flow_readers(call)
+            if readers:  # `CFG = Config(accuracy=...)` that plain XLA code reads too, as the link finds it
+                self.report(keyword, Kind.MANUAL, f"accuracy={one_line(self.module.segment(keyword.value))} reaches "
+                            f"{where}, whose lowering rejects it (\"Not implemented: accuracy\"), and "
+                            f"{', '.join(readers)} also read{'s' if len(readers) == 1 else ''} it (dropping it here "
+                            "would change what that code computes): give the kernel a hint of its own, or none")
+                continue
             from codemods.engine.call_rewrites import drop_argument  # libcst: loaded only for a fix
 
-            call = self.module.parent[keyword]
             fix = FixPlan()
             self.rewrite(fix, call, drop_argument(ordered_arguments(call).index(keyword)))  # type: ignore[arg-type]
             self.forget_imports(fix, keyword.value)
-            where = f"`{one_line(self.module.segment(mention))}`, kernel code of another module run by " \
-                    f"{describe_backends(backends)}"
             self.report(keyword, Kind.DROPPED, f"dropped accuracy={one_line(self.module.segment(keyword.value))}: it "
                         f"reaches {where}, whose lowering rejects it (\"Not implemented: accuracy\"); that code now "
                         "runs at its default accuracy", fix, Applicability.UNSAFE)

@@ -284,7 +284,7 @@ class PerOperandPrecision(JaxTransform):
                     continue
                 if self._fixed_by_the_link(source):
                     continue  # `_plan_flow_origins`: the level the ops it reaches need, every reader known
-                shared = self._shared_origin(source)
+                shared = ", ".join(self.flow_readers(source))
                 if shared:  # the link sees plain XLA code read it too (`CFG = Config(precision=PAIR)`)
                     self.report(source, Kind.MANUAL, f"precision {parsed.describe()} reaches {where}, which rejects it, "
                                 f"and {shared} also read{'s' if ', ' not in shared else ''} it (rewriting it here would "
@@ -499,13 +499,6 @@ class PerOperandPrecision(JaxTransform):
         site = (literal.lineno, literal.col_offset)
         return any(origin.site == site and origin.reaches and not origin.readers
                    and any(callee in OPS for _, _, callee in origin.reaches) for origin in self.analysis.facts.flow.origins)
-
-    def _shared_origin(self, literal: ast.expr) -> str:
-        """Who else reads a pair literal written here that reaches Mosaic TPU kernels, as the link
-        finds it ("" if nobody, or if the link does not know the literal)."""
-        site = (literal.lineno, literal.col_offset)
-        return ", ".join(reader for origin in self.analysis.facts.flow.origins if origin.site == site
-                         for reader in origin.readers)
 
     def _is_module_constant(self, value: ast.expr) -> bool:
         bindings = self.module.bindings(value) if isinstance(value, ast.Name) else []
