@@ -233,7 +233,8 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     # Most of a large project processed: its modules are summarised on `jobs` processes. A run of a
     # few of its files needs the facts of a few modules, which the index finds lazily, here.
     index = project_index(files if project is None else project, transforms, settings, cache, seen,
-                          pool if project is None or 2 * len(files) >= len(project) else None)
+                          pool if project is None or 2 * len(files) >= len(project) else None,
+                          files if project is not None else None)
     results: list[FileResult] = []
     candidates: list[_Candidate] = []
     analysed: list[_Analysed] = []
@@ -310,13 +311,14 @@ _NOTEBOOKS: "dict[str, notebook.NotebookSource]" = {}
 
 def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: Settings,
                   cache: Optional[ResultCache] = None, seen: Optional[_Files] = None,
-                  pool: Optional[executors.Executor] = None,
+                  pool: Optional[executors.Executor] = None, targets: Optional[Sequence[Path]] = None,
                   ) -> Optional[ProjectIndex]:
     """The cross-module index, when a kernel-scoped rule runs under --scope kernels (otherwise where
     a kernel is launched does not matter); `explain` and the editor ask it for the files they fix.
     `seen`: the run's files, shared so that each file is read, and each notebook decoded, once, and
     an unchanged project's facts come from `cache` without reading its files. `pool`: where the
-    modules it has to learn about are summarised, if there are many."""
+    modules it has to learn about are summarised, if there are many. `targets`: the files the run
+    processes, where they are some of `files` (the value flow then links what their answers need)."""
     if settings.scope is not Scope.KERNELS or not any(rule.kernel_scoped for rule in transforms):
         return None
     seen = _Files() if seen is None else seen
@@ -366,7 +368,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     index.restore(state, changed)
     follows = {name: place for rule in kernel_scoped for name, place in rule.follows.items()}
     if follows:
-        index.link_flow(follows)
+        index.link_flow(follows, targets)
     return index
 
 
