@@ -354,8 +354,9 @@ class ProjectIndex:
         packages its import lines name (`import pkg` reads `pkg.sub.f`; `builtins`, the summary's
         name for what a module does not bind). The scope is the linked modules that may reach the
         files, grown by those that may reach what it may read until none is left out: no module
-        outside it then writes or reads a value it reads (a name the import lines miss, `x = 1;
-        import pkg`, makes the link read a module outside: `link_flow` links the whole). A package
+        outside it then writes or reads a value it reads (an import the import lines miss, `x = 1;
+        import pkg`, makes the link read a module outside: `link_flow` links the whole; a module
+        outside whose import of what it reads hides so is not seen, as `linked` misses it). A package
         most modules import (utilities, numpy in a site-packages tree) makes it the whole link, as
         a scope of more than half the linked modules does (it would cost as much, and serve only
         runs over these files)."""

@@ -231,10 +231,11 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     pool's workers, each file left to analyse is handed to them as soon as its facts are known:
     they analyse while the facts of the files after it are worked out here."""
     # Most of a large project processed: its modules are summarised on `jobs` processes. A run of a
-    # few of its files needs the facts of a few modules, which the index finds lazily, here.
+    # few of its files needs the facts of a few modules, which the index finds lazily, here, and the
+    # value flow of what their answers need.
+    few = project is not None and 2 * len(files) < len(project)
     index = project_index(files if project is None else project, transforms, settings, cache, seen,
-                          pool if project is None or 2 * len(files) >= len(project) else None,
-                          files if project is not None else None)
+                          None if few else pool, files if few else None)
     results: list[FileResult] = []
     candidates: list[_Candidate] = []
     analysed: list[_Analysed] = []
