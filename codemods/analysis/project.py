@@ -388,6 +388,7 @@ class ProjectIndex:
         return {name for top in self._tops_read(scope) for name in self._modules_of(top)}
 
     def _tops_read(self, scope: "set[str] | frozenset[str]") -> set[str]:
+        """The packages a link started from `scope` may read: theirs and what their import lines name."""
         return _closure({_top(name) for name in scope} | ({"builtins"} & self._tops), self._tops_imported)
 
     def _modules_of(self, top: str) -> list[str]:
