@@ -47,6 +47,14 @@ def _run(root: Path, files=None, cache=None, shard: bool = False) -> list:
     return run(files or [root], select(), SETTINGS, jobs=1, cache=cache, project=project, shard=shard)
 
 
+def _as_the_whole_run(alone: list, whole: list, label: str) -> None:
+    """A run over some files gives the whole run's findings for them, and one more kind: at a kernel's
+    call whose value is fixed in a file the run does not process, a [manual] note saying so."""
+    elsewhere = [f for f in alone if "a file this run does not process" in f.message]
+    assert all(f.kind is Kind.MANUAL for f in elsewhere), label
+    assert [f for f in alone if f not in elsewhere] == whole, label
+
+
 def _findings(results: list, root: Path) -> str:
     text = render_findings(results)
     return text.replace(str(root) + os.sep, "").replace(str(root), ".")
@@ -96,15 +104,112 @@ def test_one_file_and_shards_see_what_the_whole_run_sees(case: Path, copy_of) ->
     whole = {r.path: r.findings for r in _run(root)}
     for path in discover([root]):
         (alone,) = _run(root, [path])
-        elsewhere = [f for f in alone.findings if "a file this run does not process" in f.message]
-        assert all(f.kind is Kind.MANUAL for f in elsewhere), f"{path.relative_to(root)} alone"
-        assert [f for f in alone.findings if f not in elsewhere] == whole[str(path)], f"{path.relative_to(root)} alone"
-        assert not elsewhere or any(f.fix is not None for findings in whole.values() for f in findings)
+        _as_the_whole_run(alone.findings, whole[str(path)], f"{path.relative_to(root)} alone")
     for index in (1, 2, 3):
         shard = Shard(index, 3)
         files = [path for path in discover([root]) if shard.holds(path, root)]
         for result in _run(root, files, shard=True) if files else []:
             assert result.findings == whole[result.path], f"shard {index}/3: {result.path}"
+
+
+# Lone modules (no package), as a repository of scripts, tests and examples holds them: `kern.py`'s
+# body is launched in `launch.py` through a re-export in `bodies.py` (launch.py never imports kern);
+# `other.py`, which launches a kernel of its own, passes a pair through the helper `kern.py` calls.
+# The link follows values without telling callers apart: `shared.pick` returns to kern.py what
+# other.py passes it too, so kern.py's answer depends on a module that neither it nor its importers
+# import. `solo.py` launches its own kernel with a pair from `solo_config.py`, and imports no other
+# module of the project; nor does `tiles.py`, which launches a kernel without a dot.
+SCRIPTS = {
+    "shared.py": "def pick(precision):\n    return precision\n",
+    "kern.py": "import jax.numpy as jnp\n\nimport shared\n\n\ndef body(x_ref, o_ref):\n"
+               "    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=shared.pick(None))\n",
+    "bodies.py": "from kern import body  # noqa: F401 - re-exported\n",
+    "launch.py": "import jax\nfrom jax.experimental import pallas as pl\n\nimport bodies\n\n\ndef run(x):\n"
+                 "    return pl.pallas_call(bodies.body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)\n",
+    "other.py": "import jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n\n"
+                "import shared\n\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n\n\ndef reference(x):\n"
+                "    return jnp.dot(x, x, precision=shared.pick(PAIR))\n\n\ndef copy_body(x_ref, o_ref):\n"
+                "    o_ref[...] = x_ref[...]\n\n\ndef copy(x):\n"
+                "    return pl.pallas_call(copy_body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)\n",
+    "solo.py": "import jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n\n"
+               "from solo_config import PAIR\n\n\ndef body(x_ref, o_ref):\n"
+               "    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=PAIR)\n\n\ndef run(x):\n"
+               "    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)\n",
+    "solo_config.py": "from jax import lax\n\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+    "tiles.py": "import jax\nfrom jax.experimental import pallas as pl\n\n\ndef copy_body(x_ref, o_ref):\n"
+                "    o_ref[...] = x_ref[...]\n\n\ndef copy(x):\n"
+                "    return pl.pallas_call(copy_body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)\n",
+}
+
+
+def _scripts(tmp_path: Path) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    for name, code in SCRIPTS.items():
+        (tmp_path / name).write_text(code)
+    return tmp_path
+
+
+def test_one_file_answers_as_the_whole_run_where_a_helper_mixes_its_callers(tmp_path: Path) -> None:
+    """A run over one file links fewer modules (`ProjectIndex._link_scope`), and its answers are the
+    whole run's: kern.py's depends on other.py, which is neither kern.py's importer nor launches it."""
+    root = _scripts(tmp_path)
+    whole = {r.path: r.findings for r in _run(root)}
+    (finding,) = whole[str(root / "kern.py")]
+    assert "written in `other`" in finding.message and finding.kind is Kind.MANUAL, finding
+    for path in discover([root]):
+        (alone,) = _run(root, [path])
+        _as_the_whole_run(alone.findings, whole[str(path)], f"{path.name} alone")
+    for index in (1, 2, 3):
+        files = [path for path in discover([root]) if Shard(index, 3).holds(path, root)]
+        for result in _run(root, files, shard=True) if files else []:
+            assert result.findings == whole[result.path], f"shard {index}/3: {result.path}"
+
+
+def test_a_run_over_one_file_links_only_what_its_answers_need(tmp_path: Path) -> None:
+    """solo.py's answers need solo.py (and solo_config.py, read on demand); kern.py's need what may
+    reach what its link reads (the shared helper: other.py), not solo.py nor tiles.py; the whole
+    project's, every module."""
+    root = _scripts(tmp_path)
+    project = discover([root])
+
+    def read(targets):
+        index = runner.project_index(project, select(), SETTINGS, targets=targets)
+        assert index is not None
+        return index.flow_modules, {path.name: index.facts(path).flow for path in project}
+
+    everything, whole = read(None)
+    assert everything == {"solo", "solo_config", "tiles", "launch", "other", "kern", "bodies", "shared"}
+    for name, modules in (("solo.py", {"solo", "solo_config"}), ("kern.py", everything - {"solo", "solo_config", "tiles"})):
+        linked, flow = read([root / name])
+        assert linked == modules and flow[name] == whole[name], name
+
+
+def test_an_import_its_import_lines_miss_makes_a_run_over_one_file_link_the_whole_project(tmp_path: Path) -> None:
+    """`_link_scope` reads import lines; an import after a semicolon is not one, but the link reads
+    the module it imports (the shared helper, which other.py passes a pair): what the link read lies
+    outside what the scope allowed for, so the whole project is linked, and answers as before."""
+    root = _scripts(tmp_path)
+    (root / "hidden.py").write_text(
+        "import jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n\nSTEPS = 1; import shared\n\n\n"
+        "def body(x_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=shared.pick(None))\n\n\n"
+        "def run(x):\n    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)\n")
+    whole = {r.path: r.findings for r in _run(root)}
+    (finding,) = whole[str(root / "hidden.py")]
+    assert "written in `other`" in finding.message, finding
+    assert _run(root, [root / "hidden.py"])[0].findings == whole[str(root / "hidden.py")]
+
+
+def test_answers_kept_from_a_run_over_one_file_serve_only_runs_they_answer_for(tmp_path: Path) -> None:
+    """The project state keeps what the link started from: a whole run after a run over kern.py
+    (nothing changed between them) links the whole project, whose answers a run over solo.py takes
+    (the fix of the pair solo.py's kernel reads is solo_config.py's, from the link)."""
+    root = _scripts(tmp_path / "scripts")
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    cold = {r.path: r.findings for r in _run(root)}
+    assert cold[str(root / "solo_config.py")]
+    _as_the_whole_run(_run(root, [root / "kern.py"], cache)[0].findings, cold[str(root / "kern.py")], "kern.py")
+    assert {r.path: r.findings for r in _run(root, cache=cache)} == cold
+    _as_the_whole_run(_run(root, [root / "solo.py"], cache)[0].findings, cold[str(root / "solo.py")], "solo.py")
 
 
 def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:

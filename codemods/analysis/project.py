@@ -131,9 +131,10 @@ class ProjectState:
     table_dependencies: frozenset = frozenset()  # of kernel land
     # name -> (content hash, as_data, the data's hash if worked out: ProjectIndex._summary_hash)
     summaries: dict[str, tuple] = field(default_factory=dict)
-    # The link's answers (name -> FlowFacts.as_data) with the key of what they were linked from, and
-    # the modules it read on demand (beyond `linked`).
-    flow: tuple = ("", {}, [])
+    # The link's answers (name -> FlowFacts.as_data) with the key of what they were linked from, the
+    # modules it read on demand (beyond those it started from) and what it started from (None:
+    # `linked`; else a run's `_link_scope`).
+    flow: tuple = ("", {}, [], None)
 
 
 @dataclass(frozen=True)
@@ -269,8 +270,14 @@ class ProjectIndex:
         self._learnt = False  # anything `state()` would say that the restored state did not
         self.flow: dict[str, FlowFacts] = {}  # the whole-program value flow's answers, by module (link.py)
         self._flow_key = ""  # what `flow` was linked from (see `link_flow`)
-        self._kept_flow: tuple[str, dict[str, list], frozenset[str]] = ("", {}, frozenset())  # the restored state's
+        # The restored state's: its key, answers, the modules read on demand and what the link started
+        # from (None: `linked`, every module that may bear on a kernel; else a run's `_link_scope`).
+        self._kept_flow: tuple[str, dict[str, list], frozenset[str], Optional[frozenset[str]]] = \
+            ("", {}, frozenset(), None)
         self._flow_read: frozenset[str] = frozenset()  # the modules the link read on demand (see `link_flow`)
+        self._flow_scope: Optional[frozenset[str]] = None  # what it started from, where not `linked`
+        self._by_top: Optional[dict[str, list[str]]] = None  # a top-level name -> its modules (`_link_scope`)
+        self._named_tops: dict[str, set[str]] = {}  # see `_tops_named`
         self._unchanged_since_kept = False  # no module changed since the state restored (see `restore`)
 
     def module_of(self, path: "Path | str") -> Optional[str]:
@@ -291,26 +298,136 @@ class ProjectIndex:
         flow = self.flow.get(module.name)
         return self._facts[module.name] if flow is None else replace(self._facts[module.name], flow=flow)
 
-    def link_flow(self, follows: Mapping[str, tuple[Optional[int], str]]) -> None:
+    def link_flow(self, follows: Mapping[str, tuple[Optional[int], str]],
+                  targets: "Optional[Iterable[Path | str]]" = None) -> None:
         """The whole-program value flow's answers (`flow`): linked from the summaries of the modules
         that may bear on a kernel (`linked`) and of those their code reads, or the last run's where
         none of the modules it read and no followed call changed since (a pre-commit or editor run
-        over an unchanged project links nothing; an edit elsewhere neither)."""
-        kept_key, kept_flow, kept_read = self._kept_flow
-        # (no module changed: the answers kept are these, as a state is kept per set of rules run)
-        if kept_key and (self._unchanged_since_kept or kept_key == self._flow_key_of(self.linked() | kept_read, follows)):
-            try:
-                self.flow = {name: FlowFacts.from_data(data) for name, data in kept_flow.items()}
-                self._flow_key, self._flow_read = kept_key, kept_read
-                return
-            except ValueError:
-                pass  # of another shape: linked again
+        over an unchanged project links nothing; an edit elsewhere neither). `targets`: the run's
+        files, where it runs on some of the project's: the link starts from what their answers
+        need (`_link_scope`), and answers as the whole link would."""
+        kept_scope = self._kept_flow[3]
+        if kept_scope is None and self._take_kept_flow(self.linked(), follows):
+            return
+        scope = self._link_scope(targets) if targets is not None else None
+        if scope is not None and kept_scope == scope and self._take_kept_flow(scope, follows):
+            return
+        start = self.linked() if scope is None else scope
         loadable = frozenset(name for name in self._modules if not _is_jax(name))
-        flow, read = link(self.flow_summaries(), follows, lambda name: self._flow_summary(self._modules[name]), loadable)
+        flow, read = link(self.flow_summaries(start), follows, lambda name: self._flow_summary(self._modules[name]),
+                          loadable)
+        if scope is not None and not read <= self._may_read(scope):  # (see `_link_scope`)
+            self.link_flow(follows)
+            return
         complete = self._complete(read)
         self.flow = {name: facts for name, facts in flow.items() if name in complete}
-        self._flow_read = read - self.linked()
-        self._flow_key, self._learnt = self._flow_key_of(self.linked() | self._flow_read, follows), True
+        self._flow_read, self._flow_scope = read - start, scope
+        self._flow_key, self._learnt = self._flow_key_of(start | self._flow_read, follows), True
+
+    def _take_kept_flow(self, start: frozenset[str], follows: Mapping) -> bool:
+        """Take the restored state's answers (linked from `start`) if nothing they read changed."""
+        kept_key, kept_flow, kept_read, kept_scope = self._kept_flow
+        # (no module changed: the answers kept are these, as a state is kept per set of rules run)
+        if not kept_key or not (self._unchanged_since_kept or kept_key == self._flow_key_of(start | kept_read, follows)):
+            return False
+        try:
+            self.flow = {name: FlowFacts.from_data(data) for name, data in kept_flow.items()}
+        except ValueError:
+            return False  # of another shape: linked again
+        self._flow_key, self._flow_read, self._flow_scope = kept_key, kept_read, kept_scope
+        return True
+
+    @property
+    def flow_modules(self) -> frozenset[str]:
+        """The modules the link whose answers `flow` holds read: those it started from and those read
+        on demand."""
+        return (self.linked() if self._flow_scope is None else self._flow_scope) | self._flow_read
+
+    def _link_scope(self, targets: "Iterable[Path | str]") -> Optional[frozenset[str]]:
+        """What a link for the files `targets` starts from where it need not be `linked` (None
+        otherwise): every linked module that may reach a module whose answers it gives, so that
+        they are the whole link's. The link is context-insensitive: a helper's parameters and
+        return hold what every caller passes (`shared.pick(PAIR)` in one module reaches
+        `shared.pick(None)` in another), so the files' importers are not enough. From import
+        lines, by top-level package: the modules that may reach a package are its own and those
+        whose import lines name it; those a module may read, its package's and those of the
+        packages its import lines name (`import pkg` reads `pkg.sub.f`; `builtins`, the summary's
+        name for what a module does not bind). The scope is the linked modules that may reach the
+        files, grown by those that may reach what it may read until none is left out: no module
+        outside it then writes or reads a value it reads (an import the import lines miss, `x = 1;
+        import pkg`, makes the link read a module outside: `link_flow` links the whole; a module
+        outside whose import of what it reads hides so is not seen, as `linked` misses it). A package
+        most modules import (utilities, numpy in a site-packages tree) makes it the whole link, as
+        a scope of more than half the linked modules does (it would cost as much, and serve only
+        runs over these files)."""
+        linked = self.linked()
+        scope: set[str] = set()
+        reaching: set[str] = set()  # the packages that may reach the files or what the scope may read
+        read: set[str] = set()  # the packages the scope may read
+        # (a package, whether the scope may read it)
+        pending = [(_top(name), False) for path in targets if (name := self.module_of(path)) is not None]
+        pending += [("builtins", True)] if "builtins" in self._tops else []
+        while pending:
+            top, may_read = pending.pop()
+            if may_read and top not in read:
+                read.add(top)
+                pending += [(imported, True) for imported in self._tops_imported(top)]
+            if top not in reaching:
+                reaching.add(top)
+                pending += [(importer, False) for importer in self._tops_importing(top)]
+                starting = [name for name in self._modules_of(top) if name in linked]
+                if starting:
+                    scope.update(starting)
+                    if 2 * len(scope) > len(linked):
+                        return None
+                    pending.append((top, True))
+        return frozenset(scope)
+
+    def _may_read(self, scope: frozenset[str]) -> set[str]:
+        """The modules a link started from `scope` may read (see `_link_scope`)."""
+        return {name for top in self._tops_read(scope) for name in self._modules_of(top)}
+
+    def _tops_read(self, scope: "set[str] | frozenset[str]") -> set[str]:
+        """The packages a link started from `scope` may read: theirs and what their import lines name."""
+        return _closure({_top(name) for name in scope} | ({"builtins"} & self._tops), self._tops_imported)
+
+    def _modules_of(self, top: str) -> list[str]:
+        """The modules of a top-level package, or the lone module (a notebook is its own)."""
+        if self._by_top is None:
+            self._by_top = {}
+            for name in self._modules:
+                self._by_top.setdefault(_top(name), []).append(name)
+        return self._by_top.get(top, [])
+
+    def _tops_importing(self, top: str) -> set[str]:
+        """The top-level names of the modules that may reach package `top`: their import lines name
+        it (looked up in the word table; jax's own never run in the link)."""
+        return {_top(name) for name in self._importers_of(top.encode())
+                if not _is_jax(name) and top in self._tops_named(name)}
+
+    def _tops_imported(self, top: str) -> set[str]:
+        """The project's top-level names the import lines of package `top`'s modules name (jax's left
+        out: the link never reads jax)."""
+        return {named for name in self._modules_of(top) for named in self._tops_named(name) if not _is_jax(named)}
+
+    def _tops_named(self, name: str) -> set[str]:
+        """The project's top-level names a module's import lines name (`import a.b`, `from a.b import
+        c`: `a`; a relative import, as the link resolves it: in a lone module, `from .b import c`
+        names `b`, `from . import c` names `c`)."""
+        found = self._named_tops.get(name)
+        if found is None:
+            module = self._modules[name]
+            with self._quiet():
+                statements = self._import_statements(module)
+            found = set()
+            for statement in statements:
+                if isinstance(statement, ast.Import):
+                    found.update(alias.name.split(".", 1)[0] for alias in statement.names)
+                elif isinstance(statement, ast.ImportFrom):
+                    base = module.absolute("." * statement.level + (statement.module or ""))
+                    found.update([base.split(".", 1)[0]] if base else [alias.name for alias in statement.names])
+            found = self._named_tops[name] = found & self._tops
+        return found
 
     def _flow_key_of(self, names: "frozenset[str] | set[str]", follows: Mapping) -> str:
         """What a link's answers are kept by: the summaries of the modules it read (all it reads of
@@ -327,11 +444,11 @@ class ProjectIndex:
             module.summary_hash = _hash(as_data(summary) if summary is not None else None)
         return module.summary_hash
 
-    def flow_summaries(self) -> Iterator[ModuleSummary]:
-        """The summary of each module the link starts from (the workers' where they made one; a
-        notebook's from its code cells, where the index decodes them: a notebook passes values to
-        the project's wrappers as any module does)."""
-        for name in sorted(self.linked()):
+    def flow_summaries(self, start: Optional[frozenset[str]] = None) -> Iterator[ModuleSummary]:
+        """The summary of each module the link starts from (`start`, by default `linked`; the workers'
+        where they made one; a notebook's from its code cells, where the index decodes them: a
+        notebook passes values to the project's wrappers as any module does)."""
+        for name in sorted(self.linked() if start is None else start):
             summary = self._flow_summary(self._modules[name])
             if summary is not None:
                 yield summary
@@ -443,7 +560,8 @@ class ProjectIndex:
         launching = sorted(self._launching) if self._launching is not None else None
         summaries = {name: (contents[name], as_data(module.flow_summary), module.summary_hash)
                      for name, module in self._modules.items() if isinstance(module.flow_summary, ModuleSummary)}
-        flow = (self._flow_key, {name: facts.as_data() for name, facts in self.flow.items()}, sorted(self._flow_read))
+        flow = (self._flow_key, {name: facts.as_data() for name, facts in self.flow.items()}, sorted(self._flow_read),
+                sorted(self._flow_scope) if self._flow_scope is not None else None)
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
                             parts, (self._importing, reachable, launching), frozenset(self._table_dependencies),
                             summaries, flow)
@@ -457,7 +575,8 @@ class ProjectIndex:
         if state is None:
             return set(self._modules)
         changed = self.changed(state) if changed is None else changed
-        self._kept_flow = (state.flow[0], state.flow[1], frozenset(state.flow[2]))
+        self._kept_flow = (state.flow[0], state.flow[1], frozenset(state.flow[2]),
+                           frozenset(state.flow[3]) if state.flow[3] is not None else None)
         for name, (content, data, summary_hash) in state.summaries.items():  # kept while its module's bytes are
             module = self._modules.get(name)
             if module is not None and name not in changed and module.flow_summary is _NOT_SUMMARISED:
@@ -1683,6 +1802,11 @@ def _closure(start: "set[str] | frozenset[str]", edges: Callable[[str], Iterable
                 found.add(target)
                 pending.append(target)
     return found
+
+
+def _top(module: str) -> str:
+    """A module's top-level name (a notebook, which no import names, is its own)."""
+    return module if module.startswith("<") else module.split(".", 1)[0]
 
 
 def _is_jax(module: str) -> bool:

@@ -237,9 +237,11 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     pool's workers, each file left to analyse is handed to them as soon as its facts are known:
     they analyse while the facts of the files after it are worked out here."""
     # Most of a large project processed: its modules are summarised on `jobs` processes. A run of a
-    # few of its files needs the facts of a few modules, which the index finds lazily, here.
+    # few of its files needs the facts of a few modules, which the index finds lazily, here, and the
+    # value flow of what their answers need.
+    few = project is not None and 2 * len(files) < len(project)
     index = project_index(files if project is None else project, transforms, settings, cache, seen,
-                          pool if project is None or 2 * len(files) >= len(project) else None)
+                          None if few else pool, files if few else None)
     results: list[FileResult] = []
     candidates: list[_Candidate] = []
     analysed: list[_Analysed] = []
@@ -323,13 +325,14 @@ _NOTEBOOKS: "dict[str, notebook.NotebookSource]" = {}
 
 def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: Settings,
                   cache: Optional[ResultCache] = None, seen: Optional[_Files] = None,
-                  pool: Optional[executors.Executor] = None,
+                  pool: Optional[executors.Executor] = None, targets: Optional[Sequence[Path]] = None,
                   ) -> Optional[ProjectIndex]:
     """The cross-module index, when a kernel-scoped rule runs under --scope kernels (otherwise where
     a kernel is launched does not matter); `explain` and the editor ask it for the files they fix.
     `seen`: the run's files, shared so that each file is read, and each notebook decoded, once, and
     an unchanged project's facts come from `cache` without reading its files. `pool`: where the
-    modules it has to learn about are summarised, if there are many."""
+    modules it has to learn about are summarised, if there are many. `targets`: the files the run
+    processes, where they are some of `files` (the value flow then links what their answers need)."""
     if settings.scope is not Scope.KERNELS or not any(rule.kernel_scoped for rule in transforms):
         return None
     seen = _Files() if seen is None else seen
@@ -382,7 +385,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     if follows:
         if many and not pool.local:  # (after `restore`: which modules the link starts from is read from its tables)
             index.summarise_flow(changed, lambda items: pool.map(_summarise_shared, items))
-        index.link_flow(follows)
+        index.link_flow(follows, targets)
     return index
 
 
