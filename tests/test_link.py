@@ -976,11 +976,18 @@ def test_a_wrapper_of_another_module_given_a_scalar_of_a_third_needs_no_word(
     assert bool(found) == finding, found
 
 
-def test_a_call_handing_a_kwargs_wrapper_a_pair_shared_with_xla_code_is_said_at_the_call(tmp_path: Path) -> None:
-    """`ops.scaled_matmul(x, w, precision=MIXED)` in another package, the wrapper forwarding **kwargs to
-    its kernel, MIXED read by XLA code too: no fix anywhere, and the call itself is [manual], so that a
-    run over the caller's package fails (it passed: a new user's trial, S1). The same pair handed to a
-    wrapper of plain XLA code is no kernel's: nothing there."""
+@pytest.mark.parametrize("wrapper", [
+    "def scaled_matmul(x, w, scale, **dot_kwargs):\n    return _launch(body, x, w, scale=scale, **dot_kwargs)\n",
+    "def scaled_matmul(x, w, scale, precision=None):\n    return pl.pallas_call(functools.partial(body, scale=scale, "
+    "precision=precision), out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
+], ids=["kwargs", "named"])
+def test_a_call_handing_a_kernel_wrapper_a_pair_shared_with_xla_code_is_said_at_the_call(tmp_path: Path,
+                                                                                           wrapper: str) -> None:
+    """`ops.scaled_matmul(x, w, precision=MIXED)` in another package, the wrapper forwarding **kwargs (or
+    its parameter) to its kernel, MIXED read by XLA code too: no fix anywhere, and the call itself is
+    [manual], so that a run over the caller's package fails (through **kwargs it passed: a new user's
+    trial, S1), saying where MIXED is written and who else reads it (through the parameter it said MIXED
+    is 'followed within its own module only': M5). Handed to a wrapper of plain XLA code: nothing."""
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
     _write(tmp_path, "tpuops", {
         "config.py": "from jax import lax\nMIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
@@ -992,10 +999,7 @@ def test_a_call_handing_a_kwargs_wrapper_a_pair_shared_with_xla_code_is_said_at_
 
             def _launch(kernel, x, w, **kernel_kwargs):
                 return pl.pallas_call(functools.partial(kernel, **kernel_kwargs), out_shape={_SHAPE})(x, w)
-
-            def scaled_matmul(x, w, scale, **dot_kwargs):
-                return _launch(body, x, w, scale=scale, **dot_kwargs)
-        """)})
+        """) + "\n" + wrapper})
     models = _write(tmp_path, "models", {
         "mlp.py": "from tpuops import ops, reference\nfrom tpuops.config import MIXED\n\ndef layer(x, w):\n"
                   "    return ops.scaled_matmul(x, w, scale=2.0, precision=MIXED)\n\ndef check(x, w):\n"
@@ -1005,6 +1009,7 @@ def test_a_call_handing_a_kwargs_wrapper_a_pair_shared_with_xla_code_is_said_at_
     [(path, finding)] = [(Path(r.path).name, f) for r in results for f in r.findings]
     assert (path, finding.line, finding.kind) == ("mlp.py", 5, Kind.MANUAL), finding
     assert "`tpuops.config` on line 2" in finding.message and "`tpuops.ops` line" in finding.message
+    assert "outside kernels (tpuops.reference:5)" in finding.message and "its own module" not in finding.message
 
 
 @pytest.mark.parametrize("shared", [True, False])

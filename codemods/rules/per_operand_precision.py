@@ -305,8 +305,9 @@ class PerOperandPrecision(JaxTransform):
             except _Unknown as unknown:
                 rejected = [(found, literal) for found, literal in self._flowing_pairs(keyword.value)
                             if not (len(set(literal.levels)) == 1 and literal.levels[0] in accepted)]
-                if not rejected and self._linked_scalar(keyword, accepted):
-                    continue  # the whole-program link knows every value it passes: scalars that lower
+                if not rejected and (self._linked_scalar(keyword, accepted) or self._handed_here(keyword)):
+                    continue  # the whole-program link knows every value it passes: scalars that lower, or a pair
+                    # that `_plan_handed` says where it is written and who else reads it
                 if not rejected:
                     self.report(keyword.value, Kind.MANUAL, f"precision `{one_line(self.module.segment(keyword.value))}` "
                                 f"reaches {where} ({unknown}): Mosaic TPU rejects it there unless it is a single scalar "
@@ -493,6 +494,12 @@ class PerOperandPrecision(JaxTransform):
                         f"{_describe_levels(handed.reach.levels)}, {handed.reach.shared('rewriting it')}; this call "
                         f"carries it into {display(handed.sinks[0][2])} in a Mosaic TPU kernel at {kernels}, which "
                         "rejects a pair there: give the kernel a precision of its own")
+
+    def _handed_here(self, keyword: ast.keyword) -> bool:
+        call = self.module.parent.get(keyword)
+        return isinstance(call, ast.Call) and any(
+            handed.site == (call.lineno, call.col_offset) and handed.keyword == keyword.arg
+            for handed in self.analysis.facts.flow.handed)
 
     def _fixed_by_the_link(self, literal: ast.expr) -> bool:
         """The link found every reader of this pair literal: the followed calls of Mosaic TPU kernels."""
