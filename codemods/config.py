@@ -449,8 +449,8 @@ class _Reader:
         """The codes a selector (code, prefix or name) names; an unknown one is an error."""
         found = [rule.code for rule in registry.matching(selector, self.rules)]
         if not found:
-            known = ", ".join(rule.code for rule in self.rules)
-            raise self._fail(key, f"names an unknown rule code, prefix or name {selector!r} (known: {known})")
+            raise self._fail(key, f"names an unknown rule code, prefix or name {selector!r} "
+                                  f"({registry.known_near([selector], self.rules)})")
         return found
 
     def string(self, key: str) -> Optional[str]:

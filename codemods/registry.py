@@ -7,8 +7,10 @@ They are found here, so adding a rule touches its module and its goldens, nothin
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import pkgutil
+import re
 from typing import Iterable, Sequence
 
 from codemods import rules as rule_modules
@@ -46,8 +48,24 @@ def check_known(selectors: Iterable[str], rules: Sequence[Rule] = RULES) -> None
     """Raises UnknownRule naming every selector that matches no rule."""
     unknown = [key for key in split(selectors) if not matching(key, rules)]
     if unknown:
-        known = ", ".join(f"{rule.code} ({rule.name})" for rule in rules)
-        raise UnknownRule(f"unknown rule code, prefix or name: {', '.join(map(repr, unknown))}; known: {known}")
+        raise UnknownRule(f"unknown rule code, prefix or name: {', '.join(map(repr, unknown))}; "
+                          f"{known_near(unknown, rules)}")
+
+
+def known_near(unknown: Sequence[str], rules: Sequence[Rule] = RULES) -> str:
+    """What to say of the rules beside unknown selectors: the close ones (a typo, a code one digit off),
+    and where every one is listed, not all ~200 of them."""
+    codes, names = {rule.code: rule for rule in rules}, {rule.name: rule for rule in rules}
+    near = set()
+    for key in unknown:
+        numbered = re.fullmatch(r"([A-Za-z]+)0*(\d+)", key)  # `JAX8`, `jax01`, `JAX0002`: the code of that number
+        if numbered and (code := f"{numbered[1].upper()}{int(numbered[2]):03d}") in codes:
+            near.add(codes[code])
+        near.update(names[match] for match in difflib.get_close_matches(key, names, n=3, cutoff=0.8))
+    prefixes = sorted({rule.code[:4] for rule in rules})
+    said = f"did you mean {', '.join(f'{r.code} ({r.name})' for r in sorted(near, key=lambda r: r.code))}? " if near else ""
+    return (f"{said}a code (JAX001), a prefix ({', '.join(prefixes)}) or a name (per-operand-precision); "
+            "`jax-codemod rules` lists every rule")
 
 
 def select(include: Iterable[str] = (), exclude: Iterable[str] = (), rules: Sequence[Rule] = RULES) -> list[Rule]:

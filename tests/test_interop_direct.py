@@ -130,7 +130,7 @@ def test_project_choices_applies_per_file_ignores(tmp_path: Path):
 
 @pytest.mark.parametrize(("table", "given", "message"), [
     ('scope = "everywhere"', {}, "`tool.jax-codemod.scope` must be one of kernels, all, not 'everywhere'"),
-    ("", {"select": ["JAX8"]}, "unknown rule code, prefix or name: 'JAX8'; known: JAX001 (per-operand-precision)"),
+    ("", {"select": ["JAX8"]}, "unknown rule code, prefix or name: 'JAX8'; did you mean JAX008 (debug-print-arguments)?"),
     ("", {"jax_version": "banana"}, "--jax-version: not a jax version: 'banana'"),
     ("", {"helpers_module": "a-b"}, "--helpers-module is not a dotted module name"),
 ])
