@@ -158,7 +158,7 @@ def _changed_lines(old: list[str], new: list[str]) -> list[tuple[str, int, int, 
 # A run of kept lines shorter than this is left to difflib: where a changed line also occurs
 # elsewhere (a blank line, a `)`), its match outruns a short run, and difflib may pair them otherwise.
 _SHORTEST_RUN = 4
-_MOST_RUNS = 16
+_MOST_RUNS = 16  # a fix changes a few places (its call, a helper, an import): the rest is difflib's
 # Pairs of a changed line with an equal line elsewhere that `_difflib_keeps` follows before it gives up.
 _MOST_PAIRS = 20_000
 
