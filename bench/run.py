@@ -75,6 +75,9 @@ class Timing:
     command: list[str]
     times: list[float] = field(default_factory=list)
     peak_kb: int = 0  # the largest process's resident set, over the runs
+    # CPU seconds (user + system) of each run, the workers it waited for included: what a loaded
+    # machine moves less than wall time
+    cpu: list[float] = field(default_factory=list)
     @property
     def best(self) -> float:
         return min(self.times)
@@ -147,7 +150,9 @@ def measure(name: str, command: list[str], repeat: int, env: dict[str, str], cwd
                          f"{errors.read().decode(errors='replace')[-2000:]}")
         timing.times.append(elapsed)
         timing.peak_kb = max(timing.peak_kb, usage.ru_maxrss)
-    print(f"  {name:<44} best {timing.best:8.3f} s  median {timing.median:8.3f} s  peak {timing.peak_kb / 1024:6.0f} MiB"
+        timing.cpu.append(usage.ru_utime + usage.ru_stime)
+    print(f"  {name:<44} best {timing.best:8.3f} s  median {timing.median:8.3f} s  cpu {min(timing.cpu):8.3f} s  "
+          f"peak {timing.peak_kb / 1024:6.0f} MiB"
           f"  ({len(timing.times)} runs)", flush=True)
     return timing
 

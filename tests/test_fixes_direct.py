@@ -11,9 +11,12 @@ test checks exact text, exact edits, exact positions.
 from __future__ import annotations
 
 import ast
+import difflib
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from codemods.engine import fixes
 from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind, TextEdit
@@ -202,6 +205,49 @@ def test_text_edits_of_a_long_module_are_each_change() -> None:
     edit from the first change to the last."""
     old, new = "b\n" + "a\n" * 300 + "b\n", "c\n" + "a\n" * 300 + "c\n"
     assert text_edits(old, new) == (TextEdit(0, 1, "c"), TextEdit(602, 603, "c"))
+
+
+def _difflib_edits(old: list[str], new: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """difflib over every line: what `_changed_lines` must answer."""
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    return [opcode for opcode in matcher.get_opcodes() if opcode[0] != "equal"]
+
+
+# Lines repeated among few (blank lines, `)`) and lines found once (most of a module's).
+_LINES = st.lists(st.one_of(st.sampled_from(["a\n", "b\n", ")\n", "\n"]), st.integers(0, 40).map("x{}\n".format)),
+                  max_size=30)
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True)
+@given(_LINES, _LINES, _LINES, _LINES, _LINES, _LINES, _LINES)
+def test_changed_lines_are_difflibs(head: list, removed: list, added: list, middle: list, replaced: list,
+                                    tail: list, other: list) -> None:
+    """Two places changed (a helper added at the top, a call below), and any other module: the
+    stretches between the kept runs are searched alone only where that changes nothing."""
+    old, new = head + removed + middle + replaced + tail, head + added + middle + replaced[::-1] + tail
+    assert fixes._changed_lines(old, new) == _difflib_edits(old, new)
+    assert fixes._changed_lines(old, other) == _difflib_edits(old, other)
+
+
+def test_changed_lines_leave_out_the_head_and_tail_where_difflib_agrees() -> None:
+    """A changed line that occurs in the tail: a longer match may run through it (difflib deletes
+    the first `a b c`, not the second); where none occurs there, difflib sees the middle alone."""
+    old, new = list("abcabcd"), list("abcd")
+    assert fixes._changed_lines(old, new) == [("delete", 0, 3, 0, 0)]
+    searched = []
+    real = difflib.SequenceMatcher
+
+    def spy(junk, a, b, autojunk):
+        searched.append((a, b))
+        return real(junk, a, b, autojunk=autojunk)
+
+    old, new = ["x\n"] * 50 + ["a\n"] + ["y\n"] * 50, ["x\n"] * 50 + ["b\n"] + ["y\n"] * 50
+    fixes.difflib.SequenceMatcher = spy
+    try:
+        assert fixes._changed_lines(old, new) == [("replace", 50, 51, 50, 51)]
+    finally:
+        fixes.difflib.SequenceMatcher = real
+    assert searched == [(["a\n"], ["b\n"])]
 
 
 def test_text_edits_treats_every_line_end_as_one() -> None:

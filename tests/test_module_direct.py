@@ -138,6 +138,20 @@ def test_qualified_names(source: str, expression: str, names: set) -> None:
     assert index.qualified_names(index.tree.body[-1].value) == names
 
 
+def test_qualified_names_are_worked_out_once_per_node_and_depth() -> None:
+    """The rules ask of the same nodes again and again: the second answer is the first, not
+    worked out again (nor copied: a copy may list its names in another order)."""
+    index = ModuleIndex.parse(f"{HEADER}if c:\n    dot = jnp.dot\nelse:\n    dot = lax.dot\ny = dot\n")
+    node = index.tree.body[-1].value
+    first = index.qualified_names(node)
+    worked_out = []
+    find = index._find_qualified_names
+    index._find_qualified_names = lambda *arguments: worked_out.append(arguments) or find(*arguments)
+    assert index.qualified_names(node) is first == {"jax.numpy.dot", "jax.lax.dot"}
+    assert worked_out == []
+    assert index.qualified_names(node, depth=0) == set() and worked_out == [(node, 0)]
+
+
 def _chain(length: int) -> str:
     """`a1 = jnp`, `a2 = a1`, ..., `y = a<length>.dot`."""
     lines = ["a1 = jnp"] + [f"a{i} = a{i - 1}" for i in range(2, length + 1)]

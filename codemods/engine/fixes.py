@@ -19,7 +19,7 @@ import itertools
 import os
 import re
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from codemods.analysis.module import NEWLINE
 from codemods.engine.diagnostics import Finding, TextEdit, apply_text_edits
@@ -120,10 +120,7 @@ def text_edits(old: str, new: str, by_line: bool = False) -> tuple[TextEdit, ...
     old_starts = [0, *itertools.accumulate(map(len, old_lines))]
     new_starts = [0, *itertools.accumulate(map(len, new_lines))]
     edits: list[TextEdit] = []
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
+    for tag, i1, i2, j1, j2 in _changed_lines(old_lines, new_lines):
         if by_line and tag == "replace" and i2 - i1 == j2 - j1:
             spans = [(i, i + 1, j, j + 1) for i, j in zip(range(i1, i2), range(j1, j2))]
         else:
@@ -136,6 +133,166 @@ def text_edits(old: str, new: str, by_line: bool = False) -> tuple[TextEdit, ...
             suffix = len(os.path.commonprefix([removed[prefix:][::-1], content[prefix:][::-1]]))
             edits.append(TextEdit(start + prefix, end - suffix, content[prefix:len(content) - suffix]))
     return tuple(edits)
+
+
+def _changed_lines(old: list[str], new: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """difflib's opcodes for the lines, less the equal ones. A fix changes a few places of a long
+    module, and difflib over all of its lines took seconds a fix (144 fixes of numpy's
+    11,663-line test_multiarray.py: 53 s; a helper inserted at the top of a kernel module with
+    the call far below: 50 ms). The runs of lines a fix kept (`_kept_runs`) are left out, and
+    difflib searches each stretch between them alone, where that gives difflib's own answer
+    (`_difflib_keeps`; tests/test_fixes_direct.py compares them on random modules); else it
+    searches all the lines."""
+    runs = _kept_runs(old, new)
+    if runs is None or not _difflib_keeps(old, new, runs):
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        return [opcode for opcode in matcher.get_opcodes() if opcode[0] != "equal"]
+    opcodes = []
+    for (a_low, a_high), (b_low, b_high) in _gaps(runs, len(old), len(new)):
+        matcher = difflib.SequenceMatcher(None, old[a_low:a_high], new[b_low:b_high], autojunk=False)
+        opcodes += [(tag, i1 + a_low, i2 + a_low, j1 + b_low, j2 + b_low)
+                    for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    return opcodes
+
+
+# A run of kept lines shorter than this is left to difflib: where a changed line also occurs
+# elsewhere (a blank line, a `)`), its match outruns a short run, and difflib may pair them otherwise.
+_SHORTEST_RUN = 4
+_MOST_RUNS = 16  # a fix changes a few places (its call, a helper, an import): the rest is difflib's
+# Pairs of a changed line with an equal line elsewhere that `_difflib_keeps` follows before it gives up.
+_MOST_PAIRS = 20_000
+
+_Run = tuple[int, int, int]  # (i, j, length): old[i:i + length] == new[j:j + length]
+
+
+def _kept_runs(old: list[str], new: list[str]) -> Optional[list[_Run]]:
+    """The lines a fix most likely kept, as runs on their diagonals, in order: the common head, the
+    common tail, and between them the longest run through a line that occurs once on each side,
+    then the same either side of it. None where there is none."""
+    most = min(len(old), len(new))
+    head = 0
+    while head < most and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < most - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    runs = [(0, 0, head)] if head >= _SHORTEST_RUN else []
+    middle: list[_Run] = []
+    _runs_between(old, new, head, len(old) - tail, head, len(new) - tail, middle)
+    runs += sorted(middle)
+    if tail >= _SHORTEST_RUN:
+        runs.append((len(old) - tail, len(new) - tail, tail))
+    runs = [_whole(old, new, run) for run in runs]  # the head and tail overlap where lines repeat
+    if any(i + length > next_i or j + length > next_j for (i, j, length), (next_i, next_j, _) in zip(runs, runs[1:])):
+        return None
+    return runs or None
+
+
+def _whole(old: list[str], new: list[str], run: _Run) -> _Run:
+    """The run and the equal lines either side of it on its diagonal: the match difflib sees."""
+    i, j, length = run
+    while i > 0 and j > 0 and old[i - 1] == new[j - 1]:
+        i, j, length = i - 1, j - 1, length + 1
+    while i + length < len(old) and j + length < len(new) and old[i + length] == new[j + length]:
+        length += 1
+    return i, j, length
+
+
+def _runs_between(old: list[str], new: list[str], a_low: int, a_high: int, b_low: int, b_high: int,
+                  found: list[_Run]) -> None:
+    """Into `found`: the longest run through a line that occurs once in old[a_low:a_high] and once
+    in new[b_low:b_high] (its whole diagonal within them), then the same either side of it."""
+    if a_high - a_low < _SHORTEST_RUN or b_high - b_low < _SHORTEST_RUN or len(found) >= _MOST_RUNS:
+        return
+    in_new: dict[str, int] = {}
+    for j in range(b_low, b_high):
+        line = new[j]
+        in_new[line] = -1 if line in in_new else j
+    seen: dict[str, int] = {}
+    for i in range(a_low, a_high):
+        line = old[i]
+        if line in in_new:
+            seen[line] = -1 if line in seen else i
+    best: Optional[_Run] = None
+    reached = (-1, 0)  # the diagonal and the end of the last run followed: its other lines are on it
+    for line, i in seen.items():
+        j = in_new[line]
+        if i < 0 or j < 0 or (j - i == reached[0] and i < reached[1]):
+            continue
+        start = 0
+        while i - start > a_low and j - start > b_low and old[i - start - 1] == new[j - start - 1]:
+            start += 1
+        end = 1
+        while i + end < a_high and j + end < b_high and old[i + end] == new[j + end]:
+            end += 1
+        reached = (j - i, i + end)
+        if best is None or start + end > best[2] or start + end == best[2] and i - start < best[0]:
+            best = (i - start, j - start, start + end)
+    if best is None or best[2] < _SHORTEST_RUN:
+        return
+    i, j, length = best
+    found.append(best)
+    _runs_between(old, new, a_low, i, b_low, j, found)
+    _runs_between(old, new, i + length, a_high, j + length, b_high, found)
+
+
+def _gaps(runs: list[_Run], old_length: int, new_length: int) -> Iterator[tuple[tuple[int, int], tuple[int, int]]]:
+    """The stretches of old and new lines between the runs (either may be empty; not both)."""
+    a, b = 0, 0
+    for i, j, length in [*runs, (old_length, new_length, 0)]:
+        if i > a or j > b:
+            yield (a, i), (b, j)
+        a, b = i + length, j + length
+
+
+def _difflib_keeps(old: list[str], new: list[str], runs: list[_Run]) -> bool:
+    """Whether difflib over all the lines keeps each run whole where it is, so that it searches the
+    stretches between them alone. It picks the longest match first (the first in old, then in
+    new, of those as long), then the same either side of it. A match between the lines of two runs
+    is no longer than the run it lies in, and comes after it where as long (the runs are in order
+    on both sides); so difflib picks every run whole when every match through a changed line
+    paired with a line outside its own stretch is shorter than the shortest run."""
+    shortest = min(length for _, _, length in runs)
+    gaps = list(_gaps(runs, len(old), len(new)))
+    changed: dict[str, list[int]] = {}  # a changed line -> the gaps it is in
+    for number, ((a_low, a_high), (b_low, b_high)) in enumerate(gaps):
+        for line in itertools.chain(old[a_low:a_high], new[b_low:b_high]):
+            changed.setdefault(line, []).append(number)
+    at_old: dict[str, list[int]] = {}
+    at_new: dict[str, list[int]] = {}
+    for positions, lines in ((at_old, old), (at_new, new)):
+        for index, line in enumerate(lines):
+            if line in changed:
+                positions.setdefault(line, []).append(index)
+    pairs = 0
+    for (a_low, a_high), (b_low, b_high) in gaps:
+        for side, low, high, others, other_low, other_high in ((old, a_low, a_high, at_new, b_low, b_high),
+                                                                (new, b_low, b_high, at_old, a_low, a_high)):
+            for index in range(low, high):
+                for other in others.get(side[index], ()):
+                    if other_low <= other < other_high:
+                        continue  # within the same stretch: difflib's search there finds it
+                    pairs += 1
+                    if pairs > _MOST_PAIRS:
+                        return False
+                    i, j = (index, other) if side is old else (other, index)
+                    if _match_through(old, new, i, j, shortest) >= shortest:
+                        return False
+    return True
+
+
+def _match_through(old: list[str], new: list[str], i: int, j: int, enough: int) -> int:
+    """The length of the match through old[i] == new[j] on its diagonal, counted up to `enough`."""
+    length = 1
+    back = 1
+    while length < enough and i - back >= 0 and j - back >= 0 and old[i - back] == new[j - back]:
+        back += 1
+        length += 1
+    ahead = 1
+    while length < enough and i + ahead < len(old) and j + ahead < len(new) and old[i + ahead] == new[j + ahead]:
+        ahead += 1
+        length += 1
+    return length
 
 
 def anchor(finding: Finding, positions: Positions) -> Finding:
