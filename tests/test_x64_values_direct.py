@@ -245,3 +245,16 @@ def test_an_operand_handed_in_a_starred_tuple_is_named_without_a_position() -> N
     after, findings = _run(source)
     assert "jnp.full((1,), 3, jnp.int32)" in after
     assert "it reaches an operand (`*operands`) of the Mosaic TPU launch at line 24" in findings[-1][2]
+
+
+@pytest.mark.parametrize("other", ["jnp.int32", "jnp.float64"])
+def test_a_dtype_bound_to_a_64_bit_one_and_another_is_a_note_in_any_process(other: str) -> None:
+    """`dt` bound to jnp.int64 in one branch and to another dtype in the other: no one dtype to write (`"int32"` for a float64 branch turned its
+    values to integers); which of the two was taken depended on the process's string hashing (PYTHONHASHSEED),
+    so the same file was fixed one way in one run and another way, or not at all, in the next (scipy's
+    interpolate/_bsplines.py under --scope all)."""
+    source = _kernel(f"dt = {other}\n    if x_ref.shape[0] > 8:\n        dt = jnp.int64\n    o_ref[...] = x_ref[...].astype(dt)")
+    after, findings = _run(source)
+    assert after == source
+    [(_, kind, message, _)] = findings
+    assert kind == "manual" and "`dt` may be " in message and "int64" in message

@@ -32,21 +32,25 @@ _CREATORS = {f"jax.numpy.{name}": position for name, position in (
 
 def dtype_named(expression: ast.expr, module: ModuleIndex, builtins: bool = False) -> Optional[str]:
     """The dtype `expression` names (`jnp.int64`, `np.float32`, `"bfloat16"`, `jnp.dtype("int8")`), by
-    its numpy name; with `builtins`, Python's `int` and `float` too (as jax's 64-bit defaults)."""
+    its numpy name; with `builtins`, Python's `int` and `float` too (as jax's 64-bit defaults). None
+    where it names none, or several (`dt = np.int64 if a else np.float64`: see `dtypes_named`)."""
+    named = dtypes_named(expression, module, builtins)
+    return next(iter(named)) if len(named) == 1 else None
+
+
+def dtypes_named(expression: ast.expr, module: ModuleIndex, builtins: bool = False) -> frozenset[str]:
+    """Every dtype `expression` may name (a name bound several ways may name several)."""
     text = string_value(expression, module)
     if text is not None:
-        return text if text in DTYPES else None
+        return frozenset({text} & DTYPES)
     if isinstance(expression, ast.Call) and len(expression.args) == 1 and not expression.keywords \
             and "jax.numpy.dtype" in module.qualified_names(expression.func):
-        return dtype_named(expression.args[0], module, builtins)
+        return dtypes_named(expression.args[0], module, builtins)
     if builtins and isinstance(expression, ast.Name) and expression.id in BUILTIN_DTYPES \
             and not module.bindings(expression):
-        return BUILTIN_DTYPES[expression.id]
-    for name in module.qualified_names(expression):
-        owner, _, member = name.rpartition(".")
-        if owner in DTYPE_MODULES and member in DTYPES:
-            return member
-    return None
+        return frozenset({BUILTIN_DTYPES[expression.id]})
+    return frozenset(member for owner, _, member in (name.rpartition(".") for name in module.qualified_names(expression))
+                     if owner in DTYPE_MODULES and member in DTYPES)
 
 
 def value_dtype(value: ast.expr, module: ModuleIndex, depth: int = 3) -> Optional[str]:

@@ -10,7 +10,7 @@ from codemods.analysis.kernel_scope import MOSAIC_TPU, describe_backends
 from codemods.analysis.module import FUNCTIONS, ModuleIndex, ordered_arguments
 from codemods.analysis.names import display, find_arg, has_double_star, has_star, one_line, value_of
 from codemods.analysis.presets import spell_dtype
-from codemods.analysis.visible_dtypes import FLOATS, NARROWED, SIGNED, UNSIGNED, dtype_named, value_dtype
+from codemods.analysis.visible_dtypes import FLOATS, NARROWED, SIGNED, UNSIGNED, dtype_named, dtypes_named, value_dtype
 from codemods.base import JaxTransform
 from codemods.capabilities import x64_rejection
 from codemods.engine.diagnostics import Applicability, Kind
@@ -266,7 +266,14 @@ class X64Values(JaxTransform):
 
     def _explicit(self, call: ast.Call, where: str = "kernel code") -> Iterator[tuple[ast.AST, str, "Planned"]]:
         for dtype in self._dtype_arguments(call):
-            wide = dtype_named(dtype, self.module, builtins=True)
+            possible = dtypes_named(dtype, self.module, builtins=True)
+            wide = next(iter(possible)) if len(possible) == 1 else None
+            if wide is None and possible & NARROWED.keys():  # `dt`, bound to int64 in one branch, float64 in another
+                case = "float64 value" if "float64" in possible else "int64 value"
+                yield dtype, case, (f"`{one_line(self.module.segment(dtype))}` may be {' or '.join(sorted(possible))}: a "
+                                    f"64-bit dtype in {where}, and no one dtype to write for it here (give each branch "
+                                    "its 32-bit dtype)", None, Applicability.SAFE)
+                continue
             if wide not in NARROWED:
                 continue
             narrow = NARROWED[wide]
