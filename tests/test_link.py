@@ -1135,3 +1135,32 @@ def test_a_hint_a_kernel_passes_to_a_helper_xla_code_calls_with_its_own_is_dropp
         (folder / "kernels.py").write_text(changed["kernels.py"])
         again = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([folder]))
         assert not [f for r in again for f in r.findings]
+
+
+@pytest.mark.parametrize("annotation", ["tuple", "tuple[lax.Precision, lax.Precision]", "typing.Tuple"])
+def test_a_dataclass_fields_pair_made_a_scalar_keeps_a_true_annotation(tmp_path: Path, annotation: str) -> None:
+    """`precision: tuple = (DEFAULT, HIGHEST)` became `precision: tuple = lax.Precision.HIGHEST`, an annotation
+    type checkers flag (the new user's trial, W5): the annotation becomes the scalar's class; the kernel lowers."""
+    package = "flowcase_annotated"
+    folder = _write(tmp_path, package, {
+        "config.py": f"import dataclasses, typing\nfrom jax import lax\n\n@dataclasses.dataclass(frozen=True)\nclass Cfg:\n"
+                     f"    precision: {annotation} = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "entry.py": _kernel(f"""
+            from .config import Cfg
+
+            def body(x_ref, w_ref, o_ref, *, cfg):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=cfg.precision)
+
+            def run(x, w, cfg=Cfg()):
+                return pl.pallas_call(functools.partial(body, cfg=cfg), out_shape={_SHAPE})(x, w)
+        """)})
+    sys.path.insert(0, str(tmp_path))
+    try:
+        results = run([folder], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([folder]))
+        for result in results:
+            if result.new_source is not None:
+                Path(result.path).write_bytes(result.new_source)
+        assert "    precision: lax.Precision = lax.Precision.HIGHEST\n" in (folder / "config.py").read_text()
+        assert _lowering_error(package) is None
+    finally:
+        sys.path.remove(str(tmp_path))

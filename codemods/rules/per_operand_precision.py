@@ -156,7 +156,9 @@ class PerOperandPrecision(JaxTransform):
         self._plan_handed()
         for source, use in self._fixes.items():
             fix = FixPlan()
-            self.replace(fix, source, spell_like(use.literal, use.level, self.module))
+            written = spell_like(use.literal, use.level, self.module)
+            self.replace(fix, source, written)
+            self._retype(fix, source, written)
             # Safe: the kernel cannot lower the code as written, and the new scalar is at least as
             # accurate as every operand asked for.
             self.report(source, Kind.FIXED, use.message, fix)
@@ -494,6 +496,19 @@ class PerOperandPrecision(JaxTransform):
                         f"{_describe_levels(handed.reach.levels)}, {handed.reach.shared('rewriting it')}; this call "
                         f"carries it into {display(handed.sinks[0][2])} in a Mosaic TPU kernel at {kernels}, which "
                         "rejects a pair there: give the kernel a precision of its own")
+
+    def _retype(self, fix: FixPlan, pair: ast.expr, written: str) -> None:
+        """`precision: tuple = (P.DEFAULT, P.HIGH)` (a dataclass field, an annotated constant) keeps a true
+        annotation: the scalar's class, as `written` spells it (`P.HIGH` -> `P`), where it said a tuple."""
+        statement = self.module.parent.get(pair)
+        if not isinstance(statement, ast.AnnAssign) or statement.value is not pair:
+            return
+        annotation = statement.annotation
+        base = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+        named = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+        owner, dot, _ = written.rpartition(".")
+        if named in ("tuple", "Tuple") and dot:
+            self.replace(fix, annotation, owner)
 
     def _handed_here(self, keyword: ast.keyword) -> bool:
         call = self.module.parent.get(keyword)
