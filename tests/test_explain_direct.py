@@ -423,6 +423,18 @@ def test_a_cells_frame_is_the_line_of_the_cell_whose_execution_count_it_names(tm
     assert live.line_of(Frame("/tmp/ipykernel_1/2.py", 2, "f", "zzz")) == 2
 
 
+def test_a_notebook_saved_without_execution_counts_places_a_cell_by_the_code_quoted(tmp_path: Path) -> None:
+    """Run, not saved since: no cell is `In [3]`, but one cell holds the line the traceback quotes (the
+    new user's trial, M4). Two cells holding it, or none: not guessed."""
+    notebook = _notebook(tmp_path, [("code", None, "import jax"), ("code", None, "a = 1\nnorms = jax.tree_map(f, x)"),
+                                    ("code", None, "b = 2\nc = 3")])
+    assert notebook.line_of(Frame("In [3]", 2, "f", "norms = jax.tree_map(f, x)", 3)) == 3
+    assert notebook.line_of(Frame("In [3]", 2, "f", "c = 3", 3)) == 5
+    assert notebook.line_of(Frame("In [3]", 1, "f", "zzz", 3)).endswith("has execution count 3 (is the notebook saved as it ran?)")
+    twice = _notebook(tmp_path, [("code", None, "c = 3"), ("code", None, "c = 3")])
+    assert twice.line_of(Frame("In [3]", 1, "f", "c = 3", 3)).endswith("(is the notebook saved as it ran?)")
+
+
 def test_a_cell_of_one_line_may_be_named_at_line_1_even_empty(tmp_path: Path) -> None:
     notebook = _notebook(tmp_path, [("code", 1, "")])
     assert notebook.line_of(Frame("In [1]", 1, "f", None, 1)) == 1
