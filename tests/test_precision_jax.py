@@ -49,6 +49,7 @@ NOTHING_TO_REWRITE = {
     "parameter_followed_to_callers", "plgpu_kernel_call", "rebound_names_need_review", "shadowed_names_not_jax",
     "star_args_needs_review", "unbound_parameter_needs_review", "values_the_analysis_cannot_follow",
     "module_constant_default_of_xla_function", "unlaunched_body_values_the_analysis_cannot_follow",
+    "helper_table_shared_with_xla",
 }
 # Goldens whose only rewrites are of conv precisions: before Mosaic TPU lowers convs at all, the
 # kernel gets a [manual] note ("cannot lower conv_general_dilated") instead.
