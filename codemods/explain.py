@@ -213,23 +213,22 @@ class Notebook:
         named = _CELL_FILE.match(frame.path)
         if count is None and named and named["cell"]:
             count = int(named["cell"])
-        # ipykernel's file of a cell is named by a hash of its code; a notebook saved with no execution
-        # count at all (run, not saved since) names none: the one cell holding the code the traceback quotes.
-        # (One saved with other counts ran again since: not guessed.)
-        holding = [cell for cell in cells.values() if frame.code is not None
-                   and frame.line <= len(cell.source.splitlines())
-                   and cell.source.splitlines()[frame.line - 1].strip() == frame.code]
-        if count is None:
-            if len(holding) != 1:
-                return f"{frame.where}: cannot tell which cell of {self.path} ran as this file"
-            cell = holding[0]
-        elif self.counts.get(count) in cells:
+        if count is not None and self.counts.get(count) in cells:
             cell = cells[self.counts[count]]
-        elif not self.counts and len(holding) == 1:
-            cell = holding[0]
         else:
-            return (f"In [{count}]: no code cell of {self.path} has execution count {count} (is the notebook "
-                    "saved as it ran?)")
+            # ipykernel's file of a cell is named by a hash of its code; a notebook saved with no execution
+            # count at all (run, not saved since) names none: the one cell holding the code the traceback
+            # quotes. (One saved with other counts ran again since: not guessed.)
+            holding = [cell for cell in cells.values() if frame.code is not None
+                       and frame.line <= len(cell.source.splitlines())
+                       and cell.source.splitlines()[frame.line - 1].strip() == frame.code]
+            if len(holding) == 1 and (count is None or not self.counts):
+                cell = holding[0]
+            elif count is None:
+                return f"{frame.where}: cannot tell which cell of {self.path} ran as this file"
+            else:
+                return (f"In [{count}]: no code cell of {self.path} has execution count {count} (is the "
+                        "notebook saved as it ran?)")
         if frame.line > max(1, len(cell.source.splitlines())):
             return f"{frame.where}: cell {cell.number} of {self.path} has fewer lines (changed since the traceback)"
         return cell.first_line + frame.line
