@@ -599,16 +599,25 @@ class Linker:
         does not follow (`jax.tree.map(apply, HELPERS)`): it may call them there. Asked once the
         fixpoint is done, when the containers hold all they will."""
         for value, scopes in self._escaped_plainly.items():
-            seen, stack = {value}, [value]
-            while stack and len(seen) <= _READ_DEPTH:
-                held = stack.pop()
-                for key in self.keys.get(held, ()):
-                    for inner in self.heap.get(("field", held, key), ()):
-                        if inner[0] in _HOLDERS and inner not in seen:
-                            seen.add(inner)
-                            stack.append(inner)
-                        elif inner[0] in ("def", "bound", "partial"):
-                            yield from ((scope, function) for scope in scopes for function in self._functions_in(inner))
+            for held in self._held_in(value):
+                if held[0] in ("def", "bound", "partial"):
+                    yield from ((scope, function) for scope in scopes for function in self._functions_in(held))
+
+    def _held_in(self, value: tuple) -> Iterator[tuple]:
+        """The holder `value` (a container, `**kwargs`, an instance), the holders it holds however deep,
+        as far as `_READ_DEPTH` of them, and the other values they hold: what code the flow does not
+        follow may reach from it."""
+        seen, stack = {value}, [value]
+        while stack and len(seen) <= _READ_DEPTH:
+            holder = stack.pop()
+            yield holder
+            for key in self.keys.get(holder, ()):
+                for inner in self.heap.get(("field", holder, key), ()):
+                    if inner[0] not in _HOLDERS:
+                        yield inner
+                    elif inner not in seen:
+                        seen.add(inner)
+                        stack.append(inner)
 
     def _run_in(self, function: str, caller: str) -> None:
         """A call from kernel code runs in that kernel."""
@@ -650,16 +659,9 @@ class Linker:
         again and again, a quarter of a large project's link)."""
         readers = self.readers  # (with those found on the way: `kw.get(...)`, `box[...]`, a parameter)
         for value, by in self._escaped.items():
-            seen, stack = {value}, [value]
-            while stack and len(seen) <= _READ_DEPTH:
-                held = stack.pop()
+            for held in self._held_in(value):
                 if held[0] in ("seq", "map", "kwargs"):
                     readers.setdefault(held, set()).update(by)
-                for key in self.keys.get(held, ()):
-                    for inner in self.heap.get(("field", held, key), ()):
-                        if inner[0] in _HOLDERS and inner not in seen:
-                            seen.add(inner)
-                            stack.append(inner)
 
     # -- binding arguments to parameters --
 

@@ -9,9 +9,11 @@ where every reader is a Mosaic kernel's followed call."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable, Optional, Protocol
 
 from codemods.analysis.flow_facts import NO_FLOW, Backends, FlowFacts, Handed, OriginAnswer, Reach, Site, SinkAnswer
+from codemods.analysis.graph import closure
 from codemods.analysis.kernel_scope import MOSAIC_GPU, MOSAIC_TPU
 from codemods.capabilities import PRECISION_NAMES
 
@@ -94,16 +96,18 @@ def _plain(linker: Linker) -> set[str]:
     function something calls, or one nothing calls that takes no refs: an API's entry), and what
     those call. A function that takes refs and that nothing calls or launches as the flow sees
     may be a kernel body launched in a way it does not follow: not plain."""
-    calls = linker.calls | set(linker.plain_callers())
-    roots = {caller for caller, _ in calls if not linker.backends.get(caller) and (
+    calls = _edges(linker.calls | set(linker.plain_callers()))
+    roots = {caller for caller in calls if not linker.backends.get(caller) and (
         caller in linker.invoked or caller in linker.modules or not linker.takes_refs(caller))}
-    plain = {callee for caller, callee in calls if caller in roots}
-    grown = True
-    while grown:
-        more = {callee for caller, callee in calls if caller in plain} - plain
-        plain |= more
-        grown = bool(more)
-    return plain
+    return closure({callee for root in roots for callee in calls[root]}, lambda function: calls.get(function, ()))
+
+
+def _edges(pairs: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+    """(caller, callee) pairs as each caller's callees."""
+    edges: dict[str, set[str]] = {}
+    for caller, callee in pairs:
+        edges.setdefault(caller, set()).add(callee)
+    return edges
 
 
 def answers(linker: Linker) -> dict[str, FlowFacts]:
@@ -154,7 +158,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
                                     sink.reached, sink.maybe) for sink in found)
         answers[module] = FlowFacts(sinks=resolved)
     for module, found in origins.items():
-        answers[module] = FlowFacts(answers.get(module, NO_FLOW).sinks, tuple(sorted(found, key=lambda o: o.site)))
+        answers[module] = replace(answers.get(module, NO_FLOW), origins=tuple(sorted(found, key=lambda o: o.site)))
     _hint_answers(linker, plain, answers)
     _scalar_keywords(linker, answers)
     _handed_pairs(linker, reached, answers)
@@ -166,9 +170,7 @@ def _handed_pairs(linker: Linker, reached: dict[tuple, list], answers: dict[str,
     precision=MIXED)`) that it carries into Mosaic TPU kernels, where other code reads the pair too (so
     no fix is written where it is written): said at the call, which a run over the caller's files
     processes, as well as at the kernel (the caller of a `**kwargs` wrapper was silent)."""
-    into: dict[str, set[str]] = {}  # a function -> what it calls or launches
-    for caller, callee in linker.calls | linker.launches:
-        into.setdefault(caller, set()).add(callee)
+    into = _edges(linker.calls | linker.launches)  # a function -> what it calls or launches
     found: dict[str, list[Handed]] = {}
     for (module, site, keyword), values in sorted(linker.keyword_values.items()):
         for value in values:
@@ -177,27 +179,12 @@ def _handed_pairs(linker: Linker, reached: dict[tuple, list], answers: dict[str,
             if not kernels or not linker.readers.get(value) or value[1] == module:
                 continue  # fixed where it is written, or said where it is written (this module)
             targets = {linker.sinks[(at, call_site)][1] for at, call_site, _ in kernels}
-            if _reaches_any(into, linker.keyword_callees.get((module, site, keyword), set()), targets):
+            if closure(linker.keyword_callees.get((module, site, keyword), ()), lambda f: into.get(f, ())) & targets:
                 found.setdefault(module, []).append(Handed(site, keyword, _reaches(linker, (value,))[0],
                                                            tuple(sorted(kernels))))
     for module, handed in found.items():
-        facts = answers.get(module, NO_FLOW)
-        answers[module] = FlowFacts(facts.sinks, facts.origins, facts.scalars, tuple(sorted(
+        answers[module] = replace(answers.get(module, NO_FLOW), handed=tuple(sorted(
             handed, key=lambda h: (h.site, h.keyword, h.reach.module, h.reach.site))))
-
-
-def _reaches_any(into: dict[str, set[str]], start: set[str], targets: set[str]) -> bool:
-    """Whether calls and launches lead from one of `start` to one of `targets`."""
-    seen, stack = set(start), list(start)
-    while stack:
-        function = stack.pop()
-        if function in targets:
-            return True
-        for callee in into.get(function, ()):
-            if callee not in seen:
-                seen.add(callee)
-                stack.append(callee)
-    return False
 
 
 def _scalar_keywords(linker: Linker, answers: dict[str, FlowFacts]) -> None:
@@ -205,12 +192,10 @@ def _scalar_keywords(linker: Linker, answers: dict[str, FlowFacts]) -> None:
     of another module given `precision=blocks.MLP` needs no word where `blocks.MLP` is `"bfloat16"`."""
     found: dict[str, list[tuple[Site, str, tuple[str, ...]]]] = {}
     for (module, site, keyword), values in sorted(linker.keyword_values.items()):
-        levels = _levels(values)
-        if values and all(value == ("lit", None) or value[0] == "level" or _levels({value}) for value in values):
-            found.setdefault(module, []).append((site, keyword, levels))
+        if values and all(value == ("lit", None) or _levels({value}) for value in values):
+            found.setdefault(module, []).append((site, keyword, _levels(values)))
     for module, scalars in found.items():
-        facts = answers.get(module, NO_FLOW)
-        answers[module] = FlowFacts(facts.sinks, facts.origins, tuple(scalars), facts.handed)
+        answers[module] = replace(answers.get(module, NO_FLOW), scalars=tuple(scalars))
 
 
 def _hint(value: tuple) -> bool:
@@ -331,7 +316,7 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
             unknown, reached, maybe, shared)
             for site, callee, backends, written, in_kernels, unknown, reached, maybe, shared in sinks)
         facts = answers.get(module, NO_FLOW)
-        answers[module] = FlowFacts(tuple(sorted(facts.sinks + resolved, key=lambda sink: sink.site)), facts.origins)
+        answers[module] = replace(facts, sinks=tuple(sorted(facts.sinks + resolved, key=lambda sink: sink.site)))
     origins: dict[str, list[OriginAnswer]] = {}
     for (module, site), reads in readers_of.items():
         others = tuple(sorted({other for *_, others, _, _ in reads for other in others}))
@@ -341,4 +326,4 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
                 {(reader, at, callee) for reader, at, callee, *_ in reads})), others))
     for module, written_here in origins.items():
         facts = answers.get(module, NO_FLOW)
-        answers[module] = FlowFacts(facts.sinks, tuple(sorted(facts.origins + tuple(written_here), key=lambda o: o.site)))
+        answers[module] = replace(facts, origins=tuple(sorted(facts.origins + tuple(written_here), key=lambda o: o.site)))

@@ -46,6 +46,7 @@ from codemods.analysis.kernel_scope import (
     find_kernels, precision_taken, precision_wrappers, takes_refs,
 )
 from codemods.analysis.flow_facts import FlowFacts
+from codemods.analysis.graph import closure
 from codemods.analysis.link import link
 from codemods.analysis.summary import ModuleSummary, as_data, from_data, summarise_tree
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex, import_binding
@@ -389,7 +390,7 @@ class ProjectIndex:
 
     def _tops_read(self, scope: "set[str] | frozenset[str]") -> set[str]:
         """The packages a link started from `scope` may read: theirs and what their import lines name."""
-        return _closure({_top(name) for name in scope} | ({"builtins"} & self._tops), self._tops_imported)
+        return closure({_top(name) for name in scope} | ({"builtins"} & self._tops), self._tops_imported)
 
     def _modules_of(self, top: str) -> list[str]:
         """The modules of a top-level package, or the lone module (a notebook is its own)."""
@@ -465,7 +466,7 @@ class ProjectIndex:
             try:
                 packages = {name.split(".", 1)[0] for name in self._launching_modules() if not _is_jax(name)}
                 linked = {name for name in self._modules if name.split(".", 1)[0] in packages and not _is_jax(name)}
-                self._linked = frozenset(_closure(linked, self._importers))
+                self._linked = frozenset(closure(linked, self._importers))
             finally:
                 self._frames.pop()
         return self._linked
@@ -501,7 +502,7 @@ class ProjectIndex:
         outside the link imports (a helper of another package that plain code calls), the link
         knows some callers only: its answers are not kept, and the module's own analysis speaks."""
         partial = {name for name in read if self._importers(name) - read}
-        return set(read) - _closure(partial, self._imports_of)
+        return set(read) - closure(partial, self._imports_of)
 
     def _fact_through_cycles(self, module: _Module) -> tuple[ModuleFacts, set]:
         """The module's facts. Where the computation met itself (`ops.mm` calls `helpers.h`, which
@@ -1791,17 +1792,6 @@ def flow_summary_of(code: bytes, name: str, is_package: bool) -> Optional[Module
     them, are `code` (a function of those alone: see `ProjectIndex.summarise_flow`)."""
     tree = _parsed(code) if code.strip() else None
     return summarise_tree(tree, name, is_package) if tree is not None else None
-
-
-def _closure(start: "set[str] | frozenset[str]", edges: Callable[[str], Iterable[str]]) -> set[str]:
-    """`start` and all that `edges` (a name -> the names it leads to) lead to from it."""
-    found, pending = set(start), list(start)
-    while pending:
-        for target in edges(pending.pop()):
-            if target not in found:
-                found.add(target)
-                pending.append(target)
-    return found
 
 
 def _top(module: str) -> str:
