@@ -50,6 +50,19 @@ _DOT_TABLE = """
     DOTS = {"fast": dot_fast, "mixed": dot_mixed}
 """
 
+def _entry_reading(imported: str, precision: str) -> str:
+    """An entry module whose kernel's dot reads `precision`, a value of another module (`imported`)."""
+    return _kernel(f"""
+        {imported}
+
+        def body(x_ref, w_ref, o_ref):
+            o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision={precision})
+
+        def run(x, w):
+            return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
+    """)
+
+
 # name -> (files, what the entry `<pkg>.entry.run(x, w)` is, the outcome: "fixed" or "manual")
 PROJECTS = {
     "kwargs_through_helpers": ({
@@ -222,15 +235,7 @@ PROJECTS = {
     "reexported_by_a_star_import": ({
         "cfg.py": "from jax import lax\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
         "consts.py": "from .cfg import *\n",
-        "entry.py": _kernel(f"""
-            from .consts import PAIR
-
-            def body(x_ref, w_ref, o_ref):
-                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=PAIR)
-
-            def run(x, w):
-                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
-        """),
+        "entry.py": _entry_reading("from .consts import PAIR", "PAIR"),
     }, "fixed"),
     "shared_with_xla_code_elsewhere": ({
         "kernels.py": _kernel(f"""
@@ -279,15 +284,7 @@ PROJECTS = {
         """,
         "settings.py": "from jax import lax\nfrom .config import Config\n\n"
                        "CFG = Config(precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
-        "entry.py": _kernel(f"""
-            from .settings import CFG
-
-            def body(x_ref, w_ref, o_ref):
-                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=CFG.precision)
-
-            def run(x, w):
-                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
-        """),
+        "entry.py": _entry_reading("from .settings import CFG", "CFG.precision"),
         "reference.py": "import jax.numpy as jnp\nfrom .settings import CFG\n\n"
                         "def reference(x, w):\n    return jnp.dot(x, w, precision=CFG.precision)\n",
     }, "manual"),
@@ -314,15 +311,7 @@ PROJECTS = {
     # that the pair reaches a kernel and nothing else reads it).
     "string_pair_in_a_module_that_names_no_precision": ({
         "modes.py": "MIXED = ('bfloat16', 'float32')\n",
-        "entry.py": _kernel(f"""
-            from .modes import MIXED
-
-            def body(x_ref, w_ref, o_ref):
-                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=MIXED)
-
-            def run(x, w):
-                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
-        """),
+        "entry.py": _entry_reading("from .modes import MIXED", "MIXED"),
     }, "fixed"),
     # Found by the property test: a body launched from loops over `reversed(...)` and `enumerate(...)`,
     # bound to a pair of precision strings under another name (which only the link tells from a pair
