@@ -646,7 +646,7 @@ def test_the_answers_are_kept_until_a_summary_they_were_linked_from_changes(tmp_
     """A warm run links nothing where no module changed, nor where an edit leaves every summary as
     it was (a comment at a module's end); an edit of what the link read links again, and the
     answer is the new code's (the same as a cold run's)."""
-    from codemods.analysis import project
+    from codemods.analysis.project import flow
     from codemods.engine.cache import ResultCache
 
     files, _ = PROJECTS["kwargs_through_helpers"]
@@ -654,8 +654,8 @@ def test_the_answers_are_kept_until_a_summary_they_were_linked_from_changes(tmp_
     settings = Settings((0, 12, 0, 1))
     cache = ResultCache(tmp_path / "cache", settings)
     links = []
-    real_link = project.link
-    monkeypatch.setattr(project, "link", lambda *args: links.append(1) or real_link(*args))
+    real_link = flow.link
+    monkeypatch.setattr(flow, "link", lambda *args: links.append(1) or real_link(*args))
 
     def findings() -> list:
         results = run([folder], registry.select(["JAX001"]), settings, jobs=1, cache=cache, project=discover([folder]))

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from codemods.analysis import project
-from codemods.analysis.project import ProjectIndex, _words
+from codemods.analysis.project import ProjectIndex, scan
+from codemods.analysis.project.scan import _words
 
 
 def read_bytes(path: "Path | str") -> bytes:
@@ -37,7 +37,7 @@ def _statement(source: str) -> ast.stmt:
     ("def solve(a):\n    return [a, a]", False),
 ])
 def test_which_statements_another_module_may_launch(source: str, askable: bool) -> None:
-    assert project._askable(_statement(source)) is askable
+    assert scan._askable(_statement(source)) is askable
 
 
 REACHING = '''\

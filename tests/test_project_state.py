@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.analysis import project
+from codemods.analysis.project import base
 from codemods.analysis.kernel_scope import ModuleFacts
 from codemods.analysis.project import ProjectIndex
 from codemods.engine.cache import ResultCache
@@ -613,8 +613,8 @@ def test_kernel_land_built_again_does_not_parse_the_unchanged_launch_modules_aga
     state = index.state()
     paths = _write(tmp_path, {**before, "pkg/kern.py": "import os\n" + before["pkg/kern.py"]})
     parsed: list[str] = []
-    parse = project.ast.parse
-    monkeypatch.setattr(project.ast, "parse", lambda source, *a, **k: parsed.append(source) or parse(source, *a, **k))
+    parse = base.ast.parse
+    monkeypatch.setattr(base.ast, "parse", lambda source, *a, **k: parsed.append(source) or parse(source, *a, **k))
     built = []
     find = ProjectIndex._find_kernel_land
     monkeypatch.setattr(ProjectIndex, "_find_kernel_land", lambda self: built.append(1) or find(self))
