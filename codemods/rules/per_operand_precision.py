@@ -3,26 +3,21 @@
 from __future__ import annotations
 
 import ast
-import itertools
 import re
 from dataclasses import dataclass
 from typing import Optional, Union
 
 from codemods import api_changes
 from codemods.analysis.flow_facts import SinkAnswer
-from codemods.analysis.kernel_scope import (
-    BOUND, MOSAIC_GPU, PASSED, SHARED, WRAPPED, Backends, argument_for, default_value, describe_backends,
-)
-from codemods.analysis.value_flow import returned_values
+from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, PASSED, SHARED, WRAPPED, Backends, describe_backends
 from codemods.analysis.module import Binding, FunctionNode, ModuleIndex
-from codemods.analysis.names import (
-    Argument, atom, display, find_arg, has_double_star, has_star, one_line, root_name, value_of,
-)
+from codemods.analysis.names import Argument, atom, display, find_arg, has_double_star, one_line, value_of
 from codemods.analysis.presets import (
     ALGORITHM_ERROR, PRESET_ERROR, PRESET_FIXES, PRESET_MANUAL, PresetValue, dot_algorithm, spell_dtype,
     spell_precision,
 )
-from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, spell_like, string_value
+from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell_like, string_value
+from codemods.analysis.precision_values import PrecisionValues, Unbounded
 from codemods.base import JaxTransform
 from codemods.capabilities import (
     COMPILED_FOR_DTYPE, PER_OPERAND_PRECISION_LOWERED, PRECISIONS, PRIMITIVES, UNIMPLEMENTED, Level, Version,
@@ -95,15 +90,11 @@ BATCHED_DOT_UNLOWERED: Backends = frozenset({"triton"})
 PALLAS_DOT = ("jax.experimental.pallas.dot", f"{_TRITON}.dot")
 # When `pl.dot` stopped existing: JAX150's row, the one place that fact is kept (the triton dot stays).
 PALLAS_DOT_ROW = next(row for row in api_changes.TABLE if row.code == "JAX150")
-_MAX_DEPTH = 6  # how far a value is followed through parameters, variables and returns
-
-
-class _Unknown(Exception):
-    """A value the analysis cannot bound; the message says why."""
 
 
 class PerOperandPrecision(JaxTransform):
     def plan(self) -> None:
+        self._values = PrecisionValues(self.module, self.analysis.kernels)
         self._fixes: dict[ast.expr, _Use] = {}
         self._kernel_precisions: set[ast.expr] = set()
         self._notes: dict[object, tuple[list[ast.expr], str]] = {}  # one [manual] per source, with its uses
@@ -173,8 +164,8 @@ class PerOperandPrecision(JaxTransform):
         if note is None or name in _TRITON_OPS:
             return  # (Triton's own ops run in Triton kernels only, which lower any precision)
         try:
-            values = self._possible_values(value, _MAX_DEPTH, set())
-        except _Unknown as unknown:  # never silent: it may be a pair, or a scalar Mosaic TPU rejects
+            values = self._values.possible(value)
+        except Unbounded as unknown:  # never silent: it may be a pair, or a scalar Mosaic TPU rejects
             self.report(call, Kind.MANUAL, f"{display(name)}: precision `{one_line(self.module.segment(value))}` is not "
                         f"a literal ({unknown}) and {note}; {self._unless_a_scalar(op)}")
             return
@@ -301,11 +292,11 @@ class PerOperandPrecision(JaxTransform):
             if parsed is NONE:
                 continue
             try:
-                rejected = [(found, literal) for found, literal in self._possible_values(keyword.value, _MAX_DEPTH, set())
+                rejected = [(found, literal) for found, literal in self._values.possible(keyword.value)
                             if isinstance(literal, PrecisionLiteral)
                             and not (len(set(literal.levels)) == 1 and literal.levels[0] in accepted)]
-            except _Unknown as unknown:
-                rejected = [(found, literal) for found, literal in self._flowing_pairs(keyword.value)
+            except Unbounded as unknown:
+                rejected = [(found, literal) for found, literal in self._values.pairs_flowing_into(keyword.value)
                             if not (len(set(literal.levels)) == 1 and literal.levels[0] in accepted)]
                 if not rejected and (self._linked_scalar(keyword, accepted) or self._handed_here(keyword)):
                     continue  # the whole-program link knows every value it passes: scalars that lower, or a pair
@@ -337,8 +328,8 @@ class PerOperandPrecision(JaxTransform):
         `precision=prec`) can be a per-operand pair of Precision members: then it is a precision
         whatever the parameter is called. Strings are left out (`dtype="float32"` is no precision)."""
         try:
-            values = self._possible_values(value, _MAX_DEPTH, set())
-        except _Unknown:
+            values = self._values.possible(value)
+        except Unbounded:
             return False
         return any(isinstance(literal, PrecisionLiteral) and literal.is_pair
                    and all(string_value(element, self.module) is None for element in literal.elements)
@@ -419,9 +410,9 @@ class PerOperandPrecision(JaxTransform):
         # Not a value we may rewrite where it is written: follow it through the module, and say
         # something only if it can really reach the kernel as a precision the lowering rejects.
         try:
-            rejected = [(source, literal) for source, literal in self._possible_values(value, _MAX_DEPTH, set())
+            rejected = [(source, literal) for source, literal in self._values.possible(value)
                         if isinstance(literal, PrecisionLiteral) and self._target_level(op.kind, literal) is not None]
-        except _Unknown as unknown:
+        except Unbounded as unknown:
             why = f"{sources} ({unknown}): {self._unless_a_scalar(op)}"
         else:
             if not rejected:
@@ -544,126 +535,6 @@ class PerOperandPrecision(JaxTransform):
             if bindings:
                 return tuple(id(binding) for binding in bindings)
         return value
-
-    # -- following a value through the module --
-
-    def _possible_values(self, value: ast.expr, depth: int, seen: set[int]) -> list[tuple[ast.expr, Parsed]]:
-        """Every precision `value` can be, with where it is written. Raises _Unknown."""
-        parsed = parse_precision(value, self.module)
-        if parsed is not None:
-            return [(value, parsed)]
-        if depth <= 0 or id(value) in seen:
-            raise _Unknown("it is followed too far") if depth <= 0 else _Unknown("it depends on itself")
-        seen = seen | {id(value)}
-        if isinstance(value, ast.IfExp):
-            return [*self._possible_values(value.body, depth - 1, seen),
-                    *self._possible_values(value.orelse, depth - 1, seen)]
-        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == 2:
-            # `(FAST, P.HIGHEST)` with FAST set two ways: every pair its elements can make.
-            first, second = (self._possible_values(element, depth - 1, seen) for element in value.elts)
-            return [(value, PrecisionLiteral((a.levels[0], b.levels[0]), value.elts))  # type: ignore[arg-type]
-                    for (_, a), (_, b) in itertools.product(first, second)
-                    if isinstance(a, PrecisionLiteral) and isinstance(b, PrecisionLiteral)
-                    and not a.is_pair and not b.is_pair]
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
-            functions = [b.node for b in self.module.bindings(value.func) if isinstance(b.node, ast.FunctionDef)]
-            if len(functions) == 1:
-                return [found for returned in returned_values(functions[0])
-                        for found in self._possible_values(returned, depth - 1, seen)]
-        preset = dot_algorithm(value, self.module)
-        if preset is not None:  # what it becomes depends on the op and operands, which the value does not show
-            raise _Unknown(f"it can be {preset.describe()}, a dot algorithm preset, which Mosaic TPU kernels "
-                           "reject; JAX001 rewrites one written at the dot call itself")
-        if not isinstance(value, ast.Name):
-            imported = _imported_module(value, self.module)
-            if imported is not None:  # `compat.MIXED`
-                raise _Unknown(f"`{one_line(self.module.segment(value))}` is read from the imported `{imported}`; a "
-                               "precision is followed within its own module only")
-            raise _Unknown(f"`{one_line(self.module.segment(value))}` is computed")
-        bindings = self.module.bindings(value)
-        if not bindings:
-            raise _Unknown(f"`{value.id}` comes from outside this module")
-        found: list[tuple[ast.expr, Parsed]] = []
-        for binding in bindings:
-            if binding.value is not None:
-                found += self._possible_values(binding.value, depth - 1, seen)
-            elif binding.is_parameter:
-                found += [v for source in self._arguments_for(binding.node) for v in
-                          self._possible_values(source, depth - 1, seen)]
-            elif isinstance(binding.statement, ast.ImportFrom):
-                origin = "." * binding.statement.level + (binding.statement.module or "")
-                raise _Unknown(f"`{value.id}` is imported from `{origin}`; a precision is followed within its own module only")
-            else:
-                raise _Unknown(f"`{value.id}` is set in a way this analysis does not follow")
-        return found
-
-    def _arguments_for(self, param: ast.arg) -> list[ast.expr]:
-        """What a parameter can be: its default, its partial() bindings, and the arguments of every
-        call of its function in this module. Raises _Unknown where callers may be elsewhere."""
-        function = self.module.parent[self.module.parent[param]]
-        if isinstance(function, ast.Lambda):
-            raise _Unknown("it is a lambda's parameter")
-        values = self._bound_values(function, param)
-        references = self.module.references_to(function)
-        kernels = self.analysis.kernels
-        if not references and (not values or function in kernels.kernels and function not in kernels.direct
-                               and self._default_unwritten(function, param)):
-            # nothing here calls it (a helper other modules' kernels call): they set it, a default
-            # of None is only what they leave out
-            raise _Unknown(f"`{param.arg}` is a parameter of `{function.name}`, whose callers are outside this module")
-        partial_callees = {binding.args[0] for bindings in self.analysis.kernels.partial_bindings.values()
-                           for binding in bindings if binding.args}
-        for reference in references:
-            call = self.module.parent.get(reference)
-            if not (isinstance(call, ast.Call) and call.func is reference):
-                if reference not in partial_callees:
-                    raise _Unknown(f"`{function.name}` is passed around, so not every call of it is in view")
-                continue
-            if has_star(call):
-                raise _Unknown(f"a call of `{function.name}` passes *args or **kwargs")
-            argument = argument_for(call, function, param)
-            if argument is not None:
-                values.append(value_of(argument))
-            elif default_value(function, param) is None:
-                raise _Unknown(f"a call of `{function.name}` leaves `{param.arg}` out")
-        return values
-
-    def _flowing_pairs(self, value: ast.expr) -> list[tuple[ast.expr, PrecisionLiteral]]:
-        """The pairs written as tuples or lists that the value flow carries into `value` (through
-        partials, containers and calls the precision walk above cannot follow)."""
-        flow = self.analysis.kernels.flow
-        found = []
-        for held in flow.of(value) if flow is not None else ():
-            origin = getattr(held, "origin", None)
-            if isinstance(origin, (ast.Tuple, ast.List)):
-                literal = parse_precision(origin, self.module)
-                if isinstance(literal, PrecisionLiteral):
-                    found.append((origin, literal))
-        return found
-
-    def _passed_by_callers(self, function: FunctionNode, param: ast.arg) -> bool:
-        """Whether its callers set `param` (not only its default): a call of `function` in this
-        module passes it, or nothing here calls it (kernel code other modules' kernels call) and its
-        default is None or absent (a written default is what it runs with where they leave it out)."""
-        if isinstance(function, ast.Lambda):
-            return False
-        references = self.module.references_to(function)
-        if not references:  # only what they pass can make it other than its default, unless that is written
-            return self._default_unwritten(function, param)
-        return any(isinstance(call := self.module.parent.get(reference), ast.Call) and call.func is reference
-                   and argument_for(call, function, param) is not None for reference in references)
-
-    def _default_unwritten(self, function: FunctionNode, param: ast.arg) -> bool:
-        """`param` has no default, or None: what it runs with is what its callers pass."""
-        default = default_value(function, param)
-        return default is None or parse_precision(default, self.module) is NONE
-
-    def _bound_values(self, function: FunctionNode, param: ast.arg) -> list[ast.expr]:
-        """What the module itself binds a parameter to: functools.partial(function, name=...) and its default."""
-        values = [keyword.value for binding in self.analysis.kernels.partial_bindings.get(function, ())
-                  for keyword in binding.keywords if keyword.arg == param.arg]
-        default = default_value(function, param)
-        return values if default is None else [*values, default]
 
     def _schedule(self, source: ast.expr, literal: PrecisionLiteral, name: str, op: Op, call: ast.Call) -> None:
         level = self._target_level(op.kind, literal)
@@ -790,10 +661,10 @@ class PerOperandPrecision(JaxTransform):
     def _parameter_sources(self, param: ast.arg, kernel: FunctionNode, call: ast.Call) -> Sources:
         """A kernel parameter: the values bound by functools.partial(kernel, ...) and its default
         (a constant there is rewritten where it is set, as at the op)."""
-        values = self._bound_values(kernel, param)
+        values = self._values.bound_values(kernel, param)
         if not values:
             return "is a kernel parameter whose value is not bound in this module"
-        if kernel not in self.analysis.kernels.direct and self._passed_by_callers(kernel, param):
+        if kernel not in self.analysis.kernels.direct and self._values.passed_by_callers(kernel, param):
             # a helper (`mm(a, b, precision=precision)` in a kernel): its callers set it
             return "is a parameter its callers set"
         sources: list[tuple[ast.expr, PrecisionLiteral]] = []
@@ -821,13 +692,6 @@ def _gives_preferred_type(call: ast.Call, precision: ast.expr) -> bool:
     if find_arg(call, None, ("preferred_element_type",)) is not None:
         return True
     return precision in call.args and call.args.index(precision) < len(call.args) - 1
-
-
-def _imported_module(value: ast.expr, module: ModuleIndex) -> Optional[str]:
-    """What the root of an attribute (`compat` of `compat.MIXED`) imports; None if it is no import."""
-    root = root_name(value) if isinstance(value, ast.Attribute) else None
-    return None if root is None else \
-        next((binding.imported for binding in module.bindings(root) if binding.imported is not None), None)
 
 
 def _precision_arg(call: ast.Call, op: Op, shift: int) -> Optional[Argument]:
