@@ -275,7 +275,7 @@ class PerOperandPrecision(JaxTransform):
             if isinstance(parsed, PrecisionLiteral) and how in (BOUND, WRAPPED):
                 if len(set(parsed.levels)) == 1 and parsed.levels[0] in accepted:
                     continue
-                if self._fixed_by_the_link(source):
+                if self.analysis.facts.flow.fixed_where_written((source.lineno, source.col_offset), OPS):
                     continue  # `_plan_flow_origins`: the level the ops it reaches need, every reader known
                 shared = ", ".join(self.flow_readers(source))
                 if shared:  # the link sees plain XLA code read it too (`CFG = Config(precision=PAIR)`)
@@ -298,9 +298,8 @@ class PerOperandPrecision(JaxTransform):
             except Unbounded as unknown:
                 rejected = [(found, literal) for found, literal in self._values.pairs_flowing_into(keyword.value)
                             if not (len(set(literal.levels)) == 1 and literal.levels[0] in accepted)]
-                if not rejected and (self._linked_scalar(keyword, accepted) or self._handed_here(keyword)):
-                    continue  # the whole-program link knows every value it passes: scalars that lower, or a pair
-                    # that `_plan_handed` says where it is written and who else reads it
+                if not rejected and self._known_to_the_link(keyword, accepted):
+                    continue
                 if not rejected:
                     self.report(keyword.value, Kind.MANUAL, f"precision `{one_line(self.module.segment(keyword.value))}` "
                                 f"reaches {where} ({unknown}): Mosaic TPU rejects it there unless it is a single scalar "
@@ -315,13 +314,17 @@ class PerOperandPrecision(JaxTransform):
                 self.report(found, Kind.MANUAL, f"precision {literal.describe()} reaches {where} (passed on line {line}): "
                             f"Mosaic TPU rejects it there{advice}{shared}")
 
-    def _linked_scalar(self, keyword: ast.keyword, accepted: frozenset) -> bool:
-        """The link found only scalar precisions that lower (or None) passed by `keyword` (`mlp(x, w,
-        precision=blocks.MLP_PRECISION)`, `blocks.MLP_PRECISION` a `"bfloat16"` of another module)."""
+    def _known_to_the_link(self, keyword: ast.keyword, accepted: frozenset) -> bool:
+        """The whole-program link knows every value `keyword` passes: only scalar precisions that lower
+        (or None: `mlp(x, w, precision=blocks.MLP)`, `blocks.MLP` a `"bfloat16"` of another module), or
+        a pair `_plan_handed` says where it is written and who else reads it."""
         call = self.module.parent.get(keyword)
-        levels = self.analysis.facts.flow.scalar_levels((call.lineno, call.col_offset), keyword.arg) \
-            if isinstance(call, ast.Call) and keyword.arg else None
-        return levels is not None and all(Level[level] in accepted for level in levels)
+        if not isinstance(call, ast.Call) or not keyword.arg:
+            return False
+        flow, site = self.analysis.facts.flow, (call.lineno, call.col_offset)
+        levels = flow.scalar_levels(site, keyword.arg)
+        return levels is not None and all(Level[level] in accepted for level in levels) \
+            or flow.handed_at(site, keyword.arg)
 
     def _carries_a_pair(self, value: ast.expr) -> bool:
         """Whether a value bound to another name (`partial(kernels.body, prec=PAIR)`, the body's
@@ -500,18 +503,6 @@ class PerOperandPrecision(JaxTransform):
         owner, dot, _ = written.rpartition(".")
         if named in ("tuple", "Tuple") and dot:
             self.replace(fix, annotation, owner)
-
-    def _handed_here(self, keyword: ast.keyword) -> bool:
-        call = self.module.parent.get(keyword)
-        return isinstance(call, ast.Call) and any(
-            handed.site == (call.lineno, call.col_offset) and handed.keyword == keyword.arg
-            for handed in self.analysis.facts.flow.handed)
-
-    def _fixed_by_the_link(self, literal: ast.expr) -> bool:
-        """The link found every reader of this pair literal: the followed calls of Mosaic TPU kernels."""
-        site = (literal.lineno, literal.col_offset)
-        return any(origin.site == site and origin.reaches and not origin.readers
-                   and any(callee in OPS for _, _, callee in origin.reaches) for origin in self.analysis.facts.flow.origins)
 
     def _is_module_constant(self, value: ast.expr) -> bool:
         bindings = self.module.bindings(value) if isinstance(value, ast.Name) else []
