@@ -16,9 +16,9 @@ import ast
 import itertools
 from typing import Optional
 
-from codemods.analysis.kernel_scope import KernelScope, argument_for, default_value
+from codemods.analysis.kernel_scope import KernelScope, argument_for, default_value, passed_for
 from codemods.analysis.module import FunctionNode, ModuleIndex
-from codemods.analysis.names import has_star, one_line, root_name, value_of
+from codemods.analysis.names import has_star, one_line, root_name
 from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision
 from codemods.analysis.presets import dot_algorithm
 from codemods.analysis.value_flow import returned_values
@@ -105,7 +105,7 @@ class PrecisionValues:
                             "module")
         partial_callees = {binding.args[0] for bindings in kernels.partial_bindings.values()
                            for binding in bindings if binding.args}
-        for reference in references:
+        for reference in references:  # every call of it in view, each passing it (or its default stands)
             call = self.module.parent.get(reference)
             if not (isinstance(call, ast.Call) and call.func is reference):
                 if reference not in partial_callees:
@@ -113,12 +113,9 @@ class PrecisionValues:
                 continue
             if has_star(call):
                 raise Unbounded(f"a call of `{function.name}` passes *args or **kwargs")
-            argument = argument_for(call, function, param)  # type: ignore[arg-type]
-            if argument is not None:
-                values.append(value_of(argument))
-            elif default_value(function, param) is None:  # type: ignore[arg-type]
+            if argument_for(call, function, param) is None and default_value(function, param) is None:  # type: ignore[arg-type]
                 raise Unbounded(f"a call of `{function.name}` leaves `{param.arg}` out")
-        return values
+        return [*values, *passed_for(self.module, function, param)]  # type: ignore[arg-type]
 
     def bound_values(self, function: FunctionNode, param: ast.arg) -> list[ast.expr]:
         """What the module itself binds a parameter to: functools.partial(function, name=...) and its default."""
@@ -136,8 +133,7 @@ class PrecisionValues:
         references = self.module.references_to(function)
         if not references:  # only what they pass can make it other than its default, unless that is written
             return self.default_unwritten(function, param)
-        return any(isinstance(call := self.module.parent.get(reference), ast.Call) and call.func is reference
-                   and argument_for(call, function, param) is not None for reference in references)
+        return bool(passed_for(self.module, function, param))
 
     def default_unwritten(self, function: FunctionNode, param: ast.arg) -> bool:
         """`param` has no default, or None: what it runs with is what its callers pass."""
