@@ -18,6 +18,7 @@ from codemods.analysis.presets import (
 )
 from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell_like, string_value
 from codemods.analysis.precision_values import PrecisionValues, Unbounded
+from codemods.analysis.visible_dtypes import value_dtype
 from codemods.base import JaxTransform
 from codemods.capabilities import (
     COMPILED_FOR_DTYPE, PER_OPERAND_PRECISION_LOWERED, PRECISIONS, PRIMITIVES, UNIMPLEMENTED, Level, Version,
@@ -696,9 +697,8 @@ _NO_LEVEL_COMPILES = object()
 # Ops whose operands lead the call, in order; einsum's follow its subscripts.
 _LEADING_OPERANDS = 2
 _SUBSCRIPTS_FIRST = frozenset({"jax.numpy.einsum"})
-# Spellings of the dtypes a contraction's operand is cast to (through any alias of these modules).
-_DTYPES = {f"{module}.{dtype}": dtype for module in ("jax.numpy", "numpy", "ml_dtypes")
-           for dtype in ("bfloat16", "float32")}
+# The operand dtypes the fixes read: a contraction's operand is cast to one of these.
+_OPERAND_DTYPES = frozenset({"bfloat16", "float32"})
 
 
 def _operands(call: ast.Call, name: str, module: ModuleIndex) -> Optional[list[ast.expr]]:
@@ -711,20 +711,12 @@ def _operands(call: ast.Call, name: str, module: ModuleIndex) -> Optional[list[a
     return operands if len(operands) >= _LEADING_OPERANDS else None
 
 
-def visible_dtype(value: ast.expr, module: ModuleIndex, depth: int = 3) -> Optional[str]:
-    """"bfloat16" or "float32" where the source shows the value is cast to it (`x.astype(jnp.bfloat16)`,
-    `.astype("float32")`, a name bound once to such a value); None where it does not."""
-    if isinstance(value, ast.Name) and depth:
-        bindings = module.bindings(value)
-        bound = bindings[0].value if len(bindings) == 1 else None
-        return None if bound is None else visible_dtype(bound, module, depth - 1)
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "astype"
-            and len(value.args) == 1 and not value.keywords):
-        return None
-    dtype = value.args[0]
-    if isinstance(dtype, ast.Constant) and isinstance(dtype.value, str):
-        return dtype.value if dtype.value in _DTYPES.values() else None
-    return next((_DTYPES[name] for name in module.qualified_names(dtype) if name in _DTYPES), None)
+def visible_dtype(value: ast.expr, module: ModuleIndex) -> Optional[str]:
+    """"bfloat16" or "float32" where the source shows the value has it (analysis/visible_dtypes.py: a
+    cast, a creation with `dtype=`, arithmetic on one, a name bound once to one); None where it shows
+    neither (another dtype is no operand the capability table says anything of)."""
+    dtype = value_dtype(value, module)
+    return dtype if dtype in _OPERAND_DTYPES else None
 
 
 def _dtype_note(op: Op, level: Level, version: Optional[Version]) -> str:
