@@ -146,3 +146,15 @@ def test_pairs_the_value_flow_carries_where_the_walk_stops() -> None:
     assert [written.col_offset for written, _ in found] == sorted(written.col_offset for written, _ in found)
     body = _function(module, "body")
     assert [ast.unparse(value) for value in values.bound_values(body, body.args.args[2])] == ["OPTIONS[mode]"]
+
+
+@pytest.mark.parametrize(("source", "pair"), [
+    ("PAIR = (P.DEFAULT, P.HIGH)\nUSE = PAIR\n", True),
+    ("FAST = P.DEFAULT if compat.fast else P.HIGH\nUSE = [FAST, P.HIGHEST]\n", True),
+    ("USE = P.HIGHEST\n", False),
+    ("USE = ('float32', 'bfloat16')\n", False),  # strings: a dtype pair as much as a precision
+    ("USE = compat.PAIR\n", False),  # not bounded here: the link's to answer
+])
+def test_a_pair_of_precision_members(source: str, pair: bool) -> None:
+    values, module = _values(source)
+    assert values.may_be_a_member_pair(module.module_scope.bindings["USE"][0].value) is pair

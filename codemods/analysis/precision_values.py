@@ -19,7 +19,7 @@ from typing import Optional
 from codemods.analysis.kernel_scope import KernelScope, argument_for, default_value, passed_for
 from codemods.analysis.module import FunctionNode, ModuleIndex
 from codemods.analysis.names import has_star, one_line, root_name
-from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision
+from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, string_value
 from codemods.analysis.presets import dot_algorithm
 from codemods.analysis.value_flow import returned_values
 
@@ -87,6 +87,18 @@ class PrecisionValues:
             else:
                 raise Unbounded(f"`{value.id}` is set in a way this analysis does not follow")
         return found
+
+    def may_be_a_member_pair(self, value: ast.expr) -> bool:
+        """Whether `value` can be a per-operand pair of Precision members, as far as the module shows
+        (`partial(kernels.body, prec=PAIR)`): a precision whatever the parameter it is bound to is
+        called. Strings are left out (`dtype=("float32", "bfloat16")` is no precision)."""
+        try:
+            values = self.possible(value)
+        except Unbounded:
+            return False
+        return any(isinstance(literal, PrecisionLiteral) and literal.is_pair
+                   and all(string_value(element, self.module) is None for element in literal.elements)
+                   for _, literal in values)
 
     def arguments_for(self, param: ast.arg) -> list[ast.expr]:
         """What a parameter can be: its default, its partial() bindings, and the arguments of every

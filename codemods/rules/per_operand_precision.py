@@ -16,7 +16,7 @@ from codemods.analysis.presets import (
     ALGORITHM_ERROR, PRESET_ERROR, PRESET_FIXES, PRESET_MANUAL, PresetValue, dot_algorithm, spell_dtype,
     spell_precision,
 )
-from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell_like, string_value
+from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell_like
 from codemods.analysis.precision_values import PrecisionValues, Unbounded
 from codemods.analysis.visible_dtypes import value_dtype
 from codemods.base import JaxTransform
@@ -257,7 +257,7 @@ class PerOperandPrecision(JaxTransform):
         TPU rejects is a note, and so is any where code there that is no kernel's precision reads it
         too (SHARED). Never passed over silently."""
         bound = [(keyword, mention, how) for keyword, mention, launched, how in self.analysis.kernels.foreign_keywords
-                 if (keyword.arg == "precision" or how in (WRAPPED, SHARED) or self._carries_a_pair(keyword.value))
+                 if (keyword.arg == "precision" or how in (WRAPPED, SHARED) or self._values.may_be_a_member_pair(keyword.value))
                  and (launched & REJECTERS or self.settings.scope is Scope.ALL)]
         values = {keyword.value for keyword, _, _ in bound}
         accepted = accepted_precisions("dot", self.settings.jax_version) \
@@ -326,18 +326,6 @@ class PerOperandPrecision(JaxTransform):
         levels = flow.scalar_levels(site, keyword.arg)
         return levels is not None and all(Level[level] in accepted for level in levels) \
             or flow.handed_at(site, keyword.arg)
-
-    def _carries_a_pair(self, value: ast.expr) -> bool:
-        """Whether a value bound to another name (`partial(kernels.body, prec=PAIR)`, the body's
-        `precision=prec`) can be a per-operand pair of Precision members: then it is a precision
-        whatever the parameter is called. Strings are left out (`dtype="float32"` is no precision)."""
-        try:
-            values = self._values.possible(value)
-        except Unbounded:
-            return False
-        return any(isinstance(literal, PrecisionLiteral) and literal.is_pair
-                   and all(string_value(element, self.module) is None for element in literal.elements)
-                   for _, literal in values)
 
     def matches(self, call: ast.Call) -> bool:
         applied = self.module.applied(call, OPS)
