@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Optional
+from typing import Collection, Optional
 
 from codemods.analysis.summary import Site
 
@@ -81,6 +81,17 @@ class FlowFacts:
         """The precisions a call here passes as `keyword`, where the link knows each to be a scalar (or
         None: no level); None where it does not."""
         return next((levels for at, name, levels in self.scalars if at == site and name == keyword), None)
+
+    def fixed_where_written(self, site: Site, callees: Collection[str]) -> bool:
+        """Whether the link found every reader of the value written here at `site`: followed calls of
+        `callees` in Mosaic TPU kernels, none other (its fix belongs where it is written)."""
+        return any(origin.site == site and origin.reaches and not origin.readers
+                   and any(callee in callees for _, _, callee in origin.reaches) for origin in self.origins)
+
+    def handed_at(self, site: Site, keyword: str) -> bool:
+        """Whether the call here at `site` hands another module's kernel wrapper, as `keyword`, a pair
+        other code reads too (`Handed`: said at the call)."""
+        return any(handed.site == site and handed.keyword == keyword for handed in self.handed)
 
     def sink_at(self, site: Site) -> Optional[SinkAnswer]:
         return self._sinks_by_site.get(site)
