@@ -296,11 +296,11 @@ def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, d
     else:
         files = discovery.discover(paths, excluded, force_exclude=force_exclude, notebooks=notebooks, as_text=True)
     root = discovery.project_root(paths, config.path.parent if config.path else None)
-    if not diff_base and len(paths) == 1 and root is not None and paths[0].is_dir() \
-            and os.path.realpath(paths[0]) == os.path.realpath(root):
+    indexed = discovery.indexed_folder(paths, root)
+    if not diff_base and len(paths) == 1 and paths[0].is_dir() and os.path.realpath(paths[0]) == os.path.realpath(indexed):
         project = files  # `jax-codemod .` at the root: the run's walk is the project's (not walked twice)
     else:
-        project = discovery.project_files(root, excluded, notebooks, files)
+        project = discovery.project_files(indexed, excluded, notebooks, files)
     anchor = root if root is not None else config.root  # the project's root: the same shards from any folder
     return [f for f in files if parsed_shard is None or parsed_shard.holds(f, anchor)], project, root
 
