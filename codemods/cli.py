@@ -90,7 +90,7 @@ def fix(
     executor: Optional[str] = typer.Option(
         None, "--executor", envvar="JAX_CODEMOD_EXECUTOR", metavar="local|dask://HOST:PORT",
         help="Where each file's rules run: local processes (default), or the workers of a Dask scheduler, which "
-        "read the files at the same paths (pip install 'jax-codemod[dask]'; docs/executors.md)."),
+        "read the files at the same paths (the `dask` extra; docs/executors.md)."),
     jax_version: Optional[str] = typer.Option(
         None, "--jax-version", help="Target jax release (default: the config's, else the project's environment's, "
         "else the tool's, else the project's pin)."
@@ -692,8 +692,10 @@ def server(
     except ModuleNotFoundError as error:
         if (error.name or "").split(".")[0] not in ("pygls", "lsprotocol", "cattrs", "attrs"):
             raise
+        from codemods.extras import install_command
+
         sys.stderr.write(f"error: `jax-codemod server` needs pygls and lsprotocol ({error.name} is missing): "
-                         "pip install 'jax-codemod[server]'\n")
+                         f"{install_command('server')}\n")
         raise typer.Exit(EXIT_ERRORS)
     language_server.main()
 
