@@ -577,7 +577,7 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
     # file's fix of it, as `fix` writes it, answers the call. Shown (or written) first.
     origins = _written_elsewhere(by_file, index, project, rules, settings)
     origin_rules = {origin.resolve(): code for origin, (code, _, _) in origins.items()}  # a placed file's too
-    fixed_where_written, unsafe_where_written, left = _fix_where_written(
+    fixed_where_written, unsafe_where_written, silenced_where_written, left = _fix_where_written(
         origins, {path.resolve() for path in by_file}, index, rules, settings, root, write=write and not unplaced,
         out=out, err=err, results=results)
     pending = pending or left
@@ -651,12 +651,16 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                 silencers = sorted({at[0] for finding in answer + elsewhere if _key(finding) not in kept
                                     and (at := silencing(finding, rules[code], comments, covers)) is not None})
                 for at in silencers:
-                    comment = source[at - 1]
-                    comment = comment[comment.rfind("#", 0, comment.find("jax-codemod:")):].strip()
                     where = "" if at == line else f" (on line {at}, where its fix goes)"
-                    err.write(f"{located(line)}: {code}: suppressed by `{comment}`{where}: the error stays; remove "
-                              f"the comment (or {code} from it) and run explain again to fix it\n")
-                if silencers:
+                    err.write(f"{located(line)}: {code}: suppressed by `{_comment(source, at)}`{where}: the error "
+                              f"stays; remove the comment (or {code} from it) and run explain again to fix it\n")
+                # (where the value it is given is written, in another file)
+                silenced_there = [] if live else silenced_where_written.get((path, line), [])
+                for comment, at in silenced_there:
+                    err.write(f"{located(line)}: {code}: the value it is given is written in {at}, where "
+                              f"`{comment}` suppresses its fix: the error stays; remove the comment (or {code} "
+                              "from it) and run explain again to fix it\n")
+                if silencers or silenced_there:
                     pending = True
                 elif any(finding.fix is not None for finding in live):
                     continue  # fixed, or its fix is shown below
@@ -739,15 +743,17 @@ def _written_elsewhere(by_file: Mapping[Path, Mapping[str, set[int]]], index, pr
 
 def _fix_where_written(origins: Mapping[Path, tuple[str, set[int], list]], placed: set[Path], index,
                        rules: Mapping[str, Rule], settings: Settings, root: Path, *, write: bool, out: BinaryIO,
-                       err: TextIO, results: Optional[list]) -> tuple[dict, dict, bool]:
+                       err: TextIO, results: Optional[list]) -> tuple[dict, dict, dict, bool]:
     """Fix the values `_written_elsewhere` found, in their files (only those lines): each placed
-    call's places, fixed and unsafe (not applied), as `path:line`; and whether a fix is left to apply.
-    A file the log also places an error in is shown and written once, with the rest of its fixes."""
+    call's places, fixed and unsafe (not applied), as `path:line`, and the comments that suppress
+    a fix there, (comment, `path:line`); and whether a fix is left to apply. A file the log also
+    places an error in is shown and written once, with the rest of its fixes."""
     from codemods.engine import runner
     from codemods.engine.report import file_diff, fix_diff, in_cell, render_findings
 
     fixed: dict[tuple[Path, int], list[str]] = {}
     unsafe: dict[tuple[Path, int], list[str]] = {}
+    silenced: dict[tuple[Path, int], list[tuple[str, str]]] = {}
     left = False
     for origin, (code, lines, calls) in origins.items():
         raw = origin.read_bytes()
@@ -760,6 +766,15 @@ def _fix_where_written(origins: Mapping[Path, tuple[str, set[int], list]], place
                 for call in calls:
                     (unsafe if finding.unapplied_fix else fixed).setdefault(call, []).append(
                         f"{origin}:{finding.line}" if cell is None else f"{origin}:cell {cell[0]}:{cell[1]}")
+        if result.suppressed and not notebooks.is_notebook(origin):  # `--add-noqa` on the value: named at the call
+            text = decode(origin, raw).text
+            module = ModuleIndex.parse(text)
+            comments, source = suppressions(text), text.splitlines()
+            covers = reach(comments, module.calls)
+            for finding in rules[code].check(rules[code], ParsedFile(origin, module, settings, facts=index.facts(origin))):
+                at = silencing(finding, rules[code], comments, covers) if finding.line in lines else None
+                for call in calls if at is not None else ():
+                    silenced.setdefault(call, []).append((_comment(source, at[0]), f"{origin}:{at[0]}"))
         if origin.resolve() in placed:
             continue  # shown, and written, with the rest of that file
         if results is not None:
@@ -778,7 +793,13 @@ def _fix_where_written(origins: Mapping[Path, tuple[str, set[int], list]], place
                 out.write(file_diff(result))
                 if refusal is not None:
                     err.write(f"{origin}: not written: {refusal}; the fix is the diff above\n")
-    return fixed, unsafe, left
+    return fixed, unsafe, silenced, left
+
+
+def _comment(source: Sequence[str], line: int) -> str:
+    """The suppression comment on `line` (1-based) of `source`, from the `#` that opens it."""
+    text = source[line - 1]
+    return text[text.rfind("#", 0, text.find("jax-codemod:")):].strip()
 
 
 def _untargeted(code: str, settings: Settings) -> Optional[str]:

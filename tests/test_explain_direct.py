@@ -1108,3 +1108,32 @@ def test_run_with_the_project_fixes_a_helpers_default_a_kernel_elsewhere_leaves_
         placed, f"{helper}:8:36: JAX001 [manual] jnp.dot: precision `precision` can be (DEFAULT, HIGHEST) (set on line "
         "4): Mosaic TPU raises \"Per-operand dot precision unsupported\" for a pair",
         f"{helper}:8: JAX001: no fix can be written for this call: a person must change it, as the finding above says"]
+
+
+HINT_OPS = ("import functools\n\nimport jax\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n\n\n"
+            "def _exp_kernel(x_ref, o_ref, **kw):\n    o_ref[...] = lax.exp(x_ref[...], **kw)\n\n\n"
+            "def exp(x, **kw):\n    return pl.pallas_call(functools.partial(_exp_kernel, **kw), "
+            "out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)\n")
+HINT_MODEL = ("from jax.lax import AccuracyMode\nfrom pkg import ops\n"
+              "OPTS = {\"accuracy\": AccuracyMode.HIGHEST}  # jax-codemod: ignore[JAX002]\n\n\n"
+              "def forward(x):\n    return ops.exp(x, **OPTS)\n")
+
+
+def test_a_value_written_in_another_file_whose_fix_a_comment_suppresses_is_named(tmp_path: Path) -> None:
+    """`jax-codemod --add-noqa` put `# jax-codemod: ignore[JAX002]` on the dict the kernel's hint comes
+    from (model.py). The call's line names the comment there (exit 1); before, it said the rule finds
+    nothing to change and to report the traceback (exit 2)."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "ops.py").write_text(HINT_OPS)
+    (package / "model.py").write_text(HINT_MODEL)
+    ops = package / "ops.py"
+    log = _log(ops, 9, "o_ref[...] = lax.exp(x_ref[...], **kw)", ACCURACY, "_exp_kernel")
+    outcome, err, out = _run(log, tmp_path, project=sorted(package.glob("*.py")))
+    assert (outcome, out) == (Outcome.PENDING, "")
+    assert err.splitlines() == [
+        f"{ops}:9: JAX002: the traceback's `Not implemented: accuracy` comes from this call",
+        f"{ops}:9: JAX002: the value it is given is written in {package / 'model.py'}:3, where "
+        "`# jax-codemod: ignore[JAX002]` suppresses its fix: the error stays; remove the comment (or JAX002 from it) "
+        "and run explain again to fix it"]
