@@ -29,7 +29,7 @@ from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Kind
 from codemods.engine import executors
 from codemods.engine.discovery import discover
-from codemods.engine.fixes import anchor, merge, render, text_edits
+from codemods.engine.fixes import anchor, merge, render, rendered_with_edits
 from codemods.engine.positions import Positions
 from codemods.engine.prefilter import rules_for
 from codemods.engine.report import FileResult
@@ -761,8 +761,8 @@ def _with_own_edits(findings: list[Finding], text: str, path: str) -> list[tuple
             out.append((finding, None))
             continue
         assert finding.fix.plan is not None
-        alone = render(text, finding.fix.plan, path)
-        placed = anchor(replace(finding, fix=replace(finding.fix, edits=text_edits(text, alone))), positions)
+        alone, edits = rendered_with_edits(text, finding.fix.plan, path)
+        placed = anchor(replace(finding, fix=replace(finding.fix, edits=edits)), positions)
         out.append((placed if placed.line == finding.line else replace(placed, silenced_on=finding.line), alone))
     return out
 
