@@ -939,6 +939,42 @@ def test_a_run_without_the_file_a_kernels_value_is_written_in_says_so_at_the_ker
     assert [Path(r.path).name for r in both for f in r.findings] == [value_file]
 
 
+@pytest.mark.parametrize("rule, value, comment, silenced", [
+    ("JAX001", "SCORES = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)", "ignore[JAX001]", True),
+    ("JAX001", "SCORES = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)", "ignore", True),
+    ("JAX001", "SCORES = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)", "ignore[JAX002]", False),
+    ("JAX002", "SCORES = {'accuracy': lax.AccuracyMode.HIGHEST}", "ignore[accuracy-hints]", True),
+    ("JAX002", "SCORES = {'accuracy': lax.AccuracyMode.HIGHEST}", "ignore[JAX001]", False),
+])
+def test_a_value_whose_fix_a_comment_silences_in_a_file_outside_the_run_is_not_said_at_the_kernel(
+        tmp_path: Path, rule: str, value: str, comment: str, silenced: bool) -> None:
+    """`--add-noqa` wrote a suppression comment where the kernel's value is written (a file the run does
+    not process): a run over every file reports nothing, so a run over the kernel's file alone (pre-commit)
+    says nothing either; it said "run the tool on that file too", where the finding is silenced, and
+    never passed. A comment that names another rule silences nothing here."""
+    kernel_line = ("o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=SCORES)" if rule == "JAX001"
+                   else "o_ref[...] = lax.exp(x_ref[...], **SCORES)")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    folder = _write(tmp_path, "pkg", {"consts.py": f"from jax import lax\n{value}  # jax-codemod: {comment}\n",
+                                      "ops.py": _kernel(f"""
+        from jax import lax
+        from pkg.consts import SCORES
+
+        def body(x_ref, o_ref):
+            {kernel_line}
+
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """)})
+    settings = Settings((0, 12, 0, 1), unsafe_fixes=True)
+    both = run([folder / "ops.py", folder / "consts.py"], registry.select([rule]), settings, jobs=1,
+               project=discover([tmp_path]))
+    fixed = Kind.FIXED if rule == "JAX001" else Kind.DROPPED  # (JAX002 drops the hint)
+    assert [f.kind for r in both for f in r.findings] == ([] if silenced else [fixed])
+    [alone] = run([folder / "ops.py"], registry.select([rule]), settings, jobs=1, project=discover([tmp_path]))
+    assert [(f.kind, f.line) for f in alone.findings] == ([] if silenced else [(Kind.MANUAL, 10)])
+
+
 @pytest.mark.parametrize("written, finding", [
     ("P = lax.Precision.HIGHEST", False), ("P = 'bfloat16'", False), ("P = None", False),
     ("P = getattr(lax.Precision, NAME)", True), ("P = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)", True),
