@@ -95,6 +95,26 @@ def test_the_names_that_reach_a_needy_one(tmp_path: Path, newline: str) -> None:
     assert index._needy_names(index._modules["m"]) == ["mm", "body", "decorated", "via_helper", "k", "BODIES", "make"]
 
 
+SAYS_PALLAS = "from jax.experimental import pallas as pl\n"
+
+
+@pytest.mark.parametrize("others, searched", [
+    ({}, False),  # a lone file: no other module can say anything of it
+    ({"other.py": "x = 1\n"}, True),
+    ({"m.py": SAYS_PALLAS + REACHING + "\nimport m\n"}, True),  # it imports itself: its launch helpers are imported ones
+])
+def test_a_lone_module_is_not_searched(tmp_path: Path, others: dict, searched: bool) -> None:
+    """A project of one module that imports none of the project has empty facts, found without
+    parsing it for its needy names (a lone file's run: docs/speed.md); any other module, or an
+    import of itself, and the search runs."""
+    (tmp_path / "m.py").write_text(SAYS_PALLAS + REACHING)  # a kernel module, whose needy names others may launch
+    for name, text in others.items():
+        (tmp_path / name).write_text(text)
+    index = ProjectIndex(sorted(tmp_path.glob("*.py")), read_bytes)
+    assert index.facts(tmp_path / "m.py") == project.ModuleFacts()
+    assert (index._modules["m"].needy is not None) is searched
+
+
 def test_learnt_is_a_bool(tmp_path: Path) -> None:
     """`learnt()` answers False before anything is computed and True after a fact is (a bool, as
     its signature says: the runner keeps the state when it is true)."""
