@@ -285,3 +285,17 @@ def test_a_modules_words_are_its_identifiers_and_its_numbers_whole() -> None:
     a non-ASCII letter included) separates."""
     code = "def f(x_ref, o2):\n    y = 0x1f + 3j  # café_au name\n".encode()
     assert _words(code) == {b"def", b"f", b"x_ref", b"o2", b"y", b"0x1f", b"3j", b"caf", b"_au", b"name"}
+
+
+def test_a_module_no_import_statement_can_name_is_not_imported(tmp_path: Path) -> None:
+    """`_may_be_imported`: a golden's `case.in.py` is never imported (`import case.in` does not
+    parse), though a module says `in` in its import lines and its code; so, in a repository of
+    goldens, their launch helpers are not looked for on each run of one file (docs/speed.md).
+    Its twin `case.py`, which `user` imports, may be."""
+    launcher = SAYS_PALLAS + "\n\ndef run(body):\n    return pl.pallas_call(body)\n"
+    (tmp_path / "case.in.py").write_text(launcher)
+    (tmp_path / "case.py").write_text(launcher)
+    (tmp_path / "user.py").write_text("import os  # used in tests\nimport case\n\nfor _ in []:\n    pass\n")
+    index = ProjectIndex(sorted(tmp_path.glob("*.py")), read_bytes)
+    assert {name: index._may_be_imported(module) for name, module in index._modules.items()} == \
+        {"case": True, "case.in": False, "user": False}
