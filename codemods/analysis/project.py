@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 import bisect
 import hashlib
+import keyword
 import os
 import re
 import sys
@@ -821,6 +822,8 @@ class ProjectIndex:
 
     def _facts_of(self, module: _Module) -> ModuleFacts:
         self._depend(module.name, CONTENT)
+        if len(self._modules) == 1 and not self._imports_project(module):
+            return ModuleFacts()  # a lone file (pre-commit's script, an editor's): no other module says anything of it
         raw = self._bytes(module)
         wrappers = self._imported_precision_wrappers(module)
         if KERNEL_MARKER not in raw and not self._in_kernel_land(module.name):
@@ -1600,8 +1603,12 @@ class ProjectIndex:
         imports and its code. Only then can a module that never says pallas launch with a launcher
         it defines: a module nothing imports (a script, a benchmark, a test's kernel, a notebook)
         is not analysed for launch helpers (in a repository of kernel scripts, every one was, on
-        each run of one file)."""
-        last = module.name.rpartition(".")[2]  # (a notebook's, "ipynb>", is no name an import says)
+        each run of one file). Nor is one that no import statement can name: a golden's
+        `case.in.py` (every module whose import lines and code say `in` was taken for its importer),
+        a notebook's `<name>.ipynb>`."""
+        if not all(part.isidentifier() and not keyword.iskeyword(part) for part in module.name.split(".")):
+            return False
+        last = module.name.rpartition(".")[2]
         return bool(self._importers_saying({last.encode()}, (last,), exclude=module, limit=0))
 
     def _imported_names(self, module: _Module, shallow: bool) -> set[str]:

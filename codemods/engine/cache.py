@@ -35,7 +35,6 @@ import marshal
 import os
 import stat
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -170,6 +169,8 @@ class ResultCache:
 
     @staticmethod
     def _write_bytes(entry: Path, data: bytes) -> None:
+        import tempfile  # here: a run that writes nothing (`--no-cache`) never imports it (nor random)
+
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             fd, temporary = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
