@@ -48,6 +48,7 @@ from codemods.analysis.kernel_scope import (
 from codemods.analysis.flow_facts import FlowFacts
 from codemods.analysis.graph import closure
 from codemods.analysis.link import link
+from codemods.analysis.moved_sites import moved_answers, site_moves
 from codemods.analysis.summary import ModuleSummary, as_data, from_data, summarise_tree
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex, import_binding
 from codemods.analysis.names import root_name
@@ -280,6 +281,7 @@ class ProjectIndex:
         self._by_top: Optional[dict[str, list[str]]] = None  # a top-level name -> its modules (`_link_scope`)
         self._named_tops: dict[str, set[str]] = {}  # see `_tops_named`
         self._unchanged_since_kept = False  # no module changed since the state restored (see `restore`)
+        self._kept_summaries: dict[str, tuple[tuple, bytes]] = {}  # see `restore`
 
     def module_of(self, path: "Path | str") -> Optional[str]:
         """The name of the project's module at `path` (None if it is none of them)."""
@@ -326,17 +328,42 @@ class ProjectIndex:
         self._flow_key, self._learnt = self._flow_key_of(start | self._flow_read, follows), True
 
     def _take_kept_flow(self, start: frozenset[str], follows: Mapping) -> bool:
-        """Take the restored state's answers (linked from `start`) if nothing they read changed."""
+        """Take the restored state's answers (linked from `start`) if nothing they read changed, or
+        if the edits only moved the sites of the modules they read (see moved_sites.py)."""
         kept_key, kept_flow, kept_read, kept_scope = self._kept_flow
+        read = start | kept_read
+        moves: dict[str, dict] = {}
         # (no module changed: the answers kept are these, as a state is kept per set of rules run)
-        if not kept_key or not (self._unchanged_since_kept or kept_key == self._flow_key_of(start | kept_read, follows)):
+        if not kept_key:
             return False
+        if not self._unchanged_since_kept and kept_key != self._flow_key_of(read, follows):
+            moves = self._moved_sites(read)
+            if not moves or kept_key != self._flow_key_of(read, follows, {name: self._kept_summaries[name][1]
+                                                                           for name in moves}):
+                return False
         try:
-            self.flow = {name: FlowFacts.from_data(data) for name, data in kept_flow.items()}
+            flow = {name: FlowFacts.from_data(data) for name, data in kept_flow.items()}
         except ValueError:
             return False  # of another shape: linked again
-        self._flow_key, self._flow_read, self._flow_scope = kept_key, kept_read, kept_scope
+        self.flow = moved_answers(flow, moves) if moves else flow
+        self._flow_key = self._flow_key_of(read, follows) if moves else kept_key
+        self._flow_read, self._flow_scope = kept_read, kept_scope
         return True
+
+    def _moved_sites(self, names: frozenset[str]) -> dict[str, dict]:
+        """Of the modules `names` whose summary changed since the restored state, where each site
+        went (`site_moves`); empty where any changed otherwise."""
+        moves = {}
+        for name in names & self._kept_summaries.keys():
+            data, kept_hash = self._kept_summaries[name]
+            module = self._modules[name]
+            if self._summary_hash(module) != kept_hash:
+                summary = self._flow_summary(module)
+                moved = site_moves(data, as_data(summary)) if summary is not None else None
+                if moved is None:
+                    return {}
+                moves[name] = moved
+        return moves
 
     @property
     def flow_modules(self) -> frozenset[str]:
@@ -430,11 +457,14 @@ class ProjectIndex:
             found = self._named_tops[name] = found & self._tops
         return found
 
-    def _flow_key_of(self, names: "frozenset[str] | set[str]", follows: Mapping) -> str:
+    def _flow_key_of(self, names: "frozenset[str] | set[str]", follows: Mapping,
+                     hashes: Mapping[str, bytes] = {}) -> str:
         """What a link's answers are kept by: the summaries of the modules it read (all it reads of
         them: an edit that leaves a summary as it was, a comment or a blank line at the end of the
-        module, links nothing), and the calls it followed."""
-        return _hash((sorted((name, self._summary_hash(self._modules[name])) for name in names if name in self._modules),
+        module, links nothing), and the calls it followed. `hashes`: summary hashes to read instead
+        of some modules' own (the restored state's)."""
+        return _hash((sorted((name, hashes.get(name) or self._summary_hash(self._modules[name]))
+                             for name in names if name in self._modules),
                       sorted(follows.items()))).hex()
 
     def _summary_hash(self, module: _Module) -> bytes:
@@ -576,6 +606,9 @@ class ProjectIndex:
         if state is None:
             return set(self._modules)
         changed = self.changed(state) if changed is None else changed
+        # (a changed module's summary as it was: an edit that only moved its sites moves the answers, see `link_flow`)
+        self._kept_summaries = {name: (data, summary_hash or _hash(data)) for name in changed
+                                if (kept := state.summaries.get(name)) is not None for _, data, summary_hash in [kept]}
         self._kept_flow = (state.flow[0], state.flow[1], frozenset(state.flow[2]),
                            frozenset(state.flow[3]) if state.flow[3] is not None else None)
         for name, (content, data, summary_hash) in state.summaries.items():  # kept while its module's bytes are
