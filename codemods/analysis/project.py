@@ -47,6 +47,7 @@ from codemods.analysis.kernel_scope import (
 )
 from codemods.analysis.flow_facts import FlowFacts
 from codemods.analysis.graph import closure
+from codemods.analysis.kept_summaries import KeptSummaries
 from codemods.analysis.link import link
 from codemods.analysis.moved_sites import moved_answers, site_moves
 from codemods.analysis.summary import ModuleSummary, as_data, from_data, summarise_tree
@@ -58,6 +59,7 @@ from codemods.engine.rule import WORD_BYTES
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NOT_SUMMARISED = object()
+_KEPT = object()  # a module's summary is the restored state's (`KeptSummaries`), read when asked for
 
 _MAX_REFERRERS = 16  # see ProjectIndex._referrers
 _MAX_CYCLE_ROUNDS = 8  # see ProjectIndex._fact_through_cycles
@@ -131,8 +133,7 @@ class ProjectState:
     parts: dict[_Dependency, object] = field(default_factory=dict)
     tables: tuple = (None, None, None)  # (importers by word, kernel land, launching modules), each if built
     table_dependencies: frozenset = frozenset()  # of kernel land
-    # name -> (content hash, as_data, the data's hash if worked out: ProjectIndex._summary_hash)
-    summaries: dict[str, tuple] = field(default_factory=dict)
+    summaries: KeptSummaries = field(default_factory=KeptSummaries)
     # The link's answers (name -> FlowFacts.as_data) with the key of what they were linked from, the
     # modules it read on demand (beyond those it started from) and what it started from (None:
     # `linked`; else a run's `_link_scope`).
@@ -281,7 +282,8 @@ class ProjectIndex:
         self._by_top: Optional[dict[str, list[str]]] = None  # a top-level name -> its modules (`_link_scope`)
         self._named_tops: dict[str, set[str]] = {}  # see `_tops_named`
         self._unchanged_since_kept = False  # no module changed since the state restored (see `restore`)
-        self._kept_summaries: dict[str, tuple[tuple, bytes]] = {}  # see `restore`
+        self._kept_summaries: dict[str, bytes] = {}  # see `restore`
+        self._summary_store = KeptSummaries()  # the restored state's
 
     def module_of(self, path: "Path | str") -> Optional[str]:
         """The name of the project's module at `path` (None if it is none of them)."""
@@ -338,7 +340,7 @@ class ProjectIndex:
             return False
         if not self._unchanged_since_kept and kept_key != self._flow_key_of(read, follows):
             moves = self._moved_sites(read)
-            if not moves or kept_key != self._flow_key_of(read, follows, {name: self._kept_summaries[name][1]
+            if not moves or kept_key != self._flow_key_of(read, follows, {name: self._kept_summaries[name]
                                                                            for name in moves}):
                 return False
         try:
@@ -355,11 +357,10 @@ class ProjectIndex:
         went (`site_moves`); empty where any changed otherwise."""
         moves = {}
         for name in names & self._kept_summaries.keys():
-            data, kept_hash = self._kept_summaries[name]
             module = self._modules[name]
-            if self._summary_hash(module) != kept_hash:
-                summary = self._flow_summary(module)
-                moved = site_moves(data, as_data(summary)) if summary is not None else None
+            if self._summary_hash(module) != self._kept_summaries[name]:
+                summary, data = self._flow_summary(module), self._summary_store.data(name)
+                moved = site_moves(data, as_data(summary)) if summary is not None and data is not None else None
                 if moved is None:
                     return {}
                 moves[name] = moved
@@ -589,8 +590,13 @@ class ProjectIndex:
         parts = {dependency: self._value_of(dependency) for dependency in needed}
         reachable = sorted(self._reachable) if self._reachable is not None else None
         launching = sorted(self._launching) if self._launching is not None else None
-        summaries = {name: (contents[name], as_data(module.flow_summary), module.summary_hash)
-                     for name, module in self._modules.items() if isinstance(module.flow_summary, ModuleSummary)}
+        kept = self._summary_store.hashes
+        summarised = [module for module in self._modules.values()
+                      if module.flow_summary is _KEPT or isinstance(module.flow_summary, ModuleSummary)]
+        hashes = {module.name: self._summary_hash(module) for module in summarised}
+        summaries = self._summary_store.updated(hashes, {
+            name: as_data(self._modules[name].flow_summary) for name, summary_hash in hashes.items()
+            if kept.get(name) != summary_hash})
         flow = (self._flow_key, {name: facts.as_data() for name, facts in self.flow.items()}, sorted(self._flow_read),
                 sorted(self._flow_scope) if self._flow_scope is not None else None)
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
@@ -607,18 +613,14 @@ class ProjectIndex:
             return set(self._modules)
         changed = self.changed(state) if changed is None else changed
         # (a changed module's summary as it was: an edit that only moved its sites moves the answers, see `link_flow`)
-        self._kept_summaries = {name: (data, summary_hash or _hash(data)) for name in changed
-                                if (kept := state.summaries.get(name)) is not None for _, data, summary_hash in [kept]}
+        self._summary_store, kept = state.summaries, state.summaries.hashes
+        self._kept_summaries = {name: kept[name] for name in changed if name in kept}
         self._kept_flow = (state.flow[0], state.flow[1], frozenset(state.flow[2]),
                            frozenset(state.flow[3]) if state.flow[3] is not None else None)
-        for name, (content, data, summary_hash) in state.summaries.items():  # kept while its module's bytes are
+        for name, summary_hash in kept.items():  # kept while its module's bytes are
             module = self._modules.get(name)
             if module is not None and name not in changed and module.flow_summary is _NOT_SUMMARISED:
-                try:
-                    module.flow_summary = from_data(data)
-                    module.summary_hash = summary_hash
-                except ValueError:
-                    pass  # of another shape: worked out again
+                module.flow_summary, module.summary_hash = _KEPT, summary_hash
         self._learnt = bool(changed)
         self._unchanged_since_kept = not changed
         self._part_values.update({dependency: value for dependency, value in state.parts.items()
@@ -744,6 +746,14 @@ class ProjectIndex:
     def _flow_summary(self, module: _Module) -> Optional[ModuleSummary]:
         """The module's summary for the whole-program value flow (link.py), from this index's parse
         (worked out in the worker that parses it, on a large tree). None: blank, or it does not parse."""
+        if module.flow_summary is _KEPT:
+            try:
+                data = self._summary_store.data(module.name)
+                module.flow_summary = from_data(data) if data is not None else _NOT_SUMMARISED
+            except ValueError:  # of another shape: worked out again
+                module.flow_summary = _NOT_SUMMARISED
+            if module.flow_summary is _NOT_SUMMARISED:
+                module.summary_hash = None
         if module.flow_summary is _NOT_SUMMARISED:
             tree = self._tree(module) if self._bytes(module).strip() else None
             module.flow_summary = summarise_tree(tree, module.name, module.is_package) if tree is not None else None
