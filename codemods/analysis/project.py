@@ -48,7 +48,9 @@ from codemods.analysis.kernel_scope import (
 )
 from codemods.analysis.flow_facts import FlowFacts
 from codemods.analysis.graph import closure
+from codemods.analysis.kept_summaries import KeptSummaries
 from codemods.analysis.link import link
+from codemods.analysis.moved_sites import moved_answers, site_moves
 from codemods.analysis.summary import ModuleSummary, as_data, from_data, summarise_tree
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex, import_binding
 from codemods.analysis.names import root_name
@@ -58,6 +60,7 @@ from codemods.engine.rule import WORD_BYTES
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NOT_SUMMARISED = object()
+_KEPT = object()  # a module's summary is the restored state's (`KeptSummaries`), read when asked for
 
 _MAX_REFERRERS = 16  # see ProjectIndex._referrers
 _MAX_CYCLE_ROUNDS = 8  # see ProjectIndex._fact_through_cycles
@@ -131,8 +134,7 @@ class ProjectState:
     parts: dict[_Dependency, object] = field(default_factory=dict)
     tables: tuple = (None, None, None)  # (importers by word, kernel land, launching modules), each if built
     table_dependencies: frozenset = frozenset()  # of kernel land
-    # name -> (content hash, as_data, the data's hash if worked out: ProjectIndex._summary_hash)
-    summaries: dict[str, tuple] = field(default_factory=dict)
+    summaries: KeptSummaries = field(default_factory=KeptSummaries)
     # The link's answers (name -> FlowFacts.as_data) with the key of what they were linked from, the
     # modules it read on demand (beyond those it started from) and what it started from (None:
     # `linked`; else a run's `_link_scope`).
@@ -281,6 +283,8 @@ class ProjectIndex:
         self._by_top: Optional[dict[str, list[str]]] = None  # a top-level name -> its modules (`_link_scope`)
         self._named_tops: dict[str, set[str]] = {}  # see `_tops_named`
         self._unchanged_since_kept = False  # no module changed since the state restored (see `restore`)
+        self._kept_summaries: dict[str, bytes] = {}  # see `restore`
+        self._summary_store = KeptSummaries()  # the restored state's
 
     def module_of(self, path: "Path | str") -> Optional[str]:
         """The name of the project's module at `path` (None if it is none of them)."""
@@ -327,17 +331,41 @@ class ProjectIndex:
         self._flow_key, self._learnt = self._flow_key_of(start | self._flow_read, follows), True
 
     def _take_kept_flow(self, start: frozenset[str], follows: Mapping) -> bool:
-        """Take the restored state's answers (linked from `start`) if nothing they read changed."""
+        """Take the restored state's answers (linked from `start`) if nothing they read changed, or
+        if the edits only moved the sites of the modules they read (see moved_sites.py)."""
         kept_key, kept_flow, kept_read, kept_scope = self._kept_flow
+        read = start | kept_read
+        moves: dict[str, dict] = {}
         # (no module changed: the answers kept are these, as a state is kept per set of rules run)
-        if not kept_key or not (self._unchanged_since_kept or kept_key == self._flow_key_of(start | kept_read, follows)):
+        if not kept_key:
             return False
+        if not self._unchanged_since_kept and kept_key != self._flow_key_of(read, follows):
+            moves = self._moved_sites(read)
+            if not moves or kept_key != self._flow_key_of(read, follows, {name: self._kept_summaries[name]
+                                                                           for name in moves}):
+                return False
         try:
-            self.flow = {name: FlowFacts.from_data(data) for name, data in kept_flow.items()}
+            flow = {name: FlowFacts.from_data(data) for name, data in kept_flow.items()}
         except ValueError:
             return False  # of another shape: linked again
-        self._flow_key, self._flow_read, self._flow_scope = kept_key, kept_read, kept_scope
+        self.flow = moved_answers(flow, moves) if moves else flow
+        self._flow_key = self._flow_key_of(read, follows) if moves else kept_key
+        self._flow_read, self._flow_scope = kept_read, kept_scope
         return True
+
+    def _moved_sites(self, names: frozenset[str]) -> dict[str, dict]:
+        """Of the modules `names` whose summary changed since the restored state, where each site
+        went (`site_moves`); empty where any changed otherwise."""
+        moves = {}
+        for name in names & self._kept_summaries.keys():
+            module = self._modules[name]
+            if self._summary_hash(module) != self._kept_summaries[name]:
+                summary, data = self._flow_summary(module), self._summary_store.data(name)
+                moved = site_moves(data, as_data(summary)) if summary is not None and data is not None else None
+                if moved is None:
+                    return {}
+                moves[name] = moved
+        return moves
 
     @property
     def flow_modules(self) -> frozenset[str]:
@@ -431,11 +459,14 @@ class ProjectIndex:
             found = self._named_tops[name] = found & self._tops
         return found
 
-    def _flow_key_of(self, names: "frozenset[str] | set[str]", follows: Mapping) -> str:
+    def _flow_key_of(self, names: "frozenset[str] | set[str]", follows: Mapping,
+                     hashes: Mapping[str, bytes] = {}) -> str:
         """What a link's answers are kept by: the summaries of the modules it read (all it reads of
         them: an edit that leaves a summary as it was, a comment or a blank line at the end of the
-        module, links nothing), and the calls it followed."""
-        return _hash((sorted((name, self._summary_hash(self._modules[name])) for name in names if name in self._modules),
+        module, links nothing), and the calls it followed. `hashes`: summary hashes to read instead
+        of some modules' own (the restored state's)."""
+        return _hash((sorted((name, hashes.get(name) or self._summary_hash(self._modules[name]))
+                             for name in names if name in self._modules),
                       sorted(follows.items()))).hex()
 
     def _summary_hash(self, module: _Module) -> bytes:
@@ -560,8 +591,13 @@ class ProjectIndex:
         parts = {dependency: self._value_of(dependency) for dependency in needed}
         reachable = sorted(self._reachable) if self._reachable is not None else None
         launching = sorted(self._launching) if self._launching is not None else None
-        summaries = {name: (contents[name], as_data(module.flow_summary), module.summary_hash)
-                     for name, module in self._modules.items() if isinstance(module.flow_summary, ModuleSummary)}
+        kept = self._summary_store.hashes
+        summarised = [module for module in self._modules.values()
+                      if module.flow_summary is _KEPT or isinstance(module.flow_summary, ModuleSummary)]
+        hashes = {module.name: self._summary_hash(module) for module in summarised}
+        summaries = self._summary_store.updated(hashes, {
+            name: as_data(self._modules[name].flow_summary) for name, summary_hash in hashes.items()
+            if kept.get(name) != summary_hash})
         flow = (self._flow_key, {name: facts.as_data() for name, facts in self.flow.items()}, sorted(self._flow_read),
                 sorted(self._flow_scope) if self._flow_scope is not None else None)
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
@@ -577,16 +613,15 @@ class ProjectIndex:
         if state is None:
             return set(self._modules)
         changed = self.changed(state) if changed is None else changed
+        # (a changed module's summary as it was: an edit that only moved its sites moves the answers, see `link_flow`)
+        self._summary_store, kept = state.summaries, state.summaries.hashes
+        self._kept_summaries = {name: kept[name] for name in changed if name in kept}
         self._kept_flow = (state.flow[0], state.flow[1], frozenset(state.flow[2]),
                            frozenset(state.flow[3]) if state.flow[3] is not None else None)
-        for name, (content, data, summary_hash) in state.summaries.items():  # kept while its module's bytes are
+        for name, summary_hash in kept.items():  # kept while its module's bytes are
             module = self._modules.get(name)
             if module is not None and name not in changed and module.flow_summary is _NOT_SUMMARISED:
-                try:
-                    module.flow_summary = from_data(data)
-                    module.summary_hash = summary_hash
-                except ValueError:
-                    pass  # of another shape: worked out again
+                module.flow_summary, module.summary_hash = _KEPT, summary_hash
         self._learnt = bool(changed)
         self._unchanged_since_kept = not changed
         self._part_values.update({dependency: value for dependency, value in state.parts.items()
@@ -712,6 +747,14 @@ class ProjectIndex:
     def _flow_summary(self, module: _Module) -> Optional[ModuleSummary]:
         """The module's summary for the whole-program value flow (link.py), from this index's parse
         (worked out in the worker that parses it, on a large tree). None: blank, or it does not parse."""
+        if module.flow_summary is _KEPT:
+            try:
+                data = self._summary_store.data(module.name)
+                module.flow_summary = from_data(data) if data is not None else _NOT_SUMMARISED
+            except ValueError:  # of another shape: worked out again
+                module.flow_summary = _NOT_SUMMARISED
+            if module.flow_summary is _NOT_SUMMARISED:
+                module.summary_hash = None
         if module.flow_summary is _NOT_SUMMARISED:
             tree = self._tree(module) if self._bytes(module).strip() else None
             module.flow_summary = summarise_tree(tree, module.name, module.is_package) if tree is not None else None

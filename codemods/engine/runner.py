@@ -106,16 +106,18 @@ def run(
                 if accept is not None:
                     results[index_] = process_source(path, files.raw(path), rules, settings, accept=accept,
                                                      facts=facts, prefiltered=True)
+            # (while the run's heap is frozen: a collection the writes set off otherwise rescans the
+            # whole project index, a quarter of a one-file run on a large tree)
+            if cache is not None:
+                if index is not None and index.learnt():
+                    cache.store_project_state(_state_key(index, transforms), index.state())
+                if files.memo is not None:
+                    files.memo.save()
+                if record is not None:
+                    record.store(results)
         finally:
             _PROJECT, _NOTEBOOKS = None, {}
             gc.unfreeze()
-    if cache is not None:
-        if index is not None and index.learnt():
-            cache.store_project_state(_state_key(index, transforms), index.state())
-        if files.memo is not None:
-            files.memo.save()
-        if record is not None:
-            record.store(results)
     return results
 
 
