@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Collection, Optional
+from typing import Callable, Collection, Optional
 
 from codemods.analysis.summary import Site
 
@@ -101,13 +101,19 @@ class FlowFacts:
         """Asked once per followed call of the module: a table, not a scan of every answer each time."""
         return {sink.site: sink for sink in self.sinks}
 
-    def within(self, modules: "frozenset[str] | set[str]") -> "FlowFacts":
+    def within(self, modules: "frozenset[str] | set[str]",
+               settled: Callable[[Reach, str], bool] = lambda reach, callee: False) -> "FlowFacts":
         """These answers for a run over `modules` only: a pair fixed where it is written in another
-        module is marked (`Reach.in_run`), for the kernel's call to say where its fix is, never silent."""
-        if all(reach.module in modules for sink in self.sinks for reach in sink.pairs):
+        module is marked (`Reach.in_run`), for the kernel's call to say where its fix is, never silent.
+        Unless `settled(reach, callee)`: a comment there silences that fix, so a run over every file says
+        nothing of it, and neither does a run over some."""
+        def outside(reach: Reach, callee: str) -> bool:
+            return reach.module not in modules and not settled(reach, callee)
+
+        if not any(outside(reach, sink.callee) for sink in self.sinks for reach in sink.pairs):
             return self
         return replace(self, sinks=tuple(replace(sink, pairs=tuple(
-            replace(reach, in_run=reach.module in modules) for reach in sink.pairs)) for sink in self.sinks))
+            replace(reach, in_run=not outside(reach, sink.callee)) for reach in sink.pairs)) for sink in self.sinks))
 
     def as_data(self) -> list:
         """The same as JSON-able lists, in an order that does not depend on hashing (a cache key)."""

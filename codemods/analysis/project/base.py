@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional
 
 from codemods.analysis.flow_facts import FlowFacts
+from codemods.analysis.kept_summaries import KeptSummaries
 from codemods.analysis.kernel_scope import Backends, KERNEL_MARKER, KernelScope, ModuleFacts
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project.modules import (
@@ -101,6 +102,8 @@ class ProjectBase:
         self._by_top: Optional[dict[str, list[str]]] = None  # a top-level name -> its modules (`_link_scope`)
         self._named_tops: dict[str, set[str]] = {}  # see `_tops_named`
         self._unchanged_since_kept = False  # no module changed since the state restored (see `restore`)
+        self._kept_summaries: dict[str, bytes] = {}  # see `restore`
+        self._summary_store = KeptSummaries()  # the restored state's
 
     def module_of(self, path: "Path | str") -> Optional[str]:
         """The name of the project's module at `path` (None if it is none of them)."""

@@ -73,6 +73,8 @@ class FactsSearch(ProjectBase):
 
     def _facts_of(self, module: _Module) -> ModuleFacts:
         self._depend(module.name, CONTENT)
+        if len(self._modules) == 1 and not self._imports_project(module):
+            return ModuleFacts()  # a lone file (pre-commit's script, an editor's): no other module says anything of it
         raw = self._bytes(module)
         wrappers = self._imported_precision_wrappers(module)
         if KERNEL_MARKER not in raw and not self._in_kernel_land(module.name):

@@ -10,10 +10,11 @@ from typing import Iterable, Iterator, Mapping, Optional
 from codemods.analysis.flow_facts import FlowFacts
 from codemods.analysis.graph import closure
 from codemods.analysis.link import link
+from codemods.analysis.moved_sites import moved_answers, site_moves
 from codemods.analysis.project.base import ProjectBase
-from codemods.analysis.project.modules import _Module, _NOT_SUMMARISED, _hash, _is_jax, _top
+from codemods.analysis.project.modules import _KEPT, _Module, _NOT_SUMMARISED, _hash, _is_jax, _top
 from codemods.analysis.project.scan import _parsed
-from codemods.analysis.summary import ModuleSummary, as_data, summarise_tree
+from codemods.analysis.summary import ModuleSummary, as_data, from_data, summarise_tree
 
 
 class LinkedFlow(ProjectBase):
@@ -46,17 +47,41 @@ class LinkedFlow(ProjectBase):
         self._flow_key, self._learnt = self._flow_key_of(start | self._flow_read, follows), True
 
     def _take_kept_flow(self, start: frozenset[str], follows: Mapping) -> bool:
-        """Take the restored state's answers (linked from `start`) if nothing they read changed."""
+        """Take the restored state's answers (linked from `start`) if nothing they read changed, or
+        if the edits only moved the sites of the modules they read (see moved_sites.py)."""
         kept_key, kept_flow, kept_read, kept_scope = self._kept_flow
+        read = start | kept_read
+        moves: dict[str, dict] = {}
         # (no module changed: the answers kept are these, as a state is kept per set of rules run)
-        if not kept_key or not (self._unchanged_since_kept or kept_key == self._flow_key_of(start | kept_read, follows)):
+        if not kept_key:
             return False
+        if not self._unchanged_since_kept and kept_key != self._flow_key_of(read, follows):
+            moves = self._moved_sites(read)
+            if not moves or kept_key != self._flow_key_of(read, follows, {name: self._kept_summaries[name]
+                                                                           for name in moves}):
+                return False
         try:
-            self.flow = {name: FlowFacts.from_data(data) for name, data in kept_flow.items()}
+            flow = {name: FlowFacts.from_data(data) for name, data in kept_flow.items()}
         except ValueError:
             return False  # of another shape: linked again
-        self._flow_key, self._flow_read, self._flow_scope = kept_key, kept_read, kept_scope
+        self.flow = moved_answers(flow, moves) if moves else flow
+        self._flow_key = self._flow_key_of(read, follows) if moves else kept_key
+        self._flow_read, self._flow_scope = kept_read, kept_scope
         return True
+
+    def _moved_sites(self, names: frozenset[str]) -> dict[str, dict]:
+        """Of the modules `names` whose summary changed since the restored state, where each site
+        went (`site_moves`); empty where any changed otherwise."""
+        moves = {}
+        for name in names & self._kept_summaries.keys():
+            module = self._modules[name]
+            if self._summary_hash(module) != self._kept_summaries[name]:
+                summary, data = self._flow_summary(module), self._summary_store.data(name)
+                moved = site_moves(data, as_data(summary)) if summary is not None and data is not None else None
+                if moved is None:
+                    return {}
+                moves[name] = moved
+        return moves
 
     @property
     def flow_modules(self) -> frozenset[str]:
@@ -150,11 +175,14 @@ class LinkedFlow(ProjectBase):
             found = self._named_tops[name] = found & self._tops
         return found
 
-    def _flow_key_of(self, names: "frozenset[str] | set[str]", follows: Mapping) -> str:
+    def _flow_key_of(self, names: "frozenset[str] | set[str]", follows: Mapping,
+                     hashes: Mapping[str, bytes] = {}) -> str:
         """What a link's answers are kept by: the summaries of the modules it read (all it reads of
         them: an edit that leaves a summary as it was, a comment or a blank line at the end of the
-        module, links nothing), and the calls it followed."""
-        return _hash((sorted((name, self._summary_hash(self._modules[name])) for name in names if name in self._modules),
+        module, links nothing), and the calls it followed. `hashes`: summary hashes to read instead
+        of some modules' own (the restored state's)."""
+        return _hash((sorted((name, hashes.get(name) or self._summary_hash(self._modules[name]))
+                             for name in names if name in self._modules),
                       sorted(follows.items()))).hex()
 
     def _summary_hash(self, module: _Module) -> bytes:
@@ -227,6 +255,14 @@ class LinkedFlow(ProjectBase):
     def _flow_summary(self, module: _Module) -> Optional[ModuleSummary]:
         """The module's summary for the whole-program value flow (link.py), from this index's parse
         (worked out in the worker that parses it, on a large tree). None: blank, or it does not parse."""
+        if module.flow_summary is _KEPT:
+            try:
+                data = self._summary_store.data(module.name)
+                module.flow_summary = from_data(data) if data is not None else _NOT_SUMMARISED
+            except ValueError:  # of another shape: worked out again
+                module.flow_summary = _NOT_SUMMARISED
+            if module.flow_summary is _NOT_SUMMARISED:
+                module.summary_hash = None
         if module.flow_summary is _NOT_SUMMARISED:
             tree = self._tree(module) if self._bytes(module).strip() else None
             module.flow_summary = summarise_tree(tree, module.name, module.is_package) if tree is not None else None

@@ -5,6 +5,7 @@ knowing the helpers it imports."""
 from __future__ import annotations
 
 import ast
+import keyword
 from typing import Optional
 
 from codemods.analysis.kernel_scope import Backends, KernelScope, ModuleFacts, find_kernels
@@ -159,6 +160,10 @@ class KernelLand(ProjectBase):
         imports and its code. Only then can a module that never says pallas launch with a launcher
         it defines: a module nothing imports (a script, a benchmark, a test's kernel, a notebook)
         is not analysed for launch helpers (in a repository of kernel scripts, every one was, on
-        each run of one file)."""
-        last = module.name.rpartition(".")[2]  # (a notebook's, "ipynb>", is no name an import says)
+        each run of one file). Nor is one that no import statement can name: a golden's
+        `case.in.py` (every module whose import lines and code say `in` was taken for its importer),
+        a notebook's `<name>.ipynb>`."""
+        if not all(part.isidentifier() and not keyword.iskeyword(part) for part in module.name.split(".")):
+            return False
+        last = module.name.rpartition(".")[2]
         return bool(self._importers_saying({last.encode()}, (last,), exclude=module, limit=0))

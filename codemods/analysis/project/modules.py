@@ -21,6 +21,9 @@ FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NOT_SUMMARISED = object()
 
 
+_KEPT = object()  # a module's summary is the restored state's (`KeptSummaries`), read when asked for
+
+
 _MAX_REEXPORTS = 8  # `from .a import f` in `__init__.py`, re-exported again ...: deeper chains are not followed
 
 

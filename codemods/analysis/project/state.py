@@ -7,13 +7,14 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Optional
 
+from codemods.analysis.kept_summaries import KeptSummaries
 from codemods.analysis.kernel_scope import ModuleFacts
 from codemods.analysis.project.base import ProjectBase
 from codemods.analysis.project.modules import (
-    CONTENT, IMPORTS, KERNEL_LAND, LAUNCHERS, MARKER, PROJECT, SEARCH, WRAPPERS, _Dependency, _NOT_SUMMARISED,
-    _hash, _launchers_value, _wrappers_value,
+    CONTENT, IMPORTS, KERNEL_LAND, LAUNCHERS, MARKER, PROJECT, SEARCH, WRAPPERS, _Dependency, _KEPT,
+    _NOT_SUMMARISED, _hash, _launchers_value, _wrappers_value,
 )
-from codemods.analysis.summary import ModuleSummary, as_data, from_data
+from codemods.analysis.summary import ModuleSummary, as_data
 
 
 @dataclass
@@ -27,8 +28,7 @@ class ProjectState:
     parts: dict[_Dependency, object] = field(default_factory=dict)
     tables: tuple = (None, None, None)  # (importers by word, kernel land, launching modules), each if built
     table_dependencies: frozenset = frozenset()  # of kernel land
-    # name -> (content hash, as_data, the data's hash if worked out: ProjectIndex._summary_hash)
-    summaries: dict[str, tuple] = field(default_factory=dict)
+    summaries: KeptSummaries = field(default_factory=KeptSummaries)
     # The link's answers (name -> FlowFacts.as_data) with the key of what they were linked from, the
     # modules it read on demand (beyond those it started from) and what it started from (None:
     # `linked`; else a run's `_link_scope`).
@@ -63,8 +63,13 @@ class KeptState(ProjectBase):
         parts = {dependency: self._value_of(dependency) for dependency in needed}
         reachable = sorted(self._reachable) if self._reachable is not None else None
         launching = sorted(self._launching) if self._launching is not None else None
-        summaries = {name: (contents[name], as_data(module.flow_summary), module.summary_hash)
-                     for name, module in self._modules.items() if isinstance(module.flow_summary, ModuleSummary)}
+        kept = self._summary_store.hashes
+        summarised = [module for module in self._modules.values()
+                      if module.flow_summary is _KEPT or isinstance(module.flow_summary, ModuleSummary)]
+        hashes = {module.name: self._summary_hash(module) for module in summarised}
+        summaries = self._summary_store.updated(hashes, {
+            name: as_data(self._modules[name].flow_summary) for name, summary_hash in hashes.items()
+            if kept.get(name) != summary_hash})
         flow = (self._flow_key, {name: facts.as_data() for name, facts in self.flow.items()}, sorted(self._flow_read),
                 sorted(self._flow_scope) if self._flow_scope is not None else None)
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
@@ -80,16 +85,15 @@ class KeptState(ProjectBase):
         if state is None:
             return set(self._modules)
         changed = self.changed(state) if changed is None else changed
+        # (a changed module's summary as it was: an edit that only moved its sites moves the answers, see `link_flow`)
+        self._summary_store, kept = state.summaries, state.summaries.hashes
+        self._kept_summaries = {name: kept[name] for name in changed if name in kept}
         self._kept_flow = (state.flow[0], state.flow[1], frozenset(state.flow[2]),
                            frozenset(state.flow[3]) if state.flow[3] is not None else None)
-        for name, (content, data, summary_hash) in state.summaries.items():  # kept while its module's bytes are
+        for name, summary_hash in kept.items():  # kept while its module's bytes are
             module = self._modules.get(name)
             if module is not None and name not in changed and module.flow_summary is _NOT_SUMMARISED:
-                try:
-                    module.flow_summary = from_data(data)
-                    module.summary_hash = summary_hash
-                except ValueError:
-                    pass  # of another shape: worked out again
+                module.flow_summary, module.summary_hash = _KEPT, summary_hash
         self._learnt = bool(changed)
         self._unchanged_since_kept = not changed
         self._part_values.update({dependency: value for dependency, value in state.parts.items()
