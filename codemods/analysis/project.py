@@ -351,17 +351,17 @@ class ProjectIndex:
         unsummarised = [module for module in self._modules.values() if module.flow_summary is _NOT_SUMMARISED]
         unhashed = [module for module in self._modules.values() if module.summary_hash is None]
         self.link_flow(follows, targets)
-        return (self._flow, self._flow_read, self._flow_scope, self._flow_key,
+        return (self._flow, self._flow_read, self._flow_scope, self._flow_key, self._learnt,
                 {module.name: module.flow_summary for module in unsummarised if module.flow_summary is not _NOT_SUMMARISED},
                 {module.name: module.summary_hash for module in unhashed if module.summary_hash is not None})
 
     def _take_link(self, linked: tuple) -> None:
-        self._flow, self._flow_read, self._flow_scope, self._flow_key, summaries, hashes = linked
+        self._flow, self._flow_read, self._flow_scope, self._flow_key, learnt, summaries, hashes = linked
         for name, summary in summaries.items():
             self._modules[name].flow_summary = summary
         for name, summary_hash in hashes.items():
             self._modules[name].summary_hash = summary_hash
-        self._learnt = True
+        self._learnt = self._learnt or learnt  # (a kept link taken there learns nothing)
 
     def link_flow(self, follows: Mapping[str, tuple[Optional[int], str]],
                   targets: "Optional[Iterable[Path | str]]" = None) -> None:
