@@ -40,7 +40,7 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Optional, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Optional, TypeVar
 
 from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, MOSAIC_TPU, Backends, KernelScope, ModuleFacts, defined_launchers,
@@ -57,6 +57,9 @@ from codemods.analysis.names import root_name
 from codemods.analysis.value_flow import returned_values
 from codemods.capabilities import PRECISION_NAMES, Level
 from codemods.engine.rule import WORD_BYTES
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NOT_SUMMARISED = object()
@@ -272,7 +275,8 @@ class ProjectIndex:
         self._seeds: dict[tuple[int, object], object] = {}  # see `_fact_through_cycles`
         self._read_in_progress: dict[tuple[int, object], tuple[dict, object, object]] = {}  # the same
         self._learnt = False  # anything `state()` would say that the restored state did not
-        self.flow: dict[str, FlowFacts] = {}  # the whole-program value flow's answers, by module (link.py)
+        self._flow: dict[str, FlowFacts] = {}  # see `flow`
+        self._linking: Optional[Future] = None  # a link running in another process (`link_flow_elsewhere`)
         self._flow_key = ""  # what `flow` was linked from (see `link_flow`)
         # The restored state's: its key, answers, the modules read on demand and what the link started
         # from (None: `linked`, every module that may bear on a kernel; else a run's `_link_scope`).
@@ -296,13 +300,73 @@ class ProjectIndex:
         module = self._by_path.get(_absolute(path))
         if module is None:
             return ModuleFacts()
+        facts = self._own_facts(module)
+        flow = self.flow.get(module.name)
+        return facts if flow is None else replace(facts, flow=flow)
+
+    def learn_facts(self, paths: "Iterable[Path | str]") -> None:
+        """Work out the facts of the modules at `paths`, in order, but for the link's answers, which
+        `facts` joins: what the main process does while a link runs elsewhere (`link_flow_elsewhere`)."""
+        for path in paths:
+            module = self._by_path.get(_absolute(path))
+            if module is not None:
+                self._own_facts(module)
+
+    def _own_facts(self, module: _Module) -> ModuleFacts:
+        """The module's facts but for the link's answers, worked out once."""
         if module.name not in self._facts:
             facts, dependencies = self._fact_through_cycles(module)
             self._facts[module.name] = facts
             self._fact_dependencies[module.name] = frozenset(dependencies)
             self._learnt = True
-        flow = self.flow.get(module.name)
-        return self._facts[module.name] if flow is None else replace(self._facts[module.name], flow=flow)
+        return self._facts[module.name]
+
+    @property
+    def flow(self) -> dict[str, FlowFacts]:
+        """The whole-program value flow's answers, by module (link.py)."""
+        self._settle_link()
+        return self._flow
+
+    def _settle_link(self) -> None:
+        """Take the answers of a link running in another process, waiting for them (see
+        `link_flow_elsewhere`)."""
+        if self._linking is not None:
+            linking, self._linking = self._linking, None
+            self._take_link(linking.result())
+
+    def link_flow_elsewhere(self, follows: Mapping[str, tuple[Optional[int], str]],
+                            targets: "Optional[Iterable[Path | str]]",
+                            fork: Callable[[Callable[[], tuple]], Future]) -> None:
+        """`link_flow`, run in a process forked from this one (`fork(function)`: `function()` there,
+        forked at once, its answer as a future), while this one works out the facts that do not read
+        the link's answers (`learn_facts`): on a large tree the link's fixpoint is a fifth of a run's
+        work, and the workers had nothing to do meanwhile. The answers are read back at the first
+        use of `flow`, with the summaries the link made on demand, so that the state kept is the
+        one `link_flow` here leaves."""
+        global _LINKING
+        _LINKING = (self, follows, targets)
+        try:
+            self._linking = fork(_link_here)
+        finally:
+            _LINKING = None
+
+    def _linked_here(self, follows: Mapping[str, tuple[Optional[int], str]],
+                     targets: "Optional[Iterable[Path | str]]") -> tuple:
+        """`link_flow`, and what it learnt that `_take_link` keeps: in the forked process."""
+        unsummarised = [module for module in self._modules.values() if module.flow_summary is _NOT_SUMMARISED]
+        unhashed = [module for module in self._modules.values() if module.summary_hash is None]
+        self.link_flow(follows, targets)
+        return (self._flow, self._flow_read, self._flow_scope, self._flow_key, self._learnt,
+                {module.name: module.flow_summary for module in unsummarised if module.flow_summary is not _NOT_SUMMARISED},
+                {module.name: module.summary_hash for module in unhashed if module.summary_hash is not None})
+
+    def _take_link(self, linked: tuple) -> None:
+        self._flow, self._flow_read, self._flow_scope, self._flow_key, learnt, summaries, hashes = linked
+        for name, summary in summaries.items():
+            self._modules[name].flow_summary = summary
+        for name, summary_hash in hashes.items():
+            self._modules[name].summary_hash = summary_hash
+        self._learnt = self._learnt or learnt  # (a kept link taken there learns nothing)
 
     def link_flow(self, follows: Mapping[str, tuple[Optional[int], str]],
                   targets: "Optional[Iterable[Path | str]]" = None) -> None:
@@ -326,7 +390,7 @@ class ProjectIndex:
             self.link_flow(follows)
             return
         complete = self._complete(read)
-        self.flow = {name: facts for name, facts in flow.items() if name in complete}
+        self._flow = {name: facts for name, facts in flow.items() if name in complete}
         self._flow_read, self._flow_scope = read - start, scope
         self._flow_key, self._learnt = self._flow_key_of(start | self._flow_read, follows), True
 
@@ -348,7 +412,7 @@ class ProjectIndex:
             flow = {name: FlowFacts.from_data(data) for name, data in kept_flow.items()}
         except ValueError:
             return False  # of another shape: linked again
-        self.flow = moved_answers(flow, moves) if moves else flow
+        self._flow = moved_answers(flow, moves) if moves else flow
         self._flow_key = self._flow_key_of(read, follows) if moves else kept_key
         self._flow_read, self._flow_scope = kept_read, kept_scope
         return True
@@ -371,6 +435,7 @@ class ProjectIndex:
     def flow_modules(self) -> frozenset[str]:
         """The modules the link whose answers `flow` holds read: those it started from and those read
         on demand."""
+        self._settle_link()
         return (self.linked() if self._flow_scope is None else self._flow_scope) | self._flow_read
 
     def _link_scope(self, targets: "Iterable[Path | str]") -> Optional[frozenset[str]]:
@@ -586,6 +651,7 @@ class ProjectIndex:
 
     def state(self) -> ProjectState:
         """What this run learnt, for `restore` in the next run over the same layout."""
+        self._settle_link()
         contents = {name: self._content_hash(module) for name, module in self._modules.items()}
         needed = set(self._table_dependencies).union(*self._fact_dependencies.values())
         parts = {dependency: self._value_of(dependency) for dependency in needed}
@@ -598,7 +664,7 @@ class ProjectIndex:
         summaries = self._summary_store.updated(hashes, {
             name: as_data(self._modules[name].flow_summary) for name, summary_hash in hashes.items()
             if kept.get(name) != summary_hash})
-        flow = (self._flow_key, {name: facts.as_data() for name, facts in self.flow.items()}, sorted(self._flow_read),
+        flow = (self._flow_key, {name: facts.as_data() for name, facts in self._flow.items()}, sorted(self._flow_read),
                 sorted(self._flow_scope) if self._flow_scope is not None else None)
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
                             parts, (self._importing, reachable, launching), frozenset(self._table_dependencies),
@@ -1801,6 +1867,16 @@ def _in_worker(name: str, compute: Callable[[ProjectIndex, _Module], _T]) -> _T:
     finally:
         if not module.relevant:
             module.raw = module.tree = module.index = None
+
+
+_LINKING: Optional[tuple] = None  # (index, follows, targets) while `link_flow_elsewhere` forks
+
+
+def _link_here() -> tuple:
+    """In the process `link_flow_elsewhere` forked: its index's link."""
+    assert _LINKING is not None
+    index, follows, targets = _LINKING
+    return index._linked_here(follows, targets)
 
 
 def summarised_here() -> Optional[ProjectIndex]:
