@@ -253,6 +253,8 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     in_run = frozenset(filter(None, map(index.module_of, files))) \
         if index is not None and project is not None and len(files) < len(project) and not shard else None
     settled: Optional[Callable[[Reach, str], bool]] = None
+    if index is not None:  # what does not read the link's answers first: it may run elsewhere meanwhile
+        index.learn_facts(files)
     for path in files:
         key = seen.key(path)
         try:
@@ -417,14 +419,18 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     state = cache.project_state(_state_key(index, transforms)) if cache is not None else None
     changed = index.changed(state)
     many = pool is not None and len(changed) >= SUMMARY_MIN_MODULES
-    if many and pool.local and pool.jobs > 1 and _can_fork():
+    forking = many and pool.local and pool.jobs > 1 and _can_fork()
+    if forking:
         index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
     index.restore(state, changed)
     follows = {name: place for rule in kernel_scoped for name, place in rule.follows.items()}
     if follows:
         if many and not pool.local:  # (after `restore`: which modules the link starts from is read from its tables)
             index.summarise_flow(changed, lambda items: pool.map(_summarise_shared, items))
-        index.link_flow(follows, targets)
+        if forking:  # linked in a process of its own while the facts are worked out here (`_prepare`)
+            index.link_flow_elsewhere(follows, targets, pool.fork)
+        else:
+            index.link_flow(follows, targets)
     return index
 
 
@@ -534,6 +540,7 @@ class _Pool:
         self._owners: dict[str, int] = {}  # a module the summary handed to a worker -> that worker
         self._queued = [0] * jobs  # bytes handed to each worker for analysis, not analysed yet
         self._lock = threading.Lock()  # the futures' callbacks update `_queued` from another thread
+        self._forked: list[ProcessPoolExecutor] = []  # see `fork`
 
     @property
     def started(self) -> bool:
@@ -552,6 +559,13 @@ class _Pool:
                 self._owners[item] = worker
         results = [executor.map(function, share, chunksize=run) for executor, share in zip(self._workers, shares)]
         return [next(results[worker]) for worker in worker_of]
+
+    def fork(self, function: Callable[[], object]) -> Future:
+        """`function()` in a process forked now from this one (it inherits what this one holds, the
+        project index), beside the workers: closed with them."""
+        forked = _pool(1)
+        self._forked.append(forked)
+        return forked.submit(function)
 
     def submit(self, function: Callable, item: object, size: int, module: Optional[str] = None) -> Future:
         """`function(item)` in the worker that summarised `module` if it has at most
@@ -574,7 +588,7 @@ class _Pool:
         return self
 
     def close(self, cancel: bool = False) -> None:
-        for executor in self._workers:
+        for executor in self._workers + self._forked:
             executor.shutdown(cancel_futures=cancel)
 
     def __exit__(self, kind, *_) -> None:

@@ -9,7 +9,7 @@ import hashlib
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional, TYPE_CHECKING
 
 from codemods.analysis.flow_facts import FlowFacts
 from codemods.analysis.kept_summaries import KeptSummaries
@@ -19,6 +19,9 @@ from codemods.analysis.project.modules import (
     CONTENT, IMPORTS, MARKER, Usage, _Dependency, _Module, _absolute, module_name,
 )
 from codemods.analysis.project.scan import _FIRST_IMPORTED, _import_lines, _parsed, _words
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 
 class ProjectBase:
@@ -91,7 +94,8 @@ class ProjectBase:
         self._seeds: dict[tuple[int, object], object] = {}  # see `_fact_through_cycles`
         self._read_in_progress: dict[tuple[int, object], tuple[dict, object, object]] = {}  # the same
         self._learnt = False  # anything `state()` would say that the restored state did not
-        self.flow: dict[str, FlowFacts] = {}  # the whole-program value flow's answers, by module (link.py)
+        self._flow: dict[str, FlowFacts] = {}  # see `flow`
+        self._linking: Optional[Future] = None  # a link running in another process (`link_flow_elsewhere`)
         self._flow_key = ""  # what `flow` was linked from (see `link_flow`)
         # The restored state's: its key, answers, the modules read on demand and what the link started
         # from (None: `linked`, every module that may bear on a kernel; else a run's `_link_scope`).

@@ -9,7 +9,7 @@ import bisect
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Iterable, Iterator, Optional
 
 from codemods.analysis.kernel_scope import Backends, KERNEL_MARKER, MAYBE, ModuleFacts, find_kernels, precision_wrappers
 from codemods.analysis.module import import_binding
@@ -33,13 +33,26 @@ class FactsSearch(ProjectBase):
         module = self._by_path.get(_absolute(path))
         if module is None:
             return ModuleFacts()
+        facts = self._own_facts(module)
+        flow = self.flow.get(module.name)
+        return facts if flow is None else replace(facts, flow=flow)
+
+    def learn_facts(self, paths: "Iterable[Path | str]") -> None:
+        """Work out the facts of the modules at `paths`, in order, but for the link's answers, which
+        `facts` joins: what the main process does while a link runs elsewhere (`link_flow_elsewhere`)."""
+        for path in paths:
+            module = self._by_path.get(_absolute(path))
+            if module is not None:
+                self._own_facts(module)
+
+    def _own_facts(self, module: _Module) -> ModuleFacts:
+        """The module's facts but for the link's answers, worked out once."""
         if module.name not in self._facts:
             facts, dependencies = self._fact_through_cycles(module)
             self._facts[module.name] = facts
             self._fact_dependencies[module.name] = frozenset(dependencies)
             self._learnt = True
-        flow = self.flow.get(module.name)
-        return self._facts[module.name] if flow is None else replace(self._facts[module.name], flow=flow)
+        return self._facts[module.name]
 
     def _fact_through_cycles(self, module: _Module) -> tuple[ModuleFacts, set]:
         """The module's facts. Where the computation met itself (`ops.mm` calls `helpers.h`, which

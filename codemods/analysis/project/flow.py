@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Optional
+from typing import Callable, Iterable, Iterator, Mapping, Optional, TYPE_CHECKING
 
 from codemods.analysis.flow_facts import FlowFacts
 from codemods.analysis.graph import closure
@@ -16,9 +16,59 @@ from codemods.analysis.project.modules import _KEPT, _Module, _NOT_SUMMARISED, _
 from codemods.analysis.project.scan import _parsed
 from codemods.analysis.summary import ModuleSummary, as_data, from_data, summarise_tree
 
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
 
 class LinkedFlow(ProjectBase):
     """The link's answers for the project (`link_flow`, `flow`)."""
+
+    @property
+    def flow(self) -> dict[str, FlowFacts]:
+        """The whole-program value flow's answers, by module (link.py)."""
+        self._settle_link()
+        return self._flow
+
+    def _settle_link(self) -> None:
+        """Take the answers of a link running in another process, waiting for them (see
+        `link_flow_elsewhere`)."""
+        if self._linking is not None:
+            linking, self._linking = self._linking, None
+            self._take_link(linking.result())
+
+    def link_flow_elsewhere(self, follows: Mapping[str, tuple[Optional[int], str]],
+                            targets: "Optional[Iterable[Path | str]]",
+                            fork: Callable[[Callable[[], tuple]], Future]) -> None:
+        """`link_flow`, run in a process forked from this one (`fork(function)`: `function()` there,
+        forked at once, its answer as a future), while this one works out the facts that do not read
+        the link's answers (`learn_facts`): on a large tree the link's fixpoint is a fifth of a run's
+        work, and the workers had nothing to do meanwhile. The answers are read back at the first
+        use of `flow`, with the summaries the link made on demand, so that the state kept is the
+        one `link_flow` here leaves."""
+        global _LINKING
+        _LINKING = (self, follows, targets)
+        try:
+            self._linking = fork(_link_here)
+        finally:
+            _LINKING = None
+
+    def _linked_here(self, follows: Mapping[str, tuple[Optional[int], str]],
+                     targets: "Optional[Iterable[Path | str]]") -> tuple:
+        """`link_flow`, and what it learnt that `_take_link` keeps: in the forked process."""
+        unsummarised = [module for module in self._modules.values() if module.flow_summary is _NOT_SUMMARISED]
+        unhashed = [module for module in self._modules.values() if module.summary_hash is None]
+        self.link_flow(follows, targets)
+        return (self._flow, self._flow_read, self._flow_scope, self._flow_key, self._learnt,
+                {module.name: module.flow_summary for module in unsummarised if module.flow_summary is not _NOT_SUMMARISED},
+                {module.name: module.summary_hash for module in unhashed if module.summary_hash is not None})
+
+    def _take_link(self, linked: tuple) -> None:
+        self._flow, self._flow_read, self._flow_scope, self._flow_key, learnt, summaries, hashes = linked
+        for name, summary in summaries.items():
+            self._modules[name].flow_summary = summary
+        for name, summary_hash in hashes.items():
+            self._modules[name].summary_hash = summary_hash
+        self._learnt = self._learnt or learnt  # (a kept link taken there learns nothing)
 
     def link_flow(self, follows: Mapping[str, tuple[Optional[int], str]],
                   targets: "Optional[Iterable[Path | str]]" = None) -> None:
@@ -42,7 +92,7 @@ class LinkedFlow(ProjectBase):
             self.link_flow(follows)
             return
         complete = self._complete(read)
-        self.flow = {name: facts for name, facts in flow.items() if name in complete}
+        self._flow = {name: facts for name, facts in flow.items() if name in complete}
         self._flow_read, self._flow_scope = read - start, scope
         self._flow_key, self._learnt = self._flow_key_of(start | self._flow_read, follows), True
 
@@ -64,7 +114,7 @@ class LinkedFlow(ProjectBase):
             flow = {name: FlowFacts.from_data(data) for name, data in kept_flow.items()}
         except ValueError:
             return False  # of another shape: linked again
-        self.flow = moved_answers(flow, moves) if moves else flow
+        self._flow = moved_answers(flow, moves) if moves else flow
         self._flow_key = self._flow_key_of(read, follows) if moves else kept_key
         self._flow_read, self._flow_scope = kept_read, kept_scope
         return True
@@ -87,6 +137,7 @@ class LinkedFlow(ProjectBase):
     def flow_modules(self) -> frozenset[str]:
         """The modules the link whose answers `flow` holds read: those it started from and those read
         on demand."""
+        self._settle_link()
         return (self.linked() if self._flow_scope is None else self._flow_scope) | self._flow_read
 
     def _link_scope(self, targets: "Iterable[Path | str]") -> Optional[frozenset[str]]:
@@ -267,6 +318,16 @@ class LinkedFlow(ProjectBase):
             tree = self._tree(module) if self._bytes(module).strip() else None
             module.flow_summary = summarise_tree(tree, module.name, module.is_package) if tree is not None else None
         return module.flow_summary  # type: ignore[return-value]
+
+
+_LINKING: Optional[tuple] = None  # (index, follows, targets) while `link_flow_elsewhere` forks
+
+
+def _link_here() -> tuple:
+    """In the process `link_flow_elsewhere` forked: its index's link."""
+    assert _LINKING is not None
+    index, follows, targets = _LINKING
+    return index._linked_here(follows, targets)
 
 
 def flow_summary_of(code: bytes, name: str, is_package: bool) -> Optional[ModuleSummary]:

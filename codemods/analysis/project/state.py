@@ -58,6 +58,7 @@ class KeptState(ProjectBase):
 
     def state(self) -> ProjectState:
         """What this run learnt, for `restore` in the next run over the same layout."""
+        self._settle_link()
         contents = {name: self._content_hash(module) for name, module in self._modules.items()}
         needed = set(self._table_dependencies).union(*self._fact_dependencies.values())
         parts = {dependency: self._value_of(dependency) for dependency in needed}
@@ -70,7 +71,7 @@ class KeptState(ProjectBase):
         summaries = self._summary_store.updated(hashes, {
             name: as_data(self._modules[name].flow_summary) for name, summary_hash in hashes.items()
             if kept.get(name) != summary_hash})
-        flow = (self._flow_key, {name: facts.as_data() for name, facts in self.flow.items()}, sorted(self._flow_read),
+        flow = (self._flow_key, {name: facts.as_data() for name, facts in self._flow.items()}, sorted(self._flow_read),
                 sorted(self._flow_scope) if self._flow_scope is not None else None)
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
                             parts, (self._importing, reachable, launching), frozenset(self._table_dependencies),
