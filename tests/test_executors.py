@@ -147,8 +147,8 @@ def test_the_project_summaries_are_made_on_the_cluster(linked: bool, scheduler: 
     rules = registry.RULES if linked else [rule for rule in registry.RULES if rule.kernel_scoped and not rule.follows]
     local = runner.run(files, rules, SETTINGS, jobs=2)
     on_driver: list[str] = []
-    summarise_tree = project_index.summarise_tree
-    monkeypatch.setattr(project_index, "summarise_tree",
+    summarise_tree = project_index.flow.summarise_tree
+    monkeypatch.setattr(project_index.flow, "summarise_tree",
                         lambda tree, name, *args: on_driver.append(name) or summarise_tree(tree, name, *args))
     with distributed.Client(scheduler.replace("dask://", "tcp://"), set_as_default=False) as client:
         with distributed.get_task_stream(client) as tasks:

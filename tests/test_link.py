@@ -646,7 +646,7 @@ def test_the_answers_are_kept_until_a_summary_they_were_linked_from_changes(tmp_
     """A warm run links nothing where no module changed, nor where an edit leaves every summary as
     it was (a comment at a module's end); an edit of what the link read links again, and the
     answer is the new code's (the same as a cold run's)."""
-    from codemods.analysis import project
+    from codemods.analysis.project import flow
     from codemods.engine.cache import ResultCache
 
     files, _ = PROJECTS["kwargs_through_helpers"]
@@ -654,8 +654,8 @@ def test_the_answers_are_kept_until_a_summary_they_were_linked_from_changes(tmp_
     settings = Settings((0, 12, 0, 1))
     cache = ResultCache(tmp_path / "cache", settings)
     links = []
-    real_link = project.link
-    monkeypatch.setattr(project, "link", lambda *args: links.append(1) or real_link(*args))
+    real_link = flow.link
+    monkeypatch.setattr(flow, "link", lambda *args: links.append(1) or real_link(*args))
 
     def findings() -> list:
         results = run([folder], registry.select(["JAX001"]), settings, jobs=1, cache=cache, project=discover([folder]))
@@ -693,14 +693,14 @@ def test_an_edit_that_only_moves_code_moves_the_kept_answers_and_links_nothing(
     is written, the line of the plain XLA code that also reads it, in the finding's message), and the
     findings are a cold run's, with no link run. Counted: the link took 7 of 8.5 s of CPU for a
     comment at the top of an ejkernel module in kernel packages + site-packages."""
-    from codemods.analysis import project
+    from codemods.analysis.project import flow
     from codemods.engine.cache import ResultCache
 
     folder = _write(tmp_path, "flowcase_moved", _SHARED_PAIR)
     settings = Settings((0, 12, 0, 1))
     links = []
-    real_link = project.link
-    monkeypatch.setattr(project, "link", lambda *args: links.append(1) or real_link(*args))
+    real_link = flow.link
+    monkeypatch.setattr(flow, "link", lambda *args: links.append(1) or real_link(*args))
 
     def findings(cache: str) -> list:
         results = run([folder], registry.select(["JAX001"]), settings, jobs=1,
@@ -727,14 +727,14 @@ def test_a_run_that_takes_the_kept_answers_reads_no_kept_summary(tmp_path: Path,
     code moved, the edited module's kept summary is compared as data). Before, every kept summary
     was made on restoring the state: 0.1 s of CPU, with 0.15 s to load them, of a 1.15 s run on a
     file touched in kernel packages + site-packages, which needs none. Counted, not timed."""
-    from codemods.analysis import project
+    from codemods.analysis.project import flow
     from codemods.engine.cache import ResultCache
 
     folder = _write(tmp_path, "flowcase_lazy", _SHARED_PAIR)
     settings = Settings((0, 12, 0, 1))
     read_back = []
-    real_from_data = project.from_data
-    monkeypatch.setattr(project, "from_data", lambda data: read_back.append(data[0]) or real_from_data(data))
+    real_from_data = flow.from_data
+    monkeypatch.setattr(flow, "from_data", lambda data: read_back.append(data[0]) or real_from_data(data))
 
     def findings(cache: str) -> list:
         results = run([folder], registry.select(["JAX001"]), settings, jobs=1,

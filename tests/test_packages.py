@@ -1,4 +1,4 @@
-"""Whole packages: kernel bodies, helpers and launchers in different modules (codemods/analysis/project.py).
+"""Whole packages: kernel bodies, helpers and launchers in different modules (codemods/analysis/project/).
 
 Each case under tests/fixtures/packages/<case>/ holds an `in/` tree, the `out/` tree the tool writes
 (every fix applied) and `findings` (paths relative to `in/`). Regenerate with `--update-goldens`,

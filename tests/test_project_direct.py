@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from codemods.analysis import project
-from codemods.analysis.project import ProjectIndex, _words
+from codemods.analysis.kernel_scope import ModuleFacts
+from codemods.analysis.project import ProjectIndex, scan
+from codemods.analysis.project.scan import _words
 
 
 def read_bytes(path: "Path | str") -> bytes:
@@ -37,7 +38,7 @@ def _statement(source: str) -> ast.stmt:
     ("def solve(a):\n    return [a, a]", False),
 ])
 def test_which_statements_another_module_may_launch(source: str, askable: bool) -> None:
-    assert project._askable(_statement(source)) is askable
+    assert scan._askable(_statement(source)) is askable
 
 
 REACHING = '''\
@@ -111,7 +112,7 @@ def test_a_lone_module_is_not_searched(tmp_path: Path, others: dict, searched: b
     for name, text in others.items():
         (tmp_path / name).write_text(text)
     index = ProjectIndex(sorted(tmp_path.glob("*.py")), read_bytes)
-    assert index.facts(tmp_path / "m.py") == project.ModuleFacts()
+    assert index.facts(tmp_path / "m.py") == ModuleFacts()
     assert (index._modules["m"].needy is not None) is searched
 
 

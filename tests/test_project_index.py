@@ -1,4 +1,4 @@
-"""The project index (codemods/analysis/project.py), function by function, on small trees in tmp_path.
+"""The project index (codemods/analysis/project/), function by function, on small trees in tmp_path.
 
 tests/test_packages.py runs the whole tool over realistic packages; a one-line bug in the index
 often leaves those goldens unchanged (another path finds the same kernel, or the bug only loses a
@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from codemods.analysis import project
+from codemods.analysis.project import modules, scan
 from codemods.analysis.names import root_name
 from codemods.analysis.kernel_scope import BODY, FACTORY, HELPER, MOSAIC_TPU, TRITON, ModuleFacts, find_kernels
 from codemods.analysis.module import ModuleIndex
-from codemods.analysis.project import ProjectIndex, Usage, _Module, module_name
+from codemods.analysis.project import ProjectIndex, Usage, module_name
+from codemods.analysis.project.modules import _Module
 
 TPU = frozenset({MOSAIC_TPU})
 BOTH = frozenset({MOSAIC_TPU, TRITON})
@@ -461,7 +462,7 @@ def test_reexport_chains_are_followed_eight_steps(tmp_path: Path, hops: int, fol
         "\n\ndef go(x):\n    return pl.pallas_call(kern, out_shape=x)(x)\n"
     index = _index(tmp_path, files)
     expected = (index._modules["pkg.ops"], "mm") if followed else None
-    assert index._function(f"pkg.r{hops}.mm", project._MAX_REEXPORTS) == expected
+    assert index._function(f"pkg.r{hops}.mm", modules._MAX_REEXPORTS) == expected
     assert bool(index.facts(tmp_path / "pkg/ops.py").kernels) is followed
 
 
@@ -653,7 +654,7 @@ def test_a_module_does_not_name_itself(tmp_path: Path) -> None:
     ("x = 1", False),
 ])
 def test_imports_within_a_package(statement: str, within: bool) -> None:
-    assert project._imports_within(ast.parse(statement).body[0], "pkg") is within
+    assert scan._imports_within(ast.parse(statement).body[0], "pkg") is within
 
 
 @pytest.mark.parametrize("raw, imports", [
@@ -797,7 +798,7 @@ def _call(source: str) -> ast.Call:
     ("run(x, (P.DEFAULT, P.HIGH, P.HIGHEST))", False),
 ])
 def test_which_calls_may_fail_in_a_kernel(source: str, fails: bool) -> None:
-    assert project._may_fail_in_a_kernel(_call(source)) is fails
+    assert scan._may_fail_in_a_kernel(_call(source)) is fails
 
 
 @pytest.mark.parametrize("code, fails", [
@@ -829,16 +830,16 @@ def test_which_calls_may_fail_in_a_kernel(source: str, fails: bool) -> None:
     (b"LEVELS = (P.DEFAULT,)", False),
 ])
 def test_which_bytes_may_fail_in_a_kernel(code: bytes, fails: bool) -> None:
-    assert project._may_fail_bytes(code) is fails
+    assert scan._may_fail_bytes(code) is fails
 
 
 def test_hint_offsets_are_every_match_start_sorted() -> None:
     raw = b"x = 1\nlax.dot_general(a, precision=P)\njnp.dot(*xs)\n"
     # dot_general( at 10, precision= at 25, dot(*xs) at 42 for both patterns
-    assert project._hint_offsets(raw) == [10, 25, 42, 42]
+    assert scan._hint_offsets(raw) == [10, 25, 42, 42]
     raw = b"f(accuracy=t)\nnn.lstm(x)\nlax.batch_matmul(a, b)\nf(*a)\njnp.exp(*a)\nconv(x)\n"
     # accuracy= at 2, lstm at 17, batch_matmul( at 29, exp(*a) at 58, conv( at 66 (the pattern, not the test)
-    assert project._hint_offsets(raw) == [2, 17, 29, 58, 66]
+    assert scan._hint_offsets(raw) == [2, 17, 29, 58, 66]
 
 
 # -- small syntax helpers --
@@ -852,7 +853,7 @@ def test_hint_offsets_are_every_match_start_sorted() -> None:
     (b"import pallas\ndef run(bodies):\n    return pallas_call(body)\n", False),  # `bodies` is not `body`
 ])
 def test_may_define_launch_helpers(raw: bytes, defines: bool) -> None:
-    assert project._may_define_launch_helpers(raw) is defines
+    assert scan._may_define_launch_helpers(raw) is defines
 
 
 @pytest.mark.parametrize("source, named, role", [
@@ -874,7 +875,7 @@ def test_what_a_launch_runs_from_another_module(source: str, named: str, role: s
 
 @pytest.mark.parametrize("source, terminal", [("jnp.dot", "dot"), ("dot", "dot"), ("f()", ""), ("x[0]", "")])
 def test_terminal_names(source: str, terminal: str) -> None:
-    assert project._terminal_name(ast.parse(source, mode="eval").body) == terminal
+    assert scan._terminal_name(ast.parse(source, mode="eval").body) == terminal
 
 
 @pytest.mark.parametrize("source, last, root", [
@@ -885,7 +886,7 @@ def test_terminal_names(source: str, terminal: str) -> None:
 ])
 def test_last_and_root_names(source: str, last, root) -> None:
     node = ast.parse(source, mode="eval").body
-    assert (project._last_name(node), getattr(root_name(node), "id", None)) == (last, root)
+    assert (scan._last_name(node), getattr(root_name(node), "id", None)) == (last, root)
 
 
 
@@ -928,7 +929,7 @@ def test_a_helper_the_package_reexports_under_another_name(tmp_path: Path, use: 
 # -- the import-line scan --
 
 # What an import line was before `_import_lines` searched from newlines: `^` under MULTILINE.
-_IMPORT_LINE_ANCHORED = re.compile(project._IMPORT_STATEMENT.join((rb"^", rb"")), re.MULTILINE)
+_IMPORT_LINE_ANCHORED = re.compile(scan._IMPORT_STATEMENT.join((rb"^", rb"")), re.MULTILINE)
 _IMPORT_LINE_PIECES = [b"import a", b"from b import c", b"from . import (d,\n e)", b"  import f.g as h",
                        b"\timport i", b"from j \\\n import k", b"x = 1", b"# import l", b"'''from m'''", b"",
                        b"from n import (\n import o)", b"from p import (q", b"importer = 1", b"\r", b" "]
@@ -941,7 +942,7 @@ def test_import_lines_are_the_lines_that_start_an_import(seed: int) -> None:
     chooser = random.Random(seed)
     raw = b"".join(chooser.choice(_IMPORT_LINE_PIECES) + chooser.choice([b"\n", b"\r\n", b""])
                    for _ in range(chooser.randrange(12)))
-    assert project._import_lines(raw) == _IMPORT_LINE_ANCHORED.findall(raw)
+    assert scan._import_lines(raw) == _IMPORT_LINE_ANCHORED.findall(raw)
 
 
 # -- the launcher-word test --
@@ -957,7 +958,7 @@ def test_a_launcher_word_is_searched_for_only_where_one_of_its_literals_is(seed:
     pattern (`_says_a_launcher`) answers exactly what the pattern alone does."""
     chooser = random.Random(seed)
     raw = b"".join(chooser.choice(_LAUNCHER_PIECES) for _ in range(chooser.randrange(8)))
-    assert project._says_a_launcher(raw) == (project._LAUNCHER_WORD.search(raw) is not None)
+    assert scan._says_a_launcher(raw) == (scan._LAUNCHER_WORD.search(raw) is not None)
 
 
 # -- the byte patterns of a call that may fail in a kernel --
@@ -975,6 +976,6 @@ def test_the_boundary_behind_a_name_matches_what_the_boundary_before_it_did(seed
     where they were, that its `\\b`-first spelling found."""
     chooser = random.Random(seed)
     raw = b"".join(chooser.choice(_CALL_PIECES) for _ in range(chooser.randrange(12)))
-    for new, old in ((project._POSITIONAL_OP, _POSITIONAL_OP_WITH_BOUNDARY),
-                     (project._MEMBER_PAIR, _MEMBER_PAIR_WITH_BOUNDARY)):
+    for new, old in ((scan._POSITIONAL_OP, _POSITIONAL_OP_WITH_BOUNDARY),
+                     (scan._MEMBER_PAIR, _MEMBER_PAIR_WITH_BOUNDARY)):
         assert [match.span() for match in new.finditer(raw)] == [match.span() for match in old.finditer(raw)]

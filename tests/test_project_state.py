@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.analysis import project
+from codemods.analysis.project import base, flow
 from codemods.analysis.kernel_scope import ModuleFacts
 from codemods.analysis.project import ProjectIndex
 from codemods.engine.cache import ResultCache
@@ -294,14 +294,14 @@ def test_a_run_over_most_of_a_large_project_summarises_it_in_workers(
     here = []  # the files analysed in this process (a worker's list is its own)
     process = runner._process_candidate
     monkeypatch.setattr(runner, "_process_candidate", lambda item: here.append(item[0]) or process(item))
-    log, main, link = tmp_path / "linked-in.log", os.getpid(), project.link
+    log, main, link = tmp_path / "linked-in.log", os.getpid(), flow.link
 
     def logged_link(*args, **kwargs):  # a forked process inherits it
         with open(log, "a") as out:
             out.write("main\n" if os.getpid() == main else "forked\n")
         return link(*args, **kwargs)
 
-    monkeypatch.setattr(project, "link", logged_link)
+    monkeypatch.setattr(flow, "link", logged_link)
     settings = Settings((0, 12, 0, 1))
     chosen = paths if processed == "all" else [tmp_path / "lib" / "ops.py"]
     results = runner.run(chosen, registry.RULES, settings, jobs, None, project=paths)
@@ -415,14 +415,14 @@ def test_linked_in_a_forked_process_the_index_gives_the_facts_and_state_of_a_lin
     here.link_flow(follows)
     facts_here = _all_facts(here, paths)
     assert facts_here["body.py"].flow.sinks and facts_here["consts.py"].flow.origins  # the link's answers
-    log, main, link = tmp_path / "linked-in.log", os.getpid(), project.link
+    log, main, link = tmp_path / "linked-in.log", os.getpid(), flow.link
 
     def logged_link(*args, **kwargs):  # the forked process inherits it
         with open(log, "a") as out:
             out.write("main\n" if os.getpid() == main else "forked\n")
         return link(*args, **kwargs)
 
-    monkeypatch.setattr(project, "link", logged_link)
+    monkeypatch.setattr(flow, "link", logged_link)
     elsewhere = ProjectIndex(paths, read_bytes)
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
         elsewhere.link_flow_elsewhere(follows, None, pool.submit)
@@ -675,8 +675,8 @@ def test_kernel_land_built_again_does_not_parse_the_unchanged_launch_modules_aga
     state = index.state()
     paths = _write(tmp_path, {**before, "pkg/kern.py": "import os\n" + before["pkg/kern.py"]})
     parsed: list[str] = []
-    parse = project.ast.parse
-    monkeypatch.setattr(project.ast, "parse", lambda source, *a, **k: parsed.append(source) or parse(source, *a, **k))
+    parse = base.ast.parse
+    monkeypatch.setattr(base.ast, "parse", lambda source, *a, **k: parsed.append(source) or parse(source, *a, **k))
     built = []
     find = ProjectIndex._find_kernel_land
     monkeypatch.setattr(ProjectIndex, "_find_kernel_land", lambda self: built.append(1) or find(self))

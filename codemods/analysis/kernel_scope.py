@@ -195,7 +195,7 @@ class KernelScope:
 
 @dataclass(frozen=True)
 class ModuleFacts:
-    """What the rest of the project says about one module (codemods/analysis/project.py): which of
+    """What the rest of the project says about one module (codemods/analysis/project/): which of
     its top-level functions other modules launch as kernel bodies or call from kernels, which of
     those plain XLA code elsewhere uses too, and the launch helpers other modules define."""
 

@@ -1,0 +1,185 @@
+"""The parts of the index worked out in worker processes (forked from the one that holds the index,
+they inherit it), and the entry points those processes run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Iterable, Optional, TypeVar
+
+from codemods.analysis.project.base import ProjectBase
+from codemods.analysis.project.flow import LinkedFlow
+from codemods.analysis.project.modules import MARKER, _Module, _NOT_SUMMARISED, _absolute
+from codemods.analysis.project.scan import _words
+from codemods.analysis.summary import ModuleSummary
+
+
+class WorkerSummary(ProjectBase):
+    """The index's map work: each module's parts, summarised in workers (`summarise`, `summarise_flow`)."""
+
+    def summarise(self, names: Iterable[str], map_in_workers: Callable[[Callable[[str], tuple], list[str]], list]) -> None:
+        """Work out the parts of the modules `names` that no other module decides in worker
+        processes, where most of a cold tree's index goes. First each module's: whether it says
+        pallas, its import lines, a package's top-level table, a pallas module's launch helpers and
+        precision wrappers.
+        Then, with kernel land known from those, each module in it: whether a rule's prefilter
+        passes its code and, if so, its needy names (a parse). A module that says pallas is in
+        kernel land whatever the others say: its needy names come with the first answer, from the
+        parse its launch helpers took. What is left here is the search across modules, which reads
+        the results: the facts are those the lazy index gives, with the same dependencies. Of a
+        notebook, only the `prefilter` answer (its code is decoded, if at all, here).
+        `map_in_workers(function, items)`: `function` of each item, in order, computed in processes
+        forked from this one while `_SUMMARISING` is this index (the first fork happens inside the
+        first call). Call it before `restore`."""
+        global _SUMMARISING
+        names = list(names)
+        pending = [name for name in names if not name.startswith("<")]  # a notebook: decoded here, once
+        notebooks = [name for name in names if name.startswith("<")] if self._prefilter is not None else []
+        _SUMMARISING = self
+        try:
+            for name, (marked, import_texts, top_level, launchers, wrappers, needy_parts, prefiltered) in zip(
+                    pending, map_in_workers(_summary, pending)):
+                module = self._modules[name]
+                module.prefiltered = prefiltered
+                self._part_values[(name, MARKER)] = marked
+                module.import_texts, module.top_level = import_texts, top_level
+                if launchers is not None:
+                    self._launchers[name] = launchers
+                if wrappers is not None:
+                    self._wrappers[name] = wrappers
+                if needy_parts is not None:
+                    self._learn_needy_parts(module, needy_parts)
+            for name, prefiltered in zip(notebooks, map_in_workers(_prefilter_summary, notebooks)):
+                self._modules[name].prefiltered = prefiltered  # before kernel land reads them
+            land = self._kernel_land()  # the modules whose facts may say more than "nothing"
+            wanted = [name for name in pending if name in land and not self._marked(self._modules[name])]
+            for name, needy_parts in zip(wanted, map_in_workers(_needy_summary, wanted)):
+                self._learn_needy_parts(self._modules[name], needy_parts)
+            linked = [name for name in pending if name in self.linked()]
+            for name, flow in zip(linked, map_in_workers(_flow_summary, linked)):
+                self._modules[name].flow_summary = flow
+            self._learn_sayers(pending, map_in_workers)
+        finally:
+            _SUMMARISING = None
+
+    def _learn_sayers(self, names: list[str], map_in_workers: Callable) -> None:
+        """Which of the modules `names` say each needy name, found in the workers: the search across
+        modules asks that of thousands of importers per name (everything that imports jax, on a
+        site-packages tree), serially, and one pass over each module's words answers it for all
+        the names at once."""
+        named = frozenset(name.encode() for module in self._modules.values() for name in module.needy or ())
+        if not named:
+            return
+        chunks = [(names[start:start + _SAYERS_CHUNK], named) for start in range(0, len(names), _SAYERS_CHUNK)]
+        for (chunk, _), said in zip(chunks, map_in_workers(_names_said, chunks)):
+            for name, words in zip(chunk, said):
+                self._modules[name].said = words
+                for word in words:
+                    self._sayers.setdefault(word, []).append(name)
+        self._named = named
+        self._unsummarised = [name for name, module in self._modules.items() if module.said is None]
+
+    def summarise_flow(self, names: Iterable[str], summarise_elsewhere: Callable[
+            [list[tuple[str, bytes, str, bool]]], Iterable[tuple[bytes, Optional[ModuleSummary]]]]) -> None:
+        """The whole-program summaries of those of the modules `names` the link starts from,
+        worked out where this index is not (a cluster's workers): `summarise_elsewhere(items)` is
+        given each module's absolute path, the hash of its bytes (the `content_hash` this index was
+        given), its name and whether it is a package, and answers, in order, the hash of the bytes
+        it read and their `flow_summary_of`. A summary is kept only where those are the bytes this
+        index reads (the file changed meanwhile: it is summarised here, on demand, as before). A
+        notebook's is not asked for: the index decodes its code cells here. Call it after `restore`."""
+        modules = [self._modules[name] for name in names if not name.startswith("<")]
+        linked = self.linked()
+        # (a hash of nothing: the caller could not read the file, a FIFO say, on which a worker would block)
+        wanted = [module for module in modules
+                  if module.name in linked and module.flow_summary is _NOT_SUMMARISED and self._content_hash(module)]
+        items = [(module.path, self._content_hash(module), module.name, module.is_package) for module in wanted]
+        for module, (_, content, *_), (read, summary) in zip(wanted, items, summarise_elsewhere(items)):
+            if read == content:
+                module.flow_summary = summary
+
+    def _summary_of(self, module: _Module) -> tuple:
+        """See `summarise` (in a worker: no computation is in progress, so nothing is recorded)."""
+        marked = self._marked(module)
+        return (marked, self._import_texts(module), self._top_level(module) if module.is_package else None,
+                self._launch_helpers(module) if marked else None,  # a package's table: its re-exports
+                self._precision_wrappers(module) if marked else None,
+                self._needy_parts(module) if marked else None,
+                self._prefilter(module.path) if self._prefilter is not None else None)
+
+    def prefiltered(self, path: "Path | str") -> object:
+        """The answer of `prefilter` (see `__init__`) for the file at `path`, if the summary worked it
+        out (a run over most of a large project): the main process, where each file's facts are
+        worked out in turn, then neither reads nor tests the bytes of thousands of files."""
+        module = self._by_path.get(_absolute(path))
+        return module.prefiltered if module is not None else None
+
+    def _needy_parts(self, module: _Module) -> tuple:
+        """Whether a rule's prefilter passes its code, its needy names if so, and if that took a
+        parse, its top-level table and what holds each name (read here, not parsed again in the
+        search)."""
+        relevant = self._is_relevant(module)
+        needy = self._needy_names(module) if relevant else None
+        parsed = module.tree is not None or module.index is not None
+        return relevant, needy, self._top_level(module) if parsed else None, self._holders(module) if needy else None, \
+            module.ref_takers, module.constants
+
+    def _learn_needy_parts(self, module: _Module, parts: tuple) -> None:
+        relevant, needy, top_level, holders, module.ref_takers, module.constants = parts
+        module.relevant, module.needy = relevant, needy
+        module.top_level = top_level if top_level is not None else module.top_level
+        module.holders = holders if holders is not None else module.holders
+
+
+# The index whose modules worker processes summarise (see `ProjectIndex.summarise`): forked, they inherit it.
+_SUMMARISING: Optional[WorkerSummary] = None
+
+
+_T = TypeVar("_T")
+
+
+def _in_worker(name: str, compute: Callable[[WorkerSummary, _Module], _T]) -> _T:
+    """`compute(index, module)` for the module `name` of the index being summarised, in a worker;
+    the module's bytes and trees are forgotten after (a worker goes through thousands of modules,
+    and only the answers are sent back), but for a module a rule's prefilter passes: the rules
+    analyse it, in this worker as a rule (see `summarised_here`)."""
+    assert _SUMMARISING is not None
+    module = _SUMMARISING._modules[name]
+    try:
+        return compute(_SUMMARISING, module)
+    finally:
+        if not module.relevant:
+            module.raw = module.tree = module.index = None
+
+
+def summarised_here() -> Optional[WorkerSummary]:
+    """In a worker the summary forked: its copy of the index, with the parses of the modules it
+    summarised that the rules will analyse (`ProjectIndex.parsed`); None elsewhere."""
+    return _SUMMARISING
+
+
+def _summary(name: str) -> tuple:
+    return _in_worker(name, WorkerSummary._summary_of)
+
+
+def _prefilter_summary(name: str) -> object:
+    """The `prefilter` answer alone, for a notebook (its code is decoded, if at all, in the main process)."""
+    assert _SUMMARISING is not None and _SUMMARISING._prefilter is not None
+    return _SUMMARISING._prefilter(_SUMMARISING._modules[name].path)
+
+
+def _needy_summary(name: str) -> tuple:
+    return _in_worker(name, WorkerSummary._needy_parts)
+
+
+def _flow_summary(name: str) -> Optional[ModuleSummary]:
+    return _in_worker(name, LinkedFlow._flow_summary)
+
+
+def _names_said(chunk: tuple[list[str], frozenset[bytes]]) -> list[frozenset[bytes]]:
+    """Of `named`, the words each module of the chunk says (see `ProjectIndex._learn_sayers`)."""
+    names, named = chunk
+    return [_in_worker(name, lambda index, module: named.intersection(_words(index._bytes(module))))
+            for name in names]
+
+
+_SAYERS_CHUNK = 64  # modules per task: the needy names are sent with each
