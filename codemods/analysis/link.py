@@ -26,33 +26,25 @@ is, ("unknown", why).
 
 from __future__ import annotations
 
-import re
-from collections import deque
-from typing import Callable, Iterable, Iterator, Mapping, Optional
+from typing import Callable, Iterable, Mapping, Optional
 
 from codemods.analysis.flow_facts import FlowFacts
 from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, Backends
-from codemods.analysis.link_answers import HINT, MAYBE, answers
-from codemods.analysis.summary import DOUBLE_STAR, KEYWORD_ONLY, STAR, Call, Expr, ModuleSummary, Site
+from codemods.analysis.link_answers import HINT, MAYBE, KeywordArgument, answers
+from codemods.analysis.link_binding import Binding
+from codemods.analysis.link_readers import HOLDERS
+from codemods.analysis.summary import Call, ModuleSummary, Site
 
-# A bound on evaluations, per statement: every value set only grows, so the worklist empties long
-# before (a few evaluations per statement on the held-out set and jax's own Pallas source).
-_EVALUATIONS_PER_STATEMENT = 64
-_PRECISION = "jax.lax.Precision"
 # Installed callables that hand back (a value built from) their first argument.
 _IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat", "jax.named_scope",
                        "builtins.tuple", "builtins.list", "builtins.staticmethod", "functools.cache",
                        "builtins.reversed", "builtins.sorted", "builtins.iter"})
-_REF = re.compile(r"\w_refs?$")  # a parameter named as kernel bodies name their refs
 _PARTIAL = "functools.partial"
 _FIELD = "dataclasses.field"
 _DICT = "builtins.dict"
 _ENUMERATE = "builtins.enumerate"
 _ZIP = "builtins.zip"
 _GETATTR = "builtins.getattr"
-_CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__", "values", "items"})
-_HOLDERS = frozenset({"seq", "map", "inst", "kwargs", "args"})  # values that hold others
-_READ_DEPTH = 64  # values walked from one handed to code the flow does not follow
 
 
 def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]],
@@ -65,103 +57,26 @@ def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optiona
     return answers(linker), frozenset(linker.modules)
 
 
-class Linker:
-    """The fixpoint's state: what each variable, parameter, field, return and call result may hold
-    (`heap`, keyed by ("var", scope, name), ("field", owner, key), ("ret", function), ("res", module,
-    call)), which functions run in which kernels (`backends`), and what the followed calls receive."""
+class Linker(Binding):
+    """The fixpoint: each statement of each summary evaluated (`_solve`) until no value set grows;
+    what calls do (a function's, a partial's, a class's, an installed package's), which functions run
+    in which kernels (launches, and what kernel code calls or hands on), and what the followed calls
+    receive (`sinks`)."""
 
     def __init__(self, modules: dict[str, ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]],
                  load: Optional[Callable[[str], Optional[ModuleSummary]]] = None,
                  loadable: "frozenset[str] | set[str]" = frozenset()) -> None:
-        self.modules: dict[str, ModuleSummary] = {}
         self.follows = follows
         self._followed_keywords = frozenset(keyword for _, keyword in follows.values() if keyword != HINT)
         self._hints_followed = any(keyword == HINT for _, keyword in follows.values())
-        self._load, self._loadable = load, set(loadable) - set(modules)
-        self.functions: dict[str, tuple[str, object]] = {}
-        self.classes: dict[str, tuple[str, object]] = {}
-        self._attributes: dict[str, dict[str, Expr]] = {}  # a class's attributes by name (see `_class_attribute`)
-        self.heap: dict[tuple, set] = {}
-        self.keys: dict[tuple, set] = {}  # a container's keys written so far
-        self.backends: dict[str, set[str]] = {}  # a function -> the kernels' backends it runs in
-        self.invoked: set[str] = set()
         self.calls: set[tuple[str, str]] = set()  # (caller, callee) of every call (not a launch) of a function
         self._launching = False
         self._unwrapping: set[tuple] = set()  # partials being called through (see `_invoke`)
         self.sinks: dict[tuple[str, Site], tuple[str, str, set]] = {}  # (module, site) -> (callee, function, values)
-        self.readers: dict[tuple, set[str]] = {}  # a seq or mapping -> who reads it besides followed calls
-        self._escaped: dict[tuple, set[str]] = {}  # a value handed to code the flow does not follow -> who
-        # A holder plain code hands to code the flow does not follow -> the scopes that hand it: the
-        # functions it holds may be called there (`plain_callers`).
-        self._escaped_plainly: dict[tuple, set[str]] = {}
-        # Where what a function's `**kwargs` holds was written: (kwargs, key) -> {source: values}, a source
-        # ("at", module, call site) for `f(key=...)` or ("unknown", why); (kwargs, None) -> the mappings
-        # spread into it (`f(**options)`; an installed package's or an unknown value too). And the
-        # mappings each followed call spreads (`spreads`).
-        self.passed: dict[tuple, dict[tuple, set]] = {}
-        self.spreads: dict[tuple[str, Site], set] = {}
-        # What each call passes as a followed keyword (`wrapper(x, precision=blocks.MLP)`): (module, site,
-        # keyword) -> values, for a call of another module's wrapper to be told a scalar (`link_answers`).
-        self.keyword_values: dict[tuple[str, Site, str], set] = {}
-        self.keyword_callees: dict[tuple[str, Site, str], set[str]] = {}  # the same calls -> the functions called
+        self.spreads: dict[tuple[str, Site], set] = {}  # a followed call -> the mappings it spreads (`**options`)
+        self.keyword_arguments: dict[tuple[str, Site, str], KeywordArgument] = {}  # (module, call, followed keyword)
         self.launches: set[tuple[str, str]] = set()  # (scope, body) of every launch of a function
-        # (module, call site, function): that call binds a keyword to a parameter of the function
-        self.bound: set[tuple[str, Site, str]] = set()
-        # The worklist: a statement (its module, kind and number) is evaluated again only when
-        # something it read grew (`_get` records what it reads, `_grew` queues who read it).
-        self._queue: deque[tuple[str, str, int]] = deque()
-        self._queued: set[tuple[str, str, int]] = set()
-        self._readers_of: dict[tuple, set[tuple[str, str, int]]] = {}
-        self._current: Optional[tuple[str, str, int]] = None
-        self._budget = 0
-        self._on_demand: set[str] = set()  # the modules read on demand
-        self._waiting: dict[str, list[tuple[str, str, int]]] = {}  # a function of one -> its statements (`_bind`)
-        self._writers: dict[tuple, list[tuple[str, str, int]]] = {}  # a module-level name of one -> what sets it (`_get`)
-        for summary in modules.values():
-            self._add_module(summary)
-
-    def _add_module(self, summary: ModuleSummary, on_demand: bool = False) -> None:
-        """A module's definitions, and its statements queued (with their share of the budget). Of a
-        module read on demand, a statement waits until what it sets is read, or its function is
-        called: what the rest of it would do is not the link's business (numpy's and scipy's
-        thousands of statements, read because the project says `np.float32`)."""
-        self.modules[summary.name] = summary
-        self.functions.update((q, (summary.name, f)) for q, f in summary.functions.items())
-        self.classes.update((q, (summary.name, c)) for q, c in summary.classes.items())
-        if on_demand:
-            self._on_demand.add(summary.name)
-        for kind, items in (("assign", summary.assigns), ("return", summary.returns), ("call", summary.calls)):
-            for number, item in enumerate(items):
-                statement = (summary.name, kind, number)
-                scope = item[0][1] if kind == "assign" and item[0][0] == "var" else item[0] if kind == "return" \
-                    else item.scope if kind == "call" else None
-                if not on_demand or scope is None:
-                    self._queue_statement(statement)
-                elif scope != summary.name:  # in a function: when it is called
-                    self._waiting.setdefault(scope, []).append(statement)
-                else:  # a module-level name, or call: when something reads it
-                    key = item[0] if kind == "assign" else ("res", summary.name, number)
-                    self._writers.setdefault(key, []).append(statement)
-
-    def _queue_statement(self, statement: tuple[str, str, int]) -> None:
-        self._queue.append(statement)
-        self._queued.add(statement)
-        self._budget += _EVALUATIONS_PER_STATEMENT
-
-    def _has(self, module: str) -> bool:
-        """Whether `module` is one the link reads: loaded the first time a name of it is read."""
-        if module in self.modules:
-            return True
-        if module not in self._loadable or self._load is None:
-            return False
-        self._loadable.discard(module)
-        summary = self._load(module)
-        if summary is None:
-            return False
-        self._add_module(summary, on_demand=True)
-        return True
-
-    # -- the fixpoint --
+        super().__init__(modules, load, loadable)
 
     def solve(self) -> "Linker":
         self._solve()
@@ -173,18 +88,8 @@ class Linker:
         self.invoked = called
         return self
 
-    def takes_refs(self, function: str) -> bool:
-        """Whether a function has a parameter named as kernel bodies name their refs."""
-        entry = self.functions.get(function)
-        return entry is not None and any(_REF.search(name) for name, _, _ in entry[1].params)
-
     def _solve(self) -> None:
-        self._budget += _EVALUATIONS_PER_STATEMENT * len(self._queued)
-        while self._queue and self._budget > 0:
-            self._budget -= 1
-            statement = self._current = self._queue.popleft()
-            self._queued.discard(statement)
-            name, kind, number = statement
+        for name, kind, number in self._statements():
             module = self.modules[name]
             if kind == "assign":
                 target, value = module.assigns[number]
@@ -194,207 +99,6 @@ class Linker:
                 self._add(("ret", function), self._eval(value, name))
             else:
                 self._add(("res", name, number), self._call(module.calls[number], name))
-        self._current = None
-
-    def _get(self, key: tuple) -> set:
-        """What `key` holds so far; the statement being evaluated is evaluated again when it grows."""
-        if self._writers and key in self._writers:  # a name of a module read on demand, read the first time
-            for statement in self._writers.pop(key):
-                self._queue_statement(statement)
-        current = self._current
-        if current is not None:
-            readers = self._readers_of.get(key)
-            if readers is None:
-                self._readers_of[key] = {current}
-            else:
-                readers.add(current)
-        held = self.heap.get(key)
-        return held if held is not None else set()
-
-    def _grew(self, key: tuple) -> None:
-        for statement in self._readers_of.get(key, ()):
-            if statement not in self._queued:
-                self._queued.add(statement)
-                self._queue.append(statement)
-
-    def _keys_of(self, owner: tuple) -> set:
-        self._get(("keys", owner))
-        return self.keys.get(owner, set())
-
-    def _backends_of(self, function: str) -> set:
-        self._get(("backends", function))
-        return self.backends.get(function, set())
-
-    def _run_with(self, function: str, backends: "set | frozenset") -> None:
-        held = self.backends.setdefault(function, set())
-        if not held >= backends:
-            held |= backends
-            self._grew(("backends", function))
-
-    def _store(self, target: Expr, values: set, module: str) -> None:
-        """`name = ...`, `obj.attr = ...` (an instance's, a class's or a module's), `box[key] = ...`."""
-        if target[0] == "var":
-            self._add(target, values)
-            return
-        for owner in self._eval(target[1], module):
-            if target[0] == "attr" and owner[0] == "module":
-                self._add(("var", owner[1], target[2]), values)
-            elif target[0] == "attr" and owner[0] in ("inst", "class"):
-                self._field(owner, target[2], values)
-            elif target[0] == "item" and owner[0] in ("map", "seq", "kwargs"):
-                self._field(owner, target[2], values)
-
-    def _add(self, key: tuple, values: Iterable) -> None:
-        held = self.heap.get(key)
-        if held is None:
-            held = self.heap[key] = set(values)
-            if held:
-                self._grew(key)
-            return
-        before = len(held)
-        held.update(values)
-        if len(held) != before:
-            self._grew(key)
-
-    def _field(self, owner: tuple, key: object, values: Iterable) -> None:
-        keys = self.keys.setdefault(owner, set())
-        if key not in keys:
-            keys.add(key)
-            self._grew(("keys", owner))
-        self._add(("field", owner, key), values)
-
-    def read(self, owner: tuple, key: object) -> set:
-        return self._get(("field", owner, key))
-
-    # -- expressions --
-
-    def _eval(self, expr: Expr, module: str) -> set:
-        kind = expr[0]
-        if kind == "lit":
-            return {expr}
-        if kind == "var":
-            if expr[1] not in self.modules:  # a function's variable
-                return set(self._get(expr))
-            return self._module_name(expr[1], expr[2])
-        if kind == "dotted":
-            return self._resolve(expr[1])
-        if kind == "attr":
-            return {found for value in self._eval(expr[1], module) for found in self._attribute(value, expr[2])}
-        if kind == "item":
-            owners = self._eval(expr[1], module)
-            for owner in owners:  # `options["accuracy"]`: code of its own reads the mapping's entries
-                if owner[0] in ("map", "kwargs"):
-                    self.readers.setdefault(owner, set()).add(f"`[...]` of it in {module}")
-            return {found for value in owners for found in self._item(value, expr[2])}
-        if kind == "call":
-            return self._get(("res", module, expr[1]))
-        if kind == "seq":
-            value = ("seq", module, expr[1], len(expr[2]))
-            for position, element in enumerate(expr[2]):
-                self._field(value, position, self._eval(element, module))
-            return {value}
-        if kind == "map":
-            value = ("map", module, expr[1])
-            for key, element in expr[2]:
-                self._field(value, key, self._eval(element, module))
-            return {value}
-        if kind == "comp":  # a mapping of keys not known, holding what the element may be
-            value = ("map", module, expr[1], "a comprehension")
-            self._field(value, None, self._eval(expr[2], module))
-            return {value}
-        if kind in ("def", "class"):
-            return {expr}
-        if kind == "either":
-            return {found for option in expr[1] for found in self._eval(option, module)}
-        return {expr}  # unknown
-
-    def _module_name(self, module: str, name: str) -> set:
-        """What a module's name holds, read in it or from outside: what it binds, a submodule of that
-        name, or what its `from m import *` brings in."""
-        return self._get(("var", module, name)) | self._module_value(module, name) | self._star_imported(module, name)
-
-    def _star_imported(self, scope: str, name: str, depth: int = 0) -> set:
-        """A module's name it never binds, from its `from m import *` (a name other modules read too)."""
-        summary = self.modules.get(scope)
-        if summary is None or depth > 8:
-            return set()
-        return {found for star in summary.star_imports if self._has(star)
-                for found in self._get(("var", star, name)) | self._star_imported(star, name, depth + 1)}
-
-    def _module_value(self, module: str, name: str) -> set:
-        """`pkg.sub` read as a name of `pkg`: the submodule."""
-        return {("module", f"{module}.{name}")} if self._has(f"{module}.{name}") else set()
-
-    def _resolve(self, dotted: str) -> set:
-        parts = dotted.split(".")
-        for cut in range(len(parts), 0, -1):
-            prefix = ".".join(parts[:cut])
-            if self._has(prefix):
-                values = {("module", prefix)}
-                for name in parts[cut:]:
-                    values = {found for value in values for found in self._attribute(value, name)}
-                return values
-        level = dotted.rsplit(".", 1)
-        if len(level) == 2 and level[0].endswith(_PRECISION.rsplit(".", 1)[1]) and level[1] in ("DEFAULT", "HIGH", "HIGHEST"):
-            return {("level", level[1])}
-        return {("ext", dotted)}
-
-    def _attribute(self, value: tuple, name: str) -> set:
-        kind = value[0]
-        if kind == "module":
-            return self._module_name(value[1], name)
-        if kind == "ext":  # (a name chain longer than any module path is something computed: `x = x.parent`)
-            return self._resolve(f"{value[1]}.{name}") if value[1].count(".") < 8 else {("obj", value[1])}
-        if kind == "obj":  # what installed code gave stays that, whatever is read from it: the set stays finite
-            return {value}
-        if kind == "inst":
-            return self.read(value, name) | self._class_attribute(value[1], name, value)
-        if kind == "class":
-            return self._class_attribute(value[1], name, None)
-        if kind in ("map", "kwargs") and name in _CONTAINER_READS:
-            self.readers.setdefault(value, set()).add(f"`.{name}(...)` of it")
-            return {("method", value, name)}
-        if kind == "unknown":
-            return {value}
-        return set()
-
-    def _class_attribute(self, qualified: str, name: str, instance: Optional[tuple], depth: int = 0) -> set:
-        entry = self.classes.get(qualified)
-        if entry is None or depth > 8:
-            return set()
-        module, cls = entry
-        attributes = self._attributes.get(qualified)
-        if attributes is None:  # the last assignment of each name wins
-            attributes = self._attributes[qualified] = dict(cls.attributes)
-        expr = attributes.get(name)
-        if expr is not None:
-            values = self._eval(expr, module)
-            if instance is None:
-                return values
-            return {("bound", value[1], instance) if value[0] == "def" else value for value in values}
-        return {found for base in cls.bases for value in self._eval(base, module) if value[0] == "class"
-                for found in self._class_attribute(value[1], name, instance, depth + 1)}
-
-    def _item(self, value: tuple, key: object) -> set:
-        kind = value[0]
-        if kind == "seq":
-            if isinstance(key, int) and -value[3] <= key < value[3]:
-                return set(self.read(value, key % value[3]))
-            return {found for position in range(value[3]) for found in self.read(value, position)}
-        if kind in ("map", "kwargs", "args"):
-            if key is None:
-                return {found for known in self._keys_of(value) for found in self.read(value, known)}
-            return self.read(value, key) | self.read(value, None)
-        if kind == "items":  # an entry of `d.items()`, and its key (0) or value (1)
-            return {("entry", value[1])}
-        if kind == "entry":
-            keys = {("lit", known) for known in self._keys_of(value[1]) if isinstance(known, (str, int))}
-            return (keys if key in (0, None) else set()) | (self._item(value[1], None) if key in (1, None) else set())
-        if kind in ("unknown", "obj", "ext"):
-            return {value} if kind != "ext" else {("obj", value[1])}
-        return set()
-
-    # -- calls --
 
     def _call(self, call: Call, module: str) -> set:
         args = [(starred, self._eval(expr, module)) for starred, expr in call.args]
@@ -402,9 +106,9 @@ class Linker:
         callees = self._eval(call.callee, module)
         for name, values in keywords:
             if name in self._followed_keywords:
-                self.keyword_values.setdefault((module, call.site, name), set()).update(values)
-                self.keyword_callees.setdefault((module, call.site, name), set()).update(
-                    function for callee in callees for function in self._functions_in(callee))
+                passed = self.keyword_arguments.setdefault((module, call.site, name), KeywordArgument())
+                passed.values.update(values)
+                passed.callees.update(function for callee in callees for function in self._functions_in(callee))
         if self._hints_followed and any(name == HINT for name, _ in call.keywords):
             keywords = [(name, self._located_hints(values, module, call) if name == HINT else values)
                         for name, values in keywords]
@@ -579,46 +283,6 @@ class Linker:
         finally:
             self._launching = False
 
-    def _functions_in(self, callable_value: tuple) -> Iterator[str]:
-        """The functions calling `callable_value` runs: itself, a partial's function, an instance's `__call__`."""
-        targets, seen = [callable_value], set()
-        while targets:
-            value = targets.pop()
-            if value in seen:  # a partial of itself
-                continue
-            seen.add(value)
-            if value[0] in ("def", "bound"):
-                yield value[1]
-            elif value[0] == "partial":
-                targets.extend(self.read(value, "fn"))
-            elif value[0] == "inst":  # a callable instance
-                targets.extend(self._class_attribute(value[1], "__call__", value))
-
-    def plain_callers(self) -> Iterator[tuple[str, str]]:
-        """(scope, function) for each function held in a container plain code hands to code the flow
-        does not follow (`jax.tree.map(apply, HELPERS)`): it may call them there. Asked once the
-        fixpoint is done, when the containers hold all they will."""
-        for value, scopes in self._escaped_plainly.items():
-            for held in self._held_in(value):
-                if held[0] in ("def", "bound", "partial"):
-                    yield from ((scope, function) for scope in scopes for function in self._functions_in(held))
-
-    def _held_in(self, value: tuple) -> Iterator[tuple]:
-        """The holder `value` (a container, `**kwargs`, an instance), the holders it holds however deep,
-        as far as `_READ_DEPTH` of them, and the other values they hold: what code the flow does not
-        follow may reach from it."""
-        seen, stack = {value}, [value]
-        while stack and len(seen) <= _READ_DEPTH:
-            holder = stack.pop()
-            yield holder
-            for key in self.keys.get(holder, ()):
-                for inner in self.heap.get(("field", holder, key), ()):
-                    if inner[0] not in _HOLDERS:
-                        yield inner
-                    elif inner not in seen:
-                        seen.add(inner)
-                        stack.append(inner)
-
     def _run_in(self, function: str, caller: str) -> None:
         """A call from kernel code runs in that kernel."""
         outer = self._backends_of(caller)
@@ -641,128 +305,8 @@ class Linker:
                         self._launch(value, frozenset(in_kernel), call, module)
                     elif runs_plainly:
                         self.calls.update((call.scope, function) for function in self._functions_in(value))
-                elif value[0] in _HOLDERS:
+                elif value[0] in HOLDERS:
                     reader = reader or f"`{name.removeprefix('builtins.')}` ({module}:{call.site[0]})"
                     self.read_by(value, reader)
                     if runs_plainly:
                         self._escaped_plainly.setdefault(value, set()).add(call.scope)
-
-    def read_by(self, value: tuple, reader: str) -> None:
-        """`reader` (code the flow does not follow) reads `value` and all it holds (`settle_readers`)."""
-        if value[0] in _HOLDERS:
-            self._escaped.setdefault(value, set()).add(reader)
-
-    def settle_readers(self) -> None:
-        """`readers`: each tuple, list or dict literal (or `**kwargs`) -> who reads it besides followed calls, from the
-        values handed to such readers and what they hold (worked out once the fixpoint is done,
-        not at each evaluation of each call: that walked every container handed to installed code
-        again and again, a quarter of a large project's link)."""
-        readers = self.readers  # (with those found on the way: `kw.get(...)`, `box[...]`, a parameter)
-        for value, by in self._escaped.items():
-            for held in self._held_in(value):
-                if held[0] in ("seq", "map", "kwargs"):
-                    readers.setdefault(held, set()).update(by)
-
-    # -- binding arguments to parameters --
-
-    def _bind(self, function: str, args: Iterable, keywords: Iterable, instance: Optional[tuple],
-              call: Optional[Call] = None, caller: Optional[str] = None) -> None:
-        """`call` (in module `caller`): where the keywords it writes are written (`passed`); a keyword
-        a partial bound is not, and is recorded as written nowhere known."""
-        self.invoked.add(function)
-        for statement in self._waiting.pop(function, ()):
-            self._queue_statement(statement)
-        written = {name for name, _ in call.keywords if name is not None} if call is not None else set()
-        entry = self.functions.get(function)
-        if entry is None:
-            return
-        module, summary = entry
-        params = list(summary.params)
-        given: set[str] = set()
-        positional = [param for param in params if param[1] not in (KEYWORD_ONLY, STAR, DOUBLE_STAR)]
-        star = next((param[0] for param in params if param[1] == STAR), None)
-        double = next((param[0] for param in params if param[1] == DOUBLE_STAR), None)
-        if instance is not None and positional:
-            self._add(("var", function, positional[0][0]), {instance})
-            given.add(positional[0][0])
-            positional = positional[1:]
-        position = 0
-        for starred, values in args:
-            lengths = {value[3] for value in values if value[0] == "seq"}
-            if starred and values and len(lengths) == 1 and all(value[0] == "seq" for value in values):
-                for element in range(lengths.pop()):  # *(a, b): a tuple of known length, element by element
-                    held = {found for value in values for found in self.read(value, element)}
-                    if position < len(positional):
-                        self._add(("var", function, positional[position][0]), held)
-                        given.add(positional[position][0])
-                        position += 1
-                    elif star:
-                        self._field(("args", function), None, held)
-                continue
-            if starred:  # *values: each element may land on any parameter from here on
-                elements = {found for value in values for found in self._item(value, None)}
-                for name, _, _ in positional[position:]:
-                    self._add(("var", function, name), elements)
-                if star:
-                    self._field(("args", function), None, elements)
-                position = len(positional)
-                continue
-            if position < len(positional):
-                name = positional[position][0]
-                self._add(("var", function, name), values)
-                given.add(name)
-                position += 1
-            elif star:
-                self._field(("args", function), None, values)
-        if star:
-            self._add(("var", function, star), {("args", function)})
-        if double:
-            self._add(("var", function, double), {("kwargs", function)})
-        names = {param[0] for param in params if param[1] not in (STAR, DOUBLE_STAR)}
-        for keyword, values in keywords:
-            if keyword is not None:
-                at = ("at", caller, call.site) if call is not None and keyword in written else ("unknown", "a partial's keyword")
-                self._keyword(function, keyword, values, names, double, given, at)
-                continue
-            for value in values:  # **mapping
-                if double and value[0] in ("map", "kwargs", "obj", "ext", "unknown"):  # (installed or unknown: named)
-                    self.passed.setdefault((("kwargs", function), None), {}).setdefault(value, set())
-                if value[0] in ("map", "kwargs"):
-                    for key in list(self._keys_of(value)):
-                        if isinstance(key, str):
-                            self._keyword(function, key, self.read(value, key), names, double, given, value)
-                elif value[0] == "unknown":
-                    for name in names - given:
-                        self._add(("var", function, name), {value})
-        for name, _, default in params:
-            if default is not None and name not in given:
-                self._add(("var", function, name), self._eval(default, module))
-
-    def _keyword(self, function: str, keyword: str, values: set, names: set, double: Optional[str], given: set,
-                 source: tuple) -> None:
-        if keyword in names:
-            self._add(("var", function, keyword), values)
-            given.add(keyword)
-            if source[0] == "at":
-                self.bound.add((source[1], source[2], function))
-            if source[0] in ("map", "kwargs"):  # a mapping's entry read by name: code of its own reads it
-                self.readers.setdefault((source, keyword), set()).add(f"`{function}` (its parameter `{keyword}`)")
-        elif double:
-            self._field(("kwargs", function), keyword, values)
-            if source[0] not in ("map", "kwargs"):  # (a mapping spread into it: `passed[kwargs, None]`)
-                self.passed.setdefault((("kwargs", function), keyword), {}).setdefault(source, set()).update(values)
-
-    def _bind_fields(self, instance: tuple, fields: tuple, args: list, keywords: list) -> None:
-        for (name, _), (starred, values) in zip(fields, args):
-            if not starred:
-                self._field(instance, name, values)
-        names = {name for name, _ in fields}
-        for keyword, values in keywords:
-            if keyword in names:
-                self._field(instance, keyword, values)
-
-    def _arity(self, partial: tuple) -> int:
-        return sum(1 for key in self._keys_of(partial) if isinstance(key, tuple) and key[0] == "arg")
-
-    def _bound_names(self, partial: tuple) -> list[str]:
-        return sorted(key[1] for key in self._keys_of(partial) if isinstance(key, tuple) and key[0] == "kw")
