@@ -1153,3 +1153,55 @@ def test_a_dataclass_fields_pair_made_a_scalar_keeps_a_true_annotation(tmp_path:
         assert _lowering_error(package) is None
     finally:
         sys.path.remove(str(tmp_path))
+
+
+def test_a_launch_helper_gives_each_body_only_the_keywords_of_the_calls_that_launch_it(tmp_path: Path) -> None:
+    """`_launch(body, x, w, **kernel_kwargs)` -> `partial(body, **kernel_kwargs)`, called by two wrappers
+    with two bodies: the pair `scaled_matmul` passes (shared with XLA code, so [manual]) reaches
+    `scaled_kernel` only. The link ran the helper once for all its callers, so `matmul_kernel`, given
+    a scalar, was [manual] for the pair too, and the call's note named both kernels (a new user's
+    trial, W3). Lowered: `matmul` lowers as written, `scaled_matmul` fails where the note says."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    package = "w3_launch_helper"
+    folder = _write(tmp_path, package, {
+        "config.py": "from jax import lax\nMIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "reference.py": "import jax.numpy as jnp\nfrom .config import MIXED\n\ndef reference(x, w):\n"
+                        "    return jnp.dot(x, w, precision=MIXED)\n",
+        "kernels.py": "import jax.numpy as jnp\n\n\ndef matmul_kernel(x_ref, w_ref, o_ref, *, precision=None):\n"
+                      "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)\n\n\n"
+                      "def scaled_kernel(x_ref, w_ref, o_ref, *, precision=None, scale=1.0):\n"
+                      "    o_ref[...] = scale * jnp.dot(x_ref[...], w_ref[...], precision=precision)\n",
+        "ops.py": _kernel(f"""
+            from jax import lax
+            from .config import MIXED
+            from .kernels import matmul_kernel, scaled_kernel
+
+            def _launch(body, x, w, **kernel_kwargs):
+                return pl.pallas_call(functools.partial(body, **kernel_kwargs), out_shape={_SHAPE})(x, w)
+
+            def matmul(x, w):
+                return _launch(matmul_kernel, x, w, precision=lax.Precision.HIGHEST)
+
+            def scaled_matmul(x, w):
+                return _launch(scaled_kernel, x, w, scale=2.0, precision=MIXED)
+        """)})
+    results = run([folder], registry.select(["JAX001"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                  project=discover([tmp_path]))
+    found = sorted((Path(r.path).name, f.line, f.kind) for r in results for f in r.findings)
+    call_line = (folder / "ops.py").read_text().splitlines().index(
+        "    return _launch(scaled_kernel, x, w, scale=2.0, precision=MIXED)") + 1
+    assert found == [("kernels.py", 9, Kind.MANUAL), ("ops.py", call_line, Kind.MANUAL)], found
+    [at_the_call] = [f.message for r in results for f in r.findings if Path(r.path).name == "ops.py"]
+    assert f"`{package}.kernels` line 9" in at_the_call and "line 5" not in at_the_call, at_the_call
+    sys.path.insert(0, str(tmp_path))
+    try:
+        ops = importlib.import_module(f"{package}.ops")
+        x, w = jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32)
+        with jax_support.abstract_tpu():
+            assert jax_support.lowering_error(jax.jit(ops.matmul), (x, w), "tpu") is None
+            assert "Per-operand dot precision unsupported" in (
+                jax_support.lowering_error(jax.jit(ops.scaled_matmul), (x, w), "tpu") or "")
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [name for name in sys.modules if name.split(".")[0] == package]:
+            del sys.modules[name]

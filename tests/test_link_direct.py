@@ -395,3 +395,20 @@ def test_star_args_handed_to_an_installed_function_are_read_there() -> None:
     """})
     [reach] = sink.pairs
     assert not reach.fixable and reach.readers == (f"`print` (k:{LINE + 4})",)
+
+
+
+@pytest.mark.parametrize("kept, read", [("global LAST; LAST = kw", "LAST"), ("STATE['last'] = kw", "STATE['last']")])
+def test_a_launch_helper_that_keeps_its_keywords_in_a_module_value_hands_them_on(kept: str, read: str) -> None:
+    """A launch helper runs once per call of it: its statements that write a name or container of the
+    module from its own keywords are its own too, so a kernel reading that module value gets them."""
+    assert _reached({"k": f"""
+        STATE = {{}}
+        def body(x_ref, o_ref):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision={read}['precision'])
+        def _launch(b, x, **kw):
+            {kept}
+            return pl.pallas_call(b, out_shape=x)(x)
+        def run(x):
+            return _launch(body, x, precision=(P.DEFAULT, P.HIGHEST))
+    """})[0] == [(("k", LINE + 9), MIXED)]

@@ -21,7 +21,8 @@ gives and ("entry", mapping) one of its (key, value) entries, ("launcher", dotte
 launcher's decorator (`plgpu.kernel(out_type=...)`) before it is applied to the body, ("hint", m,
 site, value, scope) a followed hint (`accuracy=`) written as the keyword of the call at `site` in function
 `scope` (`Config(accuracy=...)`, `partial(body, accuracy=...)`, the op's own): located, as a pair literal
-is, ("unknown", why).
+is, ("unknown", why). A launch helper's partials, `**` and `*` parameters (and its variables, call
+results and return, as keys) end with the call it runs for (`link_heap.launch_helpers`).
 """
 
 from __future__ import annotations
@@ -80,6 +81,11 @@ class Linker(Binding):
 
     def solve(self) -> "Linker":
         self._solve()
+        # A launch helper no code calls runs all the same, as any function's code does, its
+        # parameters empty: what it calls or launches is invoked by code of the project.
+        for helper in sorted(self.launch_helpers - {helper for helper, _ in self._entered}):
+            self._enter(helper, None)
+        self._solve()
         called = set(self.invoked)  # what code of the project calls (or launches)
         for q in sorted(set(self.functions) - called):  # entry points run with their defaults
             if self.functions[q][0] not in self._on_demand:
@@ -89,16 +95,16 @@ class Linker(Binding):
         return self
 
     def _solve(self) -> None:
-        for name, kind, number in self._statements():
+        for name, kind, number, _ in self._statements():
             module = self.modules[name]
             if kind == "assign":
                 target, value = module.assigns[number]
                 self._store(target, self._eval(value, name), name)
             elif kind == "return":
                 function, value = module.returns[number]
-                self._add(("ret", function), self._eval(value, name))
+                self._add(self._local(("ret", function)), self._eval(value, name))
             else:
-                self._add(("res", name, number), self._call(module.calls[number], name))
+                self._add(self._local(("res", name, number)), self._call(module.calls[number], name))
 
     def _call(self, call: Call, module: str) -> set:
         args = [(starred, self._eval(expr, module)) for starred, expr in call.args]
@@ -133,11 +139,11 @@ class Linker(Binding):
         if kind == "def":
             self._run_in(callee[1], caller)
             self._bind(callee[1], args, keywords, None, call, module)
-            return self._get(("ret", callee[1]))
+            return self._returned(callee[1], call, module)
         if kind == "bound":
             self._run_in(callee[1], caller)
             self._bind(callee[1], args, keywords, callee[2], call, module)
-            return self._get(("ret", callee[1]))
+            return self._returned(callee[1], call, module)
         if kind == "partial":
             if callee in self._unwrapping:  # `f = partial(f, ...)` in a loop: a partial of itself
                 return set()
@@ -193,7 +199,7 @@ class Linker(Binding):
         """A call of an installed package's function: the few whose effect the flow knows, and followed calls."""
         given = dict((keyword, values) for keyword, values in keywords if keyword is not None)
         if name == _PARTIAL and args:
-            value = ("partial", module, call.site)
+            value = self._local(("partial", module, call.site))
             self._field(value, "fn", args[0][1])
             for position, (_, values) in enumerate(args[1:]):
                 self._field(value, ("arg", position), values)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
+from codemods.analysis.link_heap import Context
 from codemods.analysis.link_readers import Readers
 from codemods.analysis.summary import DOUBLE_STAR, KEYWORD_ONLY, STAR, Call, Site
 
@@ -29,7 +30,8 @@ class Binding(Readers):
     def _bind(self, function: str, args: Iterable, keywords: Iterable, instance: Optional[tuple],
               call: Optional[Call] = None, caller: Optional[str] = None) -> None:
         """`call` (in module `caller`): where the keywords it writes are written (`passed`); a keyword
-        a partial bound is not, and is recorded as written nowhere known."""
+        a partial bound is not, and is recorded as written nowhere known. A launch helper's parameters
+        are bound for that call only (`launch_helpers`)."""
         self.invoked.add(function)
         for statement in self._waiting.pop(function, ()):
             self._queue_statement(statement)
@@ -38,13 +40,17 @@ class Binding(Readers):
         if entry is None:
             return
         module, summary = entry
+        context = self._context_of(function, call, caller)
+        if function in self.launch_helpers:
+            self._enter(function, context)
+        here = (context,) if context is not None else ()  # a launch helper's keys for this call of it
         params = list(summary.params)
         given: set[str] = set()
         positional = [param for param in params if param[1] not in (KEYWORD_ONLY, STAR, DOUBLE_STAR)]
         star = next((param[0] for param in params if param[1] == STAR), None)
         double = next((param[0] for param in params if param[1] == DOUBLE_STAR), None)
         if instance is not None and positional:
-            self._add(("var", function, positional[0][0]), {instance})
+            self._add(("var", function, positional[0][0], *here), {instance})
             given.add(positional[0][0])
             positional = positional[1:]
         position = 0
@@ -54,64 +60,74 @@ class Binding(Readers):
                 for element in range(lengths.pop()):  # *(a, b): a tuple of known length, element by element
                     held = {found for value in values for found in self.read(value, element)}
                     if position < len(positional):
-                        self._add(("var", function, positional[position][0]), held)
+                        self._add(("var", function, positional[position][0], *here), held)
                         given.add(positional[position][0])
                         position += 1
                     elif star:
-                        self._field(("args", function), None, held)
+                        self._field(("args", function, *here), None, held)
                 continue
             if starred:  # *values: each element may land on any parameter from here on
                 elements = {found for value in values for found in self._item(value, None)}
                 for name, _, _ in positional[position:]:
-                    self._add(("var", function, name), elements)
+                    self._add(("var", function, name, *here), elements)
                 if star:
-                    self._field(("args", function), None, elements)
+                    self._field(("args", function, *here), None, elements)
                 position = len(positional)
                 continue
             if position < len(positional):
                 name = positional[position][0]
-                self._add(("var", function, name), values)
+                self._add(("var", function, name, *here), values)
                 given.add(name)
                 position += 1
             elif star:
-                self._field(("args", function), None, values)
+                self._field(("args", function, *here), None, values)
         if star:
-            self._add(("var", function, star), {("args", function)})
+            self._add(("var", function, star, *here), {("args", function, *here)})
         if double:
-            self._add(("var", function, double), {("kwargs", function)})
+            self._add(("var", function, double, *here), {("kwargs", function, *here)})
         names = {param[0] for param in params if param[1] not in (STAR, DOUBLE_STAR)}
         for keyword, values in keywords:
             if keyword is not None:
                 at = ("at", caller, call.site) if call is not None and keyword in written else ("unknown", "a partial's keyword")
-                self._keyword(function, keyword, values, names, double, given, at)
+                self._keyword(function, keyword, values, names, double, given, at, here)
                 continue
             for value in values:  # **mapping
                 if double and value[0] in ("map", "kwargs", "obj", "ext", "unknown"):  # (installed or unknown: named)
-                    self.passed.setdefault((("kwargs", function), None), {}).setdefault(value, set())
+                    self.passed.setdefault((("kwargs", function, *here), None), {}).setdefault(value, set())
                 if value[0] in ("map", "kwargs"):
                     for key in list(self._keys_of(value)):
                         if isinstance(key, str):
-                            self._keyword(function, key, self.read(value, key), names, double, given, value)
+                            self._keyword(function, key, self.read(value, key), names, double, given, value, here)
                 elif value[0] == "unknown":
                     for name in names - given:
-                        self._add(("var", function, name), {value})
+                        self._add(("var", function, name, *here), {value})
         for name, _, default in params:
             if default is not None and name not in given:
-                self._add(("var", function, name), self._eval(default, module))
+                self._add(("var", function, name, *here), self._eval(default, module))
 
     def _keyword(self, function: str, keyword: str, values: set, names: set, double: Optional[str], given: set,
-                 source: tuple) -> None:
+                 source: tuple, here: tuple) -> None:
         if keyword in names:
-            self._add(("var", function, keyword), values)
+            self._add(("var", function, keyword, *here), values)
             given.add(keyword)
             if source[0] == "at":
                 self.bound.add((source[1], source[2], function))
             if source[0] in ("map", "kwargs"):  # a mapping's entry read by name: code of its own reads it
                 self.readers.setdefault((source, keyword), set()).add(f"`{function}` (its parameter `{keyword}`)")
         elif double:
-            self._field(("kwargs", function), keyword, values)
+            self._field(("kwargs", function, *here), keyword, values)
             if source[0] not in ("map", "kwargs"):  # (a mapping spread into it: `passed[kwargs, None]`)
-                self.passed.setdefault((("kwargs", function), keyword), {}).setdefault(source, set()).update(values)
+                self.passed.setdefault((("kwargs", function, *here), keyword), {}).setdefault(source, set()).update(values)
+
+    def _context_of(self, function: str, call: Optional[Call], caller: Optional[str]) -> Optional[Context]:
+        """The context a call runs `function` in: its own where `function` is a launch helper."""
+        return (function, caller, call.site) if call is not None and caller is not None \
+            and function in self.launch_helpers else None
+
+    def _returned(self, function: str, call: Call, caller: str) -> set:
+        """What `function` returns to `call` (in module `caller`)."""
+        context = self._context_of(function, call, caller)
+        return self._get(("ret", function) if context is None else ("ret", function, context))
 
     def _bind_fields(self, instance: tuple, fields: tuple, args: list, keywords: list) -> None:
         for (name, _), (starred, values) in zip(fields, args):

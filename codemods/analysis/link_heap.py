@@ -10,13 +10,57 @@ import re
 from collections import deque
 from typing import Callable, Iterable, Iterator, Optional
 
-from codemods.analysis.summary import ModuleSummary
+from codemods.analysis.kernel_scope import LAUNCHERS
+from codemods.analysis.summary import Expr, ModuleSummary, Site
 
 # A bound on evaluations, per statement: every value set only grows, so the worklist empties long
 # before (a few evaluations per statement on the held-out set and jax's own Pallas source).
 _EVALUATIONS_PER_STATEMENT = 64
 _REF = re.compile(r"\w_refs?$")  # a parameter named as kernel bodies name their refs
-Statement = tuple[str, str, int]  # (module, "assign" | "return" | "call", number)
+# A launch helper run for one call of it: (the helper, the module and site of the call); see `launch_helpers`.
+Context = tuple[str, str, Site]
+# (module, "assign" | "return" | "call", number, the context it is evaluated in: None for all calls at once)
+Statement = tuple[str, str, int, Optional[Context]]
+
+
+def launch_helpers(summary: ModuleSummary) -> set[str]:
+    """The module's launch helpers: functions with parameters whose own code calls a launcher by its name
+    (`def _launch(body, x, **kw): pl.pallas_call(partial(body, **kw), ...)`) and that define nothing
+    inside them, so that only their own statements read and write their variables. The link runs each
+    once per call site of it (one level of call-site sensitivity, bounded by the calls of it in the
+    project): a body and the keywords one caller passes meet each other only, not every caller's."""
+    launching = {call.scope for call in summary.calls if _dotted(call.callee) in LAUNCHERS}
+    defined = (*summary.functions, *summary.classes)
+    return {function for function in launching if function in summary.functions
+            and summary.functions[function].params
+            and not any(name.startswith(function + ".") for name in defined)}
+
+
+def _helper_of(scope: Optional[str], read: tuple, summary: ModuleSummary, helpers: set[str]) -> Optional[str]:
+    """The launch helper a statement is of: its scope, or, for an assignment of another scope's name
+    (`global LAST; LAST = kw`) or of none (`box[key] = ...`, `obj.attr = ...`: a summary gives no
+    scope), the helper whose variables or calls it reads (`read`: its target and value)."""
+    if scope in helpers:
+        return scope
+    pending = list(read)
+    while pending:
+        expr = pending.pop()
+        if not isinstance(expr, tuple) or not expr:
+            continue
+        if expr[0] == "var" and expr[1] in helpers:
+            return expr[1]
+        if expr[0] == "call" and isinstance(expr[1], int) and summary.calls[expr[1]].scope in helpers:
+            return summary.calls[expr[1]].scope
+        pending.extend(part for part in expr[1:] if isinstance(part, tuple))
+    return None
+
+
+def _dotted(expr: Expr) -> Optional[str]:
+    """The name an expression spells, imports resolved (`pl.pallas_call`: jax.experimental.pallas.pallas_call)."""
+    if expr[0] == "dotted":
+        return expr[1]
+    inner = _dotted(expr[1]) if expr[0] == "attr" else None
+    return f"{inner}.{expr[2]}" if inner is not None else None
 
 
 class Heap:
@@ -43,6 +87,9 @@ class Heap:
         self._on_demand: set[str] = set()  # the modules read on demand
         self._waiting: dict[str, list[Statement]] = {}  # a function of one -> its statements (`_bind`)
         self._writers: dict[tuple, list[Statement]] = {}  # a module-level name of one -> what sets it (`_get`)
+        self.launch_helpers: set[str] = set()
+        self._helper_statements: dict[str, list[Statement]] = {}  # a launch helper -> its statements (`_enter`)
+        self._entered: set[tuple[str, Optional[Context]]] = set()
         for summary in modules.values():
             self._add_module(summary)
 
@@ -56,12 +103,17 @@ class Heap:
         self.classes.update((q, (summary.name, c)) for q, c in summary.classes.items())
         if on_demand:
             self._on_demand.add(summary.name)
+        helpers = launch_helpers(summary) if not on_demand else set()
+        self.launch_helpers |= helpers
         for kind, items in (("assign", summary.assigns), ("return", summary.returns), ("call", summary.calls)):
             for number, item in enumerate(items):
-                statement = (summary.name, kind, number)
+                statement = (summary.name, kind, number, None)
                 scope = item[0][1] if kind == "assign" and item[0][0] == "var" else item[0] if kind == "return" \
                     else item.scope if kind == "call" else None
-                if not on_demand or scope is None:
+                helper = _helper_of(scope, item if kind == "assign" else (), summary, helpers) if helpers else None
+                if helper is not None:  # for each call of it (`_enter`)
+                    self._helper_statements.setdefault(helper, []).append(statement)
+                elif not on_demand or scope is None:
                     self._queue_statement(statement)
                 elif scope != summary.name:  # in a function: when it is called
                     self._waiting.setdefault(scope, []).append(statement)
@@ -69,7 +121,27 @@ class Heap:
                     key = item[0] if kind == "assign" else ("res", summary.name, number)
                     self._writers.setdefault(key, []).append(statement)
 
-    def _queue_statement(self, statement: tuple[str, str, int]) -> None:
+    def _enter(self, helper: str, context: Optional[Context]) -> None:
+        """A launch helper's statements queued to run for `context` (a call of it; None: every call at once)."""
+        if (helper, context) not in self._entered:
+            self._entered.add((helper, context))
+            for module, kind, number, _ in self._helper_statements.get(helper, ()):
+                self._queue_statement((module, kind, number, context))
+
+    def _local(self, key: tuple) -> tuple:
+        """`key` as the statement being evaluated sees it: a launch helper's variable, call result,
+        return or partial (one its own code builds) for the call it runs for (`Context`), its own key;
+        any other key as it is."""
+        context = self._current[3] if self._current is not None else None
+        if context is None:
+            return key
+        kind = key[0]
+        if kind in ("var", "ret") and key[1] == context[0] or kind == "partial" or \
+                kind == "res" and self.modules[key[1]].calls[key[2]].scope == context[0]:
+            return (*key, context)
+        return key
+
+    def _queue_statement(self, statement: Statement) -> None:
         self._queue.append(statement)
         self._queued.add(statement)
         self._budget += _EVALUATIONS_PER_STATEMENT

@@ -26,7 +26,7 @@ class Values(Heap):
     def _store(self, target: Expr, values: set, module: str) -> None:
         """`name = ...`, `obj.attr = ...` (an instance's, a class's or a module's), `box[key] = ...`."""
         if target[0] == "var":
-            self._add(target, values)
+            self._add(self._local(target), values)
             return
         for owner in self._eval(target[1], module):
             if target[0] == "attr" and owner[0] == "module":
@@ -42,7 +42,7 @@ class Values(Heap):
             return {expr}
         if kind == "var":
             if expr[1] not in self.modules:  # a function's variable
-                return set(self._get(expr))
+                return set(self._get(self._local(expr)))
             return self._module_name(expr[1], expr[2])
         if kind == "dotted":
             return self._resolve(expr[1])
@@ -55,7 +55,7 @@ class Values(Heap):
                     self.readers.setdefault(owner, set()).add(f"`[...]` of it in {module}")
             return {found for value in owners for found in self._item(value, expr[2])}
         if kind == "call":
-            return self._get(("res", module, expr[1]))
+            return self._get(self._local(("res", module, expr[1])))
         if kind == "seq":
             value = ("seq", module, expr[1], len(expr[2]))
             for position, element in enumerate(expr[2]):
