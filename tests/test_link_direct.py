@@ -412,3 +412,42 @@ def test_a_launch_helper_that_keeps_its_keywords_in_a_module_value_hands_them_on
         def run(x):
             return _launch(body, x, precision=(P.DEFAULT, P.HIGHEST))
     """})[0] == [(("k", LINE + 9), MIXED)]
+
+
+def test_what_a_launch_helper_returns_to_a_call_is_what_it_returns_for_that_call() -> None:
+    """A launch helper runs per call of it, its return too: the pair it hands back to the caller is
+    read by plain XLA code there, so it is not rewritten where it is written (the kernel reads it too)."""
+    [sink, _] = sorted(_answers({"k": """
+        def body(x_ref, o_ref, precision=None):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
+        def _launch(b, x, precision=None):
+            pl.pallas_call(functools.partial(b, precision=precision), out_shape=x)(x)
+            return precision
+        def run(x):
+            p = _launch(body, x, precision=(P.DEFAULT, P.HIGHEST))
+            return jnp.dot(x, x, precision=p)
+    """})["k"].sinks, key=lambda sink: sink.site)
+    [reach] = sink.pairs
+    assert sink.backends == PALLAS_BACKENDS and not reach.fixable, reach
+    assert reach.readers == (f"`jax.numpy.dot` outside kernels (k:{LINE + 9})",)
+
+
+
+@pytest.mark.parametrize("kernel", ["functools.partial(b, **kw)", "functools.partial(jax.named_call(b), **kw)"])
+def test_a_launch_helper_hands_each_body_only_what_its_own_callers_pass(kernel: str) -> None:
+    """Two wrappers launch two bodies through one helper, one passing a pair: the pair reaches that
+    body only, however the helper builds the kernel (what a call in it gives is its own too)."""
+    answers = _answers({"k": f"""
+        def body_a(x_ref, o_ref, precision=None):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
+        def body_b(x_ref, o_ref, precision=None):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
+        def _launch(b, x, **kw):
+            return pl.pallas_call({kernel}, out_shape=x)(x)
+        def a(x):
+            return _launch(body_a, x, precision=(P.DEFAULT, P.HIGHEST))
+        def b(x):
+            return _launch(body_b, x, precision=P.HIGHEST)
+    """})
+    sinks = sorted(answers["k"].sinks, key=lambda sink: sink.site)
+    assert [[reach.levels for reach in sink.pairs] for sink in sinks] == [[MIXED], []]
