@@ -65,6 +65,18 @@ def _entry_reading(imported: str, precision: str) -> str:
 
 # name -> (files, what the entry `<pkg>.entry.run(x, w)` is, the outcome: "fixed" or "manual")
 PROJECTS = {
+    "kwargs_copied_by_dict": ({  # `dict(opts)` copies the entries (it was silent: the copy held nothing)
+        "kern.py": _kernel(f"""
+            def _body(x_ref, w_ref, o_ref, *, precision=None):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+            def matmul(x, w, **opts):
+                kernel = functools.partial(_body, **dict(opts))
+                return pl.pallas_call(kernel, out_shape={_SHAPE})(x, w)
+        """),
+        "cfg.py": "from jax import lax\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "entry.py": "from .kern import matmul\nfrom .cfg import PAIR\n\ndef run(x, w):\n    return matmul(x, w, precision=PAIR)\n",
+    }, "fixed"),
     "kwargs_through_helpers": ({
         "kern.py": _kernel(f"""
             def _body(x_ref, w_ref, o_ref, *, precision):

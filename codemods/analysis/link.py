@@ -222,6 +222,10 @@ class Linker(Binding):
             return set(given.get("default", set()))
         if name == _DICT:
             value = ("map", module, call.site)
+            for mapping in args[0][1] if args and not args[0][0] else ():  # `dict(options)`: a copy of its entries
+                if mapping[0] in ("map", "kwargs"):
+                    for key in list(self._keys_of(mapping)):
+                        self._field(value, key, self.read(mapping, key))
             for keyword, values in keywords:
                 self._field(value, keyword, values)
             return {value}
