@@ -65,6 +65,19 @@ def _entry_reading(imported: str, precision: str) -> str:
 
 # name -> (files, what the entry `<pkg>.entry.run(x, w)` is, the outcome: "fixed" or "manual")
 PROJECTS = {
+    "options_updated_in_a_config_module": ({  # `OPTS.update(precision=PAIR)` (it was silent: update wrote nothing)
+        "kern.py": _kernel(f"""
+            from .cfg import OPTS
+
+            def _body(x_ref, w_ref, o_ref, *, precision=None):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+            def matmul(x, w):
+                return pl.pallas_call(functools.partial(_body, **OPTS), out_shape={_SHAPE})(x, w)
+        """),
+        "cfg.py": "from jax import lax\nOPTS = {}\nOPTS.update(precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
+        "entry.py": "from .kern import matmul\n\ndef run(x, w):\n    return matmul(x, w)\n",
+    }, "fixed"),
     "kwargs_copied_by_dict": ({  # `dict(opts)` copies the entries (it was silent: the copy held nothing)
         "kern.py": _kernel(f"""
             def _body(x_ref, w_ref, o_ref, *, precision=None):

@@ -451,3 +451,20 @@ def test_a_launch_helper_hands_each_body_only_what_its_own_callers_pass(kernel: 
     """})
     sinks = sorted(answers["k"].sinks, key=lambda sink: sink.site)
     assert [[reach.levels for reach in sink.pairs] for sink in sinks] == [[MIXED], []]
+
+
+@pytest.mark.parametrize("copy", ["opts = dict(kw)", "opts = dict(**kw)", "opts = dict({}, **kw)",
+                                  "opts = {}\n            opts.update(kw)", "opts = {}\n            opts.update(**kw)",
+                                  "opts = {'block': 8}\n            opts.update(precision=kw['precision'])"])
+def test_a_mapping_built_or_updated_from_another_holds_its_entries(copy: str) -> None:
+    """`dict(options)`, `dict(**options)` and `d.update(...)` write the entries they are given (they
+    were nothing: the pair reached the body through them silently)."""
+    assert _reached({"k": f"""
+        def body(x_ref, o_ref, precision=None):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
+        def matmul(x, **kw):
+            {copy}
+            return pl.pallas_call(functools.partial(body, **opts), out_shape=x)(x)
+        def run(x):
+            return matmul(x, precision=(P.DEFAULT, P.HIGHEST))
+    """})[0] == [(("k", LINE + 8 + copy.count("\n")), MIXED)]

@@ -175,6 +175,9 @@ class Linker(Binding):
                 return {callee[1]}
             if callee[2] == "items":  # `d.items()`: iterated, (key, value) entries of the mapping
                 return {("items", callee[1])}
+            if callee[2] == "update":  # `d.update(options, key=...)`: written into it
+                self._write_entries(callee[1], args, keywords)
+                return {("lit", None)}
             return {found for values in (self._item(callee[1], None),) for found in values}
         if kind == "ext":
             return self._installed(callee[1], args, keywords, call, module)
@@ -222,12 +225,7 @@ class Linker(Binding):
             return set(given.get("default", set()))
         if name == _DICT:
             value = ("map", module, call.site)
-            for mapping in args[0][1] if args and not args[0][0] else ():  # `dict(options)`: a copy of its entries
-                if mapping[0] in ("map", "kwargs"):
-                    for key in list(self._keys_of(mapping)):
-                        self._field(value, key, self.read(mapping, key))
-            for keyword, values in keywords:
-                self._field(value, keyword, values)
+            self._write_entries(value, args, keywords)
             return {value}
         if name == _GETATTR and len(args) >= 2:
             names = [value[1] for value in args[1][1] if value[0] == "lit" and isinstance(value[1], str)]

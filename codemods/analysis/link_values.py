@@ -122,6 +122,8 @@ class Values(Heap):
         if kind in ("map", "kwargs") and name in _CONTAINER_READS:
             self.readers.setdefault(value, set()).add(f"`.{name}(...)` of it")
             return {("method", value, name)}
+        if kind in ("map", "kwargs") and name == "update":  # a write, not a read (`_invoke`)
+            return {("method", value, name)}
         if kind == "unknown":
             return {value}
         return set()
@@ -142,6 +144,19 @@ class Values(Heap):
             return {("bound", value[1], instance) if value[0] == "def" else value for value in values}
         return {found for base in cls.bases for value in self._eval(base, module) if value[0] == "class"
                 for found in self._class_attribute(value[1], name, instance, depth + 1)}
+
+    def _write_entries(self, target: tuple, args: list, keywords: list) -> None:
+        """`dict(options, key=..., **more)` and `target.update(...)`: the entries written into `target`
+        (a mapping's copied; an iterable of pairs is not followed)."""
+        copied = [(None, args[0][1])] if args and not args[0][0] else []  # `dict(options)`: as `dict(**options)`
+        for keyword, values in copied + list(keywords):
+            if keyword is not None:
+                self._field(target, keyword, values)
+                continue
+            for mapping in values:
+                if mapping[0] in ("map", "kwargs"):
+                    for key in list(self._keys_of(mapping)):
+                        self._field(target, key, self.read(mapping, key))
 
     def _item(self, value: tuple, key: object) -> set:
         kind = value[0]
