@@ -78,6 +78,19 @@ PROJECTS = {
         "cfg.py": "from jax import lax\nOPTS = {}\nOPTS.update(precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
         "entry.py": "from .kern import matmul\n\ndef run(x, w):\n    return matmul(x, w)\n",
     }, "fixed"),
+    "kwargs_filtered_by_a_comprehension": ({  # entries of keys not known (it was silent: bound to nothing)
+        "kern.py": _kernel(f"""
+            def _body(x_ref, w_ref, o_ref, *, precision=None):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+            def matmul(x, w, **opts):
+                kernel = functools.partial(_body, **{{k: v for k, v in opts.items() if k != "block"}})
+                return pl.pallas_call(kernel, out_shape={_SHAPE})(x, w)
+        """),
+        "cfg.py": "from jax import lax\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "entry.py": "from .kern import matmul\nfrom .cfg import PAIR\n\ndef run(x, w):\n"
+                    "    return matmul(x, w, precision=PAIR, block=8)\n",
+    }, "fixed"),
     "kwargs_copied_by_dict": ({  # `dict(opts)` copies the entries (it was silent: the copy held nothing)
         "kern.py": _kernel(f"""
             def _body(x_ref, w_ref, o_ref, *, precision=None):

@@ -455,10 +455,12 @@ def test_a_launch_helper_hands_each_body_only_what_its_own_callers_pass(kernel: 
 
 @pytest.mark.parametrize("copy", ["opts = dict(kw)", "opts = dict(**kw)", "opts = dict({}, **kw)",
                                   "opts = {}\n            opts.update(kw)", "opts = {}\n            opts.update(**kw)",
-                                  "opts = {'block': 8}\n            opts.update(precision=kw['precision'])"])
+                                  "opts = {'block': 8}\n            opts.update(precision=kw['precision'])",
+                                  "opts = dict(kw.items())", "opts = {k: v for k, v in kw.items() if k != 'block'}"])
 def test_a_mapping_built_or_updated_from_another_holds_its_entries(copy: str) -> None:
-    """`dict(options)`, `dict(**options)` and `d.update(...)` write the entries they are given (they
-    were nothing: the pair reached the body through them silently)."""
+    """`dict(options)`, `dict(**options)`, `d.update(...)` write the entries they are given, and a
+    comprehension's entries (keys not known) may land on any parameter (each was nothing: the pair
+    reached the body through them silently)."""
     assert _reached({"k": f"""
         def body(x_ref, o_ref, precision=None):
             o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
@@ -468,3 +470,15 @@ def test_a_mapping_built_or_updated_from_another_holds_its_entries(copy: str) ->
         def run(x):
             return matmul(x, precision=(P.DEFAULT, P.HIGHEST))
     """})[0] == [(("k", LINE + 8 + copy.count("\n")), MIXED)]
+
+
+def test_the_entries_of_a_dict_built_from_pairs_are_named_at_the_kernel_call() -> None:
+    """`dict(zip(names, values))`: entries the link does not follow, never nothing at the site."""
+    sink = _sink({"k": """
+        def body(x_ref, o_ref, precision=None):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
+        def matmul(x, precision):
+            opts = dict([("precision", precision)])
+            return pl.pallas_call(functools.partial(body, **opts), out_shape=x)(x)
+    """})
+    assert sink.unknown == ("the entries of `dict(...)` or `.update(...)` of an iterable",)

@@ -98,6 +98,12 @@ class Binding(Readers):
                     for key in list(self._keys_of(value)):
                         if isinstance(key, str):
                             self._keyword(function, key, self.read(value, key), names, double, given, value, here)
+                        elif key is None:  # entries of keys not known (a comprehension's): any parameter not given
+                            held = self.read(value, None)
+                            for name in names - given:
+                                self._add(("var", function, name, *here), held)
+                            if double:
+                                self._field(("kwargs", function, *here), None, held)
                 elif value[0] == "unknown":
                     for name in names - given:
                         self._add(("var", function, name, *here), {value})

@@ -147,16 +147,20 @@ class Values(Heap):
 
     def _write_entries(self, target: tuple, args: list, keywords: list) -> None:
         """`dict(options, key=..., **more)` and `target.update(...)`: the entries written into `target`
-        (a mapping's copied; an iterable of pairs is not followed)."""
+        (a mapping's copied, `.items()` of one too; those of an iterable of pairs are not followed: an
+        unknown value under keys not known, never nothing)."""
         copied = [(None, args[0][1])] if args and not args[0][0] else []  # `dict(options)`: as `dict(**options)`
         for keyword, values in copied + list(keywords):
             if keyword is not None:
                 self._field(target, keyword, values)
                 continue
             for mapping in values:
+                mapping = mapping[1] if mapping[0] == "items" else mapping
                 if mapping[0] in ("map", "kwargs"):
                     for key in list(self._keys_of(mapping)):
                         self._field(target, key, self.read(mapping, key))
+                elif keyword is None and mapping[0] != "lit":
+                    self._field(target, None, {("unknown", "the entries of `dict(...)` or `.update(...)` of an iterable")})
 
     def _item(self, value: tuple, key: object) -> set:
         kind = value[0]
