@@ -6,9 +6,11 @@
 
 A copy of the tree is indexed cold (every module's facts, the rules' own prefilter, as a run
 under --scope kernels asks them), then edited one module at a time the way people edit kernels:
-a comment, a precision changed or dropped, a launch line deleted, a def renamed, an import added,
-an unrelated word. After each edit the index restored from the previous state must give every
-module exactly the facts a cold index gives; the script prints the time of each (the warm one
+a comment (at the end, or a line at the top: the code below moves), a precision changed or dropped,
+a launch line deleted, a def renamed, an import added, an unrelated word. After each edit the index
+restored from the previous state (through the result cache, as a run restores it: before the link,
+whose kept answers it may take or move) must give every module exactly the facts a cold index
+gives, the link's answers included; the script prints the time of each (the warm one
 computes only what the edit can have changed) and exits 1 on the first difference, naming the
 module and the edit. Not a test: it takes minutes (a cold index of the tree per edit).
 """
@@ -29,13 +31,15 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from codemods.engine.runner import project_index  # noqa: E402
+from codemods.engine.cache import ResultCache  # noqa: E402
+from codemods.engine.runner import _state_key, project_index  # noqa: E402
 from codemods.registry import select  # noqa: E402
 from codemods.settings import Settings  # noqa: E402
 from run import copy_py_files, kernel_packages  # noqa: E402
 
 EDITS = {
     "comment": lambda text, rng: text + f"\n# tuned {rng.randrange(10**6)}\n",
+    "moved": lambda text, rng: f"# moved {rng.randrange(10**6)}\n" + text,
     "word": lambda text, rng: text + f"\nunrelated_{rng.randrange(10**6)} = 0\n",
     "precision": lambda text, rng: re.sub(r"precision\s*=\s*[^,)\n]+", "precision=jax.lax.Precision.HIGHEST", text, count=1),
     "drop precision": lambda text, rng: re.sub(r",\s*precision\s*=\s*[^,)\n]+", "", text, count=1),
@@ -75,19 +79,19 @@ def main() -> None:
             edited = EDITS[kind](text, rng)
             if edited == text:
                 continue
-            state = index.state()
+            cache = ResultCache(scratch / "cache", Settings())
+            cache.store_project_state(_state_key(index, select()), index.state())
             path.write_text(edited, errors="surrogateescape")
             start = time.perf_counter()
-            warm_index = project_index(files, select(), Settings())
+            warm_index = project_index(files, select(), Settings(), cache=cache)
             assert warm_index is not None
-            changed = warm_index.restore(state)
             warm = {str(p): warm_index.facts(p) for p in files}
             warm_times.append(time.perf_counter() - start)
             cold, index, cold_time = facts_of_every_module(files)
             cold_times.append(cold_time)
             done += 1
             different = [name for name in cold if cold[name] != warm[name]]
-            print(f"{done:3} {kind:<15} {path.relative_to(tree)}: changed {sorted(changed)}; "
+            print(f"{done:3} {kind:<15} {path.relative_to(tree)}: "
                   f"warm {warm_times[-1]:.2f} s, cold {cold_time:.2f} s; "
                   f"facts that changed: {sum(cold[name] != facts[name] for name in cold)}", flush=True)
             if different:

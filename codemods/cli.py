@@ -90,7 +90,7 @@ def fix(
     executor: Optional[str] = typer.Option(
         None, "--executor", envvar="JAX_CODEMOD_EXECUTOR", metavar="local|dask://HOST:PORT",
         help="Where each file's rules run: local processes (default), or the workers of a Dask scheduler, which "
-        "read the files at the same paths (pip install 'jax-codemod[dask]'; docs/executors.md)."),
+        "read the files at the same paths (the `dask` extra; docs/executors.md)."),
     jax_version: Optional[str] = typer.Option(
         None, "--jax-version", help="Target jax release (default: the config's, else the project's environment's, "
         "else the tool's, else the project's pin)."
@@ -296,11 +296,11 @@ def _files(paths: List[Path], config, exclude: List[str], force_exclude: bool, d
     else:
         files = discovery.discover(paths, excluded, force_exclude=force_exclude, notebooks=notebooks, as_text=True)
     root = discovery.project_root(paths, config.path.parent if config.path else None)
-    if not diff_base and len(paths) == 1 and root is not None and paths[0].is_dir() \
-            and os.path.realpath(paths[0]) == os.path.realpath(root):
+    indexed = discovery.indexed_folder(paths, root)
+    if not diff_base and len(paths) == 1 and paths[0].is_dir() and os.path.realpath(paths[0]) == os.path.realpath(indexed):
         project = files  # `jax-codemod .` at the root: the run's walk is the project's (not walked twice)
     else:
-        project = discovery.project_files(root, excluded, notebooks, files)
+        project = discovery.project_files(indexed, excluded, notebooks, files)
     anchor = root if root is not None else config.root  # the project's root: the same shards from any folder
     return [f for f in files if parsed_shard is None or parsed_shard.holds(f, anchor)], project, root
 
@@ -692,8 +692,10 @@ def server(
     except ModuleNotFoundError as error:
         if (error.name or "").split(".")[0] not in ("pygls", "lsprotocol", "cattrs", "attrs"):
             raise
+        from codemods.extras import install_command
+
         sys.stderr.write(f"error: `jax-codemod server` needs pygls and lsprotocol ({error.name} is missing): "
-                         "pip install 'jax-codemod[server]'\n")
+                         f"{install_command('server')}\n")
         raise typer.Exit(EXIT_ERRORS)
     language_server.main()
 

@@ -41,7 +41,6 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
@@ -351,6 +350,8 @@ def helpers_module_ready(config: Config, settings: Settings, *, create: bool, wr
                           "--create-helpers-module (`create-helpers-module = true` in [tool.jax-codemod]) to have it written")
     if not write:
         return None
+    from importlib import resources  # here: only writing the helpers module pays its import (tempfile, random)
+
     source = resources.files("codemods").joinpath("helpers_source.py").read_text()
     code = "".join(source.splitlines(True)[ast.parse(source).body[0].end_lineno:])  # its docstring left out
     path = candidates[0]

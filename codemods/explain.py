@@ -31,6 +31,7 @@ pass `--notebook`.
 from __future__ import annotations
 
 import ast
+import collections
 import enum
 import re
 from dataclasses import dataclass, field
@@ -576,17 +577,44 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
     # file's fix of it, as `fix` writes it, answers the call. Shown (or written) first.
     origins = _written_elsewhere(by_file, index, project, rules, settings)
     origin_rules = {origin.resolve(): code for origin, (code, _, _) in origins.items()}  # a placed file's too
-    fixed_where_written, unsafe_where_written, left = _fix_where_written(
+    fixed_where_written, unsafe_where_written, silenced_where_written, left = _fix_where_written(
         origins, {path.resolve() for path in by_file}, index, rules, settings, root, write=write and not unplaced,
         out=out, err=err, results=results)
     pending = pending or left
+    written_here = {origin.resolve(): lines for origin, (_, lines, _) in origins.items()}  # in a placed file
     for path, proven in by_file.items():
         in_notebook = notebook is not None and path == notebook.path
         raw = notebook.raw if in_notebook else path.read_bytes()
         codes = [*proven, *(code for code in [origin_rules.get(path.resolve())] if code and code not in proven)]
-        result = runner.process_source(path, raw, [rules[code] for code in codes], settings,
-                                       {code: frozenset(lines) for code, lines in proven.items()},
-                                       facts=index.facts(path) if index is not None else NO_FACTS)
+
+        def process(accept=None):
+            return runner.process_source(path, raw, [rules[code] for code in codes], settings,
+                                         {code: frozenset(lines) for code, lines in proven.items()}, accept=accept,
+                                         facts=index.facts(path) if index is not None else NO_FACTS)
+        result = process()
+        text, module, spans = "", None, {}
+        if not (result.error or result.skipped):
+            text = notebook.source.text if in_notebook else decode(path, raw).text
+            module = ModuleIndex.parse(text)
+            spans = {code: {line: _span(rules[code], module, settings, line) or (line, line) for line in lines}
+                     for code, lines in proven.items()}
+        # The fixes of calls the traceback does not name (another kernel's, in the same file) are
+        # neither shown nor written: only what answers the failing calls, what is `_around` them, and
+        # the values written here that a failing call elsewhere is given. A line counts the others.
+        answering = set()
+        for code, by_line in spans.items():
+            findings = [finding for finding in result.findings if finding.code == code]
+            around = _around(module, by_line.values())
+            answering |= {_key(finding) for finding in findings if any(_inside(finding, span) for span in around)}
+            answering |= {_key(finding) for answer in _answers(rules[code], module, settings, findings, by_line).values()
+                          for finding in answer}
+        here = written_here.get(path.resolve(), set())
+        others = collections.Counter(finding.code for finding in result.findings
+                                     if _key(finding) not in answering and finding.line not in here)
+        if others:
+            result = process(accept=lambda finding: _key(finding) in answering or finding.line in here)
+            result.findings = [finding for finding in result.findings
+                               if _key(finding) in answering or finding.line in here]
         if results is not None:
             results.append(result)
 
@@ -598,14 +626,12 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                 message = placed[(code, path, line)].error.message
                 err.write(f"{located(line)}: {code}: the traceback's `{message}` comes from this call\n")
         err.write(render_findings([result]))
-        if result.error or result.skipped:
+        if module is None:
             err.write(f"{path}: error: {result.error}\n" if result.error else f"{path}: skipped: {result.skipped}\n")
             unresolved = True
             continue
         # What each placed call got: its findings, silenced ones included (found again only when the
         # engine silenced some), so that a comment that keeps a call from being fixed is named.
-        text = notebook.source.text if in_notebook else decode(path, raw).text
-        module = ModuleIndex.parse(text)
         everything = result.findings
         if result.suppressed:
             file = ParsedFile(path, module, settings, {code: frozenset(lines) for code, lines in proven.items()})
@@ -614,26 +640,27 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
         comments, source = suppressions(text), text.splitlines()
         covers = reach(comments, module.calls)
         for code, lines in proven.items():
-            spans = {line: _span(rules[code], module, settings, line) or (line, line) for line in lines}
             mine = [finding for finding in everything if finding.code == code]
-            # Findings inside none of the placed calls: fixes where a value is written (the partial
-            # that binds it, a parameter default, a constant).
-            elsewhere = [finding for finding in mine if not any(_inside(finding, span) for span in spans.values())]
+            elsewhere = [finding for finding in mine if not any(_inside(finding, span) for span in spans[code].values())]
+            answers = _answers(rules[code], module, settings, mine, spans[code])
             for line in sorted(lines):
-                # What answers the call: the findings inside it; failing any, those elsewhere. A
-                # silenced one elsewhere counts even so (the call's own hint may be fixed, and the
-                # one it takes through a partial silenced).
-                answer = [finding for finding in mine if _inside(finding, spans[line])] or elsewhere
+                # A silenced finding elsewhere counts even so (the call's own hint may be fixed, and
+                # the one it takes through a partial silenced).
+                answer = answers[line]
                 live = [kept[_key(finding)] for finding in answer if _key(finding) in kept]
                 silencers = sorted({at[0] for finding in answer + elsewhere if _key(finding) not in kept
                                     and (at := silencing(finding, rules[code], comments, covers)) is not None})
                 for at in silencers:
-                    comment = source[at - 1]
-                    comment = comment[comment.rfind("#", 0, comment.find("jax-codemod:")):].strip()
                     where = "" if at == line else f" (on line {at}, where its fix goes)"
-                    err.write(f"{located(line)}: {code}: suppressed by `{comment}`{where}: the error stays; remove "
-                              f"the comment (or {code} from it) and run explain again to fix it\n")
-                if silencers:
+                    err.write(f"{located(line)}: {code}: suppressed by `{_comment(source, at)}`{where}: the error "
+                              f"stays; remove the comment (or {code} from it) and run explain again to fix it\n")
+                # (where the value it is given is written, in another file)
+                silenced_there = [] if live else silenced_where_written.get((path, line), [])
+                for comment, at in silenced_there:
+                    err.write(f"{located(line)}: {code}: the value it is given is written in {at}, where "
+                              f"`{comment}` suppresses its fix: the error stays; remove the comment (or {code} "
+                              "from it) and run explain again to fix it\n")
+                if silencers or silenced_there:
                     pending = True
                 elif any(finding.fix is not None for finding in live):
                     continue  # fixed, or its fix is shown below
@@ -660,6 +687,9 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
             if more:
                 err.write(f"{path}: {code}: {more} more reference(s) to the same old spelling in this file, which the "
                           f"log does not name: `jax-codemod --select {code} --write {path}` fixes them too\n")
+            if others[code]:
+                err.write(f"{path}: {code}: {others[code]} other finding(s) in this file, at calls the log does not name "
+                          f"(not shown here): `jax-codemod --select {code} {path}` shows them\n")
         if result.new_source is not None:
             refusal = _not_writable(path, root) if write else None
             if write and not unplaced and refusal is None:
@@ -713,15 +743,17 @@ def _written_elsewhere(by_file: Mapping[Path, Mapping[str, set[int]]], index, pr
 
 def _fix_where_written(origins: Mapping[Path, tuple[str, set[int], list]], placed: set[Path], index,
                        rules: Mapping[str, Rule], settings: Settings, root: Path, *, write: bool, out: BinaryIO,
-                       err: TextIO, results: Optional[list]) -> tuple[dict, dict, bool]:
+                       err: TextIO, results: Optional[list]) -> tuple[dict, dict, dict, bool]:
     """Fix the values `_written_elsewhere` found, in their files (only those lines): each placed
-    call's places, fixed and unsafe (not applied), as `path:line`; and whether a fix is left to apply.
-    A file the log also places an error in is shown and written once, with the rest of its fixes."""
+    call's places, fixed and unsafe (not applied), as `path:line`, and the comments that suppress
+    a fix there, (comment, `path:line`); and whether a fix is left to apply. A file the log also
+    places an error in is shown and written once, with the rest of its fixes."""
     from codemods.engine import runner
     from codemods.engine.report import file_diff, fix_diff, in_cell, render_findings
 
     fixed: dict[tuple[Path, int], list[str]] = {}
     unsafe: dict[tuple[Path, int], list[str]] = {}
+    silenced: dict[tuple[Path, int], list[tuple[str, str]]] = {}
     left = False
     for origin, (code, lines, calls) in origins.items():
         raw = origin.read_bytes()
@@ -734,6 +766,15 @@ def _fix_where_written(origins: Mapping[Path, tuple[str, set[int], list]], place
                 for call in calls:
                     (unsafe if finding.unapplied_fix else fixed).setdefault(call, []).append(
                         f"{origin}:{finding.line}" if cell is None else f"{origin}:cell {cell[0]}:{cell[1]}")
+        if result.suppressed and not notebooks.is_notebook(origin):  # `--add-noqa` on the value: named at the call
+            text = decode(origin, raw).text
+            module = ModuleIndex.parse(text)
+            comments, source = suppressions(text), text.splitlines()
+            covers = reach(comments, module.calls)
+            for finding in rules[code].check(rules[code], ParsedFile(origin, module, settings, facts=index.facts(origin))):
+                at = silencing(finding, rules[code], comments, covers) if finding.line in lines else None
+                for call in calls if at is not None else ():
+                    silenced.setdefault(call, []).append((_comment(source, at[0]), f"{origin}:{at[0]}"))
         if origin.resolve() in placed:
             continue  # shown, and written, with the rest of that file
         if results is not None:
@@ -752,7 +793,13 @@ def _fix_where_written(origins: Mapping[Path, tuple[str, set[int], list]], place
                 out.write(file_diff(result))
                 if refusal is not None:
                     err.write(f"{origin}: not written: {refusal}; the fix is the diff above\n")
-    return fixed, unsafe, left
+    return fixed, unsafe, silenced, left
+
+
+def _comment(source: Sequence[str], line: int) -> str:
+    """The suppression comment on `line` (1-based) of `source`, from the `#` that opens it."""
+    text = source[line - 1]
+    return text[text.rfind("#", 0, text.find("jax-codemod:")):].strip()
 
 
 def _untargeted(code: str, settings: Settings) -> Optional[str]:
@@ -798,8 +845,50 @@ def _span(rule: Rule, module: ModuleIndex, settings: Settings, line: int) -> Opt
     return (min(call.lineno for call in calls), max(call.end_lineno for call in calls)) if calls else None
 
 
+def _answers(rule: Rule, module: ModuleIndex, settings: Settings, findings: Sequence[Finding],
+             spans: Mapping[int, tuple[int, int]]) -> dict[int, list[Finding]]:
+    """What answers each placed call (by its line; `spans`: its lines): the findings inside it;
+    failing any, those where a value it is given is written (a parameter default, a constant, the
+    partial that binds it): inside none of the placed calls and, for a rule that finds calls by
+    `matches`, at no call of the rule's own that the log does not name (another kernel's), unless a
+    placed call calls it by the name it is bound to (`exp_hi = functools.partial(lax.exp, ...)`)."""
+    elsewhere = [finding for finding in findings if not any(_inside(finding, span) for span in spans.values())]
+    inside = {line: [finding for finding in findings if _inside(finding, span)] for line, span in spans.items()}
+    if elsewhere and not all(inside.values()) and rule.locate is None and rule.matches is not None:
+        file = ParsedFile(Path("<traceback>"), module, settings)
+        bound = {id(value) for value in _bound_values(module, _calls_in(module, spans.values()))}
+        unnamed = [call for call in module.calls if id(call) not in bound and rule.matches(rule, file, call)]
+        elsewhere = [finding for finding in elsewhere
+                     if not any(_inside(finding, (call.lineno, call.end_lineno)) for call in unnamed)]
+    return {line: inside[line] or elsewhere for line in spans}
+
+
+def _around(module: ModuleIndex, spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The lines where a fix shown with the placed calls (`spans`) may be besides: the functions
+    holding them (a kernel stops at its first failing call: the next one fails once it is fixed), and
+    the values bound to the names they call (`exp_hi = functools.partial(lax.exp, ...)`)."""
+    calls = _calls_in(module, spans)
+    nodes = [*(module.enclosing.get(call) for call in calls), *_bound_values(module, calls)]
+    return [(node.lineno, node.end_lineno or node.lineno) for node in nodes if node is not None]
+
+
+def _calls_in(module: ModuleIndex, spans: Iterable[tuple[int, int]]) -> list[ast.Call]:
+    spans = list(spans)
+    return [call for call in module.calls if any(_inside_lines(call.lineno, span) for span in spans)]
+
+
+def _bound_values(module: ModuleIndex, calls: Iterable[ast.Call]) -> list[ast.expr]:
+    """The values bound to the names `calls` call (`exp_hi(x)`: its `functools.partial(...)`)."""
+    return [binding.value for call in calls if isinstance(call.func, ast.Name)
+            for binding in module.bindings(call.func) if binding.value is not None]
+
+
 def _inside(finding: Finding, span: tuple[int, int]) -> bool:
-    return span[0] <= finding.line <= span[1]
+    return _inside_lines(finding.line, span)
+
+
+def _inside_lines(line: int, span: tuple[int, int]) -> bool:
+    return span[0] <= line <= span[1]
 
 
 def _key(finding: Finding) -> tuple:

@@ -21,7 +21,6 @@ read. A jax requirement that is no version specifier (`jax>=banana`) is an error
 from __future__ import annotations
 
 import ast
-import configparser
 import functools
 import glob
 import os
@@ -186,6 +185,8 @@ def _poetry_floor(constraint: str, path: Path, name: str) -> Optional[Version]:
 
 def _setup_cfg(path: Path) -> list[Optional[Version]]:
     """`install_requires` and `extras_require` of setup.cfg's `[options]`, one requirement a line."""
+    import configparser  # here: only a project with a setup.cfg pays its import
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(path.read_text(encoding="utf-8", errors="replace"))

@@ -30,8 +30,10 @@ from typing import Optional
 try:
     from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 except ImportError as error:  # pragma: no cover - exercised in a subprocess by the tests
+    from codemods.extras import install_command
+
     raise ImportError(
-        "codemods.ipython is an IPython extension and needs IPython: pip install 'jax-codemod[ipython]', "
+        f"codemods.ipython is an IPython extension and needs IPython: {install_command('ipython')}, "
         "then `%load_ext codemods.ipython` in IPython or Jupyter") from error
 
 from codemods import explain

@@ -121,3 +121,17 @@ def test_the_checkout_launcher_runs_the_same_program(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, str(REPO / "cli.py"), "rules"], cwd=tmp_path, capture_output=True,
                             timeout=120)
     assert result.returncode == 0 and result.stdout.startswith(b"JAX001 ")
+
+
+def test_a_run_that_writes_nothing_imports_no_writer(tmp_path: Path) -> None:
+    """A lone kernel file with nothing to fix, `--no-cache`: start-up is a third of such a run
+    (docs/speed.md), so what only a write needs (libcst, tempfile, secrets, importlib.resources)
+    and a setup.cfg's parser (configparser) are never imported."""
+    (tmp_path / "kernel.py").write_text("from jax.experimental import pallas as pl\n\n\n"
+                                        "def body(x_ref, o_ref):\n    o_ref[...] = x_ref[...]\n")
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "codemods", "-q", "--no-cache", "kernel.py"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    imported = {line.rpartition("|")[2].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
+    assert "codemods.engine.runner" in imported  # (the listing is read)
+    assert imported.isdisjoint({"libcst", "tempfile", "secrets", "importlib.resources", "configparser"})

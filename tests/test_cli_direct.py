@@ -587,3 +587,31 @@ def test_dash_h_is_help_for_every_command(command: list[str]) -> None:
     result = CliRunner().invoke(cli.app, [*command, "-h"])
     assert result.exit_code == 0, result.output
     assert result.output.startswith("Usage: ") and "-h, --help" in result.output
+
+
+# -- a folder with no project marker --
+
+SCRIPT_CONFIG = "from jax import lax\n\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n"
+SCRIPT = ("import jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n\nfrom config import PAIR\n\n\n"
+          "def body(x_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=PAIR)\n\n\n"
+          "def run(x):\n    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)\n")
+
+
+@pytest.mark.parametrize("named", ["kernel.py", "scripts/kernel.py"])
+def test_a_file_with_no_marker_above_has_the_modules_beside_it_as_its_project(tmp_path: Path, named: str) -> None:
+    """No pyproject.toml, setup.py or .git above: `config` beside the file is the project's module (its
+    folder is `sys.path[0]` for `python kernel.py`), as in a run over the folder, which fixes the pair
+    there. Before, the file alone was the project and its pair "an installed package's value"."""
+    folder = tmp_path / Path(named).parent
+    folder.mkdir(exist_ok=True)
+    (folder / "config.py").write_text(SCRIPT_CONFIG)
+    (folder / "kernel.py").write_text(SCRIPT)
+    alone = run("--check", named)
+    assert alone.exit_code == 1 and "installed package" not in alone.stderr, alone.stderr
+    assert (f"{named}:9:60: JAX001 [manual] jnp.dot: precision `PAIR` can be (DEFAULT, HIGHEST), written in `config` "
+            "on line 3, a file this run does not process") in alone.stderr, alone.stderr
+    whole = run("--write", str(folder))
+    assert whole.exit_code == 0, whole.stderr
+    assert (folder / "config.py").read_text() == SCRIPT_CONFIG.replace("(lax.Precision.DEFAULT, lax.Precision.HIGHEST)",
+                                                                       "lax.Precision.HIGHEST")
+    assert run("--check", named).exit_code == 0

@@ -26,6 +26,7 @@ from codemods.engine.discovery import (
     discover,
     git_ignored,
     git_toplevel,
+    indexed_folder,
     project_files,
     project_root,
     why_empty,
@@ -373,6 +374,17 @@ def test_project_root_is_none_with_no_marker_above(tmp_path: Path, monkeypatch: 
     assert project_root([tmp_path / "a/b/m.py"], None) is None
     monkeypatch.chdir(tmp_path / "a")
     assert project_root([], None) is None
+
+
+def test_indexed_folder_is_the_project_root_else_the_first_paths_folder(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a/b").mkdir(parents=True)
+    assert indexed_folder([tmp_path / "a/b/m.py"], tmp_path) == tmp_path
+    assert indexed_folder([tmp_path / "a/b/m.py", tmp_path], None) == tmp_path / "a/b"  # sys.path[0] of a script
+    assert indexed_folder([tmp_path / "a/b"], None) == tmp_path / "a/b"
+    monkeypatch.chdir(tmp_path / "a")
+    assert indexed_folder([], None) == tmp_path / "a"
+    assert indexed_folder([Path("b/m.py")], None) == tmp_path / "a/b"
 
 
 # git_toplevel, git_ignored ----------------------------------------------------------------------

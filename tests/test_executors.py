@@ -26,7 +26,7 @@ from typing import Callable, Iterator, NamedTuple
 import pytest
 from typer.testing import CliRunner
 
-from codemods import cli, registry
+from codemods import cli, extras, registry
 from codemods.analysis import project as project_index
 from codemods.engine import executors, runner
 from codemods.engine.cache import content_hash
@@ -245,7 +245,7 @@ def test_without_the_extra_the_run_says_what_to_install_and_writes_nothing(tmp_p
     monkeypatch.setitem(sys.modules, "distributed", None)  # its import fails, as where it is not installed
     result = _fix(tmp_path, "--executor", "dask://127.0.0.1:8786")
     assert result.exit_code == 2
-    assert "pip install 'jax-codemod[dask]'" in result.output
+    assert f"{extras.install_command('dask')}" in result.output
     assert (tmp_path / "kernel.py").read_text() == KERNEL.format(i=0)
 
 

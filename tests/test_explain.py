@@ -522,6 +522,65 @@ def test_a_module_level_partial_is_placed_and_fixed_where_it_binds_the_value(kin
 
 ERROR_OF = {"JAX001": "Per-operand dot precision unsupported", "JAX002": "Not implemented: accuracy",
             "JAX003": "bfloat16 support not implemented for LSTM"}
+TWO_KERNELS = '''\
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+PLATFORM = "tpu"
+MIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+SHAPES = (jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32))
+
+
+def scale_kernel(x_ref, w_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.HIGH, lax.Precision.HIGHEST))
+
+
+def project_kernel(x_ref, w_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=PRECISION)
+
+
+def build_scale():
+    return jax.jit(pl.pallas_call(scale_kernel, out_shape=SHAPES[0])), SHAPES
+
+
+def build():
+    return jax.jit(pl.pallas_call(project_kernel, out_shape=SHAPES[0])), SHAPES
+'''
+
+
+@pytest.mark.parametrize("precision", ["(lax.Precision.DEFAULT, lax.Precision.HIGHEST)", "MIXED"],
+                         ids=["at-the-call", "a-constant"])
+def test_explain_fixes_the_call_the_traceback_names_not_the_files_other_calls(precision: str, tmp_path: Path) -> None:
+    """The file holds another kernel's fix (scale_kernel's pair): the traceback names project_kernel's
+    dot, whose pair is written at the call or in a constant. Only that fix is shown and written, a line
+    counts the other, and the program lowers; scale_kernel is left as it was. Before, its fix was in
+    the diff and written too."""
+    source = TWO_KERNELS.replace("PRECISION", precision)
+    program = tmp_path / "two_kernels.py"
+    program.write_text(source)
+    failed = lower(program, tmp_path)
+    assert ERROR_OF["JAX001"] in failed.stderr, failed.stderr[-2000:]
+    other = line_of(source, "(lax.Precision.HIGH, lax.Precision.HIGHEST)")
+
+    dry = explain(failed.stderr, tmp_path)
+    assert dry.returncode == 1, dry.stderr
+    assert f"{program.name}:{other}:" not in dry.stderr and "HIGH," not in dry.stdout, dry.stdout
+    assert dry.stderr.splitlines()[-1] == (
+        f"{program}: JAX001: 1 other finding(s) in this file, at calls the log does not name (not shown here): "
+        f"`jax-codemod --select JAX001 {program}` shows them")
+
+    written = explain(failed.stderr, tmp_path, "--write")
+    assert written.returncode == 0, written.stderr
+    fixed = program.read_text()
+    written_at = line_of(source, "MIXED =" if precision == "MIXED" else "precision=(lax.Precision.DEFAULT")
+    assert [number for number, (before, after) in enumerate(zip(source.splitlines(), fixed.splitlines()), 1)
+            if before != after] == [written_at], fixed
+    again = lower(program, tmp_path)
+    assert again.stdout.strip() == "lowered", again.stderr[-2000:]
+
+
 SUPPRESSED_KERNEL = '''\
 import functools
 
@@ -779,15 +838,17 @@ def test_a_silenced_finding_on_the_placed_line_names_its_comment(comment: str, s
 
 
 def test_a_fix_elsewhere_does_not_answer_a_call_that_has_its_own_finding(tmp_path: Path) -> None:
-    """The placed call's own finding has no fix; the rule also fixes something outside it (line 1):
-    that fix is written, yet the call's error stays, so the exit is 1, not 0."""
+    """The placed call's own finding has no fix; the rule also fixes something outside it (line 1),
+    which does not answer it: that fix is counted, not written (it was), and the call's error stays:
+    the exit is 1, not 0."""
     (tmp_path / "kernel.py").write_text(STUB_SOURCE)
     elsewhere = Fix(Applicability.SAFE, plan=FixPlan([Edit(0, len("import jax"), lambda text: text + "  # touched")]))
     status, err, out = run_explain(tmp_path / "kernel.py", lambda file: [
         Finding("JAX002", Kind.MANUAL, 5, 12, "hand-checked"), Finding("JAX002", Kind.FIXED, 1, 1, "elsewhere", fix=elsewhere)])
     assert status == 1, err
     assert "kernel.py:5: JAX002: no fix can be written for this call" in err
-    assert (tmp_path / "kernel.py").read_text().startswith("import jax  # touched\n")
+    assert "kernel.py: JAX002: 1 other finding(s) in this file, at calls the log does not name" in err, err
+    assert (tmp_path / "kernel.py").read_text() == STUB_SOURCE
 
 
 def test_a_file_too_large_to_analyse_is_said_and_exits_2(tmp_path: Path, monkeypatch) -> None:

@@ -1041,6 +1041,41 @@ def test_an_unsafe_fix_that_changes_nothing_shows_no_diff(tmp_path: Path) -> Non
         f"{path}:5:12: JAX002 [fixed, unsafe fix: --unsafe-fixes] same\n", "")
 
 
+TWO_KERNELS = ("import jax.numpy as jnp\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n\n"
+               "MIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n\n\n"
+               "def scale(x_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=(lax.Precision.HIGH, "
+               "lax.Precision.HIGHEST))\n\n\n"
+               "def project(x_ref, o_ref):\n    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=MIXED)\n\n\n"
+               "def run(x, shape):\n    return pl.pallas_call(scale, out_shape=shape)(x), pl.pallas_call(project, "
+               "out_shape=shape)(x)\n")
+
+
+def test_run_shows_and_writes_only_the_fix_of_the_call_the_log_names(tmp_path: Path) -> None:
+    """The log names project's dot, whose pair is the constant MIXED; scale's dot has a fix of its
+    own. Before, scale's fix was in the diff, in the findings, and written (it is a finding outside
+    the placed call too, which answered it)."""
+    path = tmp_path / "k.py"
+    path.write_text(TWO_KERNELS)
+    log = _log(path, 13, "o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=MIXED)",
+               "NotImplementedError: Per-operand dot precision unsupported", "project")
+    outcome, err, out = _run(log, tmp_path)
+    assert outcome is Outcome.PENDING
+    assert err.splitlines() == [
+        f"{path}:13: JAX001: the traceback's `Per-operand dot precision unsupported` comes from this call",
+        f"{path}:5:9: JAX001 [fixed] jnp.dot: precision (DEFAULT, HIGHEST) -> HIGHEST (per-operand precision is "
+        f"rejected in Mosaic TPU kernels); forced by Mosaic TPU (Triton lowers it as written){BF16}",
+        f"{path}: JAX001: 1 other finding(s) in this file, at calls the log does not name (not shown here): "
+        f"`jax-codemod --select JAX001 {path}` shows them"]
+    assert out == (f"--- a{path}\n+++ b{path}\n@@ -2,7 +2,7 @@\n from jax import lax\n from jax.experimental import "
+                   "pallas as pl\n \n-MIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n"
+                   "+MIXED = lax.Precision.HIGHEST\n \n \n def scale(x_ref, o_ref):\n")
+    results: list = []
+    assert _run(log, tmp_path, write=True, results=results)[0] is Outcome.FIXED
+    assert path.read_text() == TWO_KERNELS.replace("MIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)",
+                                                   "MIXED = lax.Precision.HIGHEST")
+    assert [finding.line for result in results for finding in result.findings] == [5]
+
+
 HELPER_WITH_A_DEFAULT = ("import jax.numpy as jnp\nfrom jax import lax\n\nMIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)"
                          "\n\n\ndef project(x, w, precision=MIXED):\n    return jnp.dot(x, w, precision=precision)\n")
 KERNEL_USING_IT = ("import jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n\n"
@@ -1073,3 +1108,32 @@ def test_run_with_the_project_fixes_a_helpers_default_a_kernel_elsewhere_leaves_
         placed, f"{helper}:8:36: JAX001 [manual] jnp.dot: precision `precision` can be (DEFAULT, HIGHEST) (set on line "
         "4): Mosaic TPU raises \"Per-operand dot precision unsupported\" for a pair",
         f"{helper}:8: JAX001: no fix can be written for this call: a person must change it, as the finding above says"]
+
+
+HINT_OPS = ("import functools\n\nimport jax\nfrom jax import lax\nfrom jax.experimental import pallas as pl\n\n\n"
+            "def _exp_kernel(x_ref, o_ref, **kw):\n    o_ref[...] = lax.exp(x_ref[...], **kw)\n\n\n"
+            "def exp(x, **kw):\n    return pl.pallas_call(functools.partial(_exp_kernel, **kw), "
+            "out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)\n")
+HINT_MODEL = ("from jax.lax import AccuracyMode\nfrom pkg import ops\n"
+              "OPTS = {\"accuracy\": AccuracyMode.HIGHEST}  # jax-codemod: ignore[JAX002]\n\n\n"
+              "def forward(x):\n    return ops.exp(x, **OPTS)\n")
+
+
+def test_a_value_written_in_another_file_whose_fix_a_comment_suppresses_is_named(tmp_path: Path) -> None:
+    """`jax-codemod --add-noqa` put `# jax-codemod: ignore[JAX002]` on the dict the kernel's hint comes
+    from (model.py). The call's line names the comment there (exit 1); before, it said the rule finds
+    nothing to change and to report the traceback (exit 2)."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "ops.py").write_text(HINT_OPS)
+    (package / "model.py").write_text(HINT_MODEL)
+    ops = package / "ops.py"
+    log = _log(ops, 9, "o_ref[...] = lax.exp(x_ref[...], **kw)", ACCURACY, "_exp_kernel")
+    outcome, err, out = _run(log, tmp_path, project=sorted(package.glob("*.py")))
+    assert (outcome, out) == (Outcome.PENDING, "")
+    assert err.splitlines() == [
+        f"{ops}:9: JAX002: the traceback's `Not implemented: accuracy` comes from this call",
+        f"{ops}:9: JAX002: the value it is given is written in {package / 'model.py'}:3, where "
+        "`# jax-codemod: ignore[JAX002]` suppresses its fix: the error stays; remove the comment (or JAX002 from it) "
+        "and run explain again to fix it"]

@@ -19,13 +19,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codemods.engine import fixes
-from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind, TextEdit
+from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind, TextEdit, apply_text_edits
 from codemods.engine.fixes import (
     Definition,
     Edit,
     FixPlan,
     Insertion,
     OverlappingEdits,
+    _compose,
     _FormFeedIndents,
     _names_used,
     _remove_whole_import_lines,
@@ -36,6 +37,7 @@ from codemods.engine.fixes import (
     import_spec,
     merge,
     render,
+    rendered_with_edits,
     text_edits,
 )
 from codemods.engine.positions import Positions
@@ -124,6 +126,50 @@ def test_render_adds_and_removes_imports() -> None:
     plan = FixPlan(edits=[Edit(4, 10, lambda old: "re")], imports_to_add=[("functools", None, None)],
                    maybe_unused_imports={("os", None, None): "os"})
     assert render("y = os.sep\nimport os\n", plan, "m.py") == "import functools\n\ny = re\n"  # libcst's blank line
+
+
+# -- rendered_with_edits: a fix's own edits --
+
+_UNUSED_ABOVE = "from jax.lax import AccuracyMode\nOPTS = {'accuracy': AccuracyMode.HIGHEST}\n"
+
+
+def _drop_the_mode(text: str) -> FixPlan:
+    start = text.index("AccuracyMode.HIGHEST")
+    return FixPlan(edits=[Edit(start, start + len("AccuracyMode.HIGHEST"), lambda old: "None")],
+                   maybe_unused_imports={("jax.lax", "AccuracyMode", None): "AccuracyMode"})
+
+
+def test_an_import_removed_above_a_changed_line_is_an_edit_of_its_own() -> None:
+    """One line diff of the whole text took the import's line and the entry's for one edit from 1:1."""
+    text, entry = _UNUSED_ABOVE, _UNUSED_ABOVE.index("AccuracyMode.HIGHEST")
+    after, edits = rendered_with_edits(text, _drop_the_mode(text), "m.py")
+    assert after == render(text, _drop_the_mode(text), "m.py") == "OPTS = {'accuracy': None}\n"
+    assert edits == (TextEdit(0, text.index("OPTS"), ""), TextEdit(entry, entry + len("AccuracyMode.HIGHEST"), "None"))
+
+
+def test_edits_with_no_import_changed_are_the_diffs() -> None:
+    text = "x = a\ny = b\n"
+    plan = FixPlan(edits=[Edit(4, 5, lambda old: "c"), Edit(10, 11, lambda old: "d")])
+    assert rendered_with_edits(text, plan, "m.py") == ("x = c\ny = d\n", text_edits(text, "x = c\ny = d\n"))
+
+
+@pytest.mark.parametrize(("first", "then", "composed"), [
+    ((), (TextEdit(0, 2, ""),), (TextEdit(0, 2, ""),)),
+    ((TextEdit(5, 6, "xyz"),), (TextEdit(0, 2, ""),), (TextEdit(0, 2, ""), TextEdit(5, 6, "xyz"))),
+    # an edit after what `first` wrote is moved back by what `first` added
+    ((TextEdit(1, 2, "xyz"),), (TextEdit(8, 9, "Q"),), (TextEdit(1, 2, "xyz"), TextEdit(6, 7, "Q"))),
+    ((TextEdit(1, 3, ""), TextEdit(4, 4, "++")), (TextEdit(7, 8, "Q"),),
+     (TextEdit(1, 3, ""), TextEdit(4, 4, "++"), TextEdit(7, 8, "Q"))),
+    # touching or inside text `first` wrote: no edit of the original says it
+    ((TextEdit(2, 3, "xyz"),), (TextEdit(3, 4, "Q"),), None),
+    ((TextEdit(2, 3, "xyz"),), (TextEdit(0, 2, ""),), None),
+    ((TextEdit(2, 3, "xyz"),), (TextEdit(5, 5, "Q"),), None),
+])
+def test_compose(first: tuple, then: tuple, composed) -> None:
+    assert _compose(first, then) == composed
+    if composed is not None:
+        text = "abcdefghijkl"
+        assert apply_text_edits(text, composed) == apply_text_edits(apply_text_edits(text, first), then)
 
 
 # -- apply_edits --

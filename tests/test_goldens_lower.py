@@ -106,7 +106,7 @@ PRECISION: dict[str, list[Launch]] = {
     # Mixed bfloat16 x float32 operands: Triton wants one element type ("a and b must have the same
     # element type"), so that kernel is lowered for Mosaic TPU only.
     "bfloat16_operands_visible": _launches("cast", MATMUL, *PORTABLE) + _launches("string_dtype", MATMUL, *PORTABLE)
-    + _launches("mixed", MATMUL, TPU) + _launches("unseen", MATMUL, *PORTABLE),
+    + _launches("mixed", MATMUL, TPU) + _launches("scaled", MATMUL, *PORTABLE) + _launches("unseen", MATMUL, *PORTABLE),
     "batch_matmul_positional": _launches("bmm", [(2, 8, 128), (2, 128, 128)], *PORTABLE),
     "comments_and_formatting": _launches("conv", CONV, *PORTABLE),
     "conv_general_dilated_positional": _launches("conv", [(8, 8, 128), (8, 8, 2)], *PORTABLE),

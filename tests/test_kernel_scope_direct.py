@@ -16,7 +16,7 @@ import pytest
 
 from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, MOSAIC_GPU, MOSAIC_TPU, NO_LAUNCH_FOUND, PASSED, TRITON, KernelScope, ModuleFacts, _names_a_launcher,
-    classes_read, defined_launchers, find_kernels, names_refs, takes_refs,
+    classes_read, defined_launchers, find_kernels, names_refs, passed_for, takes_refs,
 )
 from codemods.analysis.module import ModuleIndex
 from tests.test_kernel_scope import _backends, _label, _why  # noqa: F401 (the kernel scope tests' readers)
@@ -941,3 +941,28 @@ def test_names_refs(signature: str, refs: bool) -> None:
     """A parameter named as kernel bodies name their refs: `<name>_ref` or `<name>_refs`, not the bare suffix."""
     function = ast.parse(f"def f({signature}):\n    pass\n").body[0]
     assert names_refs(function) is refs
+
+
+def test_passed_for_is_what_this_modules_calls_by_name_pass() -> None:
+    """The one answer JAX001, JAX002 and JAX006 ask for a parameter's callers in the module: each call
+    naming the def passes its argument (by position or keyword); a call leaving it out, a reference
+    that is no call (`[helper]`), a partial and another def's calls pass nothing."""
+    module = ModuleIndex.parse(textwrap.dedent("""
+        import functools
+
+        def helper(x, p=None):
+            return p
+
+        def other(x, p):
+            return p
+
+        helper(1, "high")
+        helper(2, p=HIGHEST)
+        helper(3)
+        KEEP = [helper]
+        BOUND = functools.partial(helper, p=BOUND)
+        other(4, "default")
+    """))
+    helper = next(node for node in module.tree.body if isinstance(node, ast.FunctionDef))
+    assert sorted(ast.unparse(value) for value in passed_for(module, helper, helper.args.args[1])) == ["'high'", "HIGHEST"]
+    assert sorted(ast.unparse(value) for value in passed_for(module, helper, helper.args.args[0])) == ["1", "2", "3"]

@@ -224,3 +224,22 @@ def test_flow_facts_sink_at_a_site() -> None:
     facts = FlowFacts((first, second))
     assert facts.sink_at((9, 2)) is second and facts.sink_at((7, 11)) is first
     assert facts.sink_at((7, 12)) is None and NO_FLOW.sink_at((7, 11)) is None
+
+
+def test_flow_facts_say_what_is_fixed_where_written_and_what_a_call_hands_on() -> None:
+    """What JAX001 asks of a module's answers: a value written at a site is fixed there where every
+    reader is a followed call of the callees asked about, none other; a call hands a shared pair on
+    as one keyword, not another."""
+    facts = FlowFacts(origins=(OriginAnswer((5, 7), (("k", (7, 11), DOT),)),
+                               OriginAnswer((6, 0), (("k", (8, 11), DOT),), ("`f` (m:3)",)),
+                               OriginAnswer((7, 0), ())),
+                      handed=(Handed((4, 8), "precision", Reach("c", (2, 4), MIXED, False, ("`f` (m:3)",)),
+                                     (("k", (7, 11), DOT),)),))
+    assert facts.fixed_where_written((5, 7), {DOT})
+    assert not facts.fixed_where_written((5, 7), {"jax.lax.exp"})  # no reader among those callees
+    assert not facts.fixed_where_written((6, 0), {DOT})  # other code reads it too
+    assert not facts.fixed_where_written((7, 0), {DOT})  # read by no kernel the link follows
+    assert not facts.fixed_where_written((5, 8), {DOT}) and not NO_FLOW.fixed_where_written((5, 7), {DOT})
+    assert facts.handed_at((4, 8), "precision")
+    assert not facts.handed_at((4, 8), "accuracy") and not facts.handed_at((4, 9), "precision")
+    assert not NO_FLOW.handed_at((4, 8), "precision")

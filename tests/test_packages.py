@@ -27,7 +27,7 @@ import pytest
 from codemods.analysis.kernel_scope import NO_LAUNCH_FOUND, ModuleFacts
 from codemods.analysis.project import ProjectIndex
 from codemods.engine.cache import ResultCache
-from codemods.engine.diagnostics import Kind
+from codemods.engine.diagnostics import Kind, apply_text_edits
 from codemods.engine.discovery import Shard, discover
 from codemods.engine.report import render_findings
 from codemods.engine import runner
@@ -678,11 +678,18 @@ def _hint_dropped_and_lowered(tmp_path: Path, make: Callable[[Path], None], modu
 
 
 @pytest.mark.jax
+@pytest.mark.parametrize("written", [
+    "from jax import lax\n\nfrom . import acts\n\nOPTS = {'accuracy': lax.AccuracyMode.HIGHEST}\n",
+    # the import the fix leaves unused is on the line above the entry: one line diff of the file took
+    # both for one edit, and the finding was placed on the import (1:1), its own edits that one
+    "from . import acts\nfrom jax.lax import AccuracyMode\nOPTS = {'accuracy': AccuracyMode.HIGHEST}\n",
+], ids=["attribute", "imported-name-above"])
 def test_a_hint_a_mosaic_gpu_kernel_reads_from_its_wrappers_kwargs_is_dropped_where_written_and_it_lowers(
-        tmp_path: Path) -> None:
+        tmp_path: Path, written: str) -> None:
     """A Mosaic GPU kernel closes over its wrapper's **kwargs and spreads them into lax.exp; another
     module splats a dict holding accuracy= into the wrapper. The entry becomes None in that dict
-    (unsafe), and the package lowers for Mosaic GPU where the original raises."""
+    (unsafe), the import that held the hint's name goes, the finding stands on the entry with its
+    own edits, and the package lowers for Mosaic GPU where the original raises."""
     from tests import jax_support
 
     if jax_support.JAX_VERSION < (0, 10):
@@ -691,8 +698,7 @@ def test_a_hint_a_mosaic_gpu_kernel_reads_from_its_wrappers_kwargs_is_dropped_wh
         "acts.py": "import jax\nfrom jax import lax\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n\n"
         "def exp(x, **exp_kwargs):\n    @plgpu.kernel(out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))\n"
         "    def kernel(x_ref, o_ref):\n        o_ref[...] = lax.exp(x_ref[...], **exp_kwargs)\n\n    return kernel(x)\n",
-        "launch.py": "from jax import lax\n\nfrom . import acts\n\nOPTS = {'accuracy': lax.AccuracyMode.HIGHEST}\n\n\n"
-        "def run(x):\n    return acts.exp(x, **OPTS)\n",
+        "launch.py": f"{written}\n\ndef run(x):\n    return acts.exp(x, **OPTS)\n",
     }
     original, rewritten = tmp_path / "original", tmp_path / "rewritten"
     for root in (original, rewritten):
@@ -704,7 +710,12 @@ def test_a_hint_a_mosaic_gpu_kernel_reads_from_its_wrappers_kwargs_is_dropped_wh
     for result in results:
         if result.new_source is not None:
             Path(result.path).write_bytes(result.new_source)
-    assert "OPTS = {'accuracy': None}" in (rewritten / "gs" / "launch.py").read_text()
+    after = (rewritten / "gs" / "launch.py").read_text()
+    assert "OPTS = {'accuracy': None}" in after and "AccuracyMode" not in after and "lax" not in after
+    (finding,) = results[[Path(r.path).name for r in results].index("launch.py")].findings
+    entry = written.count("\n", 0, written.index("OPTS")) + 1
+    assert (finding.line, finding.column) == (entry, len("OPTS = {'accuracy': ") + 1)
+    assert len(finding.fix.edits) == 2 and apply_text_edits(modules["launch.py"], finding.fix.edits) == after
     errors = {root: _lowering_error(root, "gs.launch", "cuda", ((16, 256),)) for root in (original, rewritten)}
     assert errors[original] is not None and "accuracy" in errors[original], errors[original]
     assert errors[rewritten] is None

@@ -654,10 +654,10 @@ def test_a_fix_that_breaks_is_an_internal_error_naming_the_file(monkeypatch: pyt
     def boom(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(runner, "render", boom)
+    monkeypatch.setattr(runner, "rendered_with_edits", boom)  # (a fix's text and its own edits)
     result = runner.process_source(Path("k.py"), BROKEN.encode(), registry.RULES, SETTINGS)
     assert result.error == "internal error applying the fix: RuntimeError: boom" and result.new_source is None
-    monkeypatch.setattr(runner, "render", lambda text, plan, path: text + "\n)\n")
+    monkeypatch.setattr(runner, "rendered_with_edits", lambda text, plan, path: (text + "\n)\n", ()))
     result = runner.process_source(Path("kernels/k.py"), BROKEN.encode(), registry.RULES, SETTINGS)
     assert result.error is not None and result.error.startswith("internal error: the rewritten file does not parse")
     assert "(k.py, line 13)" in result.error and result.new_source is None

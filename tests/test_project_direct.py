@@ -95,6 +95,26 @@ def test_the_names_that_reach_a_needy_one(tmp_path: Path, newline: str) -> None:
     assert index._needy_names(index._modules["m"]) == ["mm", "body", "decorated", "via_helper", "k", "BODIES", "make"]
 
 
+SAYS_PALLAS = "from jax.experimental import pallas as pl\n"
+
+
+@pytest.mark.parametrize("others, searched", [
+    ({}, False),  # a lone file: no other module can say anything of it
+    ({"other.py": "x = 1\n"}, True),
+    ({"m.py": SAYS_PALLAS + REACHING + "\nimport m\n"}, True),  # it imports itself: its launch helpers are imported ones
+])
+def test_a_lone_module_is_not_searched(tmp_path: Path, others: dict, searched: bool) -> None:
+    """A project of one module that imports none of the project has empty facts, found without
+    parsing it for its needy names (a lone file's run: docs/speed.md); any other module, or an
+    import of itself, and the search runs."""
+    (tmp_path / "m.py").write_text(SAYS_PALLAS + REACHING)  # a kernel module, whose needy names others may launch
+    for name, text in others.items():
+        (tmp_path / name).write_text(text)
+    index = ProjectIndex(sorted(tmp_path.glob("*.py")), read_bytes)
+    assert index.facts(tmp_path / "m.py") == project.ModuleFacts()
+    assert (index._modules["m"].needy is not None) is searched
+
+
 def test_learnt_is_a_bool(tmp_path: Path) -> None:
     """`learnt()` answers False before anything is computed and True after a fact is (a bool, as
     its signature says: the runner keeps the state when it is true)."""
@@ -265,3 +285,17 @@ def test_a_modules_words_are_its_identifiers_and_its_numbers_whole() -> None:
     a non-ASCII letter included) separates."""
     code = "def f(x_ref, o2):\n    y = 0x1f + 3j  # café_au name\n".encode()
     assert _words(code) == {b"def", b"f", b"x_ref", b"o2", b"y", b"0x1f", b"3j", b"caf", b"_au", b"name"}
+
+
+def test_a_module_no_import_statement_can_name_is_not_imported(tmp_path: Path) -> None:
+    """`_may_be_imported`: a golden's `case.in.py` is never imported (`import case.in` does not
+    parse), though a module says `in` in its import lines and its code; so, in a repository of
+    goldens, their launch helpers are not looked for on each run of one file (docs/speed.md).
+    Its twin `case.py`, which `user` imports, may be."""
+    launcher = SAYS_PALLAS + "\n\ndef run(body):\n    return pl.pallas_call(body)\n"
+    (tmp_path / "case.in.py").write_text(launcher)
+    (tmp_path / "case.py").write_text(launcher)
+    (tmp_path / "user.py").write_text("import os  # used in tests\nimport case\n\nfor _ in []:\n    pass\n")
+    index = ProjectIndex(sorted(tmp_path.glob("*.py")), read_bytes)
+    assert {name: index._may_be_imported(module) for name, module in index._modules.items()} == \
+        {"case": True, "case.in": False, "user": False}

@@ -274,8 +274,9 @@ def test_summarised_in_workers_the_index_gives_the_lazy_facts_and_state(seed: in
 def test_a_run_over_most_of_a_large_project_summarises_it_in_workers(
         jobs: int, processed: str, summarised: bool, seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With `--jobs 2` a run over the project has its modules summarised in the pool, whose workers
-    then analyse each file as soon as its facts are known, and finds what the lazy index finds; a run of one file of it (pre-commit, the editor) or on one core
-    asks the lazy index for a few modules' facts instead."""
+    then analyse each file as soon as its facts are known, and linked in a process of its own while
+    the main one works out the facts, and finds what the lazy index finds; a run of one file of it (pre-commit, the editor) or on one core
+    asks the lazy index for a few modules' facts instead, and links here."""
     from codemods import registry
     from codemods.engine import runner
 
@@ -293,9 +294,18 @@ def test_a_run_over_most_of_a_large_project_summarises_it_in_workers(
     here = []  # the files analysed in this process (a worker's list is its own)
     process = runner._process_candidate
     monkeypatch.setattr(runner, "_process_candidate", lambda item: here.append(item[0]) or process(item))
+    log, main, link = tmp_path / "linked-in.log", os.getpid(), project.link
+
+    def logged_link(*args, **kwargs):  # a forked process inherits it
+        with open(log, "a") as out:
+            out.write("main\n" if os.getpid() == main else "forked\n")
+        return link(*args, **kwargs)
+
+    monkeypatch.setattr(project, "link", logged_link)
     settings = Settings((0, 12, 0, 1))
     chosen = paths if processed == "all" else [tmp_path / "lib" / "ops.py"]
     results = runner.run(chosen, registry.RULES, settings, jobs, None, project=paths)
+    assert log.read_text() == ("forked\n" if summarised else "main\n")
     names = {".".join(p.relative_to(tmp_path).with_suffix("").parts).removesuffix(".__init__") for p in paths}
     assert calls == ([sorted(names)] if summarised else [])
     assert bool(handed) == summarised and len(handed) == len(set(handed))
@@ -369,6 +379,58 @@ def test_a_summarised_run_reads_no_notebook_here_that_nothing_would_decode(
     lazy = {r.path: r.findings for r in runner.run(paths, registry.RULES, settings, 1)}
     assert {r.path: r.findings for r in results} == lazy
     assert [f.code for r in results if r.path.endswith("kernel.ipynb") for f in r.findings] == ["JAX001"]
+
+
+# A value written in one module, read by a kernel of another through a helper of a third that the
+# link reads on demand (`shared` imports nothing of the kernels' packages): the link's answers and
+# the summary it makes on demand are what a link in another process must send back.
+CROSSING = {
+    "shared/__init__.py": "",
+    "shared/pick.py": "def pick(pair):\n    return pair\n",
+    "cfg/__init__.py": "",
+    "cfg/consts.py": "from jax import lax\n\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+    "kern/__init__.py": "",
+    "kern/body.py": "import jax.numpy as jnp\nfrom jax.experimental import pallas as pl\nfrom cfg.consts import PAIR\n"
+                    "from shared.pick import pick\n\n\ndef body(x_ref, o_ref):\n"
+                    "    o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=pick(PAIR))\n\n\n"
+                    "def go(x):\n    return pl.pallas_call(body, out_shape=x)(x)\n",
+}
+
+
+@FORKS
+@FORK_WARNING
+@pytest.mark.parametrize("seed", range(max(1, CHAINS // 5)))
+def test_linked_in_a_forked_process_the_index_gives_the_facts_and_state_of_a_link_here(
+        seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`link_flow_elsewhere` (`--jobs` > 1 on a large tree: the link runs in a process forked from the
+    main one while the main one works out the facts that do not read its answers) changes where
+    the link runs, never what: every module's facts, the link's answers among them, and the state
+    kept for the next run are those of `link_flow` run here, in the same order."""
+    from codemods import registry
+
+    follows = {name: place for rule in registry.RULES if rule.kernel_scoped for name, place in rule.follows.items()}
+    paths = _write(tmp_path, {**_project(random.Random(seed)), **CROSSING})
+    here = ProjectIndex(paths, read_bytes)
+    here.learn_facts(paths)
+    here.link_flow(follows)
+    facts_here = _all_facts(here, paths)
+    assert facts_here["body.py"].flow.sinks and facts_here["consts.py"].flow.origins  # the link's answers
+    log, main, link = tmp_path / "linked-in.log", os.getpid(), project.link
+
+    def logged_link(*args, **kwargs):  # the forked process inherits it
+        with open(log, "a") as out:
+            out.write("main\n" if os.getpid() == main else "forked\n")
+        return link(*args, **kwargs)
+
+    monkeypatch.setattr(project, "link", logged_link)
+    elsewhere = ProjectIndex(paths, read_bytes)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        elsewhere.link_flow_elsewhere(follows, None, pool.submit)
+        elsewhere.learn_facts(paths)
+        assert _all_facts(elsewhere, paths) == facts_here
+    assert log.read_text() == "forked\n"
+    assert "shared.pick" in elsewhere.flow_modules - elsewhere.linked()  # read on demand, there
+    assert elsewhere.state() == here.state()
 
 
 # -- what an edit keeps --

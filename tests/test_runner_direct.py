@@ -197,6 +197,31 @@ def test_a_module_whose_kernels_another_module_launches_is_answered_from_the_cac
     assert [f.message for f in again["bodies.py"].findings] == ["FROM THE CACHE"] * len(first["bodies.py"].findings)
 
 
+def test_what_a_run_keeps_in_the_cache_is_written_while_the_runs_heap_is_frozen(tmp_path: Path, monkeypatch) -> None:
+    """The project state, the file memo and the run record are written before the collector sees the
+    run's heap again: a collection set off while they are built rescans the whole project index
+    (0.4 of 1.65 s of CPU on a file touched in a 6,000-module project). Counted, not timed."""
+    import gc
+    from codemods.engine import cache as cache_module
+    from tests.test_cache import BODIES, LAUNCH
+
+    root = tmp_path / "pkg"
+    root.mkdir()
+    for name, text in (("__init__.py", b""), ("bodies.py", BODIES), ("launch.py", LAUNCH)):
+        (root / name).write_bytes(text)
+        _age(root / name)
+    frozen: dict[str, int] = {}
+    for owner, method in ((cache_module.ResultCache, "store_project_state"), (cache_module.FileMemo, "save"),
+                          (cache_module.RunRecord, "store")):
+        def recording(*args, _real=getattr(owner, method), _name=method, **kwargs):
+            frozen[_name] = gc.get_freeze_count()
+            return _real(*args, **kwargs)
+        monkeypatch.setattr(owner, method, recording)
+    runner.run([root], registry.RULES, SETTINGS, 1, ResultCache(tmp_path / "cache", SETTINGS))
+    assert set(frozen) == {"store_project_state", "save", "store"} and all(frozen.values())
+    assert gc.get_freeze_count() == 0  # and the heap is handed back after
+
+
 def test_a_module_read_only_for_the_project_is_remembered_and_trusted_by_the_next_run(tmp_path: Path) -> None:
     """launch.py is not processed, only read for the project's facts (that bodies.py's `body` is a
     kernel). Its size and mtime are remembered with its hash, so the next run trusts them, as it

@@ -147,11 +147,11 @@ def test_a_target_that_still_has_the_name_reports_nothing() -> None:
 @pytest.mark.parametrize(("source", "after", "findings"), [
     ("import jax\nb = jax.lib.xla_bridge.get_backend()\n",
      "import jax\nimport jax.extend.backend\n\nb = jax.extend.backend.get_backend()\n",
-     [(2, 1, "JAX112", "fixed", "jax.lib.xla_bridge.get_backend -> jax.extend.backend.get_backend: removed in jax 0.8.0 "
+     [(2, 5, "JAX112", "fixed", "jax.lib.xla_bridge.get_backend -> jax.extend.backend.get_backend: removed in jax 0.8.0 "
                                 "(raises AttributeError on jax 0.12.0.1)", "safe", False)]),
     ("from jax.lib import xla_bridge\nb = xla_bridge.get_backend()\n",
      "import jax.extend.backend\n\nb = jax.extend.backend.get_backend()\n",
-     [(1, 1, "JAX112", "fixed", "jax.lib.xla_bridge.get_backend -> jax.extend.backend.get_backend: removed in jax 0.8.0 "
+     [(2, 5, "JAX112", "fixed", "jax.lib.xla_bridge.get_backend -> jax.extend.backend.get_backend: removed in jax 0.8.0 "
                                 "(raises ImportError on jax 0.12.0.1)", "safe", False)]),
     ("from jax.lib.xla_bridge import get_backend\nb = get_backend()\n",
      "from jax.extend.backend import get_backend\nb = get_backend()\n",

@@ -400,3 +400,19 @@ def test_a_function_of_the_modules_own_named_partial_is_called() -> None:
     flow = ValueFlow(ModuleIndex.parse(source), SPECS)
     (launch,) = flow.launches
     assert {_label(leaf) for leaf, _ in flow.leaves(flow.of(launch.body))} == {"b"}
+
+
+def test_displays_into_are_the_tuples_and_lists_that_reach_a_value_in_source_order() -> None:
+    """What JAX001 asks for the pairs flowing into a precision it cannot follow by name: the tuple and
+    list displays the flow carries there (through a dict, a partial and a call), not a dict's keys."""
+    flow = _flow("""
+        TABLE = {("k", 1): [1, 2], "b": (3, 4)}
+        late = (5, 6)
+
+        def pick(options, key):
+            return options[key]
+
+        chosen = functools.partial(pick, TABLE)("b") or late
+    """)
+    chosen = flow.module.module_scope.bindings["chosen"][0].value
+    assert [ast.unparse(display) for display in flow.displays_into(chosen)] == ["[1, 2]", "(3, 4)", "(5, 6)"]

@@ -6,8 +6,9 @@ Each example starts from one of the held-out projects (tests/heldout/projects/: 
 launchers and precision values in different modules), runs the tool cold, then applies a seeded
 random chain of edits, each a change a user makes: a precision pair's level changed, an import
 added (a module, or `*` from it) or removed, a function renamed (in its module only, or everywhere),
-a module deleted or added (a copy of another), a file touched without change, a comment added, the
-fixes written (`--write --unsafe-fixes`). After each edit the warm run (the same cache folder; one
+a module deleted or added (a copy of another), a file touched without change, a comment added (at
+the end, or as a line anywhere: the code below moves down), a space after a `(` (what follows
+moves right), the fixes written (`--write --unsafe-fixes`). After each edit the warm run (the same cache folder; one
 process or two, at random, two summarising the changed modules in workers) must equal a cold one (a
 fresh folder). Static analysis only: nothing is lowered (what the fixes lower to is tests/heldout's
 and test_link's). Each file's mtime moves forward a second per edit, in the past, as a user's edits
@@ -77,7 +78,8 @@ def _edit(rng: random.Random, tree: Tree, fixed: dict[str, str]) -> str:
     modules = sorted(tree.files)
     name = rng.choice(modules)
     text = tree.files[name]
-    kind = rng.choice(["pair", "pair", "import", "unimport", "rename", "delete", "add", "touch", "comment", "write"])
+    kind = rng.choice(["pair", "pair", "import", "unimport", "rename", "delete", "add", "touch", "comment", "write",
+                       "moved", "widened"])
     if kind == "write" and fixed:  # `--write --unsafe-fixes`: every fix applied
         for module, new in fixed.items():
             tree.set(module, new)
@@ -115,6 +117,15 @@ def _edit(rng: random.Random, tree: Tree, fixed: dict[str, str]) -> str:
     if kind == "comment":
         tree.set(name, f"{text}\n# edited {rng.randrange(10**6)}\n")
         return f"{name}: a comment added"
+    if kind == "moved":  # the code below moves down a line (its summary's sites only, mostly)
+        lines = text.splitlines(keepends=True)
+        at = rng.randrange(len(lines) + 1)
+        tree.set(name, "".join(lines[:at] + ["# moved\n"] + lines[at:]))
+        return f"{name}: a comment line inserted as line {at + 1}"
+    if kind == "widened" and (opening := [found.start() for found in re.finditer(r"\(", text)]):
+        at = rng.choice(opening) + 1  # what follows on that line moves right
+        tree.set(name, text[:at] + " " + text[at:])
+        return f"{name}: a space after the ( at {at - 1}"
     tree.set(name, text)  # touched: a new mtime, the same bytes
     return f"{name} touched"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Optional
+from typing import Callable, Collection, Optional
 
 from codemods.analysis.summary import Site
 
@@ -82,6 +82,17 @@ class FlowFacts:
         None: no level); None where it does not."""
         return next((levels for at, name, levels in self.scalars if at == site and name == keyword), None)
 
+    def fixed_where_written(self, site: Site, callees: Collection[str]) -> bool:
+        """Whether the link found every reader of the value written here at `site`: followed calls of
+        `callees` in Mosaic TPU kernels, none other (its fix belongs where it is written)."""
+        return any(origin.site == site and origin.reaches and not origin.readers
+                   and any(callee in callees for _, _, callee in origin.reaches) for origin in self.origins)
+
+    def handed_at(self, site: Site, keyword: str) -> bool:
+        """Whether the call here at `site` hands another module's kernel wrapper, as `keyword`, a pair
+        other code reads too (`Handed`: said at the call)."""
+        return any(handed.site == site and handed.keyword == keyword for handed in self.handed)
+
     def sink_at(self, site: Site) -> Optional[SinkAnswer]:
         return self._sinks_by_site.get(site)
 
@@ -90,13 +101,19 @@ class FlowFacts:
         """Asked once per followed call of the module: a table, not a scan of every answer each time."""
         return {sink.site: sink for sink in self.sinks}
 
-    def within(self, modules: "frozenset[str] | set[str]") -> "FlowFacts":
+    def within(self, modules: "frozenset[str] | set[str]",
+               settled: Callable[[Reach, str], bool] = lambda reach, callee: False) -> "FlowFacts":
         """These answers for a run over `modules` only: a pair fixed where it is written in another
-        module is marked (`Reach.in_run`), for the kernel's call to say where its fix is, never silent."""
-        if all(reach.module in modules for sink in self.sinks for reach in sink.pairs):
+        module is marked (`Reach.in_run`), for the kernel's call to say where its fix is, never silent.
+        Unless `settled(reach, callee)`: a comment there silences that fix, so a run over every file says
+        nothing of it, and neither does a run over some."""
+        def outside(reach: Reach, callee: str) -> bool:
+            return reach.module not in modules and not settled(reach, callee)
+
+        if not any(outside(reach, sink.callee) for sink in self.sinks for reach in sink.pairs):
             return self
         return replace(self, sinks=tuple(replace(sink, pairs=tuple(
-            replace(reach, in_run=reach.module in modules) for reach in sink.pairs)) for sink in self.sinks))
+            replace(reach, in_run=not outside(reach, sink.callee)) for reach in sink.pairs)) for sink in self.sinks))
 
     def as_data(self) -> list:
         """The same as JSON-able lists, in an order that does not depend on hashing (a cache key)."""

@@ -897,6 +897,14 @@ def argument_for(call: ast.Call, function: FunctionNode, param: ast.arg) -> Opti
     return find_arg(call, position_of(function, param), (param.arg,))
 
 
+def passed_for(module: ModuleIndex, function: FunctionNode, param: ast.arg) -> list[ast.expr]:
+    """What this module's calls of `function` by its name pass for `param` (`helper(x, P.HIGH)`), each
+    call once, in `references_to`'s order (a call that leaves it out passes nothing)."""
+    calls = [call for reference in module.references_to(function)
+             if isinstance(call := module.parent.get(reference), ast.Call) and call.func is reference]
+    return [value_of(argument) for call in calls if (argument := argument_for(call, function, param)) is not None]
+
+
 def default_value(function: FunctionNode, param: ast.arg) -> Optional[ast.expr]:
     """The default of a parameter, if it has one."""
     arguments = function.args

@@ -14,7 +14,6 @@ import builtins
 import dataclasses
 import functools
 from dataclasses import dataclass
-from importlib import resources
 from typing import Iterator, Optional
 
 from codemods.analysis.module import NEWLINE, ModuleIndex, Scope
@@ -43,6 +42,8 @@ def reference_helper(name: str) -> Helper:
     """The helper `name` as codemods/helpers_source.py defines it, with the imports its body uses.
 
     That file is the one copy of each helper's code: what is inserted, and what users copy."""
+    from importlib import resources  # here: only a fix that inserts a helper pays its import (tempfile, random)
+
     text = resources.files("codemods").joinpath(REFERENCE_SOURCE).read_text()
     tree = ast.parse(text)
     function = next(s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == name)

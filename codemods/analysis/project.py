@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 import bisect
 import hashlib
+import keyword
 import os
 import re
 import sys
@@ -39,7 +40,7 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Optional, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Optional, TypeVar
 
 from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, MOSAIC_TPU, Backends, KernelScope, ModuleFacts, defined_launchers,
@@ -47,7 +48,9 @@ from codemods.analysis.kernel_scope import (
 )
 from codemods.analysis.flow_facts import FlowFacts
 from codemods.analysis.graph import closure
+from codemods.analysis.kept_summaries import KeptSummaries
 from codemods.analysis.link import link
+from codemods.analysis.moved_sites import moved_answers, site_moves
 from codemods.analysis.summary import ModuleSummary, as_data, from_data, summarise_tree
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex, import_binding
 from codemods.analysis.names import root_name
@@ -55,8 +58,12 @@ from codemods.analysis.value_flow import returned_values
 from codemods.capabilities import PRECISION_NAMES, Level
 from codemods.engine.rule import WORD_BYTES
 
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NOT_SUMMARISED = object()
+_KEPT = object()  # a module's summary is the restored state's (`KeptSummaries`), read when asked for
 
 _MAX_REFERRERS = 16  # see ProjectIndex._referrers
 _MAX_CYCLE_ROUNDS = 8  # see ProjectIndex._fact_through_cycles
@@ -130,8 +137,7 @@ class ProjectState:
     parts: dict[_Dependency, object] = field(default_factory=dict)
     tables: tuple = (None, None, None)  # (importers by word, kernel land, launching modules), each if built
     table_dependencies: frozenset = frozenset()  # of kernel land
-    # name -> (content hash, as_data, the data's hash if worked out: ProjectIndex._summary_hash)
-    summaries: dict[str, tuple] = field(default_factory=dict)
+    summaries: KeptSummaries = field(default_factory=KeptSummaries)
     # The link's answers (name -> FlowFacts.as_data) with the key of what they were linked from, the
     # modules it read on demand (beyond those it started from) and what it started from (None:
     # `linked`; else a run's `_link_scope`).
@@ -269,7 +275,8 @@ class ProjectIndex:
         self._seeds: dict[tuple[int, object], object] = {}  # see `_fact_through_cycles`
         self._read_in_progress: dict[tuple[int, object], tuple[dict, object, object]] = {}  # the same
         self._learnt = False  # anything `state()` would say that the restored state did not
-        self.flow: dict[str, FlowFacts] = {}  # the whole-program value flow's answers, by module (link.py)
+        self._flow: dict[str, FlowFacts] = {}  # see `flow`
+        self._linking: Optional[Future] = None  # a link running in another process (`link_flow_elsewhere`)
         self._flow_key = ""  # what `flow` was linked from (see `link_flow`)
         # The restored state's: its key, answers, the modules read on demand and what the link started
         # from (None: `linked`, every module that may bear on a kernel; else a run's `_link_scope`).
@@ -280,6 +287,8 @@ class ProjectIndex:
         self._by_top: Optional[dict[str, list[str]]] = None  # a top-level name -> its modules (`_link_scope`)
         self._named_tops: dict[str, set[str]] = {}  # see `_tops_named`
         self._unchanged_since_kept = False  # no module changed since the state restored (see `restore`)
+        self._kept_summaries: dict[str, bytes] = {}  # see `restore`
+        self._summary_store = KeptSummaries()  # the restored state's
 
     def module_of(self, path: "Path | str") -> Optional[str]:
         """The name of the project's module at `path` (None if it is none of them)."""
@@ -291,13 +300,73 @@ class ProjectIndex:
         module = self._by_path.get(_absolute(path))
         if module is None:
             return ModuleFacts()
+        facts = self._own_facts(module)
+        flow = self.flow.get(module.name)
+        return facts if flow is None else replace(facts, flow=flow)
+
+    def learn_facts(self, paths: "Iterable[Path | str]") -> None:
+        """Work out the facts of the modules at `paths`, in order, but for the link's answers, which
+        `facts` joins: what the main process does while a link runs elsewhere (`link_flow_elsewhere`)."""
+        for path in paths:
+            module = self._by_path.get(_absolute(path))
+            if module is not None:
+                self._own_facts(module)
+
+    def _own_facts(self, module: _Module) -> ModuleFacts:
+        """The module's facts but for the link's answers, worked out once."""
         if module.name not in self._facts:
             facts, dependencies = self._fact_through_cycles(module)
             self._facts[module.name] = facts
             self._fact_dependencies[module.name] = frozenset(dependencies)
             self._learnt = True
-        flow = self.flow.get(module.name)
-        return self._facts[module.name] if flow is None else replace(self._facts[module.name], flow=flow)
+        return self._facts[module.name]
+
+    @property
+    def flow(self) -> dict[str, FlowFacts]:
+        """The whole-program value flow's answers, by module (link.py)."""
+        self._settle_link()
+        return self._flow
+
+    def _settle_link(self) -> None:
+        """Take the answers of a link running in another process, waiting for them (see
+        `link_flow_elsewhere`)."""
+        if self._linking is not None:
+            linking, self._linking = self._linking, None
+            self._take_link(linking.result())
+
+    def link_flow_elsewhere(self, follows: Mapping[str, tuple[Optional[int], str]],
+                            targets: "Optional[Iterable[Path | str]]",
+                            fork: Callable[[Callable[[], tuple]], Future]) -> None:
+        """`link_flow`, run in a process forked from this one (`fork(function)`: `function()` there,
+        forked at once, its answer as a future), while this one works out the facts that do not read
+        the link's answers (`learn_facts`): on a large tree the link's fixpoint is a fifth of a run's
+        work, and the workers had nothing to do meanwhile. The answers are read back at the first
+        use of `flow`, with the summaries the link made on demand, so that the state kept is the
+        one `link_flow` here leaves."""
+        global _LINKING
+        _LINKING = (self, follows, targets)
+        try:
+            self._linking = fork(_link_here)
+        finally:
+            _LINKING = None
+
+    def _linked_here(self, follows: Mapping[str, tuple[Optional[int], str]],
+                     targets: "Optional[Iterable[Path | str]]") -> tuple:
+        """`link_flow`, and what it learnt that `_take_link` keeps: in the forked process."""
+        unsummarised = [module for module in self._modules.values() if module.flow_summary is _NOT_SUMMARISED]
+        unhashed = [module for module in self._modules.values() if module.summary_hash is None]
+        self.link_flow(follows, targets)
+        return (self._flow, self._flow_read, self._flow_scope, self._flow_key, self._learnt,
+                {module.name: module.flow_summary for module in unsummarised if module.flow_summary is not _NOT_SUMMARISED},
+                {module.name: module.summary_hash for module in unhashed if module.summary_hash is not None})
+
+    def _take_link(self, linked: tuple) -> None:
+        self._flow, self._flow_read, self._flow_scope, self._flow_key, learnt, summaries, hashes = linked
+        for name, summary in summaries.items():
+            self._modules[name].flow_summary = summary
+        for name, summary_hash in hashes.items():
+            self._modules[name].summary_hash = summary_hash
+        self._learnt = self._learnt or learnt  # (a kept link taken there learns nothing)
 
     def link_flow(self, follows: Mapping[str, tuple[Optional[int], str]],
                   targets: "Optional[Iterable[Path | str]]" = None) -> None:
@@ -321,27 +390,52 @@ class ProjectIndex:
             self.link_flow(follows)
             return
         complete = self._complete(read)
-        self.flow = {name: facts for name, facts in flow.items() if name in complete}
+        self._flow = {name: facts for name, facts in flow.items() if name in complete}
         self._flow_read, self._flow_scope = read - start, scope
         self._flow_key, self._learnt = self._flow_key_of(start | self._flow_read, follows), True
 
     def _take_kept_flow(self, start: frozenset[str], follows: Mapping) -> bool:
-        """Take the restored state's answers (linked from `start`) if nothing they read changed."""
+        """Take the restored state's answers (linked from `start`) if nothing they read changed, or
+        if the edits only moved the sites of the modules they read (see moved_sites.py)."""
         kept_key, kept_flow, kept_read, kept_scope = self._kept_flow
+        read = start | kept_read
+        moves: dict[str, dict] = {}
         # (no module changed: the answers kept are these, as a state is kept per set of rules run)
-        if not kept_key or not (self._unchanged_since_kept or kept_key == self._flow_key_of(start | kept_read, follows)):
+        if not kept_key:
             return False
+        if not self._unchanged_since_kept and kept_key != self._flow_key_of(read, follows):
+            moves = self._moved_sites(read)
+            if not moves or kept_key != self._flow_key_of(read, follows, {name: self._kept_summaries[name]
+                                                                           for name in moves}):
+                return False
         try:
-            self.flow = {name: FlowFacts.from_data(data) for name, data in kept_flow.items()}
+            flow = {name: FlowFacts.from_data(data) for name, data in kept_flow.items()}
         except ValueError:
             return False  # of another shape: linked again
-        self._flow_key, self._flow_read, self._flow_scope = kept_key, kept_read, kept_scope
+        self._flow = moved_answers(flow, moves) if moves else flow
+        self._flow_key = self._flow_key_of(read, follows) if moves else kept_key
+        self._flow_read, self._flow_scope = kept_read, kept_scope
         return True
+
+    def _moved_sites(self, names: frozenset[str]) -> dict[str, dict]:
+        """Of the modules `names` whose summary changed since the restored state, where each site
+        went (`site_moves`); empty where any changed otherwise."""
+        moves = {}
+        for name in names & self._kept_summaries.keys():
+            module = self._modules[name]
+            if self._summary_hash(module) != self._kept_summaries[name]:
+                summary, data = self._flow_summary(module), self._summary_store.data(name)
+                moved = site_moves(data, as_data(summary)) if summary is not None and data is not None else None
+                if moved is None:
+                    return {}
+                moves[name] = moved
+        return moves
 
     @property
     def flow_modules(self) -> frozenset[str]:
         """The modules the link whose answers `flow` holds read: those it started from and those read
         on demand."""
+        self._settle_link()
         return (self.linked() if self._flow_scope is None else self._flow_scope) | self._flow_read
 
     def _link_scope(self, targets: "Iterable[Path | str]") -> Optional[frozenset[str]]:
@@ -430,11 +524,14 @@ class ProjectIndex:
             found = self._named_tops[name] = found & self._tops
         return found
 
-    def _flow_key_of(self, names: "frozenset[str] | set[str]", follows: Mapping) -> str:
+    def _flow_key_of(self, names: "frozenset[str] | set[str]", follows: Mapping,
+                     hashes: Mapping[str, bytes] = {}) -> str:
         """What a link's answers are kept by: the summaries of the modules it read (all it reads of
         them: an edit that leaves a summary as it was, a comment or a blank line at the end of the
-        module, links nothing), and the calls it followed."""
-        return _hash((sorted((name, self._summary_hash(self._modules[name])) for name in names if name in self._modules),
+        module, links nothing), and the calls it followed. `hashes`: summary hashes to read instead
+        of some modules' own (the restored state's)."""
+        return _hash((sorted((name, hashes.get(name) or self._summary_hash(self._modules[name]))
+                             for name in names if name in self._modules),
                       sorted(follows.items()))).hex()
 
     def _summary_hash(self, module: _Module) -> bytes:
@@ -554,14 +651,20 @@ class ProjectIndex:
 
     def state(self) -> ProjectState:
         """What this run learnt, for `restore` in the next run over the same layout."""
+        self._settle_link()
         contents = {name: self._content_hash(module) for name, module in self._modules.items()}
         needed = set(self._table_dependencies).union(*self._fact_dependencies.values())
         parts = {dependency: self._value_of(dependency) for dependency in needed}
         reachable = sorted(self._reachable) if self._reachable is not None else None
         launching = sorted(self._launching) if self._launching is not None else None
-        summaries = {name: (contents[name], as_data(module.flow_summary), module.summary_hash)
-                     for name, module in self._modules.items() if isinstance(module.flow_summary, ModuleSummary)}
-        flow = (self._flow_key, {name: facts.as_data() for name, facts in self.flow.items()}, sorted(self._flow_read),
+        kept = self._summary_store.hashes
+        summarised = [module for module in self._modules.values()
+                      if module.flow_summary is _KEPT or isinstance(module.flow_summary, ModuleSummary)]
+        hashes = {module.name: self._summary_hash(module) for module in summarised}
+        summaries = self._summary_store.updated(hashes, {
+            name: as_data(self._modules[name].flow_summary) for name, summary_hash in hashes.items()
+            if kept.get(name) != summary_hash})
+        flow = (self._flow_key, {name: facts.as_data() for name, facts in self._flow.items()}, sorted(self._flow_read),
                 sorted(self._flow_scope) if self._flow_scope is not None else None)
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
                             parts, (self._importing, reachable, launching), frozenset(self._table_dependencies),
@@ -576,16 +679,15 @@ class ProjectIndex:
         if state is None:
             return set(self._modules)
         changed = self.changed(state) if changed is None else changed
+        # (a changed module's summary as it was: an edit that only moved its sites moves the answers, see `link_flow`)
+        self._summary_store, kept = state.summaries, state.summaries.hashes
+        self._kept_summaries = {name: kept[name] for name in changed if name in kept}
         self._kept_flow = (state.flow[0], state.flow[1], frozenset(state.flow[2]),
                            frozenset(state.flow[3]) if state.flow[3] is not None else None)
-        for name, (content, data, summary_hash) in state.summaries.items():  # kept while its module's bytes are
+        for name, summary_hash in kept.items():  # kept while its module's bytes are
             module = self._modules.get(name)
             if module is not None and name not in changed and module.flow_summary is _NOT_SUMMARISED:
-                try:
-                    module.flow_summary = from_data(data)
-                    module.summary_hash = summary_hash
-                except ValueError:
-                    pass  # of another shape: worked out again
+                module.flow_summary, module.summary_hash = _KEPT, summary_hash
         self._learnt = bool(changed)
         self._unchanged_since_kept = not changed
         self._part_values.update({dependency: value for dependency, value in state.parts.items()
@@ -711,6 +813,14 @@ class ProjectIndex:
     def _flow_summary(self, module: _Module) -> Optional[ModuleSummary]:
         """The module's summary for the whole-program value flow (link.py), from this index's parse
         (worked out in the worker that parses it, on a large tree). None: blank, or it does not parse."""
+        if module.flow_summary is _KEPT:
+            try:
+                data = self._summary_store.data(module.name)
+                module.flow_summary = from_data(data) if data is not None else _NOT_SUMMARISED
+            except ValueError:  # of another shape: worked out again
+                module.flow_summary = _NOT_SUMMARISED
+            if module.flow_summary is _NOT_SUMMARISED:
+                module.summary_hash = None
         if module.flow_summary is _NOT_SUMMARISED:
             tree = self._tree(module) if self._bytes(module).strip() else None
             module.flow_summary = summarise_tree(tree, module.name, module.is_package) if tree is not None else None
@@ -821,6 +931,8 @@ class ProjectIndex:
 
     def _facts_of(self, module: _Module) -> ModuleFacts:
         self._depend(module.name, CONTENT)
+        if len(self._modules) == 1 and not self._imports_project(module):
+            return ModuleFacts()  # a lone file (pre-commit's script, an editor's): no other module says anything of it
         raw = self._bytes(module)
         wrappers = self._imported_precision_wrappers(module)
         if KERNEL_MARKER not in raw and not self._in_kernel_land(module.name):
@@ -1600,8 +1712,12 @@ class ProjectIndex:
         imports and its code. Only then can a module that never says pallas launch with a launcher
         it defines: a module nothing imports (a script, a benchmark, a test's kernel, a notebook)
         is not analysed for launch helpers (in a repository of kernel scripts, every one was, on
-        each run of one file)."""
-        last = module.name.rpartition(".")[2]  # (a notebook's, "ipynb>", is no name an import says)
+        each run of one file). Nor is one that no import statement can name: a golden's
+        `case.in.py` (every module whose import lines and code say `in` was taken for its importer),
+        a notebook's `<name>.ipynb>`."""
+        if not all(part.isidentifier() and not keyword.iskeyword(part) for part in module.name.split(".")):
+            return False
+        last = module.name.rpartition(".")[2]
         return bool(self._importers_saying({last.encode()}, (last,), exclude=module, limit=0))
 
     def _imported_names(self, module: _Module, shallow: bool) -> set[str]:
@@ -1751,6 +1867,16 @@ def _in_worker(name: str, compute: Callable[[ProjectIndex, _Module], _T]) -> _T:
     finally:
         if not module.relevant:
             module.raw = module.tree = module.index = None
+
+
+_LINKING: Optional[tuple] = None  # (index, follows, targets) while `link_flow_elsewhere` forks
+
+
+def _link_here() -> tuple:
+    """In the process `link_flow_elsewhere` forked: its index's link."""
+    assert _LINKING is not None
+    index, follows, targets = _LINKING
+    return index._linked_here(follows, targets)
 
 
 def summarised_here() -> Optional[ProjectIndex]:

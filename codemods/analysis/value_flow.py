@@ -167,6 +167,13 @@ class ValueFlow:
                     pending.append(source)
         return found
 
+    def displays_into(self, key: object) -> list[Union[ast.Tuple, ast.List]]:
+        """The tuple and list displays written in this module whose value may reach `key` (a
+        precision pair carried through names, partials, containers and calls), in source order."""
+        return sorted((value.origin for value in self.values.get(key, ())
+                       if isinstance(value, Sequence) and isinstance(value.origin, (ast.Tuple, ast.List))),
+                      key=lambda display: (display.lineno, display.col_offset))
+
     def binding_of(self, target: ast.AST) -> Optional[Binding]:
         """The binding a def, parameter or assignment target makes (a key of the flow)."""
         return self._target_bindings.get(target)

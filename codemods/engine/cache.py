@@ -35,13 +35,13 @@ import marshal
 import os
 import stat
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence
 
 from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
+from codemods.analysis.kept_summaries import KeptSummaries
 from codemods.analysis.project import ProjectState
 from codemods.capabilities import Version, installed_version
 from codemods.engine import notebook
@@ -134,10 +134,13 @@ class ResultCache:
         """What the last run over a project with this layout learnt (ProjectIndex.state)."""
         try:
             data = marshal.loads(self._project_entry(layout).read_bytes())
-            contents, facts, parts, tables, table_dependencies, summaries, flow = data
+            contents, facts, parts, tables, table_dependencies, (summary_hashes, summaries), flow = data
+            if not isinstance(summary_hashes, dict) or not isinstance(summaries, bytes):
+                raise ValueError("not kept summaries")
             return ProjectState(contents, {name: (ModuleFacts(*entry), frozenset(dependencies))
                                            for name, (entry, dependencies) in facts.items()},
-                                parts, tables, frozenset(table_dependencies), summaries, flow)
+                                parts, tables, frozenset(table_dependencies), KeptSummaries(summary_hashes, summaries),
+                                flow)
         except (OSError, ValueError, EOFError, TypeError, AttributeError, LookupError):
             return None  # none, unreadable or of another shape: the project is analysed afresh
 
@@ -149,8 +152,8 @@ class ResultCache:
         facts = {name: ((f.kernels, f.shared, f.launchers, f.through, f.read_elsewhere, f.precision_wrappers),
                         tuple(dependencies))
                  for name, (f, dependencies) in state.facts.items()}
-        data = (state.contents, facts, state.parts, state.tables, tuple(state.table_dependencies), state.summaries,
-                state.flow)
+        data = (state.contents, facts, state.parts, state.tables, tuple(state.table_dependencies),
+                (state.summaries.hashes, state.summaries.blob), state.flow)
         self._write_bytes(self._project_entry(layout), marshal.dumps(data))
 
     def _project_entry(self, layout: str) -> Path:
@@ -170,6 +173,8 @@ class ResultCache:
 
     @staticmethod
     def _write_bytes(entry: Path, data: bytes) -> None:
+        import tempfile  # here: a run that writes nothing (`--no-cache`) never imports it (nor random)
+
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             fd, temporary = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")

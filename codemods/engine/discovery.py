@@ -183,6 +183,16 @@ def project_root(paths: Sequence[Path], config_root: Optional[Path]) -> Optional
     return None
 
 
+def indexed_folder(paths: Sequence[Path], root: Optional[Path]) -> Path:
+    """The folder whose files the project index reads: the project root, else (no marker above) the
+    first path's folder, a folder given or a file's own, as Python's `sys.path[0]` is the folder of
+    a script run there: the modules beside a file are the project's, not installed packages."""
+    if root is not None:
+        return root
+    start = Path(os.path.abspath(paths[0] if paths else "."))
+    return start if start.is_dir() else start.parent
+
+
 def git_ignored(root: Path, files: "Sequence[Path | str]") -> set[str]:
     """The files git ignores, when `root` is inside a git work tree (else none, and none either if
     git cannot answer: processing a file too many is better than silently dropping one)."""

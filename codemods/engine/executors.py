@@ -4,7 +4,7 @@ The runner hands its map work (the project summary's tasks, each file's rules) t
 `local`, the default, is the runner's own forked pool (`runner._Pool`): its workers inherit the
 project index being built, so the summary runs there too. `dask://HOST:PORT` sends each file's rules,
 and each module's whole-program summary, to the workers of a running Dask scheduler (the `dask`
-extra: `pip install 'jax-codemod[dask]'`); they read the file from the path they share with the
+extra); they read the file from the path they share with the
 driver and check that its bytes are those the driver read. The rest of the project index, the link
 and the writes happen on the driver, as in a local run. docs/executors.md says why Dask and not Ray,
 with the measurements.
@@ -20,7 +20,6 @@ DASK = "dask://"
 # The schemes of the engines measured and not chosen (docs/executors.md): refused with the reason.
 _NOT_CHOSEN = {"ray://": "Ray was measured and not chosen (docs/executors.md): run a Dask scheduler "
                          "(`dask scheduler`) and pass --executor dask://HOST:PORT"}
-INSTALL_DASK = "pip install 'jax-codemod[dask]'"
 # How long the driver waits for the scheduler, and then for its first worker: an address nobody
 # answers at is an error within this, not a hang.
 CONNECT_TIMEOUT_S = 10
@@ -93,8 +92,10 @@ class DaskExecutor:
         try:
             from distributed import Client
         except ImportError:
+            from codemods.extras import install_command
+
             raise ExecutorError(f"--executor dask://{address} needs Dask's `distributed`, which is not installed: "
-                                f"{INSTALL_DASK}") from None
+                                f"{install_command('dask')}") from None
         self.address = address
         try:
             self._client = Client(f"tcp://{address}", timeout=CONNECT_TIMEOUT_S, set_as_default=False)

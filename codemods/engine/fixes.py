@@ -93,10 +93,50 @@ def merge(plans: Iterable[FixPlan]) -> FixPlan:
 
 def render(text: str, plan: FixPlan, path: str) -> str:
     """`text` with the plan applied: its edits, its definitions, then its imports."""
+    return finish_imports(_placed(text, plan), plan, path)
+
+
+def _placed(text: str, plan: FixPlan) -> str:
+    """`text` with the plan's edits and definitions applied, its imports not yet."""
     edits = list(plan.edits)
     if plan.definitions:
         edits.append(_insert_definitions(plan.definitions))
-    return finish_imports(apply_edits(text, edits), plan, path)
+    return apply_edits(text, edits)
+
+
+def rendered_with_edits(text: str, plan: FixPlan, path: str) -> tuple[str, tuple[TextEdit, ...]]:
+    """`render`'s text, and the exact edits that make it from `text` (a fix's own edits).
+
+    The edits the plan places and the import changes made after them are diffed apart, then
+    composed: one line diff of the whole text joins an import removed on the line above a changed
+    line with that line (`from jax.lax import AccuracyMode` over `{"accuracy": AccuracyMode.HIGHEST}`),
+    and the finding, anchored on its edit, moved to the import's line."""
+    placed = _placed(text, plan)
+    final = finish_imports(placed, plan, path)
+    edits = text_edits(text, placed)
+    if final == placed:
+        return final, edits
+    composed = _compose(edits, text_edits(placed, final))
+    return final, composed if composed is not None else text_edits(text, final)
+
+
+def _compose(first: tuple[TextEdit, ...], then: tuple[TextEdit, ...]) -> Optional[tuple[TextEdit, ...]]:
+    """Edits of the original text that do what `first` then `then` (edits of `first`'s result) do;
+    None where an edit of `then` touches text `first` wrote (no one edit of the original says it).
+    Both in the order of their text, as `text_edits` gives them."""
+    written = []  # each edit of `first`: the span its content takes in the result, and how much longer it made the text
+    grown = 0
+    for edit in first:
+        grew = len(edit.content) - (edit.end - edit.start)
+        written.append((edit.start + grown, edit.start + grown + len(edit.content), grew))
+        grown += grew
+    composed = list(first)
+    for edit in then:
+        if any(edit.start <= high and edit.end >= low for low, high, _ in written):
+            return None
+        before = sum(grew for _, high, grew in written if high < edit.start)
+        composed.append(TextEdit(edit.start - before, edit.end - before, edit.content))
+    return tuple(sorted(composed, key=lambda e: e.start))
 
 
 def _insert_definitions(definitions: list[Definition]) -> Edit:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import shutil
 from collections import Counter
 from dataclasses import dataclass, field
@@ -243,6 +242,8 @@ def _write_folder(folder: Path, files: dict[str, bytes], force: bool) -> None:
     folder = Path(os.path.abspath(folder))
     folder.parent.mkdir(parents=True, exist_ok=True)
     # Not named after the folder: a folder name may take a file name's 255 bytes whole.
+    import secrets  # here: only a run that writes patches pays its import
+
     staging = folder.parent / f".jax-codemod-{os.getpid()}-{secrets.token_hex(4)}.tmp"
     os.mkdir(staging)
     try:

@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
+from codemods.analysis.flow_facts import Reach
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project import ProjectIndex, flow_summary_of, summarised_here
@@ -29,13 +30,13 @@ from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Kind
 from codemods.engine import executors
 from codemods.engine.discovery import discover
-from codemods.engine.fixes import anchor, merge, render, text_edits
+from codemods.engine.fixes import anchor, merge, render, rendered_with_edits
 from codemods.engine.positions import Positions
 from codemods.engine.prefilter import rules_for
 from codemods.engine.report import FileResult
-from codemods.engine.rule import SUPPRESSIONS, ParsedFile, Rule
+from codemods.engine.rule import SUPPRESSIONS, ParsedFile, Rule, selects
 from codemods.engine.source import SourceError, decode, utf8_code, write_atomically
-from codemods.engine.suppression import Used, reach, silencing, suppressions, with_ignores
+from codemods.engine.suppression import Comment, Used, reach, silencing, suppressions, with_ignores
 from codemods.floor import FloorError
 from codemods.settings import Scope, Settings
 
@@ -105,16 +106,18 @@ def run(
                 if accept is not None:
                     results[index_] = process_source(path, files.raw(path), rules, settings, accept=accept,
                                                      facts=facts, prefiltered=True)
+            # (while the run's heap is frozen: a collection the writes set off otherwise rescans the
+            # whole project index, a quarter of a one-file run on a large tree)
+            if cache is not None:
+                if index is not None and index.learnt():
+                    cache.store_project_state(_state_key(index, transforms), index.state())
+                if files.memo is not None:
+                    files.memo.save()
+                if record is not None:
+                    record.store(results)
         finally:
             _PROJECT, _NOTEBOOKS = None, {}
             gc.unfreeze()
-    if cache is not None:
-        if index is not None and index.learnt():
-            cache.store_project_state(_state_key(index, transforms), index.state())
-        if files.memo is not None:
-            files.memo.save()
-        if record is not None:
-            record.store(results)
     return results
 
 
@@ -249,6 +252,9 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     # value written in a file outside them is said at the kernel's call, where it is written being the fix.
     in_run = frozenset(filter(None, map(index.module_of, files))) \
         if index is not None and project is not None and len(files) < len(project) and not shard else None
+    settled: Optional[Callable[[Reach, str], bool]] = None
+    if index is not None:  # what does not read the link's answers first: it may run elsewhere meanwhile
+        index.learn_facts(files)
     for path in files:
         key = seen.key(path)
         try:
@@ -256,7 +262,8 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             known = seen.known(key)
             facts = index.facts(path) if index is not None else NO_FACTS
             if in_run is not None and facts.flow.sinks:
-                facts = replace(facts, flow=facts.flow.within(in_run))
+                settled = settled or _settled_by_comments(index, project, transforms, seen)
+                facts = replace(facts, flow=facts.flow.within(in_run, settled))
             skipped = tuple(sorted(rules_to_skip(path)))
             decided_by = facts_key(facts)  # what chose its rules, with `skipped`
             if known is not None and known.facts == decided_by and known.skipped == skipped:
@@ -302,6 +309,40 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
                 if pool.started else None
             candidates.append((*analysed[-1], file_settings, future))
     return results, candidates, analysed, index
+
+
+def _settled_by_comments(index: ProjectIndex, project: Sequence[Path], transforms: Sequence[Rule],
+                         seen: _Files) -> Callable[[Reach, str], bool]:
+    """Whether a suppression comment on the line of a pair written in a file outside the run silences
+    the rule that would fix it there (`FlowFacts.within`): a run over every file then reports nothing
+    of it, and the kernel's call says nothing either (`--add-noqa` on that file, then pre-commit on
+    the kernel's). Each such file is read once, when a pair of its is asked about."""
+    fixers = {callee: rule for rule in transforms for callee in rule.follows}
+    paths: dict[Optional[str], Path] = {}
+    comments: dict[str, dict[int, Comment]] = {}
+
+    def read(module: str) -> dict[int, Comment]:
+        if not paths:
+            paths.update((index.module_of(path), path) for path in project)
+        path = paths.get(module)
+        try:
+            raw = seen.raw(path) if path is not None else b""
+            code = _notebook_code(seen.key(path), raw, seen.notebooks) if path is not None \
+                and notebook.is_notebook(path) else utf8_code(raw)
+        except (OSError, _NotAFile, notebook.NotebookError):
+            return {}  # then the note stays: never silent
+        return suppressions(code.decode("utf-8", "replace"))
+
+    def settled(pair: Reach, callee: str) -> bool:
+        rule = fixers.get(callee)
+        if rule is None:
+            return False
+        if pair.module not in comments:
+            comments[pair.module] = read(pair.module)
+        comment = comments[pair.module].get(pair.site[0])
+        return comment is not None and (comment.selectors is None
+                                        or any(selects(selector, rule) for selector in comment.selectors))
+    return settled
 
 
 def _rules_for_file(path: Path, seen: _Files, transforms: Sequence[Rule], settings: Settings, facts: ModuleFacts,
@@ -378,14 +419,18 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     state = cache.project_state(_state_key(index, transforms)) if cache is not None else None
     changed = index.changed(state)
     many = pool is not None and len(changed) >= SUMMARY_MIN_MODULES
-    if many and pool.local and pool.jobs > 1 and _can_fork():
+    forking = many and pool.local and pool.jobs > 1 and _can_fork()
+    if forking:
         index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
     index.restore(state, changed)
     follows = {name: place for rule in kernel_scoped for name, place in rule.follows.items()}
     if follows:
         if many and not pool.local:  # (after `restore`: which modules the link starts from is read from its tables)
             index.summarise_flow(changed, lambda items: pool.map(_summarise_shared, items))
-        index.link_flow(follows, targets)
+        if forking:  # linked in a process of its own while the facts are worked out here (`_prepare`)
+            index.link_flow_elsewhere(follows, targets, pool.fork)
+        else:
+            index.link_flow(follows, targets)
     return index
 
 
@@ -495,6 +540,7 @@ class _Pool:
         self._owners: dict[str, int] = {}  # a module the summary handed to a worker -> that worker
         self._queued = [0] * jobs  # bytes handed to each worker for analysis, not analysed yet
         self._lock = threading.Lock()  # the futures' callbacks update `_queued` from another thread
+        self._forked: list[ProcessPoolExecutor] = []  # see `fork`
 
     @property
     def started(self) -> bool:
@@ -513,6 +559,13 @@ class _Pool:
                 self._owners[item] = worker
         results = [executor.map(function, share, chunksize=run) for executor, share in zip(self._workers, shares)]
         return [next(results[worker]) for worker in worker_of]
+
+    def fork(self, function: Callable[[], object]) -> Future:
+        """`function()` in a process forked now from this one (it inherits what this one holds, the
+        project index), beside the workers: closed with them."""
+        forked = _pool(1)
+        self._forked.append(forked)
+        return forked.submit(function)
 
     def submit(self, function: Callable, item: object, size: int, module: Optional[str] = None) -> Future:
         """`function(item)` in the worker that summarised `module` if it has at most
@@ -535,7 +588,7 @@ class _Pool:
         return self
 
     def close(self, cancel: bool = False) -> None:
-        for executor in self._workers:
+        for executor in self._workers + self._forked:
             executor.shutdown(cancel_futures=cancel)
 
     def __exit__(self, kind, *_) -> None:
@@ -761,8 +814,8 @@ def _with_own_edits(findings: list[Finding], text: str, path: str) -> list[tuple
             out.append((finding, None))
             continue
         assert finding.fix.plan is not None
-        alone = render(text, finding.fix.plan, path)
-        placed = anchor(replace(finding, fix=replace(finding.fix, edits=text_edits(text, alone))), positions)
+        alone, edits = rendered_with_edits(text, finding.fix.plan, path)
+        placed = anchor(replace(finding, fix=replace(finding.fix, edits=edits)), positions)
         out.append((placed if placed.line == finding.line else replace(placed, silenced_on=finding.line), alone))
     return out
 

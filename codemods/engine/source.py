@@ -10,7 +10,6 @@ import codecs
 import io
 import os
 import re
-import tempfile
 import threading
 import tokenize
 from dataclasses import dataclass
@@ -120,6 +119,8 @@ def write_atomically(path: Path, data: bytes) -> None:
     path = Path(os.path.realpath(path))  # through a symlink: replace its target, keep the link
     mode = os.stat(path).st_mode & 0o7777
     _sweep_once(path.parent)
+    import tempfile  # here: a run that writes nothing never imports it (nor random)
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=_TEMPORARY_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -50,7 +50,9 @@ try:
     from fissix import pygram, pytree
     from fissix.pgen2 import driver
 except ImportError as error:  # pragma: no cover - depends on the environment
-    raise ImportError(f"codemods.interop.bowler_modifier needs Bowler: pip install 'jax-codemod[bowler]' ({error})") from error
+    from codemods.extras import install_command
+
+    raise ImportError(f"codemods.interop.bowler_modifier needs Bowler: {install_command('bowler')} ({error})") from error
 
 from codemods.interop._shared import project_choices, rewrite
 from codemods.engine.rule import Rule

@@ -7,11 +7,11 @@ import re
 from typing import Optional
 
 from codemods.analysis.flow_facts import SinkAnswer
-from codemods.analysis.kernel_scope import MOSAIC_GPU, PASSED, Backends, argument_for, describe_backends
+from codemods.analysis.kernel_scope import MOSAIC_GPU, PASSED, Backends, describe_backends, passed_for
 from codemods.analysis.link_answers import HINT
 from codemods.analysis.module_helpers import reference_helper
 from codemods.analysis.module import ordered_arguments
-from codemods.analysis.names import display, find_arg, has_double_star, is_none, one_line, qualify, value_of
+from codemods.analysis.names import display, find_arg, has_double_star, is_none, one_line, qualify
 from codemods.base import JaxTransform
 from codemods.capabilities import (
     ACCURACY_REJECTED, NOT_LOWERED, UNIMPLEMENTED, accuracy_rejected, accuracy_rejected_anywhere, not_lowered,
@@ -208,10 +208,7 @@ class AccuracyHints(JaxTransform):
             if not binding.is_parameter:
                 continue
             param, function = binding.node, self.module.parent[self.module.parent[binding.node]]
-            calls = [call for reference in self.module.references_to(function)  # type: ignore[arg-type]
-                     if isinstance(call := self.module.parent.get(reference), ast.Call) and call.func is reference]
-            found += [value_of(argument) for call in calls
-                      if (argument := argument_for(call, function, param)) is not None]  # type: ignore[arg-type]
+            found += passed_for(self.module, function, param)  # type: ignore[arg-type]
             found += [keyword.value for partial in self.analysis.kernels.partial_bindings.get(function, ())  # type: ignore[arg-type]
                       for keyword in partial.keywords if keyword.arg == param.arg]  # type: ignore[attr-defined]
         return [source for source in found if not is_none(source)]

@@ -15,9 +15,9 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator, Optional, Union
 
-from codemods.analysis.kernel_scope import MOSAIC_TPU, argument_for
+from codemods.analysis.kernel_scope import MOSAIC_TPU, passed_for
 from codemods.analysis.module import FUNCTIONS, MAX_ALIAS_DEPTH, Binding, FunctionNode
-from codemods.analysis.names import display, find_arg, has_double_star, has_star, is_none, one_line, value_of
+from codemods.analysis.names import display, find_arg, has_double_star, has_star, is_none, one_line
 from codemods.base import JaxTransform
 from codemods.capabilities import UNIMPLEMENTED, lowers_dynamic_slice_of_values
 from codemods.engine.diagnostics import Applicability, Kind
@@ -501,10 +501,7 @@ class DynamicIndex(JaxTransform):
         function = self.module.parent.get(self.module.parent.get(parameter))  # type: ignore[arg-type]
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return []
-        calls = [call for reference in self.module.references_to(function)
-                 if isinstance(call := self.module.parent.get(reference), ast.Call) and call.func is reference]
-        return [value_of(argument) for call in calls
-                if (argument := argument_for(call, function, parameter)) is not None]
+        return passed_for(self.module, function, parameter)
 
     def _source(self, binding: Binding) -> Optional[ast.AST]:
         """What a name bound other than by `name = value` takes its value from: the right side of an

@@ -3,26 +3,22 @@
 from __future__ import annotations
 
 import ast
-import itertools
 import re
 from dataclasses import dataclass
 from typing import Optional, Union
 
 from codemods import api_changes
 from codemods.analysis.flow_facts import SinkAnswer
-from codemods.analysis.kernel_scope import (
-    BOUND, MOSAIC_GPU, PASSED, SHARED, WRAPPED, Backends, argument_for, default_value, describe_backends,
-)
-from codemods.analysis.value_flow import returned_values
+from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, PASSED, SHARED, WRAPPED, Backends, describe_backends
 from codemods.analysis.module import Binding, FunctionNode, ModuleIndex
-from codemods.analysis.names import (
-    Argument, atom, display, find_arg, has_double_star, has_star, one_line, root_name, value_of,
-)
+from codemods.analysis.names import Argument, atom, display, find_arg, has_double_star, one_line, value_of
 from codemods.analysis.presets import (
     ALGORITHM_ERROR, PRESET_ERROR, PRESET_FIXES, PRESET_MANUAL, PresetValue, dot_algorithm, spell_dtype,
     spell_precision,
 )
-from codemods.analysis.precision import NONE, Parsed, PrecisionLiteral, parse_precision, spell_like, string_value
+from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell_like
+from codemods.analysis.precision_values import PrecisionValues, Unbounded
+from codemods.analysis.visible_dtypes import value_dtype
 from codemods.base import JaxTransform
 from codemods.capabilities import (
     COMPILED_FOR_DTYPE, PER_OPERAND_PRECISION_LOWERED, PRECISIONS, PRIMITIVES, UNIMPLEMENTED, Level, Version,
@@ -95,15 +91,11 @@ BATCHED_DOT_UNLOWERED: Backends = frozenset({"triton"})
 PALLAS_DOT = ("jax.experimental.pallas.dot", f"{_TRITON}.dot")
 # When `pl.dot` stopped existing: JAX150's row, the one place that fact is kept (the triton dot stays).
 PALLAS_DOT_ROW = next(row for row in api_changes.TABLE if row.code == "JAX150")
-_MAX_DEPTH = 6  # how far a value is followed through parameters, variables and returns
-
-
-class _Unknown(Exception):
-    """A value the analysis cannot bound; the message says why."""
 
 
 class PerOperandPrecision(JaxTransform):
     def plan(self) -> None:
+        self._values = PrecisionValues(self.module, self.analysis.kernels)
         self._fixes: dict[ast.expr, _Use] = {}
         self._kernel_precisions: set[ast.expr] = set()
         self._notes: dict[object, tuple[list[ast.expr], str]] = {}  # one [manual] per source, with its uses
@@ -173,8 +165,8 @@ class PerOperandPrecision(JaxTransform):
         if note is None or name in _TRITON_OPS:
             return  # (Triton's own ops run in Triton kernels only, which lower any precision)
         try:
-            values = self._possible_values(value, _MAX_DEPTH, set())
-        except _Unknown as unknown:  # never silent: it may be a pair, or a scalar Mosaic TPU rejects
+            values = self._values.possible(value)
+        except Unbounded as unknown:  # never silent: it may be a pair, or a scalar Mosaic TPU rejects
             self.report(call, Kind.MANUAL, f"{display(name)}: precision `{one_line(self.module.segment(value))}` is not "
                         f"a literal ({unknown}) and {note}; {self._unless_a_scalar(op)}")
             return
@@ -265,7 +257,7 @@ class PerOperandPrecision(JaxTransform):
         TPU rejects is a note, and so is any where code there that is no kernel's precision reads it
         too (SHARED). Never passed over silently."""
         bound = [(keyword, mention, how) for keyword, mention, launched, how in self.analysis.kernels.foreign_keywords
-                 if (keyword.arg == "precision" or how in (WRAPPED, SHARED) or self._carries_a_pair(keyword.value))
+                 if (keyword.arg == "precision" or how in (WRAPPED, SHARED) or self._values.may_be_a_member_pair(keyword.value))
                  and (launched & REJECTERS or self.settings.scope is Scope.ALL)]
         values = {keyword.value for keyword, _, _ in bound}
         accepted = accepted_precisions("dot", self.settings.jax_version) \
@@ -284,7 +276,7 @@ class PerOperandPrecision(JaxTransform):
             if isinstance(parsed, PrecisionLiteral) and how in (BOUND, WRAPPED):
                 if len(set(parsed.levels)) == 1 and parsed.levels[0] in accepted:
                     continue
-                if self._fixed_by_the_link(source):
+                if self.analysis.facts.flow.fixed_where_written((source.lineno, source.col_offset), OPS):
                     continue  # `_plan_flow_origins`: the level the ops it reaches need, every reader known
                 shared = ", ".join(self.flow_readers(source))
                 if shared:  # the link sees plain XLA code read it too (`CFG = Config(precision=PAIR)`)
@@ -301,15 +293,14 @@ class PerOperandPrecision(JaxTransform):
             if parsed is NONE:
                 continue
             try:
-                rejected = [(found, literal) for found, literal in self._possible_values(keyword.value, _MAX_DEPTH, set())
+                rejected = [(found, literal) for found, literal in self._values.possible(keyword.value)
                             if isinstance(literal, PrecisionLiteral)
                             and not (len(set(literal.levels)) == 1 and literal.levels[0] in accepted)]
-            except _Unknown as unknown:
-                rejected = [(found, literal) for found, literal in self._flowing_pairs(keyword.value)
+            except Unbounded as unknown:
+                rejected = [(found, literal) for found, literal in self._values.pairs_flowing_into(keyword.value)
                             if not (len(set(literal.levels)) == 1 and literal.levels[0] in accepted)]
-                if not rejected and (self._linked_scalar(keyword, accepted) or self._handed_here(keyword)):
-                    continue  # the whole-program link knows every value it passes: scalars that lower, or a pair
-                    # that `_plan_handed` says where it is written and who else reads it
+                if not rejected and self._known_to_the_link(keyword, accepted):
+                    continue
                 if not rejected:
                     self.report(keyword.value, Kind.MANUAL, f"precision `{one_line(self.module.segment(keyword.value))}` "
                                 f"reaches {where} ({unknown}): Mosaic TPU rejects it there unless it is a single scalar "
@@ -324,25 +315,17 @@ class PerOperandPrecision(JaxTransform):
                 self.report(found, Kind.MANUAL, f"precision {literal.describe()} reaches {where} (passed on line {line}): "
                             f"Mosaic TPU rejects it there{advice}{shared}")
 
-    def _linked_scalar(self, keyword: ast.keyword, accepted: frozenset) -> bool:
-        """The link found only scalar precisions that lower (or None) passed by `keyword` (`mlp(x, w,
-        precision=blocks.MLP_PRECISION)`, `blocks.MLP_PRECISION` a `"bfloat16"` of another module)."""
+    def _known_to_the_link(self, keyword: ast.keyword, accepted: frozenset) -> bool:
+        """The whole-program link knows every value `keyword` passes: only scalar precisions that lower
+        (or None: `mlp(x, w, precision=blocks.MLP)`, `blocks.MLP` a `"bfloat16"` of another module), or
+        a pair `_plan_handed` says where it is written and who else reads it."""
         call = self.module.parent.get(keyword)
-        levels = self.analysis.facts.flow.scalar_levels((call.lineno, call.col_offset), keyword.arg) \
-            if isinstance(call, ast.Call) and keyword.arg else None
-        return levels is not None and all(Level[level] in accepted for level in levels)
-
-    def _carries_a_pair(self, value: ast.expr) -> bool:
-        """Whether a value bound to another name (`partial(kernels.body, prec=PAIR)`, the body's
-        `precision=prec`) can be a per-operand pair of Precision members: then it is a precision
-        whatever the parameter is called. Strings are left out (`dtype="float32"` is no precision)."""
-        try:
-            values = self._possible_values(value, _MAX_DEPTH, set())
-        except _Unknown:
+        if not isinstance(call, ast.Call) or not keyword.arg:
             return False
-        return any(isinstance(literal, PrecisionLiteral) and literal.is_pair
-                   and all(string_value(element, self.module) is None for element in literal.elements)
-                   for _, literal in values)
+        flow, site = self.analysis.facts.flow, (call.lineno, call.col_offset)
+        levels = flow.scalar_levels(site, keyword.arg)
+        return levels is not None and all(Level[level] in accepted for level in levels) \
+            or flow.handed_at(site, keyword.arg)
 
     def matches(self, call: ast.Call) -> bool:
         applied = self.module.applied(call, OPS)
@@ -419,9 +402,9 @@ class PerOperandPrecision(JaxTransform):
         # Not a value we may rewrite where it is written: follow it through the module, and say
         # something only if it can really reach the kernel as a precision the lowering rejects.
         try:
-            rejected = [(source, literal) for source, literal in self._possible_values(value, _MAX_DEPTH, set())
+            rejected = [(source, literal) for source, literal in self._values.possible(value)
                         if isinstance(literal, PrecisionLiteral) and self._target_level(op.kind, literal) is not None]
-        except _Unknown as unknown:
+        except Unbounded as unknown:
             why = f"{sources} ({unknown}): {self._unless_a_scalar(op)}"
         else:
             if not rejected:
@@ -510,18 +493,6 @@ class PerOperandPrecision(JaxTransform):
         if named in ("tuple", "Tuple") and dot:
             self.replace(fix, annotation, owner)
 
-    def _handed_here(self, keyword: ast.keyword) -> bool:
-        call = self.module.parent.get(keyword)
-        return isinstance(call, ast.Call) and any(
-            handed.site == (call.lineno, call.col_offset) and handed.keyword == keyword.arg
-            for handed in self.analysis.facts.flow.handed)
-
-    def _fixed_by_the_link(self, literal: ast.expr) -> bool:
-        """The link found every reader of this pair literal: the followed calls of Mosaic TPU kernels."""
-        site = (literal.lineno, literal.col_offset)
-        return any(origin.site == site and origin.reaches and not origin.readers
-                   and any(callee in OPS for _, _, callee in origin.reaches) for origin in self.analysis.facts.flow.origins)
-
     def _is_module_constant(self, value: ast.expr) -> bool:
         bindings = self.module.bindings(value) if isinstance(value, ast.Name) else []
         return len(bindings) == 1 and bindings[0].scope is self.module.module_scope and bindings[0].value is not None
@@ -544,126 +515,6 @@ class PerOperandPrecision(JaxTransform):
             if bindings:
                 return tuple(id(binding) for binding in bindings)
         return value
-
-    # -- following a value through the module --
-
-    def _possible_values(self, value: ast.expr, depth: int, seen: set[int]) -> list[tuple[ast.expr, Parsed]]:
-        """Every precision `value` can be, with where it is written. Raises _Unknown."""
-        parsed = parse_precision(value, self.module)
-        if parsed is not None:
-            return [(value, parsed)]
-        if depth <= 0 or id(value) in seen:
-            raise _Unknown("it is followed too far") if depth <= 0 else _Unknown("it depends on itself")
-        seen = seen | {id(value)}
-        if isinstance(value, ast.IfExp):
-            return [*self._possible_values(value.body, depth - 1, seen),
-                    *self._possible_values(value.orelse, depth - 1, seen)]
-        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == 2:
-            # `(FAST, P.HIGHEST)` with FAST set two ways: every pair its elements can make.
-            first, second = (self._possible_values(element, depth - 1, seen) for element in value.elts)
-            return [(value, PrecisionLiteral((a.levels[0], b.levels[0]), value.elts))  # type: ignore[arg-type]
-                    for (_, a), (_, b) in itertools.product(first, second)
-                    if isinstance(a, PrecisionLiteral) and isinstance(b, PrecisionLiteral)
-                    and not a.is_pair and not b.is_pair]
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
-            functions = [b.node for b in self.module.bindings(value.func) if isinstance(b.node, ast.FunctionDef)]
-            if len(functions) == 1:
-                return [found for returned in returned_values(functions[0])
-                        for found in self._possible_values(returned, depth - 1, seen)]
-        preset = dot_algorithm(value, self.module)
-        if preset is not None:  # what it becomes depends on the op and operands, which the value does not show
-            raise _Unknown(f"it can be {preset.describe()}, a dot algorithm preset, which Mosaic TPU kernels "
-                           "reject; JAX001 rewrites one written at the dot call itself")
-        if not isinstance(value, ast.Name):
-            imported = _imported_module(value, self.module)
-            if imported is not None:  # `compat.MIXED`
-                raise _Unknown(f"`{one_line(self.module.segment(value))}` is read from the imported `{imported}`; a "
-                               "precision is followed within its own module only")
-            raise _Unknown(f"`{one_line(self.module.segment(value))}` is computed")
-        bindings = self.module.bindings(value)
-        if not bindings:
-            raise _Unknown(f"`{value.id}` comes from outside this module")
-        found: list[tuple[ast.expr, Parsed]] = []
-        for binding in bindings:
-            if binding.value is not None:
-                found += self._possible_values(binding.value, depth - 1, seen)
-            elif binding.is_parameter:
-                found += [v for source in self._arguments_for(binding.node) for v in
-                          self._possible_values(source, depth - 1, seen)]
-            elif isinstance(binding.statement, ast.ImportFrom):
-                origin = "." * binding.statement.level + (binding.statement.module or "")
-                raise _Unknown(f"`{value.id}` is imported from `{origin}`; a precision is followed within its own module only")
-            else:
-                raise _Unknown(f"`{value.id}` is set in a way this analysis does not follow")
-        return found
-
-    def _arguments_for(self, param: ast.arg) -> list[ast.expr]:
-        """What a parameter can be: its default, its partial() bindings, and the arguments of every
-        call of its function in this module. Raises _Unknown where callers may be elsewhere."""
-        function = self.module.parent[self.module.parent[param]]
-        if isinstance(function, ast.Lambda):
-            raise _Unknown("it is a lambda's parameter")
-        values = self._bound_values(function, param)
-        references = self.module.references_to(function)
-        kernels = self.analysis.kernels
-        if not references and (not values or function in kernels.kernels and function not in kernels.direct
-                               and self._default_unwritten(function, param)):
-            # nothing here calls it (a helper other modules' kernels call): they set it, a default
-            # of None is only what they leave out
-            raise _Unknown(f"`{param.arg}` is a parameter of `{function.name}`, whose callers are outside this module")
-        partial_callees = {binding.args[0] for bindings in self.analysis.kernels.partial_bindings.values()
-                           for binding in bindings if binding.args}
-        for reference in references:
-            call = self.module.parent.get(reference)
-            if not (isinstance(call, ast.Call) and call.func is reference):
-                if reference not in partial_callees:
-                    raise _Unknown(f"`{function.name}` is passed around, so not every call of it is in view")
-                continue
-            if has_star(call):
-                raise _Unknown(f"a call of `{function.name}` passes *args or **kwargs")
-            argument = argument_for(call, function, param)
-            if argument is not None:
-                values.append(value_of(argument))
-            elif default_value(function, param) is None:
-                raise _Unknown(f"a call of `{function.name}` leaves `{param.arg}` out")
-        return values
-
-    def _flowing_pairs(self, value: ast.expr) -> list[tuple[ast.expr, PrecisionLiteral]]:
-        """The pairs written as tuples or lists that the value flow carries into `value` (through
-        partials, containers and calls the precision walk above cannot follow)."""
-        flow = self.analysis.kernels.flow
-        found = []
-        for held in flow.of(value) if flow is not None else ():
-            origin = getattr(held, "origin", None)
-            if isinstance(origin, (ast.Tuple, ast.List)):
-                literal = parse_precision(origin, self.module)
-                if isinstance(literal, PrecisionLiteral):
-                    found.append((origin, literal))
-        return found
-
-    def _passed_by_callers(self, function: FunctionNode, param: ast.arg) -> bool:
-        """Whether its callers set `param` (not only its default): a call of `function` in this
-        module passes it, or nothing here calls it (kernel code other modules' kernels call) and its
-        default is None or absent (a written default is what it runs with where they leave it out)."""
-        if isinstance(function, ast.Lambda):
-            return False
-        references = self.module.references_to(function)
-        if not references:  # only what they pass can make it other than its default, unless that is written
-            return self._default_unwritten(function, param)
-        return any(isinstance(call := self.module.parent.get(reference), ast.Call) and call.func is reference
-                   and argument_for(call, function, param) is not None for reference in references)
-
-    def _default_unwritten(self, function: FunctionNode, param: ast.arg) -> bool:
-        """`param` has no default, or None: what it runs with is what its callers pass."""
-        default = default_value(function, param)
-        return default is None or parse_precision(default, self.module) is NONE
-
-    def _bound_values(self, function: FunctionNode, param: ast.arg) -> list[ast.expr]:
-        """What the module itself binds a parameter to: functools.partial(function, name=...) and its default."""
-        values = [keyword.value for binding in self.analysis.kernels.partial_bindings.get(function, ())
-                  for keyword in binding.keywords if keyword.arg == param.arg]
-        default = default_value(function, param)
-        return values if default is None else [*values, default]
 
     def _schedule(self, source: ast.expr, literal: PrecisionLiteral, name: str, op: Op, call: ast.Call) -> None:
         level = self._target_level(op.kind, literal)
@@ -790,10 +641,10 @@ class PerOperandPrecision(JaxTransform):
     def _parameter_sources(self, param: ast.arg, kernel: FunctionNode, call: ast.Call) -> Sources:
         """A kernel parameter: the values bound by functools.partial(kernel, ...) and its default
         (a constant there is rewritten where it is set, as at the op)."""
-        values = self._bound_values(kernel, param)
+        values = self._values.bound_values(kernel, param)
         if not values:
             return "is a kernel parameter whose value is not bound in this module"
-        if kernel not in self.analysis.kernels.direct and self._passed_by_callers(kernel, param):
+        if kernel not in self.analysis.kernels.direct and self._values.passed_by_callers(kernel, param):
             # a helper (`mm(a, b, precision=precision)` in a kernel): its callers set it
             return "is a parameter its callers set"
         sources: list[tuple[ast.expr, PrecisionLiteral]] = []
@@ -823,13 +674,6 @@ def _gives_preferred_type(call: ast.Call, precision: ast.expr) -> bool:
     return precision in call.args and call.args.index(precision) < len(call.args) - 1
 
 
-def _imported_module(value: ast.expr, module: ModuleIndex) -> Optional[str]:
-    """What the root of an attribute (`compat` of `compat.MIXED`) imports; None if it is no import."""
-    root = root_name(value) if isinstance(value, ast.Attribute) else None
-    return None if root is None else \
-        next((binding.imported for binding in module.bindings(root) if binding.imported is not None), None)
-
-
 def _precision_arg(call: ast.Call, op: Op, shift: int) -> Optional[Argument]:
     """The precision argument of `op(...)`, or of `functools.partial(op, ...)` (`shift` 1)."""
     position = None if op.precision_position is None else op.precision_position + shift
@@ -841,9 +685,8 @@ _NO_LEVEL_COMPILES = object()
 # Ops whose operands lead the call, in order; einsum's follow its subscripts.
 _LEADING_OPERANDS = 2
 _SUBSCRIPTS_FIRST = frozenset({"jax.numpy.einsum"})
-# Spellings of the dtypes a contraction's operand is cast to (through any alias of these modules).
-_DTYPES = {f"{module}.{dtype}": dtype for module in ("jax.numpy", "numpy", "ml_dtypes")
-           for dtype in ("bfloat16", "float32")}
+# The operand dtypes the fixes read: a contraction's operand is cast to one of these.
+_OPERAND_DTYPES = frozenset({"bfloat16", "float32"})
 
 
 def _operands(call: ast.Call, name: str, module: ModuleIndex) -> Optional[list[ast.expr]]:
@@ -856,20 +699,12 @@ def _operands(call: ast.Call, name: str, module: ModuleIndex) -> Optional[list[a
     return operands if len(operands) >= _LEADING_OPERANDS else None
 
 
-def visible_dtype(value: ast.expr, module: ModuleIndex, depth: int = 3) -> Optional[str]:
-    """"bfloat16" or "float32" where the source shows the value is cast to it (`x.astype(jnp.bfloat16)`,
-    `.astype("float32")`, a name bound once to such a value); None where it does not."""
-    if isinstance(value, ast.Name) and depth:
-        bindings = module.bindings(value)
-        bound = bindings[0].value if len(bindings) == 1 else None
-        return None if bound is None else visible_dtype(bound, module, depth - 1)
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "astype"
-            and len(value.args) == 1 and not value.keywords):
-        return None
-    dtype = value.args[0]
-    if isinstance(dtype, ast.Constant) and isinstance(dtype.value, str):
-        return dtype.value if dtype.value in _DTYPES.values() else None
-    return next((_DTYPES[name] for name in module.qualified_names(dtype) if name in _DTYPES), None)
+def visible_dtype(value: ast.expr, module: ModuleIndex) -> Optional[str]:
+    """"bfloat16" or "float32" where the source shows the value has it (analysis/visible_dtypes.py: a
+    cast, a creation with `dtype=`, arithmetic on one, a name bound once to one); None where it shows
+    neither (another dtype is no operand the capability table says anything of)."""
+    dtype = value_dtype(value, module)
+    return dtype if dtype in _OPERAND_DTYPES else None
 
 
 def _dtype_note(op: Op, level: Level, version: Optional[Version]) -> str:
