@@ -13,7 +13,7 @@ import ast
 from abc import ABC, abstractmethod
 from typing import Callable, Collection, Iterator, Optional
 
-from codemods.analysis.flow_facts import OriginAnswer, SinkAnswer
+from codemods.analysis.flow.flow_facts import OriginAnswer, SinkAnswer
 from codemods.analysis.kernel_scope import NO_LAUNCH_FOUND, Backends, KernelScope, find_kernels
 from codemods.analysis.module import FUNCTIONS, FunctionNode, ModuleIndex
 from codemods.analysis.module_helpers import Helper, HelperInserter

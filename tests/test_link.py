@@ -1,4 +1,4 @@
-"""The whole-program value flow (codemods/analysis/summary.py + link.py), end to end: small projects
+"""The whole-program value flow (codemods/analysis/flow/summary.py + link.py), end to end: small projects
 whose kernel gets a per-operand pair through another module. Each is lowered for Mosaic TPU before
 (it fails) and after the tool's fixes (it lowers), or left as written with a [manual] finding; code
 outside kernels that reads a shared value is never changed."""
@@ -15,8 +15,8 @@ import jax.numpy as jnp
 import pytest
 
 from codemods import registry
-from codemods.analysis.link import link
-from codemods.analysis.summary import summarise
+from codemods.analysis.flow.link import link
+from codemods.analysis.flow.summary import summarise
 from codemods.engine.diagnostics import Kind
 from codemods.engine.discovery import discover
 from codemods.engine.runner import run

@@ -1,4 +1,4 @@
-"""What the whole-program value flow follows (codemods/analysis/link.py), through its entry point
+"""What the whole-program value flow follows (codemods/analysis/flow/link.py), through its entry point
 `link` on small projects summarised in the test's process: each test is a spelling by which a
 precision pair, or a kernel body, travels to a followed call, and checks the answer at the call
 (the pair that reaches it, where it is written, the backends its kernel lowers for). Behaviour
@@ -10,9 +10,9 @@ import textwrap
 
 import pytest
 
-from codemods.analysis.flow_facts import SinkAnswer
-from codemods.analysis.link import link
-from codemods.analysis.summary import summarise
+from codemods.analysis.flow.flow_facts import SinkAnswer
+from codemods.analysis.flow.link import link
+from codemods.analysis.flow.summary import summarise
 from codemods.rules.per_operand_precision import OPS
 
 FOLLOWS = {name: (op.precision_position, "precision") for name, op in OPS.items()}

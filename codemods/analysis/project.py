@@ -46,12 +46,12 @@ from codemods.analysis.kernel_scope import (
     BODY, FACTORY, HELPER, KERNEL_MARKER, MAYBE, MOSAIC_TPU, Backends, KernelScope, ModuleFacts, defined_launchers,
     find_kernels, precision_taken, precision_wrappers, takes_refs,
 )
-from codemods.analysis.flow_facts import FlowFacts
-from codemods.analysis.graph import closure
+from codemods.analysis.flow.flow_facts import FlowFacts
+from codemods.analysis.flow.graph import closure
 from codemods.analysis.kept_summaries import KeptSummaries
-from codemods.analysis.link import link
-from codemods.analysis.moved_sites import moved_answers, site_moves
-from codemods.analysis.summary import ModuleSummary, as_data, from_data, summarise_tree
+from codemods.analysis.flow.link import link
+from codemods.analysis.flow.moved_sites import moved_answers, site_moves
+from codemods.analysis.flow.summary import ModuleSummary, as_data, from_data, summarise_tree
 from codemods.analysis.module import MAX_ALIAS_DEPTH, FunctionNode, ModuleIndex, import_binding
 from codemods.analysis.names import root_name
 from codemods.analysis.value_flow import returned_values

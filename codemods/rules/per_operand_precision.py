@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from codemods import api_changes
-from codemods.analysis.flow_facts import SinkAnswer
+from codemods.analysis.flow.flow_facts import SinkAnswer
 from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, PASSED, SHARED, WRAPPED, Backends, describe_backends
 from codemods.analysis.module import Binding, FunctionNode, ModuleIndex
 from codemods.analysis.names import Argument, atom, display, find_arg, has_double_star, one_line, value_of

@@ -11,7 +11,7 @@ from collections import deque
 from typing import Callable, Iterable, Iterator, Optional
 
 from codemods.analysis.kernel_scope import LAUNCHERS
-from codemods.analysis.summary import Expr, ModuleSummary, Site
+from codemods.analysis.flow.summary import Expr, ModuleSummary, Site
 
 # A bound on evaluations, per statement: every value set only grows, so the worklist empties long
 # before (a few evaluations per statement on the held-out set and jax's own Pallas source).

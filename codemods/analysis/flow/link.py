@@ -29,12 +29,12 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Mapping, Optional
 
-from codemods.analysis.flow_facts import FlowFacts
+from codemods.analysis.flow.flow_facts import FlowFacts
 from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, Backends
-from codemods.analysis.link_answers import HINT, MAYBE, KeywordArgument, answers
-from codemods.analysis.link_binding import Binding
-from codemods.analysis.link_readers import HOLDERS
-from codemods.analysis.summary import Call, ModuleSummary, Site
+from codemods.analysis.flow.link_answers import HINT, MAYBE, KeywordArgument, answers
+from codemods.analysis.flow.link_binding import Binding
+from codemods.analysis.flow.link_readers import HOLDERS
+from codemods.analysis.flow.summary import Call, ModuleSummary, Site
 
 # Installed callables that hand back (a value built from) their first argument.
 _IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat", "jax.named_scope",

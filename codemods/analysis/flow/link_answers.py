@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Protocol
 
-from codemods.analysis.flow_facts import NO_FLOW, Backends, FlowFacts, Handed, OriginAnswer, Reach, Site, SinkAnswer
-from codemods.analysis.graph import closure
+from codemods.analysis.flow.flow_facts import NO_FLOW, Backends, FlowFacts, Handed, OriginAnswer, Reach, Site, SinkAnswer
+from codemods.analysis.flow.graph import closure
 from codemods.analysis.kernel_scope import MOSAIC_GPU, MOSAIC_TPU
 from codemods.capabilities import PRECISION_NAMES
 

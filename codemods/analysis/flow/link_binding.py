@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from codemods.analysis.link_heap import Context
-from codemods.analysis.link_readers import Readers
-from codemods.analysis.summary import DOUBLE_STAR, KEYWORD_ONLY, STAR, Call, Site
+from codemods.analysis.flow.link_heap import Context
+from codemods.analysis.flow.link_readers import Readers
+from codemods.analysis.flow.summary import DOUBLE_STAR, KEYWORD_ONLY, STAR, Call, Site
 
 
 class Binding(Readers):

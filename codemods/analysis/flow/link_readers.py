@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from codemods.analysis.link_values import Values
+from codemods.analysis.flow.link_values import Values
 
 HOLDERS = frozenset({"seq", "map", "inst", "kwargs", "args"})  # values that hold others
 _READ_DEPTH = 64  # values walked from one handed to code the flow does not follow

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Iterator, Optional
 
-from codemods.analysis.link_heap import Heap
-from codemods.analysis.summary import Expr
+from codemods.analysis.flow.link_heap import Heap
+from codemods.analysis.flow.summary import Expr
 
 _PRECISION = "jax.lax.Precision"
 _CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__", "values", "items"})
