@@ -69,7 +69,7 @@ def _size(blob):
 
 
 def _summary(item):
-    from codemods.analysis.summary import summarise
+    from codemods.analysis.flow.summary import summarise
 
     text, name = item
     return summarise(text, name)

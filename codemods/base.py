@@ -13,7 +13,7 @@ import ast
 from abc import ABC, abstractmethod
 from typing import Callable, Collection, Iterator, Optional
 
-from codemods.analysis.flow_facts import OriginAnswer, SinkAnswer
+from codemods.analysis.flow.flow_facts import OriginAnswer, SinkAnswer
 from codemods.analysis.kernel_scope import NO_LAUNCH_FOUND, Backends, KernelScope, find_kernels
 from codemods.analysis.module import FUNCTIONS, FunctionNode, ModuleIndex
 from codemods.analysis.module_helpers import Helper, HelperInserter
@@ -98,7 +98,7 @@ class JaxTransform(ABC):
         spans = [call, *(self.module.parent.get(use, use) for use in self.analysis.kernels.uses_of(call))]
         return any(node.lineno <= line <= node.end_lineno for node in spans for line in lines)
 
-    # -- values that cross modules: the whole-program value flow's answers (analysis/link.py) --
+    # -- values that cross modules: the whole-program value flow's answers (analysis/flow/link.py) --
 
     def flow_answer(self, call: ast.Call) -> Optional[SinkAnswer]:
         """What the link found reaching `call` (a call of the rule's `follows`), if anything reaches

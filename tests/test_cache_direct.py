@@ -17,7 +17,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from codemods.analysis.flow_facts import FlowFacts, SinkAnswer
+from codemods.analysis.flow.flow_facts import FlowFacts, SinkAnswer
 from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
 from codemods.analysis.project import ProjectState
 from codemods.engine import cache

@@ -1,4 +1,4 @@
-"""The whole-program value flow (codemods/analysis/summary.py + link.py), end to end: small projects
+"""The whole-program value flow (codemods/analysis/flow/summary.py + link.py), end to end: small projects
 whose kernel gets a per-operand pair through another module. Each is lowered for Mosaic TPU before
 (it fails) and after the tool's fixes (it lowers), or left as written with a [manual] finding; code
 outside kernels that reads a shared value is never changed."""
@@ -15,8 +15,8 @@ import jax.numpy as jnp
 import pytest
 
 from codemods import registry
-from codemods.analysis.link import link
-from codemods.analysis.summary import summarise
+from codemods.analysis.flow.link import link
+from codemods.analysis.flow.summary import summarise
 from codemods.engine.diagnostics import Kind
 from codemods.engine.discovery import discover
 from codemods.engine.runner import run
@@ -65,6 +65,44 @@ def _entry_reading(imported: str, precision: str) -> str:
 
 # name -> (files, what the entry `<pkg>.entry.run(x, w)` is, the outcome: "fixed" or "manual")
 PROJECTS = {
+    "options_updated_in_a_config_module": ({  # `OPTS.update(precision=PAIR)` (it was silent: update wrote nothing)
+        "kern.py": _kernel(f"""
+            from .cfg import OPTS
+
+            def _body(x_ref, w_ref, o_ref, *, precision=None):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+            def matmul(x, w):
+                return pl.pallas_call(functools.partial(_body, **OPTS), out_shape={_SHAPE})(x, w)
+        """),
+        "cfg.py": "from jax import lax\nOPTS = {}\nOPTS.update(precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
+        "entry.py": "from .kern import matmul\n\ndef run(x, w):\n    return matmul(x, w)\n",
+    }, "fixed"),
+    "kwargs_filtered_by_a_comprehension": ({  # entries of keys not known (it was silent: bound to nothing)
+        "kern.py": _kernel(f"""
+            def _body(x_ref, w_ref, o_ref, *, precision=None):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+            def matmul(x, w, **opts):
+                kernel = functools.partial(_body, **{{k: v for k, v in opts.items() if k != "block"}})
+                return pl.pallas_call(kernel, out_shape={_SHAPE})(x, w)
+        """),
+        "cfg.py": "from jax import lax\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "entry.py": "from .kern import matmul\nfrom .cfg import PAIR\n\ndef run(x, w):\n"
+                    "    return matmul(x, w, precision=PAIR, block=8)\n",
+    }, "fixed"),
+    "kwargs_copied_by_dict": ({  # `dict(opts)` copies the entries (it was silent: the copy held nothing)
+        "kern.py": _kernel(f"""
+            def _body(x_ref, w_ref, o_ref, *, precision=None):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+            def matmul(x, w, **opts):
+                kernel = functools.partial(_body, **dict(opts))
+                return pl.pallas_call(kernel, out_shape={_SHAPE})(x, w)
+        """),
+        "cfg.py": "from jax import lax\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "entry.py": "from .kern import matmul\nfrom .cfg import PAIR\n\ndef run(x, w):\n    return matmul(x, w, precision=PAIR)\n",
+    }, "fixed"),
     "kwargs_through_helpers": ({
         "kern.py": _kernel(f"""
             def _body(x_ref, w_ref, o_ref, *, precision):
@@ -1265,3 +1303,55 @@ def test_a_dataclass_fields_pair_made_a_scalar_keeps_a_true_annotation(tmp_path:
         assert _lowering_error(package) is None
     finally:
         sys.path.remove(str(tmp_path))
+
+
+def test_a_launch_helper_gives_each_body_only_the_keywords_of_the_calls_that_launch_it(tmp_path: Path) -> None:
+    """`_launch(body, x, w, **kernel_kwargs)` -> `partial(body, **kernel_kwargs)`, called by two wrappers
+    with two bodies: the pair `scaled_matmul` passes (shared with XLA code, so [manual]) reaches
+    `scaled_kernel` only. The link ran the helper once for all its callers, so `matmul_kernel`, given
+    a scalar, was [manual] for the pair too, and the call's note named both kernels (a new user's
+    trial, W3). Lowered: `matmul` lowers as written, `scaled_matmul` fails where the note says."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    package = "w3_launch_helper"
+    folder = _write(tmp_path, package, {
+        "config.py": "from jax import lax\nMIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "reference.py": "import jax.numpy as jnp\nfrom .config import MIXED\n\ndef reference(x, w):\n"
+                        "    return jnp.dot(x, w, precision=MIXED)\n",
+        "kernels.py": "import jax.numpy as jnp\n\n\ndef matmul_kernel(x_ref, w_ref, o_ref, *, precision=None):\n"
+                      "    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)\n\n\n"
+                      "def scaled_kernel(x_ref, w_ref, o_ref, *, precision=None, scale=1.0):\n"
+                      "    o_ref[...] = scale * jnp.dot(x_ref[...], w_ref[...], precision=precision)\n",
+        "ops.py": _kernel(f"""
+            from jax import lax
+            from .config import MIXED
+            from .kernels import matmul_kernel, scaled_kernel
+
+            def _launch(body, x, w, **kernel_kwargs):
+                return pl.pallas_call(functools.partial(body, **kernel_kwargs), out_shape={_SHAPE})(x, w)
+
+            def matmul(x, w):
+                return _launch(matmul_kernel, x, w, precision=lax.Precision.HIGHEST)
+
+            def scaled_matmul(x, w):
+                return _launch(scaled_kernel, x, w, scale=2.0, precision=MIXED)
+        """)})
+    results = run([folder], registry.select(["JAX001"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                  project=discover([tmp_path]))
+    found = sorted((Path(r.path).name, f.line, f.kind) for r in results for f in r.findings)
+    call_line = (folder / "ops.py").read_text().splitlines().index(
+        "    return _launch(scaled_kernel, x, w, scale=2.0, precision=MIXED)") + 1
+    assert found == [("kernels.py", 9, Kind.MANUAL), ("ops.py", call_line, Kind.MANUAL)], found
+    [at_the_call] = [f.message for r in results for f in r.findings if Path(r.path).name == "ops.py"]
+    assert f"`{package}.kernels` line 9" in at_the_call and "line 5" not in at_the_call, at_the_call
+    sys.path.insert(0, str(tmp_path))
+    try:
+        ops = importlib.import_module(f"{package}.ops")
+        x, w = jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32)
+        with jax_support.abstract_tpu():
+            assert jax_support.lowering_error(jax.jit(ops.matmul), (x, w), "tpu") is None
+            assert "Per-operand dot precision unsupported" in (
+                jax_support.lowering_error(jax.jit(ops.scaled_matmul), (x, w), "tpu") or "")
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [name for name in sys.modules if name.split(".")[0] == package]:
+            del sys.modules[name]

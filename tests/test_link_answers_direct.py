@@ -1,4 +1,4 @@
-"""The whole-program value flow's answers (codemods/analysis/link_answers.py, flow_facts.py), in the
+"""The whole-program value flow's answers (codemods/analysis/flow/link_answers.py, flow_facts.py), in the
 test's process: small projects summarised and linked (`link`, the entry point), each answer field
 checked: which backends a followed call lowers for, the pairs that reach it, where they are written,
 whether they may be fixed there and who else reads them, what cannot be known, launches the flow
@@ -11,9 +11,9 @@ import textwrap
 
 import pytest
 
-from codemods.analysis.flow_facts import NO_FLOW, FlowFacts, Handed, OriginAnswer, Reach, SinkAnswer
-from codemods.analysis.link import link
-from codemods.analysis.summary import summarise
+from codemods.analysis.flow.flow_facts import NO_FLOW, FlowFacts, Handed, OriginAnswer, Reach, SinkAnswer
+from codemods.analysis.flow.link import link
+from codemods.analysis.flow.summary import summarise
 from codemods.rules.per_operand_precision import OPS
 
 FOLLOWS = {name: (op.precision_position, "precision") for name, op in OPS.items()}

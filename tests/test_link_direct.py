@@ -1,4 +1,4 @@
-"""What the whole-program value flow follows (codemods/analysis/link.py), through its entry point
+"""What the whole-program value flow follows (codemods/analysis/flow/link.py), through its entry point
 `link` on small projects summarised in the test's process: each test is a spelling by which a
 precision pair, or a kernel body, travels to a followed call, and checks the answer at the call
 (the pair that reaches it, where it is written, the backends its kernel lowers for). Behaviour
@@ -10,9 +10,9 @@ import textwrap
 
 import pytest
 
-from codemods.analysis.flow_facts import SinkAnswer
-from codemods.analysis.link import link
-from codemods.analysis.summary import summarise
+from codemods.analysis.flow.flow_facts import SinkAnswer
+from codemods.analysis.flow.link import link
+from codemods.analysis.flow.summary import summarise
 from codemods.rules.per_operand_precision import OPS
 
 FOLLOWS = {name: (op.precision_position, "precision") for name, op in OPS.items()}
@@ -395,3 +395,90 @@ def test_star_args_handed_to_an_installed_function_are_read_there() -> None:
     """})
     [reach] = sink.pairs
     assert not reach.fixable and reach.readers == (f"`print` (k:{LINE + 4})",)
+
+
+
+@pytest.mark.parametrize("kept, read", [("global LAST; LAST = kw", "LAST"), ("STATE['last'] = kw", "STATE['last']")])
+def test_a_launch_helper_that_keeps_its_keywords_in_a_module_value_hands_them_on(kept: str, read: str) -> None:
+    """A launch helper runs once per call of it: its statements that write a name or container of the
+    module from its own keywords are its own too, so a kernel reading that module value gets them."""
+    assert _reached({"k": f"""
+        STATE = {{}}
+        def body(x_ref, o_ref):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision={read}['precision'])
+        def _launch(b, x, **kw):
+            {kept}
+            return pl.pallas_call(b, out_shape=x)(x)
+        def run(x):
+            return _launch(body, x, precision=(P.DEFAULT, P.HIGHEST))
+    """})[0] == [(("k", LINE + 9), MIXED)]
+
+
+def test_what_a_launch_helper_returns_to_a_call_is_what_it_returns_for_that_call() -> None:
+    """A launch helper runs per call of it, its return too: the pair it hands back to the caller is
+    read by plain XLA code there, so it is not rewritten where it is written (the kernel reads it too)."""
+    [sink, _] = sorted(_answers({"k": """
+        def body(x_ref, o_ref, precision=None):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
+        def _launch(b, x, precision=None):
+            pl.pallas_call(functools.partial(b, precision=precision), out_shape=x)(x)
+            return precision
+        def run(x):
+            p = _launch(body, x, precision=(P.DEFAULT, P.HIGHEST))
+            return jnp.dot(x, x, precision=p)
+    """})["k"].sinks, key=lambda sink: sink.site)
+    [reach] = sink.pairs
+    assert sink.backends == PALLAS_BACKENDS and not reach.fixable, reach
+    assert reach.readers == (f"`jax.numpy.dot` outside kernels (k:{LINE + 9})",)
+
+
+
+@pytest.mark.parametrize("kernel", ["functools.partial(b, **kw)", "functools.partial(jax.named_call(b), **kw)"])
+def test_a_launch_helper_hands_each_body_only_what_its_own_callers_pass(kernel: str) -> None:
+    """Two wrappers launch two bodies through one helper, one passing a pair: the pair reaches that
+    body only, however the helper builds the kernel (what a call in it gives is its own too)."""
+    answers = _answers({"k": f"""
+        def body_a(x_ref, o_ref, precision=None):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
+        def body_b(x_ref, o_ref, precision=None):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
+        def _launch(b, x, **kw):
+            return pl.pallas_call({kernel}, out_shape=x)(x)
+        def a(x):
+            return _launch(body_a, x, precision=(P.DEFAULT, P.HIGHEST))
+        def b(x):
+            return _launch(body_b, x, precision=P.HIGHEST)
+    """})
+    sinks = sorted(answers["k"].sinks, key=lambda sink: sink.site)
+    assert [[reach.levels for reach in sink.pairs] for sink in sinks] == [[MIXED], []]
+
+
+@pytest.mark.parametrize("copy", ["opts = dict(kw)", "opts = dict(**kw)", "opts = dict({}, **kw)",
+                                  "opts = {}\n            opts.update(kw)", "opts = {}\n            opts.update(**kw)",
+                                  "opts = {'block': 8}\n            opts.update(precision=kw['precision'])",
+                                  "opts = dict(kw.items())", "opts = {k: v for k, v in kw.items() if k != 'block'}"])
+def test_a_mapping_built_or_updated_from_another_holds_its_entries(copy: str) -> None:
+    """`dict(options)`, `dict(**options)`, `d.update(...)` write the entries they are given, and a
+    comprehension's entries (keys not known) may land on any parameter (each was nothing: the pair
+    reached the body through them silently)."""
+    assert _reached({"k": f"""
+        def body(x_ref, o_ref, precision=None):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
+        def matmul(x, **kw):
+            {copy}
+            return pl.pallas_call(functools.partial(body, **opts), out_shape=x)(x)
+        def run(x):
+            return matmul(x, precision=(P.DEFAULT, P.HIGHEST))
+    """})[0] == [(("k", LINE + 8 + copy.count("\n")), MIXED)]
+
+
+def test_the_entries_of_a_dict_built_from_pairs_are_named_at_the_kernel_call() -> None:
+    """`dict(zip(names, values))`: entries the link does not follow, never nothing at the site."""
+    sink = _sink({"k": """
+        def body(x_ref, o_ref, precision=None):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
+        def matmul(x, precision):
+            opts = dict([("precision", precision)])
+            return pl.pallas_call(functools.partial(body, **opts), out_shape=x)(x)
+    """})
+    assert sink.unknown == ("the entries of `dict(...)` or `.update(...)` of an iterable",)

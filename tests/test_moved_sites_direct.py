@@ -1,4 +1,4 @@
-"""codemods/analysis/moved_sites.py, tested directly: which edits count as moving a module's sites
+"""codemods/analysis/flow/moved_sites.py, tested directly: which edits count as moving a module's sites
 only (the link's kept answers are then moved, not linked again), and which do not."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Optional
 
 import pytest
 
-from codemods.analysis.moved_sites import site_moves
-from codemods.analysis.summary import as_data, summarise
+from codemods.analysis.flow.moved_sites import site_moves
+from codemods.analysis.flow.summary import as_data, summarise
 
 BEFORE = """\
 from jax import lax

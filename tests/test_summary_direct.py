@@ -1,4 +1,4 @@
-"""One module's summary (codemods/analysis/summary.py), field by field, in the test's process: each
+"""One module's summary (codemods/analysis/flow/summary.py), field by field, in the test's process: each
 test pins what one field holds for a small module (a dropped or wrong field fails it), and the
 summary's data round trip that the project state keeps."""
 
@@ -10,8 +10,8 @@ import textwrap
 
 import pytest
 
-from codemods.analysis import summary as summary_module
-from codemods.analysis.summary import Call, Class, Function, ModuleSummary, as_data, from_data, summarise
+from codemods.analysis.flow import summary as summary_module
+from codemods.analysis.flow.summary import Call, Class, Function, ModuleSummary, as_data, from_data, summarise
 
 M = "pkg.sub.mod"
 

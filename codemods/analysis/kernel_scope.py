@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Iterable, Iterator, Mapping, Optional
 
-from codemods.analysis.flow_facts import NO_FLOW, Backends, FlowFacts
+from codemods.analysis.flow.flow_facts import NO_FLOW, Backends, FlowFacts
 from codemods.analysis.module import FUNCTIONS, MAX_ALIAS_DEPTH, Binding, FunctionNode, ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, Argument, find_arg, value_of
 from codemods.analysis.value_flow import (
@@ -215,7 +215,7 @@ class ModuleFacts:
     # reads it too). What a call here passes for it is a kernel's precision (see precision_wrappers).
     precision_wrappers: tuple[tuple[str, Optional[int], str, Backends, bool], ...] = ()
     # What the whole-program value flow says of its followed calls and of the literals it writes
-    # that reach another module's kernels (codemods/analysis/link.py).
+    # that reach another module's kernels (codemods/analysis/flow/link.py).
     flow: FlowFacts = NO_FLOW
 
     @property

@@ -153,7 +153,7 @@ class Rule:
     # `file.shared[SUPPRESSIONS]` (a codemods.engine.suppression.Used): JAX900 reports the unused ones.
     reviews_suppressions: bool = False
     # Calls whose argument the whole-program value flow follows into kernel code, across modules
-    # (codemods/analysis/link.py): qualified name -> (the argument's position or None, its keyword).
+    # (codemods/analysis/flow/link.py): qualified name -> (the argument's position or None, its keyword).
     follows: Mapping[str, tuple[Optional[int], str]] = field(default_factory=dict, compare=False, repr=False)
 
     def might_apply(self, raw: bytes, settings: Settings, holds_kernels: bool = False,

@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
-from codemods.analysis.flow_facts import Reach
+from codemods.analysis.flow.flow_facts import Reach
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project import ProjectIndex, flow_summary_of, summarised_here
@@ -43,7 +43,7 @@ from codemods.settings import Scope, Settings
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
-    from codemods.analysis.summary import ModuleSummary
+    from codemods.analysis.flow.summary import ModuleSummary
 
 # Which findings' fixes to apply, beyond what the settings allow (`--interactive`: the accepted ones).
 Accept = Callable[[Finding], bool]

@@ -6,9 +6,9 @@ import ast
 import re
 from typing import Optional
 
-from codemods.analysis.flow_facts import SinkAnswer
+from codemods.analysis.flow.flow_facts import SinkAnswer
 from codemods.analysis.kernel_scope import MOSAIC_GPU, PASSED, Backends, describe_backends, passed_for
-from codemods.analysis.link_answers import HINT
+from codemods.analysis.flow.link_answers import HINT
 from codemods.analysis.module_helpers import reference_helper
 from codemods.analysis.module import ordered_arguments
 from codemods.analysis.names import display, find_arg, has_double_star, is_none, one_line, qualify
@@ -73,7 +73,7 @@ class AccuracyHints(JaxTransform):
         self._plan_foreign_keywords()
         self._plan_flow_origins(rejected)
 
-    # -- hints that cross modules: the whole-program value flow's answers (analysis/link.py) --
+    # -- hints that cross modules: the whole-program value flow's answers (analysis/flow/link.py) --
 
     def _plan_spread(self, call: ast.Call, name: str, backends: Backends, answer: SinkAnswer) -> None:
         """`lax.exp(x, **options)` in kernel code: the hints the link found in `options` are dropped

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from codemods import api_changes
-from codemods.analysis.flow_facts import SinkAnswer
+from codemods.analysis.flow.flow_facts import SinkAnswer
 from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, PASSED, SHARED, WRAPPED, Backends, describe_backends
 from codemods.analysis.module import Binding, FunctionNode, ModuleIndex
 from codemods.analysis.names import Argument, atom, display, find_arg, has_double_star, one_line, value_of
@@ -419,7 +419,7 @@ class PerOperandPrecision(JaxTransform):
         uses, message = self._notes.get(key, ([], f"{display(name)}: precision `{one_line(self.module.segment(value))}`{{uses}} {why}"))
         self._notes[key] = ([*uses, value], message)
 
-    # -- values that cross modules: the whole-program value flow's answers (analysis/link.py) --
+    # -- values that cross modules: the whole-program value flow's answers (analysis/flow/link.py) --
 
     def _plan_from_flow(self, call: ast.Call, name: str, op: Op, value: Optional[ast.expr], answer: SinkAnswer) -> None:
         """A pair every reader of which is kernel code is fixed where it is written (that module's

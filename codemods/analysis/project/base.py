@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, TYPE_CHECKING
 
-from codemods.analysis.flow_facts import FlowFacts
+from codemods.analysis.flow.flow_facts import FlowFacts
 from codemods.analysis.kept_summaries import KeptSummaries
 from codemods.analysis.kernel_scope import Backends, KERNEL_MARKER, KernelScope, ModuleFacts
 from codemods.analysis.module import ModuleIndex

@@ -1,4 +1,4 @@
-"""The whole-program value flow in the index: which modules the link (codemods/analysis/link.py) starts
+"""The whole-program value flow in the index: which modules the link (codemods/analysis/flow/link.py) starts
 from, each module's summary, and the link's answers, kept until a summary they were linked from changes."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ import ast
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Optional, TYPE_CHECKING
 
-from codemods.analysis.flow_facts import FlowFacts
-from codemods.analysis.graph import closure
-from codemods.analysis.link import link
-from codemods.analysis.moved_sites import moved_answers, site_moves
+from codemods.analysis.flow.flow_facts import FlowFacts
+from codemods.analysis.flow.graph import closure
+from codemods.analysis.flow.link import link
+from codemods.analysis.flow.moved_sites import moved_answers, site_moves
 from codemods.analysis.project.base import ProjectBase
 from codemods.analysis.project.modules import _KEPT, _Module, _NOT_SUMMARISED, _hash, _is_jax, _top
 from codemods.analysis.project.scan import _parsed
-from codemods.analysis.summary import ModuleSummary, as_data, from_data, summarise_tree
+from codemods.analysis.flow.summary import ModuleSummary, as_data, from_data, summarise_tree
 
 if TYPE_CHECKING:
     from concurrent.futures import Future

@@ -14,7 +14,7 @@ from codemods.analysis.project.modules import (
     CONTENT, IMPORTS, KERNEL_LAND, LAUNCHERS, MARKER, PROJECT, SEARCH, WRAPPERS, _Dependency, _KEPT,
     _NOT_SUMMARISED, _hash, _launchers_value, _wrappers_value,
 )
-from codemods.analysis.summary import ModuleSummary, as_data
+from codemods.analysis.flow.summary import ModuleSummary, as_data
 
 
 @dataclass

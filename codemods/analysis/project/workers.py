@@ -10,7 +10,7 @@ from codemods.analysis.project.base import ProjectBase
 from codemods.analysis.project.flow import LinkedFlow
 from codemods.analysis.project.modules import MARKER, _Module, _NOT_SUMMARISED, _absolute
 from codemods.analysis.project.scan import _words
-from codemods.analysis.summary import ModuleSummary
+from codemods.analysis.flow.summary import ModuleSummary
 
 
 class WorkerSummary(ProjectBase):

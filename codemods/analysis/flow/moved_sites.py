@@ -15,8 +15,8 @@ import re
 from dataclasses import replace
 from typing import Callable, Optional
 
-from codemods.analysis.flow_facts import FlowFacts, Reach
-from codemods.analysis.summary import Expr, Site
+from codemods.analysis.flow.flow_facts import FlowFacts, Reach
+from codemods.analysis.flow.summary import Expr, Site
 
 _SITED = frozenset({"seq", "map", "comp"})  # the expressions whose second element is a site (summary.py)
 

@@ -9,14 +9,22 @@ where every reader is a Mosaic kernel's followed call."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Protocol
 
-from codemods.analysis.flow_facts import NO_FLOW, Backends, FlowFacts, Handed, OriginAnswer, Reach, Site, SinkAnswer
-from codemods.analysis.graph import closure
+from codemods.analysis.flow.flow_facts import NO_FLOW, Backends, FlowFacts, Handed, OriginAnswer, Reach, Site, SinkAnswer
+from codemods.analysis.flow.graph import closure
 from codemods.analysis.kernel_scope import MOSAIC_GPU, MOSAIC_TPU
 from codemods.capabilities import PRECISION_NAMES
 
+
+@dataclass
+class KeywordArgument:
+    """What a call passes as a followed keyword (`wrapper(x, precision=blocks.MLP)`) and the functions
+    it calls with it: for a call of another module's wrapper to be told a scalar, or that the pair it
+    hands on reaches a kernel (`_scalar_keywords`, `_handed_pairs`)."""
+    values: set = field(default_factory=set)
+    callees: set[str] = field(default_factory=set)
 
 
 class Linker(Protocol):
@@ -31,8 +39,7 @@ class Linker(Protocol):
     readers: dict[tuple, set[str]]  # a literal or mapping -> who reads it besides followed calls in kernel code
     passed: dict[tuple, dict[tuple, set]]  # (mapping, key) -> {where it is written: values}
     spreads: dict[tuple[str, Site], set]  # a followed call -> the mappings it spreads
-    keyword_values: dict[tuple[str, Site, str], set]  # (module, call, followed keyword) -> what it passes
-    keyword_callees: dict[tuple[str, Site, str], set[str]]  # the same -> the functions it calls
+    keyword_arguments: dict[tuple[str, Site, str], KeywordArgument]  # (module, call, followed keyword) ->
     launches: set[tuple[str, str]]  # (scope, body) of each launch
 
     def read(self, owner: tuple, key: object) -> set: ...
@@ -172,14 +179,14 @@ def _handed_pairs(linker: Linker, reached: dict[tuple, list], answers: dict[str,
     processes, as well as at the kernel (the caller of a `**kwargs` wrapper was silent)."""
     into = _edges(linker.calls | linker.launches)  # a function -> what it calls or launches
     found: dict[str, list[Handed]] = {}
-    for (module, site, keyword), values in sorted(linker.keyword_values.items()):
-        for value in values:
+    for (module, site, keyword), passed in sorted(linker.keyword_arguments.items()):
+        for value in passed.values:
             kernels = [(at, call_site, callee) for at, call_site, callee, backends in reached.get(value, ())
                        if MOSAIC_TPU in backends]
             if not kernels or not linker.readers.get(value) or value[1] == module:
                 continue  # fixed where it is written, or said where it is written (this module)
             targets = {linker.sinks[(at, call_site)][1] for at, call_site, _ in kernels}
-            if closure(linker.keyword_callees.get((module, site, keyword), ()), lambda f: into.get(f, ())) & targets:
+            if closure(passed.callees, lambda f: into.get(f, ())) & targets:
                 found.setdefault(module, []).append(Handed(site, keyword, _reaches(linker, (value,))[0],
                                                            tuple(sorted(kernels))))
     for module, handed in found.items():
@@ -191,9 +198,9 @@ def _scalar_keywords(linker: Linker, answers: dict[str, FlowFacts]) -> None:
     """Calls that pass a followed keyword only scalar precisions (or None) the link knows: a wrapper
     of another module given `precision=blocks.MLP` needs no word where `blocks.MLP` is `"bfloat16"`."""
     found: dict[str, list[tuple[Site, str, tuple[str, ...]]]] = {}
-    for (module, site, keyword), values in sorted(linker.keyword_values.items()):
-        if values and all(value == ("lit", None) or _levels({value}) for value in values):
-            found.setdefault(module, []).append((site, keyword, _levels(values)))
+    for (module, site, keyword), passed in sorted(linker.keyword_arguments.items()):
+        if passed.values and all(value == ("lit", None) or _levels({value}) for value in passed.values):
+            found.setdefault(module, []).append((site, keyword, _levels(passed.values)))
     for module, scalars in found.items():
         answers[module] = replace(answers.get(module, NO_FLOW), scalars=tuple(scalars))
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Callable, Collection, Optional
 
-from codemods.analysis.summary import Site
+from codemods.analysis.flow.summary import Site
 
 Backends = frozenset[str]  # of the kernels a call runs in: "mosaic_tpu", "mosaic_gpu", "triton"
 

@@ -1,0 +1,320 @@
+"""The whole-program value flow: module summaries joined by one small fixpoint.
+
+`summary.py` says, module by module, what each name, parameter, attribute and call may hold in
+symbolic terms. `link` resolves those terms across modules (imports and re-exports to definitions,
+call sites to parameters, `**kwargs` and `*args` to what forwards them, partials, classes and their
+instances, containers) and iterates until no value set grows. What it answers, for the calls a rule
+follows (`follows`: a precision argument of `jnp.dot` and its kin):
+
+- each such call in kernel code, with the backends its kernel lowers for, and every pair literal
+  its argument may hold (where it is written) or why part of it cannot be known (`getattr`,
+  `importlib`, an installed package's call): never nothing where something may reach;
+- each pair literal every reader of which is a followed call in kernel code: the literal may be
+  rewritten where it is written; otherwise who else reads it (plain XLA code, an installed package).
+
+Values are tuples: ("lit", v), ("level", name), ("def", q), ("class", q), ("inst", q), ("module", m),
+("ext", dotted) an installed package's name, ("obj", dotted) what calling one returned, ("seq", m,
+site, n), ("map", m, site), ("map", m, site, what) a mapping of keys not known (a comprehension's
+result, `zip`'s and the rows it builds), ("partial", m, site), ("kwargs", q) / ("args", q) a function's `**`/`*`
+parameter, ("bound", q, inst), ("method", container, name), ("items", mapping) what `mapping.items()`
+gives and ("entry", mapping) one of its (key, value) entries, ("launcher", dotted, backends) a
+launcher's decorator (`plgpu.kernel(out_type=...)`) before it is applied to the body, ("hint", m,
+site, value, scope) a followed hint (`accuracy=`) written as the keyword of the call at `site` in function
+`scope` (`Config(accuracy=...)`, `partial(body, accuracy=...)`, the op's own): located, as a pair literal
+is, ("unknown", why). A launch helper's partials, `**` and `*` parameters (and its variables, call
+results and return, as keys) end with the call it runs for (`link_heap.launch_helpers`).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Mapping, Optional
+
+from codemods.analysis.flow.flow_facts import FlowFacts
+from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, Backends
+from codemods.analysis.flow.link_answers import HINT, MAYBE, KeywordArgument, answers
+from codemods.analysis.flow.link_binding import Binding
+from codemods.analysis.flow.link_readers import HOLDERS
+from codemods.analysis.flow.summary import Call, ModuleSummary, Site
+
+# Installed callables that hand back (a value built from) their first argument.
+_IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat", "jax.named_scope",
+                       "builtins.tuple", "builtins.list", "builtins.staticmethod", "functools.cache",
+                       "builtins.reversed", "builtins.sorted", "builtins.iter"})
+_PARTIAL = "functools.partial"
+_FIELD = "dataclasses.field"
+_DICT = "builtins.dict"
+_ENUMERATE = "builtins.enumerate"
+_ZIP = "builtins.zip"
+_GETATTR = "builtins.getattr"
+
+
+def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]],
+         load: Optional[Callable[[str], Optional[ModuleSummary]]] = None,
+         loadable: "frozenset[str] | set[str]" = frozenset()) -> tuple[dict[str, FlowFacts], frozenset[str]]:
+    """Each module's flow facts (modules with none are left out), and the modules read: those of
+    `summaries`, and of `loadable`, those whose names the others read (`load(name)` gives the
+    summary: what a caller imports, only as far as it is read)."""
+    linker = Linker({summary.name: summary for summary in summaries}, follows, load, loadable).solve()
+    return answers(linker), frozenset(linker.modules)
+
+
+class Linker(Binding):
+    """The fixpoint: each statement of each summary evaluated (`_solve`) until no value set grows;
+    what calls do (a function's, a partial's, a class's, an installed package's), which functions run
+    in which kernels (launches, and what kernel code calls or hands on), and what the followed calls
+    receive (`sinks`)."""
+
+    def __init__(self, modules: dict[str, ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]],
+                 load: Optional[Callable[[str], Optional[ModuleSummary]]] = None,
+                 loadable: "frozenset[str] | set[str]" = frozenset()) -> None:
+        self.follows = follows
+        self._followed_keywords = frozenset(keyword for _, keyword in follows.values() if keyword != HINT)
+        self._hints_followed = any(keyword == HINT for _, keyword in follows.values())
+        self.calls: set[tuple[str, str]] = set()  # (caller, callee) of every call (not a launch) of a function
+        self._launching = False
+        self._unwrapping: set[tuple] = set()  # partials being called through (see `_invoke`)
+        self.sinks: dict[tuple[str, Site], tuple[str, str, set]] = {}  # (module, site) -> (callee, function, values)
+        self.spreads: dict[tuple[str, Site], set] = {}  # a followed call -> the mappings it spreads (`**options`)
+        self.keyword_arguments: dict[tuple[str, Site, str], KeywordArgument] = {}  # (module, call, followed keyword)
+        self.launches: set[tuple[str, str]] = set()  # (scope, body) of every launch of a function
+        super().__init__(modules, load, loadable)
+
+    def solve(self) -> "Linker":
+        self._solve()
+        # A launch helper no code calls runs all the same, as any function's code does, its
+        # parameters empty: what it calls or launches is invoked by code of the project.
+        for helper in sorted(self.launch_helpers - {helper for helper, _ in self._entered}):
+            self._enter(helper, None)
+        self._solve()
+        called = set(self.invoked)  # what code of the project calls (or launches)
+        for q in sorted(set(self.functions) - called):  # entry points run with their defaults
+            if self.functions[q][0] not in self._on_demand:
+                self._bind(q, (), (), None)
+        self._solve()
+        self.invoked = called
+        return self
+
+    def _solve(self) -> None:
+        for name, kind, number, _ in self._statements():
+            module = self.modules[name]
+            if kind == "assign":
+                target, value = module.assigns[number]
+                self._store(target, self._eval(value, name), name)
+            elif kind == "return":
+                function, value = module.returns[number]
+                self._add(self._local(("ret", function)), self._eval(value, name))
+            else:
+                self._add(self._local(("res", name, number)), self._call(module.calls[number], name))
+
+    def _call(self, call: Call, module: str) -> set:
+        args = [(starred, self._eval(expr, module)) for starred, expr in call.args]
+        keywords = [(name, self._eval(expr, module)) for name, expr in call.keywords]
+        callees = self._eval(call.callee, module)
+        for name, values in keywords:
+            if name in self._followed_keywords:
+                passed = self.keyword_arguments.setdefault((module, call.site, name), KeywordArgument())
+                passed.values.update(values)
+                passed.callees.update(function for callee in callees for function in self._functions_in(callee))
+        if self._hints_followed and any(name == HINT for name, _ in call.keywords):
+            keywords = [(name, self._located_hints(values, module, call) if name == HINT else values)
+                        for name, values in keywords]
+        results: set = set()
+        for callee in callees:
+            results |= self._invoke(callee, args, keywords, call, module)
+        return results
+
+    @staticmethod
+    def _located_hints(values: set, module: str, call: Call) -> set:
+        """A hint passed by keyword (`Config(accuracy=...)`, `partial(body, accuracy=...)`, the op's own
+        `lax.exp(x, accuracy=...)`), each value that asks for something tagged with where it is written:
+        who reads it is then known there (`link_answers._hint_answers`)."""
+        return {("hint", module, call.site, value, call.scope) if value[0] in ("lit", "ext", "obj")
+                and value != ("lit", None) else value for value in values}
+
+    def _invoke(self, callee: tuple, args: list, keywords: list, call: Call, module: str) -> set:
+        kind = callee[0]
+        caller = call.scope
+        if kind in ("def", "bound") and not self._launching:
+            self.calls.add((caller, callee[1]))
+        if kind == "def":
+            self._run_in(callee[1], caller)
+            self._bind(callee[1], args, keywords, None, call, module)
+            return self._returned(callee[1], call, module)
+        if kind == "bound":
+            self._run_in(callee[1], caller)
+            self._bind(callee[1], args, keywords, callee[2], call, module)
+            return self._returned(callee[1], call, module)
+        if kind == "partial":
+            if callee in self._unwrapping:  # `f = partial(f, ...)` in a loop: a partial of itself
+                return set()
+            bound_args = [(False, self.read(callee, ("arg", position))) for position in range(self._arity(callee))]
+            bound_keywords = [(name, self.read(callee, ("kw", name))) for name in self._bound_names(callee)]
+            spread = self.read(callee, ("spread",))
+            if spread:
+                bound_keywords.append((None, spread))
+            self._unwrapping.add(callee)
+            try:
+                return {found for function in self.read(callee, "fn")
+                        for found in self._invoke(function, bound_args + args, bound_keywords + keywords, call, module)}
+            finally:
+                self._unwrapping.discard(callee)
+        if kind == "class":
+            instance = ("inst", callee[1])
+            initializer = self._class_attribute(callee[1], "__init__", instance)
+            for method in initializer:
+                self._invoke(method, args, keywords, call, module)
+            fields = self.classes[callee[1]][1].fields if callee[1] in self.classes else None
+            if not initializer and fields is not None:
+                self._bind_fields(instance, fields, args, keywords)
+            return {instance}
+        if kind == "inst":
+            return {found for method in self._class_attribute(callee[1], "__call__", callee)
+                    for found in self._invoke(method, args, keywords, call, module)}
+        if kind == "method":
+            if callee[2] == "values":  # `d.values()`: what iterating it gives is what the mapping holds
+                return {callee[1]}
+            if callee[2] == "items":  # `d.items()`: iterated, (key, value) entries of the mapping
+                return {("items", callee[1])}
+            if callee[2] == "update":  # `d.update(options, key=...)`: written into it
+                self._write_entries(callee[1], args, keywords)
+                return {("lit", None)}
+            return {found for values in (self._item(callee[1], None),) for found in values}
+        if kind == "ext":
+            return self._installed(callee[1], args, keywords, call, module)
+        if kind == "unknown":  # it may be a launcher (`getattr(launchers, f"launch_{backend}")`)
+            where = f"{MAYBE}{callee[1]} ({module}:{call.site[0]})"
+            for _, values in [*args, *keywords]:
+                for value in values:
+                    if value[0] in ("def", "bound", "partial", "inst"):
+                        self._launch(value, frozenset({where}), call, module)
+            self._escape(args, keywords, call, module, "a value it does not follow", maybe_launch=True)
+            return {callee}
+        if kind == "obj":
+            self._escape(args, keywords, call, module, callee[1])
+            return {callee}
+        if kind == "launcher":  # a launcher's decorator applied to the body
+            for value in args[0][1] if args else ():
+                self._launch(value, callee[2], call, module)
+            return {("obj", callee[1])}
+        return set()
+
+    def _installed(self, name: str, args: list, keywords: list, call: Call, module: str) -> set:
+        """A call of an installed package's function: the few whose effect the flow knows, and followed calls."""
+        given = dict((keyword, values) for keyword, values in keywords if keyword is not None)
+        if name == _PARTIAL and args:
+            value = self._local(("partial", module, call.site))
+            self._field(value, "fn", args[0][1])
+            for position, (_, values) in enumerate(args[1:]):
+                self._field(value, ("arg", position), values)
+            for keyword, values in keywords:
+                self._field(value, ("kw", keyword) if keyword is not None else ("spread",), values)
+            return {value}
+        if name in _IDENTITY and args:
+            return set(args[0][1])
+        if name == _ZIP and args and not any(starred for starred, _ in args):
+            # iterated, rows of the elements at one position of each: (what each may hold, in order)
+            row = ("map", module, call.site, "a row `zip` builds")
+            for position, (_, values) in enumerate(args):
+                self._field(row, position, {found for value in values for found in self._item(value, None)})
+            rows = ("map", module, call.site, "`zip`")
+            self._field(rows, None, {row})
+            return {rows}
+        if name == _ENUMERATE and args:  # iterated, (position, element) entries, as `.items()` of the sequence gives
+            return {("items", value) for value in args[0][1] if value[0] in ("seq", "map")}
+        if name == _FIELD:
+            return set(given.get("default", set()))
+        if name == _DICT:
+            value = ("map", module, call.site)
+            self._write_entries(value, args, keywords)
+            return {value}
+        if name == _GETATTR and len(args) >= 2:
+            names = [value[1] for value in args[1][1] if value[0] == "lit" and isinstance(value[1], str)]
+            return {found for owner in args[0][1] for attribute in names for found in self._attribute(owner, attribute)}
+        launcher = LAUNCHERS.get(name)
+        if launcher is not None:
+            body = given.get(launcher.body_keyword) or self._positional(args, launcher.body_position)
+            backends = self._selected(launcher.selectors, given) or launcher.backends
+            if not body:  # `@plgpu.kernel(out_type=...)`, `@pl.core_map(mesh)`: the body comes with the next call
+                return {("launcher", name, backends)}
+            # One of several functions (`IMPLEMENTATIONS[mode]`): one that takes no refs is more likely
+            # plain code than a body, so it may run there, not surely (a pair in it is [manual]).
+            several = len({value for value in body if value[0] in ("def", "bound", "partial", "inst")}) > 1
+            for value in body:
+                unsure = several and value[0] in ("def", "bound") and not self.takes_refs(value[1])
+                self._launch(value, frozenset({f"{MAYBE}a launch that may run one of several functions "
+                                               f"({module}:{call.site[0]})"}) if unsure else backends, call, module)
+            return {("obj", name)}
+        followed = self.follows.get(name)
+        if followed is not None:
+            position, keyword = followed
+            values = given.get(keyword) or self._positional(args, position)
+            for spread in (held for name_, held in keywords if name_ is None):  # `**options`
+                values = values | {found for mapping in spread for found in self._item(mapping, keyword)}
+                self.spreads.setdefault((module, call.site), set()).update(spread)
+            self.sinks.setdefault((module, call.site), (name, call.scope, set()))[2].update(values)
+            return {("obj", name)}
+        self._escape(args, keywords, call, module, name)
+        return {("obj", name)}
+
+    def _positional(self, args: list, position: Optional[int]) -> set:
+        """What may sit at `position` among a call's arguments: past a `*spread`, any of its elements."""
+        if position is None:
+            return set()
+        for index, (starred, values) in enumerate(args):
+            if starred:
+                return {found for value in values for found in self._item(value, position - index if index <= position
+                                                                         else None)}
+            if index == position:
+                return set(values)
+        return set()
+
+    def _selected(self, selectors: tuple, given: dict) -> Backends:
+        found: set[str] = set()
+        for keyword, _ in selectors:
+            for value in given.get(keyword, ()):
+                dotted = value[1] if value[0] in ("obj", "ext") and isinstance(value[1], str) else ""
+                found |= {backend for prefix, backend in BACKEND_MODULES if dotted.startswith(prefix)}
+                if value[0] == "lit" and isinstance(value[1], str) and value[1].lower() in BACKEND_WORDS:
+                    found.add(BACKEND_WORDS[value[1].lower()])
+                if value[0] == "map":
+                    found |= {BACKEND_WORDS[key] for key in self._keys_of(value) if key in BACKEND_WORDS}
+        return frozenset(found)
+
+    def _launch(self, body: tuple, backends: Backends, call: Call, module: str) -> None:
+        """A kernel body handed to a launcher: it (and all it calls) runs in kernels for `backends`."""
+        for function in self._functions_in(body):
+            self._run_with(function, backends)
+            self.launches.add((call.scope, function))
+        self._launching = True
+        try:
+            self._invoke(body, [], [], call, module)
+        finally:
+            self._launching = False
+
+    def _run_in(self, function: str, caller: str) -> None:
+        """A call from kernel code runs in that kernel."""
+        outer = self._backends_of(caller)
+        if outer:
+            self._run_with(function, outer)
+
+    def _escape(self, args: list, keywords: list, call: Call, module: str, name: str, maybe_launch: bool = False) -> None:
+        """Values handed to code the flow does not follow. A function handed on from kernel code runs
+        there (`lax.fori_loop(0, n, body, x)`, `@pl.when(c)`), and from plain code, handed to an
+        installed package's code, runs as plain code (`jax.jit(f)`, `jax.tree.map(f, HELPERS)`), unless
+        the callee may be a launcher (`maybe_launch`: `_invoke` says so); a pair handed on is read there."""
+        in_kernel = self._backends_of(call.scope)
+        # Python's builtins hand functions on without calling them (`zip`, `classmethod`, `print`).
+        runs_plainly = not in_kernel and not maybe_launch and not name.startswith("builtins.")
+        reader = ""
+        for _, held in [*args, *keywords]:
+            for value in held:
+                if value[0] in ("def", "bound", "partial"):
+                    if in_kernel:
+                        self._launch(value, frozenset(in_kernel), call, module)
+                    elif runs_plainly:
+                        self.calls.update((call.scope, function) for function in self._functions_in(value))
+                elif value[0] in HOLDERS:
+                    reader = reader or f"`{name.removeprefix('builtins.')}` ({module}:{call.site[0]})"
+                    self.read_by(value, reader)
+                    if runs_plainly:
+                        self._escaped_plainly.setdefault(value, set()).add(call.scope)

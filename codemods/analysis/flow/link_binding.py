@@ -1,0 +1,151 @@
+"""Arguments bound to parameters, for the link (link.py): positional ones, `*args` spread element by
+element where the tuple's length is known, keywords, `**mapping` entry by entry, defaults, a method's
+instance, a dataclass's fields; and where each keyword a function's `**kwargs` holds was written, for
+the answers to say where to fix it (`passed`)."""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+from codemods.analysis.flow.link_heap import Context
+from codemods.analysis.flow.link_readers import Readers
+from codemods.analysis.flow.summary import DOUBLE_STAR, KEYWORD_ONLY, STAR, Call, Site
+
+
+class Binding(Readers):
+    """Binds a call's arguments to a function's parameters (`_bind`), recording the functions code of
+    the project calls (`invoked`), where each `**kwargs` entry was written (`passed`) and which call
+    binds a keyword to a named parameter (`bound`)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.invoked: set[str] = set()
+        # Where what a function's `**kwargs` holds was written: (kwargs, key) -> {source: values}, a source
+        # ("at", module, call site) for `f(key=...)` or ("unknown", why); (kwargs, None) -> the mappings
+        # spread into it (`f(**options)`; an installed package's or an unknown value too).
+        self.passed: dict[tuple, dict[tuple, set]] = {}
+        # (module, call site, function): that call binds a keyword to a parameter of the function
+        self.bound: set[tuple[str, Site, str]] = set()
+        super().__init__(*args, **kwargs)
+
+    def _bind(self, function: str, args: Iterable, keywords: Iterable, instance: Optional[tuple],
+              call: Optional[Call] = None, caller: Optional[str] = None) -> None:
+        """`call` (in module `caller`): where the keywords it writes are written (`passed`); a keyword
+        a partial bound is not, and is recorded as written nowhere known. A launch helper's parameters
+        are bound for that call only (`launch_helpers`)."""
+        self.invoked.add(function)
+        for statement in self._waiting.pop(function, ()):
+            self._queue_statement(statement)
+        written = {name for name, _ in call.keywords if name is not None} if call is not None else set()
+        entry = self.functions.get(function)
+        if entry is None:
+            return
+        module, summary = entry
+        context = self._context_of(function, call, caller)
+        if function in self.launch_helpers:
+            self._enter(function, context)
+        here = (context,) if context is not None else ()  # a launch helper's keys for this call of it
+        params = list(summary.params)
+        given: set[str] = set()
+        positional = [param for param in params if param[1] not in (KEYWORD_ONLY, STAR, DOUBLE_STAR)]
+        star = next((param[0] for param in params if param[1] == STAR), None)
+        double = next((param[0] for param in params if param[1] == DOUBLE_STAR), None)
+        if instance is not None and positional:
+            self._add(("var", function, positional[0][0], *here), {instance})
+            given.add(positional[0][0])
+            positional = positional[1:]
+        position = 0
+        for starred, values in args:
+            lengths = {value[3] for value in values if value[0] == "seq"}
+            if starred and values and len(lengths) == 1 and all(value[0] == "seq" for value in values):
+                for element in range(lengths.pop()):  # *(a, b): a tuple of known length, element by element
+                    held = {found for value in values for found in self.read(value, element)}
+                    if position < len(positional):
+                        self._add(("var", function, positional[position][0], *here), held)
+                        given.add(positional[position][0])
+                        position += 1
+                    elif star:
+                        self._field(("args", function, *here), None, held)
+                continue
+            if starred:  # *values: each element may land on any parameter from here on
+                elements = {found for value in values for found in self._item(value, None)}
+                for name, _, _ in positional[position:]:
+                    self._add(("var", function, name, *here), elements)
+                if star:
+                    self._field(("args", function, *here), None, elements)
+                position = len(positional)
+                continue
+            if position < len(positional):
+                name = positional[position][0]
+                self._add(("var", function, name, *here), values)
+                given.add(name)
+                position += 1
+            elif star:
+                self._field(("args", function, *here), None, values)
+        if star:
+            self._add(("var", function, star, *here), {("args", function, *here)})
+        if double:
+            self._add(("var", function, double, *here), {("kwargs", function, *here)})
+        names = {param[0] for param in params if param[1] not in (STAR, DOUBLE_STAR)}
+        for keyword, values in keywords:
+            if keyword is not None:
+                at = ("at", caller, call.site) if call is not None and keyword in written else ("unknown", "a partial's keyword")
+                self._keyword(function, keyword, values, names, double, given, at, here)
+                continue
+            for value in values:  # **mapping
+                if double and value[0] in ("map", "kwargs", "obj", "ext", "unknown"):  # (installed or unknown: named)
+                    self.passed.setdefault((("kwargs", function, *here), None), {}).setdefault(value, set())
+                if value[0] in ("map", "kwargs"):
+                    for key in list(self._keys_of(value)):
+                        if isinstance(key, str):
+                            self._keyword(function, key, self.read(value, key), names, double, given, value, here)
+                        elif key is None:  # entries of keys not known (a comprehension's): any parameter not given
+                            held = self.read(value, None)
+                            for name in names - given:
+                                self._add(("var", function, name, *here), held)
+                            if double:
+                                self._field(("kwargs", function, *here), None, held)
+                elif value[0] == "unknown":
+                    for name in names - given:
+                        self._add(("var", function, name, *here), {value})
+        for name, _, default in params:
+            if default is not None and name not in given:
+                self._add(("var", function, name, *here), self._eval(default, module))
+
+    def _keyword(self, function: str, keyword: str, values: set, names: set, double: Optional[str], given: set,
+                 source: tuple, here: tuple) -> None:
+        if keyword in names:
+            self._add(("var", function, keyword, *here), values)
+            given.add(keyword)
+            if source[0] == "at":
+                self.bound.add((source[1], source[2], function))
+            if source[0] in ("map", "kwargs"):  # a mapping's entry read by name: code of its own reads it
+                self.readers.setdefault((source, keyword), set()).add(f"`{function}` (its parameter `{keyword}`)")
+        elif double:
+            self._field(("kwargs", function, *here), keyword, values)
+            if source[0] not in ("map", "kwargs"):  # (a mapping spread into it: `passed[kwargs, None]`)
+                self.passed.setdefault((("kwargs", function, *here), keyword), {}).setdefault(source, set()).update(values)
+
+    def _context_of(self, function: str, call: Optional[Call], caller: Optional[str]) -> Optional[Context]:
+        """The context a call runs `function` in: its own where `function` is a launch helper."""
+        return (function, caller, call.site) if call is not None and caller is not None \
+            and function in self.launch_helpers else None
+
+    def _returned(self, function: str, call: Call, caller: str) -> set:
+        """What `function` returns to `call` (in module `caller`)."""
+        context = self._context_of(function, call, caller)
+        return self._get(("ret", function) if context is None else ("ret", function, context))
+
+    def _bind_fields(self, instance: tuple, fields: tuple, args: list, keywords: list) -> None:
+        for (name, _), (starred, values) in zip(fields, args):
+            if not starred:
+                self._field(instance, name, values)
+        names = {name for name, _ in fields}
+        for keyword, values in keywords:
+            if keyword in names:
+                self._field(instance, keyword, values)
+
+    def _arity(self, partial: tuple) -> int:
+        return sum(1 for key in self._keys_of(partial) if isinstance(key, tuple) and key[0] == "arg")
+
+    def _bound_names(self, partial: tuple) -> list[str]:
+        return sorted(key[1] for key in self._keys_of(partial) if isinstance(key, tuple) and key[0] == "kw")

@@ -1,0 +1,233 @@
+"""The link's memory and worklist (link.py): what each variable, parameter, field, return and call
+result may hold, the modules read (those the project gives, and others loaded the first time a name of
+theirs is read), and which statements to evaluate again when what they read grows. The layers above
+(`link_values`, `link_readers`, `link_binding`, `link`) say what a statement does; this one only keeps
+what it wrote and who read it."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from typing import Callable, Iterable, Iterator, Optional
+
+from codemods.analysis.kernel_scope import LAUNCHERS
+from codemods.analysis.flow.summary import Expr, ModuleSummary, Site
+
+# A bound on evaluations, per statement: every value set only grows, so the worklist empties long
+# before (a few evaluations per statement on the held-out set and jax's own Pallas source).
+_EVALUATIONS_PER_STATEMENT = 64
+_REF = re.compile(r"\w_refs?$")  # a parameter named as kernel bodies name their refs
+# A launch helper run for one call of it: (the helper, the module and site of the call); see `launch_helpers`.
+Context = tuple[str, str, Site]
+# (module, "assign" | "return" | "call", number, the context it is evaluated in: None for all calls at once)
+Statement = tuple[str, str, int, Optional[Context]]
+
+
+def launch_helpers(summary: ModuleSummary) -> set[str]:
+    """The module's launch helpers: functions with parameters whose own code calls a launcher by its name
+    (`def _launch(body, x, **kw): pl.pallas_call(partial(body, **kw), ...)`) and that define nothing
+    inside them, so that only their own statements read and write their variables. The link runs each
+    once per call site of it (one level of call-site sensitivity, bounded by the calls of it in the
+    project): a body and the keywords one caller passes meet each other only, not every caller's."""
+    launching = {call.scope for call in summary.calls if _dotted(call.callee) in LAUNCHERS}
+    defined = (*summary.functions, *summary.classes)
+    return {function for function in launching if function in summary.functions
+            and summary.functions[function].params
+            and not any(name.startswith(function + ".") for name in defined)}
+
+
+def _helper_of(scope: Optional[str], read: tuple, summary: ModuleSummary, helpers: set[str]) -> Optional[str]:
+    """The launch helper a statement is of: its scope, or, for an assignment of another scope's name
+    (`global LAST; LAST = kw`) or of none (`box[key] = ...`, `obj.attr = ...`: a summary gives no
+    scope), the helper whose variables or calls it reads (`read`: its target and value)."""
+    if scope in helpers:
+        return scope
+    pending = list(read)
+    while pending:
+        expr = pending.pop()
+        if not isinstance(expr, tuple) or not expr:
+            continue
+        if expr[0] == "var" and expr[1] in helpers:
+            return expr[1]
+        if expr[0] == "call" and isinstance(expr[1], int) and summary.calls[expr[1]].scope in helpers:
+            return summary.calls[expr[1]].scope
+        pending.extend(part for part in expr[1:] if isinstance(part, tuple))
+    return None
+
+
+def _dotted(expr: Expr) -> Optional[str]:
+    """The name an expression spells, imports resolved (`pl.pallas_call`: jax.experimental.pallas.pallas_call)."""
+    if expr[0] == "dotted":
+        return expr[1]
+    inner = _dotted(expr[1]) if expr[0] == "attr" else None
+    return f"{inner}.{expr[2]}" if inner is not None else None
+
+
+class Heap:
+    """What each key holds (`heap`, keyed by ("var", scope, name), ("field", owner, key), ("ret",
+    function), ("res", module, call)), a container's keys, which functions run in which kernels
+    (`backends`), and the worklist: a statement is evaluated again only when something it read grew
+    (`_get` records what it reads, `_grew` queues who read it)."""
+
+    def __init__(self, modules: dict[str, ModuleSummary],
+                 load: Optional[Callable[[str], Optional[ModuleSummary]]] = None,
+                 loadable: "frozenset[str] | set[str]" = frozenset()) -> None:
+        self.modules: dict[str, ModuleSummary] = {}
+        self._load, self._loadable = load, set(loadable) - set(modules)
+        self.functions: dict[str, tuple[str, object]] = {}
+        self.classes: dict[str, tuple[str, object]] = {}
+        self.heap: dict[tuple, set] = {}
+        self.keys: dict[tuple, set] = {}  # a container's keys written so far
+        self.backends: dict[str, set[str]] = {}  # a function -> the kernels' backends it runs in
+        self._queue: deque[Statement] = deque()
+        self._queued: set[Statement] = set()
+        self._readers_of: dict[tuple, set[Statement]] = {}
+        self._current: Optional[Statement] = None
+        self._budget = 0
+        self._on_demand: set[str] = set()  # the modules read on demand
+        self._waiting: dict[str, list[Statement]] = {}  # a function of one -> its statements (`_bind`)
+        self._writers: dict[tuple, list[Statement]] = {}  # a module-level name of one -> what sets it (`_get`)
+        self.launch_helpers: set[str] = set()
+        self._helper_statements: dict[str, list[Statement]] = {}  # a launch helper -> its statements (`_enter`)
+        self._entered: set[tuple[str, Optional[Context]]] = set()
+        for summary in modules.values():
+            self._add_module(summary)
+
+    def _add_module(self, summary: ModuleSummary, on_demand: bool = False) -> None:
+        """A module's definitions, and its statements queued (with their share of the budget). Of a
+        module read on demand, a statement waits until what it sets is read, or its function is
+        called: what the rest of it would do is not the link's business (numpy's and scipy's
+        thousands of statements, read because the project says `np.float32`)."""
+        self.modules[summary.name] = summary
+        self.functions.update((q, (summary.name, f)) for q, f in summary.functions.items())
+        self.classes.update((q, (summary.name, c)) for q, c in summary.classes.items())
+        if on_demand:
+            self._on_demand.add(summary.name)
+        helpers = launch_helpers(summary) if not on_demand else set()
+        self.launch_helpers |= helpers
+        for kind, items in (("assign", summary.assigns), ("return", summary.returns), ("call", summary.calls)):
+            for number, item in enumerate(items):
+                statement = (summary.name, kind, number, None)
+                scope = item[0][1] if kind == "assign" and item[0][0] == "var" else item[0] if kind == "return" \
+                    else item.scope if kind == "call" else None
+                helper = _helper_of(scope, item if kind == "assign" else (), summary, helpers) if helpers else None
+                if helper is not None:  # for each call of it (`_enter`)
+                    self._helper_statements.setdefault(helper, []).append(statement)
+                elif not on_demand or scope is None:
+                    self._queue_statement(statement)
+                elif scope != summary.name:  # in a function: when it is called
+                    self._waiting.setdefault(scope, []).append(statement)
+                else:  # a module-level name, or call: when something reads it
+                    key = item[0] if kind == "assign" else ("res", summary.name, number)
+                    self._writers.setdefault(key, []).append(statement)
+
+    def _enter(self, helper: str, context: Optional[Context]) -> None:
+        """A launch helper's statements queued to run for `context` (a call of it; None: every call at once)."""
+        if (helper, context) not in self._entered:
+            self._entered.add((helper, context))
+            for module, kind, number, _ in self._helper_statements.get(helper, ()):
+                self._queue_statement((module, kind, number, context))
+
+    def _local(self, key: tuple) -> tuple:
+        """`key` as the statement being evaluated sees it: a launch helper's variable, call result,
+        return or partial (one its own code builds) for the call it runs for (`Context`), its own key;
+        any other key as it is."""
+        context = self._current[3] if self._current is not None else None
+        if context is None:
+            return key
+        kind = key[0]
+        if kind in ("var", "ret") and key[1] == context[0] or kind == "partial" or \
+                kind == "res" and self.modules[key[1]].calls[key[2]].scope == context[0]:
+            return (*key, context)
+        return key
+
+    def _queue_statement(self, statement: Statement) -> None:
+        self._queue.append(statement)
+        self._queued.add(statement)
+        self._budget += _EVALUATIONS_PER_STATEMENT
+
+    def _has(self, module: str) -> bool:
+        """Whether `module` is one the link reads: loaded the first time a name of it is read."""
+        if module in self.modules:
+            return True
+        if module not in self._loadable or self._load is None:
+            return False
+        self._loadable.discard(module)
+        summary = self._load(module)
+        if summary is None:
+            return False
+        self._add_module(summary, on_demand=True)
+        return True
+
+    def takes_refs(self, function: str) -> bool:
+        """Whether a function has a parameter named as kernel bodies name their refs."""
+        entry = self.functions.get(function)
+        return entry is not None and any(_REF.search(name) for name, _, _ in entry[1].params)
+
+    def _statements(self) -> Iterator[Statement]:
+        """The worklist's statements in turn (each the one being evaluated, `_current`, while it is),
+        until it empties or the budget is spent."""
+        self._budget += _EVALUATIONS_PER_STATEMENT * len(self._queued)
+        while self._queue and self._budget > 0:
+            self._budget -= 1
+            statement = self._current = self._queue.popleft()
+            self._queued.discard(statement)
+            yield statement
+        self._current = None
+
+    def _get(self, key: tuple) -> set:
+        """What `key` holds so far; the statement being evaluated is evaluated again when it grows."""
+        if self._writers and key in self._writers:  # a name of a module read on demand, read the first time
+            for statement in self._writers.pop(key):
+                self._queue_statement(statement)
+        current = self._current
+        if current is not None:
+            readers = self._readers_of.get(key)
+            if readers is None:
+                self._readers_of[key] = {current}
+            else:
+                readers.add(current)
+        held = self.heap.get(key)
+        return held if held is not None else set()
+
+    def _grew(self, key: tuple) -> None:
+        for statement in self._readers_of.get(key, ()):
+            if statement not in self._queued:
+                self._queued.add(statement)
+                self._queue.append(statement)
+
+    def _keys_of(self, owner: tuple) -> set:
+        self._get(("keys", owner))
+        return self.keys.get(owner, set())
+
+    def _backends_of(self, function: str) -> set:
+        self._get(("backends", function))
+        return self.backends.get(function, set())
+
+    def _run_with(self, function: str, backends: "set | frozenset") -> None:
+        held = self.backends.setdefault(function, set())
+        if not held >= backends:
+            held |= backends
+            self._grew(("backends", function))
+
+    def _add(self, key: tuple, values: Iterable) -> None:
+        held = self.heap.get(key)
+        if held is None:
+            held = self.heap[key] = set(values)
+            if held:
+                self._grew(key)
+            return
+        before = len(held)
+        held.update(values)
+        if len(held) != before:
+            self._grew(key)
+
+    def _field(self, owner: tuple, key: object, values: Iterable) -> None:
+        keys = self.keys.setdefault(owner, set())
+        if key not in keys:
+            keys.add(key)
+            self._grew(("keys", owner))
+        self._add(("field", owner, key), values)
+
+    def read(self, owner: tuple, key: object) -> set:
+        return self._get(("field", owner, key))

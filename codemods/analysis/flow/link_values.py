@@ -1,0 +1,197 @@
+"""What an expression of a summary may hold, for the link (link.py): names through imports,
+re-exports and `from m import *`, attributes of modules, classes and instances (through their bases),
+items of containers and `**kwargs`, and what an assignment stores. Reads and writes the link's
+memory (`link_heap`) only."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from codemods.analysis.flow.link_heap import Heap
+from codemods.analysis.flow.summary import Expr
+
+_PRECISION = "jax.lax.Precision"
+_CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__", "values", "items"})
+
+
+class Values(Heap):
+    """Expressions evaluated to the values they may hold (see link.py for the values' shapes), and
+    who reads a container's entries by code of its own (`readers`, `[...]` and `.get(...)` of it)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        self._attributes: dict[str, dict[str, Expr]] = {}  # a class's attributes by name (see `_class_attribute`)
+        self.readers: dict[tuple, set[str]] = {}  # a seq or mapping -> who reads it besides followed calls
+        super().__init__(*args, **kwargs)
+
+    def _store(self, target: Expr, values: set, module: str) -> None:
+        """`name = ...`, `obj.attr = ...` (an instance's, a class's or a module's), `box[key] = ...`."""
+        if target[0] == "var":
+            self._add(self._local(target), values)
+            return
+        for owner in self._eval(target[1], module):
+            if target[0] == "attr" and owner[0] == "module":
+                self._add(("var", owner[1], target[2]), values)
+            elif target[0] == "attr" and owner[0] in ("inst", "class"):
+                self._field(owner, target[2], values)
+            elif target[0] == "item" and owner[0] in ("map", "seq", "kwargs"):
+                self._field(owner, target[2], values)
+
+    def _eval(self, expr: Expr, module: str) -> set:
+        kind = expr[0]
+        if kind == "lit":
+            return {expr}
+        if kind == "var":
+            if expr[1] not in self.modules:  # a function's variable
+                return set(self._get(self._local(expr)))
+            return self._module_name(expr[1], expr[2])
+        if kind == "dotted":
+            return self._resolve(expr[1])
+        if kind == "attr":
+            return {found for value in self._eval(expr[1], module) for found in self._attribute(value, expr[2])}
+        if kind == "item":
+            owners = self._eval(expr[1], module)
+            for owner in owners:  # `options["accuracy"]`: code of its own reads the mapping's entries
+                if owner[0] in ("map", "kwargs"):
+                    self.readers.setdefault(owner, set()).add(f"`[...]` of it in {module}")
+            return {found for value in owners for found in self._item(value, expr[2])}
+        if kind == "call":
+            return self._get(self._local(("res", module, expr[1])))
+        if kind == "seq":
+            value = ("seq", module, expr[1], len(expr[2]))
+            for position, element in enumerate(expr[2]):
+                self._field(value, position, self._eval(element, module))
+            return {value}
+        if kind == "map":
+            value = ("map", module, expr[1])
+            for key, element in expr[2]:
+                self._field(value, key, self._eval(element, module))
+            return {value}
+        if kind == "comp":  # a mapping of keys not known, holding what the element may be
+            value = ("map", module, expr[1], "a comprehension")
+            self._field(value, None, self._eval(expr[2], module))
+            return {value}
+        if kind in ("def", "class"):
+            return {expr}
+        if kind == "either":
+            return {found for option in expr[1] for found in self._eval(option, module)}
+        return {expr}  # unknown
+
+    def _module_name(self, module: str, name: str) -> set:
+        """What a module's name holds, read in it or from outside: what it binds, a submodule of that
+        name, or what its `from m import *` brings in."""
+        return self._get(("var", module, name)) | self._module_value(module, name) | self._star_imported(module, name)
+
+    def _star_imported(self, scope: str, name: str, depth: int = 0) -> set:
+        """A module's name it never binds, from its `from m import *` (a name other modules read too)."""
+        summary = self.modules.get(scope)
+        if summary is None or depth > 8:
+            return set()
+        return {found for star in summary.star_imports if self._has(star)
+                for found in self._get(("var", star, name)) | self._star_imported(star, name, depth + 1)}
+
+    def _module_value(self, module: str, name: str) -> set:
+        """`pkg.sub` read as a name of `pkg`: the submodule."""
+        return {("module", f"{module}.{name}")} if self._has(f"{module}.{name}") else set()
+
+    def _resolve(self, dotted: str) -> set:
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:cut])
+            if self._has(prefix):
+                values = {("module", prefix)}
+                for name in parts[cut:]:
+                    values = {found for value in values for found in self._attribute(value, name)}
+                return values
+        level = dotted.rsplit(".", 1)
+        if len(level) == 2 and level[0].endswith(_PRECISION.rsplit(".", 1)[1]) and level[1] in ("DEFAULT", "HIGH", "HIGHEST"):
+            return {("level", level[1])}
+        return {("ext", dotted)}
+
+    def _attribute(self, value: tuple, name: str) -> set:
+        kind = value[0]
+        if kind == "module":
+            return self._module_name(value[1], name)
+        if kind == "ext":  # (a name chain longer than any module path is something computed: `x = x.parent`)
+            return self._resolve(f"{value[1]}.{name}") if value[1].count(".") < 8 else {("obj", value[1])}
+        if kind == "obj":  # what installed code gave stays that, whatever is read from it: the set stays finite
+            return {value}
+        if kind == "inst":
+            return self.read(value, name) | self._class_attribute(value[1], name, value)
+        if kind == "class":
+            return self._class_attribute(value[1], name, None)
+        if kind in ("map", "kwargs") and name in _CONTAINER_READS:
+            self.readers.setdefault(value, set()).add(f"`.{name}(...)` of it")
+            return {("method", value, name)}
+        if kind in ("map", "kwargs") and name == "update":  # a write, not a read (`_invoke`)
+            return {("method", value, name)}
+        if kind == "unknown":
+            return {value}
+        return set()
+
+    def _class_attribute(self, qualified: str, name: str, instance: Optional[tuple], depth: int = 0) -> set:
+        entry = self.classes.get(qualified)
+        if entry is None or depth > 8:
+            return set()
+        module, cls = entry
+        attributes = self._attributes.get(qualified)
+        if attributes is None:  # the last assignment of each name wins
+            attributes = self._attributes[qualified] = dict(cls.attributes)
+        expr = attributes.get(name)
+        if expr is not None:
+            values = self._eval(expr, module)
+            if instance is None:
+                return values
+            return {("bound", value[1], instance) if value[0] == "def" else value for value in values}
+        return {found for base in cls.bases for value in self._eval(base, module) if value[0] == "class"
+                for found in self._class_attribute(value[1], name, instance, depth + 1)}
+
+    def _write_entries(self, target: tuple, args: list, keywords: list) -> None:
+        """`dict(options, key=..., **more)` and `target.update(...)`: the entries written into `target`
+        (a mapping's copied, `.items()` of one too; those of an iterable of pairs are not followed: an
+        unknown value under keys not known, never nothing)."""
+        copied = [(None, args[0][1])] if args and not args[0][0] else []  # `dict(options)`: as `dict(**options)`
+        for keyword, values in copied + list(keywords):
+            if keyword is not None:
+                self._field(target, keyword, values)
+                continue
+            for mapping in values:
+                mapping = mapping[1] if mapping[0] == "items" else mapping
+                if mapping[0] in ("map", "kwargs"):
+                    for key in list(self._keys_of(mapping)):
+                        self._field(target, key, self.read(mapping, key))
+                elif keyword is None and mapping[0] != "lit":
+                    self._field(target, None, {("unknown", "the entries of `dict(...)` or `.update(...)` of an iterable")})
+
+    def _item(self, value: tuple, key: object) -> set:
+        kind = value[0]
+        if kind == "seq":
+            if isinstance(key, int) and -value[3] <= key < value[3]:
+                return set(self.read(value, key % value[3]))
+            return {found for position in range(value[3]) for found in self.read(value, position)}
+        if kind in ("map", "kwargs", "args"):
+            if key is None:
+                return {found for known in self._keys_of(value) for found in self.read(value, known)}
+            return self.read(value, key) | self.read(value, None)
+        if kind == "items":  # an entry of `d.items()`, and its key (0) or value (1)
+            return {("entry", value[1])}
+        if kind == "entry":
+            keys = {("lit", known) for known in self._keys_of(value[1]) if isinstance(known, (str, int))}
+            return (keys if key in (0, None) else set()) | (self._item(value[1], None) if key in (1, None) else set())
+        if kind in ("unknown", "obj", "ext"):
+            return {value} if kind != "ext" else {("obj", value[1])}
+        return set()
+
+    def _functions_in(self, callable_value: tuple) -> Iterator[str]:
+        """The functions calling `callable_value` runs: itself, a partial's function, an instance's `__call__`."""
+        targets, seen = [callable_value], set()
+        while targets:
+            value = targets.pop()
+            if value in seen:  # a partial of itself
+                continue
+            seen.add(value)
+            if value[0] in ("def", "bound"):
+                yield value[1]
+            elif value[0] == "partial":
+                targets.extend(self.read(value, "fn"))
+            elif value[0] == "inst":  # a callable instance
+                targets.extend(self._class_attribute(value[1], "__call__", value))
