@@ -269,6 +269,20 @@ def test_summarised_in_workers_the_index_gives_the_lazy_facts_and_state(seed: in
 
 @FORKS
 @FORK_WARNING
+def _log_where_the_link_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """The file each run of the link writes a line to: "main" in this process, "forked" in another
+    (a forked process inherits the patch)."""
+    log, main, link = tmp_path / "linked-in.log", os.getpid(), flow.link
+
+    def logged_link(*args, **kwargs):
+        with open(log, "a") as out:
+            out.write("main\n" if os.getpid() == main else "forked\n")
+        return link(*args, **kwargs)
+
+    monkeypatch.setattr(flow, "link", logged_link)
+    return log
+
+
 @pytest.mark.parametrize("jobs, processed, summarised, seed", [
     *[(2, "all", True, seed) for seed in (3, 11, 12, 13, 14)], (1, "all", False, 3), (2, "one", False, 3)])
 def test_a_run_over_most_of_a_large_project_summarises_it_in_workers(
@@ -294,14 +308,7 @@ def test_a_run_over_most_of_a_large_project_summarises_it_in_workers(
     here = []  # the files analysed in this process (a worker's list is its own)
     process = runner._process_candidate
     monkeypatch.setattr(runner, "_process_candidate", lambda item: here.append(item[0]) or process(item))
-    log, main, link = tmp_path / "linked-in.log", os.getpid(), flow.link
-
-    def logged_link(*args, **kwargs):  # a forked process inherits it
-        with open(log, "a") as out:
-            out.write("main\n" if os.getpid() == main else "forked\n")
-        return link(*args, **kwargs)
-
-    monkeypatch.setattr(flow, "link", logged_link)
+    log = _log_where_the_link_runs(monkeypatch, tmp_path)
     settings = Settings((0, 12, 0, 1))
     chosen = paths if processed == "all" else [tmp_path / "lib" / "ops.py"]
     results = runner.run(chosen, registry.RULES, settings, jobs, None, project=paths)
@@ -415,14 +422,7 @@ def test_linked_in_a_forked_process_the_index_gives_the_facts_and_state_of_a_lin
     here.link_flow(follows)
     facts_here = _all_facts(here, paths)
     assert facts_here["body.py"].flow.sinks and facts_here["consts.py"].flow.origins  # the link's answers
-    log, main, link = tmp_path / "linked-in.log", os.getpid(), flow.link
-
-    def logged_link(*args, **kwargs):  # the forked process inherits it
-        with open(log, "a") as out:
-            out.write("main\n" if os.getpid() == main else "forked\n")
-        return link(*args, **kwargs)
-
-    monkeypatch.setattr(flow, "link", logged_link)
+    log = _log_where_the_link_runs(monkeypatch, tmp_path)
     elsewhere = ProjectIndex(paths, read_bytes)
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
         elsewhere.link_flow_elsewhere(follows, None, pool.submit)
