@@ -1151,6 +1151,14 @@ def test_a_call_handing_a_kernel_wrapper_a_pair_shared_with_xla_code_is_said_at_
     assert "outside kernels (tpuops.reference:5)" in finding.message and "its own module" not in finding.message
 
 
+def _hints_fixed(folder: Path) -> tuple[dict, set[str]]:
+    """JAX002 with unsafe fixes over a package: its findings by (file, line, kind), and the files it changes."""
+    results = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+                  project=discover([folder]))
+    return ({(Path(r.path).name, f.line, f.kind): f.message for r in results for f in r.findings},
+            {Path(r.path).name for r in results if r.new_source is not None})
+
+
 @pytest.mark.parametrize("shared", [True, False])
 def test_a_hint_a_dataclass_is_built_with_that_xla_code_reads_too_is_not_dropped_where_it_is_written(
         shared: bool, tmp_path: Path) -> None:
@@ -1178,10 +1186,7 @@ def test_a_hint_a_dataclass_is_built_with_that_xla_code_reads_too_is_not_dropped
                                 "    return lax.exp(x, accuracy=CFG.accuracy)\n"
     package = f"hintcfg_{shared}"
     folder = _write(tmp_path, package, files)
-    results = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
-                  project=discover([folder]))
-    findings = {(Path(r.path).name, f.line, f.kind): f.message for r in results for f in r.findings}
-    changed = {Path(r.path).name for r in results if r.new_source is not None}
+    findings, changed = _hints_fixed(folder)
     assert ("kernels.py", 7, Kind.DROPPED) in findings, findings
     if shared:
         assert findings[("config.py", 4, Kind.MANUAL)].endswith(
@@ -1220,10 +1225,7 @@ def test_a_hint_at_the_op_of_a_helper_only_the_link_runs_in_a_kernel_is_dropped_
         files["reference.py"] = "from .util import act\n\ndef reference(x):\n    return act(x)\n"
     package = f"hintrelay_{shared}"
     folder = _write(tmp_path, package, files)
-    results = run([folder], registry.select(["JAX002"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
-                  project=discover([folder]))
-    findings = {(Path(r.path).name, f.line, f.kind): f.message for r in results for f in r.findings}
-    changed = {Path(r.path).name for r in results if r.new_source is not None}
+    findings, changed = _hints_fixed(folder)
     if shared:
         assert list(findings) == [("util.py", 6, Kind.MANUAL)], findings
         assert f"and as `jax.lax.exp` outside kernels ({package}.util:6) too" in findings[("util.py", 6, Kind.MANUAL)]
