@@ -34,9 +34,9 @@ from codemods.engine.fixes import anchor, merge, render, rendered_with_edits
 from codemods.engine.positions import Positions
 from codemods.engine.prefilter import rules_for
 from codemods.engine.report import FileResult
-from codemods.engine.rule import SUPPRESSIONS, ParsedFile, Rule, selects
+from codemods.engine.rule import SUPPRESSIONS, ParsedFile, Rule
 from codemods.engine.source import SourceError, decode, utf8_code, write_atomically
-from codemods.engine.suppression import Comment, Used, reach, silencing, suppressions, with_ignores
+from codemods.engine.suppression import Comment, Used, reach, silencer, silencing, suppressions, with_ignores
 from codemods.floor import FloorError
 from codemods.settings import Scope, Settings
 
@@ -340,8 +340,7 @@ def _settled_by_comments(index: ProjectIndex, project: Sequence[Path], transform
         if pair.module not in comments:
             comments[pair.module] = read(pair.module)
         comment = comments[pair.module].get(pair.site[0])
-        return comment is not None and (comment.selectors is None
-                                        or any(selects(selector, rule) for selector in comment.selectors))
+        return comment is not None and silencer(comment, rule) is not None
     return settled
 
 

@@ -78,13 +78,18 @@ def silencing(finding: Finding, rule: Rule, comments: dict[int, Comment],
     lines = [finding.line] if finding.line in comments else []
     lines += sorted(start for start, end in (covers or {}).items() if start < finding.line <= end)
     for line in lines:
-        selectors = comments[line].selectors
-        if selectors is None:
-            return line, ""
-        named = next((selector for selector in selectors if selects(selector, rule)), None)
+        named = silencer(comments[line], rule)
         if named is not None:
             return line, named
     return None
+
+
+def silencer(comment: Comment, rule: Rule) -> Optional[str]:
+    """What in `comment` silences `rule`: the selector naming it, "" for a comment without selectors,
+    None where it does not."""
+    if comment.selectors is None:
+        return ""
+    return next((selector for selector in comment.selectors if selects(selector, rule)), None)
 
 
 def with_ignores(text: str, codes: Mapping[int, Iterable[str]]) -> tuple[str, list[int]]:
