@@ -906,7 +906,7 @@ def test_what_plain_code_calls_through_a_table_is_not_kernel_code() -> None:
 
 
 def test_a_def_inside_a_kernel_that_takes_refs_is_not_an_unlaunched_body() -> None:
-    """`_find_unlaunched_bodies`: a def written inside a kernel (here never called) is within kernel
+    """`_MaybeKernels.find_unlaunched_bodies`: a def written inside a kernel (here never called) is within kernel
     code, not a body whose launch was not found: no [manual] note's reason for it."""
     scope = _scope("""
         def body(x_ref, o_ref):

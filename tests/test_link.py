@@ -1089,6 +1089,37 @@ def test_a_value_whose_fix_a_comment_silences_in_a_file_outside_the_run_is_not_s
     assert [(f.kind, f.line) for f in alone.findings] == ([] if silenced else [(Kind.MANUAL, 10)])
 
 
+def test_the_file_outside_the_run_whose_comment_is_read_is_the_index_path_of_its_module(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check of a comment where a kernel's value is written outside the run finds that file by
+    the index's `path_of` (issue 50, item 4): it asked `module_of` of every file of the project to
+    build the mapping the index holds. Here no file outside the run is asked about, and the comment
+    in `consts.py` still silences the kernel's note."""
+    from codemods.analysis.project import ProjectIndex
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    folder = _write(tmp_path, "pkg", {
+        "consts.py": "from jax import lax\nSCORES = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)  # jax-codemod: ignore\n",
+        "other.py": "X = 1\n",
+        "ops.py": _kernel("""
+            from jax import lax
+            from pkg.consts import SCORES
+
+            def body(x_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=SCORES)
+
+            def run(x):
+                return pl.pallas_call(body, out_shape=x)(x)
+        """)})
+    asked = []
+    module_of = ProjectIndex.module_of
+    monkeypatch.setattr(ProjectIndex, "module_of", lambda index, path: asked.append(Path(path).name) or module_of(index, path))
+    [alone] = run([folder / "ops.py"], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1,
+                  project=discover([tmp_path]))
+    assert alone.findings == [] and alone.error is None
+    assert set(asked) == {"ops.py"}
+
+
 @pytest.mark.parametrize("written, finding", [
     ("P = lax.Precision.HIGHEST", False), ("P = 'bfloat16'", False), ("P = None", False),
     ("P = getattr(lax.Precision, NAME)", True), ("P = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)", True),

@@ -126,6 +126,21 @@ def test_learnt_is_a_bool(tmp_path: Path) -> None:
     assert index.learnt() is True
 
 
+def test_the_path_of_a_module_is_module_of_backwards(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`path_of` answers from the mapping the index holds: each module's absolute path (a notebook's
+    too, files given relative to the folder the run is in), None for a name no file of the project has."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    files = [Path("pkg", "__init__.py"), Path("pkg", "m.py"), Path("nb.ipynb")]
+    for path in files:
+        path.write_text("")
+    index = ProjectIndex(files, read_bytes)
+    for path in files:
+        assert index.path_of(index.module_of(path)) == str(tmp_path / path)
+    assert index.module_of(files[1]) == "pkg.m"
+    assert index.path_of("pkg.other") is None and index.path_of("m") is None
+
+
 def test_a_lambda_launch_helper_before_a_def_one(tmp_path: Path) -> None:
     """A launch helper written as a lambda is exported under the name it is bound to, and the defs
     after it are still exported to importers."""

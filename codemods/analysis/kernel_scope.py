@@ -13,20 +13,25 @@ import ast
 import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Iterable, Iterator, Mapping, Optional
+from typing import Callable, Iterable, Iterator, Mapping, Optional
 
 from codemods.analysis.flow.flow_facts import NO_FLOW, Backends, FlowFacts
+from codemods.analysis.kernel_backends import (  # (the rules and the link read them from here too)
+    BACKEND_MODULES, BACKEND_NAMES, BACKEND_WORDS, LAUNCHERS, MOSAIC_GPU, MOSAIC_TPU, TRITON, LaunchBackends,
+    describe_backends,
+)
 from codemods.analysis.module import FUNCTIONS, MAX_ALIAS_DEPTH, Binding, FunctionNode, ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, Argument, find_arg, value_of
-from codemods.analysis.value_flow import (
-    Bound, Foreign, ForeignResult, Function, Mapping, Sequence, Unknown, ValueFlow, constant_index,
-)
+from codemods.analysis.value_containers import constant_index
+from codemods.analysis.value_graph import Bound, Foreign, ForeignResult, Function, Mapping, Sequence, Unknown
+from codemods.analysis.value_flow import ValueFlow
 
 # Every kernel launcher lives under jax.experimental.pallas: a file without this word launches no kernel.
 KERNEL_MARKER = b"pallas"
 # A parameter named as kernel bodies name their refs (`x_ref`, `o_refs`): a function that takes one
 # and whose launch the analysis did not find may still run in a kernel, launched in a way it does
-# not follow (`importlib`, a table of launchers, ...): a [manual] note says so (`_find_unlaunched_bodies`).
+# not follow (`importlib`, a table of launchers, ...): a [manual] note says so
+# (`_MaybeKernels.find_unlaunched_bodies`).
 # On bytes: a def with such a parameter (defaults and annotations nested two calls deep at most),
 # in code that passes a precision or an accuracy by keyword (what such a note can be about).
 REF_PARAMETER = re.compile(rb"\bdef[ \t]+\w+[ \t]*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*?\w_refs?\b")
@@ -35,51 +40,6 @@ HINT_KEYWORD = re.compile(rb"\b(?:precision|accuracy)[ \t]*=")
 # (a wall passed by position only, `lax.dot_general(a, b, dims, PAIR)`, gets no such note).
 _HINT_IN_TEXT = re.compile(HINT_KEYWORD.pattern.decode())
 NO_LAUNCH_FOUND = "takes refs as kernel bodies do, and no launch of it was found"
-MOSAIC_TPU, MOSAIC_GPU, TRITON = "mosaic_tpu", "mosaic_gpu", "triton"
-
-
-@dataclass(frozen=True)
-class Launcher:
-    body_position: Optional[int]  # where the kernel body sits among its arguments; None: decorator only
-    backends: Backends  # what it can lower for when nothing at the launch says which
-    # Arguments that say which backend: keyword -> position (None: keyword only).
-    selectors: tuple[tuple[str, Optional[int]], ...] = ()
-    body_keyword: str = "body"  # the body's parameter name
-
-
-_PALLAS = "jax.experimental.pallas."
-_BY_PARAMS = (("compiler_params", None), ("backend", None))
-_BY_MESH = (("mesh", None),)
-LAUNCHERS: dict[str, Launcher] = {
-    # No compiler params: Mosaic TPU on a TPU, Triton on a GPU (shared/NOTES.md, "Kernel backends").
-    _PALLAS + "pallas_call": Launcher(0, frozenset({MOSAIC_TPU, TRITON}), _BY_PARAMS, "kernel"),
-    _PALLAS + "kernel": Launcher(0, frozenset({MOSAIC_TPU, MOSAIC_GPU}), _BY_MESH + _BY_PARAMS),
-    _PALLAS + "core_map": Launcher(None, frozenset({MOSAIC_TPU, MOSAIC_GPU}), (("mesh", 0),) + _BY_PARAMS),
-    _PALLAS + "mosaic_gpu.kernel": Launcher(0, frozenset({MOSAIC_GPU})),
-    _PALLAS + "mosaic_gpu.emit_pipeline": Launcher(0, frozenset({MOSAIC_GPU})),
-    _PALLAS + "mosaic_gpu.emit_pipeline_warp_specialized": Launcher(0, frozenset({MOSAIC_GPU})),
-    _PALLAS + "tpu.emit_pipeline": Launcher(0, frozenset({MOSAIC_TPU})),
-    _PALLAS + "tpu.emit_pipeline_with_allocations": Launcher(0, frozenset({MOSAIC_TPU})),
-}
-BACKEND_NAMES = {MOSAIC_TPU: "Mosaic TPU", MOSAIC_GPU: "Mosaic GPU", TRITON: "Triton"}
-
-
-def describe_backends(backends: Backends) -> str:
-    """`{"mosaic_tpu", "triton"}` -> "Mosaic TPU and Triton"."""
-    return " and ".join(sorted(BACKEND_NAMES.get(backend, backend) for backend in backends))
-
-
-# The backend whose module defines a CompilerParams class or a mesh (users alias all three
-# `CompilerParams` under other names: the module, not the name, says which).
-BACKEND_MODULES = (
-    (_PALLAS + "tpu.", MOSAIC_TPU), ("jax._src.pallas.mosaic.", MOSAIC_TPU),
-    (_PALLAS + "mosaic_gpu.", MOSAIC_GPU), ("jax._src.pallas.mosaic_gpu.", MOSAIC_GPU),
-    (_PALLAS + "triton.", TRITON), ("jax._src.pallas.triton.", TRITON),
-)
-# `compiler_params=dict(mosaic=...)` / `{"triton": {...}}`, and `backend="..."`: the older spellings.
-BACKEND_WORDS = {"mosaic": MOSAIC_TPU, "mosaic_tpu": MOSAIC_TPU, "tpu": MOSAIC_TPU,
-                  "mosaic_gpu": MOSAIC_GPU, "triton": TRITON}
-
 _BODY_KEYWORDS = ("kernel", "body", "f")
 
 
@@ -242,6 +202,8 @@ BOUND, PASSED, WRAPPED, SHARED = "bound", "passed", "wrapped", "shared"
 
 
 _LAUNCHER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in LAUNCHERS)
+# A launch a function may run in, though no launch of it is resolved: its site, why, its backends.
+_Launch = tuple[Optional[ast.AST], str, Backends]
 
 
 def find_kernels(module: ModuleIndex, facts: ModuleFacts = NO_FACTS) -> KernelScope:
@@ -259,8 +221,8 @@ def find_kernels(module: ModuleIndex, facts: ModuleFacts = NO_FACTS) -> KernelSc
 
 def _may_be_unlaunched(module: ModuleIndex) -> bool:
     """Whether the module may define a function whose launch is not found that holds a call that
-    fails in a kernel (see `_find_unlaunched_bodies`): one that takes refs, in code that passes a
-    precision or an accuracy by keyword (as the rules' byte gate asks)."""
+    fails in a kernel (see `_MaybeKernels.find_unlaunched_bodies`): one that takes refs, in code that
+    passes a precision or an accuracy by keyword (as the rules' byte gate asks)."""
     return _HINT_IN_TEXT.search(module.text) is not None and any(
         names_refs(function) for function in module.function_parent if not isinstance(function, ast.Lambda))
 
@@ -276,19 +238,45 @@ def _names_a_launcher(module: ModuleIndex) -> bool:
 
 
 class _KernelFinder:
+    """Finds a module's kernels (KernelScope): the bodies its launches (and other modules' facts) run,
+    what they call, with the backends each may run on; then, by their parts, what reaches other modules
+    (_ForeignReach), what may run in a launch it cannot resolve (_MaybeKernels) and which kernel code
+    plain XLA code uses too (_PlainUses)."""
+
     def __init__(self, module: ModuleIndex, facts: ModuleFacts) -> None:
         self.module = module
         self.result = KernelScope(module)
-        self._entries: dict[tuple[int, tuple], int] = {}  # (list, key) -> index there (_reaches)
         self._computed_calls: Optional[dict[Optional[FunctionNode], list[ast.Call]]] = None  # see _called_through_values
         self._helpers = helpers = {name: (position, keyword, launched)
                                    for name, position, keyword, launched in facts.launchers}
         specs = {name: (spec.body_position, _BODY_KEYWORDS) for name, spec in LAUNCHERS.items()}
         specs.update({name: (position, (keyword,)) for name, (position, keyword, _) in helpers.items()})
         self.flow = self.result.flow = flow = ValueFlow(module, specs)
-        kernels, backends = self.result.kernels, self.result.backends
-        # (the values of a body, why they are one, the backends, the calls that configure the launch, where,
-        # and the key of the flow that holds the body: None for what other modules launch)
+        self._backends = LaunchBackends(module)
+        self._foreign = _ForeignReach(module, flow, self.result)
+        self._maybe = _MaybeKernels(module, flow, self.result, self._functions_named)
+        handed_to, uncertain = self._take(self._launch_entries(facts))
+        self._spread(handed_to, facts)
+        plain = _PlainUses(module, self.result)
+        self.result.shared = {f for f in self.result.kernels if f not in self.result.direct and (
+            plain.used_outside_kernels(f) or getattr(f, "name", None) in facts.shared)}
+        self._spread_approx_math()
+        self._find_partial_launchers()
+        self._foreign.find_foreign_calls()
+        self._foreign.find_wrapper_calls(facts)
+        for function, launch in uncertain:  # (a kernel found another way stays one)
+            self._maybe.may_run([function], launch)
+        if self.result.unresolved:
+            self._maybe.find_maybe_kernels()
+        self._maybe.find_foreign_maybe_kernels(facts)
+        self._maybe.find_unlaunched_bodies()
+
+    def _launch_entries(self, facts: ModuleFacts) -> list[tuple[frozenset, str, Backends, tuple[ast.Call, ...],
+                                                                Optional[ast.AST], object]]:
+        """What each launch of this module runs, and each function other modules launch or call from
+        kernels (`facts.kernels`): the values of its body, why, the backends, the calls that configure
+        the launch, where, and the key of the flow that holds the body (None for what other modules launch)."""
+        module, flow, helpers = self.module, self.flow, self._helpers
         entries: list[tuple[frozenset, str, Backends, tuple[ast.Call, ...], Optional[ast.AST], object]] = []
         for launch in flow.launches:
             short = launch.launcher.rsplit(".", 1)[-1]
@@ -296,14 +284,14 @@ class _KernelFinder:
             if launch.launcher in helpers:
                 launched, why = helpers[launch.launcher][2], f"passed to {short}"
             else:
-                launched = self._launch_backends(launch.launcher, list(launch.calls))
+                launched = self._backends.of_launch(launch.launcher, list(launch.calls))
                 mapped = isinstance(site, ast.Call) and isinstance(site.func, ast.Name) and site.func.id == "map"
                 why = f"decorated with {short}" if isinstance(site, FUNCTIONS) else \
                     f"{'mapped by' if mapped else 'passed to'} {short}"
             entries.append((flow.of(launch.body), why, launched, launch.calls, site, launch.body))
         for name, launched, why, role in facts.kernels:  # launched or called from kernels in other modules
             if role == MAYBE:
-                continue  # not known to be kernel code: see _find_foreign_maybe_kernels
+                continue  # not known to be kernel code: see _MaybeKernels.find_foreign_maybe_kernels
             owner, _, member = name.partition(".")
             for binding in module.module_scope.bindings.get(owner, ()) if member else ():  # `Holder.kernel`
                 if isinstance(binding.node, ast.ClassDef):
@@ -322,12 +310,20 @@ class _KernelFinder:
                     entries.append((frozenset(_contents(flow, values)), why, launched, (), None, None))
                     if role == HELPER:  # `exp_hi = functools.partial(...)` another module's kernels call
                         self.result.foreign_uses[binding] = (launched, name in facts.shared)
+        return entries
+
+    def _take(self, entries: list) -> tuple[dict[ast.expr, str], list[tuple[FunctionNode, _Launch]]]:
+        """Each entry's functions are kernels (another module's body, a launch helper's parameter, an
+        unresolved body are noted as such): with the kernel each handed function is passed to, and the
+        functions read at an index the analysis cannot read (see _MaybeKernels.at_an_unknown_index)."""
+        module, flow = self.module, self.flow
+        kernels, backends = self.result.kernels, self.result.backends
         handed: dict[ast.expr, Backends] = self.result.handed
         handed_to: dict[ast.expr, str] = {}  # the kernel a handed function is passed to, for its reason
-        uncertain: list[tuple[FunctionNode, tuple[Optional[ast.AST], str, Backends]]] = []  # see _at_an_unknown_index
+        uncertain: list[tuple[FunctionNode, _Launch]] = []  # see _MaybeKernels.at_an_unknown_index
         for values, why, launched, calls, site, body in entries:
             leaves = list(flow.leaves(values))
-            unknown_index = self._at_an_unknown_index(body)
+            unknown_index = self._maybe.at_an_unknown_index(body)
             parameters = flow.parameters_into(body) if body is not None else []
             for param in parameters:  # a launch helper: what its callers pass is a kernel body
                 helper = module.parent[module.parent[param]]
@@ -352,14 +348,22 @@ class _KernelFinder:
                     self._bind_partials(function, partials)
                 elif isinstance(leaf, (Foreign, ForeignResult)):  # another module's: the project index follows it
                     role = FACTORY if isinstance(leaf, ForeignResult) else BODY
-                    self._reaches(self.result.foreign_bodies, (leaf.mention, role), (leaf.mention, why, launched, role))
+                    self._foreign.reaches(self.result.foreign_bodies, (leaf.mention, role),
+                                          (leaf.mention, why, launched, role))
                     made = module.parent.get(leaf.mention) if role == FACTORY else None  # `make(precision=...)`
                     calls = [*partials, *([made] if isinstance(made, ast.Call) and made.func is leaf.mention else [])]
                     for keyword in [keyword for call in calls for keyword in call.keywords if keyword.arg is not None]:
-                        self._reaches(self.result.foreign_keywords, (keyword, leaf.mention, BOUND),
-                                      (keyword, leaf.mention, launched, BOUND))
+                        self._foreign.reaches(self.result.foreign_keywords, (keyword, leaf.mention, BOUND),
+                                              (keyword, leaf.mention, launched, BOUND))
                 elif isinstance(leaf, Unknown) and site is not None:
                     self.result.unresolved.append((site, leaf.reason, launched))
+        return handed_to, uncertain
+
+    def _spread(self, handed_to: dict[ast.expr, str], facts: ModuleFacts) -> None:
+        """What kernels call and the functions handed to them are kernel code, each with every backend
+        a kernel that reaches it may run on; the bodies handed to a launcher are the direct ones."""
+        module, flow = self.module, self.flow
+        kernels, backends, handed = self.result.kernels, self.result.backends, self.result.handed
         direct = set(kernels)
         pending = list(direct)
         for value, launched in list(handed.items()):  # handed to a kernel (of this module or another)
@@ -382,132 +386,6 @@ class _KernelFinder:
                     pending.append(function)
         direct -= {f for f in direct if getattr(f, "name", None) in {n for n, _, _, role in facts.kernels if role == HELPER}}
         self.result.direct = direct
-        self.result.shared = {f for f in kernels if f not in direct and (
-            self._used_outside_kernels(f) or getattr(f, "name", None) in facts.shared)}
-        self._spread_approx_math()
-        self._find_partial_launchers()
-        self._find_foreign_calls()
-        self._find_wrapper_calls(facts)
-        for function, launch in uncertain:  # (a kernel found another way stays one)
-            self._may_run([function], launch)
-        if self.result.unresolved:
-            self._find_maybe_kernels()
-        self._find_foreign_maybe_kernels(facts)
-        self._find_unlaunched_bodies()
-
-    def _find_foreign_calls(self) -> None:
-        """Keywords kernel code passes on to another module's function (`ops.mm(a, b, precision=p)`)
-        that are not written there (a parameter, a name): the value, set in this module, runs in that
-        function, in this kernel. (Which module it is, a library or the project, is not known here.)"""
-        for call in self.module.calls:
-            kernel = self.result.kernel_of(call)
-            if kernel is None or not call.keywords:
-                continue
-            for value in self.flow.of(call.func):
-                if isinstance(value, (Foreign, ForeignResult)):
-                    self.result.foreign_keywords += [
-                        (keyword, value.mention, self.result.backends.get(kernel, frozenset()), PASSED)
-                        for keyword in call.keywords if keyword.arg is not None and isinstance(keyword.value, ast.Name)]
-                    break
-
-    def _at_an_unknown_index(self, body: object) -> str:
-        """Why a launch's body, read from a tuple or list at an index the analysis cannot read
-        (`IMPLEMENTATIONS[mode]`), may not be each element: "" if it is not so read. Such an element
-        that takes no refs (`reference(x, w)`, plain XLA code beside the body) is then not taken for
-        kernel code, which a safe fix would change, but for code the launch may run (a [manual] note)."""
-        if not isinstance(body, ast.Subscript) or isinstance(body.slice, ast.Slice) \
-                or constant_index(body.slice) is not None \
-                or not any(isinstance(value, Sequence) for value in self.flow.of(body.value)):
-            return ""
-        return f"`{self.module.segment(body)}` reads a tuple or list at an index this analysis cannot read"
-
-    def _find_wrapper_calls(self, facts: ModuleFacts) -> None:
-        """What its calls pass to another module's precision wrapper (`ops.matmul(x, w,
-        precision=PAIR)`, or a partial of it, see ModuleFacts.precision_wrappers): the value runs in
-        that module's kernel. An argument passed by position (`ops.matmul(x, w, PAIR)`) is given as
-        the keyword it stands for, a node of its own around the argument (the rules read the value,
-        where it is written)."""
-        wrappers = {name: (position, keyword, launched, plain)
-                    for name, position, keyword, launched, plain in facts.precision_wrappers}
-        for call in self.module.calls if wrappers else ():
-            applied = self.module.applied(call, wrappers)
-            if applied is None:
-                continue
-            name, mention, shift = applied
-            position, keyword, launched, plain = wrappers[name]
-            passed = find_arg(call, None if position is None else position + shift, (keyword,))
-            if passed is None:
-                continue
-            passed = passed if isinstance(passed, ast.keyword) else ast.keyword(arg=keyword, value=passed)
-            how = SHARED if plain else WRAPPED
-            self._reaches(self.result.foreign_keywords, (passed, mention, how), (passed, mention, launched, how))
-
-    def _reaches(self, found: list, key: tuple, entry: tuple) -> None:
-        """Add `entry` (its backends third) to `found` (foreign_bodies, foreign_keywords) once per `key`:
-        another module's body, or a keyword bound on it, that several launch sites reach (a loop variable
-        that two `pallas_call`s take) is one entry, with the backends of every such launch. An entry per
-        launch was a finding per launch for the same keyword (JAX001, JAX002), and its edit made twice."""
-        index = self._entries.get((id(found), key))
-        if index is None:
-            self._entries[(id(found), key)] = len(found)
-            found.append(entry)
-        else:
-            known = found[index]
-            found[index] = (*known[:2], known[2] | entry[2], *known[3:])
-
-    def _find_maybe_kernels(self) -> None:
-        """The functions an unresolved launch may run: any whose value is taken (passed, stored,
-        returned), any never named that takes refs as kernel bodies do (`getattr` may reach it), and
-        what they call. A function only ever called by name is plain code unless such a one calls it."""
-        module, kernels = self.module, self.result.kernels
-        pending = []
-        for function in module.function_parent:
-            if function in kernels or isinstance(function, ast.Lambda):
-                continue
-            binding = self.flow.binding_of(function)
-            references = binding.references if binding is not None else []
-            if not references and takes_refs(function) or any(
-                    not (isinstance(module.parent.get(r), ast.Call) and module.parent[r].func is r) for r in references):
-                pending.append(function)
-        self._may_run(pending, self.result.unresolved[0])
-
-    def _find_unlaunched_bodies(self) -> None:
-        """Functions that take refs as kernel bodies do (`x_ref`) but are neither kernel code nor
-        reached by an unresolved launch: no launch of them was found, here or in the modules that
-        import this one. A launch the analysis does not follow may run them, so they may run in any
-        Mosaic kernel, with what they call: never silently plain code."""
-        module, kernels = self.module, self.result.kernels
-        unlaunched: list[FunctionNode] = []
-        for function in module.function_parent:
-            if isinstance(function, ast.Lambda) or not names_refs(function):
-                continue
-            outer: Optional[FunctionNode] = function
-            while outer is not None and outer not in kernels and outer not in self.result.maybe_kernels:
-                outer = module.function_parent.get(outer)
-            if outer is None:  # not within known or possible kernel code
-                unlaunched.append(function)
-        for function in unlaunched:
-            self._may_run([function], (None, f"`{function.name}` {NO_LAUNCH_FOUND}", frozenset({MOSAIC_TPU, MOSAIC_GPU})))
-
-    def _find_foreign_maybe_kernels(self, facts: ModuleFacts) -> None:
-        """The functions a launch of another module may run, whose body that module's analysis
-        cannot resolve (`getattr(bodies, name)`, a star import; see MAYBE): with what they call."""
-        for name, launched, why, role in facts.kernels:
-            if role == MAYBE:
-                functions = [binding.node for binding in self.module.module_scope.bindings.get(name, ())
-                             if isinstance(binding.node, FUNCTIONS)]
-                self._may_run(functions, (None, why, launched))
-
-    def _may_run(self, functions: list[FunctionNode], launch: tuple[Optional[ast.AST], str, Backends]) -> None:
-        """`functions` (not kernels) may run in the unresolved `launch`, and so may what they call."""
-        pending = list(functions)
-        while pending:
-            function = pending.pop()
-            if function in self.result.maybe_kernels or function in self.result.kernels:
-                continue
-            self.result.maybe_kernels[function] = launch
-            pending += [called for inner in self.module.functions_within(function)
-                        for mention in self.module.mentions.get(inner, ()) for called in self._functions_named(mention)]
 
     def _through(self, site: Optional[ast.AST], body: "Function | Bound") -> str:
         """` through run` when the launch at `site` is in a launch helper whose parameter took `body`."""
@@ -560,68 +438,19 @@ class _KernelFinder:
         if launcher is not None:
             spec = LAUNCHERS[launcher]
             return None if spec.body_position is None else \
-                (spec.body_position, spec.body_keyword, self._launch_backends(launcher, configuring))
+                (spec.body_position, spec.body_keyword, self._backends.of_launch(launcher, configuring))
         if isinstance(target, ast.Name) and target.id in own:
             return own[target.id]
         helper = self.module.matching_name(target, self._helpers)
         return self._helpers[helper] if helper is not None else None
 
-    # -- which backends a launch can reach --
-
-    def _launch_backends(self, launcher: str, launch: list[ast.Call]) -> Backends:
-        """What the launch's compiler params, backend or mesh say; else all the launcher can reach."""
-        spec = LAUNCHERS[launcher]
-        for keyword, position in spec.selectors:
-            for call in launch:
-                # A partial's own positional arguments are shifted by the callee it binds.
-                shift = 1 if self.module.callee(call, PARTIAL) else 0
-                argument = find_arg(call, None if position is None else position + shift, (keyword,))
-                if argument is not None:
-                    found = self._backends_of_value(value_of(argument), MAX_ALIAS_DEPTH)
-                    if found:
-                        return found & spec.backends or found
-        return spec.backends
-
-    def _backends_of_value(self, value: ast.expr, depth: int) -> Optional[Backends]:
-        """The backend a compiler-params object, mesh or backend name belongs to (None: unknown)."""
-        if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            found = BACKEND_WORDS.get(value.value.lower())
-            return frozenset({found}) if found else None
-        if isinstance(value, ast.Dict):
-            words = {BACKEND_WORDS.get(k.value) for k in value.keys if isinstance(k, ast.Constant)}
-            return frozenset(words - {None}) or None  # type: ignore[arg-type]
-        if isinstance(value, ast.Call):
-            if isinstance(value.func, ast.Name) and value.func.id == "dict" and not self.module.bindings(value.func):
-                words = {BACKEND_WORDS.get(k.arg or "") for k in value.keywords}
-                return frozenset(words - {None}) or None  # type: ignore[arg-type]
-            value = value.func
-        if isinstance(value, ast.Name) and depth > 0:
-            found = [self._backends_of_value(v, depth - 1) for v in self._assigned_values(value)]
-            if found and all(found):
-                return frozenset().union(*found)  # type: ignore[arg-type]
-        for name in self.module.qualified_names(value):
-            for prefix, backend in BACKEND_MODULES:
-                if name.startswith(prefix):
-                    return frozenset({backend})
-        return None
-
-    # -- what a launch's compiler params say beyond the backend (dict spelling, approx_math) --
-
     def _note_launch(self, function: FunctionNode, launch: Iterable[ast.Call]) -> None:
-        for call in launch:
-            argument = find_arg(call, None, ("compiler_params",))
-            values = [value_of(argument)] if argument is not None else []
-            for _ in range(MAX_ALIAS_DEPTH):  # through `params = ...` variables
-                values += [v for value in values if isinstance(value, ast.Name) for v in self._assigned_values(value)
-                           if v not in values]
-            for value in values:
-                if isinstance(value, ast.Dict) or (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
-                                                   and value.func.id == "dict" and not self.module.bindings(value.func)):
-                    self.result.dict_compiler_params.add(function)
-                elif isinstance(value, ast.Call) and self._backends_of_value(value, 0) == {MOSAIC_GPU} and any(
-                        k.arg == "approx_math" and not (isinstance(k.value, ast.Constant) and not k.value.value)
-                        for k in value.keywords):
-                    self.result.approx_math.add(function)
+        """What the launch's compiler params say beyond the backend, for the rules (JAX001, JAX002)."""
+        as_dict, approx_math = self._backends.compiler_params_spelling(launch)
+        if as_dict:
+            self.result.dict_compiler_params.add(function)
+        if approx_math:
+            self.result.approx_math.add(function)
 
     def _spread_approx_math(self) -> None:
         """What an approx_math kernel calls runs under approx_math too."""
@@ -664,15 +493,148 @@ class _KernelFinder:
                     found.append(function)
         return found
 
-    def _assigned_values(self, name: ast.Name) -> Iterator[ast.expr]:
-        """The right-hand sides of plain `name = value` assignments `name` may refer to."""
-        for binding in self.module.bindings(name):
-            if binding.value is not None:
-                yield binding.value
 
-    # -- functions shared with plain XLA code --
+class _ForeignReach:
+    """What of a module's kernels reaches other modules: another module's body or factory a launch
+    runs, the keywords bound on it, and what kernel code passes on to another module's function or
+    precision wrapper (KernelScope.foreign_bodies, foreign_keywords), each entry once."""
 
-    def _used_outside_kernels(self, function: FunctionNode) -> bool:
+    def __init__(self, module: ModuleIndex, flow: ValueFlow, result: KernelScope) -> None:
+        self.module, self.flow, self.result = module, flow, result
+        self._entries: dict[tuple[int, tuple], int] = {}  # (list, key) -> index there (reaches)
+
+    def find_foreign_calls(self) -> None:
+        """Keywords kernel code passes on to another module's function (`ops.mm(a, b, precision=p)`)
+        that are not written there (a parameter, a name): the value, set in this module, runs in that
+        function, in this kernel. (Which module it is, a library or the project, is not known here.)"""
+        for call in self.module.calls:
+            kernel = self.result.kernel_of(call)
+            if kernel is None or not call.keywords:
+                continue
+            for value in self.flow.of(call.func):
+                if isinstance(value, (Foreign, ForeignResult)):
+                    self.result.foreign_keywords += [
+                        (keyword, value.mention, self.result.backends.get(kernel, frozenset()), PASSED)
+                        for keyword in call.keywords if keyword.arg is not None and isinstance(keyword.value, ast.Name)]
+                    break
+
+    def find_wrapper_calls(self, facts: ModuleFacts) -> None:
+        """What its calls pass to another module's precision wrapper (`ops.matmul(x, w,
+        precision=PAIR)`, or a partial of it, see ModuleFacts.precision_wrappers): the value runs in
+        that module's kernel. An argument passed by position (`ops.matmul(x, w, PAIR)`) is given as
+        the keyword it stands for, a node of its own around the argument (the rules read the value,
+        where it is written)."""
+        wrappers = {name: (position, keyword, launched, plain)
+                    for name, position, keyword, launched, plain in facts.precision_wrappers}
+        for call in self.module.calls if wrappers else ():
+            applied = self.module.applied(call, wrappers)
+            if applied is None:
+                continue
+            name, mention, shift = applied
+            position, keyword, launched, plain = wrappers[name]
+            passed = find_arg(call, None if position is None else position + shift, (keyword,))
+            if passed is None:
+                continue
+            passed = passed if isinstance(passed, ast.keyword) else ast.keyword(arg=keyword, value=passed)
+            how = SHARED if plain else WRAPPED
+            self.reaches(self.result.foreign_keywords, (passed, mention, how), (passed, mention, launched, how))
+
+    def reaches(self, found: list, key: tuple, entry: tuple) -> None:
+        """Add `entry` (its backends third) to `found` (foreign_bodies, foreign_keywords) once per `key`:
+        another module's body, or a keyword bound on it, that several launch sites reach (a loop variable
+        that two `pallas_call`s take) is one entry, with the backends of every such launch. An entry per
+        launch was a finding per launch for the same keyword (JAX001, JAX002), and its edit made twice."""
+        index = self._entries.get((id(found), key))
+        if index is None:
+            self._entries[(id(found), key)] = len(found)
+            found.append(entry)
+        else:
+            known = found[index]
+            found[index] = (*known[:2], known[2] | entry[2], *known[3:])
+
+class _MaybeKernels:
+    """Functions that may run in a kernel though no launch of them is resolved (KernelScope.maybe_kernels):
+    what an unresolved launch may run, what another module's such launch may, functions that take refs
+    and whose launch is not found, with what they call (`functions_named`: the functions a mention may be)."""
+
+    def __init__(self, module: ModuleIndex, flow: ValueFlow, result: KernelScope,
+                 functions_named: Callable[[ast.AST], Iterator[FunctionNode]]) -> None:
+        self.module, self.flow, self.result = module, flow, result
+        self._functions_named = functions_named
+
+    def at_an_unknown_index(self, body: object) -> str:
+        """Why a launch's body, read from a tuple or list at an index the analysis cannot read
+        (`IMPLEMENTATIONS[mode]`), may not be each element: "" if it is not so read. Such an element
+        that takes no refs (`reference(x, w)`, plain XLA code beside the body) is then not taken for
+        kernel code, which a safe fix would change, but for code the launch may run (a [manual] note)."""
+        if not isinstance(body, ast.Subscript) or isinstance(body.slice, ast.Slice) \
+                or constant_index(body.slice) is not None \
+                or not any(isinstance(value, Sequence) for value in self.flow.of(body.value)):
+            return ""
+        return f"`{self.module.segment(body)}` reads a tuple or list at an index this analysis cannot read"
+
+    def find_maybe_kernels(self) -> None:
+        """The functions an unresolved launch may run: any whose value is taken (passed, stored,
+        returned), any never named that takes refs as kernel bodies do (`getattr` may reach it), and
+        what they call. A function only ever called by name is plain code unless such a one calls it."""
+        module, kernels = self.module, self.result.kernels
+        pending = []
+        for function in module.function_parent:
+            if function in kernels or isinstance(function, ast.Lambda):
+                continue
+            binding = self.flow.binding_of(function)
+            references = binding.references if binding is not None else []
+            if not references and takes_refs(function) or any(
+                    not (isinstance(module.parent.get(r), ast.Call) and module.parent[r].func is r) for r in references):
+                pending.append(function)
+        self.may_run(pending, self.result.unresolved[0])
+
+    def find_unlaunched_bodies(self) -> None:
+        """Functions that take refs as kernel bodies do (`x_ref`) but are neither kernel code nor
+        reached by an unresolved launch: no launch of them was found, here or in the modules that
+        import this one. A launch the analysis does not follow may run them, so they may run in any
+        Mosaic kernel, with what they call: never silently plain code."""
+        module, kernels = self.module, self.result.kernels
+        unlaunched: list[FunctionNode] = []
+        for function in module.function_parent:
+            if isinstance(function, ast.Lambda) or not names_refs(function):
+                continue
+            outer: Optional[FunctionNode] = function
+            while outer is not None and outer not in kernels and outer not in self.result.maybe_kernels:
+                outer = module.function_parent.get(outer)
+            if outer is None:  # not within known or possible kernel code
+                unlaunched.append(function)
+        for function in unlaunched:
+            self.may_run([function], (None, f"`{function.name}` {NO_LAUNCH_FOUND}", frozenset({MOSAIC_TPU, MOSAIC_GPU})))
+
+    def find_foreign_maybe_kernels(self, facts: ModuleFacts) -> None:
+        """The functions a launch of another module may run, whose body that module's analysis
+        cannot resolve (`getattr(bodies, name)`, a star import; see MAYBE): with what they call."""
+        for name, launched, why, role in facts.kernels:
+            if role == MAYBE:
+                functions = [binding.node for binding in self.module.module_scope.bindings.get(name, ())
+                             if isinstance(binding.node, FUNCTIONS)]
+                self.may_run(functions, (None, why, launched))
+
+    def may_run(self, functions: list[FunctionNode], launch: _Launch) -> None:
+        """`functions` (not kernels) may run in the unresolved `launch`, and so may what they call."""
+        pending = list(functions)
+        while pending:
+            function = pending.pop()
+            if function in self.result.maybe_kernels or function in self.result.kernels:
+                continue
+            self.result.maybe_kernels[function] = launch
+            pending += [called for inner in self.module.functions_within(function)
+                        for mention in self.module.mentions.get(inner, ()) for called in self._functions_named(mention)]
+
+class _PlainUses:
+    """Whether kernel code is used by plain XLA code too (KernelScope.shared): then rewriting it would
+    change the XLA path."""
+
+    def __init__(self, module: ModuleIndex, result: KernelScope) -> None:
+        self.module, self.result = module, result
+
+    def used_outside_kernels(self, function: FunctionNode) -> bool:
         if isinstance(function, ast.Lambda):  # `project = lambda ...`: the uses of that name
             binding = self.module.binding_of_value(function)
             bindings = [binding] if binding is not None else []

@@ -262,7 +262,7 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             known = seen.known(key)
             facts = index.facts(path) if index is not None else NO_FACTS
             if in_run is not None and facts.flow.sinks:
-                settled = settled or _settled_by_comments(index, project, transforms, seen)
+                settled = settled or _settled_by_comments(index, transforms, seen)
                 facts = replace(facts, flow=facts.flow.within(in_run, settled))
             skipped = tuple(sorted(rules_to_skip(path)))
             decided_by = facts_key(facts)  # what chose its rules, with `skipped`
@@ -311,20 +311,16 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     return results, candidates, analysed, index
 
 
-def _settled_by_comments(index: ProjectIndex, project: Sequence[Path], transforms: Sequence[Rule],
-                         seen: _Files) -> Callable[[Reach, str], bool]:
+def _settled_by_comments(index: ProjectIndex, transforms: Sequence[Rule], seen: _Files) -> Callable[[Reach, str], bool]:
     """Whether a suppression comment on the line of a pair written in a file outside the run silences
     the rule that would fix it there (`FlowFacts.within`): a run over every file then reports nothing
     of it, and the kernel's call says nothing either (`--add-noqa` on that file, then pre-commit on
     the kernel's). Each such file is read once, when a pair of its is asked about."""
     fixers = {callee: rule for rule in transforms for callee in rule.follows}
-    paths: dict[Optional[str], Path] = {}
     comments: dict[str, dict[int, Comment]] = {}
 
     def read(module: str) -> dict[int, Comment]:
-        if not paths:
-            paths.update((index.module_of(path), path) for path in project)
-        path = paths.get(module)
+        path = index.path_of(module)
         try:
             raw = seen.raw(path) if path is not None else b""
             code = _notebook_code(seen.key(path), raw, seen.notebooks) if path is not None \

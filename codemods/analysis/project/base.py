@@ -114,6 +114,12 @@ class ProjectBase:
         module = self._by_path.get(_absolute(path))
         return module.name if module is not None else None
 
+    def path_of(self, module: str) -> Optional[str]:
+        """The absolute path of the project's module named `module` (None if it is none of them): the
+        mapping the index holds, where asking `module_of` of every project file would build it again."""
+        found = self._modules.get(module)
+        return found.path if found is not None else None
+
     def _depend(self, owner: str, part: object) -> None:
         """The computation in progress read `part` of the module named `owner`, or of the project
         (PROJECT): see CONTENT."""
