@@ -100,6 +100,20 @@ def test_a_body_launched_each_way(launch: str, why: str, backends: frozenset) ->
     assert "go" not in _why(scope)
 
 
+def test_a_helper_several_kernels_call_is_said_to_be_called_from_the_first_in_the_source() -> None:
+    """The kernels are a set of nodes (ordered by address): the note must not change from run to run."""
+    kernels = "".join(textwrap.dedent(f"""
+
+        def body_{i}(x_ref, o_ref):
+            o_ref[...] = helper(x_ref[...])
+
+
+        go_{i} = pl.pallas_call(body_{i}, compiler_params=pltpu.CompilerParams())
+        """) for i in range(8))
+    scope = _scope("def helper(v):\n    return v\n" + kernels)
+    assert _why(scope)["helper"] == "called from a kernel body (body_0)"
+
+
 def test_a_launch_helper_and_its_parameter() -> None:
     scope = _scope("""
         def body(x_ref):

@@ -365,7 +365,7 @@ class _KernelFinder:
         module, flow = self.module, self.flow
         kernels, backends, handed = self.result.kernels, self.result.backends, self.result.handed
         direct = set(kernels)
-        pending = list(direct)
+        pending = sorted(direct, key=_source_order, reverse=True)  # popped first to last: each note names the same kernel every run
         for value, launched in list(handed.items()):  # handed to a kernel (of this module or another)
             for function, partials in flow.functions(flow.of(value)):
                 kernel = f" ({handed_to[value]})" if value in handed_to else ""
@@ -885,3 +885,7 @@ def _first_is_positional(call: ast.Call) -> bool:
 
 def _label(function: FunctionNode) -> str:
     return "lambda" if isinstance(function, ast.Lambda) else function.name
+
+
+def _source_order(function: FunctionNode) -> tuple[int, int]:
+    return function.lineno, function.col_offset
