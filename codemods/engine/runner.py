@@ -12,7 +12,9 @@ left untouched.
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
+import pickle
 import stat
 import sys
 import threading
@@ -24,7 +26,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequen
 from codemods.analysis.flow.flow_facts import Reach
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
-from codemods.analysis.project import ProjectIndex, flow_summary_of, summarised_here
+from codemods.analysis.project import ProjectIndex, summarise_here, summarised_here
 from codemods.engine.cache import FileMemo, Known, ResultCache, RunRecord, content_hash, facts_key
 from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Kind
@@ -42,8 +44,6 @@ from codemods.settings import Scope, Settings
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
-
-    from codemods.analysis.flow.summary import ModuleSummary
 
 # Which findings' fixes to apply, beyond what the settings allow (`--interactive`: the accepted ones).
 Accept = Callable[[Finding], bool]
@@ -376,6 +376,30 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     if settings.scope is not Scope.KERNELS or not any(rule.kernel_scoped for rule in transforms):
         return None
     seen = _Files() if seen is None else seen
+    index = _new_index(files, transforms, settings, seen)
+    # What the last run learnt, less what the changed modules may have changed.
+    state = cache.project_state(_state_key(index, transforms)) if cache is not None else None
+    changed = index.changed(state)
+    many = pool is not None and len(changed) >= SUMMARY_MIN_MODULES
+    forking = many and pool.local and pool.jobs > 1 and _can_fork()
+    if forking:
+        index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
+    elif many and not pool.local:
+        _summarise_on_cluster(index, changed, files, transforms, settings, seen, pool)
+    index.restore(state, changed)
+    follows = {name: place for rule in transforms if rule.kernel_scoped for name, place in rule.follows.items()}
+    if follows:
+        if forking:  # linked in a process of its own while the facts are worked out here (`_prepare`)
+            index.link_flow_elsewhere(follows, targets, pool.fork)
+        else:
+            index.link_flow(follows, targets)
+    return index
+
+
+def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settings: Settings, seen: _Files,
+               root: Optional[str] = None) -> ProjectIndex:
+    """The project index over `files`, reading them through `seen` (this process's, or in a cluster's
+    worker the driver's files at the paths they share: `root`, the driver's working directory)."""
 
     def read(path: str) -> bytes:
         if notebook.is_notebook(path) and index.prefiltered(path) == _NOTHING_TO_READ:
@@ -413,24 +437,31 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
 
     kernel_scoped = [rule for rule in transforms if rule.kernel_scoped]  # the only ones its facts serve
     index = ProjectIndex(files, read, lambda code: bool(rules_for(code, kernel_scoped, settings, True)), content,
-                         prefilter)
-    # What the last run learnt, less what the changed modules may have changed.
-    state = cache.project_state(_state_key(index, transforms)) if cache is not None else None
-    changed = index.changed(state)
-    many = pool is not None and len(changed) >= SUMMARY_MIN_MODULES
-    forking = many and pool.local and pool.jobs > 1 and _can_fork()
-    if forking:
-        index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
-    index.restore(state, changed)
-    follows = {name: place for rule in kernel_scoped for name, place in rule.follows.items()}
-    if follows:
-        if many and not pool.local:  # (after `restore`: which modules the link starts from is read from its tables)
-            index.summarise_flow(changed, lambda items: pool.map(_summarise_shared, items))
-        if forking:  # linked in a process of its own while the facts are worked out here (`_prepare`)
-            index.link_flow_elsewhere(follows, targets, pool.fork)
-        else:
-            index.link_flow(follows, targets)
+                         prefilter, root)
     return index
+
+
+def _summarise_on_cluster(index: ProjectIndex, changed: set[str], files: Sequence["Path | str"],
+                          transforms: Sequence[Rule], settings: Settings, seen: _Files, pool: executors.Executor
+                          ) -> None:
+    """`index.summarise` on a cluster's workers (the map stage: each module read, byte-tested,
+    prefiltered and summarised there), each worker over an index of its own of the same files,
+    read at the paths the nodes share (`_ClusterProject`). Where a worker reads bytes other than
+    the driver's (a file changed meanwhile), what is left of the stage is worked out here, from
+    the driver's bytes, as a run of one job does (the facts are the same: see `summarise`)."""
+
+    def hashed(path: "Path | str") -> bytes:
+        try:
+            return seen.content(path)
+        except (OSError, _NotAFile):
+            return b""  # the driver cannot read it: nor may a worker (see `_SharedFiles`)
+
+    project = _ClusterProject(tuple(map(os.fspath, files)), tuple(map(hashed, files)), os.getcwd(), transforms,
+                              settings)
+    try:
+        index.summarise(changed, lambda function, items: pool.map(function, items, project))
+    except executors.Changed:
+        pass  # what the workers answered before is kept: each from the driver's bytes
 
 
 def _indexed(raw: bytes) -> bytes:
@@ -651,15 +682,58 @@ def _process_shared(item: tuple[Path, str, bytes, Sequence[Rule], Settings, Modu
         if content_hash(raw) == content else None
 
 
-def _summarise_shared(item: tuple[str, bytes, str, bool]) -> "tuple[bytes, Optional[ModuleSummary]]":
-    """A module's whole-program summary in a cluster's worker (`ProjectIndex.summarise_flow`), from
-    the file at its absolute path, as the project index reads it (`project_index`'s `read`), with
-    the hash of the bytes read: the driver keeps it only if those are the bytes it read. `item`:
-    the path, the hash of the driver's bytes (what the chunk is named by: executors.py), the module's
-    name, whether it is a package."""
-    key, _, name, is_package = item
-    raw = _read_shared(key)
-    return content_hash(raw), flow_summary_of(utf8_code(_indexed(raw)), name, is_package)
+class _ClusterProject:
+    """A run's project as a cluster's workers rebuild it (an `executors.Context`, sent to each
+    worker once): the files as the driver was given them, the hash of the bytes the driver read
+    of each, its working directory, the rules and the settings. A worker keeps the index of the
+    last run it worked for."""
+
+    def __init__(self, files: tuple[str, ...], hashes: tuple[bytes, ...], root: str, transforms: Sequence[Rule],
+                 settings: Settings) -> None:
+        self.files, self.hashes, self.root = files, hashes, root
+        self.transforms, self.settings = list(transforms), settings
+        self.key = hashlib.sha256(pickle.dumps((files, hashes, root, repr(settings),
+                                                [rule.code for rule in transforms]))).hexdigest()
+
+    def enter(self) -> None:
+        global _CLUSTER_INDEX
+        if _CLUSTER_INDEX is None or _CLUSTER_INDEX[0] != self.key:
+            absolute = (os.path.normpath(os.path.join(self.root, path)) for path in self.files)
+            index = _new_index(self.files, self.transforms, self.settings,
+                               _SharedFiles(dict(zip(absolute, self.hashes))), self.root)
+            _CLUSTER_INDEX = self.key, index
+        summarise_here(_CLUSTER_INDEX[1])
+
+
+_CLUSTER_INDEX: Optional[tuple[str, ProjectIndex]] = None  # in a cluster's worker: see `_ClusterProject`
+
+
+class _SharedFiles(_Files):
+    """In a cluster's worker: the driver's files (by absolute path: the hash of the bytes it read),
+    read at the same paths; `executors.Changed` where the bytes are others, NotShared where the
+    file cannot be read, and OSError for one the driver could not read either."""
+
+    def __init__(self, hashes: dict[str, bytes]) -> None:
+        super().__init__()
+        self._driver_hashes = hashes
+
+    def raw(self, path: "Path | str") -> bytes:
+        key = self.key(path)
+        if key not in self.contents:
+            expected = self._driver_hashes.get(key)
+            if not expected:
+                raise OSError(f"{key}: not read by the driver")
+            raw = _read_shared(key)
+            if content_hash(raw) != expected:
+                raise executors.Changed(key)
+            self.contents[key] = raw
+        return self.contents[key]
+
+    def content(self, path: "Path | str") -> bytes:
+        expected = self._driver_hashes.get(self.key(path))
+        if not expected:
+            raise OSError(f"{path}: not read by the driver")
+        return expected
 
 
 def _read_shared(key: str) -> bytes:

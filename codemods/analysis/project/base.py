@@ -30,7 +30,7 @@ class ProjectBase:
     def __init__(self, files: "Iterable[Path | str]", read: Callable[[str], bytes],
                  relevant: Callable[[bytes], bool] = lambda code: True,
                  content_hash: Optional[Callable[[str], bytes]] = None,
-                 prefilter: Optional[Callable[[str], object]] = None) -> None:
+                 prefilter: Optional[Callable[[str], object]] = None, root: Optional[str] = None) -> None:
         """`read(path)`: a file's bytes (`path`: a str, as given; a notebook's: the Python of its code cells); `relevant(code)`:
         whether a rule may have something to do in `code` (its prefilter, for code inside a kernel);
         `content_hash(path)`: a hash of the file's bytes (`path`: absolute, a str), known without
@@ -38,7 +38,9 @@ class ProjectBase:
         the caller's own answer about a file (`path`: absolute), worked out by the summary's
         workers with the rest of a module's summary, where its bytes are read (see `prefiltered`).
         A notebook (`.ipynb`) is a module no other imports: its kernels may call the project's
-        helpers and launchers, so it is indexed under a name no import can spell."""
+        helpers and launchers, so it is indexed under a name no import can spell. `root`: the folder
+        relative paths in `files` start from (this process's working directory by default; in a
+        cluster's worker, the driver's)."""
         self._read = read
         self._relevant = relevant
         self._prefilter = prefilter
@@ -49,7 +51,7 @@ class ProjectBase:
         packages = {os.path.dirname(os.path.normpath(path)) for path in files if os.path.basename(path) == "__init__.py"}
         prefixes: dict[str, str] = {}  # see module_name
         for path in files:
-            absolute = _absolute(path)
+            absolute = _absolute(path) if root is None else os.path.normpath(os.path.join(root, path))
             if path.lower().endswith(".ipynb"):
                 name, is_package = f"<notebook {absolute}>", False
             else:

@@ -13,7 +13,6 @@ from codemods.analysis.flow.link import link
 from codemods.analysis.flow.moved_sites import moved_answers, site_moves
 from codemods.analysis.project.base import ProjectBase
 from codemods.analysis.project.modules import _KEPT, _Module, _NOT_SUMMARISED, _hash, _is_jax, _top
-from codemods.analysis.project.scan import _parsed
 from codemods.analysis.flow.summary import ModuleSummary, as_data, from_data, summarise_tree
 
 if TYPE_CHECKING:
@@ -328,10 +327,3 @@ def _link_here() -> tuple:
     assert _LINKING is not None
     index, follows, targets = _LINKING
     return index._linked_here(follows, targets)
-
-
-def flow_summary_of(code: bytes, name: str, is_package: bool) -> Optional[ModuleSummary]:
-    """What `ProjectIndex._flow_summary` makes of the module `name` whose bytes, as the index reads
-    them, are `code` (a function of those alone: see `ProjectIndex.summarise_flow`)."""
-    tree = _parsed(code) if code.strip() else None
-    return summarise_tree(tree, name, is_package) if tree is not None else None
