@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 from codemods import cli, extras, registry
 from codemods.analysis import project as project_index
 from codemods.engine import executors, runner
-from codemods.engine.cache import content_hash
+from codemods.engine.cache import ResultCache, content_hash
 from codemods.engine.discovery import discover
 from codemods.settings import Settings
 from tests.test_cli import needs_git
@@ -172,14 +172,14 @@ def test_a_chunk_is_named_by_its_content_the_project_and_the_tool(tmp_path: Path
     files, hashes = (str(tmp_path / "a.py"),), (content_hash(b"x = 1\n"),)
 
     def named(hashes: tuple[bytes, ...], tool: str = "tool") -> str:
-        project = runner._ClusterProject(files, hashes, str(tmp_path), registry.RULES, SETTINGS)
+        project = runner._ClusterProject(files, hashes, str(tmp_path), registry.RULES, SETTINGS, None)
         return executors._named(project_index.workers._summary, ["a"], tool + project.key)
 
     in_another_process = subprocess.run(
         [sys.executable, "-c", "from pathlib import Path; from codemods import registry; "
          "from codemods.analysis import project; from codemods.engine import executors, runner; "
          "from tests.test_executors import SETTINGS; "
-         f"project_ = runner._ClusterProject({files!r}, {hashes!r}, {str(tmp_path)!r}, registry.RULES, SETTINGS); "
+         f"project_ = runner._ClusterProject({files!r}, {hashes!r}, {str(tmp_path)!r}, registry.RULES, SETTINGS, None); "
          "print(executors._named(project.workers._summary, ['a'], 'tool' + project_.key))"],
         capture_output=True, text=True, check=True, cwd=Path(__file__).parents[1]).stdout.strip()
     assert named(hashes).startswith("_summary-") and in_another_process == named(hashes)
@@ -206,6 +206,43 @@ def test_a_module_a_worker_reads_otherwise_leaves_the_rest_of_the_map_stage_to_t
                         lambda tree, name, *args: on_driver.append(name) or summarise_tree(tree, name, *args))
     assert runner.run(files, registry.RULES, replace(SETTINGS, executor=scheduler), jobs=2) == local
     assert "other.kernel_0" in on_driver
+
+
+@needs_dask
+def test_a_second_run_takes_the_summaries_from_the_shared_cache(scheduler: str, tmp_path: Path) -> None:
+    """The workers keep the whole-program summaries they make in the cache directory (here every
+    node's: one machine), by the hash of each module's bytes: a second run whose project state
+    does not serve (other rules: another state) makes none, counted in the workers, and gives the
+    local run's results."""
+    root = _generated(tmp_path / "generated")
+    files = discover([root])
+    fewer = [rule for rule in registry.RULES if rule.code != "JAX008"]
+    local = runner.run(files, fewer, SETTINGS, jobs=2)
+    with _changed_workers(scheduler, _counting_summaries, True, False) as counting:
+        made = []
+        for rules in (registry.RULES, fewer):
+            settings = replace(SETTINGS, executor=scheduler)
+            on_cluster = runner.run(files, rules, settings, jobs=2, cache=ResultCache(tmp_path / "cache", settings))
+            made.append(sum(counting.client.run(_summaries_made).values()))
+    assert on_cluster == local
+    assert made[0] >= 2 and made[1] == made[0], made
+    assert len(list((tmp_path / "cache").rglob("*.summary"))) >= made[0]  # (`jax-codemod clean` removes them)
+
+
+def _counting_summaries(counting: bool) -> None:
+    """In a worker: each whole-program summary made is counted from now (or, `counting` false, no longer)."""
+    from codemods.analysis.project import flow
+
+    made = getattr(flow, "_real_summarise_tree", flow.summarise_tree)
+    flow._real_summarise_tree, flow._summaries_made = made, []
+    flow.summarise_tree = (lambda tree, name, *args: flow._summaries_made.append(name) or made(tree, name, *args)) \
+        if counting else made
+
+
+def _summaries_made() -> int:
+    from codemods.analysis.project import flow
+
+    return len(flow._summaries_made)
 
 
 @needs_dask

@@ -27,7 +27,7 @@ from codemods.analysis.flow.flow_facts import Reach
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project import ProjectIndex, summarise_here, summarised_here
-from codemods.engine.cache import FileMemo, Known, ResultCache, RunRecord, content_hash, facts_key
+from codemods.engine.cache import FileMemo, Known, ResultCache, RunRecord, SharedSummaries, content_hash, facts_key
 from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Kind
 from codemods.engine import executors
@@ -385,7 +385,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     if forking:
         index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
     elif many and not pool.local:
-        _summarise_on_cluster(index, changed, files, transforms, settings, seen, pool)
+        _summarise_on_cluster(index, changed, files, transforms, settings, seen, pool, cache)
     index.restore(state, changed)
     follows = {name: place for rule in transforms if rule.kernel_scoped for name, place in rule.follows.items()}
     if follows:
@@ -442,8 +442,8 @@ def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settin
 
 
 def _summarise_on_cluster(index: ProjectIndex, changed: set[str], files: Sequence["Path | str"],
-                          transforms: Sequence[Rule], settings: Settings, seen: _Files, pool: executors.Executor
-                          ) -> None:
+                          transforms: Sequence[Rule], settings: Settings, seen: _Files, pool: executors.Executor,
+                          cache: Optional[ResultCache]) -> None:
     """`index.summarise` on a cluster's workers (the map stage: each module read, byte-tested,
     prefiltered and summarised there), each worker over an index of its own of the same files,
     read at the paths the nodes share (`_ClusterProject`). Where a worker reads bytes other than
@@ -457,7 +457,7 @@ def _summarise_on_cluster(index: ProjectIndex, changed: set[str], files: Sequenc
             return b""  # the driver cannot read it: nor may a worker (see `_SharedFiles`)
 
     project = _ClusterProject(tuple(map(os.fspath, files)), tuple(map(hashed, files)), os.getcwd(), transforms,
-                              settings)
+                              settings, os.fspath(cache.directory) if cache is not None else None)
     try:
         index.summarise(changed, lambda function, items: pool.map(function, items, project))
     except executors.Changed:
@@ -685,14 +685,15 @@ def _process_shared(item: tuple[Path, str, bytes, Sequence[Rule], Settings, Modu
 class _ClusterProject:
     """A run's project as a cluster's workers rebuild it (an `executors.Context`, sent to each
     worker once): the files as the driver was given them, the hash of the bytes the driver read
-    of each, its working directory, the rules and the settings. A worker keeps the index of the
-    last run it worked for."""
+    of each, its working directory, the rules, the settings and the result cache's directory
+    (where the whole-program summaries are kept for any node: `SharedSummaries`). A worker keeps
+    the index of the last run it worked for."""
 
     def __init__(self, files: tuple[str, ...], hashes: tuple[bytes, ...], root: str, transforms: Sequence[Rule],
-                 settings: Settings) -> None:
+                 settings: Settings, cache_directory: Optional[str]) -> None:
         self.files, self.hashes, self.root = files, hashes, root
-        self.transforms, self.settings = list(transforms), settings
-        self.key = hashlib.sha256(pickle.dumps((files, hashes, root, repr(settings),
+        self.transforms, self.settings, self.cache_directory = list(transforms), settings, cache_directory
+        self.key = hashlib.sha256(pickle.dumps((files, hashes, root, cache_directory, repr(settings),
                                                 [rule.code for rule in transforms]))).hexdigest()
 
     def enter(self) -> None:
@@ -701,6 +702,8 @@ class _ClusterProject:
             absolute = (os.path.normpath(os.path.join(self.root, path)) for path in self.files)
             index = _new_index(self.files, self.transforms, self.settings,
                                _SharedFiles(dict(zip(absolute, self.hashes))), self.root)
+            if self.cache_directory is not None:
+                index.share_summaries(SharedSummaries(Path(self.cache_directory)))
             _CLUSTER_INDEX = self.key, index
         summarise_here(_CLUSTER_INDEX[1])
 

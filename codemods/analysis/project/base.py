@@ -9,7 +9,7 @@ import hashlib
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Optional, TYPE_CHECKING
+from typing import Callable, Iterable, Iterator, Optional, Protocol, TYPE_CHECKING
 
 from codemods.analysis.flow.flow_facts import FlowFacts
 from codemods.analysis.kept_summaries import KeptSummaries
@@ -22,6 +22,16 @@ from codemods.analysis.project.scan import _FIRST_IMPORTED, _import_lines, _pars
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
+
+    from codemods.analysis.flow.summary import ModuleSummary
+
+
+class SummaryStore(Protocol):
+    """Whole-program summaries kept by what they are a function of (see `share_summaries`)."""
+
+    def made(self, content: bytes, name: str, is_package: bool,
+             make: Callable[[], Optional[ModuleSummary]]) -> Optional[ModuleSummary]:
+        """The summary kept for the module, else `make()`'s, kept."""
 
 
 class ProjectBase:
@@ -110,6 +120,7 @@ class ProjectBase:
         self._unchanged_since_kept = False  # no module changed since the state restored (see `restore`)
         self._kept_summaries: dict[str, bytes] = {}  # see `restore`
         self._summary_store = KeptSummaries()  # the restored state's
+        self._shared_summaries: Optional[SummaryStore] = None  # see `share_summaries`
 
     def module_of(self, path: "Path | str") -> Optional[str]:
         """The name of the project's module at `path` (None if it is none of them)."""

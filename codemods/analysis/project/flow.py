@@ -11,7 +11,7 @@ from codemods.analysis.flow.flow_facts import FlowFacts
 from codemods.analysis.flow.graph import closure
 from codemods.analysis.flow.link import link
 from codemods.analysis.flow.moved_sites import moved_answers, site_moves
-from codemods.analysis.project.base import ProjectBase
+from codemods.analysis.project.base import ProjectBase, SummaryStore
 from codemods.analysis.project.modules import _KEPT, _Module, _NOT_SUMMARISED, _hash, _is_jax, _top
 from codemods.analysis.flow.summary import ModuleSummary, as_data, from_data, summarise_tree
 
@@ -314,9 +314,20 @@ class LinkedFlow(ProjectBase):
             if module.flow_summary is _NOT_SUMMARISED:
                 module.summary_hash = None
         if module.flow_summary is _NOT_SUMMARISED:
-            tree = self._tree(module) if self._bytes(module).strip() else None
-            module.flow_summary = summarise_tree(tree, module.name, module.is_package) if tree is not None else None
+            shared = self._shared_summaries
+            module.flow_summary = self._summarised(module) if shared is None else \
+                shared.made(self._content_hash(module), module.name, module.is_package, lambda: self._summarised(module))
         return module.flow_summary  # type: ignore[return-value]
+
+    def _summarised(self, module: _Module) -> Optional[ModuleSummary]:
+        tree = self._tree(module) if self._bytes(module).strip() else None
+        return summarise_tree(tree, module.name, module.is_package) if tree is not None else None
+
+    def share_summaries(self, shared: "SummaryStore") -> None:
+        """Take the summaries this index makes from `shared`, and keep there those it makes: a store
+        by the hash of a module's bytes, its name and whether it is a package (what a summary is a
+        function of), which the nodes of a cluster share."""
+        self._shared_summaries = shared
 
 
 _LINKING: Optional[tuple] = None  # (index, follows, targets) while `link_flow_elsewhere` forks
