@@ -153,6 +153,8 @@ def test_the_map_stage_is_made_on_the_cluster(linked: bool, scheduler: str, tmp_
                         lambda tree, name, *args: on_driver.append(name) or summarise_tree(tree, name, *args))
     rules_for = runner.rules_for
     monkeypatch.setattr(runner, "rules_for", lambda code, *args: on_driver.append(code) or rules_for(code, *args))
+    link = project_index.flow.link
+    monkeypatch.setattr(project_index.flow, "link", lambda *args: on_driver.append("the link") or link(*args))
     with distributed.Client(scheduler.replace("dask://", "tcp://"), set_as_default=False) as client:
         with distributed.get_task_stream(client) as tasks:
             on_cluster = runner.run(files, rules, replace(SETTINGS, executor=scheduler), jobs=2)
@@ -161,7 +163,7 @@ def test_the_map_stage_is_made_on_the_cluster(linked: bool, scheduler: str, tmp_
     ran = Counter(task["key"].rsplit("-", 1)[0] for task in tasks.data)
     assert ran["_summary"] >= 2, ran
     if linked:
-        assert ran["_flow_summary"] >= 2 and ran["_process_shared"] >= 1, ran
+        assert ran["_flow_summary"] >= 2 and ran["_link_on_cluster"] == 1 and ran["_process_shared"] >= 1, ran
 
 
 @needs_dask

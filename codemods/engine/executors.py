@@ -4,10 +4,10 @@ The runner hands its map work (the project summary's tasks, each file's rules) t
 `local`, the default, is the runner's own forked pool (`runner._Pool`): its workers inherit the
 project index being built, so the summary runs there too. `dask://HOST:PORT` sends the project
 index's map stage (each worker builds an index of its own over the same files, from a `Context`
-sent to it once) and each file's rules to the workers of a running Dask scheduler (the `dask`
-extra); they read the files from the paths they share with the driver and check that their bytes
-are those the driver read. The search across modules, the link and the writes happen on the
-driver, as in a local run. docs/executors.md says why Dask and not Ray, with the measurements.
+sent to it once), the link (one task) and each file's rules to the workers of a running Dask
+scheduler (the `dask` extra); they read the files from the paths they share with the driver and
+check that their bytes are those the driver read. The search across modules and the writes happen
+on the driver, as in a local run. docs/executors.md says why Dask and not Ray, with the measurements.
 """
 
 from __future__ import annotations
@@ -153,20 +153,31 @@ class DaskExecutor:
         it at once, and the name says on Dask's dashboard what a task is. Each answer carries the
         fingerprint of the tool that made it. `context` goes to every worker once (Dask's
         `scatter`, kept for the maps after) rather than with each chunk."""
-        from distributed import KilledWorker
+        size = max(1, -(-len(items) // (self.jobs * TASKS_PER_WORKER)))
+        chunks = [self._submit(function, items[start:start + size], context) for start in range(0, len(items), size)]
+        try:
+            for chunk in chunks:
+                yield from self._answers(chunk)
+        finally:
+            self._client.cancel(chunks)
 
+    def task(self, function: Callable, item: object, context: Optional[Context] = None) -> "Answer":
+        """`function(item)` as one task (the link), its answer to be asked for when needed."""
+        return Answer(self, self._submit(function, [item], context))
+
+    def _submit(self, function: Callable, chunk: list, context: Optional[Context]) -> object:
         from codemods.engine import cache
 
         ours = cache.tool_fingerprint() + (context.key if context is not None else "")
-        shared = self._scattered(context)
-        size = max(1, -(-len(items) // (self.jobs * TASKS_PER_WORKER)))
-        chunks = [self._client.submit(_each, function, chunk, shared, key=_named(function, chunk, ours))
-                  for chunk in (items[start:start + size] for start in range(0, len(items), size))]
+        return self._client.submit(_each, function, chunk, self._scattered(context), key=_named(function, chunk, ours))
+
+    def _answers(self, chunk) -> list:
+        """A chunk's results, from a worker that runs this tool (ExecutorError where it cannot read the
+        files, or where the cluster lost it)."""
+        from distributed import KilledWorker
+
         try:
-            for chunk in chunks:
-                worker, fingerprint, results = chunk.result()
-                self._refuse({worker: fingerprint})
-                yield from results
+            worker, fingerprint, results = chunk.result()
         except NotShared as error:
             raise ExecutorError(f"--executor dask://{self.address}: a worker cannot read {error}; the workers read the "
                                 "files at the driver's paths: run them where the checkout (or a shared filesystem) is "
@@ -174,8 +185,8 @@ class DaskExecutor:
         except (KilledWorker, OSError) as error:  # a chunk killed its workers again and again; the scheduler lost
             raise ExecutorError(f"--executor dask://{self.address}: the cluster lost the run ({type(error).__name__}: "
                                 f"{error}); nothing was written") from None
-        finally:
-            self._client.cancel(chunks)
+        self._refuse({worker: fingerprint})
+        return results
 
     def _scattered(self, context: Optional[Context]) -> object:
         """The context as the tasks name it: in every worker's memory, once a run."""
@@ -193,6 +204,16 @@ class DaskExecutor:
 
     def __exit__(self, kind, *_) -> None:
         self.close(cancel=kind is not None)
+
+
+class Answer:
+    """The answer of one task (`DaskExecutor.task`), as a future gives it (`result()`)."""
+
+    def __init__(self, executor: DaskExecutor, chunk: object) -> None:
+        self._executor, self._chunk = executor, chunk
+
+    def result(self) -> object:
+        return self._executor._answers(self._chunk)[0]
 
 
 def _named(function: Callable, chunk: list, fingerprint: str) -> str:

@@ -382,15 +382,19 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     changed = index.changed(state)
     many = pool is not None and len(changed) >= SUMMARY_MIN_MODULES
     forking = many and pool.local and pool.jobs > 1 and _can_fork()
+    cluster = _ClusterProject.of(files, transforms, settings, seen, cache) if many and not pool.local else None
     if forking:
         index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
-    elif many and not pool.local:
-        _summarise_on_cluster(index, changed, files, transforms, settings, seen, pool, cache)
+    elif cluster is not None:
+        _summarise_on_cluster(index, changed, cluster, pool)
     index.restore(state, changed)
     follows = {name: place for rule in transforms if rule.kernel_scoped for name, place in rule.follows.items()}
     if follows:
         if forking:  # linked in a process of its own while the facts are worked out here (`_prepare`)
             index.link_flow_elsewhere(follows, targets, pool.fork)
+        elif cluster is not None and state is None:  # (a state kept: its link is mostly taken as kept, here)
+            index.link_flow_from(_LinkOnCluster(index, follows, targets, pool.task(_link_on_cluster, (
+                follows, [os.path.abspath(target) for target in targets] if targets is not None else None), cluster)))
         else:
             index.link_flow(follows, targets)
     return index
@@ -441,27 +445,39 @@ def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settin
     return index
 
 
-def _summarise_on_cluster(index: ProjectIndex, changed: set[str], files: Sequence["Path | str"],
-                          transforms: Sequence[Rule], settings: Settings, seen: _Files, pool: executors.Executor,
-                          cache: Optional[ResultCache]) -> None:
+def _summarise_on_cluster(index: ProjectIndex, changed: set[str], cluster: "_ClusterProject",
+                          pool: executors.Executor) -> None:
     """`index.summarise` on a cluster's workers (the map stage: each module read, byte-tested,
     prefiltered and summarised there), each worker over an index of its own of the same files,
     read at the paths the nodes share (`_ClusterProject`). Where a worker reads bytes other than
     the driver's (a file changed meanwhile), what is left of the stage is worked out here, from
     the driver's bytes, as a run of one job does (the facts are the same: see `summarise`)."""
-
-    def hashed(path: "Path | str") -> bytes:
-        try:
-            return seen.content(path)
-        except (OSError, _NotAFile):
-            return b""  # the driver cannot read it: nor may a worker (see `_SharedFiles`)
-
-    project = _ClusterProject(tuple(map(os.fspath, files)), tuple(map(hashed, files)), os.getcwd(), transforms,
-                              settings, os.fspath(cache.directory) if cache is not None else None)
     try:
-        index.summarise(changed, lambda function, items: pool.map(function, items, project))
+        index.summarise(changed, lambda function, items: pool.map(function, items, cluster))
     except executors.Changed:
         pass  # what the workers answered before is kept: each from the driver's bytes
+
+
+def _link_on_cluster(item: tuple) -> tuple:
+    """In a cluster's worker: the link, on its index of the run's files (`ProjectIndex.linked_here`)."""
+    assert _CLUSTER_INDEX is not None
+    follows, targets = item
+    return _CLUSTER_INDEX[1].linked_here(follows, targets)
+
+
+class _LinkOnCluster:
+    """The link's answers from a cluster's worker (`_link_on_cluster`), as `link_flow_from` reads them;
+    made here, from the driver's bytes, where the worker read other bytes (a file changed meanwhile)."""
+
+    def __init__(self, index: ProjectIndex, follows: dict, targets: Optional[Sequence[Path]],
+                 answer: "executors.Answer") -> None:
+        self._index, self._follows, self._targets, self._answer = index, follows, targets, answer
+
+    def result(self) -> tuple:
+        try:
+            return self._answer.result()  # type: ignore[return-value]
+        except executors.Changed:
+            return self._index.linked_here(self._follows, self._targets)
 
 
 def _indexed(raw: bytes) -> bytes:
@@ -695,6 +711,20 @@ class _ClusterProject:
         self.transforms, self.settings, self.cache_directory = list(transforms), settings, cache_directory
         self.key = hashlib.sha256(pickle.dumps((files, hashes, root, cache_directory, repr(settings),
                                                 [rule.code for rule in transforms]))).hexdigest()
+
+    @classmethod
+    def of(cls, files: Sequence["Path | str"], transforms: Sequence[Rule], settings: Settings, seen: _Files,
+           cache: Optional[ResultCache]) -> "_ClusterProject":
+        """The run's project as the driver read it (`seen`)."""
+
+        def hashed(path: "Path | str") -> bytes:
+            try:
+                return seen.content(path)
+            except (OSError, _NotAFile):
+                return b""  # the driver cannot read it: nor may a worker (see `_SharedFiles`)
+
+        return cls(tuple(map(os.fspath, files)), tuple(map(hashed, files)), os.getcwd(), transforms, settings,
+                   os.fspath(cache.directory) if cache is not None else None)
 
     def enter(self) -> None:
         global _CLUSTER_INDEX

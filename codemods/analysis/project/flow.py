@@ -51,7 +51,13 @@ class LinkedFlow(ProjectBase):
         finally:
             _LINKING = None
 
-    def _linked_here(self, follows: Mapping[str, tuple[Optional[int], str]],
+    def link_flow_from(self, linking: "Future") -> None:
+        """The answers of `link_flow` worked out where this index is not (`linking`: a future of
+        `linked_here`'s, from an index of the same files, a cluster's worker's), read back at the
+        first use of `flow`, as `link_flow_elsewhere`'s."""
+        self._linking = linking
+
+    def linked_here(self, follows: Mapping[str, tuple[Optional[int], str]],
                      targets: "Optional[Iterable[Path | str]]") -> tuple:
         """`link_flow`, and what it learnt that `_take_link` keeps: in the forked process."""
         unsummarised = [module for module in self._modules.values() if module.flow_summary is _NOT_SUMMARISED]
@@ -337,4 +343,4 @@ def _link_here() -> tuple:
     """In the process `link_flow_elsewhere` forked: its index's link."""
     assert _LINKING is not None
     index, follows, targets = _LINKING
-    return index._linked_here(follows, targets)
+    return index.linked_here(follows, targets)
