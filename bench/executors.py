@@ -3,6 +3,7 @@
 
     python bench/executors.py --side-by-side TREES [--rounds 3]      # the tool: local vs Dask, 1 and 2 workers
     python bench/executors.py --scale PACKAGE [--copies 1,2,4,8]     # cost per file over N copies of a package
+    python bench/executors.py --profile-driver TREES                 # where the driver's CPU goes (Dask, 2 workers)
     python bench/executors.py --dask-python V1/bin/python --ray-python V2/bin/python [--rounds 3] [TREE]
 
 --side-by-side and --scale run this Python's jax-codemod (`pip install -e '.[dask]'`) as a user does
@@ -14,6 +15,8 @@ it waits for) and of the Dask workers (their own rusage, asked before and after)
 its output (diff and findings), which must be the same for every configuration.
   --side-by-side TREES   `jax-codemod .` in TREES (kernel packages + site-packages, a pyproject.toml
                          at their root): the local executor with --jobs 1 and 2, Dask with 1 and 2 workers
+  --profile-driver TREES `jax-codemod .` in TREES on Dask with 2 workers, the driver under cProfile:
+                         where its CPU goes (the functions with the most time of their own)
   --scale PACKAGE        a tree of N copies of the package folder PACKAGE (each renamed, its name
                          rewritten in its code, so that the copies are N packages of one project),
                          local --jobs 2 and Dask with 2 workers: wall and CPU time per file, for each N
@@ -247,10 +250,14 @@ def _cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _run_tool(cwd: Path, jobs: int, cluster: "Optional[_Cluster]") -> dict:
-    """One cold run of the tool in `cwd` (`.`): wall and CPU seconds, and a hash of its output."""
-    command = [sys.executable, "-m", "codemods", "--no-cache", "--jobs", str(jobs),
-               "--executor", cluster.spec if cluster is not None else "local", "."]
+def _run_tool(cwd: Path, jobs: int, cluster: "Optional[_Cluster]", profile: Optional[Path] = None) -> dict:
+    """One cold run of the tool in `cwd` (`.`): wall and CPU seconds, and a hash of its output
+    (`profile`: the driver's cProfile written there)."""
+    arguments = ["--no-cache", "--jobs", str(jobs), "--executor", cluster.spec if cluster is not None else "local", "."]
+    # (under cProfile the app is run, not `main`, which ends with os._exit: the profile is written)
+    command = [sys.executable, "-m", "codemods", *arguments] if profile is None else \
+        [sys.executable, "-c", f"import cProfile, sys; from codemods import cli; sys.argv[1:] = {arguments!r}; "
+                               f"cProfile.run('cli.app()', {str(profile)!r})"]
     workers_before = cluster.cpu_s() if cluster is not None else 0.0
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
@@ -313,6 +320,23 @@ def _same_output(runs: dict[str, list[dict]], of: str) -> None:
     print(f"  {of}: the output (diff and findings) the same in every run: {len(outputs) == 1}")
 
 
+def profile_driver(trees: Path, folder: Path, top: int = 30) -> None:
+    """Where the driver's CPU goes with Dask and 2 workers: one run under cProfile, the functions
+    with the most time of their own."""
+    import pstats
+
+    cluster = _Cluster(2, folder)
+    try:
+        run = _run_tool(trees, 2, cluster, folder / "driver.prof")
+    finally:
+        cluster.stop()
+    print(f"\n{trees}: Dask, 2 workers, one run under cProfile: driver CPU {run['driver_cpu_s']:.1f} s, "
+          f"workers {run['workers_cpu_s']:.1f} s")
+    stats = pstats.Stats(str(folder / "driver.prof"))
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+
+
 def _copies(package: Path, copies: int, root: Path) -> Path:
     """A project of `copies` copies of `package`, the k-th named `NAME_k`, NAME rewritten in its code."""
     name = package.name
@@ -357,16 +381,19 @@ def main() -> None:
     parser.add_argument("--side-by-side", type=Path, metavar="TREES")
     parser.add_argument("--scale", type=Path, metavar="PACKAGE")
     parser.add_argument("--copies", default="1,2,4,8")
+    parser.add_argument("--profile-driver", type=Path, metavar="TREES")
     parser.add_argument("--one", choices=("dask", "ray"), help=argparse.SUPPRESS)  # a subprocess's round
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure(args.one, args.tree)))
         return
-    if args.side_by_side or args.scale:
+    if args.side_by_side or args.scale or args.profile_driver:
         with tempfile.TemporaryDirectory(prefix="jax-codemod-executors-") as folder:
             print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()}", flush=True)
             if args.side_by_side:
                 side_by_side(args.side_by_side.resolve(), args.rounds, Path(folder))
+            if args.profile_driver:
+                profile_driver(args.profile_driver.resolve(), Path(folder))
             if args.scale:
                 scale_curve(args.scale.resolve(), [int(count) for count in args.copies.split(",")], args.rounds, Path(folder))
             print(f"load average after: {os.getloadavg()}")

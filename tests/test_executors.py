@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 from codemods import cli, extras, registry
 from codemods.analysis import project as project_index
 from codemods.engine import executors, runner
-from codemods.engine.cache import content_hash
+from codemods.engine.cache import ResultCache, content_hash
 from codemods.engine.discovery import discover
 from codemods.settings import Settings
 from tests.test_cli import needs_git
@@ -136,12 +136,13 @@ def test_a_dask_cluster_gives_the_local_executors_results(tree, scheduler: str, 
 
 @needs_dask
 @pytest.mark.parametrize("linked", [True, False], ids=["rules-that-follow-values", "none-that-does"])
-def test_the_project_summaries_are_made_on_the_cluster(linked: bool, scheduler: str, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """The whole-program summary of each module of a project large enough for the local run to
-    summarise in its workers is made by the cluster's workers (Dask's record of its tasks), none on
-    the driver, and the results are the local run's; where no rule run follows values across
-    modules (JAX004-JAX008: nothing is linked), none is made at all."""
+def test_the_map_stage_is_made_on_the_cluster(linked: bool, scheduler: str, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The project index's map stage over a project large enough for the local run to summarise it
+    in its workers (each module's parts, its byte prefilter, its whole-program summary) is made by
+    the cluster's workers (Dask's record of its tasks), none of it on the driver, which tests no
+    file's bytes against the rules and makes no summary; the results are the local run's, with the
+    rules that follow values across modules and without them (JAX004-JAX008: nothing is linked)."""
     root = _generated(tmp_path / "generated")
     files = discover([root])
     rules = registry.RULES if linked else [rule for rule in registry.RULES if rule.kernel_scoped and not rule.follows]
@@ -150,63 +151,100 @@ def test_the_project_summaries_are_made_on_the_cluster(linked: bool, scheduler: 
     summarise_tree = project_index.flow.summarise_tree
     monkeypatch.setattr(project_index.flow, "summarise_tree",
                         lambda tree, name, *args: on_driver.append(name) or summarise_tree(tree, name, *args))
+    rules_for = runner.rules_for
+    monkeypatch.setattr(runner, "rules_for", lambda code, *args: on_driver.append(code) or rules_for(code, *args))
+    link = project_index.flow.link
+    monkeypatch.setattr(project_index.flow, "link", lambda *args: on_driver.append("the link") or link(*args))
     with distributed.Client(scheduler.replace("dask://", "tcp://"), set_as_default=False) as client:
         with distributed.get_task_stream(client) as tasks:
             on_cluster = runner.run(files, rules, replace(SETTINGS, executor=scheduler), jobs=2)
     assert on_cluster == local
     assert on_driver == []
     ran = Counter(task["key"].rsplit("-", 1)[0] for task in tasks.data)
+    assert ran["_summary"] >= 2, ran
     if linked:
-        assert ran["_summarise_shared"] >= 2 and ran["_process_shared"] >= 1, ran
-    else:
-        assert ran["_summarise_shared"] == 0, ran
+        assert ran["_flow_summary"] >= 2 and ran["_link_on_cluster"] == 1 and ran["_process_shared"] >= 1, ran
 
 
 @needs_dask
-def test_a_summary_chunk_is_named_by_its_content_and_the_tool(tmp_path: Path) -> None:
-    """The same modules' bytes and tool give the same name, in another driver process too (so that
-    Dask computes them once); other bytes or another tool, another name."""
-    items = [(str(tmp_path / "a.py"), content_hash(b"x = 1\n"), "a", False)]
-    name = executors._named(runner._summarise_shared, items, "tool")
+def test_a_chunk_is_named_by_its_content_the_project_and_the_tool(tmp_path: Path) -> None:
+    """The same modules, project (its files, the hashes of their bytes, rules and settings) and
+    tool give the same name, in another driver process too (so that Dask computes them once);
+    another project or another tool, another name."""
+    files, hashes = (str(tmp_path / "a.py"),), (content_hash(b"x = 1\n"),)
+
+    def named(hashes: tuple[bytes, ...], tool: str = "tool") -> str:
+        project = runner._ClusterProject(files, hashes, str(tmp_path), registry.RULES, SETTINGS, None)
+        return executors._named(project_index.workers._summary, ["a"], tool + project.key)
+
     in_another_process = subprocess.run(
-        [sys.executable, "-c", "import sys; from codemods.engine import executors, runner; "
-         f"print(executors._named(runner._summarise_shared, {items!r}, 'tool'))"],
-        capture_output=True, text=True, check=True).stdout.strip()
-    assert name.startswith("_summarise_shared-") and in_another_process == name
-    assert executors._named(runner._summarise_shared, [(*items[0][:1], content_hash(b"x = 2\n"), *items[0][2:])],
-                            "tool") != name
-    assert executors._named(runner._summarise_shared, items, "another tool") != name
+        [sys.executable, "-c", "from pathlib import Path; from codemods import registry; "
+         "from codemods.analysis import project; from codemods.engine import executors, runner; "
+         "from tests.test_executors import SETTINGS; "
+         f"project_ = runner._ClusterProject({files!r}, {hashes!r}, {str(tmp_path)!r}, registry.RULES, SETTINGS, None); "
+         "print(executors._named(project.workers._summary, ['a'], 'tool' + project_.key))"],
+        capture_output=True, text=True, check=True, cwd=Path(__file__).parents[1]).stdout.strip()
+    assert named(hashes).startswith("_summary-") and in_another_process == named(hashes)
+    assert named((content_hash(b"x = 2\n"),)) != named(hashes)
+    assert named(hashes, "another tool") != named(hashes)
 
 
-def test_a_summary_made_elsewhere_is_the_drivers_and_kept_only_for_the_bytes_read(tmp_path: Path) -> None:
-    """What a cluster's worker answers for a module (`runner._summarise_shared`, called here) is
-    the summary the driver makes of it, with the hash of the bytes read; `summarise_flow` keeps
-    the answers made from the bytes the index read, and makes the others itself (the file changed
-    between the driver's read and the worker's)."""
-    files = [str(path) for path in discover([_generated(tmp_path / "generated")])]
+@needs_dask
+def test_a_module_a_worker_reads_otherwise_leaves_the_rest_of_the_map_stage_to_the_driver(
+        scheduler: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that reads other bytes of a module than the driver read (the file changed meanwhile)
+    stops the map stage on the cluster: the driver works out what is left from its own bytes, as a
+    run of one job does, and every result is still the local run's."""
+    root = _generated(tmp_path / "generated")
+    files = discover([root])
+    local = runner.run(files, registry.RULES, SETTINGS, jobs=2)
+    changed = (root / "other" / "kernel_0.py").read_bytes()
+    real_hash = runner.content_hash
+    monkeypatch.setattr(runner, "content_hash", lambda raw: b"not what the worker reads" if raw == changed
+                        else real_hash(raw))
+    on_driver: list[str] = []
+    summarise_tree = project_index.flow.summarise_tree
+    monkeypatch.setattr(project_index.flow, "summarise_tree",
+                        lambda tree, name, *args: on_driver.append(name) or summarise_tree(tree, name, *args))
+    assert runner.run(files, registry.RULES, replace(SETTINGS, executor=scheduler), jobs=2) == local
+    assert "other.kernel_0" in on_driver
 
-    def index() -> project_index.ProjectIndex:
-        return project_index.ProjectIndex(files, lambda path: Path(path).read_bytes(),
-                                          content_hash=lambda path: content_hash(Path(path).read_bytes()))
 
-    on_driver = {summary.name: summary for summary in index().flow_summaries()}  # (a blank module has none)
-    asked: list[tuple[str, bytes, str, bool]] = []
+@needs_dask
+def test_a_second_run_takes_the_summaries_from_the_shared_cache(scheduler: str, tmp_path: Path) -> None:
+    """The workers keep the whole-program summaries they make in the cache directory (here every
+    node's: one machine), by the hash of each module's bytes: a second run whose project state
+    does not serve (other rules: another state) makes none, counted in the workers, and gives the
+    local run's results."""
+    root = _generated(tmp_path / "generated")
+    files = discover([root])
+    fewer = [rule for rule in registry.RULES if rule.code != "JAX008"]
+    local = runner.run(files, fewer, SETTINGS, jobs=2)
+    with _changed_workers(scheduler, _counting_summaries, True, False) as counting:
+        made = []
+        for rules in (registry.RULES, fewer):
+            settings = replace(SETTINGS, executor=scheduler)
+            on_cluster = runner.run(files, rules, settings, jobs=2, cache=ResultCache(tmp_path / "cache", settings))
+            made.append(sum(counting.client.run(_summaries_made).values()))
+    assert on_cluster == local
+    assert made[0] >= 2 and made[1] == made[0], made
+    assert len(list((tmp_path / "cache").rglob("*.summary"))) >= made[0]  # (`jax-codemod clean` removes them)
 
-    def elsewhere(items: list[tuple[str, bytes, str, bool]]) -> list:
-        asked.extend(items)
-        answers = [runner._summarise_shared(item) for item in items]
-        assert [summary for _, summary in answers] == [on_driver.get(name) for _, _, name, _ in items]
-        return [(b"other bytes" if name == "other.kernel_0" else read,
-                 summary and replace(summary, name=f"elsewhere {name}"))
-                for (read, summary), (_, _, name, _) in zip(answers, items)]
 
-    summarised = index()
-    names = [summarised.module_of(path) for path in files]
-    summarised.summarise_flow(names, elsewhere)
-    assert sorted(name for _, _, name, _ in asked) == sorted(names)  # every module: two packages with kernels
-    assert ("other", True) in {(name, is_package) for _, _, name, is_package in asked}
-    assert {summary.name for summary in summarised.flow_summaries()} == \
-        {f"elsewhere {name}" for name in on_driver if name != "other.kernel_0"} | {"other.kernel_0"}
+def _counting_summaries(counting: bool) -> None:
+    """In a worker: each whole-program summary made is counted from now (or, `counting` false, no longer)."""
+    from codemods.analysis.project import flow
+
+    made = getattr(flow, "_real_summarise_tree", flow.summarise_tree)
+    flow._real_summarise_tree, flow._summaries_made = made, []
+    flow.summarise_tree = (lambda tree, name, *args: flow._summaries_made.append(name) or made(tree, name, *args)) \
+        if counting else made
+
+
+def _summaries_made() -> int:
+    from codemods.analysis.project import flow
+
+    return len(flow._summaries_made)
 
 
 @needs_dask

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence
 
 from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
+from codemods.analysis.flow.summary import ModuleSummary, as_data, from_data
 from codemods.analysis.kept_summaries import KeptSummaries
 from codemods.analysis.project import ProjectState
 from codemods.capabilities import Version, installed_version
@@ -63,7 +64,7 @@ def default_directory() -> Path:
 
 # What the cache writes, and nothing else: `clean` removes only these (the folder may be one a user
 # pointed $JAX_CODEMOD_CACHE_DIR at, holding other files).
-_ENTRY_SUFFIXES = (".json", ".project", ".files", ".run", ".lock", ".tmp")
+_ENTRY_SUFFIXES = (".json", ".project", ".files", ".run", ".summary", ".lock", ".tmp")
 
 
 def clean(directory: Path) -> tuple[int, int, list[Path]]:
@@ -186,6 +187,31 @@ class ResultCache:
             os.replace(temporary, entry)
         except OSError:
             Path(temporary).unlink(missing_ok=True)
+
+
+class SharedSummaries:
+    """Whole-program summaries (analysis/flow/summary.py) in the result cache's directory, by the
+    hash of a module's bytes, its name, whether it is a package and the tool's fingerprint (what a
+    summary is a function of: no path, no project), for a cluster's workers: where the directory is
+    on a filesystem the nodes share, a summary any node made is every node's, in any run
+    (`ProjectIndex.share_summaries`). Each is a small marshal file (`.summary`), written atomically;
+    `jax-codemod clean` removes them with the rest."""
+
+    def __init__(self, directory: Path) -> None:
+        self._directory = directory
+        self._salt = hashlib.sha256(f"{tool_fingerprint()}\0summary\0".encode()).digest()
+
+    def made(self, content: bytes, name: str, is_package: bool,
+             make: Callable[[], "Optional[ModuleSummary]"]) -> "Optional[ModuleSummary]":
+        key = hashlib.sha256(self._salt + content + f"\0{name}\0{is_package}".encode()).hexdigest()
+        entry = self._directory / key[:2] / f"{key[2:]}.summary"
+        try:
+            data = marshal.loads(entry.read_bytes())
+            return None if data is None else from_data(data)
+        except (OSError, ValueError, EOFError, TypeError):
+            summary = make()  # none kept, or of another shape
+            ResultCache._write_bytes(entry, marshal.dumps(None if summary is None else as_data(summary)))
+            return summary
 
 
 def _data_of(result: FileResult) -> dict:

@@ -2,18 +2,18 @@
 
 The runner hands its map work (the project summary's tasks, each file's rules) to one `Executor`.
 `local`, the default, is the runner's own forked pool (`runner._Pool`): its workers inherit the
-project index being built, so the summary runs there too. `dask://HOST:PORT` sends each file's rules,
-and each module's whole-program summary, to the workers of a running Dask scheduler (the `dask`
-extra); they read the file from the path they share with the
-driver and check that its bytes are those the driver read. The rest of the project index, the link
-and the writes happen on the driver, as in a local run. docs/executors.md says why Dask and not Ray,
-with the measurements.
+project index being built, so the summary runs there too. `dask://HOST:PORT` sends the project
+index's map stage (each worker builds an index of its own over the same files, from a `Context`
+sent to it once), the link (one task) and each file's rules to the workers of a running Dask
+scheduler (the `dask` extra); they read the files from the paths they share with the driver and
+check that their bytes are those the driver read. The search across modules and the writes happen
+on the driver, as in a local run. docs/executors.md says why Dask and not Ray, with the measurements.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Callable, Iterator, Protocol
+from typing import Callable, Iterator, Optional, Protocol
 
 LOCAL = "local"
 DASK = "dask://"
@@ -39,6 +39,21 @@ class NotShared(Exception):
     not share the checkout (the run stops; analysing every file on the driver would be silently slow)."""
 
 
+class Changed(Exception):
+    """Raised in a worker that reads other bytes at a path than the driver read (the file changed
+    meanwhile): what the worker would make of them is not the driver's to keep."""
+
+
+class Context(Protocol):
+    """What every task of a map needs beside its item (a project's file list, say), sent to each
+    worker once: `enter()` runs in the worker before each chunk."""
+
+    key: str  # names the context: equal keys, equal contexts
+
+    def enter(self) -> None:
+        """Make the context the worker's current one."""
+
+
 class Executor(Protocol):
     """What the runner asks of where its map work runs."""
 
@@ -55,8 +70,9 @@ class Executor(Protocol):
         where fork exists, forked from it: then they inherit the project index being built, which the
         summary's tasks (each naming a module of it) need."""
 
-    def map(self, function: Callable, items: list) -> "Iterator | list":
-        """`function` of each item (picklable), in the items' order."""
+    def map(self, function: Callable, items: list, context: "Optional[Context]" = None) -> "Iterator | list":
+        """`function` of each item (picklable), in the items' order; `context`: entered first in the
+        worker (only where the workers are not `local`: forked ones inherit what the driver holds)."""
 
     def close(self, cancel: bool = False) -> None:
         """Stop the workers (`cancel`: what is queued is not run)."""
@@ -111,6 +127,7 @@ class DaskExecutor:
             self._client.close()
             raise
         self.jobs = max(1, sum(self._client.nthreads().values()))
+        self._contexts: dict[str, object] = {}  # see `_scattered`
 
     def _refuse_other_versions(self) -> None:
         """A worker that runs another jax-codemod (or Python, or libcst) could give other findings:
@@ -129,25 +146,38 @@ class DaskExecutor:
             raise ExecutorError(f"--executor dask://{self.address}: the workers {', '.join(other)} run another "
                                 "jax-codemod, Python or libcst than this one; install the same on every node")
 
-    def map(self, function: Callable, items: list) -> Iterator:
+    def map(self, function: Callable, items: list, context: Optional[Context] = None) -> Iterator:
         """Each chunk is named by what it holds and the tool that computes it (`function`'s name and a
-        hash of the chunk and the tool's fingerprint: an item names a file by its path and the hash of
-        its bytes), so that the scheduler computes once what two drivers ask of it at once, and the
-        name says on Dask's dashboard what a task is. Each answer carries the fingerprint of the
-        tool that made it."""
-        from distributed import KilledWorker
-
-        from codemods.engine import cache
-
-        ours = cache.tool_fingerprint()
+        hash of the chunk, the context's key and the tool's fingerprint: an item names a file by its
+        path and the hash of its bytes), so that the scheduler computes once what two drivers ask of
+        it at once, and the name says on Dask's dashboard what a task is. Each answer carries the
+        fingerprint of the tool that made it. `context` goes to every worker once (Dask's
+        `scatter`, kept for the maps after) rather than with each chunk."""
         size = max(1, -(-len(items) // (self.jobs * TASKS_PER_WORKER)))
-        chunks = [self._client.submit(_each, function, chunk, key=_named(function, chunk, ours))
-                  for chunk in (items[start:start + size] for start in range(0, len(items), size))]
+        chunks = [self._submit(function, items[start:start + size], context) for start in range(0, len(items), size)]
         try:
             for chunk in chunks:
-                worker, fingerprint, results = chunk.result()
-                self._refuse({worker: fingerprint})
-                yield from results
+                yield from self._answers(chunk)
+        finally:
+            self._client.cancel(chunks)
+
+    def task(self, function: Callable, item: object, context: Optional[Context] = None) -> "Answer":
+        """`function(item)` as one task (the link), its answer to be asked for when needed."""
+        return Answer(self, self._submit(function, [item], context))
+
+    def _submit(self, function: Callable, chunk: list, context: Optional[Context]) -> object:
+        from codemods.engine import cache
+
+        ours = cache.tool_fingerprint() + (context.key if context is not None else "")
+        return self._client.submit(_each, function, chunk, self._scattered(context), key=_named(function, chunk, ours))
+
+    def _answers(self, chunk) -> list:
+        """A chunk's results, from a worker that runs this tool (ExecutorError where it cannot read the
+        files, or where the cluster lost it)."""
+        from distributed import KilledWorker
+
+        try:
+            worker, fingerprint, results = chunk.result()
         except NotShared as error:
             raise ExecutorError(f"--executor dask://{self.address}: a worker cannot read {error}; the workers read the "
                                 "files at the driver's paths: run them where the checkout (or a shared filesystem) is "
@@ -155,8 +185,16 @@ class DaskExecutor:
         except (KilledWorker, OSError) as error:  # a chunk killed its workers again and again; the scheduler lost
             raise ExecutorError(f"--executor dask://{self.address}: the cluster lost the run ({type(error).__name__}: "
                                 f"{error}); nothing was written") from None
-        finally:
-            self._client.cancel(chunks)
+        self._refuse({worker: fingerprint})
+        return results
+
+    def _scattered(self, context: Optional[Context]) -> object:
+        """The context as the tasks name it: in every worker's memory, once a run."""
+        if context is None:
+            return None
+        if context.key not in self._contexts:
+            self._contexts[context.key] = self._client.scatter(context, broadcast=True, hash=False)
+        return self._contexts[context.key]
 
     def close(self, cancel: bool = False) -> None:
         self._client.close()  # the scheduler forgets what this client had queued, whatever `cancel` says
@@ -168,6 +206,16 @@ class DaskExecutor:
         self.close(cancel=kind is not None)
 
 
+class Answer:
+    """The answer of one task (`DaskExecutor.task`), as a future gives it (`result()`)."""
+
+    def __init__(self, executor: DaskExecutor, chunk: object) -> None:
+        self._executor, self._chunk = executor, chunk
+
+    def result(self) -> object:
+        return self._executor._answers(self._chunk)[0]
+
+
 def _named(function: Callable, chunk: list, fingerprint: str) -> str:
     """A chunk's name on the scheduler: `function`'s name and a hash of the chunk as it is sent, with
     the tool's fingerprint (equal names: equal work. Dask's own `tokenize` took 0.8-1.1 s for the
@@ -177,10 +225,12 @@ def _named(function: Callable, chunk: list, fingerprint: str) -> str:
     return f"{function.__name__}-{hashlib.sha256(cloudpickle.dumps((function, chunk, fingerprint))).hexdigest()}"
 
 
-def _each(function: Callable, items: list) -> tuple[str, str, list]:
+def _each(function: Callable, items: list, context: Optional[Context] = None) -> tuple[str, str, list]:
     """One chunk of a map, in a worker: its results, with the worker's address and tool fingerprint."""
     from distributed import get_worker
 
     from codemods.engine import cache
 
+    if context is not None:
+        context.enter()
     return get_worker().address, cache.tool_fingerprint(), [function(item) for item in items]

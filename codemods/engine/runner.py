@@ -12,7 +12,9 @@ left untouched.
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
+import pickle
 import stat
 import sys
 import threading
@@ -24,8 +26,8 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequen
 from codemods.analysis.flow.flow_facts import Reach
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
-from codemods.analysis.project import ProjectIndex, flow_summary_of, summarised_here
-from codemods.engine.cache import FileMemo, Known, ResultCache, RunRecord, content_hash, facts_key
+from codemods.analysis.project import ProjectIndex, summarise_here, summarised_here
+from codemods.engine.cache import FileMemo, Known, ResultCache, RunRecord, SharedSummaries, content_hash, facts_key
 from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Kind
 from codemods.engine import executors
@@ -42,8 +44,6 @@ from codemods.settings import Scope, Settings
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
-
-    from codemods.analysis.flow.summary import ModuleSummary
 
 # Which findings' fixes to apply, beyond what the settings allow (`--interactive`: the accepted ones).
 Accept = Callable[[Finding], bool]
@@ -372,6 +372,34 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     if settings.scope is not Scope.KERNELS or not any(rule.kernel_scoped for rule in transforms):
         return None
     seen = _Files() if seen is None else seen
+    index = _new_index(files, transforms, settings, seen)
+    # What the last run learnt, less what the changed modules may have changed.
+    state = cache.project_state(_state_key(index, transforms)) if cache is not None else None
+    changed = index.changed(state)
+    many = pool is not None and len(changed) >= SUMMARY_MIN_MODULES
+    forking = many and pool.local and pool.jobs > 1 and _can_fork()
+    cluster = _ClusterProject.of(files, transforms, settings, seen, cache) if many and not pool.local else None
+    if forking:
+        index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
+    elif cluster is not None:
+        _summarise_on_cluster(index, changed, cluster, pool)
+    index.restore(state, changed)
+    follows = {name: place for rule in transforms if rule.kernel_scoped for name, place in rule.follows.items()}
+    if follows:
+        if forking:  # linked in a process of its own while the facts are worked out here (`_prepare`)
+            index.link_flow_elsewhere(follows, targets, pool.fork)
+        elif cluster is not None and state is None:  # (a state kept: its link is mostly taken as kept, here)
+            index.link_flow_from(_LinkOnCluster(index, follows, targets, pool.task(_link_on_cluster, (
+                follows, [os.path.abspath(target) for target in targets] if targets is not None else None), cluster)))
+        else:
+            index.link_flow(follows, targets)
+    return index
+
+
+def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settings: Settings, seen: _Files,
+               root: Optional[str] = None) -> ProjectIndex:
+    """The project index over `files`, reading them through `seen` (this process's, or in a cluster's
+    worker the driver's files at the paths they share: `root`, the driver's working directory)."""
 
     def read(path: str) -> bytes:
         if notebook.is_notebook(path) and index.prefiltered(path) == _NOTHING_TO_READ:
@@ -409,24 +437,43 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
 
     kernel_scoped = [rule for rule in transforms if rule.kernel_scoped]  # the only ones its facts serve
     index = ProjectIndex(files, read, lambda code: bool(rules_for(code, kernel_scoped, settings, True)), content,
-                         prefilter)
-    # What the last run learnt, less what the changed modules may have changed.
-    state = cache.project_state(_state_key(index, transforms)) if cache is not None else None
-    changed = index.changed(state)
-    many = pool is not None and len(changed) >= SUMMARY_MIN_MODULES
-    forking = many and pool.local and pool.jobs > 1 and _can_fork()
-    if forking:
-        index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
-    index.restore(state, changed)
-    follows = {name: place for rule in kernel_scoped for name, place in rule.follows.items()}
-    if follows:
-        if many and not pool.local:  # (after `restore`: which modules the link starts from is read from its tables)
-            index.summarise_flow(changed, lambda items: pool.map(_summarise_shared, items))
-        if forking:  # linked in a process of its own while the facts are worked out here (`_prepare`)
-            index.link_flow_elsewhere(follows, targets, pool.fork)
-        else:
-            index.link_flow(follows, targets)
+                         prefilter, root)
     return index
+
+
+def _summarise_on_cluster(index: ProjectIndex, changed: set[str], cluster: "_ClusterProject",
+                          pool: executors.Executor) -> None:
+    """`index.summarise` on a cluster's workers (the map stage: each module read, byte-tested,
+    prefiltered and summarised there), each worker over an index of its own of the same files,
+    read at the paths the nodes share (`_ClusterProject`). Where a worker reads bytes other than
+    the driver's (a file changed meanwhile), what is left of the stage is worked out here, from
+    the driver's bytes, as a run of one job does (the facts are the same: see `summarise`)."""
+    try:
+        index.summarise(changed, lambda function, items: pool.map(function, items, cluster))
+    except executors.Changed:
+        pass  # what the workers answered before is kept: each from the driver's bytes
+
+
+def _link_on_cluster(item: tuple) -> tuple:
+    """In a cluster's worker: the link, on its index of the run's files (`ProjectIndex.linked_here`)."""
+    assert _CLUSTER_INDEX is not None
+    follows, targets = item
+    return _CLUSTER_INDEX[1].linked_here(follows, targets)
+
+
+class _LinkOnCluster:
+    """The link's answers from a cluster's worker (`_link_on_cluster`), as `link_flow_from` reads them;
+    made here, from the driver's bytes, where the worker read other bytes (a file changed meanwhile)."""
+
+    def __init__(self, index: ProjectIndex, follows: dict, targets: Optional[Sequence[Path]],
+                 answer: "executors.Answer") -> None:
+        self._index, self._follows, self._targets, self._answer = index, follows, targets, answer
+
+    def result(self) -> tuple:
+        try:
+            return self._answer.result()  # type: ignore[return-value]
+        except executors.Changed:
+            return self._index.linked_here(self._follows, self._targets)
 
 
 def _indexed(raw: bytes) -> bytes:
@@ -647,15 +694,75 @@ def _process_shared(item: tuple[Path, str, bytes, Sequence[Rule], Settings, Modu
         if content_hash(raw) == content else None
 
 
-def _summarise_shared(item: tuple[str, bytes, str, bool]) -> "tuple[bytes, Optional[ModuleSummary]]":
-    """A module's whole-program summary in a cluster's worker (`ProjectIndex.summarise_flow`), from
-    the file at its absolute path, as the project index reads it (`project_index`'s `read`), with
-    the hash of the bytes read: the driver keeps it only if those are the bytes it read. `item`:
-    the path, the hash of the driver's bytes (what the chunk is named by: executors.py), the module's
-    name, whether it is a package."""
-    key, _, name, is_package = item
-    raw = _read_shared(key)
-    return content_hash(raw), flow_summary_of(utf8_code(_indexed(raw)), name, is_package)
+class _ClusterProject:
+    """A run's project as a cluster's workers rebuild it (an `executors.Context`, sent to each
+    worker once): the files as the driver was given them, the hash of the bytes the driver read
+    of each, its working directory, the rules, the settings and the result cache's directory
+    (where the whole-program summaries are kept for any node: `SharedSummaries`). A worker keeps
+    the index of the last run it worked for."""
+
+    def __init__(self, files: tuple[str, ...], hashes: tuple[bytes, ...], root: str, transforms: Sequence[Rule],
+                 settings: Settings, cache_directory: Optional[str]) -> None:
+        self.files, self.hashes, self.root = files, hashes, root
+        self.transforms, self.settings, self.cache_directory = list(transforms), settings, cache_directory
+        self.key = hashlib.sha256(pickle.dumps((files, hashes, root, cache_directory, repr(settings),
+                                                [rule.code for rule in transforms]))).hexdigest()
+
+    @classmethod
+    def of(cls, files: Sequence["Path | str"], transforms: Sequence[Rule], settings: Settings, seen: _Files,
+           cache: Optional[ResultCache]) -> "_ClusterProject":
+        """The run's project as the driver read it (`seen`)."""
+
+        def hashed(path: "Path | str") -> bytes:
+            try:
+                return seen.content(path)
+            except (OSError, _NotAFile):
+                return b""  # the driver cannot read it: nor may a worker (see `_SharedFiles`)
+
+        return cls(tuple(map(os.fspath, files)), tuple(map(hashed, files)), os.getcwd(), transforms, settings,
+                   os.fspath(cache.directory) if cache is not None else None)
+
+    def enter(self) -> None:
+        global _CLUSTER_INDEX
+        if _CLUSTER_INDEX is None or _CLUSTER_INDEX[0] != self.key:
+            absolute = (os.path.normpath(os.path.join(self.root, path)) for path in self.files)
+            index = _new_index(self.files, self.transforms, self.settings,
+                               _SharedFiles(dict(zip(absolute, self.hashes))), self.root)
+            if self.cache_directory is not None:
+                index.share_summaries(SharedSummaries(Path(self.cache_directory)))
+            _CLUSTER_INDEX = self.key, index
+        summarise_here(_CLUSTER_INDEX[1])
+
+
+_CLUSTER_INDEX: Optional[tuple[str, ProjectIndex]] = None  # in a cluster's worker: see `_ClusterProject`
+
+
+class _SharedFiles(_Files):
+    """In a cluster's worker: the driver's files (by absolute path: the hash of the bytes it read),
+    read at the same paths; `executors.Changed` where the bytes are others, NotShared where the
+    file cannot be read, and OSError for one the driver could not read either."""
+
+    def __init__(self, hashes: dict[str, bytes]) -> None:
+        super().__init__()
+        self._driver_hashes = hashes
+
+    def raw(self, path: "Path | str") -> bytes:
+        key = self.key(path)
+        if key not in self.contents:
+            expected = self._driver_hashes.get(key)
+            if not expected:
+                raise OSError(f"{key}: not read by the driver")
+            raw = _read_shared(key)
+            if content_hash(raw) != expected:
+                raise executors.Changed(key)
+            self.contents[key] = raw
+        return self.contents[key]
+
+    def content(self, path: "Path | str") -> bytes:
+        expected = self._driver_hashes.get(self.key(path))
+        if not expected:
+            raise OSError(f"{path}: not read by the driver")
+        return expected
 
 
 def _read_shared(key: str) -> bytes:

@@ -34,10 +34,9 @@ facts.py (one module's facts), flow.py (the whole-program link's place: its scop
 kept answers), state.py (what a run keeps for the next), workers.py (what worker processes work out).
 """
 
-from codemods.analysis.project.flow import flow_summary_of
 from codemods.analysis.project.index import ProjectIndex
 from codemods.analysis.project.modules import Usage, module_name
 from codemods.analysis.project.state import ProjectState
-from codemods.analysis.project.workers import summarised_here
+from codemods.analysis.project.workers import summarise_here, summarised_here
 
-__all__ = ["ProjectIndex", "ProjectState", "Usage", "flow_summary_of", "module_name", "summarised_here"]
+__all__ = ["ProjectIndex", "ProjectState", "Usage", "module_name", "summarise_here", "summarised_here"]

@@ -9,7 +9,7 @@ import hashlib
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Optional, TYPE_CHECKING
+from typing import Callable, Iterable, Iterator, Optional, Protocol, TYPE_CHECKING
 
 from codemods.analysis.flow.flow_facts import FlowFacts
 from codemods.analysis.kept_summaries import KeptSummaries
@@ -23,6 +23,16 @@ from codemods.analysis.project.scan import _FIRST_IMPORTED, _import_lines, _pars
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from codemods.analysis.flow.summary import ModuleSummary
+
+
+class SummaryStore(Protocol):
+    """Whole-program summaries kept by what they are a function of (see `share_summaries`)."""
+
+    def made(self, content: bytes, name: str, is_package: bool,
+             make: Callable[[], Optional[ModuleSummary]]) -> Optional[ModuleSummary]:
+        """The summary kept for the module, else `make()`'s, kept."""
+
 
 class ProjectBase:
     """The modules of one project and what was read of them; the parts of the index (see index.py) build on it."""
@@ -30,7 +40,7 @@ class ProjectBase:
     def __init__(self, files: "Iterable[Path | str]", read: Callable[[str], bytes],
                  relevant: Callable[[bytes], bool] = lambda code: True,
                  content_hash: Optional[Callable[[str], bytes]] = None,
-                 prefilter: Optional[Callable[[str], object]] = None) -> None:
+                 prefilter: Optional[Callable[[str], object]] = None, root: Optional[str] = None) -> None:
         """`read(path)`: a file's bytes (`path`: a str, as given; a notebook's: the Python of its code cells); `relevant(code)`:
         whether a rule may have something to do in `code` (its prefilter, for code inside a kernel);
         `content_hash(path)`: a hash of the file's bytes (`path`: absolute, a str), known without
@@ -38,7 +48,9 @@ class ProjectBase:
         the caller's own answer about a file (`path`: absolute), worked out by the summary's
         workers with the rest of a module's summary, where its bytes are read (see `prefiltered`).
         A notebook (`.ipynb`) is a module no other imports: its kernels may call the project's
-        helpers and launchers, so it is indexed under a name no import can spell."""
+        helpers and launchers, so it is indexed under a name no import can spell. `root`: the folder
+        relative paths in `files` start from (this process's working directory by default; in a
+        cluster's worker, the driver's)."""
         self._read = read
         self._relevant = relevant
         self._prefilter = prefilter
@@ -49,7 +61,7 @@ class ProjectBase:
         packages = {os.path.dirname(os.path.normpath(path)) for path in files if os.path.basename(path) == "__init__.py"}
         prefixes: dict[str, str] = {}  # see module_name
         for path in files:
-            absolute = _absolute(path)
+            absolute = _absolute(path) if root is None else os.path.normpath(os.path.join(root, path))
             if path.lower().endswith(".ipynb"):
                 name, is_package = f"<notebook {absolute}>", False
             else:
@@ -108,6 +120,7 @@ class ProjectBase:
         self._unchanged_since_kept = False  # no module changed since the state restored (see `restore`)
         self._kept_summaries: dict[str, bytes] = {}  # see `restore`
         self._summary_store = KeptSummaries()  # the restored state's
+        self._shared_summaries: Optional[SummaryStore] = None  # see `share_summaries`
 
     def module_of(self, path: "Path | str") -> Optional[str]:
         """The name of the project's module at `path` (None if it is none of them)."""

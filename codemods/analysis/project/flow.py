@@ -11,9 +11,8 @@ from codemods.analysis.flow.flow_facts import FlowFacts
 from codemods.analysis.flow.graph import closure
 from codemods.analysis.flow.link import link
 from codemods.analysis.flow.moved_sites import moved_answers, site_moves
-from codemods.analysis.project.base import ProjectBase
+from codemods.analysis.project.base import ProjectBase, SummaryStore
 from codemods.analysis.project.modules import _KEPT, _Module, _NOT_SUMMARISED, _hash, _is_jax, _top
-from codemods.analysis.project.scan import _parsed
 from codemods.analysis.flow.summary import ModuleSummary, as_data, from_data, summarise_tree
 
 if TYPE_CHECKING:
@@ -52,7 +51,13 @@ class LinkedFlow(ProjectBase):
         finally:
             _LINKING = None
 
-    def _linked_here(self, follows: Mapping[str, tuple[Optional[int], str]],
+    def link_flow_from(self, linking: "Future") -> None:
+        """The answers of `link_flow` worked out where this index is not (`linking`: a future of
+        `linked_here`'s, from an index of the same files, a cluster's worker's), read back at the
+        first use of `flow`, as `link_flow_elsewhere`'s."""
+        self._linking = linking
+
+    def linked_here(self, follows: Mapping[str, tuple[Optional[int], str]],
                      targets: "Optional[Iterable[Path | str]]") -> tuple:
         """`link_flow`, and what it learnt that `_take_link` keeps: in the forked process."""
         unsummarised = [module for module in self._modules.values() if module.flow_summary is _NOT_SUMMARISED]
@@ -315,9 +320,20 @@ class LinkedFlow(ProjectBase):
             if module.flow_summary is _NOT_SUMMARISED:
                 module.summary_hash = None
         if module.flow_summary is _NOT_SUMMARISED:
-            tree = self._tree(module) if self._bytes(module).strip() else None
-            module.flow_summary = summarise_tree(tree, module.name, module.is_package) if tree is not None else None
+            shared = self._shared_summaries
+            module.flow_summary = self._summarised(module) if shared is None else \
+                shared.made(self._content_hash(module), module.name, module.is_package, lambda: self._summarised(module))
         return module.flow_summary  # type: ignore[return-value]
+
+    def _summarised(self, module: _Module) -> Optional[ModuleSummary]:
+        tree = self._tree(module) if self._bytes(module).strip() else None
+        return summarise_tree(tree, module.name, module.is_package) if tree is not None else None
+
+    def share_summaries(self, shared: "SummaryStore") -> None:
+        """Take the summaries this index makes from `shared`, and keep there those it makes: a store
+        by the hash of a module's bytes, its name and whether it is a package (what a summary is a
+        function of), which the nodes of a cluster share."""
+        self._shared_summaries = shared
 
 
 _LINKING: Optional[tuple] = None  # (index, follows, targets) while `link_flow_elsewhere` forks
@@ -327,11 +343,4 @@ def _link_here() -> tuple:
     """In the process `link_flow_elsewhere` forked: its index's link."""
     assert _LINKING is not None
     index, follows, targets = _LINKING
-    return index._linked_here(follows, targets)
-
-
-def flow_summary_of(code: bytes, name: str, is_package: bool) -> Optional[ModuleSummary]:
-    """What `ProjectIndex._flow_summary` makes of the module `name` whose bytes, as the index reads
-    them, are `code` (a function of those alone: see `ProjectIndex.summarise_flow`)."""
-    tree = _parsed(code) if code.strip() else None
-    return summarise_tree(tree, name, is_package) if tree is not None else None
+    return index.linked_here(follows, targets)

@@ -14,7 +14,7 @@ from codemods.analysis.flow.summary import ModuleSummary
 
 
 class WorkerSummary(ProjectBase):
-    """The index's map work: each module's parts, summarised in workers (`summarise`, `summarise_flow`)."""
+    """The index's map work: each module's parts, summarised in workers (`summarise`)."""
 
     def summarise(self, names: Iterable[str], map_in_workers: Callable[[Callable[[str], tuple], list[str]], list]) -> None:
         """Work out the parts of the modules `names` that no other module decides in worker
@@ -78,25 +78,6 @@ class WorkerSummary(ProjectBase):
         self._named = named
         self._unsummarised = [name for name, module in self._modules.items() if module.said is None]
 
-    def summarise_flow(self, names: Iterable[str], summarise_elsewhere: Callable[
-            [list[tuple[str, bytes, str, bool]]], Iterable[tuple[bytes, Optional[ModuleSummary]]]]) -> None:
-        """The whole-program summaries of those of the modules `names` the link starts from,
-        worked out where this index is not (a cluster's workers): `summarise_elsewhere(items)` is
-        given each module's absolute path, the hash of its bytes (the `content_hash` this index was
-        given), its name and whether it is a package, and answers, in order, the hash of the bytes
-        it read and their `flow_summary_of`. A summary is kept only where those are the bytes this
-        index reads (the file changed meanwhile: it is summarised here, on demand, as before). A
-        notebook's is not asked for: the index decodes its code cells here. Call it after `restore`."""
-        modules = [self._modules[name] for name in names if not name.startswith("<")]
-        linked = self.linked()
-        # (a hash of nothing: the caller could not read the file, a FIFO say, on which a worker would block)
-        wanted = [module for module in modules
-                  if module.name in linked and module.flow_summary is _NOT_SUMMARISED and self._content_hash(module)]
-        items = [(module.path, self._content_hash(module), module.name, module.is_package) for module in wanted]
-        for module, (_, content, *_), (read, summary) in zip(wanted, items, summarise_elsewhere(items)):
-            if read == content:
-                module.flow_summary = summary
-
     def _summary_of(self, module: _Module) -> tuple:
         """See `summarise` (in a worker: no computation is in progress, so nothing is recorded)."""
         marked = self._marked(module)
@@ -149,6 +130,13 @@ def _in_worker(name: str, compute: Callable[[WorkerSummary, _Module], _T]) -> _T
     finally:
         if not module.relevant:
             module.raw = module.tree = module.index = None
+
+
+def summarise_here(index: WorkerSummary) -> None:
+    """Make `index` the one this process's summary tasks read: in a cluster's worker, which builds
+    its own over the files it shares with the driver (forked workers inherit the driver's)."""
+    global _SUMMARISING
+    _SUMMARISING = index
 
 
 def summarised_here() -> Optional[WorkerSummary]:
