@@ -149,6 +149,8 @@ def _in_worker(name: str, compute: Callable[[WorkerSummary, _Module], _T]) -> _T
     finally:
         if not module.relevant:
             module.raw = module.tree = module.index = None
+        else:
+            _SUMMARISING._keep_tree(module)
 
 
 def summarised_here() -> Optional[WorkerSummary]:
