@@ -117,6 +117,7 @@ class ProjectBase:
         self._kept_summaries: dict[str, bytes] = {}  # see `restore`
         self._summary_store = KeptSummaries()  # the restored state's
         self._bare_trees: OrderedDict[str, None] = OrderedDict()  # the modules holding one, least recently read first
+        self._drops_trees = True  # past TREES_KEPT (a summary's worker keeps them all: workers.py)
 
     def module_of(self, path: "Path | str") -> Optional[str]:
         """The name of the project's module at `path` (None if it is none of them)."""
@@ -267,18 +268,13 @@ class ProjectBase:
         if module.tree is None and module.index is None and not module.parse_failed:
             module.tree = _parsed(self._bytes(module))
             module.parse_failed = module.tree is None  # reported when the file itself is processed; adds no facts here
-            if module.tree is not None:
+            if module.tree is not None and self._drops_trees:
                 self._bare_trees[module.name] = None
                 while len(self._bare_trees) > TREES_KEPT:
                     self._modules[self._bare_trees.popitem(last=False)[0]].tree = None
-        elif module.tree is not None and module.name in self._bare_trees:  # (not one kept: `_keep_tree`)
+        elif module.tree is not None and module.name in self._bare_trees:
             self._bare_trees.move_to_end(module.name)
         return module.index.tree if module.index is not None else module.tree
-
-    def _keep_tree(self, module: _Module) -> None:
-        """Keep the module's parse whatever else is parsed after (a worker keeps the parse of a module
-        the rules will analyse there: see workers.py)."""
-        self._bare_trees.pop(module.name, None)
 
     def _index(self, module: _Module) -> Optional[ModuleIndex]:
         self._depend(module.name, CONTENT)
