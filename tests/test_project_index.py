@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.analysis.project import modules, scan
+from codemods.analysis.project import base, modules, scan
 from codemods.analysis.names import root_name
 from codemods.analysis.kernel_scope import BODY, FACTORY, HELPER, MOSAIC_TPU, TRITON, ModuleFacts, find_kernels
 from codemods.analysis.module import ModuleIndex
@@ -589,6 +589,45 @@ def test_parsed_returns_the_index_only_for_the_same_text(tmp_path: Path) -> None
     assert index.parsed(ops, OPS).text == OPS
     assert index.parsed(ops, OPS + "\n") is None
     assert index.parsed(tmp_path / "pkg/nothing.py", OPS) is None
+
+
+def _users(count: int) -> dict[str, str]:
+    """`count` kernel modules, each calling ops' needy helper from its own kernel."""
+    return {f"pkg/user{number}.py": PALLAS + f"from pkg import ops\n\n\ndef kern{number}(x_ref, o_ref):\n"
+            f"    o_ref[...] = ops.mm(x_ref[...], x_ref[...])\n\n\nrun = pl.pallas_call(kern{number}, out_shape=1)\n"
+            for number in range(count)}
+
+
+def test_the_index_keeps_the_parses_of_a_few_modules(tmp_path: Path, monkeypatch) -> None:
+    """A bare syntax tree is some 35 times its source: the index keeps those of the TREES_KEPT
+    modules read last, and forgets a module's parse once it hands it to the file's analysis
+    (`parsed`). Kept, they were most of the main process's peak memory on a large tree (the
+    parses of thousands of modules the facts and the link read once: docs/speed.md)."""
+    monkeypatch.setattr(base, "TREES_KEPT", 2, raising=False)
+    index = _index(tmp_path, {**PACKAGE, **_users(6)})
+    assert sum(1 for _ in index.flow_summaries()) >= 6  # each module the link starts from, parsed
+    assert sum(module.tree is not None for module in index._modules.values()) == 2
+    for path in sorted(tmp_path.rglob("*.py")):
+        index.facts(path)
+    ops = tmp_path / "pkg/ops.py"
+    assert index.parsed(ops, OPS).text == OPS
+    assert (index._modules["pkg.ops"].tree, index._modules["pkg.ops"].index) == (None, None)
+
+
+def test_a_parse_dropped_and_read_again_changes_no_fact(tmp_path: Path, monkeypatch) -> None:
+    """With one tree kept, modules are parsed again as they are read again: the same facts."""
+    files = {**PACKAGE, **_users(4)}
+    paths = [tmp_path / relative for relative in sorted(files)]
+    kept = _index(tmp_path, files)
+    everything = [kept.facts(path) for path in paths]
+    assert "mm" in _kernels(everything[paths.index(tmp_path / "pkg/ops.py")])
+    monkeypatch.setattr(base, "TREES_KEPT", 1, raising=False)
+    parse, parsed = ast.parse, []
+    monkeypatch.setattr(ast, "parse", lambda source, *a, **k: parsed.append(source) or parse(source, *a, **k))
+    dropping = _index(tmp_path, files)
+    assert [dropping.facts(path) for path in paths] == everything
+    whole = [source for source in parsed if source in {textwrap.dedent(text) for text in files.values()}]
+    assert len(whole) > len(set(whole))  # (a module read again after its tree was dropped)
 
 
 def test_irrelevant_and_unreached_modules_have_no_facts(tmp_path: Path) -> None:

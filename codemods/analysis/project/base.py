@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+from collections import OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, Protocol, TYPE_CHECKING
@@ -32,6 +33,13 @@ class SummaryStore(Protocol):
     def made(self, content: bytes, name: str, is_package: bool,
              make: Callable[[], Optional[ModuleSummary]]) -> Optional[ModuleSummary]:
         """The summary kept for the module, else `make()`'s, kept."""
+
+
+# How many bare syntax trees (parsed, not indexed) the index keeps, the most recently read: a tree
+# is some 35 times its source in memory, and on a large tree the facts and the link's summaries
+# parse thousands of modules, most of them read once (kept, they were most of the main process's
+# peak memory: docs/speed.md). A tree read again after it was dropped is parsed again.
+TREES_KEPT = 64
 
 
 class ProjectBase:
@@ -121,6 +129,8 @@ class ProjectBase:
         self._kept_summaries: dict[str, bytes] = {}  # see `restore`
         self._summary_store = KeptSummaries()  # the restored state's
         self._shared_summaries: Optional[SummaryStore] = None  # see `share_summaries`
+        self._bare_trees: OrderedDict[str, None] = OrderedDict()  # the modules holding one, least recently read first
+        self._drops_trees = True  # past TREES_KEPT (a summary's worker keeps them all: workers.py)
 
     def module_of(self, path: "Path | str") -> Optional[str]:
         """The name of the project's module at `path` (None if it is none of them)."""
@@ -176,11 +186,14 @@ class ProjectBase:
         return value
 
     def parsed(self, path: Path, text: str) -> Optional[ModuleIndex]:
-        """The module at `path` if this index parsed it from exactly `text` (no need to parse it again)."""
+        """The module at `path` if this index parsed it from exactly `text` (no need to parse it
+        again), handed over: the index forgets its parse, asked for by the file's analysis once the
+        project's facts are known (kept, every analysed module's parse stayed for the run)."""
         module = self._by_path.get(_absolute(path))
         if module is None or (module.index is None and module.tree is None):
             return None
         index = self._index(module)
+        module.index = None
         return index if index is not None and index.text == text else None
 
     def _in_order(self, names: Iterable[str]) -> list[_Module]:
@@ -274,6 +287,12 @@ class ProjectBase:
         if module.tree is None and module.index is None and not module.parse_failed:
             module.tree = _parsed(self._bytes(module))
             module.parse_failed = module.tree is None  # reported when the file itself is processed; adds no facts here
+            if module.tree is not None and self._drops_trees:
+                self._bare_trees[module.name] = None
+                while len(self._bare_trees) > TREES_KEPT:
+                    self._modules[self._bare_trees.popitem(last=False)[0]].tree = None
+        elif module.tree is not None and module.name in self._bare_trees:
+            self._bare_trees.move_to_end(module.name)
         return module.index.tree if module.index is not None else module.tree
 
     def _index(self, module: _Module) -> Optional[ModuleIndex]:
@@ -288,4 +307,5 @@ class ProjectBase:
             if tree is not None:
                 module.index = ModuleIndex(self._bytes(module).decode("utf-8"), tree, through)
                 module.tree = None
+                self._bare_trees.pop(module.name, None)
         return module.index

@@ -125,6 +125,9 @@ def _in_worker(name: str, compute: Callable[[WorkerSummary, _Module], _T]) -> _T
     analyse it, in this worker as a rule (see `summarised_here`)."""
     assert _SUMMARISING is not None
     module = _SUMMARISING._modules[name]
+    # It keeps the trees the summary parses: the rules analyse the relevant modules here, on their
+    # parses, and a tree read again would be parsed again (the main process drops them: base.TREES_KEPT).
+    _SUMMARISING._drops_trees = False
     try:
         return compute(_SUMMARISING, module)
     finally:
