@@ -325,6 +325,107 @@ def test_a_run_over_most_of_a_large_project_summarises_it_in_workers(
 
 @FORKS
 @FORK_WARNING
+@pytest.mark.parametrize("seed", (3, 13, 23))  # projects where another module launches a needy name
+def test_a_summarised_run_works_out_the_facts_in_the_workers_that_hold_the_parses(
+        seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With `--jobs 2` each module's facts are worked out in the worker that summarised it, on the
+    parses it kept (`learn_facts_in_workers`): the main process parses no module once the summary
+    is done, and the facts, the state kept and the findings are those of the lazy index of a run on
+    one core."""
+    from codemods import registry
+    from codemods.engine import runner
+
+    paths = _write(tmp_path, {**_project(random.Random(seed)),
+                              **{name.replace("pkg", "lib"): text.replace("pkg", "lib") for name, text in PACKAGE.items()}})
+    monkeypatch.setattr(runner, "SUMMARY_MIN_MODULES", len(paths))
+    indexes, parsed = [], []  # each run's index; the modules the main process had parsed when the summary was done
+
+    def parsed_here(index: ProjectIndex) -> set[str]:
+        return {module.name for module in index._modules.values() if module.tree is not None or module.index is not None}
+
+    project_index = runner.project_index
+    monkeypatch.setattr(runner, "project_index", lambda *args: indexes.append(project_index(*args))
+                        or parsed.append(parsed_here(indexes[-1])) or indexes[-1])
+    settings = Settings((0, 12, 0, 1))
+    results = runner.run(paths, registry.RULES, settings, 2, None, project=paths)
+    summarised, lazy_run = indexes[0], runner.run(paths, registry.RULES, settings, 1, None)
+    lazy = indexes[1]
+    assert parsed_here(summarised) == parsed[0]
+    assert _all_facts(summarised, paths) == _all_facts(lazy, paths)
+    assert any(facts.kernels for facts in _all_facts(summarised, paths).values())  # a search had something to find
+    assert summarised.state() == lazy.state()
+    assert [(r.findings, r.new_source) for r in results] == [(r.findings, r.new_source) for r in lazy_run]
+
+
+@FORKS
+@FORK_WARNING
+def test_the_summary_asks_of_a_module_again_in_the_worker_that_parsed_it(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The summary's stages (each module's parts; the needy names of those in kernel land; the flow
+    summaries of the linked ones) hand a module to the worker an earlier stage handed it to, which
+    keeps its parse (`runner._Pool.map`): no module is parsed in two workers."""
+    from codemods.engine import runner
+
+    paths = _write(tmp_path, {**_project(random.Random(3)), **CROSSING, **PACKAGE})
+    log, main, tree = tmp_path / "parsed.log", os.getpid(), base.ProjectBase._tree
+
+    def logged_tree(index: ProjectIndex, module):
+        if os.getpid() != main and module.tree is None and module.index is None and not module.parse_failed:
+            with open(log, "a") as out:
+                out.write(f"{module.name} {os.getpid()}\n")
+        return tree(index, module)
+
+    monkeypatch.setattr(base.ProjectBase, "_tree", logged_tree)
+    index = ProjectIndex(paths, read_bytes)
+    with runner._Pool(2) as pool:
+        index.summarise(index.changed(None), pool.map)
+    workers: dict[str, set[str]] = {}
+    for name, pid in (line.split() for line in log.read_text().splitlines()):
+        workers.setdefault(name, set()).add(pid)
+    assert index.linked() and workers  # flow summaries were made, and needy names found on parses
+    assert {name: pids for name, pids in workers.items() if len(pids) > 1} == {}
+
+
+@FORKS
+@FORK_WARNING
+@pytest.mark.parametrize("hidden", (False, True))
+def test_a_summarised_run_hands_out_before_the_link_the_files_it_cannot_answer_for(
+        hidden: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With `--jobs 2` the files whose modules the link neither starts from nor reads by their
+    import lines are analysed while it runs (`facts_before_the_link`), the others once its answers
+    are in. `hidden`: the link reads a module the import lines do not say (here every one: what
+    it may read is patched to nothing), so a file it answers for (`cfg/consts.py`, where the pair
+    is written) had its facts early: they are worked out again with the answers. The findings are those
+    of a run on one core either way."""
+    from codemods import registry
+    from codemods.engine import runner
+
+    # (`old.py`: no kernel's, a JAX1xx row's to move)
+    paths = _write(tmp_path, {**CROSSING, **PACKAGE, "old.py": "from jax.experimental.pjit import pjit\n\nf = pjit(abs)\n"})
+    monkeypatch.setattr(runner, "SUMMARY_MIN_MODULES", len(paths))
+    if hidden:
+        monkeypatch.setattr(flow.LinkedFlow, "_may_read", lambda index, scope: set())
+    events, early = [], []  # files handed out and the link's answers taken, in order; the files found early
+    submit, take_link, before_the_link = runner._Pool.submit, flow.LinkedFlow._take_link, flow.LinkedFlow.facts_before_the_link
+    monkeypatch.setattr(flow.LinkedFlow, "facts_before_the_link", lambda index, files: early.extend(
+        Path(files[position]).relative_to(tmp_path).as_posix() for position in before_the_link(index, files))
+        or before_the_link(index, files))
+    monkeypatch.setattr(runner._Pool, "submit", lambda pool, function, item, *where: events.append(
+        Path(item[0]).relative_to(tmp_path).as_posix()) or submit(pool, function, item, *where))
+    monkeypatch.setattr(flow.LinkedFlow, "_take_link", lambda index, linked: events.append("linked")
+                        or take_link(index, linked))
+    settings = Settings((0, 12, 0, 1))
+    results = runner.run(paths, registry.RULES, settings, 2, None)
+    before = events[:events.index("linked")]
+    assert "old.py" in before and "kern/body.py" not in before
+    assert ("cfg/consts.py" in early) == hidden and events.count("cfg/consts.py") == 1
+    lazy = runner.run(paths, registry.RULES, settings, 1, None)
+    assert [(r.path, r.findings, r.new_source) for r in results] == [(r.path, r.findings, r.new_source) for r in lazy]
+    assert any(r.new_source for r in results if r.path.endswith("consts.py"))  # the link's answer: the fix is there
+
+
+@FORKS
+@FORK_WARNING
 def test_a_summarised_run_chooses_each_files_rules_from_its_workers_prefilter(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The summary's workers answer the byte test of each module with its summary: the main process

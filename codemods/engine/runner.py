@@ -237,15 +237,16 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     """Each file's project facts and the rules its bytes pass (remembered for a file that has not
     changed, else read): its result so far (an error, a cached result, or empty), the files left
     to analyse, and those analysed (cached ones too). Where the project's summary started the
-    pool's workers, each file left to analyse is handed to them as soon as its facts are known:
-    they analyse while the facts of the files after it are worked out here."""
+    pool's workers, they work out the facts on the parses they hold, and each file left to analyse
+    is handed to them as soon as its facts are known: first those the link running meanwhile
+    cannot answer for, then the others once its answers are in."""
     # Most of a large project processed: its modules are summarised on `jobs` processes. A run of a
     # few of its files needs the facts of a few modules, which the index finds lazily, here, and the
     # value flow of what their answers need.
     few = project is not None and 2 * len(files) < len(project)
     index = project_index(files if project is None else project, transforms, settings, cache, seen,
                           None if few else pool, files if few else None)
-    results: list[FileResult] = []
+    results: list[FileResult] = [FileResult(str(path)) for path in files]
     candidates: list[_Candidate] = []
     analysed: list[_Analysed] = []
     # A run over some of the project's files (not a shard: the other shards fix their own): a kernel's
@@ -253,14 +254,16 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     in_run = frozenset(filter(None, map(index.module_of, files))) \
         if index is not None and project is not None and len(files) < len(project) and not shard else None
     settled: Optional[Callable[[Reach, str], bool]] = None
-    if index is not None:  # what does not read the link's answers first: it may run elsewhere meanwhile
-        index.learn_facts(files)
-    for path in files:
+
+    def prepare(position: int, path: Path, early: Optional[ModuleFacts] = None) -> None:
+        """The file's result so far, and its analysis handed out or queued. `early`: its facts, known
+        before the link's answers (`facts_before_the_link`)."""
+        nonlocal settled
         key = seen.key(path)
         try:
             status = seen.status(key)
             known = seen.known(key)
-            facts = index.facts(path) if index is not None else NO_FACTS
+            facts = early if early is not None else index.facts(path) if index is not None else NO_FACTS
             if in_run is not None and facts.flow.sinks:
                 settled = settled or _settled_by_comments(index, transforms, seen)
                 facts = replace(facts, flow=facts.flow.within(in_run, settled))
@@ -279,35 +282,60 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
                 rules = [rule for rule in transforms  # (in their order, as a later run's memo lists them)
                          if rule in rules or rule.follows and rule.code not in skipped]
         except OSError as error:
-            results.append(FileResult(str(path), error=f"cannot read: {error.strerror or error}"))
-            continue
+            results[position] = FileResult(str(path), error=f"cannot read: {error.strerror or error}")
+            return
         except _NotAFile as reason:
-            results.append(FileResult(str(path), skipped=str(reason)))
-            continue
+            results[position] = FileResult(str(path), skipped=str(reason))
+            return
         except notebook.NotebookError as error:
-            results.append(FileResult(str(path), error=str(error)))
-            continue
+            results[position] = FileResult(str(path), error=str(error))
+            return
         if seen.memo is not None:
             seen.memo.learn(key, status, Known(status.st_size, status.st_mtime_ns, seen.content(key), decided_by,
                                                skipped, tuple(rule.code for rule in rules)))
-        results.append(FileResult(str(path)))
+        results[position] = FileResult(str(path))
         if not rules:
-            continue
+            return
         try:
             file_settings = settings.for_file(key)  # its project's floor, read once a project
         except FloorError as error:
-            results[-1].error = str(error)
-            continue
-        analysed.append((len(results) - 1, path, rules, facts))
+            results[position].error = str(error)
+            return
+        analysed.append((position, path, rules, facts))
         cached = cache.get(path, seen.content(key), rules, facts, lambda: seen.raw(key), file_settings.jax_floor) \
             if cache is not None else None
         if cached is not None:
-            results[-1] = cached
+            results[position] = cached
         else:
             future = pool.submit(_process_in_worker, (path, seen.raw(key), rules, file_settings, facts),
                                  len(seen.raw(key)), index.module_of(path) if index is not None else None) \
                 if pool.started else None
             candidates.append((*analysed[-1], file_settings, future))
+
+    early: dict[int, ModuleFacts] = {}
+    if index is not None:  # what does not read the link's answers first: it may run elsewhere meanwhile
+        if pool.started and pool.local:  # where the summary's workers hold the parses the searches read
+            index.learn_facts_in_workers(files, pool.each, pool.map_owned)
+        index.learn_facts(files)
+        # The files the link cannot answer for, by their import lines: handed out before its answers come.
+        early = index.facts_before_the_link(files) if pool.started else {}
+    for position, facts in early.items():
+        prepare(position, files[position], facts)
+    for position, path in enumerate(files):
+        if position not in early:
+            prepare(position, path)
+    # One the link answered for after all (it read a module through an import its import lines miss): again.
+    again = {position for position, facts in early.items() if index is not None and index.facts(files[position]) != facts}
+    if again:
+        for *_, future in (candidate for candidate in candidates if candidate[0] in again):
+            if future is not None:
+                future.cancel()
+        candidates = [candidate for candidate in candidates if candidate[0] not in again]
+        analysed = [entry for entry in analysed if entry[0] not in again]
+        for position in sorted(again):
+            prepare(position, files[position])
+    candidates.sort(key=lambda candidate: candidate[0])
+    analysed.sort(key=lambda entry: entry[0])
     return results, candidates, analysed, index
 
 
@@ -589,11 +617,16 @@ class _Pool:
         return bool(self._workers)
 
     def map(self, function: Callable, items: list) -> list:
-        """`function` of each item, in order; runs of consecutive items go to the workers in turn."""
+        """`function` of each item, in order; runs of consecutive items go to the workers in turn, but
+        a module an earlier map handed to a worker (an item that names it) goes to that worker,
+        which holds its parse (the summary's later stages ask of some modules again)."""
         if not self._workers:
             self._workers = [_pool(1) for _ in range(self.jobs)]
+            for executor in self._workers:  # each forked now, whether or not this map gives it an item
+                executor.submit(int)
         run = max(1, len(items) // (self.jobs * 32))
-        worker_of = [(position // run) % self.jobs for position in range(len(items))]
+        worker_of = [self._owners.get(item, (position // run) % self.jobs) if isinstance(item, str)
+                     else (position // run) % self.jobs for position, item in enumerate(items)]
         shares: list[list] = [[] for _ in self._workers]
         for item, worker in zip(items, worker_of):
             shares[worker].append(item)
@@ -601,6 +634,24 @@ class _Pool:
                 self._owners[item] = worker
         results = [executor.map(function, share, chunksize=run) for executor, share in zip(self._workers, shares)]
         return [next(results[worker]) for worker in worker_of]
+
+    def each(self, function: Callable, item: object) -> list:
+        """`function(item)` once in every worker."""
+        return [future.result() for future in [executor.submit(function, item) for executor in self._workers]]
+
+    def map_owned(self, function: Callable[[list[str]], list], names: list[str]) -> list:
+        """`function(chunk)` of chunks of the modules `names`, each chunk in the worker that
+        summarised its modules (a module none did: the workers in turn); the results, one for each
+        name, in the order of `names`."""
+        shares: list[list[str]] = [[] for _ in self._workers]
+        for position, name in enumerate(names):
+            shares[self._owners.get(name, position % self.jobs)].append(name)
+        chunks = [(worker, share[start:start + OWNED_CHUNK]) for worker, share in enumerate(shares)
+                  for start in range(0, len(share), OWNED_CHUNK)]
+        futures = [self._workers[worker].submit(function, chunk) for worker, chunk in chunks]
+        found = {name: result for (_, chunk), future in zip(chunks, futures)
+                 for name, result in zip(chunk, future.result())}
+        return [found[name] for name in names]
 
     def fork(self, function: Callable[[], object]) -> Future:
         """`function()` in a process forked now from this one (it inherits what this one holds, the
@@ -635,6 +686,11 @@ class _Pool:
 
     def __exit__(self, kind, *_) -> None:
         self.close(cancel=kind is not None)  # an error: what is queued is not run
+
+
+# Modules a task of `_Pool.map_owned` works out: most of a tree's facts take microseconds, a kernel
+# package's searches a second.
+OWNED_CHUNK = 64
 
 
 # How much more source the worker that summarised a module may have queued than the least busy

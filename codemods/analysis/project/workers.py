@@ -3,10 +3,12 @@ they inherit it), and the entry points those processes run."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 from typing import Callable, Iterable, Optional, TypeVar
 
 from codemods.analysis.project.base import ProjectBase
+from codemods.analysis.project.facts import FactsSearch
 from codemods.analysis.project.flow import LinkedFlow
 from codemods.analysis.project.modules import MARKER, _Module, _NOT_SUMMARISED, _absolute
 from codemods.analysis.project.scan import _words
@@ -77,6 +79,34 @@ class WorkerSummary(ProjectBase):
                     self._sayers.setdefault(word, []).append(name)
         self._named = named
         self._unsummarised = [name for name, module in self._modules.items() if module.said is None]
+
+    def learn_facts_in_workers(self, paths: "Iterable[Path | str]", to_each: Callable[[Callable, object], list],
+                               map_owned: Callable[[Callable, list[str]], list]) -> None:
+        """`learn_facts` for the modules at `paths`, worked out in the summary's workers: their
+        searches parse and index the modules they read, which the worker that summarised a module
+        still holds (here, 923 modules of the trees were parsed again). First `to_each(function,
+        item)` (`function(item)` once in every worker) hands each worker what this process joined
+        of the summary (`_joined`); then `map_owned(function, names)` works out each chunk of
+        names in the worker that summarised them (the others in any). A fact comes back with what
+        it read and the values of the parts it read, so that the state kept is the one a search
+        here leaves. The facts do not depend on where they are worked out (`_fact_through_cycles`)."""
+        # (a notebook's here: this process decodes its code cells, once, for the index and the rules)
+        wanted = [module.name for module in map(self._by_path.get, map(_absolute, paths))
+                  if module is not None and not module.name.startswith("<") and module.name not in self._facts]
+        if not wanted:
+            return
+        to_each(_take_joined, pickle.dumps(self._joined(), pickle.HIGHEST_PROTOCOL))
+        for name, (facts, dependencies, parts) in zip(wanted, map_owned(_facts_summary, wanted)):
+            self._facts[name], self._fact_dependencies[name] = facts, dependencies
+            self._part_values.update(parts)
+        self._learnt = True
+
+    def _joined(self) -> tuple[dict, dict]:
+        """What this process learnt from the workers' summaries and from kernel land, as plain data:
+        the tables the searches read (`_JOINED_TABLES`) and each module's light fields."""
+        return ({attribute: getattr(self, attribute) for attribute in _JOINED_TABLES},
+                {name: tuple(getattr(module, field) for field in _JOINED_FIELDS)
+                 for name, module in self._modules.items()})
 
     def _summary_of(self, module: _Module) -> tuple:
         """See `summarise` (in a worker: no computation is in progress, so nothing is recorded)."""
@@ -150,6 +180,46 @@ def summarised_here() -> Optional[WorkerSummary]:
 
 def _summary(name: str) -> tuple:
     return _in_worker(name, WorkerSummary._summary_of)
+
+
+# What a worker takes over from the main process before it works out facts (`learn_facts_in_workers`):
+# the index's tables of plain data, and each module's fields the summary learnt. Not the memos that
+# hold modules or parses (`_functions`, `_scopes`, `_forwarders`: worked out again where needed, with
+# the same dependencies), the bytes, the trees, the link's state.
+_JOINED_TABLES = ("_importing", "_reachable", "_linked", "_launching", "_launchers", "_wrappers", "_part_values",
+                  "_named", "_sayers", "_unsummarised", "_table_dependencies", "_outside_imports", "_usages",
+                  "_import_graph", "_module_imports", "_package_importers")
+_JOINED_FIELDS = ("needy", "ref_takers", "constants", "relevant", "parse_failed", "content", "import_texts", "said",
+                  "top_level", "holders", "prefiltered")
+
+
+def _take_joined(joined: bytes) -> None:
+    """In a worker: what the main process joined (`WorkerSummary._joined`, pickled once for all
+    the workers), over this worker's copy of the index, whose parses stay."""
+    assert _SUMMARISING is not None
+    tables, fields = pickle.loads(joined)
+    for attribute, value in tables.items():
+        setattr(_SUMMARISING, attribute, value)
+    for name, values in fields.items():
+        module = _SUMMARISING._modules[name]
+        for field, value in zip(_JOINED_FIELDS, values):
+            if value is not None:
+                setattr(module, field, value)
+
+
+def _facts_summary(names: list[str]) -> list[tuple]:
+    """In a worker: each module's facts but for the link's answers, what they read, and the values
+    of the parts read (see `learn_facts_in_workers`)."""
+    assert _SUMMARISING is not None
+    index = _SUMMARISING
+    found = []
+    for name in names:
+        facts = FactsSearch._own_facts(index, index._modules[name])  # type: ignore[arg-type]
+        dependencies = index._fact_dependencies[name]
+        found.append((facts, dependencies,
+                      {dependency: index._part_values[dependency] for dependency in dependencies
+                       if dependency in index._part_values}))
+    return found
 
 
 def _prefilter_summary(name: str) -> object:
