@@ -438,6 +438,43 @@ PROJECTS = {
                 return pl.pallas_call([k for k in (body,)][0], out_shape={_SHAPE})(x, w)
         """),
     }, "manual"),
+    # Found by the property test (seed 52): a body another module's helper makes a kernel's (its dot), put
+    # in a list by `insert` after the list is built, launched as `K[0]` by a method of an instance of
+    # another module calling a launch helper of a third, both re-exported by the package: the link did
+    # not model the list's mutation, so the body was unknown to it, and the dot silent.
+    "body_inserted_into_a_list_launched_by_a_method_of_another_module": ({
+        "__init__.py": "from .launch import run  # noqa: F401\nfrom .kern import relay  # noqa: F401\n",
+        "launch.py": _kernel(f"""
+            def run(body, x, w):
+                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
+        """),
+        "kern.py": _kernel("""
+            from jax import lax
+            from . import run
+
+            def mm(a, b):
+                return jnp.dot(a, b, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))
+
+            class Relay:
+                def run(self, body, x, w):
+                    return run(body, x, w)
+
+            relay = Relay()
+        """),
+        "entry.py": _kernel("""
+            from .kern import mm
+            from . import relay
+
+            def body(x_ref, w_ref, o_ref):
+                o_ref[...] = mm(x_ref[...], w_ref[...])
+
+            K = [None]
+            K.insert(0, body)
+
+            def run(x, w):
+                return relay.run(K[0], x, w)
+        """),
+    }, "fixed"),
 }
 
 

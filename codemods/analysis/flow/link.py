@@ -171,14 +171,7 @@ class Linker(Binding):
             return {found for method in self._class_attribute(callee[1], "__call__", callee)
                     for found in self._invoke(method, args, keywords, call, module)}
         if kind == "method":
-            if callee[2] == "values":  # `d.values()`: what iterating it gives is what the mapping holds
-                return {callee[1]}
-            if callee[2] == "items":  # `d.items()`: iterated, (key, value) entries of the mapping
-                return {("items", callee[1])}
-            if callee[2] == "update":  # `d.update(options, key=...)`: written into it
-                self._write_entries(callee[1], args, keywords)
-                return {("lit", None)}
-            return {found for values in (self._item(callee[1], None),) for found in values}
+            return self._container_method(callee[1], callee[2], args, keywords)
         if kind == "ext":
             return self._installed(callee[1], args, keywords, call, module)
         if kind == "unknown":  # it may be a launcher (`getattr(launchers, f"launch_{backend}")`)
