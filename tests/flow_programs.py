@@ -760,6 +760,12 @@ FORMER_GAPS: dict[str, LaunchSpec] = {
     "accuracy_in_a_helper_launched_by_a_reexported_relay_method": LaunchSpec(
         **{**_BASE, "op": "rsqrt", "value": "lax.AccuracyMode.HIGHEST", "helper": ("util", "from_abs"),
            "terminal": "relay_method", "terminal_module": "util", "terminal_style": "reexport"}),
+    # found exploring (seed 52, never a known gap): a body `insert`ed into a list after it is built, its dot in
+    # another module's helper, launched as `k[0]` by a method of a module-level instance calling a launch
+    # helper re-exported by `__init__`: the link read no list method, so the body was unknown to it (silent)
+    "body_inserted_into_a_list_launched_by_a_reexported_relay_method": LaunchSpec(
+        **{**_BASE, "helper": ("kern", "from_abs"), "steps": (Step("list", "inserted"),), "terminal": "relay_method",
+           "terminal_module": "util", "terminal_style": "reexport"}),
     # `CFG = Config(accuracy=HIGHEST)` read by a kernel's `CFG.accuracy` and by XLA code: JAX002 dropped
     # the keyword under the XLA reader; the link now locates a hint written as a call's keyword
     "accuracy_in_a_dataclass_built_with_it_shared_with_xla_code": LaunchSpec(
