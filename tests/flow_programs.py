@@ -57,13 +57,23 @@ ACCURACY_OPS = ("rsqrt", "exp", "tanh")
 WALL_VALUES = {"precision": (PAIR, PAIR_REVERSED, PAIR_STRINGS), "accuracy": ("lax.AccuracyMode.HIGHEST",)}
 CONTROL_VALUES = {"precision": ("lax.Precision.HIGHEST", "None"), "accuracy": ("None",)}
 
-MODULE_STEPS = ("alias", "partial", "tuple", "list", "dict", "classattr", "instance", "comprehension", "export")
-FUNCTION_STEPS = ("alias", "partial", "tuple", "list", "dict", "classattr", "instance", "comprehension", "loop")
+MODULE_STEPS = ("alias", "partial", "tuple", "list", "dict", "registry", "classattr", "instance", "comprehension",
+                "export")
+FUNCTION_STEPS = ("alias", "partial", "tuple", "list", "dict", "registry", "classattr", "instance", "comprehension",
+                  "loop")
 LOOPS = ("tuple", "list", "zip", "enumerate", "items", "values", "reversed")
 COMPREHENSIONS = ("list", "dict_zip", "partial_list", "tuple_gen")
 # How a list comes to hold the body: written in its literal, stored into it after (`k[1] = body`),
-# or inserted (`k.insert(0, body)`).
-LISTS = ("literal", "stored", "inserted")
+# inserted (`k.insert(0, body)`), appended, extended (`k.extend([body])`) or added (`k += [body]`).
+LISTS = ("literal", "stored", "inserted", "appended", "extended", "augmented")
+# How a dict comes to hold it: in its literal, stored into (`d["main"] = body`), `d.setdefault("main", body)`,
+# `d.update(main=body)`.
+DICT_FILLS = ("stored_dict", "setdefault", "updated")
+DICTS = ("literal", *DICT_FILLS)
+# A registry: an empty list or dict written in `util` (`REG_0_1 = []`), filled with the body where the
+# chain is (another module, or the entry function) in one of the ways above, and read from there on
+# (`REG_0_1[0]`): the container is mutated across modules.
+REGISTRIES = ("inserted", "appended", "extended", "augmented", *DICT_FILLS)
 # The launch: direct; through a launch helper (`run(body, x, w)`, or by keyword), a runner class
 # (`Runner(body)(x, w)`), a partial of the launcher; a helper handed on by a def or a partial of
 # the module above the helper's (`relay(body, x, w)`: `run(body, x, w)`), or given another name
@@ -414,6 +424,17 @@ def _render_launch(r: _Renderer, i: int, spec: LaunchSpec) -> list[str]:
         trace.append(f"import:{style}->{target}")
         module = target
 
+    def fill(container: str, variant: str, full: str, empty: bool = False) -> str:
+        """Fill `container` (a list holding None, or `empty`, or a dict) with the kernel as `variant`
+        says, after it is built; the expression template that reads it back."""
+        if variant in DICT_FILLS:
+            emit({"stored_dict": f'{container}["main"] = {full}', "setdefault": f'{container}.setdefault("main", {full})',
+                  "updated": f"{container}.update(main={full})"}[variant])
+            return "{r}" + '["main"]'
+        emit({"inserted": f"{container}.insert(0, {full})", "appended": f"{container}.append({full})",
+              "extended": f"{container}.extend([{full}])", "augmented": f"{container} += [{full}]"}[variant])
+        return "{r}" + ("[0]" if empty or variant == "inserted" else "[1]")
+
     def enter(style: str) -> None:
         nonlocal in_function
         if module != "api":
@@ -456,10 +477,23 @@ def _render_launch(r: _Renderer, i: int, spec: LaunchSpec) -> list[str]:
                 root, expr = bind("[None, None]"), "{r}[1]"
                 emit(f"{root}[1] = {full}")
             else:
-                root, expr = bind("[None]"), "{r}[0]"
-                emit(f"{root}.insert(0, {full})")
+                root = bind("[None]")
+                expr = fill(root, variant, full)
         elif op == "dict":
-            root, expr = bind(f'{{"main": {full}, "other": None}}'), '{r}["main"]'
+            variant = step.variant or "literal"
+            if variant == "literal":
+                root, expr = bind(f'{{"main": {full}, "other": None}}'), '{r}["main"]'
+            else:
+                root = bind('{"other": None}')
+                expr = fill(root, variant, full)
+        elif op == "registry":  # an empty container of `util`, filled here
+            counter += 1
+            name, variant = f"REG_{i}_{counter}", step.variant or "appended"
+            r.modules["util"].blocks.append([f"{name} = {'{}' if variant in DICT_FILLS else '[]'}"])
+            root = r.ref(module, "util", name, step.style)
+            if in_function and variant == "augmented" and "." not in root:
+                variant = "extended"  # (`REG += [...]` in a function would make REG its local)
+            expr = fill(root, variant, full, empty=True)
         elif op == "classattr":
             counter += 1
             name = f"Holder_{i}_{counter}"
@@ -661,6 +695,10 @@ def strategies(jax_version: tuple):
                 variant = draw(st.sampled_from(COMPREHENSIONS))
             elif op == "list":
                 variant = draw(st.sampled_from(LISTS))
+            elif op == "dict":
+                variant = draw(st.sampled_from(DICTS))
+            elif op == "registry":
+                variant = draw(st.sampled_from(REGISTRIES))
             out.append(Step(op, variant, draw(modules), draw(styles)))
         return tuple(out)
 
@@ -722,6 +760,12 @@ FORMER_GAPS: dict[str, LaunchSpec] = {
     "accuracy_in_a_helper_launched_by_a_reexported_relay_method": LaunchSpec(
         **{**_BASE, "op": "rsqrt", "value": "lax.AccuracyMode.HIGHEST", "helper": ("util", "from_abs"),
            "terminal": "relay_method", "terminal_module": "util", "terminal_style": "reexport"}),
+    # found exploring (seed 52, never a known gap): a body `insert`ed into a list after it is built, its dot in
+    # another module's helper, launched as `k[0]` by a method of a module-level instance calling a launch
+    # helper re-exported by `__init__`: the link read no list method, so the body was unknown to it (silent)
+    "body_inserted_into_a_list_launched_by_a_reexported_relay_method": LaunchSpec(
+        **{**_BASE, "helper": ("kern", "from_abs"), "steps": (Step("list", "inserted"),), "terminal": "relay_method",
+           "terminal_module": "util", "terminal_style": "reexport"}),
     # `CFG = Config(accuracy=HIGHEST)` read by a kernel's `CFG.accuracy` and by XLA code: JAX002 dropped
     # the keyword under the XLA reader; the link now locates a hint written as a call's keyword
     "accuracy_in_a_dataclass_built_with_it_shared_with_xla_code": LaunchSpec(

@@ -482,3 +482,54 @@ def test_the_entries_of_a_dict_built_from_pairs_are_named_at_the_kernel_call() -
             return pl.pallas_call(functools.partial(body, **opts), out_shape=x)(x)
     """})
     assert sink.unknown == ("the entries of `dict(...)` or `.update(...)` of an iterable",)
+
+
+@pytest.mark.parametrize("fill, read", [
+    ("KERNELS.append(body)", "KERNELS[-1]"),
+    ("KERNELS.insert(0, body)", "KERNELS[0]"),
+    ("KERNELS.extend([body])", "KERNELS[1]"),
+    ("KERNELS.extend((body,))", "KERNELS[0]"),
+    ("KERNELS += [body]", "KERNELS[1]"),
+    ("KERNELS[mode] = body", "KERNELS[0]"),
+    ("KERNELS[0] = body; KERNELS.reverse()", "KERNELS[1]"),  # what the list holds moves
+    ("TABLE['main'] = body", "TABLE['main']"),
+    ("TABLE.setdefault('main', body)", "TABLE['main']"),
+    ("TABLE.update(main=body)", "TABLE['main']"),
+    ("TABLE |= {'main': body}", "TABLE['main']"),
+    ("KERNELS.append(body)", "KERNELS.pop()"),
+    ("KERNELS.append(body)", "KERNELS.copy()[1]"),
+])
+def test_a_container_another_module_fills_after_it_is_built_hands_on_what_is_stored(fill: str, read: str) -> None:
+    """A list or dict written in `registry`, filled in `setup` (`append`, `insert`, `extend`, `+=`, an
+    item stored, `setdefault`, `update`), launched from it in `k`: the body stored is launched (it was
+    unknown to the link, and its pair silent)."""
+    assert _reached({
+        "registry": "mode = 0\nKERNELS = [None, None]\nTABLE = {'other': None}\n",
+        "setup": f"""
+            from registry import KERNELS, TABLE, mode
+            def body(x_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=(P.DEFAULT, P.HIGHEST))
+            {fill}
+        """,
+        "k": f"""
+            from registry import KERNELS, TABLE
+            def run(x):
+                return pl.pallas_call({read}, out_shape=x)(x)
+        """}, module="setup") == ([(("setup", LINE + 4), MIXED)], PALLAS_BACKENDS)
+
+
+def test_a_list_spread_after_it_grew_may_land_on_any_parameter() -> None:
+    """`mm(a, b, *EXTRA)` where `EXTRA = []` grew by `append` in another module: its length is no
+    longer the literal's, so what it holds may land on `precision` (it bound nothing before)."""
+    assert _reached({
+        "registry": "EXTRA = []\n",
+        "setup": "from registry import EXTRA\nEXTRA.append((P.DEFAULT, P.HIGHEST))\n",
+        "k": """
+            from registry import EXTRA
+            def mm(a, b, precision=None):
+                return jnp.dot(a, b, precision=precision)
+            def body(x_ref, o_ref):
+                o_ref[...] = mm(x_ref[...], x_ref[...], *EXTRA)
+            def run(x):
+                return pl.pallas_call(body, out_shape=x)(x)
+        """})[0] == [(("setup", LINE + 2), MIXED)]

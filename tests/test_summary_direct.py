@@ -194,6 +194,16 @@ def test_assignment_targets_names_attributes_items_and_unpacking() -> None:
         (("var", M, "r"), ("lit", 1)))
 
 
+@pytest.mark.parametrize("augmented", ["KERNELS += [body]", "KERNELS |= TABLE"])
+def test_a_container_grown_in_place_is_stored_into_as_well_as_bound(augmented: str) -> None:
+    """`KERNELS += [body]` grows the list every name of it sees (another module's too): its elements
+    stored at a key not known, besides the name bound; `n += 1` is no container's."""
+    found = _summary(f"{augmented}\nn += 1\n")
+    value = ("seq", (1, 11), (("var", M, "body"),)) if "[" in augmented else ("var", M, "TABLE")
+    assert found.assigns == ((("var", M, "KERNELS"), value), (("item", ("var", M, "KERNELS"), None), ("item", value, None)),
+                             (("var", M, "n"), ("lit", 1)))
+
+
 def test_statements_nested_in_blocks_are_summarised() -> None:
     found = _summary("""
         if flag:

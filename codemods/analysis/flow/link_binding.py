@@ -56,7 +56,8 @@ class Binding(Readers):
         position = 0
         for starred, values in args:
             lengths = {value[3] for value in values if value[0] == "seq"}
-            if starred and values and len(lengths) == 1 and all(value[0] == "seq" for value in values):
+            if starred and values and len(lengths) == 1 and all(value[0] == "seq" and None not in self._keys_of(value)
+                                                                for value in values):
                 for element in range(lengths.pop()):  # *(a, b): a tuple of known length, element by element
                     held = {found for value in values for found in self.read(value, element)}
                     if position < len(positional):

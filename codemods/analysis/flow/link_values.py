@@ -12,6 +12,11 @@ from codemods.analysis.flow.summary import Expr
 
 _PRECISION = "jax.lax.Precision"
 _CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__", "values", "items"})
+# What a container's methods write into it (`_container_method`), as value_flow.py models them too;
+# and a list's methods that move what it holds to other positions (value_flow._SHIFTING).
+_CONTAINER_WRITES = frozenset({"append", "add", "insert", "extend", "update", "setdefault"})
+_SHIFTING = frozenset({"pop", "remove", "reverse", "sort", "clear", "insert"})
+_CONTAINER_METHODS = _CONTAINER_READS | _CONTAINER_WRITES | _SHIFTING | {"copy"}
 
 
 class Values(Heap):
@@ -33,8 +38,10 @@ class Values(Heap):
                 self._add(("var", owner[1], target[2]), values)
             elif target[0] == "attr" and owner[0] in ("inst", "class"):
                 self._field(owner, target[2], values)
-            elif target[0] == "item" and owner[0] in ("map", "seq", "kwargs"):
+            elif target[0] == "item" and owner[0] in ("map", "kwargs"):
                 self._field(owner, target[2], values)
+            elif target[0] == "item" and owner[0] == "seq":
+                self._field(owner, _position(owner, target[2]), values)
 
     def _eval(self, expr: Expr, module: str) -> set:
         kind = expr[0]
@@ -122,8 +129,8 @@ class Values(Heap):
         if kind in ("map", "kwargs") and name in _CONTAINER_READS:
             self.readers.setdefault(value, set()).add(f"`.{name}(...)` of it")
             return {("method", value, name)}
-        if kind in ("map", "kwargs") and name == "update":  # a write, not a read (`_invoke`)
-            return {("method", value, name)}
+        if kind in ("map", "kwargs", "seq") and name in _CONTAINER_METHODS:
+            return {("method", value, name)}  # (a write, or a list's read: `_container_method`)
         if kind == "unknown":
             return {value}
         return set()
@@ -162,12 +169,41 @@ class Values(Heap):
                 elif keyword is None and mapping[0] != "lit":
                     self._field(target, None, {("unknown", "the entries of `dict(...)` or `.update(...)` of an iterable")})
 
+    def _container_method(self, container: tuple, name: str, args: list, keywords: list) -> set:
+        """`box.append(x)`, `box.insert(0, x)`, `box.extend(xs)`, `d.setdefault(key, x)`, `d.update(...)`:
+        what the method stores into the container (a list's new elements at no known position, as
+        `box[i] = x` does), and what it gives back (`box.pop()`, `d.get(key)`: what the container holds)."""
+        if name == "values":  # `d.values()`: what iterating it gives is what the mapping holds
+            return {container}
+        if name == "items":  # `d.items()`: iterated, (key, value) entries of the mapping
+            return {("items", container)}
+        if name == "copy":
+            return {container}
+        if name == "update":  # `d.update(options, key=...)`: written into it
+            self._write_entries(container, args, keywords)
+            return {("lit", None)}
+        if container[0] == "seq" and name in _SHIFTING:  # what it holds may now be at any position
+            self._field(container, None, self._item(container, None))
+        if name in ("append", "add") and args:
+            self._field(container, None, args[-1][1])
+        elif name == "insert" and len(args) == 2:
+            self._field(container, None, args[1][1])
+        elif name == "extend" and args:
+            self._field(container, None, {found for value in args[0][1] for found in self._item(value, None)})
+        elif name == "setdefault" and len(args) == 2:
+            keys = {value[1] if value[0] == "lit" and isinstance(value[1], (str, int)) else None for value in args[0][1]}
+            for key in keys:
+                self._field(container, key, args[1][1])
+        if name in ("get", "pop", "setdefault", "__getitem__"):
+            return self._item(container, None)
+        return {("lit", None)}
+
     def _item(self, value: tuple, key: object) -> set:
         kind = value[0]
-        if kind == "seq":
+        if kind == "seq":  # (what was stored at no known position, `box.append(x)`, at any)
             if isinstance(key, int) and -value[3] <= key < value[3]:
-                return set(self.read(value, key % value[3]))
-            return {found for position in range(value[3]) for found in self.read(value, position)}
+                return self.read(value, key % value[3]) | self.read(value, None)
+            return {found for known in self._keys_of(value) for found in self.read(value, known)}
         if kind in ("map", "kwargs", "args"):
             if key is None:
                 return {found for known in self._keys_of(value) for found in self.read(value, known)}
@@ -195,3 +231,10 @@ class Values(Heap):
                 targets.extend(self.read(value, "fn"))
             elif value[0] == "inst":  # a callable instance
                 targets.extend(self._class_attribute(value[1], "__call__", value))
+
+
+def _position(sequence: tuple, key: object) -> object:
+    """Where `sequence[key] = ...` stores, among the literal's positions: none known (None) for a key
+    not known or out of its range."""
+    length = sequence[3]
+    return key % length if isinstance(key, int) and -length <= key < length else None

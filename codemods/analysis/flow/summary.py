@@ -264,6 +264,10 @@ class _Builder:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 self._assign(target, expr, scope)
+            if isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.BitOr)) and expr[0] != "lit":
+                # `KERNELS += [body]`, `TABLE |= {...}`: the container itself grows (another module's
+                # name for it sees that too), as if each element were stored at a key not known
+                self.assigns.append((("item", self._expr(node.target, scope), None), ("item", expr, None)))
         elif isinstance(node, ast.Return) and node.value is not None:
             self.returns.append((scope.qualified, self._expr(node.value, scope)))
         elif isinstance(node, (ast.For, ast.AsyncFor)):
