@@ -1357,3 +1357,38 @@ def test_a_launch_helper_gives_each_body_only_the_keywords_of_the_calls_that_lau
         sys.path.remove(str(tmp_path))
         for name in [name for name in sys.modules if name.split(".")[0] == package]:
             del sys.modules[name]
+
+
+@pytest.mark.parametrize("other_importer", [True, False], ids=["unfollowed importer", "none"])
+def test_a_pair_written_where_code_outside_the_link_imports_it_is_said_at_the_kernel(
+        tmp_path: Path, other_importer: bool) -> None:
+    """`models/attention.py` hands `consts.SCORES` to `ops.matmul`, whose kernel closes over it; the link
+    reads `models.consts` on demand, and `models/reference.py`, which imports it and calls no kernel, is
+    outside the link: what the link says of `consts` is not kept (it may not know every reader). The
+    kernel's call says so and `--check` fails; it was silent, the kernel failing to lower (a new user's
+    trial). With no such importer the pair is fixed where it is written."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    _write(tmp_path, "ops", {"mm.py": _kernel(f"""
+        from jax import lax
+
+        def matmul(x, w, *, precision=None):
+            def kernel(x_ref, w_ref, o_ref):
+                o_ref[...] = lax.dot(x_ref[...], w_ref[...], precision=precision)
+
+            return pl.pallas_call(kernel, out_shape={_SHAPE})(x, w)
+    """)})
+    (tmp_path / "ops" / "__init__.py").write_text("from ops.mm import matmul\n")
+    _write(tmp_path, "models", {
+        "consts.py": "from jax import lax\nSCORES = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "attention.py": "import ops\nfrom models.consts import SCORES\n\n\ndef scores(q, k):\n"
+                        "    return ops.matmul(q, k, precision=SCORES)\n",
+        **({"reference.py": "from models import consts\n"} if other_importer else {})})
+    results = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1,
+                  project=discover([tmp_path]))
+    found = [(Path(r.path).name, f.line, f.kind) for r in results for f in r.findings]
+    if not other_importer:
+        assert found == [("consts.py", 2, Kind.FIXED)]
+        return
+    assert found == [("mm.py", 10, Kind.MANUAL)] and all(r.new_source is None for r in results)
+    [message] = [f.message for r in results for f in r.findings]
+    assert "`models.consts` on line 2" in message and "`models.reference`" in message
