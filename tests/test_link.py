@@ -1477,3 +1477,96 @@ def test_a_launch_helper_gives_each_body_only_the_keywords_of_the_calls_that_lau
         sys.path.remove(str(tmp_path))
         for name in [name for name in sys.modules if name.split(".")[0] == package]:
             del sys.modules[name]
+
+
+@pytest.mark.parametrize("other_importer", [True, False], ids=["unfollowed importer", "none"])
+def test_a_pair_written_where_code_outside_the_link_imports_it_is_said_at_the_kernel(
+        tmp_path: Path, other_importer: bool) -> None:
+    """`models/attention.py` hands `consts.SCORES` to `ops.matmul`, whose kernel closes over it; the link
+    reads `models.consts` on demand, and `models/reference.py`, which imports it and calls no kernel, is
+    outside the link: what the link says of `consts` is not kept (it may not know every reader). The
+    kernel's call says so and `--check` fails; it was silent, the kernel failing to lower (a new user's
+    trial). With no such importer the pair is fixed where it is written."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    _write(tmp_path, "ops", {"mm.py": _kernel(f"""
+        from jax import lax
+
+        def matmul(x, w, *, precision=None):
+            def kernel(x_ref, w_ref, o_ref):
+                o_ref[...] = lax.dot(x_ref[...], w_ref[...], precision=precision)
+
+            return pl.pallas_call(kernel, out_shape={_SHAPE})(x, w)
+    """)})
+    (tmp_path / "ops" / "__init__.py").write_text("from ops.mm import matmul\n")
+    _write(tmp_path, "models", {
+        "consts.py": "from jax import lax\nSCORES = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "attention.py": "import ops\nfrom models.consts import SCORES\n\n\ndef scores(q, k):\n"
+                        "    return ops.matmul(q, k, precision=SCORES)\n",
+        **({"reference.py": "from models import consts\n"} if other_importer else {})})
+    results = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1,
+                  project=discover([tmp_path]))
+    found = [(Path(r.path).name, f.line, f.kind) for r in results for f in r.findings]
+    if not other_importer:
+        assert found == [("consts.py", 2, Kind.FIXED)]
+        return
+    assert found == [("mm.py", 10, Kind.MANUAL)] and all(r.new_source is None for r in results)
+    [message] = [f.message for r in results for f in r.findings]
+    assert "`models.consts` on line 2" in message and "`models.reference`" in message
+
+
+def test_a_method_of_a_class_the_project_never_makes_runs_on_an_instance_made_with_its_defaults(
+        tmp_path: Path) -> None:
+    """`Attention.__call__` hands `self.precision`, set in `__init__` from its default pair, to a kernel
+    wrapper of another module; no code of the project makes an `Attention` (the user's training script
+    does). The link ran the method with `self` holding nothing: no finding, the kernel failing to lower
+    (a new user's trial). It runs on an instance made with `__init__`'s defaults now: the default is
+    fixed where it is written, and `Attention()` lowers."""
+    package = "flowcase_a_class_nothing_makes"
+    folder = _write(tmp_path, package, {
+        "ops.py": _kernel(f"""
+            from jax import lax
+
+            def matmul(x, w, *, precision=None):
+                def kernel(x_ref, w_ref, o_ref):
+                    o_ref[...] = lax.dot(x_ref[...], w_ref[...], precision=precision)
+
+                return pl.pallas_call(kernel, out_shape={_SHAPE})(x, w)
+        """),
+        "layer.py": f"""
+            from jax import lax
+            import {package}
+
+            class Attention:
+                def __init__(self, precision=(lax.Precision.HIGH, lax.Precision.HIGHEST)):
+                    self.precision = precision
+
+                def __call__(self, x, w):
+                    return {package}.matmul(x, w, precision=self.precision)
+        """})
+    (folder / "__init__.py").write_text(f"from {package}.ops import matmul\n")  # (the wrapper, re-exported)
+    # (the training script, outside the project the tool is run on)
+    (tmp_path / f"{package}_train.py").write_text(f"from {package}.layer import Attention\n\n\n"
+                                                  "def run(x, w):\n    return Attention()(x, w)\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        def lowering_error() -> "str | None":
+            entry = importlib.import_module(f"{package}_train")
+            shape = jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32)
+            try:
+                with jax_support.abstract_tpu():
+                    return jax_support.lowering_error(jax.jit(entry.run), shape, "tpu")
+            finally:
+                for name in [name for name in sys.modules if name.startswith(package)]:
+                    del sys.modules[name]
+
+        assert "Per-operand dot precision unsupported" in (lowering_error() or "")
+        results = run([folder], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1,
+                      project=discover([folder]))
+        assert [(Path(r.path).name, f.line, f.kind) for r in results for f in r.findings] == [
+            ("layer.py", 5, Kind.FIXED)]
+        for result in results:
+            if result.new_source is not None:
+                Path(result.path).write_bytes(result.new_source)
+        assert lowering_error() is None
+    finally:
+        sys.path.remove(str(tmp_path))

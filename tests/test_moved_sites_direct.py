@@ -8,7 +8,8 @@ from typing import Optional
 
 import pytest
 
-from codemods.analysis.flow.moved_sites import site_moves
+from codemods.analysis.flow.flow_facts import FlowFacts, Handed, OriginAnswer, Reach, SinkAnswer
+from codemods.analysis.flow.moved_sites import moved_answers, site_moves
 from codemods.analysis.flow.summary import as_data, summarise
 
 BEFORE = """\
@@ -47,3 +48,35 @@ def test_any_other_edit_is_not_a_move(after: str) -> None:
 def test_an_unchanged_summary_moves_nothing() -> None:
     moves = _moves(BEFORE + "# the end\n")
     assert moves is not None and all(old == new for old, new in moves.items())
+
+
+def test_moved_answers_move_every_site_and_mention_of_a_moved_module_and_nothing_else() -> None:
+    """The link's kept answers after an edit that moved module `m`'s sites two lines down: every site of
+    `m` they hold (a followed call's, a pair's, an origin's, a scalar's, a handing's, the kernels
+    they reach) and every `(m:line)` their descriptions name move; `o`'s stay; the descriptions are
+    sorted again, as the link sorts them."""
+    moves = {"m": {(3, 7): (5, 7), (6, 11): (8, 11)}}
+    pair, kept_pair = Reach("m", (3, 7), (("DEFAULT",), ("HIGHEST",)), False, ("`print` (m:6)", "`f` (o:1)")), \
+        Reach("o", (3, 7), (("HIGH",), ("HIGHEST",)), True)
+    flow = {
+        "m": FlowFacts(
+            sinks=(SinkAnswer((6, 11), "jax.numpy.dot", frozenset({"mosaic_tpu"}), (pair, kept_pair),
+                              ("what `g` gives (o:9)", "what `h` gives (m:6)"), True, ("getattr (m:3)",)),),
+            origins=(OriginAnswer((3, 7), (("m", (6, 11), "jax.numpy.dot"), ("o", (6, 11), "jax.numpy.dot")),
+                                  ("`print` (m:6)",)),),
+            scalars=(((6, 11), "precision", ("HIGHEST",)),),
+            handed=(Handed((6, 11), "precision", pair, (("m", (6, 11), "jax.numpy.dot"),)),)),
+        "o": FlowFacts(scalars=(((3, 7), "precision", ("HIGH",)),)),
+    }
+    moved = moved_answers(flow, moves)
+    [sink] = moved["m"].sinks
+    assert sink.site == (8, 11) and [reach.site for reach in sink.pairs] == [(5, 7), (3, 7)]
+    assert sink.pairs[0].readers == ("`f` (o:1)", "`print` (m:8)") and sink.pairs[1] == kept_pair
+    assert sink.unknown == ("what `g` gives (o:9)", "what `h` gives (m:8)") and sink.maybe == ("getattr (m:5)",)
+    [origin] = moved["m"].origins
+    assert origin.site == (5, 7) and origin.readers == ("`print` (m:8)",)
+    assert origin.reaches == (("m", (8, 11), "jax.numpy.dot"), ("o", (6, 11), "jax.numpy.dot"))
+    assert moved["m"].scalars == (((8, 11), "precision", ("HIGHEST",)),)
+    [handed] = moved["m"].handed
+    assert handed.site == (8, 11) and handed.reach.site == (5, 7) and handed.sinks == (("m", (8, 11), "jax.numpy.dot"),)
+    assert moved["o"] == flow["o"]

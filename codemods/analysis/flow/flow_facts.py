@@ -127,6 +127,20 @@ class FlowFacts:
         return replace(self, sinks=tuple(replace(sink, pairs=tuple(
             replace(reach, in_run=not outside(reach, sink.callee)) for reach in sink.pairs)) for sink in self.sinks))
 
+    def unfollowed(self, modules: "frozenset[str] | set[str]", importers: Callable[[str], tuple[str, ...]]) -> "FlowFacts":
+        """These answers where the link's answers for `modules` are not kept (code it did not read imports
+        them, `importers(module)`: it may read their values too): a pair written there is not fixed
+        there, so the kernel's call says so, never silent."""
+        def unseen(reach: Reach) -> Reach:
+            if reach.module not in modules:
+                return reach
+            described = f"code the analysis does not follow ({', '.join(f'`{name}`' for name in importers(reach.module)[:3])})"
+            return replace(reach, fixable=False, readers=(*reach.readers, described))
+
+        if not any(reach.module in modules for sink in self.sinks for reach in sink.pairs):
+            return self
+        return replace(self, sinks=tuple(replace(sink, pairs=tuple(map(unseen, sink.pairs))) for sink in self.sinks))
+
     def as_data(self) -> list:
         """The same as JSON-able lists, in an order that does not depend on hashing (a cache key)."""
         return [[[sink.site, sink.callee, sorted(sink.backends),

@@ -90,8 +90,10 @@ class Linker(Binding):
         self._solve()
         called = set(self.invoked)  # what code of the project calls (or launches)
         for q in sorted(set(self.functions) - called):  # entry points run with their defaults
-            if self.functions[q][0] not in self._on_demand:
-                self._bind(q, (), (), None)
+            module, function = self.functions[q]
+            if module not in self._on_demand:
+                # (a method: on an instance of its class, whose `__init__` runs with its defaults too)
+                self._bind(q, (), (), ("inst", function.owner) if function.owner is not None else None)
         self._solve()
         self.invoked = called
         return self

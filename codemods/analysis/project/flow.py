@@ -113,7 +113,8 @@ class LinkedFlow(ProjectBase):
             self.link_flow(follows)
             return
         complete = self._complete(read)
-        self._flow = {name: facts for name, facts in flow.items() if name in complete}
+        self._flow = {name: facts.unfollowed(read - complete, lambda name: self._unfollowed_importers(name, read))
+                      for name, facts in flow.items() if name in complete}
         self._flow_read, self._flow_scope = read - start, scope
         self._flow_key, self._learnt = self._flow_key_of(start | self._flow_read, follows), True
 
@@ -323,6 +324,12 @@ class LinkedFlow(ProjectBase):
         knows some callers only: its answers are not kept, and the module's own analysis speaks."""
         partial = {name for name in read if self._importers(name) - read}
         return set(read) - closure(partial, self._imports_of)
+
+    def _unfollowed_importers(self, name: str, read: frozenset[str]) -> tuple[str, ...]:
+        """The modules outside a link (which read `read`) that import module `name`, or a module of the
+        link importing it, however indirectly: code that may read its values unseen."""
+        within = closure({name}, lambda module: self._importers(module) & read)
+        return tuple(sorted(set().union(*(self._importers(module) for module in within)) - read))
 
     def _flow_summary(self, module: _Module) -> Optional[ModuleSummary]:
         """The module's summary for the whole-program value flow (link.py), from this index's parse
