@@ -63,6 +63,30 @@ def _entry_reading(imported: str, precision: str) -> str:
     """)
 
 
+# A package whose dot is in a helper (`mm`) of a module that also makes an instance relaying a body to a
+# launch helper of a third module, both re-exported: the projects below add the module holding the body.
+_RELAYED_TO_A_LAUNCH_HELPER = {
+    "__init__.py": "from .launch import run  # noqa: F401\nfrom .kern import relay  # noqa: F401\n",
+    "launch.py": _kernel(f"""
+        def run(body, x, w):
+            return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
+    """),
+    "kern.py": _kernel("""
+        from jax import lax
+        from . import run
+
+        def mm(a, b):
+            return jnp.dot(a, b, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))
+
+        class Relay:
+            def run(self, body, x, w):
+                return run(body, x, w)
+
+        relay = Relay()
+    """),
+}
+
+
 # name -> (files, what the entry `<pkg>.entry.run(x, w)` is, the outcome: "fixed" or "manual")
 PROJECTS = {
     "options_updated_in_a_config_module": ({  # `OPTS.update(precision=PAIR)` (it was silent: update wrote nothing)
@@ -443,24 +467,7 @@ PROJECTS = {
     # another module calling a launch helper of a third, both re-exported by the package: the link did
     # not model the list's mutation, so the body was unknown to it, and the dot silent.
     "body_inserted_into_a_list_launched_by_a_method_of_another_module": ({
-        "__init__.py": "from .launch import run  # noqa: F401\nfrom .kern import relay  # noqa: F401\n",
-        "launch.py": _kernel(f"""
-            def run(body, x, w):
-                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
-        """),
-        "kern.py": _kernel("""
-            from jax import lax
-            from . import run
-
-            def mm(a, b):
-                return jnp.dot(a, b, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))
-
-            class Relay:
-                def run(self, body, x, w):
-                    return run(body, x, w)
-
-            relay = Relay()
-        """),
+        **_RELAYED_TO_A_LAUNCH_HELPER,
         "entry.py": _kernel("""
             from .kern import mm
             from . import relay
@@ -494,24 +501,7 @@ PROJECTS = {
     # it (the list holds None alone as it follows it), and the dot in another module's helper is
     # no function's the link finds launched: the launch says it cannot follow its body, never silent.
     "body_set_into_a_list_by_code_the_link_does_not_read": ({
-        "__init__.py": "from .launch import run  # noqa: F401\nfrom .kern import relay  # noqa: F401\n",
-        "launch.py": _kernel(f"""
-            def run(body, x, w):
-                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
-        """),
-        "kern.py": _kernel("""
-            from jax import lax
-            from . import run
-
-            def mm(a, b):
-                return jnp.dot(a, b, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))
-
-            class Relay:
-                def run(self, body, x, w):
-                    return run(body, x, w)
-
-            relay = Relay()
-        """),
+        **_RELAYED_TO_A_LAUNCH_HELPER,
         "entry.py": _kernel("""
             import operator
             from .kern import mm
