@@ -45,7 +45,6 @@ from codemods.analysis.names import display
 from codemods.capabilities import DIVISION_REJECTION, MATH_UNLOWERED, UNIMPLEMENTED, format_version
 from codemods.engine import notebook as notebooks
 from codemods.engine.diagnostics import Finding
-from codemods.engine.formats import shown_path
 from codemods.engine.rule import ParsedFile, Rule
 from codemods.engine.source import SourceError, decode, read_text
 from codemods.engine.suppression import reach, silencing, suppressions
@@ -399,17 +398,15 @@ def parse_log(text: str) -> list[JaxError]:
 
 
 def resolve(path: str, root: Path) -> Optional[Path]:
-    """The file a log path names here: itself, else the longest suffix of it that exists under `root`;
-    named as the rest of the output names files (relative to the current folder when under it), since
-    a log's paths are often absolute."""
+    """The file a log path names here: itself, else the longest suffix of it that exists under `root`."""
     direct = Path(path)
     if direct.is_file():
-        return Path(shown_path(path)[0])
+        return direct
     parts = Path(path.replace("\\", "/")).parts
     for start in range(len(parts)):  # a relative path (`src/k.py`, run from the root) is itself a suffix
         candidate = root.joinpath(*parts[start:])
         if candidate.is_file():
-            return Path(shown_path(str(candidate))[0])
+            return candidate
     return None
 
 

@@ -299,21 +299,7 @@ def test_resolve_takes_a_relative_path_under_the_root_whole(tmp_path: Path, monk
     (tmp_path / "src" / "pkg" / "k.py").write_text("")
     (tmp_path / "k.py").write_text("")
     monkeypatch.chdir(tmp_path / "src")
-    assert resolve("src/pkg/k.py", tmp_path) == Path("pkg/k.py")  # (named from the current folder)
-
-
-def test_a_log_with_absolute_paths_is_answered_with_the_paths_the_rest_of_the_output_uses(
-        tmp_path: Path, monkeypatch) -> None:
-    """A program's traceback names its files absolute; explain's lines named the placed call so
-    (`/home/me/proj/k.py:3: ... comes from this call`) and its findings and diff relative to the
-    current folder (a new user's trial): every line names it as `fix` does, from where explain runs."""
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "k.py").write_text(SOURCE)
-    monkeypatch.chdir(tmp_path)
-    outcome, err, out = _run(_log(tmp_path / "src" / "k.py"), tmp_path)
-    assert outcome is Outcome.PENDING and out.startswith("--- a/src/k.py\n")
-    named = [line.split(":", 1)[0] for line in err.splitlines()]
-    assert named == ["src/k.py"] * 3 and "--write src/k.py`" in err, err
+    assert resolve("src/pkg/k.py", tmp_path) == tmp_path / "src" / "pkg" / "k.py"
 
 
 def _holds(lines: set):
