@@ -13,11 +13,10 @@ import ast
 from abc import ABC, abstractmethod
 from typing import Callable, Collection, Iterator, Optional
 
-from codemods.analysis.flow.flow_facts import LostLaunch, OriginAnswer, SinkAnswer
+from codemods.analysis.flow.flow_facts import OriginAnswer, SinkAnswer
 from codemods.analysis.kernel_scope import NO_LAUNCH_FOUND, Backends, KernelScope, find_kernels
 from codemods.analysis.module import FUNCTIONS, FunctionNode, ModuleIndex
 from codemods.analysis.module_helpers import Helper, HelperInserter
-from codemods.analysis.names import display
 from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind
 from codemods.engine.fixes import Edit, FixPlan, import_spec
 from codemods.engine.rule import ParsedFile, Rule
@@ -106,17 +105,6 @@ class JaxTransform(ABC):
         it in the project."""
         answer = self.analysis.facts.flow.sink_at((call.lineno, call.col_offset))
         return answer if answer is not None and answer.reached else None
-
-    def report_lost_launches(self, rejecters: Backends, what: str) -> None:
-        """A [manual] finding at each launch here whose body the link cannot follow, for a backend among
-        `rejecters` (`what`: what in that kernel is then not checked, and how it fails): never silent."""
-        lost: list[LostLaunch] = [launch for launch in self.analysis.facts.flow.lost if launch.backends & rejecters]
-        calls = {(call.lineno, call.col_offset): call for call in self.module.calls} if lost else {}
-        for launch in lost:
-            call = calls.get(launch.site)
-            if call is not None:
-                self.report(call, Kind.MANUAL, f"{display(launch.launcher)}: the analysis cannot follow the body "
-                            f"launched here ({' or '.join(launch.unknown)}): {what}")
 
     def flow_origins(self, kinds: tuple[type, ...], callees: Collection[str]) -> Iterator[tuple[ast.AST, OriginAnswer]]:
         """The values written in this module that the link found reaching only kernel calls of

@@ -497,26 +497,6 @@ PROJECTS = {
         "entry.py": "from jax import lax\nfrom .kern import matmul\n\ndef run(x, w):\n"
                     "    return matmul(x, w, ('precision',), ((lax.Precision.DEFAULT, lax.Precision.HIGHEST),))\n",
     }, "manual"),
-    # The same, the list filled by `operator.setitem`, which the link does not read: the body is lost to
-    # it (the list holds None alone as it follows it), and the dot in another module's helper is
-    # no function's the link finds launched: the launch says it cannot follow its body, never silent.
-    "body_set_into_a_list_by_code_the_link_does_not_read": ({
-        **_RELAYED_TO_A_LAUNCH_HELPER,
-        "entry.py": _kernel("""
-            import operator
-            from .kern import mm
-            from . import relay
-
-            def body(x_ref, w_ref, o_ref):
-                o_ref[...] = mm(x_ref[...], w_ref[...])
-
-            K = [None]
-            operator.setitem(K, 0, body)
-
-            def run(x, w):
-                return relay.run(K[0], x, w)
-        """),
-    }, "manual"),
 }
 
 

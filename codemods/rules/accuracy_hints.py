@@ -72,8 +72,6 @@ class AccuracyHints(JaxTransform):
                 self._drop(call, name, function, hint, backends, unlowered)
         self._plan_foreign_keywords()
         self._plan_flow_origins(rejected)
-        self.report_lost_launches(frozenset(ACCURACY_REJECTED), "an accuracy= hint in its kernel is not found "
-                                                                "(its Mosaic lowering raises \"Not implemented: accuracy\")")
 
     # -- hints that cross modules: the whole-program value flow's answers (analysis/flow/link.py) --
 

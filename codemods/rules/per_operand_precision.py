@@ -146,8 +146,6 @@ class PerOperandPrecision(JaxTransform):
         self._plan_foreign_keywords()
         self._plan_flow_origins()
         self._plan_handed()
-        self.report_lost_launches(REJECTERS, "a precision pair in its kernel is not found (Mosaic TPU raises "
-                                             "\"Per-operand dot precision unsupported\" for one)")
         for source, use in self._fixes.items():
             fix = FixPlan()
             written = spell_like(use.literal, use.level, self.module)

@@ -69,17 +69,6 @@ class Handed:
 
 
 @dataclass(frozen=True)
-class LostLaunch:
-    """A launcher's call here whose body the link cannot follow, and what it may be instead
-    (`getattr with a computed name`; no function, where what fills it is code the link does not read).
-    The kernel it launches is not checked, so the rules say so at the launch: never silent."""
-    site: Site
-    launcher: str
-    backends: Backends
-    unknown: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class FlowFacts:
     """What the link says about one module (plain data: part of the facts a file's cache key holds)."""
     sinks: tuple[SinkAnswer, ...] = ()
@@ -87,7 +76,6 @@ class FlowFacts:
     # Calls here passing a followed keyword only scalar precisions: (call, keyword, the levels it names)
     scalars: tuple[tuple[Site, str, tuple[str, ...]], ...] = ()
     handed: tuple[Handed, ...] = ()
-    lost: tuple[LostLaunch, ...] = ()
 
     def scalar_levels(self, site: Site, keyword: str) -> Optional[tuple[str, ...]]:
         """The precisions a call here passes as `keyword`, where the link knows each to be a scalar (or
@@ -148,14 +136,13 @@ class FlowFacts:
                   sink.unknown, sink.reached, sink.maybe, sink.plain] for sink in self.sinks],
                 [[origin.site, origin.reaches, origin.readers] for origin in self.origins],
                 [[site, keyword, levels] for site, keyword, levels in self.scalars],
-                [[handed.site, handed.keyword, _reach_data(handed.reach), handed.sinks] for handed in self.handed],
-                [[lost.site, lost.launcher, sorted(lost.backends), lost.unknown] for lost in self.lost]]
+                [[handed.site, handed.keyword, _reach_data(handed.reach), handed.sinks] for handed in self.handed]]
 
     @staticmethod
     def from_data(data: list) -> "FlowFacts":
         """`as_data` read back (the project state keeps the link's answers); ValueError otherwise."""
         try:
-            sinks, origins, scalars, handed, lost = data
+            sinks, origins, scalars, handed = data
             return FlowFacts(
                 tuple(SinkAnswer(tuple(site), callee, frozenset(backends),
                                  tuple(_reach_of(reach) for reach in pairs),
@@ -167,9 +154,7 @@ class FlowFacts:
                 tuple((tuple(site), keyword, tuple(levels)) for site, keyword, levels in scalars),
                 tuple(Handed(tuple(site), keyword, _reach_of(reach), tuple((module, tuple(at), callee)
                                                                            for module, at, callee in sinks))
-                      for site, keyword, reach, sinks in handed),
-                tuple(LostLaunch(tuple(site), launcher, frozenset(backends), tuple(unknown))
-                      for site, launcher, backends, unknown in lost))
+                      for site, keyword, reach, sinks in handed))
         except (TypeError, ValueError) as error:
             raise ValueError(f"not flow facts: {error}") from error
 

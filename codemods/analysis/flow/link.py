@@ -77,8 +77,6 @@ class Linker(Binding):
         self.spreads: dict[tuple[str, Site], set] = {}  # a followed call -> the mappings it spreads (`**options`)
         self.keyword_arguments: dict[tuple[str, Site, str], KeywordArgument] = {}  # (module, call, followed keyword)
         self.launches: set[tuple[str, str]] = set()  # (scope, body) of every launch of a function
-        # (module, site) of each launcher's call -> (the launcher, the backends, every value its body may be)
-        self.launched: dict[tuple[str, Site], tuple[str, set, set]] = {}
         super().__init__(modules, load, loadable)
 
     def solve(self) -> "Linker":
@@ -190,7 +188,6 @@ class Linker(Binding):
             self._escape(args, keywords, call, module, callee[1])
             return {callee}
         if kind == "launcher":  # a launcher's decorator applied to the body
-            self._record_launch(callee[1], callee[2], args[0][1] if args else set(), call, module)
             for value in args[0][1] if args else ():
                 self._launch(value, callee[2], call, module)
             return {("obj", callee[1])}
@@ -232,17 +229,11 @@ class Linker(Binding):
         if launcher is not None:
             body = given.get(launcher.body_keyword) or self._positional(args, launcher.body_position)
             backends = self._selected(launcher.selectors, given) or launcher.backends
-            if not body:  # `@plgpu.kernel(out_type=...)`, `@pl.core_map(mesh)`: the body comes with the next call;
-                # one given but holding nothing yet (`pl.pallas_call(kernel, ...)` evaluated before `kernel =
-                # partial(...)`): the call is evaluated again when it grows (it was taken for a decorator, and
-                # the kernel's own arguments, `call(x, w)`, for a body)
-                given_body = launcher.body_keyword in given or any(starred for starred, _ in args) or (
-                    launcher.body_position is not None and len(args) > launcher.body_position)
-                return set() if given_body else {("launcher", name, backends)}
+            if not body:  # `@plgpu.kernel(out_type=...)`, `@pl.core_map(mesh)`: the body comes with the next call
+                return {("launcher", name, backends)}
             # One of several functions (`IMPLEMENTATIONS[mode]`): one that takes no refs is more likely
             # plain code than a body, so it may run there, not surely (a pair in it is [manual]).
             several = len({value for value in body if value[0] in ("def", "bound", "partial", "inst")}) > 1
-            self._record_launch(name, backends, body, call, module)
             for value in body:
                 unsure = several and value[0] in ("def", "bound") and not self.takes_refs(value[1])
                 self._launch(value, frozenset({f"{MAYBE}a launch that may run one of several functions "
@@ -283,12 +274,6 @@ class Linker(Binding):
                 if value[0] == "map":
                     found |= {BACKEND_WORDS[key] for key in self._keys_of(value) if key in BACKEND_WORDS}
         return frozenset(found)
-
-    def _record_launch(self, launcher: str, backends: Backends, body: set, call: Call, module: str) -> None:
-        """What a launcher's call may launch, for the answers to say where the body is not followed."""
-        _, held_backends, values = self.launched.setdefault((module, call.site), (launcher, set(), set()))
-        held_backends.update(backends)
-        values.update(body)
 
     def _launch(self, body: tuple, backends: Backends, call: Call, module: str) -> None:
         """A kernel body handed to a launcher: it (and all it calls) runs in kernels for `backends`."""

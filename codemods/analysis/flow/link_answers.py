@@ -12,9 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Protocol
 
-from codemods.analysis.flow.flow_facts import (
-    NO_FLOW, Backends, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, Site, SinkAnswer,
-)
+from codemods.analysis.flow.flow_facts import NO_FLOW, Backends, FlowFacts, Handed, OriginAnswer, Reach, Site, SinkAnswer
 from codemods.analysis.flow.graph import closure
 from codemods.analysis.kernel_scope import MOSAIC_GPU, MOSAIC_TPU
 from codemods.capabilities import PRECISION_NAMES
@@ -43,7 +41,6 @@ class Linker(Protocol):
     spreads: dict[tuple[str, Site], set]  # a followed call -> the mappings it spreads
     keyword_arguments: dict[tuple[str, Site, str], KeywordArgument]  # (module, call, followed keyword) ->
     launches: set[tuple[str, str]]  # (scope, body) of each launch
-    launched: dict[tuple[str, Site], tuple[str, set, set]]  # a launcher's call -> (launcher, backends, body values)
 
     def read(self, owner: tuple, key: object) -> set: ...
 
@@ -172,28 +169,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     _hint_answers(linker, plain, answers)
     _scalar_keywords(linker, answers)
     _handed_pairs(linker, reached, answers)
-    _lost_launches(linker, answers)
     return answers
-
-
-_CALLABLE = frozenset({"def", "bound", "partial", "inst"})  # values a launch runs as its body
-
-
-def _lost_launches(linker: Linker, answers: dict[str, FlowFacts]) -> None:
-    """Launches whose body the link cannot follow: it may be a value it does not know (`getattr(bodies,
-    name)`, `globals()[name]`), or it holds something the link knows and no function (`None` alone: what
-    fills it is code the link does not read). A launch whose body holds nothing at all (a launch
-    helper's parameter that only callers outside the project bind) is not one: its callers are."""
-    found: dict[str, list[LostLaunch]] = {}
-    for (module, site), (launcher, backends, values) in sorted(linker.launched.items()):
-        unknown = {why for value in values if value[0] == "unknown" and (why := _describe_unknown(value))}
-        if values and not any(value[0] in _CALLABLE for value in values):
-            unknown |= {why for value in values if (why := _describe_unknown(value))} \
-                or {"no function it can find: what fills it is code it does not read"}
-        if unknown:
-            found.setdefault(module, []).append(LostLaunch(site, launcher, frozenset(backends), tuple(sorted(unknown))))
-    for module, lost in found.items():
-        answers[module] = replace(answers.get(module, NO_FLOW), lost=tuple(lost))
 
 
 def _handed_pairs(linker: Linker, reached: dict[tuple, list], answers: dict[str, FlowFacts]) -> None:
