@@ -482,21 +482,6 @@ PROJECTS = {
                 return relay.run(K[0], x, w)
         """),
     }, "fixed"),
-    # A kernel parameter (default None) bound from `**dict(zip(names, values))`, the pair passed from
-    # another module: the link names the entries it does not follow at the dot, which JAX001 dropped
-    # (the parameter's only value in its module is None): it was silent.
-    "keywords_of_a_dict_built_from_zip": ({
-        "kern.py": _kernel(f"""
-            def body(x_ref, w_ref, o_ref, *, precision=None):
-                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
-
-            def matmul(x, w, names, values):
-                kernel = functools.partial(body, **dict(zip(names, values)))
-                return pl.pallas_call(kernel, out_shape={_SHAPE})(x, w)
-        """),
-        "entry.py": "from jax import lax\nfrom .kern import matmul\n\ndef run(x, w):\n"
-                    "    return matmul(x, w, ('precision',), ((lax.Precision.DEFAULT, lax.Precision.HIGHEST),))\n",
-    }, "manual"),
 }
 
 

@@ -390,10 +390,8 @@ class PerOperandPrecision(JaxTransform):
             return
         sources = self._literal_sources(value, call)
         # No literal here (a parameter only `**opts` binds, its default None): a pair the link finds that
-        # cannot be fixed where it is written (shared with XLA code, or run by a launch it does not follow),
-        # or a value it cannot follow (`partial(body, **dict(zip(names, values)))`), is said here
-        unfixable = answer is not None and (answer.maybe or bool(answer.unknown)
-                                            or any(not reach.fixable for reach in answer.pairs))
+        # cannot be fixed where it is written (shared with XLA code, or run by a launch it does not follow) is said here
+        unfixable = answer is not None and (answer.maybe or any(not reach.fixable for reach in answer.pairs))
         if not isinstance(sources, str) and (sources or not unfixable):
             for source, literal in sources:
                 self._schedule(source, literal, name, op, call)
