@@ -1055,18 +1055,15 @@ def test_a_pair_bound_to_a_body_of_another_module_that_only_triton_runs_is_left(
 @pytest.mark.jax
 @pytest.mark.parametrize("filled, launched", [("BODIES[0] = {held}", "BODIES[0]"), ("BODIES.insert(0, {held})", "BODIES[0]"),
                                               ("BODIES.append({held})", "BODIES[-1]")])
-@pytest.mark.parametrize("held, kind", [("body", "fixed"), ("functools.partial(body, precision=PAIR)", "manual")])
+@pytest.mark.parametrize("held", ["body", "functools.partial(body, precision=PAIR)"])
 def test_a_list_of_bodies_another_module_fills_after_building_it_is_kernel_code(
-        tmp_path: Path, filled: str, launched: str, held: str, kind: str) -> None:
+        tmp_path: Path, filled: str, launched: str, held: str) -> None:
     """`BODIES = [None]` then `BODIES[0] = body` (or `.insert`, `.append`) in one module, launched
     from the list in another: the body is kernel code. The launching module read the list as
     written (`[None]`), and `--check` passed while the kernel failed to lower. A pair written in
-    the body is fixed (and the package lowers); one bound by a partial stored in the list is a
-    [manual] note, as it is when the partial is written in the list's literal, unless the
-    whole-program value flow follows the store (`BODIES[0] = ...`; not the list's methods): then
-    the pair is fixed where it is written and the package lowers."""
-    if held != "body" and filled.startswith("BODIES[0] ="):
-        kind = "fixed"
+    the body is fixed (and the package lowers); so is one bound by a partial stored in the list:
+    the whole-program value flow follows the store and the list's methods (it was a [manual] note
+    for `.insert` and `.append` before it modelled them), and the package lowers."""
     in_body = "PAIR" if held == "body" else "precision"
     _package(tmp_path, "fill", {
         "util.py": "import functools\nimport jax.numpy as jnp\nfrom jax import lax\n\n"
@@ -1076,7 +1073,7 @@ def test_a_list_of_bodies_another_module_fills_after_building_it_is_kernel_code(
         "api.py": "import jax\nfrom jax.experimental import pallas as pl\nfrom fill.util import BODIES\n\n\n"
         f"def run(x, w):\n    return pl.pallas_call({launched}, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
     })
-    _fixed_and_lowered(tmp_path, "fill.api", [("util.py", "JAX001", kind)])
+    _fixed_and_lowered(tmp_path, "fill.api", [("util.py", "JAX001", "fixed")])
 
 
 @pytest.mark.jax
