@@ -60,7 +60,7 @@ class Executor(Protocol):
 
     jobs: int  # workers (cores) the work is spread over
     # The run's project as the workers rebuild it, once its map stage ran there (a cluster's): the
-    # rules' map goes with it to the workers that hold the modules' parses.
+    # facts and the rules' maps go with it to the workers that hold the modules' parses.
     project: "Optional[Context]"
 
     @property
@@ -185,6 +185,20 @@ class DaskExecutor:
                 yield answers[number][offset]
         finally:
             self._client.cancel([chunk for _, chunk in chunks])
+
+    def map_owned(self, function: Callable[[list[str]], list], names: list[str], context: Optional[Context] = None,
+                  size: int = 64) -> list:
+        """`function(chunk)` of chunks of at most `size` of the modules `names`, each chunk in the
+        worker that did its modules in an earlier map (as the local pool's `map_owned`); the
+        results, one for each name, in the order of `names`."""
+        groups: dict[Optional[str], list[str]] = {}
+        for name in names:
+            groups.setdefault(self._owners.get(name), []).append(name)
+        chunks = [share[start:start + size] for share in groups.values() for start in range(0, len(share), size)]
+        found = {name: result for chunk, results in zip(chunks, self.map(function, chunks, context,
+                                                                         [chunk[0] for chunk in chunks]))
+                 for name, result in zip(chunk, results)}
+        return [found[name] for name in names]
 
     def owner(self, names: "Iterable[str]") -> Optional[str]:
         """The worker that did the most of the modules `names` in the maps so far (None: none did any)."""

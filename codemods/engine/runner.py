@@ -321,6 +321,8 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     if index is not None:  # what does not read the link's answers first: it may run elsewhere meanwhile
         if pool.started and pool.local:  # where the summary's workers hold the parses the searches read
             index.learn_facts_in_workers(files, pool.each, pool.map_owned)
+        elif pool.project is not None:  # a cluster's workers, likewise
+            _learn_facts_on_cluster(index, files, pool)
         index.learn_facts(files)
         # The files the link cannot answer for, by their import lines: handed out before its answers come.
         early = index.facts_before_the_link(files) if pool.started else {}
@@ -415,7 +417,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     if forking:
         index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
     elif cluster is not None and _summarised_on_cluster(index, changed, cluster, pool):
-        pool.project = cluster  # the rules go to the workers that hold the parses
+        pool.project = cluster  # the facts and the rules go to the workers that hold the parses
     index.restore(state, changed)
     follows = {name: place for rule in transforms if rule.kernel_scoped for name, place in rule.follows.items()}
     if follows:
@@ -486,6 +488,41 @@ def _summarised_on_cluster(index: ProjectIndex, changed: set[str], cluster: "_Cl
     except executors.Changed:
         return False  # what the workers answered before is kept: each from the driver's bytes
     return True
+
+
+def _learn_facts_on_cluster(index: ProjectIndex, files: Sequence[Path], pool: executors.Executor) -> None:
+    """`learn_facts_in_workers` on a cluster's workers: each chunk of modules in the worker that
+    summarised them, on its parses, after it took what this process joined of the map stage
+    (`_Then`: once a worker, whichever runs a chunk). Where a worker reads other bytes, the
+    facts are worked out here (`learn_facts`, after)."""
+    joined: list[_Then] = []
+
+    def to_each(function: Callable[[bytes], None], item: bytes) -> list:
+        joined.append(_Then(pool.project, function, item))
+        return []
+
+    try:
+        index.learn_facts_in_workers(files, to_each, lambda function, names: pool.map_owned(
+            function, names, joined[-1] if joined else pool.project, OWNED_CHUNK))
+    except executors.Changed:
+        pass
+
+
+class _Then:
+    """A context (`executors.Context`), then `function(item)` once in each worker that enters it:
+    what the driver joined of the map stage (`take_joined`), taken into a cluster's worker's index
+    before its searches, in a worker that joined later too."""
+
+    def __init__(self, context: "_ClusterProject", function: Callable[[bytes], None], item: bytes) -> None:
+        self.context, self.function, self.item = context, function, item
+        self.key = context.key + hashlib.sha256(item).hexdigest()
+
+    def enter(self) -> None:
+        self.context.enter()
+        assert _CLUSTER_INDEX is not None
+        if self.key not in _CLUSTER_INDEX[2]:
+            self.function(self.item)
+            _CLUSTER_INDEX[2].add(self.key)
 
 
 def _linked_on_cluster(index: ProjectIndex, follows: dict, targets: Optional[Sequence[Path]],
@@ -828,11 +865,13 @@ class _ClusterProject:
                                _SharedFiles(dict(zip(absolute, self.hashes))), self.root)
             if self.cache_directory is not None:
                 index.share_summaries(SharedSummaries(Path(self.cache_directory)))
-            _CLUSTER_INDEX = self.key, index
+            _CLUSTER_INDEX = self.key, index, set()
         summarise_here(_CLUSTER_INDEX[1])
 
 
-_CLUSTER_INDEX: Optional[tuple[str, ProjectIndex]] = None  # in a cluster's worker: see `_ClusterProject`
+# In a cluster's worker: its project's key and index (see `_ClusterProject`), and the keys of the
+# `_Then`s it took.
+_CLUSTER_INDEX: Optional[tuple[str, ProjectIndex, set[str]]] = None
 
 
 class _SharedFiles(_Files):
