@@ -164,7 +164,7 @@ class DaskExecutor:
         fingerprint of the tool that made it. `context` goes to every worker once (Dask's
         `scatter`, kept for the maps after) rather than with each chunk. `about`: the module each
         item is about (by default, an item that is a str names one): items about modules an earlier
-        chunk did go, in chunks of their own, to the worker that did them (see `_placed`)."""
+        chunk did go, in chunks of their own, to the worker that did them (see `_submit`)."""
         about = about if about is not None else [item if isinstance(item, str) else None for item in items]
         size = max(1, -(-len(items) // (self.jobs * TASKS_PER_WORKER)))
         groups: dict[Optional[str], list[int]] = {}
@@ -212,7 +212,7 @@ class DaskExecutor:
     def task(self, function: Callable, item: object, context: Optional[Context] = None,
              on: Optional[str] = None) -> "Answer":
         """`function(item)` as one task (the link), its answer to be asked for when needed; `on`: the
-        worker it goes to, unless that one is gone or busy while another idles (see `_placed`)."""
+        worker it goes to, unless that one is gone or busy while another idles (see `_submit`)."""
         return Answer(self, self._submit(function, [item], context, on))
 
     def _submit(self, function: Callable, chunk: list, context: Optional[Context], on: Optional[str] = None) -> object:
