@@ -809,7 +809,8 @@ def _process_shared(item: tuple[Path, str, bytes, Sequence[Rule], Settings, Modu
     raw = _read_shared(key)
     if content_hash(raw) != content:
         return None
-    # (the index of the run's project here, where the map stage parsed the file: its parse, not made again)
+    # (the index of the run's project here, where the map stage parsed the file: its parse, not made again;
+    # in a worker of several threads another task's may be asked, and answers no parse of other text)
     _PROJECT = _ParseAt(_CLUSTER_INDEX[1], key) if _CLUSTER_INDEX is not None and _CLUSTER_INDEX[0] == project \
         else None  # type: ignore[assignment]
     try:
