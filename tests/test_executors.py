@@ -167,6 +167,48 @@ def test_the_map_stage_is_made_on_the_cluster(linked: bool, scheduler: str, tmp_
 
 
 @needs_dask
+def test_the_workers_reuse_what_they_made(scheduler: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a worker made in the map stage is used where it is: the link, on one worker, is handed
+    the summaries the other made (no module is summarised twice on the cluster); each module's facts
+    are worked out in the workers, on their parses (none on the driver); and each file's rules go
+    to the worker that parsed it for the map stage, which analyses it on that parse (none parsed
+    again). The results are the local run's."""
+    root = _generated(tmp_path / "generated")
+    files = discover([root])
+    local = runner.run(files, registry.RULES, SETTINGS, jobs=2)
+    facts_on_driver: list[str] = []
+    searched = project_index.facts.FactsSearch._fact_through_cycles
+    monkeypatch.setattr(project_index.facts.FactsSearch, "_fact_through_cycles",
+                        lambda index, module: facts_on_driver.append(module.name) or searched(index, module))
+    with _changed_workers(scheduler, _counting_work, True, False) as counting:
+        on_cluster = runner.run(files, registry.RULES, replace(SETTINGS, executor=scheduler), jobs=2)
+        summaries, parses = zip(*counting.client.run(_work_done).values())
+    assert on_cluster == local
+    assert facts_on_driver == []
+    made = Counter(name for names in summaries for name in names)
+    assert len(made) > runner.SUMMARY_MIN_MODULES and max(made.values()) == 1, made.most_common(3)
+    assert sum(parses) == 0, parses
+
+
+def _counting_work(counting: bool) -> None:
+    """In a worker: each whole-program summary made, and each parse a file's rules make, counted from
+    now (or, `counting` false, no longer)."""
+    from codemods.engine import runner
+
+    _counting_summaries(counting)
+    parse = getattr(runner, "_real_parse", runner._parse)
+    runner._real_parse, runner._parses = parse, []
+    runner._parse = (lambda text, *args: runner._parses.append(1) or parse(text, *args)) if counting else parse
+
+
+def _work_done() -> tuple[list[str], int]:
+    from codemods.analysis.project import flow
+    from codemods.engine import runner
+
+    return flow._summaries_made, len(runner._parses)
+
+
+@needs_dask
 def test_a_chunk_is_named_by_its_content_the_project_and_the_tool(tmp_path: Path) -> None:
     """The same modules, project (its files, the hashes of their bytes, rules and settings) and
     tool give the same name, in another driver process too (so that Dask computes them once);

@@ -13,7 +13,8 @@ on the driver, as in a local run. docs/executors.md says why Dask and not Ray, w
 from __future__ import annotations
 
 import hashlib
-from typing import Callable, Iterator, Optional, Protocol
+from collections import Counter
+from typing import Callable, Iterable, Iterator, Optional, Protocol
 
 LOCAL = "local"
 DASK = "dask://"
@@ -58,6 +59,9 @@ class Executor(Protocol):
     """What the runner asks of where its map work runs."""
 
     jobs: int  # workers (cores) the work is spread over
+    # The run's project as the workers rebuild it, once its map stage ran there (a cluster's): the
+    # facts and the rules' maps go with it to the workers that hold the modules' parses.
+    project: "Optional[Context]"
 
     @property
     def started(self) -> bool:
@@ -70,9 +74,12 @@ class Executor(Protocol):
         where fork exists, forked from it: then they inherit the project index being built, which the
         summary's tasks (each naming a module of it) need."""
 
-    def map(self, function: Callable, items: list, context: "Optional[Context]" = None) -> "Iterator | list":
+    def map(self, function: Callable, items: list, context: "Optional[Context]" = None,
+            about: "Optional[list[Optional[str]]]" = None) -> "Iterator | list":
         """`function` of each item (picklable), in the items' order; `context`: entered first in the
-        worker (only where the workers are not `local`: forked ones inherit what the driver holds)."""
+        worker, and `about`: the module each item is about, kept where it was done (only where the
+        workers are not `local`: forked ones inherit what the driver holds, and the local pool
+        keeps its own owners)."""
 
     def close(self, cancel: bool = False) -> None:
         """Stop the workers (`cancel`: what is queued is not run)."""
@@ -128,6 +135,8 @@ class DaskExecutor:
             raise
         self.jobs = max(1, sum(self._client.nthreads().values()))
         self._contexts: dict[str, object] = {}  # see `_scattered`
+        self.project: Optional[Context] = None
+        self._owners: dict[str, str] = {}  # a module a chunk was about -> the worker that did it (see `map`)
 
     def _refuse_other_versions(self) -> None:
         """A worker that runs another jax-codemod (or Python, or libcst) could give other findings:
@@ -146,34 +155,81 @@ class DaskExecutor:
             raise ExecutorError(f"--executor dask://{self.address}: the workers {', '.join(other)} run another "
                                 "jax-codemod, Python or libcst than this one; install the same on every node")
 
-    def map(self, function: Callable, items: list, context: Optional[Context] = None) -> Iterator:
+    def map(self, function: Callable, items: list, context: Optional[Context] = None,
+            about: "Optional[list[Optional[str]]]" = None) -> Iterator:
         """Each chunk is named by what it holds and the tool that computes it (`function`'s name and a
         hash of the chunk, the context's key and the tool's fingerprint: an item names a file by its
         path and the hash of its bytes), so that the scheduler computes once what two drivers ask of
         it at once, and the name says on Dask's dashboard what a task is. Each answer carries the
         fingerprint of the tool that made it. `context` goes to every worker once (Dask's
-        `scatter`, kept for the maps after) rather than with each chunk."""
+        `scatter`, kept for the maps after) rather than with each chunk. `about`: the module each
+        item is about (by default, an item that is a str names one): items about modules an earlier
+        chunk did go, in chunks of their own, to the worker that did them (see `_submit`)."""
+        about = about if about is not None else [item if isinstance(item, str) else None for item in items]
         size = max(1, -(-len(items) // (self.jobs * TASKS_PER_WORKER)))
-        chunks = [self._submit(function, items[start:start + size], context) for start in range(0, len(items), size)]
+        groups: dict[Optional[str], list[int]] = {}
+        for position, name in enumerate(about):
+            groups.setdefault(self._owners.get(name) if name is not None else None, []).append(position)
+        chunks = [(part, self._submit(function, [items[position] for position in part], context, owner))
+                  for owner, positions in groups.items()
+                  for part in (positions[start:start + size] for start in range(0, len(positions), size))]
+        where = {position: (number, offset) for number, (part, _) in enumerate(chunks)
+                 for offset, position in enumerate(part)}
+        answers: dict[int, list] = {}
         try:
-            for chunk in chunks:
-                yield from self._answers(chunk)
+            for position in range(len(items)):
+                number, offset = where[position]
+                if number not in answers:
+                    part, chunk = chunks[number]
+                    answers[number] = self._answers(chunk, [about[position] for position in part])
+                yield answers[number][offset]
         finally:
-            self._client.cancel(chunks)
+            self._client.cancel([chunk for _, chunk in chunks])
 
-    def task(self, function: Callable, item: object, context: Optional[Context] = None) -> "Answer":
-        """`function(item)` as one task (the link), its answer to be asked for when needed."""
-        return Answer(self, self._submit(function, [item], context))
+    def map_owned(self, function: Callable[[list[str]], list], names: list[str], context: Optional[Context] = None,
+                  size: int = 64) -> list:
+        """`function(chunk)` of chunks of at most `size` of the modules `names`, each chunk in the
+        worker that did its modules in an earlier map (as the local pool's `map_owned`); the
+        results, one for each name, in the order of `names`."""
+        groups: dict[Optional[str], list[str]] = {}
+        for name in names:
+            groups.setdefault(self._owners.get(name), []).append(name)
+        chunks = [share[start:start + size] for share in groups.values() for start in range(0, len(share), size)]
+        found = {name: result for chunk, results in zip(chunks, self.map(function, chunks, context,
+                                                                         [chunk[0] for chunk in chunks]))
+                 for name, result in zip(chunk, results)}
+        return [found[name] for name in names]
 
-    def _submit(self, function: Callable, chunk: list, context: Optional[Context]) -> object:
+    def owner(self, names: "Iterable[str]") -> Optional[str]:
+        """The worker that did the most of the modules `names` in the maps so far (None: none did any)."""
+        owners = Counter(self._owners[name] for name in names if name in self._owners)
+        return owners.most_common(1)[0][0] if owners else None
+
+    def owns(self, worker: Optional[str], name: str) -> bool:
+        """Whether `worker` did the module `name` in a map so far."""
+        return worker is not None and self._owners.get(name) == worker
+
+    def task(self, function: Callable, item: object, context: Optional[Context] = None,
+             on: Optional[str] = None) -> "Answer":
+        """`function(item)` as one task (the link), its answer to be asked for when needed; `on`: the
+        worker it goes to, unless that one is gone or busy while another idles (see `_submit`)."""
+        return Answer(self, self._submit(function, [item], context, on))
+
+    def _submit(self, function: Callable, chunk: list, context: Optional[Context], on: Optional[str] = None) -> object:
+        """The chunk as a task. `on`: the worker that holds what the chunk reads (its modules' parses),
+        asked for loosely (`allow_other_workers`): the scheduler hands it to another where that one
+        is gone, and Dask's work stealing moves it to an idle worker, so that affinity costs no
+        balance and no retry."""
         from codemods.engine import cache
 
         ours = cache.tool_fingerprint() + (context.key if context is not None else "")
-        return self._client.submit(_each, function, chunk, self._scattered(context), key=_named(function, chunk, ours))
+        placed = {"workers": [on], "allow_other_workers": True} if on is not None else {}
+        return self._client.submit(_each, function, chunk, self._scattered(context), key=_named(function, chunk, ours),
+                                   **placed)
 
-    def _answers(self, chunk) -> list:
+    def _answers(self, chunk, about: "list[Optional[str]]" = ()) -> list:
         """A chunk's results, from a worker that runs this tool (ExecutorError where it cannot read the
-        files, or where the cluster lost it)."""
+        files, or where the cluster lost it); the modules it was `about` are that worker's from now."""
         from distributed import KilledWorker
 
         try:
@@ -186,6 +242,9 @@ class DaskExecutor:
             raise ExecutorError(f"--executor dask://{self.address}: the cluster lost the run ({type(error).__name__}: "
                                 f"{error}); nothing was written") from None
         self._refuse({worker: fingerprint})
+        for name in about:
+            if name is not None:
+                self._owners[name] = worker
         return results
 
     def _scattered(self, context: Optional[Context]) -> object:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequen
 from codemods.analysis.flow.flow_facts import Reach
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
-from codemods.analysis.project import ProjectIndex, summarise_here, summarised_here
+from codemods.analysis.project import ProjectIndex, summarise_here, summarised_here, take_joined
 from codemods.engine.cache import FileMemo, Known, ResultCache, RunRecord, SharedSummaries, content_hash, facts_key
 from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Kind
@@ -95,7 +95,7 @@ def run(
         _PROJECT, _NOTEBOOKS = index, files.notebooks
         try:
             for done, ((index_, path, rules, facts, file_settings, _), result) in enumerate(
-                    zip(candidates, _results(candidates, files, jobs, pool)), 1):
+                    zip(candidates, _results(candidates, files, jobs, pool, index)), 1):
                 results[index_] = result
                 if cache is not None:
                     cache.put(files.content(path), rules, result, facts, file_settings.jax_floor)
@@ -121,17 +121,22 @@ def run(
     return results
 
 
-def _results(candidates: list[_Candidate], files: _Files, jobs: int, pool: executors.Executor) -> Iterator[FileResult]:
+def _results(candidates: list[_Candidate], files: _Files, jobs: int, pool: executors.Executor,
+             index: Optional[ProjectIndex]) -> Iterator[FileResult]:
     """The candidates' results, in order: from the workers they were handed to as their facts became
     known (see `_prepare`), from a cluster's workers, or analysed now."""
     if candidates and candidates[0][5] is not None:
         for *_, future in candidates:
             yield future.result()
         return
-    if not pool.local:  # a cluster's workers read each file where they share it with this process
-        shared = [(path, files.key(path), files.content(path), rules, settings, facts)
-                  for _, path, rules, facts, settings, _ in candidates]
-        for (path, key, _, rules, settings, facts), result in zip(shared, pool.map(_process_shared, shared)):
+    if not pool.local:  # a cluster's workers read each file where they share it with this process; the
+        # worker that parsed it for the map stage analyses it, on its parse, as the local pool's does
+        project = pool.project
+        shared = [(path, files.key(path), files.content(path), rules, settings, facts,
+                   project.key if project is not None else None) for _, path, rules, facts, settings, _ in candidates]
+        modules = [index.module_of(path) if index is not None else None for _, path, *_ in candidates]
+        for (path, key, _, rules, settings, facts, _), result in zip(
+                shared, pool.map(_process_shared, shared, project, modules)):
             yield result if result is not None else _process_candidate((path, files.raw(key), rules, settings, facts))
         return
     yield from _map(_process_candidate, [(path, files.raw(path), rules, settings, facts)
@@ -316,6 +321,8 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     if index is not None:  # what does not read the link's answers first: it may run elsewhere meanwhile
         if pool.started and pool.local:  # where the summary's workers hold the parses the searches read
             index.learn_facts_in_workers(files, pool.each, pool.map_owned)
+        elif pool.project is not None:  # a cluster's workers, likewise
+            _learn_facts_on_cluster(index, files, pool)
         index.learn_facts(files)
         # The files the link cannot answer for, by their import lines: handed out before its answers come.
         early = index.facts_before_the_link(files) if pool.started else {}
@@ -409,16 +416,15 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     cluster = _ClusterProject.of(files, transforms, settings, seen, cache) if many and not pool.local else None
     if forking:
         index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
-    elif cluster is not None:
-        _summarise_on_cluster(index, changed, cluster, pool)
+    elif cluster is not None and _summarised_on_cluster(index, changed, cluster, pool):
+        pool.project = cluster  # the facts and the rules go to the workers that hold the parses
     index.restore(state, changed)
     follows = {name: place for rule in transforms if rule.kernel_scoped for name, place in rule.follows.items()}
     if follows:
         if forking:  # linked in a process of its own while the facts are worked out here (`_prepare`)
             index.link_flow_elsewhere(follows, targets, pool.fork)
         elif cluster is not None and state is None:  # (a state kept: its link is mostly taken as kept, here)
-            index.link_flow_from(_LinkOnCluster(index, follows, targets, pool.task(_link_on_cluster, (
-                follows, [os.path.abspath(target) for target in targets] if targets is not None else None), cluster)))
+            index.link_flow_from(_linked_on_cluster(index, follows, targets, cluster, pool))
         else:
             index.link_flow(follows, targets)
     return index
@@ -469,24 +475,76 @@ def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settin
     return index
 
 
-def _summarise_on_cluster(index: ProjectIndex, changed: set[str], cluster: "_ClusterProject",
-                          pool: executors.Executor) -> None:
+def _summarised_on_cluster(index: ProjectIndex, changed: set[str], cluster: "_ClusterProject",
+                           pool: executors.Executor) -> bool:
     """`index.summarise` on a cluster's workers (the map stage: each module read, byte-tested,
     prefiltered and summarised there), each worker over an index of its own of the same files,
-    read at the paths the nodes share (`_ClusterProject`). Where a worker reads bytes other than
-    the driver's (a file changed meanwhile), what is left of the stage is worked out here, from
-    the driver's bytes, as a run of one job does (the facts are the same: see `summarise`)."""
+    read at the paths the nodes share (`_ClusterProject`); whether it all ran there. Where a worker
+    reads bytes other than the driver's (a file changed meanwhile), what is left of the stage is
+    worked out here, from the driver's bytes, as a run of one job does (the facts are the same:
+    see `summarise`), and so are the facts and the rules."""
     try:
         index.summarise(changed, lambda function, items: pool.map(function, items, cluster))
     except executors.Changed:
-        pass  # what the workers answered before is kept: each from the driver's bytes
+        return False  # what the workers answered before is kept: each from the driver's bytes
+    return True
+
+
+def _learn_facts_on_cluster(index: ProjectIndex, files: Sequence[Path], pool: executors.Executor) -> None:
+    """`learn_facts_in_workers` on a cluster's workers: each chunk of modules in the worker that
+    summarised them, on its parses, after it took what this process joined of the map stage
+    (`_Then`: once a worker, whichever runs a chunk). Where a worker reads other bytes, the
+    facts are worked out here (`learn_facts`, after)."""
+    joined: list[_Then] = []
+
+    def to_each(function: Callable[[bytes], None], item: bytes) -> list:
+        joined.append(_Then(pool.project, function, item))
+        return []
+
+    try:
+        index.learn_facts_in_workers(files, to_each, lambda function, names: pool.map_owned(
+            function, names, joined[-1] if joined else pool.project, OWNED_CHUNK))
+    except executors.Changed:
+        pass
+
+
+class _Then:
+    """A context (`executors.Context`), then `function(item)` once in each worker that enters it:
+    what the driver joined of the map stage (`take_joined`), taken into a cluster's worker's index
+    before its searches, in a worker that joined later too."""
+
+    def __init__(self, context: "_ClusterProject", function: Callable[[bytes], None], item: bytes) -> None:
+        self.context, self.function, self.item = context, function, item
+        self.key = context.key + hashlib.sha256(item).hexdigest()
+
+    def enter(self) -> None:
+        self.context.enter()
+        assert _CLUSTER_INDEX is not None
+        if self.key not in _CLUSTER_INDEX[2]:
+            self.function(self.item)
+            _CLUSTER_INDEX[2].add(self.key)
+
+
+def _linked_on_cluster(index: ProjectIndex, follows: dict, targets: Optional[Sequence[Path]],
+                       cluster: "_ClusterProject", pool: executors.Executor) -> "_LinkOnCluster":
+    """The link as one task, on the worker that summarised most of the modules it starts from, handed
+    what this process joined of the map stage and the summaries the other workers made: it reads
+    and summarises only the modules the link reads on demand, as a local run's forked link does."""
+    linker = pool.owner(index.linked())
+    item = (follows, [os.path.abspath(target) for target in targets] if targets is not None else None, index.joined(),
+            index.made_summaries(name for name in index.linked() if not pool.owns(linker, name)))
+    return _LinkOnCluster(index, follows, targets, pool.task(_link_on_cluster, item, cluster, on=linker))
 
 
 def _link_on_cluster(item: tuple) -> tuple:
-    """In a cluster's worker: the link, on its index of the run's files (`ProjectIndex.linked_here`)."""
+    """In a cluster's worker: the link, on its index of the run's files (`ProjectIndex.linked_here`),
+    with what the driver joined and the summaries other workers made."""
     assert _CLUSTER_INDEX is not None
-    follows, targets = item
-    return _CLUSTER_INDEX[1].linked_here(follows, targets)
+    follows, targets, joined, summaries = item
+    index = _CLUSTER_INDEX[1]
+    take_joined(joined)
+    index.take_summaries(summaries)
+    return index.linked_here(follows, targets)
 
 
 class _LinkOnCluster:
@@ -603,6 +661,7 @@ class _Pool:
     that worker has much more queued than another."""
 
     local = True  # see executors.Executor
+    project = None
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
@@ -739,15 +798,36 @@ def _process_in_worker(item: tuple[Path, bytes, Sequence[Rule], Settings, Module
 _ANALYSING = False  # in a worker: whether it has analysed a file yet (see _process_in_worker)
 
 
-def _process_shared(item: tuple[Path, str, bytes, Sequence[Rule], Settings, ModuleFacts]) -> Optional[FileResult]:
+def _process_shared(item: tuple[Path, str, bytes, Sequence[Rule], Settings, ModuleFacts, Optional[str]]
+                    ) -> Optional[FileResult]:
     """`_process_candidate` in a cluster's worker (executors.py): the file is read at its absolute
     path, which the worker shares with the driver (a checkout on every node, a shared filesystem);
     NotShared where it cannot. None where it reads bytes other than those the driver read (their
     hash: the file changed meanwhile): the driver then analyses the bytes it read, as a local run does."""
-    path, key, content, rules, settings, facts = item
+    global _PROJECT
+    path, key, content, rules, settings, facts, project = item
     raw = _read_shared(key)
-    return process_source(path, raw, rules, settings, facts=facts, prefiltered=True) \
-        if content_hash(raw) == content else None
+    if content_hash(raw) != content:
+        return None
+    # (the index of the run's project here, where the map stage parsed the file: its parse, not made again;
+    # in a worker of several threads another task's may be asked, and answers no parse of other text)
+    _PROJECT = _ParseAt(_CLUSTER_INDEX[1], key) if _CLUSTER_INDEX is not None and _CLUSTER_INDEX[0] == project \
+        else None  # type: ignore[assignment]
+    try:
+        return process_source(path, raw, rules, settings, facts=facts, prefiltered=True)
+    finally:
+        _PROJECT = None
+
+
+class _ParseAt:
+    """A cluster's worker's index as `process_source` asks it for a file's parse: by the absolute path
+    the driver read the file at (`key`), whatever this worker's working directory."""
+
+    def __init__(self, index: ProjectIndex, key: str) -> None:
+        self._index, self._key = index, key
+
+    def parsed(self, path: "Path | str", text: str) -> Optional[ModuleIndex]:
+        return self._index.parsed(self._key, text)
 
 
 class _ClusterProject:
@@ -786,11 +866,13 @@ class _ClusterProject:
                                _SharedFiles(dict(zip(absolute, self.hashes))), self.root)
             if self.cache_directory is not None:
                 index.share_summaries(SharedSummaries(Path(self.cache_directory)))
-            _CLUSTER_INDEX = self.key, index
+            _CLUSTER_INDEX = self.key, index, set()
         summarise_here(_CLUSTER_INDEX[1])
 
 
-_CLUSTER_INDEX: Optional[tuple[str, ProjectIndex]] = None  # in a cluster's worker: see `_ClusterProject`
+# In a cluster's worker: its project's key and index (see `_ClusterProject`), and the keys of the
+# `_Then`s it took.
+_CLUSTER_INDEX: Optional[tuple[str, ProjectIndex, set[str]]] = None
 
 
 class _SharedFiles(_Files):

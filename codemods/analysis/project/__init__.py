@@ -37,6 +37,7 @@ kept answers), state.py (what a run keeps for the next), workers.py (what worker
 from codemods.analysis.project.index import ProjectIndex
 from codemods.analysis.project.modules import Usage, module_name
 from codemods.analysis.project.state import ProjectState
-from codemods.analysis.project.workers import summarise_here, summarised_here
+from codemods.analysis.project.workers import summarise_here, summarised_here, take_joined
 
-__all__ = ["ProjectIndex", "ProjectState", "Usage", "module_name", "summarise_here", "summarised_here"]
+__all__ = ["ProjectIndex", "ProjectState", "Usage", "module_name", "summarise_here", "summarised_here",
+           "take_joined"]

@@ -352,6 +352,18 @@ class LinkedFlow(ProjectBase):
         tree = self._tree(module) if self._bytes(module).strip() else None
         return summarise_tree(tree, module.name, module.is_package) if tree is not None else None
 
+    def made_summaries(self, names: Iterable[str]) -> dict[str, Optional[ModuleSummary]]:
+        """The whole-program summaries made of the modules `names` (by the map stage), for an index of
+        the same files elsewhere that links (`take_summaries`): it need not make them again."""
+        made = {name: self._modules[name].flow_summary for name in names}
+        return {name: summary for name, summary in made.items()  # type: ignore[misc]
+                if summary is not _NOT_SUMMARISED and summary is not _KEPT}
+
+    def take_summaries(self, summaries: Mapping[str, Optional[ModuleSummary]]) -> None:
+        """Summaries another index of the same files made (`made_summaries`)."""
+        for name, summary in summaries.items():
+            self._modules[name].flow_summary = summary
+
     def share_summaries(self, shared: "SummaryStore") -> None:
         """Take the summaries this index makes from `shared`, and keep there those it makes: a store
         by the hash of a module's bytes, its name and whether it is a package (what a summary is a

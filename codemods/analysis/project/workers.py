@@ -86,7 +86,7 @@ class WorkerSummary(ProjectBase):
         searches parse and index the modules they read, which the worker that summarised a module
         still holds (here, 923 modules of the trees were parsed again). First `to_each(function,
         item)` (`function(item)` once in every worker) hands each worker what this process joined
-        of the summary (`_joined`); then `map_owned(function, names)` works out each chunk of
+        of the summary (`joined`); then `map_owned(function, names)` works out each chunk of
         names in the worker that summarised them (the others in any). A fact comes back with what
         it read and the values of the parts it read, so that the state kept is the one a search
         here leaves. The facts do not depend on where they are worked out (`_fact_through_cycles`)."""
@@ -95,18 +95,19 @@ class WorkerSummary(ProjectBase):
                   if module is not None and not module.name.startswith("<") and module.name not in self._facts]
         if not wanted:
             return
-        to_each(_take_joined, pickle.dumps(self._joined(), pickle.HIGHEST_PROTOCOL))
+        to_each(take_joined, self.joined())
         for name, (facts, dependencies, parts) in zip(wanted, map_owned(_facts_summary, wanted)):
             self._facts[name], self._fact_dependencies[name] = facts, dependencies
             self._part_values.update(parts)
         self._learnt = True
 
-    def _joined(self) -> tuple[dict, dict]:
-        """What this process learnt from the workers' summaries and from kernel land, as plain data:
-        the tables the searches read (`_JOINED_TABLES`) and each module's light fields."""
-        return ({attribute: getattr(self, attribute) for attribute in _JOINED_TABLES},
-                {name: tuple(getattr(module, field) for field in _JOINED_FIELDS)
-                 for name, module in self._modules.items()})
+    def joined(self) -> bytes:
+        """What this process learnt from the workers' summaries and from kernel land, as plain data
+        (pickled once for all the workers, who take it with `take_joined`): the tables the searches
+        and the link read (`_JOINED_TABLES`) and each module's light fields."""
+        return pickle.dumps(({attribute: getattr(self, attribute) for attribute in _JOINED_TABLES},
+                             {name: tuple(getattr(module, field) for field in _JOINED_FIELDS)
+                              for name, module in self._modules.items()}), pickle.HIGHEST_PROTOCOL)
 
     def _summary_of(self, module: _Module) -> tuple:
         """See `summarise` (in a worker: no computation is in progress, so nothing is recorded)."""
@@ -193,9 +194,9 @@ _JOINED_FIELDS = ("needy", "ref_takers", "constants", "relevant", "parse_failed"
                   "top_level", "holders", "prefiltered")
 
 
-def _take_joined(joined: bytes) -> None:
-    """In a worker: what the main process joined (`WorkerSummary._joined`, pickled once for all
-    the workers), over this worker's copy of the index, whose parses stay."""
+def take_joined(joined: bytes) -> None:
+    """In a worker: what the main process joined (`WorkerSummary.joined`), over this worker's copy
+    of the index (a forked one, or a cluster's worker's own), whose parses stay."""
     assert _SUMMARISING is not None
     tables, fields = pickle.loads(joined)
     for attribute, value in tables.items():
