@@ -1529,3 +1529,24 @@ def test_a_helper_a_config_dataclass_stores_is_fixed_where_only_kernels_read_the
     _package(tmp_path, "cfgdot", modules)
     _fixed_and_lowered(tmp_path, "cfgdot.api", [("dots.py", "JAX001", "manual" if xla_read else "fixed")])
     assert ((tmp_path / "cfgdot" / "dots.py").read_text() == CONFIG_DOTS) == bool(xla_read)
+
+
+@pytest.mark.parametrize("change", ["a-new-module", "an-edit"])
+def test_a_field_read_added_in_plain_code_reaches_a_warm_run(tmp_path: Path, change: str) -> None:
+    """Whether a helper a config class stores is kernel code depends on every read of the field,
+    in any module (one handed the config need not import its class): XLA code that starts calling
+    `cfg.dot_fn`, in a new module or an edited one, turns the cached fix into the `[manual]` note."""
+    reference = ("from cfgdot.config import MatmulConfig\n\n\n"
+                 "def reference(x, w, cfg=MatmulConfig()):\n    return {}\n")
+    modules = {"dots.py": CONFIG_DOTS, "config.py": CONFIG_CLASS,
+               "kernels.py": CONFIG_KERNELS.format(imported="\nfrom cfgdot.config import MatmulConfig",
+                                                   default="=MatmulConfig()")}
+    if change == "an-edit":
+        modules["reference.py"] = reference.format("x")
+    package = _package(tmp_path, "cfgdot", modules)
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    dots = package / "dots.py"
+    assert [f.kind for f in _run(tmp_path, [dots], cache)[0].findings] == [Kind.FIXED]
+    (package / "reference.py").write_text(reference.format("cfg.dot_fn(x, w)"))
+    assert [f.kind for f in _run(tmp_path, [dots], cache)[0].findings] == [Kind.MANUAL], "a stale answer was reused"
+    assert [f.kind for f in _run(tmp_path, [dots])[0].findings] == [Kind.MANUAL]
