@@ -454,9 +454,9 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
                 text = read_text(path)
                 module = ModuleIndex.parse(text)
             except (OSError, SourceError, SyntaxError, ValueError, RecursionError) as problem:
-                placement.reasons.append(f"{path}:{frame.line}: cannot read it ({problem})")
+                placement.reasons.append(f"{_named(path)}:{frame.line}: cannot read it ({problem})")
                 continue
-            line, where = frame.line, f"{path}:{frame.line}"
+            line, where = frame.line, f"{_named(path)}:{frame.line}"
         current = text.splitlines()[line - 1].strip() if line <= len(text.splitlines()) else None
         if frame.code is not None and current is not None and current != frame.code \
                 and not (_MAGIC_CALL.search(frame.code) and frame.in_notebook and "%" in current):

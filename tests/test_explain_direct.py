@@ -1133,6 +1133,18 @@ HINT_MODEL = ("from jax.lax import AccuracyMode\nfrom pkg import ops\n"
               "def forward(x):\n    return ops.exp(x, **OPTS)\n")
 
 
+def test_a_frame_that_cannot_be_placed_is_named_as_fix_names_its_file(tmp_path: Path, monkeypatch) -> None:
+    """The reasons a frame is not placed (the file changed since the traceback, it cannot be read,
+    no call there) name its file as the placed call's lines do, not by the log's absolute path."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "k.py").write_text("import jax\n\ny = 2\n")
+    (tmp_path / "src" / "bad.py").write_bytes(b"\xff\xfe(")
+    monkeypatch.chdir(tmp_path)
+    frames = [Frame(str(tmp_path / "src" / "bad.py"), 1, "g", None), Frame(str(tmp_path / "src" / "k.py"), 3, "f", "y = 3")]
+    placement = place(JaxError("JAX101", "m", frames), tmp_path, _holds(set())[0])
+    assert [reason.split(":", 1)[0] for reason in placement.reasons] == ["src/k.py", "src/bad.py"], placement.reasons
+
+
 def test_a_value_written_in_another_file_is_named_as_the_placed_call_is(tmp_path: Path, monkeypatch) -> None:
     """The log and `--root` name the files absolute (the project's files come from the root): the
     placed call, its findings, the diff and the "written in" place are all named relative to the
