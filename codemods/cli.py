@@ -244,9 +244,9 @@ def _add_ignores(results, quiet: bool) -> None:
 def _no_command_among(paths: List[Path]) -> None:
     """`jax-codemod --jax-version X explain log` hands `explain` and the log to `fix` as paths (the
     group implies `fix` when its first word is an option): a missing path named like a command is a
-    misplaced command, said so, not `cannot read`."""
+    misplaced command, said so, not `cannot read` (`fix` too: `--jax-version X fix .`)."""
     commands = {command.name or typer.main.get_command_name(command.callback.__name__)
-                for command in app.registered_commands if command.callback is not None} - {"fix"}
+                for command in app.registered_commands if command.callback is not None}
     for path in paths:
         if str(path) in commands and not path.exists():
             raise typer.BadParameter(f"`{path}` is a command, not a file: write its options after its name "

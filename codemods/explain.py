@@ -45,6 +45,7 @@ from codemods.analysis.names import display
 from codemods.capabilities import DIVISION_REJECTION, MATH_UNLOWERED, UNIMPLEMENTED, format_version
 from codemods.engine import notebook as notebooks
 from codemods.engine.diagnostics import Finding
+from codemods.engine.formats import shown_path
 from codemods.engine.rule import ParsedFile, Rule
 from codemods.engine.source import SourceError, decode, read_text
 from codemods.engine.suppression import reach, silencing, suppressions
@@ -410,6 +411,12 @@ def resolve(path: str, root: Path) -> Optional[Path]:
     return None
 
 
+def _named(path: Path) -> Path:
+    """`path` as `fix` names a file in its diff and reports, whatever spelling the log or `--root`
+    gave it: relative to the current folder when it lies under it, else absolute."""
+    return Path(shown_path(str(path))[0])
+
+
 def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] = None) -> Placement:
     """The innermost user frame whose line holds a call `error.rule` would rewrite.
 
@@ -447,9 +454,9 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
                 text = read_text(path)
                 module = ModuleIndex.parse(text)
             except (OSError, SourceError, SyntaxError, ValueError, RecursionError) as problem:
-                placement.reasons.append(f"{path}:{frame.line}: cannot read it ({problem})")
+                placement.reasons.append(f"{_named(path)}:{frame.line}: cannot read it ({problem})")
                 continue
-            line, where = frame.line, f"{path}:{frame.line}"
+            line, where = frame.line, f"{_named(path)}:{frame.line}"
         current = text.splitlines()[line - 1].strip() if line <= len(text.splitlines()) else None
         if frame.code is not None and current is not None and current != frame.code \
                 and not (_MAGIC_CALL.search(frame.code) and frame.in_notebook and "%" in current):
@@ -457,7 +464,7 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
                                      f"(it showed `{frame.code}`, the file now has `{current}`)")
             continue
         if holds_call(error.rule, module, line):
-            placement.path, placement.line = path, line
+            placement.path, placement.line = _named(path), line
             return placement
         for target, target_line in _imported_values(module, line, path, root):  # a partial another module binds
             try:
@@ -465,7 +472,7 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
             except (OSError, SourceError, SyntaxError, ValueError, RecursionError):
                 continue
             if holds_call(error.rule, imported, target_line):
-                placement.path, placement.line = target, target_line
+                placement.path, placement.line = _named(target), target_line
                 return placement
         placement.reasons.append(f"{where} ({frame.function}): no call there that {error.rule} rewrites")
     return placement
@@ -718,7 +725,7 @@ def _written_elsewhere(by_file: Mapping[Path, Mapping[str, set[int]]], index, pr
     the rule, the lines of those values, and the placed calls (path, line) they reach."""
     if index is None:
         return {}
-    paths = {index.module_of(path): Path(path) for path in project}
+    paths = {index.module_of(path): _named(Path(path)) for path in project}
     found: dict[Path, tuple[str, set[int], list]] = {}
     for path, proven in by_file.items():
         try:

@@ -274,11 +274,13 @@ def test_with_no_arguments_the_current_folder_is_fixed(tmp_path: Path) -> None:
     assert "a.py:8:60: JAX001" in result.stderr and result.exit_code == 1
 
 
-@pytest.mark.parametrize("command", ["explain", "rules"])
+@pytest.mark.parametrize("command", ["explain", "rules", "fix"])
 def test_a_command_after_an_option_is_named_as_a_command_not_read_as_a_missing_file(tmp_path: Path,
                                                                                  command: str) -> None:
     """`jax-codemod --jax-version X explain log` (the trial of issue 49) made `explain` and the log
-    paths of `fix`: `explain: error: cannot read`. The usage error says where the options go."""
+    paths of `fix`: `explain: error: cannot read`. The usage error says where the options go. So
+    for `fix` (`jax-codemod --jax-version X fix .`, the Quick start's `fix` with the option it says
+    to add put first: a new user's trial, 2026-12-06d), which ran on `.` and a missing `fix`."""
     (tmp_path / "err.log").write_text("AttributeError: module 'jax' has no attribute 'tree_map'\n")
     result = invoke("--jax-version", TARGET, command, "err.log")
     assert result.exit_code == 2, result.output

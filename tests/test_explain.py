@@ -568,8 +568,8 @@ def test_explain_fixes_the_call_the_traceback_names_not_the_files_other_calls(pr
     assert dry.returncode == 1, dry.stderr
     assert f"{program.name}:{other}:" not in dry.stderr and "HIGH," not in dry.stdout, dry.stdout
     assert dry.stderr.splitlines()[-1] == (
-        f"{program}: JAX001: 1 other finding(s) in this file, at calls the log does not name (not shown here): "
-        f"`jax-codemod --select JAX001 {program}` shows them")
+        f"{program.name}: JAX001: 1 other finding(s) in this file, at calls the log does not name (not shown "
+        f"here): `jax-codemod --select JAX001 {program.name}` shows them")  # (from the current folder, as `fix`)
 
     written = explain(failed.stderr, tmp_path, "--write")
     assert written.returncode == 0, written.stderr

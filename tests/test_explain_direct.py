@@ -302,6 +302,20 @@ def test_resolve_takes_a_relative_path_under_the_root_whole(tmp_path: Path, monk
     assert resolve("src/pkg/k.py", tmp_path) == tmp_path / "src" / "pkg" / "k.py"
 
 
+def test_a_log_with_absolute_paths_is_answered_with_the_paths_the_rest_of_the_output_uses(
+        tmp_path: Path, monkeypatch) -> None:
+    """A program's traceback names its files absolute; explain's lines named the placed call so
+    (`/home/me/proj/k.py:3: ... comes from this call`) and its findings and diff relative to the
+    current folder (a new user's trial): every line names it as `fix` does, from where explain runs."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "k.py").write_text(SOURCE)
+    monkeypatch.chdir(tmp_path)
+    outcome, err, out = _run(_log(tmp_path / "src" / "k.py"), tmp_path)
+    assert outcome is Outcome.PENDING and out.startswith("--- a/src/k.py\n")
+    named = [line.split(":", 1)[0] for line in err.splitlines()]
+    assert named == ["src/k.py"] * 3 and "--write src/k.py`" in err, err
+
+
 def _holds(lines: set):
     asked = []
 
@@ -1117,6 +1131,36 @@ HINT_OPS = ("import functools\n\nimport jax\nfrom jax import lax\nfrom jax.exper
 HINT_MODEL = ("from jax.lax import AccuracyMode\nfrom pkg import ops\n"
               "OPTS = {\"accuracy\": AccuracyMode.HIGHEST}  # jax-codemod: ignore[JAX002]\n\n\n"
               "def forward(x):\n    return ops.exp(x, **OPTS)\n")
+
+
+def test_a_frame_that_cannot_be_placed_is_named_as_fix_names_its_file(tmp_path: Path, monkeypatch) -> None:
+    """The reasons a frame is not placed (the file changed since the traceback, it cannot be read,
+    no call there) name its file as the placed call's lines do, not by the log's absolute path."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "k.py").write_text("import jax\n\ny = 2\n")
+    (tmp_path / "src" / "bad.py").write_bytes(b"\xff\xfe(")
+    monkeypatch.chdir(tmp_path)
+    frames = [Frame(str(tmp_path / "src" / "bad.py"), 1, "g", None), Frame(str(tmp_path / "src" / "k.py"), 3, "f", "y = 3")]
+    placement = place(JaxError("JAX101", "m", frames), tmp_path, _holds(set())[0])
+    assert [reason.split(":", 1)[0] for reason in placement.reasons] == ["src/k.py", "src/bad.py"], placement.reasons
+
+
+def test_a_value_written_in_another_file_is_named_as_the_placed_call_is(tmp_path: Path, monkeypatch) -> None:
+    """The log and `--root` name the files absolute (the project's files come from the root): the
+    placed call, its findings, the diff and the "written in" place are all named relative to the
+    current folder, as `fix` names them; the placed call's lines kept the log's absolute path."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "ops.py").write_text(HINT_OPS)
+    (package / "model.py").write_text(HINT_MODEL.replace("  # jax-codemod: ignore[JAX002]", ""))
+    monkeypatch.chdir(tmp_path)
+    log = _log(package / "ops.py", 9, "o_ref[...] = lax.exp(x_ref[...], **kw)", ACCURACY, "_exp_kernel")
+    outcome, err, out = _run(log, tmp_path, project=sorted(package.glob("*.py")))
+    assert outcome is Outcome.PENDING and out.startswith("--- a/pkg/model.py\n"), out
+    assert err.splitlines()[-1] == ("pkg/ops.py:9: JAX002: the value it is given is written in pkg/model.py:3: "
+                                    "its fix there (above) is unsafe: --unsafe-fixes applies it"), err
+    assert err.splitlines()[0].startswith("pkg/model.py:3:21: JAX002 [dropped") and str(tmp_path) not in err, err
 
 
 def test_a_value_written_in_another_file_whose_fix_a_comment_suppresses_is_named(tmp_path: Path) -> None:

@@ -99,17 +99,17 @@ def test_ordering():
 
 
 def test_shown_path(tmp_path: Path):
-    assert F._shown_path("src/a.py") == ("src/a.py", True)
-    assert F._shown_path("./src//a.py") == ("src/a.py", True)
-    assert F._shown_path(str(tmp_path / "src" / "a.py")) == ("src/a.py", True)
-    assert F._shown_path(str(tmp_path)) == (".", True)
-    assert F._shown_path("../x.py") == (str(tmp_path.parent / "x.py"), False)
-    assert F._shown_path("..") == (str(tmp_path.parent), False)
-    assert F._shown_path("src/../../x.py") == (str(tmp_path.parent / "x.py"), False)
-    assert F._shown_path("..x.py") == ("..x.py", True)
+    assert F.shown_path("src/a.py") == ("src/a.py", True)
+    assert F.shown_path("./src//a.py") == ("src/a.py", True)
+    assert F.shown_path(str(tmp_path / "src" / "a.py")) == ("src/a.py", True)
+    assert F.shown_path(str(tmp_path)) == (".", True)
+    assert F.shown_path("../x.py") == (str(tmp_path.parent / "x.py"), False)
+    assert F.shown_path("..") == (str(tmp_path.parent), False)
+    assert F.shown_path("src/../../x.py") == (str(tmp_path.parent / "x.py"), False)
+    assert F.shown_path("..x.py") == ("..x.py", True)
     outside = str(tmp_path.parent / "other" / "y.py")
-    assert F._shown_path(outside) == (outside, False)
-    assert F._shown_path(str(tmp_path) + "x/y.py") == (str(tmp_path) + "x/y.py", False)
+    assert F.shown_path(outside) == (outside, False)
+    assert F.shown_path(str(tmp_path) + "x/y.py") == (str(tmp_path) + "x/y.py", False)
 
 
 def test_artifact_location(tmp_path: Path):

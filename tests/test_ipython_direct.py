@@ -300,7 +300,7 @@ def test_fix_of_an_error_in_a_file(shell, tmp_path: Path):
     out = printed(magics.post_run_cell, Result(raised({str(helper): stand_in}, CALL)))
     assert "helper_mod.py\n+++ b/" in out and "+    return jax.tree.map(lambda a: 2 * a, t)\n" in out
     assert printed(magics.jax_codemod, "fix") == \
-        f"jax-codemod: the fix is in {helper}, not in a cell: apply the diff printed after the error\n"
+        f"jax-codemod: the fix is in {helper.name}, not in a cell: apply the diff printed after the error\n"
     assert shell.offered == []
     assert "tree_map" in helper.read_text()  # shown, never written
 

@@ -1481,3 +1481,72 @@ def test_a_notebook_that_launches_through_a_helper_of_the_project_is_analysed(
     results = run([tmp_path], select(), SETTINGS, jobs=1)
     assert [(Path(r.path).name, f.code, f.kind.value) for r in results for f in r.findings] == [
         ("proto.ipynb", "JAX002", "dropped")]
+
+
+CONFIG_DOTS = ("import jax.numpy as jnp\nfrom jax import lax\n\n\n"
+               "def fast_dot(a, b):\n    return jnp.dot(a, b, precision=lax.Precision.DEFAULT)\n\n\n"
+               "def accurate_dot(a, b):\n    return jnp.dot(a, b, precision=(lax.Precision.HIGH, lax.Precision.HIGHEST))\n\n\n"
+               'DOTS = {"fast": fast_dot, "accurate": accurate_dot}\n')
+CONFIG_CLASS = ("import dataclasses\nfrom typing import Callable\n\nfrom cfgdot import dots\n\n\n"
+                "@dataclasses.dataclass(frozen=True)\nclass MatmulConfig:\n    block: int = 128\n"
+                "    dot_fn: Callable = dots.accurate_dot\n")
+CONFIG_KERNELS = ("import functools\n\nimport jax\nfrom jax.experimental import pallas as pl\n{imported}\n"
+                  "from cfgdot.dots import DOTS\n\n\n"
+                  "def _cfg_kernel(x_ref, w_ref, o_ref, *, dot_fn):\n    o_ref[...] = dot_fn(x_ref[...], w_ref[...])\n\n\n"
+                  "def _table_kernel(x_ref, w_ref, o_ref):\n    o_ref[...] = DOTS[\"accurate\"](x_ref[...], w_ref[...])\n\n\n"
+                  "def matmul_cfg(x, w, cfg{default}):\n"
+                  "    return pl.pallas_call(functools.partial(_cfg_kernel, dot_fn=cfg.dot_fn),\n"
+                  "                          out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n\n\n"
+                  "def matmul_table(x, w):\n"
+                  "    return pl.pallas_call(_table_kernel, out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n")
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("built", ["in-the-kernels-module", "by-a-plain-caller"])
+@pytest.mark.parametrize("xla_read", [None, "cfg.dot_fn(x, w)", "getattr(cfg, 'dot_fn')(x, w)"],
+                         ids=["kernels-only", "xla-calls-the-field", "xla-getattr"])
+def test_a_helper_a_config_dataclass_stores_is_fixed_where_only_kernels_read_the_field(
+        tmp_path: Path, built: str, xla_read: "str | None") -> None:
+    """`dot_fn: Callable = dots.accurate_dot` in a config dataclass, read only by
+    `partial(kernel, dot_fn=cfg.dot_fn)`; a table kernel calls the helper too. Making the config
+    (in a wrapper's default, or in a plain caller, whose module no kernel reaches) was taken for a
+    plain XLA use: `[manual]` "runs in kernels and in plain XLA code", and the package kept failing
+    (a new user's trial, W1). Storing a function is not calling it: the field's reads decide. The
+    helper is fixed and the package lowers for TPU; where XLA code calls the field (or reads it by
+    name), the note stays and the helper is left as written."""
+    in_module = built == "in-the-kernels-module"
+    modules = {
+        "dots.py": CONFIG_DOTS, "config.py": CONFIG_CLASS,
+        "kernels.py": CONFIG_KERNELS.format(imported="\nfrom cfgdot.config import MatmulConfig" if in_module else "",
+                                            default="=MatmulConfig()" if in_module else ""),
+        "api.py": "from cfgdot import kernels\n" + ("" if in_module else "from cfgdot.config import MatmulConfig\n")
+        + "\n\ndef run(x, w):\n    return kernels.matmul_cfg(x, w" + ("" if in_module else ", MatmulConfig()")
+        + ") + kernels.matmul_table(x, w)\n",
+    }
+    if xla_read is not None:
+        modules["reference.py"] = ("from cfgdot.config import MatmulConfig\n\n\n"
+                                   f"def reference(x, w, cfg=MatmulConfig()):\n    return {xla_read}\n")
+    _package(tmp_path, "cfgdot", modules)
+    _fixed_and_lowered(tmp_path, "cfgdot.api", [("dots.py", "JAX001", "manual" if xla_read else "fixed")])
+    assert ((tmp_path / "cfgdot" / "dots.py").read_text() == CONFIG_DOTS) == bool(xla_read)
+
+
+@pytest.mark.parametrize("change", ["a-new-module", "an-edit"])
+def test_a_field_read_added_in_plain_code_reaches_a_warm_run(tmp_path: Path, change: str) -> None:
+    """Whether a helper a config class stores is kernel code depends on every read of the field,
+    in any module (one handed the config need not import its class): XLA code that starts calling
+    `cfg.dot_fn`, in a new module or an edited one, turns the cached fix into the `[manual]` note."""
+    reference = ("from cfgdot.config import MatmulConfig\n\n\n"
+                 "def reference(x, w, cfg=MatmulConfig()):\n    return {}\n")
+    modules = {"dots.py": CONFIG_DOTS, "config.py": CONFIG_CLASS,
+               "kernels.py": CONFIG_KERNELS.format(imported="\nfrom cfgdot.config import MatmulConfig",
+                                                   default="=MatmulConfig()")}
+    if change == "an-edit":
+        modules["reference.py"] = reference.format("x")
+    package = _package(tmp_path, "cfgdot", modules)
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    dots = package / "dots.py"
+    assert [f.kind for f in _run(tmp_path, [dots], cache)[0].findings] == [Kind.FIXED]
+    (package / "reference.py").write_text(reference.format("cfg.dot_fn(x, w)"))
+    assert [f.kind for f in _run(tmp_path, [dots], cache)[0].findings] == [Kind.MANUAL], "a stale answer was reused"
+    assert [f.kind for f in _run(tmp_path, [dots])[0].findings] == [Kind.MANUAL]

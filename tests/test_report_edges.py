@@ -313,7 +313,7 @@ def test_an_absolute_path_on_another_drive_is_shown_absolute(tmp_path: Path, mon
         raise ValueError("Paths don't have the same drive")
 
     monkeypatch.setattr(formats.os.path, "commonpath", two_drives)
-    assert formats._shown_path(str(tmp_path / "k.py")) == (str(tmp_path / "k.py"), False)
+    assert formats.shown_path(str(tmp_path / "k.py")) == (str(tmp_path / "k.py"), False)
 
 
 # -- fixes --

@@ -181,7 +181,7 @@ def _ordered_findings(result: FileResult) -> list[Finding]:
 
 
 
-def _shown_path(path: str) -> tuple[str, bool]:
+def shown_path(path: str) -> tuple[str, bool]:
     """The path '/'-separated and relative to the current folder when it lies under it (as the
     diff names it), and whether it is relative; else the absolute path."""
     absolute = os.path.abspath(path)
@@ -291,7 +291,7 @@ def render_json(results: Sequence[FileResult], *, rules: Sequence[Rule], suppres
 
 
 def _artifact_location(path: str) -> dict[str, str]:
-    shown, relative = _shown_path(path)
+    shown, relative = shown_path(path)
     if relative:
         return {"uri": quote_from_bytes(os.fsencode(shown), safe="/"), "uriBaseId": SRCROOT}
     return {"uri": pathlib.Path(shown).as_uri()}
@@ -370,7 +370,7 @@ def render_sarif(results: Sequence[FileResult], *, rules: Sequence[Rule], tool_v
             if region is not None:
                 location["region"] = region
             logical = [] if cell is None else [{"name": f"cell {cell[0]}", "kind": "module",
-                                                "fullyQualifiedName": f"{_shown_path(result.path)[0]}:cell {cell[0]}"}]
+                                                "fullyQualifiedName": f"{shown_path(result.path)[0]}:cell {cell[0]}"}]
             entry: dict[str, Any] = {"ruleId": finding.code}
             if finding.code in rule_index:
                 entry["ruleIndex"] = rule_index[finding.code]
@@ -445,7 +445,7 @@ def _command(name: str, properties: list[tuple[str, object]], message: str) -> s
 
 
 def _github_properties(path: str, finding: Finding) -> list[tuple[str, object]]:
-    properties: list[tuple[str, object]] = [("file", _shown_path(path)[0])]
+    properties: list[tuple[str, object]] = [("file", shown_path(path)[0])]
     if finding.line >= 1:
         properties.append(("line", finding.line))
         one_line = finding.end_line in (0, finding.line)
@@ -467,7 +467,7 @@ def render_github(results: Sequence[FileResult], *, suppressed: int = 0) -> str:
         if result.error is not None:
             at = error_position(result.error)
             place = [("line", at[0]), ("col", at[1])] if at else []
-            lines.append(_command("error", [("file", _shown_path(result.path)[0]), *place, ("title", TOOL_NAME)],
+            lines.append(_command("error", [("file", shown_path(result.path)[0]), *place, ("title", TOOL_NAME)],
                                   result.error))
         for finding in _ordered_findings(result):
             cell = in_cell(result, finding.line)
@@ -475,7 +475,7 @@ def render_github(results: Sequence[FileResult], *, suppressed: int = 0) -> str:
                 lines.append(_command(_GITHUB_COMMAND[finding.kind], _github_properties(result.path, finding),
                                       finding.message))
                 continue
-            properties = [("file", _shown_path(result.path)[0]),
+            properties = [("file", shown_path(result.path)[0]),
                           ("title", f"{finding.code} [{finding.label}] cell {cell[0]}")]
             lines.append(_command(_GITHUB_COMMAND[finding.kind], properties,
                                   f"cell {cell[0]}:{cell[1]}:{finding.column}: {finding.message}"))
@@ -495,7 +495,7 @@ def _rdjson_range(text: Positions, start: int, end: int) -> dict[str, Any]:
 
 def _rdjson_location(result: FileResult, finding: Finding, text: Optional[Positions]) -> dict[str, Any]:
     """Columns need the text (UTF-8 bytes, as reviewdog counts); without it the range is the lines."""
-    location: dict[str, Any] = {"path": _shown_path(result.path)[0]}
+    location: dict[str, Any] = {"path": shown_path(result.path)[0]}
     if finding.line < 1:
         return location
     if text is None:
@@ -518,7 +518,7 @@ def render_rdjson(results: Sequence[FileResult], *, suppressed: int = 0) -> str:
     for result in _ordered(results):
         if result.error is not None:
             at = error_position(result.error)
-            location: dict[str, Any] = {"path": _shown_path(result.path)[0]}
+            location: dict[str, Any] = {"path": shown_path(result.path)[0]}
             if at:
                 location["range"] = {"start": {"line": at[0]}}
             diagnostics.append({"message": result.error, "location": location, "severity": "ERROR",
@@ -530,7 +530,7 @@ def render_rdjson(results: Sequence[FileResult], *, suppressed: int = 0) -> str:
                 "message": finding.labelled_message if cell is None
                 else f"cell {cell[0]}:{cell[1]}:{finding.column}: {finding.labelled_message}",
                 "location": _rdjson_location(result, finding, text) if cell is None
-                else {"path": _shown_path(result.path)[0]},
+                else {"path": shown_path(result.path)[0]},
                 "severity": _RDJSON_SEVERITY[finding.kind],
                 "source": {"name": TOOL_NAME},
                 "code": {"value": finding.code},
@@ -566,7 +566,7 @@ def render_gitlab(results: Sequence[FileResult], *, suppressed: int = 0) -> str:
                 "location": {"path": path, "lines": {"begin": line}}}
 
     for result in _ordered(results):
-        path = _shown_path(result.path)[0]
+        path = shown_path(result.path)[0]
         if result.error is not None:
             entries.append(entry(path, TOOL_NAME, result.error, "critical", (error_position(result.error) or (1,))[0]))
         for finding in _ordered_findings(result):
@@ -591,7 +591,7 @@ def render_junit(results: Sequence[FileResult], *, suppressed: int = 0) -> str:
     for result in _ordered(results):
         if result.error is None and not result.findings:
             continue
-        path = _shown_path(result.path)[0]
+        path = shown_path(result.path)[0]
         suite = ElementTree.SubElement(root, "testsuite", name=path)
         if result.error is not None:
             case = ElementTree.SubElement(suite, "testcase", name=TOOL_NAME, classname=path, file=path)

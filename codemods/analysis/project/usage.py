@@ -5,12 +5,12 @@ by need (the module's needy names), backwards through the modules that say the n
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Iterable, Iterator, Optional
 
 from codemods.analysis.kernel_scope import FACTORY, KernelScope
 from codemods.analysis.module import FunctionNode, MAX_ALIAS_DEPTH, ModuleIndex
 from codemods.analysis.project.base import ProjectBase
-from codemods.analysis.project.modules import CONTENT, Usage, _MAX_REEXPORTS, _Module
+from codemods.analysis.project.modules import CONTENT, PROJECT, Usage, _MAX_REEXPORTS, _Module
 from codemods.analysis.project.scan import (
     _holder, _holding_expression, _is_partial_of, _kernel_precision, _last_name, _precision_constants,
 )
@@ -31,8 +31,12 @@ class UsageSearch(ProjectBase):
         usage = Usage()
         referrers, renamed = self._referrers_under_any_name(module, name)
         for referrer in referrers:
-            if not self._in_kernel_land(referrer.name):  # no kernel runs its code: any use is plain
-                usage |= Usage(plain=self._mentions(referrer, module, name, renamed))
+            if not self._in_kernel_land(referrer.name):  # no kernel runs its code: any use is plain,
+                # but a class's field default (a config dataclass's `dot_fn = dots.accurate_dot`)
+                # stores it: the code that reads the field runs it
+                usage |= Usage(plain=self._mentions(referrer, module, name, renamed, self._dotted_beside_fields(referrer)))
+                for field in self._fields_storing(referrer, module, name, renamed):
+                    usage |= self._field_reads(field)
                 continue
             index, scope = self._index(referrer), self._scope(referrer)
             if index is None or scope is None:
@@ -181,7 +185,12 @@ class UsageSearch(ProjectBase):
             if holder is None:
                 return Usage(plain=True)
             held = self._usage(referrer, holder)
-            return Usage(held.backends, held.role, held.plain or not held.backends, held.why)
+            plain = held.plain or not held.backends
+            field = _field_of(statement, mention)
+            if field is not None and plain:  # making an instance stores it: it runs where the field is read
+                reads = self._field_reads(field)
+                return Usage(held.backends | reads.backends, held.role, reads.plain, held.why or reads.why)
+            return Usage(held.backends, held.role, plain, held.why)
         if isinstance(top, ast.Lambda) or index.module_scope.bindings.get(top.name) is None:
             return Usage(plain=True)
         outer = self._usage(referrer, top.name)  # a function of the referrer: it runs where that runs
@@ -213,13 +222,70 @@ class UsageSearch(ProjectBase):
         return names | {bound for bound, qualified in self._top_level(referrer).items()
                         if qualified.rsplit(".", 1)[-1] in names}
 
-    def _mentions(self, referrer: _Module, module: _Module, name: str, renamed: "set[str] | frozenset[str]" = frozenset()) -> bool:
+    def _fields_storing(self, referrer: _Module, module: _Module, name: str, renamed: "set[str] | frozenset[str]") -> set[str]:
+        """The fields of `referrer`'s top-level classes whose default names `module.name`."""
+        tree = self._tree(referrer)
+        return {field for statement in (tree.body if tree is not None else ()) if isinstance(statement, ast.ClassDef)
+                for field, value in _field_defaults(statement)
+                if self._mentions(referrer, module, name, renamed, _dotted_by_last_name(ast.walk(value)))}
+
+    def _dotted_beside_fields(self, module: _Module) -> dict[str, set[str]]:
+        """`_dotted_names` but for the defaults of the module's top-level classes' fields."""
+        tree = self._tree(module)
+        if tree is None:
+            return {}
+        defaults = {id(node) for statement in tree.body if isinstance(statement, ast.ClassDef)
+                    for _, value in _field_defaults(statement) for node in ast.walk(value)}
+        return _dotted_by_last_name(node for node in ast.walk(tree) if id(node) not in defaults)
+
+    def _field_reads(self, field: str) -> Usage:
+        """See `_find_field_reads` (memoized with the modules it read; a cycle reads plain)."""
+        return self._remembered(self._usages, (PROJECT, field), lambda: self._find_field_reads(field),
+                                in_progress=Usage(plain=True))  # type: ignore[return-value]
+
+    def _find_field_reads(self, field: str) -> Usage:
+        """Where the project reads a field named `field` (`cfg.dot_fn`, whatever class `cfg` is):
+        a function a class stores there runs where it is read. A read a kernel makes, or hands to a
+        kernel (`partial(kernel, dot_fn=cfg.dot_fn)`), runs in kernels; any other, a read in a module
+        no kernel reaches, or the field's name in a string (`getattr(cfg, "dot_fn")`), is plain. Any
+        module may read it (one handed the instance need not import its class): each is asked, and
+        an edit to any of them asks again."""
+        usage = Usage()
+        for reader in self._modules.values():
+            self._depend(reader.name, CONTENT)
+            if not self._says(reader, (field,)):
+                continue
+            index = self._index(reader) if self._in_kernel_land(reader.name) else None
+            scope = self._scope(reader) if index is not None else None
+            tree = index.tree if index is not None else self._tree(reader)
+            reads = [node for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value == field
+                     or isinstance(node, ast.Attribute) and node.attr == field and isinstance(node.ctx, ast.Load)] \
+                if tree is not None else []
+            if not reads:  # (the class that declares it)
+                continue
+            if scope is None:
+                return Usage(plain=True)
+            for node in reads:
+                if isinstance(node, ast.Constant):
+                    return Usage(plain=True)
+                kernel = scope.kernel_of(node)
+                if kernel is not None:
+                    usage |= Usage(scope.backends.get(kernel, frozenset()), why=f"read from a kernel body in {reader.name}")
+                elif node in scope.handed:
+                    usage |= Usage(scope.handed[node], why=f"passed to a kernel body in {reader.name}")
+                else:
+                    return Usage(plain=True)
+        return usage
+
+    def _mentions(self, referrer: _Module, module: _Module, name: str, renamed: "set[str] | frozenset[str]" = frozenset(),
+                  dotted: Optional[dict[str, set[str]]] = None) -> bool:
         """Whether `referrer` names `module.name` through its top-level imports (read from its bare
-        syntax tree, without the scopes: a shadowing local counts, which can only keep a fix back)."""
+        syntax tree, without the scopes: a shadowing local counts, which can only keep a fix back), in
+        `dotted` (its `_dotted_names` unless given)."""
         imports = {bound: qualified for bound, qualified in self._top_level(referrer).items() if qualified != "def"}
         if not imports:
             return False
-        dotted = self._dotted_names(referrer)
+        dotted = self._dotted_names(referrer) if dotted is None else dotted
         for alias in self._aliases(referrer, name, renamed):  # only what can be the name: resolving is the cost
             for spelled in dotted.get(alias, ()):
                 root, _, rest = spelled.partition(".")
@@ -234,16 +300,8 @@ class UsageSearch(ProjectBase):
         part: one walk per module, however many of its names are asked about."""
         self._depend(module.name, CONTENT)
         if module.dotted is None:
-            module.dotted = {}
             tree = self._tree(module)
-            for node in ast.walk(tree) if tree is not None else ():
-                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) or isinstance(node, ast.Name):
-                    parts, last = [], node
-                    while isinstance(node, ast.Attribute):
-                        parts.append(node.attr)
-                        node = node.value
-                    if isinstance(node, ast.Name):
-                        module.dotted.setdefault(_last_name(last), set()).add(".".join([node.id, *reversed(parts)]))
+            module.dotted = _dotted_by_last_name(ast.walk(tree) if tree is not None else ())
         return module.dotted
 
     def _referrers(self, module: _Module, name: str) -> list[_Module]:
@@ -255,3 +313,35 @@ class UsageSearch(ProjectBase):
         # `lax.dot_general` in a site-packages tree), not a kernel helper: following it would parse the library.
         found = self._importers_saying(parts, (name,), exclude=module, limit=_MAX_REFERRERS)
         return [] if len(found) > _MAX_REFERRERS else found
+
+
+def _field_defaults(statement: ast.ClassDef) -> Iterator[tuple[str, ast.expr]]:
+    """A class's fields with their defaults (`dot_fn: Callable = dots.accurate_dot`, `block = 128`)."""
+    for field in statement.body:
+        if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name) and field.value is not None:
+            yield field.target.id, field.value
+        elif isinstance(field, ast.Assign) and len(field.targets) == 1 and isinstance(field.targets[0], ast.Name):
+            yield field.targets[0].id, field.value
+
+
+def _field_of(statement: ast.stmt, mention: ast.AST) -> Optional[str]:
+    """The field of the class `statement` whose default `mention` is in."""
+    if isinstance(statement, ast.ClassDef):
+        for field, value in _field_defaults(statement):
+            if any(node is mention for node in ast.walk(value)):
+                return field
+    return None
+
+
+def _dotted_by_last_name(nodes: Iterable[ast.AST]) -> dict[str, set[str]]:
+    """The names and loaded attribute chains among `nodes` (`ops.act`, `ops`, `act`), by last part."""
+    dotted: dict[str, set[str]] = {}
+    for node in nodes:
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) or isinstance(node, ast.Name):
+            parts, last = [], node
+            while isinstance(node, ast.Attribute):
+                parts.append(node.attr)
+                node = node.value
+            if isinstance(node, ast.Name):
+                dotted.setdefault(_last_name(last), set()).add(".".join([node.id, *reversed(parts)]))
+    return dotted
