@@ -164,9 +164,7 @@ class Project:
     """The cross-module index of one project (what `jax-codemod FILE` indexes), from disk."""
 
     def __init__(self, root: Optional[Path], path: Path, context: Context) -> None:
-        config = context.config
-        files = discovery.project_files(root, config.excluded(), config.notebooks, [path])
-        self.index = runner.project_index(files, context.rules, context.settings)
+        self.index = runner.index_of_file_run(path, root, context.config, context.rules, context.settings)
 
     def facts(self, path: Path):
         return self.index.facts(path) if self.index is not None else NO_FACTS

@@ -9,6 +9,7 @@ import logging
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -168,7 +169,7 @@ def test_libcst_command_in_process_and_error_mapping(monkeypatch: pytest.MonkeyP
     assert result.warning_messages == [finding.render(str(path)) for finding in want.findings]
 
     def engine_says(**fields):
-        monkeypatch.setattr(_shared, "process_source", lambda path, raw, rules, settings: FileResult(str(path), **fields))
+        monkeypatch.setattr(_shared, "process_source", lambda path, raw, rules, settings, facts: FileResult(str(path), **fields))
         return transform_module(JaxCodemod(CodemodContext(filename=str(path)), jax_version=TARGET), KERNEL)
 
     skipped = engine_says(error="cannot parse: invalid syntax (line 1, column 1)")  # not a file for us: skip
@@ -253,3 +254,72 @@ def test_bowler_modifier_refuses_a_node_below_the_root(bowler_files: dict[Path, 
 
     assert done.retcode == 1 and "select_root" in str(done.exceptions[0])
     assert kernel.read_bytes() == bowler_files[kernel]
+
+
+# -- a project of several modules: both runners read the project index `jax-codemod` reads --------
+
+PROJECT = {
+    "pyproject.toml": b"[tool.jax-codemod]\n",
+    # A pair written in one module and read by a kernel of another: fixed where it is written.
+    "consts.py": b"from jax import lax\n\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+    # A helper that a kernel and plain XLA code both call: its hint is XLA's to honour, so not even an
+    # unsafe fix may drop it (a file run alone took it for kernel code only: a new user's trial, W1).
+    "shared.py": b"from jax import lax\n\n\ndef smooth(x):\n    return lax.tanh(x, accuracy=lax.AccuracyMode.HIGHEST)\n",
+    "kern.py": b"""\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+from consts import PAIR
+from shared import smooth
+
+
+def kernel(x_ref, y_ref, o_ref):
+    o_ref[...] = smooth(jnp.dot(x_ref[...], y_ref[...], precision=PAIR))
+
+
+matmul = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+""",
+    "reference.py": b"from shared import smooth\n\n\ndef reference(x):\n    return smooth(x)\n",
+}
+
+
+def cli_writes(tmp_path: Path) -> dict[str, bytes]:
+    """What `jax-codemod --write --unsafe-fixes` leaves in a copy of PROJECT (the oracle)."""
+    root = tmp_path / "cli"
+    write_tree(root, PROJECT)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    run = subprocess.run([sys.executable, "-m", "codemods", "--jax-version", TARGET, "--write", "--unsafe-fixes", "."],
+                         cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode in (0, 1), run.stderr
+    written = {name: (root / name).read_bytes() for name in PROJECT}
+    assert written["consts.py"] != PROJECT["consts.py"], run.stdout  # the pair is fixed where it is written
+    assert written["shared.py"] == PROJECT["shared.py"], run.stdout  # the shared hint is kept
+    return written
+
+
+def test_libcst_tool_on_a_project_writes_what_the_cli_writes(tmp_path: Path, libcst_tool) -> None:
+    want = cli_writes(tmp_path)
+    root = tmp_path / "libcst"
+    write_tree(root, PROJECT)
+
+    run = libcst_tool(root, "codemod", "libcst_commands.JaxCodemod", "--no-format", "--hide-progress",
+                      "--jax-version", TARGET, "--unsafe-fixes", ".")
+
+    assert run.returncode == 0, run.stderr
+    assert {name: (root / name).read_bytes() for name in PROJECT} == want, run.stderr
+
+
+def test_bowler_on_a_project_writes_what_the_cli_writes(tmp_path: Path) -> None:
+    pytest.importorskip("bowler", reason="Bowler is not installed (pip install 'jax-codemod[bowler]')")
+    from codemods.interop.bowler_modifier import query
+
+    want = cli_writes(tmp_path)
+    root = tmp_path / "bowler"
+    write_tree(root, PROJECT)
+
+    done = query(root, settings=replace(SETTINGS, unsafe_fixes=True), report=lambda line: None).execute(
+        write=True, interactive=False, silent=True, in_process=True)
+
+    assert done.retcode == 0 and done.exceptions == []
+    assert {name: (root / name).read_bytes() for name in PROJECT} == want

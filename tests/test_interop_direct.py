@@ -176,12 +176,12 @@ def test_rewrite_returns_what_the_engine_cannot_read():
 
 def test_rewrite_raises_on_an_internal_error(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(_shared, "process_source",
-                        lambda path, raw, rules, settings: FileResult(str(path), parsed=True, error="internal: boom"))
+                        lambda path, raw, rules, settings, facts: FileResult(str(path), parsed=True, error="internal: boom"))
     with pytest.raises(InteropError) as raised:
         rewrite("k.py", b"", RULES, SETTINGS)
     assert str(raised.value) == "jax-codemod: k.py: internal: boom"
     monkeypatch.setattr(_shared, "process_source",
-                        lambda path, raw, rules, settings: FileResult(str(path), parsed=False, error="cannot parse"))
+                        lambda path, raw, rules, settings, facts: FileResult(str(path), parsed=False, error="cannot parse"))
     assert rewrite("k.py", b"", RULES, SETTINGS).error == "cannot parse"
 
 
@@ -448,7 +448,7 @@ def test_the_command_skips_what_the_engine_cannot_read(monkeypatch: pytest.Monke
 
     tree = libcst.parse_module(KERNEL)
     made = command(jax_version="0.12.0.1")
-    monkeypatch.setattr(_shared, "process_source", lambda path, raw, rules, settings: FileResult(
+    monkeypatch.setattr(_shared, "process_source", lambda path, raw, rules, settings, facts: FileResult(
         str(path), parsed=False, error="cannot parse: x", findings=process_source(path, raw, rules, settings).findings))
     with pytest.raises(SkipFile) as raised:
         made.transform_module_impl(tree)

@@ -31,6 +31,7 @@ from codemods.engine.cache import FileMemo, Known, ResultCache, RunRecord, Share
 from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Kind
 from codemods.engine import executors
+from codemods.engine import discovery
 from codemods.engine.discovery import discover
 from codemods.engine.fixes import anchor, merge, render, rendered_with_edits
 from codemods.engine.positions import Positions
@@ -44,6 +45,8 @@ from codemods.settings import Scope, Settings
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
+
+    from codemods.config import Config
 
 # Which findings' fixes to apply, beyond what the settings allow (`--interactive`: the accepted ones).
 Accept = Callable[[Finding], bool]
@@ -392,6 +395,15 @@ def _rules_for_file(path: Path, seen: _Files, transforms: Sequence[Rule], settin
 # notebooks it decoded (with the prefilter), not decoded again.
 _PROJECT: Optional[ProjectIndex] = None
 _NOTEBOOKS: "dict[str, notebook.NotebookSource]" = {}
+
+
+def index_of_file_run(path: Path, root: Optional[Path], config: "Config", transforms: Sequence[Rule],
+                      settings: Settings) -> Optional[ProjectIndex]:
+    """The index `jax-codemod PATH` reads when it runs one file of the project at `root`: what the
+    editor and the libcst and Bowler adapters hand each file they run alone, so that a value written
+    in another module is fixed there and a helper XLA code shares is known to be shared."""
+    files = discovery.project_files(root, config.excluded(), config.notebooks, [path])
+    return project_index(files, transforms, settings)
 
 
 def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: Settings,

@@ -1,4 +1,4 @@
-"""What both adapters share: the project's settings for a file, and running the engine on its bytes."""
+"""What both adapters share: the project's settings and index for a file, and running the engine on its bytes."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from codemods import config as project_config
+from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
+from codemods.analysis.project import ProjectIndex
+from codemods.engine import discovery
+from codemods.engine.runner import index_of_file_run, process_source
 from codemods.engine.report import FileResult
-from codemods.engine.runner import process_source
 from codemods.engine.rule import Rule
 from codemods.registry import RULES
 from codemods.settings import Settings
@@ -41,10 +44,31 @@ def project_choices(filename: Optional[str], rules: Sequence[Rule], **given) -> 
     return [rule for rule in chosen if rule.code not in ignored], settings
 
 
+# The project index of each project a run meets, by its folder, rules and settings: built at the first
+# file, before the adapter writes any (libcst and Bowler write each file as they go), as `jax-codemod`
+# reads every module before it writes one.
+_INDEXES: dict[tuple, Optional[ProjectIndex]] = {}
+
+
+def _facts(filename: str, rules: Sequence[Rule], settings: Settings) -> ModuleFacts:
+    """What the project says about the file: `jax-codemod FILE`'s facts (a value written in another
+    module, a helper plain XLA code shares, a kernel launched elsewhere)."""
+    path = Path(os.path.abspath(filename))
+    config = _config_of_folder(str(path.parent))
+    root = discovery.project_root([path], config.path.parent if config.path else None)
+    key = (root or path, tuple(rule.code for rule in rules), settings)
+    if key not in _INDEXES:
+        _INDEXES[key] = index_of_file_run(path, root, config, rules, settings)
+    index = _INDEXES[key]
+    return index.facts(path) if index is not None else NO_FACTS
+
+
 def rewrite(filename: Optional[str], raw: bytes, rules: Sequence[Rule], settings: Settings) -> FileResult:
-    """The engine's result for one file; raises InteropError on an internal error (never on bad input:
-    a file the engine cannot decode or parse comes back with `.error` set and `.parsed` False)."""
-    result = process_source(Path(filename or "<stdin>"), raw, rules, settings)
+    """The engine's result for one file, with its project's facts; raises InteropError on an internal
+    error (never on bad input: a file the engine cannot decode or parse comes back with `.error` set
+    and `.parsed` False)."""
+    facts = _facts(filename, rules, settings) if filename else NO_FACTS
+    result = process_source(Path(filename or "<stdin>"), raw, rules, settings, facts=facts)
     if result.error is not None and result.parsed:
         raise InteropError(f"jax-codemod: {result.path}: {result.error}")
     return result
