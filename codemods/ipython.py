@@ -155,7 +155,8 @@ class JaxCodemodMagics(Magics):
     @cell_magic("jax_codemod")
     def check_cell(self, line: str, cell: str) -> None:
         """%%jax_codemod: the cell's findings and fix, without running it."""
-        from codemods.engine import runner
+        from codemods.analysis.kernel_scope import NO_FACTS
+        from codemods.engine import discovery, runner
         from codemods.engine.report import cell_diff, fix_diff, render_finding
 
         history = list(self.shell.history_manager.input_hist_raw[1:])
@@ -167,13 +168,19 @@ class JaxCodemodMagics(Magics):
         number = len(cells)
         raw = _document(cells)
         located = notebooks.read(SESSION, raw).cells
-        _, selected, settings = _settings()
+        config, selected, settings = _settings()
 
         def mine(finding) -> bool:
             where = located.locate(finding.line)
             return where is not None and where[0] == number
 
-        result = runner.process_source(SESSION, raw, selected, settings, accept=mine)
+        # The project the current folder is in (else the folder itself, as the editor takes its
+        # workspace), the session one more module of it: a pair a cell hands to a wrapper of the
+        # project's reaches that wrapper's kernel.
+        root = discovery.project_root([Path.cwd()], config.path.parent if config.path else None) or Path.cwd()
+        index = runner.index_of_file_run(SESSION, root, config, selected, settings, unsaved=raw)
+        facts = index.facts(SESSION) if index is not None else NO_FACTS
+        result = runner.process_source(SESSION, raw, selected, settings, accept=mine, facts=facts)
         if result.error:
             print(_in_terms(f"jax-codemod: {result.error}"))
             return

@@ -156,6 +156,49 @@ def test_a_helper_imported_from_a_file_is_followed(shell, tmp_path: Path, monkey
     assert shell.offered == [] and "the fix is in " in printed and "shared_math_nb.py, not in a cell" in printed
 
 
+WRAPPER = """\
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def _kernel(x_ref, w_ref, o_ref, *, precision):
+    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+
+def mm(x, w, precision=None):
+    body = functools.partial(_kernel, precision=precision)
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))(x, w)
+"""
+
+
+def test_the_cell_magic_follows_a_pair_into_a_wrapper_of_the_current_folder(shell, tmp_path: Path, monkeypatch) -> None:
+    """A cell handing a pair to a project module's wrapper, whose kernel binds it: the session is one
+    more module of the folder's project, so the pair is fixed in the cell (a new user's trial,
+    bench/TRIAL_2026-12-06d.md S1: "nothing to change in this cell", and the cell failed to lower)."""
+    (tmp_path / "wrappers_nb").mkdir()
+    (tmp_path / "wrappers_nb" / "__init__.py").write_text("")
+    (tmp_path / "wrappers_nb" / "mm.py").write_text(WRAPPER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    run(shell, IMPORTS + "\nfrom wrappers_nb.mm import mm\n")
+    cell = ("def wrapped(x, w):\n    return mm(x, w, precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n\n\n"
+            "args = (jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32))\n"
+            "exported = jax.export.export(jax.jit(wrapped), platforms=['tpu'])(*args)\n")
+    result, printed = run(shell, "%%jax_codemod\n" + cell)
+    number = shell.execution_count - 1
+    assert re.search(rf"^In \[{number}\]:2:\d+: JAX001 \[fixed\]", printed, re.M), printed
+    fixed = re.search(r"^\+    return mm\(.*\)$", printed, re.M)
+    assert fixed, printed
+    result, printed = run(shell, cell)
+    assert isinstance(result.error_in_exec, NotImplementedError) and ERROR in printed
+    result, printed = run(shell, cell.replace(cell.splitlines()[1], fixed.group(0)[1:]))
+    assert result.error_in_exec is None, printed
+    assert shell.user_ns["exported"].mlir_module()
+
+
 def test_a_removed_name_in_a_timeit_line_is_fixed_inside_the_magic(shell) -> None:
     """`%timeit jax.tree_map(...)` raises AttributeError on jax >= 0.6: the fix is printed after the
     traceback (IPython quotes the line as `get_ipython().run_line_magic(...)`), offered with the

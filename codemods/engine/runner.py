@@ -398,12 +398,18 @@ _NOTEBOOKS: "dict[str, notebook.NotebookSource]" = {}
 
 
 def index_of_file_run(path: Path, root: Optional[Path], config: "Config", transforms: Sequence[Rule],
-                      settings: Settings) -> Optional[ProjectIndex]:
+                      settings: Settings, unsaved: Optional[bytes] = None) -> Optional[ProjectIndex]:
     """The index `jax-codemod PATH` reads when it runs one file of the project at `root`: what the
-    editor and the libcst and Bowler adapters hand each file they run alone, so that a value written
-    in another module is fixed there and a helper XLA code shares is known to be shared."""
-    files = discovery.project_files(root, config.excluded(), config.notebooks, [path])
-    return project_index(files, transforms, settings)
+    editor, IPython and the libcst and Bowler adapters hand each file they run alone, so that a value
+    written in another module is fixed there and a helper XLA code shares is known to be shared.
+    `unsaved`: the file's bytes where they are on no disk (an IPython session's cells)."""
+    key = os.path.abspath(path)
+    files = discovery.project_files(root, config.excluded(), config.notebooks, [Path(key)])
+    seen = None
+    if unsaved is not None:
+        seen = _Files(statuses={key: os.stat_result((stat.S_IFREG | 0o644, 0, 0, 1, 0, 0, len(unsaved), 0, 0, 0))})
+        seen.contents[key] = unsaved
+    return project_index(files, transforms, settings, seen=seen)
 
 
 def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: Settings,
