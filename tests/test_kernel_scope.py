@@ -136,6 +136,8 @@ def test_a_launch_helper_and_its_parameter() -> None:
     ("@pl.kernel(mesh=pltpu.create_tensorcore_mesh('x'))", "decorated with kernel", TPU),
     ("@functools.partial(pl.kernel, mesh=plgpu.Mesh())", "decorated with kernel", GPU),
     ("@pl.core_map(plgpu.Mesh())", "decorated with core_map", GPU),
+    # (a partial's own arguments come after the launcher it binds: the mesh is its second)
+    ("@functools.partial(pl.core_map, plgpu.Mesh())()", "decorated with core_map", GPU),
     ("@run", "passed to pallas_call through run", BOTH),  # a launch helper used as a decorator
 ])
 def test_a_decorated_body(decorator: str, why: str, backends: frozenset) -> None:
@@ -294,9 +296,11 @@ def test_a_helper_of_a_tpu_and_a_triton_kernel_runs_on_both() -> None:
     ("plgpu.CompilerParams(approx_math=False)", False, False),
     ("plgpu.CompilerParams()", False, False),
     ("pltpu.CompilerParams(approx_math=True)", False, False),  # only Mosaic GPU approximates
+    ("GpuParams(approx_math=True)", False, True),  # imported bare under another name: its module says GPU
 ])
 def test_what_compiler_params_say_beyond_the_backend(params: str, is_dict: bool, approx: bool) -> None:
     scope = _scope(f"""
+        from jax.experimental.pallas.mosaic_gpu import CompilerParams as GpuParams
         PARAMS = dict(mosaic=dict())
 
 

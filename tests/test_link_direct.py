@@ -498,6 +498,8 @@ def test_the_entries_of_a_dict_built_from_pairs_are_named_at_the_kernel_call() -
     ("TABLE |= {'main': body}", "TABLE['main']"),
     ("KERNELS.append(body)", "KERNELS.pop()"),
     ("KERNELS.append(body)", "KERNELS.copy()[1]"),
+    ("KERNELS.append(body)", "KERNELS.__getitem__(2)"),  # (the operator's method, called by name)
+    ("TABLE['main'] = body", "TABLE.__getitem__('main')"),
 ])
 def test_a_container_another_module_fills_after_it_is_built_hands_on_what_is_stored(fill: str, read: str) -> None:
     """A list or dict written in `registry`, filled in `setup` (`append`, `insert`, `extend`, `+=`, an

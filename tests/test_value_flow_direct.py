@@ -233,6 +233,11 @@ def _body(source: str) -> set[str]:
     ("class H:\n    def __init__(self, k):\n        self.k = k\n    def go(self):\n        return pl.pallas_call(self.k)\nH(k=b)",
      {"b"}),
     ("class H:\n    @classmethod\n    def make(cls):\n        return cls.k\n    k = a\npl.pallas_call(H.make())", {"a"}),
+    # a method under another decorator still takes an instance (`@classmethod` alone gives the class)
+    ("class H:\n    def __init__(self, k):\n        self.k = k\n    @functools.cache\n    def go(self):\n"
+     "        return pl.pallas_call(self.k)\nH(a)", {"a"}),
+    ("class H:\n    def body(self, x_ref):\n        pass\n    @property\n    def go(self):\n"
+     "        return pl.pallas_call(self.body)", {"bound body", "body"}),
     ("async def f():\n    pl.pallas_call(await g())\nasync def g():\n    return a", {"a"}),
     ("def f(k=a, *, j=b):\n    pl.pallas_call(j)", {"b"}),
     ("def f(k=a, *, j=b):\n    pl.pallas_call(k)", {"a"}),
