@@ -482,6 +482,23 @@ PROJECTS = {
                 return relay.run(K[0], x, w)
         """),
     }, "fixed"),
+    # Found by a mutant of `_container_method` that survived (docs/testing.md): a body appended in one
+    # module to a list another module makes, launched by `next(iter(...))` in a third; the link read no
+    # `next`, so the body was launched by nothing it knew, and the dot silent (`BODIES[0]` was fixed).
+    "body_appended_to_another_modules_list_launched_by_next_of_iter": ({
+        "registry.py": "BODIES = []\n",
+        "bodies.py": "import jax.numpy as jnp\nfrom jax import lax\nfrom .registry import BODIES\n\n"
+                     "def body(x, w, o):\n"
+                     "    o[...] = jnp.dot(x[...], w[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n\n"
+                     "BODIES.append(body)\n",
+        "entry.py": _kernel(f"""
+            from . import bodies
+            from .registry import BODIES
+
+            def run(x, w):
+                return pl.pallas_call(next(iter(BODIES)), out_shape={_SHAPE})(x, w)
+        """),
+    }, "fixed"),
 }
 
 

@@ -44,6 +44,7 @@ _PARTIAL = "functools.partial"
 _FIELD = "dataclasses.field"
 _DICT = "builtins.dict"
 _ENUMERATE = "builtins.enumerate"
+_NEXT = "builtins.next"
 _ZIP = "builtins.zip"
 _GETATTR = "builtins.getattr"
 
@@ -214,6 +215,9 @@ class Linker(Binding):
             rows = ("map", module, call.site, "`zip`")
             self._field(rows, None, {row})
             return {rows}
+        if name == _NEXT and args:  # an element of what it iterates (`iter(x)` is `x` here), or its default
+            return {found for value in args[0][1] for found in self._item(value, None)} | \
+                (set(args[1][1]) if len(args) > 1 else set())
         if name == _ENUMERATE and args:  # iterated, (position, element) entries, as `.items()` of the sequence gives
             return {("items", value) for value in args[0][1] if value[0] in ("seq", "map")}
         if name == _FIELD:
