@@ -502,6 +502,15 @@ PROJECTS = {
 }
 
 
+# The same with a set (`set()` made in one module, `.add`ed to in another): the link followed no set.
+PROJECTS["body_added_to_another_modules_set_launched_by_next_of_iter"] = ({
+    **PROJECTS["body_appended_to_another_modules_list_launched_by_next_of_iter"][0],
+    "registry.py": "BODIES = set()\n",
+    "bodies.py": PROJECTS["body_appended_to_another_modules_list_launched_by_next_of_iter"][0]["bodies.py"].replace(
+        "BODIES.append(body)", "BODIES.add(body)"),
+}, "fixed")
+
+
 def _write(root: Path, package: str, files: dict[str, str]) -> Path:
     folder = root / package
     folder.mkdir()

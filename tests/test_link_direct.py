@@ -520,6 +520,29 @@ def test_a_container_another_module_fills_after_it_is_built_hands_on_what_is_sto
         """}, module="setup") == ([(("setup", LINE + 4), MIXED)], PALLAS_BACKENDS)
 
 
+@pytest.mark.parametrize("made, fill", [
+    ("BODIES = set()", "BODIES.add(body)"),
+    ("BODIES = {None}", "BODIES.add(body)"),  # a set display
+    ("BODIES = []", "BODIES.append(body)"),
+])
+def test_a_body_another_module_adds_is_launched_by_next_of_iter(made: str, fill: str) -> None:
+    """A set (or list) made in `registry`, filled in `setup`, launched as `next(iter(BODIES))` in `k`:
+    the link read no `next`, no `set()` and no set display, so the body was unknown and its pair silent."""
+    assert _reached({
+        "registry": f"{made}\n",
+        "setup": f"""
+            import registry
+            def body(x_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=(P.DEFAULT, P.HIGHEST))
+            {fill.replace("BODIES", "registry.BODIES")}
+        """,
+        "k": """
+            from registry import BODIES
+            def run(x):
+                return pl.pallas_call(next(iter(BODIES)), out_shape=x)(x)
+        """}, module="setup") == ([(("setup", LINE + 4), MIXED)], PALLAS_BACKENDS)
+
+
 def test_a_list_spread_after_it_grew_may_land_on_any_parameter() -> None:
     """`mm(a, b, *EXTRA)` where `EXTRA = []` grew by `append` in another module: its length is no
     longer the literal's, so what it holds may land on `precision` (it bound nothing before)."""

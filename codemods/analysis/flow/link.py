@@ -45,6 +45,7 @@ _FIELD = "dataclasses.field"
 _DICT = "builtins.dict"
 _ENUMERATE = "builtins.enumerate"
 _NEXT = "builtins.next"
+_SETS = frozenset({"builtins.set", "builtins.frozenset"})
 _ZIP = "builtins.zip"
 _GETATTR = "builtins.getattr"
 
@@ -215,6 +216,8 @@ class Linker(Binding):
             rows = ("map", module, call.site, "`zip`")
             self._field(rows, None, {row})
             return {rows}
+        if name in _SETS:  # what it is made from, where given; else a new empty one, filled by `.add`
+            return set(args[0][1]) if args else {("seq", module, call.site, 0)}
         if name == _NEXT and args:  # an element of what it iterates (`iter(x)` is `x` here), or its default
             return {found for value in args[0][1] for found in self._item(value, None)} | \
                 (set(args[1][1]) if len(args) > 1 else set())

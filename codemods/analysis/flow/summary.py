@@ -390,7 +390,7 @@ class _Builder:
             return ("attr", self._expr(node.value, scope), node.attr)
         if isinstance(node, ast.Subscript):
             return ("item", self._expr(node.value, scope), _key(node.slice))
-        if isinstance(node, (ast.Tuple, ast.List)):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):  # (a set's elements at positions no read asks for)
             return ("seq", (node.lineno, node.col_offset), tuple(
                 ("unknown", "a starred element") if isinstance(element, ast.Starred) else self._expr(element, scope)
                 for element in node.elts))
