@@ -24,6 +24,7 @@ import resource
 import sys
 import time
 
+import codemods
 from codemods.analysis.project import base
 from codemods.cli import app
 
@@ -72,7 +73,7 @@ def _counting_parse(source, *args, **kwargs):
 
 
 PROFILE_OUT = os.path.join(os.environ.get("TMPDIR", "/tmp"), "cold_phases.prof")
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(codemods.__file__)))  # the revision measured (PYTHONPATH)
 
 
 def main() -> int:
