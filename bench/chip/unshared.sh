@@ -7,7 +7,7 @@
 # Rows: the parse floor and cold runs over the trees (--jobs 1, 2, 8: $JOBS), gdn2.py alone, ejkernel's file from its
 # root, one fix (examples/tpu_matmul.py, the repository as its project), one ejkernel file touched (a comment appended,
 # then a comment line at the top; state warm, ejkernel as the project). Best of $REPEAT (default 1) wall, and CPU
-# (user + system of the command and its workers). The tool runs there on Python 3.11 with the wheels of .whl-tpu (libcst, typer; no jax needed for these rows).
+# (user + system of the command and its workers). PARSES=1: the module parses of a cold --jobs 1 run (bench/chip/side_by_side.sh). The tool runs there on Python 3.11 with the wheels of .whl-tpu (libcst, typer; no jax needed for these rows).
 export PYENV_VERSION=system
 PIP_CONFIG_FILE=/dev/null python3 -m pip install --isolated -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl-tpu/*.whl || exit
 mkdir -p /tmp/b /tmp/revs/base /tmp/revs/now && tar -xJf scratch_tpu/trees.tar.xz -C /tmp/b || exit
@@ -40,6 +40,9 @@ for rev in base now; do (
   echo "== $rev: $(python3 -c "import codemods; print(codemods.__file__)")"
   t "parse floor" python3 $R/bench/parse_floor.py kernel-packages site-packages
   for j in ${JOBS:-1 2 8}; do t "trees cold --jobs $j" python3 -m codemods -q --no-cache --jobs $j kernel-packages site-packages; done
+  if [ -n "${PARSES:-}" ]; then  # now's bench/cold_phases.py on this revision's codemods: CPU, peak, parses (stderr)
+    python3 /tmp/revs/now/bench/cold_phases.py -q --no-cache --jobs 1 kernel-packages site-packages 2>&1 >/dev/null | grep -v "^[0-9]* files scanned"
+  fi
   (cd /tmp/g && t "gdn2.py alone" python3 -m codemods -q --no-cache gdn2.py)
   rm -rf /tmp/ej && cp -r kernel-packages/ejkernel-0.0.80.3 /tmp/ej && printf '[tool.jax-codemod]\n' > /tmp/ej/pyproject.toml
   (cd /tmp/ej && t "ejkernel file, cold" python3 -m codemods -q --no-cache $FILE)

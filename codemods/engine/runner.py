@@ -90,8 +90,9 @@ def run(
         collecting = gc.isenabled()
         gc.disable()  # until the project facts are known: see _keep_for_the_run
         try:
-            results, candidates, analysed, index = _prepare(paths, transforms, settings, cache, rules_to_skip, project,
-                                                            files, pool, shard)
+            results, candidates, analysed, index = _prepare(
+                paths, transforms, settings, cache, rules_to_skip, project, files, pool, shard,
+                in_turn=jobs <= 1 and pool.local)
         finally:
             _keep_for_the_run(collecting)
         global _PROJECT, _NOTEBOOKS  # read by process_source here, and by forked workers (which inherit them)
@@ -240,14 +241,17 @@ _Candidate = tuple[int, Path, list[Rule], ModuleFacts, Settings, "Optional[Futur
 
 def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, cache: Optional[ResultCache],
              rules_to_skip: Callable[["Path | str"], frozenset[str]], project: Optional[Sequence[Path]], seen: _Files,
-             pool: executors.Executor, shard: bool = False
+             pool: executors.Executor, shard: bool = False, in_turn: bool = False
              ) -> tuple[list[FileResult], list[_Candidate], list[_Analysed], Optional[ProjectIndex]]:
     """Each file's project facts and the rules its bytes pass (remembered for a file that has not
     changed, else read): its result so far (an error, a cached result, or empty), the files left
     to analyse, and those analysed (cached ones too). Where the project's summary started the
     pool's workers, they work out the facts on the parses they hold, and each file left to analyse
     is handed to them as soon as its facts are known: first those the link running meanwhile
-    cannot answer for, then the others once its answers are in."""
+    cannot answer for, then the others once its answers are in. `in_turn` (one process): each file
+    is analysed here as soon as its facts are known, while the index still holds the parse they
+    read (it keeps a few: base.TREES_KEPT; worked out for every file first, many were parsed
+    again)."""
     # Most of a large project processed: its modules are summarised on `jobs` processes. A run of a
     # few of its files needs the facts of a few modules, which the index finds lazily, here, and the
     # value flow of what their answers need.
@@ -315,13 +319,16 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
         if cached is not None:
             results[position] = cached
         else:
-            future = pool.submit(_process_in_worker, (path, seen.raw(key), rules, file_settings, facts),
-                                 len(seen.raw(key)), index.module_of(path) if index is not None else None) \
-                if pool.started else None
+            item = (path, seen.raw(key), rules, file_settings, facts)
+            future = pool.submit(_process_in_worker, item, len(item[1]), index.module_of(path) if index is not None
+                                 else None) if pool.started else _analysed_here(item, index) if analysing else None
             candidates.append((*analysed[-1], file_settings, future))
 
     early: dict[int, ModuleFacts] = {}
-    if index is not None:  # what does not read the link's answers first: it may run elsewhere meanwhile
+    analysing = in_turn and index is not None and not pool.started
+    if analysing:
+        gc.freeze()  # the index and the link's heap, which no collection of an analysis's cycles need scan
+    elif index is not None:  # what does not read the link's answers first: it may run elsewhere meanwhile
         if pool.started and pool.local:  # where the summary's workers hold the parses the searches read
             index.learn_facts_in_workers(files, pool.each, pool.map_owned)
         elif pool.project is not None:  # a cluster's workers, likewise
@@ -790,6 +797,23 @@ def _map(function, items: list, jobs: int) -> Iterator[FileResult]:
             futures[position] = pool.submit(function, items[position])
         for future in futures:
             yield future.result()
+
+
+def _analysed_here(item: tuple[Path, bytes, Sequence[Rule], Settings, ModuleFacts], index: ProjectIndex) -> Future:
+    """`_process_candidate` in this process now, its project `index` (see `_prepare`'s `in_turn`)."""
+    global _PROJECT
+    from concurrent.futures import Future  # (as the pool's: a run that needs none never imports it)
+    done: Future = Future()
+    _PROJECT, running = index, _PROJECT
+    try:
+        done.set_result(_process_candidate(item))
+    finally:
+        _PROJECT = running
+    # The collector is paused until every file's facts are known (see `run`): the cycles of the
+    # analysis (an index and its kernel scopes, some 80,000 objects a kernel file) are young, and
+    # freed here, without scanning what the facts keep for the run.
+    gc.collect(0)
+    return done
 
 
 def _process_candidate(item: tuple[Path, bytes, Sequence[Rule], Settings, ModuleFacts]) -> FileResult:

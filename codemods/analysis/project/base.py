@@ -194,6 +194,8 @@ class ProjectBase:
             return None
         index = self._index(module)
         module.index = None
+        if index is not None and self._drops_trees:  # its tree stays among those read last: a later file's
+            self._keep_tree(module, index.tree)  # facts may read it (one process analyses each file in turn)
         return index if index is not None and index.text == text else None
 
     def _in_order(self, names: Iterable[str]) -> list[_Module]:
@@ -288,12 +290,18 @@ class ProjectBase:
             module.tree = _parsed(self._bytes(module))
             module.parse_failed = module.tree is None  # reported when the file itself is processed; adds no facts here
             if module.tree is not None and self._drops_trees:
-                self._bare_trees[module.name] = None
-                while len(self._bare_trees) > TREES_KEPT:
-                    self._modules[self._bare_trees.popitem(last=False)[0]].tree = None
+                self._keep_tree(module, module.tree)
         elif module.tree is not None and module.name in self._bare_trees:
             self._bare_trees.move_to_end(module.name)
         return module.index.tree if module.index is not None else module.tree
+
+    def _keep_tree(self, module: _Module, tree: ast.Module) -> None:
+        """`tree` kept as the module's bare tree, read last: the oldest past TREES_KEPT dropped."""
+        module.tree = tree
+        self._bare_trees[module.name] = None
+        self._bare_trees.move_to_end(module.name)
+        while len(self._bare_trees) > TREES_KEPT:
+            self._modules[self._bare_trees.popitem(last=False)[0]].tree = None
 
     def _index(self, module: _Module) -> Optional[ModuleIndex]:
         self._depend(module.name, CONTENT)
