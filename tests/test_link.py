@@ -482,6 +482,58 @@ PROJECTS = {
                 return relay.run(K[0], x, w)
         """),
     }, "fixed"),
+    # A kernel parameter (default None) bound from `**dict(zip(names, values))`, the pair passed from
+    # another module: the link names the entries it does not follow at the dot, which JAX001 dropped
+    # (the parameter's only value in its module is None): it was silent.
+    "keywords_of_a_dict_built_from_zip": ({
+        "kern.py": _kernel(f"""
+            def body(x_ref, w_ref, o_ref, *, precision=None):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+            def matmul(x, w, names, values):
+                kernel = functools.partial(body, **dict(zip(names, values)))
+                return pl.pallas_call(kernel, out_shape={_SHAPE})(x, w)
+        """),
+        "entry.py": "from jax import lax\nfrom .kern import matmul\n\ndef run(x, w):\n"
+                    "    return matmul(x, w, ('precision',), ((lax.Precision.DEFAULT, lax.Precision.HIGHEST),))\n",
+    }, "manual"),
+    # The same, the list filled by `operator.setitem`, which the link does not read: the body is lost to
+    # it (the list holds None alone as it follows it), and the dot in another module's helper is
+    # no function's the link finds launched: the launch says it cannot follow its body, never silent.
+    "body_set_into_a_list_by_code_the_link_does_not_read": ({
+        "__init__.py": "from .launch import run  # noqa: F401\nfrom .kern import relay  # noqa: F401\n",
+        "launch.py": _kernel(f"""
+            def run(body, x, w):
+                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
+        """),
+        "kern.py": _kernel("""
+            from jax import lax
+            from . import run
+
+            def mm(a, b):
+                return jnp.dot(a, b, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))
+
+            class Relay:
+                def run(self, body, x, w):
+                    return run(body, x, w)
+
+            relay = Relay()
+        """),
+        "entry.py": _kernel("""
+            import operator
+            from .kern import mm
+            from . import relay
+
+            def body(x_ref, w_ref, o_ref):
+                o_ref[...] = mm(x_ref[...], w_ref[...])
+
+            K = [None]
+            operator.setitem(K, 0, body)
+
+            def run(x, w):
+                return relay.run(K[0], x, w)
+        """),
+    }, "manual"),
 }
 
 
