@@ -111,7 +111,8 @@ class JaxTransform(ABC):
         """A [manual] finding at each call here giving a launch (for a backend among `rejecters`, none
         of `left_to`: another rule's) a body the link cannot follow (`what`: what is then not checked in
         its kernel, and how it fails): never silent. Not where this module's analysis already takes the
-        body for a function, or for a launch it cannot resolve (it notes what that launch may run)."""
+        body for a function, or for a launch it cannot resolve (it notes what that launch may run),
+        unless a body it may run calls code of another module, which those notes do not reach."""
         lost: list[LostLaunch] = [launch for launch in self.analysis.facts.flow.lost
                                   if launch.backends & rejecters and not launch.backends & left_to]
         if not lost:
@@ -122,10 +123,12 @@ class JaxTransform(ABC):
         calls = {(call.lineno, call.col_offset): call for call in self.module.calls}
         for launch in lost:
             call = calls.get(launch.site)
-            if call is not None and launch.site not in taken:
+            if call is not None and (launch.site not in taken or launch.beyond):
                 through = f" through {' and '.join(launch.through)}" if launch.through else ""
+                beyond = f"; it may be {', '.join(launch.beyond)}, which calls code of another module" \
+                    if launch.beyond else ""
                 self.report(call, Kind.MANUAL, f"{display(launch.launcher)}{through}: the analysis cannot follow the "
-                            f"body this call launches ({' or '.join(launch.unknown)}): {what}")
+                            f"body this call launches ({' or '.join(launch.unknown)}{beyond}): {what}")
 
     def flow_origins(self, kinds: tuple[type, ...], callees: Collection[str]) -> Iterator[tuple[ast.AST, OriginAnswer]]:
         """The values written in this module that the link found reaching only kernel calls of

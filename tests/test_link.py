@@ -482,6 +482,25 @@ PROJECTS = {
                 return relay.run(K[0], x, w)
         """),
     }, "fixed"),
+    # A list filled by `operator.setitem` (not read by the link) and launched where it is written: the
+    # module's own analysis takes the launch for one it cannot resolve, and notes the functions it may
+    # run with what they call in their module, but `body` calls the dot in a third module: silent
+    # then; [manual] at the launch, naming `body`.
+    "body_set_into_a_list_launched_where_it_is_its_dot_in_a_third_module": ({
+        "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef mm(a, b):\n"
+                   "    return jnp.dot(a, b, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
+        "kern.py": "from .util import mm\n\n\ndef body(x_ref, w_ref, o_ref):\n    o_ref[...] = mm(x_ref[...], w_ref[...])\n",
+        "entry.py": _kernel(f"""
+            import operator
+            from . import kern
+
+            K = [None]
+            operator.setitem(K, 0, kern.body)
+
+            def run(x, w):
+                return pl.pallas_call(K[0], out_shape={_SHAPE})(x, w)
+        """),
+    }, "manual"),
     # A kernel parameter (default None) bound from `**dict(zip(names, values))`, the pair passed from
     # another module: the link names the entries it does not follow at the dot, which JAX001 dropped
     # (the parameter's only value in its module is None): it was silent.

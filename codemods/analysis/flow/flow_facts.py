@@ -89,6 +89,9 @@ class LostLaunch:
     backends: Backends
     unknown: tuple[str, ...]
     through: tuple[str, ...] = ()
+    # Bodies it may run that call code of another module holding a followed call (`body` calling
+    # `util.mm`): what a module's own notes on a launch it cannot resolve do not reach
+    beyond: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -161,7 +164,8 @@ class FlowFacts:
                 [[origin.site, origin.reaches, origin.readers] for origin in self.origins],
                 [[site, keyword, levels] for site, keyword, levels in self.scalars],
                 [[handed.site, handed.keyword, _reach_data(handed.reach), handed.sinks] for handed in self.handed],
-                [[lost.site, lost.launcher, sorted(lost.backends), lost.unknown, lost.through] for lost in self.lost]]
+                [[lost.site, lost.launcher, sorted(lost.backends), lost.unknown, lost.through, lost.beyond]
+                 for lost in self.lost]]
 
     @staticmethod
     def from_data(data: list) -> "FlowFacts":
@@ -180,8 +184,8 @@ class FlowFacts:
                 tuple(Handed(tuple(site), keyword, _reach_of(reach), tuple((module, tuple(at), callee)
                                                                            for module, at, callee in sinks))
                       for site, keyword, reach, sinks in handed),
-                tuple(LostLaunch(tuple(site), launcher, frozenset(backends), tuple(unknown), tuple(through))
-                      for site, launcher, backends, unknown, through in lost))
+                tuple(LostLaunch(tuple(site), launcher, frozenset(backends), tuple(unknown), tuple(through),
+                                 tuple(beyond)) for site, launcher, backends, unknown, through, beyond in lost))
         except (TypeError, ValueError) as error:
             raise ValueError(f"not flow facts: {error}") from error
 

@@ -187,18 +187,43 @@ def _lost_launches(linker: Linker, answers: dict[str, FlowFacts]) -> None:
     (`None` alone: what fills it is code the link does not read). A launch whose body holds nothing at
     all (a launch helper's parameter that only callers outside the project bind) is not one: its
     callers are. Nor is a call handing a launch helper a value it does not know: the project index
-    reads that call as a launch it cannot resolve, and notes each body it may run (`_maybe_launched`)."""
+    reads that call as a launch it cannot resolve, and notes each body it may run (`_maybe_launched`),
+    unless one calls code of another module (`beyond`), which those notes do not reach."""
     found: dict[str, list[LostLaunch]] = {}
+    beyond = _bodies_reaching_other_modules(linker) if linker.launched else ()
     for (module, site), (launcher, backends, values, through) in sorted(linker.launched.items()):
         unknown = {why for value in values if value[0] == "unknown" and (why := _describe_unknown(value))}
         if values and not any(value[0] in _CALLABLE for value in values):
             unknown |= {why for value in values if (why := _describe_unknown(value))} \
                 or {_NO_FUNCTION}
-        if unknown and not (through and unknown != {_NO_FUNCTION}):
+        if unknown and not (through and unknown != {_NO_FUNCTION} and not beyond):
             found.setdefault(module, []).append(LostLaunch(site, launcher, frozenset(backends), tuple(sorted(unknown)),
-                                                           tuple(sorted(through))))
+                                                           tuple(sorted(through)), beyond))
     for module, lost in found.items():
         answers[module] = replace(answers.get(module, NO_FLOW), lost=tuple(lost))
+
+
+def _bodies_reaching_other_modules(linker: Linker) -> tuple[str, ...]:
+    """Functions that take refs as kernel bodies do, run by no launch the link follows, whose calls
+    reach a followed call given a value in another module (`body` calling `util.mm`, whose dot has a
+    pair): a launch whose body is lost may run one, and the notes a module's own analysis writes for
+    such a launch (each function it may run, with what it calls in that module) do not reach there."""
+    calls = _edges(linker.calls)
+    needy: dict[str, set[str]] = {}  # a function -> the modules of the followed calls given a value in it
+    for (module, _), (_, function, values) in linker.sinks.items():
+        if any(value != ("lit", None) for value in values):
+            needy.setdefault(function, set()).add(module)
+    if not needy:
+        return ()
+    found = []
+    for function, (module, _) in sorted(linker.functions.items()):
+        if not linker.takes_refs(function) or any(not backend.startswith(MAYBE)
+                                                  for backend in linker.backends.get(function, ())):
+            continue
+        reached = closure({function} | calls.get(function, set()), lambda f: calls.get(f, ()))
+        if any(modules - {module} for f in reached for modules in [needy.get(f, set())]):
+            found.append(f"`{function}`")
+    return tuple(found)
 
 
 def _handed_pairs(linker: Linker, reached: dict[tuple, list], answers: dict[str, FlowFacts]) -> None:
