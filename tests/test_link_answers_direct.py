@@ -285,6 +285,7 @@ def test_a_launch_whose_body_the_link_cannot_follow_says_what_it_may_be(fill: st
     ("getattr(operator, 'x' + 'y')", ("getattr with a computed name",)),
     ("globals()['body']", ("globals()",)),
     ("K[0]", ("no function it can find: what fills it is code it does not read",)),
+    ("{}['body']", ("no function it can find: what fills it is code it does not read",)),  # holds nothing
     ("run", None),  # a function: followed
 ])
 def test_a_launch_whose_body_is_computed_in_a_launch_helper_is_lost_at_the_launch(body: str, lost) -> None:

@@ -241,7 +241,9 @@ class Linker(Binding):
                 # the kernel's own arguments, `call(x, w)`, for a body)
                 given_body = launcher.body_keyword in given or any(starred for starred, _ in args) or (
                     launcher.body_position is not None and len(args) > launcher.body_position)
-                return set() if given_body else {("launcher", name, backends)}
+                if not given_body:
+                    return {("launcher", name, backends)}
+                body = set()  # (recorded: one that never grows is lost, `REGISTRY["main"]` of an empty dict)
             # One of several functions (`IMPLEMENTATIONS[mode]`): one that takes no refs is more likely
             # plain code than a body, so it may run there, not surely (a pair in it is [manual]).
             several = len({value for value in body if value[0] in ("def", "bound", "partial", "inst")}) > 1
@@ -297,7 +299,10 @@ class Linker(Binding):
         launch helper run for one call of it whose body reads the helper's parameters, that call (whose
         module's own analysis may already take it for a launch it cannot resolve)."""
         context = self._current[3] if self._current is not None else None
-        given = context is not None and self._reads_parameters(written, context[0], module)
+        reads = self._parameters_read(written, call.scope, module)
+        if reads and not body and (context is None or self._passes_parameters(context, reads)):
+            return  # a parameter only callers outside the project bind (or ones passing theirs): their code is
+        given = context is not None and bool(reads)
         entry = (context[1], context[2]) if given else (module, call.site)
         _, held_backends, values, through = self.launched.setdefault(entry, (launcher, set(), set(), set()))
         held_backends.update(backends)
@@ -305,24 +310,38 @@ class Linker(Binding):
         if given:
             through.add(f"`{context[0]}` ({module}:{call.site[0]})")
 
-    def _reads_parameters(self, expr: Optional[Expr], helper: str, module: str) -> bool:
-        """Whether `expr` (of `module`) reads a parameter of `helper`, through the calls it makes
+    def _parameters_read(self, expr: Optional[Expr], function: str, module: str) -> set[str]:
+        """The parameters of `function` that `expr` (of `module`) reads, through the calls it makes
         (`functools.partial(body, **options)`)."""
-        names = {name for name, _, _ in self.functions[helper][1].params} if helper in self.functions else set()
+        names = {name for name, _, _ in self.functions[function][1].params} if function in self.functions else set()
+        found: set[str] = set()
         pending, seen = [expr], set()
         while pending:
             part = pending.pop()
             if not isinstance(part, tuple) or not part or part in seen:
                 continue
             seen.add(part)
-            if part[0] == "var" and part[1] == helper and part[2] in names:
-                return True
-            if part[0] == "call" and isinstance(part[1], int):
+            if part[0] == "var" and part[1] == function and part[2] in names:
+                found.add(part[2])
+            elif part[0] == "call" and isinstance(part[1], int):
                 made = self.modules[module].calls[part[1]]
                 pending += [made.callee, *(value for _, value in made.args), *(value for _, value in made.keywords)]
             else:
                 pending += [inner for inner in part[1:] if isinstance(inner, tuple)]
-        return False
+        return found
+
+    def _passes_parameters(self, context: tuple, names: set[str]) -> bool:
+        """Whether the call a launch helper runs for passes, as its parameters `names`, parameters of
+        the function it is in (`def run(body): return tpu_call(body)`, which nothing calls)."""
+        helper, module, site = context
+        call = next((made for made in self.modules[module].calls if made.site == site), None)
+        if call is None or helper not in self.functions:
+            return True
+        params = [name for name, kind, _ in self.functions[helper][1].params]
+        keywords = dict(call.keywords)
+        passed = [keywords.get(name) if name in keywords else
+                  call.args[params.index(name)][1] if params.index(name) < len(call.args) else None for name in names]
+        return any(self._parameters_read(expr, call.scope, module) for expr in passed)
 
     def _launch(self, body: tuple, backends: Backends, call: Call, module: str) -> None:
         """A kernel body handed to a launcher: it (and all it calls) runs in kernels for `backends`."""

@@ -184,8 +184,8 @@ _NO_FUNCTION = "no function it can find: what fills it is code it does not read"
 def _lost_launches(linker: Linker, answers: dict[str, FlowFacts]) -> None:
     """Calls giving a launch a body the link cannot follow: it may be a value it does not know
     (`getattr(bodies, name)`, `globals()[name]`), or it holds something the link knows and no function
-    (`None` alone: what fills it is code the link does not read). A launch whose body holds nothing at
-    all (a launch helper's parameter that only callers outside the project bind) is not one: its
+    (`None` alone, or nothing: what fills it is code the link does not read). A launch whose body is a
+    parameter only callers outside the project bind is not one (`Linker._record_launch`): its
     callers are. Nor is a call handing a launch helper a value it does not know: the project index
     reads that call as a launch it cannot resolve, and notes each body it may run (`_maybe_launched`),
     unless one calls code of another module (`beyond`), which those notes do not reach."""
@@ -193,7 +193,7 @@ def _lost_launches(linker: Linker, answers: dict[str, FlowFacts]) -> None:
     beyond = _bodies_reaching_other_modules(linker) if linker.launched else ()
     for (module, site), (launcher, backends, values, through) in sorted(linker.launched.items()):
         unknown = {why for value in values if value[0] == "unknown" and (why := _describe_unknown(value))}
-        if values and not any(value[0] in _CALLABLE for value in values):
+        if not any(value[0] in _CALLABLE for value in values):
             unknown |= {why for value in values if (why := _describe_unknown(value))} \
                 or {_NO_FUNCTION}
         if unknown and not (through and unknown != {_NO_FUNCTION} and not beyond):
