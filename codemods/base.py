@@ -13,10 +13,11 @@ import ast
 from abc import ABC, abstractmethod
 from typing import Callable, Collection, Iterator, Optional
 
-from codemods.analysis.flow.flow_facts import OriginAnswer, SinkAnswer
+from codemods.analysis.flow.flow_facts import LostLaunch, OriginAnswer, SinkAnswer
 from codemods.analysis.kernel_scope import NO_LAUNCH_FOUND, Backends, KernelScope, find_kernels
 from codemods.analysis.module import FUNCTIONS, FunctionNode, ModuleIndex
 from codemods.analysis.module_helpers import Helper, HelperInserter
+from codemods.analysis.names import display
 from codemods.engine.diagnostics import Applicability, Finding, Fix, Kind
 from codemods.engine.fixes import Edit, FixPlan, import_spec
 from codemods.engine.rule import ParsedFile, Rule
@@ -105,6 +106,29 @@ class JaxTransform(ABC):
         it in the project."""
         answer = self.analysis.facts.flow.sink_at((call.lineno, call.col_offset))
         return answer if answer is not None and answer.reached else None
+
+    def report_lost_launches(self, rejecters: Backends, what: str, left_to: Backends = frozenset()) -> None:
+        """A [manual] finding at each call here giving a launch (for a backend among `rejecters`, none
+        of `left_to`: another rule's) a body the link cannot follow (`what`: what is then not checked in
+        its kernel, and how it fails): never silent. Not where this module's analysis already takes the
+        body for a function, or for a launch it cannot resolve (it notes what that launch may run),
+        unless a body it may run calls code of another module, which those notes do not reach."""
+        lost: list[LostLaunch] = [launch for launch in self.analysis.facts.flow.lost
+                                  if launch.backends & rejecters and not launch.backends & left_to]
+        if not lost:
+            return
+        kernels = self.analysis.kernels
+        taken = {(site.lineno, site.col_offset) for site in
+                 [*kernels.resolved, *(site for site, _, _ in kernels.unresolved)] if isinstance(site, ast.Call)}
+        calls = {(call.lineno, call.col_offset): call for call in self.module.calls}
+        for launch in lost:
+            call = calls.get(launch.site)
+            if call is not None and (launch.site not in taken or launch.beyond):
+                through = f" through {' and '.join(launch.through)}" if launch.through else ""
+                beyond = f"; it may be {', '.join(launch.beyond)}, which calls code of another module" \
+                    if launch.beyond else ""
+                self.report(call, Kind.MANUAL, f"{display(launch.launcher)}{through}: the analysis cannot follow the "
+                            f"body this call launches ({' or '.join(launch.unknown)}{beyond}): {what}")
 
     def flow_origins(self, kinds: tuple[type, ...], callees: Collection[str]) -> Iterator[tuple[ast.AST, OriginAnswer]]:
         """The values written in this module that the link found reaching only kernel calls of

@@ -499,6 +499,77 @@ PROJECTS = {
                 return pl.pallas_call(next(iter(BODIES)), out_shape={_SHAPE})(x, w)
         """),
     }, "fixed"),
+    # A list filled by `operator.setitem` (not read by the link) and launched where it is written: the
+    # module's own analysis takes the launch for one it cannot resolve, and notes the functions it may
+    # run with what they call in their module, but `body` calls the dot in a third module: silent
+    # then; [manual] at the launch, naming `body`.
+    "body_set_into_a_list_launched_where_it_is_its_dot_in_a_third_module": ({
+        "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef mm(a, b):\n"
+                   "    return jnp.dot(a, b, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
+        "kern.py": "from .util import mm\n\n\ndef body(x_ref, w_ref, o_ref):\n    o_ref[...] = mm(x_ref[...], w_ref[...])\n",
+        "entry.py": _kernel(f"""
+            import operator
+            from . import kern
+
+            K = [None]
+            operator.setitem(K, 0, kern.body)
+
+            def run(x, w):
+                return pl.pallas_call(K[0], out_shape={_SHAPE})(x, w)
+        """),
+    }, "manual"),
+    # A kernel parameter (default None) bound from `**dict(zip(names, values))`, the pair passed from
+    # another module: the link names the entries it does not follow at the dot, which JAX001 dropped
+    # (the parameter's only value in its module is None): it was silent.
+    "keywords_of_a_dict_built_from_zip": ({
+        "kern.py": _kernel(f"""
+            def body(x_ref, w_ref, o_ref, *, precision=None):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+            def matmul(x, w, names, values):
+                kernel = functools.partial(body, **dict(zip(names, values)))
+                return pl.pallas_call(kernel, out_shape={_SHAPE})(x, w)
+        """),
+        "entry.py": "from jax import lax\nfrom .kern import matmul\n\ndef run(x, w):\n"
+                    "    return matmul(x, w, ('precision',), ((lax.Precision.DEFAULT, lax.Precision.HIGHEST),))\n",
+    }, "manual"),
+    # The same, the list filled by `operator.setitem`, which the link does not read: the body is lost to
+    # it (the list holds None alone as it follows it), and the dot in another module's helper is
+    # no function's the link finds launched: the launch says it cannot follow its body, never silent.
+    "body_set_into_a_list_by_code_the_link_does_not_read": ({
+        "__init__.py": "from .launch import run  # noqa: F401\nfrom .kern import relay  # noqa: F401\n",
+        "launch.py": _kernel(f"""
+            def run(body, x, w):
+                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
+        """),
+        "kern.py": _kernel("""
+            from jax import lax
+            from . import run
+
+            def mm(a, b):
+                return jnp.dot(a, b, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))
+
+            class Relay:
+                def run(self, body, x, w):
+                    return run(body, x, w)
+
+            relay = Relay()
+        """),
+        "entry.py": _kernel("""
+            import operator
+            from .kern import mm
+            from . import relay
+
+            def body(x_ref, w_ref, o_ref):
+                o_ref[...] = mm(x_ref[...], w_ref[...])
+
+            K = [None]
+            operator.setitem(K, 0, body)
+
+            def run(x, w):
+                return relay.run(K[0], x, w)
+        """),
+    }, "manual"),
 }
 
 

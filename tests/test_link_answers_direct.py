@@ -11,8 +11,9 @@ import textwrap
 
 import pytest
 
-from codemods.analysis.flow.flow_facts import NO_FLOW, FlowFacts, Handed, OriginAnswer, Reach, SinkAnswer
+from codemods.analysis.flow.flow_facts import NO_FLOW, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, SinkAnswer
 from codemods.analysis.flow.link import link
+from codemods.analysis.flow.moved_sites import moved_answers
 from codemods.analysis.flow.summary import summarise
 from codemods.rules.per_operand_precision import OPS
 
@@ -207,13 +208,15 @@ def test_flow_facts_as_data_round_trips_through_json_and_other_data_is_refused()
          SinkAnswer((12, 4), "jax.lax.exp", frozenset({"mosaic_tpu"}), (), (), True, (), True)),
         (OriginAnswer((5, 7), (("k", (7, 11), DOT),)),),
         (((3, 4), "precision", ("HIGHEST",)), ((8, 0), "precision", ())),
-        (Handed((4, 8), "precision", Reach("c", (2, 4), MIXED, False, ("`f` (m:3)",)), (("k", (7, 11), DOT),)),))
+        (Handed((4, 8), "precision", Reach("c", (2, 4), MIXED, False, ("`f` (m:3)",)), (("k", (7, 11), DOT),)),),
+        (LostLaunch((9, 12), "jax.experimental.pallas.pallas_call", frozenset({"mosaic_tpu"}), ("getattr (k:9)",)),))
     data = facts.as_data()
     assert data[0][0][2] == ["mosaic_tpu", "triton"]  # sorted: the same key whatever the set's order
     assert FlowFacts.from_data(json.loads(json.dumps(data))) == facts
     assert FlowFacts.from_data(NO_FLOW.as_data()) == NO_FLOW
-    for other in (None, [], [[], [], []], [[], [], [], [], []], [[[1]], [], [], []], [[], [[1, 2, 3]], [], []],
-                  [[], [], [[1]], []], [[], [], [], [[1]]], 5):
+    for other in (None, [], [[], [], [], []], [[], [], [], [], [], []], [[[1]], [], [], [], []],
+                  [[], [[1, 2, 3]], [], [], []], [[], [], [[1]], [], []], [[], [], [], [[1]], []],
+                  [[], [], [], [], [[1]]], 5):
         with pytest.raises(ValueError, match="not flow facts"):
             FlowFacts.from_data(other)
 
@@ -243,3 +246,85 @@ def test_flow_facts_say_what_is_fixed_where_written_and_what_a_call_hands_on() -
     assert facts.handed_at((4, 8), "precision")
     assert not facts.handed_at((4, 8), "accuracy") and not facts.handed_at((4, 9), "precision")
     assert not NO_FLOW.handed_at((4, 8), "precision")
+
+
+_LAUNCHER = "jax.experimental.pallas.pallas_call"
+_RELAY = """
+    import operator
+    from launch import run
+    def body(x_ref, o_ref):
+        o_ref[...] = x_ref[...]
+    K = [None]
+    {fill}
+    def api(x):
+        return run({body}, x)
+"""
+
+
+@pytest.mark.parametrize("fill, body, lost", [
+    ("operator.setitem(K, 0, body)", "K[0]", ("no function it can find: what fills it is code it does not read",)),
+    # a value it does not know handed to a launch helper: the project index reads the call as a launch
+    # it cannot resolve and notes what it may run (`_maybe_launched`), so the link leaves it
+    ("", "getattr(operator, 'x' + 'y')", None),
+    ("K.insert(0, body)", "K[0]", None),  # followed
+    ("", "K[0] or body", None),  # None, or a function: the function
+])
+def test_a_launch_whose_body_the_link_cannot_follow_says_what_it_may_be(fill: str, body: str, lost) -> None:
+    """A launch helper's body holding no function as the link follows it (a list filled by
+    `operator.setitem`): the call that hands it the body is answered as lost, with why and through
+    which launch (the rules say it there: never silent)."""
+    answers = _answers({"launch": "from jax.experimental import pallas as pl\n"
+                                  "def run(body, x):\n    return pl.pallas_call(body, out_shape=x)(x)\n",
+                        "api": _RELAY.format(fill=fill, body=body)})
+    assert answers.get("launch", NO_FLOW).lost == ()
+    assert answers.get("api", NO_FLOW).lost == ((LostLaunch((9, 11), _LAUNCHER, PALLAS_BACKENDS, lost,
+                                                             ("`launch.run` (launch:3)",)),) if lost else ())
+
+
+@pytest.mark.parametrize("body, lost", [
+    ("getattr(operator, 'x' + 'y')", ("getattr with a computed name",)),
+    ("globals()['body']", ("globals()",)),
+    ("K[0]", ("no function it can find: what fills it is code it does not read",)),
+    ("{}['body']", ("no function it can find: what fills it is code it does not read",)),  # holds nothing
+    ("run", None),  # a function: followed
+])
+def test_a_launch_whose_body_is_computed_in_a_launch_helper_is_lost_at_the_launch(body: str, lost) -> None:
+    """Where the body does not come from the helper's parameters (`getattr(bodies, name)` in it), the
+    launch itself is answered as lost, whoever calls the helper."""
+    answers = _answers({"launch": "import operator\nfrom jax.experimental import pallas as pl\n"
+                                  "K = [None]\noperator.setitem(K, 0, operator.add)\n"
+                                  f"def run(name, x):\n    return pl.pallas_call({body}, out_shape=x)(x)\n"
+                                  "def api(x):\n    return run('body', x)\n"})
+    assert answers.get("launch", NO_FLOW).lost == ((LostLaunch((6, 11), _LAUNCHER, PALLAS_BACKENDS, lost),)
+                                                   if lost else ())
+
+
+def test_a_launch_helper_no_code_of_the_project_calls_has_no_lost_launch() -> None:
+    """Its body is its callers' (outside the project): nothing known, nothing lost."""
+    answers = _answers({"launch": "from jax.experimental import pallas as pl\n"
+                                  "def run(body, x):\n    return pl.pallas_call(body, out_shape=x)(x)\n"})
+    assert answers.get("launch", NO_FLOW).lost == ()
+
+
+def test_a_lost_launch_moves_with_its_modules_code() -> None:
+    """An edit that only moves code moves the kept answers: a lost launch's site too."""
+    facts = FlowFacts(lost=(LostLaunch((3, 11), _LAUNCHER, PALLAS_BACKENDS, ("getattr (launch:3)",)),))
+    moved = moved_answers({"launch": facts}, {"launch": {(3, 11): (5, 11)}})
+    assert moved["launch"].lost == (LostLaunch((5, 11), _LAUNCHER, PALLAS_BACKENDS, ("getattr (launch:5)",)),)
+
+
+def test_a_launch_whose_body_is_known_only_later_is_no_decorator_and_loses_nothing() -> None:
+    """`call = pl.pallas_call(kernel, ...)` is evaluated before `kernel = functools.partial(...)` holds
+    the partial: it was taken for a decorator (`@plgpu.kernel(...)`), and `call(x)` then launched the
+    kernel's own argument, a body lost to the link (two real kernels of the trees got a note so)."""
+    answers = _answers({"k": """
+        import functools
+        from jax.experimental import pallas as pl
+        def body(x_ref, o_ref, n=1):
+            o_ref[...] = x_ref[...] * n
+        def run(x):
+            kernel = functools.partial(body, n=2)
+            call = pl.pallas_call(kernel, out_shape=x)
+            return call(1.0)
+    """})
+    assert answers.get("k", NO_FLOW).lost == ()

@@ -66,6 +66,9 @@ class KernelScope:
     # Launches whose body the analysis cannot resolve (`getattr(...)`, a value it does not follow):
     # the launch, why, and the backends it reaches. The rules say so instead of passing silently.
     unresolved: list[tuple[ast.AST, str, Backends]] = field(default_factory=list)
+    # Launches whose body it took for a function (of this module or another, which the project index
+    # follows): the whole-program link's word that it cannot follow one is not the rules' to repeat.
+    resolved: set[ast.AST] = field(default_factory=set)
     # When a launch's body cannot be resolved: the functions it may be (not kernels already, not
     # proven plain XLA code: called by name only), with what they call, and that launch (its site,
     # None for another module's launch, whose description is then the reason).
@@ -342,11 +345,15 @@ class _KernelFinder:
                     uncertain.append((leaf.node, (site, unknown_index, launched)))
                 elif isinstance(leaf, (Function, Bound)):
                     function = leaf.node
+                    if site is not None:
+                        self.result.resolved.add(site)
                     kernels.setdefault(function, why + self._through(site, leaf))
                     self._note_launch(function, calls)
                     backends[function] = backends.get(function, frozenset()) | launched
                     self._bind_partials(function, partials)
                 elif isinstance(leaf, (Foreign, ForeignResult)):  # another module's: the project index follows it
+                    if site is not None:
+                        self.result.resolved.add(site)
                     role = FACTORY if isinstance(leaf, ForeignResult) else BODY
                     self._foreign.reaches(self.result.foreign_bodies, (leaf.mention, role),
                                           (leaf.mention, why, launched, role))

@@ -146,6 +146,9 @@ class PerOperandPrecision(JaxTransform):
         self._plan_foreign_keywords()
         self._plan_flow_origins()
         self._plan_handed()
+        self.report_lost_launches(REJECTERS, "its kernel is not checked (Mosaic TPU raises \"Per-operand dot "
+                                             "precision unsupported\" for a precision pair there, and \"Not "
+                                             "implemented: accuracy\" for an accuracy= hint)")
         for source, use in self._fixes.items():
             fix = FixPlan()
             written = spell_like(use.literal, use.level, self.module)
@@ -390,8 +393,10 @@ class PerOperandPrecision(JaxTransform):
             return
         sources = self._literal_sources(value, call)
         # No literal here (a parameter only `**opts` binds, its default None): a pair the link finds that
-        # cannot be fixed where it is written (shared with XLA code, or run by a launch it does not follow) is said here
-        unfixable = answer is not None and (answer.maybe or any(not reach.fixable for reach in answer.pairs))
+        # cannot be fixed where it is written (shared with XLA code, or run by a launch it does not follow),
+        # or a value the code computes (`partial(body, **dict(zip(names, values)))`), is said here
+        unfixable = answer is not None and (answer.maybe or bool(answer.computed())
+                                            or any(not reach.fixable for reach in answer.pairs))
         if not isinstance(sources, str) and (sources or not unfixable):
             for source, literal in sources:
                 self._schedule(source, literal, name, op, call)

@@ -33,6 +33,10 @@ class Reach:
                 "there is the fix: run the tool on that file too)")
 
 
+# How an unknown value an installed package's call gives, or an installed package's value, is described
+INSTALLED, INSTALLED_VALUE = "(an installed package's code)", "an installed package's value"
+
+
 @dataclass(frozen=True)
 class SinkAnswer:
     """A followed call in kernel code: its callee, the backends it lowers for, the pairs that reach it."""
@@ -47,6 +51,12 @@ class SinkAnswer:
     # A hint's call in kernel code that plain code runs too: then `pairs` and `unknown` say what may reach
     # it in kernel code, passed by name (`act(x, accuracy=...)`) or by **options, not only the latter.
     plain: bool = False
+
+    def computed(self) -> tuple[str, ...]:
+        """Its unknown values the code computes at run time (`getattr`, `dict(zip(names, values))`), not
+        an installed package's: one of those is passed by a keyword written at a call or partial, whose
+        module's analysis says so there."""
+        return tuple(why for why in self.unknown if not why.endswith((INSTALLED, INSTALLED_VALUE)))
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,22 @@ class Handed:
 
 
 @dataclass(frozen=True)
+class LostLaunch:
+    """A call here giving a launch a body the link cannot follow, and what it may be instead (`getattr
+    with a computed name`; no function, where what fills it is code the link does not read): the
+    launcher's call, or a launch helper's (`through`: the helper and where it calls the launcher). The
+    kernel it launches is not checked, so the rules say so at the call: never silent."""
+    site: Site
+    launcher: str
+    backends: Backends
+    unknown: tuple[str, ...]
+    through: tuple[str, ...] = ()
+    # Bodies it may run that call code of another module holding a followed call (`body` calling
+    # `util.mm`): what a module's own notes on a launch it cannot resolve do not reach
+    beyond: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class FlowFacts:
     """What the link says about one module (plain data: part of the facts a file's cache key holds)."""
     sinks: tuple[SinkAnswer, ...] = ()
@@ -76,6 +102,7 @@ class FlowFacts:
     # Calls here passing a followed keyword only scalar precisions: (call, keyword, the levels it names)
     scalars: tuple[tuple[Site, str, tuple[str, ...]], ...] = ()
     handed: tuple[Handed, ...] = ()
+    lost: tuple[LostLaunch, ...] = ()
 
     def scalar_levels(self, site: Site, keyword: str) -> Optional[tuple[str, ...]]:
         """The precisions a call here passes as `keyword`, where the link knows each to be a scalar (or
@@ -136,13 +163,15 @@ class FlowFacts:
                   sink.unknown, sink.reached, sink.maybe, sink.plain] for sink in self.sinks],
                 [[origin.site, origin.reaches, origin.readers] for origin in self.origins],
                 [[site, keyword, levels] for site, keyword, levels in self.scalars],
-                [[handed.site, handed.keyword, _reach_data(handed.reach), handed.sinks] for handed in self.handed]]
+                [[handed.site, handed.keyword, _reach_data(handed.reach), handed.sinks] for handed in self.handed],
+                [[lost.site, lost.launcher, sorted(lost.backends), lost.unknown, lost.through, lost.beyond]
+                 for lost in self.lost]]
 
     @staticmethod
     def from_data(data: list) -> "FlowFacts":
         """`as_data` read back (the project state keeps the link's answers); ValueError otherwise."""
         try:
-            sinks, origins, scalars, handed = data
+            sinks, origins, scalars, handed, lost = data
             return FlowFacts(
                 tuple(SinkAnswer(tuple(site), callee, frozenset(backends),
                                  tuple(_reach_of(reach) for reach in pairs),
@@ -154,7 +183,9 @@ class FlowFacts:
                 tuple((tuple(site), keyword, tuple(levels)) for site, keyword, levels in scalars),
                 tuple(Handed(tuple(site), keyword, _reach_of(reach), tuple((module, tuple(at), callee)
                                                                            for module, at, callee in sinks))
-                      for site, keyword, reach, sinks in handed))
+                      for site, keyword, reach, sinks in handed),
+                tuple(LostLaunch(tuple(site), launcher, frozenset(backends), tuple(unknown), tuple(through),
+                                 tuple(beyond)) for site, launcher, backends, unknown, through, beyond in lost))
         except (TypeError, ValueError) as error:
             raise ValueError(f"not flow facts: {error}") from error
 

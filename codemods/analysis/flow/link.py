@@ -34,7 +34,7 @@ from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNC
 from codemods.analysis.flow.link_answers import HINT, MAYBE, KeywordArgument, answers
 from codemods.analysis.flow.link_binding import Binding
 from codemods.analysis.flow.link_readers import HOLDERS
-from codemods.analysis.flow.summary import Call, ModuleSummary, Site
+from codemods.analysis.flow.summary import Call, Expr, ModuleSummary, Site
 
 # Installed callables that hand back (a value built from) their first argument.
 _IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat", "jax.named_scope",
@@ -79,6 +79,10 @@ class Linker(Binding):
         self.spreads: dict[tuple[str, Site], set] = {}  # a followed call -> the mappings it spreads (`**options`)
         self.keyword_arguments: dict[tuple[str, Site, str], KeywordArgument] = {}  # (module, call, followed keyword)
         self.launches: set[tuple[str, str]] = set()  # (scope, body) of every launch of a function
+        # Where each launch's body is given: the launcher's call, or for a launch helper run for one call of
+        # it, that call (module, site) -> (the launcher, the backends, every value its body may be, where the
+        # launcher is called: `(module:line)`, for a launch through a helper)
+        self.launched: dict[tuple[str, Site], tuple[str, set, set, set]] = {}
         super().__init__(modules, load, loadable)
 
     def solve(self) -> "Linker":
@@ -190,6 +194,8 @@ class Linker(Binding):
             self._escape(args, keywords, call, module, callee[1])
             return {callee}
         if kind == "launcher":  # a launcher's decorator applied to the body
+            self._record_launch(callee[1], callee[2], args[0][1] if args else set(), call, module,
+                                call.args[0][1] if call.args else None)
             for value in args[0][1] if args else ():
                 self._launch(value, callee[2], call, module)
             return {("obj", callee[1])}
@@ -236,11 +242,22 @@ class Linker(Binding):
         if launcher is not None:
             body = given.get(launcher.body_keyword) or self._positional(args, launcher.body_position)
             backends = self._selected(launcher.selectors, given) or launcher.backends
-            if not body:  # `@plgpu.kernel(out_type=...)`, `@pl.core_map(mesh)`: the body comes with the next call
-                return {("launcher", name, backends)}
+            if not body:  # `@plgpu.kernel(out_type=...)`, `@pl.core_map(mesh)`: the body comes with the next call;
+                # one given but holding nothing yet (`pl.pallas_call(kernel, ...)` evaluated before `kernel =
+                # partial(...)`): the call is evaluated again when it grows (it was taken for a decorator, and
+                # the kernel's own arguments, `call(x, w)`, for a body)
+                given_body = launcher.body_keyword in given or any(starred for starred, _ in args) or (
+                    launcher.body_position is not None and len(args) > launcher.body_position)
+                if not given_body:
+                    return {("launcher", name, backends)}
+                body = set()  # (recorded: one that never grows is lost, `REGISTRY["main"]` of an empty dict)
             # One of several functions (`IMPLEMENTATIONS[mode]`): one that takes no refs is more likely
             # plain code than a body, so it may run there, not surely (a pair in it is [manual]).
             several = len({value for value in body if value[0] in ("def", "bound", "partial", "inst")}) > 1
+            written = dict(call.keywords).get(launcher.body_keyword) if launcher.body_keyword in given else \
+                call.args[launcher.body_position][1] if launcher.body_position is not None \
+                and launcher.body_position < len(call.args) else None
+            self._record_launch(name, backends, body, call, module, written)
             for value in body:
                 unsure = several and value[0] in ("def", "bound") and not self.takes_refs(value[1])
                 self._launch(value, frozenset({f"{MAYBE}a launch that may run one of several functions "
@@ -281,6 +298,57 @@ class Linker(Binding):
                 if value[0] == "map":
                     found |= {BACKEND_WORDS[key] for key in self._keys_of(value) if key in BACKEND_WORDS}
         return frozenset(found)
+
+    def _record_launch(self, launcher: str, backends: Backends, body: set, call: Call, module: str,
+                       written: Optional[Expr]) -> None:
+        """What a launcher's call may launch (`written`: its body's expression), for the answers to say
+        where the body is not followed. Kept by the call that gives the body: the launcher's, or, for a
+        launch helper run for one call of it whose body reads the helper's parameters, that call (whose
+        module's own analysis may already take it for a launch it cannot resolve)."""
+        context = self._current[3] if self._current is not None else None
+        reads = self._parameters_read(written, call.scope, module)
+        if reads and not body and (context is None or self._passes_parameters(context, reads)):
+            return  # a parameter only callers outside the project bind (or ones passing theirs): their code is
+        given = context is not None and bool(reads)
+        entry = (context[1], context[2]) if given else (module, call.site)
+        _, held_backends, values, through = self.launched.setdefault(entry, (launcher, set(), set(), set()))
+        held_backends.update(backends)
+        values.update(body)
+        if given:
+            through.add(f"`{context[0]}` ({module}:{call.site[0]})")
+
+    def _parameters_read(self, expr: Optional[Expr], function: str, module: str) -> set[str]:
+        """The parameters of `function` that `expr` (of `module`) reads, through the calls it makes
+        (`functools.partial(body, **options)`)."""
+        names = {name for name, _, _ in self.functions[function][1].params} if function in self.functions else set()
+        found: set[str] = set()
+        pending, seen = [expr], set()
+        while pending:
+            part = pending.pop()
+            if not isinstance(part, tuple) or not part or part in seen:
+                continue
+            seen.add(part)
+            if part[0] == "var" and part[1] == function and part[2] in names:
+                found.add(part[2])
+            elif part[0] == "call" and isinstance(part[1], int):
+                made = self.modules[module].calls[part[1]]
+                pending += [made.callee, *(value for _, value in made.args), *(value for _, value in made.keywords)]
+            else:
+                pending += [inner for inner in part[1:] if isinstance(inner, tuple)]
+        return found
+
+    def _passes_parameters(self, context: tuple, names: set[str]) -> bool:
+        """Whether the call a launch helper runs for passes, as its parameters `names`, parameters of
+        the function it is in (`def run(body): return tpu_call(body)`, which nothing calls)."""
+        helper, module, site = context
+        call = next((made for made in self.modules[module].calls if made.site == site), None)
+        if call is None or helper not in self.functions:
+            return True
+        params = [name for name, kind, _ in self.functions[helper][1].params]
+        keywords = dict(call.keywords)
+        passed = [keywords.get(name) if name in keywords else
+                  call.args[params.index(name)][1] if params.index(name) < len(call.args) else None for name in names]
+        return any(self._parameters_read(expr, call.scope, module) for expr in passed)
 
     def _launch(self, body: tuple, backends: Backends, call: Call, module: str) -> None:
         """A kernel body handed to a launcher: it (and all it calls) runs in kernels for `backends`."""

@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Protocol
 
-from codemods.analysis.flow.flow_facts import NO_FLOW, Backends, FlowFacts, Handed, OriginAnswer, Reach, Site, SinkAnswer
+from codemods.analysis.flow.flow_facts import (
+    INSTALLED, INSTALLED_VALUE, NO_FLOW, Backends, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, Site, SinkAnswer,
+)
 from codemods.analysis.flow.graph import closure
 from codemods.analysis.kernel_scope import MOSAIC_GPU, MOSAIC_TPU
 from codemods.capabilities import PRECISION_NAMES
@@ -41,6 +43,8 @@ class Linker(Protocol):
     spreads: dict[tuple[str, Site], set]  # a followed call -> the mappings it spreads
     keyword_arguments: dict[tuple[str, Site, str], KeywordArgument]  # (module, call, followed keyword) ->
     launches: set[tuple[str, str]]  # (scope, body) of each launch
+    launched: dict[tuple[str, Site], tuple[str, set, set, set]]  # the call giving a launch its body -> (launcher,
+    # backends, body values, where a launch helper calls the launcher)
 
     def read(self, owner: tuple, key: object) -> set: ...
 
@@ -84,9 +88,9 @@ def _describe_unknown(value: tuple) -> Optional[str]:
     if kind == "unknown":
         return str(value[1])
     if kind == "obj":
-        return f"what `{value[1]}` gives (an installed package's code)"
+        return f"what `{value[1]}` gives {INSTALLED}"
     if kind == "ext" and not value[1].startswith("builtins."):
-        return f"`{value[1]}`, an installed package's value"
+        return f"`{value[1]}`, {INSTALLED_VALUE}"
     if kind == "map" and len(value) == 4:  # what the code computes, at run time: no literal to rewrite
         return f"{value[3]} ({value[1]}:{value[2][0]})"
     return None
@@ -169,7 +173,57 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     _hint_answers(linker, plain, answers)
     _scalar_keywords(linker, answers)
     _handed_pairs(linker, reached, answers)
+    _lost_launches(linker, answers)
     return answers
+
+
+_CALLABLE = frozenset({"def", "bound", "partial", "inst"})  # values a launch runs as its body
+_NO_FUNCTION = "no function it can find: what fills it is code it does not read"
+
+
+def _lost_launches(linker: Linker, answers: dict[str, FlowFacts]) -> None:
+    """Calls giving a launch a body the link cannot follow: it may be a value it does not know
+    (`getattr(bodies, name)`, `globals()[name]`), or it holds something the link knows and no function
+    (`None` alone, or nothing: what fills it is code the link does not read). A launch whose body is a
+    parameter only callers outside the project bind is not one (`Linker._record_launch`): its
+    callers are. Nor is a call handing a launch helper a value it does not know: the project index
+    reads that call as a launch it cannot resolve, and notes each body it may run (`_maybe_launched`),
+    unless one calls code of another module (`beyond`), which those notes do not reach."""
+    found: dict[str, list[LostLaunch]] = {}
+    beyond = _bodies_reaching_other_modules(linker) if linker.launched else ()
+    for (module, site), (launcher, backends, values, through) in sorted(linker.launched.items()):
+        unknown = {why for value in values if value[0] == "unknown" and (why := _describe_unknown(value))}
+        if not any(value[0] in _CALLABLE for value in values):
+            unknown |= {why for value in values if (why := _describe_unknown(value))} \
+                or {_NO_FUNCTION}
+        if unknown and not (through and unknown != {_NO_FUNCTION} and not beyond):
+            found.setdefault(module, []).append(LostLaunch(site, launcher, frozenset(backends), tuple(sorted(unknown)),
+                                                           tuple(sorted(through)), beyond))
+    for module, lost in found.items():
+        answers[module] = replace(answers.get(module, NO_FLOW), lost=tuple(lost))
+
+
+def _bodies_reaching_other_modules(linker: Linker) -> tuple[str, ...]:
+    """Functions that take refs as kernel bodies do, run by no launch the link follows, whose calls
+    reach a followed call given a value in another module (`body` calling `util.mm`, whose dot has a
+    pair): a launch whose body is lost may run one, and the notes a module's own analysis writes for
+    such a launch (each function it may run, with what it calls in that module) do not reach there."""
+    calls = _edges(linker.calls)
+    needy: dict[str, set[str]] = {}  # a function -> the modules of the followed calls given a value in it
+    for (module, _), (_, function, values) in linker.sinks.items():
+        if any(value != ("lit", None) for value in values):
+            needy.setdefault(function, set()).add(module)
+    if not needy:
+        return ()
+    found = []
+    for function, (module, _) in sorted(linker.functions.items()):
+        if not linker.takes_refs(function) or any(not backend.startswith(MAYBE)
+                                                  for backend in linker.backends.get(function, ())):
+            continue
+        reached = closure({function} | calls.get(function, set()), lambda f: calls.get(f, ()))
+        if any(modules - {module} for f in reached for modules in [needy.get(f, set())]):
+            found.append(f"`{function}`")
+    return tuple(found)
 
 
 def _handed_pairs(linker: Linker, reached: dict[tuple, list], answers: dict[str, FlowFacts]) -> None:

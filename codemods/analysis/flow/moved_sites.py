@@ -71,7 +71,9 @@ def moved_answers(flow: dict[str, FlowFacts], moves: dict[str, dict[Site, Site]]
             tuple((site(module, at), keyword, levels) for at, keyword, levels in facts.scalars),
             tuple(replace(handed, site=site(module, handed.site), reach=reach(handed.reach),
                           sinks=tuple((at_module, site(at_module, at), callee) for at_module, at, callee in handed.sinks))
-                  for handed in facts.handed))
+                  for handed in facts.handed),
+            tuple(replace(lost, site=site(module, lost.site), unknown=described(lost.unknown),
+                          through=described(lost.through)) for lost in facts.lost))
 
     return {module: answer(module, facts) for module, facts in flow.items()}
 
