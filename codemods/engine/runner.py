@@ -321,7 +321,7 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
         else:
             item = (path, seen.raw(key), rules, file_settings, facts)
             future = pool.submit(_process_in_worker, item, len(item[1]), index.module_of(path) if index is not None
-                                 else None) if pool.started else _analysed_here(item, index) if analysing else None
+                                 else None) if pool.started else _analysed_here(item, index, seen.notebooks) if analysing else None
             candidates.append((*analysed[-1], file_settings, future))
 
     early: dict[int, ModuleFacts] = {}
@@ -799,16 +799,19 @@ def _map(function, items: list, jobs: int) -> Iterator[FileResult]:
             yield future.result()
 
 
-def _analysed_here(item: tuple[Path, bytes, Sequence[Rule], Settings, ModuleFacts], index: ProjectIndex) -> Future:
-    """`_process_candidate` in this process now, its project `index` (see `_prepare`'s `in_turn`)."""
-    global _PROJECT
+def _analysed_here(item: tuple[Path, bytes, Sequence[Rule], Settings, ModuleFacts], index: ProjectIndex,
+                   notebooks: "dict[str, notebook.NotebookSource]") -> Future:
+    """`_process_candidate` in this process now, its project `index` and the run's decoded `notebooks`
+    (see `_prepare`'s `in_turn`)."""
+    global _PROJECT, _NOTEBOOKS
     from concurrent.futures import Future  # (as the pool's: a run that needs none never imports it)
     done: Future = Future()
-    _PROJECT, running = index, _PROJECT
+    running = _PROJECT, _NOTEBOOKS
+    _PROJECT, _NOTEBOOKS = index, notebooks
     try:
         done.set_result(_process_candidate(item))
     finally:
-        _PROJECT = running
+        _PROJECT, _NOTEBOOKS = running
     # The collector is paused until every file's facts are known (see `run`): the cycles of the
     # analysis (an index and its kernel scopes, some 80,000 objects a kernel file) are young, and
     # freed here, without scanning what the facts keep for the run.
