@@ -7,7 +7,9 @@
 #   echo /.whl-dask/ >> .git/info/exclude
 #   python3 -m pip download --only-binary=:all: --python-version 3.11 --implementation cp \
 #     --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 \
-#     -d .whl-dask 'distributed==2026.8.0'                            # 21 wheels, 5.2 MB
+#     -d .whl-dask 'distributed==2026.8.0' 'importlib_metadata<9'     # 21 wheels, 5.2 MB
+#   (fetched for another Python than 3.11, dask's importlib_metadata may be left out, or be 10.x, which needs
+#   lazy_importer: the pin keeps the one dask imports on 3.11 whole)
 #   tar -cJf scratch_tpu/trees.tar.xz -C /work/scratch trees        # kernel packages + site-packages, .py files
 #   git archive --format=tar HEAD | xz -c > scratch_tpu/now.tar.xz
 #   cp bench/chip/executors.sh scratch_tpu/ && bash scratch_tpu/executors.sh     # (on the machine)
