@@ -537,24 +537,7 @@ PROJECTS = {
     # it (the list holds None alone as it follows it), and the dot in another module's helper is
     # no function's the link finds launched: the launch says it cannot follow its body, never silent.
     "body_set_into_a_list_by_code_the_link_does_not_read": ({
-        "__init__.py": "from .launch import run  # noqa: F401\nfrom .kern import relay  # noqa: F401\n",
-        "launch.py": _kernel(f"""
-            def run(body, x, w):
-                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
-        """),
-        "kern.py": _kernel("""
-            from jax import lax
-            from . import run
-
-            def mm(a, b):
-                return jnp.dot(a, b, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))
-
-            class Relay:
-                def run(self, body, x, w):
-                    return run(body, x, w)
-
-            relay = Relay()
-        """),
+        **_RELAYED_TO_A_LAUNCH_HELPER,
         "entry.py": _kernel("""
             import operator
             from .kern import mm
