@@ -499,7 +499,7 @@ PROJECTS = {
                 return pl.pallas_call(next(iter(BODIES)), out_shape={_SHAPE})(x, w)
         """),
     }, "fixed"),
-    # A list filled by `operator.setitem` (not read by the link) and launched where it is written: the
+    # A list filled by `K.__setitem__` (not read by the link) and launched where it is written: the
     # module's own analysis takes the launch for one it cannot resolve, and notes the functions it may
     # run with what they call in their module, but `body` calls the dot in a third module: silent
     # then; [manual] at the launch, naming `body`.
@@ -512,7 +512,7 @@ PROJECTS = {
             from . import kern
 
             K = [None]
-            operator.setitem(K, 0, kern.body)
+            K.__setitem__(0, kern.body)
 
             def run(x, w):
                 return pl.pallas_call(K[0], out_shape={_SHAPE})(x, w)
@@ -533,7 +533,7 @@ PROJECTS = {
         "entry.py": "from jax import lax\nfrom .kern import matmul\n\ndef run(x, w):\n"
                     "    return matmul(x, w, ('precision',), ((lax.Precision.DEFAULT, lax.Precision.HIGHEST),))\n",
     }, "manual"),
-    # The same, the list filled by `operator.setitem`, which the link does not read: the body is lost to
+    # The same, the list filled by `K.__setitem__`, which the link does not read: the body is lost to
     # it (the list holds None alone as it follows it), and the dot in another module's helper is
     # no function's the link finds launched: the launch says it cannot follow its body, never silent.
     "body_set_into_a_list_by_code_the_link_does_not_read": ({
@@ -547,7 +547,7 @@ PROJECTS = {
                 o_ref[...] = mm(x_ref[...], w_ref[...])
 
             K = [None]
-            operator.setitem(K, 0, body)
+            K.__setitem__(0, body)
 
             def run(x, w):
                 return relay.run(K[0], x, w)
@@ -555,6 +555,14 @@ PROJECTS = {
     }, "manual"),
 }
 
+
+# Filled by `operator.setitem` (`K[0] = body`, which the link reads): the body is followed and fixed,
+# where the link once read nothing (the launch net's [manual], or silent when launched directly).
+PROJECTS["body_set_into_a_list_by_operator_setitem"] = ({
+    **PROJECTS["body_set_into_a_list_by_code_the_link_does_not_read"][0],
+    "entry.py": PROJECTS["body_set_into_a_list_by_code_the_link_does_not_read"][0]["entry.py"].replace(
+        "K.__setitem__(0, body)", "operator.setitem(K, 0, body)"),
+}, "fixed")
 
 # The same with a set (`set()` made in one module, `.add`ed to in another): the link followed no set.
 PROJECTS["body_added_to_another_modules_set_launched_by_next_of_iter"] = ({

@@ -34,6 +34,7 @@ from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNC
 from codemods.analysis.flow.link_answers import HINT, MAYBE, KeywordArgument, answers
 from codemods.analysis.flow.link_binding import Binding
 from codemods.analysis.flow.link_readers import HOLDERS
+from codemods.analysis.flow.link_values import position_of
 from codemods.analysis.flow.summary import Call, Expr, ModuleSummary, Site
 
 # Installed callables that hand back (a value built from) their first argument.
@@ -48,6 +49,7 @@ _NEXT = "builtins.next"
 _SETS = frozenset({"builtins.set", "builtins.frozenset"})
 _ZIP = "builtins.zip"
 _GETATTR = "builtins.getattr"
+_SETITEM = "operator.setitem"
 
 
 def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]],
@@ -222,6 +224,13 @@ class Linker(Binding):
             rows = ("map", module, call.site, "`zip`")
             self._field(rows, None, {row})
             return {rows}
+        if name == _SETITEM and len(args) == 3 and not any(starred for starred, _ in args):  # `box[key] = x`
+            keys = {key[1] if key[0] == "lit" and isinstance(key[1], (str, int)) else None for key in args[1][1]}
+            for owner in args[0][1]:
+                for key in keys or {None}:
+                    if owner[0] in ("map", "kwargs", "seq"):
+                        self._field(owner, position_of(owner, key) if owner[0] == "seq" else key, args[2][1])
+            return {("lit", None)}
         if name in _SETS:  # what it is made from, where given; else a new empty one, filled by `.add`
             return set(args[0][1]) if args else {("seq", module, call.site, 0)}
         if name == _NEXT and args:  # an element of what it iterates (`iter(x)` is `x` here), or its default

@@ -41,7 +41,7 @@ class Values(Heap):
             elif target[0] == "item" and owner[0] in ("map", "kwargs"):
                 self._field(owner, target[2], values)
             elif target[0] == "item" and owner[0] == "seq":
-                self._field(owner, _position(owner, target[2]), values)
+                self._field(owner, position_of(owner, target[2]), values)
 
     def _eval(self, expr: Expr, module: str) -> set:
         kind = expr[0]
@@ -233,7 +233,7 @@ class Values(Heap):
                 targets.extend(self._class_attribute(value[1], "__call__", value))
 
 
-def _position(sequence: tuple, key: object) -> object:
+def position_of(sequence: tuple, key: object) -> object:
     """Where `sequence[key] = ...` stores, among the literal's positions: none known (None) for a key
     not known or out of its range."""
     length = sequence[3]
