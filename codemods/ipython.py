@@ -156,7 +156,7 @@ class JaxCodemodMagics(Magics):
     def check_cell(self, line: str, cell: str) -> None:
         """%%jax_codemod: the cell's findings and fix, without running it."""
         from codemods.analysis.kernel_scope import NO_FACTS
-        from codemods.engine import discovery, runner
+        from codemods.engine import runner
         from codemods.engine.report import cell_diff, fix_diff, render_finding
 
         history = list(self.shell.history_manager.input_hist_raw[1:])
@@ -177,8 +177,8 @@ class JaxCodemodMagics(Magics):
         # The project the current folder is in (else the folder itself, as the editor takes its
         # workspace), the session one more module of it: a pair a cell hands to a wrapper of the
         # project's reaches that wrapper's kernel.
-        root = discovery.project_root([Path.cwd()], config.path.parent if config.path else None) or Path.cwd()
-        index = runner.index_of_file_run(SESSION, root, config, selected, settings, unsaved=raw)
+        index = runner.index_of_file_run(SESSION, config.project_root or Path.cwd(), config, selected, settings,
+                                         unsaved=raw)
         facts = index.facts(SESSION) if index is not None else NO_FACTS
         result = runner.process_source(SESSION, raw, selected, settings, accept=mine, facts=facts)
         if result.error:

@@ -10,7 +10,6 @@ from typing import Optional, Sequence
 from codemods import config as project_config
 from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
 from codemods.analysis.project import ProjectIndex
-from codemods.engine import discovery
 from codemods.engine.runner import index_of_file_run, process_source
 from codemods.engine.report import FileResult
 from codemods.engine.rule import Rule
@@ -55,10 +54,9 @@ def _facts(filename: str, rules: Sequence[Rule], settings: Settings) -> ModuleFa
     module, a helper plain XLA code shares, a kernel launched elsewhere)."""
     path = Path(os.path.abspath(filename))
     config = _config_of_folder(str(path.parent))
-    root = discovery.project_root([path], config.path.parent if config.path else None)
-    key = (root or path, tuple(rule.code for rule in rules), settings)
+    key = (config.project_root or path, tuple(rule.code for rule in rules), settings)
     if key not in _INDEXES:
-        _INDEXES[key] = index_of_file_run(path, root, config, rules, settings)
+        _INDEXES[key] = index_of_file_run(path, config.project_root, config, rules, settings)
     index = _INDEXES[key]
     return index.facts(path) if index is not None else NO_FACTS
 

@@ -34,7 +34,6 @@ from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNC
 from codemods.analysis.flow.link_answers import HINT, MAYBE, KeywordArgument, answers
 from codemods.analysis.flow.link_binding import Binding
 from codemods.analysis.flow.link_readers import HOLDERS
-from codemods.analysis.flow.link_values import position_of
 from codemods.analysis.flow.summary import Call, Expr, ModuleSummary, Site
 
 # Installed callables that hand back (a value built from) their first argument.
@@ -228,8 +227,7 @@ class Linker(Binding):
             keys = {key[1] if key[0] == "lit" and isinstance(key[1], (str, int)) else None for key in args[1][1]}
             for owner in args[0][1]:
                 for key in keys or {None}:
-                    if owner[0] in ("map", "kwargs", "seq"):
-                        self._field(owner, position_of(owner, key) if owner[0] == "seq" else key, args[2][1])
+                    self.store_item(owner, key, args[2][1])
             return {("lit", None)}
         if name in _SETS:  # what it is made from, where given; else a new empty one, filled by `.add`
             return set(args[0][1]) if args else {("seq", module, call.site, 0)}

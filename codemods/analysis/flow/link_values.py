@@ -38,10 +38,16 @@ class Values(Heap):
                 self._add(("var", owner[1], target[2]), values)
             elif target[0] == "attr" and owner[0] in ("inst", "class"):
                 self._field(owner, target[2], values)
-            elif target[0] == "item" and owner[0] in ("map", "kwargs"):
-                self._field(owner, target[2], values)
-            elif target[0] == "item" and owner[0] == "seq":
-                self._field(owner, position_of(owner, target[2]), values)
+            elif target[0] == "item":
+                self.store_item(owner, target[2], values)
+
+    def store_item(self, owner: tuple, key: object, values: set) -> None:
+        """`owner[key] = ...` (also `operator.setitem(owner, key, ...)`): a mapping's entry, or a list's
+        position (none known for a key not known or out of its range)."""
+        if owner[0] in ("map", "kwargs"):
+            self._field(owner, key, values)
+        elif owner[0] == "seq":
+            self._field(owner, _position(owner, key), values)
 
     def _eval(self, expr: Expr, module: str) -> set:
         kind = expr[0]
@@ -233,7 +239,7 @@ class Values(Heap):
                 targets.extend(self._class_attribute(value[1], "__call__", value))
 
 
-def position_of(sequence: tuple, key: object) -> object:
+def _position(sequence: tuple, key: object) -> object:
     """Where `sequence[key] = ...` stores, among the literal's positions: none known (None) for a key
     not known or out of its range."""
     length = sequence[3]
