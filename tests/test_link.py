@@ -87,6 +87,25 @@ _RELAYED_TO_A_LAUNCH_HELPER = {
 }
 
 
+def _relayed_from_a_list(fill: str) -> dict[str, str]:
+    """That package with an entry module whose body (the dot in `kern.mm`) is put in a list `K` by
+    `fill` and launched as `K[0]` through the relay."""
+    return {**_RELAYED_TO_A_LAUNCH_HELPER, "entry.py": _kernel(f"""
+        import operator
+        from .kern import mm
+        from . import relay
+
+        def body(x_ref, w_ref, o_ref):
+            o_ref[...] = mm(x_ref[...], w_ref[...])
+
+        K = [None]
+        {fill}
+
+        def run(x, w):
+            return relay.run(K[0], x, w)
+    """)}
+
+
 # name -> (files, what the entry `<pkg>.entry.run(x, w)` is, the outcome: "fixed" or "manual")
 PROJECTS = {
     "options_updated_in_a_config_module": ({  # `OPTS.update(precision=PAIR)` (it was silent: update wrote nothing)
@@ -467,20 +486,7 @@ PROJECTS = {
     # another module calling a launch helper of a third, both re-exported by the package: the link did
     # not model the list's mutation, so the body was unknown to it, and the dot silent.
     "body_inserted_into_a_list_launched_by_a_method_of_another_module": ({
-        **_RELAYED_TO_A_LAUNCH_HELPER,
-        "entry.py": _kernel("""
-            from .kern import mm
-            from . import relay
-
-            def body(x_ref, w_ref, o_ref):
-                o_ref[...] = mm(x_ref[...], w_ref[...])
-
-            K = [None]
-            K.insert(0, body)
-
-            def run(x, w):
-                return relay.run(K[0], x, w)
-        """),
+        **_relayed_from_a_list("K.insert(0, body)"),
     }, "fixed"),
     # Found by a mutant of `_container_method` that survived (docs/testing.md): a body appended in one
     # module to a list another module makes, launched by `next(iter(...))` in a third; the link read no
@@ -537,32 +543,14 @@ PROJECTS = {
     # it (the list holds None alone as it follows it), and the dot in another module's helper is
     # no function's the link finds launched: the launch says it cannot follow its body, never silent.
     "body_set_into_a_list_by_code_the_link_does_not_read": ({
-        **_RELAYED_TO_A_LAUNCH_HELPER,
-        "entry.py": _kernel("""
-            import operator
-            from .kern import mm
-            from . import relay
-
-            def body(x_ref, w_ref, o_ref):
-                o_ref[...] = mm(x_ref[...], w_ref[...])
-
-            K = [None]
-            K.__setitem__(0, body)
-
-            def run(x, w):
-                return relay.run(K[0], x, w)
-        """),
+        **_relayed_from_a_list("K.__setitem__(0, body)"),
     }, "manual"),
 }
 
 
 # Filled by `operator.setitem` (`K[0] = body`, which the link reads): the body is followed and fixed,
 # where the link once read nothing (the launch net's [manual], or silent when launched directly).
-PROJECTS["body_set_into_a_list_by_operator_setitem"] = ({
-    **PROJECTS["body_set_into_a_list_by_code_the_link_does_not_read"][0],
-    "entry.py": PROJECTS["body_set_into_a_list_by_code_the_link_does_not_read"][0]["entry.py"].replace(
-        "K.__setitem__(0, body)", "operator.setitem(K, 0, body)"),
-}, "fixed")
+PROJECTS["body_set_into_a_list_by_operator_setitem"] = (_relayed_from_a_list("operator.setitem(K, 0, body)"), "fixed")
 
 # The same with a set (`set()` made in one module, `.add`ed to in another): the link followed no set.
 PROJECTS["body_added_to_another_modules_set_launched_by_next_of_iter"] = ({
