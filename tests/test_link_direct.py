@@ -89,13 +89,15 @@ def test_a_partial_binds_its_positional_arguments_in_order() -> None:
     assert _reached({"k": code.replace("PRECISION", "first").replace("ARGS", "None, PAIR")}) == ([], PALLAS_BACKENDS)
 
 
-def test_getattr_with_a_literal_name_reads_the_attribute() -> None:
+@pytest.mark.parametrize("read", ['getattr(cfg, "PAIR")', 'getattr(cfg, "PAIR", None)'])
+def test_getattr_with_a_literal_name_reads_the_attribute(read: str) -> None:
+    """With a default too: three arguments of an installed function are no `operator.setitem`."""
     assert _reached({
         "cfg": "PAIR = (P.DEFAULT, P.HIGHEST)\n",
-        "k": """
+        "k": f"""
             import cfg
             def body(x_ref, o_ref):
-                o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=getattr(cfg, "PAIR"))
+                o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision={read})
             def run(x):
                 return pl.pallas_call(body, out_shape=x)(x)
         """}) == ([(("cfg", LINE + 1), MIXED)], PALLAS_BACKENDS)
@@ -178,6 +180,44 @@ def test_a_container_filled_by_item_assignment_hands_on_what_it_holds(options: s
             return pl.pallas_call(body, out_shape=x)(x)
     """
     assert _reached({"k": code}) == ([(("k", LINE + 2), MIXED)], PALLAS_BACKENDS)
+
+
+@pytest.mark.parametrize("made, keys, read", [
+    ("{}", ("'precision'", "'other'"), "OPTS['precision']"),
+    ("[None, None]", ("1", "0"), "OPTS[1]"),
+])
+@pytest.mark.parametrize("store", ["operator.setitem(OPTS, {key}, {value})", "OPTS[{key}] = {value}"])
+def test_an_item_stored_by_key_is_read_at_that_key_only(made: str, keys: tuple, read: str, store: str) -> None:
+    """`operator.setitem(OPTS, key, value)` is `OPTS[key] = value`: the read of one key gets what was
+    stored there, not what another key holds (a key taken for unknown would hand on both pairs)."""
+    assert _reached({"k": f"""
+        import operator
+        PAIR = (P.DEFAULT, P.HIGHEST)
+        OTHER = (P.HIGHEST, P.DEFAULT)
+        OPTS = {made}
+        {store.format(key=keys[0], value="PAIR")}
+        {store.format(key=keys[1], value="OTHER")}
+        def body(x_ref, o_ref):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision={read})
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """}) == ([(("k", LINE + 3), MIXED)], PALLAS_BACKENDS)
+
+
+@pytest.mark.parametrize("pair_at, other_at, read", [("-1", "-2", "1"), ("-2", "-1", "0")])
+def test_an_item_stored_at_a_negative_position_is_counted_from_the_end(pair_at: str, other_at: str, read: str) -> None:
+    """`OPTS[-1] = PAIR` in a list of two stores at position 1 (`-1 % 2`), and only there."""
+    assert _reached({"k": f"""
+        PAIR = (P.DEFAULT, P.HIGHEST)
+        OTHER = (P.HIGHEST, P.DEFAULT)
+        OPTS = [None, None]
+        OPTS[{pair_at}] = PAIR
+        OPTS[{other_at}] = OTHER
+        def body(x_ref, o_ref):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=OPTS[{read}])
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """}) == ([(("k", LINE + 2), MIXED)], PALLAS_BACKENDS)
 
 
 def test_keyword_arguments_set_by_item_inside_a_wrapper_reach_the_body() -> None:
@@ -541,6 +581,24 @@ def test_a_body_another_module_adds_is_launched_by_next_of_iter(made: str, fill:
             def run(x):
                 return pl.pallas_call(next(iter(BODIES)), out_shape=x)(x)
         """}, module="setup") == ([(("setup", LINE + 4), MIXED)], PALLAS_BACKENDS)
+
+
+@pytest.mark.parametrize("launched", [
+    "next(iter(BODIES))",
+    "next(iter(EMPTY), body)",  # the default, where what it iterates holds nothing
+])
+@pytest.mark.parametrize("made", ["frozenset([body])", "set((body,))", "{body}"])
+def test_a_set_made_from_a_body_launches_it_by_next(made: str, launched: str) -> None:
+    """`set(x)`/`frozenset(x)` holds what `x` holds (not a new empty set), and `next(it, default)` may
+    be its default: either way the body is launched, its pair reached."""
+    assert _reached({"k": f"""
+        def body(x_ref, o_ref):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=(P.DEFAULT, P.HIGHEST))
+        BODIES = {made}
+        EMPTY = []
+        def run(x):
+            return pl.pallas_call({launched}, out_shape=x)(x)
+    """}) == ([(("k", LINE + 3), MIXED)], PALLAS_BACKENDS)
 
 
 def test_a_list_spread_after_it_grew_may_land_on_any_parameter() -> None:
