@@ -174,29 +174,48 @@ def mm(x, w, precision=None):
 """
 
 
-def test_the_cell_magic_follows_a_pair_into_a_wrapper_of_the_current_folder(shell, tmp_path: Path, monkeypatch) -> None:
-    """A cell handing a pair to a project module's wrapper, whose kernel binds it: the session is one
-    more module of the folder's project, so the pair is fixed in the cell (a new user's trial,
-    bench/TRIAL_2026-12-06d.md S1: "nothing to change in this cell", and the cell failed to lower)."""
-    (tmp_path / "wrappers_nb").mkdir()
-    (tmp_path / "wrappers_nb" / "__init__.py").write_text("")
-    (tmp_path / "wrappers_nb" / "mm.py").write_text(WRAPPER)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.chdir(tmp_path)
-    run(shell, IMPORTS + "\nfrom wrappers_nb.mm import mm\n")
-    cell = ("def wrapped(x, w):\n    return mm(x, w, precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n\n\n"
-            "args = (jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32))\n"
-            "exported = jax.export.export(jax.jit(wrapped), platforms=['tpu'])(*args)\n")
-    result, printed = run(shell, "%%jax_codemod\n" + cell)
+# A cell handing a pair to `mm` of a project's package, whose kernel binds it.
+WRAPPED_CELL = ("def wrapped(x, w):\n    return mm(x, w, precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n\n\n"
+                "args = (jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32))\n"
+                "exported = jax.export.export(jax.jit(wrapped), platforms=['tpu'])(*args)\n")
+
+
+def check_wrapped_cell(shell, root: Path, package: str, monkeypatch) -> str:
+    """Write `package` (WRAPPER as its `mm`) under `root`, import `mm` from it, run `%%jax_codemod` on
+    WRAPPED_CELL: the pair is fixed in the cell. The fixed line."""
+    (root / package).mkdir()
+    (root / package / "__init__.py").write_text("")
+    (root / package / "mm.py").write_text(WRAPPER)
+    monkeypatch.syspath_prepend(str(root))
+    run(shell, IMPORTS + f"\nfrom {package}.mm import mm\n")
+    result, printed = run(shell, "%%jax_codemod\n" + WRAPPED_CELL)
     number = shell.execution_count - 1
     assert re.search(rf"^In \[{number}\]:2:\d+: JAX001 \[fixed\]", printed, re.M), printed
     fixed = re.search(r"^\+    return mm\(.*\)$", printed, re.M)
     assert fixed, printed
-    result, printed = run(shell, cell)
+    return fixed.group(0)[1:]
+
+
+def test_the_cell_magic_follows_a_pair_into_a_wrapper_of_the_current_folder(shell, tmp_path: Path, monkeypatch) -> None:
+    """A cell handing a pair to a project module's wrapper, whose kernel binds it: the session is one
+    more module of the folder's project, so the pair is fixed in the cell (a new user's trial,
+    bench/TRIAL_2026-12-06d.md S1: "nothing to change in this cell", and the cell failed to lower)."""
+    monkeypatch.chdir(tmp_path)
+    fixed = check_wrapped_cell(shell, tmp_path, "wrappers_nb", monkeypatch)
+    result, printed = run(shell, WRAPPED_CELL)
     assert isinstance(result.error_in_exec, NotImplementedError) and ERROR in printed
-    result, printed = run(shell, cell.replace(cell.splitlines()[1], fixed.group(0)[1:]))
+    result, printed = run(shell, WRAPPED_CELL.replace(WRAPPED_CELL.splitlines()[1], fixed))
     assert result.error_in_exec is None, printed
     assert shell.user_ns["exported"].mlir_module()
+
+
+def test_the_cell_magic_reads_the_whole_project_from_a_folder_inside_it(shell, tmp_path: Path, monkeypatch) -> None:
+    """From `notebooks/` of a project (its pyproject.toml one folder up) the session is a module of
+    that project, not of `notebooks/` alone: the wrapper in the project's package is followed."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.chdir(tmp_path / "notebooks")
+    check_wrapped_cell(shell, tmp_path, "wrappers_sub", monkeypatch)
 
 
 def test_a_removed_name_in_a_timeit_line_is_fixed_inside_the_magic(shell) -> None:
