@@ -290,6 +290,35 @@ def _summaries_made() -> int:
 
 
 @needs_dask
+def test_the_files_the_link_does_not_read_are_analysed_while_it_runs(scheduler: str, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules of the files the link can answer nothing for (by their import lines: a package it
+    neither starts from nor reads; here, old jax spellings for the JAX1xx rules) are handed to the
+    workers before the driver waits for the link's answers, as the local pool's are (on the trees,
+    the other worker idled while the link ran on one: docs/executors.md); the results are the
+    local run's."""
+    root = _generated(tmp_path / "generated")
+    (root / "apart").mkdir()
+    (root / "apart" / "__init__.py").write_text("")
+    for i in range(4):
+        (root / "apart" / f"dense_{i}.py").write_text(
+            f"from jax.experimental.pjit import with_sharding_constraint\n\n\ndef dense_{i}(x, spec):\n"
+            "    return with_sharding_constraint(x, spec)\n")
+    files = discover([root])
+    local = runner.run(files, registry.RULES, SETTINGS, jobs=2)
+    order: list[str] = []
+    submit, answer = executors.DaskExecutor._submit, runner._LinkOnCluster.result
+    monkeypatch.setattr(executors.DaskExecutor, "_submit",
+                        lambda pool, function, *args: order.append(function.__name__) or submit(pool, function, *args))
+    monkeypatch.setattr(runner._LinkOnCluster, "result",
+                        lambda link: order.append("the link's answers") or answer(link))
+    on_cluster = runner.run(files, registry.RULES, replace(SETTINGS, executor=scheduler), jobs=2)
+    assert on_cluster == local
+    assert "_process_shared" in order[:order.index("the link's answers")], order
+    assert any(result.findings for result in on_cluster if "apart" in result.path)  # (JAX131: a file the rules read)
+
+
+@needs_dask
 def test_a_chunk_sets_off_no_collection_in_its_worker(scheduler: str, tmp_path: Path) -> None:
     """A worker builds its index of the run with the cyclic collector paused, as a local run builds
     its own (on the trees, the collections the chunks set off rescanned the index the worker keeps:

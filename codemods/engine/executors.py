@@ -167,7 +167,10 @@ class DaskExecutor:
         fingerprint of the tool that made it. `context` goes to every worker once (Dask's
         `scatter`, kept for the maps after) rather than with each chunk. `about`: the module each
         item is about (by default, an item that is a str names one): items about modules an earlier
-        chunk did go, in chunks of their own, to the worker that did them (see `_submit`)."""
+        chunk did go, in chunks of their own, to the worker that did them (see `_submit`). The chunks
+        are submitted now, their answers read as the results are iterated: a map handed out early
+        runs while the driver waits for other work (the rules of the files the link does not read,
+        while it runs: `runner._prepare`)."""
         about = about if about is not None else [item if isinstance(item, str) else None for item in items]
         size = max(1, -(-len(items) // (self.jobs * TASKS_PER_WORKER)))
         groups: dict[Optional[str], list[int]] = {}
@@ -176,11 +179,16 @@ class DaskExecutor:
         chunks = [(part, self._submit(function, [items[position] for position in part], context, owner))
                   for owner, positions in groups.items()
                   for part in (positions[start:start + size] for start in range(0, len(positions), size))]
+        return self._in_order(chunks, len(items), about)
+
+    def _in_order(self, chunks: "list[tuple[list[int], object]]", count: int,
+                  about: "list[Optional[str]]") -> Iterator:
+        """The results of a map's submitted `chunks` (positions, task), in the items' order."""
         where = {position: (number, offset) for number, (part, _) in enumerate(chunks)
                  for offset, position in enumerate(part)}
         answers: dict[int, list] = {}
         try:
-            for position in range(len(items)):
+            for position in range(count):
                 number, offset = where[position]
                 if number not in answers:
                     part, chunk = chunks[number]
