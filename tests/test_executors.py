@@ -290,6 +290,7 @@ def _summaries_made() -> int:
 
 
 @needs_dask
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")  # (a map's cleanup after the client)
 def test_the_files_the_link_does_not_read_are_analysed_while_it_runs(scheduler: str, tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """The rules of the files the link can answer nothing for (by their import lines: a package it

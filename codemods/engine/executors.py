@@ -194,8 +194,11 @@ class DaskExecutor:
                     part, chunk = chunks[number]
                     answers[number] = self._answers(chunk, [about[position] for position in part])
                 yield answers[number][offset]
-        finally:
-            self._client.cancel([chunk for _, chunk in chunks])
+        finally:  # (the results not all read: the driver stops. A map read to its end, or one left
+            # unread when the run ends, is dropped after the client closed, which forgot its chunks)
+            unread = [chunk for number, (_, chunk) in enumerate(chunks) if number not in answers]
+            if unread and self._client.status == "running":
+                self._client.cancel(unread)
 
     def map_owned(self, function: Callable[[list[str]], list], names: list[str], context: Optional[Context] = None,
                   size: int = 64) -> list:
