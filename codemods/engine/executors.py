@@ -194,8 +194,8 @@ class DaskExecutor:
                     part, chunk = chunks[number]
                     answers[number] = self._answers(chunk, [about[position] for position in part])
                 yield answers[number][offset]
-        finally:  # (the results not all read: the driver stops. A map read to its end, or one left
-            # unread when the run ends, is dropped after the client closed, which forgot its chunks)
+        finally:  # the chunks the driver stopped before reading; none once the client closed (a map
+            # dropped at the run's end: the scheduler forgot the client's chunks)
             unread = [chunk for number, (_, chunk) in enumerate(chunks) if number not in answers]
             if unread and self._client.status == "running":
                 self._client.cancel(unread)
