@@ -4,6 +4,7 @@
     python bench/executors.py --side-by-side TREES [--rounds 3]      # the tool: local vs Dask, 1 and 2 workers
     python bench/executors.py --scale PACKAGE [--copies 1,2,4,8]     # cost per file over N copies of a package
     python bench/executors.py --profile-driver TREES                 # where the driver's CPU goes (Dask, 2 workers)
+    python bench/executors.py --profile-workers TREES [--workers 2]  # where the workers' CPU goes, and the timeline
     python bench/executors.py --dask-python V1/bin/python --ray-python V2/bin/python [--rounds 3] [TREE]
 
 --side-by-side and --scale run this Python's jax-codemod (`pip install -e '.[dask]'`) as a user does
@@ -17,6 +18,10 @@ its output (diff and findings), which must be the same for every configuration.
                          at their root): the local executor with --jobs 1 and 2, Dask with 1 and 2 workers
   --profile-driver TREES `jax-codemod .` in TREES on Dask with 2 workers, the driver under cProfile:
                          where its CPU goes (the functions with the most time of their own)
+  --profile-workers TREES  `jax-codemod .` in TREES on Dask with --workers N (1 by default), each
+                         worker timing the tool's chunks by function (bench/worker_profile.py,
+                         preloaded; the rest of its CPU is Dask's own), and the timeline of the
+                         run from Dask's task stream: each function's first start, last end, busy time
   --scale PACKAGE        a tree of N copies of the package folder PACKAGE (each renamed, its name
                          rewritten in its code, so that the copies are N packages of one project),
                          local --jobs 2 and Dask with 2 workers: wall and CPU time per file, for each N
@@ -212,16 +217,17 @@ class _Cluster:
     """A Dask scheduler and `workers` worker processes of one thread, started by Dask's commands (as
     on a real cluster, and in tests/test_executors.py), and a client to ask the workers their CPU time."""
 
-    def __init__(self, workers: int, folder: Path) -> None:
+    def __init__(self, workers: int, folder: Path, preload: Optional[Path] = None) -> None:
         from distributed import Client
 
-        address = folder / f"scheduler-{workers}.json"
+        address = folder / f"scheduler-{workers}{'-' + preload.stem if preload else ''}.json"
         self.processes = [subprocess.Popen([sys.executable, "-m", f"distributed.cli.dask_{command}", *args],
                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                           for command, args in (("scheduler", ["--port", "0", "--no-dashboard", "--scheduler-file",
                                                                str(address)]),
                                                 ("worker", ["--nworkers", str(workers), "--nthreads", "1",
-                                                            "--no-dashboard", "--scheduler-file", str(address)]))]
+                                                            "--no-dashboard", "--scheduler-file", str(address),
+                                                            *(["--preload", str(preload)] if preload else [])]))]
         self.client = Client(scheduler_file=str(address), timeout=120, set_as_default=False)
         self.client.wait_for_workers(workers, timeout=120)
         self.client.run(_import_the_tool)  # as a cluster's long-lived workers have, after their first run
@@ -337,6 +343,50 @@ def profile_driver(trees: Path, folder: Path, top: int = 30) -> None:
     stats.sort_stats("cumulative").print_stats(top)
 
 
+def profile_workers(trees: Path, workers: int, folder: Path) -> None:
+    """Where the Dask workers' CPU goes: one run with `workers` workers, each timing the tool's chunks
+    by their function (bench/worker_profile.py, preloaded), the rest of its CPU being Dask's own; and
+    the run's timeline from Dask's task stream (each function's first start, last end and busy time):
+    what waits for what."""
+    cluster = _Cluster(workers, folder, Path(__file__).resolve().parent / "worker_profile.py")
+    try:
+        before = cluster.client.run(_worker_taken)  # (what importing the tool took: not the run's)
+        cluster.client.get_task_stream(start=time.time())  # (the scheduler records from now)
+        start = time.time()
+        run = _run_tool(trees, workers, cluster)
+        stream = cluster.client.get_task_stream(start=start)
+        taken = cluster.client.run(_worker_taken)
+    finally:
+        cluster.stop()
+    print(f"\n{trees}: Dask, {workers} worker(s), one run: wall {run['wall_s']:.1f} s, CPU {run['cpu_s']:.1f} s "
+          f"(driver {run['driver_cpu_s']:.1f} s, workers {run['workers_cpu_s']:.1f} s)")
+    for worker, answer in sorted(taken.items()):
+        chunks = sum(answer["chunks_cpu_s"].values())
+        process = answer["process_cpu_s"] - before[worker]["process_cpu_s"]
+        print(f"  {worker}: CPU {process:.1f} s, Dask's own {process - chunks:.1f} s, its chunks' threads "
+              f"{chunks:.1f} s (" + ", ".join(
+            f"{name} {seconds:.1f} s in {answer['chunks'][name]}" for name, seconds in
+            sorted(answer["chunks_cpu_s"].items(), key=lambda item: -item[1])) + ")")
+    spans: dict[str, list] = {}
+    busy: dict[str, float] = {}
+    for task in stream:
+        for part in (part for part in task["startstops"] if part["action"] == "compute"):
+            span = spans.setdefault(task["key"].rsplit("-", 1)[0], [part["start"], part["stop"], 0.0, 0])
+            span[0], span[1] = min(span[0], part["start"]), max(span[1], part["stop"])
+            span[2], span[3] = span[2] + part["stop"] - part["start"], span[3] + 1
+            busy[task["worker"]] = busy.get(task["worker"], 0.0) + part["stop"] - part["start"]
+    print("  timeline (seconds from the run's start; busy: the chunks' wall time, summed):")
+    for name, (first, last, seconds, count) in sorted(spans.items(), key=lambda item: item[1][0]):
+        print(f"    {name:<18} {count:>4} chunks  {first - start:6.1f} to {last - start:6.1f}, busy {seconds:6.1f}")
+    for worker, seconds in sorted(busy.items()):
+        print(f"    {worker}: busy {seconds:.1f} s of the run's {run['wall_s']:.1f} s")
+
+
+def _worker_taken() -> dict:
+    """In a worker: what its chunks took (bench/worker_profile.py), its process's CPU so far."""
+    return sys.modules["worker_profile"].taken()
+
+
 def _copies(package: Path, copies: int, root: Path) -> Path:
     """A project of `copies` copies of `package`, the k-th named `NAME_k`, NAME rewritten in its code."""
     name = package.name
@@ -382,18 +432,22 @@ def main() -> None:
     parser.add_argument("--scale", type=Path, metavar="PACKAGE")
     parser.add_argument("--copies", default="1,2,4,8")
     parser.add_argument("--profile-driver", type=Path, metavar="TREES")
+    parser.add_argument("--profile-workers", type=Path, metavar="TREES")
+    parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--one", choices=("dask", "ray"), help=argparse.SUPPRESS)  # a subprocess's round
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure(args.one, args.tree)))
         return
-    if args.side_by_side or args.scale or args.profile_driver:
+    if args.side_by_side or args.scale or args.profile_driver or args.profile_workers:
         with tempfile.TemporaryDirectory(prefix="jax-codemod-executors-") as folder:
             print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()}", flush=True)
             if args.side_by_side:
                 side_by_side(args.side_by_side.resolve(), args.rounds, Path(folder))
             if args.profile_driver:
                 profile_driver(args.profile_driver.resolve(), Path(folder))
+            if args.profile_workers:
+                profile_workers(args.profile_workers.resolve(), args.workers, Path(folder))
             if args.scale:
                 scale_curve(args.scale.resolve(), [int(count) for count in args.copies.split(",")], args.rounds, Path(folder))
             print(f"load average after: {os.getloadavg()}")

@@ -290,6 +290,94 @@ def _summaries_made() -> int:
 
 
 @needs_dask
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")  # (a map's cleanup after the client)
+def test_the_files_the_link_does_not_read_are_analysed_while_it_runs(scheduler: str, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules of the files the link can answer nothing for (by their import lines: a package it
+    neither starts from nor reads; here, old jax spellings for the JAX1xx rules) are handed to the
+    workers before the driver waits for the link's answers, as the local pool's are (on the trees,
+    the other worker idled while the link ran on one: docs/executors.md); the results are the
+    local run's."""
+    root = _generated(tmp_path / "generated")
+    (root / "apart").mkdir()
+    (root / "apart" / "__init__.py").write_text("")
+    for i in range(4):
+        (root / "apart" / f"dense_{i}.py").write_text(
+            f"from jax.experimental.pjit import with_sharding_constraint\n\n\ndef dense_{i}(x, spec):\n"
+            "    return with_sharding_constraint(x, spec)\n")
+    files = discover([root])
+    local = runner.run(files, registry.RULES, SETTINGS, jobs=2)
+    order: list[str] = []
+    submit, answer = executors.DaskExecutor._submit, runner._LinkOnCluster.result
+    monkeypatch.setattr(executors.DaskExecutor, "_submit",
+                        lambda pool, function, *args: order.append(function.__name__) or submit(pool, function, *args))
+    monkeypatch.setattr(runner._LinkOnCluster, "result",
+                        lambda link: order.append("the link's answers") or answer(link))
+    on_cluster = runner.run(files, registry.RULES, replace(SETTINGS, executor=scheduler), jobs=2)
+    assert on_cluster == local
+    assert "_process_shared" in order[:order.index("the link's answers")], order
+    assert any(result.findings for result in on_cluster if "apart" in result.path)  # (JAX131: a file the rules read)
+
+
+@needs_dask
+def test_a_chunk_sets_off_no_collection_in_its_worker(scheduler: str, tmp_path: Path) -> None:
+    """A worker builds its index of the run with the cyclic collector paused, as a local run builds
+    its own (on the trees, the collections the chunks set off rescanned the index the worker keeps:
+    a sixth of its CPU): no collection runs by itself while a chunk runs (those the chunk asks for,
+    of its young cycles after it, are not counted), and what the chunks keep is frozen. The results
+    are the local run's."""
+    root = _generated(tmp_path / "generated")
+    files = discover([root])
+    local = runner.run(files, registry.RULES, SETTINGS, jobs=2)
+    with _changed_workers(scheduler, _counting_collections, True, False) as counting:
+        on_cluster = runner.run(files, registry.RULES, replace(SETTINGS, executor=scheduler), jobs=2)
+        seen = counting.client.run(_collections_seen)
+    assert on_cluster == local
+    assert sum(chunks for chunks, _, _ in seen.values()) >= 2, seen
+    assert all(automatic == 0 and frozen > 0 for _, automatic, frozen in seen.values()), seen
+
+
+def _counting_collections(counting: bool) -> None:
+    """In a worker: from now (or, `counting` false, no longer), the chunks run, and the collections
+    that start by themselves (the collector enabled) in a thread while it runs a chunk."""
+    import gc
+    import threading
+
+    from codemods.engine import executors
+
+    each = getattr(executors, "_real_each", executors._each)
+    executors._real_each, executors._seen = each, [0, 0]
+    chunk = threading.local()
+
+    def counted(*args):
+        executors._seen[0] += 1
+        chunk.running = True
+        try:
+            return each(*args)
+        finally:
+            chunk.running = False
+
+    def collection(phase: str, info: dict) -> None:
+        if phase == "start" and getattr(chunk, "running", False) and gc.isenabled():
+            executors._seen[1] += 1
+
+    gc.callbacks[:] = [callback for callback in gc.callbacks if getattr(callback, "__name__", "") != "collection"]
+    if counting:
+        gc.callbacks.append(collection)
+    executors._each = counted if counting else each
+
+
+def _collections_seen() -> tuple[int, int, int]:
+    """The chunks run and the collections set off in them (see `_counting_collections`), and the
+    objects frozen."""
+    import gc
+
+    from codemods.engine import executors
+
+    return executors._seen[0], executors._seen[1], gc.get_freeze_count()
+
+
+@needs_dask
 def test_a_file_the_worker_reads_otherwise_is_analysed_on_the_driver(scheduler: str, tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker that reads other bytes than the driver read (the file changed meanwhile) answers

@@ -12,7 +12,10 @@ on the driver, as in a local run. docs/executors.md says why Dask and not Ray, w
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
+import threading
 from collections import Counter
 from typing import Callable, Iterable, Iterator, Optional, Protocol
 
@@ -164,7 +167,10 @@ class DaskExecutor:
         fingerprint of the tool that made it. `context` goes to every worker once (Dask's
         `scatter`, kept for the maps after) rather than with each chunk. `about`: the module each
         item is about (by default, an item that is a str names one): items about modules an earlier
-        chunk did go, in chunks of their own, to the worker that did them (see `_submit`)."""
+        chunk did go, in chunks of their own, to the worker that did them (see `_submit`). The chunks
+        are submitted now, their answers read as the results are iterated: a map handed out early
+        runs while the driver waits for other work (the rules of the files the link does not read,
+        while it runs: `runner._prepare`)."""
         about = about if about is not None else [item if isinstance(item, str) else None for item in items]
         size = max(1, -(-len(items) // (self.jobs * TASKS_PER_WORKER)))
         groups: dict[Optional[str], list[int]] = {}
@@ -173,18 +179,26 @@ class DaskExecutor:
         chunks = [(part, self._submit(function, [items[position] for position in part], context, owner))
                   for owner, positions in groups.items()
                   for part in (positions[start:start + size] for start in range(0, len(positions), size))]
+        return self._in_order(chunks, len(items), about)
+
+    def _in_order(self, chunks: "list[tuple[list[int], object]]", count: int,
+                  about: "list[Optional[str]]") -> Iterator:
+        """The results of a map's submitted `chunks` (positions, task), in the items' order."""
         where = {position: (number, offset) for number, (part, _) in enumerate(chunks)
                  for offset, position in enumerate(part)}
         answers: dict[int, list] = {}
         try:
-            for position in range(len(items)):
+            for position in range(count):
                 number, offset = where[position]
                 if number not in answers:
                     part, chunk = chunks[number]
                     answers[number] = self._answers(chunk, [about[position] for position in part])
                 yield answers[number][offset]
-        finally:
-            self._client.cancel([chunk for _, chunk in chunks])
+        finally:  # the chunks the driver stopped before reading; none once the client closed (a map
+            # dropped at the run's end: the scheduler forgot the client's chunks)
+            unread = [chunk for number, (_, chunk) in enumerate(chunks) if number not in answers]
+            if unread and self._client.status == "running":
+                self._client.cancel(unread)
 
     def map_owned(self, function: Callable[[list[str]], list], names: list[str], context: Optional[Context] = None,
                   size: int = 64) -> list:
@@ -290,6 +304,40 @@ def _each(function: Callable, items: list, context: Optional[Context] = None) ->
 
     from codemods.engine import cache
 
-    if context is not None:
-        context.enter()
-    return get_worker().address, cache.tool_fingerprint(), [function(item) for item in items]
+    with _collector_paused():
+        if context is not None:
+            context.enter()
+        return get_worker().address, cache.tool_fingerprint(), [function(item) for item in items]
+
+
+# The chunks running in this worker's threads, and whether the collector ran before the first (see
+# `_collector_paused`).
+_RUNNING = 0
+_RUNNING_LOCK = threading.Lock()
+_COLLECTING = True
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """A chunk runs with the cyclic collector paused, as a local run builds its project index
+    (`runner._keep_for_the_run`): the worker's index of the run (with the parses it keeps for the
+    rules) only grows, and the collections a chunk's allocations set off rescanned it, a sixth of
+    the worker's CPU on the trees (docs/executors.md). After the chunk its young cycles are
+    collected and what survives is frozen: no later collection scans it again (`runner`'s cluster
+    project unfreezes it when the next run's index replaces it)."""
+    global _RUNNING, _COLLECTING
+    with _RUNNING_LOCK:
+        _RUNNING += 1
+        if _RUNNING == 1:
+            _COLLECTING = gc.isenabled()
+            gc.disable()
+    try:
+        yield
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING -= 1
+            if _RUNNING == 0:  # (the last of a worker's threads to finish: none is building now)
+                gc.collect(0)
+                gc.freeze()
+                if _COLLECTING:
+                    gc.enable()

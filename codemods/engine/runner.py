@@ -129,22 +129,54 @@ def _results(candidates: list[_Candidate], files: _Files, jobs: int, pool: execu
              index: Optional[ProjectIndex]) -> Iterator[FileResult]:
     """The candidates' results, in order: from the workers they were handed to as their facts became
     known (see `_prepare`), from a cluster's workers, or analysed now."""
+    if not pool.local:  # those not handed out while the link ran (`_prepare`), now
+        late = _on_cluster([candidate for candidate in candidates if candidate[5] is None], files, pool, index)
+        for *_, future in candidates:
+            yield future.result() if future is not None else next(late)
+        return
     if candidates and candidates[0][5] is not None:
         for *_, future in candidates:
             yield future.result()
         return
-    if not pool.local:  # a cluster's workers read each file where they share it with this process; the
-        # worker that parsed it for the map stage analyses it, on its parse, as the local pool's does
-        project = pool.project
-        shared = [(path, files.key(path), files.content(path), rules, settings, facts,
-                   project.key if project is not None else None) for _, path, rules, facts, settings, _ in candidates]
-        modules = [index.module_of(path) if index is not None else None for _, path, *_ in candidates]
-        for (path, key, _, rules, settings, facts, _), result in zip(
-                shared, pool.map(_process_shared, shared, project, modules)):
-            yield result if result is not None else _process_candidate((path, files.raw(key), rules, settings, facts))
-        return
     yield from _map(_process_candidate, [(path, files.raw(path), rules, settings, facts)
                                          for _, path, rules, facts, settings, _ in candidates], jobs)
+
+
+def _on_cluster(candidates: list[_Candidate], files: _Files, pool: executors.Executor,
+                index: Optional[ProjectIndex]) -> Iterator[FileResult]:
+    """The candidates' results from a cluster's workers, handed out now: they read each file where
+    they share it with this process; the worker that parsed it for the map stage analyses it, on its
+    parse, as the local pool's does. One a worker read otherwise is analysed here, on the bytes read."""
+    project = pool.project
+    shared = [(path, files.key(path), files.content(path), rules, settings, facts,
+               project.key if project is not None else None) for _, path, rules, facts, settings, _ in candidates]
+    modules = [index.module_of(path) if index is not None else None for _, path, *_ in candidates]
+    return (result if result is not None else _process_candidate((path, files.raw(key), rules, settings, facts))
+            for (path, key, _, rules, settings, facts, _), result in zip(
+                shared, pool.map(_process_shared, shared, project, modules)))
+
+
+class _HandedOut:
+    """A candidate's result from the cluster's map it was handed to with others (`_handed_to_cluster`),
+    as a future gives it; the map's results are read in order."""
+
+    def __init__(self, results: Iterator[FileResult], read: list[FileResult], number: int) -> None:
+        self._results, self._read, self._number = results, read, number
+
+    def result(self) -> FileResult:
+        while len(self._read) <= self._number:
+            self._read.append(next(self._results))
+        return self._read[self._number]
+
+    def cancel(self) -> bool:
+        return False  # (its chunk's other files want their results: this one is not read)
+
+
+def _handed_to_cluster(candidates: list[_Candidate], files: _Files, pool: executors.Executor,
+                       index: Optional[ProjectIndex]) -> list[_Candidate]:
+    """`candidates` handed to a cluster's workers now, each with its result to come."""
+    results, read = _on_cluster(candidates, files, pool, index), []
+    return [(*candidate[:5], _HandedOut(results, read, number)) for number, candidate in enumerate(candidates)]
 
 
 class _Files:
@@ -235,8 +267,9 @@ def _keep_for_the_run(collecting: bool) -> None:
 
 
 _Analysed = tuple[int, Path, list[Rule], ModuleFacts]
-# With the file's settings (its own floor: Settings.for_file) and its analysis, if handed out.
-_Candidate = tuple[int, Path, list[Rule], ModuleFacts, Settings, "Optional[Future]"]
+# With the file's settings (its own floor: Settings.for_file) and its analysis, if handed out (a
+# future; of a cluster's map, `_HandedOut`).
+_Candidate = tuple[int, Path, list[Rule], ModuleFacts, Settings, "Optional[Future | _HandedOut]"]
 
 
 def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, cache: Optional[ResultCache],
@@ -335,9 +368,11 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             _learn_facts_on_cluster(index, files, pool)
         index.learn_facts(files)
         # The files the link cannot answer for, by their import lines: handed out before its answers come.
-        early = index.facts_before_the_link(files) if pool.started else {}
+        early = index.facts_before_the_link(files) if pool.started or pool.project is not None else {}
     for position, facts in early.items():
         prepare(position, files[position], facts)
+    if early and not pool.local:  # to a cluster's workers, while the link runs on one of them
+        candidates = _handed_to_cluster(candidates, seen, pool, index)
     for position, path in enumerate(files):
         if position not in early:
             prepare(position, path)
@@ -906,12 +941,18 @@ class _ClusterProject:
     def enter(self) -> None:
         global _CLUSTER_INDEX
         if _CLUSTER_INDEX is None or _CLUSTER_INDEX[0] != self.key:
+            last = _CLUSTER_INDEX
             absolute = (os.path.normpath(os.path.join(self.root, path)) for path in self.files)
             index = _new_index(self.files, self.transforms, self.settings,
                                _SharedFiles(dict(zip(absolute, self.hashes))), self.root)
             if self.cache_directory is not None:
                 index.share_summaries(SharedSummaries(Path(self.cache_directory)))
             _CLUSTER_INDEX = self.key, index, set()
+            if last is not None:  # the last run's index, frozen by the chunks that built it
+                summarise_here(index)  # (executors._collector_paused): its cycles are collected now
+                del last
+                gc.unfreeze()
+                gc.collect()
         summarise_here(_CLUSTER_INDEX[1])
 
 
