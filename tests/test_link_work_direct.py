@@ -64,6 +64,18 @@ def test_an_attribute_looked_up_again_while_nothing_it_read_grew_is_not_worked_o
     assert looked_up.count((("inst", "cfg.Config"), "precision")) == 1
 
 
+def test_an_imported_name_is_resolved_once_while_nothing_it_read_grew(monkeypatch) -> None:
+    """Twelve kernels call `jnp.dot` and read `cfg.CFG`: each imported name is resolved (its module found
+    among the prefixes of its dotted name, then its attributes) once, not once a read."""
+    resolved = []
+    real = link_values.Values._resolved
+    monkeypatch.setattr(link_values.Values, "_resolved",
+                        lambda linker, dotted: resolved.append(dotted) or real(linker, dotted))
+    flow, _ = link(_summaries(_config_project()), FOLLOWS)
+    assert len(flow["k"].sinks) == KERNELS
+    assert resolved.count("jax.numpy.dot") == 1 and resolved.count("cfg") == 1
+
+
 def test_a_kept_lookup_is_worked_out_again_when_what_it_read_grows() -> None:
     """The kernels read `CFG.precision` before another module sets the instance's own (a pair):
     each kernel's call then holds the pair, as without the kept lookup."""

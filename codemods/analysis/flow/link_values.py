@@ -112,6 +112,12 @@ class Values(Heap):
         return {("module", f"{module}.{name}")} if self._has(f"{module}.{name}") else set()
 
     def _resolve(self, dotted: str) -> set:
+        """What an imported name holds: a module's, or an installed package's name (`("ext", dotted)`):
+        kept as attribute lookups are (`_attribute`)."""
+        return self._memoized(("resolve", dotted, self._current[3] if self._current is not None else None),
+                              lambda: self._resolved(dotted))
+
+    def _resolved(self, dotted: str) -> set:
         parts = dotted.split(".")
         for cut in range(len(parts), 0, -1):
             prefix = ".".join(parts[:cut])
