@@ -1,7 +1,7 @@
 """The whole-program link's CPU alone (`Linker.solve` and its answers), on the inputs a real run gave it.
 
-    cd /work/scratch/trees && python bench/link_alone.py capture /tmp/link.pkl --no-cache --jobs 1 \
-        kernel-packages site-packages      # a CLI run; each link's inputs and answers kept
+    python bench/link_alone.py capture /tmp/link.pkl --no-cache --jobs 1 KERNELS SITE   # a CLI run; each
+                                                # link's inputs and answers kept (run where the trees are)
     python bench/link_alone.py time /tmp/link.pkl [ROUNDS]   # CPU of the links again, best of ROUNDS
 
 `capture` keeps what each `link()` call of the run read (the summaries it started from, those it
