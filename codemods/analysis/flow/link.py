@@ -388,6 +388,8 @@ class Linker(Binding):
                 if value[0] in ("def", "bound", "partial"):
                     if in_kernel:
                         self._launch(value, frozenset(in_kernel), call, module)
+                    elif runs_plainly and value[0] != "partial":  # (a function itself, most of them)
+                        self.calls.add((call.scope, value[1]))
                     elif runs_plainly:
                         self.calls.update((call.scope, function) for function in self._functions_in(value))
                 elif value[0] in HOLDERS:

@@ -25,6 +25,7 @@ class Binding(Readers):
         self.passed: dict[tuple, dict[tuple, set]] = {}
         # (module, call site, function): that call binds a keyword to a parameter of the function
         self.bound: set[tuple[str, Site, str]] = set()
+        self._signatures: dict[str, tuple] = {}  # a function -> what binding its parameters needs (`_signature`)
         super().__init__(*args, **kwargs)
 
     def _bind(self, function: str, args: Iterable, keywords: Iterable, instance: Optional[tuple],
@@ -35,20 +36,15 @@ class Binding(Readers):
         self.invoked.add(function)
         for statement in self._waiting.pop(function, ()):
             self._queue_statement(statement)
-        written = {name for name, _ in call.keywords if name is not None} if call is not None else set()
-        entry = self.functions.get(function)
-        if entry is None:
+        signature = self._signature(function)
+        if signature is None:
             return
-        module, summary = entry
+        module, positional, star, double, names, defaults = signature
         context = self._context_of(function, call, caller)
         if function in self.launch_helpers:
             self._enter(function, context)
         here = (context,) if context is not None else ()  # a launch helper's keys for this call of it
-        params = list(summary.params)
         given: set[str] = set()
-        positional = [param for param in params if param[1] not in (KEYWORD_ONLY, STAR, DOUBLE_STAR)]
-        star = next((param[0] for param in params if param[1] == STAR), None)
-        double = next((param[0] for param in params if param[1] == DOUBLE_STAR), None)
         if instance is not None and positional:
             self._add(("var", function, positional[0][0], *here), {instance})
             given.add(positional[0][0])
@@ -86,7 +82,7 @@ class Binding(Readers):
             self._add(("var", function, star, *here), {("args", function, *here)})
         if double:
             self._add(("var", function, double, *here), {("kwargs", function, *here)})
-        names = {param[0] for param in params if param[1] not in (STAR, DOUBLE_STAR)}
+        written = {name for name, _ in call.keywords if name is not None} if call is not None and keywords else set()
         for keyword, values in keywords:
             if keyword is not None:
                 at = ("at", caller, call.site) if call is not None and keyword in written else ("unknown", "a partial's keyword")
@@ -108,9 +104,28 @@ class Binding(Readers):
                 elif value[0] == "unknown":
                     for name in names - given:
                         self._add(("var", function, name, *here), {value})
-        for name, _, default in params:
-            if default is not None and name not in given:
+        for name, default in defaults:
+            if name not in given:
                 self._add(("var", function, name, *here), self._eval(default, module))
+
+    def _signature(self, function: str) -> Optional[tuple]:
+        """What binding arguments to `function`'s parameters needs of them, worked out at its first call
+        (a function is bound some ten times): its module, its positional parameters, the names of its
+        `*` and `**` parameters, its named parameters' names, and those with a default with it."""
+        signature = self._signatures.get(function)
+        if signature is None:
+            entry = self.functions.get(function)
+            if entry is None:
+                return None
+            module, summary = entry
+            params = summary.params
+            signature = self._signatures[function] = (
+                module, [param for param in params if param[1] not in (KEYWORD_ONLY, STAR, DOUBLE_STAR)],
+                next((name for name, kind, _ in params if kind == STAR), None),
+                next((name for name, kind, _ in params if kind == DOUBLE_STAR), None),
+                {name for name, kind, _ in params if kind not in (STAR, DOUBLE_STAR)},
+                [(name, default) for name, _, default in params if default is not None])
+        return signature
 
     def _keyword(self, function: str, keyword: str, values: set, names: set, double: Optional[str], given: set,
                  source: tuple, here: tuple) -> None:

@@ -90,6 +90,13 @@ class Heap:
         self.launch_helpers: set[str] = set()
         self._helper_statements: dict[str, list[Statement]] = {}  # a launch helper -> its statements (`_enter`)
         self._entered: set[tuple[str, Optional[Context]]] = set()
+        # Lookups worked out once and kept while nothing they read grows (`_memoized`): (lookup) -> (what it
+        # found, the keys it read, their readers' sets); a key -> the lookups that read it; the keys the
+        # lookup being worked out reads (None: none is); how many times a key grew so far.
+        self._memos: dict[tuple, tuple[set, list, list]] = {}
+        self._memo_users: dict[tuple, list[tuple]] = {}
+        self._reading: Optional[list] = None
+        self._growths = 0
         for summary in modules.values():
             self._add_module(summary)
 
@@ -180,6 +187,8 @@ class Heap:
         if self._writers and key in self._writers:  # a name of a module read on demand, read the first time
             for statement in self._writers.pop(key):
                 self._queue_statement(statement)
+        if self._reading is not None:
+            self._reading.append(key)
         current = self._current
         if current is not None:
             readers = self._readers_of.get(key)
@@ -190,7 +199,40 @@ class Heap:
         held = self.heap.get(key)
         return held if held is not None else set()
 
+    def _memoized(self, lookup: tuple, work: Callable[[], set]) -> set:
+        """What `work()` finds (a set its callers only read), kept by `lookup` until a key it read grows: a
+        statement that finds it kept becomes a reader of those keys, as working it out again would make
+        it. Not kept where a key grew while it was worked out (it may have read what it then wrote)."""
+        kept = self._memos.get(lookup)
+        if kept is not None:
+            found, read, readers = kept
+            current = self._current
+            if current is not None:
+                for statement_readers in readers:
+                    statement_readers.add(current)
+            if self._reading is not None:
+                self._reading.extend(read)
+            return found
+        outer, growths = self._reading, self._growths
+        self._reading = read = []
+        try:
+            found = work()
+        finally:
+            self._reading = outer
+        if outer is not None:
+            outer.extend(read)
+        if self._growths == growths:
+            self._memos[lookup] = (found, read, [self._readers_of.setdefault(key, set()) for key in read])
+            for key in read:
+                self._memo_users.setdefault(key, []).append(lookup)
+        return found
+
     def _grew(self, key: tuple) -> None:
+        self._growths += 1
+        stale = self._memo_users.pop(key, None)
+        if stale is not None:
+            for lookup in stale:
+                self._memos.pop(lookup, None)
         for statement in self._readers_of.get(key, ()):
             if statement not in self._queued:
                 self._queued.add(statement)

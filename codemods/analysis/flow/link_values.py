@@ -17,6 +17,11 @@ _CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__", "values
 _CONTAINER_WRITES = frozenset({"append", "add", "insert", "extend", "update", "setdefault"})
 _SHIFTING = frozenset({"pop", "remove", "reverse", "sort", "clear", "insert"})
 _CONTAINER_METHODS = _CONTAINER_READS | _CONTAINER_WRITES | _SHIFTING | {"copy"}
+# The values `_attribute` may find an attribute of (of any other, none).
+_WITH_ATTRIBUTES = frozenset({"module", "ext", "obj", "inst", "class", "map", "kwargs", "seq", "unknown"})
+# Those whose attributes are looked up (through a module's names, an installed package's modules, a
+# class's bases), kept until what they read grows (`_memoized`).
+_LOOKED_UP = frozenset({"module", "ext", "inst", "class"})
 
 
 class Values(Heap):
@@ -60,7 +65,7 @@ class Values(Heap):
         if kind == "dotted":
             return self._resolve(expr[1])
         if kind == "attr":
-            return {found for value in self._eval(expr[1], module) for found in self._attribute(value, expr[2])}
+            return self._attributes_of(self._eval(expr[1], module), expr[2])
         if kind == "item":
             owners = self._eval(expr[1], module)
             for owner in owners:  # `options["accuracy"]`: code of its own reads the mapping's entries
@@ -107,20 +112,44 @@ class Values(Heap):
         return {("module", f"{module}.{name}")} if self._has(f"{module}.{name}") else set()
 
     def _resolve(self, dotted: str) -> set:
+        """What an imported name holds: a module's, or an installed package's name (`("ext", dotted)`):
+        kept as attribute lookups are (`_attribute`)."""
+        return self._memoized(("resolve", dotted, self._current[3] if self._current is not None else None),
+                              lambda: self._resolved(dotted))
+
+    def _resolved(self, dotted: str) -> set:
         parts = dotted.split(".")
         for cut in range(len(parts), 0, -1):
             prefix = ".".join(parts[:cut])
             if self._has(prefix):
                 values = {("module", prefix)}
                 for name in parts[cut:]:
-                    values = {found for value in values for found in self._attribute(value, name)}
+                    values = self._attributes_of(values, name)
                 return values
         level = dotted.rsplit(".", 1)
         if len(level) == 2 and level[0].endswith(_PRECISION.rsplit(".", 1)[1]) and level[1] in ("DEFAULT", "HIGH", "HIGHEST"):
             return {("level", level[1])}
         return {("ext", dotted)}
 
+    def _attributes_of(self, owners: set, name: str) -> set:
+        """`_attribute` of each of `owners`, joined: what installed code gave (most of a large
+        value set) stays itself, and a value with no attributes gives nothing, without a call each."""
+        found: set = set()
+        for value in owners:
+            kind = value[0]
+            if kind == "obj":
+                found.add(value)
+            elif kind in _WITH_ATTRIBUTES:
+                found |= self._attribute(value, name)
+        return found
+
     def _attribute(self, value: tuple, name: str) -> set:
+        if value[0] in _LOOKED_UP:
+            return self._memoized(("attribute", value, name, self._current[3] if self._current is not None else None),
+                                  lambda: self._attribute_of(value, name))
+        return self._attribute_of(value, name)
+
+    def _attribute_of(self, value: tuple, name: str) -> set:
         kind = value[0]
         if kind == "module":
             return self._module_name(value[1], name)
