@@ -315,3 +315,46 @@ def test_a_module_no_import_statement_can_name_is_not_imported(tmp_path: Path) -
     index = ProjectIndex(sorted(tmp_path.glob("*.py")), read_bytes)
     assert {name: index._may_be_imported(module) for name, module in index._modules.items()} == \
         {"case": True, "case.in": False, "user": False}
+
+
+class _CountedBytes(bytes):
+    """A module's bytes that count the passes a search makes over them (a substring test, a split into words)."""
+
+    passes = 0
+
+    def __contains__(self, part: object) -> bool:
+        type(self).passes += 1
+        return super().__contains__(part)  # type: ignore[operator]
+
+    def translate(self, *arguments):  # type: ignore[override]
+        type(self).passes += 1
+        return super().translate(*arguments)
+
+
+def test_a_module_asked_about_many_names_is_read_once(tmp_path: Path) -> None:
+    """The usage searches ask a module whether it says each of hundreds of names (at --jobs 1,
+    where no worker learnt who says which): its words are hashed in one pass over its bytes, not
+    searched for each name (docs/speed.md); a hit reads the words themselves once more."""
+    (tmp_path / "m.py").write_text("from pkg import ops\n\n\ndef matmul_kernel(x_ref):\n    return ops.act(x_ref)\n")
+    index = ProjectIndex([tmp_path / "m.py"], lambda path: _CountedBytes(Path(path).read_bytes()))
+    module = index._modules["m"]
+    _CountedBytes.passes = 0
+    asked = [f"name_{number}" for number in range(50)]
+    assert not any(index._says(module, (name,)) for name in asked)
+    assert index._says(module, ("act", "name_0"))
+    assert _CountedBytes.passes <= 2
+
+
+@pytest.mark.parametrize("colliding", [False, True])
+def test_whether_a_module_says_a_name_is_its_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, colliding: bool) -> None:
+    """`_says` answers whether a name is one of the module's words, whole (`mat` is not said by
+    `matmul`, nor `ops.a` by `ops.act`), whatever the hashes say: with every hash colliding
+    (`colliding`), the words decide."""
+    code = "from pkg import ops\n\n\ndef matmul_kernel(x_ref):\n    return ops.act(x_ref)  # fused\n"
+    (tmp_path / "m.py").write_text(code)
+    if colliding:
+        monkeypatch.setattr("codemods.analysis.project.base._may_say", lambda hashes, word: True)
+    index = ProjectIndex([tmp_path / "m.py"], read_bytes)
+    module = index._modules["m"]
+    for names in [("matmul_kernel",), ("mat",), ("act",), ("ac",), ("fused",), ("x",), ("nothing", "ops"), ("kernel",)]:
+        assert index._says(module, names) == any(name.encode() in _words(code.encode()) for name in names), names

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -105,6 +106,7 @@ class _Module:
     import_statements: Optional[list[ast.stmt]] = None
     import_words: Optional[frozenset[bytes]] = None
     words: Optional[frozenset[bytes]] = None  # every identifier in it
+    word_hashes: Optional[array] = None  # their hashes (scan._word_hashes), once a search asks
     said: Optional[frozenset[bytes]] = None  # those of the summary's needy names (ProjectIndex._named) it says
     project_mentions: Optional[dict] = None
     top_level: Optional[dict[str, str]] = None  # see ProjectIndex._top_level
