@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from codemods.analysis.kernel_scope import ModuleFacts
-from codemods.analysis.project import ProjectIndex, scan
+from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
+from codemods.analysis.project import ProjectIndex, facts_of, scan
 from codemods.analysis.project.scan import _words
 
 
@@ -358,3 +358,12 @@ def test_whether_a_module_says_a_name_is_its_words(tmp_path: Path, monkeypatch: 
     module = index._modules["m"]
     for names in [("matmul_kernel",), ("mat",), ("act",), ("ac",), ("fused",), ("x",), ("nothing", "ops"), ("kernel",)]:
         assert index._says(module, names) == any(name.encode() in _words(code.encode()) for name in names), names
+
+
+def test_the_facts_of_a_file_where_the_run_keeps_no_index_are_none(tmp_path: Path) -> None:
+    """`facts_of`: the one accessor the runner, explain, the server, IPython and the adapters read a
+    file's facts by: the index's, or nothing where the run keeps none (no kernel-scoped rule)."""
+    index = _tree(tmp_path, {"pkg/__init__.py": "", "pkg/kern.py": _CYCLE["pkg/kern.py"], "pkg/helpers.py": _CYCLE["pkg/helpers.py"]})
+    path = tmp_path / "pkg" / "helpers.py"
+    assert facts_of(None, path) is NO_FACTS
+    assert facts_of(index, path) == index.facts(path) != NO_FACTS
