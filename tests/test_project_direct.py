@@ -367,3 +367,23 @@ def test_the_facts_of_a_file_where_the_run_keeps_no_index_are_none(tmp_path: Pat
     path = tmp_path / "pkg" / "helpers.py"
     assert facts_of(None, path) is NO_FACTS
     assert facts_of(index, path) == index.facts(path) != NO_FACTS
+
+
+def test_a_modules_names_beside_its_fields_are_walked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_dotted_beside_fields`: a module outside kernel land is asked about each name of other modules
+    it may use; its tree is walked once for all of them (docs/speed.md), the defaults of its classes'
+    fields left out, and each ask still reads its code (a dependency, for the next run)."""
+    from codemods.analysis.project import usage
+    from codemods.analysis.project.modules import CONTENT
+
+    walks = []
+    monkeypatch.setattr(usage, "_dotted_by_last_name", lambda nodes, walk=usage._dotted_by_last_name: walks.append(1) or walk(nodes))
+    user = "from pkg import ops\n\n\nclass Config:\n    dot_fn = ops.accurate_dot\n\n\ndef f():\n    return ops.mm()\n"
+    index = _tree(tmp_path, {"pkg/__init__.py": "", "pkg/ops.py": "def mm():\n    pass\n", "user.py": user})
+    module = index._modules["user"]
+    for _ in range(3):
+        index._frames.append(set())
+        dotted = index._dotted_beside_fields(module)
+        assert ("user", CONTENT) in index._frames.pop()
+        assert dotted["mm"] == {"ops.mm"} and "accurate_dot" not in dotted
+    assert len(walks) == 1

@@ -113,6 +113,7 @@ class _Module:
     project_names: Optional[frozenset[str]] = None  # names it binds to project modules (import roots)
     holders: Optional[dict[str, list[tuple[str, frozenset[str]]]]] = None  # see ProjectIndex._holders
     dotted: Optional[dict[str, set[str]]] = None  # see ProjectIndex._dotted_names
+    dotted_beside_fields: Optional[dict[str, set[str]]] = None  # see ProjectIndex._dotted_beside_fields
     prefiltered: object = None  # see ProjectIndex.prefiltered
     flow_summary: object = None  # see ProjectIndex._flow_summary (_NOT_SUMMARISED until worked out)
     summary_hash: Optional[bytes] = None  # of the flow summary's data (ProjectIndex._summary_hash)
