@@ -387,3 +387,25 @@ def test_a_modules_names_beside_its_fields_are_walked_once(tmp_path: Path, monke
         assert ("user", CONTENT) in index._frames.pop()
         assert dotted["mm"] == {"ops.mm"} and "accurate_dot" not in dotted
     assert len(walks) == 1
+
+
+def test_a_needy_defs_walk_stops_at_its_first_call_that_may_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_needy_names` walks a statement whose bytes may fail only until the first call that may
+    (docs/speed.md: the walks were most of its time on the trees); the names it finds are the same."""
+    import types
+
+    from codemods.analysis.project import facts
+
+    visited = []
+
+    def walk(node):
+        for child in ast.walk(node):
+            visited.append(child)
+            yield child
+
+    monkeypatch.setattr(facts, "ast", types.SimpleNamespace(**{**vars(ast), "walk": walk}))
+    rest = "".join(f"    y{number} = jnp.sum(x_ref[...] * {number})\n" for number in range(100))
+    index = _tree(tmp_path, {"m.py": "import jax.numpy as jnp\n\n\ndef body(x_ref, y_ref):\n"
+                                     "    y_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision='highest')\n" + rest})
+    assert index._needy_names(index._modules["m"]) == ["body"]
+    assert 0 < len(visited) < 300  # (breadth first: the body's 101 statements, then the first one's parts; all of it: 1,627)
