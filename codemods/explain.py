@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Mapping, Optional, Sequence, TextIO
 
 from codemods import api_changes
-from codemods.analysis.kernel_scope import NO_FACTS
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.names import display
+from codemods.analysis.project import facts_of
 from codemods.capabilities import DIVISION_REJECTION, MATH_UNLOWERED, UNIMPLEMENTED, format_version
 from codemods.engine import notebook as notebooks
 from codemods.engine.diagnostics import Finding
@@ -597,7 +597,7 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
         def process(accept=None):
             return runner.process_source(path, raw, [rules[code] for code in codes], settings,
                                          {code: frozenset(lines) for code, lines in proven.items()}, accept=accept,
-                                         facts=index.facts(path) if index is not None else NO_FACTS)
+                                         facts=facts_of(index, path))
         result = process()
         text, module, spans = "", None, {}
         if not (result.error or result.skipped):

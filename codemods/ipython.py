@@ -155,7 +155,7 @@ class JaxCodemodMagics(Magics):
     @cell_magic("jax_codemod")
     def check_cell(self, line: str, cell: str) -> None:
         """%%jax_codemod: the cell's findings and fix, without running it."""
-        from codemods.analysis.kernel_scope import NO_FACTS
+        from codemods.analysis.project import facts_of
         from codemods.engine import runner
         from codemods.engine.report import cell_diff, fix_diff, render_finding
 
@@ -179,7 +179,7 @@ class JaxCodemodMagics(Magics):
         # project's reaches that wrapper's kernel.
         index = runner.index_of_file_run(SESSION, config.project_root or Path.cwd(), config, selected, settings,
                                          unsaved=raw)
-        facts = index.facts(SESSION) if index is not None else NO_FACTS
+        facts = facts_of(index, SESSION)
         result = runner.process_source(SESSION, raw, selected, settings, accept=mine, facts=facts)
         if result.error:
             print(_in_terms(f"jax-codemod: {result.error}"))

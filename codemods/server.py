@@ -49,7 +49,7 @@ from pygls.protocol import LanguageServerProtocol
 
 from codemods import config as project_config
 from codemods import registry, target
-from codemods.analysis.kernel_scope import NO_FACTS
+from codemods.analysis.project import facts_of
 from codemods.capabilities import installed_version
 from codemods.engine import discovery, runner
 from codemods.engine.diagnostics import Applicability, Finding, Kind, TextEdit
@@ -167,7 +167,7 @@ class Project:
         self.index = runner.index_of_file_run(path, root, context.config, context.rules, context.settings)
 
     def facts(self, path: Path):
-        return self.index.facts(path) if self.index is not None else NO_FACTS
+        return facts_of(self.index, path)
 
 
 @dataclass

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from codemods.analysis.kernel_scope import ModuleFacts
-from codemods.analysis.project import ProjectIndex, scan
+from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
+from codemods.analysis.project import ProjectIndex, facts_of, scan
 from codemods.analysis.project.scan import _words
 
 
@@ -315,3 +315,97 @@ def test_a_module_no_import_statement_can_name_is_not_imported(tmp_path: Path) -
     index = ProjectIndex(sorted(tmp_path.glob("*.py")), read_bytes)
     assert {name: index._may_be_imported(module) for name, module in index._modules.items()} == \
         {"case": True, "case.in": False, "user": False}
+
+
+class _CountedBytes(bytes):
+    """A module's bytes that count the passes a search makes over them (a substring test, a split into words)."""
+
+    passes = 0
+
+    def __contains__(self, part: object) -> bool:
+        type(self).passes += 1
+        return super().__contains__(part)  # type: ignore[operator]
+
+    def translate(self, *arguments):  # type: ignore[override]
+        type(self).passes += 1
+        return super().translate(*arguments)
+
+
+def test_a_module_asked_about_many_names_is_read_once(tmp_path: Path) -> None:
+    """The usage searches ask a module whether it says each of hundreds of names (at --jobs 1,
+    where no worker learnt who says which): its words are hashed in one pass over its bytes, not
+    searched for each name (docs/speed.md); a hit reads the words themselves once more."""
+    (tmp_path / "m.py").write_text("from pkg import ops\n\n\ndef matmul_kernel(x_ref):\n    return ops.act(x_ref)\n")
+    index = ProjectIndex([tmp_path / "m.py"], lambda path: _CountedBytes(Path(path).read_bytes()))
+    module = index._modules["m"]
+    _CountedBytes.passes = 0
+    asked = [f"name_{number}" for number in range(50)]
+    assert not any(index._says(module, (name,)) for name in asked)
+    assert index._says(module, ("act", "name_0"))
+    assert _CountedBytes.passes <= 2
+
+
+@pytest.mark.parametrize("colliding", [False, True])
+def test_whether_a_module_says_a_name_is_its_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, colliding: bool) -> None:
+    """`_says` answers whether a name is one of the module's words, whole (`mat` is not said by
+    `matmul`, nor `ops.a` by `ops.act`), whatever the hashes say: with every hash colliding
+    (`colliding`), the words decide."""
+    code = "from pkg import ops\n\n\ndef matmul_kernel(x_ref):\n    return ops.act(x_ref)  # fused\n"
+    (tmp_path / "m.py").write_text(code)
+    if colliding:
+        monkeypatch.setattr("codemods.analysis.project.base._may_say", lambda hashes, word: True)
+    index = ProjectIndex([tmp_path / "m.py"], read_bytes)
+    module = index._modules["m"]
+    for names in [("matmul_kernel",), ("mat",), ("act",), ("ac",), ("fused",), ("x",), ("nothing", "ops"), ("kernel",)]:
+        assert index._says(module, names) == any(name.encode() in _words(code.encode()) for name in names), names
+
+
+def test_the_facts_of_a_file_where_the_run_keeps_no_index_are_none(tmp_path: Path) -> None:
+    """`facts_of`: the one accessor the runner, explain, the server, IPython and the adapters read a
+    file's facts by: the index's, or nothing where the run keeps none (no kernel-scoped rule)."""
+    index = _tree(tmp_path, {"pkg/__init__.py": "", "pkg/kern.py": _CYCLE["pkg/kern.py"], "pkg/helpers.py": _CYCLE["pkg/helpers.py"]})
+    path = tmp_path / "pkg" / "helpers.py"
+    assert facts_of(None, path) is NO_FACTS
+    assert facts_of(index, path) == index.facts(path) != NO_FACTS
+
+
+def test_a_modules_names_beside_its_fields_are_walked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_dotted_beside_fields`: a module outside kernel land is asked about each name of other modules
+    it may use; its tree is walked once for all of them (docs/speed.md), the defaults of its classes'
+    fields left out, and each ask still reads its code (a dependency, for the next run)."""
+    from codemods.analysis.project import usage
+    from codemods.analysis.project.modules import CONTENT
+
+    walks = []
+    monkeypatch.setattr(usage, "_dotted_by_last_name", lambda nodes, walk=usage._dotted_by_last_name: walks.append(1) or walk(nodes))
+    user = "from pkg import ops\n\n\nclass Config:\n    dot_fn = ops.accurate_dot\n\n\ndef f():\n    return ops.mm()\n"
+    index = _tree(tmp_path, {"pkg/__init__.py": "", "pkg/ops.py": "def mm():\n    pass\n", "user.py": user})
+    module = index._modules["user"]
+    for _ in range(3):
+        index._frames.append(set())
+        dotted = index._dotted_beside_fields(module)
+        assert ("user", CONTENT) in index._frames.pop()
+        assert dotted["mm"] == {"ops.mm"} and "accurate_dot" not in dotted
+    assert len(walks) == 1
+
+
+def test_a_needy_defs_walk_stops_at_its_first_call_that_may_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_needy_names` walks a statement whose bytes may fail only until the first call that may
+    (docs/speed.md: the walks were most of its time on the trees); the names it finds are the same."""
+    import types
+
+    from codemods.analysis.project import facts
+
+    visited = []
+
+    def walk(node):
+        for child in ast.walk(node):
+            visited.append(child)
+            yield child
+
+    monkeypatch.setattr(facts, "ast", types.SimpleNamespace(**{**vars(ast), "walk": walk}))
+    rest = "".join(f"    y{number} = jnp.sum(x_ref[...] * {number})\n" for number in range(100))
+    index = _tree(tmp_path, {"m.py": "import jax.numpy as jnp\n\n\ndef body(x_ref, y_ref):\n"
+                                     "    y_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision='highest')\n" + rest})
+    assert index._needy_names(index._modules["m"]) == ["body"]
+    assert 0 < len(visited) < 300  # (breadth first: the body's 101 statements, then the first one's parts; all of it: 1,627)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequen
 from codemods.analysis.flow.flow_facts import Reach
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
-from codemods.analysis.project import ProjectIndex, summarise_here, summarised_here, take_joined
+from codemods.analysis.project import ProjectIndex, facts_of, summarise_here, summarised_here, take_joined
 from codemods.engine.cache import FileMemo, Known, ResultCache, RunRecord, SharedSummaries, content_hash, facts_key
 from codemods.engine import notebook
 from codemods.engine.diagnostics import Applicability, Finding, Kind
@@ -308,7 +308,7 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
         try:
             status = seen.status(key)
             known = seen.known(key)
-            facts = early if early is not None else index.facts(path) if index is not None else NO_FACTS
+            facts = early if early is not None else facts_of(index, path)
             if in_run is not None and facts.flow.sinks:
                 settled = settled or _settled_by_comments(index, transforms, seen)
                 facts = replace(facts, flow=facts.flow.within(in_run, settled))

@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 
 from codemods import config as project_config
 from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
-from codemods.analysis.project import ProjectIndex
+from codemods.analysis.project import ProjectIndex, facts_of
 from codemods.engine.runner import index_of_file_run, process_source
 from codemods.engine.report import FileResult
 from codemods.engine.rule import Rule
@@ -58,7 +58,7 @@ def _facts(filename: str, rules: Sequence[Rule], settings: Settings) -> ModuleFa
     if key not in _INDEXES:
         _INDEXES[key] = index_of_file_run(path, config.project_root, config, rules, settings)
     index = _INDEXES[key]
-    return index.facts(path) if index is not None else NO_FACTS
+    return facts_of(index, path)
 
 
 def rewrite(filename: Optional[str], raw: bytes, rules: Sequence[Rule], settings: Settings) -> FileResult:

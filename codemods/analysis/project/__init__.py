@@ -34,10 +34,10 @@ facts.py (one module's facts), flow.py (the whole-program link's place: its scop
 kept answers), state.py (what a run keeps for the next), workers.py (what worker processes work out).
 """
 
-from codemods.analysis.project.index import ProjectIndex
+from codemods.analysis.project.index import ProjectIndex, facts_of
 from codemods.analysis.project.modules import Usage, module_name
 from codemods.analysis.project.state import ProjectState
 from codemods.analysis.project.workers import summarise_here, summarised_here, take_joined
 
-__all__ = ["ProjectIndex", "ProjectState", "Usage", "module_name", "summarise_here", "summarised_here",
+__all__ = ["ProjectIndex", "ProjectState", "Usage", "facts_of", "module_name", "summarise_here", "summarised_here",
            "take_joined"]

@@ -19,7 +19,7 @@ from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project.modules import (
     CONTENT, IMPORTS, MARKER, Usage, _Dependency, _Module, _absolute, module_name,
 )
-from codemods.analysis.project.scan import _FIRST_IMPORTED, _import_lines, _parsed, _words
+from codemods.analysis.project.scan import _FIRST_IMPORTED, _import_lines, _may_say, _parsed, _word_hashes, _words
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -255,11 +255,12 @@ class ProjectBase:
         wanted = [name.encode() for name in names]
         if module.said is not None and self._named.issuperset(wanted):
             return not module.said.isdisjoint(wanted)
-        raw = self._bytes(module)
-        if not any(word in raw for word in wanted):
+        if module.word_hashes is None:  # one pass over its bytes, for every name asked of it
+            module.word_hashes = _word_hashes(self._bytes(module))
+        if not any(_may_say(module.word_hashes, word) for word in wanted):
             return False
         if module.words is None:
-            module.words = _words(raw)
+            module.words = _words(self._bytes(module))
         return any(word in module.words for word in wanted)
 
     def _is_relevant(self, module: _Module) -> bool:

@@ -249,8 +249,9 @@ class FactsSearch(ProjectBase):
                 else _holder(statement)
             if name is None:
                 continue
-            calls = [node for part in _launchable_parts(statement) for node in ast.walk(part) if node.__class__ is ast.Call]
-            if any(_may_fail_in_a_kernel(call) for call in calls):
+            # (the walk stops at the first call that may fail: the bytes said one is likely there)
+            if any(node.__class__ is ast.Call and _may_fail_in_a_kernel(node)
+                   for part in _launchable_parts(statement) for node in ast.walk(part)):
                 names.append(name)
         module.needy = names + _reaching(tree, raw, starts, set(names)) if names else names
         module.ref_takers = _ref_takers(tree) if tree is not None else []  # `_maybe_launched` asks, on the same parse

@@ -3,6 +3,10 @@ they share (base.py), so the engine asks one index for a module's facts and the 
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Optional
+
+from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
 from codemods.analysis.project.facts import FactsSearch
 from codemods.analysis.project.flow import LinkedFlow
 from codemods.analysis.project.kernel_land import KernelLand
@@ -15,3 +19,9 @@ from codemods.analysis.project.workers import WorkerSummary
 
 class ProjectIndex(KeptState, WorkerSummary, LinkedFlow, FactsSearch, UsageSearch, KernelLand, NameResolution, WordIndex):
     """Cross-module facts for the files of one project, computed on demand (main process)."""
+
+
+def facts_of(index: Optional[ProjectIndex], path: Path) -> ModuleFacts:
+    """What the project says about the module at `path`; nothing where the run keeps no index (no
+    kernel-scoped rule runs, or not under --scope kernels: see `runner.project_index`)."""
+    return index.facts(path) if index is not None else NO_FACTS

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -105,12 +106,14 @@ class _Module:
     import_statements: Optional[list[ast.stmt]] = None
     import_words: Optional[frozenset[bytes]] = None
     words: Optional[frozenset[bytes]] = None  # every identifier in it
+    word_hashes: Optional[array] = None  # their hashes (scan._word_hashes), once a search asks
     said: Optional[frozenset[bytes]] = None  # those of the summary's needy names (ProjectIndex._named) it says
     project_mentions: Optional[dict] = None
     top_level: Optional[dict[str, str]] = None  # see ProjectIndex._top_level
     project_names: Optional[frozenset[str]] = None  # names it binds to project modules (import roots)
     holders: Optional[dict[str, list[tuple[str, frozenset[str]]]]] = None  # see ProjectIndex._holders
     dotted: Optional[dict[str, set[str]]] = None  # see ProjectIndex._dotted_names
+    dotted_beside_fields: Optional[dict[str, set[str]]] = None  # see ProjectIndex._dotted_beside_fields
     prefiltered: object = None  # see ProjectIndex.prefiltered
     flow_summary: object = None  # see ProjectIndex._flow_summary (_NOT_SUMMARISED until worked out)
     summary_hash: Optional[bytes] = None  # of the flow summary's data (ProjectIndex._summary_hash)

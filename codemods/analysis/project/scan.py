@@ -5,9 +5,11 @@ on or wrap a launcher. Cheap tests first, so that most modules of a large tree a
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import sys
 import warnings
+from array import array
 from typing import Iterator, Optional
 
 from codemods.analysis.kernel_scope import (
@@ -29,6 +31,22 @@ _SPACE_FOR_NON_WORD = bytes(byte if byte in WORD_BYTES else 0x20 for byte in ran
 def _words(code: bytes) -> frozenset[bytes]:
     """The words `code` says: the names it may bind or use, and its numbers."""
     return frozenset(code.translate(_SPACE_FOR_NON_WORD).split())
+
+
+def _word_hashes(code: bytes) -> array:
+    """The hashes of the words `code` says, sorted: what the usage searches ask of a module (does it
+    say one of these names?) answered for every name from one pass over its bytes, in a tenth of the
+    memory of the words themselves (a search for each name read the bytes again: 159,000 scans of
+    3,272 modules on the trees at --jobs 1)."""
+    return array("q", sorted(map(hash, _words(code))))
+
+
+def _may_say(hashes: array, word: bytes) -> bool:
+    """Whether `word` may be one of the words hashed (`_word_hashes`): False is exact; True, almost
+    always (two words may share a hash), to be checked against the words."""
+    wanted = hash(word)
+    at = bisect.bisect_left(hashes, wanted)
+    return at < len(hashes) and hashes[at] == wanted
 
 
 # An import statement's first module: None for a relative one (`from . import x`, `from .a import x`).

@@ -230,13 +230,18 @@ class UsageSearch(ProjectBase):
                 if self._mentions(referrer, module, name, renamed, _dotted_by_last_name(ast.walk(value)))}
 
     def _dotted_beside_fields(self, module: _Module) -> dict[str, set[str]]:
-        """`_dotted_names` but for the defaults of the module's top-level classes' fields."""
-        tree = self._tree(module)
-        if tree is None:
-            return {}
-        defaults = {id(node) for statement in tree.body if isinstance(statement, ast.ClassDef)
-                    for _, value in _field_defaults(statement) for node in ast.walk(value)}
-        return _dotted_by_last_name(node for node in ast.walk(tree) if id(node) not in defaults)
+        """`_dotted_names` but for the defaults of the module's top-level classes' fields: one walk
+        per module, however many names of other modules are asked about (a module outside kernel
+        land that uses a library's helpers is asked about each of them: on the trees, 252 walks of
+        the trees of far fewer modules, the facts' largest cost after the parses)."""
+        self._depend(module.name, CONTENT)
+        if module.dotted_beside_fields is None:
+            tree = self._tree(module)
+            defaults = {id(node) for statement in (tree.body if tree is not None else ()) if isinstance(statement, ast.ClassDef)
+                        for _, value in _field_defaults(statement) for node in ast.walk(value)}
+            module.dotted_beside_fields = {} if tree is None else \
+                _dotted_by_last_name(node for node in ast.walk(tree) if id(node) not in defaults)
+        return module.dotted_beside_fields
 
     def _field_reads(self, field: str) -> Usage:
         """See `_find_field_reads` (memoized with the modules it read; a cycle reads plain)."""
