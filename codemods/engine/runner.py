@@ -448,8 +448,8 @@ def index_of_file_run(path: Path, root: Optional[Path], config: "Config", transf
     key = os.path.abspath(path)
     files = discovery.project_files(root, config.excluded(), config.notebooks, [Path(key)])
     seen = None
-    if unsaved is not None:
-        seen = _Files(statuses={key: os.stat_result((stat.S_IFREG | 0o644, 0, 0, 1, 0, 0, len(unsaved), 0, 0, 0))})
+    if unsaved is not None:  # (read from here: the index asks no status of a file whose bytes it holds)
+        seen = _Files()
         seen.contents[key] = unsaved
     return project_index(files, transforms, settings, seen=seen)
 
