@@ -19,6 +19,7 @@ from codemods.analysis.flow.link import link
 from codemods.analysis.flow.summary import summarise
 from codemods.engine.diagnostics import Kind
 from codemods.engine.discovery import discover
+from codemods.engine.report import render_finding
 from codemods.engine.runner import run
 from codemods.rules.per_operand_precision import OPS
 from codemods.settings import Settings
@@ -1213,6 +1214,33 @@ def test_a_run_without_the_file_a_kernels_value_is_written_in_says_so_at_the_ker
     both = run([folder / "ops.py", folder / value_file], registry.select([rule]), settings, jobs=1,
                project=discover([tmp_path]))
     assert [Path(r.path).name for r in both for f in r.findings] == [value_file]
+
+
+def test_a_pair_written_in_a_notebook_is_named_by_its_cell_in_another_files_finding(
+        tmp_path: Path, monkeypatch) -> None:
+    """A run over the kernel's file only, the pair passed by a notebook's cell: the kernel's note names
+    where it is written as the notebook's own findings do (`explore.ipynb:cell 3:2`), not by the
+    notebook's module name and its line in the cells joined (`<notebook /abs/explore.ipynb>` on line
+    7: a new user's trial, bench/TRIAL_2026-12-06d.md M2)."""
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    folder = _write(tmp_path, "pkg", {"kern.py": PROJECTS["kwargs_through_helpers"][0]["kern.py"]})
+    cells = ["import jax\nimport pkg.kern", "# Notes\n\nThe wrapper, with a pair.",
+             "from jax import lax\nresult = pkg.kern.matmul(x, w, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))"]
+    (tmp_path / "explore.ipynb").write_text(json.dumps({"cells": [
+        {"cell_type": "markdown" if source.startswith("#") else "code", "metadata": {}, "source": source,
+         **({} if source.startswith("#") else {"execution_count": None, "outputs": []})} for source in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    [alone] = run([folder / "kern.py"], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1,
+                  project=discover([tmp_path]))
+    [finding] = alone.findings
+    assert finding.kind is Kind.MANUAL and "<notebook" not in finding.message, finding.message
+    assert "written in explore.ipynb:cell 3:2, a file this run does not process" in finding.message, finding.message
+    results = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
+    [own] = [render_finding(r, f) for r in results for f in r.findings]
+    assert own.startswith(f"{tmp_path / 'explore.ipynb'}:cell 3:2:"), own  # its own finding: the same cell and line
 
 
 @pytest.mark.parametrize("rule, value, comment, silenced", [
