@@ -527,14 +527,16 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
         out: BinaryIO, err: TextIO, selected: Optional[Iterable[Rule]] = None,
         ignored_rules: Callable[[Path], frozenset[str]] = lambda path: frozenset(),
         notebook: Optional[Notebook] = None, results: Optional[list] = None,
-        project: Sequence[Path] = ()) -> Outcome:
+        project: Sequence[Path] = (), index=None) -> Outcome:
     """`jax-codemod explain`: place each error of the log, fix it (diffs on `out`, or written with
     `write`, only under `root`), say on `err` what became of each. `selected` and `ignored_rules`
     are the project's choice of rules (`--select`/`--ignore`, the config's `per-file-ignores`): an
     error of a rule left out is placed and named, not fixed. `notebook`: where cells' frames are
     placed (its path is the file written); `results` collects each processed file's FileResult;
     `project`: the project's files, indexed so that a helper a kernel elsewhere calls gets the facts
-    `fix` gives it (a precision in its parameter's default is then fixed there, as `fix` fixes it)."""
+    `fix` gives it (a precision in its parameter's default is then fixed there, as `fix` fixes it);
+    `index`: that index where the caller holds one (the IPython extension's, whose session is one
+    more module of the project: `notebook` is its file)."""
     from codemods.engine import runner
     from codemods.engine.report import file_diff, fix_diff, render_findings, unified_diff
 
@@ -579,14 +581,15 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                       "stays\n")
             continue
         by_file.setdefault(path, {}).setdefault(rule, set()).add(line)
-    index = runner.project_index(project, [rules[code] for code in chosen], settings) if by_file else None
+    if index is None and by_file:
+        index = runner.project_index(project, [rules[code] for code in chosen], settings)
     # A kernel's call whose precision is a value written in another file (a caller's constant): that
     # file's fix of it, as `fix` writes it, answers the call. Shown (or written) first.
-    origins = _written_elsewhere(by_file, index, project, rules, settings)
+    origins = _written_elsewhere(by_file, index, rules, settings)
     origin_rules = {origin.resolve(): code for origin, (code, _, _) in origins.items()}  # a placed file's too
     fixed_where_written, unsafe_where_written, silenced_where_written, left = _fix_where_written(
         origins, {path.resolve() for path in by_file}, index, rules, settings, root, write=write and not unplaced,
-        out=out, err=err, results=results)
+        out=out, err=err, results=results, notebook=notebook)
     pending = pending or left
     written_here = {origin.resolve(): lines for origin, (_, lines, _) in origins.items()}  # in a placed file
     for path, proven in by_file.items():
@@ -718,14 +721,13 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
 _ROWS = {row.code: row for row in api_changes.TABLE}
 
 
-def _written_elsewhere(by_file: Mapping[Path, Mapping[str, set[int]]], index, project: Sequence[Path],
-                       rules: Mapping[str, Rule], settings: Settings) -> dict[Path, tuple[str, set[int], list]]:
+def _written_elsewhere(by_file: Mapping[Path, Mapping[str, set[int]]], index, rules: Mapping[str, Rule],
+                       settings: Settings) -> dict[Path, tuple[str, set[int], list]]:
     """The files (other than the placed call's) where the values a placed call is given are written
     and may be rewritten (every reader is kernel code, as the whole-program link found): each with
     the rule, the lines of those values, and the placed calls (path, line) they reach."""
     if index is None:
         return {}
-    paths = {index.module_of(path): _named(Path(path)) for path in project}
     found: dict[Path, tuple[str, set[int], list]] = {}
     for path, proven in by_file.items():
         try:
@@ -740,21 +742,25 @@ def _written_elsewhere(by_file: Mapping[Path, Mapping[str, set[int]]], index, pr
                     if not start <= sink.site[0] <= end:
                         continue
                     for reach in sink.pairs:
-                        origin = paths.get(reach.module)
+                        written_in = index.path_of(reach.module)
+                        origin = _named(Path(written_in)) if written_in is not None else None
                         if reach.fixable and origin is not None and origin.resolve() != path.resolve():
                             entry = found.setdefault(origin, (code, set(), []))
                             entry[1].add(reach.site[0])
-                            entry[2].append((path, line))
+                            if (path, line) not in entry[2]:  # (two values written there reach one call)
+                                entry[2].append((path, line))
     return found
 
 
 def _fix_where_written(origins: Mapping[Path, tuple[str, set[int], list]], placed: set[Path], index,
                        rules: Mapping[str, Rule], settings: Settings, root: Path, *, write: bool, out: BinaryIO,
-                       err: TextIO, results: Optional[list]) -> tuple[dict, dict, dict, bool]:
+                       err: TextIO, results: Optional[list], notebook: Optional[Notebook] = None,
+                       ) -> tuple[dict, dict, dict, bool]:
     """Fix the values `_written_elsewhere` found, in their files (only those lines): each placed
     call's places, fixed and unsafe (not applied), as `path:line`, and the comments that suppress
     a fix there, (comment, `path:line`); and whether a fix is left to apply. A file the log also
-    places an error in is shown and written once, with the rest of its fixes."""
+    places an error in is shown and written once, with the rest of its fixes. `notebook`'s bytes
+    are its own (an IPython session's cells are on no disk)."""
     from codemods.engine import runner
     from codemods.engine.report import file_diff, fix_diff, in_cell, render_findings
 
@@ -763,7 +769,7 @@ def _fix_where_written(origins: Mapping[Path, tuple[str, set[int], list]], place
     silenced: dict[tuple[Path, int], list[tuple[str, str]]] = {}
     left = False
     for origin, (code, lines, calls) in origins.items():
-        raw = origin.read_bytes()
+        raw = notebook.raw if notebook is not None and origin == notebook.path else origin.read_bytes()
         result = runner.process_source(origin, raw, [rules[code]], settings, facts=index.facts(origin),
                                        accept=lambda finding, lines=lines: finding.line in lines)
         result.findings = [finding for finding in result.findings if finding.line in lines]

@@ -87,6 +87,15 @@ def _readable(sources: list[str]) -> list[str]:
     return [source if _parses(source) else "" for source in sources]
 
 
+def _project_index(raw: bytes, config, selected, settings):
+    """The index of the project the current folder is in (else of the folder itself, as the editor
+    takes its workspace), the session (`raw`, its cells as a notebook) one more module of it: a pair
+    a cell hands to a wrapper of the project's reaches that wrapper's kernel, and is fixed in the cell."""
+    from codemods.engine import runner
+
+    return runner.index_of_file_run(SESSION, config.project_root or Path.cwd(), config, selected, settings, unsaved=raw)
+
+
 def session_notebook(shell, cells: Optional[list[str]] = None) -> explain.Notebook:
     """The session's executed cells (or `cells`, In [1] first) as a notebook; In [N] is its cell N.
     Of the session's cells, those that do not parse are left empty (`_readable`)."""
@@ -109,9 +118,10 @@ class JaxCodemodMagics(Magics):
 
         config, selected, settings = _settings()
         out, err = io.BytesIO(), io.StringIO()
+        session = session_notebook(self.shell)
         explain.run(text, Path.cwd(), {rule.code: rule for rule in registry.RULES}, settings, write=False, out=out,
-                    err=err, selected=selected, ignored_rules=config.ignored_rules,
-                    notebook=session_notebook(self.shell), results=results)
+                    err=err, selected=selected, ignored_rules=config.ignored_rules, notebook=session, results=results,
+                    index=_project_index(session.raw, config, selected, settings))
         return _in_terms(out.getvalue().decode("utf-8", "replace")), _in_terms(err.getvalue())
 
     def post_run_cell(self, result) -> None:
@@ -174,11 +184,7 @@ class JaxCodemodMagics(Magics):
             where = located.locate(finding.line)
             return where is not None and where[0] == number
 
-        # The project the current folder is in (else the folder itself, as the editor takes its
-        # workspace), the session one more module of it: a pair a cell hands to a wrapper of the
-        # project's reaches that wrapper's kernel.
-        index = runner.index_of_file_run(SESSION, config.project_root or Path.cwd(), config, selected, settings,
-                                         unsaved=raw)
+        index = _project_index(raw, config, selected, settings)
         facts = facts_of(index, SESSION)
         result = runner.process_source(SESSION, raw, selected, settings, accept=mine, facts=facts)
         if result.error:

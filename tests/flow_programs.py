@@ -65,7 +65,7 @@ LOOPS = ("tuple", "list", "zip", "enumerate", "items", "values", "reversed")
 COMPREHENSIONS = ("list", "dict_zip", "partial_list", "tuple_gen")
 # How a list comes to hold the body: written in its literal, stored into it after (`k[1] = body`),
 # inserted (`k.insert(0, body)`), appended, extended (`k.extend([body])`), added (`k += [body]`) or
-# stored by `operator.setitem(k, 0, body)` (which the link does not read: the launch net's case).
+# stored by `operator.setitem(k, 0, body)`.
 LISTS = ("literal", "stored", "inserted", "appended", "extended", "augmented", "setitem")
 # How a dict comes to hold it: in its literal, stored into (`d["main"] = body`), `d.setdefault("main", body)`,
 # `d.update(main=body)`, `operator.setitem(d, "main", body)`.

@@ -218,6 +218,42 @@ def test_the_cell_magic_reads_the_whole_project_from_a_folder_inside_it(shell, t
     check_wrapped_cell(shell, tmp_path, "wrappers_sub", monkeypatch)
 
 
+def test_the_note_after_an_error_follows_a_pair_from_a_cell_into_a_wrapper_of_the_current_folder(
+        shell, tmp_path: Path, monkeypatch) -> None:
+    """The same cell, run: the error raised in the wrapper's kernel is placed there, and the note says
+    where the pair is written, the cell, with its fix, which `%jax_codemod fix` offers (a new user's
+    trial, bench/TRIAL_2026-12-06d.md M3: "finds nothing to change at this call ... please report
+    this traceback", and no fix to offer: the note read no project)."""
+    (tmp_path / "wrappers_run").mkdir()
+    (tmp_path / "wrappers_run" / "__init__.py").write_text("")
+    (tmp_path / "wrappers_run" / "mm.py").write_text(WRAPPER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    run(shell, IMPORTS + "\nfrom wrappers_run.mm import mm\n")
+    cell = ("def wrapped(x, w):\n    return mm(x, w, precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n\n\n"
+            "args = (jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((128, 128), jnp.float32))\n"
+            "exported = jax.export.export(jax.jit(wrapped), platforms=['tpu'])(*args)\n")
+    result, printed = run(shell, cell)
+    assert isinstance(result.error_in_exec, NotImplementedError)
+    number = shell.execution_count - 1
+    report = printed[printed.index("jax-codemod: this error is one it fixes"):]
+    assert "finds nothing to change" not in report, report
+    assert "wrappers_run/mm.py:9: JAX001: the traceback's `Per-operand dot precision unsupported`" in report, report
+    assert re.search(rf"^In \[{number}\]:2:\d+: JAX001 \[fixed\]", report, re.M), report
+    # (the session's earlier cells are its module too: an earlier test's cell passing its own pair is fixed as well)
+    assert re.search(rf"the value it is given is written in (In \[\d+\]:2, )*In \[{number}\]:2: fixed there \(above\)",
+                     report), report
+    assert (tmp_path / "wrappers_run" / "mm.py").read_text() == WRAPPER
+    shell.offered.clear()
+    result, printed = run(shell, "%jax_codemod fix")
+    assert result.success and printed == "", printed
+    [offered] = shell.offered
+    assert offered != cell and "precision=(" not in offered, offered
+    result, printed = run(shell, offered)
+    assert result.error_in_exec is None, printed
+    assert shell.user_ns["exported"].mlir_module()
+
+
 def test_a_removed_name_in_a_timeit_line_is_fixed_inside_the_magic(shell) -> None:
     """`%timeit jax.tree_map(...)` raises AttributeError on jax >= 0.6: the fix is printed after the
     traceback (IPython quotes the line as `get_ipython().run_line_magic(...)`), offered with the

@@ -19,6 +19,7 @@ from codemods.analysis.flow.link import link
 from codemods.analysis.flow.summary import summarise
 from codemods.engine.diagnostics import Kind
 from codemods.engine.discovery import discover
+from codemods.engine.report import render_finding
 from codemods.engine.runner import run
 from codemods.rules.per_operand_precision import OPS
 from codemods.settings import Settings
@@ -505,7 +506,7 @@ PROJECTS = {
                 return pl.pallas_call(next(iter(BODIES)), out_shape={_SHAPE})(x, w)
         """),
     }, "fixed"),
-    # A list filled by `K.__setitem__` (not read by the link) and launched where it is written: the
+    # A list filled by `type(K).__setitem__` (not read by the link) and launched where it is written: the
     # module's own analysis takes the launch for one it cannot resolve, and notes the functions it may
     # run with what they call in their module, but `body` calls the dot in a third module: silent
     # then; [manual] at the launch, naming `body`.
@@ -518,7 +519,7 @@ PROJECTS = {
             from . import kern
 
             K = [None]
-            K.__setitem__(0, kern.body)
+            type(K).__setitem__(K, 0, kern.body)
 
             def run(x, w):
                 return pl.pallas_call(K[0], out_shape={_SHAPE})(x, w)
@@ -539,18 +540,60 @@ PROJECTS = {
         "entry.py": "from jax import lax\nfrom .kern import matmul\n\ndef run(x, w):\n"
                     "    return matmul(x, w, ('precision',), ((lax.Precision.DEFAULT, lax.Precision.HIGHEST),))\n",
     }, "manual"),
-    # The same, the list filled by `K.__setitem__`, which the link does not read: the body is lost to
-    # it (the list holds None alone as it follows it), and the dot in another module's helper is
+    # The same, the list filled by `type(K).__setitem__`, which the link does not read: the body is lost
+    # to it (the list holds None alone as it follows it), and the dot in another module's helper is
     # no function's the link finds launched: the launch says it cannot follow its body, never silent.
     "body_set_into_a_list_by_code_the_link_does_not_read": ({
-        **_relayed_from_a_list("K.__setitem__(0, body)"),
+        **_relayed_from_a_list("type(K).__setitem__(K, 0, body)"),
     }, "manual"),
 }
 
 
-# Filled by `operator.setitem` (`K[0] = body`, which the link reads): the body is followed and fixed,
-# where the link once read nothing (the launch net's [manual], or silent when launched directly).
+# Filled by `operator.setitem` or `K.__setitem__` (`K[0] = body`, which the link reads): the body is followed
+# and fixed, where the link once read nothing (the launch net's [manual], or silent when launched directly).
 PROJECTS["body_set_into_a_list_by_operator_setitem"] = (_relayed_from_a_list("operator.setitem(K, 0, body)"), "fixed")
+PROJECTS["body_set_into_a_list_by_its_setitem_method"] = (_relayed_from_a_list("K.__setitem__(0, body)"), "fixed")
+PROJECTS["body_set_into_a_list_launched_where_it_is_by_its_setitem_method"] = ({
+    **PROJECTS["body_set_into_a_list_launched_where_it_is_its_dot_in_a_third_module"][0],
+    "entry.py": PROJECTS["body_set_into_a_list_launched_where_it_is_its_dot_in_a_third_module"][0]["entry.py"].replace(
+        "type(K).__setitem__(K, 0, kern.body)", "K.__setitem__(0, kern.body)"),
+}, "fixed")
+# A pair written by an explicit dunder or `setattr` call the link did not read (the kernel's dot got
+# nothing from it: silent, `--check` passing and the kernel failing to lower): fixed where it is written.
+_SHAPED_BODY = _kernel(f"""
+    def _body(x_ref, w_ref, o_ref, *, precision=None):
+        o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+    def _launch(x, w, **options):
+        return pl.pallas_call(functools.partial(_body, **options), out_shape={_SHAPE})(x, w)
+""")
+PROJECTS["pair_set_into_a_dict_by_its_setitem_method_in_another_module"] = ({
+    "cfg.py": "from jax import lax\n\nOPTS = {}\nOPTS.__setitem__('precision', (lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
+    "entry.py": _SHAPED_BODY + "from .cfg import OPTS\n\ndef run(x, w):\n    return _launch(x, w, **OPTS)\n",
+}, "fixed")
+PROJECTS["pair_set_by_setattr_on_another_modules_instance"] = ({
+    "config.py": "class Options:\n    precision = None\n\n\nOPTIONS = Options()\n",
+    "setup.py": "from jax import lax\nfrom .config import OPTIONS\n\n"
+                "setattr(OPTIONS, 'precision', (lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
+    "entry.py": _SHAPED_BODY + "from . import setup  # noqa: F401\nfrom .config import OPTIONS\n\ndef run(x, w):\n"
+                "    return _launch(x, w, precision=OPTIONS.precision)\n",
+}, "fixed")
+PROJECTS["pair_set_by_object_setattr_in_a_frozen_dataclasses_post_init"] = ({
+    "config.py": """
+        import dataclasses
+        from jax import lax
+
+        @dataclasses.dataclass(frozen=True)
+        class DotConfig:
+            precision: object = None
+
+            def __post_init__(self):
+                if self.precision is None:
+                    object.__setattr__(self, "precision", (lax.Precision.DEFAULT, lax.Precision.HIGHEST))
+    """,
+    "entry.py": _SHAPED_BODY + "from .config import DotConfig\n\ndef run(x, w):\n"
+                "    return _launch(x, w, precision=DotConfig().precision)\n",
+}, "fixed")
 
 # The same with a set (`set()` made in one module, `.add`ed to in another): the link followed no set.
 PROJECTS["body_added_to_another_modules_set_launched_by_next_of_iter"] = ({
@@ -1173,6 +1216,33 @@ def test_a_run_without_the_file_a_kernels_value_is_written_in_says_so_at_the_ker
     assert [Path(r.path).name for r in both for f in r.findings] == [value_file]
 
 
+def test_a_pair_written_in_a_notebook_is_named_by_its_cell_in_another_files_finding(
+        tmp_path: Path, monkeypatch) -> None:
+    """A run over the kernel's file only, the pair passed by a notebook's cell: the kernel's note names
+    where it is written as the notebook's own findings do (`explore.ipynb:cell 3:2`), not by the
+    notebook's module name and its line in the cells joined (`<notebook /abs/explore.ipynb>` on line
+    7: a new user's trial, bench/TRIAL_2026-12-06d.md M2)."""
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    folder = _write(tmp_path, "pkg", {"kern.py": PROJECTS["kwargs_through_helpers"][0]["kern.py"]})
+    cells = ["import jax\nimport pkg.kern", "# Notes\n\nThe wrapper, with a pair.",
+             "from jax import lax\nresult = pkg.kern.matmul(x, w, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))"]
+    (tmp_path / "explore.ipynb").write_text(json.dumps({"cells": [
+        {"cell_type": "markdown" if source.startswith("#") else "code", "metadata": {}, "source": source,
+         **({} if source.startswith("#") else {"execution_count": None, "outputs": []})} for source in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    [alone] = run([folder / "kern.py"], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1,
+                  project=discover([tmp_path]))
+    [finding] = alone.findings
+    assert finding.kind is Kind.MANUAL and "<notebook" not in finding.message, finding.message
+    assert "written in explore.ipynb:cell 3:2, a file this run does not process" in finding.message, finding.message
+    results = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
+    [own] = [render_finding(r, f) for r in results for f in r.findings]
+    assert own.startswith(f"{tmp_path / 'explore.ipynb'}:cell 3:2:"), own  # its own finding: the same cell and line
+
+
 @pytest.mark.parametrize("rule, value, comment, silenced", [
     ("JAX001", "SCORES = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)", "ignore[JAX001]", True),
     ("JAX001", "SCORES = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)", "ignore", True),
@@ -1601,3 +1671,4 @@ def test_a_method_of_a_class_the_project_never_makes_runs_on_an_instance_made_wi
         assert lowering_error() is None
     finally:
         sys.path.remove(str(tmp_path))
+

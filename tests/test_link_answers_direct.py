@@ -262,8 +262,9 @@ _RELAY = """
 
 
 @pytest.mark.parametrize("fill, body, lost", [
-    ("K.__setitem__(0, body)", "K[0]", ("no function it can find: what fills it is code it does not read",)),
+    ("type(K).__setitem__(K, 0, body)", "K[0]", ("no function it can find: what fills it is code it does not read",)),
     ("operator.setitem(K, 0, body)", "K[0]", None),  # followed: `K[0] = body`
+    ("K.__setitem__(0, body)", "K[0]", None),  # followed too
     # a value it does not know handed to a launch helper: the project index reads the call as a launch
     # it cannot resolve and notes what it may run (`_maybe_launched`), so the link leaves it
     ("", "getattr(operator, 'x' + 'y')", None),
@@ -272,7 +273,7 @@ _RELAY = """
 ])
 def test_a_launch_whose_body_the_link_cannot_follow_says_what_it_may_be(fill: str, body: str, lost) -> None:
     """A launch helper's body holding no function as the link follows it (a list filled by
-    `K.__setitem__`): the call that hands it the body is answered as lost, with why and through
+    `type(K).__setitem__`): the call that hands it the body is answered as lost, with why and through
     which launch (the rules say it there: never silent)."""
     answers = _answers({"launch": "from jax.experimental import pallas as pl\n"
                                   "def run(body, x):\n    return pl.pallas_call(body, out_shape=x)(x)\n",
@@ -293,7 +294,7 @@ def test_a_launch_whose_body_is_computed_in_a_launch_helper_is_lost_at_the_launc
     """Where the body does not come from the helper's parameters (`getattr(bodies, name)` in it), the
     launch itself is answered as lost, whoever calls the helper."""
     answers = _answers({"launch": "import operator\nfrom jax.experimental import pallas as pl\n"
-                                  "K = [None]\nK.__setitem__(0, operator.add)\n"
+                                  "K = [None]\ntype(K).__setitem__(K, 0, operator.add)\n"
                                   f"def run(name, x):\n    return pl.pallas_call({body}, out_shape=x)(x)\n"
                                   "def api(x):\n    return run('body', x)\n"})
     assert answers.get("launch", NO_FLOW).lost == ((LostLaunch((6, 11), _LAUNCHER, PALLAS_BACKENDS, lost),)

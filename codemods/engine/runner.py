@@ -34,6 +34,7 @@ from codemods.engine import executors
 from codemods.engine import discovery
 from codemods.engine.discovery import discover
 from codemods.engine.fixes import anchor, merge, render, rendered_with_edits
+from codemods.engine.formats import shown_path
 from codemods.engine.positions import Positions
 from codemods.engine.prefilter import rules_for
 from codemods.engine.report import FileResult
@@ -529,9 +530,18 @@ def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settin
         plain = tuple(rule.code for rule in rules_for(raw, transforms, settings))
         return plain, tuple(rule.code for rule in rules_for(raw, kernel_scoped, settings, True) if rule.code not in plain)
 
+    def place(path: str, line: int) -> Optional[str]:
+        """A notebook's module line as its own findings name it (`nb.ipynb:cell 3:1`)."""
+        try:
+            _notebook_code(path, seen.raw(path), seen.notebooks)
+        except (OSError, _NotAFile, notebook.NotebookError):
+            return None
+        cell = seen.notebooks[seen.key(path)].cells.locate(line)
+        return f"{shown_path(path)[0]}:cell {cell[0]}:{cell[1]}" if cell is not None else None
+
     kernel_scoped = [rule for rule in transforms if rule.kernel_scoped]  # the only ones its facts serve
     index = ProjectIndex(files, read, lambda code: bool(rules_for(code, kernel_scoped, settings, True)), content,
-                         prefilter, root)
+                         prefilter, root, place)
     return index
 
 

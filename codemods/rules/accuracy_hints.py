@@ -85,7 +85,7 @@ class AccuracyHints(JaxTransform):
         (or nothing a hint) reaching it: nothing to say. Run only where a launch the link does not
         follow may run it (`answer.maybe`): [manual], with where the hints are written."""
         if not backends:
-            found = [f"written in `{reach.module}` on line {reach.site[0]}" for reach in answer.pairs]
+            found = [reach.written() for reach in answer.pairs]
             found += [f"from {why}" for why in answer.unknown]
             if found:
                 self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs carry an accuracy= hint ({'; '.join(found)}), "

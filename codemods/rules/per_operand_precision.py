@@ -434,7 +434,7 @@ class PerOperandPrecision(JaxTransform):
         why = []
         for reach in answer.pairs:
             if answer.maybe and not answer.backends & REJECTERS:
-                why.append(f"can be {_describe_levels(reach.levels)}, written in `{reach.module}` on line {reach.site[0]}, "
+                why.append(f"can be {_describe_levels(reach.levels)}, {reach.written()}, "
                            f"and this code may run in a Mosaic TPU kernel launched through {' or '.join(answer.maybe)}, "
                            "which the analysis does not follow")
             elif not reach.fixable:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Callable, Collection, Optional
+from typing import Callable, Collection, Iterator, Optional
 
 from codemods.analysis.flow.summary import Site
 
@@ -21,15 +21,20 @@ class Reach:
     fixable: bool  # every reader is a followed call in kernel code
     readers: tuple[str, ...] = ()  # the others, described ("`print` in reference.py:9")
     in_run: bool = True  # its module is one of the run's files (a run over some files: `FlowFacts.within`)
+    place: str = ""  # in a notebook: its cell and line, as the notebook's own findings say it (`FlowFacts.placed`)
+
+    def written(self) -> str:
+        """Where it is written: "written in `pkg.cfg` on line 8", in a notebook "written in nb.ipynb:cell 3:1"."""
+        return f"written in {self.place}" if self.place else f"written in `{self.module}` on line {self.site[0]}"
 
     def shared(self, rewriting: str) -> str:
         """Why it is not rewritten where it is written (`rewriting`: the rewrite, "dropping it")."""
-        return (f"written in `{self.module}` on line {self.site[0]}, which {', '.join(self.readers)} also "
+        return (f"{self.written()}, which {', '.join(self.readers)} also "
                 f"read{'s' if len(self.readers) == 1 else ''} ({rewriting} there would change what that code reads)")
 
     def outside_the_run(self, rewriting: str) -> str:
         """Why a value fixed where it is written is said at the kernel's call: that file is not in the run."""
-        return (f"written in `{self.module}` on line {self.site[0]}, a file this run does not process ({rewriting} "
+        return (f"{self.written()}, a file this run does not process ({rewriting} "
                 "there is the fix: run the tool on that file too)")
 
 
@@ -156,6 +161,24 @@ class FlowFacts:
             return self
         return replace(self, sinks=tuple(replace(sink, pairs=tuple(map(unseen, sink.pairs))) for sink in self.sinks))
 
+    def placed(self, place: Callable[[str, int], Optional[str]]) -> "FlowFacts":
+        """These answers with each value written in a notebook named by its cell and line (`place(module,
+        line)`: "nb.ipynb:cell 3:1"; None for a module of files), as the notebook's own findings are."""
+        def named(reach: Reach) -> Reach:
+            where = place(reach.module, reach.site[0])
+            return replace(reach, place=where) if where else reach
+
+        if not any(place(reach.module, reach.site[0]) for reach in self._reaches()):
+            return self
+        return replace(self, sinks=tuple(replace(sink, pairs=tuple(map(named, sink.pairs))) for sink in self.sinks),
+                       handed=tuple(replace(handed, reach=named(handed.reach)) for handed in self.handed))
+
+    def _reaches(self) -> Iterator[Reach]:
+        for sink in self.sinks:
+            yield from sink.pairs
+        for handed in self.handed:
+            yield handed.reach
+
     def as_data(self) -> list:
         """The same as JSON-able lists, in an order that does not depend on hashing (a cache key)."""
         return [[[sink.site, sink.callee, sorted(sink.backends),
@@ -191,12 +214,12 @@ class FlowFacts:
 
 
 def _reach_data(reach: Reach) -> list:
-    return [reach.module, reach.site, reach.levels, reach.fixable, reach.readers, reach.in_run]
+    return [reach.module, reach.site, reach.levels, reach.fixable, reach.readers, reach.in_run, reach.place]
 
 
 def _reach_of(data: list) -> Reach:
-    module, at, levels, fixable, readers, in_run = data
-    return Reach(module, tuple(at), tuple(tuple(names) for names in levels), fixable, tuple(readers), in_run)
+    module, at, levels, fixable, readers, in_run, place = data
+    return Reach(module, tuple(at), tuple(tuple(names) for names in levels), fixable, tuple(readers), in_run, place)
 
 
 NO_FLOW = FlowFacts()

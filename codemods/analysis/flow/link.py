@@ -34,6 +34,7 @@ from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNC
 from codemods.analysis.flow.link_answers import HINT, MAYBE, KeywordArgument, answers
 from codemods.analysis.flow.link_binding import Binding
 from codemods.analysis.flow.link_readers import HOLDERS
+from codemods.analysis.flow.link_values import literal_keys
 from codemods.analysis.flow.summary import Call, Expr, ModuleSummary, Site
 
 # Installed callables that hand back (a value built from) their first argument.
@@ -48,7 +49,9 @@ _NEXT = "builtins.next"
 _SETS = frozenset({"builtins.set", "builtins.frozenset"})
 _ZIP = "builtins.zip"
 _GETATTR = "builtins.getattr"
-_SETITEM = "operator.setitem"
+# `box[key] = x` and `obj.name = x` spelt as calls (`box.__setitem__(key, x)` is a container's method)
+_SETITEM = frozenset({"operator.setitem", "builtins.list.__setitem__", "builtins.dict.__setitem__"})
+_SETATTR = frozenset({"builtins.setattr", "builtins.object.__setattr__"})
 
 
 def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]],
@@ -223,11 +226,15 @@ class Linker(Binding):
             rows = ("map", module, call.site, "`zip`")
             self._field(rows, None, {row})
             return {rows}
-        if name == _SETITEM and len(args) == 3 and not any(starred for starred, _ in args):  # `box[key] = x`
-            keys = {key[1] if key[0] == "lit" and isinstance(key[1], (str, int)) else None for key in args[1][1]}
+        if name in _SETITEM and len(args) == 3 and not any(starred for starred, _ in args):  # `box[key] = x`
             for owner in args[0][1]:
-                for key in keys or {None}:
-                    self.store_item(owner, key, args[2][1])
+                self._container_method(owner, "__setitem__", args[1:], [])
+            return {("lit", None)}
+        if name in _SETATTR and len(args) == 3 and not any(starred for starred, _ in args) and \
+                all(isinstance(attribute, str) for attribute in literal_keys(args[1][1])):  # `obj.name = x`
+            for owner in args[0][1]:  # (a name not known: handed on, below)
+                for attribute in literal_keys(args[1][1]):
+                    self.store_attribute(owner, attribute, args[2][1])
             return {("lit", None)}
         if name in _SETS:  # what it is made from, where given; else a new empty one, filled by `.add`
             return set(args[0][1]) if args else {("seq", module, call.site, 0)}

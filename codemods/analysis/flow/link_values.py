@@ -14,7 +14,7 @@ _PRECISION = "jax.lax.Precision"
 _CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__", "values", "items"})
 # What a container's methods write into it (`_container_method`), as value_flow.py models them too;
 # and a list's methods that move what it holds to other positions (value_flow._SHIFTING).
-_CONTAINER_WRITES = frozenset({"append", "add", "insert", "extend", "update", "setdefault"})
+_CONTAINER_WRITES = frozenset({"append", "add", "insert", "extend", "update", "setdefault", "__setitem__"})
 _SHIFTING = frozenset({"pop", "remove", "reverse", "sort", "clear", "insert"})
 _CONTAINER_METHODS = _CONTAINER_READS | _CONTAINER_WRITES | _SHIFTING | {"copy"}
 # The values `_attribute` may find an attribute of (of any other, none).
@@ -39,15 +39,21 @@ class Values(Heap):
             self._add(self._local(target), values)
             return
         for owner in self._eval(target[1], module):
-            if target[0] == "attr" and owner[0] == "module":
-                self._add(("var", owner[1], target[2]), values)
-            elif target[0] == "attr" and owner[0] in ("inst", "class"):
-                self._field(owner, target[2], values)
+            if target[0] == "attr":
+                self.store_attribute(owner, target[2], values)
             elif target[0] == "item":
                 self.store_item(owner, target[2], values)
 
+    def store_attribute(self, owner: tuple, name: str, values: set) -> None:
+        """`owner.name = ...` (also `setattr(owner, "name", ...)`): a module's name, an instance's or a
+        class's attribute."""
+        if owner[0] == "module":
+            self._add(("var", owner[1], name), values)
+        elif owner[0] in ("inst", "class"):
+            self._field(owner, name, values)
+
     def store_item(self, owner: tuple, key: object, values: set) -> None:
-        """`owner[key] = ...` (also `operator.setitem(owner, key, ...)`): a mapping's entry, or a list's
+        """`owner[key] = ...` (also `owner.__setitem__(key, ...)`): a mapping's entry, or a list's
         position (none known for a key not known or out of its range)."""
         if owner[0] in ("map", "kwargs"):
             self._field(owner, key, values)
@@ -205,9 +211,10 @@ class Values(Heap):
                     self._field(target, None, {("unknown", "the entries of `dict(...)` or `.update(...)` of an iterable")})
 
     def _container_method(self, container: tuple, name: str, args: list, keywords: list) -> set:
-        """`box.append(x)`, `box.insert(0, x)`, `box.extend(xs)`, `d.setdefault(key, x)`, `d.update(...)`:
-        what the method stores into the container (a list's new elements at no known position, as
-        `box[i] = x` does), and what it gives back (`box.pop()`, `d.get(key)`: what the container holds)."""
+        """`box.append(x)`, `box.insert(0, x)`, `box.extend(xs)`, `d.setdefault(key, x)`, `d.update(...)`,
+        `box.__setitem__(key, x)`: what the method stores into the container (a list's new elements at
+        no known position, as `box[i] = x` does), and what it gives back (`box.pop()`, `d.get(key)`: what
+        the container holds)."""
         if name == "values":  # `d.values()`: what iterating it gives is what the mapping holds
             return {container}
         if name == "items":  # `d.items()`: iterated, (key, value) entries of the mapping
@@ -226,9 +233,11 @@ class Values(Heap):
         elif name == "extend" and args:
             self._field(container, None, {found for value in args[0][1] for found in self._item(value, None)})
         elif name == "setdefault" and len(args) == 2:
-            keys = {value[1] if value[0] == "lit" and isinstance(value[1], (str, int)) else None for value in args[0][1]}
-            for key in keys:
+            for key in literal_keys(args[0][1]):
                 self._field(container, key, args[1][1])
+        elif name == "__setitem__" and len(args) == 2:
+            for key in literal_keys(args[0][1]) or {None}:
+                self.store_item(container, key, args[1][1])
         if name in ("get", "pop", "setdefault", "__getitem__"):
             return self._item(container, None)
         return {("lit", None)}
@@ -266,6 +275,11 @@ class Values(Heap):
                 targets.extend(self.read(value, "fn"))
             elif value[0] == "inst":  # a callable instance
                 targets.extend(self._class_attribute(value[1], "__call__", value))
+
+
+def literal_keys(values: set) -> set:
+    """The keys a key's values name: a str or int literal's, None for any other (a key not known)."""
+    return {value[1] if value[0] == "lit" and isinstance(value[1], (str, int)) else None for value in values}
 
 
 def _position(sequence: tuple, key: object) -> object:

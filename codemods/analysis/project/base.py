@@ -48,7 +48,8 @@ class ProjectBase:
     def __init__(self, files: "Iterable[Path | str]", read: Callable[[str], bytes],
                  relevant: Callable[[bytes], bool] = lambda code: True,
                  content_hash: Optional[Callable[[str], bytes]] = None,
-                 prefilter: Optional[Callable[[str], object]] = None, root: Optional[str] = None) -> None:
+                 prefilter: Optional[Callable[[str], object]] = None, root: Optional[str] = None,
+                 place: Optional[Callable[[str, int], Optional[str]]] = None) -> None:
         """`read(path)`: a file's bytes (`path`: a str, as given; a notebook's: the Python of its code cells); `relevant(code)`:
         whether a rule may have something to do in `code` (its prefilter, for code inside a kernel);
         `content_hash(path)`: a hash of the file's bytes (`path`: absolute, a str), known without
@@ -58,8 +59,10 @@ class ProjectBase:
         A notebook (`.ipynb`) is a module no other imports: its kernels may call the project's
         helpers and launchers, so it is indexed under a name no import can spell. `root`: the folder
         relative paths in `files` start from (this process's working directory by default; in a
-        cluster's worker, the driver's)."""
+        cluster's worker, the driver's). `place(path, line)`: a notebook's module line as its own
+        findings name it (`nb.ipynb:cell 3:1`), for other modules' findings to name it so too."""
         self._read = read
+        self._place = place
         self._relevant = relevant
         self._prefilter = prefilter
         self._hash_of_path = content_hash
@@ -136,6 +139,12 @@ class ProjectBase:
         """The name of the project's module at `path` (None if it is none of them)."""
         module = self._by_path.get(_absolute(path))
         return module.name if module is not None else None
+
+    def notebook_place(self, module: str, line: int) -> Optional[str]:
+        """Where `line` of the project's module `module` is, said as a notebook's own findings say it
+        (`nb.ipynb:cell 3:1`); None for a module that is no notebook (or where no `place` was given)."""
+        found = self._modules.get(module) if self._place is not None and module.startswith("<notebook ") else None
+        return self._place(found.path, line) if found is not None else None
 
     def path_of(self, module: str) -> Optional[str]:
         """The absolute path of the project's module named `module` (None if it is none of them): the

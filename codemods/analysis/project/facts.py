@@ -35,7 +35,7 @@ class FactsSearch(ProjectBase):
             return ModuleFacts()
         facts = self._own_facts(module)
         flow = self.flow.get(module.name)
-        return facts if flow is None else replace(facts, flow=flow)
+        return facts if flow is None else replace(facts, flow=flow.placed(self.notebook_place))
 
     def learn_facts(self, paths: "Iterable[Path | str]") -> None:
         """Work out the facts of the modules at `paths`, in order, but for the link's answers, which
