@@ -950,20 +950,20 @@ class _ClusterProject:
 
     def enter(self) -> None:
         global _CLUSTER_INDEX
+        replaced = None
         if _CLUSTER_INDEX is None or _CLUSTER_INDEX[0] != self.key:
-            last = _CLUSTER_INDEX
+            replaced = _CLUSTER_INDEX
             absolute = (os.path.normpath(os.path.join(self.root, path)) for path in self.files)
             index = _new_index(self.files, self.transforms, self.settings,
                                _SharedFiles(dict(zip(absolute, self.hashes))), self.root)
             if self.cache_directory is not None:
                 index.share_summaries(SharedSummaries(Path(self.cache_directory)))
             _CLUSTER_INDEX = self.key, index, set()
-            if last is not None:  # the last run's index, frozen by the chunks that built it
-                summarise_here(index)  # (executors._collector_paused): its cycles are collected now
-                del last
-                gc.unfreeze()
-                gc.collect()
         summarise_here(_CLUSTER_INDEX[1])
+        if replaced is not None:  # the last run's index, frozen by the chunks that built it
+            del replaced  # (executors._collector_paused), held by nothing now: its cycles are collected
+            gc.unfreeze()
+            gc.collect()
 
 
 # In a cluster's worker: its project's key and index (see `_ClusterProject`), and the keys of the
