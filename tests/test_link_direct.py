@@ -205,19 +205,24 @@ def test_an_item_stored_by_key_is_read_at_that_key_only(made: str, keys: tuple, 
 
 
 @pytest.mark.parametrize("pair_at, other_at, read", [("-1", "-2", "1"), ("-2", "-1", "0")])
-def test_an_item_stored_at_a_negative_position_is_counted_from_the_end(pair_at: str, other_at: str, read: str) -> None:
-    """`OPTS[-1] = PAIR` in a list of two stores at position 1 (`-1 % 2`), and only there."""
+@pytest.mark.parametrize("store", ["OPTS[{key}] = {value}", "operator.setitem(OPTS, {key}, {value})",
+                                   "OPTS.__setitem__({key}, {value})"])
+def test_an_item_stored_at_a_negative_position_is_counted_from_the_end(pair_at: str, other_at: str, read: str,
+                                                                       store: str) -> None:
+    """`OPTS[-1] = PAIR` in a list of two stores at position 1 (`-1 % 2`), and only there; so does
+    `operator.setitem(OPTS, -1, PAIR)`, whose `-1` is an argument, not a subscript."""
     assert _reached({"k": f"""
+        import operator
         PAIR = (P.DEFAULT, P.HIGHEST)
         OTHER = (P.HIGHEST, P.DEFAULT)
         OPTS = [None, None]
-        OPTS[{pair_at}] = PAIR
-        OPTS[{other_at}] = OTHER
+        {store.format(key=pair_at, value="PAIR")}
+        {store.format(key=other_at, value="OTHER")}
         def body(x_ref, o_ref):
             o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=OPTS[{read}])
         def run(x):
             return pl.pallas_call(body, out_shape=x)(x)
-    """}) == ([(("k", LINE + 2), MIXED)], PALLAS_BACKENDS)
+    """}) == ([(("k", LINE + 3), MIXED)], PALLAS_BACKENDS)
 
 
 def test_keyword_arguments_set_by_item_inside_a_wrapper_reach_the_body() -> None:

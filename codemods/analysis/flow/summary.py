@@ -384,6 +384,8 @@ class _Builder:
     def _expr(self, node: ast.expr, scope: _Scope) -> Expr:
         if isinstance(node, ast.Constant):
             return ("lit", node.value) if isinstance(node.value, (str, int, bool, type(None))) else ("lit", None)
+        if isinstance(node, ast.UnaryOp) and _key(node) is not None:  # `-1`, a position passed as an argument
+            return ("lit", _key(node))
         if isinstance(node, ast.Name):
             return scope.lookup(node.id, self.imports, self.name)
         if isinstance(node, ast.Attribute):
