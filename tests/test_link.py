@@ -1243,6 +1243,38 @@ def test_a_pair_written_in_a_notebook_is_named_by_its_cell_in_another_files_find
     assert own.startswith(f"{tmp_path / 'explore.ipynb'}:cell 3:2:"), own  # its own finding: the same cell and line
 
 
+def test_a_notebook_reading_a_pair_is_named_by_its_cell_in_the_note_of_who_else_reads_it(
+        tmp_path: Path, monkeypatch) -> None:
+    """A pair a kernel reads and a notebook's cell prints: the kernel's note says who else reads it as
+    the notebook's own findings name a place (`explore.ipynb:cell 3:2`), not as the link wrote it (the
+    notebook's module and its line in the cells joined: `<notebook /abs/explore.ipynb>:3`)."""
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    folder = _write(tmp_path, "pkg", {"cfg.py": "from jax import lax\n\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+                                      "kern.py": textwrap.dedent("""\
+        import jax.numpy as jnp
+        from jax.experimental import pallas as pl
+        from pkg.cfg import PAIR
+
+        def body(x_ref, o_ref):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=PAIR)
+
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """)})
+    cells = ["import jax", "# Notes", "from pkg.cfg import PAIR\nprint(PAIR)"]
+    (tmp_path / "explore.ipynb").write_text(json.dumps({"cells": [
+        {"cell_type": "markdown" if source.startswith("#") else "code", "metadata": {}, "source": source,
+         **({} if source.startswith("#") else {"execution_count": None, "outputs": []})} for source in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    results = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
+    [(path, finding)] = [(r.path, f) for r in results for f in r.findings]
+    assert Path(path) == folder / "kern.py" and finding.kind is Kind.MANUAL, finding.message
+    assert "which `print` (explore.ipynb:cell 3:2) also reads" in finding.message, finding.message
+
+
 @pytest.mark.parametrize("rule, value, comment, silenced", [
     ("JAX001", "SCORES = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)", "ignore[JAX001]", True),
     ("JAX001", "SCORES = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)", "ignore", True),

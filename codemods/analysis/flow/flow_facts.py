@@ -3,6 +3,7 @@ module's facts (and so of each file's cache key)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Callable, Collection, Iterator, Optional
@@ -37,6 +38,9 @@ class Reach:
         return (f"{self.written()}, a file this run does not process ({rewriting} "
                 "there is the fix: run the tool on that file too)")
 
+
+# A notebook's code named in a note, `(<notebook /abs/nb.ipynb>:7)`: its module and line in the cells joined
+_NOTEBOOK_NOTE = re.compile(r"\((<notebook [^>]*>):(\d+)\)")
 
 # How an unknown value an installed package's call gives, or an installed package's value, is described
 INSTALLED, INSTALLED_VALUE = "(an installed package's code)", "an installed package's value"
@@ -163,15 +167,37 @@ class FlowFacts:
 
     def placed(self, place: Callable[[str, int], Optional[str]]) -> "FlowFacts":
         """These answers with each value written in a notebook named by its cell and line (`place(module,
-        line)`: "nb.ipynb:cell 3:1"; None for a module of files), as the notebook's own findings are."""
+        line)`: "nb.ipynb:cell 3:1"; None for a module of files), as the notebook's own findings are; so
+        is a notebook's code named in the notes of who else reads a value ("`print` (nb.ipynb:cell 3:2)",
+        where the link wrote the notebook's module and its line in the cells joined)."""
+        def said(notes: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(_NOTEBOOK_NOTE.sub(lambda found: f"({place(found[1], int(found[2])) or found[0][1:-1]})", note)
+                         for note in notes)
+
         def named(reach: Reach) -> Reach:
             where = place(reach.module, reach.site[0])
-            return replace(reach, place=where) if where else reach
+            return replace(reach, place=where or reach.place, readers=said(reach.readers))
 
-        if not any(place(reach.module, reach.site[0]) for reach in self._reaches()):
+        if not any(place(reach.module, reach.site[0]) for reach in self._reaches()) and not any(
+                "(<notebook " in note for note in self._notes()):
             return self
-        return replace(self, sinks=tuple(replace(sink, pairs=tuple(map(named, sink.pairs))) for sink in self.sinks),
-                       handed=tuple(replace(handed, reach=named(handed.reach)) for handed in self.handed))
+        return replace(self, sinks=tuple(replace(sink, pairs=tuple(map(named, sink.pairs)), unknown=said(sink.unknown),
+                                                 maybe=said(sink.maybe)) for sink in self.sinks),
+                       origins=tuple(replace(origin, readers=said(origin.readers)) for origin in self.origins),
+                       handed=tuple(replace(handed, reach=named(handed.reach)) for handed in self.handed),
+                       lost=tuple(replace(lost, unknown=said(lost.unknown), through=said(lost.through),
+                                          beyond=said(lost.beyond)) for lost in self.lost))
+
+    def _notes(self) -> Iterator[str]:
+        """Every note that may name where code is: who else reads a value, what is not known and why."""
+        for reach in self._reaches():
+            yield from reach.readers
+        for sink in self.sinks:
+            yield from (*sink.unknown, *sink.maybe)
+        for origin in self.origins:
+            yield from origin.readers
+        for lost in self.lost:
+            yield from (*lost.unknown, *lost.through, *lost.beyond)
 
     def _reaches(self) -> Iterator[Reach]:
         for sink in self.sinks:
