@@ -319,6 +319,18 @@ PROJECTS = {
         "consts.py": "from .cfg import *\n",
         "entry.py": _entry_reading("from .consts import PAIR", "PAIR"),
     }, "fixed"),
+    # The pair's members looked up by name (`lax.Precision["HIGH"]`): read as no precision at all, the
+    # kernel failed with no finding (the fifth new user's trial).
+    "members_looked_up_by_name": ({
+        "settings.py": 'from jax import lax\nPAIR = (lax.Precision["DEFAULT"], lax.Precision["HIGH"])\n',
+        "entry.py": _entry_reading("from .settings import PAIR", "PAIR"),
+    }, "fixed"),
+    # A pair one element of which the code computes: no finding at all before (a two-element literal
+    # the link could not read as a pair was passed over), now [manual] at the kernel.
+    "pair_with_a_computed_element": ({
+        "settings.py": 'import os\nfrom jax import lax\nLEVEL = getattr(lax.Precision, os.environ.get("LEVEL", "HIGHEST"))\n',
+        "entry.py": _entry_reading("from .settings import LEVEL, lax", "(lax.Precision.DEFAULT, LEVEL)"),
+    }, "manual"),
     "shared_with_xla_code_elsewhere": ({
         "kernels.py": _kernel(f"""
             from jax import lax

@@ -132,10 +132,8 @@ class Values(Heap):
                 for name in parts[cut:]:
                     values = self._attributes_of(values, name)
                 return values
-        level = dotted.rsplit(".", 1)
-        if len(level) == 2 and level[0].endswith(_PRECISION.rsplit(".", 1)[1]) and level[1] in ("DEFAULT", "HIGH", "HIGHEST"):
-            return {("level", level[1])}
-        return {("ext", dotted)}
+        owner, _, member = dotted.rpartition(".")
+        return {_precision_member(owner, member) or ("ext", dotted)}
 
     def _attributes_of(self, owners: set, name: str) -> set:
         """`_attribute` of each of `owners`, joined: what installed code gave (most of a large
@@ -257,8 +255,8 @@ class Values(Heap):
         if kind == "entry":
             keys = {("lit", known) for known in self._keys_of(value[1]) if isinstance(known, (str, int))}
             return (keys if key in (0, None) else set()) | (self._item(value[1], None) if key in (1, None) else set())
-        if kind in ("unknown", "obj", "ext"):
-            return {value} if kind != "ext" else {("obj", value[1])}
+        if kind in ("unknown", "obj", "ext"):  # (`lax.Precision["HIGH"]`: the enum's member by its name)
+            return {value} if kind != "ext" else {_precision_member(value[1], key) or ("obj", value[1])}
         return set()
 
     def _functions_in(self, callable_value: tuple) -> Iterator[str]:
@@ -287,3 +285,10 @@ def _position(sequence: tuple, key: object) -> object:
     not known or out of its range."""
     length = sequence[3]
     return key % length if isinstance(key, int) and -length <= key < length else None
+
+
+def _precision_member(owner: str, member: object) -> Optional[tuple]:
+    """The level `owner.member` or `owner[member]` names where `owner` is jax's `Precision`."""
+    if owner.endswith(_PRECISION.rsplit(".", 1)[1]) and member in ("DEFAULT", "HIGH", "HIGHEST"):
+        return ("level", member)
+    return None
