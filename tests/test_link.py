@@ -331,6 +331,27 @@ PROJECTS = {
         "settings.py": 'import os\nfrom jax import lax\nLEVEL = getattr(lax.Precision, os.environ.get("LEVEL", "HIGHEST"))\n',
         "entry.py": _entry_reading("from .settings import LEVEL, lax", "(lax.Precision.DEFAULT, LEVEL)"),
     }, "manual"),
+    # A bound method as the body, reading `self.prec` that a `@classmethod` constructor's `cls(...)` set:
+    # the classmethod was called with the class as no argument, so the pair bound nothing (no finding).
+    "set_by_a_classmethod_constructor": ({
+        "layers.py": _kernel(f"""
+            class Proj:
+                def __init__(self, prec=None):
+                    self.prec = prec
+
+                @classmethod
+                def with_precision(cls, prec):
+                    return cls(prec)
+
+                def _kernel(self, x_ref, w_ref, o_ref):
+                    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=self.prec)
+
+                def __call__(self, x, w):
+                    return pl.pallas_call(self._kernel, out_shape={_SHAPE})(x, w)
+        """),
+        "entry.py": "from jax import lax\nfrom .layers import Proj\n\n\n"
+                    "def run(x, w):\n    return Proj.with_precision((lax.Precision.HIGH, lax.Precision.HIGHEST))(x, w)\n",
+    }, "fixed"),
     "shared_with_xla_code_elsewhere": ({
         "kernels.py": _kernel(f"""
             from jax import lax

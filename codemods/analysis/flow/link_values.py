@@ -174,7 +174,9 @@ class Values(Heap):
             return {value}
         return set()
 
-    def _class_attribute(self, qualified: str, name: str, instance: Optional[tuple], depth: int = 0) -> set:
+    def _class_attribute(self, qualified: str, name: str, instance: Optional[tuple], depth: int = 0,
+                         looked_up: Optional[str] = None) -> set:
+        """`looked_up`: the class the lookup started from (a subclass of `qualified`, or itself)."""
         entry = self.classes.get(qualified)
         if entry is None or depth > 8:
             return set()
@@ -184,12 +186,26 @@ class Values(Heap):
             attributes = self._attributes[qualified] = dict(cls.attributes)
         expr = attributes.get(name)
         if expr is not None:
+            owner = ("class", instance[1] if instance is not None else looked_up or qualified)
+            method = self._class_method(expr, module)
+            if method is not None:  # `@classmethod`: bound to the class, `cls(...)` makes an instance of it
+                return {("bound", method, owner)}
             values = self._eval(expr, module)
             if instance is None:
                 return values
             return {("bound", value[1], instance) if value[0] == "def" else value for value in values}
         return {found for base in cls.bases for value in self._eval(base, module) if value[0] == "class"
-                for found in self._class_attribute(value[1], name, instance, depth + 1)}
+                for found in self._class_attribute(value[1], name, instance, depth + 1, looked_up or qualified)}
+
+    def _class_method(self, expr: Expr, module: str) -> Optional[str]:
+        """The function a class attribute `@classmethod` decorates (as the summary records a decorator:
+        a call of `builtins.classmethod` with the function), else None."""
+        if expr[0] != "call" or not isinstance(expr[1], int):
+            return None
+        made = self.modules[module].calls[expr[1]]
+        if made.callee != ("dotted", "builtins.classmethod") or len(made.args) != 1 or made.args[0][1][0] != "def":
+            return None
+        return made.args[0][1][1]
 
     def _write_entries(self, target: tuple, args: list, keywords: list) -> None:
         """`dict(options, key=..., **more)` and `target.update(...)`: the entries written into `target`
