@@ -352,6 +352,29 @@ PROJECTS = {
         "entry.py": "from jax import lax\nfrom .layers import Proj\n\n\n"
                     "def run(x, w):\n    return Proj.with_precision((lax.Precision.HIGH, lax.Precision.HIGHEST))(x, w)\n",
     }, "fixed"),
+    # A config copied with one field set, `dataclasses.replace(BASE, precision=PAIR)` and a NamedTuple's
+    # `_replace(precision=PAIR)`: [manual] before ("may come from what `dataclasses.replace` gives"; "is
+    # computed"), the copy read as an installed package's value.
+    "set_by_dataclasses_replace": ({
+        "config.py": "import dataclasses\nfrom typing import Any\n\n\n@dataclasses.dataclass(frozen=True)\n"
+                     "class Cfg:\n    block: int = 128\n    precision: Any = None\n\n\nBASE = Cfg()\n",
+        "model.py": "import dataclasses\nfrom jax import lax\nfrom .config import BASE\n\n"
+                    "ACCURATE = dataclasses.replace(BASE, precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+        "entry.py": _entry_reading("from .model import ACCURATE", "ACCURATE.precision"),
+    }, "fixed"),
+    "set_by_a_namedtuple_replace": ({
+        "config.py": "from typing import Any, NamedTuple\n\n\nclass Opts(NamedTuple):\n"
+                     "    precision: Any = None\n\n\nPLAIN = Opts()\n",
+        "ops.py": _kernel(f"""
+            def _mm(x_ref, w_ref, o_ref, *, options):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=options.precision)
+
+            def matmul(x, w, options):
+                return pl.pallas_call(functools.partial(_mm, options=options), out_shape={_SHAPE})(x, w)
+        """),
+        "entry.py": "from jax import lax\nfrom .config import PLAIN\nfrom .ops import matmul\n\n\ndef run(x, w):\n"
+                    "    return matmul(x, w, PLAIN._replace(precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT)))\n",
+    }, "fixed"),
     "shared_with_xla_code_elsewhere": ({
         "kernels.py": _kernel(f"""
             from jax import lax

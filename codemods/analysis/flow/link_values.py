@@ -52,6 +52,14 @@ class Values(Heap):
         elif owner[0] in ("inst", "class"):
             self._field(owner, name, values)
 
+    def replaced(self, instance: tuple, keywords: list) -> set:
+        """`dataclasses.replace(instance, name=...)`, `instance._replace(name=...)`: a copy with those
+        fields set; instances of a class are one value here, so the fields are written into it."""
+        for keyword, values in keywords:
+            if keyword is not None:
+                self.store_attribute(instance, keyword, values)
+        return {instance}
+
     def store_item(self, owner: tuple, key: object, values: set) -> None:
         """`owner[key] = ...` (also `owner.__setitem__(key, ...)`): a mapping's entry, or a list's
         position (none known for a key not known or out of its range)."""
@@ -161,8 +169,9 @@ class Values(Heap):
             return self._resolve(f"{value[1]}.{name}") if value[1].count(".") < 8 else {("obj", value[1])}
         if kind == "obj":  # what installed code gave stays that, whatever is read from it: the set stays finite
             return {value}
-        if kind == "inst":
-            return self.read(value, name) | self._class_attribute(value[1], name, value)
+        if kind == "inst":  # (a NamedTuple's `_replace`, which no class of the project defines: `replaced`)
+            found = self.read(value, name) | self._class_attribute(value[1], name, value)
+            return found or ({("method", value, name)} if name == "_replace" else set())
         if kind == "class":
             return self._class_attribute(value[1], name, None)
         if kind in ("map", "kwargs") and name in _CONTAINER_READS:
@@ -229,6 +238,8 @@ class Values(Heap):
         `box.__setitem__(key, x)`: what the method stores into the container (a list's new elements at
         no known position, as `box[i] = x` does), and what it gives back (`box.pop()`, `d.get(key)`: what
         the container holds)."""
+        if container[0] == "inst":  # `options._replace(precision=...)`
+            return self.replaced(container, keywords)
         if name == "values":  # `d.values()`: what iterating it gives is what the mapping holds
             return {container}
         if name == "items":  # `d.items()`: iterated, (key, value) entries of the mapping
