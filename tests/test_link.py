@@ -322,7 +322,7 @@ PROJECTS = {
     # The pair's members looked up by name (`lax.Precision["HIGH"]`): read as no precision at all, the
     # kernel failed with no finding (the fifth new user's trial).
     "members_looked_up_by_name": ({
-        "settings.py": 'from jax import lax\nPAIR = (lax.Precision["DEFAULT"], lax.Precision["HIGH"])\n',
+        "settings.py": 'from jax import lax\nPAIR = (lax.Precision["DEFAULT"], lax.Precision["HIGHEST"])\n',
         "entry.py": _entry_reading("from .settings import PAIR", "PAIR"),
     }, "fixed"),
     # A pair one element of which the code computes: no finding at all before (a two-element literal
@@ -359,7 +359,7 @@ PROJECTS = {
         "config.py": "import dataclasses\nfrom typing import Any\n\n\n@dataclasses.dataclass(frozen=True)\n"
                      "class Cfg:\n    block: int = 128\n    precision: Any = None\n\n\nBASE = Cfg()\n",
         "model.py": "import dataclasses\nfrom jax import lax\nfrom .config import BASE\n\n"
-                    "ACCURATE = dataclasses.replace(BASE, precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n",
+                    "ACCURATE = dataclasses.replace(BASE, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
         "entry.py": _entry_reading("from .model import ACCURATE", "ACCURATE.precision"),
     }, "fixed"),
     "set_by_a_namedtuple_replace": ({
