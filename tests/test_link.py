@@ -319,6 +319,62 @@ PROJECTS = {
         "consts.py": "from .cfg import *\n",
         "entry.py": _entry_reading("from .consts import PAIR", "PAIR"),
     }, "fixed"),
+    # The pair's members looked up by name (`lax.Precision["HIGH"]`): read as no precision at all, the
+    # kernel failed with no finding (the fifth new user's trial).
+    "members_looked_up_by_name": ({
+        "settings.py": 'from jax import lax\nPAIR = (lax.Precision["DEFAULT"], lax.Precision["HIGHEST"])\n',
+        "entry.py": _entry_reading("from .settings import PAIR", "PAIR"),
+    }, "fixed"),
+    # A pair one element of which the code computes: no finding at all before (a two-element literal
+    # the link could not read as a pair was passed over), now [manual] at the kernel.
+    "pair_with_a_computed_element": ({
+        "settings.py": 'import os\nfrom jax import lax\nLEVEL = getattr(lax.Precision, os.environ.get("LEVEL", "HIGHEST"))\n',
+        "entry.py": _entry_reading("from .settings import LEVEL, lax", "(lax.Precision.DEFAULT, LEVEL)"),
+    }, "manual"),
+    # A bound method as the body, reading `self.prec` that a `@classmethod` constructor's `cls(...)` set:
+    # the classmethod was called with the class as no argument, so the pair bound nothing (no finding).
+    "set_by_a_classmethod_constructor": ({
+        "layers.py": _kernel(f"""
+            class Proj:
+                def __init__(self, prec=None):
+                    self.prec = prec
+
+                @classmethod
+                def with_precision(cls, prec):
+                    return cls(prec)
+
+                def _kernel(self, x_ref, w_ref, o_ref):
+                    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=self.prec)
+
+                def __call__(self, x, w):
+                    return pl.pallas_call(self._kernel, out_shape={_SHAPE})(x, w)
+        """),
+        "entry.py": "from jax import lax\nfrom .layers import Proj\n\n\n"
+                    "def run(x, w):\n    return Proj.with_precision((lax.Precision.HIGH, lax.Precision.HIGHEST))(x, w)\n",
+    }, "fixed"),
+    # A config copied with one field set, `dataclasses.replace(BASE, precision=PAIR)` and a NamedTuple's
+    # `_replace(precision=PAIR)`: [manual] before ("may come from what `dataclasses.replace` gives"; "is
+    # computed"), the copy read as an installed package's value.
+    "set_by_dataclasses_replace": ({
+        "config.py": "import dataclasses\nfrom typing import Any\n\n\n@dataclasses.dataclass(frozen=True)\n"
+                     "class Cfg:\n    block: int = 128\n    precision: Any = None\n\n\nBASE = Cfg()\n",
+        "model.py": "import dataclasses\nfrom jax import lax\nfrom .config import BASE\n\n"
+                    "ACCURATE = dataclasses.replace(BASE, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
+        "entry.py": _entry_reading("from .model import ACCURATE", "ACCURATE.precision"),
+    }, "fixed"),
+    "set_by_a_namedtuple_replace": ({
+        "config.py": "from typing import Any, NamedTuple\n\n\nclass Opts(NamedTuple):\n"
+                     "    precision: Any = None\n\n\nPLAIN = Opts()\n",
+        "ops.py": _kernel(f"""
+            def _mm(x_ref, w_ref, o_ref, *, options):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=options.precision)
+
+            def matmul(x, w, options):
+                return pl.pallas_call(functools.partial(_mm, options=options), out_shape={_SHAPE})(x, w)
+        """),
+        "entry.py": "from jax import lax\nfrom .config import PLAIN\nfrom .ops import matmul\n\n\ndef run(x, w):\n"
+                    "    return matmul(x, w, PLAIN._replace(precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT)))\n",
+    }, "fixed"),
     "shared_with_xla_code_elsewhere": ({
         "kernels.py": _kernel(f"""
             from jax import lax

@@ -151,6 +151,13 @@ def test_string_value(expression: str, text: object) -> None:
     ("other.Precision('high')", None),
     ("P.HIGH.value", None),
     ("None", None),
+    # The enum looked up by member name (`Precision.__getitem__`): exact names only.
+    ("P['HIGH']", Level.HIGH),
+    ('lax.Precision["DEFAULT"]', Level.DEFAULT),
+    ("P['high']", None),
+    ("P['BOGUS']", None),
+    ("P[name]", None),
+    ("other.Precision['HIGH']", None),
 ])
 def test_scalar_level(expression: str, level: object) -> None:
     value, index = _value(expression)
@@ -197,6 +204,8 @@ def test_scalar_level_follows_a_name_only_when_asked() -> None:
     ("lax.Precision( 'bfloat16' )", Level.HIGH, "lax.Precision( 'tensorfloat32' )"),
     ("P(P.HIGH)", Level.DEFAULT, "P(P.DEFAULT)"),
     ("P(r\"high\")", Level.DEFAULT, "P(r\"default\")"),
+    ("P['DEFAULT']", Level.HIGH, "P['HIGH']"),
+    ('lax.Precision[ r"HIGH" ]', Level.HIGHEST, 'lax.Precision[ r"HIGHEST" ]'),
 ])
 def test_spell_writes_the_level_as_the_element_was_written(like: str, level: object, text: object) -> None:
     value, index = _value(like)

@@ -1,8 +1,9 @@
 """Reading and writing `lax.Precision` values as source, keeping the user's spelling.
 
 Spellings: `Precision.X` through any alias, strings ('default', 'bfloat16', 'tensorfloat32', ...),
-`Precision('highest')`, and pairs of those as tuples or lists. Values are read from the stdlib
-`ast`; new values are written as text copied from the user's own elements.
+`Precision('highest')`, `Precision["HIGHEST"]` (the enum looked up by member name), and pairs of
+those as tuples or lists. Values are read from the stdlib `ast`; new values are written as text
+copied from the user's own elements.
 """
 
 from __future__ import annotations
@@ -93,6 +94,9 @@ def scalar_level(expression: ast.expr, module: ModuleIndex, follow_names: bool =
             if owner == PRECISION_CLASS and member in Level.__members__:
                 return Level[member]
         return None
+    if isinstance(expression, ast.Subscript) and PRECISION_CLASS in module.qualified_names(expression.value):
+        member = string_value(expression.slice, module)  # by member name only: `Precision["high"]` is a KeyError
+        return Level[member] if member in Level.__members__ else None
     if isinstance(expression, ast.Call) and len(expression.args) == 1 and not expression.keywords:
         argument = expression.args[0]
         if not isinstance(argument, ast.Starred) and PRECISION_CLASS in module.qualified_names(expression.func):
@@ -106,12 +110,14 @@ def spell(level: Level, like: ast.expr, module: ModuleIndex) -> str:
     text = string_value(like, module)
     if text is not None:
         vocabulary = _SPELL_DTYPE_STYLE if text.lower() in DTYPE_STYLE_NAMES else _SPELL_ENUM_STYLE
-        prefix = code[: len(code) - len(code.lstrip(_STRING_PREFIX))]
-        body = code[len(prefix):]
-        quote = body[:3] if body[:3] in ('"""', "'''") else body[0]
-        return f"{prefix}{quote}{vocabulary[level]}{quote}"
+        return _quoted_like(code, vocabulary[level])
     if isinstance(like, ast.Attribute):
         return code[: len(code) - len(like.attr)] + level.name
+    if isinstance(like, ast.Subscript):  # `P["HIGH"]`: the member's name, in the key's own quotes
+        start, _ = module.span(like)
+        key_start, key_end = module.span(like.slice)
+        key = _quoted_like(code[key_start - start:key_end - start], level.name)
+        return code[:key_start - start] + key + code[key_end - start:]
     value = only_value(like, module) if isinstance(like, ast.Name) else None
     if value is not None:  # `HI` bound to `P.HIGHEST`: written as `P.HIGH`
         return spell(level, value, module)
@@ -120,6 +126,14 @@ def spell(level: Level, like: ast.expr, module: ModuleIndex) -> str:
         inner_start, inner_end = module.span(like.args[0])
         return code[: inner_start - start] + spell(level, like.args[0], module) + code[inner_end - start:]
     raise ValueError(f"not a precision spelling: {code!r}")
+
+
+def _quoted_like(literal: str, text: str) -> str:
+    """`text` as a string literal with the prefix and quotes of the string literal `literal`."""
+    prefix = literal[: len(literal) - len(literal.lstrip(_STRING_PREFIX))]
+    body = literal[len(prefix):]
+    quote = body[:3] if body[:3] in ('"""', "'''") else body[0]
+    return f"{prefix}{quote}{text}{quote}"
 
 
 def spell_like(literal: PrecisionLiteral, level: Level, module: ModuleIndex) -> str:

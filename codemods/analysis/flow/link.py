@@ -43,6 +43,7 @@ _IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat
                        "builtins.reversed", "builtins.sorted", "builtins.iter"})
 _PARTIAL = "functools.partial"
 _FIELD = "dataclasses.field"
+_REPLACE = "dataclasses.replace"
 _DICT = "builtins.dict"
 _ENUMERATE = "builtins.enumerate"
 _NEXT = "builtins.next"
@@ -218,6 +219,8 @@ class Linker(Binding):
             return {value}
         if name in _IDENTITY and args:
             return set(args[0][1])
+        if name == _REPLACE and args and all(value[0] == "inst" for value in args[0][1]):  # (none yet: it grows)
+            return {found for value in args[0][1] for found in self.replaced(value, keywords)}
         if name == _ZIP and args and not any(starred for starred, _ in args):
             # iterated, rows of the elements at one position of each: (what each may hold, in order)
             row = ("map", module, call.site, "a row `zip` builds")

@@ -83,6 +83,16 @@ def _pair(linker: Linker, value: tuple) -> Optional[tuple[tuple[str, ...], ...]]
     return (first, second)
 
 
+def _unread_element(linker: Linker, value: tuple) -> Optional[str]:
+    """A two-element literal an element of which the flow cannot read (`(P.DEFAULT, LEVEL)`, `LEVEL`
+    computed): it may be a pair the kernel rejects, so it is unknown, not passed over."""
+    if value[0] != "seq" or value[3] != 2:
+        return None
+    unread = sorted({why for position in (0, 1) for element in linker.read(value, position)
+                     if (why := _describe_unknown(element)) is not None})
+    return f"a pair ({value[1]}:{value[2][0]}) whose element may be {unread[0]}" if unread else None
+
+
 def _describe_unknown(value: tuple) -> Optional[str]:
     kind = value[0]
     if kind == "unknown":
@@ -148,7 +158,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
                 pairs.append(value)
                 reached.setdefault(value, []).append((module, site, callee, backends if not maybe else frozenset()))
                 continue
-            why = _describe_unknown(value)
+            why = _describe_unknown(value) or _unread_element(linker, value)
             if why is not None:
                 unknown.append(why)
         sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, tuple(pairs), tuple(sorted(set(unknown))),

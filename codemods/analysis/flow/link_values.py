@@ -52,6 +52,14 @@ class Values(Heap):
         elif owner[0] in ("inst", "class"):
             self._field(owner, name, values)
 
+    def replaced(self, instance: tuple, keywords: list) -> set:
+        """`dataclasses.replace(instance, name=...)`, `instance._replace(name=...)`: a copy with those
+        fields set; instances of a class are one value here, so the fields are written into it."""
+        for keyword, values in keywords:
+            if keyword is not None:
+                self.store_attribute(instance, keyword, values)
+        return {instance}
+
     def store_item(self, owner: tuple, key: object, values: set) -> None:
         """`owner[key] = ...` (also `owner.__setitem__(key, ...)`): a mapping's entry, or a list's
         position (none known for a key not known or out of its range)."""
@@ -132,10 +140,8 @@ class Values(Heap):
                 for name in parts[cut:]:
                     values = self._attributes_of(values, name)
                 return values
-        level = dotted.rsplit(".", 1)
-        if len(level) == 2 and level[0].endswith(_PRECISION.rsplit(".", 1)[1]) and level[1] in ("DEFAULT", "HIGH", "HIGHEST"):
-            return {("level", level[1])}
-        return {("ext", dotted)}
+        owner, _, member = dotted.rpartition(".")
+        return {_precision_member(owner, member) or ("ext", dotted)}
 
     def _attributes_of(self, owners: set, name: str) -> set:
         """`_attribute` of each of `owners`, joined: what installed code gave (most of a large
@@ -163,8 +169,9 @@ class Values(Heap):
             return self._resolve(f"{value[1]}.{name}") if value[1].count(".") < 8 else {("obj", value[1])}
         if kind == "obj":  # what installed code gave stays that, whatever is read from it: the set stays finite
             return {value}
-        if kind == "inst":
-            return self.read(value, name) | self._class_attribute(value[1], name, value)
+        if kind == "inst":  # (a NamedTuple's `_replace`, which no class of the project defines: `replaced`)
+            found = self.read(value, name) | self._class_attribute(value[1], name, value)
+            return found or ({("method", value, name)} if name == "_replace" else set())
         if kind == "class":
             return self._class_attribute(value[1], name, None)
         if kind in ("map", "kwargs") and name in _CONTAINER_READS:
@@ -176,7 +183,9 @@ class Values(Heap):
             return {value}
         return set()
 
-    def _class_attribute(self, qualified: str, name: str, instance: Optional[tuple], depth: int = 0) -> set:
+    def _class_attribute(self, qualified: str, name: str, instance: Optional[tuple], depth: int = 0,
+                         looked_up: Optional[str] = None) -> set:
+        """`looked_up`: the class the lookup started from (a subclass of `qualified`, or itself)."""
         entry = self.classes.get(qualified)
         if entry is None or depth > 8:
             return set()
@@ -186,12 +195,26 @@ class Values(Heap):
             attributes = self._attributes[qualified] = dict(cls.attributes)
         expr = attributes.get(name)
         if expr is not None:
+            owner = ("class", instance[1] if instance is not None else looked_up or qualified)
+            method = self._class_method(expr, module)
+            if method is not None:  # `@classmethod`: bound to the class, `cls(...)` makes an instance of it
+                return {("bound", method, owner)}
             values = self._eval(expr, module)
             if instance is None:
                 return values
             return {("bound", value[1], instance) if value[0] == "def" else value for value in values}
         return {found for base in cls.bases for value in self._eval(base, module) if value[0] == "class"
-                for found in self._class_attribute(value[1], name, instance, depth + 1)}
+                for found in self._class_attribute(value[1], name, instance, depth + 1, looked_up or qualified)}
+
+    def _class_method(self, expr: Expr, module: str) -> Optional[str]:
+        """The function a class attribute `@classmethod` decorates (as the summary records a decorator:
+        a call of `builtins.classmethod` with the function), else None."""
+        if expr[0] != "call" or not isinstance(expr[1], int):
+            return None
+        made = self.modules[module].calls[expr[1]]
+        if made.callee != ("dotted", "builtins.classmethod") or len(made.args) != 1 or made.args[0][1][0] != "def":
+            return None
+        return made.args[0][1][1]
 
     def _write_entries(self, target: tuple, args: list, keywords: list) -> None:
         """`dict(options, key=..., **more)` and `target.update(...)`: the entries written into `target`
@@ -215,6 +238,8 @@ class Values(Heap):
         `box.__setitem__(key, x)`: what the method stores into the container (a list's new elements at
         no known position, as `box[i] = x` does), and what it gives back (`box.pop()`, `d.get(key)`: what
         the container holds)."""
+        if container[0] == "inst":  # `options._replace(precision=...)`
+            return self.replaced(container, keywords)
         if name == "values":  # `d.values()`: what iterating it gives is what the mapping holds
             return {container}
         if name == "items":  # `d.items()`: iterated, (key, value) entries of the mapping
@@ -257,8 +282,8 @@ class Values(Heap):
         if kind == "entry":
             keys = {("lit", known) for known in self._keys_of(value[1]) if isinstance(known, (str, int))}
             return (keys if key in (0, None) else set()) | (self._item(value[1], None) if key in (1, None) else set())
-        if kind in ("unknown", "obj", "ext"):
-            return {value} if kind != "ext" else {("obj", value[1])}
+        if kind in ("unknown", "obj", "ext"):  # (`lax.Precision["HIGH"]`: the enum's member by its name)
+            return {value} if kind != "ext" else {_precision_member(value[1], key) or ("obj", value[1])}
         return set()
 
     def _functions_in(self, callable_value: tuple) -> Iterator[str]:
@@ -287,3 +312,10 @@ def _position(sequence: tuple, key: object) -> object:
     not known or out of its range."""
     length = sequence[3]
     return key % length if isinstance(key, int) and -length <= key < length else None
+
+
+def _precision_member(owner: str, member: object) -> Optional[tuple]:
+    """The level `owner.member` or `owner[member]` names where `owner` is jax's `Precision`."""
+    if owner.endswith(_PRECISION.rsplit(".", 1)[1]) and member in ("DEFAULT", "HIGH", "HIGHEST"):
+        return ("level", member)
+    return None

@@ -1,0 +1,3 @@
+from jax import lax
+
+QK_PRECISION = (lax.Precision["DEFAULT"], lax.Precision["HIGHEST"])  # value
