@@ -883,6 +883,16 @@ def test_hint_offsets_are_every_match_start_sorted() -> None:
     assert scan._hint_offsets(raw) == [2, 17, 29, 58, 66]
 
 
+@pytest.mark.parametrize("op", sorted(scan._OP_NAMES))
+def test_an_unpacked_call_of_each_op_is_found_whole_words_only(op: str) -> None:
+    """`_UNPACKED` opens with a lookahead for the first bytes of its ops (docs/speed.md: the pattern
+    is then tried only where one is): a call of every op, or a partial of it, that unpacks
+    arguments is found where it starts, and never the op as the tail of another word."""
+    raw = f"y = {op}(a, *xs)\nz = partial(jnp.{op}, **kw)\nw = my{op}(*xs)\nv = x.{op}(b, f(c), **o)\n".encode()
+    starts = [match.start() for match in scan._UNPACKED.finditer(raw)]
+    assert starts == [4, raw.index(b"partial"), raw.index(f".{op}(b".encode()) + 1]
+
+
 # -- small syntax helpers --
 
 @pytest.mark.parametrize("raw, defines", [

@@ -869,3 +869,22 @@ def test_a_warm_run_after_an_edit_gives_the_cold_facts_of_shared_constants_and_p
     assert before.facts(tmp_path / "before/sw/kernels.py").read_elsewhere == (("MIXED", ("sw.reference",)),)
     assert [name for name, *_ in before.facts(tmp_path / "before/sw/model.py").precision_wrappers] == \
         ["sw.kernels.matmul"]
+
+
+def test_a_link_hashes_the_summaries_it_read_only_when_its_state_is_kept(tmp_path: Path) -> None:
+    """The key a link's answers are kept by hashes every summary it read (0.5 s of a cold run on the
+    trees): a run that keeps no state (`--no-cache`) never reads it, so the link leaves it to
+    `state`, which gives the key the link would have worked out, and restored, the answers."""
+    from codemods import registry
+
+    follows = {name: place for rule in registry.RULES if rule.kernel_scoped for name, place in rule.follows.items()}
+    paths = _write(tmp_path, {**_project(random.Random(0)), **CROSSING})
+    index = ProjectIndex(paths, read_bytes)
+    index.link_flow(follows)
+    assert index.flow and not any(module.summary_hash for module in index._modules.values())
+    key = index.state().flow[0]
+    assert key == index._flow_key_of(index.flow_modules, follows)
+    warm = ProjectIndex(paths, read_bytes)
+    warm.restore(index.state())
+    warm.link_flow(follows)
+    assert warm.flow == index.flow and warm._flow_key == key

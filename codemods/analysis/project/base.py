@@ -119,7 +119,8 @@ class ProjectBase:
         self._learnt = False  # anything `state()` would say that the restored state did not
         self._flow: dict[str, FlowFacts] = {}  # see `flow`
         self._linking: Optional[Future] = None  # a link running in another process (`link_flow_elsewhere`)
-        self._flow_key = ""  # what `flow` was linked from (see `link_flow`)
+        self._flow_key: Optional[str] = ""  # what `flow` was linked from (see `link_flow`; None: see `_linked_key`)
+        self._flow_linked_from: tuple[frozenset[str], dict] = (frozenset(), {})  # the same, until `_linked_key`
         # The restored state's: its key, answers, the modules read on demand and what the link started
         # from (None: `linked`, every module that may bear on a kernel; else a run's `_link_scope`).
         self._kept_flow: tuple[str, dict[str, list], frozenset[str], Optional[frozenset[str]]] = \
@@ -261,12 +262,25 @@ class ProjectBase:
 
     def _says(self, module: _Module, names: tuple[str, ...]) -> bool:
         """Whether the module says one of `names` as a word (a search's question: see SEARCH)."""
+        return self._says_words(module, *self._asked(names))
+
+    def _asked(self, names: tuple[str, ...]) -> tuple[list[bytes], bool]:
+        """`names` as `_says_words` asks them: encoded, and whether the summary learnt who says each
+        (`_named`: then a module's `said` answers). Once per search, not once per module asked."""
         wanted = [name.encode() for name in names]
-        if module.said is not None and self._named.issuperset(wanted):
+        return wanted, self._named.issuperset(wanted)
+
+    def _says_words(self, module: _Module, wanted: list[bytes], known: bool) -> bool:
+        """`_says` of names already asked (`_asked`): a search asks it of thousands of modules."""
+        if known and module.said is not None:
             return not module.said.isdisjoint(wanted)
-        if module.word_hashes is None:  # one pass over its bytes, for every name asked of it
-            module.word_hashes = _word_hashes(self._bytes(module))
-        if not any(_may_say(module.word_hashes, word) for word in wanted):
+        hashes = module.word_hashes
+        if hashes is None:  # one pass over its bytes, for every name asked of it
+            hashes = module.word_hashes = _word_hashes(self._bytes(module))
+        for word in wanted:
+            if _may_say(hashes, word):
+                break
+        else:
             return False
         if module.words is None:
             module.words = _words(self._bytes(module))

@@ -21,8 +21,9 @@ class WordIndex(ProjectBase):
         change it in the edited module (`_answer_changed`), and asking thousands of modules (jax's
         own, who say `jax`) must not leave thousands of dependencies behind."""
         found: list[_Module] = []
+        asked = self._asked(names)
         for candidate in self._candidates(words, names):
-            if candidate is not exclude and self._meets(candidate, names, unmarked):
+            if candidate is not exclude and self._meets(candidate, asked, unmarked):
                 found.append(candidate)
                 if limit is not None and len(found) > limit:
                     break
@@ -40,9 +41,9 @@ class WordIndex(ProjectBase):
         said = {module for word in wanted for module in self._sayers.get(word, ())}.union(self._unsummarised)
         return [module for module in self._in_order(said) if not words.isdisjoint(self._words_imported(module))]
 
-    def _meets(self, module: _Module, names: tuple[str, ...], unmarked: bool) -> bool:
-        """What a search asks of an importer, beyond the words of its imports."""
-        return not (unmarked and self._marked(module)) and self._says(module, names)
+    def _meets(self, module: _Module, asked: tuple[list[bytes], bool], unmarked: bool) -> bool:
+        """What a search asks of an importer, beyond the words of its imports (`asked`: its names, `_asked`)."""
+        return not (unmarked and self._marked(module)) and self._says_words(module, *asked)
 
     def _answer_changed(self, search: tuple, changed: set[str]) -> bool:
         """Whether a search (see `_importers_saying`) answers otherwise now: a changed module that
@@ -53,7 +54,7 @@ class WordIndex(ProjectBase):
         cut = limit is not None and len(found) > limit
         for name in changed - {excluded}:
             module = self._modules[name]
-            meets = bool(self._words_imported(module) & set(words)) and self._meets(module, names, unmarked)
+            meets = bool(self._words_imported(module) & set(words)) and self._meets(module, self._asked(names), unmarked)
             if meets != (name in found) and not (cut and meets):
                 return True
         return False
