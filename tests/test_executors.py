@@ -163,7 +163,7 @@ def test_the_map_stage_is_made_on_the_cluster(linked: bool, scheduler: str, tmp_
     ran = Counter(task["key"].rsplit("-", 1)[0] for task in tasks.data)
     assert ran["_summary"] >= 2, ran
     if linked:
-        assert ran["_flow_summary"] >= 2 and ran["_link_on_cluster"] == 1 and ran["_process_shared"] >= 1, ran
+        assert ran["_linked_summary"] >= 2 and ran["_link_on_cluster"] == 1 and ran["_process_shared"] >= 1, ran
 
 
 @needs_dask
@@ -188,6 +188,27 @@ def test_the_workers_reuse_what_they_made(scheduler: str, tmp_path: Path, monkey
     made = Counter(name for names in summaries for name in names)
     assert len(made) > runner.SUMMARY_MIN_MODULES and max(made.values()) == 1, made.most_common(3)
     assert sum(parses) == 0, parses
+
+
+@needs_dask
+def test_the_link_goes_to_the_cluster_as_soon_as_its_summaries_are_in(
+        scheduler: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The link's task is handed to the cluster once the linked modules are summarised, before the
+    maps of the other modules' needy names and who says each: one worker links while the other
+    works those out (the link is the run's serial part). The results are the local run's."""
+    root = _generated(tmp_path / "generated")
+    files = discover([root])
+    local = runner.run(files, registry.RULES, SETTINGS, jobs=2)
+    handed: list[str] = []
+    map_, task = executors.DaskExecutor.map, executors.DaskExecutor.task
+    monkeypatch.setattr(executors.DaskExecutor, "map", lambda pool, function, *args, **kwargs: handed.append(
+        function.__name__) or map_(pool, function, *args, **kwargs))
+    monkeypatch.setattr(executors.DaskExecutor, "task", lambda pool, function, *args, **kwargs: handed.append(
+        function.__name__) or task(pool, function, *args, **kwargs))
+    on_cluster = runner.run(files, registry.RULES, replace(SETTINGS, executor=scheduler), jobs=2)
+    assert on_cluster == local
+    summary = [name for name in handed if name in ("_linked_summary", "_link_on_cluster", "_needy_summary", "_names_said")]
+    assert summary == ["_linked_summary", "_link_on_cluster", "_needy_summary", "_names_said"], handed
 
 
 def _counting_work(counting: bool) -> None:

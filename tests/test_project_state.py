@@ -299,8 +299,8 @@ def test_a_run_over_most_of_a_large_project_summarises_it_in_workers(
     monkeypatch.setattr(runner, "SUMMARY_MIN_MODULES", len(paths))  # the pool's threshold: this project
     calls = []
     summarise = ProjectIndex.summarise
-    monkeypatch.setattr(ProjectIndex, "summarise", lambda index, names, map_in_workers: calls.append(sorted(names))
-                        or summarise(index, names, map_in_workers))
+    monkeypatch.setattr(ProjectIndex, "summarise", lambda index, names, map_in_workers, *then: calls.append(sorted(names))
+                        or summarise(index, names, map_in_workers, *then))
     handed = []  # the files handed to the summary's workers as soon as their facts were known
     submit = runner._Pool.submit
     monkeypatch.setattr(runner._Pool, "submit", lambda pool, function, item, *where: handed.append(item[0])
@@ -426,6 +426,33 @@ def test_a_summarised_run_hands_out_before_the_link_the_files_it_cannot_answer_f
 
 @FORKS
 @FORK_WARNING
+def test_a_summarised_run_starts_the_link_as_soon_as_its_summaries_are_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With `--jobs 2` the link is forked once the linked modules are summarised (their needy names
+    on the same parse), before the workers find the other modules' needy names and who says each:
+    the link, the run's longest serial part, runs while they do (it read neither). The findings
+    are those of a run on one core."""
+    from codemods import registry
+    from codemods.engine import runner
+
+    paths = _write(tmp_path, {**_project(random.Random(3)), **CROSSING, **PACKAGE})
+    monkeypatch.setattr(runner, "SUMMARY_MIN_MODULES", len(paths))
+    events: list[str] = []
+    pool_map, fork = runner._Pool.map, runner._Pool.fork
+    monkeypatch.setattr(runner._Pool, "map", lambda pool, function, items: events.append(function.__name__)
+                        or pool_map(pool, function, items))
+    monkeypatch.setattr(runner._Pool, "fork", lambda pool, function: events.append("fork") or fork(pool, function))
+    settings = Settings((0, 12, 0, 1))
+    results = runner.run(paths, registry.RULES, settings, 2, None)
+    assert [event for event in events if event != "_prefilter_summary"] == [
+        "_summary", "_linked_summary", "fork", "_needy_summary", "_names_said"]
+    lazy = runner.run(paths, registry.RULES, settings, 1, None)
+    assert [(r.path, r.findings, r.new_source) for r in results] == [(r.path, r.findings, r.new_source) for r in lazy]
+    assert any(r.findings for r in results)
+
+
+@FORKS
+@FORK_WARNING
 def test_a_summarised_run_chooses_each_files_rules_from_its_workers_prefilter(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The summary's workers answer the byte test of each module with its summary: the main process
@@ -532,6 +559,7 @@ def test_linked_in_a_forked_process_the_index_gives_the_facts_and_state_of_a_lin
     assert log.read_text() == "forked\n"
     assert "shared.pick" in elsewhere.flow_modules - elsewhere.linked()  # read on demand, there
     assert elsewhere.state() == here.state()
+
 
 
 # -- what an edit keeps --

@@ -475,19 +475,31 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     many = pool is not None and len(changed) >= SUMMARY_MIN_MODULES
     forking = many and pool.local and pool.jobs > 1 and _can_fork()
     cluster = _ClusterProject.of(files, transforms, settings, seen, cache) if many and not pool.local else None
-    if forking:
-        index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
-    elif cluster is not None and _summarised_on_cluster(index, changed, cluster, pool):
-        pool.project = cluster  # the facts and the rules go to the workers that hold the parses
-    index.restore(state, changed)
     follows = {name: place for rule in transforms if rule.kernel_scoped for name, place in rule.follows.items()}
-    if follows:
-        if forking:  # linked in a process of its own while the facts are worked out here (`_prepare`)
+
+    started = []  # whether the link was started (`restored_and_linked`)
+
+    def restored_and_linked() -> None:
+        """Called by the summary as soon as the link's summaries are in: the link then runs (in a
+        process of its own, or on a cluster's worker) while the workers finish the summary and work
+        out the facts (`_prepare`)."""
+        started.append(True)
+        index.restore(state, changed)
+        if not follows:
+            return
+        if forking:
             index.link_flow_elsewhere(follows, targets, pool.fork)
         elif cluster is not None and state is None:  # (a state kept: its link is mostly taken as kept, here)
             index.link_flow_from(_linked_on_cluster(index, follows, targets, cluster, pool))
         else:
             index.link_flow(follows, targets)
+
+    if forking:  # forked at its first task: the index is then in `_SUMMARISING`
+        index.summarise(changed, pool.map, restored_and_linked)
+    elif cluster is not None and _summarised_on_cluster(index, changed, cluster, pool, restored_and_linked):
+        pool.project = cluster  # the facts and the rules go to the workers that hold the parses
+    if not started:  # (no summary, or one a worker's other bytes stopped before)
+        restored_and_linked()
     return index
 
 
@@ -546,15 +558,15 @@ def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settin
 
 
 def _summarised_on_cluster(index: ProjectIndex, changed: set[str], cluster: "_ClusterProject",
-                           pool: executors.Executor) -> bool:
+                           pool: executors.Executor, then: Callable[[], None]) -> bool:
     """`index.summarise` on a cluster's workers (the map stage: each module read, byte-tested,
     prefiltered and summarised there), each worker over an index of its own of the same files,
     read at the paths the nodes share (`_ClusterProject`); whether it all ran there. Where a worker
     reads bytes other than the driver's (a file changed meanwhile), what is left of the stage is
     worked out here, from the driver's bytes, as a run of one job does (the facts are the same:
-    see `summarise`), and so are the facts and the rules."""
+    see `summarise`), and so are the facts and the rules. `then`: see `summarise`."""
     try:
-        index.summarise(changed, lambda function, items: pool.map(function, items, cluster))
+        index.summarise(changed, lambda function, items: pool.map(function, items, cluster), then)
     except executors.Changed:
         return False  # what the workers answered before is kept: each from the driver's bytes
     return True
@@ -748,19 +760,21 @@ class _Pool:
     def map(self, function: Callable, items: list) -> list:
         """`function` of each item, in order; runs of consecutive items go to the workers in turn, but
         a module an earlier map handed to a worker (an item that names it) goes to that worker,
-        which holds its parse (the summary's later stages ask of some modules again)."""
+        which holds its parse (the summary's later stages ask of some modules again; an item names
+        a module as `executors.about_module` reads it)."""
         if not self._workers:
             self._workers = [_pool(1) for _ in range(self.jobs)]
             for executor in self._workers:  # each forked now, whether or not this map gives it an item
                 executor.submit(int)
         run = max(1, len(items) // (self.jobs * 32))
-        worker_of = [self._owners.get(item, (position // run) % self.jobs) if isinstance(item, str)
-                     else (position // run) % self.jobs for position, item in enumerate(items)]
+        modules = [executors.about_module(item) for item in items]
+        worker_of = [self._owners.get(module, (position // run) % self.jobs) if module is not None
+                     else (position // run) % self.jobs for position, module in enumerate(modules)]
         shares: list[list] = [[] for _ in self._workers]
-        for item, worker in zip(items, worker_of):
+        for item, module, worker in zip(items, modules, worker_of):
             shares[worker].append(item)
-            if isinstance(item, str):
-                self._owners[item] = worker
+            if module is not None:
+                self._owners[module] = worker
         results = [executor.map(function, share, chunksize=run) for executor, share in zip(self._workers, shares)]
         return [next(results[worker]) for worker in worker_of]
 
