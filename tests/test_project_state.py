@@ -561,6 +561,19 @@ def test_linked_in_a_forked_process_the_index_gives_the_facts_and_state_of_a_lin
     assert elsewhere.state() == here.state()
 
 
+def test_the_links_key_is_made_only_when_a_state_is_kept(tmp_path: Path) -> None:
+    """The key a link's answers are kept by (the hashes of the summaries it read) is made by `state`,
+    not by the link: a run that keeps no state (`--no-cache`) never hashes them, and a link in
+    another process answers without them. The key is the one the link read."""
+    from codemods import registry
+
+    follows = {name: place for rule in registry.RULES if rule.kernel_scoped for name, place in rule.follows.items()}
+    index = ProjectIndex(_write(tmp_path, {**_project(random.Random(3)), **CROSSING}), read_bytes)
+    index.link_flow(follows)
+    assert index.flow and all(module.summary_hash is None for module in index._modules.values())
+    key = index._flow_key_of(index.linked() | index.flow_modules, follows)
+    assert index.state().flow[0] == key
+
 
 # -- what an edit keeps --
 

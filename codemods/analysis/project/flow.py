@@ -116,7 +116,7 @@ class LinkedFlow(ProjectBase):
         self._flow = {name: facts.unfollowed(read - complete, lambda name: self._unfollowed_importers(name, read))
                       for name, facts in flow.items() if name in complete}
         self._flow_read, self._flow_scope = read - start, scope
-        self._flow_key, self._learnt = self._flow_key_of(start | self._flow_read, follows), True
+        self._flow_key, self._learnt = (start | self._flow_read, dict(follows)), True  # (see `_kept_flow_key`)
 
     def _take_kept_flow(self, start: frozenset[str], follows: Mapping) -> bool:
         """Take the restored state's answers (linked from `start`) if nothing they read changed, or
@@ -140,6 +140,14 @@ class LinkedFlow(ProjectBase):
         self._flow_key = self._flow_key_of(read, follows) if moves else kept_key
         self._flow_read, self._flow_scope = kept_read, kept_scope
         return True
+
+    def _kept_flow_key(self) -> str:
+        """The key `flow` is kept by, made when a state is kept (`state`): the hashes of the summaries
+        the link read are the last of its work and none of its answers; a run that keeps no state
+        (`--no-cache`) never makes them, and a link elsewhere sends its answers without them."""
+        if not isinstance(self._flow_key, str):
+            self._flow_key = self._flow_key_of(*self._flow_key)
+        return self._flow_key
 
     def _moved_sites(self, names: frozenset[str]) -> dict[str, dict]:
         """Of the modules `names` whose summary changed since the restored state, where each site
