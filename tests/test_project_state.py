@@ -449,6 +449,17 @@ def test_a_summarised_run_starts_the_link_as_soon_as_its_summaries_are_in(
     lazy = runner.run(paths, registry.RULES, settings, 1, None)
     assert [(r.path, r.findings, r.new_source) for r in results] == [(r.path, r.findings, r.new_source) for r in lazy]
     assert any(r.findings for r in results)
+    # With a kept state (here every module changed since), after the whole summary: restoring it
+    # reads the changed modules' parts, which the summary's later stages bring.
+    cache = ResultCache(tmp_path / "cache", settings)
+    runner.run(paths, registry.RULES, settings, 1, cache)
+    for path in paths:
+        path.write_text(path.read_text() + "\n")
+    del events[:]
+    warm = runner.run(paths, registry.RULES, settings, 2, ResultCache(tmp_path / "cache", settings))
+    assert [event for event in events if event != "_prefilter_summary"] == [
+        "_summary", "_linked_summary", "_needy_summary", "_names_said", "fork"]
+    assert [(r.path, r.findings) for r in warm] == [(r.path, r.findings) for r in lazy]
 
 
 @FORKS

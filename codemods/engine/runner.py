@@ -480,9 +480,9 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     started = []  # whether the link was started (`restored_and_linked`)
 
     def restored_and_linked() -> None:
-        """Called by the summary as soon as the link's summaries are in: the link then runs (in a
-        process of its own, or on a cluster's worker) while the workers finish the summary and work
-        out the facts (`_prepare`)."""
+        """Called by the summary as soon as the link's summaries are in (a cold run), or after it:
+        the link then runs (in a process of its own, or on a cluster's worker) while the workers
+        finish the summary and work out the facts (`_prepare`)."""
         started.append(True)
         index.restore(state, changed)
         if not follows:
@@ -494,11 +494,14 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
         else:
             index.link_flow(follows, targets)
 
+    # With a kept state, after the whole summary: restoring reads the changed modules' parts, which
+    # its later stages bring (else worked out here), and the kept link is mostly taken as is.
+    early = restored_and_linked if state is None else None
     if forking:  # forked at its first task: the index is then in `_SUMMARISING`
-        index.summarise(changed, pool.map, restored_and_linked)
-    elif cluster is not None and _summarised_on_cluster(index, changed, cluster, pool, restored_and_linked):
+        index.summarise(changed, pool.map, early)
+    elif cluster is not None and _summarised_on_cluster(index, changed, cluster, pool, early):
         pool.project = cluster  # the facts and the rules go to the workers that hold the parses
-    if not started:  # (no summary, or one a worker's other bytes stopped before)
+    if not started:  # (no summary, a kept state, or a summary a worker's other bytes stopped first)
         restored_and_linked()
     return index
 
@@ -558,7 +561,7 @@ def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settin
 
 
 def _summarised_on_cluster(index: ProjectIndex, changed: set[str], cluster: "_ClusterProject",
-                           pool: executors.Executor, then: Callable[[], None]) -> bool:
+                           pool: executors.Executor, then: Optional[Callable[[], None]]) -> bool:
     """`index.summarise` on a cluster's workers (the map stage: each module read, byte-tested,
     prefiltered and summarised there), each worker over an index of its own of the same files,
     read at the paths the nodes share (`_ClusterProject`); whether it all ran there. Where a worker
