@@ -18,6 +18,7 @@ import json
 import marshal
 import multiprocessing
 import os
+import sys
 import random
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -468,17 +469,29 @@ def test_a_summarised_run_chooses_each_files_rules_from_its_workers_prefilter(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The summary's workers answer the byte test of each module with its summary: the main process
     neither reads nor tests a file to choose its rules (it did, serially, for thousands of files),
-    and the per-file ignores still apply to the rules they choose."""
+    but for a module other modules' kernels call (its facts hold kernels: a few), whose bytes it
+    tests with that, as a run of one job does; the workers never test the kernel-scoped rules
+    as if every module held kernels (more CPU than all the rules' test). The per-file ignores
+    still apply to the rules they choose."""
     from codemods import registry
     from codemods.engine import runner
 
     paths = _write(tmp_path, PACKAGE)
     monkeypatch.setattr(runner, "SUMMARY_MIN_MODULES", len(paths))
+    main, log, rules_for, rules_for_file = os.getpid(), tmp_path / "holding.log", runner.rules_for, runner._rules_for_file
 
-    def not_here(path: Path, *_) -> list:
-        raise AssertionError(f"the main process prefiltered {path}")
+    def logged(raw: bytes, rules, settings, holds_kernels: bool = False) -> list:
+        if holds_kernels and os.getpid() != main and sys._getframe(1).f_code.co_name == "prefilter":
+            with open(log, "a") as out:
+                out.write("a worker tested the kernel-scoped rules as if the module held kernels\n")
+        return rules_for(raw, rules, settings, holds_kernels)
 
-    monkeypatch.setattr(runner, "_rules_for_file", not_here)
+    def only_holding(path: Path, seen, transforms, settings, facts, skipped) -> list:
+        assert facts.holds_kernels, f"the main process prefiltered {path}"
+        return rules_for_file(path, seen, transforms, settings, facts, skipped)
+
+    monkeypatch.setattr(runner, "rules_for", logged)
+    monkeypatch.setattr(runner, "_rules_for_file", only_holding)
     settings = Settings((0, 12, 0, 1))
     ignored = {"api.py"}  # its kernel's call of ops.mm is no finding of its own: the fix is in ops.py
     results = runner.run(paths, registry.RULES, settings, 2, rules_to_skip=lambda path: frozenset(
@@ -489,6 +502,7 @@ def test_a_summarised_run_chooses_each_files_rules_from_its_workers_prefilter(
     results = runner.run(paths, registry.RULES, settings, 2, rules_to_skip=lambda path: frozenset(
         {"JAX001"} if Path(path).name in ignored else ()))
     assert not [f for r in results for f in r.findings]
+    assert not log.exists()
 
 
 def _notebook(*cells: str) -> str:
