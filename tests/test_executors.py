@@ -141,8 +141,10 @@ def test_the_map_stage_is_made_on_the_cluster(linked: bool, scheduler: str, tmp_
     """The project index's map stage over a project large enough for the local run to summarise it
     in its workers (each module's parts, its byte prefilter, its whole-program summary) is made by
     the cluster's workers (Dask's record of its tasks), none of it on the driver, which tests no
-    file's bytes against the rules and makes no summary; the results are the local run's, with the
-    rules that follow values across modules and without them (JAX004-JAX008: nothing is linked)."""
+    file's bytes against the rules (but those of a file other modules' kernels call, with that:
+    the workers test each module as if it held none) and makes no summary; the results are the
+    local run's, with the rules that follow values across modules and without them (JAX004-JAX008:
+    nothing is linked)."""
     root = _generated(tmp_path / "generated")
     files = discover([root])
     rules = registry.RULES if linked else [rule for rule in registry.RULES if rule.kernel_scoped and not rule.follows]
@@ -151,8 +153,20 @@ def test_the_map_stage_is_made_on_the_cluster(linked: bool, scheduler: str, tmp_
     summarise_tree = project_index.flow.summarise_tree
     monkeypatch.setattr(project_index.flow, "summarise_tree",
                         lambda tree, name, *args: on_driver.append(name) or summarise_tree(tree, name, *args))
-    rules_for = runner.rules_for
-    monkeypatch.setattr(runner, "rules_for", lambda code, *args: on_driver.append(code) or rules_for(code, *args))
+    rules_for, rules_for_file = runner.rules_for, runner._rules_for_file
+
+    def tested(code: bytes, *args) -> list:
+        if sys._getframe(1).f_code.co_name != "_rules_for_file":
+            on_driver.append(code)
+        return rules_for(code, *args)
+
+    def file_tested(path: Path, seen, transforms, settings, facts, *args) -> list:
+        if not facts.holds_kernels:
+            on_driver.append(str(path))
+        return rules_for_file(path, seen, transforms, settings, facts, *args)
+
+    monkeypatch.setattr(runner, "rules_for", tested)
+    monkeypatch.setattr(runner, "_rules_for_file", file_tested)
     link = project_index.flow.link
     monkeypatch.setattr(project_index.flow, "link", lambda *args: on_driver.append("the link") or link(*args))
     with distributed.Client(scheduler.replace("dask://", "tcp://"), set_as_default=False) as client:
