@@ -1380,6 +1380,35 @@ def test_a_notebook_handing_a_kernel_wrapper_a_pair_plain_code_reads_too_says_so
     assert checked.exit_code == 1, checked.output
 
 
+@pytest.mark.parametrize("imported, read", [("from nets import settings", "settings.Mode.EXACT.value"),
+                                            ("from nets.settings import Mode", "Mode.EXACT.value")])
+def test_an_enum_members_value_of_another_module_is_followed_to_its_class_and_not_rewritten(
+        tmp_path: Path, imported: str, read: str) -> None:
+    """`precision=settings.Mode.EXACT.value`: [manual], as rewriting an Enum member's value could make two
+    members aliases. The note said "a precision is followed within its own module only", which the README
+    contradicts (a new user's trial, bench/TRIAL_2026-12-07.md M3): the link reads the member's value as
+    written in the class body, and the note says where, that it is an Enum member's, and why not rewritten."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    _write(tmp_path, "nets", {
+        "settings.py": "import enum\n\nfrom jax import lax\n\n\nclass Mode(enum.Enum):\n"
+                       "    EXACT = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n    FAST = lax.Precision.DEFAULT\n",
+        "ops.py": _kernel(f"""
+            {imported}
+
+            def body(x_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision={read})
+
+            def run(x):
+                return pl.pallas_call(body, out_shape=x)(x)
+        """)})
+    results = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
+    [(path, finding)] = [(r.path, f) for r in results for f in r.findings]
+    assert Path(path).name == "ops.py" and finding.kind is Kind.MANUAL and all(r.new_source is None for r in results)
+    assert "within its own module only" not in finding.message, finding.message
+    assert "can be (DEFAULT, HIGHEST), written in `nets.settings` on line 7, which the enum `nets.settings.Mode` " \
+        "(it is `EXACT`'s value; rewriting it may make two members aliases) also reads" in finding.message, finding.message
+
+
 def test_a_notebook_reading_a_pair_is_named_by_its_cell_in_the_note_of_who_else_reads_it(
         tmp_path: Path, monkeypatch) -> None:
     """A pair a kernel reads and a notebook's cell prints: the kernel's note says who else reads it as
