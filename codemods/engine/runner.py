@@ -296,7 +296,8 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     candidates: list[_Candidate] = []
     analysed: list[_Analysed] = []
     # A run over some of the project's files (not a shard: the other shards fix their own): a kernel's
-    # value written in a file outside them is said at the kernel's call, where it is written being the fix.
+    # value written in a file outside them is said at the kernel's call, where it is written being the fix;
+    # a value written in one of them that other code reads too, where it is written, for a kernel outside them.
     in_run = frozenset(filter(None, map(index.module_of, files))) \
         if index is not None and project is not None and len(files) < len(project) and not shard else None
     settled: Optional[Callable[[Reach, str], bool]] = None
@@ -310,7 +311,7 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             status = seen.status(key)
             known = seen.known(key)
             facts = early if early is not None else facts_of(index, path)
-            if in_run is not None and facts.flow.sinks:
+            if in_run is not None and (facts.flow.sinks or facts.flow.origins):
                 settled = settled or _settled_by_comments(index, transforms, seen)
                 facts = replace(facts, flow=facts.flow.within(in_run, settled))
             skipped = tuple(sorted(rules_to_skip(path)))
