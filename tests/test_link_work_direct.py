@@ -155,3 +155,27 @@ def test_decorating_more_functions_binds_each_ones_arguments_to_it_alone(monkeyp
             held = {key for key in linker.keys if key[0] == "kwargs" and key[1] == "k.op_3"}
             assert [sorted(map(str, linker.keys[key])) for key in held] == [["option_3"]], held
         assert counts[1] < 5 * counts[0], (wraps, counts)
+
+
+def test_a_wrapper_one_kernel_calls_runs_only_the_function_it_wraps_in_kernels() -> None:
+    """`@traced` on a helper a kernel body calls and on XLA code: the wrapper made for the helper runs
+    in the kernel, the one made for the XLA function does not (read by the wrapper's name, every
+    decorated function ran in kernels, its pair taken for a kernel's)."""
+    flow, _ = link(_summaries({"deco": _decorated_project(0, True)["deco"], "k": """
+        from deco import traced
+
+        @traced
+        def helper(x):
+            return jnp.dot(x, x, precision=P.HIGHEST)
+
+        @traced
+        def reference(x):
+            return jnp.dot(x, x, precision=(P.DEFAULT, P.HIGHEST))
+
+        def body(x_ref, o_ref):
+            o_ref[...] = helper(x_ref[...])
+
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x) + reference(x)
+    """}), FOLLOWS)
+    assert [bool(sink.backends) for sink in flow["k"].sinks] == [True, False], flow["k"].sinks
