@@ -100,10 +100,12 @@ ORIGINS = ("inline", "constant", "table_dict", "table_tuple", "dataclass_default
 SHARED = (None, "reference", "beside")
 # Value sites that launch through a wrapper taking the value (`wrap_0(x, w, precision=...)`): binding
 # it by `functools.partial` ("wrapper"), a kernel closing over it ("closure"), `**opts` forwarded
-# into `functools.partial(body, **opts)` by one or two helpers ("kwargs", "kwargs2"), `*args`
-# forwarded to it ("args"), a layer class keeping it in `self.` set by `__init__` ("method"), and a
-# subclass whose `__init__` overrides it ("subclass").
-WRAPPERS = ("wrapper", "closure", "kwargs", "kwargs2", "args", "method", "subclass")
+# into `functools.partial(body, **opts)` by one or two helpers ("kwargs", "kwargs2"), the second
+# decorated by a `functools.wraps` decorator of `util` forwarding `*args, **kwargs` ("decorated"),
+# `*args` forwarded to it ("args"), a layer class keeping it in `self.` set by `__init__` ("method"),
+# and a subclass whose `__init__` overrides it ("subclass").
+WRAPPERS = ("wrapper", "closure", "kwargs", "kwargs2", "decorated", "args", "method", "subclass")
+_OUTER = ("kwargs2", "decorated", "subclass")  # the sites with a forwarder or subclass (`wrapper_module`)
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,7 @@ class LaunchSpec:
         """One line; with `trace` (what `render` did), the steps as applied: `op@module` at module
         scope, `op@launch` in the entry function, `import:<style>-><module>` for an export."""
         parts = [f"{self.platform}:{self.op}{'' if self.wall else '(control)'}", f"value@{self.value_site}"]
-        if self.value_site in ("kwargs2", "subclass"):
+        if self.value_site in _OUTER:
             parts.append(f"outer@{self.wrapper_module}")
         if self.origin != "inline":
             parts.append(f"origin:{self.origin}@{self.origin_module}/import:{self.origin_style}")
@@ -647,7 +649,7 @@ def _render_wrapper(r: _Renderer, i: int, spec: LaunchSpec, body: str, param: st
                  "    def kernel(x_ref, w_ref, o_ref):",
                  f"        {body}(x_ref, w_ref, o_ref, {param}={param})",
                  f"    return {launch('kernel')}{launch_mark}"]
-    elif site in ("kwargs", "kwargs2"):
+    elif site in ("kwargs", "kwargs2", "decorated"):
         block = [f"def {wrapper}(x, w, **opts):", f"    return {launch(f'functools.partial({body}, **opts)')}{launch_mark}"]
     else:  # a layer class: `self.<param>` set by __init__
         wrapper = f"Layer_{i}"
@@ -655,15 +657,22 @@ def _render_wrapper(r: _Renderer, i: int, spec: LaunchSpec, body: str, param: st
                  "    def __call__(self, x, w):",
                  f"        return {launch(f'functools.partial({body}, {param}=self.{param})')}{launch_mark}"]
     r.modules[home].blocks.append(block)
-    entry = {"args": f"forward_{i}", "kwargs2": f"forward_{i}", "subclass": f"Tuned_layer_{i}"}.get(site, wrapper)
-    if site == "kwargs2":  # a second helper forwarding **kwargs, in the module above
+    entry = {"args": f"forward_{i}", "kwargs2": f"forward_{i}", "decorated": f"forward_{i}",
+             "subclass": f"Tuned_layer_{i}"}.get(site, wrapper)
+    if site in ("kwargs2", "decorated"):  # a second helper forwarding **kwargs, in the module above
         inner = r.ref(outer, home, wrapper, spec.body_style)
-        r.modules[outer].blocks.append([f"def {entry}(x, w, **kwargs):", f"    return {inner}(x, w, **kwargs)"])
+        decorator = []
+        if site == "decorated":
+            r.modules["util"].blocks.append([f"def traced_{i}(fn):", "    @functools.wraps(fn)",
+                                             "    def wrapper(*args, **kwargs):", "        return fn(*args, **kwargs)",
+                                             "    return wrapper"])
+            decorator = [f"@{r.ref(outer, 'util', f'traced_{i}', spec.body_style)}"]
+        r.modules[outer].blocks.append([*decorator, f"def {entry}(x, w, **kwargs):", f"    return {inner}(x, w, **kwargs)"])
     elif site == "subclass":
         base = r.ref(outer, home, wrapper, spec.body_style)
         r.modules[outer].blocks.append([f"class {entry}({base}):", "    def __init__(self):",
                                         "        super().__init__()", mark(f"        self.{param} = {value}")])
-    owner = outer if site in ("kwargs2", "subclass") else home
+    owner = outer if site in _OUTER else home
     spelled = r.ref("api", owner, entry, spec.body_style)
     call = {"args": f"{spelled}(x, w, {value})", "method": f"{spelled}({param}={value})(x, w)",
             "subclass": f"{spelled}()(x, w)"}.get(site, f"{spelled}(x, w, {param}={value})")
@@ -821,7 +830,7 @@ def simpler(spec: LaunchSpec):
             yield dataclasses.replace(spec, origin_style="from_abs")
     if spec.value_site in WRAPPERS and spec.value_site != "wrapper":
         yield dataclasses.replace(spec, value_site="wrapper")
-    if spec.value_site in ("kwargs2", "subclass") and spec.wrapper_module != spec.body_module:
+    if spec.value_site in _OUTER and spec.wrapper_module != spec.body_module:
         yield dataclasses.replace(spec, wrapper_module=spec.body_module)
     for index in range(len(spec.steps)):
         yield dataclasses.replace(spec, steps=spec.steps[:index] + spec.steps[index + 1:])

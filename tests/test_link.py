@@ -659,6 +659,68 @@ PROJECTS["body_added_to_another_modules_set_launched_by_next_of_iter"] = ({
         "BODIES.append(body)", "BODIES.add(body)"),
 }, "fixed")
 
+# A decorator of another module whose wrapper forwards `*args, **kwargs` to the function it decorates
+# (`@traced`, a new user's trial, N1): the pair a caller passes the decorated wrapper reaches the kernel
+# `kw_mm` launches through `partial(_kw_kernel, **dot_kwargs)`. The link lost it at the decorator (the
+# kernel's `[manual]` "`**kwargs` may carry a precision" named neither caller nor decorator); each
+# decoration now runs the decorator's code for itself, so the pair is fixed where the caller writes it.
+_KW_MM = _kernel(f"""
+    def _kw_kernel(x_ref, w_ref, o_ref, **dot_kwargs):
+        o_ref[...] = jnp.dot(x_ref[...], w_ref[...], **dot_kwargs)
+
+    def kw_mm(x, w, **dot_kwargs):
+        return pl.pallas_call(functools.partial(_kw_kernel, **dot_kwargs), out_shape={_SHAPE})(x, w)
+""")
+_TRACED = """
+    import functools
+
+    def traced(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            return fn(*args, **kwargs)
+        return wrapper
+
+    def logged(name):
+        def decorate(fn):
+            def logging_wrapper(*args, **kwargs):
+                print(name)
+                return fn(*args, **kwargs)
+            return logging_wrapper
+        return decorate
+
+    def plain(fn):
+        def wrapper(*args, **kwargs):
+            return fn(*args, **kwargs)
+        return wrapper
+"""
+_CALLER = ("from jax import lax\nfrom .blocks import dense_kw\n\ndef run(x, w):\n"
+           "    return dense_kw(x, w, precision=(lax.Precision.HIGH, lax.Precision.HIGHEST))\n")
+
+
+def _decorated(decoration: str) -> dict[str, str]:
+    """The trial's project: `trace.py` the decorators, `kwmm.py` the kernel, `blocks.py` `dense_kw`
+    decorated by `decoration` (its own lines above the def), `entry.py` the caller passing a pair."""
+    return {"trace.py": _TRACED, "kwmm.py": _KW_MM, "entry.py": _CALLER,
+            "blocks.py": f"from .trace import logged, plain, traced\nfrom .kwmm import kw_mm\n\n{decoration}\n"
+                         "def dense_kw(x, w, **kwargs):\n    return kw_mm(x, w, **kwargs)\n"}
+
+
+PROJECTS["pair_through_a_wraps_decorator_of_another_module"] = (_decorated("@traced"), "fixed")
+PROJECTS["pair_through_stacked_decorators"] = (_decorated("@traced\n@logged('dense')\n@plain"), "fixed")
+# Each decoration its own: the same decorator on XLA code given a scalar (`reference`) hands it neither the
+# pair nor the kernel's keywords (read as one wrapper for all, the pair reached XLA code too: [manual]).
+for _name, _decoration in (("a_decorator", "@plain"), ("a_decorator_factory", "@logged('dense')")):
+    PROJECTS[f"pair_through_{_name}_xla_code_shares"] = ({
+        **_decorated(_decoration), "entry.py": _CALLER.replace("from .blocks import dense_kw", "from .blocks import "
+                                                               "dense_kw, reference") +
+        "\ndef check(x, w):\n    return reference(x, w, precision=lax.Precision.HIGHEST)\n",
+        "blocks.py": _decorated(_decoration)["blocks.py"] + "\nimport jax.numpy as jnp\n\n"
+                     f"{_decoration}\ndef reference(x, w, **kwargs):\n    return jnp.dot(x, w, **kwargs)\n"}, "fixed")
+PROJECTS["pair_through_a_decorator_called_by_name"] = ({
+    **_decorated(""), "blocks.py": "from .trace import traced\nfrom .kwmm import kw_mm\n\n"
+                                   "def _dense_kw(x, w, **kwargs):\n    return kw_mm(x, w, **kwargs)\n\n"
+                                   "dense_kw = traced(_dense_kw)\n"}, "fixed")
+
 
 def _write(root: Path, package: str, files: dict[str, str]) -> Path:
     folder = root / package

@@ -8,8 +8,8 @@ import textwrap
 
 from hypothesis import HealthCheck, given, settings
 
-from codemods.analysis.flow import link_heap, link_values
-from codemods.analysis.flow.link import link
+from codemods.analysis.flow import link_binding, link_heap, link_values
+from codemods.analysis.flow.link import Linker, link
 from codemods.analysis.flow.summary import summarise
 from codemods.rules.per_operand_precision import OPS
 from tests.flow_programs import strategies
@@ -111,3 +111,71 @@ def test_the_kept_lookups_change_no_answer(program) -> None:
         assert link(summaries, FOLLOWS) == kept
     finally:
         link_heap.Heap._memoized = with_nothing_kept
+
+
+def _decorated_project(count: int, wraps: bool) -> dict[str, str]:
+    """`count` functions of `k`, each decorated by `deco.traced` (a wrapper forwarding `*args, **kwargs`,
+    through `functools.wraps` or not) and called by `use` with a keyword of its own."""
+    functions = "".join(f"""
+        @traced
+        def op_{index}(x, **kwargs):
+            return jnp.dot(x, x, **kwargs)
+    """ for index in range(count))
+    calls = "".join(f"    k.op_{index}(x, option_{index}=P.HIGHEST)\n" for index in range(count))
+    return {
+        "deco": f"""
+            import functools
+            def traced(fn):
+                {"@functools.wraps(fn)" if wraps else ""}
+                def wrapper(*args, **kwargs):
+                    return fn(*args, **kwargs)
+                return wrapper
+        """,
+        "k": "from deco import traced\n" + textwrap.dedent(functions),
+        "use": "import k\n\ndef run(x):\n" + calls,
+    }
+
+
+def test_decorating_more_functions_binds_each_ones_arguments_to_it_alone(monkeypatch) -> None:
+    """Each decoration runs the decorator's code for itself (the wrapper it makes calls that function
+    only): the binds grow with the functions decorated, where one wrapper for all made each call bind
+    every decorated function (a registry decorator on hundreds of kernels: the link past 20 times its
+    CPU), and each function's `**kwargs` holds its own caller's keyword alone."""
+    binds = []
+    real = link_binding.Binding._bind
+    monkeypatch.setattr(link_binding.Binding, "_bind", lambda linker, function, *args, **kwargs: binds.append(
+        function) or real(linker, function, *args, **kwargs))
+    for wraps in (False, True):
+        counts = []
+        for count in (8, 32):
+            binds.clear()
+            linker = Linker({summary.name: summary for summary in _summaries(_decorated_project(count, wraps))},
+                            FOLLOWS).solve()
+            counts.append(len(binds))
+            held = {key for key in linker.keys if key[0] == "kwargs" and key[1] == "k.op_3"}
+            assert [sorted(map(str, linker.keys[key])) for key in held] == [["option_3"]], held
+        assert counts[1] < 5 * counts[0], (wraps, counts)
+
+
+def test_a_wrapper_one_kernel_calls_runs_only_the_function_it_wraps_in_kernels() -> None:
+    """`@traced` on a helper a kernel body calls and on XLA code: the wrapper made for the helper runs
+    in the kernel, the one made for the XLA function does not (read by the wrapper's name, every
+    decorated function ran in kernels, its pair taken for a kernel's)."""
+    flow, _ = link(_summaries({"deco": _decorated_project(0, True)["deco"], "k": """
+        from deco import traced
+
+        @traced
+        def helper(x):
+            return jnp.dot(x, x, precision=P.HIGHEST)
+
+        @traced
+        def reference(x):
+            return jnp.dot(x, x, precision=(P.DEFAULT, P.HIGHEST))
+
+        def body(x_ref, o_ref):
+            o_ref[...] = helper(x_ref[...])
+
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x) + reference(x)
+    """}), FOLLOWS)
+    assert [bool(sink.backends) for sink in flow["k"].sinks] == [True, False], flow["k"].sinks

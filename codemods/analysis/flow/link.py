@@ -33,6 +33,7 @@ from codemods.analysis.flow.flow_facts import FlowFacts
 from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, Backends
 from codemods.analysis.flow.link_answers import HINT, MAYBE, KeywordArgument, answers
 from codemods.analysis.flow.link_binding import Binding
+from codemods.analysis.flow.link_heap import Context
 from codemods.analysis.flow.link_readers import HOLDERS
 from codemods.analysis.flow.link_values import literal_keys
 from codemods.analysis.flow.summary import Call, Expr, ModuleSummary, Site
@@ -42,6 +43,8 @@ _IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat
                        "builtins.tuple", "builtins.list", "builtins.staticmethod", "functools.cache",
                        "builtins.reversed", "builtins.sorted", "builtins.iter"})
 _PARTIAL = "functools.partial"
+_WRAPS = "functools.wraps"  # (it reads the attributes of the function it is given, never calls it)
+_WRAPPING = frozenset({_WRAPS, "functools.update_wrapper"})
 _FIELD = "dataclasses.field"
 _REPLACE = "dataclasses.replace"
 _DICT = "builtins.dict"
@@ -94,15 +97,21 @@ class Linker(Binding):
         self._solve()
         # A launch helper no code calls runs all the same, as any function's code does, its
         # parameters empty: what it calls or launches is invoked by code of the project.
-        for helper in sorted(self.launch_helpers - {helper for helper, _ in self._entered}):
+        for helper in sorted((self.launch_helpers | self.decorators) - {helper for helper, _ in self._entered}):
             self._enter(helper, None)
         self._solve()
         called = set(self.invoked)  # what code of the project calls (or launches)
+        entered: dict[str, list] = {}
+        for root, context in self._entered:
+            entered.setdefault(root, []).append(context)
         for q in sorted(set(self.functions) - called):  # entry points run with their defaults
             module, function = self.functions[q]
             if module not in self._on_demand:
-                # (a method: on an instance of its class, whose `__init__` runs with its defaults too)
-                self._bind(q, (), (), ("inst", function.owner) if function.owner is not None else None)
+                # (a method: on an instance of its class, whose `__init__` runs with its defaults too; a function
+                # a wrapping decorator defines, as made by each call of the decorator)
+                root = q.split(".<", 1)[0]
+                for context in sorted(entered.get(root, [None]) if root != q else [None], key=lambda c: (c is not None, c or ())):
+                    self._bind(q, (), (), ("inst", function.owner) if function.owner is not None else None, context=context)
         self._solve()
         self.invoked = called
         return self
@@ -149,12 +158,13 @@ class Linker(Binding):
         caller = call.scope
         if kind in ("def", "bound") and not self._launching:
             self.calls.add((caller, callee[1]))
-        if kind == "def":
-            self._run_in(callee[1], caller)
-            self._bind(callee[1], args, keywords, None, call, module)
-            return self._returned(callee[1], call, module)
+        if kind == "def":  # (and the context a wrapping decorator's call made it in)
+            context = callee[2] if len(callee) > 2 else None
+            self._run_in(callee[1], caller, context or self._context_of(callee[1], call, module))
+            self._bind(callee[1], args, keywords, None, call, module, context)
+            return self._returned(callee[1], call, module, context)
         if kind == "bound":
-            self._run_in(callee[1], caller)
+            self._run_in(callee[1], caller, self._context_of(callee[1], call, module))
             self._bind(callee[1], args, keywords, callee[2], call, module)
             return self._returned(callee[1], call, module)
         if kind == "partial":
@@ -195,6 +205,8 @@ class Linker(Binding):
                         self._launch(value, frozenset({where}), call, module)
             self._escape(args, keywords, call, module, "a value it does not follow", maybe_launch=True)
             return {callee}
+        if kind == "obj" and callee[1] == _WRAPS and args and self._wrapping():  # `functools.wraps(fn)(wrapper)`
+            return set(args[0][1])
         if kind == "obj":
             self._escape(args, keywords, call, module, callee[1])
             return {callee}
@@ -221,6 +233,8 @@ class Linker(Binding):
             return set(args[0][1])
         if name == _REPLACE and args and all(value[0] == "inst" for value in args[0][1]):  # (none yet: it grows)
             return {found for value in args[0][1] for found in self.replaced(value, keywords)}
+        if name in _WRAPPING and self._wrapping():  # the wrapper; the function it wraps is not called
+            return {("obj", name)} if name == _WRAPS else set(args[0][1]) if args else set()
         if name == _ZIP and args and not any(starred for starred, _ in args):
             # iterated, rows of the elements at one position of each: (what each may hold, in order)
             row = ("map", module, call.site, "a row `zip` builds")
@@ -292,6 +306,14 @@ class Linker(Binding):
         self._escape(args, keywords, call, module, name)
         return {("obj", name)}
 
+    def _wrapping(self) -> bool:
+        """Whether the statement being evaluated is a wrapping decorator's, run for one call of it: there
+        `functools.wraps(fn)(wrapper)` is the wrapper (`link_heap.wrapping_decorators`); elsewhere, as
+        before, what an installed function gives (a registry's decorator, run once for all its calls,
+        would make every registered function run wherever one of them is looked up)."""
+        context = self._current[3] if self._current is not None else None
+        return context is not None and context[0] in self.decorators
+
     def _positional(self, args: list, position: Optional[int]) -> set:
         """What may sit at `position` among a call's arguments: past a `*spread`, any of its elements."""
         if position is None:
@@ -323,6 +345,7 @@ class Linker(Binding):
         launch helper run for one call of it whose body reads the helper's parameters, that call (whose
         module's own analysis may already take it for a launch it cannot resolve)."""
         context = self._current[3] if self._current is not None else None
+        context = context if context is not None and context[0] in self.launch_helpers else None  # (not a decorator's)
         reads = self._parameters_read(written, call.scope, module)
         if reads and not body and (context is None or self._passes_parameters(context, reads)):
             return  # a parameter only callers outside the project bind (or ones passing theirs): their code is
@@ -371,6 +394,10 @@ class Linker(Binding):
         """A kernel body handed to a launcher: it (and all it calls) runs in kernels for `backends`."""
         for function in self._functions_in(body):
             self._run_with(function, backends)
+            root = function.split(".<", 1)[0]
+            for entered, context in list(self._entered) if root in self.decorators else ():  # (each call's)
+                if entered == root and context is not None:
+                    self._run_with(function, backends, context)
             self.launches.add((call.scope, function))
         self._launching = True
         try:
@@ -378,11 +405,12 @@ class Linker(Binding):
         finally:
             self._launching = False
 
-    def _run_in(self, function: str, caller: str) -> None:
-        """A call from kernel code runs in that kernel."""
+    def _run_in(self, function: str, caller: str, context: Optional[Context] = None) -> None:
+        """A call from kernel code runs in that kernel (`context`: the call of a wrapping decorator
+        the function is run for)."""
         outer = self._backends_of(caller)
         if outer:
-            self._run_with(function, outer)
+            self._run_with(function, outer, context if context is not None and context[0] in self.decorators else None)
 
     def _escape(self, args: list, keywords: list, call: Call, module: str, name: str, maybe_launch: bool = False) -> None:
         """Values handed to code the flow does not follow. A function handed on from kernel code runs

@@ -29,10 +29,11 @@ class Binding(Readers):
         super().__init__(*args, **kwargs)
 
     def _bind(self, function: str, args: Iterable, keywords: Iterable, instance: Optional[tuple],
-              call: Optional[Call] = None, caller: Optional[str] = None) -> None:
+              call: Optional[Call] = None, caller: Optional[str] = None, context: Optional[Context] = None) -> None:
         """`call` (in module `caller`): where the keywords it writes are written (`passed`); a keyword
-        a partial bound is not, and is recorded as written nowhere known. A launch helper's parameters
-        are bound for that call only (`launch_helpers`)."""
+        a partial bound is not, and is recorded as written nowhere known. A launch helper's (wrapping
+        decorator's) parameters are bound for that call only (`launch_helpers`); a function such a
+        decorator defines, for the call it was made in (`context`, the value called carries it)."""
         self.invoked.add(function)
         for statement in self._waiting.pop(function, ()):
             self._queue_statement(statement)
@@ -40,9 +41,12 @@ class Binding(Readers):
         if signature is None:
             return
         module, positional, star, double, names, defaults = signature
-        context = self._context_of(function, call, caller)
-        if function in self.launch_helpers:
+        context = context or self._context_of(function, call, caller)
+        root = function.split(".<", 1)[0]
+        if function in self.launch_helpers or function in self.decorators:
             self._enter(function, context)
+        elif context is None and root in self.decorators:  # made where no call of the decorator is followed
+            self._enter(root, None)
         here = (context,) if context is not None else ()  # a launch helper's keys for this call of it
         given: set[str] = set()
         if instance is not None and positional:
@@ -142,13 +146,14 @@ class Binding(Readers):
                 self.passed.setdefault((("kwargs", function, *here), keyword), {}).setdefault(source, set()).update(values)
 
     def _context_of(self, function: str, call: Optional[Call], caller: Optional[str]) -> Optional[Context]:
-        """The context a call runs `function` in: its own where `function` is a launch helper."""
+        """The context a call runs `function` in: its own where `function` is a launch helper or a
+        wrapping decorator."""
         return (function, caller, call.site) if call is not None and caller is not None \
-            and function in self.launch_helpers else None
+            and (function in self.launch_helpers or function in self.decorators) else None
 
-    def _returned(self, function: str, call: Call, caller: str) -> set:
-        """What `function` returns to `call` (in module `caller`)."""
-        context = self._context_of(function, call, caller)
+    def _returned(self, function: str, call: Call, caller: str, context: Optional[Context] = None) -> set:
+        """What `function` returns to `call` (in module `caller`); `context`: as `_bind`'s."""
+        context = context or self._context_of(function, call, caller)
         return self._get(("ret", function) if context is None else ("ret", function, context))
 
     def _bind_fields(self, instance: tuple, fields: tuple, args: list, keywords: list) -> None:

@@ -17,7 +17,8 @@ from codemods.analysis.flow.summary import Expr, ModuleSummary, Site
 # before (a few evaluations per statement on the held-out set and jax's own Pallas source).
 _EVALUATIONS_PER_STATEMENT = 64
 _REF = re.compile(r"\w_refs?$")  # a parameter named as kernel bodies name their refs
-# A launch helper run for one call of it: (the helper, the module and site of the call); see `launch_helpers`.
+# A launch helper or wrapping decorator run for one call of it: (the function, the module and site of the
+# call); see `launch_helpers` and `wrapping_decorators`.
 Context = tuple[str, str, Site]
 # (module, "assign" | "return" | "call", number, the context it is evaluated in: None for all calls at once)
 Statement = tuple[str, str, int, Optional[Context]]
@@ -36,21 +37,89 @@ def launch_helpers(summary: ModuleSummary) -> set[str]:
             and not any(name.startswith(function + ".") for name in defined)}
 
 
-def _helper_of(scope: Optional[str], read: tuple, summary: ModuleSummary, helpers: set[str]) -> Optional[str]:
-    """The launch helper a statement is of: its scope, or, for an assignment of another scope's name
-    (`global LAST; LAST = kw`) or of none (`box[key] = ...`, `obj.attr = ...`: a summary gives no
-    scope), the helper whose variables or calls it reads (`read`: its target and value)."""
-    if scope in helpers:
+def wrapping_decorators(summary: ModuleSummary, helpers: set[str]) -> set[str]:
+    """The module's wrapping decorators: functions (not nested in another) that return a function they
+    define whose code calls a function the enclosing code was given (`def traced(fn): @wraps(fn) def
+    wrapper(*a, **k): return fn(*a, **k)`, a decorator factory's `def logged(name): def deco(fn):
+    ...`; not one it made of it first, `jitted = jax.jit(fn)`: ejkernel's `ejit` made its wrappers'
+    callers reach far more code than a run could afford). The link runs each, with all it defines
+    inside, once per call site of it, as a launch helper (`launch_helpers`): a wrapper made for one
+    decorated function calls that one with its own callers' arguments, not every decorated function
+    with every caller's (a registry decorator wraps hundreds of kernels). Not one that defines a class
+    or a launch helper inside (their code may run outside the call's context)."""
+    defined: dict[str, set[str]] = {}  # a function -> the names of those defined in it
+    for name in summary.functions:
+        if ".<locals>." in name:
+            enclosing, _, own = name.rpartition(".<locals>.")
+            defined.setdefault(enclosing, set()).add(own)
+    found = set()
+    for call in summary.calls:
+        callee, scope = call.callee, call.scope
+        if callee[0] != "var" or ".<" not in scope or callee[1] == scope or not scope.startswith(callee[1] + "."):
+            continue
+        root = scope.split(".<", 1)[0]
+        enclosing = summary.functions.get(callee[1])
+        if root in summary.functions and _family(callee[1], root) and enclosing is not None and \
+                any(name == callee[2] for name, _, _ in enclosing.params):
+            found.add(root)
+    returning = {function for function, value in summary.returns if function in found
+                 and _mentions(value, function, defined.get(function, set()))}
+
+    def made_here(expr: Expr) -> bool:  # a function a wrapping decorator defines, named
+        return expr[0] == "var" and expr[2] in defined.get(expr[1], ())
+
+    # One that registers what it makes (`REGISTRY[name] = wrapper`, `Spec(impl=wrapper)`, `table.append(
+    # wrapper)`) is run once for all its calls: a lookup in that table gives every registered one anyway.
+    handed = [call.scope for call in summary.calls if call.callee[0] != "call" and
+              _dotted(call.callee) != "functools.update_wrapper" and any(
+                  made_here(value) for value in (*(value for _, value in call.args), *(value for _, value in call.keywords)))]
+    stored = [value[1] for target, value in summary.assigns if target[0] != "var" and made_here(value)]
+    nested = [name for name in (*summary.classes, *helpers, *handed, *stored) if ".<" in name or name in found]
+    return {root for root in returning - helpers if not any(_family(name, root) for name in nested)}
+
+
+def _mentions(value: Expr, function: str, defined: set[str]) -> bool:
+    """Whether `value`, returned by `function`, may be a function it defines (`wrapper`,
+    `functools.wraps(fn)(wrapper)`, a lambda)."""
+    pending = [value]
+    while pending:
+        expr = pending.pop()
+        if expr[0] == "var" and expr[1] == function and expr[2] in defined or \
+                expr[0] == "def" and expr[1].startswith(function + ".<"):
+            return True
+        pending.extend(part for part in expr[1:] if isinstance(part, tuple) and part and isinstance(part[0], str))
+    return False
+
+
+def _family(scope: str, root: str) -> bool:
+    """Whether `scope` is `root` or a function, lambda or class defined inside it."""
+    return scope == root or scope.startswith(root + ".<")
+
+
+def _root(scope: Optional[str], roots: set[str]) -> Optional[str]:
+    """The launch helper or wrapping decorator whose code `scope` is, if any."""
+    if scope is None or scope in roots:
         return scope
+    head = scope.split(".<", 1)[0]
+    return head if head in roots else None
+
+
+def _helper_of(scope: Optional[str], read: tuple, summary: ModuleSummary, roots: set[str]) -> Optional[str]:
+    """The launch helper or wrapping decorator a statement is of: its scope's, or, for an assignment of
+    another scope's name (`global LAST; LAST = kw`) or of none (`box[key] = ...`, `obj.attr = ...`: a
+    summary gives no scope), the one whose variables or calls it reads (`read`: its target and value)."""
+    found = _root(scope, roots)
+    if found is not None:
+        return found
     pending = list(read)
     while pending:
         expr = pending.pop()
         if not isinstance(expr, tuple) or not expr:
             continue
-        if expr[0] == "var" and expr[1] in helpers:
-            return expr[1]
-        if expr[0] == "call" and isinstance(expr[1], int) and summary.calls[expr[1]].scope in helpers:
-            return summary.calls[expr[1]].scope
+        found = _root(expr[1], roots) if expr[0] == "var" else _root(summary.calls[expr[1]].scope, roots) \
+            if expr[0] == "call" and isinstance(expr[1], int) else None
+        if found is not None:
+            return found
         pending.extend(part for part in expr[1:] if isinstance(part, tuple))
     return None
 
@@ -79,6 +148,8 @@ class Heap:
         self.heap: dict[tuple, set] = {}
         self.keys: dict[tuple, set] = {}  # a container's keys written so far
         self.backends: dict[str, set[str]] = {}  # a function -> the kernels' backends it runs in
+        # (a function, the call of a wrapping decorator it was made for) -> the backends it runs in there
+        self._backends_in: dict[tuple, set[str]] = {}
         self._queue: deque[Statement] = deque()
         self._queued: set[Statement] = set()
         self._readers_of: dict[tuple, set[Statement]] = {}
@@ -88,7 +159,9 @@ class Heap:
         self._waiting: dict[str, list[Statement]] = {}  # a function of one -> its statements (`_bind`)
         self._writers: dict[tuple, list[Statement]] = {}  # a module-level name of one -> what sets it (`_get`)
         self.launch_helpers: set[str] = set()
-        self._helper_statements: dict[str, list[Statement]] = {}  # a launch helper -> its statements (`_enter`)
+        self.decorators: set[str] = set()  # wrapping decorators (`wrapping_decorators`)
+        # a launch helper or wrapping decorator -> its statements, those of the code it defines too (`_enter`)
+        self._helper_statements: dict[str, list[Statement]] = {}
         self._entered: set[tuple[str, Optional[Context]]] = set()
         # Lookups worked out once and kept while nothing they read grows (`_memoized`): (lookup) -> (what it
         # found, the keys it read, their readers' sets); a key -> the lookups that read it; the keys the
@@ -112,6 +185,9 @@ class Heap:
             self._on_demand.add(summary.name)
         helpers = launch_helpers(summary) if not on_demand else set()
         self.launch_helpers |= helpers
+        decorators = wrapping_decorators(summary, helpers) if not on_demand else set()
+        self.decorators |= decorators
+        helpers = helpers | decorators
         for kind, items in (("assign", summary.assigns), ("return", summary.returns), ("call", summary.calls)):
             for number, item in enumerate(items):
                 statement = (summary.name, kind, number, None)
@@ -129,24 +205,31 @@ class Heap:
                     self._writers.setdefault(key, []).append(statement)
 
     def _enter(self, helper: str, context: Optional[Context]) -> None:
-        """A launch helper's statements queued to run for `context` (a call of it; None: every call at once)."""
+        """A launch helper's (or wrapping decorator's) statements queued to run for `context` (a call of
+        it; None: every call at once)."""
         if (helper, context) not in self._entered:
             self._entered.add((helper, context))
             for module, kind, number, _ in self._helper_statements.get(helper, ()):
                 self._queue_statement((module, kind, number, context))
 
     def _local(self, key: tuple) -> tuple:
-        """`key` as the statement being evaluated sees it: a launch helper's variable, call result,
-        return or partial (one its own code builds) for the call it runs for (`Context`), its own key;
-        any other key as it is."""
+        """`key` as the statement being evaluated sees it: a launch helper's (a wrapping decorator's, and
+        the functions it defines') variable, call result, return or partial (one its own code builds)
+        for the call it runs for (`Context`), its own key; any other key as it is."""
         context = self._current[3] if self._current is not None else None
         if context is None:
             return key
         kind = key[0]
-        if kind in ("var", "ret") and key[1] == context[0] or kind == "partial" or \
-                kind == "res" and self.modules[key[1]].calls[key[2]].scope == context[0]:
+        if kind in ("var", "ret") and _family(key[1], context[0]) or kind == "partial" or \
+                kind == "res" and _family(self.modules[key[1]].calls[key[2]].scope, context[0]):
             return (*key, context)
         return key
+
+    def _defined_here(self, function: str) -> Optional[Context]:
+        """The context a function defined inside the wrapping decorator being run is made in (None
+        for any other): the value it is carries it (`("def", function, context)`)."""
+        context = self._current[3] if self._current is not None else None
+        return context if context is not None and function != context[0] and _family(function, context[0]) else None
 
     def _queue_statement(self, statement: Statement) -> None:
         self._queue.append(statement)
@@ -243,14 +326,24 @@ class Heap:
         return self.keys.get(owner, set())
 
     def _backends_of(self, function: str) -> set:
+        """The backends `function` runs in: for the wrapping decorator being run (or a function it
+        defines), those of this call of it (a wrapper one kernel calls runs the function it wraps
+        there, not every wrapper's)."""
+        context = self._current[3] if self._current is not None else None
+        if context is not None and context[0] in self.decorators and _family(function, context[0]):
+            self._get(("backends", function, context))
+            return self._backends_in.get((function, context), set())
         self._get(("backends", function))
         return self.backends.get(function, set())
 
-    def _run_with(self, function: str, backends: "set | frozenset") -> None:
-        held = self.backends.setdefault(function, set())
-        if not held >= backends:
-            held |= backends
-            self._grew(("backends", function))
+    def _run_with(self, function: str, backends: "set | frozenset", context: Optional[Context] = None) -> None:
+        """`function` runs in `backends` (`context`: for that call of the wrapping decorator it is of)."""
+        for key, held in ((("backends", function), self.backends.setdefault(function, set())),
+                          *([(("backends", function, context), self._backends_in.setdefault((function, context), set()))]
+                            if context is not None else [])):
+            if not held >= backends:
+                held |= backends
+                self._grew(key)
 
     def _add(self, key: tuple, values: Iterable) -> None:
         held = self.heap.get(key)

@@ -105,7 +105,10 @@ class Values(Heap):
             value = ("map", module, expr[1], "a comprehension")
             self._field(value, None, self._eval(expr[2], module))
             return {value}
-        if kind in ("def", "class"):
+        if kind == "def":  # (a function a wrapping decorator being run defines: made for that call of it)
+            context = self._defined_here(expr[1])
+            return {expr} if context is None else {(*expr, context)}
+        if kind == "class":
             return {expr}
         if kind == "either":
             return {found for option in expr[1] for found in self._eval(option, module)}
