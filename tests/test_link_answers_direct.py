@@ -330,3 +330,34 @@ def test_a_launch_whose_body_is_known_only_later_is_no_decorator_and_loses_nothi
             return call(1.0)
     """})
     assert answers.get("k", NO_FLOW).lost == ()
+
+
+def test_placed_names_a_notebooks_code_by_its_cell_in_every_note_and_leaves_the_rest() -> None:
+    """`FlowFacts.placed`: a reach written in a notebook takes its cell and line; every note that names a
+    notebook's module and line (who else reads a value, what is not known, through which helper, what
+    lies beyond) names its cell instead; a note of a module of files, or of a notebook line `place`
+    cannot place, is kept as it is. Nothing placed: the same answers."""
+    notebook = "<notebook /p/nb.ipynb>"
+    here, elsewhere = f"`print` ({notebook}:7)", f"`g` ({notebook}:99)"
+    place = {(notebook, 7): "nb.ipynb:cell 2:3", (notebook, 5): "nb.ipynb:cell 2:1"}
+    notes = (here, elsewhere, "`f` (m:3)")
+    placed = ("`print` (nb.ipynb:cell 2:3)", elsewhere, "`f` (m:3)")
+    written = Reach(notebook, (5, 4), MIXED, False, notes)
+    plain = Reach("m", (5, 4), MIXED, False, notes)
+    facts = FlowFacts((SinkAnswer((7, 11), DOT, frozenset(), (written, plain), notes, True, notes),),
+                      (OriginAnswer((5, 7), (("k", (7, 11), DOT),), notes),), (),
+                      (Handed((4, 8), "precision", written, (("k", (7, 11), DOT),)),),
+                      (LostLaunch((9, 12), "pallas_call", frozenset(), notes, notes, notes),))
+    assert facts.placed(lambda module, line: place.get((module, line))) == FlowFacts(
+        (SinkAnswer((7, 11), DOT, frozenset(), (Reach(notebook, (5, 4), MIXED, False, placed, place="nb.ipynb:cell 2:1"),
+                                                Reach("m", (5, 4), MIXED, False, placed)), placed, True, placed),),
+        (OriginAnswer((5, 7), (("k", (7, 11), DOT),), placed),), (),
+        (Handed((4, 8), "precision", Reach(notebook, (5, 4), MIXED, False, placed, place="nb.ipynb:cell 2:1"),
+                (("k", (7, 11), DOT),)),),
+        (LostLaunch((9, 12), "pallas_call", frozenset(), placed, placed, placed),))
+    # no value written in a notebook, a note naming one: placed all the same
+    only_noted = FlowFacts(origins=(OriginAnswer((5, 7), (), (here,)),))
+    assert only_noted.placed(lambda module, line: place.get((module, line))) == FlowFacts(
+        origins=(OriginAnswer((5, 7), (), (placed[0],)),))
+    untouched = FlowFacts(origins=(OriginAnswer((5, 7), (), ("`f` (m:3)", elsewhere)),))
+    assert untouched.placed(lambda module, line: None) == untouched
