@@ -355,9 +355,39 @@ def test_placed_names_a_notebooks_code_by_its_cell_in_every_note_and_leaves_the_
         (Handed((4, 8), "precision", Reach(notebook, (5, 4), MIXED, False, placed, place="nb.ipynb:cell 2:1"),
                 (("k", (7, 11), DOT),)),),
         (LostLaunch((9, 12), "pallas_call", frozenset(), placed, placed, placed),))
-    # no value written in a notebook, a note naming one: placed all the same
+    # a value written in a notebook, no note naming one; no value written in one, a note naming one
+    only_written = FlowFacts((SinkAnswer((7, 11), DOT, frozenset(), (Reach(notebook, (5, 4), MIXED, False),), (), True),))
+    assert only_written.placed(lambda module, line: place.get((module, line))) == FlowFacts((SinkAnswer(
+        (7, 11), DOT, frozenset(), (Reach(notebook, (5, 4), MIXED, False, place="nb.ipynb:cell 2:1"),), (), True),))
     only_noted = FlowFacts(origins=(OriginAnswer((5, 7), (), (here,)),))
     assert only_noted.placed(lambda module, line: place.get((module, line))) == FlowFacts(
         origins=(OriginAnswer((5, 7), (), (placed[0],)),))
     untouched = FlowFacts(origins=(OriginAnswer((5, 7), (), ("`f` (m:3)", elsewhere)),))
     assert untouched.placed(lambda module, line: None) == untouched
+
+
+@pytest.mark.parametrize("pair, unknown", [
+    ("(LEVEL, lax.Precision.DEFAULT)", ("a pair (k:7) whose element may be getattr with a computed name",)),
+    ("(lax.Precision.DEFAULT, LEVEL)", ("a pair (k:7) whose element may be getattr with a computed name",)),
+    ("(LEVEL, LEVEL)", ("a pair (k:7) whose element may be getattr with a computed name",)),
+    ("(lax.Precision.DEFAULT, LEVEL, LEVEL)", ()),  # not a pair: the kernel's op is not handed one
+    ("[LEVEL]", ()),
+    ("(lax.Precision.DEFAULT, None)", ()),  # read, not a pair: passed over as before
+])
+def test_a_two_element_literal_with_an_element_not_read_is_unknown_at_the_kernel(pair: str, unknown: tuple) -> None:
+    """A pair whose first, second or both elements the link cannot read (`LEVEL` from getattr) may be a
+    pair the kernel rejects: said at the kernel, whichever element it is; a literal of another length
+    is not a pair."""
+    sink = _sink({"k": textwrap.dedent(f"""
+        import os
+        import jax.numpy as jnp
+        from jax import lax
+        from jax.experimental import pallas as pl
+        LEVEL = getattr(lax.Precision, os.environ["LEVEL"])
+        THE_PAIR = {pair}
+        def body(x_ref, o_ref):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=THE_PAIR)
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """)})
+    assert (sink.pairs, sink.unknown) == ((), unknown)
