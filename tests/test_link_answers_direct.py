@@ -391,3 +391,12 @@ def test_a_two_element_literal_with_an_element_not_read_is_unknown_at_the_kernel
             return pl.pallas_call(body, out_shape=x)(x)
     """)})
     assert (sink.pairs, sink.unknown) == ((), unknown)
+
+
+def test_a_class_attribute_is_found_eight_bases_up() -> None:
+    """A class's attribute looked up through its bases, as deep as the link follows them (8 bases up):
+    the pair a kernel reads as `Leaf.PREC`, written on the eighth base up, is the one at its op."""
+    chain = "".join(f"class C{n}(C{n - 1}):\n    pass\n" for n in range(1, 9))
+    sink = _sink({"k": KERNELS.replace("PAIR = (", "class C0:\n    PREC = (").replace(
+        "precision=PAIR", "precision=C8.PREC").replace("def mm", chain + "def mm")})
+    assert [reach.levels for reach in sink.pairs] == [MIXED] and sink.unknown == ()
