@@ -130,12 +130,15 @@ class JaxTransform(ABC):
                 self.report(call, Kind.MANUAL, f"{display(launch.launcher)}{through}: the analysis cannot follow the "
                             f"body this call launches ({' or '.join(launch.unknown)}{beyond}): {what}")
 
-    def flow_origins(self, kinds: tuple[type, ...], callees: Collection[str]) -> Iterator[tuple[ast.AST, OriginAnswer]]:
+    def flow_origins(self, kinds: tuple[type, ...], callees: Collection[str],
+                     unseen: bool = False) -> Iterator[tuple[ast.AST, OriginAnswer]]:
         """The values written in this module that the link found reaching only kernel calls of
         `callees` in the project, and read by nothing else (each the node of one of `kinds` written there), to be rewritten
-        where they are written; not those on a line this rule already said something of."""
+        where they are written; not those on a line this rule already said something of. `unseen`: instead
+        those other code reads too that reach such calls in files the run does not process."""
         origins = [origin for origin in self.analysis.facts.flow.origins
-                   if not origin.readers and any(callee in callees for _, _, callee in origin.reaches)]
+                   if (origin.unseen if unseen else not origin.readers)
+                   and any(callee in callees for _, _, callee in (origin.unseen if unseen else origin.reaches))]
         written = {(node.lineno, node.col_offset): node for node in ast.walk(self.module.tree)
                    if isinstance(node, kinds)} if origins else {}
         reported = {finding.line for finding in self.findings}
@@ -143,6 +146,19 @@ class JaxTransform(ABC):
             node = written.get(origin.site)
             if node is not None and self.module.position(node)[0] not in reported:
                 yield node, origin
+
+    def report_unseen_kernels(self, kinds: tuple[type, ...], callees: Collection[str], value: str, rewriting: str,
+                              fails: str) -> None:
+        """A value written here that other code reads too, reaching kernels' calls of `callees` in files a run
+        over some files does not process (`OriginAnswer.unseen`): their [manual] findings are not in the
+        run, so it says so here (`--check` on a notebook or wrapper alone fails too), never silent."""
+        for node, origin in self.flow_origins(kinds, callees, unseen=True):
+            kernels = [(module, site, callee) for module, site, callee in origin.unseen if callee in callees]
+            where = ", ".join(f"`{module}` line {site[0]}" for module, site, _ in kernels)
+            self.report(node, Kind.MANUAL, f"this {value} reaches {display(kernels[0][2])} in a Mosaic TPU kernel at "
+                        f"{where}, a file this run does not process, whose finding there is [manual]: "
+                        f"{', '.join(origin.readers)} also read{'s' if len(origin.readers) == 1 else ''} it "
+                        f"({rewriting} here would change what that code reads); {fails}")
 
     def flow_readers(self, written: ast.AST) -> tuple[str, ...]:
         """Who besides kernels' followed calls reads the value written at `written` (a pair literal, or

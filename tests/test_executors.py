@@ -141,8 +141,10 @@ def test_the_map_stage_is_made_on_the_cluster(linked: bool, scheduler: str, tmp_
     """The project index's map stage over a project large enough for the local run to summarise it
     in its workers (each module's parts, its byte prefilter, its whole-program summary) is made by
     the cluster's workers (Dask's record of its tasks), none of it on the driver, which tests no
-    file's bytes against the rules and makes no summary; the results are the local run's, with the
-    rules that follow values across modules and without them (JAX004-JAX008: nothing is linked)."""
+    file's bytes against the rules (but those of a file other modules' kernels call, with that:
+    the workers test each module as if it held none) and makes no summary; the results are the
+    local run's, with the rules that follow values across modules and without them (JAX004-JAX008:
+    nothing is linked)."""
     root = _generated(tmp_path / "generated")
     files = discover([root])
     rules = registry.RULES if linked else [rule for rule in registry.RULES if rule.kernel_scoped and not rule.follows]
@@ -151,8 +153,20 @@ def test_the_map_stage_is_made_on_the_cluster(linked: bool, scheduler: str, tmp_
     summarise_tree = project_index.flow.summarise_tree
     monkeypatch.setattr(project_index.flow, "summarise_tree",
                         lambda tree, name, *args: on_driver.append(name) or summarise_tree(tree, name, *args))
-    rules_for = runner.rules_for
-    monkeypatch.setattr(runner, "rules_for", lambda code, *args: on_driver.append(code) or rules_for(code, *args))
+    rules_for, rules_for_file = runner.rules_for, runner._rules_for_file
+
+    def tested(code: bytes, *args) -> list:
+        if sys._getframe(1).f_code.co_name != "_rules_for_file":
+            on_driver.append(code)
+        return rules_for(code, *args)
+
+    def file_tested(path: Path, seen, transforms, settings, facts, *args) -> list:
+        if not facts.holds_kernels:
+            on_driver.append(str(path))
+        return rules_for_file(path, seen, transforms, settings, facts, *args)
+
+    monkeypatch.setattr(runner, "rules_for", tested)
+    monkeypatch.setattr(runner, "_rules_for_file", file_tested)
     link = project_index.flow.link
     monkeypatch.setattr(project_index.flow, "link", lambda *args: on_driver.append("the link") or link(*args))
     with distributed.Client(scheduler.replace("dask://", "tcp://"), set_as_default=False) as client:
@@ -163,7 +177,7 @@ def test_the_map_stage_is_made_on_the_cluster(linked: bool, scheduler: str, tmp_
     ran = Counter(task["key"].rsplit("-", 1)[0] for task in tasks.data)
     assert ran["_summary"] >= 2, ran
     if linked:
-        assert ran["_flow_summary"] >= 2 and ran["_link_on_cluster"] == 1 and ran["_process_shared"] >= 1, ran
+        assert ran["_linked_summary"] >= 2 and ran["_link_on_cluster"] == 1 and ran["_process_shared"] >= 1, ran
 
 
 @needs_dask
@@ -188,6 +202,27 @@ def test_the_workers_reuse_what_they_made(scheduler: str, tmp_path: Path, monkey
     made = Counter(name for names in summaries for name in names)
     assert len(made) > runner.SUMMARY_MIN_MODULES and max(made.values()) == 1, made.most_common(3)
     assert sum(parses) == 0, parses
+
+
+@needs_dask
+def test_the_link_goes_to_the_cluster_as_soon_as_its_summaries_are_in(
+        scheduler: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The link's task is handed to the cluster once the linked modules are summarised, before the
+    maps of the other modules' needy names and who says each: one worker links while the other
+    works those out (the link is the run's serial part). The results are the local run's."""
+    root = _generated(tmp_path / "generated")
+    files = discover([root])
+    local = runner.run(files, registry.RULES, SETTINGS, jobs=2)
+    handed: list[str] = []
+    map_, task = executors.DaskExecutor.map, executors.DaskExecutor.task
+    monkeypatch.setattr(executors.DaskExecutor, "map", lambda pool, function, *args, **kwargs: handed.append(
+        function.__name__) or map_(pool, function, *args, **kwargs))
+    monkeypatch.setattr(executors.DaskExecutor, "task", lambda pool, function, *args, **kwargs: handed.append(
+        function.__name__) or task(pool, function, *args, **kwargs))
+    on_cluster = runner.run(files, registry.RULES, replace(SETTINGS, executor=scheduler), jobs=2)
+    assert on_cluster == local
+    summary = [name for name in handed if name in ("_linked_summary", "_link_on_cluster", "_needy_summary", "_names_said")]
+    assert summary == ["_linked_summary", "_link_on_cluster", "_needy_summary", "_names_said"], handed
 
 
 def _counting_work(counting: bool) -> None:

@@ -1299,6 +1299,116 @@ def test_a_pair_written_in_a_notebook_is_named_by_its_cell_in_another_files_find
     assert own.startswith(f"{tmp_path / 'explore.ipynb'}:cell 3:2:"), own  # its own finding: the same cell and line
 
 
+_SHARED_WRITERS = {
+    "JAX001": ("from jax import lax\nimport jax.numpy as jnp\n\nSCORES = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n\n\n"
+               "def reference(x):\n    return jnp.dot(x, x, precision=SCORES)\n",
+               "o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=SCORES)"),
+    "JAX002": ("from jax import lax\n\nSCORES = {'accuracy': lax.AccuracyMode.HIGHEST}\n\n\n"
+               "def reference(x):\n    return lax.exp(x, **SCORES)\n",
+               "o_ref[...] = lax.exp(x_ref[...], **SCORES)"),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(_SHARED_WRITERS))
+def test_a_run_over_the_writer_only_of_a_value_plain_code_reads_too_says_so_where_it_is_written(
+        tmp_path: Path, monkeypatch, rule: str) -> None:
+    """A value written in `consts.py` that a kernel of `ops.py` reads, and plain XLA code too: a run over
+    every file says [manual] at the kernel's call only. A run over `consts.py` alone (pre-commit or
+    `--diff-base` on a change to it) said nothing, `--check` passing though the kernel fails (a new
+    user's trial, bench/TRIAL_2026-12-07.md G1): now [manual] where it is written, naming the kernel's call."""
+    from typer.testing import CliRunner
+
+    from codemods.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    value, kernel_line = _SHARED_WRITERS[rule]
+    folder = _write(tmp_path, "pkg", {"consts.py": value, "ops.py": _kernel(f"""
+        from jax import lax
+        from pkg.consts import SCORES
+
+        def body(x_ref, o_ref):
+            {kernel_line}
+
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """)})
+    settings = Settings((0, 12, 0, 1), unsafe_fixes=True)
+    whole = run([tmp_path], registry.select([rule]), settings, jobs=1, project=discover([tmp_path]))
+    assert [(Path(r.path).name, f.line, f.kind) for r in whole for f in r.findings] == [("ops.py", 10, Kind.MANUAL)]
+    [alone] = run([folder / "consts.py"], registry.select([rule]), settings, jobs=1, project=discover([tmp_path]))
+    [finding] = alone.findings
+    assert finding.kind is Kind.MANUAL and finding.line == 3 + (rule == "JAX001") and alone.new_source is None
+    assert "`pkg.ops` line 10, a file this run does not process" in finding.message, finding.message
+    assert "outside kernels (pkg.consts:" in finding.message, finding.message  # who else reads it
+    checked = CliRunner().invoke(app, ["--check", "--no-cache", "--select", rule, "--jax-version", "0.12.0.1",
+                                       "pkg/consts.py"], catch_exceptions=False)
+    assert checked.exit_code == 1, checked.output
+
+
+def test_a_notebook_handing_a_kernel_wrapper_a_pair_plain_code_reads_too_says_so_in_its_cell(
+        tmp_path: Path, monkeypatch) -> None:
+    """A notebook's cell hands `pkg.kern.matmul` a pair that its next line's `jnp.dot` reads too: [manual]
+    at the kernel's call in a run over every file. `jax-codemod --check explore.ipynb` passed (G1 of
+    bench/TRIAL_2026-12-07.md): now [manual] in its cell, naming the kernel's call."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from codemods.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    _write(tmp_path, "pkg", {"kern.py": PROJECTS["kwargs_through_helpers"][0]["kern.py"]})
+    cells = ["import jax\nimport jax.numpy as jnp\nimport pkg.kern", "# Notes",
+             "from jax import lax\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n"
+             "result = pkg.kern.matmul(x, w, precision=PAIR)\nreference = jnp.dot(x, w, precision=PAIR)"]
+    (tmp_path / "explore.ipynb").write_text(json.dumps({"cells": [
+        {"cell_type": "markdown" if source.startswith("#") else "code", "metadata": {}, "source": source,
+         **({} if source.startswith("#") else {"execution_count": None, "outputs": []})} for source in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    whole = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
+    assert [(Path(r.path).name, f.kind) for r in whole for f in r.findings] == [("kern.py", Kind.MANUAL)]
+    [alone] = run([tmp_path / "explore.ipynb"], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1,
+                  project=discover([tmp_path]))
+    [finding] = alone.findings
+    said = render_finding(alone, finding)
+    assert said.startswith(f"{tmp_path / 'explore.ipynb'}:cell 3:2:") and finding.kind is Kind.MANUAL, said
+    assert "`pkg.kern` line " in said and "a file this run does not process" in said and "explore.ipynb:cell 3:4" in said, said
+    checked = CliRunner().invoke(app, ["--check", "--no-cache", "--select", "JAX001", "--jax-version", "0.12.0.1",
+                                       "explore.ipynb"], catch_exceptions=False)
+    assert checked.exit_code == 1, checked.output
+
+
+@pytest.mark.parametrize("imported, read", [("from nets import settings", "settings.Mode.EXACT.value"),
+                                            ("from nets.settings import Mode", "Mode.EXACT.value")])
+def test_an_enum_members_value_of_another_module_is_followed_to_its_class_and_not_rewritten(
+        tmp_path: Path, imported: str, read: str) -> None:
+    """`precision=settings.Mode.EXACT.value`: [manual], as rewriting an Enum member's value could make two
+    members aliases. The note said "a precision is followed within its own module only", which the README
+    contradicts (a new user's trial, bench/TRIAL_2026-12-07.md M3): the link reads the member's value as
+    written in the class body, and the note says where, that it is an Enum member's, and why not rewritten."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    _write(tmp_path, "nets", {
+        "settings.py": "import enum\n\nfrom jax import lax\n\n\nclass Mode(enum.Enum):\n"
+                       "    EXACT = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n    FAST = lax.Precision.DEFAULT\n",
+        "ops.py": _kernel(f"""
+            {imported}
+
+            def body(x_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision={read})
+
+            def run(x):
+                return pl.pallas_call(body, out_shape=x)(x)
+        """)})
+    results = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
+    [(path, finding)] = [(r.path, f) for r in results for f in r.findings]
+    assert Path(path).name == "ops.py" and finding.kind is Kind.MANUAL and all(r.new_source is None for r in results)
+    assert "within its own module only" not in finding.message, finding.message
+    assert "can be (DEFAULT, HIGHEST), written in `nets.settings` on line 7, which the enum `nets.settings.Mode` " \
+        "(it is `EXACT`'s value; rewriting it may make two members aliases) also reads" in finding.message, finding.message
+
+
 def test_a_notebook_reading_a_pair_is_named_by_its_cell_in_the_note_of_who_else_reads_it(
         tmp_path: Path, monkeypatch) -> None:
     """A pair a kernel reads and a notebook's cell prints: the kernel's note says who else reads it as

@@ -18,6 +18,7 @@ import json
 import marshal
 import multiprocessing
 import os
+import sys
 import random
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -299,8 +300,8 @@ def test_a_run_over_most_of_a_large_project_summarises_it_in_workers(
     monkeypatch.setattr(runner, "SUMMARY_MIN_MODULES", len(paths))  # the pool's threshold: this project
     calls = []
     summarise = ProjectIndex.summarise
-    monkeypatch.setattr(ProjectIndex, "summarise", lambda index, names, map_in_workers: calls.append(sorted(names))
-                        or summarise(index, names, map_in_workers))
+    monkeypatch.setattr(ProjectIndex, "summarise", lambda index, names, map_in_workers, *then: calls.append(sorted(names))
+                        or summarise(index, names, map_in_workers, *then))
     handed = []  # the files handed to the summary's workers as soon as their facts were known
     submit = runner._Pool.submit
     monkeypatch.setattr(runner._Pool, "submit", lambda pool, function, item, *where: handed.append(item[0])
@@ -426,21 +427,71 @@ def test_a_summarised_run_hands_out_before_the_link_the_files_it_cannot_answer_f
 
 @FORKS
 @FORK_WARNING
+def test_a_summarised_run_starts_the_link_as_soon_as_its_summaries_are_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With `--jobs 2` the link is forked once the linked modules are summarised (their needy names
+    on the same parse), before the workers find the other modules' needy names and who says each:
+    the link, the run's longest serial part, runs while they do (it read neither). The findings
+    are those of a run on one core."""
+    from codemods import registry
+    from codemods.engine import runner
+
+    paths = _write(tmp_path, {**_project(random.Random(3)), **CROSSING, **PACKAGE})
+    monkeypatch.setattr(runner, "SUMMARY_MIN_MODULES", len(paths))
+    events: list[str] = []
+    pool_map, fork = runner._Pool.map, runner._Pool.fork
+    monkeypatch.setattr(runner._Pool, "map", lambda pool, function, items: events.append(function.__name__)
+                        or pool_map(pool, function, items))
+    monkeypatch.setattr(runner._Pool, "fork", lambda pool, function: events.append("fork") or fork(pool, function))
+    settings = Settings((0, 12, 0, 1))
+    results = runner.run(paths, registry.RULES, settings, 2, None)
+    assert [event for event in events if event != "_prefilter_summary"] == [
+        "_summary", "_linked_summary", "fork", "_needy_summary", "_names_said"]
+    lazy = runner.run(paths, registry.RULES, settings, 1, None)
+    assert [(r.path, r.findings, r.new_source) for r in results] == [(r.path, r.findings, r.new_source) for r in lazy]
+    assert any(r.findings for r in results)
+    # With a kept state (here every module changed since), after the whole summary: restoring it
+    # reads the changed modules' parts, which the summary's later stages bring.
+    cache = ResultCache(tmp_path / "cache", settings)
+    runner.run(paths, registry.RULES, settings, 1, cache)
+    for path in paths:
+        path.write_text(path.read_text() + "\n")
+    del events[:]
+    warm = runner.run(paths, registry.RULES, settings, 2, ResultCache(tmp_path / "cache", settings))
+    assert [event for event in events if event != "_prefilter_summary"] == [
+        "_summary", "_linked_summary", "_needy_summary", "_names_said", "fork"]
+    assert [(r.path, r.findings) for r in warm] == [(r.path, r.findings) for r in lazy]
+
+
+@FORKS
+@FORK_WARNING
 def test_a_summarised_run_chooses_each_files_rules_from_its_workers_prefilter(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The summary's workers answer the byte test of each module with its summary: the main process
     neither reads nor tests a file to choose its rules (it did, serially, for thousands of files),
-    and the per-file ignores still apply to the rules they choose."""
+    but for a module other modules' kernels call (its facts hold kernels: a few), whose bytes it
+    tests with that, as a run of one job does; the workers never test the kernel-scoped rules
+    as if every module held kernels (more CPU than all the rules' test). The per-file ignores
+    still apply to the rules they choose."""
     from codemods import registry
     from codemods.engine import runner
 
     paths = _write(tmp_path, PACKAGE)
     monkeypatch.setattr(runner, "SUMMARY_MIN_MODULES", len(paths))
+    main, log, rules_for, rules_for_file = os.getpid(), tmp_path / "holding.log", runner.rules_for, runner._rules_for_file
 
-    def not_here(path: Path, *_) -> list:
-        raise AssertionError(f"the main process prefiltered {path}")
+    def logged(raw: bytes, rules, settings, holds_kernels: bool = False) -> list:
+        if holds_kernels and os.getpid() != main and sys._getframe(1).f_code.co_name == "prefilter":
+            with open(log, "a") as out:
+                out.write("a worker tested the kernel-scoped rules as if the module held kernels\n")
+        return rules_for(raw, rules, settings, holds_kernels)
 
-    monkeypatch.setattr(runner, "_rules_for_file", not_here)
+    def only_holding(path: Path, seen, transforms, settings, facts, skipped) -> list:
+        assert facts.holds_kernels, f"the main process prefiltered {path}"
+        return rules_for_file(path, seen, transforms, settings, facts, skipped)
+
+    monkeypatch.setattr(runner, "rules_for", logged)
+    monkeypatch.setattr(runner, "_rules_for_file", only_holding)
     settings = Settings((0, 12, 0, 1))
     ignored = {"api.py"}  # its kernel's call of ops.mm is no finding of its own: the fix is in ops.py
     results = runner.run(paths, registry.RULES, settings, 2, rules_to_skip=lambda path: frozenset(
@@ -451,6 +502,7 @@ def test_a_summarised_run_chooses_each_files_rules_from_its_workers_prefilter(
     results = runner.run(paths, registry.RULES, settings, 2, rules_to_skip=lambda path: frozenset(
         {"JAX001"} if Path(path).name in ignored else ()))
     assert not [f for r in results for f in r.findings]
+    assert not log.exists()
 
 
 def _notebook(*cells: str) -> str:

@@ -88,6 +88,14 @@ class Executor(Protocol):
         """Stop the workers (`cancel`: what is queued is not run)."""
 
 
+def about_module(item: object) -> Optional[str]:
+    """The module a map's item is about, where it names one: a str, or a tuple's first element
+    (the module with what to work out of it)."""
+    if isinstance(item, tuple) and item:
+        item = item[0]
+    return item if isinstance(item, str) else None
+
+
 def checked(spec: str) -> str:
     """`spec` if it names an executor this tool has; ValueError naming the option otherwise."""
     if spec == LOCAL:
@@ -171,7 +179,7 @@ class DaskExecutor:
         are submitted now, their answers read as the results are iterated: a map handed out early
         runs while the driver waits for other work (the rules of the files the link does not read,
         while it runs: `runner._prepare`)."""
-        about = about if about is not None else [item if isinstance(item, str) else None for item in items]
+        about = about if about is not None else [about_module(item) for item in items]
         size = max(1, -(-len(items) // (self.jobs * TASKS_PER_WORKER)))
         groups: dict[Optional[str], list[int]] = {}
         for position, name in enumerate(about):

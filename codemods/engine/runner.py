@@ -296,7 +296,8 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     candidates: list[_Candidate] = []
     analysed: list[_Analysed] = []
     # A run over some of the project's files (not a shard: the other shards fix their own): a kernel's
-    # value written in a file outside them is said at the kernel's call, where it is written being the fix.
+    # value written in a file outside them is said at the kernel's call, where it is written being the fix;
+    # a value written in one of them that other code reads too, where it is written, for a kernel outside them.
     in_run = frozenset(filter(None, map(index.module_of, files))) \
         if index is not None and project is not None and len(files) < len(project) and not shard else None
     settled: Optional[Callable[[Reach, str], bool]] = None
@@ -310,15 +311,17 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             status = seen.status(key)
             known = seen.known(key)
             facts = early if early is not None else facts_of(index, path)
-            if in_run is not None and facts.flow.sinks:
+            if in_run is not None and (facts.flow.sinks or facts.flow.origins):
                 settled = settled or _settled_by_comments(index, transforms, seen)
                 facts = replace(facts, flow=facts.flow.within(in_run, settled))
             skipped = tuple(sorted(rules_to_skip(path)))
             decided_by = facts_key(facts)  # what chose its rules, with `skipped`
             if known is not None and known.facts == decided_by and known.skipped == skipped:
                 rules = [rule for rule in transforms if rule.code in known.rules]
-            elif (prefiltered := index.prefiltered(key) if index is not None else None) is not None:
-                # (codes, the codes kernel-scoped rules add where it holds kernels)
+            elif (prefiltered := index.prefiltered(key) if index is not None else None) is not None \
+                    and not (facts.holds_kernels and prefiltered[1] is None):
+                # (codes, the codes kernel-scoped rules add where it holds kernels: a notebook's; a
+                # module's are not tested by the workers, None, and its bytes are tested here below)
                 codes = prefiltered[0] + prefiltered[1] if facts.holds_kernels else prefiltered[0]
                 rules = [rule for rule in transforms if rule.code in codes and rule.code not in skipped]
             else:
@@ -475,19 +478,34 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     many = pool is not None and len(changed) >= SUMMARY_MIN_MODULES
     forking = many and pool.local and pool.jobs > 1 and _can_fork()
     cluster = _ClusterProject.of(files, transforms, settings, seen, cache) if many and not pool.local else None
-    if forking:
-        index.summarise(changed, pool.map)  # forked at its first task: the index is then in `_SUMMARISING`
-    elif cluster is not None and _summarised_on_cluster(index, changed, cluster, pool):
-        pool.project = cluster  # the facts and the rules go to the workers that hold the parses
-    index.restore(state, changed)
     follows = {name: place for rule in transforms if rule.kernel_scoped for name, place in rule.follows.items()}
-    if follows:
-        if forking:  # linked in a process of its own while the facts are worked out here (`_prepare`)
+
+    started = []  # whether the link was started (`restored_and_linked`)
+
+    def restored_and_linked() -> None:
+        """Called by the summary as soon as the link's summaries are in (a cold run), or after it:
+        the link then runs (in a process of its own, or on a cluster's worker) while the workers
+        finish the summary and work out the facts (`_prepare`)."""
+        started.append(True)
+        index.restore(state, changed)
+        if not follows:
+            return
+        if forking:
             index.link_flow_elsewhere(follows, targets, pool.fork)
         elif cluster is not None and state is None:  # (a state kept: its link is mostly taken as kept, here)
             index.link_flow_from(_linked_on_cluster(index, follows, targets, cluster, pool))
         else:
             index.link_flow(follows, targets)
+
+    # With a kept state, after the whole summary: restoring reads the changed modules' parts, which
+    # its later stages bring (else worked out here), and the kept link is mostly taken as is.
+    early = restored_and_linked if state is None else None
+    if forking:  # forked at its first task: the index is then in `_SUMMARISING`
+        index.summarise(changed, pool.map, early)
+    elif cluster is not None and _summarised_on_cluster(index, changed, cluster, pool, early):
+        pool.project = cluster  # the facts and the rules go to the workers that hold the parses
+    if not started:  # (no summary, a kept state, or a summary a worker's other bytes stopped first)
+        restored_and_linked()
     return index
 
 
@@ -513,9 +531,12 @@ def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settin
         except (OSError, _NotAFile):
             return b""
 
-    def prefilter(path: str) -> Optional[tuple[tuple[str, ...], tuple[str, ...]]]:
-        """What `_rules_for_file` says of a module, with its facts' holds_kernels false, and what it
-        adds where that is true: read and tested by the summary's workers. Of a notebook, only
+    def prefilter(path: str) -> Optional[tuple[tuple[str, ...], Optional[tuple[str, ...]]]]:
+        """What `_rules_for_file` says of a module, with its facts' holds_kernels false, read and
+        tested by the summary's workers; not what it adds where that is true (None): a few files
+        hold kernels, whose bytes the main process tests again (`_prepare`), and testing the
+        kernel-scoped rules without their gate on every module took more CPU than all the rules
+        with it (2.7 s against 2.0 s on the trees), work a run of one job never does. Of a notebook, only
         whether neither the rules nor the index would decode it (_NOTHING_TO_READ: the main process
         then does not read it), else None: the needle searches of thousands of notebooks are most
         of a run over them, and here they take both cores."""
@@ -527,8 +548,7 @@ def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settin
             key = seen.key(path)
             decoded = _index_decodes(key, _indexed(raw), seen, index.top_names) or not seen.no_rule_reads(key, raw)
             return None if decoded else _NOTHING_TO_READ
-        plain = tuple(rule.code for rule in rules_for(raw, transforms, settings))
-        return plain, tuple(rule.code for rule in rules_for(raw, kernel_scoped, settings, True) if rule.code not in plain)
+        return tuple(rule.code for rule in rules_for(raw, transforms, settings)), None
 
     def place(path: str, line: int) -> Optional[str]:
         """A notebook's module line as its own findings name it (`nb.ipynb:cell 3:1`)."""
@@ -546,15 +566,15 @@ def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settin
 
 
 def _summarised_on_cluster(index: ProjectIndex, changed: set[str], cluster: "_ClusterProject",
-                           pool: executors.Executor) -> bool:
+                           pool: executors.Executor, then: Optional[Callable[[], None]]) -> bool:
     """`index.summarise` on a cluster's workers (the map stage: each module read, byte-tested,
     prefiltered and summarised there), each worker over an index of its own of the same files,
     read at the paths the nodes share (`_ClusterProject`); whether it all ran there. Where a worker
     reads bytes other than the driver's (a file changed meanwhile), what is left of the stage is
     worked out here, from the driver's bytes, as a run of one job does (the facts are the same:
-    see `summarise`), and so are the facts and the rules."""
+    see `summarise`), and so are the facts and the rules. `then`: see `summarise`."""
     try:
-        index.summarise(changed, lambda function, items: pool.map(function, items, cluster))
+        index.summarise(changed, lambda function, items: pool.map(function, items, cluster), then)
     except executors.Changed:
         return False  # what the workers answered before is kept: each from the driver's bytes
     return True
@@ -748,19 +768,21 @@ class _Pool:
     def map(self, function: Callable, items: list) -> list:
         """`function` of each item, in order; runs of consecutive items go to the workers in turn, but
         a module an earlier map handed to a worker (an item that names it) goes to that worker,
-        which holds its parse (the summary's later stages ask of some modules again)."""
+        which holds its parse (the summary's later stages ask of some modules again; an item names
+        a module as `executors.about_module` reads it)."""
         if not self._workers:
             self._workers = [_pool(1) for _ in range(self.jobs)]
             for executor in self._workers:  # each forked now, whether or not this map gives it an item
                 executor.submit(int)
         run = max(1, len(items) // (self.jobs * 32))
-        worker_of = [self._owners.get(item, (position // run) % self.jobs) if isinstance(item, str)
-                     else (position // run) % self.jobs for position, item in enumerate(items)]
+        modules = [executors.about_module(item) for item in items]
+        worker_of = [self._owners.get(module, (position // run) % self.jobs) if module is not None
+                     else (position // run) % self.jobs for position, module in enumerate(modules)]
         shares: list[list] = [[] for _ in self._workers]
-        for item, worker in zip(items, worker_of):
+        for item, module, worker in zip(items, modules, worker_of):
             shares[worker].append(item)
-            if isinstance(item, str):
-                self._owners[item] = worker
+            if module is not None:
+                self._owners[module] = worker
         results = [executor.map(function, share, chunksize=run) for executor, share in zip(self._workers, shares)]
         return [next(results[worker]) for worker in worker_of]
 

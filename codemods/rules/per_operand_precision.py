@@ -146,6 +146,8 @@ class PerOperandPrecision(JaxTransform):
         self._plan_foreign_keywords()
         self._plan_flow_origins()
         self._plan_handed()
+        self.report_unseen_kernels((ast.Tuple, ast.List), OPS, "per-operand precision", "rewriting it",
+                                   "Mosaic TPU rejects a pair there: give the kernel a precision of its own")
         self.report_lost_launches(REJECTERS, "its kernel is not checked (Mosaic TPU raises \"Per-operand dot "
                                              "precision unsupported\" for a precision pair there, and \"Not "
                                              "implemented: accuracy\" for an accuracy= hint)")

@@ -75,6 +75,9 @@ class OriginAnswer:
     site: Site
     reaches: tuple[tuple[str, Site, str], ...]
     readers: tuple[str, ...] = ()
+    # In a run over some files (`FlowFacts.within`): the `reaches` in files it does not process, where
+    # the kernel's call says [manual] (other code reads it): said here too, for `--check` to fail
+    unseen: tuple[tuple[str, Site, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -140,16 +143,24 @@ class FlowFacts:
     def within(self, modules: "frozenset[str] | set[str]",
                settled: Callable[[Reach, str], bool] = lambda reach, callee: False) -> "FlowFacts":
         """These answers for a run over `modules` only: a pair fixed where it is written in another
-        module is marked (`Reach.in_run`), for the kernel's call to say where its fix is, never silent.
+        module is marked (`Reach.in_run`), for the kernel's call to say where its fix is, never silent;
+        so is a pair written here that other code reads too, at kernels' calls in other modules
+        (`OriginAnswer.unseen`), whose [manual] findings the run does not show.
         Unless `settled(reach, callee)`: a comment there silences that fix, so a run over every file says
         nothing of it, and neither does a run over some."""
         def outside(reach: Reach, callee: str) -> bool:
             return reach.module not in modules and not settled(reach, callee)
 
-        if not any(outside(reach, sink.callee) for sink in self.sinks for reach in sink.pairs):
+        def unseen(origin: OriginAnswer) -> OriginAnswer:
+            return replace(origin, unseen=tuple(reach for reach in origin.reaches if reach[0] not in modules)
+                           if origin.readers else ())
+
+        if not any(outside(reach, sink.callee) for sink in self.sinks for reach in sink.pairs) and not any(
+                map(unseen, self.origins)):
             return self
         return replace(self, sinks=tuple(replace(sink, pairs=tuple(
-            replace(reach, in_run=not outside(reach, sink.callee)) for reach in sink.pairs)) for sink in self.sinks))
+            replace(reach, in_run=not outside(reach, sink.callee)) for reach in sink.pairs)) for sink in self.sinks),
+            origins=tuple(map(unseen, self.origins)))
 
     def unfollowed(self, modules: "frozenset[str] | set[str]", importers: Callable[[str], tuple[str, ...]]) -> "FlowFacts":
         """These answers where the link's answers for `modules` are not kept (code it did not read imports
@@ -210,7 +221,7 @@ class FlowFacts:
         return [[[sink.site, sink.callee, sorted(sink.backends),
                   [_reach_data(reach) for reach in sink.pairs],
                   sink.unknown, sink.reached, sink.maybe, sink.plain] for sink in self.sinks],
-                [[origin.site, origin.reaches, origin.readers] for origin in self.origins],
+                [[origin.site, origin.reaches, origin.readers, origin.unseen] for origin in self.origins],
                 [[site, keyword, levels] for site, keyword, levels in self.scalars],
                 [[handed.site, handed.keyword, _reach_data(handed.reach), handed.sinks] for handed in self.handed],
                 [[lost.site, lost.launcher, sorted(lost.backends), lost.unknown, lost.through, lost.beyond]
@@ -226,17 +237,18 @@ class FlowFacts:
                                  tuple(_reach_of(reach) for reach in pairs),
                                  tuple(unknown), reached, tuple(maybe), plain)
                       for site, callee, backends, pairs, unknown, reached, maybe, plain in sinks),
-                tuple(OriginAnswer(tuple(site), tuple((module, tuple(at), callee) for module, at, callee in reaches),
-                                   tuple(readers))
-                      for site, reaches, readers in origins),
+                tuple(OriginAnswer(tuple(site), _sites(reaches), tuple(readers), _sites(unseen))
+                      for site, reaches, readers, unseen in origins),
                 tuple((tuple(site), keyword, tuple(levels)) for site, keyword, levels in scalars),
-                tuple(Handed(tuple(site), keyword, _reach_of(reach), tuple((module, tuple(at), callee)
-                                                                           for module, at, callee in sinks))
-                      for site, keyword, reach, sinks in handed),
+                tuple(Handed(tuple(site), keyword, _reach_of(reach), _sites(sinks)) for site, keyword, reach, sinks in handed),
                 tuple(LostLaunch(tuple(site), launcher, frozenset(backends), tuple(unknown), tuple(through),
                                  tuple(beyond)) for site, launcher, backends, unknown, through, beyond in lost))
         except (TypeError, ValueError) as error:
             raise ValueError(f"not flow facts: {error}") from error
+
+
+def _sites(reaches: list) -> tuple[tuple[str, Site, str], ...]:
+    return tuple((module, tuple(at), callee) for module, at, callee in reaches)
 
 
 def _reach_data(reach: Reach) -> list:

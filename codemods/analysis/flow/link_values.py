@@ -22,6 +22,7 @@ _WITH_ATTRIBUTES = frozenset({"module", "ext", "obj", "inst", "class", "map", "k
 # Those whose attributes are looked up (through a module's names, an installed package's modules, a
 # class's bases), kept until what they read grows (`_memoized`).
 _LOOKED_UP = frozenset({"module", "ext", "inst", "class"})
+_ENUMS = frozenset(f"enum.{name}" for name in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"))
 
 
 class Values(Heap):
@@ -79,6 +80,8 @@ class Values(Heap):
         if kind == "dotted":
             return self._resolve(expr[1])
         if kind == "attr":
+            if expr[2] == "value" and expr[1][0] == "attr":  # `Mode.EXACT.value`: an Enum member's value?
+                return self._member_values(expr[1], module) or self._attributes_of(self._eval(expr[1], module), "value")
             return self._attributes_of(self._eval(expr[1], module), expr[2])
         if kind == "item":
             owners = self._eval(expr[1], module)
@@ -142,6 +145,24 @@ class Values(Heap):
                 return values
         owner, _, member = dotted.rpartition(".")
         return {_precision_member(owner, member) or ("ext", dotted)}
+
+    def _member_values(self, member: Expr, module: str) -> set:
+        """`Cls.MEMBER.value` of an `enum.Enum` subclass: what the class body assigns MEMBER. Read by the
+        enum too (never rewritten there: a member given another's value becomes its alias)."""
+        found: set = set()
+        for owner in self._eval(member[1], module):
+            if owner[0] == "class" and self._is_enum(owner[1]):
+                for value in self._class_attribute(owner[1], member[2], None):
+                    self.readers.setdefault(value, set()).add(
+                        f"the enum `{owner[1]}` (it is `{member[2]}`'s value; rewriting it may make two members aliases)")
+                    found.add(value)
+        return found
+
+    def _is_enum(self, qualified: str, depth: int = 0) -> bool:
+        entry = self.classes.get(qualified)
+        return entry is not None and depth < 8 and any(
+            value[0] == "ext" and value[1] in _ENUMS or value[0] == "class" and self._is_enum(value[1], depth + 1)
+            for base in entry[1].bases for value in self._eval(base, entry[0]))
 
     def _attributes_of(self, owners: set, name: str) -> set:
         """`_attribute` of each of `owners`, joined: what installed code gave (most of a large

@@ -119,8 +119,8 @@ class ProjectBase:
         self._learnt = False  # anything `state()` would say that the restored state did not
         self._flow: dict[str, FlowFacts] = {}  # see `flow`
         self._linking: Optional[Future] = None  # a link running in another process (`link_flow_elsewhere`)
-        self._flow_key: Optional[str] = ""  # what `flow` was linked from (see `link_flow`; None: see `_linked_key`)
-        self._flow_linked_from: tuple[frozenset[str], dict] = (frozenset(), {})  # the same, until `_linked_key`
+        # What `flow` was linked from (see `link_flow`): its key, or what to make it of (`_kept_flow_key`).
+        self._flow_key: "str | tuple[frozenset[str], dict]" = ""
         # The restored state's: its key, answers, the modules read on demand and what the link started
         # from (None: `linked`, every module that may bear on a kernel; else a run's `_link_scope`).
         self._kept_flow: tuple[str, dict[str, list], frozenset[str], Optional[frozenset[str]]] = \

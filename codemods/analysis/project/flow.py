@@ -79,7 +79,7 @@ class LinkedFlow(ProjectBase):
         unsummarised = [module for module in self._modules.values() if module.flow_summary is _NOT_SUMMARISED]
         unhashed = [module for module in self._modules.values() if module.summary_hash is None]
         self.link_flow(follows, targets)
-        return (self._flow, self._flow_read, self._flow_scope, self._linked_key(), self._learnt,
+        return (self._flow, self._flow_read, self._flow_scope, self._flow_key, self._learnt,
                 {module.name: module.flow_summary for module in unsummarised if module.flow_summary is not _NOT_SUMMARISED},
                 {module.name: module.summary_hash for module in unhashed if module.summary_hash is not None})
 
@@ -116,16 +116,7 @@ class LinkedFlow(ProjectBase):
         self._flow = {name: facts.unfollowed(read - complete, lambda name: self._unfollowed_importers(name, read))
                       for name, facts in flow.items() if name in complete}
         self._flow_read, self._flow_scope = read - start, scope
-        self._flow_key, self._flow_linked_from, self._learnt = None, (start | self._flow_read, dict(follows)), True
-
-    def _linked_key(self) -> str:
-        """`_flow_key`, worked out where it is first read: it hashes the summary of every module the
-        link read, which only a run that keeps its state reads (`state`; the link's own answers do
-        not: 0.5 s of a cold `--no-cache` run on the trees). Summaries never change once made, so
-        the key is the one the link would have worked out."""
-        if self._flow_key is None:
-            self._flow_key = self._flow_key_of(*self._flow_linked_from)
-        return self._flow_key
+        self._flow_key, self._learnt = (start | self._flow_read, dict(follows)), True  # (see `_kept_flow_key`)
 
     def _take_kept_flow(self, start: frozenset[str], follows: Mapping) -> bool:
         """Take the restored state's answers (linked from `start`) if nothing they read changed, or
@@ -149,6 +140,14 @@ class LinkedFlow(ProjectBase):
         self._flow_key = self._flow_key_of(read, follows) if moves else kept_key
         self._flow_read, self._flow_scope = kept_read, kept_scope
         return True
+
+    def _kept_flow_key(self) -> str:
+        """The key `flow` is kept by, made when a state is kept (`state`): the hashes of the summaries
+        the link read are the last of its work and none of its answers; a run that keeps no state
+        (`--no-cache`) never makes them, and a link elsewhere sends its answers without them."""
+        if not isinstance(self._flow_key, str):
+            self._flow_key = self._flow_key_of(*self._flow_key)
+        return self._flow_key
 
     def _moved_sites(self, names: frozenset[str]) -> dict[str, dict]:
         """Of the modules `names` whose summary changed since the restored state, where each site

@@ -71,7 +71,7 @@ class KeptState(ProjectBase):
         summaries = self._summary_store.updated(hashes, {
             name: as_data(self._modules[name].flow_summary) for name, summary_hash in hashes.items()
             if kept.get(name) != summary_hash})
-        flow = (self._linked_key(), {name: facts.as_data() for name, facts in self._flow.items()}, sorted(self._flow_read),
+        flow = (self._kept_flow_key(), {name: facts.as_data() for name, facts in self._flow.items()}, sorted(self._flow_read),
                 sorted(self._flow_scope) if self._flow_scope is not None else None)
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
                             parts, (self._importing, reachable, launching), frozenset(self._table_dependencies),

@@ -18,7 +18,8 @@ from codemods.analysis.flow.summary import ModuleSummary
 class WorkerSummary(ProjectBase):
     """The index's map work: each module's parts, summarised in workers (`summarise`)."""
 
-    def summarise(self, names: Iterable[str], map_in_workers: Callable[[Callable[[str], tuple], list[str]], list]) -> None:
+    def summarise(self, names: Iterable[str], map_in_workers: Callable[[Callable[[str], tuple], list[str]], list],
+                  then: Optional[Callable[[], None]] = None) -> None:
         """Work out the parts of the modules `names` that no other module decides in worker
         processes, where most of a cold tree's index goes. First each module's: whether it says
         pallas, its import lines, a package's top-level table, a pallas module's launch helpers and
@@ -31,7 +32,10 @@ class WorkerSummary(ProjectBase):
         notebook, only the `prefilter` answer (its code is decoded, if at all, here).
         `map_in_workers(function, items)`: `function` of each item, in order, computed in processes
         forked from this one while `_SUMMARISING` is this index (the first fork happens inside the
-        first call). Call it before `restore`."""
+        first call). Call it before `restore` (or call that in `then`). `then()` is called as soon as what the link reads
+        is in (the flow summaries of the linked modules, and the needy names of those in kernel
+        land, from the same parse), before the needy names of the other modules and who says them:
+        a link started there (`link_flow_elsewhere`) runs while the workers work those out."""
         global _SUMMARISING
         names = list(names)
         pending = [name for name in names if not name.startswith("<")]  # a notebook: decoded here, once
@@ -53,12 +57,18 @@ class WorkerSummary(ProjectBase):
             for name, prefiltered in zip(notebooks, map_in_workers(_prefilter_summary, notebooks)):
                 self._modules[name].prefiltered = prefiltered  # before kernel land reads them
             land = self._kernel_land()  # the modules whose facts may say more than "nothing"
-            wanted = [name for name in pending if name in land and not self._marked(self._modules[name])]
-            for name, needy_parts in zip(wanted, map_in_workers(_needy_summary, wanted)):
-                self._learn_needy_parts(self._modules[name], needy_parts)
+            wanted = {name for name in pending if name in land and not self._marked(self._modules[name])}
             linked = [name for name in pending if name in self.linked()]
-            for name, flow in zip(linked, map_in_workers(_flow_summary, linked)):
+            for name, (needy_parts, flow) in zip(linked, map_in_workers(
+                    _linked_summary, [(name, name in wanted) for name in linked])):
                 self._modules[name].flow_summary = flow
+                if needy_parts is not None:
+                    self._learn_needy_parts(self._modules[name], needy_parts)
+            if then is not None:
+                then()
+            rest = [name for name in pending if name in wanted and name not in self.linked()]
+            for name, needy_parts in zip(rest, map_in_workers(_needy_summary, rest)):
+                self._learn_needy_parts(self._modules[name], needy_parts)
             self._learn_sayers(pending, map_in_workers)
         finally:
             _SUMMARISING = None
@@ -233,8 +243,12 @@ def _needy_summary(name: str) -> tuple:
     return _in_worker(name, WorkerSummary._needy_parts)
 
 
-def _flow_summary(name: str) -> Optional[ModuleSummary]:
-    return _in_worker(name, LinkedFlow._flow_summary)
+def _linked_summary(item: tuple[str, bool]) -> tuple[Optional[tuple], Optional[ModuleSummary]]:
+    """A linked module's needy names (if `item[1]`: it is in kernel land) and its flow summary, on one
+    parse (see `ProjectIndex.summarise`)."""
+    name, needy = item
+    return _in_worker(name, lambda index, module: (
+        WorkerSummary._needy_parts(index, module) if needy else None, LinkedFlow._flow_summary(index, module)))
 
 
 def _names_said(chunk: tuple[list[str], frozenset[bytes]]) -> list[frozenset[bytes]]:
