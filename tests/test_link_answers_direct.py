@@ -400,3 +400,27 @@ def test_a_class_attribute_is_found_eight_bases_up() -> None:
     sink = _sink({"k": KERNELS.replace("PAIR = (", "class C0:\n    PREC = (").replace(
         "precision=PAIR", "precision=C8.PREC").replace("def mm", chain + "def mm")})
     assert [reach.levels for reach in sink.pairs] == [MIXED] and sink.unknown == ()
+
+
+def test_a_classmethod_a_base_defines_makes_an_instance_of_the_subclass_it_is_called_on() -> None:
+    """`Sub.with_precision(PAIR)`, the classmethod on `Base`: `cls` is `Sub`, so `cls(prec)` makes a `Sub`,
+    whose kernel reads `self.prec` (a `Base` has no kernel: the pair would reach nothing)."""
+    sink = _sink({"k": textwrap.dedent("""
+        import jax.numpy as jnp
+        from jax import lax
+        from jax.experimental import pallas as pl
+        class Base:
+            def __init__(self, prec=None):
+                self.prec = prec
+            @classmethod
+            def with_precision(cls, prec):
+                return cls(prec)
+        class Sub(Base):
+            def _kernel(self, x_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=self.prec)
+            def __call__(self, x):
+                return pl.pallas_call(self._kernel, out_shape=x)(x)
+        def run(x):
+            return Sub.with_precision((lax.Precision.DEFAULT, lax.Precision.HIGHEST))(x)
+    """)})
+    assert [reach.levels for reach in sink.pairs] == [MIXED] and sink.unknown == ()
