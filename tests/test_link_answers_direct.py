@@ -330,3 +330,97 @@ def test_a_launch_whose_body_is_known_only_later_is_no_decorator_and_loses_nothi
             return call(1.0)
     """})
     assert answers.get("k", NO_FLOW).lost == ()
+
+
+def test_placed_names_a_notebooks_code_by_its_cell_in_every_note_and_leaves_the_rest() -> None:
+    """`FlowFacts.placed`: a reach written in a notebook takes its cell and line; every note that names a
+    notebook's module and line (who else reads a value, what is not known, through which helper, what
+    lies beyond) names its cell instead; a note of a module of files, or of a notebook line `place`
+    cannot place, is kept as it is. Nothing placed: the same answers."""
+    notebook = "<notebook /p/nb.ipynb>"
+    here, elsewhere = f"`print` ({notebook}:7)", f"`g` ({notebook}:99)"
+    place = {(notebook, 7): "nb.ipynb:cell 2:3", (notebook, 5): "nb.ipynb:cell 2:1"}
+    notes = (here, elsewhere, "`f` (m:3)")
+    placed = ("`print` (nb.ipynb:cell 2:3)", elsewhere, "`f` (m:3)")
+    written = Reach(notebook, (5, 4), MIXED, False, notes)
+    plain = Reach("m", (5, 4), MIXED, False, notes)
+    facts = FlowFacts((SinkAnswer((7, 11), DOT, frozenset(), (written, plain), notes, True, notes),),
+                      (OriginAnswer((5, 7), (("k", (7, 11), DOT),), notes),), (),
+                      (Handed((4, 8), "precision", written, (("k", (7, 11), DOT),)),),
+                      (LostLaunch((9, 12), "pallas_call", frozenset(), notes, notes, notes),))
+    assert facts.placed(lambda module, line: place.get((module, line))) == FlowFacts(
+        (SinkAnswer((7, 11), DOT, frozenset(), (Reach(notebook, (5, 4), MIXED, False, placed, place="nb.ipynb:cell 2:1"),
+                                                Reach("m", (5, 4), MIXED, False, placed)), placed, True, placed),),
+        (OriginAnswer((5, 7), (("k", (7, 11), DOT),), placed),), (),
+        (Handed((4, 8), "precision", Reach(notebook, (5, 4), MIXED, False, placed, place="nb.ipynb:cell 2:1"),
+                (("k", (7, 11), DOT),)),),
+        (LostLaunch((9, 12), "pallas_call", frozenset(), placed, placed, placed),))
+    # a value written in a notebook, no note naming one; no value written in one, a note naming one
+    only_written = FlowFacts((SinkAnswer((7, 11), DOT, frozenset(), (Reach(notebook, (5, 4), MIXED, False),), (), True),))
+    assert only_written.placed(lambda module, line: place.get((module, line))) == FlowFacts((SinkAnswer(
+        (7, 11), DOT, frozenset(), (Reach(notebook, (5, 4), MIXED, False, place="nb.ipynb:cell 2:1"),), (), True),))
+    only_noted = FlowFacts(origins=(OriginAnswer((5, 7), (), (here,)),))
+    assert only_noted.placed(lambda module, line: place.get((module, line))) == FlowFacts(
+        origins=(OriginAnswer((5, 7), (), (placed[0],)),))
+    untouched = FlowFacts(origins=(OriginAnswer((5, 7), (), ("`f` (m:3)", elsewhere)),))
+    assert untouched.placed(lambda module, line: None) == untouched
+
+
+@pytest.mark.parametrize("pair, unknown", [
+    ("(LEVEL, lax.Precision.DEFAULT)", ("a pair (k:7) whose element may be getattr with a computed name",)),
+    ("(lax.Precision.DEFAULT, LEVEL)", ("a pair (k:7) whose element may be getattr with a computed name",)),
+    ("(LEVEL, LEVEL)", ("a pair (k:7) whose element may be getattr with a computed name",)),
+    ("(lax.Precision.DEFAULT, LEVEL, LEVEL)", ()),  # not a pair: the kernel's op is not handed one
+    ("[LEVEL]", ()),
+    ("(lax.Precision.DEFAULT, None)", ()),  # read, not a pair: passed over as before
+])
+def test_a_two_element_literal_with_an_element_not_read_is_unknown_at_the_kernel(pair: str, unknown: tuple) -> None:
+    """A pair whose first, second or both elements the link cannot read (`LEVEL` from getattr) may be a
+    pair the kernel rejects: said at the kernel, whichever element it is; a literal of another length
+    is not a pair."""
+    sink = _sink({"k": textwrap.dedent(f"""
+        import os
+        import jax.numpy as jnp
+        from jax import lax
+        from jax.experimental import pallas as pl
+        LEVEL = getattr(lax.Precision, os.environ["LEVEL"])
+        THE_PAIR = {pair}
+        def body(x_ref, o_ref):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=THE_PAIR)
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """)})
+    assert (sink.pairs, sink.unknown) == ((), unknown)
+
+
+def test_a_class_attribute_is_found_eight_bases_up() -> None:
+    """A class's attribute looked up through its bases, as deep as the link follows them (8 bases up):
+    the pair a kernel reads as `Leaf.PREC`, written on the eighth base up, is the one at its op."""
+    chain = "".join(f"class C{n}(C{n - 1}):\n    pass\n" for n in range(1, 9))
+    sink = _sink({"k": KERNELS.replace("PAIR = (", "class C0:\n    PREC = (").replace(
+        "precision=PAIR", "precision=C8.PREC").replace("def mm", chain + "def mm")})
+    assert [reach.levels for reach in sink.pairs] == [MIXED] and sink.unknown == ()
+
+
+def test_a_classmethod_a_base_defines_makes_an_instance_of_the_subclass_it_is_called_on() -> None:
+    """`Sub.with_precision(PAIR)`, the classmethod on `Base`: `cls` is `Sub`, so `cls(prec)` makes a `Sub`,
+    whose kernel reads `self.prec` (a `Base` has no kernel: the pair would reach nothing)."""
+    sink = _sink({"k": textwrap.dedent("""
+        import jax.numpy as jnp
+        from jax import lax
+        from jax.experimental import pallas as pl
+        class Base:
+            def __init__(self, prec=None):
+                self.prec = prec
+            @classmethod
+            def with_precision(cls, prec):
+                return cls(prec)
+        class Sub(Base):
+            def _kernel(self, x_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=self.prec)
+            def __call__(self, x):
+                return pl.pallas_call(self._kernel, out_shape=x)(x)
+        def run(x):
+            return Sub.with_precision((lax.Precision.DEFAULT, lax.Precision.HIGHEST))(x)
+    """)})
+    assert [reach.levels for reach in sink.pairs] == [MIXED] and sink.unknown == ()

@@ -408,3 +408,13 @@ def test_the_summarys_data_round_trips_and_other_data_is_refused() -> None:
                   (M, {}, {}, (), (), ((1,),), ())):
         with pytest.raises(ValueError, match="not a module summary"):
             from_data(other)
+
+
+def test_a_negative_int_is_a_literal_and_another_unary_operation_still_records_its_calls() -> None:
+    """`-1` is the literal -1 (a position: `operator.setitem(OPTS, -1, PAIR)`); `-mm(a, b)` or `not g(b)`
+    computes what the flow does not follow, but the calls in it are still calls (a kernel's
+    `o_ref[...] = -mm(...)` calls `mm`)."""
+    found = _summary("a = f(-1, -2.5, +3)\nb = -mm(x, y)\nc = not g(body)\n")
+    assert found.calls[0].args == ((False, ("lit", -1)), (False, ("lit", None)), (False, ("lit", None)))
+    assert [call.callee for call in found.calls[1:]] == [("var", M, "mm"), ("var", M, "g")]
+    assert [value for _, value in found.assigns][1:] == [("lit", None), ("lit", None)]
