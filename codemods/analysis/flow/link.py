@@ -97,20 +97,18 @@ class Linker(Binding):
         self._solve()
         # A launch helper no code calls runs all the same, as any function's code does, its
         # parameters empty: what it calls or launches is invoked by code of the project.
-        for helper in sorted((self.launch_helpers | self.decorators) - {helper for helper, _ in self._entered}):
+        for helper in sorted((self.launch_helpers | self.decorators) - self._entered.keys()):
             self._enter(helper, None)
         self._solve()
         called = set(self.invoked)  # what code of the project calls (or launches)
-        entered: dict[str, list] = {}
-        for root, context in self._entered:
-            entered.setdefault(root, []).append(context)
+        entered = {root: sorted(contexts, key=lambda c: (c is not None, c or ())) for root, contexts in self._entered.items()}
         for q in sorted(set(self.functions) - called):  # entry points run with their defaults
             module, function = self.functions[q]
             if module not in self._on_demand:
                 # (a method: on an instance of its class, whose `__init__` runs with its defaults too; a function
                 # a wrapping decorator defines, as made by each call of the decorator)
                 root = q.split(".<", 1)[0]
-                for context in sorted(entered.get(root, [None]) if root != q else [None], key=lambda c: (c is not None, c or ())):
+                for context in entered.get(root, [None]) if root != q else [None]:
                     self._bind(q, (), (), ("inst", function.owner) if function.owner is not None else None, context=context)
         self._solve()
         self.invoked = called
@@ -395,8 +393,8 @@ class Linker(Binding):
         for function in self._functions_in(body):
             self._run_with(function, backends)
             root = function.split(".<", 1)[0]
-            for entered, context in list(self._entered) if root in self.decorators else ():  # (each call's)
-                if entered == root and context is not None:
+            for context in list(self._entered.get(root, ())) if root in self.decorators else ():  # (each call's)
+                if context is not None:
                     self._run_with(function, backends, context)
             self.launches.add((call.scope, function))
         self._launching = True

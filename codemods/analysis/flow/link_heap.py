@@ -162,7 +162,7 @@ class Heap:
         self.decorators: set[str] = set()  # wrapping decorators (`wrapping_decorators`)
         # a launch helper or wrapping decorator -> its statements, those of the code it defines too (`_enter`)
         self._helper_statements: dict[str, list[Statement]] = {}
-        self._entered: set[tuple[str, Optional[Context]]] = set()
+        self._entered: dict[str, set[Optional[Context]]] = {}  # a helper or decorator -> the calls it runs for
         # Lookups worked out once and kept while nothing they read grows (`_memoized`): (lookup) -> (what it
         # found, the keys it read, their readers' sets); a key -> the lookups that read it; the keys the
         # lookup being worked out reads (None: none is); how many times a key grew so far.
@@ -207,8 +207,9 @@ class Heap:
     def _enter(self, helper: str, context: Optional[Context]) -> None:
         """A launch helper's (or wrapping decorator's) statements queued to run for `context` (a call of
         it; None: every call at once)."""
-        if (helper, context) not in self._entered:
-            self._entered.add((helper, context))
+        entered = self._entered.setdefault(helper, set())
+        if context not in entered:
+            entered.add(context)
             for module, kind, number, _ in self._helper_statements.get(helper, ()):
                 self._queue_statement((module, kind, number, context))
 
