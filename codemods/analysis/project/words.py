@@ -51,10 +51,10 @@ class WordIndex(ProjectBase):
         and only a changed module's imports can change the word table). A search cut at its limit
         answered only that (its callers read nothing else): another module meeting it changes nothing."""
         _, words, names, unmarked, found, excluded, limit = search
-        cut = limit is not None and len(found) > limit
+        cut, asked, wanted = limit is not None and len(found) > limit, self._asked(names), set(words)
         for name in changed - {excluded}:
             module = self._modules[name]
-            meets = bool(self._words_imported(module) & set(words)) and self._meets(module, self._asked(names), unmarked)
+            meets = bool(self._words_imported(module) & wanted) and self._meets(module, asked, unmarked)
             if meets != (name in found) and not (cut and meets):
                 return True
         return False
