@@ -470,7 +470,8 @@ def x64_rejection(backend: str, case: str, version: Optional[Version]) -> Option
 # pl.debug_print in Mosaic TPU kernels (JAX008). With placeholders (`{}`) every argument must be a
 # scalar of one of these dtypes: "All arguments must be 32-bit integers when using placeholders" on
 # 0.10.2 (lowered), float32 too from 0.11.0 ("... 32-bit integers or floats ...", lowered on 0.12.0.1,
-# read in the 0.11.0 wheel's source). Without placeholders any scalar prints after the format string.
+# read in the 0.11.0 wheel's source). Without placeholders any scalar lowers, printed after the format
+# string; on the chip an integer one does not compile (DEBUG_PRINT_UNFORMATTED_ABORTS).
 DEBUG_PRINT_PLACEHOLDER_DTYPES: dict[str, list[tuple[Span, frozenset[str]]]] = {
     "mosaic_tpu": [
         (Span(until=(0, 11, 0)), frozenset({"int32"})),
@@ -482,6 +483,17 @@ DEBUG_PRINT_PLACEHOLDER_DTYPES: dict[str, list[tuple[Span, frozenset[str]]]] = {
 # (lowered on 0.10.2 and 0.12.0.1 for bfloat16 and int8).
 SCALAR_DTYPES: dict[str, list[tuple[Span, frozenset[str]]]] = {
     "mosaic_tpu": [(ALL, frozenset({"int32", "uint32", "float32"}))],
+}
+
+
+# Without placeholders, a scalar of these dtypes stops Mosaic's compiler in libtpu: the process aborts
+# ("llo_builder.cc: Signedness cannot be inferred", SIGABRT) where the lowering (all a CPU runs) passes.
+# Seen on a TPU v5e with jax 0.10.2 and libtpu 0.0.42.1, 2026-12-07 (bench/chip/debug_print_chip.py):
+# int32 and uint32 scalars, indexed from a vector or made by `jnp.sum`; a float32 scalar compiles and
+# runs, and so does an int32 one through a placeholder. No newer jax was on a chip: the row holds for
+# every release until one is seen to take it (the fix, a placeholder per value, prints the same text).
+DEBUG_PRINT_UNFORMATTED_ABORTS: dict[str, list[tuple[Span, frozenset[str]]]] = {
+    "mosaic_tpu": [(ALL, frozenset({"int32", "uint32"}))],
 }
 
 
@@ -500,3 +512,8 @@ def placeholder_dtypes(backend: str, version: Optional[Version]) -> frozenset[st
 def scalar_dtypes(backend: str, version: Optional[Version]) -> frozenset[str]:
     """Element dtypes of a vector `backend` can index down to a scalar."""
     return _dtypes_in(SCALAR_DTYPES, backend, version)
+
+
+def unformatted_abort_dtypes(backend: str, version: Optional[Version]) -> frozenset[str]:
+    """Scalar dtypes whose debug_print without placeholders aborts `backend`'s compiler on the chip."""
+    return _dtypes_in(DEBUG_PRINT_UNFORMATTED_ABORTS, backend, version)
