@@ -106,3 +106,52 @@ def test_a_traceback_proves_a_call_whose_arguments_are_not_visible() -> None:
     assert "`v.astype(jnp.float32)[0, 0]`" in findings[0][2] and placeholder_error(OLD) in findings[0][2]
     _, without = _run(source.replace('"v {}"', '"v"'), OLD, proven=frozenset({line}))
     assert "placeholders" not in without[0][2]
+
+
+@pytest.mark.parametrize(("written", "fixed"), [
+    ('pl.debug_print("v", x_ref[...].astype(jnp.int32)[0, 0])',
+     'pl.debug_print("v {}", x_ref[...].astype(jnp.int32)[0, 0])'),
+    ("pl.debug_print('i', pl.program_id(0), pl.num_programs(1))", "pl.debug_print('i {} {}', pl.program_id(0), pl.num_programs(1))"),
+    ('pl.debug_print("""t""", pl.program_id(0))', 'pl.debug_print("""t {}""", pl.program_id(0))'),
+    ("pl.debug_print(r'a\\b', pl.program_id(0))", "pl.debug_print(r'a\\b {}', pl.program_id(0))"),
+])
+def test_an_integer_scalar_printed_without_placeholders_gets_one(written: str, fixed: str) -> None:
+    """It lowers, and the chip's compiler aborts: a placeholder per value prints the text jax prints without."""
+    source = _kernel(written)
+    for version in (OLD, NEW):
+        after, findings = _run(source, version)
+        assert after == source.replace(written, fixed)
+        assert [kind for _, kind, _ in findings] == ["fixed"] and "Signedness cannot be inferred" in findings[0][2]
+
+
+def test_a_narrow_integer_without_placeholders_is_cast_and_given_one() -> None:
+    source = _kernel("q = x_ref[...].astype(jnp.int8)", 'pl.debug_print("q", q[0, 1], (q > 0)[1, 1])')
+    after, findings = _run(source, OLD)
+    assert after == source.replace('pl.debug_print("q", q[0, 1], (q > 0)[1, 1])',
+                                   'pl.debug_print("q {} {}", q.astype(jnp.int32)[0, 1], (q > 0).astype(jnp.int32)[1, 1])')
+    assert sorted(kind for _, kind, _ in findings) == ["fixed"] * 3
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ('pl.debug_print("m", x_ref[...].astype(jnp.float32)[0, 0], pl.program_id(0))', "also prints float32"),
+    ('pl.debug_print("u", x_ref[...].astype(jnp.uint32)[0, 0])', "also prints uint32"),
+    ('pl.debug_print("n", x_ref[0, 0], pl.program_id(0))', "also prints a dtype not visible here"),
+    ('pl.debug_print("w {{x}}", pl.program_id(0))', "not one plain string literal without braces"),
+    ('pl.debug_print(FMT, pl.program_id(0))', "if its format has no placeholders"),
+])
+def test_an_integer_no_placeholder_can_take_is_a_note(line: str, why: str) -> None:
+    source = _kernel(line)
+    after, findings = _run(source, OLD)
+    assert after == source and [kind for _, kind, _ in findings] == ["manual"], findings
+    assert why in findings[0][2] and "Signedness cannot be inferred" in findings[0][2]
+
+
+def test_a_float_printed_without_placeholders_is_left_alone() -> None:
+    line = 'pl.debug_print("f", x_ref[...].astype(jnp.float32)[0, 0], x_ref[0, 0])'
+    assert _run(_kernel(line), OLD) == (_kernel(line), [])
+
+
+def test_from_jax_0_11_a_float_shares_the_placeholders() -> None:
+    line = 'pl.debug_print("m", x_ref[...].astype(jnp.float32)[0, 0], pl.program_id(0))'
+    after, findings = _run(_kernel(line), NEW)
+    assert after == _kernel(line.replace('"m"', '"m {} {}"')) and [kind for _, kind, _ in findings] == ["fixed"]

@@ -5,13 +5,19 @@ printed without placeholders stops it in libtpu's LLO builder, "Signedness canno
     python3 bench/chip/debug_print_chip.py          # on the TPU machine; prints one line per case
 
 A case compiles the kernel, runs it, and prints what came out of the process (stdout and stderr) that
-names the case's text, so what the chip printed for the value shows too.
+names the case's text. Then each entry of the JAX008 golden for jax 0.10.2 (the chip's), its .in.py and
+its .out.py, is run the same way: the .out.py must run wherever the .in.py's findings say it is fixed.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+
+GOLDEN = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "debug_print" / "debug_print_arguments_jax_0_10"
+ENTRIES = ("bfloat16_scalar", "int8_scalar", "mask_scalar", "float32_scalar", "bfloat16_vector", "int32_scalar",
+           "grid_index")
 
 # name -> (format, argument expression over the block `v` (8x128), the block's dtype)
 CASES = {
@@ -48,15 +54,34 @@ print("RAN", bool(np.array_equal(np.asarray(out), np.asarray(x))), flush=True)
 """
 
 
+ENTRY = """
+import importlib.util, sys, jax, jax.numpy as jnp, numpy as np
+path, entry = sys.argv[1:3]
+spec = importlib.util.spec_from_file_location("golden", path)
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+x = jnp.arange(8 * 128, dtype=jnp.float32).reshape(8, 128) / 64 - 3
+out = jax.jit(getattr(module, entry))(x).block_until_ready()
+print("RAN", np.asarray(out).shape, flush=True)
+"""
+
+
+def outcome(*args: str) -> str:
+    """How a child process ended: what it printed of note, or its last error line, or libtpu's fatal line."""
+    done = subprocess.run([sys.executable, "-c", *args], capture_output=True, text=True, timeout=300)
+    lines = (done.stdout + done.stderr).splitlines()
+    said = [line.strip() for line in lines if line.startswith(("COMPILED", "RAN"))]
+    fatal = [line.split("] ", 1)[-1] for line in lines if line.startswith("F1")][:1]
+    error = [line for line in lines if "Error" in line][-1:]
+    return f"exit {done.returncode}; " + " | ".join(said + fatal + error)[:400]
+
+
 def main() -> int:
     for name, (fmt, arg, dtype) in CASES.items():
-        done = subprocess.run([sys.executable, "-c", CHILD, fmt, arg, dtype], capture_output=True, text=True,
-                              timeout=300)
-        lines = (done.stdout + done.stderr).splitlines()
-        said = [line.strip() for line in lines if "vv" in line or line.startswith(("COMPILED", "RAN", "F1", "E1"))
-                and "coredump" not in line and "Coroner" not in line and "process_state" not in line]
-        error = [line for line in lines if "Error" in line][-1:]
-        print(f"{name}: exit {done.returncode}; " + " | ".join(said[:6] + error)[:600], flush=True)
+        print(f"{name}: {outcome(CHILD, fmt, arg, dtype)}", flush=True)
+    for entry in ENTRIES:
+        for side in ("in", "out"):
+            print(f"golden {GOLDEN.name}.{side}.py {entry}: {outcome(ENTRY, f'{GOLDEN}.{side}.py', entry)}", flush=True)
     return 0
 
 

@@ -12,13 +12,16 @@ from codemods.analysis.precision import string_value
 from codemods.analysis.presets import spell_dtype
 from codemods.analysis.visible_dtypes import FLOATS, value_dtype
 from codemods.base import JaxTransform
-from codemods.capabilities import format_version, placeholder_dtypes, scalar_dtypes
+from codemods.capabilities import format_version, placeholder_dtypes, scalar_dtypes, unformatted_abort_dtypes
 from codemods.engine.diagnostics import Applicability, Kind
 from codemods.engine.fixes import FixPlan
 from codemods.engine.rule import ParsedFile, Rule
 
 DEBUG_PRINT = "jax.experimental.pallas.debug_print"
 SCALAR_ERROR = "ValueError: Only arrays with 32-bit element types can be converted to scalars"
+ABORT_ERROR = "Signedness cannot be inferred"
+# Scalars a kernel's grid gives: int32 on every release.
+GRID_INDICES = frozenset({"jax.experimental.pallas.program_id", "jax.experimental.pallas.num_programs"})
 
 
 def placeholder_error(version) -> str:
@@ -37,6 +40,8 @@ class DebugPrintArguments(JaxTransform):
                 continue
             placeholders = _has_placeholders(call.args[0], self.module)
             planned = [self._argument(argument, placeholders) for argument in call.args[1:]]
+            if not placeholders:
+                planned.append(self._placeholders_for_integers(call, placeholders is None))
             if not any(planned) and self.proven(call):
                 self.report(call, Kind.MANUAL, self._unseen(placeholders))
 
@@ -81,6 +86,37 @@ class DebugPrintArguments(JaxTransform):
                     f"which prints {same}", fix, Applicability.SAFE)
         return True
 
+    def _placeholders_for_integers(self, call: ast.Call, unread: bool) -> bool:
+        """Without placeholders an integer scalar lowers but aborts Mosaic's compiler on the chip: give
+        each value a `{}` (jax prints the values after the text, a space before each: the same text).
+        Whether the call needed it (fixed or noted); `unread`: the format is not a literal read here."""
+        version = self.settings.jax_version
+        printed = [_printed_dtype(argument, self.module, version) for argument in call.args[1:]]
+        aborting = unformatted_abort_dtypes(MOSAIC_TPU, version)
+        if not aborting.intersection(printed):
+            return False
+        fmt = call.args[0]
+        text = self.module.segment(fmt)
+        why = (("pl.debug_print: if its format has no placeholders, " if unread else "pl.debug_print: ")
+               + f"an integer scalar printed without placeholders lowers, but Mosaic's compiler on a TPU "
+               f"aborts the process (\"{ABORT_ERROR}\", SIGABRT; seen on a TPU v5e with jax 0.10.2)")
+        printable = placeholder_dtypes(MOSAIC_TPU, version)
+        unfit = sorted({dtype or "a dtype not visible here" for dtype in printed} - printable)
+        if unread or unfit or not _plain_literal(fmt, text) or "{" in text or "}" in text:
+            blocker = (f"a placeholder takes {' and '.join(sorted(printable))} only on jax {format_version(version)}, "
+                       f"and this call also prints {', '.join(unfit)}" if unfit
+                       else "the format is not one plain string literal without braces")
+            self.report(call, Kind.MANUAL, f"{why}; {blocker}: print each integer through a `{{}}` placeholder, "
+                                           "in a call of its own if need be")
+            return True
+        fix = FixPlan()
+        closing = 3 if text.endswith(('"""', "'''")) else 1
+        fields = " {}" * len(printed)
+        self.rewrite(fix, fmt, lambda source: source[:-closing] + fields + source[-closing:])
+        self.report(fmt, Kind.FIXED, f"{why}; a `{{}}` placeholder for each value, which prints the same text "
+                                     "(the values after the text, a space before each)", fix, Applicability.SAFE)
+        return True
+
     def _unseen(self, placeholders: Optional[bool]) -> str:
         """A traceback proved this call fails; its arguments' dtypes are not visible here."""
         version = self.settings.jax_version
@@ -91,6 +127,28 @@ class DebugPrintArguments(JaxTransform):
                     f", and with placeholders only {printable} fill them on jax {format_version(version)} "
                     f"(\"{placeholder_error(version)}\"): cast each argument, or drop the placeholders"
                     if placeholders is not False else "") + "; the arguments' dtypes are not visible here")
+
+
+def _printed_dtype(argument: ast.expr, module, version) -> Optional[str]:
+    """The scalar dtype `argument` prints once JAX008's cast (if any) is applied; None where not visible."""
+    if isinstance(argument, ast.Call) and module.qualified_names(argument.func) & GRID_INDICES:
+        return "int32"
+    if not (isinstance(argument, ast.Subscript) and _scalar_index(argument.slice)):
+        return None
+    dtype = value_dtype(argument.value, module)
+    if dtype is None or dtype in scalar_dtypes(MOSAIC_TPU, version):
+        return dtype
+    return "float32" if dtype in FLOATS else "int32"
+
+
+def _plain_literal(fmt: ast.expr, text: str) -> bool:
+    """One string literal (no f-string, no implicit concatenation), so a field goes before its closing quote."""
+    if not (isinstance(fmt, ast.Constant) and isinstance(fmt.value, str)):
+        return False
+    try:
+        return ast.literal_eval(text) == fmt.value and not text.startswith(("f", "F"))
+    except (SyntaxError, ValueError):
+        return False
 
 
 def _has_placeholders(fmt: ast.expr, module) -> Optional[bool]:
@@ -144,13 +202,21 @@ RULE = Rule(
         a traceback proves a call fails (`jax-codemod explain`) and no argument's dtype is visible,
         a `[manual]` note says what to cast. Vectors print in any dtype and are left alone; a scalar
         made by a reduction is not looked at (a bfloat16 `jnp.max` fails inside the reduction, a
-        bfloat16 `jnp.sum` at the placeholder: no cast of the argument mends the first).
+        bfloat16 `jnp.sum` at the placeholder: no cast of the argument mends the first). A call
+        without placeholders that prints an integer scalar (`v[0, 0]` of int32, `pl.program_id(0)`,
+        or one the rule casts to int32) gets a `{}` for each value at the end of its format string
+        (`"i"` -> `"i {}"`), the text jax prints without them; where a placeholder cannot take
+        every value (a float32 on jax before 0.11.0, a uint32, a dtype not visible) or the format
+        is not one plain literal, a `[manual]` note says to print the integer through a placeholder.
     """,
     why="""
         Mosaic TPU's scalars are 32-bit: "ValueError: Only arrays with 32-bit element types can be
         converted to scalars" on every release for `v[0, 0]` of a bfloat16 or int8 vector, and with
         placeholders "All arguments must be 32-bit integers when using placeholders" (jax < 0.11.0,
-        float32 included) or "... 32-bit integers or floats ..." (later releases). Triton and
+        float32 included) or "... 32-bit integers or floats ..." (later releases). Without
+        placeholders an int32 or uint32 scalar lowers, and then Mosaic's compiler in libtpu aborts
+        the whole process ("Signedness cannot be inferred", SIGABRT; a TPU v5e with jax 0.10.2),
+        which no lowering on a CPU shows. Triton and
         Mosaic GPU print other dtypes, so kernels only they lower are left alone.
     """,
     example="""
