@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from codemods.capabilities import Version
+from codemods.engine.rule import code_order
 
 
 class Change(str, enum.Enum):
@@ -526,7 +527,19 @@ TABLE: tuple[ApiChange, ...] = tuple(sorted((
               migration="get_backend -> jax.extend.backend.get_backend, default_backend -> jax.default_backend; "
                         "the private members (_backends, xla_client) have no public replacement: chex 0.1.92 reads "
                         "jax._src.xla_bridge._backends, which can change in any release"),
-), key=lambda row: row.code))
+    # -- JAX1000 on: the JAX1xx rows continued, once JAX100-JAX199 were taken (docs/upgrading-jax.md, "Codes") --
+    ApiChange("JAX1000", "xla-computation", ("jax.xla_computation",), "jax.jit", Change.ARGUMENTS, since=(0, 4, 13),
+              deprecated=(0, 4, 30), removed=(0, 4, 34),
+              source="jax/__init__.py _deprecations: warns in the 0.4.30 wheel, gone from the 0.6.2 wheel (CHANGELOG "
+                     "0.4.30: deprecated, 0.4.34: removed); the replacement read in the 0.4.13 wheel, the oldest "
+                     "installed here",
+              replacement="jax.jit(f).lower(*args).compiler_ir('hlo')",
+              migration="The fix is unsafe: the HLO is jax.jit's (module jit_<f>, a single result not in a tuple). "
+                        "A keyword of the old call is left to a person: backend=B -> jax.jit(f).trace(*args)"
+                        ".lower(lowering_platforms=(B,)).compiler_ir('hlo'); static_argnums and donate_argnums go to "
+                        "jax.jit; return_shape=True -> lowered.out_info; axis_env, in_parts, out_parts, tuple_args "
+                        "and instantiate_const_outputs have no replacement."),
+), key=lambda row: code_order(row.code)))
 
 
 def retiring(name: str, target: Version) -> tuple[ApiChange, ...]:

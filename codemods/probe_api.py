@@ -136,6 +136,12 @@ def _jit_backend():
     jax.jit(lambda x: x * 2, backend="cpu")(_vector())
 
 
+def _lowered_hlo():
+    import jax
+
+    return jax.jit(lambda x: x * 2).lower(_vector()).compiler_ir("hlo").as_hlo_text()
+
+
 def _shard_map():
     import jax
     from jax.sharding import PartitionSpec
@@ -260,6 +266,7 @@ CALL_CHECKS: dict[str, tuple[tuple[str, Callable[[], object], bool], ...]] = {
     "JAX173": (("pallas_call(in_specs=[BlockSpec(index_map, (8, 128))])", _block_specs(True), False),
                ("pallas_call(in_specs=[BlockSpec((8, 128), index_map)])", _block_specs(False), True)),
     "JAX191": (("jax.make_mesh((1,), ('x',)) without axis_types", _make_mesh_default, False),),
+    "JAX1000": (("jax.jit(f).lower(x).compiler_ir('hlo').as_hlo_text()", _lowered_hlo, True),),
 }
 # Rows whose old spelling a call observes: their old names stay in jax (jnp.clip, BlockSpec,
 # make_mesh), so reaching such a name only shows that it is still there, as the calls need.

@@ -14,7 +14,7 @@ import re
 from typing import Iterable, Sequence
 
 from codemods import rules as rule_modules
-from codemods.engine.rule import Rule, selects
+from codemods.engine.rule import Rule, code_order, selects
 
 
 def _discover() -> tuple[Rule, ...]:
@@ -24,7 +24,7 @@ def _discover() -> tuple[Rule, ...]:
         found += [module.RULE] if hasattr(module, "RULE") else list(getattr(module, "RULES", ()))
     codes = [rule.code for rule in found]
     assert len(set(codes)) == len(codes), f"two rules share a code: {sorted(codes)}"
-    return tuple(sorted(found, key=lambda rule: rule.code))
+    return tuple(sorted(found, key=lambda rule: code_order(rule.code)))
 
 
 RULES: tuple[Rule, ...] = _discover()
@@ -63,7 +63,7 @@ def known_near(unknown: Sequence[str], rules: Sequence[Rule] = RULES) -> str:
             near.add(codes[code])
         near.update(names[match] for match in difflib.get_close_matches(key, names, n=3, cutoff=0.8))
     prefixes = sorted({rule.code[:4] for rule in rules})
-    said = f"did you mean {', '.join(f'{r.code} ({r.name})' for r in sorted(near, key=lambda r: r.code))}? " if near else ""
+    said = f"did you mean {', '.join(f'{r.code} ({r.name})' for r in sorted(near, key=lambda r: code_order(r.code)))}? " if near else ""
     return (f"{said}a code (JAX001), a prefix ({', '.join(prefixes)}) or a name (per-operand-precision); "
             "`jax-codemod rules` lists every rule")
 

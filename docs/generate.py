@@ -38,7 +38,8 @@ FAMILIES = (
     ("JAX0", "Unsupported precision in kernels (JAX0xx)",
      "Code that raises `NotImplementedError` when it is lowered, rewritten so that it lowers."),
     ("JAX1", "Moving to a newer JAX (JAX1xx)",
-     "One rule per API change, from `codemods/api_changes.py`: see [Upgrading JAX](../upgrading-jax.md)."),
+     "One rule per API change, from `codemods/api_changes.py`: see [Upgrading JAX](../upgrading-jax.md). "
+     "JAX100-JAX199, then JAX1000-JAX1999 ([why](../upgrading-jax.md#codes)); `--select JAX1` selects them all."),
     ("JAX9", "About the tool's own comments (JAX9xx)", "Opt-in: selected by `--select` or `ALL` only."),
 )
 

@@ -461,3 +461,52 @@ def test_a_remap_is_true_when_it_changes_anything(remap: _Remap, expected: bool)
 ])
 def test_remap_change_rewrites_the_calls_text(source: str, shift: int, remap: _Remap, expected: str) -> None:
     assert remap.change(shift)(source) == expected
+
+
+# -- JAX1000: jax.xla_computation(f)(*args) --
+
+XLA_GONE = "removed in jax 0.4.34 (raises AttributeError on jax 0.12.0.1)"
+XLA_HLO = "jax.jit(f).lower(*args).compiler_ir('hlo')"
+
+
+def test_xla_computation_built_and_applied_at_once_is_an_unsafe_fix_the_rest_is_a_persons() -> None:
+    source = (JAX + "a = jax.xla_computation(f)(x, *ys, k=1).as_hlo_text()\n"
+              "b = (jax.xla_computation(f))(x)\n"
+              "c = jax.xla_computation(f, backend='tpu', static_argnums=0, tuple_args=True)(x)\n"
+              "d = jax.xla_computation(f)\n"
+              "e = jax.xla_computation(f, 1, **kw)(x)\n"
+              "g = jax.xla_computation(*fs)(x)\n")
+    after, findings = _run(source, "JAX1000")
+    assert after == (JAX + "a = jax.jit(f).lower(x, *ys, k=1).compiler_ir('hlo').as_hlo_text()\n"
+                     "b = (jax.jit(f).lower)(x).compiler_ir('hlo')\n" + source.split("\n", 4)[4])
+    fixed = (f"jax.xla_computation(f)(*args) -> {XLA_HLO}: {XLA_GONE}; {core_calls._XLA_UNSAFE}", "unsafe")
+    assert findings == [
+        (3, 5, "fixed", *fixed), (4, 6, "fixed", *fixed),
+        (5, 5, "manual", f"jax.xla_computation(f, backend=, static_argnums=, tuple_args=): {XLA_GONE}; use {XLA_HLO}; "
+                         "backend=B -> jax.jit(f).trace(*args).lower(lowering_platforms=(B,)).compiler_ir('hlo'); "
+                         "static_argnums=S -> jax.jit(f, static_argnums=S); tuple_args= has no replacement: jax.jit "
+                         "decides", None),
+        (6, 5, "manual", f"jax.xla_computation: {XLA_GONE}; use {XLA_HLO} where the computation is applied to its "
+                         "arguments", None),
+        (7, 5, "manual", f"jax.xla_computation(f, ..., **): {XLA_GONE}; use {XLA_HLO}", None),
+        (8, 5, "manual", f"jax.xla_computation(f): {XLA_GONE}; use {XLA_HLO}", None),
+    ]
+
+
+def test_xla_computation_under_an_imported_name_writes_jax_jit_and_drops_the_import() -> None:
+    after, findings = _run("from jax import xla_computation as xc\n\nc = xc(f)(x)\n", "JAX1000")
+    assert after == "import jax\n\nc = jax.jit(f).lower(x).compiler_ir('hlo')\n"
+    assert [(line, kind) for line, _, kind, *_ in findings] == [(3, "fixed")]
+    jit = "from jax import xla_computation as xc\njit = 1\njax = 2\n\nc = xc(f)(x)\n"
+    assert _run(jit, "JAX1000") == (jit, [(5, 5, "manual", "jax.xla_computation: removed in jax 0.4.34 (raises "
+                                                             f"ImportError on jax 0.12.0.1); use {XLA_HLO} (the name jax "
+                                                             "is taken here)", None)])
+
+
+def test_xla_computation_waits_for_its_deprecation_and_a_floor_that_has_the_replacement() -> None:
+    source = JAX + "c = jax.xla_computation(f)(x)\n"
+    assert _run(source, "JAX1000", Settings((0, 4, 29), unsafe_fixes=True)) == (source, [])
+    after, findings = _run(source, "JAX1000", Settings((0, 4, 30), unsafe_fixes=True))
+    assert after == JAX + "c = jax.jit(f).lower(x).compiler_ir('hlo')\n" and findings[0][2] == "fixed"
+    after, findings = _run(source, "JAX1000", Settings((0, 12, 0, 1), jax_floor=(0, 4, 0), unsafe_fixes=True))
+    assert after == source and findings[0][2] == "manual" and "needs jax >= 0.4.13" in findings[0][3]

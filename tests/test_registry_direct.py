@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from codemods import registry
-from codemods.engine.rule import Rule
+from codemods.engine.rule import Rule, code_order
 from codemods.registry import RULES, UnknownRule, check_known, lookup, matching, select, split
 
 
@@ -38,13 +38,13 @@ def test_discover_finds_every_rule_module_sorted_by_code():
     assert isinstance(found, tuple)
     assert found == RULES
     codes = _codes(found)
-    assert codes == sorted(codes)
+    assert codes == sorted(codes, key=code_order)
     assert len(set(codes)) == len(codes)
     # A module with one RULE (per_operand_precision), one with a RULES table (jax_upgrades) and
     # the opt-in one all count.
     assert codes[:4] == ["JAX001", "JAX002", "JAX003", "JAX004"]
     assert "JAX101" in codes and "JAX195" in codes
-    assert codes[-1] == "JAX900"
+    assert codes[-2:] == ["JAX1000", "JAX900"]  # the upgrades' four-digit codes after their three-digit ones
     from codemods import api_changes
     import importlib
     import pkgutil
@@ -78,6 +78,19 @@ def test_matching_by_all_code_prefix_and_name():
     assert matching("beta", SMALL) == [B]
     assert matching(" gamma ", SMALL) == [C]
     assert matching("nothing", SMALL) == []
+
+
+def test_a_three_digit_code_names_its_rule_alone_while_shorter_prefixes_reach_the_four_digit_codes():
+    """JAX1000-JAX1999 continue JAX100-JAX199 (docs/upgrading-jax.md, "Codes"): `JAX101` is the
+    tree_map row, not also JAX1010-JAX1019; `JAX1` and `JAX10` are prefixes of both widths."""
+    tree, a, b, k = _rule("JAX101", "tree"), _rule("JAX1000", "a"), _rule("JAX1010", "b"), _rule("JAX1101", "k")
+    rules = (tree, a, b, k)
+    assert matching("JAX101", rules) == [tree]
+    assert matching("jax1010", rules) == [b]
+    assert matching("JAX1", rules) == [tree, a, b, k]
+    assert matching("JAX10", rules) == [tree, a, b]
+    assert matching("JAX110", rules) == []
+    assert matching("JAX11", rules) == [k]
 
 
 def test_matching_uses_the_real_rules_by_default():
@@ -190,3 +203,8 @@ def test_discover_passes_over_a_module_with_neither_rule_nor_rules(monkeypatch):
     monkeypatch.setattr(registry.pkgutil, "iter_modules",
                         lambda path: [*listed, pkgutil.ModuleInfo(None, "zz_helper", False)])
     assert registry._discover() == RULES
+
+
+def test_codes_sort_by_family_then_width():
+    codes = ["JAX900", "JAX1000", "JAX101", "JAX001", "JAX100", "JAX1010"]
+    assert sorted(codes, key=code_order) == ["JAX001", "JAX100", "JAX101", "JAX1000", "JAX1010", "JAX900"]

@@ -114,11 +114,27 @@ class Gate:
 SUPPRESSIONS = "suppressions"  # the ParsedFile.shared key of the file's suppression comments and their use
 
 
+# A whole three-digit code (`JAX101`). The JAX1xx upgrades went on as JAX1000-JAX1999 once JAX100-JAX199
+# were taken (docs/upgrading-jax.md, "Codes"): each of those codes starts with a three-digit one, which
+# names its own rule only, not ten more (`ignore[JAX101]` must not silence JAX1010).
+_THREE_DIGIT_CODE = re.compile(r"[A-Z]+\d{3}")
+
+
+def code_order(code: str) -> tuple[str, int, str]:
+    """Where a code sorts: by family (its letters and first digit), then width, then as text:
+    JAX199, JAX1000, JAX900 (text alone puts JAX1000 after JAX100)."""
+    family = re.match(r"[A-Z]*\d?", code)
+    return family[0] if family else "", len(code), code
+
+
 def selects(selector: str, rule: "Rule") -> bool:
-    """Whether a selector names the rule: `ALL`, its code or a prefix of it (`JAX0`), or its name;
-    as --select, the config and suppression comments take them."""
+    """Whether a selector names the rule: `ALL`, its code or a prefix of it (`JAX0`; a three-digit
+    code is no prefix), or its name; as --select, the config and suppression comments take them."""
     key = selector.strip()
-    return key.upper() == "ALL" or rule.code.startswith(key.upper()) or rule.name == key.lower()
+    upper = key.upper()
+    if rule.code.startswith(upper):
+        return rule.code == upper or not _THREE_DIGIT_CODE.fullmatch(upper)
+    return upper == "ALL" or rule.name == key.lower()
 
 
 @dataclass(frozen=True)

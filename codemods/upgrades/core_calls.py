@@ -1,4 +1,5 @@
-"""JAX1xx rows whose call changes shape, outside Pallas: pjit, shard_map, jnp.clip, enable_x64, meshes.
+"""JAX1xx rows whose call changes shape, outside Pallas: pjit, shard_map, jnp.clip, enable_x64, meshes,
+xla_computation.
 
 A call is rewritten in place, its layout kept (libcst on that call alone): the callee respelled
 through the module's imports, the positional arguments the new callee takes by keyword only given
@@ -359,14 +360,25 @@ def _enable_x64(transform: JaxUpgrade, reference: Reference) -> None:
         transform.manual(node, old, "use jax.enable_x64(True) for enable_x64() and jax.enable_x64(False) for "
                                     "disable_x64(), in a `with` statement or as a decorator")
         return
-    fix = FixPlan()
-    spelled = transform.spell("jax.enable_x64", node, fix)
-    if spelled is None:
-        transform.manual(node, old, f"use jax.enable_x64({value}) (the name jax is taken here)")
+    spelling = _spell_jax(transform, "jax.enable_x64", node, old, f"jax.enable_x64({value})")
+    if spelling is None:
         return
+    fix, spelled = spelling
     transform.replace(fix, call, f"{spelled}({value})")
     transform.forget_imports(fix, node)
     transform.fixed(node, f"{old}()", f"jax.enable_x64({value})", fix)
+
+
+def _spell_jax(transform: JaxUpgrade, qualified: str, node: ast.AST, old: str,
+               wanted: str) -> Optional[tuple[FixPlan, str]]:
+    """A new fix and `qualified` spelled at `node` in it; None, and a [manual] finding that says to
+    write `wanted`, where every way to name it is taken."""
+    fix = FixPlan()
+    spelled = transform.spell(qualified, node, fix)
+    if spelled is None:
+        transform.manual(node, old, f"use {wanted} (the name jax is taken here)")
+        return None
+    return fix, spelled
 
 
 def _x64_value(module: ModuleIndex, call: Optional[ast.Call], disable: bool) -> Optional[str]:
@@ -443,6 +455,51 @@ def _call_keywords(transform: JaxUpgrade, reference: Reference) -> None:
         transform.manual(reference.node, f"{display(reference.old)}({'=, '.join(passed)}=)", transform.row.migration)
 
 
+# -- JAX1000: jax.xla_computation(f)(*args) -> jax.jit(f).lower(*args).compiler_ir('hlo') --
+
+_XLA_HLO = "jax.jit(f).lower(*args).compiler_ir('hlo')"
+# What each keyword of the old function becomes (jax's CHANGELOG 0.4.30, and the AOT API's own words).
+_XLA_KEYWORDS = {
+    "backend": "backend=B -> jax.jit(f).trace(*args).lower(lowering_platforms=(B,)).compiler_ir('hlo')",
+    "static_argnums": "static_argnums=S -> jax.jit(f, static_argnums=S)",
+    "donate_argnums": "donate_argnums=D -> jax.jit(f, donate_argnums=D)",
+    "return_shape": "return_shape=True -> the shapes are lowered.out_info, lowered = jax.jit(f).lower(*args)",
+    "axis_env": "axis_env= has no replacement: name the axes of a Mesh with jax.shard_map",
+    "fun": "fun=f -> jax.jit(f)",
+}
+_XLA_UNSAFE = ("unsafe: the HLO is jax.jit's (its module is named jit_<f>, a single result is no longer wrapped in a "
+               "tuple, parameters may carry shardings); the XlaComputation's methods are the same")
+
+
+def _xla_computation(transform: JaxUpgrade, reference: Reference) -> None:
+    """The plain call, built and applied at once, is rewritten (an unsafe fix: the HLO differs in
+    form); a keyword, or the computation kept to apply later, is left to a person with what to write."""
+    node = reference.node
+    if isinstance(node, ast.alias):
+        return  # the import goes once no use needs it
+    old = display(reference.old)
+    applied = _applied(transform.module, node)
+    built = applied[0] if applied is not None and applied[1] == 0 else None
+    call = transform.module.parent.get(built) if built is not None else None
+    if built is None or not isinstance(call, ast.Call) or call.func is not built:
+        transform.manual(node, old, f"use {_XLA_HLO} where the computation is applied to its arguments")
+        return
+    if built.keywords or len(built.args) != 1 or isinstance(built.args[0], ast.Starred):
+        passed = [k.arg or "**" for k in built.keywords]
+        advice = [_XLA_KEYWORDS.get(k, f"{k}= has no replacement: jax.jit decides") for k in passed if k != "**"]
+        shown = ["f", *(["..."] if len(built.args) > 1 else []), *(k if k == "**" else f"{k}=" for k in passed)]
+        transform.manual(node, f"{old}({', '.join(shown)})", "; ".join([f"use {_XLA_HLO}", *advice]))
+        return
+    spelling = _spell_jax(transform, "jax.jit", node, old, _XLA_HLO)
+    if spelling is None:
+        return
+    fix, spelled = spelling
+    transform.replace(fix, built, f"{spelled}({transform.module.segment(built.args[0])}).lower")
+    transform.rewrite(fix, call, lambda code: code + ".compiler_ir('hlo')")
+    transform.forget_imports(fix, node)
+    transform.fixed(node, f"{old}(f)(*args)", _XLA_HLO, fix, Applicability.UNSAFE, _XLA_UNSAFE)
+
+
 HANDLERS: dict[str, Handler] = {
     "JAX111": _enable_x64,
     "JAX130": _pjit,
@@ -450,10 +507,12 @@ HANDLERS: dict[str, Handler] = {
     "JAX140": _clip,
     "JAX191": _make_mesh,
     "JAX138": _call_keywords,
+    "JAX1000": _xla_computation,
 }
 FINDERS: dict[str, Finder] = {"JAX134": _find_with_mesh}
 # What each handler's fix does to the call, from the handler's own tables: the rule's summary and page.
 CHANGES: dict[str, str] = {
+    "JAX1000": f"jax.xla_computation(f)(*args) -> {_XLA_HLO}",
     "JAX111": "jax.experimental.enable_x64() -> jax.enable_x64(True), jax.experimental.disable_x64() -> "
               "jax.enable_x64(False)",
     "JAX130": f"pjit({', '.join(_PJIT[:3])}, ...) -> jax.jit({_PJIT[0]}, "
