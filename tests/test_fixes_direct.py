@@ -608,5 +608,9 @@ def test_names_used() -> None:
     assert _names_used("import os\nfrom a import b as c\nx = y.z\n__all__ = ['os', 'q r']\ndef f(p): return p\n") == {
         "x", "y", "__all__", "os", "q r", "p"}
     assert _names_used("x = b'os'\n") == {"x"}
+    # A string is a name only where Python reads one: `__all__`, an annotation; not text a fix writes.
+    assert _names_used("from jax import f as hlo\ny = g().compiler_ir('hlo')\n") == {"y", "g"}
+    assert _names_used("__all__ += ('a',)\nv: 'Optional[Cls]' = 1\ndef f(p: 'P') -> 'R': pass\n") == {
+        "__all__", "a", "v", "Optional[Cls]", "Optional", "Cls", "P", "R"}
     assert _names_used("def (:\n") == set()
     assert _names_used("x = 1\0\n") == set()

@@ -571,7 +571,9 @@ def alone_on_its_lines(code: str, starts: list[int], statement: ast.stmt) -> boo
 
 
 def _names_used(code: str) -> set[str]:
-    """Every name the module reads or writes, outside its imports (and strings in `__all__`)."""
+    """Every name the module reads or writes, outside its imports, and the strings Python reads as
+    names: `__all__`'s entries and annotations (`x: "Cls"`). Any other string is text: a fix that
+    writes `compiler_ir('hlo')` does not keep `import ... as hlo` alive."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
@@ -580,6 +582,29 @@ def _names_used(code: str) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             names.add(node.id)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            names.add(node.value)
+        for part in _read_as_names(node):
+            names |= {text.value for text in ast.walk(part) if isinstance(text, ast.Constant) and isinstance(text.value, str)}
+            names |= {name for text in ast.walk(part) if isinstance(text, ast.Constant) and isinstance(text.value, str)
+                      for name in _names_in_annotation(text.value)}
     return names
+
+
+def _read_as_names(node: ast.AST) -> list[ast.AST]:
+    """The parts of `node` whose strings name things: `__all__`'s value, an annotation."""
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        parts = [node.value] if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and node.value else []
+        return parts + ([node.annotation] if isinstance(node, ast.AnnAssign) else [])
+    if isinstance(node, ast.arg):
+        return [node.annotation] if node.annotation else []
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return [node.returns] if node.returns else []
+    return []
+
+
+def _names_in_annotation(text: str) -> set[str]:
+    """The names a string annotation reads (`"Optional[Cls]"`: Optional, Cls)."""
+    try:
+        return {node.id for node in ast.walk(ast.parse(text, mode="eval")) if isinstance(node, ast.Name)}
+    except (SyntaxError, ValueError):
+        return set()
