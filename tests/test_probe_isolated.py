@@ -92,5 +92,8 @@ def test_the_parent_starts_no_backend_until_the_children_are_done(tried):
               "print(json.dumps({'started': xla_bridge.backends_are_initialized(),"
               " 'asked': probe.on_a_tpu.cache_info().misses, 'outcomes': [o.outcome for o in seen]}))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert json.loads(done.stdout.splitlines()[-1]) == {
-        "started": False, "asked": 0, "outcomes": [probe.ACCEPTED, probe.ACCEPTED, probe.ABORTED]}
+    said = json.loads(done.stdout.splitlines()[-1])
+    assert (said["started"], said["asked"]) == (False, 0)
+    # dot DEFAULT lowers on every release, HIGH from 0.11.1 (rejected before): both lowered, in a child.
+    assert said["outcomes"][0] == probe.ACCEPTED and said["outcomes"][1] in (probe.ACCEPTED, probe.REJECTED)
+    assert said["outcomes"][2] == probe.ABORTED
