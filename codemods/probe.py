@@ -36,7 +36,6 @@ import inspect
 import io
 import json
 import logging
-import os
 import re
 import sys
 import warnings
@@ -869,16 +868,16 @@ def probes() -> list[Probe]:
 
 
 PROBES = "codemods.probe:probes"
-# A child imports the codemods its parent runs, whatever the child's sys.path would find first.
-_CHILD = "import sys; sys.path.insert(0, sys.argv[1]); from codemods import probe; probe.child(*sys.argv[2:])"
+# A child imports what its parent would: the codemods it runs, the module `factory` names.
+_CHILD = "import json, sys; sys.path[:] = json.loads(sys.argv[1]); from codemods import probe; probe.child(*sys.argv[2:])"
 
 
 def observe(factory: str = PROBES) -> list[Observation]:
     """Lower every row `factory` ("module:function") lists with the installed jax, in child processes;
     independent of what the table says."""
     rows = _load(factory)()
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    seen = probe_isolated.observe([_name(probe) for probe in rows], [sys.executable, "-c", _CHILD, root, factory])
+    command = [sys.executable, "-c", _CHILD, json.dumps(sys.path), factory]
+    seen = probe_isolated.observe([_name(probe) for probe in rows], command)
     return [Observation(probe, outcome, detail) for probe, (outcome, detail) in zip(rows, seen)]
 
 

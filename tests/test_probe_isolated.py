@@ -22,7 +22,8 @@ TESTS = Path(__file__).resolve().parent
 
 @pytest.fixture
 def tried(monkeypatch, tmp_path):
-    """The children find tests/probe_fakes.py; returns what the rows' attempts have logged."""
+    """Returns what the rows' attempts have logged. A child takes its parent's sys.path, which finds
+    tests/probe_fakes.py under pytest; PYTHONPATH is for the fresh parent of the backend test."""
     log = tmp_path / "tried.txt"
     monkeypatch.setenv("PROBE_FAKES_LOG", str(log))
     monkeypatch.setenv("PROBE_FAKES_PARENT", str(os.getpid()))
