@@ -20,12 +20,17 @@ call (no compatibility guarantee), so Triton kernels are lowered with
 the lowering print the Triton module, whose `tt.dot` shows the input precision (TF32 or IEEE) a
 precision setting became. Where Triton still cannot be lowered, its rows say "not probed" with the
 error, and the report says so in a line of its own: nothing is claimed for a backend not seen.
+
+The rows run in child processes (codemods/probe_isolated.py), on a CPU too: a TPU compiler that aborts
+costs its row ("aborted"), and the parent, which cannot tell a TPU without opening it while only one
+process may hold the chip, starts no backend until the children are done (compare() asks then).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import importlib.metadata
 import inspect
 import io
@@ -37,7 +42,7 @@ import warnings
 from dataclasses import asdict, dataclass
 from typing import Callable, Optional
 
-from codemods import capabilities, probe_api
+from codemods import capabilities, probe_api, probe_isolated
 from codemods.capabilities import Level, Version
 
 # What a probe can observe.
@@ -52,6 +57,8 @@ NOT_REJECTED = "not rejected"
 IGNORED = "ignored"
 # The backend's lowering needs hardware this machine lacks: nothing was observed.
 NOT_PROBED = "not probed"
+# The compiler killed the process running the attempt (probe_isolated); believed only on a TPU.
+ABORTED = probe_isolated.ABORTED
 # Triton `tt.dot` input precisions (the IR omits the attribute for its default, IEEE).
 TF32 = "tf32"
 IEEE = "ieee"
@@ -663,11 +670,15 @@ def _debug_print_kernel(dtype: str, placeholders: bool):
 
 
 def _believed_printed(backend: str, dtype: str, placeholders: bool):
-    """Without placeholders only the index to a scalar can fail; with them, the placeholder's dtypes too."""
+    """Without placeholders only the index to a scalar can fail, and on a TPU, where the probe compiles,
+    an integer scalar aborts the compiler; with them, the placeholder's dtypes can fail too."""
     def believed(version: Optional[Version]) -> str:
         printed = dtype in capabilities.scalar_dtypes(backend, version) and (
             not placeholders or dtype in capabilities.placeholder_dtypes(backend, version))
-        return ACCEPTED if printed else REJECTED
+        if not printed:
+            return REJECTED
+        aborts = not placeholders and dtype in capabilities.unformatted_abort_dtypes(backend, version)
+        return ABORTED if aborts and on_a_tpu() else ACCEPTED
 
     return believed
 
@@ -847,13 +858,48 @@ def _quiet():
                 logger.setLevel(level)
 
 
-def observe() -> list[Observation]:
-    """Lower every probe kernel with the installed jax; independent of what the table says."""
+def probes() -> list[Probe]:
+    """Every row, in the same order in every process (a child resumes at an index). Builds with jax
+    imported but no backend started."""
     with _quiet():
-        probes = (_precision_probes() + _dtype_probes() + _narrow_probes() + _triton_dot_probes() + _preset_probes()
-                  + _accuracy_probes() + _lstm_probes() + _math_probes() + _division_probes() + _x64_probes()
-                  + _debug_print_probes() + _dynamic_index_probes())
-        return [_observe(probe) for probe in probes]
+        return (_precision_probes() + _dtype_probes() + _narrow_probes() + _triton_dot_probes() + _preset_probes()
+                + _accuracy_probes() + _lstm_probes() + _math_probes() + _division_probes() + _x64_probes()
+                + _debug_print_probes() + _dynamic_index_probes())
+
+
+PROBES = "codemods.probe:probes"
+# A child imports what its parent would: the codemods it runs, the module `factory` names.
+_CHILD = "import json, sys; sys.path[:] = json.loads(sys.argv[1]); from codemods import probe; probe.child(*sys.argv[2:])"
+
+
+def observe(factory: str = PROBES) -> list[Observation]:
+    """Lower every row `factory` ("module:function") lists with the installed jax, in child processes;
+    independent of what the table says."""
+    rows = _load(factory)()
+    command = [sys.executable, "-c", _CHILD, json.dumps(sys.path), factory]
+    seen = probe_isolated.observe([_name(probe) for probe in rows], command)
+    return [Observation(probe, outcome, detail) for probe, (outcome, detail) in zip(rows, seen)]
+
+
+def child(factory: str, start: str) -> None:
+    """A child process's work: `factory`'s rows from index `start` on."""
+    with _quiet():
+        rows = _load(factory)()
+
+        def attempt(index: int) -> tuple[str, str]:
+            seen = _observe(rows[index])
+            return seen.outcome, seen.detail
+
+        probe_isolated.serve([_name(probe) for probe in rows], attempt, int(start))
+
+
+def _load(factory: str) -> Callable[[], list[Probe]]:
+    module, _, name = factory.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _name(probe: Probe) -> str:
+    return f"{probe.backend} {probe.op} {probe.case}"
 
 
 def _agrees(observed: str, believed: str) -> bool:
@@ -927,14 +973,19 @@ def report_to_json(report: Report, api: probe_api.Report) -> str:
 
 
 def main(json_output: bool = False) -> int:
-    """Exit status: 0 when both tables match the installed jax, 1 on any disagreement, 2 no jax."""
+    """Exit status: 0 when both tables match the installed jax, 1 on any disagreement, 2 no jax (or a
+    probe process that died outside any row)."""
     try:
         installed_jax_version()
     except importlib.metadata.PackageNotFoundError:
         print("jax-codemod probe: jax is not installed, so there is nothing to lower.",
               file=sys.stderr)
         return 2
-    report = probe_installed_jax()
+    try:
+        report = probe_installed_jax()
+    except probe_isolated.ProbeProcessDied as died:
+        print(f"jax-codemod probe: {died}", file=sys.stderr)
+        return 2
     with _quiet():  # jax's import-time chatter; the API checks record their own warnings
         api = probe_api.compare(probe_api.observe(), report.jax_version)
     print(report_to_json(report, api) if json_output

@@ -290,8 +290,8 @@ def test_a_preset_jax_adds_is_a_disagreement(observations, monkeypatch):
     report = probe.compare(observations, probe.installed_jax_version())
     assert _rows(report, "mosaic_tpu", "dot")["DotAlgorithmPreset members"].observed == probe.ACCEPTED
     monkeypatch.setattr(capabilities, "DOT_ALGORITHM_PRESETS", capabilities.DOT_ALGORITHM_PRESETS[:-1])
-    row = _rows(probe.compare(probe.observe(), probe.installed_jax_version()), "mosaic_tpu", "dot")[
-        "DotAlgorithmPreset members"]
+    members = next(row for row in probe._preset_probes() if row.case == "DotAlgorithmPreset members")
+    row = probe.compare([probe._observe(members)], probe.installed_jax_version()).rows[0]
     assert (row.observed, row.agree, row.detail) == (probe.PRESETS_DIFFER, False, "added F64_F64_F64; gone none")
 
 
@@ -351,6 +351,22 @@ def test_debug_print_rows_agree_and_a_wrong_row_is_caught(observations, monkeypa
     monkeypatch.setitem(capabilities.DEBUG_PRINT_PLACEHOLDER_DTYPES, "mosaic_tpu", [(capabilities.ALL, opposite)])
     wrong = {row.case for row in probe.compare(observations, probe.installed_jax_version()).disagreements}
     assert wrong == {"v[0, 0] of float32, a placeholder"}
+
+
+def test_debug_print_rows_believe_the_compiler_aborts_on_a_tpu_and_the_lowering_elsewhere(monkeypatch):
+    """On a TPU v5e an int32 scalar printed without placeholders aborts libtpu's compiler (the process:
+    "Signedness cannot be inferred"), where the lowering passes; through a placeholder it compiles, and
+    a float32 scalar compiles either way. The row's belief is the compiler's where the probe compiles."""
+    rows = {row.case: row for row in probe._debug_print_probes()}
+    cases = ("v[0, 0] of int32, no placeholder", "v[0, 0] of int32, a placeholder",
+             "v[0, 0] of float32, no placeholder", "v[0, 0] of bfloat16, no placeholder")
+    version = (0, 10, 2)
+    monkeypatch.setattr(probe, "on_a_tpu", lambda: False)
+    assert [rows[case].believed(version) for case in cases] == [
+        probe.ACCEPTED, probe.ACCEPTED, probe.ACCEPTED, probe.REJECTED]
+    monkeypatch.setattr(probe, "on_a_tpu", lambda: True)
+    assert [rows[case].believed(version) for case in cases] == [
+        probe.ABORTED, probe.ACCEPTED, probe.ACCEPTED, probe.REJECTED]
 
 
 # --- math Triton has no lowering for (JAX007) ----------------------------------------------------
