@@ -55,8 +55,16 @@ def why_it_died(returncode: int, stderr: str) -> str:
     fatal = FATAL_LINE.findall(stderr)
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     said = fatal[-1].strip() if fatal else lines[-1] if lines else ""
-    how = signal.Signals(-returncode).name if returncode < 0 else f"exit status {returncode}"
+    how = _signal_name(-returncode) if returncode < 0 else f"exit status {returncode}"
     return f"{said[:160]} ({how})" if said else how
+
+
+def _signal_name(number: int) -> str:
+    """SIGABRT, or `signal 40` for one Python has no name for (a real-time signal)."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def serve(names: list[str], attempt: Callable[[int], tuple[str, str]], start: int) -> None:

@@ -48,6 +48,7 @@ def test_a_row_that_kills_its_process_is_aborted_and_the_rows_after_it_run(tried
 
 def test_why_a_child_died():
     assert probe_isolated.why_it_died(-6, "") == "SIGABRT"
+    assert probe_isolated.why_it_died(-40, "") == "signal 40"  # a real-time signal Python does not name
     assert probe_isolated.why_it_died(-11, "warming up\n  Segmentation fault here  \n\n") == (
         "Segmentation fault here (SIGSEGV)")
     assert probe_isolated.why_it_died(1, "F1207 1] first\nF1207 07:40:57.1  42 x.cc:1] second\n*** trace\n") == (
