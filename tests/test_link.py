@@ -1408,6 +1408,86 @@ def test_a_run_over_the_writer_only_of_a_value_plain_code_reads_too_says_so_wher
     assert checked.exit_code == 1, checked.output
 
 
+def _writer_and_kernel(root: Path, rule: str, shared: bool, launch: str, comment: str = "") -> Path:
+    """`pkg/consts.py` writing a rule's value (`SCORES`; read by plain XLA code too where `shared`) that a
+    kernel of `pkg/ops.py` reads on line 12 (`comment` at its end), launched by `pallas_call` or through a
+    launcher `getattr` picks by a computed name, which the link does not follow (`launch`)."""
+    value, kernel_line = _SHARED_WRITERS[rule]
+    if not shared:
+        value = value[:value.index("\n\n\ndef reference")] + "\n"
+    launched = "pl.pallas_call(body, out_shape=x)(x)" if launch == "pallas_call" else \
+        "getattr(launchers, os.environ['LAUNCHER'])(body, x)"
+    (root / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    return _write(root, "pkg", {"consts.py": value, "launchers.py": _kernel("""
+        def tpu(body, x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """), "ops.py": _kernel(f"""
+        import os
+        from jax import lax
+        from pkg import launchers
+        from pkg.consts import SCORES
+
+        def body(x_ref, o_ref):
+            {kernel_line}{comment}
+
+        def run(x):
+            return {launched}
+    """)})
+
+
+def _whole_and_writer_alone(root: Path, rule: str) -> tuple[list, list]:
+    """The findings (file, line, kind) of a run over every file, and of a run over `pkg/consts.py` alone."""
+    settings = Settings((0, 12, 0, 1), unsafe_fixes=True)
+    found = [[(Path(r.path).name, f.line, f.kind) for r in run(files, registry.select([rule]), settings, jobs=1,
+                                                                 project=discover([root])) for f in r.findings]
+             for files in ([root], [root / "pkg" / "consts.py"])]
+    return found[0], found[1]
+
+
+@pytest.mark.parametrize("rule", sorted(_SHARED_WRITERS))
+@pytest.mark.parametrize("launch", ["pallas_call", "getattr"])
+@pytest.mark.parametrize("comment, silenced", [("  # jax-codemod: ignore[{rule}]", True), ("  # jax-codemod: ignore", True),
+                                               ("  # jax-codemod: ignore[JAX004]", False)])
+def test_a_suppression_at_the_kernels_call_silences_the_writers_note_in_a_run_over_the_writer_only(
+        tmp_path: Path, rule: str, launch: str, comment: str, silenced: bool) -> None:
+    """A kernel's [manual] finding for a value written in `consts.py` (other code reads it too, or a launch
+    the link does not follow runs the kernel), silenced by a comment on the kernel's call: a run over every
+    file says nothing, and a run over `consts.py` alone said the writer's note (G1's) all the same. The
+    comment says "I know": the note follows it, so both runs agree; a comment naming another rule does not."""
+    _writer_and_kernel(tmp_path, rule, launch == "pallas_call", launch, comment.format(rule=rule))
+    whole, alone = _whole_and_writer_alone(tmp_path, rule)
+    assert whole == ([] if silenced else [("ops.py", 12, Kind.MANUAL)]), whole
+    assert alone == ([] if silenced else [("consts.py", 3 + (rule == "JAX001"), Kind.MANUAL)]), alone
+
+
+@pytest.mark.parametrize("rule", sorted(_SHARED_WRITERS))
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_run_over_the_writer_only_of_a_value_a_kernel_reads_through_a_launch_not_followed_says_so(
+        tmp_path: Path, monkeypatch, rule: str, shared: bool) -> None:
+    """A value written in `consts.py` reaching a kernel in `ops.py` that a launcher picked by a computed name
+    runs (`getattr(launchers, os.environ[...])`: the link cannot tell it is Mosaic TPU's): nothing to fix
+    where it is written, [manual] at the kernel's call in a run over every file. A run over `consts.py`
+    alone said nothing, `--check` passing (it is a G1 road G1's fix missed: no Mosaic TPU kernel the link
+    follows reads it): now [manual] where it is written, naming the kernel's call and the launch."""
+    from typer.testing import CliRunner
+
+    from codemods.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    _writer_and_kernel(tmp_path, rule, shared, "getattr")
+    whole, alone = _whole_and_writer_alone(tmp_path, rule)
+    assert whole == [("ops.py", 12, Kind.MANUAL)], whole
+    assert alone == [("consts.py", 3 + (rule == "JAX001"), Kind.MANUAL)], alone
+    [result] = run([tmp_path / "pkg" / "consts.py"], registry.select([rule]), Settings((0, 12, 0, 1)), jobs=1,
+                   project=discover([tmp_path]))
+    said = result.findings[0].message
+    assert "at `pkg.ops` line 12, a file this run does not process, in code that may run in a Mosaic kernel " \
+           "launched through getattr with a computed name (pkg.ops:15)" in said, said
+    checked = CliRunner().invoke(app, ["--check", "--no-cache", "--select", rule, "--jax-version", "0.12.0.1",
+                                       "pkg/consts.py"], catch_exceptions=False)
+    assert checked.exit_code == 1, checked.output
+
+
 def test_a_notebook_handing_a_kernel_wrapper_a_pair_plain_code_reads_too_says_so_in_its_cell(
         tmp_path: Path, monkeypatch) -> None:
     """A notebook's cell hands `pkg.kern.matmul` a pair that its next line's `jnp.dot` reads too: [manual]

@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
-from codemods.analysis.flow.flow_facts import Reach
+from codemods.analysis.flow.summary import Site
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project import ProjectIndex, facts_of, summarise_here, summarised_here, take_joined
@@ -300,7 +300,7 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     # a value written in one of them that other code reads too, where it is written, for a kernel outside them.
     in_run = frozenset(filter(None, map(index.module_of, files))) \
         if index is not None and project is not None and len(files) < len(project) and not shard else None
-    settled: Optional[Callable[[Reach, str], bool]] = None
+    settled: Optional[Callable[[str, Site, str], bool]] = None
 
     def prepare(position: int, path: Path, early: Optional[ModuleFacts] = None) -> None:
         """The file's result so far, and its analysis handed out or queued. `early`: its facts, known
@@ -395,11 +395,13 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     return results, candidates, analysed, index
 
 
-def _settled_by_comments(index: ProjectIndex, transforms: Sequence[Rule], seen: _Files) -> Callable[[Reach, str], bool]:
-    """Whether a suppression comment on the line of a pair written in a file outside the run silences
-    the rule that would fix it there (`FlowFacts.within`): a run over every file then reports nothing
-    of it, and the kernel's call says nothing either (`--add-noqa` on that file, then pre-commit on
-    the kernel's). Each such file is read once, when a pair of its is asked about."""
+def _settled_by_comments(index: ProjectIndex, transforms: Sequence[Rule], seen: _Files) -> Callable[[str, Site, str], bool]:
+    """Whether a suppression comment on the line of `site`, in a file outside the run, silences the rule
+    that follows `callee` there (`FlowFacts.within`): the fix of a pair written there (`--add-noqa` on
+    that file, then pre-commit on the kernel's), or a kernel's call's [manual] finding (a comment on a
+    call's first line covers the call): a run over every file then reports nothing of it, and neither
+    does a run over some. A comment on another line of a kernel's call, where its finding may stand,
+    leaves the note: never silent. Each such file is read once, when a site of its is asked about."""
     fixers = {callee: rule for rule in transforms for callee in rule.follows}
     comments: dict[str, dict[int, Comment]] = {}
 
@@ -413,13 +415,13 @@ def _settled_by_comments(index: ProjectIndex, transforms: Sequence[Rule], seen: 
             return {}  # then the note stays: never silent
         return suppressions(code.decode("utf-8", "replace"))
 
-    def settled(pair: Reach, callee: str) -> bool:
+    def settled(module: str, site: Site, callee: str) -> bool:
         rule = fixers.get(callee)
         if rule is None:
             return False
-        if pair.module not in comments:
-            comments[pair.module] = read(pair.module)
-        comment = comments[pair.module].get(pair.site[0])
+        if module not in comments:
+            comments[module] = read(module)
+        comment = comments[module].get(site[0])
         return comment is not None and silencer(comment, rule) is not None
     return settled
 
