@@ -1461,6 +1461,27 @@ def test_a_suppression_at_the_kernels_call_silences_the_writers_note_in_a_run_ov
 
 
 @pytest.mark.parametrize("rule", sorted(_SHARED_WRITERS))
+@pytest.mark.parametrize("ignored, shared", [("ops.py", True), ("consts.py", False)])
+def test_a_rule_switched_off_for_the_other_file_says_nothing_of_it_in_a_run_over_one_file(
+        tmp_path: Path, rule: str, ignored: str, shared: bool) -> None:
+    """`per-file-ignores` switching the rule off for the kernel's file (the value read by XLA code too:
+    the kernel's [manual] is not said) or for the writer's (the value only the kernel reads: its fix
+    is not made), so a run over every file says nothing: a run over the other file alone said the note
+    for what lies outside it all the same ([manual] at the writer, G1's; at the kernel's call, S2's).
+    The run over one file agrees with the whole run, as a suppression comment there makes it."""
+    _writer_and_kernel(tmp_path, rule, shared, "pallas_call")
+    settings = Settings((0, 12, 0, 1), unsafe_fixes=True)
+
+    def findings(files: list[Path]) -> list:
+        return [(Path(r.path).name, f.line) for r in run(files, registry.select([rule]), settings, jobs=1,
+                                                         project=discover([tmp_path]), rules_to_skip=lambda path:
+                                                         frozenset({rule}) if Path(path).name == ignored else frozenset())
+                for f in r.findings]
+    other = "consts.py" if ignored == "ops.py" else "ops.py"
+    assert findings([tmp_path]) == [] and findings([tmp_path / "pkg" / other]) == []
+
+
+@pytest.mark.parametrize("rule", sorted(_SHARED_WRITERS))
 @pytest.mark.parametrize("shared", [False, True])
 def test_a_run_over_the_writer_only_of_a_value_a_kernel_reads_through_a_launch_not_followed_says_so(
         tmp_path: Path, monkeypatch, rule: str, shared: bool) -> None:

@@ -312,7 +312,7 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             known = seen.known(key)
             facts = early if early is not None else facts_of(index, path)
             if in_run is not None and (facts.flow.sinks or facts.flow.origins):
-                settled = settled or _settled_by_comments(index, transforms, seen)
+                settled = settled or _settled_by_comments(index, transforms, seen, rules_to_skip)
                 facts = replace(facts, flow=facts.flow.within(in_run, settled))
             skipped = tuple(sorted(rules_to_skip(path)))
             decided_by = facts_key(facts)  # what chose its rules, with `skipped`
@@ -395,34 +395,38 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     return results, candidates, analysed, index
 
 
-def _settled_by_comments(index: ProjectIndex, transforms: Sequence[Rule], seen: _Files) -> Callable[[str, Site, str], bool]:
-    """Whether a suppression comment on the line of `site`, in a file outside the run, silences the rule
-    that follows `callee` there (`FlowFacts.within`): the fix of a pair written there (`--add-noqa` on
-    that file, then pre-commit on the kernel's), or a kernel's call's [manual] finding (a comment on a
-    call's first line covers the call): a run over every file then reports nothing of it, and neither
-    does a run over some. A comment on another line of a kernel's call, where its finding may stand,
-    leaves the note: never silent. Each such file is read once, when a site of its is asked about."""
+def _settled_by_comments(index: ProjectIndex, transforms: Sequence[Rule], seen: _Files,
+                         rules_to_skip: Callable[["Path | str"], frozenset[str]]) -> Callable[[str, Site, str], bool]:
+    """Whether, in a file outside the run, the rule that follows `callee` is silenced at `site`
+    (`FlowFacts.within`): by a suppression comment on its line, or for the whole file (`per-file-ignores`).
+    What a run over every file would say there is then silenced: the fix of a pair written there
+    (`--add-noqa` on that file, then pre-commit on the kernel's), or a kernel's call's [manual] finding
+    (a comment on a call's first line covers the call); a run over some files says nothing of it either.
+    A comment on another line of a kernel's call, where its finding may stand, leaves the note: never
+    silent. Each such file is read once, when a site of its is asked about."""
     fixers = {callee: rule for rule in transforms for callee in rule.follows}
-    comments: dict[str, dict[int, Comment]] = {}
+    read: dict[str, tuple[dict[int, Comment], frozenset[str]]] = {}
 
-    def read(module: str) -> dict[int, Comment]:
+    def silencers(module: str) -> tuple[dict[int, Comment], frozenset[str]]:
         path = index.path_of(module)
+        if path is None:
+            return {}, frozenset()
         try:
-            raw = seen.raw(path) if path is not None else b""
-            code = _notebook_code(seen.key(path), raw, seen.notebooks) if path is not None \
-                and notebook.is_notebook(path) else utf8_code(raw)
+            raw = seen.raw(path)
+            code = _notebook_code(seen.key(path), raw, seen.notebooks) if notebook.is_notebook(path) else utf8_code(raw)
         except (OSError, _NotAFile, notebook.NotebookError):
-            return {}  # then the note stays: never silent
-        return suppressions(code.decode("utf-8", "replace"))
+            return {}, rules_to_skip(path)  # then a comment cannot silence it: never silent
+        return suppressions(code.decode("utf-8", "replace")), rules_to_skip(path)
 
     def settled(module: str, site: Site, callee: str) -> bool:
         rule = fixers.get(callee)
         if rule is None:
             return False
-        if module not in comments:
-            comments[module] = read(module)
-        comment = comments[module].get(site[0])
-        return comment is not None and silencer(comment, rule) is not None
+        if module not in read:
+            read[module] = silencers(module)
+        comments, skipped = read[module]
+        comment = comments.get(site[0])
+        return rule.code in skipped or comment is not None and silencer(comment, rule) is not None
     return settled
 
 
