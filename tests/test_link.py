@@ -1509,6 +1509,41 @@ def test_a_run_over_the_writer_only_of_a_value_a_kernel_reads_through_a_launch_n
     assert checked.exit_code == 1, checked.output
 
 
+def test_a_notebook_launching_through_getattr_a_kernel_its_pair_reaches_names_the_launch_by_its_cell(
+        tmp_path: Path) -> None:
+    """A notebook's cell writes a pair and launches a kernel of `pkg.ops` with it through a launcher `getattr`
+    picks by a computed name: a run over the notebook alone names that launch, as the kernel's finding in a
+    run over every file does, by its cell and line (not the notebook's module and the cells' joined line)."""
+    import json
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    _write(tmp_path, "pkg", {"ops.py": _kernel("""
+        def body(x_ref, o_ref, precision=None):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
+
+        def tpu(kernel, x):
+            return pl.pallas_call(kernel, out_shape=x)(x)
+    """)})
+    cells = ["import os\nimport functools\nfrom jax import lax\nimport pkg.ops", "# Notes",
+             "PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\nlaunch = getattr(pkg.ops, os.environ['LAUNCHER'])\n"
+             "result = launch(functools.partial(pkg.ops.body, precision=PAIR), x)"]
+    (tmp_path / "explore.ipynb").write_text(json.dumps({"cells": [
+        {"cell_type": "markdown" if source.startswith("#") else "code", "metadata": {}, "source": source,
+         **({} if source.startswith("#") else {"execution_count": None, "outputs": []})} for source in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    whole = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
+    [kernel] = [finding for result in whole for finding in result.findings]
+    assert f"launched through getattr with a computed name ({tmp_path / 'explore.ipynb'}:cell 3:3)" in kernel.message, \
+        kernel.message
+    [alone] = run([tmp_path / "explore.ipynb"], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1,
+                  project=discover([tmp_path]))
+    [finding] = alone.findings
+    said = render_finding(alone, finding)
+    assert said.startswith(f"{tmp_path / 'explore.ipynb'}:cell 3:1:") and finding.kind is Kind.MANUAL, said
+    assert "`pkg.ops` line 7, a file this run does not process, in code that may run in a Mosaic kernel launched " \
+           f"through getattr with a computed name ({tmp_path / 'explore.ipynb'}:cell 3:3)" in said, said
+
+
 def test_a_notebook_handing_a_kernel_wrapper_a_pair_plain_code_reads_too_says_so_in_its_cell(
         tmp_path: Path, monkeypatch) -> None:
     """A notebook's cell hands `pkg.kern.matmul` a pair that its next line's `jnp.dot` reads too: [manual]
