@@ -731,6 +731,16 @@ def _write(root: Path, package: str, files: dict[str, str]) -> Path:
     return folder
 
 
+def _notebook(path: Path, cells: list[str]) -> None:
+    """A notebook of these cells: markdown those that start with `#`, code the others."""
+    import json
+
+    path.write_text(json.dumps({"cells": [
+        {"cell_type": "markdown" if source.startswith("#") else "code", "metadata": {}, "source": source,
+         **({} if source.startswith("#") else {"execution_count": None, "outputs": []})} for source in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+
+
 def _lowering_error(package: str) -> "str | None":
     entry = importlib.import_module(f"{package}.entry")
     x = jax.ShapeDtypeStruct((8, 128), jnp.float32)
@@ -1340,17 +1350,12 @@ def test_a_pair_written_in_a_notebook_is_named_by_its_cell_in_another_files_find
     where it is written as the notebook's own findings do (`explore.ipynb:cell 3:2`), not by the
     notebook's module name and its line in the cells joined (`<notebook /abs/explore.ipynb>` on line
     7: a new user's trial, bench/TRIAL_2026-12-06d.md M2)."""
-    import json
-
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
     folder = _write(tmp_path, "pkg", {"kern.py": PROJECTS["kwargs_through_helpers"][0]["kern.py"]})
     cells = ["import jax\nimport pkg.kern", "# Notes\n\nThe wrapper, with a pair.",
              "from jax import lax\nresult = pkg.kern.matmul(x, w, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))"]
-    (tmp_path / "explore.ipynb").write_text(json.dumps({"cells": [
-        {"cell_type": "markdown" if source.startswith("#") else "code", "metadata": {}, "source": source,
-         **({} if source.startswith("#") else {"execution_count": None, "outputs": []})} for source in cells],
-        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    _notebook(tmp_path / "explore.ipynb", cells)
     [alone] = run([folder / "kern.py"], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1,
                   project=discover([tmp_path]))
     [finding] = alone.findings
@@ -1514,8 +1519,6 @@ def test_a_notebook_launching_through_getattr_a_kernel_its_pair_reaches_names_th
     """A notebook's cell writes a pair and launches a kernel of `pkg.ops` with it through a launcher `getattr`
     picks by a computed name: a run over the notebook alone names that launch, as the kernel's finding in a
     run over every file does, by its cell and line (not the notebook's module and the cells' joined line)."""
-    import json
-
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
     _write(tmp_path, "pkg", {"ops.py": _kernel("""
         def body(x_ref, o_ref, precision=None):
@@ -1527,10 +1530,7 @@ def test_a_notebook_launching_through_getattr_a_kernel_its_pair_reaches_names_th
     cells = ["import os\nimport functools\nfrom jax import lax\nimport pkg.ops", "# Notes",
              "PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\nlaunch = getattr(pkg.ops, os.environ['LAUNCHER'])\n"
              "result = launch(functools.partial(pkg.ops.body, precision=PAIR), x)"]
-    (tmp_path / "explore.ipynb").write_text(json.dumps({"cells": [
-        {"cell_type": "markdown" if source.startswith("#") else "code", "metadata": {}, "source": source,
-         **({} if source.startswith("#") else {"execution_count": None, "outputs": []})} for source in cells],
-        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    _notebook(tmp_path / "explore.ipynb", cells)
     whole = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
     [kernel] = [finding for result in whole for finding in result.findings]
     assert f"launched through getattr with a computed name ({tmp_path / 'explore.ipynb'}:cell 3:3)" in kernel.message, \
@@ -1549,8 +1549,6 @@ def test_a_notebook_handing_a_kernel_wrapper_a_pair_plain_code_reads_too_says_so
     """A notebook's cell hands `pkg.kern.matmul` a pair that its next line's `jnp.dot` reads too: [manual]
     at the kernel's call in a run over every file. `jax-codemod --check explore.ipynb` passed (G1 of
     bench/TRIAL_2026-12-07.md): now [manual] in its cell, naming the kernel's call."""
-    import json
-
     from typer.testing import CliRunner
 
     from codemods.cli import app
@@ -1561,10 +1559,7 @@ def test_a_notebook_handing_a_kernel_wrapper_a_pair_plain_code_reads_too_says_so
     cells = ["import jax\nimport jax.numpy as jnp\nimport pkg.kern", "# Notes",
              "from jax import lax\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n"
              "result = pkg.kern.matmul(x, w, precision=PAIR)\nreference = jnp.dot(x, w, precision=PAIR)"]
-    (tmp_path / "explore.ipynb").write_text(json.dumps({"cells": [
-        {"cell_type": "markdown" if source.startswith("#") else "code", "metadata": {}, "source": source,
-         **({} if source.startswith("#") else {"execution_count": None, "outputs": []})} for source in cells],
-        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    _notebook(tmp_path / "explore.ipynb", cells)
     whole = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
     assert [(Path(r.path).name, f.kind) for r in whole for f in r.findings] == [("kern.py", Kind.MANUAL)]
     [alone] = run([tmp_path / "explore.ipynb"], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1,
@@ -1612,8 +1607,6 @@ def test_a_notebook_reading_a_pair_is_named_by_its_cell_in_the_note_of_who_else_
     """A pair a kernel reads and a notebook's cell prints: the kernel's note says who else reads it as
     the notebook's own findings name a place (`explore.ipynb:cell 3:2`), not as the link wrote it (the
     notebook's module and its line in the cells joined: `<notebook /abs/explore.ipynb>:3`)."""
-    import json
-
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
     folder = _write(tmp_path, "pkg", {"cfg.py": "from jax import lax\n\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
@@ -1629,10 +1622,7 @@ def test_a_notebook_reading_a_pair_is_named_by_its_cell_in_the_note_of_who_else_
             return pl.pallas_call(body, out_shape=x)(x)
     """)})
     cells = ["import jax", "# Notes", "from pkg.cfg import PAIR\nprint(PAIR)"]
-    (tmp_path / "explore.ipynb").write_text(json.dumps({"cells": [
-        {"cell_type": "markdown" if source.startswith("#") else "code", "metadata": {}, "source": source,
-         **({} if source.startswith("#") else {"execution_count": None, "outputs": []})} for source in cells],
-        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    _notebook(tmp_path / "explore.ipynb", cells)
     results = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
     [(path, finding)] = [(r.path, f) for r in results for f in r.findings]
     assert Path(path) == folder / "kern.py" and finding.kind is Kind.MANUAL, finding.message
