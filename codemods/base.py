@@ -135,7 +135,7 @@ class JaxTransform(ABC):
         """The values written in this module that the link found reaching only kernel calls of
         `callees` in the project, and read by nothing else (each the node of one of `kinds` written there), to be rewritten
         where they are written; not those on a line this rule already said something of. `unseen`: instead
-        those other code reads too that reach such calls in files the run does not process."""
+        those reaching such calls in files the run does not process, whose findings there are [manual]."""
         origins = [origin for origin in self.analysis.facts.flow.origins
                    if (origin.unseen if unseen else not origin.readers)
                    and any(callee in callees for _, _, callee in (origin.unseen if unseen else origin.reaches))]
@@ -149,16 +149,24 @@ class JaxTransform(ABC):
 
     def report_unseen_kernels(self, kinds: tuple[type, ...], callees: Collection[str], value: str, rewriting: str,
                               fails: str) -> None:
-        """A value written here that other code reads too, reaching kernels' calls of `callees` in files a run
-        over some files does not process (`OriginAnswer.unseen`): their [manual] findings are not in the
-        run, so it says so here (`--check` on a notebook or wrapper alone fails too), never silent."""
+        """A value written here reaching kernels' calls of `callees` in files a run over some files does not
+        process (`OriginAnswer.unseen`), whose findings there are [manual]: other code reads it too, or the
+        kernel may run through a launch the link does not follow (`OriginAnswer.maybe`). Those findings are
+        not in the run, so it says so here (`--check` on a notebook or wrapper alone fails too), never silent."""
         for node, origin in self.flow_origins(kinds, callees, unseen=True):
             kernels = [(module, site, callee) for module, site, callee in origin.unseen if callee in callees]
-            where = ", ".join(f"`{module}` line {site[0]}" for module, site, _ in kernels)
-            self.report(node, Kind.MANUAL, f"this {value} reaches {display(kernels[0][2])} in a Mosaic TPU kernel at "
-                        f"{where}, a file this run does not process, whose finding there is [manual]: "
-                        f"{', '.join(origin.readers)} also read{'s' if len(origin.readers) == 1 else ''} it "
-                        f"({rewriting} here would change what that code reads); {fails}")
+            shared = [kernel for kernel in kernels if kernel not in origin.maybe]
+            doubted = [kernel for kernel in kernels if kernel in origin.maybe]
+            said = []
+            if shared:
+                said.append(f"in a Mosaic TPU kernel at {_calls(shared)}, a file this run does not process, whose finding "
+                            f"there is [manual]: {', '.join(origin.readers)} also read{'s' if len(origin.readers) == 1 else ''} "
+                            f"it ({rewriting} here would change what that code reads)")
+            if doubted:
+                said.append(f"at {_calls(doubted)}, a file this run does not process, in code that may run in a Mosaic "
+                            f"kernel launched through {' or '.join(origin.launches)}, which the analysis does not "
+                            "follow: its finding there is [manual]")
+            self.report(node, Kind.MANUAL, f"this {value} reaches {display(kernels[0][2])} {'; and '.join(said)}; {fails}")
 
     def flow_readers(self, written: ast.AST) -> tuple[str, ...]:
         """Who besides kernels' followed calls reads the value written at `written` (a pair literal, or
@@ -285,3 +293,8 @@ def _places(module: ModuleIndex, nodes: list, elsewhere: bool) -> str:
 def _lines(module: ModuleIndex, nodes: list) -> str:
     lines = sorted({module.position(node)[0] for node in nodes})
     return f"line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}"
+
+
+def _calls(kernels: list[tuple[str, tuple[int, int], str]]) -> str:
+    """Kernels' calls in other modules, as a finding names them."""
+    return ", ".join(f"`{module}` line {site[0]}" for module, site, _ in kernels)

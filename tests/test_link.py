@@ -731,6 +731,16 @@ def _write(root: Path, package: str, files: dict[str, str]) -> Path:
     return folder
 
 
+def _notebook(path: Path, cells: list[str]) -> None:
+    """A notebook of these cells: markdown those that start with `#`, code the others."""
+    import json
+
+    path.write_text(json.dumps({"cells": [
+        {"cell_type": "markdown" if source.startswith("#") else "code", "metadata": {}, "source": source,
+         **({} if source.startswith("#") else {"execution_count": None, "outputs": []})} for source in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+
+
 def _lowering_error(package: str) -> "str | None":
     entry = importlib.import_module(f"{package}.entry")
     x = jax.ShapeDtypeStruct((8, 128), jnp.float32)
@@ -1340,17 +1350,12 @@ def test_a_pair_written_in_a_notebook_is_named_by_its_cell_in_another_files_find
     where it is written as the notebook's own findings do (`explore.ipynb:cell 3:2`), not by the
     notebook's module name and its line in the cells joined (`<notebook /abs/explore.ipynb>` on line
     7: a new user's trial, bench/TRIAL_2026-12-06d.md M2)."""
-    import json
-
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
     folder = _write(tmp_path, "pkg", {"kern.py": PROJECTS["kwargs_through_helpers"][0]["kern.py"]})
     cells = ["import jax\nimport pkg.kern", "# Notes\n\nThe wrapper, with a pair.",
              "from jax import lax\nresult = pkg.kern.matmul(x, w, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))"]
-    (tmp_path / "explore.ipynb").write_text(json.dumps({"cells": [
-        {"cell_type": "markdown" if source.startswith("#") else "code", "metadata": {}, "source": source,
-         **({} if source.startswith("#") else {"execution_count": None, "outputs": []})} for source in cells],
-        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    _notebook(tmp_path / "explore.ipynb", cells)
     [alone] = run([folder / "kern.py"], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1,
                   project=discover([tmp_path]))
     [finding] = alone.findings
@@ -1408,13 +1413,142 @@ def test_a_run_over_the_writer_only_of_a_value_plain_code_reads_too_says_so_wher
     assert checked.exit_code == 1, checked.output
 
 
+def _writer_and_kernel(root: Path, rule: str, shared: bool, launch: str, comment: str = "") -> Path:
+    """`pkg/consts.py` writing a rule's value (`SCORES`; read by plain XLA code too where `shared`) that a
+    kernel of `pkg/ops.py` reads on line 12 (`comment` at its end), launched by `pallas_call` or through a
+    launcher `getattr` picks by a computed name, which the link does not follow (`launch`)."""
+    value, kernel_line = _SHARED_WRITERS[rule]
+    if not shared:
+        value = value[:value.index("\n\n\ndef reference")] + "\n"
+    launched = "pl.pallas_call(body, out_shape=x)(x)" if launch == "pallas_call" else \
+        "getattr(launchers, os.environ['LAUNCHER'])(body, x)"
+    (root / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    return _write(root, "pkg", {"consts.py": value, "launchers.py": _kernel("""
+        def tpu(body, x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """), "ops.py": _kernel(f"""
+        import os
+        from jax import lax
+        from pkg import launchers
+        from pkg.consts import SCORES
+
+        def body(x_ref, o_ref):
+            {kernel_line}{comment}
+
+        def run(x):
+            return {launched}
+    """)})
+
+
+def _whole_and_writer_alone(root: Path, rule: str) -> tuple[list, list]:
+    """The findings (file, line, kind) of a run over every file, and of a run over `pkg/consts.py` alone."""
+    settings = Settings((0, 12, 0, 1), unsafe_fixes=True)
+    found = [[(Path(r.path).name, f.line, f.kind) for r in run(files, registry.select([rule]), settings, jobs=1,
+                                                                 project=discover([root])) for f in r.findings]
+             for files in ([root], [root / "pkg" / "consts.py"])]
+    return found[0], found[1]
+
+
+@pytest.mark.parametrize("rule", sorted(_SHARED_WRITERS))
+@pytest.mark.parametrize("launch", ["pallas_call", "getattr"])
+@pytest.mark.parametrize("comment, silenced", [("  # jax-codemod: ignore[{rule}]", True), ("  # jax-codemod: ignore", True),
+                                               ("  # jax-codemod: ignore[JAX004]", False)])
+def test_a_suppression_at_the_kernels_call_silences_the_writers_note_in_a_run_over_the_writer_only(
+        tmp_path: Path, rule: str, launch: str, comment: str, silenced: bool) -> None:
+    """A kernel's [manual] finding for a value written in `consts.py` (other code reads it too, or a launch
+    the link does not follow runs the kernel), silenced by a comment on the kernel's call: a run over every
+    file says nothing, and a run over `consts.py` alone said the writer's note (G1's) all the same. The
+    comment says "I know": the note follows it, so both runs agree; a comment naming another rule does not."""
+    _writer_and_kernel(tmp_path, rule, launch == "pallas_call", launch, comment.format(rule=rule))
+    whole, alone = _whole_and_writer_alone(tmp_path, rule)
+    assert whole == ([] if silenced else [("ops.py", 12, Kind.MANUAL)]), whole
+    assert alone == ([] if silenced else [("consts.py", 3 + (rule == "JAX001"), Kind.MANUAL)]), alone
+
+
+@pytest.mark.parametrize("rule", sorted(_SHARED_WRITERS))
+@pytest.mark.parametrize("ignored, shared", [("ops.py", True), ("consts.py", False)])
+def test_a_rule_switched_off_for_the_other_file_says_nothing_of_it_in_a_run_over_one_file(
+        tmp_path: Path, rule: str, ignored: str, shared: bool) -> None:
+    """`per-file-ignores` switching the rule off for the kernel's file (the value read by XLA code too:
+    the kernel's [manual] is not said) or for the writer's (the value only the kernel reads: its fix
+    is not made), so a run over every file says nothing: a run over the other file alone said the note
+    for what lies outside it all the same ([manual] at the writer, G1's; at the kernel's call, S2's).
+    The run over one file agrees with the whole run, as a suppression comment there makes it."""
+    _writer_and_kernel(tmp_path, rule, shared, "pallas_call")
+    settings = Settings((0, 12, 0, 1), unsafe_fixes=True)
+
+    def findings(files: list[Path]) -> list:
+        return [(Path(r.path).name, f.line) for r in run(files, registry.select([rule]), settings, jobs=1,
+                                                         project=discover([tmp_path]), rules_to_skip=lambda path:
+                                                         frozenset({rule}) if Path(path).name == ignored else frozenset())
+                for f in r.findings]
+    other = "consts.py" if ignored == "ops.py" else "ops.py"
+    assert findings([tmp_path]) == [] and findings([tmp_path / "pkg" / other]) == []
+
+
+@pytest.mark.parametrize("rule", sorted(_SHARED_WRITERS))
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_run_over_the_writer_only_of_a_value_a_kernel_reads_through_a_launch_not_followed_says_so(
+        tmp_path: Path, monkeypatch, rule: str, shared: bool) -> None:
+    """A value written in `consts.py` reaching a kernel in `ops.py` that a launcher picked by a computed name
+    runs (`getattr(launchers, os.environ[...])`: the link cannot tell it is Mosaic TPU's): nothing to fix
+    where it is written, [manual] at the kernel's call in a run over every file. A run over `consts.py`
+    alone said nothing, `--check` passing (it is a G1 road G1's fix missed: no Mosaic TPU kernel the link
+    follows reads it): now [manual] where it is written, naming the kernel's call and the launch."""
+    from typer.testing import CliRunner
+
+    from codemods.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    _writer_and_kernel(tmp_path, rule, shared, "getattr")
+    whole, alone = _whole_and_writer_alone(tmp_path, rule)
+    assert whole == [("ops.py", 12, Kind.MANUAL)], whole
+    assert alone == [("consts.py", 3 + (rule == "JAX001"), Kind.MANUAL)], alone
+    [result] = run([tmp_path / "pkg" / "consts.py"], registry.select([rule]), Settings((0, 12, 0, 1)), jobs=1,
+                   project=discover([tmp_path]))
+    said = result.findings[0].message
+    assert "at `pkg.ops` line 12, a file this run does not process, in code that may run in a Mosaic kernel " \
+           "launched through getattr with a computed name (pkg.ops:15)" in said, said
+    checked = CliRunner().invoke(app, ["--check", "--no-cache", "--select", rule, "--jax-version", "0.12.0.1",
+                                       "pkg/consts.py"], catch_exceptions=False)
+    assert checked.exit_code == 1, checked.output
+
+
+def test_a_notebook_launching_through_getattr_a_kernel_its_pair_reaches_names_the_launch_by_its_cell(
+        tmp_path: Path) -> None:
+    """A notebook's cell writes a pair and launches a kernel of `pkg.ops` with it through a launcher `getattr`
+    picks by a computed name: a run over the notebook alone names that launch, as the kernel's finding in a
+    run over every file does, by its cell and line (not the notebook's module and the cells' joined line)."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    _write(tmp_path, "pkg", {"ops.py": _kernel("""
+        def body(x_ref, o_ref, precision=None):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=precision)
+
+        def tpu(kernel, x):
+            return pl.pallas_call(kernel, out_shape=x)(x)
+    """)})
+    cells = ["import os\nimport functools\nfrom jax import lax\nimport pkg.ops", "# Notes",
+             "PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\nlaunch = getattr(pkg.ops, os.environ['LAUNCHER'])\n"
+             "result = launch(functools.partial(pkg.ops.body, precision=PAIR), x)"]
+    _notebook(tmp_path / "explore.ipynb", cells)
+    whole = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
+    [kernel] = [finding for result in whole for finding in result.findings]
+    assert f"launched through getattr with a computed name ({tmp_path / 'explore.ipynb'}:cell 3:3)" in kernel.message, \
+        kernel.message
+    [alone] = run([tmp_path / "explore.ipynb"], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1,
+                  project=discover([tmp_path]))
+    [finding] = alone.findings
+    said = render_finding(alone, finding)
+    assert said.startswith(f"{tmp_path / 'explore.ipynb'}:cell 3:1:") and finding.kind is Kind.MANUAL, said
+    assert "`pkg.ops` line 7, a file this run does not process, in code that may run in a Mosaic kernel launched " \
+           f"through getattr with a computed name ({tmp_path / 'explore.ipynb'}:cell 3:3)" in said, said
+
+
 def test_a_notebook_handing_a_kernel_wrapper_a_pair_plain_code_reads_too_says_so_in_its_cell(
         tmp_path: Path, monkeypatch) -> None:
     """A notebook's cell hands `pkg.kern.matmul` a pair that its next line's `jnp.dot` reads too: [manual]
     at the kernel's call in a run over every file. `jax-codemod --check explore.ipynb` passed (G1 of
     bench/TRIAL_2026-12-07.md): now [manual] in its cell, naming the kernel's call."""
-    import json
-
     from typer.testing import CliRunner
 
     from codemods.cli import app
@@ -1425,10 +1559,7 @@ def test_a_notebook_handing_a_kernel_wrapper_a_pair_plain_code_reads_too_says_so
     cells = ["import jax\nimport jax.numpy as jnp\nimport pkg.kern", "# Notes",
              "from jax import lax\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n"
              "result = pkg.kern.matmul(x, w, precision=PAIR)\nreference = jnp.dot(x, w, precision=PAIR)"]
-    (tmp_path / "explore.ipynb").write_text(json.dumps({"cells": [
-        {"cell_type": "markdown" if source.startswith("#") else "code", "metadata": {}, "source": source,
-         **({} if source.startswith("#") else {"execution_count": None, "outputs": []})} for source in cells],
-        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    _notebook(tmp_path / "explore.ipynb", cells)
     whole = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
     assert [(Path(r.path).name, f.kind) for r in whole for f in r.findings] == [("kern.py", Kind.MANUAL)]
     [alone] = run([tmp_path / "explore.ipynb"], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1,
@@ -1476,8 +1607,6 @@ def test_a_notebook_reading_a_pair_is_named_by_its_cell_in_the_note_of_who_else_
     """A pair a kernel reads and a notebook's cell prints: the kernel's note says who else reads it as
     the notebook's own findings name a place (`explore.ipynb:cell 3:2`), not as the link wrote it (the
     notebook's module and its line in the cells joined: `<notebook /abs/explore.ipynb>:3`)."""
-    import json
-
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
     folder = _write(tmp_path, "pkg", {"cfg.py": "from jax import lax\n\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
@@ -1493,10 +1622,7 @@ def test_a_notebook_reading_a_pair_is_named_by_its_cell_in_the_note_of_who_else_
             return pl.pallas_call(body, out_shape=x)(x)
     """)})
     cells = ["import jax", "# Notes", "from pkg.cfg import PAIR\nprint(PAIR)"]
-    (tmp_path / "explore.ipynb").write_text(json.dumps({"cells": [
-        {"cell_type": "markdown" if source.startswith("#") else "code", "metadata": {}, "source": source,
-         **({} if source.startswith("#") else {"execution_count": None, "outputs": []})} for source in cells],
-        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    _notebook(tmp_path / "explore.ipynb", cells)
     results = run([tmp_path], registry.select(["JAX001"]), Settings((0, 12, 0, 1)), jobs=1, project=discover([tmp_path]))
     [(path, finding)] = [(r.path, f) for r in results for f in r.findings]
     assert Path(path) == folder / "kern.py" and finding.kind is Kind.MANUAL, finding.message

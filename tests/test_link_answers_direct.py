@@ -120,7 +120,10 @@ def test_a_launch_the_flow_does_not_follow_is_maybe_and_never_fixed_where_the_pa
     [sink] = _answers({"k": code})["k"].sinks
     assert sink.backends == frozenset() and sink.maybe == ("getattr with a computed name (k:11)",)
     assert [(reach.site, reach.levels, reach.fixable) for reach in sink.pairs] == [((5, 7), MIXED, True)]
-    assert _answers({"k": code})["k"].origins == ()
+    # nothing fixes it where it is written (no reach, no reader): its origin names the kernel's call and
+    # the launch, for a run over its file without the kernel's to say so (`FlowFacts.within`)
+    assert _answers({"k": code})["k"].origins == (OriginAnswer((5, 7), (), (), maybe=(("k", sink.site, DOT),),
+                                                               launches=sink.maybe),)
 
 
 def test_a_triton_only_launch_reports_the_pair_but_fixes_it_nowhere() -> None:

@@ -53,8 +53,8 @@ def test_an_unchanged_summary_moves_nothing() -> None:
 def test_moved_answers_move_every_site_and_mention_of_a_moved_module_and_nothing_else() -> None:
     """The link's kept answers after an edit that moved module `m`'s sites two lines down: every site of
     `m` they hold (a followed call's, a pair's, an origin's, a scalar's, a handing's, the kernels
-    they reach) and every `(m:line)` their descriptions name move; `o`'s stay; the descriptions are
-    sorted again, as the link sorts them."""
+    they reach, those a launch the link does not follow may run) and every `(m:line)` their
+    descriptions name move; `o`'s stay; the descriptions are sorted again, as the link sorts them."""
     moves = {"m": {(3, 7): (5, 7), (6, 11): (8, 11)}}
     pair, kept_pair = Reach("m", (3, 7), (("DEFAULT",), ("HIGHEST",)), False, ("`print` (m:6)", "`f` (o:1)")), \
         Reach("o", (3, 7), (("HIGH",), ("HIGHEST",)), True)
@@ -63,7 +63,9 @@ def test_moved_answers_move_every_site_and_mention_of_a_moved_module_and_nothing
             sinks=(SinkAnswer((6, 11), "jax.numpy.dot", frozenset({"mosaic_tpu"}), (pair, kept_pair),
                               ("what `g` gives (o:9)", "what `h` gives (m:6)"), True, ("getattr (m:3)",)),),
             origins=(OriginAnswer((3, 7), (("m", (6, 11), "jax.numpy.dot"), ("o", (6, 11), "jax.numpy.dot")),
-                                  ("`print` (m:6)",)),),
+                                  ("`print` (m:6)",)),
+                     OriginAnswer((6, 11), (), (), maybe=(("m", (6, 11), "jax.numpy.dot"), ("o", (6, 11), "jax.numpy.dot")),
+                                  launches=("getattr (o:2)", "getattr (m:3)"))),
             scalars=(((6, 11), "precision", ("HIGHEST",)),),
             handed=(Handed((6, 11), "precision", pair, (("m", (6, 11), "jax.numpy.dot"),)),)),
         "o": FlowFacts(scalars=(((3, 7), "precision", ("HIGH",)),)),
@@ -73,9 +75,12 @@ def test_moved_answers_move_every_site_and_mention_of_a_moved_module_and_nothing
     assert sink.site == (8, 11) and [reach.site for reach in sink.pairs] == [(5, 7), (3, 7)]
     assert sink.pairs[0].readers == ("`f` (o:1)", "`print` (m:8)") and sink.pairs[1] == kept_pair
     assert sink.unknown == ("what `g` gives (o:9)", "what `h` gives (m:8)") and sink.maybe == ("getattr (m:5)",)
-    [origin] = moved["m"].origins
+    origin, doubted = moved["m"].origins
     assert origin.site == (5, 7) and origin.readers == ("`print` (m:8)",)
     assert origin.reaches == (("m", (8, 11), "jax.numpy.dot"), ("o", (6, 11), "jax.numpy.dot"))
+    # one only kernels a launch the link does not follow may run read: those calls, and the launches
+    assert doubted.maybe == (("m", (8, 11), "jax.numpy.dot"), ("o", (6, 11), "jax.numpy.dot"))
+    assert doubted.site == (8, 11) and doubted.launches == ("getattr (m:5)", "getattr (o:2)")
     assert moved["m"].scalars == (((8, 11), "precision", ("HIGHEST",)),)
     [handed] = moved["m"].handed
     assert handed.site == (8, 11) and handed.reach.site == (5, 7) and handed.sinks == (("m", (8, 11), "jax.numpy.dot"),)

@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
-from codemods.analysis.flow.flow_facts import Reach
+from codemods.analysis.flow.summary import Site
 from codemods.analysis.kernel_scope import KERNEL_MARKER, NO_FACTS, ModuleFacts
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.project import ProjectIndex, facts_of, summarise_here, summarised_here, take_joined
@@ -300,7 +300,7 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     # a value written in one of them that other code reads too, where it is written, for a kernel outside them.
     in_run = frozenset(filter(None, map(index.module_of, files))) \
         if index is not None and project is not None and len(files) < len(project) and not shard else None
-    settled: Optional[Callable[[Reach, str], bool]] = None
+    settled: Optional[Callable[[str, Site, str], bool]] = None
 
     def prepare(position: int, path: Path, early: Optional[ModuleFacts] = None) -> None:
         """The file's result so far, and its analysis handed out or queued. `early`: its facts, known
@@ -312,7 +312,7 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             known = seen.known(key)
             facts = early if early is not None else facts_of(index, path)
             if in_run is not None and (facts.flow.sinks or facts.flow.origins):
-                settled = settled or _settled_by_comments(index, transforms, seen)
+                settled = settled or _settled_by_comments(index, transforms, seen, rules_to_skip)
                 facts = replace(facts, flow=facts.flow.within(in_run, settled))
             skipped = tuple(sorted(rules_to_skip(path)))
             decided_by = facts_key(facts)  # what chose its rules, with `skipped`
@@ -395,32 +395,38 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
     return results, candidates, analysed, index
 
 
-def _settled_by_comments(index: ProjectIndex, transforms: Sequence[Rule], seen: _Files) -> Callable[[Reach, str], bool]:
-    """Whether a suppression comment on the line of a pair written in a file outside the run silences
-    the rule that would fix it there (`FlowFacts.within`): a run over every file then reports nothing
-    of it, and the kernel's call says nothing either (`--add-noqa` on that file, then pre-commit on
-    the kernel's). Each such file is read once, when a pair of its is asked about."""
+def _settled_by_comments(index: ProjectIndex, transforms: Sequence[Rule], seen: _Files,
+                         rules_to_skip: Callable[["Path | str"], frozenset[str]]) -> Callable[[str, Site, str], bool]:
+    """Whether, in a file outside the run, the rule that follows `callee` is silenced at `site`
+    (`FlowFacts.within`): by a suppression comment on its line, or for the whole file (`per-file-ignores`).
+    What a run over every file would say there is then silenced: the fix of a pair written there
+    (`--add-noqa` on that file, then pre-commit on the kernel's), or a kernel's call's [manual] finding
+    (a comment on a call's first line covers the call); a run over some files says nothing of it either.
+    A comment on another line of a kernel's call, where its finding may stand, leaves the note: never
+    silent. Each such file is read once, when a site of its is asked about."""
     fixers = {callee: rule for rule in transforms for callee in rule.follows}
-    comments: dict[str, dict[int, Comment]] = {}
+    read: dict[str, tuple[dict[int, Comment], frozenset[str]]] = {}
 
-    def read(module: str) -> dict[int, Comment]:
+    def silencers(module: str) -> tuple[dict[int, Comment], frozenset[str]]:
         path = index.path_of(module)
+        if path is None:
+            return {}, frozenset()
         try:
-            raw = seen.raw(path) if path is not None else b""
-            code = _notebook_code(seen.key(path), raw, seen.notebooks) if path is not None \
-                and notebook.is_notebook(path) else utf8_code(raw)
+            raw = seen.raw(path)
+            code = _notebook_code(seen.key(path), raw, seen.notebooks) if notebook.is_notebook(path) else utf8_code(raw)
         except (OSError, _NotAFile, notebook.NotebookError):
-            return {}  # then the note stays: never silent
-        return suppressions(code.decode("utf-8", "replace"))
+            return {}, rules_to_skip(path)  # then a comment cannot silence it: never silent
+        return suppressions(code.decode("utf-8", "replace")), rules_to_skip(path)
 
-    def settled(pair: Reach, callee: str) -> bool:
+    def settled(module: str, site: Site, callee: str) -> bool:
         rule = fixers.get(callee)
         if rule is None:
             return False
-        if pair.module not in comments:
-            comments[pair.module] = read(pair.module)
-        comment = comments[pair.module].get(pair.site[0])
-        return comment is not None and silencer(comment, rule) is not None
+        if module not in read:
+            read[module] = silencers(module)
+        comments, skipped = read[module]
+        comment = comments.get(site[0])
+        return rule.code in skipped or comment is not None and silencer(comment, rule) is not None
     return settled
 
 

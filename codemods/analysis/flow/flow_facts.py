@@ -78,6 +78,10 @@ class OriginAnswer:
     # In a run over some files (`FlowFacts.within`): the `reaches` in files it does not process, where
     # the kernel's call says [manual] (other code reads it): said here too, for `--check` to fail
     unseen: tuple[tuple[str, Site, str], ...] = ()
+    # Kernels' calls reading it only in code that launches the link does not follow may run (`launches`),
+    # no Mosaic TPU kernel's it follows: nothing to fix where it is written, each call's finding [manual]
+    maybe: tuple[tuple[str, Site, str], ...] = ()
+    launches: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -141,26 +145,29 @@ class FlowFacts:
         return {sink.site: sink for sink in self.sinks}
 
     def within(self, modules: "frozenset[str] | set[str]",
-               settled: Callable[[Reach, str], bool] = lambda reach, callee: False) -> "FlowFacts":
+               settled: Callable[[str, Site, str], bool] = lambda module, site, callee: False) -> "FlowFacts":
         """These answers for a run over `modules` only: a pair fixed where it is written in another
         module is marked (`Reach.in_run`), for the kernel's call to say where its fix is, never silent;
         so is a pair written here that other code reads too, at kernels' calls in other modules
         (`OriginAnswer.unseen`), whose [manual] findings the run does not show.
-        Unless `settled(reach, callee)`: a comment there silences that fix, so a run over every file says
-        nothing of it, and neither does a run over some."""
+        Unless `settled(module, site, callee)`: a comment there silences that fix (where the value is
+        written) or that finding (at a kernel's call), so a run over every file says nothing of it, and
+        neither does a run over some."""
         def outside(reach: Reach, callee: str) -> bool:
-            return reach.module not in modules and not settled(reach, callee)
+            return reach.module not in modules and not settled(reach.module, reach.site, callee)
 
         def unseen(origin: OriginAnswer) -> OriginAnswer:
-            return replace(origin, unseen=tuple(reach for reach in origin.reaches if reach[0] not in modules)
-                           if origin.readers else ())
+            kernels = (*(origin.reaches if origin.readers else ()), *origin.maybe)
+            return replace(origin, unseen=tuple(kernel for kernel in kernels
+                                                if kernel[0] not in modules and not settled(*kernel)))
 
+        origins = tuple(map(unseen, self.origins))
         if not any(outside(reach, sink.callee) for sink in self.sinks for reach in sink.pairs) and not any(
-                map(unseen, self.origins)):
+                origin.unseen for origin in origins):
             return self
         return replace(self, sinks=tuple(replace(sink, pairs=tuple(
             replace(reach, in_run=not outside(reach, sink.callee)) for reach in sink.pairs)) for sink in self.sinks),
-            origins=tuple(map(unseen, self.origins)))
+            origins=origins)
 
     def unfollowed(self, modules: "frozenset[str] | set[str]", importers: Callable[[str], tuple[str, ...]]) -> "FlowFacts":
         """These answers where the link's answers for `modules` are not kept (code it did not read imports
@@ -194,7 +201,8 @@ class FlowFacts:
             return self
         return replace(self, sinks=tuple(replace(sink, pairs=tuple(map(named, sink.pairs)), unknown=said(sink.unknown),
                                                  maybe=said(sink.maybe)) for sink in self.sinks),
-                       origins=tuple(replace(origin, readers=said(origin.readers)) for origin in self.origins),
+                       origins=tuple(replace(origin, readers=said(origin.readers), launches=said(origin.launches))
+                                     for origin in self.origins),
                        handed=tuple(replace(handed, reach=named(handed.reach)) for handed in self.handed),
                        lost=tuple(replace(lost, unknown=said(lost.unknown), through=said(lost.through),
                                           beyond=said(lost.beyond)) for lost in self.lost))
@@ -206,7 +214,7 @@ class FlowFacts:
         for sink in self.sinks:
             yield from (*sink.unknown, *sink.maybe)
         for origin in self.origins:
-            yield from origin.readers
+            yield from (*origin.readers, *origin.launches)
         for lost in self.lost:
             yield from (*lost.unknown, *lost.through, *lost.beyond)
 
@@ -221,7 +229,8 @@ class FlowFacts:
         return [[[sink.site, sink.callee, sorted(sink.backends),
                   [_reach_data(reach) for reach in sink.pairs],
                   sink.unknown, sink.reached, sink.maybe, sink.plain] for sink in self.sinks],
-                [[origin.site, origin.reaches, origin.readers, origin.unseen] for origin in self.origins],
+                [[origin.site, origin.reaches, origin.readers, origin.unseen, origin.maybe, origin.launches]
+                 for origin in self.origins],
                 [[site, keyword, levels] for site, keyword, levels in self.scalars],
                 [[handed.site, handed.keyword, _reach_data(handed.reach), handed.sinks] for handed in self.handed],
                 [[lost.site, lost.launcher, sorted(lost.backends), lost.unknown, lost.through, lost.beyond]
@@ -237,8 +246,8 @@ class FlowFacts:
                                  tuple(_reach_of(reach) for reach in pairs),
                                  tuple(unknown), reached, tuple(maybe), plain)
                       for site, callee, backends, pairs, unknown, reached, maybe, plain in sinks),
-                tuple(OriginAnswer(tuple(site), _sites(reaches), tuple(readers), _sites(unseen))
-                      for site, reaches, readers, unseen in origins),
+                tuple(OriginAnswer(tuple(site), _sites(reaches), tuple(readers), _sites(unseen), _sites(maybe),
+                                   tuple(launches)) for site, reaches, readers, unseen, maybe, launches in origins),
                 tuple((tuple(site), keyword, tuple(levels)) for site, keyword, levels in scalars),
                 tuple(Handed(tuple(site), keyword, _reach_of(reach), _sites(sinks)) for site, keyword, reach, sinks in handed),
                 tuple(LostLaunch(tuple(site), launcher, frozenset(backends), tuple(unknown), tuple(through),

@@ -137,6 +137,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     sinks: dict[str, list[SinkAnswer]] = {}
     reached: dict[tuple, list[tuple[str, Site, str, Backends]]] = {}
     read_plainly: set[tuple] = set()  # pairs plain XLA code reads as its precision
+    doubted: dict[tuple, list[tuple[str, Site, str, tuple[str, ...]]]] = {}  # pairs read where a launch not followed may run
     for (module, site), (callee, function, values) in sorted(linker.sinks.items()):
         if linker.follows.get(callee, (None, ""))[1] == HINT:
             continue  # `_hint_answers`
@@ -157,6 +158,8 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
             if levels is not None:
                 pairs.append(value)
                 reached.setdefault(value, []).append((module, site, callee, backends if not maybe else frozenset()))
+                if maybe:
+                    doubted.setdefault(value, []).append((module, site, callee, maybe))
                 continue
             why = _describe_unknown(value) or _unread_element(linker, value)
             if why is not None:
@@ -171,9 +174,11 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
             origins.setdefault(value[1], []).append(OriginAnswer(value[2], tuple(sorted(
                 {(module, site, callee) for module, site, callee, _ in reaches})), tuple(sorted(linker.readers.get(value, ())))))
             read_plainly.discard(value)
-    for value in read_plainly:  # read by XLA code, and by kernels only through launches the link does not
-        # follow, if at all: no fix found another way (the project index's) may rewrite it
-        origins.setdefault(value[1], []).append(OriginAnswer(value[2], (), tuple(sorted(linker.readers[value]))))
+            doubted.pop(value, None)
+    for value in read_plainly | set(doubted):  # read by XLA code, and by kernels only through launches the
+        # link does not follow, if at all: no fix found another way (the project index's) may rewrite it
+        origins.setdefault(value[1], []).append(_doubted(value[2], tuple(sorted(linker.readers.get(value, ()))),
+                                                         doubted.get(value, ())))
     for module, found in sinks.items():
         resolved = tuple(SinkAnswer(sink.site, sink.callee, sink.backends, _reaches(linker, sink.pairs), sink.unknown,
                                     sink.reached, sink.maybe) for sink in found)
@@ -185,6 +190,15 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     _handed_pairs(linker, reached, answers)
     _lost_launches(linker, answers)
     return answers
+
+
+def _doubted(site: Site, readers: tuple[str, ...], kernels: Iterable[tuple[str, Site, str, tuple[str, ...]]]) -> OriginAnswer:
+    """A value written at `site` that no followed Mosaic TPU kernel reads, only `kernels` in code launches
+    the link does not follow may run (with those launches), and `readers`: nothing to fix where it is
+    written; a run over it without those kernels' files says so there (`FlowFacts.within`)."""
+    kernels = sorted(kernels)
+    return OriginAnswer(site, (), readers, maybe=tuple(sorted({kernel[:3] for kernel in kernels})),
+                        launches=tuple(sorted({launch for *_, launches in kernels for launch in launches})))
 
 
 _CALLABLE = frozenset({"def", "bound", "partial", "inst"})  # values a launch runs as its body
@@ -329,6 +343,8 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
     # or is passed by kernel code to a function plain code runs too)
     readers_of: dict[tuple, list[tuple[str, Site, str, set, bool, bool]]] = {}
     found: dict[str, list[tuple]] = {}
+    doubted: dict[tuple, list[tuple[str, Site, str, tuple[str, ...]]]] = {}  # read through **options only where
+    # a launch the link does not follow may run it (`_doubted`)
     for (module, site), (callee, function, values) in sorted(linker.sinks.items()):
         if linker.follows.get(callee, (None, ""))[1] != HINT:
             continue
@@ -354,6 +370,8 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
         for origin, (_, readers) in written.items():
             readers_of.setdefault(origin, []).append((module, site, callee, readers | ({other} if other else set()),
                                                       rejects, True))
+            if maybe and not rejects:
+                doubted.setdefault(origin, []).append((module, site, callee, maybe))
         for origin, scope in direct.items():
             # Passed by a call in kernel code (`mathx.act(x, accuracy=...)` in a kernel): it reaches the op
             # in that kernel's call only, whoever else runs the function. Where plain code runs the op too,
@@ -395,6 +413,8 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
         if any(rejects for *_, rejects, _ in reads) and (others or any(spread for *_, spread in reads)):
             origins.setdefault(module, []).append(OriginAnswer(site, tuple(sorted(
                 {(reader, at, callee) for reader, at, callee, *_ in reads})), others))
+        elif (module, site) in doubted:
+            origins.setdefault(module, []).append(_doubted(site, (), doubted[module, site]))
     for module, written_here in origins.items():
         facts = answers.get(module, NO_FLOW)
         answers[module] = replace(facts, origins=tuple(sorted(facts.origins + tuple(written_here), key=lambda o: o.site)))

@@ -58,6 +58,9 @@ def moved_answers(flow: dict[str, FlowFacts], moves: dict[str, dict[Site, Site]]
                         for text in strings)
         return strings if changed == strings else tuple(sorted(changed))
 
+    def calls(kernels: tuple[tuple[str, Site, str], ...]) -> tuple[tuple[str, Site, str], ...]:
+        return tuple((at_module, site(at_module, at), callee) for at_module, at, callee in kernels)
+
     def reach(of: Reach) -> Reach:
         return replace(of, site=site(of.module, of.site), readers=described(of.readers))
 
@@ -66,11 +69,11 @@ def moved_answers(flow: dict[str, FlowFacts], moves: dict[str, dict[Site, Site]]
             tuple(replace(sink, site=site(module, sink.site), pairs=tuple(map(reach, sink.pairs)),
                           unknown=described(sink.unknown), maybe=described(sink.maybe)) for sink in facts.sinks),
             tuple(replace(origin, site=site(module, origin.site), readers=described(origin.readers),
-                          reaches=tuple((at_module, site(at_module, at), callee) for at_module, at, callee in origin.reaches))
+                          reaches=calls(origin.reaches), maybe=calls(origin.maybe), launches=described(origin.launches))
                   for origin in facts.origins),
             tuple((site(module, at), keyword, levels) for at, keyword, levels in facts.scalars),
             tuple(replace(handed, site=site(module, handed.site), reach=reach(handed.reach),
-                          sinks=tuple((at_module, site(at_module, at), callee) for at_module, at, callee in handed.sinks))
+                          sinks=calls(handed.sinks))
                   for handed in facts.handed),
             tuple(replace(lost, site=site(module, lost.site), unknown=described(lost.unknown),
                           through=described(lost.through)) for lost in facts.lost))
