@@ -12,7 +12,7 @@ lower as written, and which outcomes a correct tool may reach). For each project
 3. both are lowered, traced and run again, and the project gets one outcome:
 
    fixed      it failed with a wall's error before and lowers after
-   manual     it still fails, and the last `--check` exits 1 with a JAX001/JAX002 finding in the project
+   manual     it still fails, and the last `--check` exits 1 with a JAX001/JAX002/JAX003 finding in the project
    SILENT     it still fails, and the last `--check` passes (no finding): the promise broken
    WRONG      the plain-XLA reference changed (its jaxpr, where the precision XLA uses on a TPU is
               written, or its values on this CPU), or the rewrite broke the program (it no longer
