@@ -91,8 +91,9 @@ def test_a_function_that_takes_refs_and_that_nothing_calls_may_be_a_kernel_not_p
 
 
 def test_a_followed_call_outside_kernels() -> None:
-    """Plain XLA code's dot: no backends, no pairs reported; `reached` says whether plain code of the
-    project calls its function; its pair is read outside kernels (a kernel's use of it is not fixable)."""
+    """Plain XLA code's dot: no backends, no pairs reported, the precisions that reach it by the pair's
+    first element (`levels`, JAX003's); `reached` says whether plain code of the project calls its
+    function; its pair is read outside kernels (a kernel's use of it is not fixable)."""
     code = textwrap.dedent("""
         import jax.numpy as jnp
         from jax import lax
@@ -103,8 +104,8 @@ def test_a_followed_call_outside_kernels() -> None:
             return jnp.dot(x_ref, x_ref, precision=PAIR)
     """)
     called = _answers({"r": code + "ref(1)\n"})["r"]
-    assert called.sinks == (SinkAnswer((6, 11), DOT, frozenset(), (), (), True, ()),
-                            SinkAnswer((8, 11), DOT, frozenset(), (), (), False, ()))
+    assert called.sinks == (SinkAnswer((6, 11), DOT, frozenset(), (), (), True, (), levels=("DEFAULT",)),
+                            SinkAnswer((8, 11), DOT, frozenset(), (), (), False, (), levels=("DEFAULT",)))
     # the pair plain code reads: its origin names its readers, so nothing rewrites it
     assert [(origin.site, origin.reaches, len(origin.readers)) for origin in called.origins] == [((4, 7), (), 2)]
     assert [sink.reached for sink in _answers({"r": code})["r"].sinks] == [False, False]

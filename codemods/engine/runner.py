@@ -329,7 +329,7 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
             if facts.flow.origins or facts.flow.handed or facts.flow.lost:  # the link found a value written or
                 # handed on here that reaches kernels, or a launch whose body it cannot follow: whatever its words say
                 rules = [rule for rule in transforms  # (in their order, as a later run's memo lists them)
-                         if rule in rules or rule.follows and rule.code not in skipped]
+                         if rule in rules or rule.kernel_scoped and rule.follows and rule.code not in skipped]
         except OSError as error:
             results[position] = FileResult(str(path), error=f"cannot read: {error.strerror or error}")
             return
@@ -484,7 +484,8 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     many = pool is not None and len(changed) >= SUMMARY_MIN_MODULES
     forking = many and pool.local and pool.jobs > 1 and _can_fork()
     cluster = _ClusterProject.of(files, transforms, settings, seen, cache) if many and not pool.local else None
-    follows = {name: place for rule in transforms if rule.kernel_scoped for name, place in rule.follows.items()}
+    # (and the calls rules fix outside kernels, JAX003's LSTM: their values cross modules too)
+    follows = {name: place for rule in transforms for name, place in rule.follows.items()}
 
     started = []  # whether the link was started (`restored_and_linked`)
 

@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
+from codemods.analysis.flow.flow_facts import NO_PRECISION, SinkAnswer
 from codemods.analysis.module import FUNCTIONS, ordered_arguments
 from codemods.analysis.module_helpers import reference_helper
 from codemods.analysis.names import Argument, display, find_arg, has_star, one_line, root_name, value_of
@@ -71,9 +72,38 @@ class Bf16Lstm(JaxTransform):
             if not self._cudnn_accepts(parsed):
                 highest = spell_like(parsed, Level.HIGHEST, self.module)
                 self._rewrite(call, arg, bound, highest, f"precision {parsed.describe()}{named}")
-        elif not any(name.startswith(_ALGORITHMS) for name in self.module.qualified_names(value)):
+        elif not any(name.startswith(_ALGORITHMS) for name in self.module.qualified_names(value)) \
+                and not self._plan_from_flow(call, arg, bound, value):
+            answer = self._flow_sink(call)
+            known = f" (across the project it may be {' or '.join(answer.unknown)})" if answer and answer.unknown else ""
             self.report(value, Kind.MANUAL, f"{LSTM_NAME}: precision `{one_line(self.module.segment(value))}` is "
-                        f"not a literal; if it can be DEFAULT ('bfloat16'), cuDNN raises {CUDNN_ERROR}: {_FIX_HINT}")
+                        f"not a literal{known}; if it can be DEFAULT ('bfloat16'), cuDNN raises {CUDNN_ERROR}: {_FIX_HINT}")
+
+    def _plan_from_flow(self, call: ast.Call, arg: Argument, bound: bool, value: ast.expr) -> bool:
+        """A precision that is no literal here, every value of which the project's value flow knows
+        (a constant imported, a config's field, a wrapper's parameter: analysis/flow/link.py): the
+        call is rewritten where one of them is DEFAULT, left alone where none is; False where the
+        flow does not know them all. The fix is the call's, as for a constant of this module: the
+        inputs must become float32 there, and the value stays for what else reads it."""
+        answer = self._flow_sink(call)
+        if answer is None or answer.unknown or not answer.levels:
+            return False
+        default = self._default_precision_at(call) if NO_PRECISION in answer.levels else None
+        if NO_PRECISION in answer.levels and default is None:
+            return False  # None under a default precision this module does not set: not known
+        rejected = sorted(level for level in answer.levels if level != NO_PRECISION and not self._cudnn_takes(Level[level]))
+        if default is not None and not self._cudnn_accepts(default.literal):
+            rejected.append(f"None under the bf16 default matmul precision set on line {self.module.position(default.node)[0]}")
+        if rejected:
+            shown = one_line(self.module.segment(value))
+            self._rewrite(call, arg, bound, self._spell_highest(call, None),
+                          f"precision `{shown}` (can be {' or '.join(rejected)}, followed across the project)")
+        return True
+
+    def _flow_sink(self, call: ast.Call) -> Optional[SinkAnswer]:
+        """What the link found reaching the call: asked whether plain code calls its function or not
+        (an entry point's runs with its defaults), unlike a kernel op's (`flow_answer`)."""
+        return self.analysis.facts.flow.sink_at((call.lineno, call.col_offset))
 
     def _plan_default(self, call: ast.Call, arg: Optional[Argument], bound: bool) -> None:
         """precision None or omitted: the default matmul precision decides."""
@@ -88,8 +118,11 @@ class Bf16Lstm(JaxTransform):
 
     def _cudnn_accepts(self, literal: PrecisionLiteral) -> bool:
         """cuDNN takes one precision per LSTM and reads the first of a pair."""
+        return self._cudnn_takes(literal.levels[0])
+
+    def _cudnn_takes(self, level: Level) -> bool:
         accepted = lowered_precisions("cudnn", "lstm", self.settings.jax_version)
-        return accepted is not None and literal.levels[0] in accepted
+        return accepted is not None and level in accepted
 
     # -- the rewrite --
 
@@ -140,9 +173,9 @@ class Bf16Lstm(JaxTransform):
         settings = [*self._configs, *self._contexts.values()]
         return next((s for s in settings if not self._cudnn_accepts(s.literal)), next(iter(self._configs), None))
 
-    def _spell_highest(self, call: ast.Call, default: _DefaultPrecision) -> str:
+    def _spell_highest(self, call: ast.Call, default: Optional[_DefaultPrecision]) -> str:
         """HIGHEST as the module writes precisions: like a `Precision.X` it uses (when that name
-        reaches the call), else in the vocabulary of its default-precision string."""
+        reaches the call), else in the vocabulary of its default-precision string, else 'highest'."""
         at_call = root_name(call.func)
         call_scope = self.module.scope_of.get(at_call) if at_call is not None else None
         module_scope = self.module.module_scope
@@ -153,7 +186,7 @@ class Bf16Lstm(JaxTransform):
                     and root.id in module_scope.bindings
                     and call_scope.lookup(root.id) == module_scope.bindings[root.id]):
                 return spell(Level.HIGHEST, attribute, self.module)
-        return spell(Level.HIGHEST, default.literal.elements[0], self.module)
+        return spell(Level.HIGHEST, default.literal.elements[0], self.module) if default is not None else "'highest'"
 
 
 # -- small readers --
@@ -178,7 +211,11 @@ RULE = Rule(
         with `functools.partial(rnn.lstm, ..., precision=...)` is rewritten the same way, to
         `functools.partial(lstm_float32, rnn.lstm, ..., precision=HIGHEST)`. A precision named by a
         module constant set once (`LSTM_PRECISION = lax.Precision.DEFAULT`) is read as its value: the
-        call is rewritten, the constant left for the code that may read it. A call without a
+        call is rewritten, the constant left for the code that may read it. So is one that crosses
+        modules, as the project's value flow follows it (a constant imported, a config dataclass's
+        field, a wrapper's `precision` parameter its callers fill): rewritten where any value it can
+        take is DEFAULT, left alone where none is, and a [manual] finding names what the flow cannot
+        know (`getattr` with a computed name, an installed package's value). A call without a
         precision is rewritten only when the module sets a bf16 default matmul precision
         (`jax.config.update("jax_default_matmul_precision", "bfloat16")` or
         `with jax.default_matmul_precision("bfloat16")`); otherwise it gets a warning. The fix is
@@ -197,6 +234,7 @@ RULE = Rule(
     """,
     words=(b"lstm",),
     kernel_scoped=False,
+    follows={LSTM: (PRECISION_POSITION, "precision")},
     check=Bf16Lstm.check,
     matches=Bf16Lstm.matches_call,
 )

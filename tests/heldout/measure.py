@@ -12,7 +12,7 @@ lower as written, and which outcomes a correct tool may reach). For each project
 3. both are lowered, traced and run again, and the project gets one outcome:
 
    fixed      it failed with a wall's error before and lowers after
-   manual     it still fails, and the last `--check` exits 1 with a JAX001/JAX002 finding in the project
+   manual     it still fails, and the last `--check` exits 1 with a JAX001/JAX002/JAX003 finding in the project
    SILENT     it still fails, and the last `--check` passes (no finding): the promise broken
    WRONG      the plain-XLA reference changed (its jaxpr, where the precision XLA uses on a TPU is
               written, or its values on this CPU), or the rewrite broke the program (it no longer
@@ -66,9 +66,13 @@ import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
 from codemods.cli import app  # noqa: E402
+from tests import jax_support  # noqa: E402
 
-WALL_ERRORS = re.compile(r"Per-operand (dot|conv) precision unsupported|Unsupported \w+ precision|Not implemented: accuracy")
-WALL_RULES = ("JAX001", "JAX002")  # a finding of another rule (a JAX1xx upgrade) does not report the wall
+FLOAT32_LSTM = jax_support.LstmCall(("float32",) * 4 + ("int32",), cudnn_allow_tf32=False)
+
+WALL_ERRORS = re.compile(r"Per-operand (dot|conv) precision unsupported|Unsupported \w+ precision|Not implemented: accuracy"
+                         r"|bfloat16 support not implemented for LSTM")
+WALL_RULES = ("JAX001", "JAX002", "JAX003")  # a finding of another rule (a JAX1xx upgrade) does not report the wall
 OUTCOMES = ("fixed", "manual", "SILENT", "WRONG", "untouched", "noted", "changed")
 _MANUAL_AT = "manual-with-finding-at-"
 
@@ -84,11 +88,16 @@ class Expect:
     what: str  # the spelling, in a few words
     kernel_fails_before: bool
     acceptable: list[str]  # "fixed", "untouched", "manual-with-finding-at-FILE:LINE", ...
+    # "tpu": `run` lowered for TPU; "cudnn": `run` calls jax.experimental.rnn.lstm (JAX003), lowered for
+    # the CPU with tests/jax_support.py's stand-in for cuDNN (jax rejects a bf16 LSTM while tracing)
+    lowered_for: str = "tpu"
 
     @classmethod
     def read(cls, folder: Path) -> "Expect":
         data = tomllib.loads((folder / "expect.toml").read_text())
-        expect = cls(data["what"], data["kernel_fails_before"], list(data["acceptable"]))
+        expect = cls(data["what"], data["kernel_fails_before"], list(data["acceptable"]), data.get("lowered_for", "tpu"))
+        if expect.lowered_for not in ("tpu", "cudnn"):
+            raise HarnessError(f"{folder.name}/expect.toml: unknown lowered_for {expect.lowered_for!r}")
         for entry in expect.acceptable:
             if entry not in ("fixed", "untouched") and not entry.startswith(_MANUAL_AT):
                 raise HarnessError(f"{folder.name}/expect.toml: unknown outcome {entry!r}")
@@ -111,6 +120,7 @@ class Lowered:
     run_values: Optional[list] = None  # --on-chip: what `run` gave on the chip
     interpreted: Optional[list] = None  # --on-chip: `run` by Pallas' TPU interpreter on the CPU (float32, HIGHEST)
     every_precision: Optional[list] = None  # each dot/conv of `run`, in a kernel or not: (op, precision)
+    lstm_launches: Optional[list] = None  # lowered_for "cudnn": what each LSTM launch was given (LstmCall)
 
 
 @dataclasses.dataclass
@@ -215,6 +225,17 @@ def _weakened(before: Lowered, after: Lowered) -> Optional[str]:
     return None
 
 
+def _lstm_weakened(before: Lowered, after: Lowered) -> Optional[str]:
+    """An LSTM that failed before and runs now, launched otherwise than JAX003 promises: float32
+    inputs at HIGHEST (cudnn_allow_tf32 False), cuDNN having no bf16 LSTM."""
+    if before.error is None or after.error is not None or not after.lstm_launches:
+        return None
+    for launch in after.lstm_launches:
+        if launch != FLOAT32_LSTM:
+            return f"an LSTM now runs on {launch.dtypes} (cudnn_allow_tf32={launch.cudnn_allow_tf32}), not float32 at HIGHEST"
+    return None
+
+
 # --on-chip: `run` is compiled by Mosaic and run on a TPU instead of lowered for one on this CPU, and a
 # fixed kernel's values are held to Pallas' interpreter's (float32) for the original program. Where
 # every dot of `run` asks for HIGH or more after the fix, within CHIP_RTOL of the scale: far less than
@@ -257,21 +278,31 @@ def chip_error(after: Lowered, before: Lowered) -> Optional[float]:
     return worst
 
 
-def lower(folder: Path) -> Lowered:
+def lower(folder: Path, lowered_for: str = "tpu") -> Lowered:
     """Lower the project's `run` for TPU on this CPU (--on-chip: compile and run it on the TPU, and run
-    it by the interpreter); trace and run its `reference`, if any."""
+    it by the interpreter); trace and run its `reference`, if any. `lowered_for` "cudnn": `run` is
+    lowered for the CPU with a stand-in for cuDNN's LSTM, each launch recorded."""
+    if lowered_for == "cudnn":
+        with jax_support.cudnn_lstm_on_cpu() as recorder:
+            lowered = _lower(folder, platform="cpu")
+        lowered.lstm_launches = recorder.calls
+        return lowered
+    return _lower(folder)
+
+
+def _lower(folder: Path, platform: str = "tpu") -> Lowered:
     try:
         with _imported_entry(folder) as entry:
             try:
-                if ON_CHIP:
+                if ON_CHIP and platform == "tpu":
                     values = _leaves(jax.jit(entry.run)())
                 else:
-                    jax.export.export(jax.jit(entry.run), platforms=["tpu"])()
+                    jax.export.export(jax.jit(entry.run), platforms=[platform])()
                     values = None
                 lowered = Lowered(None, run_values=values)
             except Exception as error:  # noqa: BLE001 - every failure is classified
                 lowered = Lowered(_wall_or_broken(error))
-            if ON_CHIP and lowered.error:
+            if ON_CHIP and platform == "tpu" and lowered.error:
                 lowered.interpreted = _interpreted(entry.run)
             try:
                 jaxpr = jax.make_jaxpr(entry.run)().jaxpr
@@ -340,7 +371,7 @@ def measure(source: Path, scratch: Path) -> Result:
     folder = scratch / source.name
     shutil.copytree(source, folder, ignore=shutil.ignore_patterns("__pycache__", "expect.toml"))
     original = _files(folder)
-    before = lower(folder)
+    before = lower(folder, expect.lowered_for)
     if before.error and before.error.startswith("broken"):
         raise HarnessError(f"{source.name}: fails as written for another reason: {before.error}")
     if before.reference_error:
@@ -353,7 +384,7 @@ def measure(source: Path, scratch: Path) -> Result:
     last = tool(folder, "--check")
     rewritten = _files(folder)
     changed = sorted(p for p in rewritten if rewritten[p] != original.get(p))
-    after = lower(folder)
+    after = lower(folder, expect.lowered_for)
     wrong = [f"the tool exited {c.exit_code}: {_short(c.stderr)}" for c in (first, wrote, last) if c.exit_code not in (0, 1)]
     wrong += [f"internal error at {p}:{l}" for c in (first, wrote, last) for p, l, _, k, m in c.findings if "internal error" in m.lower()]
     if before.reference_jaxpr is not None:
@@ -362,7 +393,7 @@ def measure(source: Path, scratch: Path) -> Result:
         wrong.append(f"the rewrite broke the program: {after.error[len('broken: '):]}")
     elif before.error is None and after.error is not None:
         wrong.append(f"lowered before, not after: {after.error}")
-    wrong += [w for w in [_weakened(before, after)] if w]
+    wrong += [w for w in [_weakened(before, after), _lstm_weakened(before, after)] if w]
     error = chip_error(after, before) if ON_CHIP and before.error else None
     tolerance = CHIP_RTOL if all(min(_levels(p)) > 0 for _, p in after.every_precision or []) else BF16_RTOL
     if error is not None and error > tolerance:

@@ -44,6 +44,7 @@ _NOTEBOOK_NOTE = re.compile(r"\((<notebook [^>]*>):(\d+)\)")
 
 # How an unknown value an installed package's call gives, or an installed package's value, is described
 INSTALLED, INSTALLED_VALUE = "(an installed package's code)", "an installed package's value"
+NO_PRECISION = "None"  # a precision of None reaching a followed call outside kernels (`SinkAnswer.levels`)
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,10 @@ class SinkAnswer:
     # A hint's call in kernel code that plain code runs too: then `pairs` and `unknown` say what may reach
     # it in kernel code, passed by name (`act(x, accuracy=...)`) or by **options, not only the latter.
     plain: bool = False
+    # Outside kernels: the precisions that may reach it, as `Level` names (NO_PRECISION: None), a pair by
+    # its first element (what a call taking one precision reads, cuDNN's LSTM); `unknown` says what
+    # reaches it that names none. For rules that fix such calls where they are (JAX003).
+    levels: tuple[str, ...] = ()
 
     def computed(self) -> tuple[str, ...]:
         """Its unknown values the code computes at run time (`getattr`, `dict(zip(names, values))`), not
@@ -228,7 +233,7 @@ class FlowFacts:
         """The same as JSON-able lists, in an order that does not depend on hashing (a cache key)."""
         return [[[sink.site, sink.callee, sorted(sink.backends),
                   [_reach_data(reach) for reach in sink.pairs],
-                  sink.unknown, sink.reached, sink.maybe, sink.plain] for sink in self.sinks],
+                  sink.unknown, sink.reached, sink.maybe, sink.plain, sink.levels] for sink in self.sinks],
                 [[origin.site, origin.reaches, origin.readers, origin.unseen, origin.maybe, origin.launches]
                  for origin in self.origins],
                 [[site, keyword, levels] for site, keyword, levels in self.scalars],
@@ -244,8 +249,8 @@ class FlowFacts:
             return FlowFacts(
                 tuple(SinkAnswer(tuple(site), callee, frozenset(backends),
                                  tuple(_reach_of(reach) for reach in pairs),
-                                 tuple(unknown), reached, tuple(maybe), plain)
-                      for site, callee, backends, pairs, unknown, reached, maybe, plain in sinks),
+                                 tuple(unknown), reached, tuple(maybe), plain, tuple(levels))
+                      for site, callee, backends, pairs, unknown, reached, maybe, plain, levels in sinks),
                 tuple(OriginAnswer(tuple(site), _sites(reaches), tuple(readers), _sites(unseen), _sites(maybe),
                                    tuple(launches)) for site, reaches, readers, unseen, maybe, launches in origins),
                 tuple((tuple(site), keyword, tuple(levels)) for site, keyword, levels in scalars),

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Protocol
 
 from codemods.analysis.flow.flow_facts import (
-    INSTALLED, INSTALLED_VALUE, NO_FLOW, Backends, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, Site, SinkAnswer,
+    INSTALLED, INSTALLED_VALUE, NO_FLOW, NO_PRECISION, Backends, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, Site, SinkAnswer,
 )
 from codemods.analysis.flow.graph import closure
 from codemods.analysis.kernel_scope import MOSAIC_GPU, MOSAIC_TPU
@@ -83,6 +83,23 @@ def _pair(linker: Linker, value: tuple) -> Optional[tuple[tuple[str, ...], ...]]
     return (first, second)
 
 
+def _plain_levels(linker: Linker, values: set) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What may reach a followed call outside kernels: the precisions (`SinkAnswer.levels`), and why
+    part of it is none the flow can name."""
+    levels: set[str] = set()
+    unknown: set[str] = set()
+    for value in values:
+        if value == ("lit", None):
+            levels.add(NO_PRECISION)
+            continue
+        named = _levels({value}) or (_levels(linker.read(value, 0)) if value[0] == "seq" and value[3] == 2 else ())
+        levels.update(named)
+        if not named:
+            unknown.add(_describe_unknown(value) or _unread_element(linker, value)
+                        or f"a value that names no precision ({value[0]})")
+    return tuple(sorted(levels)), tuple(sorted(unknown))
+
+
 def _unread_element(linker: Linker, value: tuple) -> Optional[str]:
     """A two-element literal an element of which the flow cannot read (`(P.DEFAULT, LEVEL)`, `LEVEL`
     computed): it may be a pair the kernel rejects, so it is unknown, not passed over."""
@@ -150,7 +167,9 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
                 if _pair(linker, value) is not None:
                     read_plainly.add(value)
         if not held:
-            sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, (), (), function in plain))
+            levels, unknown = _plain_levels(linker, values)
+            sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, (), unknown, function in plain,
+                                                           levels=levels))
             continue
         pairs, unknown = [], []
         for value in values:
@@ -180,8 +199,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
         origins.setdefault(value[1], []).append(_doubted(value[2], tuple(sorted(linker.readers.get(value, ()))),
                                                          doubted.get(value, ())))
     for module, found in sinks.items():
-        resolved = tuple(SinkAnswer(sink.site, sink.callee, sink.backends, _reaches(linker, sink.pairs), sink.unknown,
-                                    sink.reached, sink.maybe) for sink in found)
+        resolved = tuple(replace(sink, pairs=_reaches(linker, sink.pairs)) for sink in found)
         answers[module] = FlowFacts(sinks=resolved)
     for module, found in origins.items():
         answers[module] = replace(answers.get(module, NO_FLOW), origins=tuple(sorted(found, key=lambda o: o.site)))

@@ -21,6 +21,13 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
 
+# The word of an import line that makes a module a start of the link outside kernel land: the module
+# of `jax.experimental.rnn.lstm`, whose precision JAX003 follows across modules (the word table holds
+# the import words of the modules that import the project: one that imports only jax is no start, and
+# JAX003 then reads its call as that module alone does).
+PLAIN_FOLLOWED = b"rnn"
+
+
 class LinkedFlow(ProjectBase):
     """The link's answers for the project (`link_flow`, `flow`)."""
 
@@ -286,14 +293,16 @@ class LinkedFlow(ProjectBase):
     def linked(self) -> frozenset[str]:
         """The modules the whole-program value flow starts from: every module of a top-level package
         (or a lone module) that launches kernels (it says pallas, or launches through another's
-        helpers), and every module that imports one of them, however indirectly (callers pass
-        values in). What they import is read on demand (`link_flow`). Found from import lines,
+        helpers) or imports `jax.experimental.rnn` while importing the project (JAX003's LSTM, fixed
+        outside kernels: `PLAIN_FOLLOWED`), and every module that imports one of them, however
+        indirectly (callers pass values in). What they import is read on demand (`link_flow`). Found from import lines,
         without a parse. Never jax itself: its names are the API the rules know, not project code
         to follow, even where jax's source lies in the tree."""
         if self._linked is None:
             self._frames.append(set())  # what it reads is its own, as kernel land's
             try:
-                packages = {name.split(".", 1)[0] for name in self._launching_modules() if not _is_jax(name)}
+                starting = [*self._launching_modules(), *self._importers_of(PLAIN_FOLLOWED)]
+                packages = {name.split(".", 1)[0] for name in starting if not _is_jax(name)}
                 linked = {name for name in self._modules if name.split(".", 1)[0] in packages and not _is_jax(name)}
                 self._linked = frozenset(closure(linked, self._importers))
             finally:

@@ -1,0 +1,6 @@
+import data
+import model
+
+
+def run():
+    return model.encode(*data.inputs())[0]
