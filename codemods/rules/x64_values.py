@@ -379,20 +379,20 @@ class X64Values(JaxTransform):
         function = _ARGMAX[name]
         operand = find_arg(call, 0, ("a",))
         axis = find_arg(call, 1, ("axis",))
-        lax = self._lax()
+        fix = FixPlan()
+        lax = self._lax(fix)
         others = [argument for argument in ordered_arguments(call)
                   if argument is not operand and argument is not axis]
         axis_value = value_of(axis) if axis is not None else None
         if operand is None or has_star(call) or others or lax is None or not (
                 isinstance(axis_value, ast.Constant) and type(axis_value.value) is int and axis_value.value >= 0):
             what = ("keepdims=, out=, a negative or unwritten axis" if lax is not None
-                    else "this module imports neither jax nor jax.lax")
+                    else "this module imports neither jax nor jax.lax, and its `lax` names something else")
             yield call, "argmax", (f"{display(name)} returns jax's default int, int64 under x64, and takes no index "
                                    f"dtype: write {function} as `lax.{function}(x, axis, jnp.int32)` (the axis "
                                    f"counted from 0), which the tool does not write here ({what})", None,
                                    Applicability.SAFE)
             return
-        fix = FixPlan()
         spelled = spell_dtype("int32", self.module)
         operand_code = self.module.segment(value_of(operand))
         self.replace(fix, call, f"{lax}.{function}({operand_code}, {axis_value.value}, {spelled})")
@@ -400,13 +400,20 @@ class X64Values(JaxTransform):
                                "default int, int64 indices under x64; lax's takes the index dtype, int32 as without "
                                "x64", fix, Applicability.SAFE)
 
-    def _lax(self) -> Optional[str]:
-        """How this module names jax.lax: its own import of it, else `jax.lax` through `import jax`."""
+    def _lax(self, fix: FixPlan) -> Optional[str]:
+        """How this module names jax.lax: its own import of it, else `jax.lax` through `import jax`,
+        else `lax`, imported by `fix`, where the module binds no `lax` (a kernel module that imports
+        only jax.numpy and pallas is common: a note there left a fix undone)."""
         imported = {binding.imported: binding.name for binding in self.module.imports
                     if binding.scope is self.module.module_scope and binding.imported}
         if "jax.lax" in imported:
             return imported["jax.lax"]
-        return "jax.lax" if imported.get("jax") == "jax" else None
+        if imported.get("jax") == "jax":
+            return "jax.lax"
+        if self.module.module_scope.lookup("lax"):
+            return None
+        fix.imports_to_add.append(("jax", "lax", None))
+        return "lax"
 
     def _reduction(self, call: ast.Call, name: str) -> Iterator[tuple[ast.AST, str, "Planned"]]:
         operand = find_arg(call, 0, ("a",))
