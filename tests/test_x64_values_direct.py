@@ -151,6 +151,20 @@ def test_an_argmax_in_a_module_whose_lax_is_something_else_gets_a_note() -> None
     assert "this module imports neither jax nor jax.lax, and its `lax` names something else" in findings[0][2]
 
 
+def test_a_dtype_parameter_where_a_traceback_proves_a_64_bit_value_gets_a_note() -> None:
+    """The sixth trial's x64_count: `dtype=acc_dtype`, bound by a caller's partial to a config field's
+    jnp.int64; explain could not place the traceback ("no call there that JAX005 rewrites")."""
+    source = _kernel("acc = jnp.zeros((8, 128), dtype=acc_dtype)\n    o_ref[...] = acc.astype(jnp.float32)",
+                     x64=False).replace("def kernel(x_ref, o_ref):", "def kernel(x_ref, o_ref, *, acc_dtype):")
+    assert _run(source) == (source, [])
+    line = source.splitlines().index("    acc = jnp.zeros((8, 128), dtype=acc_dtype)") + 1
+    after, findings = _run(source, proven=frozenset({line}))
+    assert after == source
+    assert [(found, kind) for found, kind, _, _ in findings] == [(line, "manual")]
+    assert "`acc_dtype` is a dtype this code does not show" in findings[0][2]
+    assert X64_UNSUPPORTED in findings[0][2]
+
+
 def test_a_traceback_proves_x64_on_in_its_kernel_function() -> None:
     """explain: the failing line may be the one that adds, not the one that makes, the 64-bit value;
     every default of that kernel function is fixed, and a sum of unknown dtype gets a note."""
