@@ -908,6 +908,44 @@ def test_x64_turned_on_in_another_module_is_explained_from_the_traceback(tmp_pat
     assert lower(program, tmp_path).stdout.strip() == "lowered"
 
 
+X64_DTYPE_PARAMETER_KERNEL = '''\
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+import x64_setup  # turns jax_enable_x64 on: this module does not say so
+
+PLATFORM = "tpu"
+
+
+def count_kernel(x_ref, o_ref, *, acc_dtype):
+    acc = jnp.zeros(o_ref.shape, dtype=acc_dtype)
+    o_ref[...] = (acc + (x_ref[...] > 0).astype(acc_dtype)).astype(jnp.float32)
+
+
+def build():
+    body = functools.partial(count_kernel, acc_dtype=jnp.int64)
+    call = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+    return jax.jit(call), (jax.ShapeDtypeStruct((8, 128), jnp.float32),)
+'''
+
+
+def test_a_64_bit_dtype_handed_in_as_a_parameter_is_placed_with_a_note(tmp_path: Path) -> None:
+    """The sixth trial's x64_count: the kernel's dtype is its parameter, bound elsewhere to jnp.int64.
+    explain said "cannot place ...: no call there that JAX005 rewrites" (exit 2); now a [manual]
+    note on the lines that use the parameter says to give it a 32-bit dtype where it is set."""
+    (tmp_path / "x64_setup.py").write_text(X64_SETUP)
+    program = tmp_path / "x64_dtype_parameter.py"
+    program.write_text(X64_DTYPE_PARAMETER_KERNEL)
+    failed = lower(program, tmp_path)
+    assert "64-bit types are not supported" in failed.stderr, failed.stderr[-2000:]
+    result = explain(failed.stderr, tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert "JAX005 [manual] `acc_dtype` is a dtype this code does not show" in result.stderr, result.stderr
+
+
 X64_OPERAND_KERNEL = '''\
 import jax
 import jax.numpy as jnp

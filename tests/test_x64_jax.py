@@ -43,6 +43,8 @@ LAUNCHES = {
         "best_column": (jnp.float32, "int64 value"),
         "shifted_column": (jnp.float32, "int64 value"),
     },
+    # A module that imports neither jax nor jax.lax: the fix imports lax.
+    "argmax_module_without_lax": {"argmax": (jnp.float32, "argmax")},
     # No x64 in the module: both files lower as they are.
     "explicit_dtypes_without_x64": {"run": (jnp.float32, None)},
 }

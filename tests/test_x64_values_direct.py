@@ -132,12 +132,37 @@ def test_an_argmax_the_tool_cannot_rewrite_gets_a_note(line: str, why: str) -> N
     assert "lax.argmax(x, axis, jnp.int32)" in findings[0][2] and why in findings[0][2]
 
 
-def test_an_argmax_in_a_module_without_jax_lax_gets_a_note() -> None:
-    head = "import os\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n" \
-           "from jax.experimental.pallas import tpu as pltpu\nos.environ['JAX_ENABLE_X64'] = '1'\n"
+WITHOUT_JAX = "import os\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n" \
+              "from jax.experimental.pallas import tpu as pltpu\nos.environ['JAX_ENABLE_X64'] = '1'\n"
+
+
+def test_an_argmax_in_a_module_without_jax_lax_imports_it() -> None:
+    """A kernel module importing only jax.numpy and pallas (the sixth trial's qkern/x64k.py) was a note."""
+    after, findings = _run(_kernel("a = jnp.argmax(x_ref[...], axis=1)", x64=False, head=WITHOUT_JAX))
+    assert _changed_line(after) == "a = lax.argmax(x_ref[...], 1, jnp.int32)"
+    assert "from jax import lax\n" in after
+    assert [(kind, applicability) for _, kind, _, applicability in findings] == [("fixed", "safe")]
+
+
+def test_an_argmax_in_a_module_whose_lax_is_something_else_gets_a_note() -> None:
+    head = WITHOUT_JAX + "lax = None\n"
     _, findings = _run(_kernel("a = jnp.argmax(x_ref[...], axis=1)", x64=False, head=head))
     assert [kind for _, kind, _, _ in findings] == ["manual"]
-    assert "this module imports neither jax nor jax.lax" in findings[0][2]
+    assert "this module imports neither jax nor jax.lax, and its `lax` names something else" in findings[0][2]
+
+
+def test_a_dtype_parameter_where_a_traceback_proves_a_64_bit_value_gets_a_note() -> None:
+    """The sixth trial's x64_count: `dtype=acc_dtype`, bound by a caller's partial to a config field's
+    jnp.int64; explain could not place the traceback ("no call there that JAX005 rewrites")."""
+    source = _kernel("acc = jnp.zeros((8, 128), dtype=acc_dtype)\n    o_ref[...] = acc.astype(jnp.float32)",
+                     x64=False).replace("def kernel(x_ref, o_ref):", "def kernel(x_ref, o_ref, *, acc_dtype):")
+    assert _run(source) == (source, [])
+    line = source.splitlines().index("    acc = jnp.zeros((8, 128), dtype=acc_dtype)") + 1
+    after, findings = _run(source, proven=frozenset({line}))
+    assert after == source
+    assert [(found, kind) for found, kind, _, _ in findings] == [(line, "manual")]
+    assert "`acc_dtype` is a dtype this code does not show" in findings[0][2]
+    assert X64_UNSUPPORTED in findings[0][2]
 
 
 def test_a_traceback_proves_x64_on_in_its_kernel_function() -> None:

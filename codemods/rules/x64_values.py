@@ -62,7 +62,7 @@ class X64Values(JaxTransform):
             backends = self._backends(call)
             if not backends:
                 continue
-            sites = list(self._explicit(call))
+            sites = list(self._explicit(call, proven=self._proven_kernel(call)))
             implicit = list(self._implicit(call))
             if implicit and (self._module_enables_x64 or self._proven_kernel(call)):
                 sites += implicit
@@ -264,7 +264,10 @@ class X64Values(JaxTransform):
 
     # -- explicit 64-bit dtypes: fixed always (without x64 jax already makes them 32-bit) --
 
-    def _explicit(self, call: ast.Call, where: str = "kernel code") -> Iterator[tuple[ast.AST, str, "Planned"]]:
+    def _explicit(self, call: ast.Call, where: str = "kernel code",
+                  proven: bool = False) -> Iterator[tuple[ast.AST, str, "Planned"]]:
+        """The 64-bit dtypes `call` is given (`proven`: a traceback's 64-bit error is in its function,
+        so a dtype this code does not show gets a note)."""
         for dtype in self._dtype_arguments(call):
             possible = dtypes_named(dtype, self.module, builtins=True)
             wide = next(iter(possible)) if len(possible) == 1 else None
@@ -273,6 +276,14 @@ class X64Values(JaxTransform):
                 yield dtype, case, (f"`{one_line(self.module.segment(dtype))}` may be {' or '.join(sorted(possible))}: a "
                                     f"64-bit dtype in {where}, and no one dtype to write for it here (give each branch "
                                     "its 32-bit dtype)", None, Applicability.SAFE)
+                continue
+            if not possible and isinstance(dtype, ast.Name) and proven:
+                # A parameter (`dtype=acc_dtype`, bound by a caller's partial to a config's jnp.int64):
+                # the traceback proves a 64-bit value here, the dtype's value is the callers'.
+                yield dtype, "int64 value", (f"`{dtype.id}` is a dtype this code does not show, and the traceback "
+                                             "says this function makes a 64-bit value: if it is one, give it a "
+                                             "32-bit dtype where it is set (jnp.int32, jnp.float32)", None,
+                                             Applicability.SAFE)
                 continue
             if wide not in NARROWED:
                 continue
@@ -379,20 +390,20 @@ class X64Values(JaxTransform):
         function = _ARGMAX[name]
         operand = find_arg(call, 0, ("a",))
         axis = find_arg(call, 1, ("axis",))
-        lax = self._lax()
+        fix = FixPlan()
+        lax = self._lax(fix)
         others = [argument for argument in ordered_arguments(call)
                   if argument is not operand and argument is not axis]
         axis_value = value_of(axis) if axis is not None else None
         if operand is None or has_star(call) or others or lax is None or not (
                 isinstance(axis_value, ast.Constant) and type(axis_value.value) is int and axis_value.value >= 0):
             what = ("keepdims=, out=, a negative or unwritten axis" if lax is not None
-                    else "this module imports neither jax nor jax.lax")
+                    else "this module imports neither jax nor jax.lax, and its `lax` names something else")
             yield call, "argmax", (f"{display(name)} returns jax's default int, int64 under x64, and takes no index "
                                    f"dtype: write {function} as `lax.{function}(x, axis, jnp.int32)` (the axis "
                                    f"counted from 0), which the tool does not write here ({what})", None,
                                    Applicability.SAFE)
             return
-        fix = FixPlan()
         spelled = spell_dtype("int32", self.module)
         operand_code = self.module.segment(value_of(operand))
         self.replace(fix, call, f"{lax}.{function}({operand_code}, {axis_value.value}, {spelled})")
@@ -400,13 +411,20 @@ class X64Values(JaxTransform):
                                "default int, int64 indices under x64; lax's takes the index dtype, int32 as without "
                                "x64", fix, Applicability.SAFE)
 
-    def _lax(self) -> Optional[str]:
-        """How this module names jax.lax: its own import of it, else `jax.lax` through `import jax`."""
+    def _lax(self, fix: FixPlan) -> Optional[str]:
+        """How this module names jax.lax: its own import of it, else `jax.lax` through `import jax`,
+        else `lax`, imported by `fix`, where the module binds no `lax` (a kernel module that imports
+        only jax.numpy and pallas is common: a note there left a fix undone)."""
         imported = {binding.imported: binding.name for binding in self.module.imports
                     if binding.scope is self.module.module_scope and binding.imported}
         if "jax.lax" in imported:
             return imported["jax.lax"]
-        return "jax.lax" if imported.get("jax") == "jax" else None
+        if imported.get("jax") == "jax":
+            return "jax.lax"
+        if self.module.module_scope.lookup("lax"):
+            return None
+        fix.imports_to_add.append(("jax", "lax", None))
+        return "lax"
 
     def _reduction(self, call: ast.Call, name: str) -> Iterator[tuple[ast.AST, str, "Planned"]]:
         operand = find_arg(call, 0, ("a",))
@@ -467,7 +485,7 @@ def _locate(rule: Rule, file: ParsedFile, line: int) -> Optional[tuple[int, int]
     if function is None:
         return None
     inside = [call for call in transform.module.calls if function.lineno <= call.lineno <= function.end_lineno]
-    if any(list(transform._explicit(call)) or list(transform._implicit(call)) for call in inside):
+    if any(list(transform._explicit(call, proven=True)) or list(transform._implicit(call)) for call in inside):
         return function.lineno, function.end_lineno
     # Kernel code reading a 64-bit operand (`rows >= starts_ref[1]`): the fix is where XLA code makes it.
     if MOSAIC_TPU in transform.analysis.kernels.backends.get(function, frozenset()) and transform._operand_sites():
@@ -497,8 +515,9 @@ RULE = Rule(
         `jnp.argmax/argmin(x, axis=k)` become `lax.argmax(x, k, jnp.int32)`. Each fix is safe:
         unchanged without x64, and what Mosaic TPU lowers with it; an arange whose bounds are not
         visibly ints is unsafe (a float bound would now give int32), and a kernel Triton or Mosaic GPU
-        also lowers changes there too under x64 (unsafe). An argmax the tool cannot rewrite, and a
-        proven sum whose operand's dtype is not visible, get a `[manual]` note. Where the module turns
+        also lowers changes there too under x64 (unsafe). An argmax the tool cannot rewrite, a
+        proven sum whose operand's dtype is not visible, and a dtype a proven function does not show
+        (a parameter its callers bind), get a `[manual]` note. Where the module turns
         x64 on, the values its XLA code makes for a Mosaic TPU launch's operands (scalar prefetch
         included, as megablox's group metadata) get the same fixes where they are made, followed back
         from the launch through names, a returned tuple, arithmetic and the jnp functions whose result

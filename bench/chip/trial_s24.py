@@ -1,0 +1,118 @@
+"""The sixth new user's trial (bench/TRIAL_2026-12-07b.md) on a real TPU: each entry of the trial's
+project compiled by Mosaic's own compiler and run on the chip, as written (`before/`), after
+`jax-codemod --write --unsafe-fixes` (`after/`) and after `jax-codemod explain --write --unsafe-fixes`
+on each traceback left (`explained/`), all three made for jax 0.10.2 and committed beside this file.
+
+Self-contained: jax 0.10.2 only (no libcst, no codemods). Each run is its own process, so a kernel
+that aborts the process (an integer scalar printed by pl.debug_print without placeholders did on a
+TPU v5e) is reported and the run goes on. Values are held to the original program run by Pallas'
+TPU interpreter on the CPU (float32, HIGHEST): error = max |chip - interpreter| / max |interpreter|.
+
+    python bench/chip/trial_s24.py                 # on the TPU machine: one line per entry
+    python bench/chip/trial_s24.py --interpret     # on a CPU: the same, the kernels interpreted
+    python bench/chip/trial_s24.py atan rows       # some entries only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent / "trial_s24"
+VARIANTS = ("before", "after", "explained")
+TIMEOUT_S = 300
+
+
+def _one(variant: str, name: str, interpret: bool, out: str) -> None:
+    """In a child process: run one entry of one variant, write its values to `out` (.npz), print a JSON line."""
+    import jax
+    import numpy as np
+    from jax.experimental.pallas import tpu as pltpu
+
+    sys.path.insert(0, str(HERE / variant))
+    os.chdir(HERE / variant)
+    import entry
+
+    try:
+        fn, args = entry.load(name)
+        if interpret:
+            with jax.default_device(jax.devices("cpu")[0]), pltpu.force_tpu_interpret_mode(), \
+                    jax.default_matmul_precision("highest"):
+                value = jax.block_until_ready(jax.jit(fn)(*args))
+        else:
+            value = jax.block_until_ready(jax.jit(fn)(*args))
+        leaves = [np.asarray(leaf) for leaf in jax.tree.leaves(value)]
+        np.savez(out, *leaves)
+        print(json.dumps({"ok": True, "device": str(jax.devices()[0].platform)}))
+    except Exception as error:  # noqa: BLE001 - reported, as the chip's wall
+        text = (str(error).strip().splitlines() or [""])[0][:160]
+        print(json.dumps({"ok": False, "error": f"{type(error).__name__}: {text}"}))
+
+
+def _spawn(variant: str, name: str, interpret: bool, out: str) -> dict:
+    """One run in its own process: its JSON line, or what ended it."""
+    command = [sys.executable, __file__, "--one", variant, name, out] + (["--interpret"] if interpret else [])
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "error": f"timed out after {TIMEOUT_S} s"}
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        tail = (done.stderr.strip().splitlines() or [""])[-1][:160]
+        return {"ok": False, "error": f"process ended with {done.returncode} ({tail})"}
+    return json.loads(lines[-1])
+
+
+def _error(got: str, want: str) -> str:
+    import numpy as np
+
+    a, b = np.load(got), np.load(want)
+    if len(a.files) != len(b.files):
+        return "values: a different number of outputs"
+    worst = 0.0
+    for key in b.files:
+        x, y = a[key].astype(np.float64), b[key].astype(np.float64)
+        if x.shape != y.shape:
+            return f"values: shape {x.shape} against {y.shape}"
+        scale = max(float(np.max(np.abs(y))) if y.size else 0.0, 1e-30)
+        worst = max(worst, float(np.max(np.abs(x - y))) / scale if y.size else 0.0)
+    return f"err {worst:.1e}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("entries", nargs="*")
+    parser.add_argument("--interpret", action="store_true", help="interpret the kernels on the CPU")
+    parser.add_argument("--one", nargs=3, metavar=("VARIANT", "ENTRY", "OUT"), help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.one:
+        _one(*options.one[:2], options.interpret, options.one[2])
+        return 0
+    sys.path.insert(0, str(HERE / "before"))
+    import entry
+
+    names = options.entries or list(entry.ENTRIES)
+    print(f"# {'interpreted on the CPU' if options.interpret else 'on the chip'}; error against the original run by the interpreter")
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in names:
+            reference = os.path.join(scratch, f"{name}.reference.npz")
+            want = _spawn("before", name, True, reference)
+            cells = []
+            for variant in VARIANTS:
+                out = os.path.join(scratch, f"{name}.{variant}.npz")
+                got = _spawn(variant, name, options.interpret, out)
+                cell = f"{variant}: ran" if got["ok"] else f"{variant}: FAILS {got['error']}"
+                if got["ok"] and want["ok"]:
+                    cell += f" ({_error(out, reference)})"
+                cells.append(cell)
+            print(f"{name:14s} " + " | ".join(cells), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
