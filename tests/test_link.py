@@ -375,6 +375,50 @@ PROJECTS = {
         "entry.py": "from jax import lax\nfrom .config import PLAIN\nfrom .ops import matmul\n\n\ndef run(x, w):\n"
                     "    return matmul(x, w, PLAIN._replace(precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT)))\n",
     }, "fixed"),
+    # Two instances of one class, one per site it is made at (the trial's M1): the copy or the instance
+    # given the pair reaches the kernel, XLA code reads the other's field (None). [manual] before ("shared
+    # with `jax.numpy.dot` outside kernels (m.reference:5)"): all instances of a class were one value.
+    "replaced_copy_beside_a_base_xla_code_reads": ({
+        "config.py": "import dataclasses\nfrom typing import Any\n\n\n@dataclasses.dataclass(frozen=True)\n"
+                     "class Cfg:\n    block: int = 128\n    precision: Any = None\n\n\nBASE = Cfg()\n",
+        "model.py": "import dataclasses\nfrom jax import lax\nfrom .config import BASE\n\n"
+                    "ACCURATE = dataclasses.replace(BASE, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
+        "entry.py": _entry_reading("from .model import ACCURATE", "ACCURATE.precision"),
+        "reference.py": "import jax.numpy as jnp\nfrom .config import BASE\n\n"
+                        "def reference(x, w):\n    return jnp.dot(x, w, precision=BASE.precision)\n",
+    }, "fixed"),
+    "built_beside_a_base_xla_code_reads": ({
+        "config.py": "import dataclasses\nfrom typing import Any\nfrom jax import lax\n\n\n"
+                     "@dataclasses.dataclass(frozen=True)\nclass Cfg:\n    block: int = 128\n    precision: Any = None\n\n\n"
+                     "BASE = Cfg()\nACCURATE = Cfg(precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
+        "entry.py": _entry_reading("from .config import ACCURATE", "ACCURATE.precision"),
+        "reference.py": "import jax.numpy as jnp\nfrom .config import BASE\n\n"
+                        "def reference(x, w):\n    return jnp.dot(x, w, precision=BASE.precision)\n",
+    }, "fixed"),
+    "namedtuple_replaced_beside_a_base_xla_code_reads": ({
+        "config.py": "from typing import Any, NamedTuple\n\n\nclass Opts(NamedTuple):\n"
+                     "    precision: Any = None\n\n\nPLAIN = Opts()\n",
+        "ops.py": _kernel(f"""
+            def _mm(x_ref, w_ref, o_ref, *, options):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=options.precision)
+
+            def matmul(x, w, options):
+                return pl.pallas_call(functools.partial(_mm, options=options), out_shape={_SHAPE})(x, w)
+        """),
+        "entry.py": "import jax.numpy as jnp\nfrom jax import lax\nfrom .config import PLAIN\nfrom .ops import matmul\n\n\n"
+                    "def run(x, w):\n    return matmul(x, w, PLAIN._replace(precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT)))\n\n\n"
+                    "def reference(x, w):\n    return jnp.dot(x, w, precision=PLAIN.precision)\n",
+    }, "fixed"),
+    # The copy of an instance XLA code reads the pair of: the copy holds it too, so it stays [manual].
+    "replaced_copy_of_an_instance_xla_code_reads_the_pair_of": ({
+        "config.py": "import dataclasses\nfrom typing import Any\nfrom jax import lax\n\n\n"
+                     "@dataclasses.dataclass(frozen=True)\nclass Cfg:\n    block: int = 128\n    precision: Any = None\n\n\n"
+                     "BASE = Cfg(precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n"
+                     "WIDE = dataclasses.replace(BASE, block=256)\n",
+        "entry.py": _entry_reading("from .config import WIDE", "WIDE.precision"),
+        "reference.py": "import jax.numpy as jnp\nfrom .config import BASE\n\n"
+                        "def reference(x, w):\n    return jnp.dot(x, w, precision=BASE.precision)\n",
+    }, "manual"),
     "shared_with_xla_code_elsewhere": ({
         "kernels.py": _kernel(f"""
             from jax import lax
@@ -830,6 +874,22 @@ def test_a_function_nothing_in_the_project_calls_runs_with_its_defaults() -> Non
     [sink] = answers["k"].sinks
     assert [reach.levels for reach in sink.pairs] == [(("HIGH",), ("DEFAULT",))]
     assert [origin.site for origin in answers["k"].origins] == [(8, 21)]  # the default, where it is written
+
+
+@pytest.mark.parametrize("handed", ["", "logging.info(LAYER)\n"])
+def test_a_field_a_method_the_project_never_calls_writes_is_held_by_every_instance(handed: str) -> None:
+    """Instances are told apart by the site that makes them, but `setup` (a framework calls it, not
+    the project) runs on any instance: the pair it writes is held by `LAYER`, made at its own site,
+    and read by the installed code `LAYER` is handed to."""
+    answers = _answers({"k": "import functools\n" + textwrap.dedent(_LAUNCHED),
+                        "m": "import k, logging\nfrom jax import lax\nclass Layer:\n    def __init__(self):\n"
+                             "        self.precision = None\n    def setup(self):\n"
+                             "        self.precision = (lax.Precision.HIGH, lax.Precision.DEFAULT)\n"
+                             "    def __call__(self, x):\n        return k.run(x, self.precision)\n"
+                             "LAYER = Layer()\ndef f(x):\n    return LAYER(x)\n" + handed})
+    [sink] = answers["k"].sinks
+    [reach] = sink.pairs
+    assert reach.levels == (("HIGH",), ("DEFAULT",)) and reach.fixable == (not handed), reach.readers
 
 
 def test_a_pair_also_handed_to_an_installed_function_is_not_fixable() -> None:

@@ -179,8 +179,8 @@ class Linker(Binding):
                         for found in self._invoke(function, bound_args + args, bound_keywords + keywords, call, module)}
             finally:
                 self._unwrapping.discard(callee)
-        if kind == "class":
-            instance = ("inst", callee[1])
+        if kind == "class":  # (an instance of its own for each site it is made at)
+            instance = ("inst", callee[1], module, call.site)
             initializer = self._class_attribute(callee[1], "__init__", instance)
             for method in initializer:
                 self._invoke(method, args, keywords, call, module)
@@ -191,6 +191,8 @@ class Linker(Binding):
         if kind == "inst":
             return {found for method in self._class_attribute(callee[1], "__call__", callee)
                     for found in self._invoke(method, args, keywords, call, module)}
+        if kind == "method" and callee[1][0] == "inst":  # `options._replace(precision=...)`
+            return self.replaced(callee[1], keywords, module, call.site)
         if kind == "method":
             return self._container_method(callee[1], callee[2], args, keywords)
         if kind == "ext":
@@ -230,7 +232,7 @@ class Linker(Binding):
         if name in _IDENTITY and args:
             return set(args[0][1])
         if name == _REPLACE and args and all(value[0] == "inst" for value in args[0][1]):  # (none yet: it grows)
-            return {found for value in args[0][1] for found in self.replaced(value, keywords)}
+            return {found for value in args[0][1] for found in self.replaced(value, keywords, module, call.site)}
         if name in _WRAPPING and self._wrapping():  # the wrapper; the function it wraps is not called
             return {("obj", name)} if name == _WRAPS else set(args[0][1]) if args else set()
         if name == _ZIP and args and not any(starred for starred, _ in args):

@@ -159,11 +159,11 @@ class Binding(Readers):
     def _bind_fields(self, instance: tuple, fields: tuple, args: list, keywords: list) -> None:
         for (name, _), (starred, values) in zip(fields, args):
             if not starred:
-                self._field(instance, name, values)
+                self.store_attribute(instance, name, values)
         names = {name for name, _ in fields}
         for keyword, values in keywords:
             if keyword in names:
-                self._field(instance, keyword, values)
+                self.store_attribute(instance, keyword, values)
 
     def _arity(self, partial: tuple) -> int:
         return sum(1 for key in self._keys_of(partial) if isinstance(key, tuple) and key[0] == "arg")

@@ -47,19 +47,29 @@ class Values(Heap):
 
     def store_attribute(self, owner: tuple, name: str, values: set) -> None:
         """`owner.name = ...` (also `setattr(owner, "name", ...)`): a module's name, an instance's or a
-        class's attribute."""
+        class's attribute. An instance made at a known site (`("inst", q, module, site)`) keeps its own
+        fields, and the class's instance (`("inst", q)`, any instance: `self` of a method the project never
+        calls) holds every instance's; what is written into that one any instance may hold (`_every`)."""
         if owner[0] == "module":
             self._add(("var", owner[1], name), values)
-        elif owner[0] in ("inst", "class"):
+        elif owner[0] == "class":
             self._field(owner, name, values)
+        elif owner[0] == "inst":
+            self._field(owner, name, values)
+            self._field(_every(owner) if len(owner) == 2 else owner[:2], name, values)
 
-    def replaced(self, instance: tuple, keywords: list) -> set:
-        """`dataclasses.replace(instance, name=...)`, `instance._replace(name=...)`: a copy with those
-        fields set; instances of a class are one value here, so the fields are written into it."""
+    def replaced(self, instance: tuple, keywords: list, module: str, site: object) -> set:
+        """`dataclasses.replace(instance, name=...)`, `instance._replace(name=...)`: a copy, made at the
+        call's site, holding the instance's fields but those it sets."""
+        copy = ("inst", instance[1], module, site)
+        written = {keyword for keyword, _ in keywords}
+        for name in list(self._keys_of(instance)):
+            if name not in written:
+                self.store_attribute(copy, name, self.read(instance, name))
         for keyword, values in keywords:
             if keyword is not None:
-                self.store_attribute(instance, keyword, values)
-        return {instance}
+                self.store_attribute(copy, keyword, values)
+        return {copy}
 
     def store_item(self, owner: tuple, key: object, values: set) -> None:
         """`owner[key] = ...` (also `owner.__setitem__(key, ...)`): a mapping's entry, or a list's
@@ -195,6 +205,8 @@ class Values(Heap):
             return {value}
         if kind == "inst":  # (a NamedTuple's `_replace`, which no class of the project defines: `replaced`)
             found = self.read(value, name) | self._class_attribute(value[1], name, value)
+            if len(value) > 2:  # (made at a known site: what was written into any instance too)
+                found |= self.read(_every(value), name)
             return found or ({("method", value, name)} if name == "_replace" else set())
         if kind == "class":
             return self._class_attribute(value[1], name, None)
@@ -262,8 +274,6 @@ class Values(Heap):
         `box.__setitem__(key, x)`: what the method stores into the container (a list's new elements at
         no known position, as `box[i] = x` does), and what it gives back (`box.pop()`, `d.get(key)`: what
         the container holds)."""
-        if container[0] == "inst":  # `options._replace(precision=...)`
-            return self.replaced(container, keywords)
         if name == "values":  # `d.values()`: what iterating it gives is what the mapping holds
             return {container}
         if name == "items":  # `d.items()`: iterated, (key, value) entries of the mapping
@@ -324,6 +334,12 @@ class Values(Heap):
                 targets.extend(self.read(value, "fn"))
             elif value[0] == "inst":  # a callable instance
                 targets.extend(self._class_attribute(value[1], "__call__", value))
+
+
+def _every(instance: tuple) -> tuple:
+    """Where the fields written into a class's instance (`("inst", q)`: any of them) are kept apart from
+    those it holds from instances made at known sites: what each of those may hold too."""
+    return ("every", instance[1])
 
 
 def literal_keys(values: set) -> set:
