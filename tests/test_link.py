@@ -892,6 +892,26 @@ def test_a_field_a_method_the_project_never_calls_writes_is_held_by_every_instan
     assert reach.levels == (("HIGH",), ("DEFAULT",)) and reach.fixable == (not handed), reach.readers
 
 
+@pytest.mark.parametrize("made", ["Cfg(**{'precision': PAIR})", "Cfg(**CHANGES)", "Cfg(*(1, PAIR))", "Cfg(*ARGS)",
+                                  "dataclasses.replace(Cfg(), **{'precision': PAIR})",
+                                  "dataclasses.replace(Cfg(), **CHANGES)", "Cfg(**settings_lib.changes())",
+                                  "Cfg(1, *settings_lib.args())", "dataclasses.replace(Cfg(), **settings_lib.changes())"])
+def test_a_dataclass_given_its_fields_by_a_spread_holds_them(made: str) -> None:
+    """`Cfg(**changes)`, `Cfg(*args)`, `dataclasses.replace(cfg, **changes)`: the fields were bound from
+    explicit arguments only, and the pair a spread gives was nothing at the kernel (no finding, the kernel
+    failing). Now a mapping's entries by name, a tuple's elements from their position on, and an
+    installed package's value named at the kernel."""
+    answers = _answers({"k": "import functools\n" + textwrap.dedent(_LAUNCHED),
+                        "m": "import k, dataclasses, settings_lib\nfrom jax import lax\n"
+                             "PAIR = (lax.Precision.HIGH, lax.Precision.DEFAULT)\nCHANGES = dict(precision=PAIR)\n"
+                             "ARGS = [1, PAIR]\n@dataclasses.dataclass\nclass Cfg:\n    block: int = 1\n"
+                             f"    precision: object = None\nNEW = {made}\ndef f(x):\n    return k.run(x, NEW.precision)\n"})
+    [sink] = answers["k"].sinks
+    installed = "settings_lib" in made
+    assert [reach.levels for reach in sink.pairs] == ([] if installed else [(("HIGH",), ("DEFAULT",))])
+    assert bool(sink.unknown) == installed, sink.unknown
+
+
 def test_a_pair_also_handed_to_an_installed_function_is_not_fixable() -> None:
     answers = _answers({"k": "import functools\nfrom jax import lax\nimport logging\n" + textwrap.dedent(_LAUNCHED),
                         "m": "import k, logging\nfrom jax import lax\nPAIR = (lax.Precision.HIGH, lax.Precision.DEFAULT)\n"

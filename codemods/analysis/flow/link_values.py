@@ -63,13 +63,27 @@ class Values(Heap):
         call's site, holding the instance's fields but those it sets."""
         copy = ("inst", instance[1], module, site)
         written = {keyword for keyword, _ in keywords}
-        for name in list(self._keys_of(instance)):
-            if name not in written:
-                self.store_attribute(copy, name, self.read(instance, name))
+        held = set(self._keys_of(instance))
+        for name in held - written:
+            self.store_attribute(copy, name, self.read(instance, name))
+        entry = self.classes.get(instance[1])
+        self.set_fields(copy, {name for name, _ in entry[1].fields or ()} | held if entry is not None else held, keywords)
+        return {copy}
+
+    def set_fields(self, instance: tuple, names: set, keywords: list) -> None:
+        """The fields keywords set (`Cfg(precision=...)`, `dataclasses.replace(cfg, **changes)`): a `**`
+        mapping's entries by name, any of the fields `names` for one of keys not known, and where it
+        is an installed package's or an unknown value, that value (named at the kernel)."""
         for keyword, values in keywords:
             if keyword is not None:
-                self.store_attribute(copy, keyword, values)
-        return {copy}
+                self.store_attribute(instance, keyword, values)
+                continue
+            for mapping in values:
+                keys = {key for key in self._keys_of(mapping) if isinstance(key, str)} if mapping[0] in ("map", "kwargs") else set()
+                for name in names | keys:
+                    found = self._item(mapping, name)
+                    if found:
+                        self.store_attribute(instance, name, found)
 
     def store_item(self, owner: tuple, key: object, values: set) -> None:
         """`owner[key] = ...` (also `owner.__setitem__(key, ...)`): a mapping's entry, or a list's
