@@ -878,12 +878,12 @@ def test_a_function_nothing_in_the_project_calls_runs_with_its_defaults() -> Non
 
 @pytest.mark.parametrize("handed", ["", "logging.info(LAYER)\n"])
 def test_a_field_a_method_the_project_never_calls_writes_is_held_by_every_instance(handed: str) -> None:
-    """Instances are told apart by the site that makes them, but `setup` (a framework calls it, not
-    the project) runs on any instance: the pair it writes is held by `LAYER`, made at its own site,
+    """A dataclass's instances are told apart by the site that makes them, but `setup` (a framework
+    calls it, not the project) runs on any instance: the pair it writes is held by `LAYER`, made at its own site,
     and read by the installed code `LAYER` is handed to."""
     answers = _answers({"k": "import functools\n" + textwrap.dedent(_LAUNCHED),
-                        "m": "import k, logging\nfrom jax import lax\nclass Layer:\n    def __init__(self):\n"
-                             "        self.precision = None\n    def setup(self):\n"
+                        "m": "import dataclasses, k, logging\nfrom jax import lax\n@dataclasses.dataclass\n"
+                             "class Layer:\n    precision: object = None\n    def setup(self):\n"
                              "        self.precision = (lax.Precision.HIGH, lax.Precision.DEFAULT)\n"
                              "    def __call__(self, x):\n        return k.run(x, self.precision)\n"
                              "LAYER = Layer()\ndef f(x):\n    return LAYER(x)\n" + handed})

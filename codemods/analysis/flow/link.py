@@ -179,14 +179,18 @@ class Linker(Binding):
                         for found in self._invoke(function, bound_args + args, bound_keywords + keywords, call, module)}
             finally:
                 self._unwrapping.discard(callee)
-        if kind == "class":  # (an instance of its own for each site it is made at)
-            instance = ("inst", callee[1], module, call.site)
-            initializer = self._class_attribute(callee[1], "__init__", instance)
-            for method in initializer:
-                self._invoke(method, args, keywords, call, module)
+        if kind == "class":
+            # A dataclass's (NamedTuple's) instance is its site's own, the call binding its fields into it;
+            # one of a class with an `__init__` is the class's: `self` is one variable for all its calls,
+            # so every instance would hold what any is given anyway (and the link ran a third longer).
             fields = self.classes[callee[1]][1].fields if callee[1] in self.classes else None
-            if not initializer and fields is not None:
+            if fields is not None and not self._class_attribute(callee[1], "__init__", None):
+                instance = self.instance_at(callee[1], module, call.site)
                 self._bind_fields(instance, fields, args, keywords)
+                return {instance}
+            instance = ("inst", callee[1])
+            for method in self._class_attribute(callee[1], "__init__", instance):
+                self._invoke(method, args, keywords, call, module)
             return {instance}
         if kind == "inst":
             return {found for method in self._class_attribute(callee[1], "__call__", callee)

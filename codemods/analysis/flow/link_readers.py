@@ -57,7 +57,7 @@ class Readers(Values):
             holder = stack.pop()
             yield holder
             # (an instance made at a known site: what was written into any instance too)
-            owners = (holder, ("every", holder[1])) if holder[0] == "inst" and len(holder) > 2 else (holder,)
+            owners = self.field_owners(holder) if holder[0] == "inst" else (holder,)
             for owner, key in [(owner, key) for owner in owners for key in self.keys.get(owner, ())]:
                 for inner in self.heap.get(("field", owner, key), ()):
                     if inner[0] not in HOLDERS:

@@ -22,6 +22,9 @@ _WITH_ATTRIBUTES = frozenset({"module", "ext", "obj", "inst", "class", "map", "k
 # Those whose attributes are looked up (through a module's names, an installed package's modules, a
 # class's bases), kept until what they read grows (`_memoized`).
 _LOOKED_UP = frozenset({"module", "ext", "inst", "class"})
+# The sites a dataclass's instances are told apart at (`instance_at`): past them, one instance for all its
+# sites (ejkernel's configs are made at up to 17; `rich.segment.Segment` at 61, the link a quarter longer).
+_SITES_PER_CLASS = 16
 _ENUMS = frozenset(f"enum.{name}" for name in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"))
 
 
@@ -32,6 +35,7 @@ class Values(Heap):
     def __init__(self, *args, **kwargs) -> None:
         self._attributes: dict[str, dict[str, Expr]] = {}  # a class's attributes by name (see `_class_attribute`)
         self.readers: dict[tuple, set[str]] = {}  # a seq or mapping -> who reads it besides followed calls
+        self._made: dict[str, set] = {}  # a dataclass -> the sites its instances are made at (`instance_at`)
         super().__init__(*args, **kwargs)
 
     def _store(self, target: Expr, values: set, module: str) -> None:
@@ -56,18 +60,49 @@ class Values(Heap):
             self._field(owner, name, values)
         elif owner[0] == "inst":
             self._field(owner, name, values)
-            self._field(_every(owner) if len(owner) == 2 else owner[:2], name, values)
+            if len(owner) > 2:
+                self._field(owner[:2], name, values)
+            elif self._has_fields(owner[1]) and len(self._made.get(owner[1], ())) <= _SITES_PER_CLASS:
+                self._field(_every(owner), name, values)  # (of a class made at too many sites, not read)
+
+    def instance_at(self, qualified: str, module: str, site: object) -> tuple:
+        """The instance of a dataclass (a NamedTuple) a call at `site` makes, or a copy there: its own;
+        of a class made at more than `_SITES_PER_CLASS` sites, the class's (and those made before hold
+        its fields from then on: `field_owners`)."""
+        made = self._made.setdefault(qualified, set())
+        if (module, site) not in made:
+            made.add((module, site))
+            if len(made) == _SITES_PER_CLASS + 1:
+                self._grew(("merged", qualified))
+        return ("inst", qualified) if len(made) > _SITES_PER_CLASS else ("inst", qualified, module, site)
+
+    def field_owners(self, instance: tuple) -> tuple:
+        """Where the fields an instance holds are kept: a class's instance's own (every instance's); one
+        made at a site, its own and what was written into any instance, or, its class made at too many
+        sites, the class's instance's."""
+        if len(instance) == 2:
+            return (instance,)
+        self._get(("merged", instance[1]))
+        return (instance[:2],) if len(self._made[instance[1]]) > _SITES_PER_CLASS else (instance, _every(instance))
+
+    def _has_fields(self, qualified: str) -> bool:
+        entry = self.classes.get(qualified)
+        return entry is not None and entry[1].fields is not None
 
     def replaced(self, instance: tuple, keywords: list, module: str, site: object) -> set:
         """`dataclasses.replace(instance, name=...)`, `instance._replace(name=...)`: a copy, made at the
-        call's site, holding the instance's fields but those it sets."""
-        copy = ("inst", instance[1], module, site)
+        call's site, holding the instance's fields but those it sets. Of a class the summary does not
+        take for a dataclass (`flax.struct.dataclass`), whose instances are one value, that one with
+        the fields set."""
+        if not self._has_fields(instance[1]):
+            self.set_fields(instance, set(self._keys_of(instance)), keywords)
+            return {instance}
+        copy = self.instance_at(instance[1], module, site)
         written = {keyword for keyword, _ in keywords}
         held = set(self._keys_of(instance))
         for name in held - written:
             self.store_attribute(copy, name, self.read(instance, name))
-        entry = self.classes.get(instance[1])
-        self.set_fields(copy, {name for name, _ in entry[1].fields or ()} | held if entry is not None else held, keywords)
+        self.set_fields(copy, {name for name, _ in self.classes[instance[1]][1].fields} | held, keywords)
         return {copy}
 
     def set_fields(self, instance: tuple, names: set, keywords: list) -> None:
@@ -218,9 +253,8 @@ class Values(Heap):
         if kind == "obj":  # what installed code gave stays that, whatever is read from it: the set stays finite
             return {value}
         if kind == "inst":  # (a NamedTuple's `_replace`, which no class of the project defines: `replaced`)
-            found = self.read(value, name) | self._class_attribute(value[1], name, value)
-            if len(value) > 2:  # (made at a known site: what was written into any instance too)
-                found |= self.read(_every(value), name)
+            found = self._class_attribute(value[1], name, value).union(
+                *(self.read(owner, name) for owner in self.field_owners(value)))
             return found or ({("method", value, name)} if name == "_replace" else set())
         if kind == "class":
             return self._class_attribute(value[1], name, None)
