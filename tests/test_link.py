@@ -892,6 +892,20 @@ def test_a_field_a_method_the_project_never_calls_writes_is_held_by_every_instan
     assert reach.levels == (("HIGH",), ("DEFAULT",)) and reach.fixable == (not handed), reach.readers
 
 
+@pytest.mark.parametrize("sites", [2, 20])
+def test_a_dataclass_made_at_many_sites_has_one_instance_for_all_which_those_made_before_read(sites: int) -> None:
+    """Past 16 sites a dataclass's instances are one (the link's cost): `FIRST`, made before, holds its
+    fields from then on, the pair `setup` (which the project never calls) writes into any instance too."""
+    made = "".join(f"C{number} = Cfg()\n" for number in range(sites))
+    answers = _answers({"k": "import functools\n" + textwrap.dedent(_LAUNCHED),
+                        "m": "import dataclasses, k\nfrom jax import lax\n@dataclasses.dataclass\nclass Cfg:\n"
+                             "    precision: object = None\n    def setup(self):\n"
+                             "        self.precision = (lax.Precision.HIGH, lax.Precision.DEFAULT)\n"
+                             f"FIRST = Cfg()\n{made}def f(x):\n    return k.run(x, FIRST.precision)\n"})
+    [sink] = answers["k"].sinks
+    assert [reach.levels for reach in sink.pairs] == [(("HIGH",), ("DEFAULT",))]
+
+
 @pytest.mark.parametrize("made", ["Cfg(**{'precision': PAIR})", "Cfg(**CHANGES)", "Cfg(*(1, PAIR))", "Cfg(*ARGS)",
                                   "dataclasses.replace(Cfg(), **{'precision': PAIR})",
                                   "dataclasses.replace(Cfg(), **CHANGES)", "Cfg(**settings_lib.changes())",
