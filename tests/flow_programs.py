@@ -92,9 +92,11 @@ HANDINGS = ("keyword", "renamed", "position")
 # `PRECS_0[1]`), a dataclass field's default (`Cfg_0().precision`), a dataclass built with it in the
 # module of the value (`CFG_0 = Cfg_0(precision=...)`, the class in `util`), an attribute `__init__`
 # sets (`Settings_0().precision`), and one a subclass's `__init__` overrides (`Tuned_0().precision`,
-# the base in `util`). Each is imported where it is used in one of the five import styles.
+# the base in `util`), a copy of a dataclass's instance made with it (`CFG_0 = dataclasses.replace(BASE_0,
+# precision=...)`: two instances of one class, the plain-XLA reader, if any, reading the other's field).
+# Each is imported where it is used in one of the five import styles.
 ORIGINS = ("inline", "constant", "table_dict", "table_tuple", "dataclass_default", "dataclass_ctor",
-           "init_attr", "subclass_attr")
+           "init_attr", "subclass_attr", "dataclass_copy")
 # Who else reads the value: nobody, or a plain-XLA `reference_<i>(x, w)` (the same op outside any
 # kernel) in a module of its own or beside the value (no safe fix may change what it reads).
 SHARED = (None, "reference", "beside")
@@ -256,8 +258,8 @@ class _Renderer:
         if spec.shared:
             template = OPS[spec.op][0]
             reader = "reference" if spec.shared == "reference" else owner
-            self.modules[reader].blocks.append([f"def reference_{index}(x, w):",
-                                                f"    return {template.format(a='x', b='w', p=token)}"])
+            reference = [f"def reference_{index}(x, w):", f"    return {template.format(a='x', b='w', p=token)}"]
+            self.modules[reader].blocks.append(reference)
             self.references.append((reader, f"reference_{index}"))
             users.append(reader)
         kwarg = OPS[spec.op][1]
@@ -269,7 +271,7 @@ class _Renderer:
             "constant": (f"PREC_{index}", ""), "table_dict": (f"PRECS_{index}", '["main"]'),
             "table_tuple": (f"PRECS_{index}", "[1]"), "dataclass_default": (f"Cfg_{index}", f"().{kwarg}"),
             "dataclass_ctor": (f"CFG_{index}", f".{kwarg}"), "init_attr": (f"Settings_{index}", f"().{kwarg}"),
-            "subclass_attr": (f"Tuned_{index}", f"().{kwarg}"),
+            "subclass_attr": (f"Tuned_{index}", f"().{kwarg}"), "dataclass_copy": (f"CFG_{index}", f".{kwarg}"),
         }[spec.origin]
         if spec.origin == "constant":
             blocks = [[f"{name} = {value}{mark}"]]
@@ -279,10 +281,15 @@ class _Renderer:
             blocks = [[f"{name} = ({other}, {value}){mark}"]]
         elif spec.origin == "dataclass_default":
             blocks = [dataclass + [f"class {name}:", "    block: int = 128", f"    {kwarg}: object = {value}{mark}"]]
-        elif spec.origin == "dataclass_ctor":
+        elif spec.origin in ("dataclass_ctor", "dataclass_copy"):
             base_block = dataclass + [f"class Config_{index}:", "    block: int = 128", f"    {kwarg}: object = None"]
             config = self.ref(owner, "util", f"Config_{index}", spec.origin_style)
             blocks = [[f"{name} = {config}({kwarg}={value}){mark}"]]
+            if spec.origin == "dataclass_copy":  # (the reader, if any, reads the other instance's field: None)
+                blocks = [[f"BASE_{index} = {config}()", f"{name} = dataclasses.replace(BASE_{index}, {kwarg}={value}){mark}"]]
+                if spec.shared:
+                    base = self.ref(reader, owner, f"BASE_{index}", spec.origin_style) + suffix
+                    reference[:] = [line.replace(token, base) for line in reference]
         elif spec.origin == "init_attr":
             blocks = [[f"class {name}:", "    def __init__(self):", f"        self.{kwarg} = {value}{mark}"]]
         else:
@@ -291,7 +298,7 @@ class _Renderer:
             blocks = [[f"class {name}({base}):", "    def __init__(self):", "        super().__init__()",
                        f"        self.{kwarg} = {value}{mark}"]]
         self.modules[owner].blocks[:0] = blocks
-        if spec.origin in ("dataclass_ctor", "subclass_attr"):  # the class built or derived from, in `util`
+        if spec.origin in ("dataclass_ctor", "dataclass_copy", "subclass_attr"):  # the class built or derived from, in `util`
             self.modules["util"].blocks.insert(0, base_block)
         for user in users:
             spelled = self.ref(user, owner, name, spec.origin_style) + suffix
@@ -800,6 +807,13 @@ FORMER_GAPS: dict[str, LaunchSpec] = {
            "terminal_module": "util", "terminal_style": "from_abs"}),
     "setitem_body_of_another_module_launched_directly": LaunchSpec(
         **{**_BASE, "op": "dot_general_positional", "body_module": "util", "steps": (Step("list", "setitem"),)}),
+    # the trial's M1 (2026-12-07, h59m1): a pair written into a copy of a dataclass's instance
+    # (`dataclasses.replace(BASE_0, precision=...)`), XLA code reading the other instance's field (None):
+    # one value for all instances of a class, the kernel's pair was [manual], said shared with that code
+    "pair_in_a_dataclass_copy_xla_code_reads_the_base_of": LaunchSpec(
+        **{**_BASE, "origin": "dataclass_copy", "origin_module": "kern", "shared": "reference"}),
+    "pair_in_a_dataclass_copy_beside_the_xla_code_reading_the_base": LaunchSpec(
+        **{**_BASE, "origin": "dataclass_copy", "origin_module": "util", "origin_style": "module_rel", "shared": "beside"}),
     "accuracy_in_a_dataclass_built_with_it_shared_with_xla_code": LaunchSpec(
         **{**_BASE, "op": "rsqrt", "value": "lax.AccuracyMode.HIGHEST", "origin": "dataclass_ctor",
            "origin_module": "kern", "shared": "reference"}),

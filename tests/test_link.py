@@ -64,6 +64,16 @@ def _entry_reading(imported: str, precision: str) -> str:
     """)
 
 
+# A NamedTuple of dot options (`PLAIN`, none set) and a kernel reading `options.precision` of the one it is given.
+_OPTIONS = "from typing import Any, NamedTuple\n\n\nclass Opts(NamedTuple):\n    precision: Any = None\n\n\nPLAIN = Opts()\n"
+_OPTIONS_KERNEL = _kernel(f"""
+    def _mm(x_ref, w_ref, o_ref, *, options):
+        o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=options.precision)
+
+    def matmul(x, w, options):
+        return pl.pallas_call(functools.partial(_mm, options=options), out_shape={_SHAPE})(x, w)
+""")
+
 # A package whose dot is in a helper (`mm`) of a module that also makes an instance relaying a body to a
 # launch helper of a third module, both re-exported: the projects below add the module holding the body.
 _RELAYED_TO_A_LAUNCH_HELPER = {
@@ -363,18 +373,48 @@ PROJECTS = {
         "entry.py": _entry_reading("from .model import ACCURATE", "ACCURATE.precision"),
     }, "fixed"),
     "set_by_a_namedtuple_replace": ({
-        "config.py": "from typing import Any, NamedTuple\n\n\nclass Opts(NamedTuple):\n"
-                     "    precision: Any = None\n\n\nPLAIN = Opts()\n",
-        "ops.py": _kernel(f"""
-            def _mm(x_ref, w_ref, o_ref, *, options):
-                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=options.precision)
-
-            def matmul(x, w, options):
-                return pl.pallas_call(functools.partial(_mm, options=options), out_shape={_SHAPE})(x, w)
-        """),
+        "config.py": _OPTIONS,
+        "ops.py": _OPTIONS_KERNEL,
         "entry.py": "from jax import lax\nfrom .config import PLAIN\nfrom .ops import matmul\n\n\ndef run(x, w):\n"
                     "    return matmul(x, w, PLAIN._replace(precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT)))\n",
     }, "fixed"),
+    # Two instances of one class, one per site it is made at (the trial's M1): the copy or the instance
+    # given the pair reaches the kernel, XLA code reads the other's field (None). [manual] before ("shared
+    # with `jax.numpy.dot` outside kernels (m.reference:5)"): all instances of a class were one value.
+    "replaced_copy_beside_a_base_xla_code_reads": ({
+        "config.py": "import dataclasses\nfrom typing import Any\n\n\n@dataclasses.dataclass(frozen=True)\n"
+                     "class Cfg:\n    block: int = 128\n    precision: Any = None\n\n\nBASE = Cfg()\n",
+        "model.py": "import dataclasses\nfrom jax import lax\nfrom .config import BASE\n\n"
+                    "ACCURATE = dataclasses.replace(BASE, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
+        "entry.py": _entry_reading("from .model import ACCURATE", "ACCURATE.precision"),
+        "reference.py": "import jax.numpy as jnp\nfrom .config import BASE\n\n"
+                        "def reference(x, w):\n    return jnp.dot(x, w, precision=BASE.precision)\n",
+    }, "fixed"),
+    "built_beside_a_base_xla_code_reads": ({
+        "config.py": "import dataclasses\nfrom typing import Any\nfrom jax import lax\n\n\n"
+                     "@dataclasses.dataclass(frozen=True)\nclass Cfg:\n    block: int = 128\n    precision: Any = None\n\n\n"
+                     "BASE = Cfg()\nACCURATE = Cfg(precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n",
+        "entry.py": _entry_reading("from .config import ACCURATE", "ACCURATE.precision"),
+        "reference.py": "import jax.numpy as jnp\nfrom .config import BASE\n\n"
+                        "def reference(x, w):\n    return jnp.dot(x, w, precision=BASE.precision)\n",
+    }, "fixed"),
+    "namedtuple_replaced_beside_a_base_xla_code_reads": ({
+        "config.py": _OPTIONS,
+        "ops.py": _OPTIONS_KERNEL,
+        "entry.py": "import jax.numpy as jnp\nfrom jax import lax\nfrom .config import PLAIN\nfrom .ops import matmul\n\n\n"
+                    "def run(x, w):\n    return matmul(x, w, PLAIN._replace(precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT)))\n\n\n"
+                    "def reference(x, w):\n    return jnp.dot(x, w, precision=PLAIN.precision)\n",
+    }, "fixed"),
+    # The copy of an instance XLA code reads the pair of: the copy holds it too, so it stays [manual].
+    "replaced_copy_of_an_instance_xla_code_reads_the_pair_of": ({
+        "config.py": "import dataclasses\nfrom typing import Any\nfrom jax import lax\n\n\n"
+                     "@dataclasses.dataclass(frozen=True)\nclass Cfg:\n    block: int = 128\n    precision: Any = None\n\n\n"
+                     "BASE = Cfg(precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST))\n"
+                     "WIDE = dataclasses.replace(BASE, block=256)\n",
+        "entry.py": _entry_reading("from .config import WIDE", "WIDE.precision"),
+        "reference.py": "import jax.numpy as jnp\nfrom .config import BASE\n\n"
+                        "def reference(x, w):\n    return jnp.dot(x, w, precision=BASE.precision)\n",
+    }, "manual"),
     "shared_with_xla_code_elsewhere": ({
         "kernels.py": _kernel(f"""
             from jax import lax
@@ -840,6 +880,56 @@ def test_a_function_nothing_in_the_project_calls_runs_with_its_defaults() -> Non
     [sink] = answers["k"].sinks
     assert [reach.levels for reach in sink.pairs] == [(("HIGH",), ("DEFAULT",))]
     assert [origin.site for origin in answers["k"].origins] == [(8, 21)]  # the default, where it is written
+
+
+def _sink_of_run(module: str) -> object:
+    """The sink of `_LAUNCHED`'s kernel (module `k`), `run` called by `module` (`m`)."""
+    [sink] = _answers({"k": "import functools\n" + textwrap.dedent(_LAUNCHED), "m": module})["k"].sinks
+    return sink
+
+
+@pytest.mark.parametrize("handed", ["", "logging.info(LAYER)\n"])
+def test_a_field_a_method_the_project_never_calls_writes_is_held_by_every_instance(handed: str) -> None:
+    """A dataclass's instances are told apart by the site that makes them, but `setup` (a framework
+    calls it, not the project) runs on any instance: the pair it writes is held by `LAYER`, made at its own site,
+    and read by the installed code `LAYER` is handed to."""
+    sink = _sink_of_run("import dataclasses, k, logging\nfrom jax import lax\n@dataclasses.dataclass\n"
+                        "class Layer:\n    precision: object = None\n    def setup(self):\n"
+                        "        self.precision = (lax.Precision.HIGH, lax.Precision.DEFAULT)\n"
+                        "    def __call__(self, x):\n        return k.run(x, self.precision)\n"
+                        "LAYER = Layer()\ndef f(x):\n    return LAYER(x)\n" + handed)
+    [reach] = sink.pairs
+    assert reach.levels == (("HIGH",), ("DEFAULT",)) and reach.fixable == (not handed), reach.readers
+
+
+@pytest.mark.parametrize("sites", [2, 20])
+def test_a_dataclass_made_at_many_sites_has_one_instance_for_all_which_those_made_before_read(sites: int) -> None:
+    """Past 16 sites a dataclass's instances are one (the link's cost): `FIRST`, made before, holds its
+    fields from then on, the pair `setup` (which the project never calls) writes into any instance too."""
+    made = "".join(f"C{number} = Cfg()\n" for number in range(sites))
+    sink = _sink_of_run("import dataclasses, k\nfrom jax import lax\n@dataclasses.dataclass\nclass Cfg:\n"
+                        "    precision: object = None\n    def setup(self):\n"
+                        "        self.precision = (lax.Precision.HIGH, lax.Precision.DEFAULT)\n"
+                        f"FIRST = Cfg()\n{made}def f(x):\n    return k.run(x, FIRST.precision)\n")
+    assert [reach.levels for reach in sink.pairs] == [(("HIGH",), ("DEFAULT",))]
+
+
+@pytest.mark.parametrize("made", ["Cfg(**{'precision': PAIR})", "Cfg(**CHANGES)", "Cfg(*(1, PAIR))", "Cfg(*ARGS)",
+                                  "dataclasses.replace(Cfg(), **{'precision': PAIR})",
+                                  "dataclasses.replace(Cfg(), **CHANGES)", "Cfg(**settings_lib.changes())",
+                                  "Cfg(1, *settings_lib.args())", "dataclasses.replace(Cfg(), **settings_lib.changes())"])
+def test_a_dataclass_given_its_fields_by_a_spread_holds_them(made: str) -> None:
+    """`Cfg(**changes)`, `Cfg(*args)`, `dataclasses.replace(cfg, **changes)`: the fields were bound from
+    explicit arguments only, and the pair a spread gives was nothing at the kernel (no finding, the kernel
+    failing). Now a mapping's entries by name, a tuple's elements from their position on, and an
+    installed package's value named at the kernel."""
+    sink = _sink_of_run("import k, dataclasses, settings_lib\nfrom jax import lax\n"
+                        "PAIR = (lax.Precision.HIGH, lax.Precision.DEFAULT)\nCHANGES = dict(precision=PAIR)\n"
+                        "ARGS = [1, PAIR]\n@dataclasses.dataclass\nclass Cfg:\n    block: int = 1\n"
+                        f"    precision: object = None\nNEW = {made}\ndef f(x):\n    return k.run(x, NEW.precision)\n")
+    installed = "settings_lib" in made
+    assert [reach.levels for reach in sink.pairs] == ([] if installed else [(("HIGH",), ("DEFAULT",))])
+    assert bool(sink.unknown) == installed, sink.unknown
 
 
 def test_a_pair_also_handed_to_an_installed_function_is_not_fixable() -> None:

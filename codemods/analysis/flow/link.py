@@ -180,17 +180,23 @@ class Linker(Binding):
             finally:
                 self._unwrapping.discard(callee)
         if kind == "class":
-            instance = ("inst", callee[1])
-            initializer = self._class_attribute(callee[1], "__init__", instance)
-            for method in initializer:
-                self._invoke(method, args, keywords, call, module)
+            # A dataclass's (NamedTuple's) instance is its site's own, the call binding its fields into it;
+            # one of a class with an `__init__` is the class's: `self` is one variable for all its calls,
+            # so every instance would hold what any is given anyway (and the link ran a third longer).
             fields = self.classes[callee[1]][1].fields if callee[1] in self.classes else None
-            if not initializer and fields is not None:
+            if fields is not None and not self._class_attribute(callee[1], "__init__", None):
+                instance = self.instance_at(callee[1], module, call.site)
                 self._bind_fields(instance, fields, args, keywords)
+                return {instance}
+            instance = ("inst", callee[1])
+            for method in self._class_attribute(callee[1], "__init__", instance):
+                self._invoke(method, args, keywords, call, module)
             return {instance}
         if kind == "inst":
             return {found for method in self._class_attribute(callee[1], "__call__", callee)
                     for found in self._invoke(method, args, keywords, call, module)}
+        if kind == "method" and callee[1][0] == "inst":  # `options._replace(precision=...)`
+            return self.replaced(callee[1], keywords, module, call.site)
         if kind == "method":
             return self._container_method(callee[1], callee[2], args, keywords)
         if kind == "ext":
@@ -230,7 +236,7 @@ class Linker(Binding):
         if name in _IDENTITY and args:
             return set(args[0][1])
         if name == _REPLACE and args and all(value[0] == "inst" for value in args[0][1]):  # (none yet: it grows)
-            return {found for value in args[0][1] for found in self.replaced(value, keywords)}
+            return {found for value in args[0][1] for found in self.replaced(value, keywords, module, call.site)}
         if name in _WRAPPING and self._wrapping():  # the wrapper; the function it wraps is not called
             return {("obj", name)} if name == _WRAPS else set(args[0][1]) if args else set()
         if name == _ZIP and args and not any(starred for starred, _ in args):

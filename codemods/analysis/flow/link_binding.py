@@ -157,13 +157,16 @@ class Binding(Readers):
         return self._get(("ret", function) if context is None else ("ret", function, context))
 
     def _bind_fields(self, instance: tuple, fields: tuple, args: list, keywords: list) -> None:
-        for (name, _), (starred, values) in zip(fields, args):
-            if not starred:
-                self._field(instance, name, values)
-        names = {name for name, _ in fields}
-        for keyword, values in keywords:
-            if keyword in names:
-                self._field(instance, keyword, values)
+        """A dataclass's (a NamedTuple's) fields from a call of it: `*values` may land on any field from
+        its position on."""
+        for position, ((name, _), (starred, values)) in enumerate(zip(fields, args)):
+            if starred:
+                elements = {found for value in values for found in self._item(value, None)}
+                for later, _ in fields[position:]:
+                    self.store_attribute(instance, later, elements)
+                break
+            self.store_attribute(instance, name, values)
+        self.set_fields(instance, {name for name, _ in fields}, keywords)
 
     def _arity(self, partial: tuple) -> int:
         return sum(1 for key in self._keys_of(partial) if isinstance(key, tuple) and key[0] == "arg")

@@ -56,8 +56,10 @@ class Readers(Values):
         while stack and len(seen) <= _READ_DEPTH:
             holder = stack.pop()
             yield holder
-            for key in self.keys.get(holder, ()):
-                for inner in self.heap.get(("field", holder, key), ()):
+            # (an instance made at a known site: what was written into any instance too)
+            owners = self.field_owners(holder) if holder[0] == "inst" else (holder,)
+            for owner, key in [(owner, key) for owner in owners for key in self.keys.get(owner, ())]:
+                for inner in self.heap.get(("field", owner, key), ()):
                     if inner[0] not in HOLDERS:
                         yield inner
                     elif inner not in seen:

@@ -22,6 +22,9 @@ _WITH_ATTRIBUTES = frozenset({"module", "ext", "obj", "inst", "class", "map", "k
 # Those whose attributes are looked up (through a module's names, an installed package's modules, a
 # class's bases), kept until what they read grows (`_memoized`).
 _LOOKED_UP = frozenset({"module", "ext", "inst", "class"})
+# The sites a dataclass's instances are told apart at (`instance_at`): past them, one instance for all its
+# sites (ejkernel's configs are made at up to 17; `rich.segment.Segment` at 61, the link a quarter longer).
+_SITES_PER_CLASS = 16
 _ENUMS = frozenset(f"enum.{name}" for name in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"))
 
 
@@ -32,6 +35,7 @@ class Values(Heap):
     def __init__(self, *args, **kwargs) -> None:
         self._attributes: dict[str, dict[str, Expr]] = {}  # a class's attributes by name (see `_class_attribute`)
         self.readers: dict[tuple, set[str]] = {}  # a seq or mapping -> who reads it besides followed calls
+        self._made: dict[str, set] = {}  # a dataclass -> the sites its instances are made at (`instance_at`)
         super().__init__(*args, **kwargs)
 
     def _store(self, target: Expr, values: set, module: str) -> None:
@@ -47,19 +51,74 @@ class Values(Heap):
 
     def store_attribute(self, owner: tuple, name: str, values: set) -> None:
         """`owner.name = ...` (also `setattr(owner, "name", ...)`): a module's name, an instance's or a
-        class's attribute."""
+        class's attribute. An instance made at a known site (`("inst", q, module, site)`) keeps its own
+        fields, and the class's instance (`("inst", q)`, any instance: `self` of a method the project never
+        calls) holds every instance's; what is written into that one any instance may hold (`_every`)."""
         if owner[0] == "module":
             self._add(("var", owner[1], name), values)
-        elif owner[0] in ("inst", "class"):
+        elif owner[0] == "class":
             self._field(owner, name, values)
+        elif owner[0] == "inst":
+            self._field(owner, name, values)
+            if len(owner) > 2:
+                self._field(owner[:2], name, values)
+            elif self._has_fields(owner[1]) and len(self._made.get(owner[1], ())) <= _SITES_PER_CLASS:
+                self._field(_every(owner), name, values)  # (of a class made at too many sites, not read)
 
-    def replaced(self, instance: tuple, keywords: list) -> set:
-        """`dataclasses.replace(instance, name=...)`, `instance._replace(name=...)`: a copy with those
-        fields set; instances of a class are one value here, so the fields are written into it."""
+    def instance_at(self, qualified: str, module: str, site: object) -> tuple:
+        """The instance of a dataclass (a NamedTuple) a call at `site` makes, or a copy there: its own;
+        of a class made at more than `_SITES_PER_CLASS` sites, the class's (and those made before hold
+        its fields from then on: `field_owners`)."""
+        made = self._made.setdefault(qualified, set())
+        if (module, site) not in made:
+            made.add((module, site))
+            if len(made) == _SITES_PER_CLASS + 1:
+                self._grew(("merged", qualified))
+        return ("inst", qualified) if len(made) > _SITES_PER_CLASS else ("inst", qualified, module, site)
+
+    def field_owners(self, instance: tuple) -> tuple:
+        """Where the fields an instance holds are kept: a class's instance's own (every instance's); one
+        made at a site, its own and what was written into any instance, or, its class made at too many
+        sites, the class's instance's."""
+        if len(instance) == 2:
+            return (instance,)
+        self._get(("merged", instance[1]))
+        return (instance[:2],) if len(self._made[instance[1]]) > _SITES_PER_CLASS else (instance, _every(instance))
+
+    def _has_fields(self, qualified: str) -> bool:
+        entry = self.classes.get(qualified)
+        return entry is not None and entry[1].fields is not None
+
+    def replaced(self, instance: tuple, keywords: list, module: str, site: object) -> set:
+        """`dataclasses.replace(instance, name=...)`, `instance._replace(name=...)`: a copy, made at the
+        call's site, holding the instance's fields but those it sets. Of a class the summary does not
+        take for a dataclass (`flax.struct.dataclass`), whose instances are one value, that one with
+        the fields set."""
+        if not self._has_fields(instance[1]):
+            self.set_fields(instance, set(self._keys_of(instance)), keywords)
+            return {instance}
+        copy = self.instance_at(instance[1], module, site)
+        written = {keyword for keyword, _ in keywords}
+        held = set(self._keys_of(instance))
+        for name in held - written:
+            self.store_attribute(copy, name, self.read(instance, name))
+        self.set_fields(copy, {name for name, _ in self.classes[instance[1]][1].fields} | held, keywords)
+        return {copy}
+
+    def set_fields(self, instance: tuple, names: set, keywords: list) -> None:
+        """The fields keywords set (`Cfg(precision=...)`, `dataclasses.replace(cfg, **changes)`): a `**`
+        mapping's entries by name, any of the fields `names` for one of keys not known, and where it
+        is an installed package's or an unknown value, that value (named at the kernel)."""
         for keyword, values in keywords:
             if keyword is not None:
                 self.store_attribute(instance, keyword, values)
-        return {instance}
+                continue
+            for mapping in values:
+                keys = {key for key in self._keys_of(mapping) if isinstance(key, str)} if mapping[0] in ("map", "kwargs") else set()
+                for name in names | keys:
+                    found = self._item(mapping, name)
+                    if found:
+                        self.store_attribute(instance, name, found)
 
     def store_item(self, owner: tuple, key: object, values: set) -> None:
         """`owner[key] = ...` (also `owner.__setitem__(key, ...)`): a mapping's entry, or a list's
@@ -194,7 +253,8 @@ class Values(Heap):
         if kind == "obj":  # what installed code gave stays that, whatever is read from it: the set stays finite
             return {value}
         if kind == "inst":  # (a NamedTuple's `_replace`, which no class of the project defines: `replaced`)
-            found = self.read(value, name) | self._class_attribute(value[1], name, value)
+            found = self._class_attribute(value[1], name, value).union(
+                *(self.read(owner, name) for owner in self.field_owners(value)))
             return found or ({("method", value, name)} if name == "_replace" else set())
         if kind == "class":
             return self._class_attribute(value[1], name, None)
@@ -262,8 +322,6 @@ class Values(Heap):
         `box.__setitem__(key, x)`: what the method stores into the container (a list's new elements at
         no known position, as `box[i] = x` does), and what it gives back (`box.pop()`, `d.get(key)`: what
         the container holds)."""
-        if container[0] == "inst":  # `options._replace(precision=...)`
-            return self.replaced(container, keywords)
         if name == "values":  # `d.values()`: what iterating it gives is what the mapping holds
             return {container}
         if name == "items":  # `d.items()`: iterated, (key, value) entries of the mapping
@@ -324,6 +382,12 @@ class Values(Heap):
                 targets.extend(self.read(value, "fn"))
             elif value[0] == "inst":  # a callable instance
                 targets.extend(self._class_attribute(value[1], "__call__", value))
+
+
+def _every(instance: tuple) -> tuple:
+    """Where the fields written into a class's instance (`("inst", q)`: any of them) are kept apart from
+    those it holds from instances made at known sites: what each of those may hold too."""
+    return ("every", instance[1])
 
 
 def literal_keys(values: set) -> set:
