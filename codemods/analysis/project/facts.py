@@ -35,8 +35,7 @@ class FactsSearch(ProjectBase):
             return ModuleFacts()
         facts = self._own_facts(module)
         flow = self.flow.get(module.name)
-        return facts if flow is None else _with_flow_kernels(replace(facts, flow=flow.placed(self.notebook_place)),
-                                                             module.needy or ())
+        return facts if flow is None else _with_flow_kernels(replace(facts, flow=flow.placed(self.notebook_place)))
 
     def learn_facts(self, paths: "Iterable[Path | str]") -> None:
         """Work out the facts of the modules at `paths`, in order, but for the link's answers, which
@@ -260,12 +259,12 @@ class FactsSearch(ProjectBase):
         return module.needy
 
 
-def _with_flow_kernels(facts: ModuleFacts, searched: "list[str] | tuple") -> ModuleFacts:
+def _with_flow_kernels(facts: ModuleFacts) -> ModuleFacts:
     """`facts` with the functions the link says other modules' kernels run (`FlowFacts.kernels`) as
-    its kernels, but for the names the search backwards from them already answered (`searched`: its
-    needy names, every use of which it found): a body another module launches whose code holds no
-    call JAX001-JAX003 fix is kernel code all the same, for JAX004-JAX008."""
-    known = {name for name, *_ in facts.kernels} | set(searched)
+    its kernels, but for those the search backwards from its needy names placed already (a `[manual]`
+    MAYBE stays one): a body another module launches whose code holds no call JAX001-JAX003 fix is
+    kernel code all the same, for JAX004-JAX008."""
+    known = {name for name, *_ in facts.kernels}
     added = [(name, backends, why, role) for name, backends, why, role, _ in facts.flow.kernels if name not in known]
     if not added:
         return facts
