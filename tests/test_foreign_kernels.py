@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import pytest
 
 from codemods import registry
+from codemods.engine.diagnostics import Kind
 from codemods.engine.discovery import discover
 from codemods.engine.runner import run
 from codemods.settings import Settings
@@ -129,7 +130,7 @@ def test_a_kernel_launched_from_another_module_through_a_third_is_fixed(case: st
     folder = _write(tmp_path, kmod, others)
     assert error in (_lowering_error(tmp_path) or ""), _lowering_error(tmp_path)
     rule = case.split("-")[0]
-    results = run([folder], registry.select([rule]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
+    results = run([folder], registry.select([rule]), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1,
                   project=discover([folder]))
     assert all(result.error is None for result in results), [result.error for result in results]
     findings = [finding for result in results for finding in result.findings]
@@ -137,4 +138,7 @@ def test_a_kernel_launched_from_another_module_through_a_third_is_fixed(case: st
     for result in results:
         if result.new_source is not None:
             Path(result.path).write_bytes(result.new_source)
+    if case == "JAX008" and jax_support.JAX_VERSION < (0, 11):  # placeholders print int32 only there: a note
+        assert [finding.kind for finding in findings] == [Kind.MANUAL], findings
+        return
     assert _lowering_error(tmp_path) is None, findings
