@@ -35,7 +35,7 @@ class FactsSearch(ProjectBase):
             return ModuleFacts()
         facts = self._own_facts(module)
         flow = self.flow.get(module.name)
-        return facts if flow is None else _with_flow_kernels(replace(facts, flow=flow.placed(self.notebook_place)))
+        return facts if flow is None else replace(facts, flow=flow.placed(self.notebook_place))
 
     def learn_facts(self, paths: "Iterable[Path | str]") -> None:
         """Work out the facts of the modules at `paths`, in order, but for the link's answers, which
@@ -257,16 +257,3 @@ class FactsSearch(ProjectBase):
         module.ref_takers = _ref_takers(tree) if tree is not None else []  # `_maybe_launched` asks, on the same parse
         module.constants = _precision_constants(tree)  # and `_constants_read_elsewhere`
         return module.needy
-
-
-def _with_flow_kernels(facts: ModuleFacts) -> ModuleFacts:
-    """`facts` with the functions the link says other modules' kernels run (`FlowFacts.kernels`) as
-    its kernels, but for those the search backwards from its needy names placed already (a `[manual]`
-    MAYBE stays one): a body another module launches whose code holds no call JAX001-JAX003 fix is
-    kernel code all the same, for JAX004-JAX008."""
-    known = {name for name, *_ in facts.kernels}
-    added = [(name, backends, why, role) for name, backends, why, role, _ in facts.flow.kernels if name not in known]
-    if not added:
-        return facts
-    shared = {name for name, *_, plain in facts.flow.kernels if plain and name not in known}
-    return replace(facts, kernels=tuple(sorted((*facts.kernels, *added))), shared=facts.shared | shared)
