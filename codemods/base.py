@@ -34,6 +34,7 @@ class FileAnalysis:
         self.proven = file.proven
         self.helpers = HelperInserter(file.module, file.settings.helpers_module)
         self._kernels: Optional[KernelScope] = None
+        self._wall_kernels: Optional[KernelScope] = None
         self.facts = file.facts  # what the rest of the project says about this module
 
     @classmethod
@@ -49,6 +50,15 @@ class FileAnalysis:
             self._kernels = find_kernels(self.module, self.facts)
         return self._kernels
 
+    @property
+    def wall_kernels(self) -> KernelScope:
+        """The kernels of the rules that follow no call (JAX004-JAX008): with the functions the link
+        says other modules' kernels run (`ModuleFacts.with_flow_kernels`)."""
+        if self._wall_kernels is None:
+            facts = self.facts.with_flow_kernels()
+            self._wall_kernels = self.kernels if facts is self.facts else find_kernels(self.module, facts)
+        return self._wall_kernels
+
 
 class JaxTransform(ABC):
     """A rule's implementation: `plan()` reports findings, each with the fix it plans, if any."""
@@ -61,6 +71,12 @@ class JaxTransform(ABC):
         self.findings: list[Finding] = []
         self._shared_uses: dict[ast.AST, list[ast.Call]] = {}  # by helper def or shared value
         self._shared_findings: dict[ast.AST, int] = {}
+
+    @property
+    def kernels(self) -> KernelScope:
+        """This rule's kernels: a rule that follows calls (JAX001-JAX003) reads the index's facts and
+        the link's answers at those calls; the others, every function the link says kernels run."""
+        return self.analysis.kernels if self.rule.follows else self.analysis.wall_kernels
 
     @classmethod
     def check(cls, rule: Rule, file: ParsedFile) -> list[Finding]:
@@ -86,7 +102,7 @@ class JaxTransform(ABC):
     # -- where a call runs --
 
     def target_kernel(self, node: ast.AST) -> Optional[FunctionNode]:
-        return self.analysis.kernels.kernel_of(node)
+        return self.kernels.kernel_of(node)
 
     def matches(self, call: ast.Call) -> bool:
         """Whether `call` is one this rule rewrites or reports, wherever it sits."""
@@ -96,7 +112,7 @@ class JaxTransform(ABC):
         """A traceback proved that this call fails in a kernel (`jax-codemod explain`): the line of
         the call, or of a use of the name it is bound to (`exp_hi(x)` for a partial)."""
         lines = self.analysis.proven.get(self.rule.code, frozenset())
-        spans = [call, *(self.module.parent.get(use, use) for use in self.analysis.kernels.uses_of(call))]
+        spans = [call, *(self.module.parent.get(use, use) for use in self.kernels.uses_of(call))]
         return any(node.lineno <= line <= node.end_lineno for node in spans for line in lines)
 
     # -- values that cross modules: the whole-program value flow's answers (analysis/flow/link.py) --
@@ -117,7 +133,7 @@ class JaxTransform(ABC):
                                   if launch.backends & rejecters and not launch.backends & left_to]
         if not lost:
             return
-        kernels = self.analysis.kernels
+        kernels = self.kernels
         taken = {(site.lineno, site.col_offset) for site in
                  [*kernels.resolved, *(site for site, _, _ in kernels.unresolved)] if isinstance(site, ast.Call)}
         calls = {(call.lineno, call.col_offset): call for call in self.module.calls}
@@ -183,7 +199,7 @@ class JaxTransform(ABC):
         the call fails in a kernel static analysis cannot see."""
         if self.settings.scope is Scope.ALL or self.proven(call):
             return rejecters
-        return self.analysis.kernels.backends_of(call) & rejecters
+        return self.kernels.backends_of(call) & rejecters
 
     def unresolved_launch(self, call: ast.Call, rejecters: Backends) -> Optional[str]:
         """Where `call` sits outside every known kernel but may run in one whose launch the analysis
@@ -191,7 +207,7 @@ class JaxTransform(ABC):
         fails in a kernel gets a [manual] finding, and `--check` fails."""
         if self.settings.scope is Scope.ALL or self.target_kernel(call) is not None:
             return None
-        kernels = self.analysis.kernels
+        kernels = self.kernels
         function = self.module.enclosing.get(call)
         while function is not None:
             found = kernels.maybe_kernels.get(function)
@@ -212,7 +228,7 @@ class JaxTransform(ABC):
         value, not rewritten (rewriting it would change the XLA path)."""
         if self.settings.scope is Scope.ALL:
             return False
-        kernels = self.analysis.kernels
+        kernels = self.kernels
         kernel = self.target_kernel(call)
         if kernel is not None and kernel in kernels.shared:  # a def, or a lambda bound to a name
             holder = kernel
@@ -236,7 +252,7 @@ class JaxTransform(ABC):
         if isinstance(holder, FUNCTIONS):
             where = f"needs a rewrite for its kernel callers ({_lines(self.module, uses)})"
         else:  # a value: say where kernels and plain code call it, here or in other modules
-            kernels = self.analysis.kernels
+            kernels = self.kernels
             inside = [use for use in kernels.uses_of(holder) if kernels.kernel_of(use) is not None]
             outside = [use for use in kernels.used_outside_kernels(holder) if use is not holder]
             foreign = kernels.foreign_uses.get(self.module.binding_of_value(holder))  # type: ignore[arg-type]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Callable, Iterable, Iterator, Mapping, Optional
 
@@ -186,9 +186,22 @@ class ModuleFacts:
         """Kernels run here without the module saying pallas: its functions are launched or called
         from kernels elsewhere, it launches its own through another module's launcher, it writes
         a value that reaches another module's kernel, or the link runs one of its followed calls in
-        a kernel (a helper reached as `getattr(ops, "name")`)."""
+        a kernel (a helper reached as `getattr(ops, "name")`) or one of its functions there."""
         return bool(self.kernels or self.launchers or self.precision_wrappers or self.flow.origins
-                    or any(sink.backends or sink.maybe for sink in self.flow.sinks))
+                    or any(sink.backends or sink.maybe for sink in self.flow.sinks) or self.flow.kernels)
+
+    def with_flow_kernels(self) -> "ModuleFacts":
+        """These facts with the functions the link says other modules' launches and kernel code run
+        (`FlowFacts.kernels`) as kernels, but for those the index's search placed already (a MAYBE
+        stays one): what the rules that follow no call (JAX004-JAX008) read. The index searches who
+        launches a function only where it holds a call JAX001-JAX003 fix; those rules keep its facts
+        and the link's answers at their calls."""
+        known = {name for name, *_ in self.kernels}
+        added = [(name, backends, why, role) for name, backends, why, role, _ in self.flow.kernels if name not in known]
+        if not added:
+            return self
+        shared = {name for name, _, _, _, plain in self.flow.kernels if plain and name not in known}
+        return replace(self, kernels=tuple(sorted((*self.kernels, *added))), shared=self.shared | shared)
 
 
 NO_FACTS = ModuleFacts()

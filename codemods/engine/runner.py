@@ -495,8 +495,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
         finish the summary and work out the facts (`_prepare`)."""
         started.append(True)
         index.restore(state, changed)
-        if not follows:
-            return
+        # (with no followed call too: the link says which functions other modules' kernels run)
         if forking:
             index.link_flow_elsewhere(follows, targets, pool.fork)
         elif cluster is not None and state is None:  # (a state kept: its link is mostly taken as kept, here)

@@ -103,7 +103,7 @@ class DynamicIndex(JaxTransform):
     def _in_mosaic_tpu_kernel(self, node: ast.AST, anchor: ast.AST) -> bool:
         if self.settings.scope is Scope.ALL or self._proven(node):
             return True
-        return MOSAIC_TPU in self.analysis.kernels.backends_of(anchor)
+        return MOSAIC_TPU in self.kernels.backends_of(anchor)
 
     def _proven(self, node: ast.AST) -> bool:
         lines = self.analysis.proven.get(self.rule.code, frozenset())
@@ -323,7 +323,7 @@ class DynamicIndex(JaxTransform):
             return None
         function = self.module.parent.get(arguments)
         anywhere = self.settings.scope is Scope.ALL or bool(self.analysis.proven.get(self.rule.code))
-        return bindings[0] if anywhere or function in self.analysis.kernels.kernels else None
+        return bindings[0] if anywhere or function in self.kernels.kernels else None
 
     # -- what writes the ref --
 
@@ -441,7 +441,7 @@ class DynamicIndex(JaxTransform):
         """Parameters that hold traced values: a kernel body's refs (reading one gives a traced value,
         `idx_ref[0]`) and the parameters of functions a loop or branch of jax calls (`fori_loop`'s index)."""
         found: set[ast.arg] = set()
-        kernels = self.analysis.kernels
+        kernels = self.kernels
         for kernel in kernels.direct:
             bound = {keyword.arg for partial in kernels.partial_bindings.get(kernel, ()) for keyword in partial.keywords}
             found.update(arg for arg in (*kernel.args.posonlyargs, *kernel.args.args) if arg.arg not in bound)

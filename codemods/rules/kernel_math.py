@@ -267,7 +267,7 @@ class KernelMath(JaxTransform):
     def _backends_at(self, node: ast.AST) -> frozenset[str]:
         """The backends the kernel holding `node` may be lowered for (an op is where its first name is)."""
         name = next((inner for inner in ast.walk(node) if isinstance(inner, (ast.Name, ast.Call))), None)
-        return frozenset() if name is None else self.analysis.kernels.backends_of(name)
+        return frozenset() if name is None else self.kernels.backends_of(name)
 
     def _inside(self, node: ast.AST, found: dict) -> bool:
         holder = self.module.parent.get(node)

@@ -114,7 +114,7 @@ class NarrowVectors(JaxTransform):
             return True
         # The analysis places names and calls in their functions: an op is where its first name is.
         name = next((inner for inner in ast.walk(node) if isinstance(inner, (ast.Name, ast.Call))), None)
-        return name is not None and MOSAIC_TPU in self.analysis.kernels.backends_of(name)
+        return name is not None and MOSAIC_TPU in self.kernels.backends_of(name)
 
     def proven_at(self, node: ast.AST) -> bool:
         """A traceback proved that an op on this node's lines fails (`jax-codemod explain`)."""

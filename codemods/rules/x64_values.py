@@ -82,8 +82,8 @@ class X64Values(JaxTransform):
         if self._proven_kernel(call):  # the traceback is Mosaic TPU's: the kernel is lowered for it
             return frozenset({MOSAIC_TPU})
         if self.settings.scope is Scope.ALL:
-            return frozenset({MOSAIC_TPU}) | self.analysis.kernels.backends_of(call)
-        backends = self.analysis.kernels.backends_of(call)
+            return frozenset({MOSAIC_TPU}) | self.kernels.backends_of(call)
+        backends = self.kernels.backends_of(call)
         return backends if MOSAIC_TPU in backends else frozenset()
 
     def _proven_kernel(self, call: ast.AST) -> bool:
@@ -126,7 +126,7 @@ class X64Values(JaxTransform):
                 starred = any(isinstance(argument, ast.Starred) for argument in launch.args[:index + 1])
                 position = None if starred else index
                 for maker in self._makers(operand):
-                    if self.analysis.kernels.kernel_of(maker) is not None:
+                    if self.kernels.kernel_of(maker) is not None:
                         continue  # kernel code: the walk over the module's calls has it
                     for source, case, planned in [*self._explicit(maker, "XLA code"), *self._implicit(maker)]:
                         reaches.setdefault(source, (case, planned, []))[2].append((launch, position, operand))
@@ -158,7 +158,7 @@ class X64Values(JaxTransform):
         """The calls of what a Mosaic TPU launcher returns: `pl.pallas_call(body, ...)(x)`, `run =
         pl.pallas_call(...)` then `run(x)`, and the same of a def that returns such a launcher for the
         body it is given (`def prefetching(kernel, n): return pl.pallas_call(kernel, ...)`)."""
-        helpers = [helper for helper, (_, backends) in self.analysis.kernels.launch_helpers.items()
+        helpers = [helper for helper, (_, backends) in self.kernels.launch_helpers.items()
                    if MOSAIC_TPU in backends and isinstance(helper, ast.FunctionDef)
                    and any(isinstance(value, ast.Call) and self.module.callee(value, _PALLAS_CALL)
                            for value in _returned(helper))]
@@ -184,7 +184,7 @@ class X64Values(JaxTransform):
             body = body.args[0]  # functools.partial(kernel, ...)
         if not isinstance(body, ast.Name):
             return False
-        return any(MOSAIC_TPU in self.analysis.kernels.backends.get(binding.node, frozenset())
+        return any(MOSAIC_TPU in self.kernels.backends.get(binding.node, frozenset())
                    for binding in self.module.bindings(body))
 
     def _makers(self, operand: ast.expr) -> Iterator[ast.Call]:
@@ -488,7 +488,7 @@ def _locate(rule: Rule, file: ParsedFile, line: int) -> Optional[tuple[int, int]
     if any(list(transform._explicit(call, proven=True)) or list(transform._implicit(call)) for call in inside):
         return function.lineno, function.end_lineno
     # Kernel code reading a 64-bit operand (`rows >= starts_ref[1]`): the fix is where XLA code makes it.
-    if MOSAIC_TPU in transform.analysis.kernels.backends.get(function, frozenset()) and transform._operand_sites():
+    if MOSAIC_TPU in transform.kernels.backends.get(function, frozenset()) and transform._operand_sites():
         return function.lineno, function.end_lineno
     return None
 

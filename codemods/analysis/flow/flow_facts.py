@@ -124,6 +124,10 @@ class FlowFacts:
     scalars: tuple[tuple[Site, str, tuple[str, ...]], ...] = ()
     handed: tuple[Handed, ...] = ()
     lost: tuple[LostLaunch, ...] = ()
+    # Its top-level functions that kernels launched or run by another module's code run (the link goes
+    # forward from every launch it follows): (name, backends, why, role: "body" or "helper", whether plain
+    # XLA code calls it too). Its kernel-scoped rules take them for kernel code, whatever their calls.
+    kernels: tuple[tuple[str, Backends, str, str, bool], ...] = ()
 
     def scalar_levels(self, site: Site, keyword: str) -> Optional[tuple[str, ...]]:
         """The precisions a call here passes as `keyword`, where the link knows each to be a scalar (or
@@ -239,13 +243,14 @@ class FlowFacts:
                 [[site, keyword, levels] for site, keyword, levels in self.scalars],
                 [[handed.site, handed.keyword, _reach_data(handed.reach), handed.sinks] for handed in self.handed],
                 [[lost.site, lost.launcher, sorted(lost.backends), lost.unknown, lost.through, lost.beyond]
-                 for lost in self.lost]]
+                 for lost in self.lost],
+                [[name, sorted(backends), why, role, plain] for name, backends, why, role, plain in self.kernels]]
 
     @staticmethod
     def from_data(data: list) -> "FlowFacts":
         """`as_data` read back (the project state keeps the link's answers); ValueError otherwise."""
         try:
-            sinks, origins, scalars, handed, lost = data
+            sinks, origins, scalars, handed, lost, kernels = data
             return FlowFacts(
                 tuple(SinkAnswer(tuple(site), callee, frozenset(backends),
                                  tuple(_reach_of(reach) for reach in pairs),
@@ -256,7 +261,8 @@ class FlowFacts:
                 tuple((tuple(site), keyword, tuple(levels)) for site, keyword, levels in scalars),
                 tuple(Handed(tuple(site), keyword, _reach_of(reach), _sites(sinks)) for site, keyword, reach, sinks in handed),
                 tuple(LostLaunch(tuple(site), launcher, frozenset(backends), tuple(unknown), tuple(through),
-                                 tuple(beyond)) for site, launcher, backends, unknown, through, beyond in lost))
+                                 tuple(beyond)) for site, launcher, backends, unknown, through, beyond in lost),
+                tuple((name, frozenset(backends), why, role, plain) for name, backends, why, role, plain in kernels))
         except (TypeError, ValueError) as error:
             raise ValueError(f"not flow facts: {error}") from error
 

@@ -16,7 +16,7 @@ from codemods.analysis.flow.flow_facts import (
     INSTALLED, INSTALLED_VALUE, NO_FLOW, NO_PRECISION, Backends, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, Site, SinkAnswer,
 )
 from codemods.analysis.flow.graph import closure
-from codemods.analysis.kernel_scope import MOSAIC_GPU, MOSAIC_TPU
+from codemods.analysis.kernel_scope import BODY, HELPER, MOSAIC_GPU, MOSAIC_TPU
 from codemods.capabilities import PRECISION_NAMES
 
 
@@ -33,6 +33,7 @@ class Linker(Protocol):
     """What the answers read of a solved link (link.Linker)."""
 
     modules: dict
+    functions: dict  # a function's qualified name -> (its module, its summary)
     backends: dict[str, set[str]]  # a function -> the backends of the kernels it runs in (MAYBE ones too)
     calls: set[tuple[str, str]]  # (caller, callee) of every call of a function
     invoked: set[str]  # the functions code of the project calls or launches
@@ -207,7 +208,35 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     _scalar_keywords(linker, answers)
     _handed_pairs(linker, reached, answers)
     _lost_launches(linker, answers)
+    _foreign_kernels(linker, plain, answers)
     return answers
+
+
+def _foreign_kernels(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]) -> None:
+    """Each module's top-level functions that a launch in another module runs as its body, or that
+    kernel code of another module calls (`FlowFacts.kernels`): its own analysis sees neither, and the
+    project index asks who launches a function only where it holds a call JAX001-JAX003 fix."""
+    def module_of(scope: str) -> str:
+        return linker.functions[scope][0] if scope in linker.functions else scope
+
+    found: dict[str, dict[str, tuple[Backends, str, str, bool]]] = {}
+
+    def note(function: str, why: str, role: str) -> None:
+        module = linker.functions[function][0]
+        name = function[len(module) + 1:]
+        backends = frozenset(b for b in linker.backends.get(function, ()) if not b.startswith(MAYBE))
+        if backends and "." not in name and name not in found.setdefault(module, {}):
+            found[module][name] = (backends, why, role, function in plain)
+
+    for scope, body in sorted(linker.launches):
+        if body in linker.functions and module_of(scope) != linker.functions[body][0]:
+            note(body, f"launched by {scope}", BODY)
+    for caller, callee in sorted(linker.calls):
+        if callee in linker.functions and linker.backends.get(caller) and module_of(caller) != linker.functions[callee][0]:
+            note(callee, f"called from {caller}, which kernels run", HELPER)
+    for module, kernels in found.items():
+        answers[module] = replace(answers.get(module, NO_FLOW), kernels=tuple(
+            (name, *spec) for name, spec in sorted(kernels.items())))
 
 
 def _doubted(site: Site, readers: tuple[str, ...], kernels: Iterable[tuple[str, Site, str, tuple[str, ...]]]) -> OriginAnswer:
