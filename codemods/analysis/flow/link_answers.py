@@ -10,7 +10,7 @@ where every reader is a Mosaic kernel's followed call."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Optional, Protocol
+from typing import Iterable, Iterator, Optional, Protocol
 
 from codemods.analysis.flow.flow_facts import (
     INSTALLED, INSTALLED_VALUE, NO_FLOW, Backends, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, Site, SinkAnswer,
@@ -327,6 +327,15 @@ def _written(linker: Linker, spread: set, key: str) -> tuple[dict[tuple, tuple[s
     return written, unknown
 
 
+def _members(hints: Iterable[tuple], dropped_in: str) -> Iterator[tuple[str, Site]]:
+    """Where the hints' members (`lax.AccuracyMode.HIGHEST`, `Linker` tags them) among `hints`, passed
+    on by name or not, are written, those written in a module other than `dropped_in`."""
+    for hint in hints:
+        member = hint[3] if hint[0] == "hint" else hint
+        if member[0] == "ext" and len(member) == 4 and member[2] != dropped_in:
+            yield member[2], member[3]
+
+
 def _kernel_code(linker: Linker, function: str, plain: set[str]) -> bool:
     """Whether `function` runs only in kernels the link follows (not plain code's, not a maybe launch's)."""
     held = linker.backends.get(function, set())
@@ -345,6 +354,8 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
     found: dict[str, list[tuple]] = {}
     doubted: dict[tuple, list[tuple[str, Site, str, tuple[str, ...]]]] = {}  # read through **options only where
     # a launch the link does not follow may run it (`_doubted`)
+    dropped: dict[tuple, set[tuple[str, Site, str]]] = {}  # a hint's member's site -> where the whole run drops it
+    doubted_members: dict[tuple, list[tuple[str, Site, str, tuple[str, ...]]]] = {}  # -> kernels' calls, as `doubted`
     for (module, site), (callee, function, values) in sorted(linker.sinks.items()):
         if linker.follows.get(callee, (None, ""))[1] != HINT:
             continue
@@ -384,6 +395,17 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
         shared = bool(backends) and function in plain
         in_kernels = sorted(origin for origin, scope in direct.items()
                             if linker.backends.get(scope) or (*origin, function) not in linker.bound) if shared else []
+        if rejects or maybe:  # where each hint's member reaching it is dropped: its entry or call in **options,
+            # the call that passes it to an op plain code runs too, or else the op; or the op's [manual] finding
+            passed = [value for value in values if value[0] == "hint" and value not in located]
+            for at, hints in [*((at, held_values) for at, (held_values, _) in written.items()),
+                              *([(at, [value for value in passed if (value[1], value[2]) == at]) for at in in_kernels]
+                                if shared else [((module, site), passed)])]:
+                for member in _members(hints, at[0] if rejects else module):
+                    if rejects:
+                        dropped.setdefault(member, set()).add((*at, callee))
+                    else:
+                        doubted_members.setdefault(member, []).append((module, site, callee, maybe))
         if shared and any(_hint(value) and value[0] not in ("hint", "unknown") and value not in located
                           for value in values):
             unknown.append("a hint the analysis does not locate where it is written")
@@ -415,6 +437,9 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
                 {(reader, at, callee) for reader, at, callee, *_ in reads})), others))
         elif (module, site) in doubted:
             origins.setdefault(module, []).append(_doubted(site, (), doubted[module, site]))
+    for module, site in sorted(dropped.keys() | doubted_members.keys()):
+        origins.setdefault(module, []).append(replace(_doubted(site, (), doubted_members.get((module, site), ())),
+                                                      dropped=tuple(sorted(dropped.get((module, site), ())))))
     for module, written_here in origins.items():
         facts = answers.get(module, NO_FLOW)
         answers[module] = replace(facts, origins=tuple(sorted(facts.origins + tuple(written_here), key=lambda o: o.site)))
