@@ -98,7 +98,16 @@ _HINT_ROADS = {
     "options": ('o_ref[...] = lax.exp(x_ref[...], **{"accuracy": HINT})', ("ops.py", 7), []),
     "table": ('o_ref[...] = lax.exp(x_ref[...], accuracy=TABLE["main"])', ("ops.py", 7), []),
     "alias": ("o_ref[...] = lax.exp(x_ref[...], accuracy=HINT)", ("ops.py", 7), []),  # `Mode.HIGHEST`
+    # a body no code of the project launches: [manual] at the op, not dropped (bound by a partial, too)
+    "unlaunched": ("o_ref[...] = lax.exp(x_ref[...], accuracy=HINT)", ("ops.py", 7), []),
+    "unlaunched_partial": ("o_ref[...] = lax.exp(x_ref[...], accuracy=accuracy)", ("ops.py", 7), []),
+    # launched as a partial of a function the link does not know (`BODIES[NAME]`), binding the hint
+    "unlaunched_unknown_body": ("o_ref[...] = lax.exp(x_ref[...], accuracy=accuracy)", ("ops.py", 7), []),
 }
+_TAILS = {"unlaunched_partial": "BOUND = partial(body, accuracy=HINT)\n",
+          "unlaunched_unknown_body": "BODIES = dict(globals())\n"}
+_LAUNCHES = {"unlaunched": "x", "unlaunched_partial": "x",
+             "unlaunched_unknown_body": "pl.pallas_call(partial(BODIES[NAME], accuracy=HINT), out_shape=x)(x)"}
 
 
 @pytest.mark.parametrize("road", sorted(_HINT_ROADS))
@@ -107,7 +116,8 @@ def test_a_run_over_the_writer_of_a_hint_passed_on_by_name_says_where_the_whole_
     """`HINT = lax.AccuracyMode.HIGHEST` in `consts.py`, read by name by a Mosaic kernel of `ops.py`: the
     whole run drops it where it is passed on (the op's keyword, a helper's, an entry of **options). A run
     over `consts.py` alone said nothing, `--check` passing while the kernel fails (pre-commit on a change
-    to it); now [manual] where it is written, naming that call."""
+    to it); now [manual] where it is written, naming that call (or the op's [manual], where no launch of its
+    kernel is found)."""
     from typer.testing import CliRunner
 
     from codemods.cli import app
@@ -128,12 +138,14 @@ def test_a_run_over_the_writer_of_a_hint_passed_on_by_name_says_where_the_whole_
         from pkg.consts import HINT, TABLE
         from pkg.util import act
 
-        def body(x_ref, o_ref):
+        def body(x_ref, o_ref, accuracy=None):
             {kernel_line}
 
         def run(x):
-            return pl.pallas_call(body, out_shape=x)(x)
-    """))
+            return {_LAUNCHES.get(road, "pl.pallas_call(body, out_shape=x)(x)")}
+        from functools import partial
+        NAME = "body"
+    """) + _TAILS.get(road, ""))
     settings = Settings((0, 12, 0, 1))
     whole = run([tmp_path], select(["JAX002"]), settings, jobs=1, project=discover([tmp_path]))
     found = sorted((Path(r.path).name, f.line) for r in whole for f in r.findings)
@@ -141,12 +153,14 @@ def test_a_run_over_the_writer_of_a_hint_passed_on_by_name_says_where_the_whole_
     [alone] = run([tmp_path / "pkg" / "consts.py"], select(["JAX002"]), settings, jobs=1, project=discover([tmp_path]))
     [finding] = alone.findings
     assert finding.kind is Kind.MANUAL and finding.line == 3 and alone.new_source is None
-    assert f"passed on at `pkg.{dropped_in[:-3]}` line {line}, a file this run does not process" in finding.message, \
-        finding.message
+    said = f"at `pkg.{dropped_in[:-3]}` line {line}, a file this run does not process"
+    assert (said + ", in code that may run in a Mosaic kernel launched through a launch the analysis does not find"
+            if road.startswith("unlaunched") else f"passed on {said}") in finding.message, finding.message
     checked = CliRunner().invoke(app, ["--check", "--no-cache", "--select", "JAX002", "--jax-version", "0.12.0.1",
                                        "pkg/consts.py"], catch_exceptions=False)
     assert checked.exit_code == 1, checked.output
     # a run that holds the file where it is dropped says it there, and nothing more in the writer
     [alone, with_it] = run([tmp_path / "pkg" / "consts.py", tmp_path / "pkg" / dropped_in], select(["JAX002"]),
                            settings, jobs=1, project=discover([tmp_path]))
-    assert alone.findings == [] and [(f.line, f.kind) for f in with_it.findings] == [(line, Kind.DROPPED)]
+    assert alone.findings == [] and [(f.line, f.kind) for f in with_it.findings] == [
+        (line, Kind.MANUAL if road.startswith("unlaunched") else Kind.DROPPED)]
