@@ -344,12 +344,13 @@ def _unknown_bodies(linker: Linker) -> list[tuple]:
                     fn[0] in _CALLABLE for fn in linker.read(value, "fn")))]
 
 
-def _members(hints: Iterable[tuple], dropped_in: str) -> Iterator[tuple[str, Site]]:
+def _members(hints: Iterable[tuple], said_in: set[str]) -> Iterator[tuple[str, Site]]:
     """Where the hints' members (`lax.AccuracyMode.HIGHEST`, `Linker` tags them) among `hints`, passed
-    on by name or not, are written, those written in a module other than `dropped_in`."""
+    on by name or not, are written, those written in a module other than `said_in`: the kernel's, and
+    the one that passes it on (whose own findings, or notes, say it where it is written)."""
     for hint in hints:
         member = hint[3] if hint[0] == "hint" else hint
-        if member[0] == "ext" and len(member) == 4 and member[2] != dropped_in:
+        if member[0] == "ext" and len(member) == 4 and member[2] not in said_in:
             yield member[2], member[3]
 
 
@@ -425,7 +426,7 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
             for at, hints in [*((at, held_values) for at, (held_values, _) in written.items()),
                               *([(at, [value for value in passed if (value[1], value[2]) == at]) for at in in_kernels]
                                 if shared else [((module, site), passed)])]:
-                for member in _members(hints, at[0] if rejects else module):
+                for member in _members(hints, {at[0], module}):
                     if rejects:
                         dropped.setdefault(member, set()).add((*at, callee))
                     else:
