@@ -167,12 +167,14 @@ class JaxTransform(ABC):
                               fails: str) -> None:
         """A value written here reaching kernels' calls of `callees` in files a run over some files does not
         process (`OriginAnswer.unseen`), whose findings there are [manual]: other code reads it too, or the
-        kernel may run through a launch the link does not follow (`OriginAnswer.maybe`). Those findings are
+        kernel may run through a launch the link does not follow (`OriginAnswer.maybe`); or a hint's member
+        passed on there, whose finding drops it (`OriginAnswer.dropped`). Those findings are
         not in the run, so it says so here (`--check` on a notebook or wrapper alone fails too), never silent."""
         for node, origin in self.flow_origins(kinds, callees, unseen=True):
             kernels = [(module, site, callee) for module, site, callee in origin.unseen if callee in callees]
-            shared = [kernel for kernel in kernels if kernel not in origin.maybe]
+            shared = [kernel for kernel in kernels if kernel not in origin.maybe and kernel not in origin.dropped]
             doubted = [kernel for kernel in kernels if kernel in origin.maybe]
+            dropped = [kernel for kernel in kernels if kernel in origin.dropped]
             said = []
             if shared:
                 said.append(f"in a Mosaic TPU kernel at {_calls(shared)}, a file this run does not process, whose finding "
@@ -182,7 +184,11 @@ class JaxTransform(ABC):
                 said.append(f"at {_calls(doubted)}, a file this run does not process, in code that may run in a Mosaic "
                             f"kernel launched through {' or '.join(origin.launches)}, which the analysis does not "
                             "follow: its finding there is [manual]")
-            self.report(node, Kind.MANUAL, f"this {value} reaches {display(kernels[0][2])} {'; and '.join(said)}; {fails}")
+            if dropped:
+                said.append(f"in a Mosaic kernel that rejects it, passed on at {_calls(dropped)}, a file this run does not "
+                            "process, where the finding of a run over every file drops it (run the tool on that file too)")
+            self.report(node, Kind.MANUAL, f"this {value} reaches {display(kernels[0][2])} {'; and '.join(said)}"
+                        + (f"; {fails}" if shared or doubted else ""))
 
     def flow_readers(self, written: ast.AST) -> tuple[str, ...]:
         """Who besides kernels' followed calls reads the value written at `written` (a pair literal, or

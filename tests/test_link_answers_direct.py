@@ -210,7 +210,7 @@ def test_flow_facts_as_data_round_trips_through_json_and_other_data_is_refused()
                     ("why",), True, ("getattr (k:9)",)),
          SinkAnswer((9, 1), "jax.lax.dot", frozenset(), (), (), False),
          SinkAnswer((12, 4), "jax.lax.exp", frozenset({"mosaic_tpu"}), (), (), True, (), True)),
-        (OriginAnswer((5, 7), (("k", (7, 11), DOT),)),),
+        (OriginAnswer((5, 7), (("k", (7, 11), DOT),)), OriginAnswer((6, 7), (), dropped=(("k", (12, 4), "jax.lax.exp"),))),
         (((3, 4), "precision", ("HIGHEST",)), ((8, 0), "precision", ())),
         (Handed((4, 8), "precision", Reach("c", (2, 4), MIXED, False, ("`f` (m:3)",)), (("k", (7, 11), DOT),)),),
         (LostLaunch((9, 12), "jax.experimental.pallas.pallas_call", frozenset({"mosaic_tpu"}), ("getattr (k:9)",)),),

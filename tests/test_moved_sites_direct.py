@@ -45,6 +45,14 @@ def test_any_other_edit_is_not_a_move(after: str) -> None:
     assert _moves(after) is None
 
 
+def test_a_hints_member_moves_with_the_code() -> None:
+    """A member of `AccuracyMode` keeps its site in the summary (where a hint is written,
+    `OriginAnswer.dropped`): moved as the others are, the move is still one (no new fixpoint)."""
+    before = "from jax import lax\nHINT = lax.AccuracyMode.HIGHEST\n"
+    moves = site_moves(as_data(summarise(before, "m")), as_data(summarise("# a note\n" + before, "m")))
+    assert moves == {(2, 7): (3, 7)}
+
+
 def test_an_unchanged_summary_moves_nothing() -> None:
     moves = _moves(BEFORE + "# the end\n")
     assert moves is not None and all(old == new for old, new in moves.items())
@@ -65,7 +73,8 @@ def test_moved_answers_move_every_site_and_mention_of_a_moved_module_and_nothing
             origins=(OriginAnswer((3, 7), (("m", (6, 11), "jax.numpy.dot"), ("o", (6, 11), "jax.numpy.dot")),
                                   ("`print` (m:6)",)),
                      OriginAnswer((6, 11), (), (), maybe=(("m", (6, 11), "jax.numpy.dot"), ("o", (6, 11), "jax.numpy.dot")),
-                                  launches=("getattr (o:2)", "getattr (m:3)"))),
+                                  launches=("getattr (o:2)", "getattr (m:3)")),
+                     OriginAnswer((6, 12), (), dropped=(("m", (6, 11), "jax.lax.exp"), ("o", (6, 11), "jax.lax.exp")))),
             scalars=(((6, 11), "precision", ("HIGHEST",)),),
             handed=(Handed((6, 11), "precision", pair, (("m", (6, 11), "jax.numpy.dot"),)),)),
         "o": FlowFacts(scalars=(((3, 7), "precision", ("HIGH",)),)),
@@ -75,12 +84,14 @@ def test_moved_answers_move_every_site_and_mention_of_a_moved_module_and_nothing
     assert sink.site == (8, 11) and [reach.site for reach in sink.pairs] == [(5, 7), (3, 7)]
     assert sink.pairs[0].readers == ("`f` (o:1)", "`print` (m:8)") and sink.pairs[1] == kept_pair
     assert sink.unknown == ("what `g` gives (o:9)", "what `h` gives (m:8)") and sink.maybe == ("getattr (m:5)",)
-    origin, doubted = moved["m"].origins
+    origin, doubted, member = moved["m"].origins
     assert origin.site == (5, 7) and origin.readers == ("`print` (m:8)",)
     assert origin.reaches == (("m", (8, 11), "jax.numpy.dot"), ("o", (6, 11), "jax.numpy.dot"))
     # one only kernels a launch the link does not follow may run read: those calls, and the launches
     assert doubted.maybe == (("m", (8, 11), "jax.numpy.dot"), ("o", (6, 11), "jax.numpy.dot"))
     assert doubted.site == (8, 11) and doubted.launches == ("getattr (m:5)", "getattr (o:2)")
+    # a hint's member written here: where the calls that pass it on drop it
+    assert member.dropped == (("m", (8, 11), "jax.lax.exp"), ("o", (6, 11), "jax.lax.exp"))
     assert moved["m"].scalars == (((8, 11), "precision", ("HIGHEST",)),)
     [handed] = moved["m"].handed
     assert handed.site == (8, 11) and handed.reach.site == (5, 7) and handed.sinks == (("m", (8, 11), "jax.numpy.dot"),)

@@ -72,7 +72,7 @@ class AccuracyHints(JaxTransform):
                 self._drop(call, name, function, hint, backends, unlowered)
         self._plan_foreign_keywords()
         self._plan_flow_origins(rejected)
-        self.report_unseen_kernels((ast.Call, ast.Dict), rejected, "accuracy= hint", "dropping it",
+        self.report_unseen_kernels((ast.Call, ast.Dict, ast.Attribute), rejected, "accuracy= hint", "dropping it",
                                    "its Mosaic lowering rejects it (\"Not implemented: accuracy\"): give the kernel its own copy")
         # (a Mosaic TPU launch: JAX001's, one finding at one call, naming both walls)
         self.report_lost_launches(frozenset(ACCURACY_REJECTED), "its kernel is not checked (its Mosaic lowering "

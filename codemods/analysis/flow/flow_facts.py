@@ -87,6 +87,10 @@ class OriginAnswer:
     # no Mosaic TPU kernel's it follows: nothing to fix where it is written, each call's finding [manual]
     maybe: tuple[tuple[str, Site, str], ...] = ()
     launches: tuple[str, ...] = ()
+    # A hint's member written here (`HINT = lax.AccuracyMode.HIGHEST`) that reaches kernels' calls as a
+    # keyword or **options of another module, where it is dropped (module, site, callee): the call or
+    # entry that passes it on; nothing to do here, but a run without that module says so here
+    dropped: tuple[tuple[str, Site, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -158,7 +162,8 @@ class FlowFacts:
         """These answers for a run over `modules` only: a pair fixed where it is written in another
         module is marked (`Reach.in_run`), for the kernel's call to say where its fix is, never silent;
         so is a pair written here that other code reads too, at kernels' calls in other modules
-        (`OriginAnswer.unseen`), whose [manual] findings the run does not show.
+        (`OriginAnswer.unseen`), whose [manual] findings the run does not show, or a hint's member written
+        here that the whole run drops there (`OriginAnswer.dropped`).
         Unless `settled(module, site, callee)`: a comment there silences that fix (where the value is
         written) or that finding (at a kernel's call), so a run over every file says nothing of it, and
         neither does a run over some."""
@@ -166,7 +171,7 @@ class FlowFacts:
             return reach.module not in modules and not settled(reach.module, reach.site, callee)
 
         def unseen(origin: OriginAnswer) -> OriginAnswer:
-            kernels = (*(origin.reaches if origin.readers else ()), *origin.maybe)
+            kernels = (*(origin.reaches if origin.readers else ()), *origin.maybe, *origin.dropped)
             return replace(origin, unseen=tuple(kernel for kernel in kernels
                                                 if kernel[0] not in modules and not settled(*kernel)))
 
@@ -238,7 +243,7 @@ class FlowFacts:
         return [[[sink.site, sink.callee, sorted(sink.backends),
                   [_reach_data(reach) for reach in sink.pairs],
                   sink.unknown, sink.reached, sink.maybe, sink.plain, sink.levels] for sink in self.sinks],
-                [[origin.site, origin.reaches, origin.readers, origin.unseen, origin.maybe, origin.launches]
+                [[origin.site, origin.reaches, origin.readers, origin.unseen, origin.maybe, origin.launches, origin.dropped]
                  for origin in self.origins],
                 [[site, keyword, levels] for site, keyword, levels in self.scalars],
                 [[handed.site, handed.keyword, _reach_data(handed.reach), handed.sinks] for handed in self.handed],
@@ -257,7 +262,8 @@ class FlowFacts:
                                  tuple(unknown), reached, tuple(maybe), plain, tuple(levels))
                       for site, callee, backends, pairs, unknown, reached, maybe, plain, levels in sinks),
                 tuple(OriginAnswer(tuple(site), _sites(reaches), tuple(readers), _sites(unseen), _sites(maybe),
-                                   tuple(launches)) for site, reaches, readers, unseen, maybe, launches in origins),
+                                   tuple(launches), _sites(dropped))
+                      for site, reaches, readers, unseen, maybe, launches, dropped in origins),
                 tuple((tuple(site), keyword, tuple(levels)) for site, keyword, levels in scalars),
                 tuple(Handed(tuple(site), keyword, _reach_of(reach), _sites(sinks)) for site, keyword, reach, sinks in handed),
                 tuple(LostLaunch(tuple(site), launcher, frozenset(backends), tuple(unknown), tuple(through),

@@ -13,7 +13,7 @@ follows (`follows`: a precision argument of `jnp.dot` and its kin):
   rewritten where it is written; otherwise who else reads it (plain XLA code, an installed package).
 
 Values are tuples: ("lit", v), ("level", name), ("def", q), ("class", q), ("inst", q), ("module", m),
-("ext", dotted) an installed package's name, ("obj", dotted) what calling one returned, ("seq", m,
+("ext", dotted) an installed package's name (("ext", dotted, m, site): a hint's member, where written), ("obj", dotted) what calling one returned, ("seq", m,
 site, n), ("map", m, site), ("map", m, site, what) a mapping of keys not known (a comprehension's
 result, `zip`'s and the rows it builds), ("partial", m, site), ("kwargs", q) / ("args", q) a function's `**`/`*`
 parameter, ("bound", q, inst), ("method", container, name), ("items", mapping) what `mapping.items()`

@@ -10,7 +10,7 @@ where every reader is a Mosaic kernel's followed call."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Optional, Protocol
+from typing import Iterable, Iterator, Optional, Protocol
 
 from codemods.analysis.flow.flow_facts import (
     INSTALLED, INSTALLED_VALUE, NO_FLOW, NO_PRECISION, Backends, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, Site, SinkAnswer,
@@ -40,6 +40,7 @@ class Linker(Protocol):
     follows: dict[str, tuple]  # a followed callee -> (its argument's position, its keyword)
     sinks: dict[tuple[str, Site], tuple[str, str, set]]  # (module, site) -> (callee, function, values)
     readers: dict[tuple, set[str]]  # a literal or mapping -> who reads it besides followed calls in kernel code
+    keys: dict[tuple, set]  # a heap value (a partial, a mapping) -> the keys of its fields
     passed: dict[tuple, dict[tuple, set]]  # (mapping, key) -> {where it is written: values}
     spreads: dict[tuple[str, Site], set]  # a followed call -> the mappings it spreads
     keyword_arguments: dict[tuple[str, Site, str], KeywordArgument]  # (module, call, followed keyword) ->
@@ -374,6 +375,32 @@ def _written(linker: Linker, spread: set, key: str) -> tuple[dict[tuple, tuple[s
     return written, unknown
 
 
+def _partial_keywords(linker: Linker, partials: Iterable[tuple]) -> list[tuple]:
+    """What `partials` bind as keywords (`partial(body, accuracy=HINT)`): where the body is one nothing
+    the link follows launches, or one it does not know, they reach none of the followed calls' values."""
+    return [value for owner in partials for key in sorted(linker.keys.get(owner, ()), key=repr)
+            if isinstance(key, tuple) and key[0] == "kw" for value in linker.read(owner, key)]
+
+
+def _unknown_bodies(linker: Linker) -> list[tuple]:
+    """The partials Mosaic launches run as their bodies, of a function the link does not know
+    (`partial(REGISTRY[0], accuracy=HINT)`): a hint one binds may reach a body nothing launches."""
+    return [partial for backends, body in ((linker.launched[at][1], linker.launched[at][2]) for at in sorted(linker.launched))
+            if set(backends) & _HINT_REJECTERS for partial in sorted(
+                value for value in body if value[0] == "partial" and not any(
+                    fn[0] in _CALLABLE for fn in linker.read(value, "fn")))]
+
+
+def _members(hints: Iterable[tuple], said_in: set[str]) -> Iterator[tuple[str, Site]]:
+    """Where the hints' members (`lax.AccuracyMode.HIGHEST`, `Linker` tags them) among `hints`, passed
+    on by name or not, are written, those written in a module other than `said_in`: the kernel's, and
+    the one that passes it on (whose own findings, or notes, say it where it is written)."""
+    for hint in hints:
+        member = hint[3] if hint[0] == "hint" else hint
+        if member[0] == "ext" and len(member) == 4 and member[2] not in said_in:
+            yield member[2], member[3]
+
+
 def _kernel_code(linker: Linker, function: str, plain: set[str]) -> bool:
     """Whether `function` runs only in kernels the link follows (not plain code's, not a maybe launch's)."""
     held = linker.backends.get(function, set())
@@ -392,6 +419,9 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
     found: dict[str, list[tuple]] = {}
     doubted: dict[tuple, list[tuple[str, Site, str, tuple[str, ...]]]] = {}  # read through **options only where
     # a launch the link does not follow may run it (`_doubted`)
+    dropped: dict[tuple, set[tuple[str, Site, str]]] = {}  # a hint's member's site -> where the whole run drops it
+    doubted_members: dict[tuple, list[tuple[str, Site, str, tuple[str, ...]]]] = {}  # -> kernels' calls, as `doubted`
+    unknown_bodies = _unknown_bodies(linker)
     for (module, site), (callee, function, values) in sorted(linker.sinks.items()):
         if linker.follows.get(callee, (None, ""))[1] != HINT:
             continue
@@ -431,6 +461,23 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
         shared = bool(backends) and function in plain
         in_kernels = sorted(origin for origin, scope in direct.items()
                             if linker.backends.get(scope) or (*origin, function) not in linker.bound) if shared else []
+        # A body nothing launches as the link sees (it takes refs): its module's analysis says [manual] there
+        unlaunched = () if held or function in plain or function in linker.invoked or not linker.takes_refs(function) \
+            else (f"a launch the analysis does not find (`{function}` takes refs as kernel bodies do)",)
+        if rejects or maybe or unlaunched:  # where each hint's member reaching it is dropped: its entry or call in
+            # **options, the call that passes it to an op plain code runs too, or else the op; or the op's [manual]
+            passed = [value for value in values if value[0] == "hint" and value not in located] + \
+                (_partial_keywords(linker, [*(owner for owner in linker.keys if owner[0] == "partial" and any(
+                    fn[:2] == ("def", function) for fn in linker.read(owner, "fn"))),
+                    *unknown_bodies]) if unlaunched else [])
+            for at, hints in [*((at, held_values) for at, (held_values, _) in written.items()),
+                              *([(at, [value for value in passed if (value[1], value[2]) == at]) for at in in_kernels]
+                                if shared else [((module, site), passed)])]:
+                for member in _members(hints, {at[0], module}):
+                    if rejects:
+                        dropped.setdefault(member, set()).add((*at, callee))
+                    else:
+                        doubted_members.setdefault(member, []).append((module, site, callee, maybe or unlaunched))
         if shared and any(_hint(value) and value[0] not in ("hint", "unknown") and value not in located
                           for value in values):
             unknown.append("a hint the analysis does not locate where it is written")
@@ -462,6 +509,9 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
                 {(reader, at, callee) for reader, at, callee, *_ in reads})), others))
         elif (module, site) in doubted:
             origins.setdefault(module, []).append(_doubted(site, (), doubted[module, site]))
+    for module, site in sorted(dropped.keys() | doubted_members.keys()):
+        origins.setdefault(module, []).append(replace(_doubted(site, (), doubted_members.get((module, site), ())),
+                                                      dropped=tuple(sorted(dropped.get((module, site), ())))))
     for module, written_here in origins.items():
         facts = answers.get(module, NO_FLOW)
         answers[module] = replace(facts, origins=tuple(sorted(facts.origins + tuple(written_here), key=lambda o: o.site)))

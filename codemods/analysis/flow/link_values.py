@@ -141,7 +141,10 @@ class Values(Heap):
         if kind == "attr":
             if expr[2] == "value" and expr[1][0] == "attr":  # `Mode.EXACT.value`: an Enum member's value?
                 return self._member_values(expr[1], module) or self._attributes_of(self._eval(expr[1], module), "value")
-            return self._attributes_of(self._eval(expr[1], module), expr[2])
+            found = self._attributes_of(self._eval(expr[1], module), expr[2])
+            # a hint's member (summary.py): an installed package's value, tagged with where it is written
+            return found if len(expr) == 3 else {(*value, module, expr[3]) if value[0] == "ext" else value
+                                                 for value in found}
         if kind == "item":
             owners = self._eval(expr[1], module)
             for owner in owners:  # `options["accuracy"]`: code of its own reads the mapping's entries

@@ -69,7 +69,8 @@ def moved_answers(flow: dict[str, FlowFacts], moves: dict[str, dict[Site, Site]]
             tuple(replace(sink, site=site(module, sink.site), pairs=tuple(map(reach, sink.pairs)),
                           unknown=described(sink.unknown), maybe=described(sink.maybe)) for sink in facts.sinks),
             tuple(replace(origin, site=site(module, origin.site), readers=described(origin.readers),
-                          reaches=calls(origin.reaches), maybe=calls(origin.maybe), launches=described(origin.launches))
+                          reaches=calls(origin.reaches), maybe=calls(origin.maybe), launches=described(origin.launches),
+                          dropped=calls(origin.dropped))
                   for origin in facts.origins),
             tuple((site(module, at), keyword, levels) for at, keyword, levels in facts.scalars),
             tuple(replace(handed, site=site(module, handed.site), reach=reach(handed.reach),
@@ -97,8 +98,8 @@ def _with_sites(data: tuple, move: Callable[[Site], Site]) -> tuple:
             if kind == "map":
                 return (kind, move(tuple(value[1])), tuple((key, expr(item)) for key, item in inner))
             return (kind, move(tuple(value[1])), tuple(expr(item) for item in inner))
-        if kind in ("attr", "item"):
-            return (kind, expr(value[1]), value[2])
+        if kind in ("attr", "item"):  # (a hint's member with its site, summary.py)
+            return (kind, expr(value[1]), value[2], *(move(tuple(site)) for site in value[3:]))
         if kind == "either":
             return (kind, tuple(expr(item) for item in value[1]))
         return value

@@ -10,6 +10,9 @@ A summary holds symbolic expressions (`Expr`, nested tuples), never resolved acr
     ("var", scope, name)        a variable: of a function (scope: its qualified name) or of the module
     ("dotted", name)            an imported name, absolute (`jax.lax.Precision`, `pkg.cfg.PAIR`)
     ("attr", expr, name)        ("item", expr, key)   key: a literal, or None where it is computed
+    ("attr", expr, name, site)  a member of an `AccuracyMode` (`lax.AccuracyMode.HIGHEST`): an `accuracy=`
+                                hint, with where it is written (a run over that file alone names the
+                                kernel that rejects it: `OriginAnswer.dropped`)
     ("call", number)            what the module's call `number` returns
     ("seq", site, (expr, ...))  a tuple or list literal        ("map", site, ((key, expr), ...))
     ("def", qualified)          a function defined here          ("class", qualified)
@@ -32,6 +35,7 @@ Expr = tuple
 Site = tuple[int, int]
 
 _BUILTINS = frozenset(dir(builtins))
+_HINT_MEMBERS = "AccuracyMode"  # the class whose members are `accuracy=` hints: their sites are kept
 # Parameter kinds, as the linker binds arguments to them.
 POSITIONAL, KEYWORD_ONLY, STAR, DOUBLE_STAR = "positional", "keyword", "*", "**"
 _DYNAMIC_LOOKUPS = {"getattr": "getattr with a computed name", "globals": "globals()", "vars": "vars()",
@@ -389,7 +393,10 @@ class _Builder:
         if isinstance(node, ast.Name):
             return scope.lookup(node.id, self.imports, self.name)
         if isinstance(node, ast.Attribute):
-            return ("attr", self._expr(node.value, scope), node.attr)
+            owner = self._expr(node.value, scope)
+            named = owner[2] if owner[0] == "attr" else owner[1] if owner[0] == "dotted" else ""
+            return ("attr", owner, node.attr) if named.rpartition(".")[2] != _HINT_MEMBERS else \
+                ("attr", owner, node.attr, (node.lineno, node.col_offset))
         if isinstance(node, ast.Subscript):
             return ("item", self._expr(node.value, scope), _key(node.slice))
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):  # (a set's elements at positions no read asks for)
