@@ -51,10 +51,11 @@ def _run(source: str, version=TARGET, floor=None, path: str = "m.py", select: st
     (PJIT + "__all__ = ['pjit', 1, name]\n", None, [(1, 35, "JAX130", "manual", REEXPORTED, None, False)]),
     (PJIT + "__all__ = ('x', 'pjit')\n", None, [(1, 35, "JAX130", "manual", REEXPORTED, None, False)]),
     (PJIT + "__all__ = []\n__all__ += ['pjit']\n", None, [(1, 35, "JAX130", "manual", REEXPORTED, None, False)]),
-    # Not __all__, or not a list or tuple of it: not re-exported, so a fix. (The text stays: the
-    # engine keeps an import whose name any string of the module holds, engine/fixes.py _names_used.)
-    (PJIT + "x.__all__ = ['pjit']\n", None, [(1, 35, "JAX130", "fixed", DROPPED, "safe", False)]),
-    (PJIT + "names = ['pjit']\n", None, [(1, 35, "JAX130", "fixed", DROPPED, "safe", False)]),
+    # Not __all__, or not a list or tuple of it: not re-exported, so a fix. The engine keeps an import
+    # whose name a string of `__all__` (or of an annotation) holds, engine/fixes.py _names_used: the
+    # text stays there; any other string is text, and the import goes.
+    (PJIT + "x.__all__ = ['pjit']\n", "x.__all__ = ['pjit']\n", [(1, 1, "JAX130", "fixed", DROPPED, "safe", False)]),
+    (PJIT + "names = ['pjit']\n", "names = ['pjit']\n", [(1, 1, "JAX130", "fixed", DROPPED, "safe", False)]),
     (PJIT + "__all__ = other(['pjit'])\n", None, [(1, 35, "JAX130", "fixed", DROPPED, "safe", False)]),
     (PJIT + "__all__: list = ['pjit']\n", None, [(1, 35, "JAX130", "fixed", DROPPED, "safe", False)]),
     (PJIT + "__all__ = [name]\n", "__all__ = [name]\n", [(1, 1, "JAX130", "fixed", DROPPED, "safe", False)]),
