@@ -552,10 +552,11 @@ def test_facts_key_is_the_facts_sorted(tmp_path: Path) -> None:
         "kernels": [["body", ["gpu", "tpu"], "launched", "body"]],
         "shared": ["a", "b"],
         "launchers": [["pkg.launch", 1, "kernel", ["cpu", "gpu"]]], "through": [], "read_elsewhere": [],
-        "precision_wrappers": [], "flow": [[], [], [], [], [], []]}
+        "precision_wrappers": [], "flow": [[], [], [], [], [], []], "x64_elsewhere": []}
     assert facts_key(NO_FACTS) == \
         '{"kernels": [], "shared": [], "launchers": [], "through": [], "read_elsewhere": [], "precision_wrappers": [], ' \
-        '"flow": [[], [], [], [], [], []]}'
+        '"flow": [[], [], [], [], [], []], "x64_elsewhere": []}'
+    assert json.loads(facts_key(replace(FACTS, x64_elsewhere=("pkg.main", 3))))["x64_elsewhere"] == ["pkg.main", 3]
     assert json.loads(facts_key(replace(FACTS, through=(("pkg.ops.lax", "jax.lax"),))))["through"] == [["pkg.ops.lax", "jax.lax"]]
     assert json.loads(facts_key(replace(FACTS, read_elsewhere=(("MIXED", ("pkg.reference",)),))))["read_elsewhere"] == \
         [["MIXED", ["pkg.reference"]]]

@@ -180,6 +180,8 @@ class ModuleFacts:
     # What the whole-program value flow says of its followed calls and of the literals it writes
     # that reach another module's kernels (codemods/analysis/flow/link.py).
     flow: FlowFacts = NO_FLOW
+    # Where another module of the project may turn jax_enable_x64 on (process-wide): (module, line).
+    x64_elsewhere: tuple = ()
 
     @property
     def holds_kernels(self) -> bool:

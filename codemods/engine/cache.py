@@ -423,7 +423,7 @@ def _facts_entry(facts: ModuleFacts) -> dict:
             "read_elsewhere": [[name, list(readers)] for name, readers in facts.read_elsewhere],
             "precision_wrappers": [[name, position, keyword, sorted(backends), plain]
                                    for name, position, keyword, backends, plain in facts.precision_wrappers],
-            "flow": facts.flow.as_data()}
+            "flow": facts.flow.as_data(), "x64_elsewhere": list(facts.x64_elsewhere)}
 
 
 _NO_FACTS_KEY = json.dumps(_facts_entry(NO_FACTS))

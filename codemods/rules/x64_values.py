@@ -11,6 +11,7 @@ from codemods.analysis.module import FUNCTIONS, ModuleIndex, ordered_arguments
 from codemods.analysis.names import display, find_arg, has_double_star, has_star, one_line, value_of
 from codemods.analysis.presets import spell_dtype
 from codemods.analysis.visible_dtypes import FLOATS, NARROWED, SIGNED, UNSIGNED, dtype_named, dtypes_named, value_dtype
+from codemods.analysis.x64_switch import x64_switch
 from codemods.base import JaxTransform
 from codemods.capabilities import x64_rejection
 from codemods.engine.diagnostics import Applicability, Kind
@@ -32,28 +33,9 @@ ARANGE = "jax.numpy.arange"
 _ARGMAX = {"jax.numpy.argmax": "argmax", "jax.numpy.argmin": "argmin"}
 # Reductions whose integer (or bool) operand is summed as jax's default int (int64 under x64).
 _INTEGER_REDUCTIONS = frozenset({"jax.numpy.sum", "jax.numpy.prod"})
-# How a module turns x64 on: a config name, or jax's context managers.
-_X64_NAMES = frozenset({"jax_enable_x64", "JAX_ENABLE_X64"})
-_X64_FUNCTIONS = frozenset({"jax.experimental.enable_x64", "jax.enable_x64"})
-_OFF = (False, 0, "0", "false", "False")
-
-
 def enables_x64(module: ModuleIndex) -> bool:
-    """Whether the module may turn jax_enable_x64 on: `jax.config.update("jax_enable_x64", ...)` with
-    anything but False, `os.environ["JAX_ENABLE_X64"] = ...`, `jax.experimental.enable_x64()`."""
-    if "x64" not in module.text.lower() and not any("x64" in name.lower() for name in module.through.values()):
-        return False  # every spelling says x64 (its import, or what another module's import reads as): no walk
-    turned_off = {id(call.args[0]) for call in module.calls if len(call.args) == 2
-                  and isinstance(call.args[1], ast.Constant) and call.args[1].value in _OFF}
-    for node in ast.walk(module.tree):
-        if isinstance(node, ast.Constant) and node.value in _X64_NAMES:
-            if id(node) not in turned_off:
-                return True
-        elif isinstance(node, ast.Attribute) and node.attr == "jax_enable_x64":
-            return True
-        elif isinstance(node, (ast.Name, ast.Attribute)) and module.qualified_names(node) & _X64_FUNCTIONS:
-            return True
-    return False
+    """Whether the module may turn jax_enable_x64 on (see x64_switch)."""
+    return x64_switch(module) is not None
 
 
 class X64Values(JaxTransform):
@@ -65,7 +47,9 @@ class X64Values(JaxTransform):
             sites = list(self._explicit(call, proven=self._proven_kernel(call)))
             implicit = list(self._implicit(call))
             if implicit and (self._module_enables_x64 or self._proven_kernel(call)):
-                sites += implicit
+                where = "" if self._proven_kernel(call) else self._x64_where()
+                sites += [(source, case, (f"{message}{where}", fix, applicability))
+                          for source, case, (message, fix, applicability) in implicit]
             # A helper plain XLA code calls too keeps its 64-bit values there: reported, not rewritten.
             if sites and not self.shared_with_xla(call):
                 for source, case, planned in sites:
@@ -75,7 +59,16 @@ class X64Values(JaxTransform):
 
     @functools.cached_property
     def _module_enables_x64(self) -> bool:
-        return enables_x64(self.module)
+        """Whether x64 may be on where this module's kernels run: it turns it on, or another module of
+        the project does (the flag is process-wide)."""
+        return enables_x64(self.module) or bool(self.analysis.facts.x64_elsewhere)
+
+    def _x64_where(self) -> str:
+        """Where another module turns x64 on, said in a finding whose fix only x64 calls for."""
+        if not self.analysis.facts.x64_elsewhere or enables_x64(self.module):
+            return ""
+        name, line = self.analysis.facts.x64_elsewhere
+        return f"; x64 is turned on in `{name}` line {line}"
 
     def _backends(self, call: ast.Call):
         """The backends of the kernel `call` runs in, if Mosaic TPU is among them (it rejects 64-bit values)."""
@@ -137,7 +130,7 @@ class X64Values(JaxTransform):
         message, fix, applicability = planned
         error = x64_rejection(MOSAIC_TPU, "float64 value" if case == "float64 value" else "int64 value",
                               self.settings.jax_version)
-        rejected = f"with jax_enable_x64, Mosaic TPU kernels reject a 64-bit operand: \"{error}\""
+        rejected = f"with jax_enable_x64, Mosaic TPU kernels reject a 64-bit operand: \"{error}\"{self._x64_where()}"
         lines: dict[str, list[int]] = {}
         for launch, position, operand in operands:
             lines.setdefault(f"{_operand(position)} (`{one_line(self.module.segment(operand))}`)", []).append(

@@ -111,6 +111,8 @@ class ProjectBase:
         self._fact_dependencies: dict[str, frozenset] = {}
         self._table_dependencies: set = set()
         self._part_values: dict[_Dependency, object] = {}
+        self._x64_sites: Optional[list[tuple[str, int]]] = None  # see `_x64_elsewhere`
+        self._processes: dict[str, set[str]] = {}  # see `_same_process`
         self._memos_of_this_fact: list[set] = []  # see `_remembered`
         self._made_in_this_fact: list[tuple[dict, object]] = []  # the (memo, key) it computed
         self._cycle_in_this_fact = False

@@ -11,15 +11,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
+from codemods.analysis.flow.graph import closure
 from codemods.analysis.kernel_scope import Backends, KERNEL_MARKER, MAYBE, ModuleFacts, find_kernels, precision_wrappers
 from codemods.analysis.module import import_binding
 from codemods.analysis.project.base import ProjectBase
-from codemods.analysis.project.modules import CONTENT, WRAPPERS, _MAX_REEXPORTS, _Module, _absolute
+from codemods.analysis.project.modules import CONTENT, WRAPPERS, X64, _MAX_REEXPORTS, _Module, _absolute
 from codemods.analysis.project.scan import (
     _POSITIONAL_PRECISION, _hint_offsets, _holder, _launchable_parts, _may_fail_bytes, _may_fail_in_a_kernel,
     _may_wrap_a_precision, _precision_constants, _reaching, _ref_takers, _says_a_launcher,
 )
 from codemods.analysis.project.usage import _MAX_REFERRERS
+from codemods.analysis.x64_switch import says_x64, x64_switch
 
 
 _MAX_CYCLE_ROUNDS = 8  # see ProjectIndex._fact_through_cycles
@@ -35,7 +37,42 @@ class FactsSearch(ProjectBase):
             return ModuleFacts()
         facts = self._own_facts(module)
         flow = self.flow.get(module.name)
-        return facts if flow is None else replace(facts, flow=flow.placed(self.notebook_place))
+        facts = facts if flow is None else replace(facts, flow=flow.placed(self.notebook_place))
+        # (only where kernels may run: elsewhere no rule asks, and the facts stay empty)
+        elsewhere = self._x64_elsewhere(module) if facts.holds_kernels or self._marked(module) else ()
+        return replace(facts, x64_elsewhere=elsewhere) if elsewhere else facts
+
+    def _x64_elsewhere(self, module: _Module) -> tuple:
+        """Where another module that may run in the same process may turn jax_enable_x64 on (the flag
+        is process-wide): (its name, line), the first in the project's order; () if none. Each
+        module's line is a part kept by value (X64), so that a warm run reads only the changed
+        modules' bytes for it."""
+        if self._x64_sites is None:
+            self._x64_sites = [(other.name, line) for other in self._in_order(self._modules)
+                               if (line := self._x64_line(other))]
+        return next(((name, line) for name, line in self._x64_sites
+                     if name != module.name and module.name in self._same_process(name)), ())
+
+    def _same_process(self, name: str) -> set[str]:
+        """The modules a process that imports module `name` may import too: what its importers,
+        however indirect, and it import, however indirectly (a `conftest.py` no module imports
+        reaches only its own imports; another package of the same tree, nothing)."""
+        if name not in self._processes:
+            self._processes[name] = closure(closure({name}, self._importers), self._imports_of)  # type: ignore[attr-defined]
+        return self._processes[name]
+
+    def _x64_line(self, module: _Module) -> int:
+        dependency = (module.name, X64)
+        if dependency not in self._part_values:
+            line = 0
+            # (jax's own modules name the flag to define it; a module that says x64 nowhere is not parsed)
+            if module.name.split(".")[0] not in ("jax", "jaxlib") and says_x64(self._bytes(module)):
+                with self._quiet():
+                    index = self._index(module)
+                switch = x64_switch(index) if index is not None else None
+                line = switch.lineno if switch is not None else 0
+            self._part_values[dependency] = line
+        return self._part_values[dependency]  # type: ignore[return-value]
 
     def learn_facts(self, paths: "Iterable[Path | str]") -> None:
         """Work out the facts of the modules at `paths`, in order, but for the link's answers, which

@@ -60,6 +60,7 @@ CONTENT, IMPORTS, MARKER, TOP_LEVEL, LAUNCHERS = "content", "imports", "marker",
 
 
 WRAPPERS = "wrappers"  # its precision wrappers (see `_precision_wrappers`), kept by value as LAUNCHERS
+X64 = "x64"  # the line where it may turn jax_enable_x64 on, 0 if none (see `_x64_line`), kept by value for every module
 
 
 # Parts of the project as a whole, under the module name "" (no module's): whether a module is in

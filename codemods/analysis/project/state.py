@@ -11,7 +11,7 @@ from codemods.analysis.kept_summaries import KeptSummaries
 from codemods.analysis.kernel_scope import ModuleFacts
 from codemods.analysis.project.base import ProjectBase
 from codemods.analysis.project.modules import (
-    CONTENT, IMPORTS, KERNEL_LAND, LAUNCHERS, MARKER, PROJECT, SEARCH, WRAPPERS, _Dependency, _KEPT,
+    CONTENT, IMPORTS, KERNEL_LAND, LAUNCHERS, MARKER, PROJECT, SEARCH, WRAPPERS, X64, _Dependency, _KEPT,
     _NOT_SUMMARISED, _hash, _launchers_value, _wrappers_value,
 )
 from codemods.analysis.flow.summary import ModuleSummary, as_data
@@ -62,6 +62,7 @@ class KeptState(ProjectBase):
         contents = {name: self._content_hash(module) for name, module in self._modules.items()}
         needed = set(self._table_dependencies).union(*self._fact_dependencies.values())
         parts = {dependency: self._value_of(dependency) for dependency in needed}
+        parts.update({dependency: value for dependency, value in self._part_values.items() if dependency[1] == X64})
         reachable = sorted(self._reachable) if self._reachable is not None else None
         launching = sorted(self._launching) if self._launching is not None else None
         kept = self._summary_store.hashes
@@ -148,6 +149,8 @@ class KeptState(ProjectBase):
                     value = _launchers_value(self._launch_helpers(module))
                 elif part == WRAPPERS:
                     value = _wrappers_value(self._precision_wrappers(module))
+                elif part == X64:
+                    value = self._x64_line(module)
                 else:
                     value = self._top_level_entry(module, part[1])
             self._part_values[dependency] = value
