@@ -865,11 +865,13 @@ import jax
 jax.config.update("jax_enable_x64", True)
 '''
 X64_KERNEL = '''\
+import importlib
+
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
-import x64_setup  # turns jax_enable_x64 on: this module does not say so
+importlib.import_module("x64_setup")  # turns jax_enable_x64 on: an import the project index does not read
 
 PLATFORM = "tpu"
 
@@ -887,7 +889,8 @@ def build():
 
 
 def test_x64_turned_on_in_another_module_is_explained_from_the_traceback(tmp_path: Path) -> None:
-    """x64 is turned on where the kernel's module cannot see it, so `fix` leaves its float64 zeros
+    """x64 is turned on where the kernel's module cannot see it (a module it imports by name, an
+    import the project index does not read: tests/test_x64_elsewhere.py has one it reads), so `fix` leaves its float64 zeros
     and int64 argmax alone; the traceback (the float64 sum stored to the float32 ref, on the line
     that adds them, not the ones that make them) proves x64 on in that kernel, and explain fixes
     both: the program then lowers."""

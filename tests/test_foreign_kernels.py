@@ -100,14 +100,14 @@ def _write(root: Path, kmod: str, others: dict[str, str]) -> Path:
 
 
 @contextlib.contextmanager
-def _imported(root: Path):
-    """pkg.entry, imported from `root`, and jax's x64 setting put back after (JAX005's module sets it)."""
+def _imported(root: Path, module: str = "pkg.entry"):
+    """`module`, imported from `root`, and jax's x64 setting put back after (JAX005's modules set it)."""
     saved = jax.config.jax_enable_x64
     sys.path.insert(0, str(root))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            yield importlib.import_module("pkg.entry")
+            yield importlib.import_module(module)
     finally:
         sys.path.remove(str(root))
         for name in [name for name in sys.modules if name.split(".")[0] == "pkg"]:
@@ -115,8 +115,9 @@ def _imported(root: Path):
         jax.config.update("jax_enable_x64", saved)
 
 
-def _lowering_error(root: Path) -> "str | None":
-    with _imported(root) as entry, jax_support.abstract_tpu():
+def lowering_error(root: Path, module: str = "pkg.entry") -> "str | None":
+    """What lowering `module`'s `run` for TPU says (None: it lowers)."""
+    with _imported(root, module) as entry, jax_support.abstract_tpu():
         x = jax.ShapeDtypeStruct((8, 128), jnp.float32)
         try:
             return jax_support.lowering_error(jax.jit(entry.run), (x,), "tpu")
@@ -128,7 +129,7 @@ def _lowering_error(root: Path) -> "str | None":
 def test_a_kernel_launched_from_another_module_through_a_third_is_fixed(case: str, tmp_path: Path) -> None:
     kmod, error, others = CASES[case]
     folder = _write(tmp_path, kmod, others)
-    assert error in (_lowering_error(tmp_path) or ""), _lowering_error(tmp_path)
+    assert error in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
     rule = case.split("-")[0]
     results = run([folder], registry.select([rule]), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1,
                   project=discover([folder]))
@@ -141,4 +142,4 @@ def test_a_kernel_launched_from_another_module_through_a_third_is_fixed(case: st
     if case == "JAX008" and jax_support.JAX_VERSION < (0, 11):  # placeholders print int32 only there: a note
         assert [finding.kind for finding in findings] == [Kind.MANUAL], findings
         return
-    assert _lowering_error(tmp_path) is None, findings
+    assert lowering_error(tmp_path) is None, findings

@@ -5,17 +5,10 @@ are 64-bit under x64 (exact without x64: jax uses those 32-bit dtypes then) and 
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import os
-import sys
 import textwrap
 import time
-import warnings
 from pathlib import Path
-
-import jax
-import jax.numpy as jnp
 
 from codemods import registry
 from codemods.engine.cache import ResultCache
@@ -23,6 +16,7 @@ from codemods.engine.discovery import discover
 from codemods.engine.runner import run
 from codemods.settings import Settings
 from tests import jax_support
+from tests.test_foreign_kernels import lowering_error
 
 SETTINGS = Settings(jax_support.JAX_VERSION, unsafe_fixes=True)
 _FILES = {
@@ -68,29 +62,8 @@ def _write(root: Path, files: dict[str, str]) -> Path:
     return folder
 
 
-@contextlib.contextmanager
-def _main(root: Path):
-    """pkg.main imported from `root` (it turns x64 on), and jax's x64 setting put back after."""
-    saved = jax.config.jax_enable_x64
-    sys.path.insert(0, str(root))
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            yield importlib.import_module("pkg.main")
-    finally:
-        sys.path.remove(str(root))
-        for name in [name for name in sys.modules if name.split(".")[0] == "pkg"]:
-            del sys.modules[name]
-        jax.config.update("jax_enable_x64", saved)
-
-
 def _lowering_error(root: Path) -> "str | None":
-    with _main(root) as main, jax_support.abstract_tpu():
-        x = jax.ShapeDtypeStruct((8, 128), jnp.float32)
-        try:
-            return jax_support.lowering_error(jax.jit(main.run), (x,), "tpu")
-        except Exception as error:  # Mosaic's own checks raise others
-            return f"{type(error).__name__}: {error}"
+    return lowering_error(root, "pkg.main")  # it turns x64 on, then imports pkg.entry's run
 
 
 def _findings(folder: Path, cache: "Path | None" = None):
