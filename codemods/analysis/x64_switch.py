@@ -16,8 +16,10 @@ _OFF = (False, 0, "0", "false", "False")
 
 
 def says_x64(raw: bytes) -> bool:
-    """Whether the bytes may turn x64 on: every spelling says x64 (no parse where none does)."""
-    return b"x64" in raw or b"X64" in raw
+    """Whether the bytes may turn x64 on, by a name that says so (`jax_enable_x64`, `JAX_ENABLE_X64`,
+    `enable_x64`): no parse where none does (`x64` alone is in many a platform's name). A module that
+    calls enable_x64 by a name another module re-exports it as is seen by its own rules only."""
+    return b"enable_x64" in raw or b"ENABLE_X64" in raw
 
 
 def x64_switch(module: ModuleIndex) -> Optional[ast.AST]:
