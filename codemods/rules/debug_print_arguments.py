@@ -52,14 +52,12 @@ class DebugPrintArguments(JaxTransform):
         """Plan the cast one argument needs; whether it needed one (fixed or noted). Only a vector
         indexed down to a scalar (`v[0, 0]`) is looked at: a vector prints in any dtype, and a scalar
         made otherwise (a reduction) fails in ways a cast of the argument does not mend."""
-        if not (isinstance(argument, ast.Subscript) and _scalar_index(argument.slice)):
-            return False
         version = self.settings.jax_version
-        dtype = value_dtype(argument.value, self.module)
+        dtype = _indexed_dtype(argument, self.module)
         if dtype is None or dtype == "uint32":  # uint32: int32 would change its value
             return False
-        narrow = dtype not in scalar_dtypes(MOSAIC_TPU, version)
-        target = ("float32" if dtype in FLOATS else "int32") if narrow else dtype
+        target = _cast_to(dtype, version)
+        narrow = target != dtype
         printable = placeholder_dtypes(MOSAIC_TPU, version)
         code = one_line(self.module.segment(argument))
         if narrow:
@@ -133,10 +131,21 @@ def _printed_dtype(argument: ast.expr, module, version) -> Optional[str]:
     """The scalar dtype `argument` prints once JAX008's cast (if any) is applied; None where not visible."""
     if isinstance(argument, ast.Call) and module.qualified_names(argument.func) & GRID_INDICES:
         return "int32"
+    dtype = _indexed_dtype(argument, module)
+    return None if dtype is None else _cast_to(dtype, version)
+
+
+def _indexed_dtype(argument: ast.expr, module) -> Optional[str]:
+    """The dtype of a vector indexed down to a scalar (`v[0, 0]`) where the source shows it; else None."""
     if not (isinstance(argument, ast.Subscript) and _scalar_index(argument.slice)):
         return None
-    dtype = value_dtype(argument.value, module)
-    if dtype is None or dtype in scalar_dtypes(MOSAIC_TPU, version):
+    return value_dtype(argument.value, module)
+
+
+def _cast_to(dtype: str, version) -> str:
+    """What JAX008 casts a scalar's vector of `dtype` to: float32 or int32 where Mosaic TPU cannot index
+    it down to a scalar, else the dtype itself."""
+    if dtype in scalar_dtypes(MOSAIC_TPU, version):
         return dtype
     return "float32" if dtype in FLOATS else "int32"
 
