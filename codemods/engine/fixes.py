@@ -583,9 +583,9 @@ def _names_used(code: str) -> set[str]:
         if isinstance(node, ast.Name):
             names.add(node.id)
         for part in _read_as_names(node):
-            names |= {text.value for text in ast.walk(part) if isinstance(text, ast.Constant) and isinstance(text.value, str)}
-            names |= {name for text in ast.walk(part) if isinstance(text, ast.Constant) and isinstance(text.value, str)
-                      for name in _names_in_annotation(text.value)}
+            for text in ast.walk(part):
+                if isinstance(text, ast.Constant) and isinstance(text.value, str):
+                    names |= {text.value, *_names_in_annotation(text.value)}
     return names
 
 
