@@ -44,10 +44,11 @@ class X64Values(JaxTransform):
             backends = self._backends(call)
             if not backends:
                 continue
-            sites = list(self._explicit(call, proven=self._proven_kernel(call)))
+            proven = self._proven_kernel(call)
+            sites = list(self._explicit(call, proven=proven))
             implicit = list(self._implicit(call))
-            if implicit and (self._module_enables_x64 or self._proven_kernel(call)):
-                where = "" if self._proven_kernel(call) else self._x64_where()
+            if implicit and (self._module_enables_x64 or proven):
+                where = "" if proven else self._x64_where()
                 sites += [(source, case, (f"{message}{where}", fix, applicability))
                           for source, case, (message, fix, applicability) in implicit]
             # A helper plain XLA code calls too keeps its 64-bit values there: reported, not rewritten.
@@ -61,11 +62,15 @@ class X64Values(JaxTransform):
     def _module_enables_x64(self) -> bool:
         """Whether x64 may be on where this module's kernels run: it turns it on, or another module of
         the project does (the flag is process-wide)."""
-        return enables_x64(self.module) or bool(self.analysis.facts.x64_elsewhere)
+        return self._turns_x64_on_here or bool(self.analysis.facts.x64_elsewhere)
+
+    @functools.cached_property
+    def _turns_x64_on_here(self) -> bool:
+        return enables_x64(self.module)
 
     def _x64_where(self) -> str:
         """Where another module turns x64 on, said in a finding whose fix only x64 calls for."""
-        if not self.analysis.facts.x64_elsewhere or enables_x64(self.module):
+        if not self.analysis.facts.x64_elsewhere or self._turns_x64_on_here:
             return ""
         name, line = self.analysis.facts.x64_elsewhere
         return f"; x64 is turned on in `{name}` line {line}"
