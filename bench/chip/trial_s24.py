@@ -11,6 +11,7 @@ TPU interpreter on the CPU (float32, HIGHEST): error = max |chip - interpreter| 
     python bench/chip/trial_s24.py                 # on the TPU machine: one line per entry
     python bench/chip/trial_s24.py --interpret     # on a CPU: the same, the kernels interpreted
     python bench/chip/trial_s24.py atan rows       # some entries only
+    python bench/chip/trial_s24.py --variants after
 """
 
 from __future__ import annotations
@@ -55,10 +56,12 @@ def _one(variant: str, name: str, interpret: bool, out: str) -> None:
 
 
 def _spawn(variant: str, name: str, interpret: bool, out: str) -> dict:
-    """One run in its own process: its JSON line, or what ended it."""
+    """One run in its own process: its JSON line, or what ended it. An interpreted run opens no TPU
+    (starting the chip's runtime takes seconds, and a process left holding it would lock out the next)."""
     command = [sys.executable, __file__, "--one", variant, name, out] + (["--interpret"] if interpret else [])
+    env = dict(os.environ, JAX_PLATFORMS="cpu") if interpret else None
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
     except subprocess.TimeoutExpired:
         return {"ok": False, "error": f"timed out after {TIMEOUT_S} s"}
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -88,6 +91,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("entries", nargs="*")
     parser.add_argument("--interpret", action="store_true", help="interpret the kernels on the CPU")
+    parser.add_argument("--variants", default=",".join(VARIANTS), help="which of before,after,explained to run")
     parser.add_argument("--one", nargs=3, metavar=("VARIANT", "ENTRY", "OUT"), help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.one:
@@ -103,7 +107,7 @@ def main() -> int:
             reference = os.path.join(scratch, f"{name}.reference.npz")
             want = _spawn("before", name, True, reference)
             cells = []
-            for variant in VARIANTS:
+            for variant in options.variants.split(","):
                 out = os.path.join(scratch, f"{name}.{variant}.npz")
                 got = _spawn(variant, name, options.interpret, out)
                 cell = f"{variant}: ran" if got["ok"] else f"{variant}: FAILS {got['error']}"

@@ -19,8 +19,8 @@ def count(x, cfg=config.DEFAULT):
 
 
 def _local_kernel(x_ref, o_ref):
-    cols = jnp.arange(128)
-    best = jnp.argmax(x_ref[...], axis=1)
+    cols = jnp.arange(128, dtype=jnp.int32)
+    best = jax.lax.argmax(x_ref[...], 1, jnp.int32)
     o_ref[...] = (cols[None, :] == best[:, None]).astype(jnp.float32)
 
 

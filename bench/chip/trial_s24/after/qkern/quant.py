@@ -4,7 +4,7 @@ import jax.numpy as jnp
 
 def rowmax_kernel(x_ref, o_ref):
     q = x_ref[...].astype(jnp.int8)
-    m = jnp.max(q, axis=1, keepdims=True)
+    m = jnp.max(q.astype(jnp.int32), axis=1, keepdims=True).astype(jnp.int8)
     o_ref[...] = jnp.broadcast_to(m, o_ref.shape).astype(jnp.int32)
 
 
@@ -21,7 +21,7 @@ def rowmax_raw(x_ref, o_ref):
 
 def shift16_kernel(x_ref, o_ref):
     q = x_ref[...].astype(jnp.int16)
-    o_ref[...] = (q >> 3).astype(jnp.int32)
+    o_ref[...] = ((q.astype(jnp.int32) >> 3).astype(jnp.int16)).astype(jnp.int32)
 
 
 def add8_kernel(a_ref, b_ref, o_ref):

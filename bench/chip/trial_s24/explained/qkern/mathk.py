@@ -2,6 +2,8 @@
 import jax.numpy as jnp
 
 from qkern.tables import softplus_inverse
+from jax.experimental.pallas import tpu as pltpu
+from jax import lax
 
 
 def erfc_tpu(x):
@@ -18,6 +20,20 @@ def erfc_tpu(x):
     return jnp.where(x >= 0, tail, 2.0 - tail)
 
 
+def cumsum_tpu(x, axis):
+    """`jnp.cumsum(x, axis)` as log2(n) rolls and adds (a Hillis-Steele scan), which Pallas Mosaic
+    TPU kernels lower (cumsum they do not). Exact for integers; floats are summed in another order.
+    Added by jax-codemod (JAX007).
+    """
+    axis = axis % x.ndim
+    index = lax.broadcasted_iota(jnp.int32, x.shape, axis)
+    shift = 1
+    while shift < x.shape[axis]:
+        x = x + jnp.where(index >= shift, pltpu.roll(x, shift, axis), 0)
+        shift *= 2
+    return x
+
+
 def atan_kernel(x_ref, o_ref):
     o_ref[...] = jnp.arctan2(x_ref[...], 1.0)
 
@@ -31,7 +47,7 @@ def spinv_kernel(x_ref, o_ref):
 
 
 def cumsum_kernel(x_ref, o_ref, *, axis):
-    o_ref[...] = jnp.cumsum(x_ref[...], axis=axis)
+    o_ref[...] = cumsum_tpu(x_ref[...], axis)
 
 
 def erfc_kernel(x_ref, o_ref, **kw):

@@ -21,7 +21,7 @@ def rowmax_raw(x_ref, o_ref):
 
 def shift16_kernel(x_ref, o_ref):
     q = x_ref[...].astype(jnp.int16)
-    o_ref[...] = (q >> 3).astype(jnp.int32)
+    o_ref[...] = ((q.astype(jnp.int32) >> 3).astype(jnp.int16)).astype(jnp.int32)
 
 
 def add8_kernel(a_ref, b_ref, o_ref):
