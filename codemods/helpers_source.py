@@ -135,6 +135,30 @@ def cumprod_tpu(x, axis):
     return x
 
 
+# Index reductions under x64 (JAX005): Mosaic TPU takes only int32 indices, and its own argmax and
+# argmin return the last of tied elements where jnp's return the first (bench/chip/argmax_ties.py).
+
+
+def argmax_tpu(x, axis, keepdims=False):
+    """`jnp.argmax(x, axis, keepdims=keepdims)` with int32 indices, in a form Pallas Mosaic TPU
+    kernels lower under x64 (jnp.argmax's int64 index they reject). Where elements tie, the first,
+    as jnp.argmax returns: Mosaic TPU's own argmax returns the last (jax issue #34620). A NaN counts
+    as the maximum, as in XLA. Added by jax-codemod (JAX005).
+    """
+    hit = (x == jnp.max(x, axis=axis, keepdims=True)) | (x != x)
+    index = lax.broadcasted_iota(jnp.int32, x.shape, axis % x.ndim)
+    return jnp.min(jnp.where(hit, index, x.shape[axis]), axis=axis, keepdims=keepdims)
+
+
+def argmin_tpu(x, axis, keepdims=False):
+    """`jnp.argmin(x, axis)` as argmax_tpu computes argmax: int32 indices, the first of tied elements
+    (Mosaic TPU's own returns the last), a NaN counted as the minimum. Added by jax-codemod (JAX005).
+    """
+    hit = (x == jnp.min(x, axis=axis, keepdims=True)) | (x != x)
+    index = lax.broadcasted_iota(jnp.int32, x.shape, axis % x.ndim)
+    return jnp.min(jnp.where(hit, index, x.shape[axis]), axis=axis, keepdims=keepdims)
+
+
 # Math Pallas Triton kernels have no lowering for (JAX007): each helper computes the function from
 # what Triton lowers (floor, min, max, where, float32 division). Measured in docs/walls.md.
 

@@ -72,6 +72,26 @@ def abstract_tpu() -> Iterator[None]:
         yield
 
 
+@contextlib.contextmanager
+def mosaic_ops(name: str) -> Iterator[list]:
+    """Each `tpu.<name>` op the Mosaic TPU lowering builds meanwhile, as (args, kwargs): what a CPU
+    sees of the ops whose behaviour only the chip shows (a `tpu.log` that aborts its compiler, a
+    `tpu.reduce_index` that breaks ties its own way)."""
+    from jax._src.pallas.mosaic import lowering
+
+    built, build = [], getattr(lowering.tpu, name)
+
+    def recorded(*args, **kwargs):
+        built.append((args, kwargs))
+        return build(*args, **kwargs)
+
+    setattr(lowering.tpu, name, recorded)
+    try:
+        yield built
+    finally:
+        setattr(lowering.tpu, name, build)
+
+
 def lower(fn, args: Sequence, platform: Optional[str]) -> jax.export.Exported:
     """Lower the jitted `fn` for `platform` ("tpu", "cuda"; None: this machine's backend)."""
     platforms = None if platform is None else [platform]

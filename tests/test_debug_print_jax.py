@@ -49,19 +49,10 @@ CHECKED = [golden for golden in GOLDENS if _prints_as_installed(golden)]
 @contextlib.contextmanager
 def mosaic_logs():
     """Each `tpu.log` the Mosaic TPU lowering emits meanwhile: (formatted, its operands' MLIR types)."""
-    from jax._src.pallas.mosaic import lowering
-
-    emitted, emit = [], lowering.tpu.log
-
-    def recorded(args, fmt, formatted, **kwargs):
-        emitted.append((formatted, [str(arg.type) for arg in args]))
-        return emit(args, fmt, formatted=formatted, **kwargs)
-
-    lowering.tpu.log = recorded
-    try:
+    emitted = []
+    with jax_support.mosaic_ops("log") as built:
         yield emitted
-    finally:
-        lowering.tpu.log = emit
+    emitted.extend((kwargs["formatted"], [str(arg.type) for arg in args[0]]) for args, kwargs in built)
 
 
 def lowering_error(path: Path, entry: str):

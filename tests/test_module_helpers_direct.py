@@ -195,7 +195,9 @@ def test_with_a_helpers_module_its_body_imports_are_not_added() -> None:
     ("import jax.numpy as np\n", "def h(x):\n    return np.float32(x)\n", ()),
     ("from jax import numpy as jnp2, numpy as a\n", "def h(x):\n    return a.float32(x)\n", ()),
     ("import jax\n", "def h(x):\n    return jnp.float32(x)\n", (("jax.numpy", None, "jnp"),)),
-    ("import numpy as jnp\n", "def h(x):\n    return jnp.float32(x)\n", (("jax.numpy", None, "jnp"),)),
+    ("import numpy as jnp\n", "def h(x):\n    return jnp_2.float32(x)\n", (("jax.numpy", None, "jnp_2"),)),
+    ("jnp = None\n", "def h(x):\n    return jnp_2.float32(x)\n", (("jax.numpy", None, "jnp_2"),)),
+    ("import numpy as jnp\njnp_2 = 0\n", "def h(x):\n    return jnp_3.float32(x)\n", (("jax.numpy", None, "jnp_3"),)),
     ("def f():\n    import jax.numpy as np\n", "def h(x):\n    return jnp.float32(x)\n", (("jax.numpy", None, "jnp"),)),
 ])
 def test_the_helper_uses_the_modules_own_imports(source: str, code: str, needs: tuple) -> None:
@@ -210,6 +212,13 @@ def test_a_need_the_module_lacks_is_kept_when_another_is_renamed() -> None:
     _, plan = _use("import jax.numpy as np\n", helper)
     assert plan.imports_to_add == [("jax", "lax", None)]
     assert plan.definitions[0].code == "def h(x):\n    return lax.abs(np.float32(x))\n"
+
+
+def test_a_from_import_the_module_binds_to_something_else_is_aliased() -> None:
+    """`lax = None` below the inserted `from jax import lax` would be what the helper's body reads."""
+    _, plan = _use("import jax.numpy as jnp\nlax = None\n", reference_helper("argmax_tpu"))
+    assert plan.imports_to_add == [("jax", "lax", "lax_2")]
+    assert "index = lax_2.broadcasted_iota(" in plan.definitions[0].code
 
 
 def test_the_reference_rsqrt_in_a_module_that_imports_lax_under_another_name() -> None:

@@ -34,6 +34,7 @@ LAUNCHES = {
         "row_sum": (jnp.int32, "integer sum"),
         "positive_count": (jnp.float32, "integer sum"),
         "argmax": (jnp.float32, "argmax"),
+        "argmax_keepdims": (jnp.float32, "argmax"),
         "iota": (jnp.float32, "iota"),
         "float64_scale": (jnp.float32, "float64 value"),
     },
@@ -49,8 +50,7 @@ LAUNCHES = {
     "explicit_dtypes_without_x64": {"run": (jnp.float32, None)},
 }
 # Kernels a [manual] finding leaves as written: they fail as the finding quotes, before and after.
-LEFT_AS_WRITTEN = {"x64_enabled_in_module": {"argmax_keepdims": (jnp.float32, "argmax")},
-                   "x64_launch_operands": {"last_best_column": (jnp.float32, "int64 value")}}
+LEFT_AS_WRITTEN = {"x64_launch_operands": {"last_best_column": (jnp.float32, "int64 value")}}
 
 
 @contextlib.contextmanager
@@ -129,12 +129,46 @@ def _run_interpreted(path: Path, entry: str, x, x64: bool, monkeypatch):
         return np.asarray(jax.jit(getattr(module, entry))(x))
 
 
-@pytest.mark.parametrize("golden, entry, dtype, case", [param for param in PARAMS if param.values[3] is not None])
-def test_the_output_under_x64_computes_what_the_input_computes_without_it(golden, entry, dtype, case, monkeypatch):
-    """The fix writes the dtypes jax uses without x64: the same values, now with x64 on too."""
+def _inputs(kind: str, dtype):
+    """Normal draws; values that repeat each row's maximum and minimum (an argmax's ties); NaNs among those."""
     import numpy as np
 
-    x = jnp.asarray((np.random.default_rng(0).standard_normal((8, 128)) * 3).astype(dtype))
+    if kind == "normal":
+        return jnp.asarray((np.random.default_rng(0).standard_normal((8, 128)) * 3).astype(dtype))
+    x = ((np.arange(8 * 128).reshape(8, 128) % 37) - 18) / 7.0
+    if kind == "nan":
+        x[2, 50] = x[2, 70] = x[5, 3] = np.nan
+    return jnp.asarray(x.astype(dtype))
+
+
+@pytest.mark.parametrize("golden, entry, dtype, case, kind", [
+    pytest.param(*param.values, kind, id=f"{param.id}-{kind}") for param in PARAMS if param.values[3] is not None
+    for kind in ("normal", "ties", "nan")[:3 if param.values[3] == "argmax" else 2]])
+def test_the_output_under_x64_computes_what_the_input_computes_without_it(golden, entry, dtype, case, kind,
+                                                                         monkeypatch):
+    """The fix writes the dtypes jax uses without x64: the same values, now with x64 on too; an
+    argmax the first of tied elements, and a NaN's index, as jnp.argmax gives them."""
+    import numpy as np
+
+    x = _inputs(kind, dtype)
     without = _run_interpreted(FIXTURES / f"{golden}.in.py", entry, x, False, monkeypatch)
     fixed = _run_interpreted(FIXTURES / f"{golden}.out.py", entry, x, True, monkeypatch)
     assert fixed.dtype == without.dtype and np.array_equal(fixed, without)
+
+
+@pytest.mark.parametrize("golden, entry, dtype, case", [param for param in PARAMS if param.values[3] == "argmax"])
+def test_a_fixed_argmax_builds_no_mosaic_reduce_index(golden, entry, dtype, case) -> None:
+    """On a TPU v5e Mosaic's `tpu.reduce_index` (its argmax and argmin) returns the last of tied
+    elements, where jnp.argmax returns the first (bench/chip/argmax_ties_v5e.txt); the interpreter
+    breaks ties as XLA does, so the values above cannot show it. The fixed kernel must not build it,
+    and the original (lowered without x64, where it lowers) does: this is what the check can see."""
+    def reduce_indices(path: Path, x64: bool) -> int:
+        with x64_as_the_module_sets_it(), warnings.catch_warnings(), jax_support.mosaic_ops("reduce_index") as built:
+            warnings.simplefilter("ignore")
+            module = jax_support.load_program(path, f"x64_ri_{path.stem.replace('.', '_')}_{entry}_{x64}")
+            jax.config.update("jax_enable_x64", x64)
+            jax.export.export(jax.jit(getattr(module, entry)), platforms=["tpu"])(jax.ShapeDtypeStruct((8, 128), dtype))
+        return len(built)
+
+    assert reduce_indices(FIXTURES / f"{golden}.in.py", x64=False) >= 1
+    assert reduce_indices(FIXTURES / f"{golden}.out.py", x64=True) == 0

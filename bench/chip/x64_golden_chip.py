@@ -30,10 +30,13 @@ from narrow_golden_chip import interpreted, on_chip, report  # noqa: E402
 from tests import jax_support  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures" / "x64"
-# Distinct values in each row (an argmax has one answer), small integers (exact in every dtype here).
+# Distinct values in each row (an argmax has one answer), small integers (exact in every dtype here);
+# then values that repeat each row's maximum: Mosaic TPU's own argmax returns the last of them, jnp's
+# the first (bench/chip/argmax_ties_v5e.txt), and the fix's argmax_tpu must give the first.
 X = (np.random.default_rng(0).permuted(np.tile(np.arange(128), (8, 1)), axis=1) - 64).astype(np.float32)
-# Launches the golden's findings leave [manual] (argmax with keepdims: no rewrite): they fail as written.
-MANUAL = {("x64_enabled_in_module", "argmax_keepdims"), ("x64_launch_operands", "last_best_column")}
+X_TIES = ((np.arange(8 * 128).reshape(8, 128) % 37) - 18).astype(np.float32)
+# Launches the golden's findings leave [manual]: they fail as written.
+MANUAL = {("x64_launch_operands", "last_best_column")}
 
 
 def rows_of(golden: str, entries: list[str], must_fail: bool) -> list[tuple[str, bool, str]]:
@@ -41,16 +44,17 @@ def rows_of(golden: str, entries: list[str], must_fail: bool) -> list[tuple[str,
     rewritten = jax_support.load_program(FIXTURES / f"{golden}.out.py", f"x64_{golden}_out")
     rows = []
     for entry in entries:
-        x = jnp.asarray(X)
-        ran_before, before = on_chip(getattr(original, entry), x)
-        after, error = on_chip(getattr(rewritten, entry), x)
-        want = interpreted(original, entry, x)
-        same = after is not None and np.array_equal(after, want.astype(after.dtype))
-        failed_as_said = (before is not None) if must_fail else (ran_before is not None)
-        if (golden, entry) in MANUAL:
-            same = error is not None
-        rows.append((f"{golden} {entry}", failed_as_said and same,
-                     f".in: {before or 'ran'} | .out: {error or ('same bits as the interpreter' if same else 'DIFFERS')}"))
+        for label, values in (("", X), (" (ties)", X_TIES)):
+            x = jnp.asarray(values)
+            ran_before, before = on_chip(getattr(original, entry), x)
+            after, error = on_chip(getattr(rewritten, entry), x)
+            want = interpreted(original, entry, x)
+            same = after is not None and np.array_equal(after, want.astype(after.dtype))
+            failed_as_said = (before is not None) if must_fail else (ran_before is not None)
+            if (golden, entry) in MANUAL:
+                same = error is not None
+            rows.append((f"{golden} {entry}{label}", failed_as_said and same,
+                         f".in: {before or 'ran'} | .out: {error or ('same bits as the interpreter' if same else 'DIFFERS')}"))
     return rows
 
 

@@ -13,6 +13,7 @@ import ast
 import builtins
 import dataclasses
 import functools
+import itertools
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
@@ -119,7 +120,9 @@ class HelperInserter:
     def _in_module_names(self, helper: Helper) -> Helper:
         """The helper spelled with the module's own imports: what the module already imports is not
         imported again, and where it binds it under another name (`import jax.numpy as np`) the body
-        uses that name (`np.float32`)."""
+        uses that name (`np.float32`). A name the module binds to something else (`lax = None`,
+        `import numpy as jnp`) is imported under a free one (`from jax import lax as lax_2`): the
+        import would rebind the module's own name, or the module's name would replace the helper's."""
         renames: dict[str, str] = {}
         needs: list[Need] = []
         for need in helper.needs:
@@ -128,10 +131,15 @@ class HelperInserter:
                 name for name, bindings in self.scope.bindings.items()
                 if any(binding.imported == target for binding in bindings)
             )
-            if not names:
+            bound = _bound(need)
+            if not names and self._taken(bound):
+                alias = next(f"{bound}_{k}" for k in itertools.count(2) if not self._taken(f"{bound}_{k}"))
+                needs.append((need[0], need[1], alias))
+                renames[bound] = alias
+            elif not names:
                 needs.append(need)
-            elif _bound(need) not in names:
-                renames[_bound(need)] = names[0]
+            elif bound not in names:
+                renames[bound] = names[0]
         if not renames:  # libcst dedupes an import only in the module's leading imports, not below a cell of magics
             return Helper(helper.name, helper.template, tuple(needs))
         return Helper(helper.name, _rename_names(helper.template, renames), tuple(needs))

@@ -8,8 +8,10 @@ from typing import Iterator, Optional
 
 from codemods.analysis.kernel_scope import MOSAIC_TPU, describe_backends
 from codemods.analysis.module import FUNCTIONS, ModuleIndex, ordered_arguments
+from codemods.analysis.module_helpers import reference_helper
 from codemods.analysis.names import display, find_arg, has_double_star, has_star, one_line, value_of
 from codemods.analysis.presets import spell_dtype
+from codemods.analysis.value_containers import constant_index
 from codemods.analysis.visible_dtypes import FLOATS, NARROWED, SIGNED, UNSIGNED, dtype_named, dtypes_named, value_dtype
 from codemods.analysis.x64_switch import x64_switch
 from codemods.base import JaxTransform
@@ -126,7 +128,7 @@ class X64Values(JaxTransform):
                 for maker in self._makers(operand):
                     if self.kernels.kernel_of(maker) is not None:
                         continue  # kernel code: the walk over the module's calls has it
-                    for source, case, planned in [*self._explicit(maker, "XLA code"), *self._implicit(maker)]:
+                    for source, case, planned in [*self._explicit(maker, "XLA code"), *self._implicit(maker, kernel=False)]:
                         reaches.setdefault(source, (case, planned, []))[2].append((launch, position, operand))
         return reaches
 
@@ -323,13 +325,14 @@ class X64Values(JaxTransform):
 
     # -- defaults that are 64-bit under x64: fixed where x64 may be on --
 
-    def _implicit(self, call: ast.Call) -> Iterator[tuple[ast.AST, str, "Planned"]]:
+    def _implicit(self, call: ast.Call, kernel: bool = True) -> Iterator[tuple[ast.AST, str, "Planned"]]:
+        """The defaults of `call` that are 64-bit under x64; `kernel`: whether it runs in a kernel."""
         names = self.module.qualified_names(call.func)
         name = next(iter(sorted(names & (_DEFAULT_FLOAT | {ARANGE} | set(_ARGMAX) | _INTEGER_REDUCTIONS))), None)
         if name is None or has_double_star(call):
             return
         if name in _ARGMAX:
-            yield from self._argmax(call, name)
+            yield from self._argmax(call, name, kernel)
             return
         if find_arg(call, _DTYPE_POSITIONS.get(name), ("dtype",)) is not None or \
                 (name == ARANGE and any(isinstance(arg, ast.Starred) for arg in call.args)):
@@ -382,29 +385,48 @@ class X64Values(JaxTransform):
                 and self._visibly_int(bindings[0].value, depth - 1)
         return False
 
-    def _argmax(self, call: ast.Call, name: str) -> Iterator[tuple[ast.AST, str, "Planned"]]:
-        """jnp.argmax indexes as jax's default int (int64 under x64) and takes no index dtype:
-        `lax.argmax(x, axis, jnp.int32)` is the same reduction with int32 indices."""
+    def _argmax(self, call: ast.Call, name: str, kernel: bool) -> Iterator[tuple[ast.AST, str, "Planned"]]:
+        """jnp.argmax indexes as jax's default int (int64 under x64) and takes no index dtype. In XLA
+        code `lax.argmax(x, axis, jnp.int32)` is the same reduction with int32 indices; in a kernel
+        Mosaic TPU's own argmax returns the last of tied elements, not the first (a TPU v5e:
+        bench/chip/argmax_ties.py), so there the fix calls argmax_tpu, which keeps jnp's first."""
         function = _ARGMAX[name]
         operand = find_arg(call, 0, ("a",))
         axis = find_arg(call, 1, ("axis",))
+        keepdims = find_arg(call, 3, ("keepdims",)) if kernel else None
+        keep = value_of(keepdims) if keepdims is not None else None
+        out = find_arg(call, 2, ("out",))
+        written_none = out is not None and isinstance(value_of(out), ast.Constant) and value_of(out).value is None
         fix = FixPlan()
-        lax = self._lax(fix)
-        others = [argument for argument in ordered_arguments(call)
-                  if argument is not operand and argument is not axis]
-        axis_value = value_of(axis) if axis is not None else None
-        if operand is None or has_star(call) or others or lax is None or not (
-                isinstance(axis_value, ast.Constant) and type(axis_value.value) is int and axis_value.value >= 0):
-            what = ("keepdims=, out=, a negative or unwritten axis" if lax is not None
+        lax = None if kernel else self._lax(fix)
+        others = [argument for argument in ordered_arguments(call) if argument not in (operand, axis, keepdims)
+                  and not (argument is out and written_none)]
+        axis_number = constant_index(value_of(axis)) if axis is not None else None
+        if operand is None or has_star(call) or others or axis_number is None \
+                or (keep is not None and not (isinstance(keep, ast.Constant) and type(keep.value) is bool)) \
+                or not (kernel or (lax is not None and axis_number >= 0)):
+            what = ("out=, an unwritten axis, a keepdims= not written True or False" if kernel
+                    else "keepdims=, out=, a negative or unwritten axis" if lax is not None
                     else "this module imports neither jax nor jax.lax, and its `lax` names something else")
+            how = (f"`{function}_tpu(x, axis)` (codemods/helpers_source.py: int32 indices, the first of tied "
+                   f"elements; Mosaic TPU's own {function} returns the last)" if kernel
+                   else f"`lax.{function}(x, axis, jnp.int32)` (the axis counted from 0)")
             yield call, "argmax", (f"{display(name)} returns jax's default int, int64 under x64, and takes no index "
-                                   f"dtype: write {function} as `lax.{function}(x, axis, jnp.int32)` (the axis "
-                                   f"counted from 0), which the tool does not write here ({what})", None,
-                                   Applicability.SAFE)
+                                   f"dtype: write {function} as {how}, which the tool does not write here ({what})",
+                                   None, Applicability.SAFE)
+            return
+        operand_code = self.module.segment(value_of(operand))
+        if kernel:
+            helper = self.use_helper(fix, reference_helper(f"{function}_tpu"))
+            kept = ", keepdims=True" if keep is not None and keep.value else ""
+            self.replace(fix, call, f"{helper}({operand_code}, {axis_number}{kept})")
+            yield call, "argmax", (f"{display(name)} -> {helper}(...): jnp.{function} returns jax's default int, int64 "
+                                   f"indices under x64; {helper} returns int32 indices and, where elements tie, the "
+                                   f"first, as jnp.{function} does (Mosaic TPU's own {function} returns the last)",
+                                   fix, Applicability.SAFE)
             return
         spelled = spell_dtype("int32", self.module)
-        operand_code = self.module.segment(value_of(operand))
-        self.replace(fix, call, f"{lax}.{function}({operand_code}, {axis_value.value}, {spelled})")
+        self.replace(fix, call, f"{lax}.{function}({operand_code}, {axis_number}, {spelled})")
         yield call, "argmax", (f"{display(name)} -> {lax}.{function}(..., {spelled}): jnp.{function} returns jax's "
                                "default int, int64 indices under x64; lax's takes the index dtype, int32 as without "
                                "x64", fix, Applicability.SAFE)
@@ -510,7 +532,9 @@ RULE = Rule(
         the dtype they have without x64 too: `jnp.zeros/ones/empty` without a dtype get
         `dtype=jnp.float32`, `jnp.arange` gets `dtype=jnp.int32` (float32 over float bounds),
         `jnp.sum/prod` of visibly integer or bool values get `dtype=jnp.int32`, and
-        `jnp.argmax/argmin(x, axis=k)` become `lax.argmax(x, k, jnp.int32)`. Each fix is safe:
+        `jnp.argmax/argmin(x, axis=k)` become `argmax_tpu(x, k)` in a kernel (int32 indices, and the
+        first of tied elements as jnp's: Mosaic TPU's own argmax returns the last) and
+        `lax.argmax(x, k, jnp.int32)` in XLA code. Each fix is safe:
         unchanged without x64, and what Mosaic TPU lowers with it; an arange whose bounds are not
         visibly ints is unsafe (a float bound would now give int32), and a kernel Triton or Mosaic GPU
         also lowers changes there too under x64 (unsafe). An argmax the tool cannot rewrite, a
@@ -538,8 +562,8 @@ RULE = Rule(
         ->  acc = jnp.zeros((8, 128), dtype=jnp.int32)
         cols = jnp.arange(128)                     (x64 on in the module)
         ->  cols = jnp.arange(128, dtype=jnp.int32)
-        best = jnp.argmax(scores, axis=1)
-        ->  best = lax.argmax(scores, 1, jnp.int32)
+        best = jnp.argmax(scores, axis=1)          (in a kernel)
+        ->  best = argmax_tpu(scores, 1)
     """,
     words=(),
     # Whole: `sum` is in `einsum`; `int` (Python's type as a dtype) in every file.
