@@ -43,6 +43,8 @@ ENTRIES = {
     "proj_factory": ("models.blocks:proj", lambda: (_f32(), _w())),
     "gelu_kwargs": ("models.blocks:gelu_tol", lambda: (_f32(),)),
     "angle_factory": ("models.blocks:angle", lambda: (_f32(),)),
+    "wrap_factory": ("models.blocks:wrap", lambda: (_f32(),)),
+    "sinh_method": ("models.blocks:hyper", lambda: (_f32(),)),
     "dense_f32": ("models.blocks:dense_f32", lambda: (_f32(), _w())),
     "dense_bf16": ("models.blocks:dense_bf16", lambda: (_f32(16), _w())),
     "dense_pair": ("models.blocks:dense_pair", lambda: (_f32(), _w())),

@@ -67,3 +67,15 @@ def dense_pair(x, w):
 def ffn(x, w, cfg=CFG):
     body = functools.partial(dense.ffn_kernel, precision=cfg.mlp.up_precision)
     return _launch(body, x, w, cols=w.shape[1], out_dtype=jnp.float32)
+
+
+def wrap(x):
+    from tkern import trig
+
+    return _launch(trig.make_wrap_kernel(2.0), x)
+
+
+def hyper(x):
+    from tkern.trig import Hyperbolic
+
+    return _launch(Hyperbolic(0.5).sinh_kernel, x)
