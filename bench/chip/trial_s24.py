@@ -24,7 +24,8 @@ import subprocess
 import sys
 import tempfile
 
-HERE = pathlib.Path(__file__).resolve().parent / "trial_s24"
+# the trial's folder: trial_s24, or the one a later trial's runner names (trial_s25.py; children inherit it)
+HERE = pathlib.Path(os.environ.get("TRIAL_DIR") or pathlib.Path(__file__).resolve().parent / "trial_s24")
 VARIANTS = ("before", "after", "explained")
 TIMEOUT_S = 300
 

@@ -5,7 +5,7 @@
 # TPU still fails, `explain --write --unsafe-fixes` on its traceback (twice over the entries).
 set -e
 tool=$1; python=$2; version=$3; dest=$4
-here=$(cd "$(dirname "$0")" && pwd)
+here=${TRIAL_DIR:-$(cd "$(dirname "$0")" && pwd)}  # a later trial (trial_s25/make.sh) names its own folder
 rm -rf "$dest/after" "$dest/explained"
 cp -r "$here/before" "$dest/after"
 (cd "$dest/after" && "$tool" --jax-version "$version" --write --unsafe-fixes . && "$tool" --jax-version "$version" --write --unsafe-fixes .) || true

@@ -1,0 +1,4 @@
+"""Pallas TPU kernels of tinyattn."""
+from tkern.attn import AttnKernels
+
+__all__ = ["AttnKernels"]
