@@ -150,6 +150,13 @@ def _edges(pairs: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
     return edges
 
 
+def _split_backends(held: set[str]) -> tuple[Backends, tuple[str, ...]]:
+    """A function's backends (`Linker.backends`): those of the kernels the link follows it into, and how
+    launches it does not follow may run it (the `MAYBE` ones, without the mark)."""
+    return (frozenset(backend for backend in held if not backend.startswith(MAYBE)),
+            tuple(sorted(backend[len(MAYBE):] for backend in held if backend.startswith(MAYBE))))
+
+
 def answers(linker: Linker) -> dict[str, FlowFacts]:
     """Each module's flow facts from a solved link (modules with none are left out)."""
     plain = _plain(linker)
@@ -161,8 +168,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
         if linker.follows.get(callee, (None, ""))[1] == HINT:
             continue  # `_hint_answers`
         held = linker.backends.get(function, set())
-        backends = frozenset(backend for backend in held if not backend.startswith(MAYBE))
-        maybe = tuple(sorted(backend[len(MAYBE):] for backend in held if backend.startswith(MAYBE)))
+        backends, maybe = _split_backends(held)
         if not held or function in plain:
             for value in values:  # plain XLA code reads it
                 linker.read_by(value, f"`{callee}` outside kernels ({module}:{site[0]})")
@@ -514,8 +520,7 @@ class _HintFlow:
         """One followed hint call: who reads the hints reaching it where they are written, where their
         members are dropped, and what its own answer says where some kernel runs it."""
         held = self.linker.backends.get(function, set())
-        backends = frozenset(backend for backend in held if not backend.startswith(MAYBE))
-        maybe = tuple(sorted(backend[len(MAYBE):] for backend in held if backend.startswith(MAYBE)))
+        backends, maybe = _split_backends(held)
         call = (module, site, callee)
         written, by_name, located, unknown = _hints_reaching(self.linker, module, site, values)
         direct = {(hint[1], hint[2]): hint[4] for hint in by_name}  # where written -> the scope passing it
