@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Mapping, Optional
 
 from codemods.analysis.flow.flow_facts import FlowFacts
+from codemods.analysis.kernel_backends import Launcher
 from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, Backends
 from codemods.analysis.flow.link_answers import HINT, MAYBE, KeywordArgument, answers
 from codemods.analysis.flow.link_binding import Binding
@@ -275,39 +276,50 @@ class Linker(Binding):
             return {found for owner in args[0][1] for attribute in names for found in self._attribute(owner, attribute)}
         launcher = LAUNCHERS.get(name)
         if launcher is not None:
-            body = given.get(launcher.body_keyword) or self._positional(args, launcher.body_position)
-            backends = self._selected(launcher.selectors, given) or launcher.backends
-            if not body:  # `@plgpu.kernel(out_type=...)`, `@pl.core_map(mesh)`: the body comes with the next call;
-                # one given but holding nothing yet (`pl.pallas_call(kernel, ...)` evaluated before `kernel =
-                # partial(...)`): the call is evaluated again when it grows (it was taken for a decorator, and
-                # the kernel's own arguments, `call(x, w)`, for a body)
-                given_body = launcher.body_keyword in given or any(starred for starred, _ in args) or (
-                    launcher.body_position is not None and len(args) > launcher.body_position)
-                if not given_body:
-                    return {("launcher", name, backends)}
-                body = set()  # (recorded: one that never grows is lost, `REGISTRY["main"]` of an empty dict)
-            # One of several functions (`IMPLEMENTATIONS[mode]`): one that takes no refs is more likely
-            # plain code than a body, so it may run there, not surely (a pair in it is [manual]).
-            several = len({value for value in body if value[0] in ("def", "bound", "partial", "inst")}) > 1
-            written = dict(call.keywords).get(launcher.body_keyword) if launcher.body_keyword in given else \
-                call.args[launcher.body_position][1] if launcher.body_position is not None \
-                and launcher.body_position < len(call.args) else None
-            self._record_launch(name, backends, body, call, module, written)
-            for value in body:
-                unsure = several and value[0] in ("def", "bound") and not self.takes_refs(value[1])
-                self._launch(value, frozenset({f"{MAYBE}a launch that may run one of several functions "
-                                               f"({module}:{call.site[0]})"}) if unsure else backends, call, module)
-            return {("obj", name)}
+            return self._launch_call(name, launcher, args, given, call, module)
         followed = self.follows.get(name)
         if followed is not None:
-            position, keyword = followed
-            values = given.get(keyword) or self._positional(args, position)
-            for spread in (held for name_, held in keywords if name_ is None):  # `**options`
-                values = values | {found for mapping in spread for found in self._item(mapping, keyword)}
-                self.spreads.setdefault((module, call.site), set()).update(spread)
-            self.sinks.setdefault((module, call.site), (name, call.scope, set()))[2].update(values)
-            return {("obj", name)}
+            return self._followed_call(name, followed, args, keywords, given, call, module)
         self._escape(args, keywords, call, module, name)
+        return {("obj", name)}
+
+    def _launch_call(self, name: str, launcher: Launcher, args: list, given: dict, call: Call, module: str) -> set:
+        """A launcher's call (`pl.pallas_call(body, ...)`): the body it is given runs in kernels of the backends
+        it selects; one given no body yet (`@pl.core_map(mesh)`) is a launcher its next call gives one."""
+        body = given.get(launcher.body_keyword) or self._positional(args, launcher.body_position)
+        backends = self._selected(launcher.selectors, given) or launcher.backends
+        if not body:  # `@plgpu.kernel(out_type=...)`, `@pl.core_map(mesh)`: the body comes with the next call;
+            # one given but holding nothing yet (`pl.pallas_call(kernel, ...)` evaluated before `kernel =
+            # partial(...)`): the call is evaluated again when it grows (it was taken for a decorator, and
+            # the kernel's own arguments, `call(x, w)`, for a body)
+            given_body = launcher.body_keyword in given or any(starred for starred, _ in args) or (
+                launcher.body_position is not None and len(args) > launcher.body_position)
+            if not given_body:
+                return {("launcher", name, backends)}
+            body = set()  # (recorded: one that never grows is lost, `REGISTRY["main"]` of an empty dict)
+        # One of several functions (`IMPLEMENTATIONS[mode]`): one that takes no refs is more likely
+        # plain code than a body, so it may run there, not surely (a pair in it is [manual]).
+        several = len({value for value in body if value[0] in ("def", "bound", "partial", "inst")}) > 1
+        written = dict(call.keywords).get(launcher.body_keyword) if launcher.body_keyword in given else \
+            call.args[launcher.body_position][1] if launcher.body_position is not None \
+            and launcher.body_position < len(call.args) else None
+        self._record_launch(name, backends, body, call, module, written)
+        for value in body:
+            unsure = several and value[0] in ("def", "bound") and not self.takes_refs(value[1])
+            self._launch(value, frozenset({f"{MAYBE}a launch that may run one of several functions "
+                                           f"({module}:{call.site[0]})"}) if unsure else backends, call, module)
+        return {("obj", name)}
+
+    def _followed_call(self, name: str, followed: tuple, args: list, keywords: list, given: dict, call: Call,
+                       module: str) -> set:
+        """A followed call (`lax.dot(x, w, precision=...)`): what its followed argument or keyword may be,
+        `**options` spread into it included, is its sink's (`sinks`, `spreads`)."""
+        position, keyword = followed
+        values = given.get(keyword) or self._positional(args, position)
+        for spread in (held for name_, held in keywords if name_ is None):  # `**options`
+            values = values | {found for mapping in spread for found in self._item(mapping, keyword)}
+            self.spreads.setdefault((module, call.site), set()).update(spread)
+        self.sinks.setdefault((module, call.site), (name, call.scope, set()))[2].update(values)
         return {("obj", name)}
 
     def _wrapping(self) -> bool:

@@ -10,7 +10,7 @@ where every reader is a Mosaic kernel's followed call."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Iterator, Optional, Protocol
+from typing import Iterable, Iterator, NamedTuple, Optional, Protocol
 
 from codemods.analysis.flow.flow_facts import (
     INSTALLED, INSTALLED_VALUE, NO_FLOW, NO_PRECISION, Backends, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, Site, SinkAnswer,
@@ -150,6 +150,13 @@ def _edges(pairs: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
     return edges
 
 
+def _split_backends(held: set[str]) -> tuple[Backends, tuple[str, ...]]:
+    """A function's backends (`Linker.backends`): those of the kernels the link follows it into, and how
+    launches it does not follow may run it (the `MAYBE` ones, without the mark)."""
+    return (frozenset(backend for backend in held if not backend.startswith(MAYBE)),
+            tuple(sorted(backend[len(MAYBE):] for backend in held if backend.startswith(MAYBE))))
+
+
 def answers(linker: Linker) -> dict[str, FlowFacts]:
     """Each module's flow facts from a solved link (modules with none are left out)."""
     plain = _plain(linker)
@@ -161,8 +168,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
         if linker.follows.get(callee, (None, ""))[1] == HINT:
             continue  # `_hint_answers`
         held = linker.backends.get(function, set())
-        backends = frozenset(backend for backend in held if not backend.startswith(MAYBE))
-        maybe = tuple(sorted(backend[len(MAYBE):] for backend in held if backend.startswith(MAYBE)))
+        backends, maybe = _split_backends(held)
         if not held or function in plain:
             for value in values:  # plain XLA code reads it
                 linker.read_by(value, f"`{callee}` outside kernels ({module}:{site[0]})")
@@ -411,107 +417,203 @@ def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]
     """Each followed hint's call (`HINT`) in kernel code: where the hints that reach it through
     `**options` are written, and whether each may be dropped there (every reader a Mosaic kernel's
     followed call, not plain code's); the call keywords and dict entries to drop, in the modules
-    that write them."""
-    # where written -> (module, site, callee, who else reads it, whether that kernel's lowering rejects it,
-    # whether it is dropped where written rather than at the call: it reaches the call through **options,
-    # or is passed by kernel code to a function plain code runs too)
-    readers_of: dict[tuple, list[tuple[str, Site, str, set, bool, bool]]] = {}
-    found: dict[str, list[tuple]] = {}
-    doubted: dict[tuple, list[tuple[str, Site, str, tuple[str, ...]]]] = {}  # read through **options only where
-    # a launch the link does not follow may run it (`_doubted`)
-    dropped: dict[tuple, set[tuple[str, Site, str]]] = {}  # a hint's member's site -> where the whole run drops it
-    doubted_members: dict[tuple, list[tuple[str, Site, str, tuple[str, ...]]]] = {}  # -> kernels' calls, as `doubted`
-    unknown_bodies = _unknown_bodies(linker)
+    that write them. Every call is read before any is answered: a place that writes a hint is
+    answered from all the calls that read it (`_HintFlow`)."""
+    flow = _HintFlow(linker, plain)
     for (module, site), (callee, function, values) in sorted(linker.sinks.items()):
-        if linker.follows.get(callee, (None, ""))[1] != HINT:
-            continue
-        held = linker.backends.get(function, set())
-        backends = frozenset(backend for backend in held if not backend.startswith(MAYBE))
-        maybe = tuple(sorted(backend[len(MAYBE):] for backend in held if backend.startswith(MAYBE)))
-        written, unknown = _written(linker, linker.spreads.get((module, site), set()), HINT)
-        unknown += [why for value in values if _hint(value) and value[0] == "unknown" and (why := _describe_unknown(value))]
-        located = {value for held_values, _ in written.values() for value in held_values}
-        # Read at the call by name (`accuracy=cfg.accuracy`, the op's own keyword), located where written
-        # (`Linker._located_hints`): who reads it is known there, and it is dropped at the call.
-        direct = {(value[1], value[2]): value[4] for value in values if value[0] == "hint" and value not in located}
-        if (module, site) in linker.spreads and not unknown and any(
-                _hint(value) and value not in located and value[0] != "hint" for value in values):
-            unknown.append("a mapping the analysis does not follow to where it is written")
-        if not held or function in plain:
-            other: Optional[str] = f"`{callee}` outside kernels ({module}:{site[0]})"
-        elif maybe:
-            other = f"`{callee}` in code a launch the analysis does not follow may run ({module}:{site[0]})"
-        else:  # kernel code (a Triton kernel's too: Triton ignores the hint, so dropping it changes nothing there)
-            other = None
+        if linker.follows.get(callee, (None, ""))[1] == HINT:
+            flow.read_call(module, site, callee, function, values)
+    flow.answer_calls(answers)
+    flow.answer_origins(answers)
+
+
+class _HintRead(NamedTuple):
+    """A followed hint call reading a hint written elsewhere (`_HintFlow.reads`)."""
+    module: str
+    site: Site
+    callee: str
+    others: set[str]  # who else reads it: plain code's call, code a launch not followed may run, on the way
+    rejects: bool  # the kernel's lowering rejects the hint (Mosaic's)
+    drop_where_written: bool  # rather than at the call: it reaches the call through **options, or kernel
+    # code passes it to a function plain code runs too
+
+
+class _HintCall(NamedTuple):
+    """A followed hint call in code some kernel runs: what its `SinkAnswer` is made of (`answer_calls`)."""
+    site: Site
+    callee: str
+    backends: Backends
+    written: dict[tuple, tuple[set, set]]  # where the hints reaching it through **options are written (`_written`)
+    in_kernels: list[tuple]  # an op plain code runs too: where the hints kernel code passes it are written
+    unknown: tuple[str, ...]
+    reached: bool
+    maybe: tuple[str, ...]
+    shared: bool  # plain code runs the op too
+
+
+def _others(reads: Iterable[_HintRead]) -> tuple[str, ...]:
+    """Who reads a hint besides the followed calls of kernels."""
+    return tuple(sorted({other for read in reads for other in read.others}))
+
+
+def _hints_reaching(linker: Linker, module: str, site: Site, values: set) -> tuple[dict, list[tuple], set, list[str]]:
+    """Where the hints reaching a followed hint call are written: through `**options` (`_written`), or
+    passed by name (`accuracy=cfg.accuracy`, the op's own keyword: read at the call, located where
+    written by `Linker._located_hints`, and dropped at the call); what `**options` holds, which none
+    passed by name is; and why part of it is not known."""
+    written, unknown = _written(linker, linker.spreads.get((module, site), set()), HINT)
+    unknown += [why for value in values if _hint(value) and value[0] == "unknown" and (why := _describe_unknown(value))]
+    located = {value for held, _ in written.values() for value in held}
+    by_name = [value for value in values if value[0] == "hint" and value not in located]
+    if (module, site) in linker.spreads and not unknown and any(
+            _hint(value) and value not in located and value[0] != "hint" for value in values):
+        unknown.append("a mapping the analysis does not follow to where it is written")
+    return written, by_name, located, unknown
+
+
+def _other_reader(linker: Linker, plain: set[str], call: tuple[str, Site, str], function: str,
+                  maybe: tuple[str, ...]) -> Optional[str]:
+    """Who reads the hints at a followed call besides a kernel the link follows: plain code, or code a
+    launch it does not follow may run; None in kernel code (a Triton kernel's too: Triton ignores the
+    hint, so dropping it changes nothing there)."""
+    module, site, callee = call
+    if not linker.backends.get(function) or function in plain:
+        return f"`{callee}` outside kernels ({module}:{site[0]})"
+    if maybe:
+        return f"`{callee}` in code a launch the analysis does not follow may run ({module}:{site[0]})"
+    return None
+
+
+def _in_kernels(linker: Linker, function: str, direct: dict[tuple, str]) -> list[tuple]:
+    """An op plain code runs too (`act(x, accuracy=None)`, each caller passing its own): where the hints
+    passed by name that may reach it in kernel code are written, all but those plain code's own calls
+    of it pass (those reach plain code's)."""
+    return sorted(origin for origin, scope in direct.items()
+                  if linker.backends.get(scope) or (*origin, function) not in linker.bound)
+
+
+def _unlaunched(linker: Linker, plain: set[str], function: str) -> tuple[str, ...]:
+    """Why a hint call's function may be a kernel body nothing launches as the link sees (it takes refs,
+    and no kernel, plain code or caller runs it): its module's analysis says [manual] there."""
+    if linker.backends.get(function) or function in plain or function in linker.invoked \
+            or not linker.takes_refs(function):
+        return ()
+    return (f"a launch the analysis does not find (`{function}` takes refs as kernel bodies do)",)
+
+
+class _HintFlow:
+    """The followed hint calls of a run, read one by one (`read_call`), then answered: each call in
+    kernel code (`answer_calls`), and each place a hint is written (`answer_origins`), from every
+    call that reads it: to drop there, or why not."""
+
+    def __init__(self, linker: Linker, plain: set[str]) -> None:
+        self.linker, self.plain = linker, plain
+        self.unknown_bodies = _unknown_bodies(linker)
+        self.reads: dict[tuple, list[_HintRead]] = {}  # where a hint is written -> the calls reading it
+        self.doubted: dict[tuple, list[tuple[str, Site, str, tuple[str, ...]]]] = {}  # read through **options
+        # only where a launch the link does not follow may run it (`_doubted`)
+        self.dropped: dict[tuple, set[tuple[str, Site, str]]] = {}  # a hint's member's site -> where the whole run drops it
+        self.doubted_members: dict[tuple, list[tuple[str, Site, str, tuple[str, ...]]]] = {}  # -> kernels' calls, as `doubted`
+        self.calls: dict[str, list[_HintCall]] = {}  # a module -> its hint calls in code some kernel runs
+
+    def read_call(self, module: str, site: Site, callee: str, function: str, values: set) -> None:
+        """One followed hint call: who reads the hints reaching it where they are written, where their
+        members are dropped, and what its own answer says where some kernel runs it."""
+        held = self.linker.backends.get(function, set())
+        backends, maybe = _split_backends(held)
+        call = (module, site, callee)
+        written, by_name, located, unknown = _hints_reaching(self.linker, module, site, values)
+        direct = {(hint[1], hint[2]): hint[4] for hint in by_name}  # where written -> the scope passing it
         rejects = bool(backends & _HINT_REJECTERS)
-        for origin, (_, readers) in written.items():
-            readers_of.setdefault(origin, []).append((module, site, callee, readers | ({other} if other else set()),
-                                                      rejects, True))
-            if maybe and not rejects:
-                doubted.setdefault(origin, []).append((module, site, callee, maybe))
-        for origin, scope in direct.items():
-            # Passed by a call in kernel code (`mathx.act(x, accuracy=...)` in a kernel): it reaches the op
-            # in that kernel's call only, whoever else runs the function. Where plain code runs the op too,
-            # with its own hint, the op cannot drop it: the call that passes it does.
-            passed_by_a_kernel = _kernel_code(linker, scope, plain)
-            readers_of.setdefault(origin, []).append((module, site, callee, {other} if other and not passed_by_a_kernel
-                                                      else set(), rejects, bool(other) and passed_by_a_kernel))
-        # An op plain code runs too (`act(x, accuracy=None)`, each caller passing its own): what may reach
-        # it in kernel code, all but what plain code's own calls of it pass (those reach plain code's).
-        shared = bool(backends) and function in plain
-        in_kernels = sorted(origin for origin, scope in direct.items()
-                            if linker.backends.get(scope) or (*origin, function) not in linker.bound) if shared else []
-        # A body nothing launches as the link sees (it takes refs): its module's analysis says [manual] there
-        unlaunched = () if held or function in plain or function in linker.invoked or not linker.takes_refs(function) \
-            else (f"a launch the analysis does not find (`{function}` takes refs as kernel bodies do)",)
-        if rejects or maybe or unlaunched:  # where each hint's member reaching it is dropped: its entry or call in
-            # **options, the call that passes it to an op plain code runs too, or else the op; or the op's [manual]
-            passed = [value for value in values if value[0] == "hint" and value not in located] + \
-                (_partial_keywords(linker, [*(owner for owner in linker.keys if owner[0] == "partial" and any(
-                    fn[:2] == ("def", function) for fn in linker.read(owner, "fn"))),
-                    *unknown_bodies]) if unlaunched else [])
-            for at, hints in [*((at, held_values) for at, (held_values, _) in written.items()),
-                              *([(at, [value for value in passed if (value[1], value[2]) == at]) for at in in_kernels]
-                                if shared else [((module, site), passed)])]:
-                for member in _members(hints, {at[0], module}):
-                    if rejects:
-                        dropped.setdefault(member, set()).add((*at, callee))
-                    else:
-                        doubted_members.setdefault(member, []).append((module, site, callee, maybe or unlaunched))
+        self._note_reads(call, written, direct, _other_reader(self.linker, self.plain, call, function, maybe),
+                         rejects, maybe)
+        shared = bool(backends) and function in self.plain
+        in_kernels = _in_kernels(self.linker, function, direct) if shared else []
+        unlaunched = _unlaunched(self.linker, self.plain, function)
+        if rejects or maybe or unlaunched:
+            passed = by_name + (self._bound_by_partials(function) if unlaunched else [])
+            places = [*((at, held_values) for at, (held_values, _) in written.items()),
+                      *([(at, [value for value in passed if (value[1], value[2]) == at]) for at in in_kernels]
+                        if shared else [((module, site), passed)])]
+            self._note_members(call, places, rejects, maybe or unlaunched)
         if shared and any(_hint(value) and value[0] not in ("hint", "unknown") and value not in located
                           for value in values):
             unknown.append("a hint the analysis does not locate where it is written")
         if held:  # reached: some value, or mappings the link knows all of (and then no hint is None's)
-            found.setdefault(module, []).append((site, callee, backends, written, in_kernels,
-                                                 tuple(sorted(set(unknown))),
-                                                 bool(values) or (module, site) in linker.spreads, maybe, shared))
+            self.calls.setdefault(module, []).append(_HintCall(
+                site, callee, backends, written, in_kernels, tuple(sorted(set(unknown))),
+                bool(values) or (module, site) in self.linker.spreads, maybe, shared))
 
-    def reach(origin: tuple, spread: bool) -> Reach:
+    def _note_reads(self, call: tuple[str, Site, str], written: dict, direct: dict[tuple, str], other: Optional[str],
+                    rejects: bool, maybe: tuple[str, ...]) -> None:
+        """The call as a reader of each hint reaching it, where that is written: through `**options`, to
+        drop there; passed by a call in kernel code (`mathx.act(x, accuracy=...)` in a kernel), it
+        reaches the op in that kernel's call only, whoever else runs the function: where plain code
+        runs the op too, with its own hint, the op cannot drop it, the call that passes it does."""
+        for origin, (_, readers) in written.items():
+            self.reads.setdefault(origin, []).append(_HintRead(*call, readers | ({other} if other else set()),
+                                                               rejects, True))
+            if maybe and not rejects:
+                self.doubted.setdefault(origin, []).append((*call, maybe))
+        for origin, scope in direct.items():
+            passed_by_a_kernel = _kernel_code(self.linker, scope, self.plain)
+            self.reads.setdefault(origin, []).append(_HintRead(
+                *call, {other} if other and not passed_by_a_kernel else set(), rejects, bool(other) and passed_by_a_kernel))
+
+    def _bound_by_partials(self, function: str) -> list[tuple]:
+        """What partials of `function`, a body nothing launches as the link sees, and those of bodies the
+        link does not know (`_unknown_bodies`) bind as keywords: hints that may reach its call."""
+        linker = self.linker
+        of_function = (owner for owner in linker.keys if owner[0] == "partial" and any(
+            fn[:2] == ("def", function) for fn in linker.read(owner, "fn")))
+        return _partial_keywords(linker, [*of_function, *self.unknown_bodies])
+
+    def _note_members(self, call: tuple[str, Site, str], places: list, rejects: bool, doubts: tuple[str, ...]) -> None:
+        """Where each hint's member reaching `call` is dropped, `places` (its entry or call in `**options`,
+        the call that passes it to an op plain code runs too, or else the op), for the member's own
+        module to say: to drop where the kernel rejects it, else why not (`doubts`: launches not
+        followed, or none found)."""
+        module, _, callee = call
+        for at, hints in places:
+            for member in _members(hints, {at[0], module}):
+                if rejects:
+                    self.dropped.setdefault(member, set()).add((*at, callee))
+                else:
+                    self.doubted_members.setdefault(member, []).append((*call, doubts))
+
+    def _reach(self, origin: tuple, spread: bool) -> Reach:
         """Where a hint reaching a followed call is written: may it be dropped there (every reader a
         kernel's; passed by name: the call that passes it is to drop it), and who else reads it."""
-        reads = readers_of[origin]
-        others = tuple(sorted({other for *_, others, _, _ in reads for other in others}))
-        return Reach(origin[0], origin[1], (), not others and (spread or any(drop for *_, drop in reads)), others)
+        reads = self.reads[origin]
+        others = _others(reads)
+        return Reach(origin[0], origin[1], (), not others and (spread or any(read.drop_where_written for read in reads)),
+                     others)
 
-    for module, sinks in found.items():
-        resolved = tuple(SinkAnswer(site, callee, backends, tuple(
-            [reach(origin, True) for origin in sorted(written)] + [reach(origin, False) for origin in in_kernels]),
-            unknown, reached, maybe, shared)
-            for site, callee, backends, written, in_kernels, unknown, reached, maybe, shared in sinks)
-        facts = answers.get(module, NO_FLOW)
-        answers[module] = replace(facts, sinks=tuple(sorted(facts.sinks + resolved, key=lambda sink: sink.site)))
-    origins: dict[str, list[OriginAnswer]] = {}
-    for (module, site), reads in readers_of.items():
-        others = tuple(sorted({other for *_, others, _, _ in reads for other in others}))
-        # To drop where written (one only kernels read, see `readers_of`); one other code reads too: to say so
-        if any(rejects for *_, rejects, _ in reads) and (others or any(spread for *_, spread in reads)):
-            origins.setdefault(module, []).append(OriginAnswer(site, tuple(sorted(
-                {(reader, at, callee) for reader, at, callee, *_ in reads})), others))
-        elif (module, site) in doubted:
-            origins.setdefault(module, []).append(_doubted(site, (), doubted[module, site]))
-    for module, site in sorted(dropped.keys() | doubted_members.keys()):
-        origins.setdefault(module, []).append(replace(_doubted(site, (), doubted_members.get((module, site), ())),
-                                                      dropped=tuple(sorted(dropped.get((module, site), ())))))
-    for module, written_here in origins.items():
-        facts = answers.get(module, NO_FLOW)
-        answers[module] = replace(facts, origins=tuple(sorted(facts.origins + tuple(written_here), key=lambda o: o.site)))
+    def answer_calls(self, answers: dict[str, FlowFacts]) -> None:
+        """Each hint call in kernel code, with where the hints reaching it are written, among its module's sinks."""
+        for module, calls in self.calls.items():
+            resolved = tuple(SinkAnswer(call.site, call.callee, call.backends, tuple(
+                [self._reach(origin, True) for origin in sorted(call.written)]
+                + [self._reach(origin, False) for origin in call.in_kernels]),
+                call.unknown, call.reached, call.maybe, call.shared) for call in calls)
+            facts = answers.get(module, NO_FLOW)
+            answers[module] = replace(facts, sinks=tuple(sorted(facts.sinks + resolved, key=lambda sink: sink.site)))
+
+    def answer_origins(self, answers: dict[str, FlowFacts]) -> None:
+        """Each place a hint is written, in its module: to drop there where only kernels read it (see
+        `_HintRead`), or that other code reads it too; read only where launches not followed may run;
+        a hint's member dropped (or not) where it is passed on."""
+        origins: dict[str, list[OriginAnswer]] = {}
+        for (module, site), reads in self.reads.items():
+            others = _others(reads)
+            if any(read.rejects for read in reads) and (others or any(read.drop_where_written for read in reads)):
+                origins.setdefault(module, []).append(OriginAnswer(site, tuple(sorted(
+                    {(read.module, read.site, read.callee) for read in reads})), others))
+            elif (module, site) in self.doubted:
+                origins.setdefault(module, []).append(_doubted(site, (), self.doubted[module, site]))
+        for module, site in sorted(self.dropped.keys() | self.doubted_members.keys()):
+            origins.setdefault(module, []).append(replace(_doubted(site, (), self.doubted_members.get((module, site), ())),
+                                                          dropped=tuple(sorted(self.dropped.get((module, site), ())))))
+        for module, written_here in origins.items():
+            facts = answers.get(module, NO_FLOW)
+            answers[module] = replace(facts, origins=tuple(sorted(facts.origins + tuple(written_here), key=lambda o: o.site)))

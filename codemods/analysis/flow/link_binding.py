@@ -53,6 +53,20 @@ class Binding(Readers):
             self._add(("var", function, positional[0][0], *here), {instance})
             given.add(positional[0][0])
             positional = positional[1:]
+        self._bind_positional(function, args, positional, star, given, here)
+        if star:
+            self._add(("var", function, star, *here), {("args", function, *here)})
+        if double:
+            self._add(("var", function, double, *here), {("kwargs", function, *here)})
+        self._bind_keywords(function, keywords, call, caller, names, double, given, here)
+        for name, default in defaults:
+            if name not in given:
+                self._add(("var", function, name, *here), self._eval(default, module))
+
+    def _bind_positional(self, function: str, args: Iterable, positional: list, star: Optional[str], given: set[str],
+                         here: tuple) -> None:
+        """The positional arguments of a call of `function`, each to its parameter (`given`) or its `*args`: a
+        starred tuple of known length element by element, another starred one to any parameter left."""
         position = 0
         for starred, values in args:
             lengths = {value[3] for value in values if value[0] == "seq"}
@@ -82,10 +96,11 @@ class Binding(Readers):
                 position += 1
             elif star:
                 self._field(("args", function, *here), None, values)
-        if star:
-            self._add(("var", function, star, *here), {("args", function, *here)})
-        if double:
-            self._add(("var", function, double, *here), {("kwargs", function, *here)})
+
+    def _bind_keywords(self, function: str, keywords: Iterable, call: Optional[Call], caller: Optional[str],
+                       names: set[str], double: Optional[str], given: set[str], here: tuple) -> None:
+        """The keywords of a call of `function`, with where each is written: a keyword of `call`, one a partial
+        bound (written nowhere known), an entry of a `**mapping` (its keys not known: any parameter not given)."""
         written = {name for name, _ in call.keywords if name is not None} if call is not None and keywords else set()
         for keyword, values in keywords:
             if keyword is not None:
@@ -108,9 +123,6 @@ class Binding(Readers):
                 elif value[0] == "unknown":
                     for name in names - given:
                         self._add(("var", function, name, *here), {value})
-        for name, default in defaults:
-            if name not in given:
-                self._add(("var", function, name, *here), self._eval(default, module))
 
     def _signature(self, function: str) -> Optional[tuple]:
         """What binding arguments to `function`'s parameters needs of them, worked out at its first call
