@@ -241,6 +241,33 @@ PROJECTS = {
                 return pl.pallas_call(functools.partial(body, cfg=cfg), out_shape={_SHAPE})(x, w)
         """),
     }, "fixed"),
+    # A nested config made by `dataclasses.field(default_factory=...)` (how a mutable or nested dataclass
+    # default is written), read as `cfg.mlp.precision`: [manual] "computed" before (the seventh trial's N1).
+    **{f"nested_config_default_factory_{name}": ({
+        "consts.py": "from jax import lax\nMIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "config.py": f"""
+            import dataclasses
+            from .consts import MIXED
+
+            @dataclasses.dataclass
+            class Mlp:
+                precision: tuple = MIXED
+
+            @dataclasses.dataclass
+            class Model:
+                width: int = 128
+                mlp: Mlp = dataclasses.field(default_factory={factory})
+        """,
+        "entry.py": _kernel(f"""
+            from .config import Model
+
+            def body(x_ref, w_ref, o_ref, *, precision):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+            def run(x, w, cfg=Model()):
+                return pl.pallas_call(functools.partial(body, precision=cfg.mlp.precision), out_shape={_SHAPE})(x, w)
+        """),
+    }, "fixed") for name, factory in (("class", "Mlp"), ("lambda", "lambda: Mlp()"))},
     "attribute_set_by_a_constructor_elsewhere": ({
         "layer.py": _kernel(f"""
             class Dense:

@@ -265,8 +265,10 @@ class Linker(Binding):
                 (set(args[1][1]) if len(args) > 1 else set())
         if name == _ENUMERATE and args:  # iterated, (position, element) entries, as `.items()` of the sequence gives
             return {("items", value) for value in args[0][1] if value[0] in ("seq", "map")}
-        if name == _FIELD:
-            return set(given.get("default", set()))
+        if name == _FIELD:  # `field(default_factory=Cfg)`: what `Cfg()` makes, as `Cfg()` written as the default
+            made = {found for factory in given.get("default_factory", set())
+                    for found in self._invoke(factory, [], [], call, module)}
+            return set(given.get("default", set())) | made
         if name == _DICT:
             value = ("map", module, call.site)
             self._write_entries(value, args, keywords)
