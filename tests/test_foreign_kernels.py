@@ -173,6 +173,26 @@ NESTED = {
                 o_ref[...] = jnp.sinh(x_ref[...] * scale)
             return body
     """, "ops.py": _ops("from pkg import kernels", "kernels.make_kernel(3.0)")}, "sinh", Kind.FIXED),
+    # A lambda has no name the module's analysis knows: the factory returning it is named instead.
+    "factory-lambda-JAX007": ("JAX007", {"kernels.py": """
+        import jax.numpy as jnp
+
+        def _kernel(x_ref, o_ref, scale):
+            o_ref[...] = jnp.sinh(x_ref[...] * scale)
+
+        def make_kernel(scale):
+            return lambda x_ref, o_ref: _kernel(x_ref, o_ref, scale)
+    """, "ops.py": _ops("from pkg import kernels", "kernels.make_kernel(3.0)")}, "sinh", Kind.FIXED),
+    # One held in a table is not named: its module's analysis says [manual] of the function it calls
+    # (it takes refs, and no launch of it is found), as before.
+    "lambda-in-a-table-JAX007": ("JAX007", {"kernels.py": """
+        import jax.numpy as jnp
+
+        def _sinh(x_ref, o_ref):
+            o_ref[...] = jnp.sinh(x_ref[...])
+
+        KERNELS = {"sinh": lambda x_ref, o_ref: _sinh(x_ref, o_ref)}
+    """, "ops.py": _ops("from pkg import kernels", 'kernels.KERNELS["sinh"]')}, "sinh", Kind.MANUAL),
     "partial-closure-JAX004": ("JAX004", {"kernels.py": """
         import functools
 

@@ -317,7 +317,8 @@ class _KernelFinder:
                     values = flow.of(("member", binding.node, member)) | flow.of(("bound", binding.node, member))
                     entries.append((frozenset(_contents(flow, values)), why, launched, (), None, None))
             for function in _local_defs(module, name) if "<locals>" in name else ():  # `make.<locals>.body`
-                entries.append((frozenset({Function(function)}), why, launched, (), None, None))
+                values = flow.of(("return", function)) if role == FACTORY else frozenset({Function(function)})
+                entries.append((values, why, launched, (), None, None))  # type: ignore[arg-type]
             for binding in module.module_scope.bindings.get(name, ()):
                 if isinstance(binding.node, FUNCTIONS):
                     values = flow.of(("return", binding.node)) if role == FACTORY else frozenset({Function(binding.node)})

@@ -16,7 +16,7 @@ from codemods.analysis.flow.flow_facts import (
     INSTALLED, INSTALLED_VALUE, NO_FLOW, NO_PRECISION, Backends, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, Site, SinkAnswer,
 )
 from codemods.analysis.flow.graph import closure
-from codemods.analysis.kernel_scope import BODY, HELPER, MAYBE as MAYBE_BODY, MOSAIC_GPU, MOSAIC_TPU
+from codemods.analysis.kernel_scope import BODY, FACTORY, HELPER, MAYBE as MAYBE_BODY, MOSAIC_GPU, MOSAIC_TPU
 from codemods.capabilities import PRECISION_NAMES
 
 
@@ -34,6 +34,7 @@ class Linker(Protocol):
 
     modules: dict
     functions: dict  # a function's qualified name -> (its module, its summary)
+    heap: dict[tuple, set]  # what each key holds (`("ret", function)`: what it returns)
     backends: dict[str, set[str]]  # a function -> the backends of the kernels it runs in (MAYBE ones too)
     calls: set[tuple[str, str]]  # (caller, callee) of every call of a function
     invoked: set[str]  # the functions code of the project calls or launches
@@ -217,19 +218,28 @@ def _foreign_kernels(linker: Linker, plain: set[str], answers: dict[str, FlowFac
     """Each module's functions that a launch in another module runs as its body, or that kernel code
     of another module calls (`FlowFacts.kernels`), by their qualified names there (`make.<locals>.body`
     a factory returns, `Block.kernel` a method): its own analysis sees neither, and the project index
-    asks who launches a function only where it holds a call JAX001-JAX003 fix. Not a lambda (its name
-    is a count of the summary's, which the module's analysis does not keep)."""
+    asks who launches a function only where it holds a call JAX001-JAX003 fix. A lambda is not named
+    (its name is a count of the summary's, which the module's analysis does not keep): the function
+    returning it is, as a factory (`make` returning `lambda x_ref, o_ref: _kernel(x_ref, o_ref, k)`).
+    One held otherwise (`KERNELS = {"sinh": lambda ...}`) keeps its name, which that module's analysis
+    does not resolve: it runs there, and a function the lambda calls that takes refs is [manual] (no
+    launch of it is found)."""
     def module_of(scope: str) -> str:
         return linker.functions[scope][0] if scope in linker.functions else scope
 
     found: dict[str, dict[str, tuple[Backends, str, str, bool]]] = {}
 
-    def note(function: str, why: str, role: str) -> None:
+    def note(function: str, why: str, role: str, backends: Backends = frozenset()) -> None:
         module = linker.functions[function][0]
         name = function[len(module) + 1:]
-        backends = frozenset(b for b in linker.backends.get(function, ()) if not b.startswith(MAYBE))
-        if backends and "<lambda" not in name and name not in found.setdefault(module, {}):
-            found[module][name] = (backends, why, role, function in plain)
+        backends = backends or frozenset(b for b in linker.backends.get(function, ()) if not b.startswith(MAYBE))
+        if not backends or name in found.setdefault(module, {}):
+            return
+        factory = function.rpartition(".<lambda")[0]
+        if role == BODY and factory in linker.functions and ("def", function) in linker.heap.get(("ret", factory), ()):
+            note(factory, why, FACTORY, backends)
+        else:
+            found[module][name] = (backends, why, role, role != FACTORY and function in plain)
 
     for scope, body in sorted(linker.launches):
         if body in linker.functions and module_of(scope) != linker.functions[body][0]:
