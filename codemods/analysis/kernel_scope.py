@@ -276,8 +276,9 @@ class _KernelFinder:
         handed_to, uncertain = self._take(self._launch_entries(facts))
         self._spread(handed_to, facts)
         plain = _PlainUses(module, self.result)
+        shared = {_unlocal(name) for name in facts.shared}
         self.result.shared = {f for f in self.result.kernels if f not in self.result.direct and (
-            plain.used_outside_kernels(f) or getattr(f, "name", None) in facts.shared)}
+            plain.used_outside_kernels(f) or qualified_name(module, f) in shared)}
         self._spread_approx_math()
         self._find_partial_launchers()
         self._foreign.find_foreign_calls()
@@ -315,6 +316,9 @@ class _KernelFinder:
                 if isinstance(binding.node, ast.ClassDef):
                     values = flow.of(("member", binding.node, member)) | flow.of(("bound", binding.node, member))
                     entries.append((frozenset(_contents(flow, values)), why, launched, (), None, None))
+            for function in _local_defs(module, name) if "<locals>" in name else ():  # `make.<locals>.body`
+                values = flow.of(("return", function)) if role == FACTORY else frozenset({Function(function)})
+                entries.append((values, why, launched, (), None, None))  # type: ignore[arg-type]
             for binding in module.module_scope.bindings.get(name, ()):
                 if isinstance(binding.node, FUNCTIONS):
                     values = flow.of(("return", binding.node)) if role == FACTORY else frozenset({Function(binding.node)})
@@ -406,7 +410,8 @@ class _KernelFinder:
                 if function not in direct and not backends[kernel] <= before:
                     backends[function] = before | backends[kernel]
                     pending.append(function)
-        direct -= {f for f in direct if getattr(f, "name", None) in {n for n, _, _, role in facts.kernels if role == HELPER}}
+        helpers = {_unlocal(name) for name, _, _, role in facts.kernels if role == HELPER}
+        direct -= {f for f in direct if qualified_name(module, f) in helpers}
         self.result.direct = direct
 
     def _through(self, site: Optional[ast.AST], body: "Function | Bound") -> str:
@@ -634,8 +639,9 @@ class _MaybeKernels:
         cannot resolve (`getattr(bodies, name)`, a star import; see MAYBE): with what they call."""
         for name, launched, why, role in facts.kernels:
             if role == MAYBE:
-                functions = [binding.node for binding in self.module.module_scope.bindings.get(name, ())
-                             if isinstance(binding.node, FUNCTIONS)]
+                functions = _local_defs(self.module, name) if "." in name else [
+                    binding.node for binding in self.module.module_scope.bindings.get(name, ())
+                    if isinstance(binding.node, FUNCTIONS)]
                 self.may_run(functions, (None, why, launched))
 
     def may_run(self, functions: list[FunctionNode], launch: _Launch) -> None:
@@ -903,6 +909,29 @@ def default_value(function: FunctionNode, param: ast.arg) -> Optional[ast.expr]:
 
 def _first_is_positional(call: ast.Call) -> bool:
     return ordered_arguments(call)[0] is call.args[0]
+
+
+def qualified_name(module: ModuleIndex, function: FunctionNode) -> Optional[str]:
+    """The dotted path of the scopes that define `function` in `module` (`Block.kernel`, `make.body`):
+    the summary's qualified name without its `<locals>` (None for a lambda)."""
+    if isinstance(function, ast.Lambda):
+        return None
+    names, scope = [function.name], module.scope_of_definition(function)
+    while scope is not None and scope.kind != "module":
+        names.append(scope.node.name)  # type: ignore[attr-defined]  (a def or a class: no def is in a lambda)
+        scope = scope.parent
+    return ".".join(reversed(names))
+
+
+def _unlocal(qualified: str) -> str:
+    return qualified.replace(".<locals>.", ".")
+
+
+def _local_defs(module: ModuleIndex, qualified: str) -> list[FunctionNode]:
+    """The defs the summary names `qualified` (`make.<locals>.body`, `Block.kernel`): a body nested in
+    a function that another module launches (a factory's, a closure's), a method a launch may run."""
+    path = _unlocal(qualified)
+    return [function for function in module.function_parent if qualified_name(module, function) == path]
 
 
 def _label(function: FunctionNode) -> str:

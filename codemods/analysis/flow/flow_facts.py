@@ -128,9 +128,10 @@ class FlowFacts:
     scalars: tuple[tuple[Site, str, tuple[str, ...]], ...] = ()
     handed: tuple[Handed, ...] = ()
     lost: tuple[LostLaunch, ...] = ()
-    # Its top-level functions that kernels launched or run by another module's code run (the link goes
-    # forward from every launch it follows): (name, backends, why, role: "body" or "helper", whether plain
-    # XLA code calls it too). Its kernel-scoped rules take them for kernel code, whatever their calls.
+    # Its functions that kernels launched or run by another module's code run (the link goes forward
+    # from every launch it follows): (name, qualified as the summary does: `body`, `Block.kernel`,
+    # `make.<locals>.body`; backends, why, role: "body" or "helper", whether plain XLA code calls it
+    # too). Its kernel-scoped rules take them for kernel code, whatever their calls.
     kernels: tuple[tuple[str, Backends, str, str, bool], ...] = ()
 
     def scalar_levels(self, site: Site, keyword: str) -> Optional[tuple[str, ...]]:

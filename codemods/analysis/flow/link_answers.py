@@ -16,7 +16,7 @@ from codemods.analysis.flow.flow_facts import (
     INSTALLED, INSTALLED_VALUE, NO_FLOW, NO_PRECISION, Backends, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, Site, SinkAnswer,
 )
 from codemods.analysis.flow.graph import closure
-from codemods.analysis.kernel_scope import BODY, HELPER, MOSAIC_GPU, MOSAIC_TPU
+from codemods.analysis.kernel_scope import BODY, FACTORY, HELPER, MAYBE as MAYBE_BODY, MOSAIC_GPU, MOSAIC_TPU
 from codemods.capabilities import PRECISION_NAMES
 
 
@@ -34,6 +34,7 @@ class Linker(Protocol):
 
     modules: dict
     functions: dict  # a function's qualified name -> (its module, its summary)
+    heap: dict[tuple, set]  # what each key holds (`("ret", function)`: what it returns)
     backends: dict[str, set[str]]  # a function -> the backends of the kernels it runs in (MAYBE ones too)
     calls: set[tuple[str, str]]  # (caller, callee) of every call of a function
     invoked: set[str]  # the functions code of the project calls or launches
@@ -220,20 +221,31 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
 
 
 def _foreign_kernels(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]) -> None:
-    """Each module's top-level functions that a launch in another module runs as its body, or that
-    kernel code of another module calls (`FlowFacts.kernels`): its own analysis sees neither, and the
-    project index asks who launches a function only where it holds a call JAX001-JAX003 fix."""
+    """Each module's functions that a launch in another module runs as its body, or that kernel code
+    of another module calls (`FlowFacts.kernels`), by their qualified names there (`make.<locals>.body`
+    a factory returns, `Block.kernel` a method): its own analysis sees neither, and the project index
+    asks who launches a function only where it holds a call JAX001-JAX003 fix. A lambda is not named
+    (its name is a count of the summary's, which the module's analysis does not keep): the function
+    returning it is, as a factory (`make` returning `lambda x_ref, o_ref: _kernel(x_ref, o_ref, k)`).
+    One held otherwise (`KERNELS = {"sinh": lambda ...}`) keeps its name, which that module's analysis
+    does not resolve: it runs there, and a function the lambda calls that takes refs is [manual] (no
+    launch of it is found)."""
     def module_of(scope: str) -> str:
         return linker.functions[scope][0] if scope in linker.functions else scope
 
     found: dict[str, dict[str, tuple[Backends, str, str, bool]]] = {}
 
-    def note(function: str, why: str, role: str) -> None:
+    def note(function: str, why: str, role: str, backends: Backends = frozenset()) -> None:
         module = linker.functions[function][0]
         name = function[len(module) + 1:]
-        backends = frozenset(b for b in linker.backends.get(function, ()) if not b.startswith(MAYBE))
-        if backends and "." not in name and name not in found.setdefault(module, {}):
-            found[module][name] = (backends, why, role, function in plain)
+        backends = backends or frozenset(b for b in linker.backends.get(function, ()) if not b.startswith(MAYBE))
+        if not backends or name in found.setdefault(module, {}):
+            return
+        factory = function.rpartition(".<lambda")[0]
+        if role == BODY and factory in linker.functions and ("def", function) in linker.heap.get(("ret", factory), ()):
+            note(factory, why, FACTORY, backends)
+        else:
+            found[module][name] = (backends, why, role, role != FACTORY and function in plain)
 
     for scope, body in sorted(linker.launches):
         if body in linker.functions and module_of(scope) != linker.functions[body][0]:
@@ -241,9 +253,39 @@ def _foreign_kernels(linker: Linker, plain: set[str], answers: dict[str, FlowFac
     for caller, callee in sorted(linker.calls):
         if callee in linker.functions and linker.backends.get(caller) and module_of(caller) != linker.functions[callee][0]:
             note(callee, f"called from {caller}, which kernels run", HELPER)
+    for function, spec in _maybe_bodies(linker, answers):
+        module = linker.functions[function][0]
+        found.setdefault(module, {}).setdefault(function[len(module) + 1:], spec)
     for module, kernels in found.items():
         answers[module] = replace(answers.get(module, NO_FLOW), kernels=tuple(
             (name, *spec) for name, spec in sorted(kernels.items())))
+
+
+def _maybe_bodies(linker: Linker, answers: dict[str, FlowFacts]) -> Iterator[tuple[str, tuple[Backends, str, str, bool]]]:
+    """The functions a launch whose body the link cannot follow (`LostLaunch`: `getattr(blocks, kind)`)
+    may run, in the project modules its module imports: each that takes refs as kernel bodies do and
+    that no launch the link follows runs (MAYBE: what fails in a kernel there is [manual]). Its own
+    module's analysis notes those of the launch's module."""
+    by_module: dict[str, list[str]] = {}
+    for function, (module, _) in sorted(linker.functions.items()):
+        if "<lambda" not in function and linker.takes_refs(function) and not any(
+                not backend.startswith(MAYBE) for backend in linker.backends.get(function, ())):
+            by_module.setdefault(module, []).append(function)
+    for module, facts in sorted(answers.items()):
+        imported = {_module_named(linker, expr[1]) for _, expr in linker.modules[module].assigns
+                    if expr[0] == "dotted"} - {module, None} if facts.lost and module in linker.modules else set()
+        for lost in facts.lost:
+            why = f"the launch on line {lost.site[0]} of {module} runs a body this analysis cannot resolve " \
+                  f"({' or '.join(lost.unknown)})"
+            for function in [function for other in sorted(imported) for function in by_module.get(other, ())]:
+                yield function, (frozenset(lost.backends), why, MAYBE_BODY, False)
+
+
+def _module_named(linker: Linker, dotted: str) -> Optional[str]:
+    """The module of the project `dotted` (an imported name) is, or is a name of."""
+    while dotted and dotted not in linker.modules:
+        dotted = dotted.rpartition(".")[0]
+    return dotted or None
 
 
 def _doubted(site: Site, readers: tuple[str, ...], kernels: Iterable[tuple[str, Site, str, tuple[str, ...]]]) -> OriginAnswer:

@@ -1,0 +1,5 @@
+from acts import Sinh
+
+
+def activate(x):
+    return Sinh()(x)
