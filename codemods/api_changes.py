@@ -14,6 +14,7 @@ a disagreement), as it checks the capability table: a claim about jax is tested 
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -34,6 +35,8 @@ class Change(str, enum.Enum):
 # What a row's `superseded` means unless it says otherwise: the replacement warns from that release.
 DEPRECATED_TOO = "is deprecated too"
 
+
+_RAISED_IN = re.compile(r"^(?P<error>\w+Error) in [\w.]+ \((?P<message>.+)\)$")  # "TypeError in pallas_call (...)"
 
 @dataclass(frozen=True)
 class ApiChange:
@@ -113,6 +116,14 @@ class ApiChange:
         if isinstance(self.failure, str):
             return self.failure
         return next((how for first, how in reversed(self.failure) if version >= first), self.failure[0][1])
+
+    @property
+    def raised_later(self) -> Optional[str]:
+        """The exception line of an old spelling that fails in a call it is handed to (JAX173's BlockSpec,
+        in pallas_call: "TypeError: 'function' object is not iterable"): the traceback then names that
+        call's line, not the old spelling's. None where the failure is the spelling's own."""
+        stated = isinstance(self.failure, str) and _RAISED_IN.match(self.failure)
+        return f"{stated['error']}: {stated['message']}" if stated else None
 
     def applies(self, target: Optional[Version], floor: Optional[Version] = None) -> bool:
         """On the target release the replacement exists and the old spelling is deprecated or gone;

@@ -94,6 +94,8 @@ _MISSING = re.compile(r"\b(?:AttributeError|ImportError|ModuleNotFoundError): (?
                       r"|'\w+' object has no attribute '(?P<attribute>\w+)')")
 # A keyword argument a release removed (JAX140's `jnp.clip(a_min=)`), named by Python's TypeError.
 _KEYWORD = re.compile(r"\bTypeError: (?P<message>(?P<function>\w+)\(\) got an unexpected keyword argument '\w+')")
+# A row whose old spelling fails in a call it is handed to, with Python's own message (JAX173).
+_RAISED_LATER = tuple((row.code, row.raised_later) for row in api_changes.TABLE if row.raised_later)
 _WARNING = re.compile(r"\b\w*Warning: (?P<message>.*\bjax\..*?)\s*$")  # jax's deprecation warnings
 # A warning as Python's `warnings` prints it, and pytest's warnings summary (indented):
 # `path.py:12: DeprecationWarning: jax.tree_map is deprecated ...`, the line's code below it.
@@ -277,6 +279,9 @@ def _errors_of(line: str) -> list[tuple[str, str]]:
     keyword = _KEYWORD.search(line)
     if keyword:
         return [(code, keyword["message"]) for code in keyword_rows(keyword["function"])]
+    stated = [(code, message) for code, message in _RAISED_LATER if message in line]
+    if stated:
+        return stated
     warned = _WARNING.search(line)
     for name in _JAX_NAME.findall(warned["message"]) if warned else ():  # the first jax name with a row
         codes = upgrade_rows(name.rstrip("."))

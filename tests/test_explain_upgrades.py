@@ -47,6 +47,26 @@ def failing(code: str, program: str, folder: Path) -> tuple[Path, str]:
 
 
 TREE_MAP = "import jax\n\nparams = {'w': 1.0}\nprint(jax.tree_map(lambda a: 2 * a, params))\n"
+BLOCK_SPEC = """\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2
+
+
+out = pl.pallas_call(
+    kernel,
+    out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+    grid=(1,),
+    in_specs=[pl.BlockSpec(lambda i: (i, 0), (8, 128))],
+    out_specs=pl.BlockSpec(lambda i: (i, 0), (8, 128)),
+    interpret=True,
+)(jnp.ones((8, 128)))
+print(out.sum())
+"""
 
 
 @pytest.mark.parametrize("code, program, error, line, fixed", [
@@ -69,6 +89,10 @@ TREE_MAP = "import jax\n\nparams = {'w': 1.0}\nprint(jax.tree_map(lambda a: 2 * 
     pytest.param("JAX140", "import jax.numpy as jnp\n\nprint(jnp.clip(jnp.ones(2), a_min=0.0))\n",
                  "clip() got an unexpected keyword argument 'a_min'", 3,
                  "print(jnp.clip(jnp.ones(2), min=0.0))", id="removed-keyword"),
+    # An old spelling that fails in the call it is handed to: the traceback names pallas_call's line,
+    # whose statement holds the BlockSpec (the seventh trial's X1: "no error jax-codemod fixes").
+    pytest.param("JAX173", BLOCK_SPEC, "TypeError: 'function' object is not iterable", 10,
+                 "    in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],", id="raised-in-pallas_call"),
 ])
 def test_a_removed_name_is_fixed_where_the_traceback_says(code: str, program: str, error: str, line: int,
                                                           fixed: str, tmp_path: Path) -> None:

@@ -125,11 +125,21 @@ def named_on(module: ModuleIndex, reference: Reference, lines: frozenset[int]) -
     node = reference.node
     if any(node.lineno <= line <= node.end_lineno for line in lines):  # type: ignore[attr-defined]
         return True
+    if reference.row.raised_later:  # it fails in the call it is handed to, on a line of its statement
+        statement = _statement_of(module, node)
+        if statement is not None and any(statement.lineno <= line <= statement.end_lineno for line in lines):  # type: ignore[attr-defined]
+            return True
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name) and any(
         binding.statement is not None and any(binding.statement.lineno <= line <= binding.statement.end_lineno  # type: ignore[attr-defined]
                                               for line in lines) for binding in module.bindings(node))
+
+
+def _statement_of(module: ModuleIndex, node: ast.AST) -> Optional[ast.stmt]:
+    while node is not None and not isinstance(node, ast.stmt):
+        node = module.parent.get(node)
+    return node
 
 
 def references_to(module: ModuleIndex, qualified: str, row: Optional[ApiChange] = None) -> list[Reference]:
