@@ -13,7 +13,7 @@ import ast
 from abc import ABC, abstractmethod
 from typing import Callable, Collection, Iterator, Optional
 
-from codemods.analysis.flow.flow_facts import LostLaunch, OriginAnswer, SinkAnswer
+from codemods.analysis.flow.flow_facts import Called, LostLaunch, OriginAnswer, SinkAnswer
 from codemods.analysis.kernel_scope import NO_LAUNCH_FOUND, Backends, KernelScope, find_kernels
 from codemods.analysis.module import FUNCTIONS, FunctionNode, ModuleIndex
 from codemods.analysis.module_helpers import Helper, HelperInserter
@@ -122,6 +122,27 @@ class JaxTransform(ABC):
         it in the project."""
         answer = self.analysis.facts.flow.sink_at((call.lineno, call.col_offset))
         return answer if answer is not None and answer.reached else None
+
+    def values_called(self, functions: Collection[str], named_partials: bool = True) -> Iterator[tuple[ast.Call, Called]]:
+        """Calls here, in kernel code, of a function among `functions` the link finds reached as a value
+        (`ACTS[name](x)`, `act(x)` bound by a partial to a table's entry: `FlowFacts.called`), which this
+        module's analysis does not name: neither the function nor a partial of it bound to the name called
+        (`exp_hi = functools.partial(lax.exp, ...)`, said where it is written). `named_partials` False: nor
+        one bound to a name of another module and called by that name (`from ops import EXP_HI`), which
+        the project index follows for JAX001-JAX003 (that module's analysis reports it, where written)."""
+        called = self.analysis.facts.flow.called
+        calls = {(call.lineno, call.col_offset): call for call in self.module.calls} if called else {}
+        for value in called:
+            call = calls.get(value.site)
+            if call is None or value.function not in functions or self.module.applied(call, functions) is not None:
+                continue
+            func = call.func
+            if isinstance(func, ast.Name) and any(isinstance(binding.value, ast.Call) and self.module.applied(
+                    binding.value, functions) is not None for binding in self.module.bindings(func)):
+                continue
+            names = self.module.qualified_names(func) if isinstance(func, (ast.Name, ast.Attribute)) else ()
+            if named_partials or not (value.partials_only and names and not any(name.startswith("jax.") for name in names)):
+                yield call, value
 
     def report_lost_launches(self, rejecters: Backends, what: str, left_to: Backends = frozenset()) -> None:
         """A [manual] finding at each call here giving a launch (for a backend among `rejecters`, none

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from codemods.analysis.flow.flow_facts import NO_FLOW, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, SinkAnswer
+from codemods.analysis.flow.flow_facts import NO_FLOW, Called, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, SinkAnswer
 from codemods.analysis.flow.link import link
 from codemods.analysis.flow.moved_sites import moved_answers
 from codemods.analysis.flow.summary import summarise
@@ -214,15 +214,17 @@ def test_flow_facts_as_data_round_trips_through_json_and_other_data_is_refused()
         (((3, 4), "precision", ("HIGHEST",)), ((8, 0), "precision", ())),
         (Handed((4, 8), "precision", Reach("c", (2, 4), MIXED, False, ("`f` (m:3)",)), (("k", (7, 11), DOT),)),),
         (LostLaunch((9, 12), "jax.experimental.pallas.pallas_call", frozenset({"mosaic_tpu"}), ("getattr (k:9)",)),),
-        (("body", frozenset({"triton", "mosaic_tpu"}), "launched by pkg.launch.run", "body", False),))
+        (("body", frozenset({"triton", "mosaic_tpu"}), "launched by pkg.launch.run", "body", False),),
+        (Called((3, 17), "jax.nn.gelu", frozenset({"mosaic_tpu"}), (("approximate", ("False", "?")),),
+                ("a functools.partial of it in `t` on line 4",)),))
     data = facts.as_data()
     assert data[0][0][2] == ["mosaic_tpu", "triton"]  # sorted: the same key whatever the set's order
     assert FlowFacts.from_data(json.loads(json.dumps(data))) == facts
     assert FlowFacts.from_data(NO_FLOW.as_data()) == NO_FLOW
     assert data[5][0][1] == ["mosaic_tpu", "triton"]
-    for other in (None, [], [[], [], [], [], []], [[], [], [], [], [], [], []], [[[1]], [], [], [], [], []],
-                  [[], [[1, 2, 3]], [], [], [], []], [[], [], [[1]], [], [], []], [[], [], [], [[1]], [], []],
-                  [[], [], [], [], [[1]], []], [[], [], [], [], [], [[1]]], 5):
+    for other in (None, [], [[], [], [], [], [], []], [[], [], [], [], [], [], [], []], [[[1]], [], [], [], [], [], []],
+                  [[], [[1, 2, 3]], [], [], [], [], []], [[], [], [[1]], [], [], [], []], [[], [], [], [[1]], [], [], []],
+                  [[], [], [], [], [[1]], [], []], [[], [], [], [], [], [[1]], []], [[], [], [], [], [], [], [[1]]], 5):
         with pytest.raises(ValueError, match="not flow facts"):
             FlowFacts.from_data(other)
 

@@ -8,7 +8,7 @@ from typing import Optional
 
 import pytest
 
-from codemods.analysis.flow.flow_facts import FlowFacts, Handed, OriginAnswer, Reach, SinkAnswer
+from codemods.analysis.flow.flow_facts import Called, FlowFacts, Handed, OriginAnswer, Reach, SinkAnswer
 from codemods.analysis.flow.moved_sites import moved_answers, site_moves
 from codemods.analysis.flow.summary import as_data, summarise
 
@@ -76,7 +76,10 @@ def test_moved_answers_move_every_site_and_mention_of_a_moved_module_and_nothing
                                   launches=("getattr (o:2)", "getattr (m:3)")),
                      OriginAnswer((6, 12), (), dropped=(("m", (6, 11), "jax.lax.exp"), ("o", (6, 11), "jax.lax.exp")))),
             scalars=(((6, 11), "precision", ("HIGHEST",)),),
-            handed=(Handed((6, 11), "precision", pair, (("m", (6, 11), "jax.numpy.dot"),)),)),
+            handed=(Handed((6, 11), "precision", pair, (("m", (6, 11), "jax.numpy.dot"),)),),
+            kernels=(("body", frozenset({"mosaic_tpu"}), "launched by o.run", "body", False),),
+            called=(Called((6, 11), "jax.nn.elu", frozenset({"mosaic_tpu"}), (), ("the entry 'elu' of the dict in "
+                                                                                 "`o` on line 3",)),)),
         "o": FlowFacts(scalars=(((3, 7), "precision", ("HIGH",)),)),
     }
     moved = moved_answers(flow, moves)
@@ -95,4 +98,6 @@ def test_moved_answers_move_every_site_and_mention_of_a_moved_module_and_nothing
     assert moved["m"].scalars == (((8, 11), "precision", ("HIGHEST",)),)
     [handed] = moved["m"].handed
     assert handed.site == (8, 11) and handed.reach.site == (5, 7) and handed.sinks == (("m", (8, 11), "jax.numpy.dot"),)
+    assert moved["m"].kernels == flow["m"].kernels  # (names: nothing to move, kept)
+    assert [called.site for called in moved["m"].called] == [(8, 11)]
     assert moved["o"] == flow["o"]

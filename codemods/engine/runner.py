@@ -326,10 +326,12 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
                 rules = [rule for rule in transforms if rule.code in codes and rule.code not in skipped]
             else:
                 rules = _rules_for_file(path, seen, transforms, settings, facts, skipped)
-            if facts.flow.origins or facts.flow.handed or facts.flow.lost:  # the link found a value written or
-                # handed on here that reaches kernels, or a launch whose body it cannot follow: whatever its words say
+            if facts.flow.origins or facts.flow.handed or facts.flow.lost or facts.flow.called:  # the link found a
+                # value written or handed on here that reaches kernels, a launch whose body it cannot follow, or a jax
+                # function kernel code here calls as a value (`ACTS[name](x)`): whatever its words say
                 rules = [rule for rule in transforms  # (in their order, as a later run's memo lists them)
-                         if rule in rules or rule.kernel_scoped and rule.follows and rule.code not in skipped]
+                         if rule in rules or rule.kernel_scoped and (rule.follows or facts.flow.called)
+                         and rule.code not in skipped]
         except OSError as error:
             results[position] = FileResult(str(path), error=f"cannot read: {error.strerror or error}")
             return

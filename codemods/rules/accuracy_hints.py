@@ -72,6 +72,7 @@ class AccuracyHints(JaxTransform):
                 self._drop(call, name, function, hint, backends, unlowered)
         self._plan_foreign_keywords()
         self._plan_flow_origins(rejected)
+        self._plan_values(rejected)
         self.report_unseen_kernels((ast.Call, ast.Dict, ast.Attribute), rejected, "accuracy= hint", "dropping it",
                                    "its Mosaic lowering rejects it (\"Not implemented: accuracy\"): give the kernel its own copy")
         # (a Mosaic TPU launch: JAX001's, one finding at one call, naming both walls)
@@ -102,6 +103,23 @@ class AccuracyHints(JaxTransform):
             self.report(call, Kind.MANUAL, f"{display(name)}: **kwargs carry an accuracy= hint, which "
                         f"{describe_backends(backends)} reject{'s' if len(backends) == 1 else ''} (\"Not implemented: "
                         f"accuracy\"): {'; '.join(why)}")
+
+    def _plan_values(self, rejected: frozenset[str]) -> None:
+        """A kernel's call of a lax function reached as a value with a hint bound to it (`OPS[name](x)`,
+        `OPS = {"rsqrt": partial(lax.rsqrt, accuracy=...)}` in another module: the link's `FlowFacts.called`),
+        which this module's analysis does not name: [manual] at the call, naming where the hint is bound."""
+        for call, value in self.values_called(rejected, named_partials=False):
+            if dict(value.keywords).get(HINT, ("None",)) == ("None",):
+                continue
+            rejecters = self._rejecters(value.function)  # (this rule's kernels are those its own calls run in)
+            backends = self.rejecting_backends(call, rejecters) or value.backends & rejecters
+            if backends:
+                self.report(call, Kind.MANUAL, f"`{one_line(self.module.segment(call.func))}` may call "
+                            f"{display(value.function)} with an accuracy= hint bound to it, reached here as a value"
+                            f"{value.held()}: {describe_backends(backends)} reject{'s' if len(backends) == 1 else ''} it "
+                            "(\"Not implemented: accuracy\"); the tool drops a hint written at the op's call, not one a "
+                            "value holds: drop it there where only kernels read that value, else give the kernel a value "
+                            "of its own")
 
     def _dropped_where_passed(self, call: ast.Call) -> bool:
         """An op in a function plain XLA code runs too, each caller passing its own hint (`act(x,
@@ -317,7 +335,9 @@ RULE = Rule(
         `**kwargs` is followed across the project's modules to where it is written (a call's
         `accuracy=`, a dict's `"accuracy"` entry) and dropped there (unsafe) when only Mosaic
         kernels read it; one plain XLA code reads too, or one that cannot be followed, is reported
-        at the kernel's call for review.
+        at the kernel's call for review. So is a hinted op a kernel calls as a value, a table's entry
+        of another module (`{"rsqrt": functools.partial(lax.rsqrt, accuracy=...)}`): the finding names
+        the partial that binds the hint (not dropped there yet).
     """,
     why="""
         Mosaic GPU and Mosaic TPU raise "Not implemented: accuracy" for any hint but None, and

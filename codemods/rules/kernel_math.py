@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
+from codemods.analysis.flow.flow_facts import Called
 from codemods.analysis.kernel_scope import BACKEND_NAMES, MOSAIC_TPU, TRITON
 from codemods.analysis.module_helpers import reference_helper
 from codemods.analysis.names import Argument, atom, display, find_arg, has_star, is_none, one_line, value_of
@@ -177,7 +178,36 @@ class KernelMath(JaxTransform):
                 self._fix(call, name, function, function_node, backends)
             elif why:
                 self.report(call, Kind.MANUAL, f"{display(name)}: {_failure(function, backends)}; {why}")
+        self._plan_values()
         self._plan_divisions()
+
+    # -- a jax function reached as a value: a table's entry, a partial, a default (the link's `FlowFacts.called`) --
+
+    def _values_called(self) -> Iterator[tuple[ast.Call, Called, MathFunction, frozenset[str]]]:
+        """`values_called` of FUNCTIONS whose kernels cannot lower them, with those backends (gelu only
+        where `approximate` may be False: its tanh form lowers)."""
+        for call, value in self.values_called(FUNCTIONS):
+            function = FUNCTIONS[value.function]
+            backends = self.rejecting_backends(call, self._unlowered_by(function))
+            if backends and not (function.rewrite == "gelu" and set(dict(value.keywords).get("approximate", ("True",)))
+                                 == {"True"}):
+                yield call, value, function, backends
+
+    def _plan_values(self) -> None:
+        """A [manual] finding at each call of `_values_called`: the tool rewrites a call that names the
+        function, not a value that holds it, which other code may read too (XLA's readers of a table)."""
+        for call, value, function, backends in self._values_called():
+            short = value.function.rsplit(".", 1)[1]
+            bound = "".join(f", {keyword}={literals[0]}" for keyword, literals in value.keywords
+                            if len(literals) == 1 and literals[0] != "?" and keyword != "**")
+            what = function.manual if function.rewrite is None else (
+                f"the tool rewrites a call that names it, not a value that holds it: where only kernels read that "
+                f"value, make it a function of the project, `def {short}_kernel(x): return "
+                f"{display(value.function)}(x{bound})`, which the tool then rewrites in kernels; where XLA code reads "
+                f"it too, give the kernel a value of its own")
+            self.report(call, Kind.MANUAL, f"`{one_line(self.module.segment(call.func))}` may call "
+                        f"{display(value.function)}, reached here as a value{value.held()}: "
+                        f"{_failure(function, backends)}; {what}")
 
     # -- narrow float division (Triton) --
 
@@ -310,7 +340,9 @@ class KernelMath(JaxTransform):
 
     def matches(self, call: ast.Call) -> bool:
         applied = self.module.applied(call, FUNCTIONS)
-        return applied is not None and bool(self._unlowered_by(FUNCTIONS[applied[0]]))
+        if applied is None:
+            return any(found is call for found, *_ in self._values_called())
+        return bool(self._unlowered_by(FUNCTIONS[applied[0]]))
 
     def _why_not(self, call: ast.Call, function: MathFunction, shift: int, backends: frozenset[str]) -> Optional[str]:
         """Why the call gets no rewrite (None: it gets one; "": it needs none, as gelu's tanh form)."""
@@ -533,7 +565,11 @@ RULE = Rule(
         --unsafe-fixes): the numerics change, within the errors each finding names. lgamma, digamma and
         sort (jnp.sort, jnp.argsort, lax.sort) have no such rewrite: a [manual] finding names the wall.
         A call the rewrite cannot read (a partial, *args, a scan without an axis, reverse=True, a dtype=)
-        gets a [manual] finding too.
+        gets a [manual] finding too, and so does a kernel's call of such a function reached as a value, in
+        any module (`ACTS[name](x)` of a table `{"elu": jax.nn.elu}`, a partial's keyword, a default): the
+        whole-program link names the function and the table's entry or partial that holds it, which the
+        tool does not rewrite (XLA code may read it too); written as a function of the project that calls
+        it, it is rewritten in kernels.
 
         In kernel bodies that can be lowered for Triton (its CompilerParams, or a plain pallas_call, which
         a GPU lowers with Triton), the table's Triton row decides: `lax.erf` and `jax.scipy.special.erf`

@@ -120,6 +120,24 @@ class LostLaunch:
 
 
 @dataclass(frozen=True)
+class Called:
+    """A call here, in kernel code, of a jax function reached as a value (a table's entry, a partial, a
+    default: `ACTS[name](x)`), which the module's own analysis cannot name: for the rules' walls."""
+    site: Site
+    function: str  # `jax.nn.elu`
+    backends: Backends
+    keywords: tuple[tuple[str, tuple[str, ...]], ...]  # bound or passed: the literals each may be (repr), "?" else
+    holders: tuple[str, ...]  # where the project keeps it as a value ("the entry 'elu' of the dict in `m` on line 6")
+    # Held by partials only (`EXP_HI = functools.partial(lax.exp, accuracy=...)`): one a kernel calls by the name
+    # it is bound to is the partial's module's to report (the project index follows that name's uses)
+    partials_only: bool = False
+
+    def held(self) -> str:
+        """Where it is held, for a finding: " (the entry 'elu' of the dict in `m` on line 6)"; "" if not known."""
+        return f" ({'; '.join(self.holders)})" if self.holders else ""
+
+
+@dataclass(frozen=True)
 class FlowFacts:
     """What the link says about one module (plain data: part of the facts a file's cache key holds)."""
     sinks: tuple[SinkAnswer, ...] = ()
@@ -133,6 +151,7 @@ class FlowFacts:
     # `make.<locals>.body`; backends, why, role: "body" or "helper", whether plain XLA code calls it
     # too). Its kernel-scoped rules take them for kernel code, whatever their calls.
     kernels: tuple[tuple[str, Backends, str, str, bool], ...] = ()
+    called: tuple[Called, ...] = ()
 
     def scalar_levels(self, site: Site, keyword: str) -> Optional[tuple[str, ...]]:
         """The precisions a call here passes as `keyword`, where the link knows each to be a scalar (or
@@ -250,13 +269,15 @@ class FlowFacts:
                 [[handed.site, handed.keyword, _reach_data(handed.reach), handed.sinks] for handed in self.handed],
                 [[lost.site, lost.launcher, sorted(lost.backends), lost.unknown, lost.through, lost.beyond]
                  for lost in self.lost],
-                [[name, sorted(backends), why, role, plain] for name, backends, why, role, plain in self.kernels]]
+                [[name, sorted(backends), why, role, plain] for name, backends, why, role, plain in self.kernels],
+                [[called.site, called.function, sorted(called.backends), called.keywords, called.holders,
+                  called.partials_only] for called in self.called]]
 
     @staticmethod
     def from_data(data: list) -> "FlowFacts":
         """`as_data` read back (the project state keeps the link's answers); ValueError otherwise."""
         try:
-            sinks, origins, scalars, handed, lost, kernels = data
+            sinks, origins, scalars, handed, lost, kernels, called = data
             return FlowFacts(
                 tuple(SinkAnswer(tuple(site), callee, frozenset(backends),
                                  tuple(_reach_of(reach) for reach in pairs),
@@ -269,7 +290,9 @@ class FlowFacts:
                 tuple(Handed(tuple(site), keyword, _reach_of(reach), _sites(sinks)) for site, keyword, reach, sinks in handed),
                 tuple(LostLaunch(tuple(site), launcher, frozenset(backends), tuple(unknown), tuple(through),
                                  tuple(beyond)) for site, launcher, backends, unknown, through, beyond in lost),
-                tuple((name, frozenset(backends), why, role, plain) for name, backends, why, role, plain in kernels))
+                tuple((name, frozenset(backends), why, role, plain) for name, backends, why, role, plain in kernels),
+                tuple(Called(tuple(site), function, frozenset(backends), tuple((k, tuple(v)) for k, v in keywords),
+                             tuple(holders), partials) for site, function, backends, keywords, holders, partials in called))
         except (TypeError, ValueError) as error:
             raise ValueError(f"not flow facts: {error}") from error
 

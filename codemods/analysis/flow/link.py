@@ -59,6 +59,16 @@ _SETITEM = frozenset({"operator.setitem", "builtins.list.__setitem__", "builtins
 _SETATTR = frozenset({"builtins.setattr", "builtins.object.__setattr__"})
 
 
+def _spelt(expr: Expr) -> Optional[str]:
+    """The dotted name an expression spells out (`jax.nn.elu`), None for one that reads a value."""
+    if expr[0] == "dotted":
+        return expr[1]
+    if expr[0] == "attr" and len(expr) == 3:
+        owner = _spelt(expr[1])
+        return None if owner is None else f"{owner}.{expr[2]}"
+    return None
+
+
 def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]],
          load: Optional[Callable[[str], Optional[ModuleSummary]]] = None,
          loadable: "frozenset[str] | set[str]" = frozenset()) -> tuple[dict[str, FlowFacts], frozenset[str]]:
@@ -85,6 +95,9 @@ class Linker(Binding):
         self._launching = False
         self._unwrapping: set[tuple] = set()  # partials being called through (see `_invoke`)
         self.sinks: dict[tuple[str, Site], tuple[str, str, set]] = {}  # (module, site) -> (callee, function, values)
+        # A jax function a call reaches as a value (a table's entry, a partial, a default), not by its name:
+        # (module, site) -> (function, {its name: {keyword: values}}), for the rules' walls (`_called_values`)
+        self.called: dict[tuple[str, Site], tuple[str, dict[str, dict[str, set]]]] = {}
         self.spreads: dict[tuple[str, Site], set] = {}  # a followed call -> the mappings it spreads (`**options`)
         self.keyword_arguments: dict[tuple[str, Site, str], KeywordArgument] = {}  # (module, call, followed keyword)
         self.launches: set[tuple[str, str]] = set()  # (scope, body) of every launch of a function
@@ -201,6 +214,10 @@ class Linker(Binding):
         if kind == "method":
             return self._container_method(callee[1], callee[2], args, keywords)
         if kind == "ext":
+            if callee[1].startswith("jax.") and not self._launching and _spelt(call.callee) != callee[1]:
+                bound = self.called.setdefault((module, call.site), (call.scope, {}))[1].setdefault(callee[1], {})
+                for name, values in keywords:
+                    bound.setdefault(name or "**", set()).update(values)
             return self._installed(callee[1], args, keywords, call, module)
         if kind == "unknown":  # it may be a launcher (`getattr(launchers, f"launch_{backend}")`)
             where = f"{MAYBE}{callee[1]} ({module}:{call.site[0]})"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, NamedTuple, Optional, Protocol
 
 from codemods.analysis.flow.flow_facts import (
-    INSTALLED, INSTALLED_VALUE, NO_FLOW, NO_PRECISION, Backends, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, Site, SinkAnswer,
+    Called, INSTALLED, INSTALLED_VALUE, NO_FLOW, NO_PRECISION, Backends, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, Site, SinkAnswer,
 )
 from codemods.analysis.flow.graph import closure
 from codemods.analysis.kernel_scope import BODY, FACTORY, HELPER, MAYBE as MAYBE_BODY, MOSAIC_GPU, MOSAIC_TPU
@@ -40,6 +40,7 @@ class Linker(Protocol):
     invoked: set[str]  # the functions code of the project calls or launches
     follows: dict[str, tuple]  # a followed callee -> (its argument's position, its keyword)
     sinks: dict[tuple[str, Site], tuple[str, str, set]]  # (module, site) -> (callee, function, values)
+    called: dict[tuple[str, Site], tuple[str, dict[str, dict[str, set]]]]  # jax functions called as values
     readers: dict[tuple, set[str]]  # a literal or mapping -> who reads it besides followed calls in kernel code
     keys: dict[tuple, set]  # a heap value (a partial, a mapping) -> the keys of its fields
     passed: dict[tuple, dict[tuple, set]]  # (mapping, key) -> {where it is written: values}
@@ -217,7 +218,48 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     _handed_pairs(linker, reached, answers)
     _lost_launches(linker, answers)
     _foreign_kernels(linker, plain, answers)
+    _called_values(linker, answers)
     return answers
+
+
+def _called_values(linker: Linker, answers: dict[str, FlowFacts]) -> None:
+    """Calls in kernel code of a jax function reached as a value (`ACTS[name](x)`, `act(x)` with `act`
+    bound by a partial to a table's entry), which the module's own analysis cannot name (`FlowFacts.called`):
+    each function, the literals a keyword bound to it may be ("?" for another value), and the tables and
+    partials of the project that hold it."""
+    found: dict[str, list[Called]] = {}
+    holders: Optional[dict[str, set[tuple[str, bool]]]] = None  # a jax function -> where the project keeps it
+    for (module, site), (function, functions) in sorted(linker.called.items()):
+        backends = frozenset(backend for backend in linker.backends.get(function, ()) if not backend.startswith(MAYBE))
+        if not backends:
+            continue
+        for name, keywords in sorted(functions.items()):
+            if holders is None:  # (only where a kernel calls one: a walk over the link's containers)
+                holders = _holders(linker)
+            bound = tuple((keyword, tuple(sorted({repr(value[1]) if value[0] == "lit" else "?" for value in values})))
+                          for keyword, values in sorted(keywords.items()))
+            held = holders.get(name, set())
+            found.setdefault(module, []).append(Called(site, name, backends, bound, tuple(sorted(text for text, _ in held)),
+                                                       bool(held) and all(partial for _, partial in held)))
+    for module, called in found.items():
+        answers[module] = replace(answers.get(module, NO_FLOW), called=tuple(called))
+
+
+def _holders(linker: Linker) -> dict[str, set[tuple[str, bool]]]:
+    """Each jax function the project holds in a container or partial: where ("the entry 'elu' of the
+    dict in `pkg.tables` on line 6"), and whether it is a partial."""
+    found: dict[str, set[tuple[str, bool]]] = {}
+    for owner, keys in linker.keys.items():
+        if owner[0] not in ("map", "seq", "partial") or len(owner) != (4 if owner[0] == "seq" else 3):
+            continue
+        for key in keys if owner[0] != "partial" else {"fn"} & keys:  # (not what it binds: passed on, not written)
+            for value in linker.read(owner, key):
+                if value[0] == "ext" and value[1].startswith("jax."):
+                    what = (f"a functools.partial of it" if owner[0] == "partial" else
+                            f"the entry {key!r} of the dict" if owner[0] == "map" else f"the element {key} of the sequence")
+                    found.setdefault(value[1], set()).add((f"{what} in `{owner[1]}` on line {owner[2][0]}",
+                                                           owner[0] == "partial"))
+    return found
 
 
 def _foreign_kernels(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]) -> None:

@@ -77,7 +77,9 @@ def moved_answers(flow: dict[str, FlowFacts], moves: dict[str, dict[Site, Site]]
                           sinks=calls(handed.sinks))
                   for handed in facts.handed),
             tuple(replace(lost, site=site(module, lost.site), unknown=described(lost.unknown),
-                          through=described(lost.through)) for lost in facts.lost))
+                          through=described(lost.through)) for lost in facts.lost),
+            kernels=facts.kernels,  # (names, no sites: until session 25 dropped here, JAX004-JAX008 silent)
+            called=tuple(replace(called, site=site(module, called.site)) for called in facts.called))
 
     return {module: answer(module, facts) for module, facts in flow.items()}
 
