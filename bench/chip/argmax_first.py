@@ -11,7 +11,7 @@ in XLA). Each case compiled and run on the chip in its own process, against XLA 
 from __future__ import annotations
 
 import json
-import subprocess
+import pathlib
 import sys
 
 CASES = ("max_ties", "min_ties", "max_nan", "min_nan", "max_int32", "max_axis0", "max_bf16")
@@ -55,14 +55,10 @@ def _one(case: str, interpret: bool) -> None:
 
 
 def main() -> int:
-    if "--one" in sys.argv:
-        _one(sys.argv[sys.argv.index("--one") + 1], "--interpret" in sys.argv)
-        return 0
-    for case in CASES:
-        done = subprocess.run([sys.executable, __file__, "--one", case, *sys.argv[1:]], capture_output=True, text=True, timeout=300)
-        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-        print(lines[-1] if lines else f'{{"case": "{case}", "ended": {done.returncode}, "tail": {json.dumps(done.stderr.strip()[-300:])}}}')
-    return 0
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+    from argmax_ties import each_in_its_own_process
+
+    return each_in_its_own_process(__file__, CASES, _one)
 
 
 if __name__ == "__main__":

@@ -39,15 +39,22 @@ def _one(case: str, interpret: bool) -> None:
     print(json.dumps({"case": case, "kernel": got.tolist(), "xla": want.tolist(), "tied per row": ties}))
 
 
-def main() -> int:
+def each_in_its_own_process(script: str, cases, one) -> int:
+    """`one(case, interpret)` in a child process per case (`script --one CASE`), its JSON line
+    printed, or how the child ended: a case that aborts the chip's compiler ends only its own."""
     if "--one" in sys.argv:
-        _one(sys.argv[sys.argv.index("--one") + 1], "--interpret" in sys.argv)
+        one(sys.argv[sys.argv.index("--one") + 1], "--interpret" in sys.argv)
         return 0
-    for case in CASES:
-        done = subprocess.run([sys.executable, __file__, "--one", case, *sys.argv[1:]], capture_output=True, text=True, timeout=300)
+    for case in cases:
+        done = subprocess.run([sys.executable, script, "--one", case, *sys.argv[1:]], capture_output=True, text=True,
+                              timeout=300)
         lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
         print(lines[-1] if lines else f'{{"case": "{case}", "ended": {done.returncode}, "tail": {json.dumps(done.stderr.strip()[-300:])}}}')
     return 0
+
+
+def main() -> int:
+    return each_in_its_own_process(__file__, CASES, _one)
 
 
 if __name__ == "__main__":
