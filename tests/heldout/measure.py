@@ -12,7 +12,7 @@ lower as written, and which outcomes a correct tool may reach). For each project
 3. both are lowered, traced and run again, and the project gets one outcome:
 
    fixed      it failed with a wall's error before and lowers after
-   manual     it still fails, and the last `--check` exits 1 with a JAX001/JAX002/JAX003 finding in the project
+   manual     it still fails, and the last `--check` exits 1 with a JAX001-JAX005 finding in the project
    SILENT     it still fails, and the last `--check` passes (no finding): the promise broken
    WRONG      the plain-XLA reference changed (its jaxpr, where the precision XLA uses on a TPU is
               written, or its values on this CPU), or the rewrite broke the program (it no longer
@@ -71,8 +71,10 @@ from tests import jax_support  # noqa: E402
 FLOAT32_LSTM = jax_support.LstmCall(("float32",) * 4 + ("int32",), cudnn_allow_tf32=False)
 
 WALL_ERRORS = re.compile(r"Per-operand (dot|conv) precision unsupported|Unsupported \w+ precision|Not implemented: accuracy"
-                         r"|bfloat16 support not implemented for LSTM")
-WALL_RULES = ("JAX001", "JAX002", "JAX003")  # a finding of another rule (a JAX1xx upgrade) does not report the wall
+                         r"|bfloat16 support not implemented for LSTM|Reductions over u?int(8|16) not implemented"
+                         r"|64-bit types are not supported")
+# (a finding of another rule, a JAX1xx upgrade, does not report the wall)
+WALL_RULES = ("JAX001", "JAX002", "JAX003", "JAX004", "JAX005")
 OUTCOMES = ("fixed", "manual", "SILENT", "WRONG", "untouched", "noted", "changed")
 _MANUAL_AT = "manual-with-finding-at-"
 
@@ -158,7 +160,8 @@ def _short(message: str, limit: int = 90) -> str:
 
 @contextlib.contextmanager
 def _imported_entry(folder: Path):
-    """The project's entry module, imported from `folder`; its modules are forgotten afterwards."""
+    """The project's entry module, imported from `folder`; its modules are forgotten afterwards, and
+    jax's x64 setting put back (a project may turn it on, process-wide)."""
     names = {p.stem if p.is_file() else p.name for p in folder.iterdir()
              if (p.suffix == ".py" or (p / "__init__.py").is_file())}
     # Modules of the same names imported by someone else (another project, a test of this process)
@@ -168,11 +171,13 @@ def _imported_entry(folder: Path):
     # A rewritten module of the same size and modification second must not load a stale .pyc.
     writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     importlib.invalidate_caches()
+    x64 = jax.config.jax_enable_x64
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             yield importlib.import_module("entry")
     finally:
+        jax.config.update("jax_enable_x64", x64)
         sys.dont_write_bytecode = writes_bytecode
         sys.path.remove(str(folder))
         for name in [n for n in sys.modules if n.split(".")[0] in names]:
