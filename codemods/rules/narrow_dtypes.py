@@ -469,7 +469,9 @@ RULE = Rule(
         dtype parameter (`x_ref[...].astype(dtype)`) takes the dtype every call of the kernel the
         whole-program link follows gives it, in any module (`partial(body, dtype=cfg.qdtype)`, a
         config's `jnp.int8`): that fix is unsafe (a call the tool does not see may give another
-        dtype); a parameter given such a dtype and another gets a [manual] finding.
+        dtype); a parameter given such a dtype and another gets a [manual] finding. An op on loads
+        of refs whose dtype does not show, in a kernel a launch of another module passes an operand
+        cast to such a dtype (`launch(body, x.astype(jnp.int8))`), gets a [manual] finding naming it.
     """,
     why="""
         Mosaic TPU's vector units compute on 16- and 32-bit lanes: its compiler (in libtpu) refuses
