@@ -6,16 +6,13 @@ for an array, so which ref gets one is not known, only that some launch passes o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 from codemods.analysis.flow.flow_facts import ParameterDtypes
 from codemods.analysis.flow.summary import Expr, ModuleSummary
 from codemods.analysis.kernel_scope import MOSAIC_TPU
 from codemods.analysis.visible_dtypes import DTYPE_MODULES, DTYPES
 from codemods.capabilities import NARROW_DTYPES
-
-if TYPE_CHECKING:
-    from codemods.analysis.flow.link_answers import Linker
 
 _DEPTH = 3  # names followed back to the cast an operand is
 
@@ -46,32 +43,35 @@ def kernel_parameter_dtypes(functions: dict, backends: dict, heap: dict) -> dict
     return found
 
 
-def narrow_operands(linker: "Linker") -> dict[str, list[tuple[str, tuple[str, ...], str]]]:
+def narrow_operands(launched: dict, modules: dict, functions: dict, read: Callable[[tuple, object], set]
+                    ) -> dict[str, list[tuple[str, tuple[str, ...], str]]]:
     """By module, its top-level bodies a Mosaic TPU launch in another module passes an operand cast to a
     narrow dtype (`launch(quant.rowmax_raw, x.astype(jnp.int8))`, `pl.pallas_call(kmod.body, ...)(a8)`):
-    (body, the dtypes, where that launch is)."""
+    (body, the dtypes, where that launch is). Of the link's: `launched` (the calls giving launches their
+    bodies), `modules` (summaries), `functions` and `read` (what a partial's field holds)."""
     found: dict[str, dict[str, tuple[set, set]]] = {}
-    for (module, site), (_, backends, bodies, _) in sorted(linker.launched.items()):
-        summary = linker.modules[module]
-        number = next((index for index, call in enumerate(summary.calls) if call.site == site), None)
-        if MOSAIC_TPU not in backends or number is None:
+    for (module, site), (_, backends, bodies, _) in sorted(launched.items()):
+        summary = modules[module]
+        number = next((index for index, call in enumerate(summary.calls) if call.site == site), None) \
+            if MOSAIC_TPU in backends else None
+        if number is None:
             continue
         # The operands: what a launch helper is given after the body, what a launcher's result is called with
         operands = [expr for _, expr in summary.calls[number].args[1:]] + [
             expr for call in summary.calls if call.callee == ("call", number) for _, expr in call.args]
         dtypes = {dtype for operand in operands for dtype in _casts(operand, summary, _DEPTH)}
-        functions = {function[1] for body in bodies for function in (
-            [body] if body[0] == "def" else linker.read(body, "fn") if body[0] == "partial" else [])
-            if function[0] == "def" and function[1] in linker.functions}
-        for function in sorted(functions) if dtypes else ():
-            owner = linker.functions[function][0]
+        run = {function[1] for body in bodies for function in (
+            [body] if body[0] == "def" else read(body, "fn") if body[0] == "partial" else [])
+            if function[0] == "def" and function[1] in functions}
+        for function in sorted(run) if dtypes else ():
+            owner = functions[function][0]
             name = function[len(owner) + 1:]
             if owner != module and "." not in name:
                 held, where = found.setdefault(owner, {}).setdefault(name, (set(), set()))
                 held.update(dtypes)
                 where.add(f"`{module}` line {site[0]}")
-    return {module: [(name, tuple(sorted(held)), ", ".join(sorted(where))) for name, (held, where) in sorted(bodies.items())]
-            for module, bodies in found.items()}
+    return {module: [(name, tuple(sorted(held)), ", ".join(sorted(where))) for name, (held, where) in sorted(kernels.items())]
+            for module, kernels in found.items()}
 
 
 def _casts(expr: Expr, summary: ModuleSummary, depth: int) -> Iterator[str]:

@@ -214,7 +214,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     _foreign_kernels(linker, plain, answers)
     for module, dtypes in kernel_parameter_dtypes(linker.functions, linker.backends, linker.heap).items():
         answers[module] = replace(answers.get(module, NO_FLOW), dtypes=tuple(dtypes))
-    for module, operands in narrow_operands(linker).items():
+    for module, operands in narrow_operands(linker.launched, linker.modules, linker.functions, linker.read).items():
         answers[module] = replace(answers.get(module, NO_FLOW), operands=tuple(operands))
     return answers
 
