@@ -174,5 +174,5 @@ def test_an_operand_another_module_casts_to_int8_is_a_manual_note_at_the_kernel_
     findings = _findings(folder, "JAX004", write=True)
     assert [(name, finding.kind, finding.line) for name, finding in findings] == [
         ("kmod.py", Kind.MANUAL, 4), ("kmod.py", Kind.MANUAL, 8)], findings
-    assert "`pkg.entry` line 7" in findings[0][1].message and "`pkg.entry` line 11" in findings[1][1].message
+    assert "launch (pkg.entry:7)" in findings[0][1].message and "launch (pkg.entry:11)" in findings[1][1].message
     assert "Reductions over int8" in (lowering_error(tmp_path) or "")  # a note, not a fix

@@ -216,7 +216,7 @@ def test_flow_facts_as_data_round_trips_through_json_and_other_data_is_refused()
         (LostLaunch((9, 12), "jax.experimental.pallas.pallas_call", frozenset({"mosaic_tpu"}), ("getattr (k:9)",)),),
         (("body", frozenset({"triton", "mosaic_tpu"}), "launched by pkg.launch.run", "body", False),),
         (("body", "dtype", ("int32", "int8"), True),),
-        (("raw", ("int8",), "`pkg.entry` line 7"),))
+        (("raw", ("int8",), "(pkg.entry:7)"),))
     data = facts.as_data()
     assert data[0][0][2] == ["mosaic_tpu", "triton"]  # sorted: the same key whatever the set's order
     assert FlowFacts.from_data(json.loads(json.dumps(data))) == facts

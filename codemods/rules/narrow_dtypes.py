@@ -160,8 +160,8 @@ class NarrowVectors(JaxTransform):
         arrays = [operand for operand in operands if _literal(operand) is None]
         if not rejecting or not arrays or not all(self._loads_a_ref(operand) for operand in arrays):
             return False
-        self.report(node, Kind.MANUAL, f"{_what(name)} on refs whose dtype this code does not show: the launch at "
-                    f"{where} passes this kernel an operand cast to {' or '.join(rejecting)}, on which Mosaic TPU "
+        self.report(node, Kind.MANUAL, f"{_what(name)} on refs whose dtype this code does not show: a Mosaic TPU "
+                    f"launch {where} passes this kernel an operand cast to {' or '.join(rejecting)}, on which Mosaic TPU "
                     f"rejects this op; if that operand reaches it here, compute it in int32 and cast back "
                     f"({_example(name)})")
         return True

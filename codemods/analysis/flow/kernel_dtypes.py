@@ -47,7 +47,7 @@ def narrow_operands(launched: dict, modules: dict, functions: dict, read: Callab
                     ) -> dict[str, list[tuple[str, tuple[str, ...], str]]]:
     """By module, its top-level bodies a Mosaic TPU launch in another module passes an operand cast to a
     narrow dtype (`launch(quant.rowmax_raw, x.astype(jnp.int8))`, `pl.pallas_call(kmod.body, ...)(a8)`):
-    (body, the dtypes, where that launch is). Of the link's: `launched` (the calls giving launches their
+    (body, the dtypes, where those launches are: "(module:line)", as `moved_sites` moves them). Of the link's: `launched` (the calls giving launches their
     bodies), `modules` (summaries), `functions` and `read` (what a partial's field holds)."""
     found: dict[str, dict[str, tuple[set, set]]] = {}
     for (module, site), (_, backends, bodies, _) in sorted(launched.items()):
@@ -69,7 +69,7 @@ def narrow_operands(launched: dict, modules: dict, functions: dict, read: Callab
             if owner != module and "." not in name:
                 held, where = found.setdefault(owner, {}).setdefault(name, (set(), set()))
                 held.update(dtypes)
-                where.add(f"`{module}` line {site[0]}")
+                where.add(f"({module}:{site[0]})")
     return {module: [(name, tuple(sorted(held)), ", ".join(sorted(where))) for name, (held, where) in sorted(kernels.items())]
             for module, kernels in found.items()}
 
