@@ -176,3 +176,18 @@ def test_an_operand_another_module_casts_to_int8_is_a_manual_note_at_the_kernel_
         ("kmod.py", Kind.MANUAL, 4), ("kmod.py", Kind.MANUAL, 8)], findings
     assert "launch (pkg.entry:7)" in findings[0][1].message and "launch (pkg.entry:11)" in findings[1][1].message
     assert "Reductions over int8" in (lowering_error(tmp_path) or "")  # a note, not a fix
+
+
+def test_an_operand_a_notebook_casts_is_named_by_its_cell(tmp_path: Path) -> None:
+    """The launch a note names is the notebook's cell and line, as the notebook's own findings name it."""
+    from tests.test_link import _notebook
+
+    folder = _write(tmp_path, "")
+    (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
+    _notebook(tmp_path / "proto.ipynb", ["# int8 rows", "import jax.numpy as jnp\nfrom pkg import kmod\n"
+                                         "from pkg.launch import launch\n\n"
+                                         "def run(x):\n    return launch(kmod.rowmax_raw, x.astype(jnp.int8))\n"])
+    results = run([tmp_path], registry.select(["JAX004"]), Settings(jax_support.JAX_VERSION), jobs=1,
+                  project=discover([tmp_path]))
+    notes = [finding.message for result in results for finding in result.findings]
+    assert len(notes) == 1 and "proto.ipynb:cell 2:6) passes this kernel" in notes[0], notes

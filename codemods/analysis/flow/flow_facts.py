@@ -237,7 +237,9 @@ class FlowFacts:
                                      for origin in self.origins),
                        handed=tuple(replace(handed, reach=named(handed.reach)) for handed in self.handed),
                        lost=tuple(replace(lost, unknown=said(lost.unknown), through=said(lost.through),
-                                          beyond=said(lost.beyond)) for lost in self.lost))
+                                          beyond=said(lost.beyond)) for lost in self.lost),
+                       operands=tuple((body, dtypes, ", ".join(said(tuple(where.split(", ")))))
+                                      for body, dtypes, where in self.operands))
 
     def _notes(self) -> Iterator[str]:
         """Every note that may name where code is: who else reads a value, what is not known and why."""
@@ -249,6 +251,8 @@ class FlowFacts:
             yield from (*origin.readers, *origin.launches)
         for lost in self.lost:
             yield from (*lost.unknown, *lost.through, *lost.beyond)
+        for *_, where in self.operands:
+            yield where
 
     def _reaches(self) -> Iterator[Reach]:
         for sink in self.sinks:
