@@ -935,18 +935,23 @@ def build():
 '''
 
 
-def test_a_64_bit_dtype_handed_in_as_a_parameter_is_placed_with_a_note(tmp_path: Path) -> None:
+@pytest.mark.parametrize("bound, said", [
+    ("jnp.int64", "JAX005 [fixed, unsafe fix: --unsafe-fixes] acc_dtype -> jnp.int32: every call of the kernel"),
+    ('jnp.dtype("int64")', "JAX005 [manual] `acc_dtype` is a dtype this code does not show")])
+def test_a_64_bit_dtype_handed_in_as_a_parameter_is_placed_with_a_note(bound: str, said: str, tmp_path: Path) -> None:
     """The sixth trial's x64_count: the kernel's dtype is its parameter, bound elsewhere to jnp.int64.
-    explain said "cannot place ...: no call there that JAX005 rewrites" (exit 2); now a [manual]
-    note on the lines that use the parameter says to give it a 32-bit dtype where it is set."""
+    explain said "cannot place ...: no call there that JAX005 rewrites" (exit 2); then a [manual]
+    note on the lines that use the parameter said to give it a 32-bit dtype where it is set. Since the
+    link carries dtypes to parameters (h60dtype), one it names is fixed (unsafe); one it does not
+    (`jnp.dtype("int64")`, a value it does not fold) keeps the note."""
     (tmp_path / "x64_setup.py").write_text(X64_SETUP)
     program = tmp_path / "x64_dtype_parameter.py"
-    program.write_text(X64_DTYPE_PARAMETER_KERNEL)
+    program.write_text(X64_DTYPE_PARAMETER_KERNEL.replace("acc_dtype=jnp.int64", f"acc_dtype={bound}"))
     failed = lower(program, tmp_path)
     assert "64-bit types are not supported" in failed.stderr, failed.stderr[-2000:]
     result = explain(failed.stderr, tmp_path)
     assert result.returncode == 1, result.stderr
-    assert "JAX005 [manual] `acc_dtype` is a dtype this code does not show" in result.stderr, result.stderr
+    assert said in result.stderr, result.stderr
 
 
 X64_OPERAND_KERNEL = '''\

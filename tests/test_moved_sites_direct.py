@@ -101,3 +101,15 @@ def test_moved_answers_move_every_site_and_mention_of_a_moved_module_and_nothing
     assert moved["m"].kernels == flow["m"].kernels  # (names: nothing to move, kept)
     assert [called.site for called in moved["m"].called] == [(8, 11)]
     assert moved["o"] == flow["o"]
+
+
+def test_moved_answers_keep_what_names_no_site_and_move_the_launches_the_operands_name() -> None:
+    """`kernels` and `dtypes` name no site: an edit that only moved code keeps them (they were dropped,
+    and a kernel another module launches was no kernel code after a comment added above its launch);
+    the launches `operands` name, `(m:line)`, move."""
+    flow = {"k": FlowFacts(kernels=(("body", frozenset({"mosaic_tpu"}), "launched by m.run", "body", False),),
+                           dtypes=(("body", "dtype", ("int8",), False),),
+                           operands=(("raw", ("int8",), "(m:3), (o:3)"),))}
+    moved = moved_answers(flow, {"m": {(3, 7): (5, 7)}})
+    assert moved["k"].kernels == flow["k"].kernels and moved["k"].dtypes == flow["k"].dtypes
+    assert moved["k"].operands == (("raw", ("int8",), "(m:5), (o:3)"),)

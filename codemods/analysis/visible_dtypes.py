@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from codemods.analysis.flow.flow_facts import FlowFacts
 from codemods.analysis.module import ModuleIndex
 from codemods.analysis.names import find_arg, value_of
 from codemods.analysis.precision import only_value, string_value
@@ -87,3 +88,16 @@ def value_dtype(value: ast.expr, module: ModuleIndex, depth: int = 3) -> Optiona
 
 def _python_number(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+def parameter_dtypes(name: ast.expr, module: ModuleIndex, flow: FlowFacts) -> Optional[tuple[tuple[str, ...], bool]]:
+    """Where `name` is a parameter of a top-level def (bound nowhere else), the dtypes the whole-program
+    link says its callers give it (`FlowFacts.parameter_dtypes`: a partial's `dtype=cfg.qdtype` in
+    another module), and whether values that name none reach it too; None where it says none."""
+    bindings = module.bindings(name) if isinstance(name, ast.Name) and flow.dtypes else []
+    if len(bindings) != 1 or not bindings[0].is_parameter:
+        return None
+    function = module.parent.get(module.parent.get(bindings[0].node))
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or module.parent.get(function) is not module.tree:
+        return None
+    return flow.parameter_dtypes(function.name, bindings[0].name)

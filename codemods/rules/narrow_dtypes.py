@@ -58,7 +58,11 @@ class NarrowVectors(JaxTransform):
         self._refs = {parameter: next(iter(dtypes)) for parameter, dtypes in launched.items()
                       if len(dtypes) == 1 and None not in dtypes}
         self._mixed = {parameter: dtypes - {None} for parameter, dtypes in launched.items() if len(dtypes) > 1}
-        fixable: dict[ast.AST, tuple[str, list[ast.expr], str]] = {}
+        self._given, self._mixed_given = self._given_dtypes()
+        self._cast_elsewhere = {function: (dtypes, where) for name, dtypes, where in self.analysis.facts.flow.operands
+                                for function in self.module.tree.body
+                                if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and function.name == name}
+        fixable: dict[ast.AST, tuple[str, list[ast.expr], str, bool]] = {}
         for node in _post_order(self.module.tree):
             op = _op_of(node, self.module)
             if op is None or not self._in_tpu_kernel(node):
@@ -72,9 +76,11 @@ class NarrowVectors(JaxTransform):
                             f"over unsigned integers not implemented.\": jax sums {dtype} as uint32); not rewritten, "
                             f"as the result's dtype would change: {_example(name)} if an int32 sum will do (exact "
                             "below 2**31)")
-            elif rejected:
-                fixable[node] = (name, operands, dtype)
-            elif dtype is None and self._mixed_launch(node, name, operands):
+            elif rejected:  # (a dtype a parameter is given by callers the tool follows: they may not be all)
+                fixable[node] = (name, operands, dtype, bool(self._given) and self._common_dtype(operands, {}) is None)
+            elif dtype is None and (self._mixed_launch(node, name, operands) or
+                                    self._mixed_parameter(node, name, operands) or
+                                    self._operand_cast_elsewhere(node, name, operands)):
                 continue
             elif dtype is None and self.proven_at(node):
                 how, exact = ("an int32 sum, if one will do", "exact below 2**31") if name == "reduce_sum" else \
@@ -84,12 +90,47 @@ class NarrowVectors(JaxTransform):
                             f"({_example(name)}); {exact}")
         # One fix per outermost op: an op whose operand is another op fixed here fixes both, planning
         # the operand's own cast back before its cast to int32 (edits of one span apply in plan order).
-        inner = {operand for _, operands, _ in fixable.values() for operand in operands if operand in fixable}
-        for node, (name, _, dtype) in fixable.items():
+        inner = {operand for _, operands, _, _ in fixable.values() for operand in operands if operand in fixable}
+        for node, (name, _, dtype, given) in fixable.items():
             if node not in inner:
                 fix = FixPlan()
                 names = self._plan_cast(fix, node, fixable)
-                self._report_fix(node, name, dtype, fix, names)
+                self._report_fix(node, name, dtype, fix, names, given)
+
+    def _given_dtypes(self) -> tuple[dict[ast.arg, str], dict[ast.arg, tuple[tuple[str, ...], bool]]]:
+        """The parameters of this module's top-level defs that every call the whole-program link follows
+        gives one narrow dtype (`partial(rowmax_as, dtype=cfg.qdtype)` in another module), and nothing
+        else; and those some call gives a narrow dtype and another something else (what the link says)."""
+        given, mixed = {}, {}
+        for function in self.module.tree.body if self.analysis.facts.flow.dtypes else ():
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for parameter in (*function.args.args, *function.args.kwonlyargs):
+                    found = self.analysis.facts.flow.parameter_dtypes(function.name, parameter.arg)
+                    if found is None or not set(found[0]) & set(NARROW_DTYPES):
+                        continue
+                    if len(found[0]) == 1 and not found[1]:
+                        given[parameter] = found[0][0]
+                    else:
+                        mixed[parameter] = found
+        return given, mixed
+
+    def _mixed_parameter(self, node: ast.AST, name: str, operands: list[ast.expr]) -> bool:
+        """An op whose operands take their dtype from a parameter that one call of the kernel gives a
+        narrow dtype Mosaic TPU rejects the op on, and another something else: said in a [manual] finding,
+        never rewritten (as `_mixed_launch`)."""
+        for parameter, (dtypes, other) in self._mixed_given.items():
+            rejecting = sorted(dtype for dtype in dtypes if dtype in NARROW_DTYPES
+                               and name in narrow_rejected(MOSAIC_TPU, dtype, self.settings.jax_version)
+                               and self._common_dtype(operands, {**self._given, parameter: dtype}) == dtype)
+            if rejecting:
+                others = [dtype for dtype in dtypes if dtype not in rejecting] + \
+                    (["values the tool does not follow"] if other else [])
+                self.report(node, Kind.MANUAL, f"{_what(name)}: a call of this kernel gives its parameter "
+                            f"`{parameter.arg}` {' or '.join(rejecting)}, on which Mosaic TPU rejects this op, and "
+                            f"another {' or '.join(others)}: not rewritten; compute it in int32 and cast back "
+                            f"({_example(name)}) where the dtype is an 8- or 16-bit integer")
+                return True
+        return False
 
     def _mixed_launch(self, node: ast.AST, name: str, operands: list[ast.expr]) -> bool:
         """An operand loaded from a ref that one launch gives a dtype on which Mosaic TPU rejects the op
@@ -109,6 +150,31 @@ class NarrowVectors(JaxTransform):
                 return True
         return False
 
+    def _operand_cast_elsewhere(self, node: ast.AST, name: str, operands: list[ast.expr]) -> bool:
+        """An op on loads of refs whose dtype this code does not show, in a kernel a launch of another
+        module passes an operand cast to a narrow dtype Mosaic TPU rejects the op on (`FlowFacts.operands`):
+        which ref gets it is not known, so a [manual] finding says so, never a rewrite."""
+        placed = next((inner for inner in ast.walk(node) if isinstance(inner, (ast.Name, ast.Call))), node)
+        dtypes, where = self._cast_elsewhere.get(self.module.enclosing.get(placed), ((), ""))
+        rejecting = sorted(dtype for dtype in dtypes if name in narrow_rejected(MOSAIC_TPU, dtype, self.settings.jax_version))
+        arrays = [operand for operand in operands if _literal(operand) is None]
+        if not rejecting or not arrays or not all(self._loads_a_ref(operand) for operand in arrays):
+            return False
+        self.report(node, Kind.MANUAL, f"{_what(name)} on refs whose dtype this code does not show: a Mosaic TPU "
+                    f"launch {where} passes this kernel an operand cast to {' or '.join(rejecting)}, on which Mosaic TPU "
+                    f"rejects this op; if that operand reaches it here, compute it in int32 and cast back "
+                    f"({_example(name)})")
+        return True
+
+    def _loads_a_ref(self, operand: ast.expr) -> bool:
+        """`x_ref[...]` of a parameter, or a name bound once to one (`v = x_ref[...]`)."""
+        if isinstance(operand, ast.Name):
+            bindings = self.module.bindings(operand)
+            operand = bindings[0].value if len(bindings) == 1 and bindings[0].value is not None else operand
+        bindings = self.module.bindings(operand.value) if isinstance(operand, ast.Subscript) \
+            and isinstance(operand.value, ast.Name) else []
+        return len(bindings) == 1 and bindings[0].is_parameter
+
     def _in_tpu_kernel(self, node: ast.AST) -> bool:
         if self.settings.scope is Scope.ALL or self.proven_at(node):
             return True
@@ -121,10 +187,12 @@ class NarrowVectors(JaxTransform):
         lines = self.analysis.proven.get(self.rule.code, frozenset())
         return any(node.lineno <= line <= node.end_lineno for line in lines)  # type: ignore[attr-defined]
 
-    def _common_dtype(self, operands: list[ast.expr]) -> Optional[str]:
+    def _common_dtype(self, operands: list[ast.expr], given: Optional[dict] = None) -> Optional[str]:
         """The narrow dtype every array operand visibly has (Python int literals take it, as jax
-        gives a weakly typed scalar the array's dtype); None if any differs or is not shown."""
-        dtypes = {narrow_dtype(operand, self.module, refs=self._refs) for operand in operands
+        gives a weakly typed scalar the array's dtype), or is given by a parameter (`given`, by default
+        the link's); None if any differs or is not shown."""
+        given = self._given if given is None else given
+        dtypes = {narrow_dtype(operand, self.module, refs=self._refs, given=given) for operand in operands
                   if _literal(operand) is None}
         if len(dtypes) != 1 or None in dtypes:
             return None
@@ -137,7 +205,7 @@ class NarrowVectors(JaxTransform):
         """`node` computed in int32 and, with `cast_back`, cast back (its operands that are fixed ops
         first); the ops fixed. An operand that is itself a fixed op stays in int32 where only its low
         8 or 16 bits reach the result (`_low_bits_only`), else it is cast back and to int32 again."""
-        name, operands, dtype = fixable[node]
+        name, operands, dtype, _ = fixable[node]
         wide, narrow = spell_dtype(WIDE, self.module), spell_dtype(dtype, self.module)
         names = [name]
         for index, operand in enumerate(operands):
@@ -152,15 +220,18 @@ class NarrowVectors(JaxTransform):
             self.rewrite(fix, node, lambda code: f"{_atom(code)}.astype({narrow})")
         return names
 
-    def _report_fix(self, node: ast.AST, name: str, dtype: str, fix: FixPlan, names: list[str]) -> None:
+    def _report_fix(self, node: ast.AST, name: str, dtype: str, fix: FixPlan, names: list[str], given: bool) -> None:
         rejected_by = ("Mosaic TPU's lowering rejects it (\"Reductions over "
                        f"{'unsigned integers' if dtype.startswith('u') else dtype} not implemented.\")"
                        if name.startswith("reduce") else f"{_COMPILER}: {_ERRORS[name]}")
         back = f", cast back to {dtype}" if name in _KEEP_DTYPE else ""
         inside = sorted({_what(other) for other in names[1:]})
         also = f" (with the {', '.join(inside)} inside it)" if inside else ""
+        unsafe = (f"; unsafe: {dtype} is what a dtype parameter is given by every call of the kernel the tool "
+                  "follows, and a call it does not see may give another") if given else ""
         self.report(node, Kind.FIXED, f"{_what(name)} on {dtype} vectors: {rejected_by}; now computed in int32{back}"
-                    f"{also}, bit-identical for every {dtype} input", fix, Applicability.SAFE)
+                    f"{also}, bit-identical for every {dtype} input{unsafe}", fix,
+                    Applicability.UNSAFE if given else Applicability.SAFE)
 
 
 def _post_order(tree: ast.AST) -> list[ast.AST]:
@@ -209,32 +280,34 @@ def _op_of(node: ast.AST, module) -> Optional[tuple[str, list[ast.expr]]]:
     return None
 
 
-def narrow_dtype(value: ast.expr, module, depth: int = _DEPTH, refs: Optional[dict] = None) -> Optional[str]:
+def narrow_dtype(value: ast.expr, module, depth: int = _DEPTH, refs: Optional[dict] = None,
+                 given: Optional[dict] = None) -> Optional[str]:
     """"int8", "uint8" or "int16" where the source shows the value has it: cast to it
     (`x.astype(jnp.int8)`, `jnp.int8(x)`, `lax.convert_element_type(x, jnp.int8)`), made with it (`jnp.zeros(shape,
     jnp.int8)`, `dtype="int8"`), a name bound once to such a value, an op on such values that keeps
     their dtype, or a load of a kernel's ref whose launch shows its dtype (`refs`: parameter -> dtype);
-    None where it does not."""
+    a cast to a dtype parameter its callers give one dtype (`given`: parameter -> dtype); None where
+    it does not."""
     if depth == 0:
         return None
-    refs = refs or {}
+    refs, given = refs or {}, given or {}
     if isinstance(value, ast.Subscript) and isinstance(value.ctx, ast.Load) and isinstance(value.value, ast.Name):
         bindings = module.bindings(value.value)
         return refs.get(bindings[0].node) if len(bindings) == 1 else None
     if isinstance(value, ast.Name):
         bindings = module.bindings(value)
         bound = bindings[0].value if len(bindings) == 1 else None
-        return None if bound is None else narrow_dtype(bound, module, depth - 1, refs)
+        return None if bound is None else narrow_dtype(bound, module, depth - 1, refs, given)
     if isinstance(value, ast.BinOp) and isinstance(value.op, _PROPAGATE):
-        sides = {narrow_dtype(side, module, depth - 1, refs) for side in (value.left, value.right)
+        sides = {narrow_dtype(side, module, depth - 1, refs, given) for side in (value.left, value.right)
                  if _literal(side) is None}
         return sides.pop() if len(sides) == 1 else None
     if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.Invert)):
-        return narrow_dtype(value.operand, module, depth - 1, refs)
+        return narrow_dtype(value.operand, module, depth - 1, refs, given)
     if not isinstance(value, ast.Call):
         return None
     if isinstance(value.func, ast.Attribute) and value.func.attr == "astype" and len(value.args) == 1:
-        return _dtype_named(value.args[0], module)
+        return _dtype_named(value.args[0], module, given)
     called = _dtype_named(value.func, module)  # `jnp.int8(x)`: the dtype called as a cast
     if called is not None:
         return called
@@ -249,12 +322,13 @@ def narrow_dtype(value: ast.expr, module, depth: int = _DEPTH, refs: Optional[di
             operands = op[1]
         else:
             return None
-        dtypes = {narrow_dtype(operand, module, depth - 1, refs) for operand in operands if _literal(operand) is None}
+        dtypes = {narrow_dtype(operand, module, depth - 1, refs, given) for operand in operands
+                  if _literal(operand) is None}
         return dtypes.pop() if len(dtypes) == 1 else None
     keyword = next((k.value for k in value.keywords if k.arg in ("dtype", "new_dtype")), None)
     named = keyword if keyword is not None else \
         value.args[position] if position is not None and len(value.args) > position else None
-    return None if named is None else _dtype_named(named, module)
+    return None if named is None else _dtype_named(named, module, given)
 
 
 def launched_ref_dtypes(module) -> dict[ast.arg, frozenset[Optional[str]]]:
@@ -306,7 +380,11 @@ def _struct_dtype(struct: Optional[ast.expr], module) -> Optional[str]:
     return None if named is None else _dtype_named(named, module)
 
 
-def _dtype_named(node: ast.expr, module) -> Optional[str]:
+def _dtype_named(node: ast.expr, module, given: Optional[dict] = None) -> Optional[str]:
+    if given and isinstance(node, ast.Name):
+        bindings = module.bindings(node)
+        if len(bindings) == 1 and bindings[0].node in given:
+            return given[bindings[0].node]
     text = string_value(node, module)
     if text is not None:
         return text if text in NARROW_DTYPES else None
@@ -387,7 +465,13 @@ RULE = Rule(
         range. Where the dtype does not show (a ref of a launch that does not show it), nothing is
         changed; `jax-codemod explain` places the chip's error on its line and says what to write.
         A kernel whose launches give a ref different dtypes, one of them such a dtype, gets a
-        [manual] finding: the cast back would give the other launch the wrong dtype.
+        [manual] finding: the cast back would give the other launch the wrong dtype. A cast to a
+        dtype parameter (`x_ref[...].astype(dtype)`) takes the dtype every call of the kernel the
+        whole-program link follows gives it, in any module (`partial(body, dtype=cfg.qdtype)`, a
+        config's `jnp.int8`): that fix is unsafe (a call the tool does not see may give another
+        dtype); a parameter given such a dtype and another gets a [manual] finding. An op on loads
+        of refs whose dtype does not show, in a kernel a launch of another module passes an operand
+        cast to such a dtype (`launch(body, x.astype(jnp.int8))`), gets a [manual] finding naming it.
     """,
     why="""
         Mosaic TPU's vector units compute on 16- and 32-bit lanes: its compiler (in libtpu) refuses

@@ -12,7 +12,9 @@ from codemods.analysis.module_helpers import reference_helper
 from codemods.analysis.names import display, find_arg, has_double_star, has_star, one_line, value_of
 from codemods.analysis.presets import spell_dtype
 from codemods.analysis.value_containers import constant_index
-from codemods.analysis.visible_dtypes import FLOATS, NARROWED, SIGNED, UNSIGNED, dtype_named, dtypes_named, value_dtype
+from codemods.analysis.visible_dtypes import (
+    FLOATS, NARROWED, SIGNED, UNSIGNED, dtype_named, dtypes_named, parameter_dtypes, value_dtype,
+)
 from codemods.analysis.x64_switch import x64_switch
 from codemods.base import JaxTransform
 from codemods.capabilities import x64_rejection
@@ -270,12 +272,16 @@ class X64Values(JaxTransform):
         so a dtype this code does not show gets a note)."""
         for dtype in self._dtype_arguments(call):
             possible = dtypes_named(dtype, self.module, builtins=True)
-            wide = next(iter(possible)) if len(possible) == 1 else None
+            # A parameter: the dtypes the calls of the kernel the whole-program link follows give it.
+            given = None if possible else parameter_dtypes(dtype, self.module, self.analysis.facts.flow)
+            possible = frozenset(given[0]) if given is not None else possible
+            wide = next(iter(possible)) if len(possible) == 1 and not (given and given[1]) else None
             if wide is None and possible & NARROWED.keys():  # `dt`, bound to int64 in one branch, float64 in another
                 case = "float64 value" if "float64" in possible else "int64 value"
-                yield dtype, case, (f"`{one_line(self.module.segment(dtype))}` may be {' or '.join(sorted(possible))}: a "
-                                    f"64-bit dtype in {where}, and no one dtype to write for it here (give each branch "
-                                    "its 32-bit dtype)", None, Applicability.SAFE)
+                also = ", or values the tool does not follow" if given and given[1] else ""
+                yield dtype, case, (f"`{one_line(self.module.segment(dtype))}` may be {' or '.join(sorted(possible))}"
+                                    f"{also}: a 64-bit dtype in {where}, and no one dtype to write for it here (give "
+                                    f"each {'caller' if given else 'branch'} its 32-bit dtype)", None, Applicability.SAFE)
                 continue
             if not possible and isinstance(dtype, ast.Name) and proven:
                 # A parameter (`dtype=acc_dtype`, bound by a caller's partial to a config's jnp.int64):
@@ -293,6 +299,12 @@ class X64Values(JaxTransform):
             self.replace(fix, dtype, spelled)
             written = one_line(self.module.segment(dtype))
             case = "float64 value" if wide == "float64" else "int64 value"
+            if given is not None:
+                yield dtype, case, (f"{written} -> {spelled}: every call of the kernel the tool follows gives `{written}` "
+                                    f"{wide}, a 64-bit dtype in {where}; without jax_enable_x64 jax makes it {narrow} "
+                                    "already; unsafe: the kernel no longer reads its parameter here, and a call the tool "
+                                    "does not see may give another dtype", fix, Applicability.UNSAFE)
+                continue
             yield dtype, case, (f"{written} -> {spelled}: a 64-bit dtype in {where}; without jax_enable_x64 jax "
                                 f"makes it {narrow} already", fix, Applicability.SAFE)
 
@@ -539,7 +551,11 @@ RULE = Rule(
         visibly ints is unsafe (a float bound would now give int32), and a kernel Triton or Mosaic GPU
         also lowers changes there too under x64 (unsafe). An argmax the tool cannot rewrite, a
         proven sum whose operand's dtype is not visible, and a dtype a proven function does not show
-        (a parameter its callers bind), get a `[manual]` note. Where the module turns
+        (a parameter its callers bind), get a `[manual]` note. A dtype parameter every call of the
+        kernel the whole-program link follows gives a 64-bit dtype (`partial(body, acc_dtype=
+        cfg.acc_dtype)`, a config's `jnp.int64`, in any module) becomes its 32-bit twin where the
+        kernel uses it (unsafe: a call the tool does not see may give another dtype); one given
+        several dtypes gets a `[manual]` note. Where the module turns
         x64 on, the values its XLA code makes for a Mosaic TPU launch's operands (scalar prefetch
         included, as megablox's group metadata) get the same fixes where they are made, followed back
         from the launch through names, a returned tuple, arithmetic and the jnp functions whose result

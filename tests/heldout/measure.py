@@ -71,10 +71,10 @@ from tests import jax_support  # noqa: E402
 FLOAT32_LSTM = jax_support.LstmCall(("float32",) * 4 + ("int32",), cudnn_allow_tf32=False)
 
 WALL_ERRORS = re.compile(r"Per-operand (dot|conv) precision unsupported|Unsupported \w+ precision|Not implemented: accuracy"
-                         r"|bfloat16 support not implemented for LSTM"
-                         r"|Unimplemented primitive in Pallas TPU lowering|Reductions over int8")  # (85-90: JAX004, 006, 007)
+                         r"|bfloat16 support not implemented for LSTM|Reductions over u?int(8|16) not implemented"
+                         r"|Unimplemented primitive in Pallas TPU lowering|64-bit types are not supported")
 # a finding of another rule (a JAX1xx upgrade) does not report the wall
-WALL_RULES = ("JAX001", "JAX002", "JAX003", "JAX004", "JAX006", "JAX007")
+WALL_RULES = ("JAX001", "JAX002", "JAX003", "JAX004", "JAX005", "JAX006", "JAX007")
 OUTCOMES = ("fixed", "manual", "SILENT", "WRONG", "untouched", "noted", "changed")
 _MANUAL_AT = "manual-with-finding-at-"
 
@@ -160,7 +160,8 @@ def _short(message: str, limit: int = 90) -> str:
 
 @contextlib.contextmanager
 def _imported_entry(folder: Path):
-    """The project's entry module, imported from `folder`; its modules are forgotten afterwards."""
+    """The project's entry module, imported from `folder`; its modules are forgotten afterwards, and
+    jax's x64 setting put back (a project may turn it on, process-wide)."""
     names = {p.stem if p.is_file() else p.name for p in folder.iterdir()
              if (p.suffix == ".py" or (p / "__init__.py").is_file())}
     # Modules of the same names imported by someone else (another project, a test of this process)
@@ -170,11 +171,13 @@ def _imported_entry(folder: Path):
     # A rewritten module of the same size and modification second must not load a stale .pyc.
     writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     importlib.invalidate_caches()
+    x64 = jax.config.jax_enable_x64
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             yield importlib.import_module("entry")
     finally:
+        jax.config.update("jax_enable_x64", x64)
         sys.dont_write_bytecode = writes_bytecode
         sys.path.remove(str(folder))
         for name in [n for n in sys.modules if n.split(".")[0] in names]:

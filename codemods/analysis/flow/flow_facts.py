@@ -45,6 +45,9 @@ _NOTEBOOK_NOTE = re.compile(r"\((<notebook [^>]*>):(\d+)\)")
 # How an unknown value an installed package's call gives, or an installed package's value, is described
 INSTALLED, INSTALLED_VALUE = "(an installed package's code)", "an installed package's value"
 NO_PRECISION = "None"  # a precision of None reaching a followed call outside kernels (`SinkAnswer.levels`)
+# A parameter of a top-level function Mosaic TPU kernels run, and the dtypes it may hold (kernel_dtypes.py):
+# (function, parameter, dtypes by their numpy names, whether values that name no dtype reach it too)
+ParameterDtypes = tuple[str, str, tuple[str, ...], bool]
 
 
 @dataclass(frozen=True)
@@ -152,11 +155,26 @@ class FlowFacts:
     # too). Its kernel-scoped rules take them for kernel code, whatever their calls.
     kernels: tuple[tuple[str, Backends, str, str, bool], ...] = ()
     called: tuple[Called, ...] = ()
+    dtypes: tuple[ParameterDtypes, ...] = ()
+    # Its top-level bodies a Mosaic TPU launch of another module passes an operand cast to a narrow dtype:
+    # (body, the dtypes, where those launches are); which ref gets it is not known (kernel_dtypes.py)
+    operands: tuple[tuple[str, tuple[str, ...], str], ...] = ()
+
+    def parameter_dtypes(self, function: str, parameter: str) -> Optional[tuple[tuple[str, ...], bool]]:
+        """The dtypes the link says a kernel's top-level `function` may be given as `parameter`, and
+        whether values that name none reach it too; None where it says none."""
+        return next(((dtypes, other) for at, name, dtypes, other in self.dtypes
+                     if at == function and name == parameter), None)
 
     def scalar_levels(self, site: Site, keyword: str) -> Optional[tuple[str, ...]]:
         """The precisions a call here passes as `keyword`, where the link knows each to be a scalar (or
         None: no level); None where it does not."""
         return next((levels for at, name, levels in self.scalars if at == site and name == keyword), None)
+
+    def dtype_words(self) -> bytes:
+        """The dtypes the link carries into its kernels' parameters, as a rule's prefilter reads words."""
+        return b" ".join(sorted({dtype.encode() for *_, dtypes, _ in (*self.dtypes, *self.operands)
+                                 for dtype in dtypes}))
 
     def fixed_where_written(self, site: Site, callees: Collection[str]) -> bool:
         """Whether the link found every reader of the value written here at `site`: followed calls of
@@ -239,7 +257,9 @@ class FlowFacts:
                                      for origin in self.origins),
                        handed=tuple(replace(handed, reach=named(handed.reach)) for handed in self.handed),
                        lost=tuple(replace(lost, unknown=said(lost.unknown), through=said(lost.through),
-                                          beyond=said(lost.beyond)) for lost in self.lost))
+                                          beyond=said(lost.beyond)) for lost in self.lost),
+                       operands=tuple((body, dtypes, ", ".join(said(tuple(where.split(", ")))))
+                                      for body, dtypes, where in self.operands))
 
     def _notes(self) -> Iterator[str]:
         """Every note that may name where code is: who else reads a value, what is not known and why."""
@@ -251,6 +271,8 @@ class FlowFacts:
             yield from (*origin.readers, *origin.launches)
         for lost in self.lost:
             yield from (*lost.unknown, *lost.through, *lost.beyond)
+        for *_, where in self.operands:
+            yield where
 
     def _reaches(self) -> Iterator[Reach]:
         for sink in self.sinks:
@@ -271,13 +293,14 @@ class FlowFacts:
                  for lost in self.lost],
                 [[name, sorted(backends), why, role, plain] for name, backends, why, role, plain in self.kernels],
                 [[called.site, called.function, sorted(called.backends), called.keywords, called.holders,
-                  called.partials_only] for called in self.called]]
+                  called.partials_only] for called in self.called],
+                [list(parameter) for parameter in self.dtypes], [list(operand) for operand in self.operands]]
 
     @staticmethod
     def from_data(data: list) -> "FlowFacts":
         """`as_data` read back (the project state keeps the link's answers); ValueError otherwise."""
         try:
-            sinks, origins, scalars, handed, lost, kernels, called = data
+            sinks, origins, scalars, handed, lost, kernels, called, dtypes, operands = data
             return FlowFacts(
                 tuple(SinkAnswer(tuple(site), callee, frozenset(backends),
                                  tuple(_reach_of(reach) for reach in pairs),
@@ -292,7 +315,9 @@ class FlowFacts:
                                  tuple(beyond)) for site, launcher, backends, unknown, through, beyond in lost),
                 tuple((name, frozenset(backends), why, role, plain) for name, backends, why, role, plain in kernels),
                 tuple(Called(tuple(site), function, frozenset(backends), tuple((k, tuple(v)) for k, v in keywords),
-                             tuple(holders), partials) for site, function, backends, keywords, holders, partials in called))
+                             tuple(holders), partials) for site, function, backends, keywords, holders, partials in called),
+                tuple((function, name, tuple(named), other) for function, name, named, other in dtypes),
+                tuple((body, tuple(named), where) for body, named, where in operands))
         except (TypeError, ValueError) as error:
             raise ValueError(f"not flow facts: {error}") from error
 

@@ -16,6 +16,7 @@ from codemods.analysis.flow.flow_facts import (
     Called, INSTALLED, INSTALLED_VALUE, NO_FLOW, NO_PRECISION, Backends, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, Site, SinkAnswer,
 )
 from codemods.analysis.flow.graph import closure
+from codemods.analysis.flow.kernel_dtypes import kernel_parameter_dtypes, narrow_operands
 from codemods.analysis.kernel_scope import BODY, FACTORY, HELPER, MAYBE as MAYBE_BODY, MOSAIC_GPU, MOSAIC_TPU
 from codemods.capabilities import PRECISION_NAMES
 
@@ -34,7 +35,7 @@ class Linker(Protocol):
 
     modules: dict
     functions: dict  # a function's qualified name -> (its module, its summary)
-    heap: dict[tuple, set]  # what each key holds (`("ret", function)`: what it returns)
+    heap: dict[tuple, set]  # what each variable, parameter, field may hold (`("ret", function)`: what it returns)
     backends: dict[str, set[str]]  # a function -> the backends of the kernels it runs in (MAYBE ones too)
     calls: set[tuple[str, str]]  # (caller, callee) of every call of a function
     invoked: set[str]  # the functions code of the project calls or launches
@@ -219,6 +220,10 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     _lost_launches(linker, answers)
     _foreign_kernels(linker, plain, answers)
     _called_values(linker, answers)
+    for module, dtypes in kernel_parameter_dtypes(linker.functions, linker.backends, linker.heap).items():
+        answers[module] = replace(answers.get(module, NO_FLOW), dtypes=tuple(dtypes))
+    for module, operands in narrow_operands(linker.launched, linker.modules, linker.functions, linker.read).items():
+        answers[module] = replace(answers.get(module, NO_FLOW), operands=tuple(operands))
     return answers
 
 

@@ -65,21 +65,25 @@ def moved_answers(flow: dict[str, FlowFacts], moves: dict[str, dict[Site, Site]]
         return replace(of, site=site(of.module, of.site), readers=described(of.readers))
 
     def answer(module: str, facts: FlowFacts) -> FlowFacts:
-        return FlowFacts(
-            tuple(replace(sink, site=site(module, sink.site), pairs=tuple(map(reach, sink.pairs)),
-                          unknown=described(sink.unknown), maybe=described(sink.maybe)) for sink in facts.sinks),
-            tuple(replace(origin, site=site(module, origin.site), readers=described(origin.readers),
-                          reaches=calls(origin.reaches), maybe=calls(origin.maybe), launches=described(origin.launches),
-                          dropped=calls(origin.dropped))
-                  for origin in facts.origins),
-            tuple((site(module, at), keyword, levels) for at, keyword, levels in facts.scalars),
-            tuple(replace(handed, site=site(module, handed.site), reach=reach(handed.reach),
-                          sinks=calls(handed.sinks))
-                  for handed in facts.handed),
-            tuple(replace(lost, site=site(module, lost.site), unknown=described(lost.unknown),
-                          through=described(lost.through)) for lost in facts.lost),
-            kernels=facts.kernels,  # (names, no sites: until session 25 dropped here, JAX004-JAX008 silent)
-            called=tuple(replace(called, site=site(module, called.site)) for called in facts.called))
+        # (the rest, `kernels` and `dtypes`, name no site: kept as they are; until session 25 `kernels` was
+        # dropped here, and JAX004-JAX008 went silent after an edit that only moved code)
+        return replace(
+            facts,
+            sinks=tuple(replace(sink, site=site(module, sink.site), pairs=tuple(map(reach, sink.pairs)),
+                                unknown=described(sink.unknown), maybe=described(sink.maybe)) for sink in facts.sinks),
+            origins=tuple(replace(origin, site=site(module, origin.site), readers=described(origin.readers),
+                                  reaches=calls(origin.reaches), maybe=calls(origin.maybe),
+                                  launches=described(origin.launches), dropped=calls(origin.dropped))
+                          for origin in facts.origins),
+            scalars=tuple((site(module, at), keyword, levels) for at, keyword, levels in facts.scalars),
+            handed=tuple(replace(handed, site=site(module, handed.site), reach=reach(handed.reach),
+                                 sinks=calls(handed.sinks))
+                         for handed in facts.handed),
+            lost=tuple(replace(lost, site=site(module, lost.site), unknown=described(lost.unknown),
+                               through=described(lost.through)) for lost in facts.lost),
+            called=tuple(replace(called, site=site(module, called.site)) for called in facts.called),
+            operands=tuple((body, dtypes, ", ".join(described(tuple(where.split(", ")))))
+                           for body, dtypes, where in facts.operands))
 
     return {module: answer(module, facts) for module, facts in flow.items()}
 

@@ -10,7 +10,7 @@ def rowmax_kernel(x_ref, o_ref):
 
 def rowmax_as(x_ref, o_ref, *, dtype):
     q = x_ref[...].astype(dtype)
-    m = jnp.max(q, axis=1, keepdims=True)
+    m = jnp.max(q.astype(jnp.int32), axis=1, keepdims=True).astype(jnp.int8)
     o_ref[...] = jnp.broadcast_to(m, o_ref.shape).astype(jnp.int32)
 
 

@@ -20,6 +20,6 @@ def argbest_kernel(x_ref, o_ref):
 
 
 def count_kernel(x_ref, o_ref, *, acc_dtype):
-    acc = jnp.zeros(o_ref.shape, dtype=acc_dtype)
-    acc = acc + (x_ref[...] > 0).astype(acc_dtype)
+    acc = jnp.zeros(o_ref.shape, dtype=jnp.int32)
+    acc = acc + (x_ref[...] > 0).astype(jnp.int32)
     o_ref[...] = acc.astype(jnp.float32)

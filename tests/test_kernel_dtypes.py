@@ -1,0 +1,193 @@
+"""Dtypes that cross a module boundary into a kernel's parameter (`FlowFacts.dtypes`): a config
+dataclass's `jnp.int8` or `jnp.int64` field, bound by a partial of another module, that a kernel of a
+third casts to or makes values with. Its own code shows no dtype; JAX004 and JAX005 take the dtypes the
+whole-program link says every call gives the parameter. Each package fails to lower for TPU as written
+and lowers after `--write --unsafe-fixes`; a parameter given several dtypes gets a [manual] note."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from codemods import registry
+from codemods.engine.diagnostics import Applicability, Kind
+from codemods.engine.discovery import discover
+from codemods.engine.runner import run
+from codemods.settings import Settings
+from tests import jax_support
+from tests.test_foreign_kernels import lowering_error
+
+_CONFIG = """
+    import dataclasses
+
+    import jax.numpy as jnp
+
+    @dataclasses.dataclass(frozen=True)
+    class QuantConfig:
+        qdtype: object = jnp.int8
+        acc_dtype: object = jnp.int64
+
+    DEFAULT = QuantConfig()
+"""
+_LAUNCH = """
+    import jax
+    from jax.experimental import pallas as pl
+
+    def launch(body, *args, out_dtype=None):
+        x = args[0]
+        return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, out_dtype or x.dtype))(*args)
+"""
+_KMOD = """
+    import jax.numpy as jnp
+
+    def rowmax_as(x_ref, o_ref, *, dtype):
+        q = x_ref[...].astype(dtype)
+        m = jnp.max(q, axis=1, keepdims=True)
+        o_ref[...] = jnp.broadcast_to(m, o_ref.shape).astype(jnp.int32)
+
+    def count_kernel(x_ref, o_ref, *, acc_dtype):
+        acc = jnp.zeros(o_ref.shape, dtype=acc_dtype)
+        acc = acc + (x_ref[...] > 0).astype(acc_dtype)
+        o_ref[...] = acc.astype(jnp.float32)
+"""
+# pkg/entry.py's `run`, by rule: what it launches, and how
+ENTRIES = {
+    "JAX004": """
+        import functools
+
+        import jax.numpy as jnp
+
+        from pkg import config, kmod
+        from pkg.launch import launch
+
+        def run(x, cfg=config.DEFAULT):
+            return launch(functools.partial(kmod.rowmax_as, dtype=cfg.qdtype), x, out_dtype=jnp.int32)
+    """,
+    "JAX005": """
+        import functools
+
+        import jax
+
+        from pkg import config, kmod
+        from pkg.launch import launch
+
+        jax.config.update("jax_enable_x64", True)
+
+        def run(x, cfg=config.DEFAULT):
+            return launch(functools.partial(kmod.count_kernel, acc_dtype=cfg.acc_dtype), x)
+    """,
+}
+ERRORS = {"JAX004": "Reductions over int8", "JAX005": "64-bit types"}
+
+
+def _write(root: Path, entry: str) -> Path:
+    folder = root / "pkg"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    for name, text in {"config.py": _CONFIG, "launch.py": _LAUNCH, "kmod.py": _KMOD, "entry.py": entry}.items():
+        (folder / name).write_text(textwrap.dedent(text).lstrip())
+    return folder
+
+
+def _findings(folder: Path, rule: str, unsafe: bool = True, write: bool = False) -> list:
+    results = run([folder], registry.select([rule]), Settings(jax_support.JAX_VERSION, unsafe_fixes=unsafe), jobs=1,
+                  project=discover([folder]))
+    assert all(result.error is None for result in results), [result.error for result in results]
+    for result in results if write else ():
+        if result.new_source is not None:
+            Path(result.path).write_bytes(result.new_source)
+    return [(Path(result.path).name, finding) for result in results for finding in result.findings]
+
+
+@pytest.mark.parametrize("rule", sorted(ENTRIES))
+def test_a_dtype_a_config_field_gives_a_kernel_parameter_in_another_module_is_fixed(rule: str, tmp_path: Path) -> None:
+    folder = _write(tmp_path, ENTRIES[rule])
+    assert ERRORS[rule] in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    findings = _findings(folder, rule, write=True)
+    assert findings and all(finding.kind is Kind.FIXED and finding.fix.applicability is Applicability.UNSAFE
+                            and name == "kmod.py" for name, finding in findings), findings
+    assert lowering_error(tmp_path) is None, findings
+
+
+@pytest.mark.parametrize("rule", sorted(ENTRIES))
+def test_without_unsafe_fixes_the_check_still_names_the_site(rule: str, tmp_path: Path) -> None:
+    folder = _write(tmp_path, ENTRIES[rule])
+    findings = _findings(folder, rule, unsafe=False)
+    assert findings and all(finding.unapplied_fix for _, finding in findings), findings
+
+
+@pytest.mark.parametrize("rule, second", [("JAX004", "jnp.int32"), ("JAX005", "jnp.int32")])
+def test_a_parameter_given_two_dtypes_is_a_manual_note(rule: str, second: str, tmp_path: Path) -> None:
+    entry = textwrap.dedent(ENTRIES[rule]) + textwrap.dedent(f"""
+        def other(x):
+            return launch(functools.partial(kmod.{'rowmax_as' if rule == 'JAX004' else 'count_kernel'},
+                                            {'dtype' if rule == 'JAX004' else 'acc_dtype'}={second}), x)
+    """)
+    entry = entry if rule == "JAX004" else entry.replace("import jax\n", "import jax\nimport jax.numpy as jnp\n", 1)
+    folder = _write(tmp_path, entry)
+    findings = _findings(folder, rule)
+    assert findings and all(finding.kind is Kind.MANUAL and "int32" in finding.message for _, finding in findings), findings
+
+
+# pkg/kmod.py's bodies whose operands another module casts: which ref gets the int8 operand is not
+# followed (the link holds no value for an array), so the op gets a [manual] note, never a rewrite.
+_OPERAND_KERNELS = """
+    import jax.numpy as jnp
+
+    def rowmax_raw(x_ref, o_ref):
+        m = jnp.max(x_ref[...], axis=1, keepdims=True)
+        o_ref[...] = jnp.broadcast_to(m, o_ref.shape).astype(jnp.int32)
+
+    def add8_kernel(a_ref, b_ref, o_ref):
+        o_ref[...] = a_ref[...] + b_ref[...]
+
+    def scaled_kernel(x_ref, o_ref):
+        o_ref[...] = jnp.max(x_ref[...], axis=1, keepdims=True) + 1
+"""
+_OPERAND_ENTRY = """
+    import jax.numpy as jnp
+
+    from pkg import kmod
+    from pkg.launch import launch
+
+    def run(x):
+        return launch(kmod.rowmax_raw, x.astype(jnp.int8), out_dtype=jnp.int32)
+
+    def add(a, b):
+        a8, b8 = a.astype(jnp.int8), b.astype(jnp.int8)
+        return launch(kmod.add8_kernel, a8, b8)
+
+    def scaled(x):
+        return launch(kmod.scaled_kernel, x)
+"""
+
+
+def test_an_operand_another_module_casts_to_int8_is_a_manual_note_at_the_kernel_s_op(tmp_path: Path) -> None:
+    """`run`'s max reduction fails to lower (on a CPU too); `add`'s int8 addition only on the chip
+    (Mosaic's compiler: "Only vector<i16> and vector<i32> are supported"), so only its note is checked
+    here. `scaled` passes its operand as it is: nothing said there."""
+    folder = _write(tmp_path, _OPERAND_ENTRY)
+    (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
+    assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    findings = _findings(folder, "JAX004", write=True)
+    assert [(name, finding.kind, finding.line) for name, finding in findings] == [
+        ("kmod.py", Kind.MANUAL, 4), ("kmod.py", Kind.MANUAL, 8)], findings
+    assert "launch (pkg.entry:7)" in findings[0][1].message and "launch (pkg.entry:11)" in findings[1][1].message
+    assert "Reductions over int8" in (lowering_error(tmp_path) or "")  # a note, not a fix
+
+
+def test_an_operand_a_notebook_casts_is_named_by_its_cell(tmp_path: Path) -> None:
+    """The launch a note names is the notebook's cell and line, as the notebook's own findings name it."""
+    from tests.test_link import _notebook
+
+    folder = _write(tmp_path, "")
+    (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
+    _notebook(tmp_path / "proto.ipynb", ["# int8 rows", "import jax.numpy as jnp\nfrom pkg import kmod\n"
+                                         "from pkg.launch import launch\n\n"
+                                         "def run(x):\n    return launch(kmod.rowmax_raw, x.astype(jnp.int8))\n"])
+    results = run([tmp_path], registry.select(["JAX004"]), Settings(jax_support.JAX_VERSION), jobs=1,
+                  project=discover([tmp_path]))
+    notes = [finding.message for result in results for finding in result.findings]
+    assert len(notes) == 1 and "proto.ipynb:cell 2:6) passes this kernel" in notes[0], notes
