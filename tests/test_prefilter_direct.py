@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from codemods.engine.prefilter import rules_for
+from codemods.engine.prefilter import any_rule_for, rules_for
 from codemods.engine.rule import Rule
 from codemods.settings import Scope, Settings
 
@@ -79,3 +79,19 @@ def test_real_rules_by_their_words_and_the_kernel_scope() -> None:
     assert [r.code for r in rules_for(raw + b"from jax.experimental import pallas\n", rules, kernels)] == [
         "JAX001", "JAX002"]
     assert rules_for(b"x = 1\n", rules, everywhere) == []
+
+
+@pytest.mark.parametrize("answers", [(False, True, True), (False, False, False), (True, False, True)])
+def test_any_rule_stops_at_the_first_that_passes(answers: tuple[bool, ...]) -> None:
+    log: list = []
+    rules = [Asked(name, answer, log) for name, answer in zip("abc", answers)]
+    assert any_rule_for(b"raw", rules, SETTINGS, True) is any(answers)  # type: ignore[arg-type]
+    asked = answers.index(True) + 1 if any(answers) else len(answers)
+    assert [(name, raw, holds) for name, raw, _, holds, _, _ in log] == [(name, b"raw", True) for name in "abc"[:asked]]
+    assert all(entry[4] is log[0][4] for entry in log)  # one memo for the file's gates
+
+
+def test_any_rule_reads_the_code_as_rules_for_does() -> None:
+    rules = [_rule("JAX001", (b"precision",))]
+    for raw in (b"\xef\xbb\xbfy = dot(x, precision=p)\n", b"# -*- coding: latin-1 -*-\nprecision = 1\n", b"x = 1\n"):
+        assert any_rule_for(raw, rules, SETTINGS) is bool(rules_for(raw, rules, SETTINGS))

@@ -22,3 +22,12 @@ def rules_for(raw: bytes, rules: Sequence[Rule], settings: Settings, holds_kerne
     raw = utf8_code(raw)
     tested: dict = {}  # the gates' answers, shared by the rules
     return [rule for rule in rules if rule.might_apply(raw, settings, holds_kernels, tested)]
+
+
+def any_rule_for(raw: bytes, rules: Sequence[Rule], settings: Settings, holds_kernels: bool = False) -> bool:
+    """Whether `rules_for` would leave any rule in: the rules after the first that passes are not
+    tested (the project index asks this of every module it reads; testing each kernel-scoped rule
+    took four times as long over the trees)."""
+    raw = utf8_code(raw)
+    tested: dict = {}
+    return any(rule.might_apply(raw, settings, holds_kernels, tested) for rule in rules)

@@ -36,7 +36,7 @@ from codemods.engine.discovery import discover
 from codemods.engine.fixes import anchor, merge, render, rendered_with_edits
 from codemods.engine.formats import shown_path
 from codemods.engine.positions import Positions
-from codemods.engine.prefilter import rules_for
+from codemods.engine.prefilter import any_rule_for, rules_for
 from codemods.engine.report import FileResult
 from codemods.engine.rule import SUPPRESSIONS, ParsedFile, Rule
 from codemods.engine.source import SourceError, decode, utf8_code, write_atomically
@@ -571,7 +571,7 @@ def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settin
         return f"{shown_path(path)[0]}:cell {cell[0]}:{cell[1]}" if cell is not None else None
 
     kernel_scoped = [rule for rule in transforms if rule.kernel_scoped]  # the only ones its facts serve
-    index = ProjectIndex(files, read, lambda code: bool(rules_for(code, kernel_scoped, settings, True)), content,
+    index = ProjectIndex(files, read, lambda code: any_rule_for(code, kernel_scoped, settings, True), content,
                          prefilter, root, place)
     return index
 

