@@ -191,3 +191,29 @@ def test_an_operand_a_notebook_casts_is_named_by_its_cell(tmp_path: Path) -> Non
                   project=discover([tmp_path]))
     notes = [finding.message for result in results for finding in result.findings]
     assert len(notes) == 1 and "proto.ipynb:cell 2:6) passes this kernel" in notes[0], notes
+
+
+def test_a_parameter_given_a_64_bit_dtype_and_a_value_not_followed_is_a_manual_note(tmp_path: Path) -> None:
+    """One call gives `acc_dtype` the config's int64, another a value that names no dtype: the tool
+    writes no int32 for it (the other call's dtype is not known), and the note says so."""
+    folder = _write(tmp_path, textwrap.dedent(ENTRIES["JAX005"]) + textwrap.dedent("""
+        def other(x):
+            return launch(functools.partial(kmod.count_kernel, acc_dtype=None), x)
+    """))
+    findings = _findings(folder, "JAX005")
+    assert findings and all(finding.kind is Kind.MANUAL and "values the tool does not follow" in finding.message
+                            for _, finding in findings), findings
+
+
+def test_a_parameter_fix_in_a_kernel_only_mosaic_tpu_runs_is_unsafe_too(tmp_path: Path) -> None:
+    """Unsafe for its own reason, not only because Triton lowers the kernel too: a call the tool does
+    not see may give the parameter another dtype."""
+    folder = _write(tmp_path, ENTRIES["JAX005"])
+    launch = (folder / "launch.py").read_text()
+    (folder / "launch.py").write_text(launch.replace("from jax.experimental import pallas as pl\n",
+                                                     "from jax.experimental import pallas as pl\n"
+                                                     "from jax.experimental.pallas import tpu as pltpu\n").replace(
+        "out_dtype or x.dtype))", "out_dtype or x.dtype), compiler_params=pltpu.CompilerParams())"))
+    findings = _findings(folder, "JAX005")
+    assert findings and all(finding.fix.applicability is Applicability.UNSAFE and "Triton" not in finding.message
+                            and "a call the tool does not see" in finding.message for _, finding in findings), findings

@@ -288,3 +288,12 @@ def test_a_dtype_bound_to_a_64_bit_one_and_another_is_a_note_in_any_process(othe
     assert after == source
     [(_, kind, message, _)] = findings
     assert kind == "manual" and "`dt` may be " in message and "int64" in message
+
+
+def test_an_argmax_xla_code_makes_for_a_launch_becomes_lax_argmax_on_axis_0() -> None:
+    """XLA code's argmax keeps jnp's ties with lax.argmax (argmax_tpu is for kernels), axis 0 included."""
+    source = f"{HEAD}{X64}\n{OPERANDS.replace('COMPILER_PARAMS', 'pltpu.CompilerParams()')}".replace(
+        "ids = jnp.arange(n)", "ids = jnp.argmax(jnp.ones((n, 4)), axis=0)")
+    after, findings = _run(source)
+    assert "    ids = jax.lax.argmax(jnp.ones((n, 4)), 0, jnp.int32)" in after.splitlines(), after
+    assert "argmax_tpu" not in after and [kind for _, kind, _, _ in findings] == ["fixed"], findings
