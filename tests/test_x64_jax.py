@@ -172,3 +172,17 @@ def test_a_fixed_argmax_builds_no_mosaic_reduce_index(golden, entry, dtype, case
 
     assert reduce_indices(FIXTURES / f"{golden}.in.py", x64=False) >= 1
     assert reduce_indices(FIXTURES / f"{golden}.out.py", x64=True) == 0
+
+
+@pytest.mark.parametrize("kind", ["normal", "ties", "nan"])
+@pytest.mark.parametrize("axis, keepdims", [(1, False), (0, False), (-1, True)])
+def test_the_index_helpers_compute_what_jnp_computes(kind, axis, keepdims) -> None:
+    """argmax_tpu and argmin_tpu as helpers_source.py writes them (the goldens hold argmax_tpu only):
+    jnp's indices, the first of tied elements and a NaN's, on any axis."""
+    import numpy as np
+
+    helpers = jax_support.load_program(Path(capabilities.__file__).parent / "helpers_source.py", "x64_index_helpers")
+    x = _inputs(kind, jnp.float32)
+    for helper, reference in ((helpers.argmax_tpu, jnp.argmax), (helpers.argmin_tpu, jnp.argmin)):
+        got, want = helper(x, axis, keepdims=keepdims), reference(x, axis=axis, keepdims=keepdims)
+        assert got.dtype == jnp.int32 and np.array_equal(got, want), (helper.__name__, got, want)
