@@ -217,3 +217,10 @@ def test_a_parameter_fix_in_a_kernel_only_mosaic_tpu_runs_is_unsafe_too(tmp_path
     findings = _findings(folder, "JAX005")
     assert findings and all(finding.fix.applicability is Applicability.UNSAFE and "Triton" not in finding.message
                             and "a call the tool does not see" in finding.message for _, finding in findings), findings
+
+
+def test_dtype_of_names_a_dtype_of_a_dtype_module_only() -> None:
+    from codemods.analysis.flow.kernel_dtypes import dtype_of
+
+    assert dtype_of(("ext", "jax.numpy.int8")) == "int8" and dtype_of(("lit", "int64")) == "int64"
+    assert dtype_of(("ext", "torch.int8")) is None and dtype_of(("ext", "jax.numpy.zeros")) is None

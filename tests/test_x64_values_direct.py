@@ -297,3 +297,12 @@ def test_an_argmax_xla_code_makes_for_a_launch_becomes_lax_argmax_on_axis_0() ->
     after, findings = _run(source)
     assert "    ids = jax.lax.argmax(jnp.ones((n, 4)), 0, jnp.int32)" in after.splitlines(), after
     assert "argmax_tpu" not in after and [kind for _, kind, _, _ in findings] == ["fixed"], findings
+
+
+def test_an_argmax_with_a_helpers_module_imports_the_helper_and_not_lax() -> None:
+    """With `--helpers-module` the helper's body is not in the module: no `lax` import is added for it."""
+    source = _kernel("a = jnp.argmax(x_ref[...], axis=1)", x64=False, head=WITHOUT_JAX)
+    result = process_source(Path("m.py"), source.encode(), registry.select(["JAX005"]),
+                            Settings((0, 12, 0, 1), Scope.KERNELS, helpers_module="pkg.jax_compat"))
+    assert result.error is None and "from pkg.jax_compat import argmax_tpu\n" in result.after, result.after
+    assert "lax" not in result.after, result.after
