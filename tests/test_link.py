@@ -268,6 +268,27 @@ PROJECTS = {
                 return pl.pallas_call(functools.partial(body, precision=cfg.mlp.precision), out_shape={_SHAPE})(x, w)
         """),
     }, "fixed") for name, factory in (("class", "Mlp"), ("lambda", "lambda: Mlp()"))},
+    # `dataclasses.field(default=MIXED)`: the field's default, as `= MIXED` written plainly.
+    "dataclass_field_written_with_field_default": ({
+        "consts.py": "from jax import lax\nMIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "config.py": """
+            import dataclasses
+            from .consts import MIXED
+
+            @dataclasses.dataclass(frozen=True)
+            class Cfg:
+                precision: tuple = dataclasses.field(default=MIXED)
+        """,
+        "entry.py": _kernel(f"""
+            from .config import Cfg
+
+            def body(x_ref, w_ref, o_ref, *, cfg):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=cfg.precision)
+
+            def run(x, w, cfg=Cfg()):
+                return pl.pallas_call(functools.partial(body, cfg=cfg), out_shape={_SHAPE})(x, w)
+        """),
+    }, "fixed"),
     "attribute_set_by_a_constructor_elsewhere": ({
         "layer.py": _kernel(f"""
             class Dense:
