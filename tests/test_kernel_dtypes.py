@@ -224,3 +224,21 @@ def test_dtype_of_names_a_dtype_of_a_dtype_module_only() -> None:
 
     assert dtype_of(("ext", "jax.numpy.int8")) == "int8" and dtype_of(("lit", "int64")) == "int64"
     assert dtype_of(("ext", "torch.int8")) is None and dtype_of(("ext", "jax.numpy.zeros")) is None
+
+
+def test_an_operand_cast_two_names_back_is_followed(tmp_path: Path) -> None:
+    """`y = x.astype(jnp.int8); z = y; launch(..., z)`: the cast is followed back through both names."""
+    folder = _write(tmp_path, """
+        import jax.numpy as jnp
+
+        from pkg import kmod
+        from pkg.launch import launch
+
+        def run(x):
+            y = x.astype(jnp.int8)
+            z = y
+            return launch(kmod.rowmax_raw, z, out_dtype=jnp.int32)
+    """)
+    (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
+    findings = _findings(folder, "JAX004")
+    assert [(name, finding.kind, finding.line) for name, finding in findings] == [("kmod.py", Kind.MANUAL, 4)], findings
