@@ -93,6 +93,10 @@ print(out.sum())
     # whose statement holds the BlockSpec (the seventh trial's X1: "no error jax-codemod fixes").
     pytest.param("JAX173", BLOCK_SPEC, "TypeError: 'function' object is not iterable", 10,
                  "    in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],", id="raised-in-pallas_call"),
+    # The same where the named line is not the statement's first (the call inside parentheses).
+    pytest.param("JAX173", BLOCK_SPEC.replace("out = pl.pallas_call(\n", "out = (\n    pl.pallas_call(\n").replace(
+        ")(jnp.ones((8, 128)))\n", ")(jnp.ones((8, 128))))\n"), "TypeError: 'function' object is not iterable", 11,
+                 "    in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],", id="raised-in-pallas_call-parenthesized"),
 ])
 def test_a_removed_name_is_fixed_where_the_traceback_says(code: str, program: str, error: str, line: int,
                                                           fixed: str, tmp_path: Path) -> None:
@@ -306,3 +310,4 @@ def test_an_error_names_the_rows_of_the_name_it_says_is_gone(line: str, codes: l
 
     log = f'Traceback (most recent call last):\n  File "user.py", line 1, in <module>\n    x\n{line}\n'
     assert [error.rule for error in tracebacks.parse_log(log)] == codes
+
