@@ -220,16 +220,17 @@ PROJECTS = {
         """),
     }, "manual") for name, plain in (("called", 'DOTS["mixed"](x, w)'), ("jitted", 'jax.jit(DOTS["mixed"])(x, w)'),
                                      ("handed_to_jax", "jax.tree.leaves(DOTS)"))},
-    "dataclass_field_default": ({
+    # `= MIXED`, and `dataclasses.field(default=MIXED)`: the field's default as `= MIXED` written plainly.
+    **{name: ({
         "consts.py": "from jax import lax\nMIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
-        "config.py": """
+        "config.py": f"""
             import dataclasses
             from .consts import MIXED
 
             @dataclasses.dataclass(frozen=True)
             class Cfg:
                 block: int = 128
-                precision: tuple = MIXED
+                precision: tuple = {default}
         """,
         "entry.py": _kernel(f"""
             from .config import Cfg
@@ -240,7 +241,8 @@ PROJECTS = {
             def run(x, w, cfg=Cfg()):
                 return pl.pallas_call(functools.partial(body, cfg=cfg), out_shape={_SHAPE})(x, w)
         """),
-    }, "fixed"),
+    }, "fixed") for name, default in (("dataclass_field_default", "MIXED"),
+                                      ("dataclass_field_written_with_field_default", "dataclasses.field(default=MIXED)"))},
     # A nested config made by `dataclasses.field(default_factory=...)` (how a mutable or nested dataclass
     # default is written), read as `cfg.mlp.precision`: [manual] "computed" before (the seventh trial's N1).
     **{f"nested_config_default_factory_{name}": ({
@@ -268,27 +270,6 @@ PROJECTS = {
                 return pl.pallas_call(functools.partial(body, precision=cfg.mlp.precision), out_shape={_SHAPE})(x, w)
         """),
     }, "fixed") for name, factory in (("class", "Mlp"), ("lambda", "lambda: Mlp()"))},
-    # `dataclasses.field(default=MIXED)`: the field's default, as `= MIXED` written plainly.
-    "dataclass_field_written_with_field_default": ({
-        "consts.py": "from jax import lax\nMIXED = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
-        "config.py": """
-            import dataclasses
-            from .consts import MIXED
-
-            @dataclasses.dataclass(frozen=True)
-            class Cfg:
-                precision: tuple = dataclasses.field(default=MIXED)
-        """,
-        "entry.py": _kernel(f"""
-            from .config import Cfg
-
-            def body(x_ref, w_ref, o_ref, *, cfg):
-                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=cfg.precision)
-
-            def run(x, w, cfg=Cfg()):
-                return pl.pallas_call(functools.partial(body, cfg=cfg), out_shape={_SHAPE})(x, w)
-        """),
-    }, "fixed"),
     "attribute_set_by_a_constructor_elsewhere": ({
         "layer.py": _kernel(f"""
             class Dense:
