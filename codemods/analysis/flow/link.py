@@ -34,7 +34,7 @@ from codemods.analysis.kernel_backends import Launcher
 from codemods.analysis.kernel_scope import BACKEND_MODULES, BACKEND_WORDS, LAUNCHERS, Backends
 from codemods.analysis.flow.link_answers import HINT, MAYBE, KeywordArgument, answers
 from codemods.analysis.flow.link_binding import Binding
-from codemods.analysis.flow.link_heap import Context
+from codemods.analysis.flow.link_heap import Context, spelt_name
 from codemods.analysis.flow.link_readers import HOLDERS
 from codemods.analysis.flow.link_values import literal_keys
 from codemods.analysis.flow.summary import Call, Expr, ModuleSummary, Site
@@ -57,16 +57,6 @@ _GETATTR = "builtins.getattr"
 # `box[key] = x` and `obj.name = x` spelt as calls (`box.__setitem__(key, x)` is a container's method)
 _SETITEM = frozenset({"operator.setitem", "builtins.list.__setitem__", "builtins.dict.__setitem__"})
 _SETATTR = frozenset({"builtins.setattr", "builtins.object.__setattr__"})
-
-
-def _spelt(expr: Expr) -> Optional[str]:
-    """The dotted name an expression spells out (`jax.nn.elu`), None for one that reads a value."""
-    if expr[0] == "dotted":
-        return expr[1]
-    if expr[0] == "attr" and len(expr) == 3:
-        owner = _spelt(expr[1])
-        return None if owner is None else f"{owner}.{expr[2]}"
-    return None
 
 
 def link(summaries: Iterable[ModuleSummary], follows: Mapping[str, tuple[Optional[int], str]],
@@ -214,7 +204,7 @@ class Linker(Binding):
         if kind == "method":
             return self._container_method(callee[1], callee[2], args, keywords)
         if kind == "ext":
-            if callee[1].startswith("jax.") and not self._launching and _spelt(call.callee) != callee[1]:
+            if callee[1].startswith("jax.") and not self._launching and spelt_name(call.callee) != callee[1]:
                 bound = self.called.setdefault((module, call.site), (call.scope, {}))[1].setdefault(callee[1], {})
                 for name, values in keywords:
                     bound.setdefault(name or "**", set()).update(values)

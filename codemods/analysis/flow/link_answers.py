@@ -235,7 +235,7 @@ def _called_values(linker: Linker, answers: dict[str, FlowFacts]) -> None:
     found: dict[str, list[Called]] = {}
     holders: Optional[dict[str, set[tuple[str, bool]]]] = None  # a jax function -> where the project keeps it
     for (module, site), (function, functions) in sorted(linker.called.items()):
-        backends = frozenset(backend for backend in linker.backends.get(function, ()) if not backend.startswith(MAYBE))
+        backends = _split_backends(linker.backends.get(function, set()))[0]
         if not backends:
             continue
         for name, keywords in sorted(functions.items()):
@@ -285,7 +285,7 @@ def _foreign_kernels(linker: Linker, plain: set[str], answers: dict[str, FlowFac
     def note(function: str, why: str, role: str, backends: Backends = frozenset()) -> None:
         module = linker.functions[function][0]
         name = function[len(module) + 1:]
-        backends = backends or frozenset(b for b in linker.backends.get(function, ()) if not b.startswith(MAYBE))
+        backends = backends or _split_backends(linker.backends.get(function, set()))[0]
         if not backends or name in found.setdefault(module, {}):
             return
         factory = function.rpartition(".<lambda")[0]

@@ -30,7 +30,7 @@ def launch_helpers(summary: ModuleSummary) -> set[str]:
     inside them, so that only their own statements read and write their variables. The link runs each
     once per call site of it (one level of call-site sensitivity, bounded by the calls of it in the
     project): a body and the keywords one caller passes meet each other only, not every caller's."""
-    launching = {call.scope for call in summary.calls if _dotted(call.callee) in LAUNCHERS}
+    launching = {call.scope for call in summary.calls if spelt_name(call.callee) in LAUNCHERS}
     defined = (*summary.functions, *summary.classes)
     return {function for function in launching if function in summary.functions
             and summary.functions[function].params
@@ -71,7 +71,7 @@ def wrapping_decorators(summary: ModuleSummary, helpers: set[str]) -> set[str]:
     # One that registers what it makes (`REGISTRY[name] = wrapper`, `Spec(impl=wrapper)`, `table.append(
     # wrapper)`) is run once for all its calls: a lookup in that table gives every registered one anyway.
     handed = [call.scope for call in summary.calls if call.callee[0] != "call" and
-              _dotted(call.callee) != "functools.update_wrapper" and any(
+              spelt_name(call.callee) != "functools.update_wrapper" and any(
                   made_here(value) for value in (*(value for _, value in call.args), *(value for _, value in call.keywords)))]
     stored = [value[1] for target, value in summary.assigns if target[0] != "var" and made_here(value)]
     nested = [name for name in (*summary.classes, *helpers, *handed, *stored) if ".<" in name or name in found]
@@ -124,11 +124,11 @@ def _helper_of(scope: Optional[str], read: tuple, summary: ModuleSummary, roots:
     return None
 
 
-def _dotted(expr: Expr) -> Optional[str]:
+def spelt_name(expr: Expr) -> Optional[str]:
     """The name an expression spells, imports resolved (`pl.pallas_call`: jax.experimental.pallas.pallas_call)."""
     if expr[0] == "dotted":
         return expr[1]
-    inner = _dotted(expr[1]) if expr[0] == "attr" else None
+    inner = spelt_name(expr[1]) if expr[0] == "attr" else None
     return f"{inner}.{expr[2]}" if inner is not None else None
 
 
