@@ -221,8 +221,10 @@ class _Cluster:
         from distributed import Client
 
         address = folder / f"scheduler-{workers}{'-' + preload.stem if preload else ''}.json"
+        logs = Path(os.environ.get("EXECUTORS_LOGS", folder))  # (Dask's own output: where a cluster fails to start)
         self.processes = [subprocess.Popen([sys.executable, "-m", f"distributed.cli.dask_{command}", *args],
-                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                           stdout=subprocess.DEVNULL,
+                                           stderr=(logs / f"dask-{command}-{workers}.log").open("wb"))
                           for command, args in (("scheduler", ["--port", "0", "--no-dashboard", "--scheduler-file",
                                                                str(address)]),
                                                 ("worker", ["--nworkers", str(workers), "--nthreads", "1",

@@ -33,4 +33,5 @@ python3 -c 'import jax' 2>/dev/null || {  # (the JAX1xx rules need a target: the
   printf 'jax-version = "0.12.0.1"\n' >> "$TREE/pyproject.toml"; echo "no jax installed: the JAX1xx rules target 0.12.0.1"; }
 nproc; python3 --version
 python3 -c "import codemods, distributed; print(codemods.__file__, 'distributed', distributed.__version__)" || exit
+mkdir -p $W/logs && export EXECUTORS_LOGS=$W/logs  # (Dask's scheduler and workers write there: read it if no row comes)
 python3 $R/bench/executors.py --side-by-side "$TREE" --rounds "${ROUNDS:-2}"
