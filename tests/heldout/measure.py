@@ -52,7 +52,7 @@ import tomllib
 import traceback
 import warnings
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 HERE = Path(__file__).resolve().parent
 PROJECTS = HERE / "projects"
@@ -429,13 +429,15 @@ def measure(source: Path, scratch: Path) -> Result:
                   time.perf_counter() - start)
 
 
-def measure_all(names: list[str]) -> list[Result]:
+def measure_all(names: list[str], each: Callable[[Result], None] = lambda result: None) -> list[Result]:
+    """Measure the projects named (all where none), handing each result to `each` as it is made."""
     sources = [PROJECTS / n for n in names] if names else sorted(p for p in PROJECTS.iterdir() if p.is_dir())
     with tempfile.TemporaryDirectory(prefix="heldout-") as scratch:
         results = []
         for source in sources:
             try:
                 results.append(measure(source, Path(scratch)))
+                each(results[-1])
             except HarnessError as error:
                 if not ON_CHIP:
                     raise
@@ -454,15 +456,18 @@ def totals(results: list[Result]) -> str:
 def markdown(results: list[Result]) -> str:
     rows = ["| project | spelling | before | --check | after | outcome | as expected | detail |",
             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for r in results:
-        check = f"exit {r.first_check.exit_code}, {len(r.first_check.findings)} finding(s)"
-        before = "fails" if r.before.error else "lowers"
-        after = "lowers" if r.after.error is None else ("fails" if r.after.error.startswith("wall") else "broken")
-        detail = r.detail.replace("|", "\\|")
-        rows.append(f"| {r.name} | {r.expect.what} | {before} | {check} | {after} | {r.outcome} | "
-                    f"{'yes' if r.as_expected else 'no'} | {detail} |")
+    rows += [_row(r) for r in results]
     skipped = "".join(f"\nnot exercised: {line}" for line in NOT_EXERCISED)
     return "\n".join(rows) + f"\n\n{totals(results)}\n{skipped}"
+
+
+def _row(r: Result) -> str:
+    check = f"exit {r.first_check.exit_code}, {len(r.first_check.findings)} finding(s)"
+    before = "fails" if r.before.error else "lowers"
+    after = "lowers" if r.after.error is None else ("fails" if r.after.error.startswith("wall") else "broken")
+    detail = r.detail.replace("|", "\\|")
+    return (f"| {r.name} | {r.expect.what} | {before} | {check} | {after} | {r.outcome} | "
+            f"{'yes' if r.as_expected else 'no'} | {detail} |")
 
 
 def main() -> int:
@@ -473,6 +478,8 @@ def main() -> int:
     parser.add_argument("--on-chip", action="store_true",
                         help="on a TPU machine: compile and run `run` there, and hold a fixed kernel's values "
                              f"to the interpreter's for the original (within {CHIP_RTOL} of the scale)")
+    parser.add_argument("--rows", type=Path, help="append each project's table row to this file as it is measured "
+                                                   "(a run cut off by a time limit keeps what it measured)")
     parser.add_argument("--show", action="store_true", help="print each project's findings (the last --check) to stderr")
     args = parser.parse_args()
     global ON_CHIP
@@ -480,7 +487,12 @@ def main() -> int:
     if ON_CHIP and jax.default_backend() != "tpu":
         parser.error("--on-chip needs a TPU (jax's default backend is " + jax.default_backend() + ")")
     started = time.perf_counter()
-    results = measure_all(args.projects)
+    def each(result: Result) -> None:
+        if args.rows:
+            with args.rows.open("a") as rows:
+                rows.write(_row(result) + "\n")
+
+    results = measure_all(args.projects, each)
     table = markdown(results)
     for r in results if args.show else ():
         print(f"== {r.name}: {r.outcome}", file=sys.stderr)
