@@ -225,9 +225,11 @@ class _Cluster:
         self.processes = [subprocess.Popen([sys.executable, "-m", f"distributed.cli.dask_{command}", *args],
                                            stdout=subprocess.DEVNULL,
                                            stderr=(logs / f"dask-{command}-{workers}.log").open("wb"))
-                          for command, args in (("scheduler", ["--port", "0", "--no-dashboard", "--scheduler-file",
-                                                               str(address)]),
-                                                ("worker", ["--nworkers", str(workers), "--nthreads", "1",
+                          # (on 127.0.0.1: in the TPU host's sandbox the scheduler's HTTP server, bound to the
+                          # host's address, got no socket: "TCP Server ... not started yet?")
+                          for command, args in (("scheduler", ["--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                                                               "--scheduler-file", str(address)]),
+                                                ("worker", ["--host", "127.0.0.1", "--nworkers", str(workers), "--nthreads", "1",
                                                             "--no-dashboard", "--scheduler-file", str(address),
                                                             *(["--preload", str(preload)] if preload else [])]))]
         self.client = Client(scheduler_file=str(address), timeout=120, set_as_default=False)

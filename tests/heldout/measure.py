@@ -83,6 +83,10 @@ class HarnessError(Exception):
     """The project itself is not what its expect.toml says (a bug of the set, not of the tool)."""
 
 
+class NotExercised(Exception):
+    """The installed jax cannot run the project as the set expects (its expect.toml's `needs_jax`)."""
+
+
 @dataclasses.dataclass
 class Expect:
     """A project's expect.toml."""
@@ -93,11 +97,13 @@ class Expect:
     # "tpu": `run` lowered for TPU; "cudnn": `run` calls jax.experimental.rnn.lstm (JAX003), lowered for
     # the CPU with tests/jax_support.py's stand-in for cuDNN (jax rejects a bf16 LSTM while tracing)
     lowered_for: str = "tpu"
+    needs_jax: str = "0"  # the oldest jax whose Mosaic TPU lowers the fixed program (a conv: 0.11.1)
 
     @classmethod
     def read(cls, folder: Path) -> "Expect":
         data = tomllib.loads((folder / "expect.toml").read_text())
-        expect = cls(data["what"], data["kernel_fails_before"], list(data["acceptable"]), data.get("lowered_for", "tpu"))
+        expect = cls(data["what"], data["kernel_fails_before"], list(data["acceptable"]), data.get("lowered_for", "tpu"),
+                     data.get("needs_jax", "0"))
         if expect.lowered_for not in ("tpu", "cudnn"):
             raise HarnessError(f"{folder.name}/expect.toml: unknown lowered_for {expect.lowered_for!r}")
         for entry in expect.acceptable:
@@ -370,9 +376,15 @@ def _reference_change(before: Lowered, after: Lowered) -> Optional[str]:
     return None
 
 
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".")[:3])
+
+
 def measure(source: Path, scratch: Path) -> Result:
     start = time.perf_counter()
     expect = Expect.read(source)
+    if _release(jax.__version__) < _release(expect.needs_jax):
+        raise NotExercised(f"{source.name}: needs jax >= {expect.needs_jax}, this is {jax.__version__}")
     folder = scratch / source.name
     shutil.copytree(source, folder, ignore=shutil.ignore_patterns("__pycache__", "expect.toml"))
     original = _files(folder)
@@ -438,6 +450,8 @@ def measure_all(names: list[str], each: Callable[[Result], None] = lambda result
             try:
                 results.append(measure(source, Path(scratch)))
                 each(results[-1])
+            except NotExercised as error:
+                NOT_EXERCISED.append(str(error))
             except HarnessError as error:
                 if not ON_CHIP:
                     raise
@@ -458,7 +472,7 @@ def markdown(results: list[Result]) -> str:
             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     rows += [_row(r) for r in results]
     skipped = "".join(f"\nnot exercised: {line}" for line in NOT_EXERCISED)
-    return "\n".join(rows) + f"\n\n{totals(results)}\n{skipped}"
+    return "\n".join(rows) + f"\n\n{totals(results)}\n{skipped}" + ("\n" if skipped else "")
 
 
 def _row(r: Result) -> str:
