@@ -1,3 +1,5 @@
+# NOT RUNNABLE THERE (2026-12-07): the TPU host's sandbox opens no TCP socket (socket.socket() raises EAFNOSUPPORT,
+# bench/chip/sockets_v5e.txt), so Dask's scheduler exits at start; kept for a multi-core machine with networking.
 # Issue 52's bench on the TPU machine's host (13 cores, nothing else running): the trees (kernel packages +
 # site-packages) with the local executor (--jobs 1 and 2) and on local Dask clusters of 1 and 2 worker processes,
 # side by side in one run (bench/executors.py --side-by-side): wall, and CPU (the driver's, with its local pool,
