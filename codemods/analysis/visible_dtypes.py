@@ -21,6 +21,7 @@ FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
 SIGNED = frozenset({"int8", "int16", "int32", "int64"})
 UNSIGNED = frozenset({"uint8", "uint16", "uint32", "uint64"})
 DTYPES = FLOATS | SIGNED | UNSIGNED | {"bool_"}
+DTYPE_CALL = "jax.numpy.dtype"  # `jnp.dtype("int8")`: the dtype its one argument names
 # A 64-bit dtype -> its 32-bit twin.
 NARROWED = {"int64": "int32", "uint64": "uint32", "float64": "float32"}
 # Python's own types as a dtype: jax's default int and float, 64-bit under jax_enable_x64.
@@ -45,7 +46,7 @@ def dtypes_named(expression: ast.expr, module: ModuleIndex, builtins: bool = Fal
     if text is not None:
         return frozenset({text} & DTYPES)
     if isinstance(expression, ast.Call) and len(expression.args) == 1 and not expression.keywords \
-            and "jax.numpy.dtype" in module.qualified_names(expression.func):
+            and DTYPE_CALL in module.qualified_names(expression.func):
         return dtypes_named(expression.args[0], module, builtins)
     if builtins and isinstance(expression, ast.Name) and expression.id in BUILTIN_DTYPES \
             and not module.bindings(expression):

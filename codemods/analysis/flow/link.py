@@ -38,11 +38,13 @@ from codemods.analysis.flow.link_heap import Context, spelt_name
 from codemods.analysis.flow.link_readers import HOLDERS
 from codemods.analysis.flow.link_values import literal_keys
 from codemods.analysis.flow.summary import Call, Expr, ModuleSummary, Site
+from codemods.analysis.visible_dtypes import DTYPE_CALL
 
-# Installed callables that hand back (a value built from) their first argument.
+# Installed callables that hand back (a value built from) their first argument (`jnp.dtype("int8")`: the
+# dtype it names, as a kernel's parameter may be given it: kernel_dtypes.py).
 _IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat", "jax.named_scope",
                        "builtins.tuple", "builtins.list", "builtins.staticmethod", "functools.cache",
-                       "builtins.reversed", "builtins.sorted", "builtins.iter"})
+                       "builtins.reversed", "builtins.sorted", "builtins.iter", DTYPE_CALL})
 _PARTIAL = "functools.partial"
 _WRAPS = "functools.wraps"  # (it reads the attributes of the function it is given, never calls it)
 _WRAPPING = frozenset({_WRAPS, "functools.update_wrapper"})
