@@ -154,13 +154,13 @@ class NarrowVectors(JaxTransform):
         module passes an operand cast to a narrow dtype Mosaic TPU rejects the op on (`FlowFacts.operands`):
         which ref gets it is not known, so a [manual] finding says so, never a rewrite."""
         placed = next((inner for inner in ast.walk(node) if isinstance(inner, (ast.Name, ast.Call))), node)
-        dtypes, where = self._cast_elsewhere.get(self.module.enclosing.get(placed), ((), ""))
+        dtypes, where = self._cast_elsewhere.get(self.module.enclosing.get(placed), ((), ()))
         rejecting = sorted(dtype for dtype in dtypes if name in narrow_rejected(MOSAIC_TPU, dtype, self.settings.jax_version))
         arrays = [operand for operand in operands if _literal(operand) is None]
         if not rejecting or not arrays or not all(self._loads_a_ref(operand) for operand in arrays):
             return False
         self.report(node, Kind.MANUAL, f"{_what(name)} on refs whose dtype this code does not show: a Mosaic TPU "
-                    f"launch {where} passes this kernel an operand cast to {' or '.join(rejecting)}, on which Mosaic TPU "
+                    f"launch {', '.join(where)} passes this kernel an operand cast to {' or '.join(rejecting)}, on which Mosaic TPU "
                     f"rejects this op; if that operand reaches it here, compute it in int32 and cast back "
                     f"({_example(name)})")
         return True

@@ -46,7 +46,7 @@ def kernel_parameter_dtypes(functions: dict, backends: dict, heap: dict) -> dict
 
 
 def narrow_operands(launched: dict, modules: dict, functions: dict, read: Callable[[tuple, object], set]
-                    ) -> dict[str, list[tuple[str, tuple[str, ...], str]]]:
+                    ) -> dict[str, list[tuple[str, tuple[str, ...], tuple[str, ...]]]]:
     """By module, its top-level bodies a Mosaic TPU launch in another module passes an operand cast to a
     narrow dtype (`launch(quant.rowmax_raw, x.astype(jnp.int8))`, `pl.pallas_call(kmod.body, ...)(a8)`):
     (body, the dtypes, where those launches are: "(module:line)", as `moved_sites` moves them). Of the link's: `launched` (the calls giving launches their
@@ -72,7 +72,7 @@ def narrow_operands(launched: dict, modules: dict, functions: dict, read: Callab
                 held, where = found.setdefault(owner, {}).setdefault(name, (set(), set()))
                 held.update(dtypes)
                 where.add(f"({module}:{site[0]})")
-    return {module: [(name, tuple(sorted(held)), ", ".join(sorted(where))) for name, (held, where) in sorted(kernels.items())]
+    return {module: [(name, tuple(sorted(held)), tuple(sorted(where))) for name, (held, where) in sorted(kernels.items())]
             for module, kernels in found.items()}
 
 
