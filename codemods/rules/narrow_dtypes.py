@@ -7,7 +7,7 @@ from typing import Optional
 
 from codemods.analysis.kernel_scope import MOSAIC_TPU
 from codemods.analysis.presets import spell_dtype
-from codemods.analysis.visible_dtypes import dtype_named
+from codemods.analysis.visible_dtypes import dtype_named, given_dtypes
 from codemods.base import JaxTransform
 from codemods.capabilities import NARROW_DTYPES, narrow_rejected
 from codemods.engine.diagnostics import Applicability, Kind
@@ -101,16 +101,11 @@ class NarrowVectors(JaxTransform):
         gives one narrow dtype (`partial(rowmax_as, dtype=cfg.qdtype)` in another module), and nothing
         else; and those some call gives a narrow dtype and another something else (what the link says)."""
         given, mixed = {}, {}
-        for function in self.module.tree.body if self.analysis.facts.flow.dtypes else ():
-            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                for parameter in (*function.args.args, *function.args.kwonlyargs):
-                    found = self.analysis.facts.flow.parameter_dtypes(function.name, parameter.arg)
-                    if found is None or not set(found[0]) & set(NARROW_DTYPES):
-                        continue
-                    if len(found[0]) == 1 and not found[1]:
-                        given[parameter] = found[0][0]
-                    else:
-                        mixed[parameter] = found
+        for parameter, found in given_dtypes(self.module, self.analysis.facts.flow).items():
+            if len(found[0]) == 1 and not found[1] and found[0][0] in NARROW_DTYPES:
+                given[parameter] = found[0][0]
+            elif set(found[0]) & set(NARROW_DTYPES):
+                mixed[parameter] = found
         return given, mixed
 
     def _mixed_parameter(self, node: ast.AST, name: str, operands: list[ast.expr]) -> bool:
