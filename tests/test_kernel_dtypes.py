@@ -82,11 +82,11 @@ ENTRIES = {
 ERRORS = {"JAX004": "Reductions over int8", "JAX005": "64-bit types"}
 
 
-def _write(root: Path, entry: str) -> Path:
+def _write(root: Path, entry: str, config: str = _CONFIG) -> Path:
     folder = root / "pkg"
     folder.mkdir()
     (folder / "__init__.py").write_text("")
-    for name, text in {"config.py": _CONFIG, "launch.py": _LAUNCH, "kmod.py": _KMOD, "entry.py": entry}.items():
+    for name, text in {"config.py": config, "launch.py": _LAUNCH, "kmod.py": _KMOD, "entry.py": entry}.items():
         (folder / name).write_text(textwrap.dedent(text).lstrip())
     return folder
 
@@ -108,6 +108,20 @@ def test_a_dtype_a_config_field_gives_a_kernel_parameter_in_another_module_is_fi
     findings = _findings(folder, rule, write=True)
     assert findings and all(finding.kind is Kind.FIXED and finding.fix.applicability is Applicability.UNSAFE
                             and name == "kmod.py" for name, finding in findings), findings
+    assert lowering_error(tmp_path) is None, findings
+
+
+@pytest.mark.parametrize("rule, spelt", [("JAX004", 'jnp.dtype("int8")'), ("JAX004", "jnp.dtype(jax.numpy.int8)"),
+                                         ("JAX005", 'jnp.dtype("int64")'), ("JAX005", "jax.numpy.int64")])
+def test_a_config_field_s_dtype_is_read_however_it_is_spelt(rule: str, spelt: str, tmp_path: Path) -> None:
+    """jax takes a dtype from `jnp.dtype(...)` as from `jnp.int8`, and from `jax.numpy.int8` through
+    `import jax`: the link reads each, so the kernel's op is fixed and lowers."""
+    field = "jnp.int8" if rule == "JAX004" else "jnp.int64"
+    config = textwrap.dedent(_CONFIG).replace("import jax.numpy", "import jax\nimport jax.numpy").replace(field, spelt)
+    folder = _write(tmp_path, ENTRIES[rule], config)
+    assert ERRORS[rule] in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    findings = _findings(folder, rule, write=True)
+    assert findings and all(finding.kind is Kind.FIXED for _, finding in findings), findings
     assert lowering_error(tmp_path) is None, findings
 
 
@@ -176,6 +190,27 @@ def test_an_operand_another_module_casts_to_int8_is_a_manual_note_at_the_kernel_
         ("kmod.py", Kind.MANUAL, 4), ("kmod.py", Kind.MANUAL, 8)], findings
     assert "launch (pkg.entry:7)" in findings[0][1].message and "launch (pkg.entry:11)" in findings[1][1].message
     assert "Reductions over int8" in (lowering_error(tmp_path) or "")  # a note, not a fix
+
+
+@pytest.mark.parametrize("cast", ["x.astype(jax.numpy.int8)", 'x.astype(jnp.dtype("int8"))', "jax.numpy.int8(x)",
+                                  "jax.lax.convert_element_type(x, jnp.int8)"])
+def test_an_operand_cast_however_jax_takes_the_dtype_is_a_manual_note(cast: str, tmp_path: Path) -> None:
+    """The cast's dtype read through `import jax` (`jax.numpy.int8`), `jnp.dtype(...)` and
+    `lax.convert_element_type` too: else the int8 reduction fails to lower with nothing said."""
+    folder = _write(tmp_path, f"""
+        import jax
+        import jax.numpy as jnp
+
+        from pkg import kmod
+        from pkg.launch import launch
+
+        def run(x):
+            return launch(kmod.rowmax_raw, {cast}, out_dtype=jnp.int32)
+    """)
+    (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
+    assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    findings = _findings(folder, "JAX004")
+    assert [(name, finding.kind, finding.line) for name, finding in findings] == [("kmod.py", Kind.MANUAL, 4)], findings
 
 
 def test_an_operand_a_notebook_casts_is_named_by_its_cell(tmp_path: Path) -> None:

@@ -109,7 +109,7 @@ def test_moved_answers_keep_what_names_no_site_and_move_the_launches_the_operand
     the launches `operands` name, `(m:line)`, move."""
     flow = {"k": FlowFacts(kernels=(("body", frozenset({"mosaic_tpu"}), "launched by m.run", "body", False),),
                            dtypes=(("body", "dtype", ("int8",), False),),
-                           operands=(("raw", ("int8",), "(m:3), (o:3)"),))}
+                           operands=(("raw", ("int8",), ("(m:3)", "(o:3)")),))}
     moved = moved_answers(flow, {"m": {(3, 7): (5, 7)}})
     assert moved["k"].kernels == flow["k"].kernels and moved["k"].dtypes == flow["k"].dtypes
-    assert moved["k"].operands == (("raw", ("int8",), "(m:5), (o:3)"),)
+    assert moved["k"].operands == (("raw", ("int8",), ("(m:5)", "(o:3)")),)

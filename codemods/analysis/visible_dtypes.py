@@ -21,6 +21,7 @@ FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
 SIGNED = frozenset({"int8", "int16", "int32", "int64"})
 UNSIGNED = frozenset({"uint8", "uint16", "uint32", "uint64"})
 DTYPES = FLOATS | SIGNED | UNSIGNED | {"bool_"}
+DTYPE_CALL = "jax.numpy.dtype"  # `jnp.dtype("int8")`: the dtype its one argument names
 # A 64-bit dtype -> its 32-bit twin.
 NARROWED = {"int64": "int32", "uint64": "uint32", "float64": "float32"}
 # Python's own types as a dtype: jax's default int and float, 64-bit under jax_enable_x64.
@@ -45,7 +46,7 @@ def dtypes_named(expression: ast.expr, module: ModuleIndex, builtins: bool = Fal
     if text is not None:
         return frozenset({text} & DTYPES)
     if isinstance(expression, ast.Call) and len(expression.args) == 1 and not expression.keywords \
-            and "jax.numpy.dtype" in module.qualified_names(expression.func):
+            and DTYPE_CALL in module.qualified_names(expression.func):
         return dtypes_named(expression.args[0], module, builtins)
     if builtins and isinstance(expression, ast.Name) and expression.id in BUILTIN_DTYPES \
             and not module.bindings(expression):
@@ -91,13 +92,16 @@ def _python_number(node: ast.expr) -> bool:
 
 
 def parameter_dtypes(name: ast.expr, module: ModuleIndex, flow: FlowFacts) -> Optional[tuple[tuple[str, ...], bool]]:
-    """Where `name` is a parameter of a top-level def (bound nowhere else), the dtypes the whole-program
-    link says its callers give it (`FlowFacts.parameter_dtypes`: a partial's `dtype=cfg.qdtype` in
-    another module), and whether values that name none reach it too; None where it says none."""
+    """Where `name` is a parameter of a top-level def (bound nowhere else), what `given_dtypes` says of it."""
     bindings = module.bindings(name) if isinstance(name, ast.Name) and flow.dtypes else []
-    if len(bindings) != 1 or not bindings[0].is_parameter:
-        return None
-    function = module.parent.get(module.parent.get(bindings[0].node))
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or module.parent.get(function) is not module.tree:
-        return None
-    return flow.parameter_dtypes(function.name, bindings[0].name)
+    return given_dtypes(module, flow).get(bindings[0].node) if len(bindings) == 1 else None
+
+
+def given_dtypes(module: ModuleIndex, flow: FlowFacts) -> dict[ast.arg, tuple[tuple[str, ...], bool]]:
+    """The parameters of the module's top-level defs the whole-program link says callers give dtypes
+    (`FlowFacts.parameter_dtypes`: a partial's `dtype=cfg.qdtype` in another module): the dtypes, and
+    whether values that name none reach it too; in the order the module writes them."""
+    return {parameter: found for function in module.tree.body if flow.dtypes
+            and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for parameter in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)
+            if (found := flow.parameter_dtypes(function.name, parameter.arg)) is not None}

@@ -51,7 +51,7 @@ from codemods.engine.report import FileResult
 from codemods.engine.rule import Rule
 from codemods.settings import Settings
 
-FORMAT = 12  # bump when the entry layout changes
+FORMAT = 13  # bump when the entry layout changes
 
 
 def default_directory() -> Path:

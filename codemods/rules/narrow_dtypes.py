@@ -7,7 +7,7 @@ from typing import Optional
 
 from codemods.analysis.kernel_scope import MOSAIC_TPU
 from codemods.analysis.presets import spell_dtype
-from codemods.analysis.precision import string_value
+from codemods.analysis.visible_dtypes import dtype_named, given_dtypes
 from codemods.base import JaxTransform
 from codemods.capabilities import NARROW_DTYPES, narrow_rejected
 from codemods.engine.diagnostics import Applicability, Kind
@@ -34,7 +34,6 @@ _CONSTRUCTORS = {"jax.numpy.zeros": 1, "jax.numpy.ones": 1, "jax.numpy.empty": 1
                  "jax.numpy.asarray": 1, "jax.numpy.array": 1, "jax.numpy.arange": None,
                  "jax.numpy.zeros_like": 1, "jax.numpy.ones_like": 1, "jax.numpy.full_like": 2,
                  "jax.lax.convert_element_type": 1}
-_DTYPE_NAMES = {f"{module}.{dtype}": dtype for module in ("jax.numpy", "numpy") for dtype in NARROW_DTYPES}
 _RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
 _DEPTH = 8  # names and ops followed to find a value's dtype
 LAUNCHER, STRUCT, SCRATCH = "jax.experimental.pallas.pallas_call", "jax.ShapeDtypeStruct", "pallas.tpu.VMEM"
@@ -102,16 +101,11 @@ class NarrowVectors(JaxTransform):
         gives one narrow dtype (`partial(rowmax_as, dtype=cfg.qdtype)` in another module), and nothing
         else; and those some call gives a narrow dtype and another something else (what the link says)."""
         given, mixed = {}, {}
-        for function in self.module.tree.body if self.analysis.facts.flow.dtypes else ():
-            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                for parameter in (*function.args.args, *function.args.kwonlyargs):
-                    found = self.analysis.facts.flow.parameter_dtypes(function.name, parameter.arg)
-                    if found is None or not set(found[0]) & set(NARROW_DTYPES):
-                        continue
-                    if len(found[0]) == 1 and not found[1]:
-                        given[parameter] = found[0][0]
-                    else:
-                        mixed[parameter] = found
+        for parameter, found in given_dtypes(self.module, self.analysis.facts.flow).items():
+            if len(found[0]) == 1 and not found[1] and found[0][0] in NARROW_DTYPES:
+                given[parameter] = found[0][0]
+            elif set(found[0]) & set(NARROW_DTYPES):
+                mixed[parameter] = found
         return given, mixed
 
     def _mixed_parameter(self, node: ast.AST, name: str, operands: list[ast.expr]) -> bool:
@@ -155,13 +149,13 @@ class NarrowVectors(JaxTransform):
         module passes an operand cast to a narrow dtype Mosaic TPU rejects the op on (`FlowFacts.operands`):
         which ref gets it is not known, so a [manual] finding says so, never a rewrite."""
         placed = next((inner for inner in ast.walk(node) if isinstance(inner, (ast.Name, ast.Call))), node)
-        dtypes, where = self._cast_elsewhere.get(self.module.enclosing.get(placed), ((), ""))
+        dtypes, where = self._cast_elsewhere.get(self.module.enclosing.get(placed), ((), ()))
         rejecting = sorted(dtype for dtype in dtypes if name in narrow_rejected(MOSAIC_TPU, dtype, self.settings.jax_version))
         arrays = [operand for operand in operands if _literal(operand) is None]
         if not rejecting or not arrays or not all(self._loads_a_ref(operand) for operand in arrays):
             return False
         self.report(node, Kind.MANUAL, f"{_what(name)} on refs whose dtype this code does not show: a Mosaic TPU "
-                    f"launch {where} passes this kernel an operand cast to {' or '.join(rejecting)}, on which Mosaic TPU "
+                    f"launch {', '.join(where)} passes this kernel an operand cast to {' or '.join(rejecting)}, on which Mosaic TPU "
                     f"rejects this op; if that operand reaches it here, compute it in int32 and cast back "
                     f"({_example(name)})")
         return True
@@ -385,10 +379,8 @@ def _dtype_named(node: ast.expr, module, given: Optional[dict] = None) -> Option
         bindings = module.bindings(node)
         if len(bindings) == 1 and bindings[0].node in given:
             return given[bindings[0].node]
-    text = string_value(node, module)
-    if text is not None:
-        return text if text in NARROW_DTYPES else None
-    return next((_DTYPE_NAMES[name] for name in module.qualified_names(node) if name in _DTYPE_NAMES), None)
+    named = dtype_named(node, module)  # (`jnp.int8`, `"int8"`, `jnp.dtype("int8")`)
+    return named if named in NARROW_DTYPES else None
 
 
 def _literal(node: ast.expr) -> Optional[int]:
@@ -449,9 +441,10 @@ RULE = Rule(
     what="""
         Inside Pallas kernel bodies that can be lowered for Mosaic TPU, where the source shows that
         the operands are int8, uint8 or int16 (cast with `.astype(jnp.int8)` or `jnp.int8(x)`, made with
-        `jnp.zeros(shape, jnp.int8)` or `dtype="uint8"`, a name bound once to such a value, an op on
-        such values, a ref whose launch in the module shows it: the operands it is called with, its
-        `out_shape`, its `scratch_shapes`), rewrites the ops Mosaic TPU cannot do on such vectors (the table in
+        `jnp.zeros(shape, jnp.int8)` or `dtype="uint8"`, spelt `jnp.dtype("int8")` too, a name bound
+        once to such a value, an op on such values, a ref whose launch in the module shows it: the
+        operands it is called with, its `out_shape`, its `scratch_shapes`), rewrites the ops Mosaic
+        TPU cannot do on such vectors (the table in
         codemods/capabilities.py): `+`, `-`, `*`, negation, `<<`, `>>`, `<`/`<=`/`>`/`>=`,
         `jnp.maximum`/`jnp.minimum` and `jnp.abs` on 8-bit vectors; shifts and `jnp.maximum`/
         `jnp.minimum` on int16; `jnp.max`/`jnp.min` (and `x.max()`/`x.min()`) reductions over all

@@ -157,8 +157,9 @@ class FlowFacts:
     called: tuple[Called, ...] = ()
     dtypes: tuple[ParameterDtypes, ...] = ()
     # Its top-level bodies a Mosaic TPU launch of another module passes an operand cast to a narrow dtype:
-    # (body, the dtypes, where those launches are); which ref gets it is not known (kernel_dtypes.py)
-    operands: tuple[tuple[str, tuple[str, ...], str], ...] = ()
+    # (body, the dtypes, where those launches are: "(module:line)" each); which ref gets it is not known
+    # (kernel_dtypes.py)
+    operands: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
     def parameter_dtypes(self, function: str, parameter: str) -> Optional[tuple[tuple[str, ...], bool]]:
         """The dtypes the link says a kernel's top-level `function` may be given as `parameter`, and
@@ -258,8 +259,7 @@ class FlowFacts:
                        handed=tuple(replace(handed, reach=named(handed.reach)) for handed in self.handed),
                        lost=tuple(replace(lost, unknown=said(lost.unknown), through=said(lost.through),
                                           beyond=said(lost.beyond)) for lost in self.lost),
-                       operands=tuple((body, dtypes, ", ".join(said(tuple(where.split(", ")))))
-                                      for body, dtypes, where in self.operands))
+                       operands=tuple((body, dtypes, said(where)) for body, dtypes, where in self.operands))
 
     def _notes(self) -> Iterator[str]:
         """Every note that may name where code is: who else reads a value, what is not known and why."""
@@ -272,7 +272,7 @@ class FlowFacts:
         for lost in self.lost:
             yield from (*lost.unknown, *lost.through, *lost.beyond)
         for *_, where in self.operands:
-            yield where
+            yield from where
 
     def _reaches(self) -> Iterator[Reach]:
         for sink in self.sinks:
@@ -317,7 +317,7 @@ class FlowFacts:
                 tuple(Called(tuple(site), function, frozenset(backends), tuple((k, tuple(v)) for k, v in keywords),
                              tuple(holders), partials) for site, function, backends, keywords, holders, partials in called),
                 tuple((function, name, tuple(named), other) for function, name, named, other in dtypes),
-                tuple((body, tuple(named), where) for body, named, where in operands))
+                tuple((body, tuple(named), tuple(where)) for body, named, where in operands))
         except (TypeError, ValueError) as error:
             raise ValueError(f"not flow facts: {error}") from error
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 from typing import Callable, Iterator, Optional
 
 from codemods.analysis.flow.flow_facts import ParameterDtypes
+from codemods.analysis.flow.link_heap import spelt_name
 from codemods.analysis.flow.summary import Expr, ModuleSummary
 from codemods.analysis.kernel_scope import MOSAIC_TPU
-from codemods.analysis.visible_dtypes import DTYPE_MODULES, DTYPES
+from codemods.analysis.visible_dtypes import DTYPE_CALL, DTYPE_MODULES, DTYPES
 from codemods.capabilities import NARROW_DTYPES
 
 _DEPTH = 3  # names followed back to the cast an operand is
+_CONVERTS = frozenset({"jax.lax.convert_element_type"})
 
 
 def dtype_of(value: tuple) -> Optional[str]:
@@ -44,7 +46,7 @@ def kernel_parameter_dtypes(functions: dict, backends: dict, heap: dict) -> dict
 
 
 def narrow_operands(launched: dict, modules: dict, functions: dict, read: Callable[[tuple, object], set]
-                    ) -> dict[str, list[tuple[str, tuple[str, ...], str]]]:
+                    ) -> dict[str, list[tuple[str, tuple[str, ...], tuple[str, ...]]]]:
     """By module, its top-level bodies a Mosaic TPU launch in another module passes an operand cast to a
     narrow dtype (`launch(quant.rowmax_raw, x.astype(jnp.int8))`, `pl.pallas_call(kmod.body, ...)(a8)`):
     (body, the dtypes, where those launches are: "(module:line)", as `moved_sites` moves them). Of the link's: `launched` (the calls giving launches their
@@ -70,7 +72,7 @@ def narrow_operands(launched: dict, modules: dict, functions: dict, read: Callab
                 held, where = found.setdefault(owner, {}).setdefault(name, (set(), set()))
                 held.update(dtypes)
                 where.add(f"({module}:{site[0]})")
-    return {module: [(name, tuple(sorted(held)), ", ".join(sorted(where))) for name, (held, where) in sorted(kernels.items())]
+    return {module: [(name, tuple(sorted(held)), tuple(sorted(where))) for name, (held, where) in sorted(kernels.items())]
             for module, kernels in found.items()}
 
 
@@ -85,14 +87,22 @@ def _casts(expr: Expr, summary: ModuleSummary, depth: int) -> Iterator[str]:
         yield from _casts(expr[1][2][expr[2]], summary, depth)  # `a8, b8 = a.astype(jnp.int8), ...`
     elif expr[0] == "call" and isinstance(expr[1], int):
         call = summary.calls[expr[1]]
-        named = _named(call.args[0][1]) if call.callee[0] == "attr" and call.callee[2] == "astype" and \
-            len(call.args) == 1 else _named(call.callee)
+        if call.callee[0] == "attr" and call.callee[2] == "astype" and len(call.args) == 1:
+            named = _named(call.args[0][1], summary)
+        elif spelt_name(call.callee) in _CONVERTS and len(call.args) == 2:  # `lax.convert_element_type(x, jnp.int8)`
+            named = _named(call.args[1][1], summary)
+        else:
+            named = _named(call.callee, summary)  # `jnp.int8(x)`
         if named in NARROW_DTYPES:
             yield named
 
 
-def _named(expr: Expr) -> Optional[str]:
-    """The dtype an expression of a summary spells (`jnp.int8`: ("attr", ("dotted", "jax.numpy"), "int8"))."""
-    if expr[0] == "attr" and len(expr) == 3 and expr[1][0] == "dotted":
-        return dtype_of(("ext", f"{expr[1][1]}.{expr[2]}"))
-    return dtype_of(("ext", expr[1])) if expr[0] == "dotted" else dtype_of(expr) if expr[0] == "lit" else None
+def _named(expr: Expr, summary: ModuleSummary) -> Optional[str]:
+    """The dtype an expression of a summary spells, however its module is reached (`jnp.int8`,
+    `jax.numpy.int8`, `"int8"`, `jnp.dtype("int8")`)."""
+    if expr[0] == "call" and isinstance(expr[1], int):
+        call = summary.calls[expr[1]]
+        return _named(call.args[0][1], summary) if spelt_name(call.callee) == DTYPE_CALL and len(call.args) == 1 \
+            and not call.keywords else None
+    spelt = spelt_name(expr)
+    return dtype_of(("ext", spelt)) if spelt is not None else dtype_of(expr) if expr[0] == "lit" else None

@@ -38,11 +38,13 @@ from codemods.analysis.flow.link_heap import Context, spelt_name
 from codemods.analysis.flow.link_readers import HOLDERS
 from codemods.analysis.flow.link_values import literal_keys
 from codemods.analysis.flow.summary import Call, Expr, ModuleSummary, Site
+from codemods.analysis.visible_dtypes import DTYPE_CALL
 
-# Installed callables that hand back (a value built from) their first argument.
+# Installed callables that hand back (a value built from) their first argument (`jnp.dtype("int8")`: the
+# dtype it names, as a kernel's parameter may be given it: kernel_dtypes.py).
 _IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat", "jax.named_scope",
                        "builtins.tuple", "builtins.list", "builtins.staticmethod", "functools.cache",
-                       "builtins.reversed", "builtins.sorted", "builtins.iter"})
+                       "builtins.reversed", "builtins.sorted", "builtins.iter", DTYPE_CALL})
 _PARTIAL = "functools.partial"
 _WRAPS = "functools.wraps"  # (it reads the attributes of the function it is given, never calls it)
 _WRAPPING = frozenset({_WRAPS, "functools.update_wrapper"})
@@ -383,24 +385,9 @@ class Linker(Binding):
             through.add(f"`{context[0]}` ({module}:{call.site[0]})")
 
     def _parameters_read(self, expr: Optional[Expr], function: str, module: str) -> set[str]:
-        """The parameters of `function` that `expr` (of `module`) reads, through the calls it makes
-        (`functools.partial(body, **options)`)."""
-        names = {name for name, _, _ in self.functions[function][1].params} if function in self.functions else set()
-        found: set[str] = set()
-        pending, seen = [expr], set()
-        while pending:
-            part = pending.pop()
-            if not isinstance(part, tuple) or not part or part in seen:
-                continue
-            seen.add(part)
-            if part[0] == "var" and part[1] == function and part[2] in names:
-                found.add(part[2])
-            elif part[0] == "call" and isinstance(part[1], int):
-                made = self.modules[module].calls[part[1]]
-                pending += [made.callee, *(value for _, value in made.args), *(value for _, value in made.keywords)]
-            else:
-                pending += [inner for inner in part[1:] if isinstance(inner, tuple)]
-        return found
+        """The parameters of `function` that `expr` (of `module`) reads."""
+        params = {name for name, _, _ in self.functions[function][1].params} if function in self.functions else set()
+        return parameters_read(expr, function, params, self.modules[module])
 
     def _passes_parameters(self, context: tuple, names: set[str]) -> bool:
         """Whether the call a launch helper runs for passes, as its parameters `names`, parameters of
@@ -460,3 +447,23 @@ class Linker(Binding):
                     self.read_by(value, reader)
                     if runs_plainly:
                         self._escaped_plainly.setdefault(value, set()).add(call.scope)
+
+
+def parameters_read(expr: Optional[Expr], function: str, params: set[str], summary: ModuleSummary) -> set[str]:
+    """Those of `params`, parameters of `function`, that `expr` (of the module `summary`) reads, through
+    the calls it makes (`functools.partial(body, **options)`)."""
+    found: set[str] = set()
+    pending, seen = [expr], set()
+    while pending:
+        part = pending.pop()
+        if not isinstance(part, tuple) or not part or part in seen:
+            continue
+        seen.add(part)
+        if part[0] == "var" and part[1] == function and part[2] in params:
+            found.add(part[2])
+        elif part[0] == "call" and isinstance(part[1], int):
+            made = summary.calls[part[1]]
+            pending += [made.callee, *(value for _, value in made.args), *(value for _, value in made.keywords)]
+        else:
+            pending += [inner for inner in part[1:] if isinstance(inner, tuple)]
+    return found
