@@ -62,7 +62,65 @@ def test_a_module_that_launches_nothing_is_not_analysed() -> None:
     scope = find_kernels(module)
     assert scope.flow is None and scope.kernels == {}
     assert find_kernels(module) is scope
-    assert module.kernel_scopes == {ModuleFacts(): scope}
+    assert list(module.kernel_scopes.values()) == [scope]
+
+
+# A kernel calls `mm`; plain code here calls `plain` only (its facts say `mm` is called plainly elsewhere).
+_SHARED_HELPER = """
+def mm(a, b):
+    return a @ b
+
+
+def body(x_ref, o_ref):
+    o_ref[...] = mm(x_ref[...], x_ref[...])
+
+
+def run(x):
+    return pl.pallas_call(body, out_shape=x)(x)
+"""
+
+
+def _builds(monkeypatch) -> list:
+    """Each full search of a module's kernels (`_KernelFinder`), as it is made."""
+    from codemods.analysis import kernel_scope
+
+    built, finder = [], kernel_scope._KernelFinder
+    monkeypatch.setattr(kernel_scope, "_KernelFinder", lambda module, facts: built.append(facts) or finder(module, facts))
+    return built
+
+
+def test_the_scope_is_searched_once_for_facts_it_does_not_read(monkeypatch) -> None:
+    """The project index asks with no facts, the rules with the link's answers and the names plain
+    code elsewhere uses (`shared`): one search serves both, `shared` worked out again for the rules
+    as a search with their facts finds it; other kernels named by the facts search again."""
+    built = _builds(monkeypatch)
+    module = ModuleIndex.parse(HEAD + textwrap.dedent(_SHARED_HELPER))
+    bare = find_kernels(module)
+    assert {_label(f) for f in bare.kernels} == {"body", "mm"} and bare.shared == set()
+    answers = ModuleFacts(x64_elsewhere=("pkg.conf", 3), through=(("lax", "jax.lax"),), read_elsewhere=(("P", ("m",)),))
+    assert find_kernels(module, answers) is bare
+    assert find_kernels(module, ModuleFacts(shared=frozenset({"other"}))) is bare  # no kernel of it named
+    shared = find_kernels(module, ModuleFacts(shared=frozenset({"mm"})))
+    assert {_label(f) for f in shared.shared} == {"mm"} and shared.kernels is bare.kernels
+    assert len(built) == 1
+    searched = find_kernels(ModuleIndex.parse(module.text), ModuleFacts(shared=frozenset({"mm"})))  # as before
+    assert {_label(f) for f in searched.shared} == {"mm"}
+    find_kernels(module, ModuleFacts(kernels=(("mm", TPU, "called", HELPER),), shared=frozenset({"mm"})))
+    find_kernels(module, ModuleFacts(launchers=(("pkg.launch.go", 0, "body", TPU),)))
+    assert len(built) == 4  # (the one of the module parsed again, and one for each of these)
+
+
+def test_the_scope_of_an_edited_module_is_its_own(monkeypatch) -> None:
+    """Kept on the parse: the same facts about the module's edited bytes search again and find what
+    the edit says (a scope kept by the module, or by the facts alone, would be the old one)."""
+    built = _builds(monkeypatch)
+    facts = ModuleFacts(shared=frozenset({"mm"}))
+    before = find_kernels(ModuleIndex.parse(HEAD + textwrap.dedent(_SHARED_HELPER)), facts)
+    edited = HEAD + textwrap.dedent(_SHARED_HELPER).replace("o_ref[...] = mm(", "o_ref[...] = max(")
+    after = find_kernels(ModuleIndex.parse(edited), facts)
+    assert {_label(f) for f in before.kernels} == {"body", "mm"} and {_label(f) for f in before.shared} == {"mm"}
+    assert {_label(f) for f in after.kernels} == {"body"} and after.shared == set()
+    assert len(built) == 2
 
 
 def test_a_function_that_takes_refs_and_is_launched_nowhere_may_run_in_a_mosaic_kernel() -> None:

@@ -106,3 +106,38 @@ def test_x64_turned_on_where_no_import_reaches_the_kernel_is_not_taken(tmp_path:
     imports (another package's conftest.py in the same tree), runs in no process the kernel runs in."""
     folder = _write(tmp_path, {**_FILES, "main.py": _FILES["main.py"].replace("from pkg.entry import run", "")})
     assert _findings(folder)[1] == []
+
+
+def test_a_warm_run_takes_what_each_module_imports_from_the_state_until_an_import_changes(
+        tmp_path: Path, monkeypatch) -> None:
+    """Whether main.py may share kmod.py's process is read from what every module imports, kept in
+    the project state with the parts it was read from: main.py's own import lines, and what the
+    package it imports a name from re-exports under that name. A warm run after an edit of neither
+    reads no module's imports; after an edit of either, what it says is what a cold run says (main
+    imports `run` from the package, which re-exports the launching entry's, then the launcher's)."""
+    from codemods.analysis.project.resolution import NameResolution
+
+    folder = _write(tmp_path, {**_FILES, "main.py": _FILES["main.py"].replace("from pkg.entry import run", "")})
+    cache = tmp_path / "cache"
+    assert _findings(folder, cache)[1] == []
+    read, imported_names = [], NameResolution._imported_names
+    monkeypatch.setattr(NameResolution, "_imported_names",
+                        lambda index, module, shallow: (shallow or read.append(module.name)) and imported_names(
+                            index, module, shallow) or imported_names(index, module, shallow))
+    past = time.time() - 1000  # mtimes the cache trusts
+    reexported = "from pkg.entry import run\n"
+    steps = [({"kmod.py": textwrap.dedent(_FILES["kmod.py"]) + "# a comment\n"}, 0),
+             ({"main.py": _FILES["main.py"]}, 3),
+             ({"main.py": _FILES["main.py"].replace("pkg.entry", "pkg"), "__init__.py": reexported}, 3),
+             ({"__init__.py": "from pkg.launch import launch as run\n"}, 0),
+             ({"__init__.py": reexported}, 3)]
+    for step, (edits, expected) in enumerate(steps):
+        _write(tmp_path, edits)
+        for name in edits:
+            os.utime(folder / name, (past + step, past + step))
+        read.clear()
+        warm = _findings(folder, cache)[1]
+        if step == 0:
+            assert read == [], read  # nothing an import depends on changed
+        assert warm == _findings(folder, tmp_path / f"cold-{step}")[1]
+        assert len(warm) == expected, (step, warm)

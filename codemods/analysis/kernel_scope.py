@@ -55,6 +55,7 @@ class KernelScope:
     # Functions that kernels call but that plain XLA code uses too: rewriting them would change
     # the XLA path, so transforms report their calls instead.
     shared: set[FunctionNode] = field(default_factory=set)
+    used_plainly: set[FunctionNode] = field(default_factory=set)  # those of them plain code here uses
     direct: set[FunctionNode] = field(default_factory=set)  # bodies handed to a launcher (not helpers)
     # Module-level values (partials of ops) that kernels in other modules call: their backends, and
     # whether plain XLA code elsewhere calls them too.
@@ -96,6 +97,12 @@ class KernelScope:
     # rsqrt, sqrt, tanh, exp, log, sin, cos, ... Read by the rules (JAX001, JAX002) to say so.
     dict_compiler_params: set[FunctionNode] = field(default_factory=set)
     approx_math: set[FunctionNode] = field(default_factory=set)
+
+    def shared_with(self, names: frozenset[str]) -> set[FunctionNode]:
+        """`shared` where plain code elsewhere uses the functions named `names` (ModuleFacts.shared)."""
+        unlocal = {_unlocal(name) for name in names}
+        return self.used_plainly | {function for function in self.kernels if function not in self.direct
+                                    and qualified_name(self.module, function) in unlocal}
 
     def kernel_of(self, node: ast.AST) -> Optional[FunctionNode]:
         """The kernel body `node` (a call, a name or an attribute) runs in (itself or an enclosing
@@ -225,15 +232,26 @@ _Launch = tuple[Optional[ast.AST], str, Backends]
 
 
 def find_kernels(module: ModuleIndex, facts: ModuleFacts = NO_FACTS) -> KernelScope:
-    """The module's kernels, once per module and facts (a scope is read, never changed)."""
-    scope = module.kernel_scopes.get(facts)
+    """The module's kernels, once per parse and what of the facts a scope reads (a scope is read,
+    never changed): its kernels, shared names, launch helpers and precision wrappers, not the link's
+    answers. The project index asks with no facts, the rules with theirs: where no kernel of it is
+    another module's, the names it shares with plain code elsewhere are read by `shared` alone,
+    and the index's scope serves with that set worked out again. Kept on the parse: an edit's new
+    parse asks anew."""
+    key = (facts.kernels, facts.launchers, facts.precision_wrappers, facts.shared)
+    scope = module.kernel_scopes.get(key)
     if scope is None:
-        if not facts.kernels and not facts.launchers and not facts.precision_wrappers \
+        same = None if facts.kernels else next(
+            (found for found_key, found in module.kernel_scopes.items() if found_key[:3] == key[:3]), None)
+        if same is not None:
+            shared = same.shared_with(facts.shared)
+            scope = same if shared == same.shared else replace(same, shared=shared)
+        elif not facts.kernels and not facts.launchers and not facts.precision_wrappers \
                 and not _names_a_launcher(module) and not _may_be_unlaunched(module):
             scope = KernelScope(module)  # nothing launches here, nothing elsewhere launches its code, nothing looks launched
         else:
             scope = _KernelFinder(module, facts).result
-        module.kernel_scopes[facts] = scope
+        module.kernel_scopes[key] = scope
     return scope
 
 
@@ -276,9 +294,9 @@ class _KernelFinder:
         handed_to, uncertain = self._take(self._launch_entries(facts))
         self._spread(handed_to, facts)
         plain = _PlainUses(module, self.result)
-        shared = {_unlocal(name) for name in facts.shared}
-        self.result.shared = {f for f in self.result.kernels if f not in self.result.direct and (
-            plain.used_outside_kernels(f) or qualified_name(module, f) in shared)}
+        self.result.used_plainly = {f for f in self.result.kernels
+                                    if f not in self.result.direct and plain.used_outside_kernels(f)}
+        self.result.shared = self.result.shared_with(facts.shared)
         self._spread_approx_math()
         self._find_partial_launchers()
         self._foreign.find_foreign_calls()

@@ -122,8 +122,8 @@ class ModuleIndex:
         # Names bound to another name or an attribute (`P = pltpu`): the only bindings besides imports
         # that qualified_names follows.
         self.aliases: set[str] = set()
-        # Kernel scopes found in it, by the facts they were found with (kernel_scope.find_kernels):
-        # the project index and the rules ask with equal facts about the same module.
+        # Kernel scopes found in it, by the part of the facts they were found with that they read
+        # (kernel_scope.find_kernels): the project index and the rules ask about the same module.
         self.kernel_scopes: dict = {}
         self._qualified: dict[tuple[ast.AST, int], set[str]] = {}  # see qualified_names
         self._index()

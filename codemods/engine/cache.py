@@ -135,13 +135,13 @@ class ResultCache:
         """What the last run over a project with this layout learnt (ProjectIndex.state)."""
         try:
             data = marshal.loads(self._project_entry(layout).read_bytes())
-            contents, facts, parts, tables, table_dependencies, (summary_hashes, summaries), flow = data
+            contents, facts, parts, tables, table_dependencies, (summary_hashes, summaries), flow, imports = data
             if not isinstance(summary_hashes, dict) or not isinstance(summaries, bytes):
                 raise ValueError("not kept summaries")
             return ProjectState(contents, {name: (ModuleFacts(*entry), frozenset(dependencies))
                                            for name, (entry, dependencies) in facts.items()},
                                 parts, tables, frozenset(table_dependencies), KeptSummaries(summary_hashes, summaries),
-                                flow)
+                                flow, imports)
         except (OSError, ValueError, EOFError, TypeError, AttributeError, LookupError):
             return None  # none, unreadable or of another shape: the project is analysed afresh
 
@@ -154,7 +154,7 @@ class ResultCache:
                         tuple(dependencies))
                  for name, (f, dependencies) in state.facts.items()}
         data = (state.contents, facts, state.parts, state.tables, tuple(state.table_dependencies),
-                (state.summaries.hashes, state.summaries.blob), state.flow)
+                (state.summaries.hashes, state.summaries.blob), state.flow, state.imports)
         self._write_bytes(self._project_entry(layout), marshal.dumps(data))
 
     def _project_entry(self, layout: str) -> Path:

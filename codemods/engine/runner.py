@@ -34,7 +34,6 @@ from codemods.engine import executors
 from codemods.engine import discovery
 from codemods.engine.discovery import discover
 from codemods.engine.fixes import anchor, merge, render, rendered_with_edits
-from codemods.engine.formats import shown_path
 from codemods.engine.positions import Positions
 from codemods.engine.prefilter import any_rule_for, rules_for
 from codemods.engine.report import FileResult
@@ -563,6 +562,8 @@ def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settin
 
     def place(path: str, line: int) -> Optional[str]:
         """A notebook's module line as its own findings name it (`nb.ipynb:cell 3:1`)."""
+        from codemods.engine.formats import shown_path  # here: it imports xml.etree, which no other run needs
+
         try:
             _notebook_code(path, seen.raw(path), seen.notebooks)
         except (OSError, _NotAFile, notebook.NotebookError):

@@ -99,6 +99,11 @@ class ProjectBase:
         self._linked: Optional[frozenset[str]] = None  # see `linked`
         self._import_graph: dict[str, set[str]] = {}  # see `_importers`
         self._module_imports: dict[str, set[str]] = {}  # see `_imports_of`
+        self._import_dependencies: dict[str, frozenset] = {}  # what each of those was read from (`_imports_of`)
+        # The restored state's (module -> (its imports, what they were read from)), and the parts it
+        # says that changed since: an entry none of whose parts changed is taken when asked for.
+        self._kept_imports: dict[str, tuple[tuple, tuple]] = {}
+        self._stale_parts: set = set()
         self._package_importers: dict[str, set[str]] = {}  # a top-level name -> who says it (`_importers`)
         self._may_forward: Optional[set[str]] = None  # while kernel land is found: see `_launching_through_helpers`
         self._launching: Optional[set[str]] = None  # see `_launching_modules`

@@ -85,17 +85,25 @@ class LinkedFlow(ProjectBase):
         """`link_flow`, and what it learnt that `_take_link` keeps: in the forked process."""
         unsummarised = [module for module in self._modules.values() if module.flow_summary is _NOT_SUMMARISED]
         unhashed = [module for module in self._modules.values() if module.summary_hash is None]
+        known = set(self._import_dependencies)
         self.link_flow(follows, targets)
         return (self._flow, self._flow_read, self._flow_scope, self._flow_key, self._learnt,
                 {module.name: module.flow_summary for module in unsummarised if module.flow_summary is not _NOT_SUMMARISED},
-                {module.name: module.summary_hash for module in unhashed if module.summary_hash is not None})
+                {module.name: module.summary_hash for module in unhashed if module.summary_hash is not None},
+                {name: (self._module_imports[name], {part: self._value_of(part) for part in dependencies})  # type: ignore[attr-defined]
+                 for name, dependencies in self._import_dependencies.items() if name not in known})
 
     def _take_link(self, linked: tuple) -> None:
-        self._flow, self._flow_read, self._flow_scope, self._flow_key, learnt, summaries, hashes = linked
+        self._flow, self._flow_read, self._flow_scope, self._flow_key, learnt, summaries, hashes, imports = linked
         for name, summary in summaries.items():
             self._modules[name].flow_summary = summary
         for name, summary_hash in hashes.items():
             self._modules[name].summary_hash = summary_hash
+        for name, (found, parts) in imports.items():  # with the values of what it read, for the state
+            if name not in self._import_dependencies:
+                self._module_imports[name], self._import_dependencies[name] = found, frozenset(parts)
+                for part, value in parts.items():
+                    self._part_values.setdefault(part, value)
         self._learnt = self._learnt or learnt  # (a kept link taken there learns nothing)
 
     def link_flow(self, follows: Mapping[str, tuple[Optional[int], str]],
@@ -328,11 +336,33 @@ class LinkedFlow(ProjectBase):
         return found
 
     def _imports_of(self, name: str) -> set[str]:
-        """`_imported_names` of a module (not shallow), once a run."""
+        """`_imported_names` of a module (not shallow), once a run, and kept in the project state with
+        the parts it read (its import lines, the top-level names of the packages that re-export what
+        it imports): a warm run reads none of them where none changed (JAX005's question whether two
+        modules may share a process walks the imports of thousands of modules)."""
         found = self._module_imports.get(name)
         if found is None:
-            found = self._module_imports[name] = self._imported_names(self._modules[name], False)
+            kept = self._kept_imports.get(name)
+            if kept is not None and self._stale_parts.isdisjoint(kept[1]):
+                found, dependencies = set(kept[0]), kept[1]  # (the state keeps it as it is)
+            else:
+                self._frames.append(set())
+                try:
+                    found = self._imported_names(self._modules[name], False)
+                finally:
+                    dependencies = self._import_dependencies[name] = frozenset(self._frames.pop())
+            if self._frames:
+                self._frames[-1].update(dependencies)
+            self._module_imports[name] = found
         return found
+
+    def _kept_imports_now(self) -> dict[str, tuple[tuple, tuple]]:
+        """Each module's `_imports_of` known in this run or kept from the last and still so, for the
+        state (sorted: the same whichever process worked them out)."""
+        kept = {name: entry for name, entry in self._kept_imports.items() if self._stale_parts.isdisjoint(entry[1])}
+        kept.update((name, (tuple(sorted(self._module_imports[name])), tuple(sorted(dependencies, key=repr))))
+                    for name, dependencies in self._import_dependencies.items())
+        return kept
 
     def _complete(self, read: frozenset[str]) -> set[str]:
         """Of the modules a link read, those every importer of which, however indirect, it read too:

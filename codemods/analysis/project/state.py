@@ -33,6 +33,8 @@ class ProjectState:
     # modules it read on demand (beyond those it started from) and what it started from (None:
     # `linked`; else a run's `_link_scope`).
     flow: tuple = ("", {}, [], None)
+    # Each module's project imports (`_imports_of`) with the parts they were read from.
+    imports: dict[str, tuple[tuple, tuple]] = field(default_factory=dict)
 
 
 class KeptState(ProjectBase):
@@ -60,7 +62,9 @@ class KeptState(ProjectBase):
         """What this run learnt, for `restore` in the next run over the same layout."""
         self._settle_link()
         contents = {name: self._content_hash(module) for name, module in self._modules.items()}
-        needed = set(self._table_dependencies).union(*self._fact_dependencies.values())
+        imports = self._kept_imports_now()  # type: ignore[attr-defined]
+        needed = set(self._table_dependencies).union(*self._fact_dependencies.values(),
+                                                     *(dependencies for _, dependencies in imports.values()))
         parts = {dependency: self._value_of(dependency) for dependency in needed}
         parts.update({dependency: value for dependency, value in self._part_values.items() if dependency[1] == X64})
         reachable = sorted(self._reachable) if self._reachable is not None else None
@@ -76,7 +80,7 @@ class KeptState(ProjectBase):
                 sorted(self._flow_scope) if self._flow_scope is not None else None)
         return ProjectState(contents, {name: (facts, self._fact_dependencies[name]) for name, facts in self._facts.items()},
                             parts, (self._importing, reachable, launching), frozenset(self._table_dependencies),
-                            summaries, flow)
+                            summaries, flow, imports)
 
     def restore(self, state: Optional[ProjectState], changed: Optional[set[str]] = None) -> set[str]:
         """Take over what an earlier run over the same layout learnt and this project still holds:
@@ -120,6 +124,7 @@ class KeptState(ProjectBase):
         for name, (facts, dependencies) in state.facts.items():
             if not dependencies & stale:
                 self._facts[name], self._fact_dependencies[name] = facts, dependencies
+        self._kept_imports, self._stale_parts = state.imports, stale
         return changed
 
     def changed(self, state: Optional[ProjectState]) -> set[str]:
