@@ -172,21 +172,28 @@ def _expected(package: str):
             del sys.modules[name]
 
 
-@pytest.mark.parametrize("name", sorted(PROJECTS))
-def test_an_lstm_precision_from_another_module_is_fixed_at_the_call_or_named(name: str, tmp_path: Path) -> None:
-    files, fails, outcome = PROJECTS[name]
-    package = f"lstmflow_{name}"
-    folder = tmp_path / package
+def _write_project(folder: Path, files: dict[str, str]) -> None:
     folder.mkdir()
     (folder / "__init__.py").write_text("")
     for file, text in files.items():
         (folder / file).write_text(textwrap.dedent(text).lstrip())
+
+
+# JAX003 alone links too, from the modules that call the LSTM only (`may_start_plain_link`)
+@pytest.mark.parametrize("selected", [("JAX001", "JAX003"), ("JAX003",)])
+@pytest.mark.parametrize("name", sorted(PROJECTS))
+def test_an_lstm_precision_from_another_module_is_fixed_at_the_call_or_named(
+        name: str, selected: tuple[str, ...], tmp_path: Path) -> None:
+    files, fails, outcome = PROJECTS[name]
+    package = f"lstmflow_{name}_{len(selected)}"
+    folder = tmp_path / package
+    _write_project(folder, files)
     sys.path.insert(0, str(tmp_path))
     try:
         before = _run_entry(package)
         assert (isinstance(before, str) and SEED_ERROR in before) == fails, before
         written = {path.name: path.read_text() for path in folder.glob("*.py")}
-        results = run([folder], registry.select(["JAX001", "JAX003"]), Settings((0, 12, 0, 1), helpers_module=""),
+        results = run([folder], registry.select(list(selected)), Settings((0, 12, 0, 1), helpers_module=""),
                       jobs=1, project=discover([folder]))
         assert all(result.error is None for result in results), [result.error for result in results]
         findings = [finding for result in results for finding in result.findings]
@@ -236,3 +243,59 @@ def test_the_link_answers_the_precisions_reaching_a_call_outside_kernels(call: s
     sink = _sink({"w": _WRAPPER, "m": f"from jax.lax import Precision as P\nimport w\nf = w.f\ndef g(x, name):\n    {call}\n"})
     assert sink.reached and not sink.backends
     assert (sink.levels, sink.unknown) == (levels, unknown)
+
+
+def test_jax003_alone_links_nothing_where_no_module_calls_the_lstm(tmp_path: Path, monkeypatch) -> None:
+    """A project whose values cross modules into kernels, none into an LSTM: `--select JAX003` builds no
+    index and links nothing (on the trees the link for JAX003 alone was 13 s of CPU, for no finding);
+    the kernel rules selected with it still link."""
+    from codemods.analysis.project import flow
+
+    folder = tmp_path / "nolstm"
+    _write_project(folder, {
+        "config.py": "from jax import lax\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "kernels.py": """
+            import jax.numpy as jnp
+            from jax.experimental import pallas as pl
+            from .config import PAIR
+
+            def body(x_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=PAIR)
+
+            def run(x):
+                return pl.pallas_call(body, out_shape=x)(x)
+        """})
+    links = []
+    monkeypatch.setattr(flow, "link", lambda *args: links.append(args) or real(*args))
+    real = link
+    for selected, linked in ((["JAX003"], False), (["JAX001", "JAX003"], True)):
+        links.clear()
+        results = run([folder], registry.select(selected), Settings((0, 12, 0, 1), helpers_module=""),
+                      jobs=1, project=discover([folder]))
+        assert all(result.error is None for result in results)
+        assert bool(links) == linked, selected
+        assert any(result.findings for result in results) == linked, selected
+
+
+def test_jax003_alone_links_from_the_lstm_modules_only(tmp_path: Path) -> None:
+    """The link for JAX003 alone starts from the packages that call the LSTM, not from every module that
+    launches kernels (what the kernel rules need): the kernel package is neither started from nor read."""
+    from codemods.engine.runner import project_index
+
+    _write_project(tmp_path / "lstmpkg", {"sizes.py": _SIZES, **PROJECTS["constant_imported_and_read_by_xla"][0]})
+    _write_project(tmp_path / "kpkg", {"kernels.py": """
+        from jax.experimental import pallas as pl
+
+        def body(x_ref, o_ref):
+            o_ref[...] = x_ref[...]
+
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """})
+    files = discover([tmp_path])
+    settings = Settings((0, 12, 0, 1), helpers_module="")
+    alone = project_index(files, registry.select(["JAX003"]), settings)
+    both = project_index(files, registry.select(["JAX001", "JAX003"]), settings)
+    assert alone is not None and both is not None
+    assert {name.split(".")[0] for name in alone.flow_modules} == {"lstmpkg"}
+    assert {name.split(".")[0] for name in both.flow_modules} == {"lstmpkg", "kpkg"}

@@ -473,15 +473,21 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
                   pool: Optional[executors.Executor] = None, targets: Optional[Sequence[Path]] = None,
                   ) -> Optional[ProjectIndex]:
     """The cross-module index, when a kernel-scoped rule runs under --scope kernels (otherwise where
-    a kernel is launched does not matter); `explain` and the editor ask it for the files they fix.
+    a kernel is launched does not matter), or a rule that follows a call outside kernels (JAX003's
+    LSTM) where some module may start its link (`may_start_plain_link`); `explain` and the editor ask
+    it for the files they fix.
     `seen`: the run's files, shared so that each file is read, and each notebook decoded, once, and
     an unchanged project's facts come from `cache` without reading its files. `pool`: where the
     modules it has to learn about are summarised, if there are many. `targets`: the files the run
     processes, where they are some of `files` (the value flow then links what their answers need)."""
-    if settings.scope is not Scope.KERNELS or not any(rule.kernel_scoped for rule in transforms):
+    if settings.scope is not Scope.KERNELS:
         return None
     seen = _Files() if seen is None else seen
     index = _new_index(files, transforms, settings, seen)
+    plain = [rule for rule in transforms if rule.follows and not rule.kernel_scoped]
+    if not any(rule.kernel_scoped for rule in transforms) \
+            and not (plain and index.may_start_plain_link(lambda raw: any_rule_for(raw, plain, settings))):
+        return None  # (JAX003 alone on the trees: only jax's own rnn.py calls the LSTM; no index, no link)
     # What the last run learnt, less what the changed modules may have changed.
     state = cache.project_state(_state_key(index, transforms)) if cache is not None else None
     changed = index.changed(state)
@@ -573,7 +579,8 @@ def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settin
 
     kernel_scoped = [rule for rule in transforms if rule.kernel_scoped]  # the only ones its facts serve
     index = ProjectIndex(files, read, lambda code: any_rule_for(code, kernel_scoped, settings, True), content,
-                         prefilter, root, place)
+                         prefilter, root, place, kernel_rules=bool(kernel_scoped),
+                         plain_follows=any(rule.follows and not rule.kernel_scoped for rule in transforms))
     return index
 
 

@@ -49,7 +49,8 @@ class ProjectBase:
                  relevant: Callable[[bytes], bool] = lambda code: True,
                  content_hash: Optional[Callable[[str], bytes]] = None,
                  prefilter: Optional[Callable[[str], object]] = None, root: Optional[str] = None,
-                 place: Optional[Callable[[str, int], Optional[str]]] = None) -> None:
+                 place: Optional[Callable[[str, int], Optional[str]]] = None,
+                 kernel_rules: bool = True, plain_follows: bool = True) -> None:
         """`read(path)`: a file's bytes (`path`: a str, as given; a notebook's: the Python of its code cells); `relevant(code)`:
         whether a rule may have something to do in `code` (its prefilter, for code inside a kernel);
         `content_hash(path)`: a hash of the file's bytes (`path`: absolute, a str), known without
@@ -60,8 +61,12 @@ class ProjectBase:
         helpers and launchers, so it is indexed under a name no import can spell. `root`: the folder
         relative paths in `files` start from (this process's working directory by default; in a
         cluster's worker, the driver's). `place(path, line)`: a notebook's module line as its own
-        findings name it (`nb.ipynb:cell 3:1`), for other modules' findings to name it so too."""
+        findings name it (`nb.ipynb:cell 3:1`), for other modules' findings to name it so too.
+        `kernel_rules`, `plain_follows`: whether the run's rules include a kernel-scoped one, and one
+        that follows a call outside kernels (JAX003's LSTM): the link starts only from what they need,
+        and without a kernel-scoped rule the facts are the link's answers alone (`facts`)."""
         self._read = read
+        self._kernel_rules, self._plain_follows = kernel_rules, plain_follows
         self._place = place
         self._relevant = relevant
         self._prefilter = prefilter

@@ -39,7 +39,8 @@ class FactsSearch(ProjectBase):
         flow = self.flow.get(module.name)
         facts = facts if flow is None else replace(facts, flow=flow.placed(self.notebook_place))
         # (only where kernels may run: elsewhere no rule asks, and the facts stay empty)
-        elsewhere = self._x64_elsewhere(module) if facts.holds_kernels or self._marked(module) else ()
+        elsewhere = self._x64_elsewhere(module) if self._kernel_rules and (facts.holds_kernels or self._marked(module)) \
+            else ()
         return replace(facts, x64_elsewhere=elsewhere) if elsewhere else facts
 
     def _x64_elsewhere(self, module: _Module) -> tuple:
@@ -83,7 +84,10 @@ class FactsSearch(ProjectBase):
                 self._own_facts(module)
 
     def _own_facts(self, module: _Module) -> ModuleFacts:
-        """The module's facts but for the link's answers, worked out once."""
+        """The module's facts but for the link's answers, worked out once (none where no kernel-scoped
+        rule runs: which kernels other modules launch is asked by none)."""
+        if not self._kernel_rules:
+            return ModuleFacts()
         if module.name not in self._facts:
             facts, dependencies = self._fact_through_cycles(module)
             self._facts[module.name] = facts

@@ -302,20 +302,30 @@ class LinkedFlow(ProjectBase):
         """The modules the whole-program value flow starts from: every module of a top-level package
         (or a lone module) that launches kernels (it says pallas, or launches through another's
         helpers) or imports `jax.experimental.rnn` while importing the project (JAX003's LSTM, fixed
-        outside kernels: `PLAIN_FOLLOWED`), and every module that imports one of them, however
+        outside kernels: `PLAIN_FOLLOWED`), each where the run's rules need it (a kernel-scoped rule,
+        one that follows the LSTM), and every module that imports one of them, however
         indirectly (callers pass values in). What they import is read on demand (`link_flow`). Found from import lines,
         without a parse. Never jax itself: its names are the API the rules know, not project code
         to follow, even where jax's source lies in the tree."""
         if self._linked is None:
             self._frames.append(set())  # what it reads is its own, as kernel land's
             try:
-                starting = [*self._launching_modules(), *self._importers_of(PLAIN_FOLLOWED)]
+                starting = [*(self._launching_modules() if self._kernel_rules else ()),
+                            *(self._importers_of(PLAIN_FOLLOWED) if self._plain_follows else ())]
                 packages = {name.split(".", 1)[0] for name in starting if not _is_jax(name)}
                 linked = {name for name in self._modules if name.split(".", 1)[0] in packages and not _is_jax(name)}
                 self._linked = frozenset(closure(linked, self._importers))
             finally:
                 self._frames.pop()
         return self._linked
+
+    def may_start_plain_link(self, passes: Callable[[bytes], bool]) -> bool:
+        """Whether a module may start the link outside kernels (see `linked`): not jax's own, it says
+        `PLAIN_FOLLOWED`, its bytes pass `passes` (the following rules' byte test: a module calling
+        the LSTM says `lstm`) and it imports the project. Where none does and no kernel-scoped rule
+        runs, the run needs no index (runner's `project_index`)."""
+        return any(not _is_jax(name) and PLAIN_FOLLOWED in (raw := self._bytes(module)) and passes(raw)
+                   and self._imports_project(module) for name, module in self._modules.items())
 
     def _importers(self, name: str) -> set[str]:
         """The modules whose import lines name module `name` (jax's left out): looked up in the word

@@ -56,7 +56,8 @@ class WorkerSummary(ProjectBase):
                     self._learn_needy_parts(module, needy_parts)
             for name, prefiltered in zip(notebooks, map_in_workers(_prefilter_summary, notebooks)):
                 self._modules[name].prefiltered = prefiltered  # before kernel land reads them
-            land = self._kernel_land()  # the modules whose facts may say more than "nothing"
+            # the modules whose facts may say more than "nothing" (none without a kernel-scoped rule: `facts`)
+            land = self._kernel_land() if self._kernel_rules else set()
             wanted = {name for name in pending if name in land and not self._marked(self._modules[name])}
             linked = [name for name in pending if name in self.linked()]
             for name, (needy_parts, flow) in zip(linked, map_in_workers(
@@ -103,7 +104,7 @@ class WorkerSummary(ProjectBase):
         # (a notebook's here: this process decodes its code cells, once, for the index and the rules)
         wanted = [module.name for module in map(self._by_path.get, map(_absolute, paths))
                   if module is not None and not module.name.startswith("<") and module.name not in self._facts]
-        if not wanted:
+        if not wanted or not self._kernel_rules:  # (without a kernel-scoped rule, none: `_own_facts`)
             return
         to_each(take_joined, self.joined())
         for name, (facts, dependencies, parts) in zip(wanted, map_owned(_facts_summary, wanted)):
