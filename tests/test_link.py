@@ -17,11 +17,12 @@ import pytest
 from codemods import registry
 from codemods.analysis.flow.link import link
 from codemods.analysis.flow.summary import summarise
+from codemods.capabilities import Level
 from codemods.engine.diagnostics import Kind
 from codemods.engine.discovery import discover
 from codemods.engine.report import render_finding
 from codemods.engine.runner import run
-from codemods.rules.per_operand_precision import OPS
+from codemods.rules.per_operand_precision import OPS, accepted_precisions
 from codemods.settings import Settings
 from tests import jax_support
 
@@ -2177,3 +2178,35 @@ def test_a_method_of_a_class_the_project_never_makes_runs_on_an_instance_made_wi
     finally:
         sys.path.remove(str(tmp_path))
 
+
+
+def test_a_preset_bound_into_another_modules_kernel_gets_the_presets_error_and_what_to_pass(tmp_path: Path) -> None:
+    """The eighth trial's `mm_preset`: `partial(kern.body, algorithm=cfg.PRESET)` in another module. The
+    note said "Per-operand dot precision unsupported" for a pair, while the kernel fails with the
+    preset's own error; now it quotes that error, and the scalar it names lowers."""
+    files = {"cfg.py": "from jax import lax\nPRESET = lax.DotAlgorithmPreset.BF16_BF16_F32_X3\n",
+             "kern.py": "from jax import lax\n\ndef body(x_ref, w_ref, o_ref, *, algorithm):\n"
+                        "    o_ref[...] = lax.dot(x_ref[...], w_ref[...], precision=algorithm)\n",
+             "entry.py": "import functools\nimport jax\nfrom jax.experimental import pallas as pl\n"
+                         "from flowcase_preset import cfg, kern\n\ndef run(x, w):\n"
+                         "    body = functools.partial(kern.body, algorithm=cfg.PRESET)\n"
+                         "    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x, w)\n"}
+    folder = _write(tmp_path, "flowcase_preset", files)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        with pytest.raises(TypeError, match="'DotAlgorithmPreset' object is not subscriptable"):
+            _lowering_error("flowcase_preset")
+        results = run([folder], registry.select(["JAX001"]), Settings(jax_support.JAX_VERSION), jobs=1,
+                      project=discover([folder]))
+        [finding] = [finding for result in results for finding in result.findings]
+        # the capability table's: jax 0.10.2 lowers no HIGH dot in a Mosaic TPU kernel
+        level = "HIGH" if Level.HIGH in accepted_precisions("dot", jax_support.JAX_VERSION) else "HIGHEST"
+        assert finding.kind is Kind.MANUAL and "Per-operand" not in finding.message
+        assert finding.message.endswith(
+            "a dot algorithm preset is rejected in Mosaic TPU kernels: \"TypeError: 'DotAlgorithmPreset' object is not "
+            "subscriptable\"; pass what it computes in a form Mosaic TPU lowers instead, where it is written: "
+            f"BF16_BF16_F32_X3: {level} (three bfloat16 passes (Mosaic's bf16x3))")
+        (folder / "cfg.py").write_text(f"from jax import lax\nPRESET = lax.Precision.{level}\n")
+        assert _lowering_error("flowcase_preset") is None
+    finally:
+        sys.path.remove(str(tmp_path))

@@ -62,12 +62,38 @@ def test_fixed(body: str, expected: str) -> None:
     ("    q = x_ref[...].astype(jnp.uint8)\n    o_ref[...] = jnp.abs(q) & q | ~q\n", "uint8 abs and bitwise ops compile"),
     ("    q = x_ref[...].astype(jnp.int8)\n    o_ref[...] = (q == 1) != (q != 2)\n", "equality compiles"),
     ("    q = x_ref[...].astype(jnp.int32)\n    o_ref[...] = q + q\n", "int32"),
-    ("    q = x_ref[...].astype(jnp.int8)\n    q = q + 1\n    o_ref[...] = q * 2\n",
-     "a name bound twice: which binding a use sees is not followed (docs/walls.md: left out)"),
+    ("    q = x_ref[...].astype(jnp.int8)\n    if y_ref[0, 0] > 0:\n        q = q.astype(jnp.int32)\n    o_ref[...] = q * 2\n",
+     "a name bound in a branch: either binding may reach the use"),
+    ("    q = x_ref[...].astype(jnp.int8)\n    for _ in range(2):\n        o_ref[...] = q * 2\n        q = o_ref[...]\n",
+     "a name bound in a loop: the loop's back-edge brings the second binding to the use"),
+    ("    q = x_ref[...]\n    f = lambda: q * 2\n    q = q.astype(jnp.int8)\n    o_ref[...] = f()\n",
+     "a closure reads the name when it runs"),
 ])
 def test_left_alone(body: str, why: str) -> None:
     changed, findings, _ = _run(body)
     assert (changed, findings) == (None, []), why
+
+
+def test_a_name_rebound_in_straight_line_code_reads_the_binding_before_it() -> None:
+    """`q = lax.convert_element_type(...)` then `q = jnp.minimum(lax.shift_right_arithmetic(q, ...), ...)`
+    (the eighth trial's `requant`): each use reads the last assignment above it in the kernel's body."""
+    body = ("    q = jax.lax.convert_element_type(x_ref[...], jnp.int8)\n"
+            "    q = jnp.minimum(jax.lax.shift_right_arithmetic(q, jnp.int8(2)), 100)\n    o_ref[...] = q + 1\n")
+    changed, findings, _ = _run(body)
+    assert changed == ("    q = jax.lax.convert_element_type(x_ref[...], jnp.int8)\n"
+                       "    q = jnp.minimum(jax.lax.shift_right_arithmetic(q.astype(jnp.int32), jnp.int8(2).astype(jnp.int32))"
+                       ".astype(jnp.int8).astype(jnp.int32), 100).astype(jnp.int8)\n"
+                       "    o_ref[...] = (q.astype(jnp.int32) + 1).astype(jnp.int8)\n")
+    assert [kind for _, _, kind, _ in findings] == ["fixed", "fixed"]
+
+
+def test_an_arithmetic_shift_of_uint8_gets_a_manual_finding() -> None:
+    """jax shifts a uint8's top bit in as a sign bit (128 -> 192 for a shift by 1); an int32 shift of the
+    zero-extended value gives 64: no rewrite is bit-identical."""
+    changed, findings, messages = _run("    q = x_ref[...].astype(jnp.uint8)\n"
+                                       "    o_ref[...] = jax.lax.shift_right_arithmetic(q, q)\n")
+    assert changed is None and [kind for _, _, kind, _ in findings] == ["manual"]
+    assert messages[0].startswith("lax.shift_right_arithmetic on uint8 vectors: Mosaic TPU's compiler rejects it")
 
 
 def test_outside_kernels_and_in_triton_kernels_nothing_changes_unless_scope_all() -> None:

@@ -46,9 +46,15 @@ OPS = {
     "chain": "jnp.maximum(a * 2 - b, -(a >> 1))",
     # Kept in int32 between ring ops; the shift amount (b - a) and >>'s operand are cast back first.
     "ring chain": "((a * b + a) << (b - a)) - ((a - b) >> 1) * -(a << 2)",
+    # lax's spellings (a logical right shift is not rewritten: its int32 twin shifts sign bits in).
+    "lax shift left": "jax.lax.shift_left(a, b)", "lax arithmetic shift right": "jax.lax.shift_right_arithmetic(a, b)",
+    "lax max": "jax.lax.max(a, b)", "lax min": "jax.lax.min(b, a)", "lax abs": "jax.lax.abs(a)",
 }
 # The ops the table says the chip rejects on int16 (the others compile as written: left alone).
-INT16_OPS = ("shift left", "shift right", "shift by a literal", "maximum", "minimum", "max reduction", "min method")
+INT16_OPS = ("shift left", "shift right", "shift by a literal", "maximum", "minimum", "max reduction", "min method",
+             "lax shift left", "lax arithmetic shift right", "lax max", "lax min")
+# Compiled as written on uint8 (abs), or not rewritten there (an arithmetic shift of uint8: its sign bit).
+NOT_UINT8 = ("abs", "lax abs", "lax arithmetic shift right")
 KERNEL = """\
 import jax
 import jax.numpy as jnp
@@ -137,7 +143,7 @@ def rejected_ops(fn, *args) -> list[str]:
 
 
 CASES = [(dtype, name) for dtype in ("int8", "uint8") for name in OPS
-         if not (dtype == "uint8" and name == "abs")] + [("int16", name) for name in INT16_OPS]
+         if not (dtype == "uint8" and name in NOT_UINT8)] + [("int16", name) for name in INT16_OPS]
 
 
 @pytest.mark.parametrize(("dtype", "name"), CASES, ids=[f"{d}-{n}" for d, n in CASES])

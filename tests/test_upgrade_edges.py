@@ -255,3 +255,14 @@ def test_a_stored_value_keeps_its_line_continuation(value: str, written: str) ->
     after, findings = _fix(source)
     assert after == f"def kernel(ref, i, d):\n  ref[i,] = {written}\n"  # pl is no longer used
     assert all(finding.kind.value == "fixed" for finding in findings)
+
+
+def test_a_dict_compiler_params_handed_on_is_found_only_where_its_key_names_a_pallas_backend() -> None:
+    """`dict(compiler_params=dict(mosaic=dict(...)))` handed to a helper that passes it on to pallas_call
+    (the eighth trial's `mm_load`): an unsafe fix, as the tool does not follow it there; another library's
+    `compiler_params=` (a key no Pallas backend has) is not this rule's."""
+    after, findings = _fix(PL + "opts = dict(compiler_params=dict(mosaic=dict(vmem_limit_bytes=1)))\n", UNSAFE, "JAX172")
+    assert after == ("from jax.experimental import pallas as pl\nimport jax.experimental.pallas.tpu as pltpu\n\n"
+                     "opts = dict(compiler_params=pltpu.CompilerParams(vmem_limit_bytes=1))\n")
+    assert [(f.kind.value, f.fix.applicability.value) for f in findings] == [("fixed", "unsafe")]
+    assert _fix(PL + "opts = build(compiler_params=dict(num_threads=4))\n", UNSAFE, "JAX172")[1] == []

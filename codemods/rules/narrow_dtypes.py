@@ -19,8 +19,11 @@ WIDE = "int32"
 _BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.LShift: "shift", ast.RShift: "shift"}
 _ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 # jax.numpy functions by the op they are; `x.max()` and `x.min()` too.
+# lax's twins too (a logical right shift is left out: on a sign-extended int8 its int32 twin shifts the
+# sign bits in, so the low 8 bits differ for negative values).
 _ELEMENTWISE = {"jax.numpy.maximum": "maximum", "jax.numpy.minimum": "minimum", "jax.numpy.abs": "abs",
-                "jax.numpy.absolute": "abs"}
+                "jax.numpy.absolute": "abs", "jax.lax.max": "maximum", "jax.lax.min": "minimum", "jax.lax.abs": "abs",
+                "jax.lax.shift_left": "shift", "jax.lax.shift_right_arithmetic": "shift"}
 _REDUCTIONS = {"jax.numpy.max": "reduce_max", "jax.numpy.amax": "reduce_max", "jax.numpy.min": "reduce_min",
                "jax.numpy.amin": "reduce_min", "jax.numpy.sum": "reduce_sum"}
 _METHODS = {"max": "reduce_max", "min": "reduce_min", "sum": "reduce_sum"}
@@ -75,6 +78,11 @@ class NarrowVectors(JaxTransform):
                             f"over unsigned integers not implemented.\": jax sums {dtype} as uint32); not rewritten, "
                             f"as the result's dtype would change: {_example(name)} if an int32 sum will do (exact "
                             "below 2**31)")
+            elif rejected and dtype == "uint8" and isinstance(node, ast.Call) \
+                    and "jax.lax.shift_right_arithmetic" in self.module.qualified_names(node.func):
+                self.report(node, Kind.MANUAL, "lax.shift_right_arithmetic on uint8 vectors: "
+                            f"{_COMPILER}: {_ERRORS['shift']}; not rewritten: jax shifts a uint8's top bit in as a sign bit, which "
+                            "an int32 shift of the zero-extended value does not; write it on an int8 view")
             elif rejected:  # (a dtype a parameter is given by callers the tool follows: they may not be all)
                 fixable[node] = (name, operands, dtype, bool(self._given) and self._common_dtype(operands, {}) is None)
             elif dtype is None and (self._mixed_launch(node, name, operands) or
@@ -289,7 +297,7 @@ def narrow_dtype(value: ast.expr, module, depth: int = _DEPTH, refs: Optional[di
         bindings = module.bindings(value.value)
         return refs.get(bindings[0].node) if len(bindings) == 1 else None
     if isinstance(value, ast.Name):
-        bindings = module.bindings(value)
+        bindings = _reaching(value, module)
         bound = bindings[0].value if len(bindings) == 1 else None
         return None if bound is None else narrow_dtype(bound, module, depth - 1, refs, given)
     if isinstance(value, ast.BinOp) and isinstance(value.op, _PROPAGATE):
@@ -323,6 +331,33 @@ def narrow_dtype(value: ast.expr, module, depth: int = _DEPTH, refs: Optional[di
     named = keyword if keyword is not None else \
         value.args[position] if position is not None and len(value.args) > position else None
     return None if named is None else _dtype_named(named, module, given)
+
+
+def _reaching(name: ast.Name, module) -> list:
+    """The bindings a load of `name` may read: all of them, or the last before it where each is a plain
+    assignment among the statements of one function body that holds the load, in the same scope
+    (`q = lax.convert_element_type(x, jnp.int8)`, then `q = jnp.minimum(q, 7)`: straight-line code,
+    no loop or branch between, so the second reads the first)."""
+    bindings = module.bindings(name)
+    statement = _statement(name, module)
+    body = getattr(module.enclosing.get(name), "body", None)
+    if len(bindings) < 2 or not isinstance(body, list) or any(binding.scope is not module.scope_of.get(name) for binding in bindings):
+        return bindings
+    while statement is not None and statement not in body:
+        statement = _statement(module.parent.get(statement), module)
+    assigned = [binding for binding in bindings if isinstance(module.parent.get(binding.node), ast.Assign)
+                and module.parent.get(binding.node) in body]
+    if statement is None or len(assigned) != len(bindings):
+        return bindings
+    before = [binding for binding in assigned if body.index(module.parent.get(binding.node)) < body.index(statement)]
+    return before[-1:]
+
+
+def _statement(node: Optional[ast.AST], module) -> Optional[ast.stmt]:
+    """The statement that holds `node` (itself, if it is one)."""
+    while node is not None and not isinstance(node, ast.stmt):
+        node = module.parent.get(node)
+    return node
 
 
 def launched_ref_dtypes(module) -> dict[ast.arg, frozenset[Optional[str]]]:
@@ -442,13 +477,16 @@ RULE = Rule(
         Inside Pallas kernel bodies that can be lowered for Mosaic TPU, where the source shows that
         the operands are int8, uint8 or int16 (cast with `.astype(jnp.int8)` or `jnp.int8(x)`, made with
         `jnp.zeros(shape, jnp.int8)` or `dtype="uint8"`, spelt `jnp.dtype("int8")` too, a name bound
-        once to such a value, an op on such values, a ref whose launch in the module shows it: the
-        operands it is called with, its `out_shape`, its `scratch_shapes`), rewrites the ops Mosaic
-        TPU cannot do on such vectors (the table in
+        once to such a value or reassigned in straight-line code (each use reads the assignment above
+        it), an op on such values, a ref whose launch in the module shows it: the operands it is called
+        with, its `out_shape`, its `scratch_shapes`), rewrites the ops Mosaic TPU cannot do on such
+        vectors (the table in
         codemods/capabilities.py): `+`, `-`, `*`, negation, `<<`, `>>`, `<`/`<=`/`>`/`>=`,
         `jnp.maximum`/`jnp.minimum` and `jnp.abs` on 8-bit vectors; shifts and `jnp.maximum`/
         `jnp.minimum` on int16; `jnp.max`/`jnp.min` (and `x.max()`/`x.min()`) reductions over all
-        three. (A `jnp.sum` over uint8, which jax sums as uint32 and Mosaic TPU does not reduce, gets
+        three; lax's twins too (`lax.max`, `lax.min`, `lax.abs`, `lax.shift_left`,
+        `lax.shift_right_arithmetic`, the last not on uint8, whose top bit jax shifts in as a sign:
+        a [manual] finding). (A `jnp.sum` over uint8, which jax sums as uint32 and Mosaic TPU does not reduce, gets
         a [manual] finding: an int32 sum would change the result's dtype.) Each operand is cast to int32 and the result back to the operands' dtype (a
         comparison's booleans stay as they are); in a chain of such ops, between +, -, * and
         negation the int32 value goes on uncast. The fix is safe: int32 arithmetic wraps modulo 2**32,

@@ -13,7 +13,7 @@ from codemods.analysis.kernel_scope import BOUND, MOSAIC_GPU, PASSED, SHARED, WR
 from codemods.analysis.module import Binding, FunctionNode, ModuleIndex
 from codemods.analysis.names import Argument, atom, display, find_arg, has_double_star, one_line, value_of
 from codemods.analysis.presets import (
-    ALGORITHM_ERROR, PRESET_ERROR, PRESET_FIXES, PRESET_MANUAL, PresetValue, dot_algorithm, spell_dtype,
+    ALGORITHM_ERROR, PRESET_CLASS, PRESET_ERROR, PRESET_FIXES, PRESET_MANUAL, PresetValue, dot_algorithm, spell_dtype,
     spell_precision,
 )
 from codemods.analysis.precision import NONE, PrecisionLiteral, parse_precision, spell_like
@@ -28,6 +28,10 @@ from codemods.engine.diagnostics import Applicability, Kind
 from codemods.engine.fixes import FixPlan
 from codemods.engine.rule import UNPACKED_ARGUMENT, Rule
 from codemods.settings import PrecisionPolicy, Scope
+
+# A preset named in the link's description of a value it cannot bound (link_answers._describe_unknown).
+_NAMED_PRESET = re.compile(rf"`{re.escape(PRESET_CLASS)}\.(\w+)`")
+
 
 @dataclass(frozen=True)
 class Op:
@@ -448,7 +452,7 @@ class PerOperandPrecision(JaxTransform):
             self.report(where, Kind.MANUAL, f"{display(name)}: precision {shown} {'; '.join(why)}: {self._failure(op)}")
         elif answer.unknown:
             self.report(where, Kind.MANUAL, f"{display(name)}: precision {shown} may come from "
-                        f"{' or '.join(answer.unknown)}: {self._unless_a_scalar(op)}")
+                        f"{' or '.join(answer.unknown)}: {self._preset_note(answer.unknown, op) or self._unless_a_scalar(op)}")
 
     def _plan_flow_origins(self) -> None:
         """Pairs written here that reach kernels in other modules (or here, through other modules),
@@ -503,6 +507,26 @@ class PerOperandPrecision(JaxTransform):
     def _is_module_constant(self, value: ast.expr) -> bool:
         bindings = self.module.bindings(value) if isinstance(value, ast.Name) else []
         return len(bindings) == 1 and bindings[0].scope is self.module.module_scope and bindings[0].value is not None
+
+    def _preset_note(self, unknown: tuple[str, ...], op: Op) -> Optional[str]:
+        """Where a value the link cannot bound names a dot algorithm preset (`algorithm=config.PRESET`
+        bound into another module's kernel): the preset's own error, and what to pass instead."""
+        names = sorted({found for why in unknown for found in _NAMED_PRESET.findall(why)})
+        if op.kind != "dot" or not names:
+            return None
+        accepted = accepted_precisions(op.kind, self.settings.jax_version)
+        advice = []
+        for preset in names:
+            fix_for = PRESET_FIXES.get(preset)
+            if fix_for is None:
+                advice.append(f"{preset}: {PRESET_MANUAL.get(preset, 'a scalar lax.Precision with operand casts')}")
+                continue
+            level = fix_for.level if fix_for.level in accepted else min(lv for lv in accepted if lv > fix_for.level)
+            advice.append(f"{preset}: {level.name}" + (f", its operands cast to {fix_for.cast}" if fix_for.cast else "")
+                          + (f", preferred_element_type {fix_for.accumulation}" if fix_for.accumulation else "")
+                          + f" ({fix_for.how})")
+        return (f'a dot algorithm preset is rejected in Mosaic TPU kernels: "{PRESET_ERROR}"; pass what it computes '
+                f"in a form Mosaic TPU lowers instead, where it is written: {'; '.join(advice)}")
 
     def _unless_a_scalar(self, op: Op) -> str:
         """What may fail for a value the analysis cannot bound."""
@@ -762,7 +786,9 @@ RULE = Rule(
         `preferred_element_type` float32, `BF16_BF16_F32_X3` is HIGH (HIGHEST where HIGH is not
         lowered), `_X6` HIGHEST (safe: the preset's arithmetic); TF32 and `F32_F32_F32` become
         HIGH or HIGHEST (unsafe: numerics change); fp8, float16, float64, `_X9`, `BF16_BF16_BF16`
-        and `lax.DotAlgorithm` get a [manual] note.
+        and `lax.DotAlgorithm` get a [manual] note. A preset another module binds into the kernel
+        (`partial(kern.body, algorithm=cfg.PRESET)`) gets a [manual] note quoting the preset's error
+        and naming what to pass instead.
     """,
     why="""
         Mosaic TPU takes one contract precision per op. A per-operand pair raises

@@ -383,16 +383,23 @@ _ONE_OBJECT = ("pass one CompilerParams object: pltpu.CompilerParams(...), plt.C
 
 
 def _find_dict_params(module: ModuleIndex, row: ApiChange) -> list[Reference]:
-    """`compiler_params=` a dict display or a call of the builtin dict, in a pallas_call."""
+    """`compiler_params=` a dict display or a call of the builtin dict, in a pallas_call; or in any
+    other call (`pallas_kw=dict(compiler_params=dict(mosaic=dict(...)))`, handed on to one through
+    `**`) where its one key is a Pallas backend's (`_carried`)."""
     found = []
     for call in module.calls:
         for keyword in call.keywords:  # before resolving the callee, which costs
             value = keyword.value
-            if keyword.arg == "compiler_params" and _pairs(value) is not None \
-                    and not (isinstance(value, ast.Call) and module.bindings(value.func)) \
-                    and module.applied(call, {f"{_PALLAS}.pallas_call"}) is not None:  # type: ignore[arg-type]
+            pairs = _pairs(value) if keyword.arg == "compiler_params" else None
+            if pairs is not None and not (isinstance(value, ast.Call) and module.bindings(value.func)) \
+                    and (_carried(module, call) is None or (len(pairs) == 1 and pairs[0][0] in (*_PARAMS, *_BACKEND_KEYS))):
                 found.append(Reference(row, row.old[0], value))
     return found
+
+
+def _carried(module: ModuleIndex, call: ast.Call) -> Optional[str]:
+    """None for a pallas_call; else the call that carries `compiler_params=` on, as the code names it."""
+    return None if module.applied(call, {f"{_PALLAS}.pallas_call"}) is not None else module.segment(call.func)
 
 
 def _pairs(node: ast.AST) -> Optional[list[tuple[Optional[str], ast.expr]]]:
@@ -414,6 +421,12 @@ def _dict_params(transform: JaxUpgrade, reference: Reference) -> None:
     assert pairs is not None
     old = "compiler_params=dict(...)"
     fix = FixPlan()
+    launch = transform.module.parent[transform.module.parent[node]]
+    carried = _carried(transform.module, launch)  # type: ignore[arg-type]
+    # Handed on (`dict(compiler_params=...)`, `**`): a pallas_call is where it goes, not where it is seen.
+    applicability, handed = (Applicability.SAFE, "") if carried is None else (
+        Applicability.UNSAFE, f"; handed to `{carried}(compiler_params=...)`, not to pallas_call: the tool takes it to "
+        "reach one (its key names a Pallas backend)")
     if not pairs:
         transform.replace(fix, node, "None")
         transform.fixed(node, old, "None", fix, note="the empty dict asked for nothing")
@@ -430,7 +443,6 @@ def _dict_params(transform: JaxUpgrade, reference: Reference) -> None:
             transform.manual(node, old, f"{', '.join(unknown)}: not a parameter of {display(new)} in every release "
                                         "that has it")
             return
-        launch = transform.module.parent[transform.module.parent[node]]
         spelled = transform.spell(new, launch.func, fix)  # type: ignore[attr-defined]
         if spelled is None:
             transform.manual(node, old, f"{display(new)}(...) (its module's usual name is taken here)")
@@ -442,7 +454,7 @@ def _dict_params(transform: JaxUpgrade, reference: Reference) -> None:
             return f"{spelled}({', '.join(f'{k}={parsed.text(v)}' for k, v in entries)})"  # type: ignore[union-attr]
 
         transform.rewrite(fix, node, construct)
-        transform.fixed(node, old, f"{display(new)}(...)", fix)
+        transform.fixed(node, old, f"{display(new)}(...)", fix, applicability, handed[2:])
     elif key in _BACKEND_KEYS and isinstance(value, ast.Call) and any(
             name.endswith("CompilerParams") for name in transform.module.qualified_names(value.func)):
 
@@ -451,7 +463,7 @@ def _dict_params(transform: JaxUpgrade, reference: Reference) -> None:
             return parsed.text(_pairs(parsed.node)[0][1])  # type: ignore[index]
 
         transform.rewrite(fix, node, unwrap)
-        transform.fixed(node, old, "the CompilerParams object", fix, note="jax takes it alone since 0.6.1")
+        transform.fixed(node, old, "the CompilerParams object", fix, applicability, "jax takes it alone since 0.6.1" + handed)
     else:
         transform.manual(node, old, _ONE_OBJECT)
 

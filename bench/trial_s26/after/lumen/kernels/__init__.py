@@ -1,0 +1,1 @@
+from lumen.kernels import act, index, linear, quant  # noqa: F401
