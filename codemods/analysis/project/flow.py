@@ -4,6 +4,7 @@ from, each module's summary, and the link's answers, kept until a summary they w
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence, TYPE_CHECKING
 
@@ -314,6 +315,7 @@ class LinkedFlow(ProjectBase):
                             *(self._importers_of(PLAIN_FOLLOWED) if self._plain_follows else ())]
                 packages = {name.split(".", 1)[0] for name in starting if not _is_jax(name)}
                 linked = {name for name in self._modules if name.split(".", 1)[0] in packages and not _is_jax(name)}
+                linked |= flat_neighbours(self._modules, linked)
                 self._linked = frozenset(closure(linked, self._importers))
             finally:
                 self._frames.pop()
@@ -436,3 +438,14 @@ def _link_here() -> tuple:
     assert _LINKING is not None
     index, follows, targets = _LINKING
     return index.linked_here(follows, targets)
+
+
+def flat_neighbours(modules: Mapping[str, _Module], linked: set[str]) -> set[str]:
+    """The lone modules beside a lone module of `linked` (a flat layout: `model.py` with `import
+    kernels`, whose decorators fill `registry.KERNELS`): one package in all but name. A module read
+    on demand runs none of its own calls until something reads them, and nothing reads `kernels`:
+    the registry would stay empty of its bodies."""
+    folders = {os.path.dirname(modules[name].path) for name in linked if "." not in name and not modules[name].is_package}
+    return {name for name, module in modules.items() if "." not in name and not module.is_package
+            and not name.startswith("<") and not _is_jax(name) and os.path.dirname(module.path) in folders} \
+        if folders else set()
