@@ -455,6 +455,8 @@ class Linker(Binding):
                         self.calls.add((call.scope, value[1]))
                     elif runs_plainly:
                         self.calls.update((call.scope, function) for function in self._functions_in(value))
+                    if value[0] == "partial" and not in_kernel:
+                        self.read_by(value, f"`{name.removeprefix('builtins.')}` ({module}:{call.site[0]})")
                 elif value[0] in HOLDERS:
                     reader = reader or f"`{name.removeprefix('builtins.')}` ({module}:{call.site[0]})"
                     self.read_by(value, reader)
