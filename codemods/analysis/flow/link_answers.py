@@ -153,6 +153,73 @@ def _edges(pairs: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
     return edges
 
 
+_KERNEL, _PLAIN = 1, 2  # the code a call site of a function is in (`_by_caller`): kernels', plain code's, or both
+
+
+def _split_by_caller(linker: Linker, plain: set[str], module: str, site: Site, callee: str,
+                     function: str) -> tuple[set, set]:
+    """A followed call in a function plain code and kernels both run (`helpers.mm(a, b, **kw)`), whose
+    followed keyword comes from its own `**kwargs` only: the values only kernels' callers pass it, however
+    deep through other such functions' `**kwargs` (`mm_acc(**kw)`), and those only plain code's callers
+    pass (the XLA reference's own pair): each read by that code alone. Empty where not known."""
+    keyword = linker.follows[callee][1]
+    if linker.spreads.get((module, site)) != {("kwargs", function)}:
+        return set(), set()
+    split = _by_caller(linker, plain, ("kwargs", function), keyword, set())
+    if split is None:
+        return set(), set()
+    kernel, plain_code = split
+    return kernel - plain_code, plain_code - kernel
+
+
+def _by_caller(linker: Linker, plain: set[str], kwargs: tuple, key: str, seen: set) -> Optional[tuple[set, set]]:
+    """What `kwargs` (a function's `**kwargs`) holds as `key` from calls in kernel code, and from calls
+    in plain code (a value both pass is in both); None where not all of it is known to come from calls
+    (code writes into it, `kw.update(...)`; entries of keys not known; a cycle)."""
+    if kwargs in seen or len(kwargs) != 2 or kwargs in linker.kwargs_written or linker.read(kwargs, None):
+        return None
+    seen.add(kwargs)
+    found: tuple[set, set] = (set(), set())
+
+    def add(values: set, code: int) -> None:
+        for side, mark in zip(found, (_KERNEL, _PLAIN)):
+            if code & mark:
+                side.update(values)
+
+    for source, values in linker.passed.get((kwargs, key), {}).items():
+        add(values, _code_at(linker, plain, source[1], source[2]) if source[0] == "at" else _KERNEL | _PLAIN)
+    for mapping, sites in linker.passed.get((kwargs, None), {}).items():
+        codes = {_code_at(linker, plain, *at) if at is not None else _KERNEL | _PLAIN for at in sites}
+        if mapping[0] == "kwargs" and all(at is not None and _scope_at(linker, *at) == mapping[1] for at in sites) \
+                and codes == {_KERNEL | _PLAIN}:  # a function's own **kwargs spread on, in code both run
+            inner = _by_caller(linker, plain, mapping, key, seen)
+            if inner is None:
+                return None
+            add(inner[0], _KERNEL)
+            add(inner[1], _PLAIN)
+        else:
+            code = _KERNEL if codes == {_KERNEL} else _PLAIN if codes == {_PLAIN} else _KERNEL | _PLAIN
+            add(linker.read(mapping, key) | linker.read(mapping, None), code)
+    add(linker.read(kwargs, key) - found[0] - found[1], _KERNEL | _PLAIN)  # (none: each comes from a call)
+    return found
+
+
+def _scope_at(linker: Linker, module: str, site: Site) -> Optional[str]:
+    return next((call.scope for call in linker.modules[module].calls if call.site == site), None) \
+        if module in linker.modules else None
+
+
+def _code_at(linker: Linker, plain: set[str], module: str, site: Site) -> int:
+    """Whose code the call at `site` is: kernels' only, plain code's only, or both (a function both run, code
+    a launch the link does not follow may run, a launcher's call binding its body's keywords)."""
+    scope = _scope_at(linker, module, site)
+    if scope is None or (module, site) in linker.launched:
+        return _KERNEL | _PLAIN
+    if not linker.backends.get(scope):
+        return _PLAIN
+    return _KERNEL if _kernel_code(linker, scope, plain) else _KERNEL | _PLAIN
+
+
 def _split_backends(held: set[str]) -> tuple[Backends, tuple[str, ...]]:
     """A function's backends (`Linker.backends`): those of the kernels the link follows it into, and how
     launches it does not follow may run it (the `MAYBE` ones, without the mark)."""
@@ -172,11 +239,14 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
             continue  # `_hint_answers`
         held = linker.backends.get(function, set())
         backends, maybe = _split_backends(held)
+        kernel_only, plain_only = _split_by_caller(linker, plain, module, site, callee, function) \
+            if held and function in plain else (set(), set())
         if not held or function in plain:
-            for value in values:  # plain XLA code reads it
+            for value in values - kernel_only:  # plain XLA code reads it
                 linker.read_by(value, f"`{callee}` outside kernels ({module}:{site[0]})")
                 if _pair(linker, value) is not None:
                     read_plainly.add(value)
+        values = values - plain_only
         if not held:
             levels, unknown = _plain_levels(linker, values)
             sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, (), unknown, function in plain,

@@ -17,11 +17,14 @@ class Binding(Readers):
     the project calls (`invoked`), where each `**kwargs` entry was written (`passed`) and which call
     binds a keyword to a named parameter (`bound`)."""
 
+    _launching = False  # a launch's body being bound (`Linker._launch`): the call is the launcher's
+
     def __init__(self, *args, **kwargs) -> None:
         self.invoked: set[str] = set()
         # Where what a function's `**kwargs` holds was written: (kwargs, key) -> {source: values}, a source
         # ("at", module, call site) for `f(key=...)` or ("unknown", why); (kwargs, None) -> the mappings
-        # spread into it (`f(**options)`; an installed package's or an unknown value too).
+        # spread into it (`f(**options)`; an installed package's or an unknown value too) -> the calls
+        # spreading it (module, call site; None: a partial's, or no call's).
         self.passed: dict[tuple, dict[tuple, set]] = {}
         # (module, call site, function): that call binds a keyword to a parameter of the function
         self.bound: set[tuple[str, Site, str]] = set()
@@ -109,7 +112,8 @@ class Binding(Readers):
                 continue
             for value in values:  # **mapping
                 if double and value[0] in ("map", "kwargs", "obj", "ext", "unknown"):  # (installed or unknown: named)
-                    self.passed.setdefault((("kwargs", function, *here), None), {}).setdefault(value, set())
+                    self.passed.setdefault((("kwargs", function, *here), None), {}).setdefault(value, set()).add(
+                        (caller, call.site) if call is not None and caller is not None and not self._launching else None)
                 if value[0] in ("map", "kwargs"):
                     for key in list(self._keys_of(value)):
                         if isinstance(key, str):
