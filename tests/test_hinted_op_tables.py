@@ -58,8 +58,9 @@ def _write(root: Path, op: str = "rsqrt", reference: str = "") -> Path:
     return folder
 
 
-def _run(folder: Path, paths: "list[Path] | None" = None) -> list:
-    results = run(paths or [folder], registry.select(["JAX002"]), Settings(jax_support.JAX_VERSION, unsafe_fixes=True),
+def fixed(folder: Path, rule: str = "JAX002", paths: "list[Path] | None" = None) -> list:
+    """The rule's findings over the package `folder` (or `paths` of it), its fixes (unsafe ones too) written."""
+    results = run(paths or [folder], registry.select([rule]), Settings(jax_support.JAX_VERSION, unsafe_fixes=True),
                   jobs=1, project=discover([folder]))
     assert all(result.error is None for result in results), [result.error for result in results]
     for result in results:
@@ -72,13 +73,13 @@ def _run(folder: Path, paths: "list[Path] | None" = None) -> list:
 def test_a_hint_in_a_table_only_kernels_read_is_dropped_where_it_is_written(op: str, tmp_path: Path) -> None:
     folder = _write(tmp_path, op)
     assert "Not implemented: accuracy" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
-    [(name, finding)] = _run(folder)
+    [(name, finding)] = fixed(folder)
     assert name == "tables.py" and finding.kind is Kind.DROPPED and finding.line == 5, finding
     assert "`pkg.kmod` line 2" in finding.message and "nothing else calls this partial" in finding.message
     tables = (folder / "tables.py").read_text()
     assert "AccuracyMode" not in tables and ('"rsqrt": rsqrt_safe,' if op == "rsqrt" else '"exp": lax.exp,') in tables
     assert lowering_error(tmp_path) is None
-    assert _run(folder) == []
+    assert fixed(folder) == []
 
 
 @pytest.mark.parametrize("reader", sorted(READERS))
@@ -86,7 +87,7 @@ def test_a_hint_in_a_table_xla_code_reads_too_is_said_at_the_kernels_call(reader
     code, named = READERS[reader]
     folder = _write(tmp_path, reference=f"import jax\nfrom pkg.tables import OPS\n\ndef reference(x):\n    {code}\n")
     tables = (folder / "tables.py").read_text()
-    [(name, finding)] = _run(folder)
+    [(name, finding)] = fixed(folder)
     assert name == "kmod.py" and finding.kind is Kind.MANUAL, finding
     assert f"written in `pkg.tables` on line 5, which {named} also reads" in finding.message, finding.message
     assert (folder / "tables.py").read_text() == tables  # what XLA code reads is left as written
@@ -95,7 +96,7 @@ def test_a_hint_in_a_table_xla_code_reads_too_is_said_at_the_kernels_call(reader
 
 def test_a_run_without_the_tables_module_says_so_at_the_kernels_call(tmp_path: Path) -> None:
     folder = _write(tmp_path)
-    [(name, finding)] = _run(folder, [folder / "kmod.py"])
+    [(name, finding)] = fixed(folder, paths=[folder / "kmod.py"])
     assert name == "kmod.py" and finding.kind is Kind.MANUAL, finding
     assert "`pkg.tables` on line 5, a file this run does not process" in finding.message, finding.message
     assert "give the kernel a value of its own" not in finding.message

@@ -16,12 +16,9 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from codemods import registry
 from codemods.engine.diagnostics import Kind
-from codemods.engine.discovery import discover
-from codemods.engine.runner import run
-from codemods.settings import Settings
 from tests import jax_support
+from tests.test_hinted_op_tables import fixed
 
 _HELPERS = """
     import jax.numpy as jnp
@@ -86,21 +83,11 @@ def on_path(tmp_path: Path):
     sys.path.remove(str(tmp_path))
 
 
-def _fix(folder: Path) -> list:
-    results = run([folder], registry.select(["JAX001"]), Settings((0, 12, 0, 1), unsafe_fixes=True), jobs=1,
-                  project=discover([folder]))
-    assert all(result.error is None for result in results), [result.error for result in results]
-    for result in results:
-        if result.new_source is not None:
-            Path(result.path).write_bytes(result.new_source)
-    return [(Path(result.path).name, finding) for result in results for finding in result.findings]
-
-
 def test_the_pair_only_the_kernels_caller_passes_is_fixed_where_it_is_written(on_path: Path) -> None:
     folder = _project(on_path, "kwcase_own")
     error, reference = _lowered("kwcase_own")
     assert "Per-operand dot precision unsupported" in (error or "")
-    findings = _fix(folder)
+    findings = fixed(folder, "JAX001")
     assert [(name, finding.kind) for name, finding in findings] == [("config.py", Kind.FIXED)], findings
     assert "`kwcase_own.helpers` line 4" in findings[0][1].message
     assert _lowered("kwcase_own") == (None, reference)  # the XLA caller's pair is its own, left as written
@@ -108,7 +95,7 @@ def test_the_pair_only_the_kernels_caller_passes_is_fixed_where_it_is_written(on
 
 def test_a_note_at_the_helper_names_the_kernels_value_only(on_path: Path) -> None:
     folder = _project(on_path, "kwcase_shared", also=_SHARED)
-    findings = _fix(folder)
+    findings = fixed(folder, "JAX001")
     assert len(findings) == 1, [(name, finding.kind, finding.line, finding.message) for name, finding in findings]
     [(name, finding)] = findings
     assert name == "helpers.py" and finding.kind is Kind.MANUAL, findings
@@ -127,7 +114,7 @@ def test_kwargs_the_helper_writes_into_hold_what_every_caller_passes(on_path: Pa
     entry.write_text(entry.read_text().replace("functools.partial(ffn_kernel, precision=config.UP)", "ffn_kernel")
                      .replace("precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT)", "precision=config.UP"))
     assert "Per-operand dot precision unsupported" in (_lowered("kwcase_written")[0] or "")
-    findings = _fix(folder)
+    findings = fixed(folder, "JAX001")
     assert {finding.kind for _, finding in findings} == {Kind.MANUAL}, findings
     [at_dot] = [finding for name, finding in findings if name == "helpers.py"]
     assert "written in `kwcase_written.config` on line 3" in at_dot.message, at_dot.message
