@@ -100,3 +100,49 @@ def test_a_run_without_the_tables_module_says_so_at_the_kernels_call(tmp_path: P
     assert name == "kmod.py" and finding.kind is Kind.MANUAL, finding
     assert "`pkg.tables` on line 5, a file this run does not process" in finding.message, finding.message
     assert "give the kernel a value of its own" not in finding.message
+
+
+# A module the link reads only as far as other code reads its names (one of a package that launches
+# no kernel and imports none that does), whose own function, which nothing in the project calls (a
+# library's API), reads the value too: until session 26 not read, so the value was rewritten under it
+# (JAX001's pair as well).
+_PAIR = """
+    import jax.numpy as jnp
+    from jax import lax
+
+    PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+
+    def reference(x, w):
+        return jnp.dot(x, w, precision=PAIR)
+"""
+_PAIR_KERNEL = """
+    import jax.numpy as jnp
+    from {tables} import PAIR
+
+    def body(x_ref, o_ref, *, act):
+        o_ref[...] = jnp.dot(x_ref[...], jnp.ones((128, 128), x_ref.dtype), precision=PAIR)
+"""
+
+
+@pytest.mark.parametrize("rule", ["JAX001", "JAX002"])
+def test_a_value_xla_code_of_its_own_module_reads_is_not_rewritten(rule: str, tmp_path: Path) -> None:
+    folder, tables = _write(tmp_path), f"ops_{rule.lower()}.tables"
+    (tmp_path / tables.split(".")[0]).mkdir()
+    (tmp_path / tables.split(".")[0] / "__init__.py").write_text("")
+    held = tmp_path / tables.replace(".", "/")
+    held = held.with_suffix(".py")
+    if rule == "JAX001":
+        held.write_text(textwrap.dedent(_PAIR).lstrip())
+        (folder / "kmod.py").write_text(textwrap.dedent(_PAIR_KERNEL.format(tables=tables)).lstrip())
+        entry = (folder / "entry.py").read_text()
+        (folder / "entry.py").write_text(entry.replace("from pkg.tables import OPS\n", "").replace("OPS[name]", "None"))
+    else:
+        held.write_text((folder / "tables.py").read_text() + '\n\ndef reference(x):\n    return OPS["rsqrt"](x)\n')
+        (folder / "entry.py").write_text((folder / "entry.py").read_text().replace("pkg.tables", tables))
+    written = held.read_text()
+    error = lowering_error(tmp_path)
+    assert ("Per-operand dot precision" if rule == "JAX001" else "Not implemented: accuracy") in (error or ""), error
+    findings = fixed(tmp_path, rule)
+    assert [(name, finding.kind) for name, finding in findings] == [("kmod.py", Kind.MANUAL)], findings
+    assert f"outside kernels ({tables}:" in findings[0][1].message, findings[0][1].message
+    assert held.read_text() == written and lowering_error(tmp_path) == error

@@ -5,7 +5,7 @@ the answers to say where to fix it (`passed`)."""
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from codemods.analysis.flow.link_heap import Context
 from codemods.analysis.flow.link_readers import Readers
@@ -65,6 +65,19 @@ class Binding(Readers):
         for name, default in defaults:
             if name not in given:
                 self._add(("var", function, name, *here), self._eval(default, module))
+
+    def _bind_entry_points(self, called: set[str], chosen: Callable[[str], bool]) -> None:
+        """The functions of the modules `chosen` that nothing `called` bound with their defaults (a library's
+        API), to run as entry points."""
+        entered = {root: sorted(contexts, key=lambda c: (c is not None, c or ())) for root, contexts in self._entered.items()}
+        for q in sorted(set(self.functions) - called - self.invoked):
+            module, function = self.functions[q]
+            if chosen(module):
+                # (a method: on an instance of its class, whose `__init__` runs with its defaults too; a function
+                # a wrapping decorator defines, as made by each call of the decorator)
+                root = q.split(".<", 1)[0]
+                for context in entered.get(root, [None]) if root != q else [None]:
+                    self._bind(q, (), (), ("inst", function.owner) if function.owner is not None else None, context=context)
 
     def _bind_positional(self, function: str, args: Iterable, positional: list, star: Optional[str], given: set[str],
                          here: tuple) -> None:
