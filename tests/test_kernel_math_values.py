@@ -158,28 +158,7 @@ def test_xla_code_calling_the_table_is_left_alone(tmp_path: Path) -> None:
     assert _run(folder) == []
 
 
-_HINTED_OPS = """
-    import functools
-    from jax import lax
-
-    OPS = {"rsqrt": functools.partial(lax.rsqrt, accuracy=lax.AccuracyMode.HIGHEST), "exp": lax.exp}
-"""
-
-
-def test_a_hint_bound_to_an_op_in_a_table_is_named_at_the_kernels_call(tmp_path: Path) -> None:
-    """JAX002, the same family: `partial(lax.rsqrt, accuracy=...)` in another module's table, called by a
-    kernel through a partial's keyword: "Not implemented: accuracy"; a [manual] finding at the call, and
-    the package as the finding says (the hint dropped there) lowers."""
-    entry = CASES["partial_keyword"][0].replace("ACTS", "OPS").replace('"elu"', '"rsqrt"')
-    folder = _write(tmp_path, entry, _KMOD, _HINTED_OPS)
-    assert "Not implemented: accuracy" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
-    results = run([folder], registry.select(["JAX002"]), Settings(jax_support.JAX_VERSION), jobs=1,
-                  project=discover([folder]))
-    findings = [(Path(result.path).name, finding) for result in results for finding in result.findings]
-    assert [(name, finding.kind) for name, finding in findings] == [("kmod.py", Kind.MANUAL)], findings
-    assert "lax.rsqrt" in findings[0][1].message and "`pkg.tables` on line 4" in findings[0][1].message
-    (folder / "tables.py").write_text(textwrap.dedent(_HINTED_OPS.replace(", accuracy=lax.AccuracyMode.HIGHEST", "")))
-    assert lowering_error(tmp_path) is None
+# JAX002's kin, `partial(lax.rsqrt, accuracy=...)` in another module's table: tests/test_hinted_op_tables.py
 
 
 def test_a_partial_of_another_module_called_by_its_name(tmp_path: Path) -> None:

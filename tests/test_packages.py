@@ -1394,6 +1394,25 @@ def test_an_unresolved_launch_through_another_modules_launcher_names_that_launch
         in finding.message
 
 
+def test_a_body_nested_in_a_function_a_launch_reaches_by_getattr_names_that_launch(tmp_path: Path) -> None:
+    """`pl.pallas_call(getattr(util, name)(), ...)`: the body nested in `util.make`, which takes refs,
+    may be what the call returns. Its note names that launch, not "no launch of it was found" (the
+    trial of 2026-12-07c's M1: the module's analysis did not ask the link, which says so)."""
+    from tests import jax_support
+
+    _package(tmp_path, "unres", {
+        "util.py": "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef make():\n    def body(x_ref, w_ref, o_ref):\n"
+        "        o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=(lax.Precision.DEFAULT, lax.Precision.HIGH))\n"
+        "    return body\n",
+        "api.py": "import jax\nfrom jax.experimental import pallas as pl\nfrom unres import util\n\n\ndef run(x, w, name='make'):\n"
+        "    return pl.pallas_call(getattr(util, name)(), out_shape=jax.ShapeDtypeStruct((8, 128), x.dtype))(x, w)\n",
+    })
+    [finding] = [f for r in run([tmp_path], select(), Settings(jax_support.JAX_VERSION), jobs=1) for f in r.findings]
+    assert (finding.kind.value, finding.line) == ("manual", 7)
+    assert "may run in a kernel: the launch on line 7 of unres.api runs a body this analysis cannot resolve " \
+        "(getattr with a computed name), and `body` may be it" in finding.message, finding.message
+
+
 @pytest.mark.jax
 @pytest.mark.parametrize("api", [
     "from deco import launch\nfrom deco.util import body\n\n\ndef run(x, w):\n    return launch.tpu_kernel(x)(body)(x, w)\n",

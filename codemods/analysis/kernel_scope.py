@@ -306,7 +306,7 @@ class _KernelFinder:
         if self.result.unresolved:
             self._maybe.find_maybe_kernels()
         self._maybe.find_foreign_maybe_kernels(facts)
-        self._maybe.find_unlaunched_bodies()
+        self._maybe.find_unlaunched_bodies(facts)
 
     def _launch_entries(self, facts: ModuleFacts) -> list[tuple[frozenset, str, Backends, tuple[ast.Call, ...],
                                                                 Optional[ast.AST], object]]:
@@ -634,12 +634,16 @@ class _MaybeKernels:
                 pending.append(function)
         self.may_run(pending, self.result.unresolved[0])
 
-    def find_unlaunched_bodies(self) -> None:
+    def find_unlaunched_bodies(self, facts: ModuleFacts) -> None:
         """Functions that take refs as kernel bodies do (`x_ref`) but are neither kernel code nor
         reached by an unresolved launch: no launch of them was found, here or in the modules that
         import this one. A launch the analysis does not follow may run them, so they may run in any
-        Mosaic kernel, with what they call: never silently plain code."""
+        Mosaic kernel, with what they call: never silently plain code. One the link says a launch
+        of another module whose body it cannot resolve may run (a body nested in a factory, reached
+        by `getattr(kern, name)()`: `FlowFacts.kernels`' MAYBE) is said so, not "no launch found"."""
         module, kernels = self.module, self.result.kernels
+        lost = {_unlocal(name): (None, why, launched) for name, launched, why, role, _ in facts.flow.kernels
+                if role == MAYBE}
         unlaunched: list[FunctionNode] = []
         for function in module.function_parent:
             if isinstance(function, ast.Lambda) or not names_refs(function):
@@ -650,7 +654,8 @@ class _MaybeKernels:
             if outer is None:  # not within known or possible kernel code
                 unlaunched.append(function)
         for function in unlaunched:
-            self.may_run([function], (None, f"`{function.name}` {NO_LAUNCH_FOUND}", frozenset({MOSAIC_TPU, MOSAIC_GPU})))
+            self.may_run([function], lost.get(qualified_name(module, function) or "") or
+                         (None, f"`{function.name}` {NO_LAUNCH_FOUND}", frozenset({MOSAIC_TPU, MOSAIC_GPU})))
 
     def find_foreign_maybe_kernels(self, facts: ModuleFacts) -> None:
         """The functions a launch of another module may run, whose body that module's analysis

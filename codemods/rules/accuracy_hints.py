@@ -107,19 +107,29 @@ class AccuracyHints(JaxTransform):
     def _plan_values(self, rejected: frozenset[str]) -> None:
         """A kernel's call of a lax function reached as a value with a hint bound to it (`OPS[name](x)`,
         `OPS = {"rsqrt": partial(lax.rsqrt, accuracy=...)}` in another module: the link's `FlowFacts.called`),
-        which this module's analysis does not name: [manual] at the call, naming where the hint is bound."""
+        which this module's analysis does not name: [manual] at the call, naming where the hint is bound,
+        unless every hint reaching it is bound by a partial of the op the link finds only kernels' calls
+        read (a table's entry, outside kernel code): dropped there (that module's `_plan_flow_origins`)."""
         for call, value in self.values_called(rejected, named_partials=False):
             if dict(value.keywords).get(HINT, ("None",)) == ("None",):
                 continue
+            answer = self.analysis.facts.flow.sink_at(value.site)
+            held = answer.pairs if answer is not None and not answer.unknown and not answer.maybe else ()
+            why = [reach.shared("dropping it") if not reach.fixable else reach.outside_the_run("dropping it")
+                   for reach in held if not reach.fixable or not reach.in_run]
+            if held and not why:
+                continue
+            advice = "; ".join(why) + (": give the kernel a value of its own" if any(
+                not reach.fixable for reach in held) else "") if why else (
+                "the tool drops a hint written at the op's call, not one a value holds: drop it there where only "
+                "kernels read that value, else give the kernel a value of its own")
             rejecters = self._rejecters(value.function)  # (this rule's kernels are those its own calls run in)
             backends = self.rejecting_backends(call, rejecters) or value.backends & rejecters
             if backends:
                 self.report(call, Kind.MANUAL, f"`{one_line(self.module.segment(call.func))}` may call "
                             f"{display(value.function)} with an accuracy= hint bound to it, reached here as a value"
                             f"{value.held()}: {describe_backends(backends)} reject{'s' if len(backends) == 1 else ''} it "
-                            "(\"Not implemented: accuracy\"); the tool drops a hint written at the op's call, not one a "
-                            "value holds: drop it there where only kernels read that value, else give the kernel a value "
-                            "of its own")
+                            f"(\"Not implemented: accuracy\"); {advice}")
 
     def _dropped_where_passed(self, call: ast.Call) -> bool:
         """An op in a function plain XLA code runs too, each caller passing its own hint (`act(x,
@@ -159,6 +169,14 @@ class AccuracyHints(JaxTransform):
                 keyword = find_arg(node, None, (HINT,))
                 if not isinstance(keyword, ast.keyword):
                     self._note_set_elsewhere(node, callee, where)
+                    continue
+                held = self._hinted_function(node, rejected)
+                if held is not None and held[1] is not node.func:  # a partial of the op (a table's entry)
+                    if not any(node.lineno <= finding.line <= node.end_lineno for finding in self.findings):  # type: ignore[operator]
+                        # (one called by its name is this module's analysis's, said where written)
+                        self._drop(node, *held, keyword, frozenset(), frozenset(), f"it reaches {display(held[0])} "
+                                   f"in Mosaic kernel code at {where}, whose lowering rejects it (\"Not implemented: "
+                                   "accuracy\"), and nothing else calls this partial")
                     continue
                 from codemods.engine.call_rewrites import drop_argument  # libcst: loaded only for a fix
 
@@ -260,7 +278,8 @@ class AccuracyHints(JaxTransform):
             and isinstance(self.module.parent.get(statement), ast.ClassDef)
 
     def _drop(self, call: ast.Call, name: str, function: ast.expr, hint: ast.keyword, backends: Backends,
-              unlowered: Backends) -> None:
+              unlowered: Backends, reached: str = "") -> None:
+        """`reached`: why, for a partial the link says only kernels call (else: the `backends` rejecting it)."""
         from codemods.engine.call_rewrites import drop_argument, unwrap_partial
 
         fix = FixPlan()
@@ -273,7 +292,7 @@ class AccuracyHints(JaxTransform):
             self.rewrite(fix, call, drop_argument(arguments.index(hint)))
         self.forget_imports(fix, hint.value)
         message = f"{display(name)}: dropped accuracy={one_line(self.module.segment(hint.value))} "
-        message += f"(rejected by {describe_backends(backends)} kernels); "
+        message += f"({reached or f'rejected by {describe_backends(backends)} kernels'}); "
         approximated = MOSAIC_GPU in backends and self.target_kernel(call) in self.analysis.kernels.approx_math
         if name == RSQRT:
             # Safe: the helper's Newton step gives back the float32 accuracy the hint asked for.

@@ -107,16 +107,15 @@ class Linker(Binding):
             self._enter(helper, None)
         self._solve()
         called = set(self.invoked)  # what code of the project calls (or launches)
-        entered = {root: sorted(contexts, key=lambda c: (c is not None, c or ())) for root, contexts in self._entered.items()}
-        for q in sorted(set(self.functions) - called):  # entry points run with their defaults
-            module, function = self.functions[q]
-            if module not in self._on_demand:
-                # (a method: on an instance of its class, whose `__init__` runs with its defaults too; a function
-                # a wrapping decorator defines, as made by each call of the decorator)
-                root = q.split(".<", 1)[0]
-                for context in entered.get(root, [None]) if root != q else [None]:
-                    self._bind(q, (), (), ("inst", function.owner) if function.owner is not None else None, context=context)
+        self._bind_entry_points(called, lambda module: module not in self._on_demand)
         self._solve()
+        # A module read on demand that writes a value a followed call reads (`OPS = {"rsqrt": partial(...)}`,
+        # a pair): its functions nothing calls may read that value too (XLA code of its own), so they run too.
+        writing = {value[1] for _, _, values in self.sinks.values() for value in values
+                   if value[0] in ("seq", "hint") and value[1] in self._on_demand}
+        if writing:
+            self._bind_entry_points(called, writing.__contains__)
+            self._solve()
         self.invoked = called
         return self
 
@@ -442,6 +441,8 @@ class Linker(Binding):
                         self.calls.add((call.scope, value[1]))
                     elif runs_plainly:
                         self.calls.update((call.scope, function) for function in self._functions_in(value))
+                    if value[0] == "partial" and not in_kernel:
+                        self.read_by(value, f"`{name.removeprefix('builtins.')}` ({module}:{call.site[0]})")
                 elif value[0] in HOLDERS:
                     reader = reader or f"`{name.removeprefix('builtins.')}` ({module}:{call.site[0]})"
                     self.read_by(value, reader)

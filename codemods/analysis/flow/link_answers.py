@@ -153,6 +153,73 @@ def _edges(pairs: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
     return edges
 
 
+_KERNEL, _PLAIN = 1, 2  # the code a call site of a function is in (`_by_caller`): kernels', plain code's, or both
+
+
+def _split_by_caller(linker: Linker, plain: set[str], module: str, site: Site, callee: str,
+                     function: str) -> tuple[set, set]:
+    """A followed call in a function plain code and kernels both run (`helpers.mm(a, b, **kw)`), whose
+    followed keyword comes from its own `**kwargs` only: the values only kernels' callers pass it, however
+    deep through other such functions' `**kwargs` (`mm_acc(**kw)`), and those only plain code's callers
+    pass (the XLA reference's own pair): each read by that code alone. Empty where not known."""
+    keyword = linker.follows[callee][1]
+    if linker.spreads.get((module, site)) != {("kwargs", function)}:
+        return set(), set()
+    split = _by_caller(linker, plain, ("kwargs", function), keyword, set())
+    if split is None:
+        return set(), set()
+    kernel, plain_code = split
+    return kernel - plain_code, plain_code - kernel
+
+
+def _by_caller(linker: Linker, plain: set[str], kwargs: tuple, key: str, seen: set) -> Optional[tuple[set, set]]:
+    """What `kwargs` (a function's `**kwargs`) holds as `key` from calls in kernel code, and from calls
+    in plain code (a value both pass is in both); None where not all of it is known to come from calls
+    (code writes into it, `kw.update(...)`; entries of keys not known; a cycle)."""
+    if kwargs in seen or len(kwargs) != 2 or kwargs in linker.kwargs_written or linker.read(kwargs, None):
+        return None
+    seen.add(kwargs)
+    found: tuple[set, set] = (set(), set())
+
+    def add(values: set, code: int) -> None:
+        for side, mark in zip(found, (_KERNEL, _PLAIN)):
+            if code & mark:
+                side.update(values)
+
+    for source, values in linker.passed.get((kwargs, key), {}).items():
+        add(values, _code_at(linker, plain, source[1], source[2]) if source[0] == "at" else _KERNEL | _PLAIN)
+    for mapping, sites in linker.passed.get((kwargs, None), {}).items():
+        codes = {_code_at(linker, plain, *at) if at is not None else _KERNEL | _PLAIN for at in sites}
+        if mapping[0] == "kwargs" and all(at is not None and _scope_at(linker, *at) == mapping[1] for at in sites) \
+                and codes == {_KERNEL | _PLAIN}:  # a function's own **kwargs spread on, in code both run
+            inner = _by_caller(linker, plain, mapping, key, seen)
+            if inner is None:
+                return None
+            add(inner[0], _KERNEL)
+            add(inner[1], _PLAIN)
+        else:
+            code = _KERNEL if codes == {_KERNEL} else _PLAIN if codes == {_PLAIN} else _KERNEL | _PLAIN
+            add(linker.read(mapping, key) | linker.read(mapping, None), code)
+    add(linker.read(kwargs, key) - found[0] - found[1], _KERNEL | _PLAIN)  # (none: each comes from a call)
+    return found
+
+
+def _scope_at(linker: Linker, module: str, site: Site) -> Optional[str]:
+    return next((call.scope for call in linker.modules[module].calls if call.site == site), None) \
+        if module in linker.modules else None
+
+
+def _code_at(linker: Linker, plain: set[str], module: str, site: Site) -> int:
+    """Whose code the call at `site` is: kernels' only, plain code's only, or both (a function both run, code
+    a launch the link does not follow may run, a launcher's call binding its body's keywords)."""
+    scope = _scope_at(linker, module, site)
+    if scope is None or (module, site) in linker.launched:
+        return _KERNEL | _PLAIN
+    if not linker.backends.get(scope):
+        return _PLAIN
+    return _KERNEL if _kernel_code(linker, scope, plain) else _KERNEL | _PLAIN
+
+
 def _split_backends(held: set[str]) -> tuple[Backends, tuple[str, ...]]:
     """A function's backends (`Linker.backends`): those of the kernels the link follows it into, and how
     launches it does not follow may run it (the `MAYBE` ones, without the mark)."""
@@ -172,11 +239,14 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
             continue  # `_hint_answers`
         held = linker.backends.get(function, set())
         backends, maybe = _split_backends(held)
+        kernel_only, plain_only = _split_by_caller(linker, plain, module, site, callee, function) \
+            if held and function in plain else (set(), set())
         if not held or function in plain:
-            for value in values:  # plain XLA code reads it
+            for value in values - kernel_only:  # plain XLA code reads it
                 linker.read_by(value, f"`{callee}` outside kernels ({module}:{site[0]})")
                 if _pair(linker, value) is not None:
                     read_plainly.add(value)
+        values = values - plain_only
         if not held:
             levels, unknown = _plain_levels(linker, values)
             sinks.setdefault(module, []).append(SinkAnswer(site, callee, backends, (), unknown, function in plain,
@@ -538,6 +608,7 @@ class _HintCall(NamedTuple):
     reached: bool
     maybe: tuple[str, ...]
     shared: bool  # plain code runs the op too
+    held: list[tuple]  # partials of the op written outside kernel code passing it the hints (`_held_partial`)
 
 
 def _others(reads: Iterable[_HintRead]) -> tuple[str, ...]:
@@ -604,6 +675,7 @@ class _HintFlow:
         self.dropped: dict[tuple, set[tuple[str, Site, str]]] = {}  # a hint's member's site -> where the whole run drops it
         self.doubted_members: dict[tuple, list[tuple[str, Site, str, tuple[str, ...]]]] = {}  # -> kernels' calls, as `doubted`
         self.calls: dict[str, list[_HintCall]] = {}  # a module -> its hint calls in code some kernel runs
+        self._partials: Optional[dict[tuple, Optional[set[str]]]] = None  # (`_held_partial`)
 
     def read_call(self, module: str, site: Site, callee: str, function: str, values: set) -> None:
         """One followed hint call: who reads the hints reaching it where they are written, where their
@@ -613,9 +685,11 @@ class _HintFlow:
         call = (module, site, callee)
         written, by_name, located, unknown = _hints_reaching(self.linker, module, site, values)
         direct = {(hint[1], hint[2]): hint[4] for hint in by_name}  # where written -> the scope passing it
+        held_by = {origin: readers for origin, scope in direct.items() if not _kernel_code(self.linker, scope, self.plain)
+                   and (readers := self._held_partial(origin)) is not None}
         rejects = bool(backends & _HINT_REJECTERS)
         self._note_reads(call, written, direct, _other_reader(self.linker, self.plain, call, function, maybe),
-                         rejects, maybe)
+                         rejects, maybe, held_by)
         shared = bool(backends) and function in self.plain
         in_kernels = _in_kernels(self.linker, function, direct) if shared else []
         unlaunched = _unlaunched(self.linker, self.plain, function)
@@ -623,7 +697,8 @@ class _HintFlow:
             passed = by_name + (self._bound_by_partials(function) if unlaunched else [])
             places = [*((at, held_values) for at, (held_values, _) in written.items()),
                       *([(at, [value for value in passed if (value[1], value[2]) == at]) for at in in_kernels]
-                        if shared else [((module, site), passed)])]
+                        if shared else [((module, site), [value for value in passed if (value[1], value[2]) not in held_by]),
+                                        *((at, [value for value in passed if (value[1], value[2]) == at]) for at in held_by)])]
             self._note_members(call, places, rejects, maybe or unlaunched)
         if shared and any(_hint(value) and value[0] not in ("hint", "unknown") and value not in located
                           for value in values):
@@ -631,14 +706,17 @@ class _HintFlow:
         if held:  # reached: some value, or mappings the link knows all of (and then no hint is None's)
             self.calls.setdefault(module, []).append(_HintCall(
                 site, callee, backends, written, in_kernels, tuple(sorted(set(unknown))),
-                bool(values) or (module, site) in self.linker.spreads, maybe, shared))
+                bool(values) or (module, site) in self.linker.spreads, maybe, shared,
+                sorted(held_by) if not shared and len(held_by) == len(direct) else []))
 
     def _note_reads(self, call: tuple[str, Site, str], written: dict, direct: dict[tuple, str], other: Optional[str],
-                    rejects: bool, maybe: tuple[str, ...]) -> None:
+                    rejects: bool, maybe: tuple[str, ...], held_by: dict[tuple, set[str]]) -> None:
         """The call as a reader of each hint reaching it, where that is written: through `**options`, to
         drop there; passed by a call in kernel code (`mathx.act(x, accuracy=...)` in a kernel), it
         reaches the op in that kernel's call only, whoever else runs the function: where plain code
-        runs the op too, with its own hint, the op cannot drop it, the call that passes it does."""
+        runs the op too, with its own hint, the op cannot drop it, the call that passes it does; bound
+        by a partial of the op written outside kernel code (`held_by`: a table's entry), to drop there
+        where every call of it is a kernel's and no code the flow does not follow is handed it."""
         for origin, (_, readers) in written.items():
             self.reads.setdefault(origin, []).append(_HintRead(*call, readers | ({other} if other else set()),
                                                                rejects, True))
@@ -647,7 +725,27 @@ class _HintFlow:
         for origin, scope in direct.items():
             passed_by_a_kernel = _kernel_code(self.linker, scope, self.plain)
             self.reads.setdefault(origin, []).append(_HintRead(
-                *call, {other} if other and not passed_by_a_kernel else set(), rejects, bool(other) and passed_by_a_kernel))
+                *call, ({other} if other and not passed_by_a_kernel else set()) | held_by.get(origin, set()), rejects,
+                bool(other) and passed_by_a_kernel or origin in held_by))
+
+    def _held_partial(self, origin: tuple) -> Optional[set[str]]:
+        """Where a hint passed by name is written (module, site): when that is a partial of followed hint
+        calls' ops only (`OPS = {"rsqrt": partial(lax.rsqrt, accuracy=...)}`), who reads the partial
+        besides its calls, the code the flow does not follow it is handed to (`Readers.partial_readers`);
+        None for any other call (one passing it on, a partial of a function of the project, whose
+        parameter other code may read)."""
+        if self._partials is None:
+            linker, handed = self.linker, self.linker.partial_readers()
+            self._partials = {}
+            for owner in linker.keys:
+                if owner[0] == "partial":
+                    functions = linker.read(owner, "fn")
+                    ops = bool(functions) and all(function[0] == "ext" and linker.follows.get(
+                        function[1], (None, ""))[1] == HINT for function in functions)
+                    at = (owner[1], owner[2])
+                    self._partials[at] = handed.get(at, set()) if ops and self._partials.get(at, set()) is not None \
+                        else None
+        return self._partials.get(origin)
 
     def _bound_by_partials(self, function: str) -> list[tuple]:
         """What partials of `function`, a body nothing launches as the link sees, and those of bodies the
@@ -683,7 +781,7 @@ class _HintFlow:
         for module, calls in self.calls.items():
             resolved = tuple(SinkAnswer(call.site, call.callee, call.backends, tuple(
                 [self._reach(origin, True) for origin in sorted(call.written)]
-                + [self._reach(origin, False) for origin in call.in_kernels]),
+                + [self._reach(origin, False) for origin in [*call.in_kernels, *call.held]]),
                 call.unknown, call.reached, call.maybe, call.shared) for call in calls)
             facts = answers.get(module, NO_FLOW)
             answers[module] = replace(facts, sinks=tuple(sorted(facts.sinks + resolved, key=lambda sink: sink.site)))

@@ -5,7 +5,7 @@ the answers to say where to fix it (`passed`)."""
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from codemods.analysis.flow.link_heap import Context
 from codemods.analysis.flow.link_readers import Readers
@@ -17,11 +17,14 @@ class Binding(Readers):
     the project calls (`invoked`), where each `**kwargs` entry was written (`passed`) and which call
     binds a keyword to a named parameter (`bound`)."""
 
+    _launching = False  # a launch's body being bound (`Linker._launch`): the call is the launcher's
+
     def __init__(self, *args, **kwargs) -> None:
         self.invoked: set[str] = set()
         # Where what a function's `**kwargs` holds was written: (kwargs, key) -> {source: values}, a source
         # ("at", module, call site) for `f(key=...)` or ("unknown", why); (kwargs, None) -> the mappings
-        # spread into it (`f(**options)`; an installed package's or an unknown value too).
+        # spread into it (`f(**options)`; an installed package's or an unknown value too) -> the calls
+        # spreading it (module, call site; None: a partial's, or no call's).
         self.passed: dict[tuple, dict[tuple, set]] = {}
         # (module, call site, function): that call binds a keyword to a parameter of the function
         self.bound: set[tuple[str, Site, str]] = set()
@@ -62,6 +65,19 @@ class Binding(Readers):
         for name, default in defaults:
             if name not in given:
                 self._add(("var", function, name, *here), self._eval(default, module))
+
+    def _bind_entry_points(self, called: set[str], chosen: Callable[[str], bool]) -> None:
+        """The functions of the modules `chosen` that nothing `called` bound with their defaults (a library's
+        API), to run as entry points."""
+        entered = {root: sorted(contexts, key=lambda c: (c is not None, c or ())) for root, contexts in self._entered.items()}
+        for q in sorted(set(self.functions) - called - self.invoked):
+            module, function = self.functions[q]
+            if chosen(module):
+                # (a method: on an instance of its class, whose `__init__` runs with its defaults too; a function
+                # a wrapping decorator defines, as made by each call of the decorator)
+                root = q.split(".<", 1)[0]
+                for context in entered.get(root, [None]) if root != q else [None]:
+                    self._bind(q, (), (), ("inst", function.owner) if function.owner is not None else None, context=context)
 
     def _bind_positional(self, function: str, args: Iterable, positional: list, star: Optional[str], given: set[str],
                          here: tuple) -> None:
@@ -109,7 +125,8 @@ class Binding(Readers):
                 continue
             for value in values:  # **mapping
                 if double and value[0] in ("map", "kwargs", "obj", "ext", "unknown"):  # (installed or unknown: named)
-                    self.passed.setdefault((("kwargs", function, *here), None), {}).setdefault(value, set())
+                    self.passed.setdefault((("kwargs", function, *here), None), {}).setdefault(value, set()).add(
+                        (caller, call.site) if call is not None and caller is not None and not self._launching else None)
                 if value[0] in ("map", "kwargs"):
                     for key in list(self._keys_of(value)):
                         if isinstance(key, str):

@@ -21,12 +21,16 @@ class Readers(Values):
         # A holder plain code hands to code the flow does not follow -> the scopes that hand it: the
         # functions it holds may be called there (`plain_callers`).
         self._escaped_plainly: dict[tuple, set[str]] = {}
+        self._partials_escaped: dict[tuple, set[str]] = {}  # a partial plain code hands on itself -> who
         super().__init__(*args, **kwargs)
 
     def read_by(self, value: tuple, reader: str) -> None:
-        """`reader` (code the flow does not follow) reads `value` and all it holds (`settle_readers`)."""
+        """`reader` (code the flow does not follow) reads `value` and all it holds (`settle_readers`); a
+        partial plain code hands it (`jax.vmap(OPS["rsqrt"])`) may be called there (`partial_readers`)."""
         if value[0] in HOLDERS:
             self._escaped.setdefault(value, set()).add(reader)
+        elif value[0] == "partial":
+            self._partials_escaped.setdefault(value, set()).add(reader)
 
     def settle_readers(self) -> None:
         """`readers`: each tuple, list or dict literal (or `**kwargs`) -> who reads it besides followed calls, from the
@@ -38,6 +42,17 @@ class Readers(Values):
             for held in self._held_in(value):
                 if held[0] in ("seq", "map", "kwargs"):
                     readers.setdefault(held, set()).update(by)
+
+    def partial_readers(self) -> dict[tuple[str, tuple], set[str]]:
+        """(module, site) of each partial handed to code the flow does not follow, itself outside kernel
+        code or held in what any code hands it (`jax.tree.map(f, OPS)`) -> who: it may be called there,
+        with what it binds. Asked once the fixpoint is done."""
+        found: dict[tuple[str, tuple], set[str]] = {}
+        for value, by in [*self._escaped.items(), *self._partials_escaped.items()]:
+            for held in self._held_in(value):
+                if held[0] == "partial":
+                    found.setdefault((held[1], held[2]), set()).update(by)
+        return found
 
     def plain_callers(self) -> Iterator[tuple[str, str]]:
         """(scope, function) for each function held in a container plain code hands to code the flow

@@ -12,6 +12,7 @@ from codemods.analysis.flow.summary import Expr
 
 _PRECISION = "jax.lax.Precision"
 _CONTAINER_READS = frozenset({"get", "pop", "setdefault", "__getitem__", "values", "items"})
+_KWARGS_READS = frozenset({"get", "pop", "__getitem__", "values", "items", "keys", "copy"})  # (write nothing)
 # What a container's methods write into it (`_container_method`), as value_flow.py models them too;
 # and a list's methods that move what it holds to other positions (value_flow._SHIFTING).
 _CONTAINER_WRITES = frozenset({"append", "add", "insert", "extend", "update", "setdefault", "__setitem__"})
@@ -36,6 +37,9 @@ class Values(Heap):
         self._attributes: dict[str, dict[str, Expr]] = {}  # a class's attributes by name (see `_class_attribute`)
         self.readers: dict[tuple, set[str]] = {}  # a seq or mapping -> who reads it besides followed calls
         self._made: dict[str, set] = {}  # a dataclass -> the sites its instances are made at (`instance_at`)
+        # The `**kwargs` code writes into, not only calls (`kw["precision"] = ...`, `kw.update(...)`, `fill(kw)`):
+        # what they hold is not only what each caller passes (`link_answers._by_caller`)
+        self.kwargs_written: set[tuple] = set()
         super().__init__(*args, **kwargs)
 
     def _store(self, target: Expr, values: set, module: str) -> None:
@@ -123,6 +127,8 @@ class Values(Heap):
     def store_item(self, owner: tuple, key: object, values: set) -> None:
         """`owner[key] = ...` (also `owner.__setitem__(key, ...)`): a mapping's entry, or a list's
         position (none known for a key not known or out of its range)."""
+        if owner[0] == "kwargs":
+            self.kwargs_written.add(owner)
         if owner[0] in ("map", "kwargs"):
             self._field(owner, key, values)
         elif owner[0] == "seq":
@@ -325,6 +331,8 @@ class Values(Heap):
         `box.__setitem__(key, x)`: what the method stores into the container (a list's new elements at
         no known position, as `box[i] = x` does), and what it gives back (`box.pop()`, `d.get(key)`: what
         the container holds)."""
+        if container[0] == "kwargs" and name not in _KWARGS_READS:
+            self.kwargs_written.add(container)
         if name == "values":  # `d.values()`: what iterating it gives is what the mapping holds
             return {container}
         if name == "items":  # `d.items()`: iterated, (key, value) entries of the mapping
