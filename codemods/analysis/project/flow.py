@@ -315,7 +315,7 @@ class LinkedFlow(ProjectBase):
                             *(self._importers_of(PLAIN_FOLLOWED) if self._plain_follows else ())]
                 packages = {name.split(".", 1)[0] for name in starting if not _is_jax(name)}
                 linked = {name for name in self._modules if name.split(".", 1)[0] in packages and not _is_jax(name)}
-                linked |= flat_neighbours(self._modules, linked)
+                linked |= flat_imports(self._modules, linked, self._tops_named)
                 self._linked = frozenset(closure(linked, self._importers))
             finally:
                 self._frames.pop()
@@ -440,12 +440,24 @@ def _link_here() -> tuple:
     return index.linked_here(follows, targets)
 
 
-def flat_neighbours(modules: Mapping[str, _Module], linked: set[str]) -> set[str]:
-    """The lone modules beside a lone module of `linked` (a flat layout: `model.py` with `import
-    kernels`, whose decorators fill `registry.KERNELS`): one package in all but name. A module read
-    on demand runs none of its own calls until something reads them, and nothing reads `kernels`:
-    the registry would stay empty of its bodies."""
-    folders = {os.path.dirname(modules[name].path) for name in linked if "." not in name and not modules[name].is_package}
-    return {name for name, module in modules.items() if "." not in name and not module.is_package
-            and not name.startswith("<") and not _is_jax(name) and os.path.dirname(module.path) in folders} \
-        if folders else set()
+def flat_imports(modules: Mapping[str, _Module], linked: set[str], named: Callable[[str], set[str]]) -> set[str]:
+    """The lone modules a lone module of `linked` imports from its own folder, however indirectly (a
+    flat layout: `model.py` says `import kernels  # noqa: F401`, whose decorators fill
+    `registry.KERNELS`): linked as a package's modules are. Read on demand, a module runs none of its own
+    calls until something reads them, and nothing reads `kernels`: the registry would stay empty of its
+    bodies. (`named`: the project's top-level names a module's import lines name.)"""
+    def lone(name: str) -> bool:
+        module = modules.get(name)
+        return module is not None and "." not in name and not module.is_package and not name.startswith("<")
+
+    found: set[str] = set()
+    pending = [name for name in linked if lone(name)]
+    while pending:
+        name = pending.pop()
+        folder = os.path.dirname(modules[name].path)
+        for imported in named(name):
+            if imported not in linked and imported not in found and lone(imported) and not _is_jax(imported) \
+                    and os.path.dirname(modules[imported].path) == folder:
+                found.add(imported)
+                pending.append(imported)
+    return found
