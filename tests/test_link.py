@@ -791,6 +791,39 @@ PROJECTS["pair_through_a_decorator_called_by_name"] = ({
                                    "def _dense_kw(x, w, **kwargs):\n    return kw_mm(x, w, **kwargs)\n\n"
                                    "dense_kw = traced(_dense_kw)\n"}, "fixed")
 
+# found exploring (`tests/test_flow_property.py --explore 1000 --seed 95`, silent): `__init__` imports a
+# factory's name from two submodules, the second importing it back from the package; the summary bound
+# both import statements to the last one's target, so the package's name held nothing (a cycle)
+PROJECTS["pair_for_a_factory_the_package_imports_from_two_modules"] = ({
+    "__init__.py": "from .blocks import make  # noqa: F401\nfrom .relay import make  # noqa: F401\n",
+    "blocks.py": """
+        import jax
+        import jax.numpy as jnp
+        from jax.experimental import pallas as pl
+        from jax.experimental.pallas import tpu as pltpu
+
+        def make(p=None):
+            def body(x_ref, w_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=p)
+            return body
+
+        def launch(body, x, w):
+            out = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+            return pl.pallas_call(body, out_shape=out, compiler_params=pltpu.CompilerParams())(x, w)
+    """,
+    "relay.py": "from . import make  # noqa: F401\nfrom .blocks import launch\n\n"
+                "relay = lambda body, x, w: launch(body, x, w)\n",
+    "entry.py": """
+        from jax import lax
+        from . import make
+        from .relay import relay
+
+        PREC = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+
+        def run(x, w):
+            return relay(make(p=PREC), x, w)
+    """}, "fixed")
+
 
 def _write(root: Path, package: str, files: dict[str, str]) -> Path:
     folder = root / package

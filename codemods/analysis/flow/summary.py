@@ -232,20 +232,12 @@ class _Builder:
 
     def module(self, tree: ast.Module) -> None:
         for node in _statements(tree.body, nested=True):  # imports anywhere, functions too: one table (names rarely clash)
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.asname:
-                        self.imports[alias.asname] = alias.name
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for local, dotted in self._imported(node):
+                    if local == "*":
+                        self.stars.append(dotted)
                     else:
-                        top = alias.name.split(".")[0]
-                        self.imports[top] = top
-            elif isinstance(node, ast.ImportFrom):
-                base = _absolute(self.name, self.is_package, node.level, node.module)
-                for alias in node.names:
-                    if alias.name == "*" and base is not None:
-                        self.stars.append(base)
-                    elif base is not None:
-                        self.imports[alias.asname or alias.name] = f"{base}.{alias.name}"
+                        self.imports[local] = dotted
         scope = _Scope(self.name, None, _bound_names(tree.body))
         self._body(tree.body, scope)
 
@@ -285,10 +277,11 @@ class _Builder:
                     self._assign(item.optional_vars, ("unknown", "a with statement's value"), scope)
             self._body(node.body, scope)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):  # what other modules read as this one's names
-            for alias in node.names:
-                local = alias.asname or alias.name.split(".")[0]
-                if local in self.imports:
-                    self.assigns.append((("var", scope.qualified, local), ("dotted", self.imports[local])))
+            # (each statement binds what it imports: `__init__` importing a name from two submodules, one
+            # of which imports it back from the package, holds the first's, not nothing)
+            for local, dotted in self._imported(node):
+                if local != "*":
+                    self.assigns.append((("var", scope.qualified, local), ("dotted", dotted)))
         else:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.stmt):
@@ -299,6 +292,16 @@ class _Builder:
                     self._body(child.body, scope)
                 elif isinstance(child, ast.match_case):
                     self._body(child.body, scope)
+
+    def _imported(self, node: "ast.Import | ast.ImportFrom") -> list[tuple[str, str]]:
+        """(the local name, what it names) for each name an import binds; `*` for a star import's module."""
+        if isinstance(node, ast.Import):
+            return [(alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0],) * 2 for alias in node.names]
+        base = _absolute(self.name, self.is_package, node.level, node.module)
+        if base is None:
+            return []
+        return [("*", base) if alias.name == "*" else (alias.asname or alias.name, f"{base}.{alias.name}")
+                for alias in node.names]
 
     def _assign(self, target: ast.expr, value: Expr, scope: _Scope) -> None:
         if isinstance(target, ast.Name):
