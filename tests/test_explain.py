@@ -937,13 +937,14 @@ def build():
 
 @pytest.mark.parametrize("bound, said", [
     ("jnp.int64", "JAX005 [fixed, unsafe fix: --unsafe-fixes] acc_dtype -> jnp.int32: every call of the kernel"),
-    ('jnp.dtype("int64")', "JAX005 [manual] `acc_dtype` is a dtype this code does not show")])
+    ('jnp.dtype("int64")', "JAX005 [fixed, unsafe fix: --unsafe-fixes] acc_dtype -> jnp.int32: every call of the kernel"),
+    ('jnp.arange(1, dtype=jnp.int64).dtype', "JAX005 [manual] `acc_dtype` is a dtype this code does not show")])
 def test_a_64_bit_dtype_handed_in_as_a_parameter_is_placed_with_a_note(bound: str, said: str, tmp_path: Path) -> None:
     """The sixth trial's x64_count: the kernel's dtype is its parameter, bound elsewhere to jnp.int64.
     explain said "cannot place ...: no call there that JAX005 rewrites" (exit 2); then a [manual]
     note on the lines that use the parameter said to give it a 32-bit dtype where it is set. Since the
-    link carries dtypes to parameters (h60dtype), one it names is fixed (unsafe); one it does not
-    (`jnp.dtype("int64")`, a value it does not fold) keeps the note."""
+    link carries dtypes to parameters (h60dtype), one it names is fixed (unsafe: `jnp.dtype("int64")` too,
+    since session 26); one it does not (an array's `.dtype`, a value it does not fold) keeps the note."""
     (tmp_path / "x64_setup.py").write_text(X64_SETUP)
     program = tmp_path / "x64_dtype_parameter.py"
     program.write_text(X64_DTYPE_PARAMETER_KERNEL.replace("acc_dtype=jnp.int64", f"acc_dtype={bound}"))

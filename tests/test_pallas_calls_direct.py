@@ -287,13 +287,13 @@ def test_dict_params_unwraps_a_compiler_params_object_by_its_backend_key() -> No
 
 
 @pytest.mark.parametrize("source", [
-    PL + "f = other(k, compiler_params=dict(mosaic={}))\n",
+    PL + "f = other(k, compiler_params=dict(num_threads=4))\n",  # (a Pallas backend's key handed on: unsafe, test_upgrade_edges)
     PL + "dict = make\nf = pl.pallas_call(k, compiler_params=dict(mosaic={}))\n",
     PL + "f = pl.pallas_call(k, compiler_params=params)\n",
     PL + "f = pl.pallas_call(k, compiler_params=dict({'mosaic': {}}))\n",
     PL + "f = pl.pallas_call(k, params=dict(mosaic={}))\n",
     PL + "f = pl.pallas_call(k, compiler_params=pl.CompilerParams())\n",
-], ids=["not-pallas-call", "dict-rebound", "a-name", "dict-positional", "other-keyword", "an-object"])
+], ids=["not-pallas-call-nor-backend-key", "dict-rebound", "a-name", "dict-positional", "other-keyword", "an-object"])
 def test_dict_params_are_only_dicts_in_a_pallas_call(source: str) -> None:
     assert _run(source, "JAX172") == (source, [])
 
