@@ -484,7 +484,7 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
         return None
     seen = _Files() if seen is None else seen
     index = _new_index(files, transforms, settings, seen)
-    plain = [rule for rule in transforms if rule.follows and not rule.kernel_scoped]
+    plain = _following_plainly(transforms)
     if not any(rule.kernel_scoped for rule in transforms) \
             and not (plain and index.may_start_plain_link(lambda raw: any_rule_for(raw, plain, settings))):
         return None  # (JAX003 alone on the trees: only jax's own rnn.py calls the LSTM; no index, no link)
@@ -523,6 +523,11 @@ def project_index(files: Sequence[Path], transforms: Sequence[Rule], settings: S
     if not started:  # (no summary, a kept state, or a summary a worker's other bytes stopped first)
         restored_and_linked()
     return index
+
+
+def _following_plainly(transforms: Sequence[Rule]) -> list[Rule]:
+    """The rules that follow a call outside kernels (JAX003's LSTM): the link starts from their modules too."""
+    return [rule for rule in transforms if rule.follows and not rule.kernel_scoped]
 
 
 def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settings: Settings, seen: _Files,
@@ -580,7 +585,7 @@ def _new_index(files: Sequence["Path | str"], transforms: Sequence[Rule], settin
     kernel_scoped = [rule for rule in transforms if rule.kernel_scoped]  # the only ones its facts serve
     index = ProjectIndex(files, read, lambda code: any_rule_for(code, kernel_scoped, settings, True), content,
                          prefilter, root, place, kernel_rules=bool(kernel_scoped),
-                         plain_follows=any(rule.follows and not rule.kernel_scoped for rule in transforms))
+                         plain_follows=bool(_following_plainly(transforms)))
     return index
 
 
