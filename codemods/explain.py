@@ -422,10 +422,13 @@ def _named(path: Path) -> Path:
     return Path(shown_path(str(path))[0])
 
 
-def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] = None) -> Placement:
+def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] = None,
+          reached: Optional[Callable[[str, Path, int], bool]] = None) -> Placement:
     """The innermost user frame whose line holds a call `error.rule` would rewrite.
 
-    `holds_call(rule, module, line) -> bool` is the rule's own test (codemods.explain_rules). A
+    `holds_call(rule, module, line) -> bool` is the rule's own test (codemods.explain_rules);
+    `reached(rule, path, line) -> bool`, asked of a line that holds none, whether the project's link
+    finds such a call reaching it as a value (`op(x)`, `op` a table's partial of `lax.rsqrt`). A
     notebook cell's frame is placed in `notebook` (its module's line); without one it is noted."""
     placement = Placement(error)
     innermost = True
@@ -479,6 +482,9 @@ def place(error: JaxError, root: Path, holds_call, notebook: Optional[Notebook] 
             if holds_call(error.rule, imported, target_line):
                 placement.path, placement.line = _named(target), target_line
                 return placement
+        if reached is not None and reached(error.rule, path, line):
+            placement.path, placement.line = _named(path), line
+            return placement
         placement.reasons.append(f"{where} ({frame.function}): no call there that {error.rule} rewrites")
     return placement
 
@@ -558,7 +564,19 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                   "tc: expm1\" ...), and a removed or deprecated jax name in an AttributeError, ImportError, "
                   "ModuleNotFoundError or DeprecationWarning, a removed keyword argument in a TypeError)\n")
         return Outcome.UNRESOLVED
-    placements = [place(error, root, holds_call, notebook) for error in errors]
+    def reached(code: str, path: Path, line: int) -> bool:
+        """A call `code` follows, reaching `line` as a value (the link's answer for it is at its site
+        there): `_written_elsewhere` then finds where that value is written, as `fix` does."""
+        nonlocal index
+        if code not in chosen or not rules[code].follows:
+            return False
+        if index is None:
+            index = runner.project_index(project, [rules[code] for code in chosen], settings)
+        flow = index.facts(path).flow
+        return flow is not None and any(sink.site[0] == line and sink.callee in rules[code].follows
+                                        for sink in flow.sinks)
+
+    placements = [place(error, root, holds_call, notebook, reached) for error in errors]
     placed = {(p.error.rule, p.path, p.line): p for p in placements if p.path is not None}
     messages = {p.error.message for p in placed.values()}
     unplaced: dict[str, Placement] = {}  # JAX prints each error twice: one line for it

@@ -312,6 +312,57 @@ def test_a_partial_imported_from_another_module_is_placed_where_it_is_bound(tmp_
     assert lower(project / "model.py", tmp_path).stdout.strip() == "lowered"
 
 
+OPS_TABLE = '''\
+import functools
+
+from jax import lax
+
+OPS = {
+    "rsqrt": functools.partial(lax.rsqrt, accuracy=lax.AccuracyMode.HIGHEST),
+    "exp": lax.exp,
+}
+'''
+KERNEL_PICKING_AN_OP = '''\
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+from ops import OPS
+
+PLATFORM = "tpu"
+
+
+def _pointwise(x_ref, o_ref, *, op):
+    o_ref[...] = op(x_ref[...])
+
+
+def build(name="rsqrt"):
+    kernel = functools.partial(_pointwise, op=OPS[name])
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+    return jax.jit(call), (jax.ShapeDtypeStruct((8, 128), jnp.float32),)
+'''
+
+
+def test_an_op_a_kernel_is_handed_from_another_modules_table_is_fixed_where_it_is_written(tmp_path: Path) -> None:
+    """JAX's traceback names `op(x_ref[...])`, a line with no call JAX002 rewrites: `op` is a partial
+    of `lax.rsqrt` with a hint, from a table in ops.py, bound by a partial's keyword. Before: "cannot
+    place" and exit 2, though `fix` drops the hint in the table (the link's answer at that line)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "ops.py").write_text(OPS_TABLE)
+    (project / "kernels.py").write_text(KERNEL_PICKING_AN_OP)
+    failed = lower(project / "kernels.py", tmp_path)
+    assert "Not implemented: accuracy" in failed.stderr, failed.stderr[-2000:]
+    result = explain(failed.stderr, project, "--write")
+    assert result.returncode == 0, result.stderr
+    assert "kernels.py:13: JAX002: the value it is given is written in ops.py:6: fixed there" in result.stderr, \
+        result.stderr
+    assert "functools.partial" not in (project / "ops.py").read_text()
+    assert lower(project / "kernels.py", tmp_path).stdout.strip() == "lowered"
+
+
 HELPER_WITH_A_DEFAULT = '''\
 import jax.numpy as jnp
 from jax import lax
