@@ -793,8 +793,10 @@ def _fix_where_written(origins: Mapping[Path, tuple[str, set[int], list]], place
     left = False
     for origin, (code, lines, calls) in origins.items():
         raw = notebook.raw if notebook is not None and origin == notebook.path else origin.read_bytes()
+        # (its bytes may lack the rule's words, `("bfloat16", "float32")`: the link found its value, as the runner's
+        # `prepare` keeps the rule for a file whose facts hold origins)
         result = runner.process_source(origin, raw, [rules[code]], settings, facts=index.facts(origin),
-                                       accept=lambda finding, lines=lines: finding.line in lines)
+                                       accept=lambda finding, lines=lines: finding.line in lines, prefiltered=True)
         result.findings = [finding for finding in result.findings if finding.line in lines]
         for finding in result.findings:
             if finding.fix is not None:

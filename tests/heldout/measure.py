@@ -23,6 +23,11 @@ lower as written, and which outcomes a correct tool may reach). For each project
    noted      it lowered before and after, nothing changed, but `--check` reported a finding
    changed    it lowered before and after, and the tool rewrote something
 
+   And, for a project that fails before, what `jax-codemod explain --write --unsafe-fixes` does with the
+   traceback the failing run printed (the log a user pastes), in the same copy before the steps above:
+   fixed (it lowers after), pending (exit 1: it still fails, a finding says what to change), unplaced
+   (exit 2: the reason said), SILENT (exit 0 while it still fails), WRONG (as above).
+
 The reference is compared by its jaxpr as well as its values because on a CPU float32 dots run at
 full precision whatever they ask for: `(DEFAULT, HIGHEST)` rewritten to `HIGHEST` gives the same
 numbers here, and bfloat16 passes on a TPU.
@@ -76,6 +81,7 @@ WALL_ERRORS = re.compile(r"Per-operand (dot|conv) precision unsupported|Unsuppor
 # a finding of another rule (a JAX1xx upgrade) does not report the wall
 WALL_RULES = ("JAX001", "JAX002", "JAX003", "JAX004", "JAX005", "JAX006", "JAX007")
 OUTCOMES = ("fixed", "manual", "SILENT", "WRONG", "untouched", "noted", "changed")
+EXPLAINED = ("fixed", "pending", "unplaced", "SILENT", "WRONG")
 _MANUAL_AT = "manual-with-finding-at-"
 
 
@@ -129,6 +135,7 @@ class Lowered:
     interpreted: Optional[list] = None  # --on-chip: `run` by Pallas' TPU interpreter on the CPU (float32, HIGHEST)
     every_precision: Optional[list] = None  # each dot/conv of `run`, in a kernel or not: (op, precision)
     lstm_launches: Optional[list] = None  # lowered_for "cudnn": what each LSTM launch was given (LstmCall)
+    log: str = ""  # the traceback of its error, as Python prints it
 
 
 @dataclasses.dataclass
@@ -150,6 +157,8 @@ class Result:
     last_check: Checked
     changed: list[str]
     seconds: float
+    explained: str = ""  # what `explain` made of the traceback (EXPLAINED), where it failed before
+    explain_said: str = ""  # its last line
 
     @property
     def as_expected(self) -> bool:
@@ -312,7 +321,7 @@ def _lower(folder: Path, platform: str = "tpu") -> Lowered:
                     values = None
                 lowered = Lowered(None, run_values=values)
             except Exception as error:  # noqa: BLE001 - every failure is classified
-                lowered = Lowered(_wall_or_broken(error))
+                lowered = Lowered(_wall_or_broken(error), log="".join(traceback.format_exception(error)))
             if ON_CHIP and platform == "tpu" and lowered.error:
                 lowered.interpreted = _interpreted(entry.run)
             try:
@@ -335,8 +344,18 @@ def _lower(folder: Path, platform: str = "tpu") -> Lowered:
 
 def tool(folder: Path, *options: str) -> Checked:
     """`jax-codemod OPTIONS .` run in `folder`, in this process, as a user runs it there."""
-    args = [*options, "--output-format", "json", "--jax-version", jax.__version__, "--no-cache", "--jobs", "1", "."]
-    out, err = io.StringIO(), io.StringIO()
+    code, out, err = _cli(folder, [*options, "--output-format", "json", "--jax-version", jax.__version__, "--no-cache",
+                                   "--jobs", "1", "."])
+    findings = []
+    if out.strip():
+        for item in json.loads(out).get("findings", []):
+            findings.append((item["path"], item["start"]["line"], item["rule"], item["kind"], item["message"]))
+    return Checked(code, findings, err)
+
+
+def _cli(folder: Path, args: list[str]) -> tuple[int, str, str]:
+    """The tool's command line run in `folder`, in this process: its exit code (3: it crashed), stdout, stderr."""
+    out, err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8"), io.StringIO()  # (explain's diffs are bytes)
     here = os.getcwd()
     os.chdir(folder)
     try:
@@ -351,11 +370,31 @@ def tool(folder: Path, *options: str) -> Checked:
                 code = 3
     finally:
         os.chdir(here)
-    findings = []
-    if out.getvalue().strip():
-        for item in json.loads(out.getvalue()).get("findings", []):
-            findings.append((item["path"], item["start"]["line"], item["rule"], item["kind"], item["message"]))
-    return Checked(code, findings, err.getvalue())
+    out.flush()
+    return code, out.buffer.getvalue().decode(), err.getvalue()
+
+
+def explained(folder: Path, before: Lowered, expect: Expect) -> tuple[str, str]:
+    """What `explain --write --unsafe-fixes LOG` makes of the traceback `before` printed, run in `folder`
+    as a user runs it (EXPLAINED, and its last words); the project's files are put back after."""
+    original = _files(folder)
+    log = folder.parent / f"{folder.name}.log"
+    log.write_text(before.log)
+    code, _, err = _cli(folder, ["explain", "--write", "--unsafe-fixes", "--jax-version", jax.__version__, str(log)])
+    after = lower(folder, expect.lowered_for)
+    for path in set(_files(folder)) - set(original):
+        (folder / path).unlink()
+    for path, text in original.items():
+        (folder / path).write_text(text)
+    said = _short(err.strip().splitlines()[-1] if err.strip() else "nothing said", 160)
+    wrong = [w for w in [_reference_change(before, after) if before.reference_jaxpr is not None else None,
+                         after.error[len("broken: "):] if after.error and after.error.startswith("broken") else None,
+                         f"explain exited {code}: {said}" if code not in (0, 1, 2) else None] if w]
+    if wrong:
+        return "WRONG", "; ".join(wrong)
+    if after.error is None:
+        return "fixed", said
+    return {0: "SILENT", 1: "pending", 2: "unplaced"}[code], said
 
 
 def _files(folder: Path) -> dict[str, str]:
@@ -396,6 +435,7 @@ def measure(source: Path, scratch: Path) -> Result:
     if bool(before.error) != expect.kernel_fails_before:
         raise HarnessError(f"{source.name}: kernel_fails_before = {expect.kernel_fails_before}, but lowering "
                            f"gave {before.error or 'no error'}")
+    explain = explained(folder, before, expect) if before.error else ("", "")
     first = tool(folder, "--check")
     wrote = tool(folder, "--write", "--unsafe-fixes")
     last = tool(folder, "--check")
@@ -438,7 +478,7 @@ def measure(source: Path, scratch: Path) -> Result:
     else:
         outcome, detail = "untouched", ""
     return Result(source.name, expect, outcome, detail, before, after, first, last, changed,
-                  time.perf_counter() - start)
+                  time.perf_counter() - start, *explain)
 
 
 def measure_all(names: list[str], each: Callable[[Result], None] = lambda result: None) -> list[Result]:
@@ -464,12 +504,15 @@ def totals(results: list[Result]) -> str:
     counts = {o: sum(r.outcome == o for r in results) for o in OUTCOMES}
     parts = [f"{counts[o]} {o}" for o in OUTCOMES if counts[o] or o in ("SILENT", "WRONG")]
     expected = sum(r.as_expected for r in results)
-    return f"{len(results)} projects: {', '.join(parts)}; {expected} as expected (jax {jax.__version__})"
+    explained = {o: sum(r.explained == o for r in results) for o in EXPLAINED}
+    explain = ", ".join(f"{explained[o]} {o}" for o in EXPLAINED if explained[o] or o in ("SILENT", "WRONG"))
+    return (f"{len(results)} projects: {', '.join(parts)}; {expected} as expected; explain on the "
+            f"{sum(explained.values())} tracebacks: {explain} (jax {jax.__version__})")
 
 
 def markdown(results: list[Result]) -> str:
-    rows = ["| project | spelling | before | --check | after | outcome | as expected | detail |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = ["| project | spelling | before | --check | after | outcome | as expected | detail | explain |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     rows += [_row(r) for r in results]
     skipped = "".join(f"\nnot exercised: {line}" for line in NOT_EXERCISED)
     return "\n".join(rows) + f"\n\n{totals(results)}\n{skipped}" + ("\n" if skipped else "")
@@ -481,7 +524,7 @@ def _row(r: Result) -> str:
     after = "lowers" if r.after.error is None else ("fails" if r.after.error.startswith("wall") else "broken")
     detail = r.detail.replace("|", "\\|")
     return (f"| {r.name} | {r.expect.what} | {before} | {check} | {after} | {r.outcome} | "
-            f"{'yes' if r.as_expected else 'no'} | {detail} |")
+            f"{'yes' if r.as_expected else 'no'} | {detail} | {r.explained or '-'} |")
 
 
 def main() -> int:
@@ -520,6 +563,7 @@ def main() -> int:
         args.json.write_text(json.dumps({
             "jax": jax.__version__,
             "projects": {r.name: {"outcome": r.outcome, "as_expected": r.as_expected, "detail": r.detail,
+                                  "explained": r.explained, "explain_said": r.explain_said,
                                   "seconds": round(r.seconds, 2)} for r in results},
             "totals": totals(results),
         }, indent=1))
