@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from codemods.analysis.flow.kernel_dtypes import LAUNCHER
 from codemods.analysis.kernel_scope import MOSAIC_TPU
 from codemods.analysis.presets import spell_dtype
 from codemods.analysis.visible_dtypes import dtype_named, given_dtypes
@@ -39,7 +40,7 @@ _CONSTRUCTORS = {"jax.numpy.zeros": 1, "jax.numpy.ones": 1, "jax.numpy.empty": 1
                  "jax.lax.convert_element_type": 1}
 _RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
 _DEPTH = 8  # names and ops followed to find a value's dtype
-LAUNCHER, STRUCT, SCRATCH = "jax.experimental.pallas.pallas_call", "jax.ShapeDtypeStruct", "pallas.tpu.VMEM"
+STRUCT, SCRATCH = "jax.ShapeDtypeStruct", "pallas.tpu.VMEM"
 _ERRORS = {
     "add": "\"Only vector<i16> and vector<i32> are supported, but got 'i8'\" (arith.addi)",
     "sub": "\"Only vector<i16> and vector<i32> are supported, but got 'i8'\" (arith.subi)",
