@@ -422,3 +422,36 @@ def test_an_operand_its_own_module_s_launch_shows_is_left_to_that_launch(tmp_pat
     """)
     assert lowering_error(tmp_path) is None
     assert _findings(folder, "JAX004") == []
+
+
+def test_a_reduction_of_an_op_on_a_ref_cast_elsewhere_gets_its_own_note(tmp_path: Path) -> None:
+    """`jnp.max(jnp.abs(q_ref[...]))` (the trial's absmax_i8): the abs keeps the ref's int8, so the max
+    fails too. Each gets a note: following the abs's alone (int32, cast back) still fails to lower,
+    following both lowers."""
+    folder = _write(tmp_path, """
+        import jax.numpy as jnp
+
+        from pkg import kmod, ops
+
+        def run(x):
+            return ops.apply(kmod.absmax_raw, (x * 8.0).astype(jnp.int8), out_dtype=jnp.int32)
+    """)
+    (folder / "ops.py").write_text(textwrap.dedent(_FORWARDERS["star-args-twice"][0]).lstrip())
+    (folder / "kmod.py").write_text(textwrap.dedent("""
+        import jax.numpy as jnp
+
+        def absmax_raw(q_ref, o_ref):
+            m = jnp.max(jnp.abs(q_ref[...]), axis=1, keepdims=True)
+            o_ref[...] = jnp.broadcast_to(m, o_ref.shape).astype(jnp.int32)
+    """).lstrip())
+    assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    findings = _findings(folder, "JAX004")
+    assert [(finding.kind, finding.line, finding.message.split(" on ")[0]) for _, finding in findings] == [
+        (Kind.MANUAL, 4, "max reduction"), (Kind.MANUAL, 4, "abs")], findings
+    kmod = (folder / "kmod.py").read_text()
+    abs_fixed = kmod.replace("jnp.abs(q_ref[...])", "jnp.abs(q_ref[...].astype(jnp.int32)).astype(q_ref.dtype)")
+    (folder / "kmod.py").write_text(abs_fixed)
+    assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    (folder / "kmod.py").write_text(abs_fixed.replace("jnp.max(jnp.abs(q_ref[...].astype(jnp.int32)).astype(q_ref.dtype),",
+                                                      "jnp.max(jnp.abs(q_ref[...].astype(jnp.int32)).astype(q_ref.dtype).astype(jnp.int32),"))
+    assert lowering_error(tmp_path) is None

@@ -169,8 +169,13 @@ class NarrowVectors(JaxTransform):
                     f"({_example(name)})")
         return True
 
-    def _loads_a_ref(self, operand: ast.expr) -> bool:
-        """`x_ref[...]` of a parameter, or a name bound once to one (`v = x_ref[...]`)."""
+    def _loads_a_ref(self, operand: ast.expr, depth: int = _DEPTH) -> bool:
+        """`x_ref[...]` of a parameter, or a name bound once to one (`v = x_ref[...]`), or an op that keeps
+        its dtype on such loads (`jnp.abs(v)` in `jnp.max(jnp.abs(v))`: the max fails on int8 too)."""
+        op = _op_of(operand, self.module)
+        if op is not None and op[0] in _KEEP_DTYPE and depth:
+            arrays = [inner for inner in op[1] if _literal(inner) is None]
+            return bool(arrays) and all(self._loads_a_ref(inner, depth - 1) for inner in arrays)
         if isinstance(operand, ast.Name):
             bindings = self.module.bindings(operand)
             operand = bindings[0].value if len(bindings) == 1 and bindings[0].value is not None else operand
