@@ -312,6 +312,12 @@ _FORWARDERS = {
         def apply(body, **operands):
             return launch_x(body, **operands)
     """, "ops.apply(kmod.rowmax_raw, x=q, out_dtype=jnp.int32)"),
+    "entry-of-kwargs": ("""
+        from pkg.launch import launch
+
+        def apply(body, **operands):
+            return launch(body, operands["x"], out_dtype=operands.get("out_dtype"))
+    """, "ops.apply(kmod.rowmax_raw, x=q, out_dtype=jnp.int32)"),
     "keyword-of-a-launch-helper": ("""
         import jax
         from jax.experimental import pallas as pl
