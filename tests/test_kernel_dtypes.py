@@ -297,6 +297,12 @@ _FORWARDERS = {
         def apply(name, *args, **kw):
             return launch(KERNELS[name], *args, **kw)
     """, 'ops.apply("rowmax", q, out_dtype=jnp.int32)'),
+    "spread-list": ("""
+        from pkg.launch import launch
+
+        def apply(body, *args, **kw):
+            return launch(body, *args, **kw)
+    """, "ops.apply(kmod.rowmax_raw, *[q], out_dtype=jnp.int32)"),
     "element-of-star-args": ("""
         from pkg.launch import launch
 

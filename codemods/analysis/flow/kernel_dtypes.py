@@ -58,15 +58,17 @@ def narrow_operands(launched: dict, modules: dict, functions: dict, read: Callab
     `read` (what a partial's field holds) and `callers` (`Binding.callers`)."""
     found: dict[str, dict[str, tuple[set, set]]] = {}
     operands_of = _Operands(modules, functions, callers)
-    for (module, site), (_, backends, bodies, _) in sorted(launched.items()):
+    for (module, site), (launcher, backends, bodies, _) in sorted(launched.items()):
         summary = modules[module]
         number = next((index for index, call in enumerate(summary.calls) if call.site == site), None) \
             if MOSAIC_TPU in backends else None
         if number is None:
             continue
-        # The operands: what a launch helper is given after the body, what a launcher's result is called with
+        # The operands: what a launch helper is given after the body (by keyword too: not a launcher's
+        # settings), what a launcher's result is called with
         given = summary.calls[number]
-        operands = [expr for _, expr in given.args[1:]] + [expr for _, expr in given.keywords] + [
+        helped = spelt_name(given.callee) != launcher
+        operands = [expr for _, expr in given.args[1:]] + [expr for _, expr in given.keywords if helped] + [
             expr for call in summary.calls if call.callee == ("call", number) for _, expr in call.args]
         seen_here = spelt_name(given.callee) == LAUNCHER and bool(given.args) and given.args[0][1][0] == "var"
         casts = {cast for operand in operands for cast in operands_of.casts(operand, module, site, _DEPTH, _CALLERS)}
@@ -109,6 +111,9 @@ class _Operands:
                 yield from self._passed(expr[1][1], expr[1][2], expr[2], hops)
         elif expr[0] == "item" and expr[1][0] == "seq" and isinstance(expr[2], int) and expr[2] < len(expr[1][2]):
             yield from self.casts(expr[1][2][expr[2]], module, site, depth, hops)  # `a8, b8 = a.astype(jnp.int8), ...`
+        elif expr[0] == "seq":  # `*(a8, b8)` spread into the call, or a tuple of operands (a pytree's leaves)
+            for element in expr[2]:
+                yield from self.casts(element, module, site, depth, hops)
         else:
             yield from ((dtype, (module, site[0])) for dtype in _cast(expr, summary))
 
