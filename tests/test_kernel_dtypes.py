@@ -277,3 +277,193 @@ def test_an_operand_cast_two_names_back_is_followed(tmp_path: Path) -> None:
     (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
     findings = _findings(folder, "JAX004")
     assert [(name, finding.kind, finding.line) for name, finding in findings] == [("kmod.py", Kind.MANUAL, 4)], findings
+
+
+# pkg/ops.py's forwarders between pkg/entry.py's cast and the launch: the launch's operand is a parameter,
+# read back to what the forwarder's callers pass (`*args`, an element of it, `**kwargs`, a partial's call).
+_FORWARDERS = {
+    "star-args-twice": ("""
+        from pkg.launch import launch
+
+        def apply(body, *args, **kw):
+            return launch(body, *args, **kw)
+    """, "ops.apply(kmod.rowmax_raw, q, out_dtype=jnp.int32)"),
+    "registry-by-name": ("""
+        from pkg import kmod
+        from pkg.launch import launch
+
+        KERNELS = {"rowmax": kmod.rowmax_raw}
+
+        def apply(name, *args, **kw):
+            return launch(KERNELS[name], *args, **kw)
+    """, 'ops.apply("rowmax", q, out_dtype=jnp.int32)'),
+    "spread-list": ("""
+        from pkg.launch import launch
+
+        def apply(body, *args, **kw):
+            return launch(body, *args, **kw)
+    """, "ops.apply(kmod.rowmax_raw, *[q], out_dtype=jnp.int32)"),
+    "element-of-star-args": ("""
+        from pkg.launch import launch
+
+        def first(body, *args, **kw):
+            return launch(body, args[0], **kw)
+    """, "ops.first(kmod.rowmax_raw, q, out_dtype=jnp.int32)"),
+    "keyword-through-kwargs": ("""
+        from pkg.launch import launch
+
+        def launch_x(body, x, out_dtype=None):
+            return launch(body, x, out_dtype=out_dtype)
+
+        def apply(body, **operands):
+            return launch_x(body, **operands)
+    """, "ops.apply(kmod.rowmax_raw, x=q, out_dtype=jnp.int32)"),
+    "entry-of-kwargs": ("""
+        from pkg.launch import launch
+
+        def apply(body, **operands):
+            return launch(body, operands["x"], out_dtype=operands.get("out_dtype"))
+    """, "ops.apply(kmod.rowmax_raw, x=q, out_dtype=jnp.int32)"),
+    "keyword-of-a-launch-helper": ("""
+        import jax
+        from jax.experimental import pallas as pl
+
+        def launch_x(body, x, out_dtype=None):
+            return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, out_dtype))(x)
+    """, "ops.launch_x(kmod.rowmax_raw, x=q, out_dtype=jnp.int32)"),
+    "partial-of-forwarder": ("""
+        import functools
+
+        from pkg import kmod
+        from pkg.launch import launch
+
+        def apply(body, *args, **kw):
+            return launch(body, *args, **kw)
+
+        rowmax = functools.partial(apply, kmod.rowmax_raw)
+    """, "ops.rowmax(q, out_dtype=jnp.int32)"),
+    "positional-parameter": ("""
+        import jax.numpy as jnp
+
+        from pkg import kmod
+        from pkg.launch import launch
+
+        def rowmax(q):
+            return launch(kmod.rowmax_raw, q, out_dtype=jnp.int32)
+    """, "ops.rowmax(q)"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_FORWARDERS))
+def test_an_operand_cast_before_a_forwarder_is_a_manual_note_whose_advice_lowers(case: str, tmp_path: Path) -> None:
+    """The held-out 99's wall (the eighth trial's S2): the int8 operand reaches the launch through a
+    parameter of another module's forwarder, which the note was blind to: `--check` passed on a kernel
+    that fails. The note is placed at the op and names the call passing the cast; its advice (the
+    reduction in int32) lowers."""
+    forwarder, call = _FORWARDERS[case]
+    folder = _write(tmp_path, f"""
+        import jax.numpy as jnp
+
+        from pkg import kmod, ops
+
+        def run(x):
+            q = (x * 8.0).astype("int8")
+            return {call}
+    """)
+    (folder / "ops.py").write_text(textwrap.dedent(forwarder).lstrip())
+    (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
+    assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    findings = _findings(folder, "JAX004", write=True)
+    assert [(name, finding.kind, finding.line) for name, finding in findings] == [("kmod.py", Kind.MANUAL, 4)], findings
+    assert "a Mosaic TPU launch (pkg.entry:7) passes this kernel an operand cast to int8" in findings[0][1].message
+    kmod = (folder / "kmod.py").read_text()
+    (folder / "kmod.py").write_text(kmod.replace("jnp.max(x_ref[...], axis=1", "jnp.max(x_ref[...].astype(jnp.int32), axis=1"))
+    assert lowering_error(tmp_path) is None
+
+
+def test_a_forwarder_whose_callers_pass_no_cast_says_nothing(tmp_path: Path) -> None:
+    """The same forwarder given a float operand: the kernel lowers, and nothing is said."""
+    folder = _write(tmp_path, """
+        import jax.numpy as jnp
+
+        from pkg import kmod, ops
+
+        def run(x):
+            return ops.apply(kmod.rowmax_raw, x * 8.0, out_dtype=jnp.int32)
+    """)
+    (folder / "ops.py").write_text(textwrap.dedent(_FORWARDERS["star-args-twice"][0]).lstrip())
+    (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
+    assert lowering_error(tmp_path) is None
+    assert _findings(folder, "JAX004") == []
+
+
+def test_an_operand_cast_for_a_launch_helper_of_the_kernel_s_own_module_is_a_manual_note(tmp_path: Path) -> None:
+    """One module: the kernel, a launch helper `_call(kernel, *args)` and the call passing it the cast.
+    The module's own rule reads only a `pallas_call` of the body written with its operands, so the link's
+    operands of its own launches count too (they were left to that rule: silent)."""
+    folder = _write(tmp_path, textwrap.dedent(_OPERAND_KERNELS) + textwrap.dedent("""
+        from jax.experimental import pallas as pl
+
+        import jax
+
+        def _call(kernel, *args, out_dtype=None):
+            x = args[0]
+            return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, out_dtype))(*args)
+
+        def run(x):
+            return _call(rowmax_raw, x.astype(jnp.int8), out_dtype=jnp.int32)
+    """))
+    assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    findings = _findings(folder, "JAX004")
+    assert [(name, finding.kind, finding.line) for name, finding in findings] == [("entry.py", Kind.MANUAL, 4)], findings
+
+
+def test_an_operand_its_own_module_s_launch_shows_is_left_to_that_launch(tmp_path: Path) -> None:
+    """`pl.pallas_call(two_refs, ...)(x.astype(jnp.int8), x)` in the kernel's module: the rule reads which
+    ref gets the int8 operand there, so the float ref's row max (which lowers) gets no note."""
+    folder = _write(tmp_path, """
+        import jax
+        import jax.numpy as jnp
+        from jax.experimental import pallas as pl
+
+        def two_refs(a_ref, b_ref, o_ref):
+            o_ref[...] = jnp.broadcast_to(jnp.max(b_ref[...], axis=1, keepdims=True), o_ref.shape)
+
+        def run(x):
+            return pl.pallas_call(two_refs, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x.astype(jnp.int8), x)
+    """)
+    assert lowering_error(tmp_path) is None
+    assert _findings(folder, "JAX004") == []
+
+
+def test_a_reduction_of_an_op_on_a_ref_cast_elsewhere_gets_its_own_note(tmp_path: Path) -> None:
+    """`jnp.max(jnp.abs(q_ref[...]))` (the trial's absmax_i8): the abs keeps the ref's int8, so the max
+    fails too. Each gets a note: following the abs's alone (int32, cast back) still fails to lower,
+    following both lowers."""
+    folder = _write(tmp_path, """
+        import jax.numpy as jnp
+
+        from pkg import kmod, ops
+
+        def run(x):
+            return ops.apply(kmod.absmax_raw, (x * 8.0).astype(jnp.int8), out_dtype=jnp.int32)
+    """)
+    (folder / "ops.py").write_text(textwrap.dedent(_FORWARDERS["star-args-twice"][0]).lstrip())
+    (folder / "kmod.py").write_text(textwrap.dedent("""
+        import jax.numpy as jnp
+
+        def absmax_raw(q_ref, o_ref):
+            m = jnp.max(jnp.abs(q_ref[...]), axis=1, keepdims=True)
+            o_ref[...] = jnp.broadcast_to(m, o_ref.shape).astype(jnp.int32)
+    """).lstrip())
+    assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    findings = _findings(folder, "JAX004")
+    assert [(finding.kind, finding.line, finding.message.split(" on ")[0]) for _, finding in findings] == [
+        (Kind.MANUAL, 4, "max reduction"), (Kind.MANUAL, 4, "abs")], findings
+    kmod = (folder / "kmod.py").read_text()
+    abs_fixed = kmod.replace("jnp.abs(q_ref[...])", "jnp.abs(q_ref[...].astype(jnp.int32)).astype(q_ref.dtype)")
+    (folder / "kmod.py").write_text(abs_fixed)
+    assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    (folder / "kmod.py").write_text(abs_fixed.replace("jnp.max(jnp.abs(q_ref[...].astype(jnp.int32)).astype(q_ref.dtype),",
+                                                      "jnp.max(jnp.abs(q_ref[...].astype(jnp.int32)).astype(q_ref.dtype).astype(jnp.int32),"))
+    assert lowering_error(tmp_path) is None

@@ -314,6 +314,22 @@ PROJECTS = {
                 return launch(body, out_shape={_SHAPE})(x, w)
         """),
     }, "fixed"),
+    "module_name_shadowed_by_a_function_s_import": ({  # `jnp` of the kernel was numpy's: the pair was not followed
+        "prec.py": "from jax import lax\nPAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)\n",
+        "entry.py": _kernel(f"""
+            from .prec import PAIR
+
+            def body(x_ref, w_ref, o_ref):
+                o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=PAIR)
+
+            def run(x, w):
+                return pl.pallas_call(body, out_shape={_SHAPE})(x, w)
+
+            def numpy_reference(x, w):
+                import numpy as jnp
+                return jnp.dot(x, w)
+        """),
+    }, "fixed"),
     "dict_of_options_spread_into_the_dot": ({
         "opts.py": "from jax import lax\n_DOT_OPTS = {'precision': (lax.Precision.DEFAULT, lax.Precision.HIGHEST)}\n",
         "entry.py": _kernel(f"""

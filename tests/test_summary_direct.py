@@ -61,6 +61,23 @@ def test_a_name_imported_in_one_function_is_that_import_in_another() -> None:
     assert dict(found.returns)[f"{M}.g"] == ("dotted", "jax.lax")
 
 
+def test_a_module_name_is_its_module_level_import_not_a_function_s() -> None:
+    """`import numpy as jnp` in one function does not make the module's `jnp` numpy's elsewhere; in that
+    function it is the function's name, bound to numpy."""
+    found = _summary("import jax.numpy as jnp\ndef kernel():\n    return jnp.dot\n"
+                     "def reference():\n    import numpy as jnp\n    return jnp.dot\n")
+    assert dict(found.returns) == {f"{M}.kernel": ("attr", ("dotted", "jax.numpy"), "dot"),
+                                   f"{M}.reference": ("attr", ("var", f"{M}.reference", "jnp"), "dot")}
+
+
+def test_a_module_level_read_between_two_imports_of_a_name_is_the_first() -> None:
+    """Module code runs in order: a name read between two imports of it is the first; a function (run
+    later) reads the second."""
+    found = _summary("from .a import f\nFIRST = f\nfrom .b import f\ndef g():\n    return f\n")
+    assert dict(found.assigns)[("var", M, "FIRST")] == ("dotted", "pkg.sub.a.f")
+    assert dict(found.returns)[f"{M}.g"] == ("dotted", "pkg.sub.b.f")
+
+
 def test_star_imports_in_order() -> None:
     assert _summary("from .a import *\nfrom pkg.b import *\nfrom ..... import *\n").star_imports == (
         "pkg.sub.a", "pkg.b")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from codemods.analysis.flow.kernel_dtypes import LAUNCHER
 from codemods.analysis.kernel_scope import MOSAIC_TPU
 from codemods.analysis.presets import spell_dtype
 from codemods.analysis.visible_dtypes import dtype_named, given_dtypes
@@ -39,7 +40,7 @@ _CONSTRUCTORS = {"jax.numpy.zeros": 1, "jax.numpy.ones": 1, "jax.numpy.empty": 1
                  "jax.lax.convert_element_type": 1}
 _RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
 _DEPTH = 8  # names and ops followed to find a value's dtype
-LAUNCHER, STRUCT, SCRATCH = "jax.experimental.pallas.pallas_call", "jax.ShapeDtypeStruct", "pallas.tpu.VMEM"
+STRUCT, SCRATCH = "jax.ShapeDtypeStruct", "pallas.tpu.VMEM"
 _ERRORS = {
     "add": "\"Only vector<i16> and vector<i32> are supported, but got 'i8'\" (arith.addi)",
     "sub": "\"Only vector<i16> and vector<i32> are supported, but got 'i8'\" (arith.subi)",
@@ -168,8 +169,13 @@ class NarrowVectors(JaxTransform):
                     f"({_example(name)})")
         return True
 
-    def _loads_a_ref(self, operand: ast.expr) -> bool:
-        """`x_ref[...]` of a parameter, or a name bound once to one (`v = x_ref[...]`)."""
+    def _loads_a_ref(self, operand: ast.expr, depth: int = _DEPTH) -> bool:
+        """`x_ref[...]` of a parameter, or a name bound once to one (`v = x_ref[...]`), or an op that keeps
+        its dtype on such loads (`jnp.abs(v)` in `jnp.max(jnp.abs(v))`: the max fails on int8 too)."""
+        op = _op_of(operand, self.module)
+        if op is not None and op[0] in _KEEP_DTYPE and depth:
+            arrays = [inner for inner in op[1] if _literal(inner) is None]
+            return bool(arrays) and all(self._loads_a_ref(inner, depth - 1) for inner in arrays)
         if isinstance(operand, ast.Name):
             bindings = self.module.bindings(operand)
             operand = bindings[0].value if len(bindings) == 1 and bindings[0].value is not None else operand

@@ -45,6 +45,7 @@ class Linker(Protocol):
     readers: dict[tuple, set[str]]  # a literal or mapping -> who reads it besides followed calls in kernel code
     keys: dict[tuple, set]  # a heap value (a partial, a mapping) -> the keys of its fields
     passed: dict[tuple, dict[tuple, set]]  # (mapping, key) -> {where it is written: values}
+    callers: dict[str, set[tuple[str, Site, int]]]  # a function -> the calls binding its parameters
     spreads: dict[tuple[str, Site], set]  # a followed call -> the mappings it spreads
     keyword_arguments: dict[tuple[str, Site, str], KeywordArgument]  # (module, call, followed keyword) ->
     launches: set[tuple[str, str]]  # (scope, body) of each launch
@@ -292,7 +293,8 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     _called_values(linker, answers)
     for module, dtypes in kernel_parameter_dtypes(linker.functions, linker.backends, linker.heap).items():
         answers[module] = replace(answers.get(module, NO_FLOW), dtypes=tuple(dtypes))
-    for module, operands in narrow_operands(linker.launched, linker.modules, linker.functions, linker.read).items():
+    for module, operands in narrow_operands(linker.launched, linker.modules, linker.functions, linker.read,
+                                               linker.callers).items():
         answers[module] = replace(answers.get(module, NO_FLOW), operands=tuple(operands))
     return answers
 

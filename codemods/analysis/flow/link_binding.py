@@ -28,6 +28,10 @@ class Binding(Readers):
         self.passed: dict[tuple, dict[tuple, set]] = {}
         # (module, call site, function): that call binds a keyword to a parameter of the function
         self.bound: set[tuple[str, Site, str]] = set()
+        # A function -> the calls binding its parameters: (module, call site, how many of its positional
+        # parameters come before the call's first argument: a partial's, a method's instance), for what a
+        # launch's operand is to be read back to what its callers pass (kernel_dtypes.narrow_operands)
+        self.callers: dict[str, set[tuple[str, Site, int]]] = {}
         self._signatures: dict[str, tuple] = {}  # a function -> what binding its parameters needs (`_signature`)
         super().__init__(*args, **kwargs)
 
@@ -44,6 +48,8 @@ class Binding(Readers):
         if signature is None:
             return
         module, positional, star, double, names, defaults = signature
+        if call is not None and caller is not None and not self._launching and len(args) >= len(call.args):
+            self.callers.setdefault(function, set()).add((caller, call.site, len(args) - len(call.args) + (instance is not None)))
         context = context or self._context_of(function, call, caller)
         root = function.split(".<", 1)[0]
         if function in self.launch_helpers or function in self.decorators:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import ast
 import builtins
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 Expr = tuple
 Site = tuple[int, int]
@@ -221,7 +221,12 @@ def _pattern_names(pattern: ast.AST) -> Iterator[str]:
 class _Builder:
     def __init__(self, module: str, is_package: bool) -> None:
         self.name, self.is_package = module, is_package
+        # The module's imported names as its functions read them (its last imports; one a function
+        # imports names its own variable), and as the module's own code reads them at the statement
+        # being summarised (`imports`: a name imported twice there is the import above the read)
+        self._final: dict[str, str] = {}
         self.imports: dict[str, str] = {}
+        self._twice: frozenset[str] = frozenset()
         self.functions: dict[str, Function] = {}
         self.classes: dict[str, Class] = {}
         self.assigns: list[tuple[Expr, Expr]] = []
@@ -231,13 +236,26 @@ class _Builder:
         self.stars: list[str] = []
 
     def module(self, tree: ast.Module) -> None:
-        for node in _statements(tree.body, nested=True):  # imports anywhere, functions too: one table (names rarely clash)
+        # Imports anywhere, functions' too (`global pl; from jax.experimental import pallas as pl`), but
+        # the module's own import of a name outranks a function's (`import numpy as jnp` in a reference).
+        own = {id(node) for node in _statements(tree.body, nested=False) if isinstance(node, (ast.Import, ast.ImportFrom))}
+        nested: dict[str, str] = {}
+        first: dict[str, str] = {}
+        twice: set[str] = set()
+        for node in _statements(tree.body, nested=True):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 for local, dotted in self._imported(node):
                     if local == "*":
                         self.stars.append(dotted)
+                    elif id(node) not in own:
+                        nested[local] = dotted
                     else:
-                        self.imports[local] = dotted
+                        twice.update([local] if local in self._final else [])
+                        first.setdefault(local, dotted)
+                        self._final[local] = dotted
+        self._final = {**nested, **self._final}
+        self._twice = frozenset(twice)
+        self.imports = {**self._final, **{name: first[name] for name in twice}}
         scope = _Scope(self.name, None, _bound_names(tree.body))
         self._body(tree.body, scope)
 
@@ -282,6 +300,8 @@ class _Builder:
             for local, dotted in self._imported(node):
                 if local != "*":
                     self.assigns.append((("var", scope.qualified, local), ("dotted", dotted)))
+                if local in self._twice and scope.parent is None:
+                    self.imports[local] = dotted
         else:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.stmt):
@@ -342,8 +362,8 @@ class _Builder:
         self.functions[qualified] = Function(tuple(params), owner)
         names = tuple(name for name, _, _ in params)
         if isinstance(node, ast.Lambda):
-            inner = _Scope(qualified, enclosing, set(names))
-            self.returns.append((qualified, self._expr(node.body, inner)))
+            lambda_scope = _Scope(qualified, enclosing, set(names))
+            self._later(lambda: self.returns.append((qualified, self._expr(node.body, lambda_scope))))
             return qualified
         inner = _Scope(qualified, enclosing, _bound_names(node.body, names))
         value: Expr = ("def", qualified)
@@ -351,8 +371,16 @@ class _Builder:
             value = self._call(decorator, (value,), scope, site=(decorator.lineno, decorator.col_offset), applied=True)
         if not scope.is_class:
             self.assigns.append((scope.lookup(node.name, {}, self.name), value))
-        self._body(node.body, inner)
+        self._later(lambda: self._body(node.body, inner))
         return qualified
+
+    def _later(self, summarise: Callable[[], object]) -> None:
+        """A function's body: it runs once the module's code has, so its names are the module's last imports."""
+        early, self.imports = self.imports, self._final
+        try:
+            summarise()
+        finally:
+            self.imports = early
 
     def _class(self, node: ast.ClassDef, scope: _Scope) -> None:
         qualified = f"{scope.qualified}.{node.name}" if scope.parent is None else f"{scope.qualified}.<locals>.{node.name}"
