@@ -10,13 +10,15 @@ from typing import Callable, Iterator, Optional
 
 from codemods.analysis.flow.flow_facts import ParameterDtypes
 from codemods.analysis.flow.link_heap import spelt_name
-from codemods.analysis.flow.summary import Expr, ModuleSummary
+from codemods.analysis.flow.summary import Call, Expr, ModuleSummary
 from codemods.analysis.kernel_scope import MOSAIC_TPU
 from codemods.analysis.visible_dtypes import DTYPE_CALL, DTYPE_MODULES, DTYPES
 from codemods.capabilities import NARROW_DTYPES
 
 _DEPTH = 3  # names followed back to the cast an operand is
-_CONVERTS = frozenset({"jax.lax.convert_element_type"})
+# Functions casting their operand, by where they take the dtype: (position, keyword)
+_CONVERTS = {"jax.lax.convert_element_type": (1, "new_dtype"), "jax.numpy.astype": (1, "dtype"),
+             "jax.numpy.asarray": (1, "dtype"), "jax.numpy.array": (1, "dtype")}
 
 
 def dtype_of(value: tuple) -> Optional[str]:
@@ -77,24 +79,33 @@ def narrow_operands(launched: dict, modules: dict, functions: dict, read: Callab
 
 
 def _casts(expr: Expr, summary: ModuleSummary, depth: int) -> Iterator[str]:
-    """The narrow dtype an operand is cast to (`x.astype(jnp.int8)`, `jnp.int8(x)`), back through names
-    the module assigns once (an element of a tuple too)."""
+    """The narrow dtype an operand is cast to (`x.astype(jnp.int8)`, `jnp.int8(x)`, `_CONVERTS`, the dtype
+    by position or keyword), back through the names the module assigns, each assignment (one on some path is
+    enough), and an element of a tuple."""
     if expr[0] == "var" and depth:
-        values = [value for target, value in summary.assigns if target == expr]
-        if len(values) == 1:
-            yield from _casts(values[0], summary, depth - 1)
+        for value in [value for target, value in summary.assigns if target == expr]:
+            yield from _casts(value, summary, depth - 1)
     elif expr[0] == "item" and expr[1][0] == "seq" and isinstance(expr[2], int) and expr[2] < len(expr[1][2]):
         yield from _casts(expr[1][2][expr[2]], summary, depth)  # `a8, b8 = a.astype(jnp.int8), ...`
     elif expr[0] == "call" and isinstance(expr[1], int):
         call = summary.calls[expr[1]]
-        if call.callee[0] == "attr" and call.callee[2] == "astype" and len(call.args) == 1:
-            named = _named(call.args[0][1], summary)
-        elif spelt_name(call.callee) in _CONVERTS and len(call.args) == 2:  # `lax.convert_element_type(x, jnp.int8)`
-            named = _named(call.args[1][1], summary)
+        converts = _CONVERTS.get(spelt_name(call.callee) or "")
+        if converts is not None:
+            dtype = _argument(call, *converts)
+        elif call.callee[0] == "attr" and call.callee[2] == "astype":
+            dtype = _argument(call, 0, "dtype")
         else:
-            named = _named(call.callee, summary)  # `jnp.int8(x)`
+            dtype = call.callee  # `jnp.int8(x)`
+        named = _named(dtype, summary) if dtype is not None else None
         if named in NARROW_DTYPES:
             yield named
+
+
+def _argument(call: Call, position: int, keyword: str) -> Optional[Expr]:
+    """What a call passes at `position` (no star before it) or as `keyword`."""
+    if len(call.args) > position and not any(starred for starred, _ in call.args[:position + 1]):
+        return call.args[position][1]
+    return next((expr for name, expr in call.keywords if name == keyword), None)
 
 
 def _named(expr: Expr, summary: ModuleSummary) -> Optional[str]:
