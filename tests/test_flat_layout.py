@@ -18,7 +18,7 @@ import pytest
 from codemods import registry
 from codemods.engine.diagnostics import Kind
 from codemods.engine.discovery import discover
-from codemods.engine.runner import project_index, run
+from codemods.engine.runner import run
 from codemods.settings import Settings
 from tests import jax_support
 
@@ -62,6 +62,10 @@ FLAT = {
     """,
 }
 
+# The same, the kernel module imported by another imported for its side effect (`import all_kernels`)
+THROUGH = {**FLAT, "all_kernels.py": "import kernels  # noqa: F401\n",
+           "model.py": FLAT["model.py"].replace("import kernels ", "import all_kernels ")}
+
 
 def _write(root: Path, files: dict[str, str]) -> Path:
     root.mkdir(parents=True, exist_ok=True)
@@ -81,12 +85,13 @@ def _lowering_error(root: Path) -> "str | None":
             return jax_support.lowering_error(jax.jit(entry.run), (x,), "tpu")
     finally:
         sys.path.remove(str(root))
-        for name in [name for name in sys.modules if name in {Path(file).stem for file in FLAT}]:
+        for name in [name for name in sys.modules if name in {Path(file).stem for file in THROUGH}]:
             del sys.modules[name]
 
 
-def test_a_kernel_module_imported_for_its_decorators_in_a_flat_layout_is_fixed(tmp_path: Path) -> None:
-    root = _write(tmp_path / "flat", FLAT)
+@pytest.mark.parametrize("files", [FLAT, THROUGH], ids=["imported", "imported-by-an-import"])
+def test_a_kernel_module_imported_for_its_decorators_in_a_flat_layout_is_fixed(files: dict, tmp_path: Path) -> None:
+    root = _write(tmp_path / "flat", files)
     assert "Reductions over int8" in (_lowering_error(root) or ""), _lowering_error(root)
     results = run([root], registry.select(["JAX004"]), SETTINGS, jobs=1, project=discover([root]))
     assert all(result.error is None for result in results), [result.error for result in results]
