@@ -193,10 +193,14 @@ def test_an_operand_another_module_casts_to_int8_is_a_manual_note_at_the_kernel_
 
 
 @pytest.mark.parametrize("cast", ["x.astype(jax.numpy.int8)", 'x.astype(jnp.dtype("int8"))', "jax.numpy.int8(x)",
-                                  "jax.lax.convert_element_type(x, jnp.int8)"])
+                                  "jax.lax.convert_element_type(x, jnp.int8)",
+                                  "jax.lax.convert_element_type(x, new_dtype=jnp.int8)", "x.astype(dtype=jnp.int8)",
+                                  "jnp.astype(x, jnp.int8)", "jnp.asarray(x, dtype=jnp.int8)", "jnp.array(x, jnp.int8)"])
 def test_an_operand_cast_however_jax_takes_the_dtype_is_a_manual_note(cast: str, tmp_path: Path) -> None:
-    """The cast's dtype read through `import jax` (`jax.numpy.int8`), `jnp.dtype(...)` and
-    `lax.convert_element_type` too: else the int8 reduction fails to lower with nothing said."""
+    """The cast's dtype read through `import jax` (`jax.numpy.int8`), `jnp.dtype(...)`,
+    `lax.convert_element_type`, `jnp.astype`, `jnp.asarray` and `jnp.array` too, by position or keyword
+    (the keyword forms and the jnp functions were silent): else the int8 reduction fails to lower with
+    nothing said."""
     folder = _write(tmp_path, f"""
         import jax
         import jax.numpy as jnp
@@ -211,6 +215,43 @@ def test_an_operand_cast_however_jax_takes_the_dtype_is_a_manual_note(cast: str,
     assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
     findings = _findings(folder, "JAX004")
     assert [(name, finding.kind, finding.line) for name, finding in findings] == [("kmod.py", Kind.MANUAL, 4)], findings
+
+
+def test_an_operand_cast_on_one_of_its_assignments_is_a_manual_note(tmp_path: Path) -> None:
+    """A name assigned twice, cast to int8 on one path only: the int8 operand may reach the launch (it does
+    by default, and the reduction fails to lower), so the op's note is said (it was silent)."""
+    folder = _write(tmp_path, """
+        import jax.numpy as jnp
+
+        from pkg import kmod
+        from pkg.launch import launch
+
+        def run(x, narrow=True):
+            y = x
+            if narrow:
+                y = y.astype(jnp.int8)
+            return launch(kmod.rowmax_raw, y, out_dtype=jnp.int32)
+    """)
+    (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
+    assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    findings = _findings(folder, "JAX004")
+    assert [(name, finding.kind, finding.line) for name, finding in findings] == [("kmod.py", Kind.MANUAL, 4)], findings
+
+
+def test_names_assigned_to_each_other_before_a_launch_end(tmp_path: Path) -> None:
+    """Following an operand back through names ends on a cycle (`a = b`, `b = a`), with nothing to say."""
+    folder = _write(tmp_path, """
+        from pkg import kmod
+        from pkg.launch import launch
+
+        def run(x):
+            if x is None:
+                a = b
+                b = a
+            return launch(kmod.rowmax_raw, b)
+    """)
+    (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
+    assert _findings(folder, "JAX004") == []
 
 
 def test_an_operand_a_notebook_casts_is_named_by_its_cell(tmp_path: Path) -> None:

@@ -118,3 +118,22 @@ def test_kwargs_the_helper_writes_into_hold_what_every_caller_passes(on_path: Pa
     assert {finding.kind for _, finding in findings} == {Kind.MANUAL}, findings
     [at_dot] = [finding for name, finding in findings if name == "helpers.py"]
     assert "written in `kwcase_written.config` on line 3" in at_dot.message, at_dot.message
+
+
+@pytest.mark.parametrize("call", ["helpers.mm_acc(x, w, precision=config.UP)",
+                                  "functools.partial(helpers.mm_acc, precision=config.UP)(x, w)"])
+def test_a_pair_both_kinds_of_caller_pass_is_xla_s_too_and_left_as_written(call: str, on_path: Path) -> None:
+    """The XLA reference passes the kernel's own pair (`config.UP`) through the same helper, or binds it
+    by a partial (no call's keyword: either code's): XLA code reads it, so it is not rewritten where it
+    is written (XLA's jaxpr unchanged), and the kernel's dot gets a note (it still fails to lower)."""
+    package = f"kwcase_both{'_partial' if 'partial' in call else ''}"
+    folder = _project(on_path, package)
+    entry = folder / "entry.py"
+    entry.write_text(entry.read_text().replace(
+        "helpers.mm_acc(x, w, precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT))", call))
+    error, reference = _lowered(package)
+    assert "Per-operand dot precision unsupported" in (error or "")
+    findings = fixed(folder, "JAX001")
+    assert {finding.kind for _, finding in findings} == {Kind.MANUAL}, findings
+    error, after = _lowered(package)
+    assert "Per-operand dot precision unsupported" in (error or "") and after == reference

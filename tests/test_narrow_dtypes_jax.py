@@ -164,12 +164,15 @@ def test_rewrite_is_bit_identical_for_every_input(dtype: str, name: str) -> None
     assert rejected_ops(lambda x, y: kernel_value(kernels[1], x, y), a, b) == [], rewritten
 
 
-@pytest.mark.parametrize("dtype, spelt", [("int8", None), ("uint8", None), ("int16", None),
-                                          ("int8", 'jnp.dtype("int8")')])
-def test_reduction_fails_to_lower_for_tpu_and_its_rewrite_lowers(dtype: str, spelt: Optional[str]) -> None:
-    """`spelt`: the cast's dtype as jax takes it too, other than `jnp.int8`."""
+@pytest.mark.parametrize("dtype, cast", [("int8", None), ("uint8", None), ("int16", None),
+                                         ("int8", '{}.astype(jnp.dtype("int8"))'), ("int8", "{}.astype(dtype=jnp.int8)"),
+                                         ("int8", "jnp.astype({}, jnp.int8)")])
+def test_reduction_fails_to_lower_for_tpu_and_its_rewrite_lowers(dtype: str, cast: Optional[str]) -> None:
+    """`cast`: the refs' cast as jax takes it too, other than `.astype(jnp.int8)` (a keyword's and
+    jnp.astype's were silent)."""
     source = KERNEL.format(dtype=dtype, expression=OPS["max reduction"])
-    source = source.replace(f"jnp.{dtype})", f"{spelt})") if spelt else source
+    for ref in ("x_ref[...]", "y_ref[...]") if cast else ():
+        source = source.replace(f"{ref}.astype(jnp.{dtype})", cast.format(ref))
     a, b = _grid(dtype)
 
     def launch(text):

@@ -266,3 +266,26 @@ def test_a_dict_compiler_params_handed_on_is_found_only_where_its_key_names_a_pa
                      "opts = dict(compiler_params=pltpu.CompilerParams(vmem_limit_bytes=1))\n")
     assert [(f.kind.value, f.fix.applicability.value) for f in findings] == [("fixed", "unsafe")]
     assert _fix(PL + "opts = build(compiler_params=dict(num_threads=4))\n", UNSAFE, "JAX172")[1] == []
+
+
+def test_a_dict_compiler_params_handed_on_says_where_it_was_handed_to() -> None:
+    """The unsafe fix of a dict handed on says which call it is handed to, after what the rewrite itself
+    says (a backend's CompilerParams object unwrapped: that jax takes it alone); one written in a
+    pallas_call says neither."""
+    handed = ("handed to `{}(compiler_params=...)`, not to pallas_call: the tool takes it to reach one (its key "
+              "names a Pallas backend)")
+    alone = "jax takes it alone since 0.6.1"
+    for source, new, note in [
+            ("opts = dict(compiler_params=dict(mosaic=dict(vmem_limit_bytes=1)))\n", "pltpu.CompilerParams(...)",
+             "; " + handed.format("dict")),
+            ("opts = ops.build(compiler_params=dict(mosaic_tpu=pltpu.CompilerParams(vmem_limit_bytes=1)))\n",
+             "the CompilerParams object", f"; {alone}; " + handed.format("ops.build")),
+            (_params("dict(mosaic=dict(vmem_limit_bytes=1))"), "pltpu.CompilerParams(...)", ""),
+            (_params("dict(mosaic_tpu=pltpu.CompilerParams(vmem_limit_bytes=1))"), "the CompilerParams object",
+             f"; {alone}")]:
+        after, findings = _fix(PL + PLTPU + source, UNSAFE, "JAX172")
+        assert [f.message for f in findings] == [f"compiler_params=dict(...) -> {new}: removed in jax 0.6.1 (raises "
+                                                 f"TypeError on jax 0.12.0.1){note}"], (source, findings)
+        assert [f.fix.applicability.value for f in findings] == ["unsafe" if "opts" in source else "safe"]
+    # handed on with two keys: which backend's is not known (in a pallas_call: [manual], split it by backend)
+    assert _fix(PL + "opts = dict(compiler_params=dict(mosaic=dict(a=1), triton=dict(b=2)))\n", UNSAFE, "JAX172")[1] == []

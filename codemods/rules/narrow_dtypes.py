@@ -7,6 +7,7 @@ from typing import Optional
 
 from codemods.analysis.flow.kernel_dtypes import LAUNCHER
 from codemods.analysis.kernel_scope import MOSAIC_TPU
+from codemods.analysis.names import find_arg, value_of
 from codemods.analysis.presets import spell_dtype
 from codemods.analysis.visible_dtypes import dtype_named, given_dtypes
 from codemods.base import JaxTransform
@@ -37,7 +38,7 @@ _PROPAGATE = (ast.Add, ast.Sub, ast.Mult, ast.LShift, ast.RShift, ast.BitAnd, as
 _CONSTRUCTORS = {"jax.numpy.zeros": 1, "jax.numpy.ones": 1, "jax.numpy.empty": 1, "jax.numpy.full": 2,
                  "jax.numpy.asarray": 1, "jax.numpy.array": 1, "jax.numpy.arange": None,
                  "jax.numpy.zeros_like": 1, "jax.numpy.ones_like": 1, "jax.numpy.full_like": 2,
-                 "jax.lax.convert_element_type": 1}
+                 "jax.lax.convert_element_type": 1, "jax.numpy.astype": 1}
 _RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
 _DEPTH = 8  # names and ops followed to find a value's dtype
 STRUCT, SCRATCH = "jax.ShapeDtypeStruct", "pallas.tpu.VMEM"
@@ -314,8 +315,10 @@ def narrow_dtype(value: ast.expr, module, depth: int = _DEPTH, refs: Optional[di
         return narrow_dtype(value.operand, module, depth - 1, refs, given)
     if not isinstance(value, ast.Call):
         return None
-    if isinstance(value.func, ast.Attribute) and value.func.attr == "astype" and len(value.args) == 1:
-        return _dtype_named(value.args[0], module, given)
+    if isinstance(value.func, ast.Attribute) and value.func.attr == "astype" \
+            and "jax.numpy.astype" not in module.qualified_names(value.func):  # (that one: a constructor's)
+        dtype = find_arg(value, 0, ("dtype",))  # `x.astype(jnp.int8)`, `x.astype(dtype=jnp.int8)`
+        return None if dtype is None else _dtype_named(value_of(dtype), module, given)
     called = _dtype_named(value.func, module)  # `jnp.int8(x)`: the dtype called as a cast
     if called is not None:
         return called

@@ -392,7 +392,7 @@ def _find_dict_params(module: ModuleIndex, row: ApiChange) -> list[Reference]:
             value = keyword.value
             pairs = _pairs(value) if keyword.arg == "compiler_params" else None
             if pairs is not None and not (isinstance(value, ast.Call) and module.bindings(value.func)) \
-                    and (_carried(module, call) is None or (len(pairs) == 1 and pairs[0][0] in (*_PARAMS, *_BACKEND_KEYS))):
+                    and ((len(pairs) == 1 and pairs[0][0] in (*_PARAMS, *_BACKEND_KEYS)) or _carried(module, call) is None):
                 found.append(Reference(row, row.old[0], value))
     return found
 
@@ -424,9 +424,9 @@ def _dict_params(transform: JaxUpgrade, reference: Reference) -> None:
     launch = transform.module.parent[transform.module.parent[node]]
     carried = _carried(transform.module, launch)  # type: ignore[arg-type]
     # Handed on (`dict(compiler_params=...)`, `**`): a pallas_call is where it goes, not where it is seen.
-    applicability, handed = (Applicability.SAFE, "") if carried is None else (
-        Applicability.UNSAFE, f"; handed to `{carried}(compiler_params=...)`, not to pallas_call: the tool takes it to "
-        "reach one (its key names a Pallas backend)")
+    applicability = Applicability.SAFE if carried is None else Applicability.UNSAFE
+    handed = [] if carried is None else [f"handed to `{carried}(compiler_params=...)`, not to pallas_call: the tool "
+                                         "takes it to reach one (its key names a Pallas backend)"]
     if not pairs:
         transform.replace(fix, node, "None")
         transform.fixed(node, old, "None", fix, note="the empty dict asked for nothing")
@@ -454,7 +454,7 @@ def _dict_params(transform: JaxUpgrade, reference: Reference) -> None:
             return f"{spelled}({', '.join(f'{k}={parsed.text(v)}' for k, v in entries)})"  # type: ignore[union-attr]
 
         transform.rewrite(fix, node, construct)
-        transform.fixed(node, old, f"{display(new)}(...)", fix, applicability, handed[2:])
+        transform.fixed(node, old, f"{display(new)}(...)", fix, applicability, "; ".join(handed))
     elif key in _BACKEND_KEYS and isinstance(value, ast.Call) and any(
             name.endswith("CompilerParams") for name in transform.module.qualified_names(value.func)):
 
@@ -463,7 +463,8 @@ def _dict_params(transform: JaxUpgrade, reference: Reference) -> None:
             return parsed.text(_pairs(parsed.node)[0][1])  # type: ignore[index]
 
         transform.rewrite(fix, node, unwrap)
-        transform.fixed(node, old, "the CompilerParams object", fix, applicability, "jax takes it alone since 0.6.1" + handed)
+        transform.fixed(node, old, "the CompilerParams object", fix, applicability,
+                        "; ".join(["jax takes it alone since 0.6.1", *handed]))
     else:
         transform.manual(node, old, _ONE_OBJECT)
 

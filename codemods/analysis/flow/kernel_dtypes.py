@@ -17,7 +17,9 @@ from codemods.capabilities import NARROW_DTYPES
 
 _DEPTH = 3  # names followed back to the cast an operand is
 _CALLERS = 3  # parameters followed back to what their callers pass
-_CONVERTS = frozenset({"jax.lax.convert_element_type"})
+# Functions casting their operand, by where they take the dtype: (position, keyword)
+_CONVERTS = {"jax.lax.convert_element_type": (1, "new_dtype"), "jax.numpy.astype": (1, "dtype"),
+             "jax.numpy.asarray": (1, "dtype"), "jax.numpy.array": (1, "dtype")}
 LAUNCHER = "jax.experimental.pallas.pallas_call"  # whose launches of a body it names JAX004 reads itself
 
 
@@ -100,11 +102,11 @@ class _Operands:
     def casts(self, expr: Expr, module: str, site: Site, depth: int, hops: int) -> Iterator[tuple[str, tuple[str, int]]]:
         """(dtype, (module, line) of the call passing the cast: `site` in `module`, or a caller's)."""
         summary = self.modules[module]
-        if expr[0] == "var" and depth:
+        if expr[0] == "var" and depth:  # each assignment (one on some path is enough), or a parameter's callers
             values = [value for target, value in summary.assigns if target == expr]
-            if len(values) == 1:
-                yield from self.casts(values[0], module, site, depth - 1, hops)
-            elif not values and hops:
+            for value in values:
+                yield from self.casts(value, module, site, depth - 1, hops)
+            if not values and hops:
                 yield from self._passed(expr[1], expr[2], None, hops)
         elif expr[0] == "item" and expr[1][0] == "var" and not any(target == expr[1] for target, _ in summary.assigns):
             if hops:  # `args[0]`, `kwargs["x"]` of a `*`/`**` parameter
@@ -153,17 +155,27 @@ class _Operands:
 
 
 def _cast(expr: Expr, summary: ModuleSummary) -> Iterator[str]:
-    """The narrow dtype an operand is cast to (`x.astype(jnp.int8)`, `jnp.int8(x)`)."""
+    """The narrow dtype an operand is cast to (`x.astype(jnp.int8)`, `jnp.int8(x)`, `_CONVERTS`, the dtype
+    by position or keyword)."""
     if expr[0] == "call" and isinstance(expr[1], int):
         call = summary.calls[expr[1]]
-        if call.callee[0] == "attr" and call.callee[2] == "astype" and len(call.args) == 1:
-            named = _named(call.args[0][1], summary)
-        elif spelt_name(call.callee) in _CONVERTS and len(call.args) == 2:  # `lax.convert_element_type(x, jnp.int8)`
-            named = _named(call.args[1][1], summary)
+        converts = _CONVERTS.get(spelt_name(call.callee) or "")
+        if converts is not None:
+            dtype = _argument(call, *converts)
+        elif call.callee[0] == "attr" and call.callee[2] == "astype":
+            dtype = _argument(call, 0, "dtype")
         else:
-            named = _named(call.callee, summary)  # `jnp.int8(x)`
+            dtype = call.callee  # `jnp.int8(x)`
+        named = _named(dtype, summary) if dtype is not None else None
         if named in NARROW_DTYPES:
             yield named
+
+
+def _argument(call: Call, position: int, keyword: str) -> Optional[Expr]:
+    """What a call passes at `position` (no star before it) or as `keyword`."""
+    if len(call.args) > position and not any(starred for starred, _ in call.args[:position + 1]):
+        return call.args[position][1]
+    return next((expr for name, expr in call.keywords if name == keyword), None)
 
 
 def _named(expr: Expr, summary: ModuleSummary) -> Optional[str]:

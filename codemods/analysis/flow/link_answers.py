@@ -46,6 +46,8 @@ class Linker(Protocol):
     keys: dict[tuple, set]  # a heap value (a partial, a mapping) -> the keys of its fields
     passed: dict[tuple, dict[tuple, set]]  # (mapping, key) -> {where it is written: values}
     callers: dict[str, set[tuple[str, Site, int]]]  # a function -> the calls binding its parameters
+    kwargs_written: set[tuple]  # the `**kwargs` code writes into (`kw.update(...)`): not all from calls
+    bound: set[tuple[str, Site, str]]  # (module, call site, function): that call binds a keyword to a parameter
     spreads: dict[tuple[str, Site], set]  # a followed call -> the mappings it spreads
     keyword_arguments: dict[tuple[str, Site, str], KeywordArgument]  # (module, call, followed keyword) ->
     launches: set[tuple[str, str]]  # (scope, body) of each launch
@@ -61,6 +63,8 @@ class Linker(Protocol):
     def takes_refs(self, function: str) -> bool: ...
 
     def plain_callers(self) -> Iterable[tuple[str, str]]: ...
+
+    def partial_readers(self) -> dict[tuple[str, tuple], set[str]]: ...
 
 # A backend of its own for code a launch the flow does not follow may run ("?" and how it is launched):
 # the followed calls there are reported, never fixed where their value is written.
@@ -154,7 +158,7 @@ def _edges(pairs: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
     return edges
 
 
-_KERNEL, _PLAIN = 1, 2  # the code a call site of a function is in (`_by_caller`): kernels', plain code's, or both
+_KERNEL, _PLAIN = 1, 2  # whose code a function or call is (`_code_of`): kernels', plain code's, or both (`|`)
 
 
 def _split_by_caller(linker: Linker, plain: set[str], module: str, site: Site, callee: str,
@@ -211,14 +215,21 @@ def _scope_at(linker: Linker, module: str, site: Site) -> Optional[str]:
 
 
 def _code_at(linker: Linker, plain: set[str], module: str, site: Site) -> int:
-    """Whose code the call at `site` is: kernels' only, plain code's only, or both (a function both run, code
-    a launch the link does not follow may run, a launcher's call binding its body's keywords)."""
+    """Whose code the call at `site` is (`_code_of` its function's; both for a launcher's call binding its
+    body's keywords, or a call not found)."""
     scope = _scope_at(linker, module, site)
-    if scope is None or (module, site) in linker.launched:
-        return _KERNEL | _PLAIN
-    if not linker.backends.get(scope):
+    return _KERNEL | _PLAIN if scope is None or (module, site) in linker.launched else _code_of(linker, plain, scope)
+
+
+def _code_of(linker: Linker, plain: set[str], function: str) -> int:
+    """Whose code `function` is: kernels' only (the link follows every one running it), plain code's only,
+    or both (plain code runs it too, or a launch the link does not follow may). The one question each
+    split of a shared function's callers asks: `_by_caller` (pairs through `**kwargs`) and the hint
+    flow's (`_in_kernels`, `_HintFlow.read_call`'s partials, `_note_reads`)."""
+    held = linker.backends.get(function, set())
+    if not held:
         return _PLAIN
-    return _KERNEL if _kernel_code(linker, scope, plain) else _KERNEL | _PLAIN
+    return _KERNEL | _PLAIN if function in plain or any(backend.startswith(MAYBE) for backend in held) else _KERNEL
 
 
 def _split_backends(held: set[str]) -> tuple[Backends, tuple[str, ...]]:
@@ -568,12 +579,6 @@ def _members(hints: Iterable[tuple], said_in: set[str]) -> Iterator[tuple[str, S
             yield member[2], member[3]
 
 
-def _kernel_code(linker: Linker, function: str, plain: set[str]) -> bool:
-    """Whether `function` runs only in kernels the link follows (not plain code's, not a maybe launch's)."""
-    held = linker.backends.get(function, set())
-    return bool(held) and function not in plain and not any(backend.startswith(MAYBE) for backend in held)
-
-
 def _hint_answers(linker: Linker, plain: set[str], answers: dict[str, FlowFacts]) -> None:
     """Each followed hint's call (`HINT`) in kernel code: where the hints that reach it through
     `**options` are written, and whether each may be dropped there (every reader a Mosaic kernel's
@@ -646,12 +651,12 @@ def _other_reader(linker: Linker, plain: set[str], call: tuple[str, Site, str], 
     return None
 
 
-def _in_kernels(linker: Linker, function: str, direct: dict[tuple, str]) -> list[tuple]:
+def _in_kernels(linker: Linker, plain: set[str], function: str, direct: dict[tuple, str]) -> list[tuple]:
     """An op plain code runs too (`act(x, accuracy=None)`, each caller passing its own): where the hints
     passed by name that may reach it in kernel code are written, all but those plain code's own calls
     of it pass (those reach plain code's)."""
     return sorted(origin for origin, scope in direct.items()
-                  if linker.backends.get(scope) or (*origin, function) not in linker.bound)
+                  if _code_of(linker, plain, scope) & _KERNEL or (*origin, function) not in linker.bound)
 
 
 def _unlaunched(linker: Linker, plain: set[str], function: str) -> tuple[str, ...]:
@@ -687,13 +692,13 @@ class _HintFlow:
         call = (module, site, callee)
         written, by_name, located, unknown = _hints_reaching(self.linker, module, site, values)
         direct = {(hint[1], hint[2]): hint[4] for hint in by_name}  # where written -> the scope passing it
-        held_by = {origin: readers for origin, scope in direct.items() if not _kernel_code(self.linker, scope, self.plain)
+        held_by = {origin: readers for origin, scope in direct.items() if _code_of(self.linker, self.plain, scope) & _PLAIN
                    and (readers := self._held_partial(origin)) is not None}
         rejects = bool(backends & _HINT_REJECTERS)
         self._note_reads(call, written, direct, _other_reader(self.linker, self.plain, call, function, maybe),
                          rejects, maybe, held_by)
         shared = bool(backends) and function in self.plain
-        in_kernels = _in_kernels(self.linker, function, direct) if shared else []
+        in_kernels = _in_kernels(self.linker, self.plain, function, direct) if shared else []
         unlaunched = _unlaunched(self.linker, self.plain, function)
         if rejects or maybe or unlaunched:
             passed = by_name + (self._bound_by_partials(function) if unlaunched else [])
@@ -725,7 +730,7 @@ class _HintFlow:
             if maybe and not rejects:
                 self.doubted.setdefault(origin, []).append((*call, maybe))
         for origin, scope in direct.items():
-            passed_by_a_kernel = _kernel_code(self.linker, scope, self.plain)
+            passed_by_a_kernel = _code_of(self.linker, self.plain, scope) == _KERNEL
             self.reads.setdefault(origin, []).append(_HintRead(
                 *call, ({other} if other and not passed_by_a_kernel else set()) | held_by.get(origin, set()), rejects,
                 bool(other) and passed_by_a_kernel or origin in held_by))
