@@ -222,6 +222,30 @@ def test_what_a_run_keeps_in_the_cache_is_written_while_the_runs_heap_is_frozen(
     assert gc.get_freeze_count() == 0  # and the heap is handed back after
 
 
+def test_a_file_analysed_in_turn_finds_what_its_facts_made_frozen(tmp_path: Path, monkeypatch) -> None:
+    """At --jobs 1 each file is analysed as soon as its facts are known, and the young objects are
+    collected after it: what the facts made (kept for the run: 3.5 million objects over the trees'
+    770 files, 1.2 s of the collections' 1.7 s) is frozen first, so that the collection scans the
+    analysis's own objects only. Its facts, made just before, are no longer young when it starts."""
+    import gc
+    from tests.test_cache import BODIES, LAUNCH
+
+    root = tmp_path / "pkg"
+    root.mkdir()
+    for name, text in (("__init__.py", b""), ("bodies.py", BODIES), ("launch.py", LAUNCH)):
+        (root / name).write_bytes(text)
+    young: dict[str, bool] = {}
+    real = runner._process_candidate
+
+    def analysing(item):
+        facts = item[4]
+        young[Path(item[0]).name] = gc.is_tracked(facts) and any(o is facts for o in gc.get_objects(0))
+        return real(item)
+    monkeypatch.setattr(runner, "_process_candidate", analysing)
+    results = {Path(r.path).name: r for r in runner.run([root], registry.RULES, SETTINGS, 1)}
+    assert results["bodies.py"].findings and young == {"bodies.py": False}
+
+
 def test_a_module_read_only_for_the_project_is_remembered_and_trusted_by_the_next_run(tmp_path: Path) -> None:
     """launch.py is not processed, only read for the project's facts (that bodies.py's `body` is a
     kernel). Its size and mtime are remembered with its hash, so the next run trusts them, as it

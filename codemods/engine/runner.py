@@ -899,13 +899,16 @@ def _analysed_here(item: tuple[Path, bytes, Sequence[Rule], Settings, ModuleFact
     done: Future = Future()
     running = _PROJECT, _NOTEBOOKS
     _PROJECT, _NOTEBOOKS = index, notebooks
+    # The collector is paused until every file's facts are known (see `run`). What the file's facts
+    # made (the index's memos, the trees it parsed: 3.5 million objects over the trees' 770 files,
+    # some 700 of them garbage) is kept for the run: frozen, the collection below does not scan it.
+    gc.freeze()
     try:
         done.set_result(_process_candidate(item))
     finally:
         _PROJECT, _NOTEBOOKS = running
-    # The collector is paused until every file's facts are known (see `run`): the cycles of the
-    # analysis (an index and its kernel scopes, some 80,000 objects a kernel file) are young, and
-    # freed here, without scanning what the facts keep for the run.
+    # The cycles of the analysis (an index and its kernel scopes, some 80,000 objects a kernel file)
+    # are all that is young here, and freed.
     gc.collect(0)
     return done
 
