@@ -315,8 +315,8 @@ def test_what_a_run_learnt_is_looked_up_by_the_next(tmp_path: Path) -> None:
     assert again.lookup("other.py", status) is None
     [manifest] = (tmp_path / "cache").rglob("*.files")
     assert len(manifest.parent.name) == 2 and len(manifest.stem) == 62
-    assert json.loads(manifest.read_text()) == {
-        "m.py": [status.st_size, status.st_mtime_ns, "0102ff", "facts a", ["JAX003"], ["JAX001", "JAX002"]]}
+    assert marshal.loads(manifest.read_bytes()) == {
+        "m.py": (status.st_size, status.st_mtime_ns, b"\x01\x02\xff", "facts a", ("JAX003",), ("JAX001", "JAX002"))}
     assert manifest.with_suffix(".lock").is_file()
     assert list((tmp_path / "cache").rglob("*.tmp")) == []
 
@@ -362,7 +362,7 @@ def test_learning_what_was_known_writes_nothing(tmp_path: Path) -> None:
     memo.learn("m.py", status, _known())
     memo.save()
     [manifest] = (tmp_path / "cache").rglob("*.files")
-    manifest.write_text(json.dumps(json.loads(manifest.read_text())))  # same content, new mtime
+    manifest.write_bytes(manifest.read_bytes())  # same content, new mtime
     before = manifest.stat().st_mtime_ns
     again = _memo(tmp_path)
     again.learn("m.py", status, _known())
@@ -423,19 +423,20 @@ def test_the_manifest_path_is_the_documented_hash(tmp_path: Path) -> None:
     assert _memo(tmp_path)._path == tmp_path / "cache" / key[:2] / f"{key[2:]}.files"
 
 
-@pytest.mark.parametrize("text", ["", "not json", "[]", '{"m.py": [1, 2]}', '{"m.py": [1, 2, "zz", "f", [], []]}',
-                                  '{"m.py": 3}'])
-def test_a_broken_manifest_is_empty(tmp_path: Path, text: str) -> None:
+@pytest.mark.parametrize("data", [b"", b"not marshal", marshal.dumps([]), marshal.dumps(None),
+                                  marshal.dumps({"m.py": (1, 2)}), marshal.dumps({"m.py": 3}),
+                                  b'{"m.py": [1, 2, "0aff", "f", [], []]}'])  # (the last: a manifest in JSON, as kept before)
+def test_a_broken_manifest_is_empty(tmp_path: Path, data: bytes) -> None:
     memo = _memo(tmp_path)
     memo._path.parent.mkdir(parents=True)
-    memo._path.write_text(text)
+    memo._path.write_bytes(data)
     assert _memo(tmp_path)._load() == {}
 
 
 def test_load_reads_every_field(tmp_path: Path) -> None:
     memo = _memo(tmp_path)
     memo._path.parent.mkdir(parents=True)
-    memo._path.write_text(json.dumps({"m.py": [6, 9, "0aff", "f", ["S"], ["R1", "R2"]]}))
+    memo._path.write_bytes(marshal.dumps({"m.py": (6, 9, b"\x0a\xff", "f", ("S",), ("R1", "R2"))}))
     assert _memo(tmp_path)._load() == {"m.py": Known(6, 9, b"\x0a\xff", "f", ("S",), ("R1", "R2"))}
 
 
