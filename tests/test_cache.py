@@ -125,7 +125,8 @@ def test_clean_removes_the_entries_and_only_them(project: Path, tmp_path: Path) 
     _age(project / "src" / "kernel.py")  # older than the run: it records the run too
     subprocess.run([*tool, "--jax-version", "0.12.0.1", "src"], cwd=project, env=env, capture_output=True)
     written = [path for path in cache_dir.rglob("*") if path.is_file()]
-    assert sorted({path.suffix for path in written}) == [".files", ".json", ".lock", ".project", ".run"], written
+    assert sorted({path.suffix for path in written}) == [".files", ".json", ".lock", ".project", ".run", ".summaries"], \
+        written
     (cache_dir / "notes.txt").write_text("mine")
     (cache_dir / written[0].parent.name / "keep.txt").write_text("mine too")
     cleaned = subprocess.run([*tool, "clean"], env=env, capture_output=True, text=True)

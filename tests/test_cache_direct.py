@@ -19,6 +19,7 @@ import pytest
 
 from codemods.analysis.flow.flow_facts import Called, FlowFacts, SinkAnswer
 from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
+from codemods.analysis.kept_summaries import KeptSummaries
 from codemods.analysis.project import ProjectState
 from codemods.engine import cache
 from codemods.engine.cache import FileMemo, Known, ResultCache, clean, content_hash, default_directory, facts_key
@@ -229,6 +230,39 @@ def test_the_project_state_round_trips(tmp_path: Path) -> None:
     [entry] = tmp_path.rglob("*.project")
     assert len(entry.parent.name) == 2 and len(entry.stem) == 62 and entry.parent.parent == tmp_path
     assert list(tmp_path.rglob("*.tmp")) == []
+
+
+SUMMARY = ("pkg.a", {}, {}, (), (), (), ())
+
+
+def test_the_summaries_are_an_entry_of_their_own_written_only_where_one_changed(tmp_path: Path, monkeypatch) -> None:
+    """The state names the `.summaries` entry; kept again as read, it is neither read nor written; a
+    changed summary writes a new one, and the one named before goes."""
+    results = ResultCache(tmp_path, SETTINGS)
+    blob = marshal.dumps({"pkg.a": SUMMARY})
+    results.store_project_state("layout", replace(STATE, summaries=KeptSummaries({"pkg.a": b"A"}, blob)))
+    [summaries] = tmp_path.rglob("*.summaries")
+    [entry] = tmp_path.rglob("*.project")
+    assert summaries.read_bytes() == blob and blob not in entry.read_bytes()
+    written: list[Path] = []
+    write = ResultCache._write_bytes
+    monkeypatch.setattr(ResultCache, "_write_bytes", staticmethod(lambda path, data: (written.append(path), write(path, data))))
+    again = ResultCache(tmp_path, SETTINGS)
+    got = again.project_state("layout")
+    assert got is not None and got.summaries.blob == b"" and got.summaries.path == str(summaries)
+    again.store_project_state("layout", got)  # as read: only the state is written
+    assert written == [entry] and got.summaries._data is None
+    assert ResultCache(tmp_path, SETTINGS).project_state("layout").summaries.data("pkg.a") == SUMMARY
+    new = ("pkg.a", {}, {}, (), (), (), ("pkg.b",))
+    changed = got.summaries.updated({"pkg.a": b"A2"}, {"pkg.a": new})
+    third = ResultCache(tmp_path, SETTINGS)
+    third.project_state("layout")
+    third.store_project_state("layout", replace(got, summaries=changed))
+    [now] = tmp_path.rglob("*.summaries")
+    assert now != summaries and marshal.loads(now.read_bytes()) == {"pkg.a": new}
+    summaries_kept = ResultCache(tmp_path, SETTINGS).project_state("layout").summaries
+    now.unlink()  # (another run's store removed it): the summary is made again, not read
+    assert summaries_kept.data("pkg.a") is None
 
 
 @pytest.mark.parametrize("damage", ["truncate", "empty", "other data", "wrong shape"])
