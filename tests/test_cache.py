@@ -125,7 +125,8 @@ def test_clean_removes_the_entries_and_only_them(project: Path, tmp_path: Path) 
     _age(project / "src" / "kernel.py")  # older than the run: it records the run too
     subprocess.run([*tool, "--jax-version", "0.12.0.1", "src"], cwd=project, env=env, capture_output=True)
     written = [path for path in cache_dir.rglob("*") if path.is_file()]
-    assert sorted({path.suffix for path in written}) == [".files", ".json", ".lock", ".project", ".run"], written
+    assert sorted({path.suffix for path in written}) == [".files", ".json", ".lock", ".project", ".run", ".summaries"], \
+        written
     (cache_dir / "notes.txt").write_text("mine")
     (cache_dir / written[0].parent.name / "keep.txt").write_text("mine too")
     cleaned = subprocess.run([*tool, "clean"], env=env, capture_output=True, text=True)
@@ -495,3 +496,29 @@ def test_a_broken_run_record_is_passed_over(package: Path, tmp_path: Path, garba
     stamps, _ = marshal.loads(record.read_bytes())
     record.write_bytes(garbage(stamps))
     assert _outcome(runner.run([package], registry.RULES, SETTINGS, 1, cache)) == _outcome(cold)
+
+
+def test_a_warm_run_after_an_edit_stats_each_file_once(package: Path, tmp_path: Path, monkeypatch) -> None:
+    """Where no run record was replayed (none kept: the last run's files were too recent), the
+    project's files are stat'ed as they are read, and the record kept at the end is stamped with
+    those statuses, not with a second stat of each."""
+    cache = ResultCache(tmp_path / "cache", SETTINGS)
+    runner.run([package], registry.RULES, SETTINGS, 1, cache)
+    (package / "plain.py").write_bytes(PLAIN + b"# edited\n")
+    _age(package / "plain.py")
+    cold = runner.run([package], registry.RULES, SETTINGS, 1, None)
+    for record in (tmp_path / "cache").rglob("*.run"):
+        record.unlink()
+    stats: collections.Counter = collections.Counter()
+    stat = os.stat
+
+    def counting(path, *args, **kwargs):
+        stats[os.path.basename(path)] += 1
+        return stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counting)
+    warm = runner.run([package], registry.RULES, SETTINGS, 1, cache)
+    assert _outcome(warm) == _outcome(cold)
+    assert {name: stats[name] for name in ("bodies.py", "launch.py", "plain.py")} == \
+        {"bodies.py": 1, "launch.py": 1, "plain.py": 1}, stats
+    assert list((tmp_path / "cache").rglob("*.run")), "the record is kept"

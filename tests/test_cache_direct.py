@@ -19,6 +19,7 @@ import pytest
 
 from codemods.analysis.flow.flow_facts import Called, FlowFacts, SinkAnswer
 from codemods.analysis.kernel_scope import NO_FACTS, ModuleFacts
+from codemods.analysis.kept_summaries import KeptSummaries
 from codemods.analysis.project import ProjectState
 from codemods.engine import cache
 from codemods.engine.cache import FileMemo, Known, ResultCache, clean, content_hash, default_directory, facts_key
@@ -231,6 +232,39 @@ def test_the_project_state_round_trips(tmp_path: Path) -> None:
     assert list(tmp_path.rglob("*.tmp")) == []
 
 
+SUMMARY = ("pkg.a", {}, {}, (), (), (), ())
+
+
+def test_the_summaries_are_an_entry_of_their_own_written_only_where_one_changed(tmp_path: Path, monkeypatch) -> None:
+    """The state names the `.summaries` entry; kept again as read, it is neither read nor written; a
+    changed summary writes a new one, and the one named before goes."""
+    results = ResultCache(tmp_path, SETTINGS)
+    blob = marshal.dumps({"pkg.a": SUMMARY})
+    results.store_project_state("layout", replace(STATE, summaries=KeptSummaries({"pkg.a": b"A"}, blob)))
+    [summaries] = tmp_path.rglob("*.summaries")
+    [entry] = tmp_path.rglob("*.project")
+    assert summaries.read_bytes() == blob and blob not in entry.read_bytes()
+    written: list[Path] = []
+    write = ResultCache._write_bytes
+    monkeypatch.setattr(ResultCache, "_write_bytes", staticmethod(lambda path, data: (written.append(path), write(path, data))))
+    again = ResultCache(tmp_path, SETTINGS)
+    got = again.project_state("layout")
+    assert got is not None and got.summaries.blob == b"" and got.summaries.path == str(summaries)
+    again.store_project_state("layout", got)  # as read: only the state is written
+    assert written == [entry] and got.summaries._data is None
+    assert ResultCache(tmp_path, SETTINGS).project_state("layout").summaries.data("pkg.a") == SUMMARY
+    new = ("pkg.a", {}, {}, (), (), (), ("pkg.b",))
+    changed = got.summaries.updated({"pkg.a": b"A2"}, {"pkg.a": new})
+    third = ResultCache(tmp_path, SETTINGS)
+    third.project_state("layout")
+    third.store_project_state("layout", replace(got, summaries=changed))
+    [now] = tmp_path.rglob("*.summaries")
+    assert now != summaries and marshal.loads(now.read_bytes()) == {"pkg.a": new}
+    summaries_kept = ResultCache(tmp_path, SETTINGS).project_state("layout").summaries
+    now.unlink()  # (another run's store removed it): the summary is made again, not read
+    assert summaries_kept.data("pkg.a") is None
+
+
 @pytest.mark.parametrize("damage", ["truncate", "empty", "other data", "wrong shape"])
 def test_a_damaged_project_state_gives_none(tmp_path: Path, damage: str) -> None:
     results = ResultCache(tmp_path, SETTINGS)
@@ -315,8 +349,8 @@ def test_what_a_run_learnt_is_looked_up_by_the_next(tmp_path: Path) -> None:
     assert again.lookup("other.py", status) is None
     [manifest] = (tmp_path / "cache").rglob("*.files")
     assert len(manifest.parent.name) == 2 and len(manifest.stem) == 62
-    assert json.loads(manifest.read_text()) == {
-        "m.py": [status.st_size, status.st_mtime_ns, "0102ff", "facts a", ["JAX003"], ["JAX001", "JAX002"]]}
+    assert marshal.loads(manifest.read_bytes()) == {
+        "m.py": (status.st_size, status.st_mtime_ns, b"\x01\x02\xff", "facts a", ("JAX003",), ("JAX001", "JAX002"))}
     assert manifest.with_suffix(".lock").is_file()
     assert list((tmp_path / "cache").rglob("*.tmp")) == []
 
@@ -362,7 +396,7 @@ def test_learning_what_was_known_writes_nothing(tmp_path: Path) -> None:
     memo.learn("m.py", status, _known())
     memo.save()
     [manifest] = (tmp_path / "cache").rglob("*.files")
-    manifest.write_text(json.dumps(json.loads(manifest.read_text())))  # same content, new mtime
+    manifest.write_bytes(manifest.read_bytes())  # same content, new mtime
     before = manifest.stat().st_mtime_ns
     again = _memo(tmp_path)
     again.learn("m.py", status, _known())
@@ -423,19 +457,20 @@ def test_the_manifest_path_is_the_documented_hash(tmp_path: Path) -> None:
     assert _memo(tmp_path)._path == tmp_path / "cache" / key[:2] / f"{key[2:]}.files"
 
 
-@pytest.mark.parametrize("text", ["", "not json", "[]", '{"m.py": [1, 2]}', '{"m.py": [1, 2, "zz", "f", [], []]}',
-                                  '{"m.py": 3}'])
-def test_a_broken_manifest_is_empty(tmp_path: Path, text: str) -> None:
+@pytest.mark.parametrize("data", [b"", b"not marshal", marshal.dumps([]), marshal.dumps(None),
+                                  marshal.dumps({"m.py": (1, 2)}), marshal.dumps({"m.py": 3}),
+                                  b'{"m.py": [1, 2, "0aff", "f", [], []]}'])  # (the last: a manifest in JSON, as kept before)
+def test_a_broken_manifest_is_empty(tmp_path: Path, data: bytes) -> None:
     memo = _memo(tmp_path)
     memo._path.parent.mkdir(parents=True)
-    memo._path.write_text(text)
+    memo._path.write_bytes(data)
     assert _memo(tmp_path)._load() == {}
 
 
 def test_load_reads_every_field(tmp_path: Path) -> None:
     memo = _memo(tmp_path)
     memo._path.parent.mkdir(parents=True)
-    memo._path.write_text(json.dumps({"m.py": [6, 9, "0aff", "f", ["S"], ["R1", "R2"]]}))
+    memo._path.write_bytes(marshal.dumps({"m.py": (6, 9, b"\x0a\xff", "f", ("S",), ("R1", "R2"))}))
     assert _memo(tmp_path)._load() == {"m.py": Known(6, 9, b"\x0a\xff", "f", ("S",), ("R1", "R2"))}
 
 

@@ -11,6 +11,7 @@ left untouched.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import os
@@ -111,10 +112,13 @@ def run(
                     results[index_] = process_source(path, files.raw(path), rules, settings, accept=accept,
                                                      facts=facts, prefiltered=True)
             # (while the run's heap is frozen: a collection the writes set off otherwise rescans the
-            # whole project index, a quarter of a one-file run on a large tree)
+            # whole project index, a quarter of a one-file run on a large tree; and with the collector
+            # paused while the state is made and written: its hundreds of thousands of young
+            # objects, acyclic, set off collections that cost a fifth of that)
             if cache is not None:
                 if index is not None and index.learnt():
-                    cache.store_project_state(_state_key(index, transforms), index.state())
+                    with _collector_paused():
+                        cache.store_project_state(_state_key(index, transforms), index.state())
                 if files.memo is not None:
                     files.memo.save()
                 if record is not None:
@@ -207,11 +211,16 @@ class _Files:
 
     def status(self, path: "Path | str") -> os.stat_result:
         """Raises OSError, or _NotAFile for a FIFO named `x.py` (a read would block forever). Stat'ed
-        once a run: the run record (see RunRecord.statuses), the memo and the reads share it."""
+        once a run: the run record (see RunRecord.statuses), the memo and the reads share it (a
+        status taken here is the record's too, by the path as asked: where no record was replayed,
+        it stamps the files with them when it is kept, instead of a second stat of each)."""
         key = self.key(path)
         if key not in self._statuses:
-            stated = self._stated.get(os.fspath(path))
-            self._statuses[key] = stated if stated is not None else os.stat(key)
+            given = os.fspath(path)
+            stated = self._stated.get(given)
+            if stated is None:
+                stated = self._stated[given] = os.stat(key)
+            self._statuses[key] = stated
         status = self._statuses[key]
         _regular(status)
         return status
@@ -254,6 +263,18 @@ class _Files:
                 self.memo.learn(key, status, Known(status.st_size, status.st_mtime_ns, self._hashes[key], "", (), ()),
                                 replace=False)
         return self._hashes[key]
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic collector paused while the block runs, where it was running."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _keep_for_the_run(collecting: bool) -> None:
@@ -1069,11 +1090,8 @@ def process_source(path: "Path | str", raw: bytes, rules: Sequence[Rule], settin
     The cyclic garbage collector is paused meanwhile: an ast of a large module is a few hundred
     thousand objects, and collections that rescan them all cost a fifth of the analysis."""
     if gc.isenabled():
-        gc.disable()
-        try:
+        with _collector_paused():
             return process_source(path, raw, rules, settings, proven, accept, facts, prefiltered)
-        finally:
-            gc.enable()
     result = FileResult(str(path))
     try:
         settings = settings.for_file(path)  # the floor of the file's own project

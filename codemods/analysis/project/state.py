@@ -3,6 +3,7 @@ over: the facts none of whose dependencies changed are reused, the others comput
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from typing import Optional
@@ -50,13 +51,18 @@ class KeptState(ProjectBase):
         the tables were computed)."""
         return self._learnt
 
-    def layout(self) -> str:
-        """A hash of the project's module names and paths: what a kept state is looked up by (an
-        added, removed or renamed module starts the project's analysis afresh)."""
+    @functools.cached_property
+    def _layout(self) -> str:
         digest = hashlib.sha256()
         for name, path in sorted((module.name, path) for path, module in self._by_path.items()):
             digest.update(f"{name}\0{path}\0".encode())  # absolute: the same from any folder
         return digest.hexdigest()
+
+    def layout(self) -> str:
+        """A hash of the project's module names and paths: what a kept state is looked up by (an
+        added, removed or renamed module starts the project's analysis afresh). Worked out once: a
+        run asks it when it loads the state and when it keeps it, and its modules do not change."""
+        return self._layout
 
     def state(self) -> ProjectState:
         """What this run learnt, for `restore` in the next run over the same layout."""
@@ -65,7 +71,11 @@ class KeptState(ProjectBase):
         imports = self._kept_imports_now()  # type: ignore[attr-defined]
         needed = set(self._table_dependencies).union(*self._fact_dependencies.values(),
                                                      *(dependencies for _, dependencies in imports.values()))
-        parts = {dependency: self._value_of(dependency) for dependency in needed}
+        # (a part read this run or restored is in `_part_values`: taken there, not asked of `_value_of`
+        # for each of the tens of thousands a large tree's facts read)
+        known = self._part_values
+        parts = {dependency: known[dependency] if dependency[0] != PROJECT and dependency in known
+                 else self._value_of(dependency) for dependency in needed}
         parts.update({dependency: value for dependency, value in self._part_values.items() if dependency[1] == X64})
         reachable = sorted(self._reachable) if self._reachable is not None else None
         launching = sorted(self._launching) if self._launching is not None else None
