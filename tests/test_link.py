@@ -775,6 +775,45 @@ def _decorated(decoration: str) -> dict[str, str]:
                          "def dense_kw(x, w, **kwargs):\n    return kw_mm(x, w, **kwargs)\n"}
 
 
+# A factory's body launched by a wrapper of another module whose precision defaults to a scalar; the entry
+# hands the wrapper, a pair bound or passed, to a jax transform that calls it (the ninth trial's S1: silent,
+# the wrapper was seen called with its default only).
+_FACTORY_WRAPPER = _kernel(f"""
+    from jax import lax
+
+    def make(precision):
+        def body(x_ref, w_ref, o_ref):
+            o_ref[...] = jnp.matmul(x_ref[...], w_ref[...], precision=precision)
+        return body
+
+    def proj(x, w, precision=lax.Precision.DEFAULT):
+        return pl.pallas_call(make(precision), out_shape={_SHAPE})(x, w)
+""")
+
+
+def _handed_to(call: str) -> dict[str, str]:
+    """That wrapper (`kern.proj`) and an entry whose `run` is `call`, with `PAIR` a per-operand pair."""
+    return {"kern.py": _FACTORY_WRAPPER, "entry.py": f"""
+        import functools
+        import jax
+        from jax import lax
+        from . import kern
+
+        PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+
+        def run(x, w):
+            return {call}
+    """}
+
+
+for _name, _call in {
+        "partial_handed_to_vmap": "jax.vmap(functools.partial(kern.proj, precision=PAIR), in_axes=(0, None))(x[None], w)[0]",
+        "pair_handed_through_vmap": "jax.vmap(kern.proj, in_axes=(0, None, None))(x[None], w, PAIR)[0]",
+        "partial_handed_to_shard_map": "jax.shard_map(functools.partial(kern.proj, precision=PAIR), "
+                                       "in_specs=(jax.P(), jax.P()), out_specs=jax.P(), check_vma=False)(x, w)",
+        "tree_util_partial": "jax.tree_util.Partial(kern.proj, precision=PAIR)(x, w)",
+        "partial_handed_to_lax_map": "lax.map(functools.partial(kern.proj, w=w, precision=PAIR), x[None])[0]"}.items():
+    PROJECTS[_name] = (_handed_to(_call), "fixed")
 PROJECTS["pair_through_a_wraps_decorator_of_another_module"] = (_decorated("@traced"), "fixed")
 PROJECTS["pair_through_stacked_decorators"] = (_decorated("@traced\n@logged('dense')\n@plain"), "fixed")
 # Each decoration its own: the same decorator on XLA code given a scalar (`reference`) hands it neither the
