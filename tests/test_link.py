@@ -814,6 +814,30 @@ for _name, _call in {
         "tree_util_partial": "jax.tree_util.Partial(kern.proj, precision=PAIR)(x, w)",
         "partial_handed_to_lax_map": "lax.map(functools.partial(kern.proj, w=w, precision=PAIR), x[None])[0]"}.items():
     PROJECTS[_name] = (_handed_to(_call), "fixed")
+# A constant bound by one partial to another module's kernel and by another to a kernel of its own that hands
+# it to another module's helper: every reader a kernel's (the ninth trial's N1: [manual] "write a single
+# scalar", while either binding alone was fixed).
+PROJECTS["pair_bound_to_a_foreign_kernel_and_to_a_local_one"] = ({
+    "kern.py": _kernel("""
+        def body(x_ref, w_ref, o_ref, *, precision):
+            o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+        def mm(a, b, *, precision):
+            return jnp.dot(a, b, precision=precision)
+    """),
+    "entry.py": _kernel(f"""
+        from jax import lax
+        from . import kern
+
+        PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+
+        def _local(x_ref, w_ref, o_ref, *, precision):
+            o_ref[...] = kern.mm(x_ref[...], w_ref[...], precision=precision)
+
+        def run(x, w):
+            a = pl.pallas_call(functools.partial(kern.body, precision=PAIR), out_shape={_SHAPE})(x, w)
+            return a + pl.pallas_call(functools.partial(_local, precision=PAIR), out_shape={_SHAPE})(x, w)
+    """)}, "fixed")
 PROJECTS["pair_through_a_wraps_decorator_of_another_module"] = (_decorated("@traced"), "fixed")
 PROJECTS["pair_through_stacked_decorators"] = (_decorated("@traced\n@logged('dense')\n@plain"), "fixed")
 # Each decoration its own: the same decorator on XLA code given a scalar (`reference`) hands it neither the
