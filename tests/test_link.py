@@ -838,6 +838,27 @@ PROJECTS["pair_bound_to_a_foreign_kernel_and_to_a_local_one"] = ({
             a = pl.pallas_call(functools.partial(kern.body, precision=PAIR), out_shape={_SHAPE})(x, w)
             return a + pl.pallas_call(functools.partial(_local, precision=PAIR), out_shape={_SHAPE})(x, w)
     """)}, "fixed")
+# A generic class given its type argument where it is made (`Runner[tuple](PAIR)`; PEP 695's `class Runner[T]`
+# the same): the class (the ninth trial's N3: `self.precision` "is computed", [manual]).
+PROJECTS["pair_given_to_a_generic_class_subscripted"] = ({
+    "kern.py": _kernel(f"""
+        from typing import Generic, TypeVar
+
+        T = TypeVar("T")
+
+        def body(x_ref, w_ref, o_ref, *, precision):
+            o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+        class Runner(Generic[T]):
+            def __init__(self, precision: T):
+                self.precision = precision
+
+            def __call__(self, x, w):
+                return pl.pallas_call(functools.partial(body, precision=self.precision), out_shape={_SHAPE})(x, w)
+    """),
+    "entry.py": "from jax import lax\nfrom . import kern\n\n\ndef run(x, w):\n"
+                "    return kern.Runner[tuple]((lax.Precision.DEFAULT, lax.Precision.HIGHEST))(x, w)\n",
+}, "fixed")
 PROJECTS["pair_through_a_wraps_decorator_of_another_module"] = (_decorated("@traced"), "fixed")
 PROJECTS["pair_through_stacked_decorators"] = (_decorated("@traced\n@logged('dense')\n@plain"), "fixed")
 # Each decoration its own: the same decorator on XLA code given a scalar (`reference`) hands it neither the
