@@ -791,6 +791,90 @@ def _decorated(decoration: str) -> dict[str, str]:
                          "def dense_kw(x, w, **kwargs):\n    return kw_mm(x, w, **kwargs)\n"}
 
 
+# A factory's body launched by a wrapper of another module whose precision defaults to a scalar; the entry
+# hands the wrapper, a pair bound or passed, to a jax transform that calls it (the ninth trial's S1: silent,
+# the wrapper was seen called with its default only).
+_FACTORY_WRAPPER = _kernel(f"""
+    from jax import lax
+
+    def make(precision):
+        def body(x_ref, w_ref, o_ref):
+            o_ref[...] = jnp.matmul(x_ref[...], w_ref[...], precision=precision)
+        return body
+
+    def proj(x, w, precision=lax.Precision.DEFAULT):
+        return pl.pallas_call(make(precision), out_shape={_SHAPE})(x, w)
+""")
+
+
+def _handed_to(call: str) -> dict[str, str]:
+    """That wrapper (`kern.proj`) and an entry whose `run` is `call`, with `PAIR` a per-operand pair."""
+    return {"kern.py": _FACTORY_WRAPPER, "entry.py": f"""
+        import functools
+        import jax
+        from jax import lax
+        from . import kern
+
+        PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+
+        def run(x, w):
+            return {call}
+    """}
+
+
+for _name, _call in {
+        "partial_handed_to_vmap": "jax.vmap(functools.partial(kern.proj, precision=PAIR), in_axes=(0, None))(x[None], w)[0]",
+        "pair_handed_through_vmap": "jax.vmap(kern.proj, in_axes=(0, None, None))(x[None], w, PAIR)[0]",
+        "partial_handed_to_shard_map": "jax.shard_map(functools.partial(kern.proj, precision=PAIR), "
+                                       "in_specs=(jax.P(), jax.P()), out_specs=jax.P(), check_vma=False)(x, w)",
+        "tree_util_partial": "jax.tree_util.Partial(kern.proj, precision=PAIR)(x, w)",
+        "partial_handed_to_lax_map": "lax.map(functools.partial(kern.proj, w=w, precision=PAIR), x[None])[0]"}.items():
+    PROJECTS[_name] = (_handed_to(_call), "fixed")
+# A constant bound by one partial to another module's kernel and by another to a kernel of its own that hands
+# it to another module's helper: every reader a kernel's (the ninth trial's N1: [manual] "write a single
+# scalar", while either binding alone was fixed).
+PROJECTS["pair_bound_to_a_foreign_kernel_and_to_a_local_one"] = ({
+    "kern.py": _kernel("""
+        def body(x_ref, w_ref, o_ref, *, precision):
+            o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+        def mm(a, b, *, precision):
+            return jnp.dot(a, b, precision=precision)
+    """),
+    "entry.py": _kernel(f"""
+        from jax import lax
+        from . import kern
+
+        PAIR = (lax.Precision.DEFAULT, lax.Precision.HIGHEST)
+
+        def _local(x_ref, w_ref, o_ref, *, precision):
+            o_ref[...] = kern.mm(x_ref[...], w_ref[...], precision=precision)
+
+        def run(x, w):
+            a = pl.pallas_call(functools.partial(kern.body, precision=PAIR), out_shape={_SHAPE})(x, w)
+            return a + pl.pallas_call(functools.partial(_local, precision=PAIR), out_shape={_SHAPE})(x, w)
+    """)}, "fixed")
+# A generic class given its type argument where it is made (`Runner[tuple](PAIR)`; PEP 695's `class Runner[T]`
+# the same): the class (the ninth trial's N3: `self.precision` "is computed", [manual]).
+PROJECTS["pair_given_to_a_generic_class_subscripted"] = ({
+    "kern.py": _kernel(f"""
+        from typing import Generic, TypeVar
+
+        T = TypeVar("T")
+
+        def body(x_ref, w_ref, o_ref, *, precision):
+            o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+        class Runner(Generic[T]):
+            def __init__(self, precision: T):
+                self.precision = precision
+
+            def __call__(self, x, w):
+                return pl.pallas_call(functools.partial(body, precision=self.precision), out_shape={_SHAPE})(x, w)
+    """),
+    "entry.py": "from jax import lax\nfrom . import kern\n\n\ndef run(x, w):\n"
+                "    return kern.Runner[tuple]((lax.Precision.DEFAULT, lax.Precision.HIGHEST))(x, w)\n",
+}, "fixed")
 PROJECTS["pair_through_a_wraps_decorator_of_another_module"] = (_decorated("@traced"), "fixed")
 PROJECTS["pair_through_stacked_decorators"] = (_decorated("@traced\n@logged('dense')\n@plain"), "fixed")
 # Each decoration its own: the same decorator on XLA code given a scalar (`reference`) hands it neither the

@@ -499,9 +499,10 @@ LOWERED = {
                                                   "helper_elsewhere", "alias_elsewhere", "stored_elsewhere",
                                                   "alias_two_modules_away", "accuracy_bound_by_partial", "runner_class",
                                                   "class_attribute", "instance_member", "factory_argument",
-                                                  "bound_in_its_module", "bound_by_a_pair_at_launch"),
-                                         {"passed_to_a_helper": "[manual] precision (DEFAULT, HIGHEST) reaches `_util.mm_with`",
-                                          "bound_at_launch": "[manual] precision (DEFAULT, HIGHEST) reaches `keyed_body`"},
+                                                  "bound_in_its_module", "bound_by_a_pair_at_launch",
+                                                  # fixed where written since the ninth trial's N1 (they were [manual])
+                                                  "passed_to_a_helper", "bound_at_launch"),
+                                         {},
                                          ((8, 128), (128, 128))),
     "factory_and_constant_across_modules": ("attn", ("attention", "scaled"), {}, ((128, 128), (128, 128))),
     "launchers_across_modules": ("launchy", ("through_partial", "through_partial_keyword", "through_helper"), {},

@@ -521,19 +521,18 @@ def _across_modules(root: Path, parameter: str, launcher_parameters: str, bound:
     ("prec", "", "prec=P.HIGHEST, names=('float32', 'bfloat16')", "", [], {}),  # strings: no precision
     ("prec", "", "prec=PREC", "PREC = (P.DEFAULT, P.HIGH)",
      [(8, 8, "fixed", f"precision (DEFAULT, HIGH) -> HIGH {LINKED}", "safe")], {8: "PREC = P.HIGH"}),
-    ("prec", "", "prec=PREC", "PREC = (P.DEFAULT, P.HIGH)\nOTHER = PREC",  # used elsewhere too: said where it is set
-     [(8, 9, "manual", f"precision (DEFAULT, HIGH) {REACHES} (passed on line 12): Mosaic TPU rejects it there; write "
-                       "a single scalar that lowers (DEFAULT or HIGHEST for any op)", None)], {}),
+    # named again but read by nothing else (the link says so): fixed where it is set (until the ninth trial, N1: [manual])
+    ("prec", "", "prec=PREC", "PREC = (P.DEFAULT, P.HIGH)\nOTHER = PREC",
+     [(8, 8, "fixed", f"precision (DEFAULT, HIGH) -> HIGH {LINKED}", "safe")], {8: "PREC = P.HIGH"}),
     ("precision", ", prec", "precision=prec", "",
      [(11, 49, "manual", f"precision `prec` {REACHES} (`prec` is a parameter of `matmul`, whose callers are outside "
                          "this module): Mosaic TPU rejects it there unless it is a single scalar that lowers (DEFAULT "
                          "or HIGHEST for any op)", None)], {}),
     ("prec", ", prec=(P.DEFAULT, P.HIGHEST)", "prec=prec", "",
-     [(10, 24, "manual", f"precision (DEFAULT, HIGHEST) {REACHES} (passed on line 11): Mosaic TPU rejects it there; "
-                         "write a single scalar that lowers (DEFAULT or HIGHEST for any op)", None)], {}),
+     [(10, 23, "fixed", f"precision (DEFAULT, HIGHEST) -> HIGHEST {LINKED}", "safe")],
+     {10: "def matmul(x, y, prec=P.HIGHEST):"}),
     ("precision", "", "precision=PAIRS[0]", "PAIRS = [(P.DEFAULT, P.HIGHEST)]",  # through a container: the flow
-     [(8, 11, "manual", f"precision (DEFAULT, HIGHEST) {REACHES} (passed on line 11): Mosaic TPU rejects it there; "
-                        "write a single scalar that lowers (DEFAULT or HIGHEST for any op)", None)], {}),
+     [(8, 10, "fixed", f"precision (DEFAULT, HIGHEST) -> HIGHEST {LINKED}", "safe")], {8: "PAIRS = [P.HIGHEST]"}),
     ("precision", "", "precision=FUNCS[0]", "def helper():\n    pass\nFUNCS = [helper]",  # the flow holds no pair
      [(13, 49, "manual", f"precision `FUNCS[0]` {REACHES} (`FUNCS[0]` is computed): Mosaic TPU rejects it there unless "
                          "it is a single scalar that lowers (DEFAULT or HIGHEST for any op)", None)], {}),

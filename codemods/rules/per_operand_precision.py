@@ -320,6 +320,9 @@ class PerOperandPrecision(JaxTransform):
                       "that code as well: give the kernel a precision of its own") if how == SHARED else \
                 "; write a single scalar that lowers (DEFAULT or HIGHEST for any op)"
             for found, literal in rejected:  # said where the value is written: that is what to change
+                if isinstance(parse_precision(found, self.module), PrecisionLiteral) and \
+                        self.analysis.facts.flow.fixed_where_written((found.lineno, found.col_offset), OPS):
+                    continue  # `_plan_flow_origins` rewrites it there: the link found every reader a kernel's
                 line = self.module.position(keyword.value)[0]
                 self.report(found, Kind.MANUAL, f"precision {literal.describe()} reaches {where} (passed on line {line}): "
                             f"Mosaic TPU rejects it there{advice}{shared}")

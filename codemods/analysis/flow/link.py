@@ -42,10 +42,14 @@ from codemods.analysis.visible_dtypes import DTYPE_CALL
 
 # Installed callables that hand back (a value built from) their first argument (`jnp.dtype("int8")`: the
 # dtype it names, as a kernel's parameter may be given it: kernel_dtypes.py).
+# The maps over a function (`jax.vmap(f)(xs)`) call it with what they are called with, sliced: as far as
+# the values it is given go, the function itself.
 _IDENTITY = frozenset({"jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat", "jax.named_scope",
+                       "jax.vmap", "jax.pmap", "jax.shard_map", "jax.experimental.shard_map.shard_map",
                        "builtins.tuple", "builtins.list", "builtins.staticmethod", "functools.cache",
                        "builtins.reversed", "builtins.sorted", "builtins.iter", DTYPE_CALL})
-_PARTIAL = "functools.partial"
+# `jax.tree_util.Partial` is `functools.partial` whose bound arguments are a pytree's leaves
+_PARTIALS = frozenset({"functools.partial", "jax.tree_util.Partial"})
 _WRAPS = "functools.wraps"  # (it reads the attributes of the function it is given, never calls it)
 _WRAPPING = frozenset({_WRAPS, "functools.update_wrapper"})
 _FIELD = "dataclasses.field"
@@ -234,7 +238,7 @@ class Linker(Binding):
     def _installed(self, name: str, args: list, keywords: list, call: Call, module: str) -> set:
         """A call of an installed package's function: the few whose effect the flow knows, and followed calls."""
         given = dict((keyword, values) for keyword, values in keywords if keyword is not None)
-        if name == _PARTIAL and args:
+        if name in _PARTIALS and args:
             value = self._local(("partial", module, call.site))
             self._field(value, "fn", args[0][1])
             for position, (_, values) in enumerate(args[1:]):
@@ -439,8 +443,9 @@ class Linker(Binding):
                         self._launch(value, frozenset(in_kernel), call, module)
                     elif runs_plainly and value[0] != "partial":  # (a function itself, most of them)
                         self.calls.add((call.scope, value[1]))
-                    elif runs_plainly:
+                    elif runs_plainly:  # (it will be called: what it binds reaches the function)
                         self.calls.update((call.scope, function) for function in self._functions_in(value))
+                        self._invoke(value, [], [], call, module)
                     if value[0] == "partial" and not in_kernel:
                         self.read_by(value, f"`{name.removeprefix('builtins.')}` ({module}:{call.site[0]})")
                 elif value[0] in HOLDERS:

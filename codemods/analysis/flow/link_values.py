@@ -375,6 +375,8 @@ class Values(Heap):
         if kind == "entry":
             keys = {("lit", known) for known in self._keys_of(value[1]) if isinstance(known, (str, int))}
             return (keys if key in (0, None) else set()) | (self._item(value[1], None) if key in (1, None) else set())
+        if kind == "class" and not self._is_enum(value[1]):  # `Runner[T]`: a generic class given its type
+            return {value}  # argument (PEP 695, typing.Generic); an enum's `Mode["FAST"]` is a member
         if kind in ("unknown", "obj", "ext"):  # (`lax.Precision["HIGH"]`: the enum's member by its name)
             return {value} if kind != "ext" else {_precision_member(value[1], key) or ("obj", value[1])}
         return set()
