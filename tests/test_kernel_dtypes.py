@@ -195,12 +195,14 @@ def test_an_operand_another_module_casts_to_int8_is_a_manual_note_at_the_kernel_
 @pytest.mark.parametrize("cast", ["x.astype(jax.numpy.int8)", 'x.astype(jnp.dtype("int8"))', "jax.numpy.int8(x)",
                                   "jax.lax.convert_element_type(x, jnp.int8)",
                                   "jax.lax.convert_element_type(x, new_dtype=jnp.int8)", "x.astype(dtype=jnp.int8)",
-                                  "jnp.astype(x, jnp.int8)", "jnp.asarray(x, dtype=jnp.int8)", "jnp.array(x, jnp.int8)"])
+                                  "jnp.astype(x, jnp.int8)", "jnp.asarray(x, dtype=jnp.int8)", "jnp.array(x, jnp.int8)",
+                                  "jnp.full_like(x, 3, jnp.int8)", "jnp.zeros_like(x, dtype=jnp.int8)"])
 def test_an_operand_cast_however_jax_takes_the_dtype_is_a_manual_note(cast: str, tmp_path: Path) -> None:
     """The cast's dtype read through `import jax` (`jax.numpy.int8`), `jnp.dtype(...)`,
-    `lax.convert_element_type`, `jnp.astype`, `jnp.asarray` and `jnp.array` too, by position or keyword
-    (the keyword forms and the jnp functions were silent): else the int8 reduction fails to lower with
-    nothing said."""
+    `lax.convert_element_type`, `jnp.astype`, `jnp.asarray` and `jnp.array` too, by position or keyword,
+    and a value made int8 (`jnp.full_like(x, 3, jnp.int8)`: wherever codemods/analysis/dtype_arguments.py
+    places a dtype; the keyword forms, the jnp functions and the made values were silent): else the int8
+    reduction fails to lower with nothing said."""
     folder = _write(tmp_path, f"""
         import jax
         import jax.numpy as jnp

@@ -41,6 +41,8 @@ def _run(body: str, launch: str = TPU, settings: Settings = TARGET):
     ("    q = jnp.full((8, 128), 1, jnp.int8)\n    o_ref[...] = -q.max()\n",
      "    q = jnp.full((8, 128), 1, jnp.int8)\n"
      "    o_ref[...] = (-q.astype(jnp.int32).max()).astype(jnp.int8)\n"),  # a negation keeps only the low bits
+    ("    q = jax.lax.broadcasted_iota(jnp.int8, (8, 128), 1)\n    o_ref[...] = q - 1\n",  # dtype_arguments' place
+     "    q = jax.lax.broadcasted_iota(jnp.int8, (8, 128), 1)\n    o_ref[...] = (q.astype(jnp.int32) - 1).astype(jnp.int8)\n"),
     ("    q = jnp.int8(x_ref[...])\n    o_ref[...] = q >> 1\n",
      "    q = jnp.int8(x_ref[...])\n    o_ref[...] = (q.astype(jnp.int32) >> 1).astype(jnp.int8)\n"),
     ("    q = jnp.where(x_ref[...] > 0, x_ref[...].astype(jnp.int8), 0)\n    o_ref[...] = q * -2\n",

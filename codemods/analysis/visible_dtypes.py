@@ -1,5 +1,6 @@
 """Dtypes the source shows: a dtype expression (`jnp.int64`, `"bfloat16"`, `float`) and the dtype of a
-value where it is visible (`x.astype(jnp.bfloat16)`, `jnp.zeros(s, dtype=jnp.int8)`, `v > 0`).
+value where it is visible (`x.astype(jnp.bfloat16)`, `jnp.zeros(s, dtype=jnp.int8)`, `v > 0`; where a
+call takes its dtype: dtype_arguments).
 
 The analysis never knows a kernel operand's dtype (it comes from the launch's arrays); what a rule
 can rewrite with certainty is what the code spells out here, followed through names bound once.
@@ -10,9 +11,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from codemods.analysis.dtype_arguments import dtype_argument
 from codemods.analysis.flow.flow_facts import FlowFacts
 from codemods.analysis.module import ModuleIndex
-from codemods.analysis.names import find_arg, value_of
 from codemods.analysis.precision import only_value, string_value
 
 # Where jax code takes its dtypes from (through any alias of these modules).
@@ -26,9 +27,6 @@ DTYPE_CALL = "jax.numpy.dtype"  # `jnp.dtype("int8")`: the dtype its one argumen
 NARROWED = {"int64": "int32", "uint64": "uint32", "float64": "float32"}
 # Python's own types as a dtype: jax's default int and float, 64-bit under jax_enable_x64.
 BUILTIN_DTYPES = {"int": "int64", "float": "float64"}
-# Functions whose value carries a visible dtype in `dtype=` (or its position).
-_CREATORS = {f"jax.numpy.{name}": position for name, position in (
-    ("zeros", 1), ("ones", 1), ("empty", 1), ("full", 2), ("arange", None), ("asarray", 1), ("array", 1))}
 
 
 
@@ -74,17 +72,8 @@ def value_dtype(value: ast.expr, module: ModuleIndex, depth: int = 3) -> Optiona
         return dtypes.pop() if len(dtypes) == 1 and sides else None
     if not isinstance(value, ast.Call):
         return None
-    if isinstance(value.func, ast.Attribute) and value.func.attr == "astype" and len(value.args) == 1 \
-            and not value.keywords:
-        return dtype_named(value.args[0], module)
-    named = dtype_named(value.func, module)
-    if named is not None:
-        return named
-    for name in module.qualified_names(value.func):
-        if name in _CREATORS:
-            dtype = find_arg(value, _CREATORS[name], ("dtype",))
-            return None if dtype is None else dtype_named(value_of(dtype), module)
-    return None
+    dtype = dtype_argument(value, module.qualified_names(value.func))
+    return dtype_named(value.func if dtype is None else dtype, module)
 
 
 def _python_number(node: ast.expr) -> bool:

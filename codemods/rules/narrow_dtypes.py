@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from codemods.analysis.dtype_arguments import dtype_argument, dtype_place
 from codemods.analysis.flow.kernel_dtypes import LAUNCHER
 from codemods.analysis.kernel_scope import MOSAIC_TPU
 from codemods.analysis.names import find_arg, value_of
@@ -34,11 +35,6 @@ _KEEP_DTYPE = frozenset({"add", "sub", "mul", "neg", "shift", "maximum", "minimu
                          "reduce_min"})
 # Ops on narrow values whose result is narrow too (what a value's dtype is read through).
 _PROPAGATE = (ast.Add, ast.Sub, ast.Mult, ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor)
-# Calls whose `dtype=` names the result's dtype, and where it goes positionally.
-_CONSTRUCTORS = {"jax.numpy.zeros": 1, "jax.numpy.ones": 1, "jax.numpy.empty": 1, "jax.numpy.full": 2,
-                 "jax.numpy.asarray": 1, "jax.numpy.array": 1, "jax.numpy.arange": None,
-                 "jax.numpy.zeros_like": 1, "jax.numpy.ones_like": 1, "jax.numpy.full_like": 2,
-                 "jax.lax.convert_element_type": 1, "jax.numpy.astype": 1}
 _RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
 _DEPTH = 8  # names and ops followed to find a value's dtype
 STRUCT, SCRATCH = "jax.ShapeDtypeStruct", "pallas.tpu.VMEM"
@@ -315,31 +311,24 @@ def narrow_dtype(value: ast.expr, module, depth: int = _DEPTH, refs: Optional[di
         return narrow_dtype(value.operand, module, depth - 1, refs, given)
     if not isinstance(value, ast.Call):
         return None
-    if isinstance(value.func, ast.Attribute) and value.func.attr == "astype" \
-            and "jax.numpy.astype" not in module.qualified_names(value.func):  # (that one: a constructor's)
-        dtype = find_arg(value, 0, ("dtype",))  # `x.astype(jnp.int8)`, `x.astype(dtype=jnp.int8)`
-        return None if dtype is None else _dtype_named(value_of(dtype), module, given)
+    names = module.qualified_names(value.func)
+    if dtype_place(names, value.func.attr if isinstance(value.func, ast.Attribute) else None) is not None:
+        dtype = dtype_argument(value, names)  # `x.astype(dtype=jnp.int8)`, `jnp.zeros(s, jnp.int8)`
+        return None if dtype is None else _dtype_named(dtype, module, given)
     called = _dtype_named(value.func, module)  # `jnp.int8(x)`: the dtype called as a cast
     if called is not None:
         return called
-    names = module.qualified_names(value.func)
-    position = next((_CONSTRUCTORS[name] for name in names if name in _CONSTRUCTORS), -1)
-    if position == -1:
-        # jnp.maximum(a, b), reductions and jnp.where(c, a, b) keep their operands' dtype.
-        op = _op_of(value, module)
-        if "jax.numpy.where" in names and len(value.args) == 3 and not value.keywords:
-            operands = value.args[1:]
-        elif op is not None and op[0] in _KEEP_DTYPE:
-            operands = op[1]
-        else:
-            return None
-        dtypes = {narrow_dtype(operand, module, depth - 1, refs, given) for operand in operands
-                  if _literal(operand) is None}
-        return dtypes.pop() if len(dtypes) == 1 else None
-    keyword = next((k.value for k in value.keywords if k.arg in ("dtype", "new_dtype")), None)
-    named = keyword if keyword is not None else \
-        value.args[position] if position is not None and len(value.args) > position else None
-    return None if named is None else _dtype_named(named, module, given)
+    # jnp.maximum(a, b), reductions and jnp.where(c, a, b) keep their operands' dtype.
+    op = _op_of(value, module)
+    if "jax.numpy.where" in names and len(value.args) == 3 and not value.keywords:
+        operands = value.args[1:]
+    elif op is not None and op[0] in _KEEP_DTYPE:
+        operands = op[1]
+    else:
+        return None
+    dtypes = {narrow_dtype(operand, module, depth - 1, refs, given) for operand in operands
+              if _literal(operand) is None}
+    return dtypes.pop() if len(dtypes) == 1 else None
 
 
 def _reaching(name: ast.Name, module) -> list:

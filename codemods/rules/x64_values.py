@@ -6,6 +6,7 @@ import ast
 import functools
 from typing import Iterator, Optional
 
+from codemods.analysis.dtype_arguments import dtype_argument
 from codemods.analysis.kernel_scope import MOSAIC_TPU, describe_backends
 from codemods.analysis.module import FUNCTIONS, ModuleIndex, ordered_arguments
 from codemods.analysis.module_helpers import reference_helper
@@ -23,14 +24,6 @@ from codemods.engine.fixes import FixPlan
 from codemods.engine.rule import ParsedFile, Rule
 from codemods.settings import Scope
 
-# Where a call takes a dtype: `dtype=`, and these positions.
-_DTYPE_POSITIONS = {
-    **{f"jax.numpy.{name}": 1 for name in ("zeros", "ones", "empty", "asarray", "array", "zeros_like",
-                                            "ones_like", "empty_like", "eye", "identity")},
-    **{f"jax.numpy.{name}": 2 for name in ("full", "full_like", "sum", "prod", "mean", "cumsum", "cumprod")},
-    "jax.lax.convert_element_type": 1, "jax.lax.iota": 0, "jax.lax.broadcasted_iota": 0,
-    "jax.lax.full": 2,
-}
 # Made with jax's default float (float64 under x64) when no dtype is given.
 _DEFAULT_FLOAT = frozenset({"jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty"})
 ARANGE = "jax.numpy.arange"
@@ -309,18 +302,12 @@ class X64Values(JaxTransform):
                                 f"makes it {narrow} already", fix, Applicability.SAFE)
 
     def _dtype_arguments(self, call: ast.Call) -> list[ast.expr]:
-        """The dtypes `call` is given: `dtype=`, `.astype(d)`, a dtype's position, or the dtype it calls (`jnp.int64(3)`)."""
-        found = []
-        if isinstance(call.func, ast.Attribute) and call.func.attr == "astype" and len(call.args) == 1:
-            found.append(call.args[0])
-        if dtype_named(call.func, self.module) is not None:
-            found.append(call.func)
-        names = self.module.qualified_names(call.func)
-        position = next((_DTYPE_POSITIONS[name] for name in names if name in _DTYPE_POSITIONS), None)
-        argument = find_arg(call, position, ("dtype",))
-        if argument is not None:
-            found.append(value_of(argument))
-        return found
+        """The dtypes `call` is given: where dtype_arguments places it (`.astype(d)`, `new_dtype=`, a
+        position), any other call's `dtype=`, or the dtype it calls (`jnp.int64(3)`)."""
+        argument = dtype_argument(call, self.module.qualified_names(call.func))
+        keyword = find_arg(call, None, ("dtype",)) if argument is None else None
+        given = [argument] if argument is not None else [keyword.value] if keyword is not None else []
+        return given + ([call.func] if dtype_named(call.func, self.module) is not None else [])
 
     def _spell_like(self, dtype: ast.expr, narrow: str) -> str:
         """`narrow` as `dtype` spells its dtype: `jnp.int64` -> `jnp.int32`, `"int64"` -> `"int32"`,
@@ -346,7 +333,7 @@ class X64Values(JaxTransform):
         if name in _ARGMAX:
             yield from self._argmax(call, name, kernel)
             return
-        if find_arg(call, _DTYPE_POSITIONS.get(name), ("dtype",)) is not None or \
+        if dtype_argument(call, names) is not None or \
                 (name == ARANGE and any(isinstance(arg, ast.Starred) for arg in call.args)):
             return
         if name in _DEFAULT_FLOAT:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator, Optional
 
+from codemods.analysis.dtype_arguments import dtype_place
 from codemods.analysis.flow.flow_facts import ParameterDtypes
 from codemods.analysis.flow.link_heap import spelt_name
 from codemods.analysis.flow.summary import DOUBLE_STAR, POSITIONAL, STAR, Call, Expr, ModuleSummary, Site
@@ -17,9 +18,6 @@ from codemods.capabilities import NARROW_DTYPES
 
 _DEPTH = 3  # names followed back to the cast an operand is
 _CALLERS = 3  # parameters followed back to what their callers pass
-# Functions casting their operand, by where they take the dtype: (position, keyword)
-_CONVERTS = {"jax.lax.convert_element_type": (1, "new_dtype"), "jax.numpy.astype": (1, "dtype"),
-             "jax.numpy.asarray": (1, "dtype"), "jax.numpy.array": (1, "dtype")}
 LAUNCHER = "jax.experimental.pallas.pallas_call"  # whose launches of a body it names JAX004 reads itself
 
 
@@ -155,17 +153,12 @@ class _Operands:
 
 
 def _cast(expr: Expr, summary: ModuleSummary) -> Iterator[str]:
-    """The narrow dtype an operand is cast to (`x.astype(jnp.int8)`, `jnp.int8(x)`, `_CONVERTS`, the dtype
-    by position or keyword)."""
+    """The narrow dtype an operand is cast to or made with (`x.astype(jnp.int8)`, `jnp.int8(x)`, the
+    dtype where dtype_arguments places it, by position or keyword)."""
     if expr[0] == "call" and isinstance(expr[1], int):
         call = summary.calls[expr[1]]
-        converts = _CONVERTS.get(spelt_name(call.callee) or "")
-        if converts is not None:
-            dtype = _argument(call, *converts)
-        elif call.callee[0] == "attr" and call.callee[2] == "astype":
-            dtype = _argument(call, 0, "dtype")
-        else:
-            dtype = call.callee  # `jnp.int8(x)`
+        place = dtype_place({spelt_name(call.callee)} - {None}, call.callee[2] if call.callee[0] == "attr" else None)
+        dtype = _argument(call, *place) if place is not None else call.callee  # else `jnp.int8(x)`
         named = _named(dtype, summary) if dtype is not None else None
         if named in NARROW_DTYPES:
             yield named
