@@ -299,3 +299,17 @@ def test_jax003_alone_links_from_the_lstm_modules_only(tmp_path: Path) -> None:
     assert alone is not None and both is not None
     assert {name.split(".")[0] for name in alone.flow_modules} == {"lstmpkg"}
     assert {name.split(".")[0] for name in both.flow_modules} == {"lstmpkg", "kpkg"}
+
+
+@pytest.mark.parametrize("quote", ["'", '"'])
+def test_highest_is_written_in_the_wrappers_own_quotes(quote: str, tmp_path: Path) -> None:
+    """The trial of 2026-12-07e, N2: the fix in a wrapper reached by "bfloat16" wrote 'highest' in a
+    double-quoted file; a new string takes the quotes the module's strings use."""
+    folder = tmp_path / f"lstmquotes{len(quote)}{ord(quote)}"
+    layers = f"__all__ = [{quote}lstm_layer{quote}]\n{textwrap.dedent(_LAYERS)}"
+    _write_project(folder, {**PROJECTS["wrapper_parameter_from_two_callers"][0], "layers.py": layers})
+    results = run([folder], registry.select(["JAX003"]), Settings((0, 12, 0, 1), helpers_module=""),
+                  jobs=1, project=discover([folder]))
+    [fixed] = [result for result in results if result.new_source is not None]
+    assert Path(fixed.path).name == "layers.py"
+    assert f"precision={quote}highest{quote})[0]" in fixed.new_source.decode()

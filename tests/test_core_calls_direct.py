@@ -495,7 +495,7 @@ def test_xla_computation_built_and_applied_at_once_is_an_unsafe_fix_the_rest_is_
 
 def test_xla_computation_under_an_imported_name_writes_jax_jit_and_drops_the_import() -> None:
     after, findings = _run("from jax import xla_computation as xc\n\nc = xc(f)(x)\n", "JAX1000")
-    assert after == "import jax\n\nc = jax.jit(f).lower(x).compiler_ir('hlo')\n"
+    assert after == 'import jax\n\nc = jax.jit(f).lower(x).compiler_ir("hlo")\n'
     assert [(line, kind) for line, _, kind, *_ in findings] == [(3, "fixed")]
     jit = "from jax import xla_computation as xc\njit = 1\njax = 2\n\nc = xc(f)(x)\n"
     assert _run(jit, "JAX1000") == (jit, [(5, 5, "manual", "jax.xla_computation: removed in jax 0.4.34 (raises "
@@ -503,10 +503,18 @@ def test_xla_computation_under_an_imported_name_writes_jax_jit_and_drops_the_imp
                                                              "is taken here)", None)])
 
 
+@pytest.mark.parametrize("quote", ["'", '"'])
+def test_xla_computation_writes_hlo_in_the_modules_own_quotes(quote: str) -> None:
+    """The trial of 2026-12-07e, N2: a new string literal takes the quotes the module's strings use."""
+    source = f"import jax\n\nNAMES = ({quote}a{quote}, {quote}b{quote}, \"c\" 'd')\nc = jax.xla_computation(f)(x)\n"
+    after, _ = _run(source, "JAX1000")
+    assert after == source.replace("jax.xla_computation(f)(x)", f"jax.jit(f).lower(x).compiler_ir({quote}hlo{quote})")
+
+
 def test_xla_computation_waits_for_its_deprecation_and_a_floor_that_has_the_replacement() -> None:
     source = JAX + "c = jax.xla_computation(f)(x)\n"
     assert _run(source, "JAX1000", Settings((0, 4, 29), unsafe_fixes=True)) == (source, [])
     after, findings = _run(source, "JAX1000", Settings((0, 4, 30), unsafe_fixes=True))
-    assert after == JAX + "c = jax.jit(f).lower(x).compiler_ir('hlo')\n" and findings[0][2] == "fixed"
+    assert after == JAX + 'c = jax.jit(f).lower(x).compiler_ir("hlo")\n' and findings[0][2] == "fixed"
     after, findings = _run(source, "JAX1000", Settings((0, 12, 0, 1), jax_floor=(0, 4, 0), unsafe_fixes=True))
     assert after == source and findings[0][2] == "manual" and "needs jax >= 0.4.13" in findings[0][3]

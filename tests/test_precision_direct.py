@@ -15,6 +15,7 @@ from codemods.analysis.precision import (
     NONE,
     PrecisionLiteral,
     parse_precision,
+    quoted,
     scalar_level,
     spell,
     spell_like,
@@ -260,3 +261,17 @@ def test_spell_like_a_single_level() -> None:
     assert isinstance(parsed, PrecisionLiteral)
     assert spell_like(parsed, Level.HIGHEST, index) == "'float32'"
     assert spell_like(parsed, Level.DEFAULT, index) == "'bfloat16'"
+
+
+@pytest.mark.parametrize(("source", "quote"), [
+    ("", '"'),  # no string: black's double quotes
+    ("a = 'x'\n", "'"),
+    ('a = "x"\n', '"'),
+    ("a = 'x'\nb = 'y'\nc = \"z\"\n", "'"),  # the majority, not the first
+    ("a = \"x\"\nb = 'y'\n", '"'),  # a tie: the first
+    ("a = rb'x'\nb = U'y'\n", "'"),  # prefixes
+    ('"""Doc."""\na = \'x\'\nb = f"{a}"\nc = "don\'t"\nd = "a\\"b"\ne = """x"""\n', "'"),  # no choice shown
+    ("a = ('x'\n     \"y\" \"z\")\n", '"'),  # each piece of an implicit concatenation counts
+])
+def test_quoted_writes_a_new_string_in_the_modules_own_quotes(source: str, quote: str) -> None:
+    assert quoted("highest", ModuleIndex.parse(source)) == f"{quote}highest{quote}"

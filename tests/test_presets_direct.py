@@ -66,7 +66,9 @@ def test_what_is_no_preset(source: str) -> None:
      "np.bfloat16"),
     ("import jax\nv = jax.lax.DotAlgorithmPreset.F32_F32_F32", "jax.lax.Precision.HIGH", "jax.numpy.bfloat16"),
     ("from jax.lax import DotAlgorithmPreset\nv = DotAlgorithmPreset.F32_F32_F32", '"high"', '"bfloat16"'),
-    ("v = 'F32_F32_F32'", "'high'", '"bfloat16"'),
+    ("v = 'F32_F32_F32'", "'high'", "'bfloat16'"),
+    # a new string in the module's own quotes (the trial of 2026-12-07e, N2)
+    ("from jax.lax import DotAlgorithmPreset\nNAME = 'k'\nv = DotAlgorithmPreset.F32_F32_F32", "'high'", "'bfloat16'"),
 ])
 def test_a_precision_and_a_dtype_are_spelt_in_the_modules_own_names(source: str, precision: str, dtype: str) -> None:
     module = ModuleIndex(source, ast.parse(source))

@@ -136,6 +136,28 @@ def _quoted_like(literal: str, text: str) -> str:
     return f"{prefix}{quote}{text}{quote}"
 
 
+def quoted(text: str, module: ModuleIndex) -> str:
+    """`text` (a plain word) as a new string literal in the module's own quotes, so a fix reads as
+    its author would have written it: the quote most of the module's plain one-line strings use (the
+    majority, not the first: one pasted-in line does not set a file's style), the first one's on a
+    tie, double quotes where none says (black's choice). Not counted, as they show no choice: triple
+    quotes (docstrings take them whatever the style), a string holding a quote or a backslash (its
+    quotes may be forced), f-strings (Python 3.12 tokenizes them apart: left out on every version)."""
+    counts = {'"': 0, "'": 0}
+    first = None
+    for token in tokenize.generate_tokens(io.StringIO(module.text).readline):
+        if token.type != tokenize.STRING:
+            continue
+        prefix = token.string[: len(token.string) - len(token.string.lstrip(_STRING_PREFIX))]
+        body = token.string[len(prefix):]
+        if "f" in prefix.lower() or body[:3] in ('"""', "'''") or any(c in body[1:-1] for c in "\"'\\"):
+            continue
+        counts[body[0]] += 1
+        first = first or body[0]
+    quote = max(counts, key=lambda q: (counts[q], q == first)) if first else '"'
+    return f"{quote}{text}{quote}"
+
+
 def spell_like(literal: PrecisionLiteral, level: Level, module: ModuleIndex) -> str:
     """Prefer copying an element that already names `level`; otherwise the first element's style."""
     for element, element_level in zip(literal.elements, literal.levels):

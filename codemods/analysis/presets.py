@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from codemods.analysis.module import ModuleIndex
-from codemods.analysis.precision import only_value, string_value
+from codemods.analysis.precision import only_value, quoted, string_value
 from codemods.capabilities import DOT_ALGORITHM_PRESETS, Level
 
 PRESET_CLASS = "jax.lax.DotAlgorithmPreset"
@@ -102,14 +102,16 @@ def spell_precision(preset: PresetValue, level: Level, module: ModuleIndex) -> s
         owner = node.value.value
         if "jax.lax" in module.qualified_names(owner):
             return f"{module.segment(owner)}.Precision.{level.name}"
-    quote = next(char for char in module.segment(node) if char in "'\"") if isinstance(node, ast.Constant) else '"'
-    return f"{quote}{level.name.lower()}{quote}"
+    if isinstance(node, ast.Constant):
+        quote = next(char for char in module.segment(node) if char in "'\"")
+        return f"{quote}{level.name.lower()}{quote}"
+    return quoted(level.name.lower(), module)
 
 
 def spell_dtype(dtype: str, module: ModuleIndex) -> str:
     """`jnp.bfloat16` through the module's own import of jax.numpy (or of jax), else the string jax takes."""
     numpy = jax_numpy_name(module)
-    return f'"{dtype}"' if numpy is None else f"{numpy}.{dtype}"
+    return quoted(dtype, module) if numpy is None else f"{numpy}.{dtype}"
 
 
 def jax_numpy_name(module: ModuleIndex) -> Optional[str]:

@@ -10,7 +10,9 @@ from codemods.analysis.flow.flow_facts import NO_PRECISION, SinkAnswer
 from codemods.analysis.module import FUNCTIONS, ordered_arguments
 from codemods.analysis.module_helpers import reference_helper
 from codemods.analysis.names import Argument, display, find_arg, has_star, one_line, root_name, value_of
-from codemods.analysis.precision import NONE, PrecisionLiteral, only_value, parse_precision, spell, spell_like, string_value
+from codemods.analysis.precision import (
+    NONE, PrecisionLiteral, only_value, parse_precision, quoted, spell, spell_like, string_value,
+)
 from codemods.base import JaxTransform
 from codemods.capabilities import Level, lowered_precisions
 from codemods.engine.diagnostics import Kind
@@ -175,7 +177,8 @@ class Bf16Lstm(JaxTransform):
 
     def _spell_highest(self, call: ast.Call, default: Optional[_DefaultPrecision]) -> str:
         """HIGHEST as the module writes precisions: like a `Precision.X` it uses (when that name
-        reaches the call), else in the vocabulary of its default-precision string, else 'highest'."""
+        reaches the call), else in the vocabulary of its default-precision string, else
+        'highest' in the module's quotes."""
         at_call = root_name(call.func)
         call_scope = self.module.scope_of.get(at_call) if at_call is not None else None
         module_scope = self.module.module_scope
@@ -186,7 +189,9 @@ class Bf16Lstm(JaxTransform):
                     and root.id in module_scope.bindings
                     and call_scope.lookup(root.id) == module_scope.bindings[root.id]):
                 return spell(Level.HIGHEST, attribute, self.module)
-        return spell(Level.HIGHEST, default.literal.elements[0], self.module) if default is not None else "'highest'"
+        if default is not None:
+            return spell(Level.HIGHEST, default.literal.elements[0], self.module)
+        return quoted("highest", self.module)
 
 
 # -- small readers --

@@ -16,6 +16,7 @@ from typing import Callable, Optional
 
 from codemods.analysis.module import ModuleIndex, ordered_arguments
 from codemods.analysis.names import PARTIAL, display
+from codemods.analysis.precision import quoted
 from codemods.api_changes import ApiChange
 from codemods.capabilities import format_version
 from codemods.engine.diagnostics import Applicability
@@ -495,7 +496,8 @@ def _xla_computation(transform: JaxUpgrade, reference: Reference) -> None:
         return
     fix, spelled = spelling
     transform.replace(fix, built, f"{spelled}({transform.module.segment(built.args[0])}).lower")
-    transform.rewrite(fix, call, lambda code: code + ".compiler_ir('hlo')")
+    hlo = quoted("hlo", transform.module)
+    transform.rewrite(fix, call, lambda code: f"{code}.compiler_ir({hlo})")
     transform.forget_imports(fix, node)
     transform.fixed(node, f"{old}(f)(*args)", _XLA_HLO, fix, Applicability.UNSAFE, _XLA_UNSAFE)
 

@@ -36,5 +36,5 @@ def encode(weights, x, precision=None):
     c0 = jnp.zeros((1, batch, HIDDEN), x.dtype)
     lengths = jnp.full((batch,), x.shape[1], jnp.int32)
     y, _, _ = lstm_float32(rnn.lstm, x, h0, c0, weights.astype(x.dtype), lengths, x.shape[-1], HIDDEN, 1, 0.0, False,
-                           precision='highest')
+                           precision="highest")
     return y
