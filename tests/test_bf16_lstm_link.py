@@ -101,6 +101,20 @@ PROJECTS: dict[str, tuple[dict[str, str], bool, str]] = {
                 return (lstm_layer(x, h, c, weights, lengths, precision="bfloat16"),
                         lstm_layer(x, h, c, weights, lengths, precision=lax.Precision.HIGH))
         """}, True, "fixed"),
+    # (the ninth trial's: a wrapper importing nothing of the project, its caller in another module)
+    "wrapper_importing_jax_only": ({
+        "layers.py": f"""
+            from jax.experimental import rnn
+
+            def lstm_layer(x, h, c, weights, lengths, *, precision=None):
+                return rnn.lstm(x, h, c, weights, lengths, {INPUT}, {HIDDEN}, 1, 0.0, False, precision=precision)[0]
+        """,
+        "entry.py": """
+            from .layers import lstm_layer
+
+            def run(x, h, c, weights, lengths):
+                return lstm_layer(x, h, c, weights, lengths, precision="bfloat16")
+        """}, True, "fixed"),
     "wrapper_parameter_highest_only": ({
         "sizes.py": _SIZES,
         "layers.py": _LAYERS,

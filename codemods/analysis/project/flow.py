@@ -312,7 +312,7 @@ class LinkedFlow(ProjectBase):
             self._frames.append(set())  # what it reads is its own, as kernel land's
             try:
                 starting = [*(self._launching_modules() if self._kernel_rules else ()),
-                            *(self._importers_of(PLAIN_FOLLOWED) if self._plain_follows else ())]
+                            *(self._plain_starts() if self._plain_follows else ())]
                 packages = {name.split(".", 1)[0] for name in starting if not _is_jax(name)}
                 linked = {name for name in self._modules if name.split(".", 1)[0] in packages and not _is_jax(name)}
                 linked |= flat_imports(self._modules, linked, self._tops_named)
@@ -321,13 +321,29 @@ class LinkedFlow(ProjectBase):
                 self._frames.pop()
         return self._linked
 
+    def _plain_starts(self) -> list[str]:
+        """The modules importing `PLAIN_FOLLOWED` (JAX003's `jax.experimental.rnn`) that values may cross
+        into: they import the project (the word table's), or a module of the project imports them (a
+        wrapper importing only jax, whose callers in other modules pass the precision)."""
+        starts = self._importers_of(PLAIN_FOLLOWED)
+        return [*starts, *(name for name, module in self._modules.items()
+                           if not _is_jax(name) and self._imports_plain_followed(module) and name not in starts
+                           and self._importers(name))]
+
+    def _imports_plain_followed(self, module: _Module) -> bool:
+        """Whether an import statement of it says `PLAIN_FOLLOWED` (the texts first: few say `rnn`)."""
+        return any(PLAIN_FOLLOWED in text for text in self._import_texts(module)) \
+            and PLAIN_FOLLOWED in self._import_words(module)
+
     def may_start_plain_link(self, passes: Callable[[bytes], bool]) -> bool:
         """Whether a module may start the link outside kernels (see `linked`): not jax's own, it says
         `PLAIN_FOLLOWED`, its bytes pass `passes` (the following rules' byte test: a module calling
-        the LSTM says `lstm`) and it imports the project. Where none does and no kernel-scoped rule
-        runs, the run needs no index (runner's `project_index`)."""
+        the LSTM says `lstm`), and values may cross into it: it imports the project, or a module of
+        the project imports it (a wrapper importing only jax, whose callers pass the precision). Where
+        none does and no kernel-scoped rule runs, the run needs no index (runner's `project_index`)."""
         return any(not _is_jax(name) and PLAIN_FOLLOWED in (raw := self._bytes(module)) and passes(raw)
-                   and self._imports_project(module) for name, module in self._modules.items())
+                   and (self._imports_project(module) or self._importers(name))
+                   for name, module in self._modules.items())
 
     def _importers(self, name: str) -> set[str]:
         """The modules whose import lines name module `name` (jax's left out): looked up in the word
