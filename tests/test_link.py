@@ -891,6 +891,53 @@ PROJECTS["pair_through_a_decorator_called_by_name"] = ({
                                    "def _dense_kw(x, w, **kwargs):\n    return kw_mm(x, w, **kwargs)\n\n"
                                    "dense_kw = traced(_dense_kw)\n"}, "fixed")
 
+# ejkernel's `ejit`: a decorator that returns what `jax.jit` made of the function, or a wrapper calling that,
+# on a launch helper given a pair and on XLA code given a scalar. Run once for all its calls, every
+# decorated name held every decorated function: the pair reached `reference` too (a needless [manual]),
+# and every call of one a launch helper's context (the trees: 107 of ejkernel's). Now run per decoration
+# (`link_heap.wrapping_decorators`), `ejit(...)` and its partial applied to the function (one site) apart.
+PROJECTS["pair_through_a_decorator_calling_what_jax_jit_made"] = ({
+    "jitting.py": """
+        import functools
+        import os
+        import jax
+
+        CACHE = os.environ.get("CACHE_COMPILES") == "1"
+
+        def ejit(func=None, *, static_argnames=None):
+            if func is None:
+                return functools.partial(ejit, static_argnames=static_argnames)
+            jitted_function = jax.jit(func, static_argnames=static_argnames)
+            if not CACHE:
+                return jitted_function
+
+            @functools.wraps(func)
+            def wrapper(*args, **kwargs):
+                return jitted_function(*args, **kwargs)
+            return wrapper
+    """,
+    "kern.py": _kernel(f"""
+        from .jitting import ejit
+
+        def body(x_ref, w_ref, o_ref, *, precision):
+            o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=precision)
+
+        @ejit(static_argnames=("precision",))
+        def mm(x, w, precision):
+            return pl.pallas_call(functools.partial(body, precision=precision), out_shape={_SHAPE})(x, w)
+    """),
+    "ref.py": "import jax.numpy as jnp\nfrom .jitting import ejit\n\n\n@ejit(static_argnames=('precision',))\n"
+              "def reference(x, w, precision):\n    return jnp.dot(x, w, precision=precision)\n",
+    "entry.py": "from jax import lax\nfrom . import kern, ref\n\n\ndef run(x, w):\n"
+                "    return kern.mm(x, w, precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST)) + \\\n"
+                "        ref.reference(x, w, precision=lax.Precision.HIGHEST)\n",
+}, "fixed")
+# The same with the wrapper calling `jax.jit(func, ...)(*args, **kwargs)` itself.
+PROJECTS["pair_through_a_decorator_calling_jax_jit_of_the_function"] = ({
+    **PROJECTS["pair_through_a_decorator_calling_what_jax_jit_made"][0],
+    "jitting.py": PROJECTS["pair_through_a_decorator_calling_what_jax_jit_made"][0]["jitting.py"].replace(
+        "return jitted_function(*args", "return jax.jit(func, static_argnames=static_argnames)(*args")}, "fixed")
+
 # found exploring (`tests/test_flow_property.py --explore 1000 --seed 95`, silent): `__init__` imports a
 # factory's name from two submodules, the second importing it back from the package; the summary bound
 # both import statements to the last one's target, so the package's name held nothing (a cycle)

@@ -395,7 +395,7 @@ class Linker(Binding):
     def _passes_parameters(self, context: tuple, names: set[str]) -> bool:
         """Whether the call a launch helper runs for passes, as its parameters `names`, parameters of
         the function it is in (`def run(body): return tpu_call(body)`, which nothing calls)."""
-        helper, module, site = context
+        helper, module, site, _ = context
         call = next((made for made in self.modules[module].calls if made.site == site), None)
         if call is None or helper not in self.functions:
             return True

@@ -182,9 +182,14 @@ class Binding(Readers):
 
     def _context_of(self, function: str, call: Optional[Call], caller: Optional[str]) -> Optional[Context]:
         """The context a call runs `function` in: its own where `function` is a launch helper or a
-        wrapping decorator."""
-        return (function, caller, call.site) if call is not None and caller is not None \
-            and (function in self.launch_helpers or function in self.decorators) else None
+        wrapping decorator. A call of what a call returned starts where that call does (`@ejit(...)`:
+        `ejit(...)`, then its partial of `ejit` applied to the function): how deep it is tells them apart."""
+        if call is None or caller is None or not (function in self.launch_helpers or function in self.decorators):
+            return None
+        depth, callee = 0, call.callee
+        while callee[0] == "call" and isinstance(callee[1], int):
+            depth, callee = depth + 1, self.modules[caller].calls[callee[1]].callee
+        return (function, caller, call.site, depth)
 
     def _returned(self, function: str, call: Call, caller: str, context: Optional[Context] = None) -> set:
         """What `function` returns to `call` (in module `caller`); `context`: as `_bind`'s."""

@@ -17,9 +17,10 @@ from codemods.analysis.flow.summary import Expr, ModuleSummary, Site
 # before (a few evaluations per statement on the held-out set and jax's own Pallas source).
 _EVALUATIONS_PER_STATEMENT = 64
 _REF = re.compile(r"\w_refs?$")  # a parameter named as kernel bodies name their refs
+_JIT = "jax.jit"  # (a wrapper calling `jax.jit(fn)` calls `fn`: `wrapping_decorators`)
 # A launch helper or wrapping decorator run for one call of it: (the function, the module and site of the
-# call); see `launch_helpers` and `wrapping_decorators`.
-Context = tuple[str, str, Site]
+# call, how many calls deep its callee is: `deco(...)(fn)` 1); see `launch_helpers` and `wrapping_decorators`.
+Context = tuple[str, str, Site, int]
 # (module, "assign" | "return" | "call", number, the context it is evaluated in: None for all calls at once)
 Statement = tuple[str, str, int, Optional[Context]]
 
@@ -41,20 +42,28 @@ def wrapping_decorators(summary: ModuleSummary, helpers: set[str]) -> set[str]:
     """The module's wrapping decorators: functions (not nested in another) that return a function they
     define whose code calls a function the enclosing code was given (`def traced(fn): @wraps(fn) def
     wrapper(*a, **k): return fn(*a, **k)`, a decorator factory's `def logged(name): def deco(fn):
-    ...`; not one it made of it first, `jitted = jax.jit(fn)`: ejkernel's `ejit` made its wrappers'
-    callers reach far more code than a run could afford). The link runs each, with all it defines
-    inside, once per call site of it, as a launch helper (`launch_helpers`): a wrapper made for one
-    decorated function calls that one with its own callers' arguments, not every decorated function
-    with every caller's (a registry decorator wraps hundreds of kernels). Not one that defines a class
-    or a launch helper inside (their code may run outside the call's context)."""
+    ...`; `jax.jit(fn)`, itself or kept in a variable, is `fn`: ejkernel's `ejit`). The link runs
+    each, with all it defines inside, once per call site of it, as a launch helper (`launch_helpers`):
+    a wrapper made for one decorated function calls that one with its own callers' arguments, not
+    every decorated function with every caller's (a registry decorator wraps hundreds of kernels; one
+    `ejit` for all made each call of a decorated function a call of every one). Not one that defines
+    a class or a launch helper inside (their code may run outside the call's context)."""
     defined: dict[str, set[str]] = {}  # a function -> the names of those defined in it
     for name in summary.functions:
         if ".<locals>." in name:
             enclosing, _, own = name.rpartition(".<locals>.")
             defined.setdefault(enclosing, set()).add(own)
+
+    def jitted(expr: Expr) -> bool:  # `jax.jit(fn, ...)`
+        return expr[0] == "call" and isinstance(expr[1], int) and spelt_name(summary.calls[expr[1]].callee) == _JIT \
+            and bool(summary.calls[expr[1]].args)
+
+    kept = {target: value for target, value in summary.assigns if target[0] == "var" and jitted(value)}
     found = set()
     for call in summary.calls:
-        callee, scope = call.callee, call.scope
+        callee, scope = kept.get(call.callee, call.callee), call.scope
+        if jitted(callee):  # the wrapper calls `jax.jit(fn)`, or a variable of the decorator's holding it
+            callee = summary.calls[callee[1]].args[0][1]
         if callee[0] != "var" or ".<" not in scope or callee[1] == scope or not scope.startswith(callee[1] + "."):
             continue
         root = scope.split(".<", 1)[0]
