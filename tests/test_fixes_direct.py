@@ -567,14 +567,6 @@ def test_form_feed_indents_restore_a_long_module() -> None:
     ("class C:\n    import os\n    import re\n", [("os", None, None), ("re", None, None)], "class C:\n    pass\n", []),
     ("class C:\n    import os\n    import re\n", [("re", None, None)], "class C:\n    import os\n", []),
     ("def f():\n    import os", [("os", None, None)], "def f():\n    pass", []),
-    # The blank lines after a removed group: none at the module's start, the larger group's count between two.
-    ("import os\n\nimport jax\n", [("os", None, None)], "import jax\n", []),
-    ("import os\nimport re\n\n\nx = 1\n", [("os", None, None), ("re", None, None)], "x = 1\n", []),
-    ("import sys\n\nimport os\n\n\nf()\n", [("os", None, None)], "import sys\n\n\nf()\n", []),
-    ("# c\n\nimport os\n\nimport jax\n", [("os", None, None)], "# c\n\nimport jax\n", []),
-    ('"""d"""\nimport os\n\nx = 1\n', [("os", None, None)], '"""d"""\n\nx = 1\n', []),
-    ("def f():\n    import os\n\n    return 1\n", [("os", None, None)], "def f():\n\n    return 1\n", []),
-    ("import os\r\n\r\nx = 1\r\n", [("os", None, None)], "x = 1\r\n", []),
 ])
 def test_remove_whole_import_lines(code: str, unused: list, left: str, rest: list) -> None:
     assert _remove_whole_import_lines(code, unused) == (left, rest)

@@ -43,7 +43,8 @@ _ENTRY = """
 # and how the finding names it
 READERS = {
     "called": ('return OPS["rsqrt"](x)', "`jax.lax.rsqrt` outside kernels (pkg.reference:5)"),
-    "handed_to_jax": ('return jax.vmap(OPS["rsqrt"])(x)', "`jax.vmap` (pkg.reference:5)"),
+    # (jax.vmap hands back the function it maps, which the call runs: since the ninth trial, S1)
+    "handed_to_jax": ('return jax.vmap(OPS["rsqrt"])(x)', "`jax.lax.rsqrt` outside kernels (pkg.reference:5)"),
     "table_handed_to_jax": ("return jax.tree.map(lambda f: f(x), OPS)", "`jax.tree.map` (pkg.reference:5)"),
 }
 

@@ -544,39 +544,9 @@ def _remove_whole_import_lines(code: str, unused: list[ImportSpec]) -> tuple[str
             start, end = spans[body[0]]
             line = code[start:end]
             replaced[start, end] = code[start:start + body[0].col_offset] + "pass" + line[len(line.rstrip("\r\n")):]
-    replaced.update(_blank_lines_left(code, starts, sorted(span for span, text in replaced.items() if not text)))
     for (start, end), text in sorted(replaced.items(), reverse=True):
         code = code[:start] + text + code[end:]
     return code, rest
-
-
-def _blank_lines_left(code: str, starts: list[int], removed: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
-    """The blank lines after each run of removed import lines that would join those before it: the
-    module's first lines stay code (`import functools`, a blank line, `from jax import lax`: not a
-    leading blank line), and the blank lines between two groups keep the larger group's count."""
-    def blank(line: int) -> bool:
-        return 0 <= line < len(starts) and not code[starts[line]:starts[line + 1] if line + 1 < len(starts) else
-                                                       len(code)].strip()
-    lines = {start: number for number, start in enumerate(starts)}
-    runs: list[list[int]] = []  # [first line, line after], of contiguous removals
-    for start, end in removed:
-        first, after = lines[start], lines.get(end, len(starts))
-        if runs and runs[-1][1] == first:
-            runs[-1][1] = after
-        else:
-            runs.append([first, after])
-    extra: dict[tuple[int, int], str] = {}
-    for first, after in runs:
-        before = 0
-        while blank(first - 1 - before):
-            before += 1
-        following = 0
-        while blank(after + following) and after + following + 1 < len(starts):
-            following += 1
-        drop = following if first - before == 0 else min(before, following)
-        if drop:
-            extra[starts[after], starts[after + drop]] = ""
-    return extra
 
 
 def _blocks(tree: ast.Module) -> Iterable[list[ast.stmt]]:
