@@ -22,13 +22,6 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
 
-# The word of an import line that makes a module a start of the link outside kernel land: the module
-# of `jax.experimental.rnn.lstm`, whose precision JAX003 follows across modules (the word table holds
-# the import words of the modules that import the project: one that imports only jax is no start, and
-# JAX003 then reads its call as that module alone does).
-PLAIN_FOLLOWED = b"rnn"
-
-
 class LinkedFlow(ProjectBase):
     """The link's answers for the project (`link_flow`, `flow`)."""
 
@@ -320,30 +313,6 @@ class LinkedFlow(ProjectBase):
             finally:
                 self._frames.pop()
         return self._linked
-
-    def _plain_starts(self) -> list[str]:
-        """The modules importing `PLAIN_FOLLOWED` (JAX003's `jax.experimental.rnn`) that values may cross
-        into: they import the project (the word table's), or a module of the project imports them (a
-        wrapper importing only jax, whose callers in other modules pass the precision)."""
-        starts = self._importers_of(PLAIN_FOLLOWED)
-        return [*starts, *(name for name, module in self._modules.items()
-                           if not _is_jax(name) and self._imports_plain_followed(module) and name not in starts
-                           and self._importers(name))]
-
-    def _imports_plain_followed(self, module: _Module) -> bool:
-        """Whether an import statement of it says `PLAIN_FOLLOWED` (the texts first: few say `rnn`)."""
-        return any(PLAIN_FOLLOWED in text for text in self._import_texts(module)) \
-            and PLAIN_FOLLOWED in self._import_words(module)
-
-    def may_start_plain_link(self, passes: Callable[[bytes], bool]) -> bool:
-        """Whether a module may start the link outside kernels (see `linked`): not jax's own, it says
-        `PLAIN_FOLLOWED`, its bytes pass `passes` (the following rules' byte test: a module calling
-        the LSTM says `lstm`), and values may cross into it: it imports the project, or a module of
-        the project imports it (a wrapper importing only jax, whose callers pass the precision). Where
-        none does and no kernel-scoped rule runs, the run needs no index (runner's `project_index`)."""
-        return any(not _is_jax(name) and PLAIN_FOLLOWED in (raw := self._bytes(module)) and passes(raw)
-                   and (self._imports_project(module) or self._importers(name))
-                   for name, module in self._modules.items())
 
     def _importers(self, name: str) -> set[str]:
         """The modules whose import lines name module `name` (jax's left out): looked up in the word

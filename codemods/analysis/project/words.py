@@ -4,10 +4,17 @@ which is one dependency (an edit can change its answer only in the edited module
 from __future__ import annotations
 
 import bisect
-from typing import Optional
+from typing import Callable, Optional
 
 from codemods.analysis.project.base import ProjectBase
-from codemods.analysis.project.modules import PROJECT, SEARCH, _Module
+from codemods.analysis.project.modules import PROJECT, SEARCH, _Module, _is_jax
+
+
+# The word of an import line that makes a module a start of the link outside kernel land: the module
+# of `jax.experimental.rnn.lstm`, whose precision JAX003 follows across modules (a module importing only
+# jax starts it where the project imports it: `_plain_starts`; else JAX003 reads its call as that module
+# alone does).
+PLAIN_FOLLOWED = b"rnn"
 
 
 class WordIndex(ProjectBase):
@@ -89,3 +96,27 @@ class WordIndex(ProjectBase):
             names = self._importing.setdefault(word, [])
             if module.name not in names:
                 names.insert(bisect.bisect([self._order[name] for name in names], position), module.name)
+
+    def _plain_starts(self) -> list[str]:
+        """The modules importing `PLAIN_FOLLOWED` (JAX003's `jax.experimental.rnn`) that values may cross
+        into: they import the project (the word table's), or a module of the project imports them (a
+        wrapper importing only jax, whose callers in other modules pass the precision)."""
+        starts = self._importers_of(PLAIN_FOLLOWED)
+        return [*starts, *(name for name, module in self._modules.items()
+                           if not _is_jax(name) and self._imports_plain_followed(module) and name not in starts
+                           and self._importers(name))]
+
+    def _imports_plain_followed(self, module: _Module) -> bool:
+        """Whether an import statement of it says `PLAIN_FOLLOWED` (the texts first: few say `rnn`)."""
+        return any(PLAIN_FOLLOWED in text for text in self._import_texts(module)) \
+            and PLAIN_FOLLOWED in self._import_words(module)
+
+    def may_start_plain_link(self, passes: Callable[[bytes], bool]) -> bool:
+        """Whether a module may start the link outside kernels (see `linked`): not jax's own, it says
+        `PLAIN_FOLLOWED`, its bytes pass `passes` (the following rules' byte test: a module calling
+        the LSTM says `lstm`), and values may cross into it: it imports the project, or a module of
+        the project imports it (a wrapper importing only jax, whose callers pass the precision). Where
+        none does and no kernel-scoped rule runs, the run needs no index (runner's `project_index`)."""
+        return any(not _is_jax(name) and PLAIN_FOLLOWED in (raw := self._bytes(module)) and passes(raw)
+                   and (self._imports_project(module) or self._importers(name))
+                   for name, module in self._modules.items())
