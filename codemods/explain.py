@@ -564,15 +564,21 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                   "tc: expm1\" ...), and a removed or deprecated jax name in an AttributeError, ImportError, "
                   "ModuleNotFoundError or DeprecationWarning, a removed keyword argument in a TypeError)\n")
         return Outcome.UNRESOLVED
+
+    def indexed():
+        """The project's index for the chosen rules: the caller's, else made the first time it is asked."""
+        nonlocal index
+        if index is None:
+            index = runner.project_index(project, [rules[code] for code in chosen], settings)
+        return index
+
     def reached(code: str, path: Path, line: int) -> bool:
         """A call `code` follows, reaching `line` as a value (the link's answer for it is at its site
         there): `_written_elsewhere` then finds where that value is written, as `fix` does."""
-        nonlocal index
         if code not in chosen or not rules[code].follows:
             return False
-        if index is None:
-            index = runner.project_index(project, [rules[code] for code in chosen], settings)
-        flow = index.facts(path).flow
+        known = indexed()  # (None: no rule chosen needs one, `--scope all`)
+        flow = known.facts(path).flow if known is not None else None
         return flow is not None and any(sink.site[0] == line and sink.callee in rules[code].follows
                                         for sink in flow.sinks)
 
@@ -604,8 +610,8 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                       "stays\n")
             continue
         by_file.setdefault(path, {}).setdefault(rule, set()).add(line)
-    if index is None and by_file:
-        index = runner.project_index(project, [rules[code] for code in chosen], settings)
+    if by_file:
+        indexed()
     # A kernel's call whose precision is a value written in another file (a caller's constant): that
     # file's fix of it, as `fix` writes it, answers the call. Shown (or written) first.
     origins = _written_elsewhere(by_file, index, rules, settings)
