@@ -36,6 +36,7 @@ from codemods.engine import discovery
 from codemods.engine.discovery import discover
 from codemods.engine.fixes import anchor, merge, render, rendered_with_edits
 from codemods.engine.positions import Positions
+from codemods.engine.programs import programs
 from codemods.engine.prefilter import any_rule_for, rules_for
 from codemods.engine.report import FileResult
 from codemods.engine.rule import SUPPRESSIONS, ParsedFile, Rule
@@ -74,8 +75,39 @@ def run(
     CLI's walk, with the project's exclusions), not discovered again: on a tree of thousands of
     files, a real path each cost a fifth of a warm run. `shard`: `paths` are one of
     the parts a whole run is split into (`--shard`): a value a kernel here reads from another part is
-    that part's to fix, not said here too (a run over other files says it at the kernel's call)."""
+    that part's to fix, not said here too (a run over other files says it at the kernel's call).
+    Where two import roots hold a module of the same name, each program (`programs`) runs alone."""
     paths = list(paths) if discovered else discover(paths)
+    split = programs(paths, project, lambda files: _might_need_analysis(files, transforms, settings))
+    if len(split) == 1:
+        return _run(split[0][0], transforms, settings, jobs, cache, rules_to_skip, progress, split[0][1], review, shard)
+    results: dict[str, FileResult] = {}
+    for files, listed in split:  # (progress is told per program)
+        for result in _run(files, transforms, settings, jobs, cache, rules_to_skip, progress, listed, review, shard):
+            results[result.path] = result
+    return [results[str(path)] for path in paths]
+
+
+def _might_need_analysis(paths: list, transforms: Sequence[Rule], settings: Settings) -> bool:
+    """Whether some rule's byte test passes on one of the files, taken to hold kernels where one of
+    them says pallas (a file that cannot be read: yes, its error is the run's to report; a FIFO is
+    never opened)."""
+    try:
+        raws = []
+        for path in paths:
+            _regular(os.stat(path))
+            raws.append(_read_file(os.fspath(path)))
+    except (OSError, _NotAFile):
+        return True
+    kernels = any(KERNEL_MARKER in raw for raw in raws)
+    return any(any_rule_for(raw, transforms, settings, holds_kernels=kernels) for raw in raws)
+
+
+def _run(paths: list, transforms: Sequence[Rule], settings: Settings, jobs: int, cache: Optional[ResultCache],
+         rules_to_skip: Callable[["Path | str"], frozenset[str]], progress: Optional[Callable[[int, int], None]],
+         project: Optional[Sequence[Path]], review: Optional[Callable[[FileResult], Optional[Accept]]],
+         shard: bool) -> list[FileResult]:
+    """`run` over one program (`programs`): `paths` discovered."""
     # A warm run over files none of which changed replays the last one (not under review: the
     # answers it records are this run's).
     record = RunRecord(cache, transforms, paths, paths if project is None else project, rules_to_skip,
@@ -482,6 +514,7 @@ def index_of_file_run(path: Path, root: Optional[Path], config: "Config", transf
     `unsaved`: the file's bytes where they are on no disk (an IPython session's cells)."""
     key = os.path.abspath(path)
     files = discovery.project_files(root, config.excluded(), config.notebooks, [Path(key)])
+    [(_, files)] = programs([key], files)  # (its own folder's modules first, where others share their names)
     seen = None
     if unsaved is not None:  # (read from here: the index asks no status of a file whose bytes it holds)
         seen = _Files()
