@@ -33,6 +33,8 @@ from __future__ import annotations
 import ast
 import collections
 import enum
+import functools
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -549,6 +551,7 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
     `index`: that index where the caller holds one (the IPython extension's, whose session is one
     more module of the project: `notebook` is its file)."""
     from codemods.engine import runner
+    from codemods.engine.programs import programs
     from codemods.engine.report import file_diff, fix_diff, render_findings, unified_diff
 
     chosen = set(rules) if selected is None else {rule.code for rule in selected}
@@ -565,19 +568,27 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
                   "ModuleNotFoundError or DeprecationWarning, a removed keyword argument in a TypeError)\n")
         return Outcome.UNRESOLVED
 
-    def indexed():
-        """The project's index for the chosen rules: the caller's, else made the first time it is asked."""
+    def indexed(path: Path):
+        """The project's index for the chosen rules: the caller's, else made the first time it is asked,
+        listed from `path`'s folder where folders share module names (`programs`: one traceback is
+        one process, whose imports are that folder's)."""
         nonlocal index
         if index is None:
-            index = runner.project_index(project, [rules[code] for code in chosen], settings)
+            [(_, listed)] = programs([path], project) if project else [((), project)]
+            index = runner.project_index(listed, [rules[code] for code in chosen], settings)
         return index
+
+    @functools.lru_cache(maxsize=None)
+    def in_project() -> frozenset[str]:
+        return frozenset(map(os.path.abspath, project))
 
     def reached(code: str, path: Path, line: int) -> bool:
         """A call `code` follows, reaching `line` as a value (the link's answer for it is at its site
         there): `_written_elsewhere` then finds where that value is written, as `fix` does."""
-        if code not in chosen or not rules[code].follows:
-            return False
-        known = indexed()  # (None: no rule chosen needs one, `--scope all`)
+        if code not in chosen or not rules[code].follows \
+                or project and os.path.abspath(path) not in in_project():
+            return False  # (a frame outside the project, jax's or a harness's: no facts; nor its folder's index)
+        known = indexed(path)  # (None: no rule chosen needs one, `--scope all`)
         flow = known.facts(path).flow if known is not None else None
         return flow is not None and any(sink.site[0] == line and sink.callee in rules[code].follows
                                         for sink in flow.sinks)
@@ -611,7 +622,7 @@ def run(text: str, root: Path, rules: Mapping[str, Rule], settings: Settings, *,
             continue
         by_file.setdefault(path, {}).setdefault(rule, set()).add(line)
     if by_file:
-        indexed()
+        indexed(next(iter(by_file)))
     # A kernel's call whose precision is a value written in another file (a caller's constant): that
     # file's fix of it, as `fix` writes it, answers the call. Shown (or written) first.
     origins = _written_elsewhere(by_file, index, rules, settings)
@@ -791,6 +802,7 @@ def _fix_where_written(origins: Mapping[Path, tuple[str, set[int], list]], place
     places an error in is shown and written once, with the rest of its fixes. `notebook`'s bytes
     are its own (an IPython session's cells are on no disk)."""
     from codemods.engine import runner
+    from codemods.engine.programs import programs
     from codemods.engine.report import file_diff, fix_diff, in_cell, render_findings
 
     fixed: dict[tuple[Path, int], list[str]] = {}

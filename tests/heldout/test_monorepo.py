@@ -80,3 +80,21 @@ def test_run_from_a_project_folder_finds_what_it_alone_finds(monorepo: Path, alo
     own folder's modules win."""
     assert sorted(measure.tool(monorepo / name).findings) == alone[name]
     assert alone[name]
+
+
+@pytest.mark.parametrize("name", ["97_int8_rebound_in_straight_line", "56_kwargs_two_wrapper_layers",
+                                  "67_accuracy_dict_call_splat"])
+def test_explain_from_the_monorepo_root_fixes_the_traceback_of_a_project(
+        monorepo: Path, tmp_path: Path, name: str) -> None:
+    """A traceback is one process, whose imports are its folder's: explain, run at the monorepo's root
+    (the project root), fixes the project so that JAX lowers it."""
+    root = tmp_path / "monorepo"
+    shutil.copytree(monorepo, root)
+    before = measure.lower(root / name)
+    assert before.error is not None
+    log = tmp_path / "traceback.log"
+    log.write_text(before.log)
+    code, _, err = measure._cli(root, ["explain", "--write", "--unsafe-fixes", "--jax-version", measure.jax.__version__,
+                                       str(log)])
+    assert code == 0, err
+    assert measure.lower(root / name).error is None
