@@ -347,6 +347,29 @@ def test_a_dicts_get_reads_what_it_holds() -> None:
     """}) == ([(("k", LINE + 2), MIXED)], PALLAS_BACKENDS)
 
 
+
+def test_a_dicts_get_reads_the_entry_of_its_key_only() -> None:
+    """`OPTS.get("fast")` is not the pair under "mixed": a fix there would change what the kernel never
+    reads (and a note would name every reader of the dict's other entries, `float(d.get("eps"))`)."""
+    assert _reached({"k": """
+        OPTS = {"fast": P.DEFAULT, "mixed": (P.DEFAULT, P.HIGHEST)}
+        def body(x_ref, o_ref):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=OPTS.get("fast"))
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """})[0] == []
+
+
+def test_a_dicts_get_gives_its_default_too() -> None:
+    """The dict may not hold the key: `.get(key, default)` is then the default, a pair here."""
+    assert _reached({"k": """
+        OPTS = {"block": 8}
+        def body(x_ref, o_ref):
+            o_ref[...] = jnp.dot(x_ref[...], x_ref[...], precision=OPTS.get("precision", (P.DEFAULT, P.HIGHEST)))
+        def run(x):
+            return pl.pallas_call(body, out_shape=x)(x)
+    """}) == ([(("k", LINE + 4), MIXED)], PALLAS_BACKENDS)
+
 @pytest.mark.parametrize("options, backends", [
     ("compiler_params=None", PALLAS_BACKENDS),  # says nothing: either
     ("compiler_params=pltpu.CompilerParams(vmem_limit_bytes=1)", frozenset({"mosaic_tpu"})),

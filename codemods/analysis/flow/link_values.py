@@ -356,8 +356,12 @@ class Values(Heap):
         elif name == "__setitem__" and len(args) == 2:
             for key in literal_keys(args[0][1]) or {None}:
                 self.store_item(container, key, args[1][1])
-        if name in ("get", "pop", "setdefault", "__getitem__"):
-            return self._item(container, None)
+        if name in ("get", "pop", "setdefault", "__getitem__"):  # the entries of the keys it names
+            keys = (literal_keys(args[0][1]) if args else set()) or {None}
+            found = {value for key in keys for value in self._item(container, key)}
+            if name in ("get", "pop") and len(args) > 1:  # and the default it gives where there is none
+                found |= args[1][1]
+            return found | ({("lit", None)} if name == "get" and len(args) == 1 else set())
         return {("lit", None)}
 
     def _item(self, value: tuple, key: object) -> set:
