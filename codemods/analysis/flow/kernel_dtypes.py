@@ -119,7 +119,8 @@ def _ref_operands(function: str, launches: list, placed: "_Placed", modules: dic
         given: dict[str, set[str]] = {}
         for launch, operands in zip(launches, positions):
             for dtype, (module, line) in operands[index]:
-                given.setdefault(dtype or "", set()).add(f"({module}:{line})" if dtype else f"({launch[0]}:{launch[1][0]})")
+                given.setdefault(dtype or "", set()).add(f"({module}:{line})" if dtype is not None else
+                                                         f"({launch[0]}:{launch[1][0]})")
         if set(given) & set(NARROW_DTYPES):
             found.append((function.rpartition(".")[2], parameter, tuple((dtype, tuple(sorted(where)))
                                                                         for dtype, where in sorted(given.items()))))
@@ -138,8 +139,8 @@ class _Operands:
     def casts(self, expr: Expr, module: str, site: Site, depth: int, hops: int,
               every: bool = False) -> Iterator[tuple[Optional[str], tuple[str, int]]]:
         """(dtype, (module, line) of the call passing the cast: `site` in `module`, or a caller's); with
-        `every`, None too for each value it may be that is no narrow cast, or that the tool does not follow
-        (a tuple of operands too: it may be one array or several)."""
+        `every`, "" too for each value it may be that is an array of another dtype, and None for one the
+        tool does not follow (a tuple of operands too: it may be one array or several)."""
         summary = self.modules[module]
         at = (module, site[0])
         if expr[0] == "var" and depth:  # each assignment (one on some path is enough), or a parameter's callers
@@ -160,9 +161,11 @@ class _Operands:
         elif expr[0] == "seq" and not every:  # `*(a8, b8)` spread into the call, or a tuple of operands (a pytree's leaves)
             for element in expr[2]:
                 yield from self.casts(element, module, site, depth, hops)
+        elif every:  # ("": an array of another dtype, cast or made with it)
+            made = _made_with(expr, summary)
+            yield (made if made in NARROW_DTYPES else "" if made else None), at
         else:
-            dtypes = list(_cast(expr, summary))
-            yield from ((dtype, at) for dtype in dtypes + ([None] if every and not dtypes else []))
+            yield from ((dtype, at) for dtype in _cast(expr, summary))
 
     def _parameter(self, expr: Expr) -> bool:
         """Whether a name is a parameter of its function (assigned in it too: its callers' values reach it)."""
@@ -347,15 +350,21 @@ class _Placed:
 
 
 def _cast(expr: Expr, summary: ModuleSummary) -> Iterator[str]:
-    """The narrow dtype an operand is cast to or made with (`x.astype(jnp.int8)`, `jnp.int8(x)`, the
-    dtype where dtype_arguments places it, by position or keyword)."""
-    if expr[0] == "call" and isinstance(expr[1], int):
-        call = summary.calls[expr[1]]
-        place = dtype_place({spelt_name(call.callee)} - {None}, call.callee[2] if call.callee[0] == "attr" else None)
-        dtype = _argument(call, *place) if place is not None else call.callee  # else `jnp.int8(x)`
-        named = _named(dtype, summary) if dtype is not None else None
-        if named in NARROW_DTYPES:
-            yield named
+    """The narrow dtype an operand is cast to or made with."""
+    named = _made_with(expr, summary)
+    if named in NARROW_DTYPES:
+        yield named
+
+
+def _made_with(expr: Expr, summary: ModuleSummary) -> Optional[str]:
+    """The dtype an operand is cast to or made with (`x.astype(jnp.int8)`, `jnp.int8(x)`, the dtype where
+    dtype_arguments places it, by position or keyword)."""
+    if expr[0] != "call" or not isinstance(expr[1], int):
+        return None
+    call = summary.calls[expr[1]]
+    place = dtype_place({spelt_name(call.callee)} - {None}, call.callee[2] if call.callee[0] == "attr" else None)
+    dtype = _argument(call, *place) if place is not None else call.callee  # else `jnp.int8(x)`
+    return _named(dtype, summary) if dtype is not None else None
 
 
 def _argument(call: Call, position: int, keyword: str) -> Optional[Expr]:
