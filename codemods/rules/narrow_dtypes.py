@@ -171,7 +171,8 @@ class NarrowVectors(JaxTransform):
     def _operand_cast_elsewhere(self, node: ast.AST, name: str, operands: list[ast.expr]) -> bool:
         """An op on loads of refs whose dtype this code does not show, in a kernel a launch of another
         module passes an operand cast to a narrow dtype Mosaic TPU rejects the op on (`FlowFacts.operands`):
-        which ref gets it is not known, so a [manual] finding says so, never a rewrite."""
+        which ref gets it is not known, or launches pass the ref different dtypes (`FlowFacts.refs`: said
+        too), so a [manual] finding says so, never a rewrite."""
         placed = next((inner for inner in ast.walk(node) if isinstance(inner, (ast.Name, ast.Call))), node)
         dtypes, where = self._cast_elsewhere.get(self.module.enclosing.get(placed), ((), ()))
         rejecting = sorted(dtype for dtype in dtypes if name in narrow_rejected(MOSAIC_TPU, dtype, self.settings.jax_version))

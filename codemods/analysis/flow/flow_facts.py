@@ -157,7 +157,7 @@ class FlowFacts:
     called: tuple[Called, ...] = ()
     dtypes: tuple[ParameterDtypes, ...] = ()
     # Its top-level bodies a Mosaic TPU launch of another module passes an operand cast to a narrow dtype:
-    # (body, the dtypes, where those launches are: "(module:line)" each); which ref gets it is not known
+    # (body, the dtypes, where those launches are: "(module:line)" each); which ref gets it, in `refs`
     # (kernel_dtypes.py)
     operands: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
     # Of those bodies, the ref parameters each launch the link follows places an operand at, a narrow cast

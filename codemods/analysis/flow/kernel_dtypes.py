@@ -1,8 +1,9 @@
 """The dtypes the link carries into kernels' parameters (`FlowFacts.dtypes`): a body given its dtype by
 another module's partial (`partial(quant.rowmax_as, dtype=cfg.qdtype)`, a config's `jnp.int8` field)
 shows none in its own code, and JAX004/JAX005 read a dtype only where the code spells it. And the narrow
-dtypes launches in other modules cast their operands to (`FlowFacts.operands`): the link holds no value
-for an array, so which ref gets one is not known, only that some launch passes one."""
+dtypes launches in other modules cast their operands to (`FlowFacts.operands`), and which ref each gets
+where the launches' operands are placed by position (`FlowFacts.refs`, `_Placed`): the link holds no
+value for an array."""
 
 from __future__ import annotations
 
@@ -321,8 +322,8 @@ class _Placed:
         for caller, at, offset in sorted(self.operands.callers.get(expr[1], ())):
             call = next((call for call in self.operands.modules[caller].calls if call.site == at), None)
             placed = self._positions(call.args, caller, at, None, hops - 1) if call is not None else None
-            if placed is None or offset > before:
-                return None
+            if placed is None or offset > before or offset and any(starred for starred, _ in call.args):
+                return None  # (a spread's elements the link counted in the offset: where they start is not known)
             found.append(placed[before - offset:])
         if not found or len({len(placed) for placed in found}) != 1:
             return None
