@@ -78,11 +78,10 @@ def narrow_operands(launched: dict, modules: dict, functions: dict, read: Callab
             expr for call in summary.calls if call.callee == ("call", number) for _, expr in call.args]
         seen_here = spelt_name(given.callee) == LAUNCHER and bool(given.args) and given.args[0][1][0] == "var"
         casts = {cast for operand in operands for cast in operands_of.casts(operand, module, site, _DEPTH, _CALLERS)}
-        for body in bodies:
-            if body[0] == "def":
-                launches.setdefault(body[1], []).append((module, site, number))
-            for function in read(body, "fn") if body[0] == "partial" else ():
-                launches.setdefault(function[1], []).append(None) if function[0] == "def" else None  # (which ref an operand reaches: not followed)
+        for body in bodies:  # (through a partial, which ref an operand reaches is not followed)
+            partials = [function[1] for function in read(body, "fn") if function[0] == "def"] if body[0] == "partial" else []
+            for function, launch in [(body[1], (module, site, number))] * (body[0] == "def") + [(f, None) for f in partials]:
+                launches.setdefault(function, []).append(launch)
         run = {function[1] for body in bodies for function in (
             [body] if body[0] == "def" else read(body, "fn") if body[0] == "partial" else [])
             if function[0] == "def" and function[1] in functions}
@@ -106,8 +105,8 @@ def _ref_operands(function: str, launches: list, placed: "_Placed", modules: dic
     """The ref parameters of `function` each of its `launches` places an operand at, one of them a narrow
     cast: (its name, the parameter, what each launch passes it: a dtype or "" for a value that is none
     or not followed, with where)."""
-    positions = [placed.launch(modules[module].calls[number], number, module) if launch is not None else None
-                 for launch in launches for module, site, number in [launch or ("", (0, 0), 0)]]
+    positions = [placed.launch(modules[launch[0]].calls[launch[2]], launch[2], launch[0]) if launch else None
+                 for launch in launches]
     if not positions or None in positions:
         return []
     parameters = [name for name, kind, _ in functions[function][1].params if kind == POSITIONAL]
