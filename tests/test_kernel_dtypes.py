@@ -145,8 +145,9 @@ def test_a_parameter_given_two_dtypes_is_a_manual_note(rule: str, second: str, t
     assert findings and all(finding.kind is Kind.MANUAL and "int32" in finding.message for _, finding in findings), findings
 
 
-# pkg/kmod.py's bodies whose operands another module casts: which ref gets the int8 operand is not
-# followed (the link holds no value for an array), so the op gets a [manual] note, never a rewrite.
+# pkg/kmod.py's bodies whose operands another module casts: the i-th operand of each launch reaches the
+# body's i-th ref (kernel_dtypes._Placed); where every launch the link follows passes a ref one narrow cast,
+# JAX004 fixes its op (unsafe: a launch it does not see may pass another); else a [manual] note.
 _OPERAND_KERNELS = """
     import jax.numpy as jnp
 
@@ -178,18 +179,25 @@ _OPERAND_ENTRY = """
 """
 
 
-def test_an_operand_another_module_casts_to_int8_is_a_manual_note_at_the_kernel_s_op(tmp_path: Path) -> None:
+def _fixed_unsafe(findings: list, lines: list[int]) -> bool:
+    return [(name, finding.kind, finding.line) for name, finding in findings] == [
+        ("kmod.py", Kind.FIXED, line) for line in lines] and all(
+        finding.fix.applicability is Applicability.UNSAFE and "every launch of the kernel the tool follows passes "
+        "this ref" in finding.message for _, finding in findings)
+
+
+def test_an_operand_another_module_casts_to_int8_is_fixed_at_the_kernel_s_op(tmp_path: Path) -> None:
     """`run`'s max reduction fails to lower (on a CPU too); `add`'s int8 addition only on the chip
-    (Mosaic's compiler: "Only vector<i16> and vector<i32> are supported"), so only its note is checked
-    here. `scaled` passes its operand as it is: nothing said there."""
+    (Mosaic's compiler: "Only vector<i16> and vector<i32> are supported"): each launch's operands reach the
+    refs in order through the launch helper's `*args`, so both are fixed (they were [manual] notes) and
+    lower. `scaled` passes its operand as it is: nothing said there."""
     folder = _write(tmp_path, _OPERAND_ENTRY)
     (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
     assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
     findings = _findings(folder, "JAX004", write=True)
-    assert [(name, finding.kind, finding.line) for name, finding in findings] == [
-        ("kmod.py", Kind.MANUAL, 4), ("kmod.py", Kind.MANUAL, 8)], findings
-    assert "launch (pkg.entry:7)" in findings[0][1].message and "launch (pkg.entry:11)" in findings[1][1].message
-    assert "Reductions over int8" in (lowering_error(tmp_path) or "")  # a note, not a fix
+    assert _fixed_unsafe(findings, [4, 8]), findings
+    assert "a_ref[...].astype(jnp.int32) + b_ref[...].astype(jnp.int32)" in (folder / "kmod.py").read_text()
+    assert lowering_error(tmp_path) is None
 
 
 @pytest.mark.parametrize("cast", ["x.astype(jax.numpy.int8)", 'x.astype(jnp.dtype("int8"))', "jax.numpy.int8(x)",
@@ -197,12 +205,12 @@ def test_an_operand_another_module_casts_to_int8_is_a_manual_note_at_the_kernel_
                                   "jax.lax.convert_element_type(x, new_dtype=jnp.int8)", "x.astype(dtype=jnp.int8)",
                                   "jnp.astype(x, jnp.int8)", "jnp.asarray(x, dtype=jnp.int8)", "jnp.array(x, jnp.int8)",
                                   "jnp.full_like(x, 3, jnp.int8)", "jnp.zeros_like(x, dtype=jnp.int8)"])
-def test_an_operand_cast_however_jax_takes_the_dtype_is_a_manual_note(cast: str, tmp_path: Path) -> None:
+def test_an_operand_cast_however_jax_takes_the_dtype_is_fixed(cast: str, tmp_path: Path) -> None:
     """The cast's dtype read through `import jax` (`jax.numpy.int8`), `jnp.dtype(...)`,
     `lax.convert_element_type`, `jnp.astype`, `jnp.asarray` and `jnp.array` too, by position or keyword,
     and a value made int8 (`jnp.full_like(x, 3, jnp.int8)`: wherever codemods/analysis/dtype_arguments.py
     places a dtype; the keyword forms, the jnp functions and the made values were silent): else the int8
-    reduction fails to lower with nothing said."""
+    reduction fails to lower with nothing said. The fixed kernel lowers."""
     folder = _write(tmp_path, f"""
         import jax
         import jax.numpy as jnp
@@ -215,8 +223,9 @@ def test_an_operand_cast_however_jax_takes_the_dtype_is_a_manual_note(cast: str,
     """)
     (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
     assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
-    findings = _findings(folder, "JAX004")
-    assert [(name, finding.kind, finding.line) for name, finding in findings] == [("kmod.py", Kind.MANUAL, 4)], findings
+    findings = _findings(folder, "JAX004", write=True)
+    assert _fixed_unsafe(findings, [4]), findings
+    assert lowering_error(tmp_path) is None
 
 
 def test_an_operand_cast_on_one_of_its_assignments_is_a_manual_note(tmp_path: Path) -> None:
@@ -257,18 +266,22 @@ def test_names_assigned_to_each_other_before_a_launch_end(tmp_path: Path) -> Non
 
 
 def test_an_operand_a_notebook_casts_is_named_by_its_cell(tmp_path: Path) -> None:
-    """The launch a note names is the notebook's cell and line, as the notebook's own findings name it."""
+    """The launch a note names is the notebook's cell and line, as the notebook's own findings name it:
+    the cast's, and (another launch passing the ref a float) which launch passes the ref what."""
     from tests.test_link import _notebook
 
     folder = _write(tmp_path, "")
     (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
     _notebook(tmp_path / "proto.ipynb", ["# int8 rows", "import jax.numpy as jnp\nfrom pkg import kmod\n"
                                          "from pkg.launch import launch\n\n"
-                                         "def run(x):\n    return launch(kmod.rowmax_raw, x.astype(jnp.int8))\n"])
+                                         "def run(x):\n    return launch(kmod.rowmax_raw, x.astype(jnp.int8))\n\n"
+                                         "def wide(x):\n    return launch(kmod.rowmax_raw, x)\n"])
     results = run([tmp_path], registry.select(["JAX004"]), Settings(jax_support.JAX_VERSION), jobs=1,
                   project=discover([tmp_path]))
     notes = [finding.message for result in results for finding in result.findings]
     assert len(notes) == 1 and "proto.ipynb:cell 2:6) passes this kernel" in notes[0], notes
+    assert "`x_ref` gets an operand of another dtype or one not followed (" in notes[0] and \
+           "proto.ipynb:cell 2:9), int8 (" in notes[0], notes
 
 
 def test_a_parameter_given_a_64_bit_dtype_and_a_value_not_followed_is_a_manual_note(tmp_path: Path) -> None:
@@ -319,7 +332,7 @@ def test_an_operand_cast_two_names_back_is_followed(tmp_path: Path) -> None:
     """)
     (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
     findings = _findings(folder, "JAX004")
-    assert [(name, finding.kind, finding.line) for name, finding in findings] == [("kmod.py", Kind.MANUAL, 4)], findings
+    assert _fixed_unsafe(findings, [4]), findings
 
 
 # pkg/ops.py's forwarders between pkg/entry.py's cast and the launch: the launch's operand is a parameter,
@@ -397,12 +410,18 @@ _FORWARDERS = {
 }
 
 
+# Forwarders whose operands reach the launch by keyword: which ref gets one is not followed (a [manual] note)
+_BY_KEYWORD = {"keyword-through-kwargs"}
+
+
 @pytest.mark.parametrize("case", sorted(_FORWARDERS))
-def test_an_operand_cast_before_a_forwarder_is_a_manual_note_whose_advice_lowers(case: str, tmp_path: Path) -> None:
+def test_an_operand_cast_before_a_forwarder_is_fixed_or_a_manual_note_whose_advice_lowers(case: str, tmp_path: Path) -> None:
     """The held-out 99's wall (the eighth trial's S2): the int8 operand reaches the launch through a
     parameter of another module's forwarder, which the note was blind to: `--check` passed on a kernel
-    that fails. The note is placed at the op and names the call passing the cast; its advice (the
-    reduction in int32) lowers."""
+    that fails. Its position is followed through `*args`, an element of it, a keyword bound to a launch
+    helper's parameter, a partial of the forwarder: the op is fixed and lowers (it was a note). Through
+    `**operands` into a helper's parameter by keyword it is not: the note is placed at the op and names
+    the call passing the cast; its advice (the reduction in int32) lowers."""
     forwarder, call = _FORWARDERS[case]
     folder = _write(tmp_path, f"""
         import jax.numpy as jnp
@@ -417,6 +436,10 @@ def test_an_operand_cast_before_a_forwarder_is_a_manual_note_whose_advice_lowers
     (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
     assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
     findings = _findings(folder, "JAX004", write=True)
+    if case not in _BY_KEYWORD:
+        assert _fixed_unsafe(findings, [4]), findings
+        assert lowering_error(tmp_path) is None
+        return
     assert [(name, finding.kind, finding.line) for name, finding in findings] == [("kmod.py", Kind.MANUAL, 4)], findings
     assert "a Mosaic TPU launch (pkg.entry:7) passes this kernel an operand cast to int8" in findings[0][1].message
     kmod = (folder / "kmod.py").read_text()
@@ -440,10 +463,10 @@ def test_a_forwarder_whose_callers_pass_no_cast_says_nothing(tmp_path: Path) -> 
     assert _findings(folder, "JAX004") == []
 
 
-def test_an_operand_cast_for_a_launch_helper_of_the_kernel_s_own_module_is_a_manual_note(tmp_path: Path) -> None:
+def test_an_operand_cast_for_a_launch_helper_of_the_kernel_s_own_module_is_fixed(tmp_path: Path) -> None:
     """One module: the kernel, a launch helper `_call(kernel, *args)` and the call passing it the cast.
     The module's own rule reads only a `pallas_call` of the body written with its operands, so the link's
-    operands of its own launches count too (they were left to that rule: silent)."""
+    operands of its own launches count too (they were left to that rule: silent), and their positions."""
     folder = _write(tmp_path, textwrap.dedent(_OPERAND_KERNELS) + textwrap.dedent("""
         from jax.experimental import pallas as pl
 
@@ -457,8 +480,9 @@ def test_an_operand_cast_for_a_launch_helper_of_the_kernel_s_own_module_is_a_man
             return _call(rowmax_raw, x.astype(jnp.int8), out_dtype=jnp.int32)
     """))
     assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
-    findings = _findings(folder, "JAX004")
-    assert [(name, finding.kind, finding.line) for name, finding in findings] == [("entry.py", Kind.MANUAL, 4)], findings
+    findings = _findings(folder, "JAX004", write=True)
+    assert [(name, finding.kind, finding.line) for name, finding in findings] == [("entry.py", Kind.FIXED, 4)], findings
+    assert lowering_error(tmp_path) is None
 
 
 def test_an_operand_its_own_module_s_launch_shows_is_left_to_that_launch(tmp_path: Path) -> None:
@@ -479,10 +503,10 @@ def test_an_operand_its_own_module_s_launch_shows_is_left_to_that_launch(tmp_pat
     assert _findings(folder, "JAX004") == []
 
 
-def test_a_reduction_of_an_op_on_a_ref_cast_elsewhere_gets_its_own_note(tmp_path: Path) -> None:
+def test_a_reduction_of_an_op_on_a_ref_cast_elsewhere_is_fixed_with_it(tmp_path: Path) -> None:
     """`jnp.max(jnp.abs(q_ref[...]))` (the trial's absmax_i8): the abs keeps the ref's int8, so the max
-    fails too. Each gets a note: following the abs's alone (int32, cast back) still fails to lower,
-    following both lowers."""
+    fails too: one fix of both lowers. Where the ref's launches pass int8 and a float (not followed which
+    ref: a note each, as before), fixing the abs alone (int32, cast back) still fails to lower, both lowers."""
     folder = _write(tmp_path, """
         import jax.numpy as jnp
 
@@ -500,6 +524,13 @@ def test_a_reduction_of_an_op_on_a_ref_cast_elsewhere_gets_its_own_note(tmp_path
             o_ref[...] = jnp.broadcast_to(m, o_ref.shape).astype(jnp.int32)
     """).lstrip())
     assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    kmod = (folder / "kmod.py").read_text()
+    findings = _findings(folder, "JAX004", write=True)
+    assert _fixed_unsafe(findings, [4]) and "(with the abs inside it)" in findings[0][1].message, findings
+    assert lowering_error(tmp_path) is None
+    (folder / "kmod.py").write_text(kmod)
+    entry = (folder / "entry.py").read_text()
+    (folder / "entry.py").write_text(entry + "\n\ndef wide(x):\n    return ops.apply(kmod.absmax_raw, x, out_dtype=jnp.int32)\n")
     findings = _findings(folder, "JAX004")
     assert [(finding.kind, finding.line, finding.message.split(" on ")[0]) for _, finding in findings] == [
         (Kind.MANUAL, 4, "max reduction"), (Kind.MANUAL, 4, "abs")], findings
@@ -510,3 +541,106 @@ def test_a_reduction_of_an_op_on_a_ref_cast_elsewhere_gets_its_own_note(tmp_path
     (folder / "kmod.py").write_text(abs_fixed.replace("jnp.max(jnp.abs(q_ref[...].astype(jnp.int32)).astype(q_ref.dtype),",
                                                       "jnp.max(jnp.abs(q_ref[...].astype(jnp.int32)).astype(q_ref.dtype).astype(jnp.int32),"))
     assert lowering_error(tmp_path) is None
+
+
+_DIRECT = """
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+
+    from pkg import kmod
+
+    def run(x):
+        q = jax.numpy.clip(x * 8.0, -127, 127).astype(jax.numpy.int8)
+        return pl.pallas_call(kmod.rowmax_raw, out_shape=jax.ShapeDtypeStruct(x.shape, jnp.int32))(q)
+"""
+
+
+def test_an_operand_another_module_casts_for_its_pallas_call_is_fixed(tmp_path: Path) -> None:
+    """The held-out 96: `pl.pallas_call(kmod.rowmax_raw, ...)(q)` in another module, `q` cast to int8
+    through `import jax`: the kernel's row max was a [manual] note; the one launch passes `x_ref` int8,
+    so it is fixed (unsafe) and lowers."""
+    folder = _write(tmp_path, _DIRECT)
+    (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
+    assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    findings = _findings(folder, "JAX004", write=True)
+    assert _fixed_unsafe(findings, [4]), findings
+    assert "jnp.max(x_ref[...].astype(jnp.int32), axis=1, keepdims=True).astype(jnp.int8)" in (folder / "kmod.py").read_text()
+    assert lowering_error(tmp_path) is None
+
+
+def test_a_ref_one_launch_passes_int8_and_another_float32_is_a_manual_note_naming_each(tmp_path: Path) -> None:
+    """A second launch of the same kernel passes `x_ref` a float32: an int32 cast back to int8 would give
+    that launch the wrong dtype, so nothing is rewritten, and the note says which launch passes what."""
+    folder = _write(tmp_path, textwrap.dedent(_DIRECT) + textwrap.dedent("""
+        def wide(x):
+            return pl.pallas_call(kmod.rowmax_raw, out_shape=jax.ShapeDtypeStruct(x.shape, jnp.int32))(x)
+    """))
+    (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
+    results = run([folder], registry.select(["JAX004"]), Settings(jax_support.JAX_VERSION, unsafe_fixes=True), jobs=1,
+                  project=discover([folder]))
+    findings = [finding for result in results for finding in result.findings]
+    assert [(finding.kind, finding.line) for finding in findings] == [(Kind.MANUAL, 4)], findings
+    assert all(result.new_source is None for result in results)
+    assert findings[0].message.endswith("; `x_ref` gets an operand of another dtype or one not followed "
+                                        "(pkg.entry:12), int8 (pkg.entry:9)"), findings[0].message
+    assert "Reductions over int8" in (lowering_error(tmp_path) or "")
+
+
+@pytest.mark.parametrize("prefetch", [False, True])
+def test_a_launch_with_scalar_prefetch_is_not_placed(prefetch: bool, tmp_path: Path) -> None:
+    """With a grid spec's scalar prefetch operands lead (which ref an operand reaches is not read there):
+    the row max of the int8 ref stays a [manual] note; the same launch without it is fixed and lowers."""
+    grid = ", grid_spec=pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1, grid=(1,), in_specs=[spec], " \
+           "out_specs=spec)" if prefetch else ""
+    folder = _write(tmp_path, f"""
+        import jax
+        import jax.numpy as jnp
+        from jax.experimental import pallas as pl
+        from jax.experimental.pallas import tpu as pltpu
+
+        from pkg import kmod
+
+        def run(x):
+            spec = pl.BlockSpec((8, 128), lambda i, s_ref: (0, 0))
+            s = jnp.zeros((1,), jnp.int32)
+            return pl.pallas_call(kmod.rowmax_prefetched, out_shape=jax.ShapeDtypeStruct(x.shape, jnp.int32){grid})(
+                s, x.astype(jnp.int8))
+    """)
+    (folder / "kmod.py").write_text(textwrap.dedent("""
+        import jax.numpy as jnp
+
+        def rowmax_prefetched(s_ref, x_ref, o_ref):
+            m = jnp.max(x_ref[...], axis=1, keepdims=True)
+            o_ref[...] = jnp.broadcast_to(m, o_ref.shape).astype(jnp.int32) + s_ref[0]
+    """).lstrip())
+    assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    findings = _findings(folder, "JAX004", write=True)
+    if prefetch:
+        assert [(name, finding.kind, finding.line) for name, finding in findings] == [("kmod.py", Kind.MANUAL, 4)], findings
+        assert "Reductions over int8" in (lowering_error(tmp_path) or "")
+    else:
+        assert _fixed_unsafe(findings, [4]), findings
+        assert lowering_error(tmp_path) is None
+
+
+@pytest.mark.parametrize("second", ["q", "x, q"])
+def test_operands_whose_positions_are_not_known_stay_a_manual_note(second: str, tmp_path: Path) -> None:
+    """`*args` of a forwarder whose callers pass different numbers of operands (`x, q`): which ref gets
+    the int8 operand is not known, so the op keeps its note. Two callers passing the same (`q`): fixed."""
+    folder = _write(tmp_path, f"""
+        import jax.numpy as jnp
+
+        from pkg import kmod, ops
+
+        def run(x):
+            q = (x * 8.0).astype("int8")
+            return ops.apply(kmod.rowmax_raw, q, out_dtype=jnp.int32), ops.apply(kmod.rowmax_raw, {second})
+    """)
+    (folder / "ops.py").write_text(textwrap.dedent(_FORWARDERS["star-args-twice"][0]).lstrip())
+    (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
+    findings = _findings(folder, "JAX004")
+    if second == "q":
+        assert _fixed_unsafe(findings, [4]), findings
+    else:
+        assert [(name, finding.kind, finding.line) for name, finding in findings] == [("kmod.py", Kind.MANUAL, 4)], findings

@@ -106,10 +106,12 @@ def test_moved_answers_move_every_site_and_mention_of_a_moved_module_and_nothing
 def test_moved_answers_keep_what_names_no_site_and_move_the_launches_the_operands_name() -> None:
     """`kernels` and `dtypes` name no site: an edit that only moved code keeps them (they were dropped,
     and a kernel another module launches was no kernel code after a comment added above its launch);
-    the launches `operands` name, `(m:line)`, move."""
+    the launches `operands` and `refs` name, `(m:line)`, move."""
     flow = {"k": FlowFacts(kernels=(("body", frozenset({"mosaic_tpu"}), "launched by m.run", "body", False),),
                            dtypes=(("body", "dtype", ("int8",), False),),
-                           operands=(("raw", ("int8",), ("(m:3)", "(o:3)")),))}
+                           operands=(("raw", ("int8",), ("(m:3)", "(o:3)")),),
+                           refs=(("raw", "x_ref", (("", ("(o:3)",)), ("int8", ("(m:3)",)))),))}
     moved = moved_answers(flow, {"m": {(3, 7): (5, 7)}})
     assert moved["k"].kernels == flow["k"].kernels and moved["k"].dtypes == flow["k"].dtypes
     assert moved["k"].operands == (("raw", ("int8",), ("(m:5)", "(o:3)")),)
+    assert moved["k"].refs == (("raw", "x_ref", (("", ("(o:3)",)), ("int8", ("(m:5)",)))),)

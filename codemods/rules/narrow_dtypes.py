@@ -62,7 +62,10 @@ class NarrowVectors(JaxTransform):
         self._cast_elsewhere = {function: (dtypes, where) for name, dtypes, where in self.analysis.facts.flow.operands
                                 for function in self.module.tree.body
                                 if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and function.name == name}
-        fixable: dict[ast.AST, tuple[str, list[ast.expr], str, bool]] = {}
+        self._placed = self._placed_operands()
+        self._launched = {parameter: passed[0][0] for parameter, passed in self._placed.items()
+                          if len(passed) == 1 and passed[0][0] in NARROW_DTYPES}
+        fixable: dict[ast.AST, tuple[str, list[ast.expr], str, Optional[str]]] = {}
         for node in _post_order(self.module.tree):
             op = _op_of(node, self.module)
             if op is None or not self._in_tpu_kernel(node):
@@ -82,7 +85,7 @@ class NarrowVectors(JaxTransform):
                             f"{_COMPILER}: {_ERRORS['shift']}; not rewritten: jax shifts a uint8's top bit in as a sign bit, which "
                             "an int32 shift of the zero-extended value does not; write it on an int8 view")
             elif rejected:  # (a dtype a parameter is given by callers the tool follows: they may not be all)
-                fixable[node] = (name, operands, dtype, bool(self._given) and self._common_dtype(operands, {}) is None)
+                fixable[node] = (name, operands, dtype, self._unsafe(operands))
             elif dtype is None and (self._mixed_launch(node, name, operands) or
                                     self._mixed_parameter(node, name, operands) or
                                     self._operand_cast_elsewhere(node, name, operands)):
@@ -96,11 +99,26 @@ class NarrowVectors(JaxTransform):
         # One fix per outermost op: an op whose operand is another op fixed here fixes both, planning
         # the operand's own cast back before its cast to int32 (edits of one span apply in plan order).
         inner = {operand for _, operands, _, _ in fixable.values() for operand in operands if operand in fixable}
-        for node, (name, _, dtype, given) in fixable.items():
+        for node, (name, _, dtype, unsafe) in fixable.items():
             if node not in inner:
                 fix = FixPlan()
                 names = self._plan_cast(fix, node, fixable)
-                self._report_fix(node, name, dtype, fix, names, given)
+                self._report_fix(node, name, dtype, fix, names, unsafe)
+
+    def _placed_operands(self) -> dict[ast.arg, tuple[tuple[str, tuple[str, ...]], ...]]:
+        """The ref parameters of this module's top-level bodies that every launch the link follows passes an
+        operand (`FlowFacts.refs`), one of them cast to a narrow dtype: what each passes, and where."""
+        bodies = {function.name: function for function in self.module.tree.body
+                  if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        return {parameter: passed for name, ref, passed in self.analysis.facts.flow.refs if name in bodies
+                for parameter in bodies[name].args.args if parameter.arg == ref}
+
+    def _unsafe(self, operands: list[ast.expr]) -> Optional[str]:
+        """Why a fix is unsafe: the dtype is not in this module's code but what every call of the kernel
+        the link follows gives a dtype parameter ("given"), or what every launch passes a ref ("launched")."""
+        if self._common_dtype(operands, {}, {}) is not None:
+            return None
+        return "given" if self._common_dtype(operands, None, {}) is not None else "launched"
 
     def _given_dtypes(self) -> tuple[dict[ast.arg, str], dict[ast.arg, tuple[tuple[str, ...], bool]]]:
         """The parameters of this module's top-level defs that every call the whole-program link follows
@@ -153,32 +171,39 @@ class NarrowVectors(JaxTransform):
     def _operand_cast_elsewhere(self, node: ast.AST, name: str, operands: list[ast.expr]) -> bool:
         """An op on loads of refs whose dtype this code does not show, in a kernel a launch of another
         module passes an operand cast to a narrow dtype Mosaic TPU rejects the op on (`FlowFacts.operands`):
-        which ref gets it is not known, so a [manual] finding says so, never a rewrite."""
+        which ref gets it is not known, or launches pass the ref different dtypes (`FlowFacts.refs`: said
+        too), so a [manual] finding says so, never a rewrite."""
         placed = next((inner for inner in ast.walk(node) if isinstance(inner, (ast.Name, ast.Call))), node)
         dtypes, where = self._cast_elsewhere.get(self.module.enclosing.get(placed), ((), ()))
         rejecting = sorted(dtype for dtype in dtypes if name in narrow_rejected(MOSAIC_TPU, dtype, self.settings.jax_version))
         arrays = [operand for operand in operands if _literal(operand) is None]
-        if not rejecting or not arrays or not all(self._loads_a_ref(operand) for operand in arrays):
+        loaded = [self._loaded_ref(operand) for operand in arrays]
+        if not rejecting or not arrays or not all(loaded):
             return False
+        # (a ref the launches pass different operands: which launch passes what)
+        mixed = [f"`{parameter.arg}` gets " + ", ".join(f"{dtype or 'an operand of another dtype or one not followed'} "
+                                                         f"{' '.join(at)}" for dtype, at in self._placed[parameter])
+                 for parameter in dict.fromkeys(sum(loaded, [])) if len(self._placed.get(parameter, ())) > 1]
         self.report(node, Kind.MANUAL, f"{_what(name)} on refs whose dtype this code does not show: a Mosaic TPU "
                     f"launch {', '.join(where)} passes this kernel an operand cast to {' or '.join(rejecting)}, on which Mosaic TPU "
                     f"rejects this op; if that operand reaches it here, compute it in int32 and cast back "
-                    f"({_example(name)})")
+                    f"({_example(name)}){''.join(f'; {said}' for said in mixed)}")
         return True
 
-    def _loads_a_ref(self, operand: ast.expr, depth: int = _DEPTH) -> bool:
-        """`x_ref[...]` of a parameter, or a name bound once to one (`v = x_ref[...]`), or an op that keeps
-        its dtype on such loads (`jnp.abs(v)` in `jnp.max(jnp.abs(v))`: the max fails on int8 too)."""
+    def _loaded_ref(self, operand: ast.expr, depth: int = _DEPTH) -> list[ast.arg]:
+        """The parameters `x_ref[...]` loads, or a name bound once to one (`v = x_ref[...]`), or an op that
+        keeps its dtype on such loads (`jnp.abs(v)` in `jnp.max(jnp.abs(v))`: the max fails on int8 too);
+        [] where the operand is something else."""
         op = _op_of(operand, self.module)
         if op is not None and op[0] in _KEEP_DTYPE and depth:
-            arrays = [inner for inner in op[1] if _literal(inner) is None]
-            return bool(arrays) and all(self._loads_a_ref(inner, depth - 1) for inner in arrays)
+            loaded = [self._loaded_ref(inner, depth - 1) for inner in op[1] if _literal(inner) is None]
+            return sum(loaded, []) if loaded and all(loaded) else []
         if isinstance(operand, ast.Name):
             bindings = self.module.bindings(operand)
             operand = bindings[0].value if len(bindings) == 1 and bindings[0].value is not None else operand
         bindings = self.module.bindings(operand.value) if isinstance(operand, ast.Subscript) \
             and isinstance(operand.value, ast.Name) else []
-        return len(bindings) == 1 and bindings[0].is_parameter
+        return [bindings[0].node] if len(bindings) == 1 and bindings[0].is_parameter else []
 
     def _in_tpu_kernel(self, node: ast.AST) -> bool:
         if self.settings.scope is Scope.ALL or self.proven_at(node):
@@ -192,12 +217,15 @@ class NarrowVectors(JaxTransform):
         lines = self.analysis.proven.get(self.rule.code, frozenset())
         return any(node.lineno <= line <= node.end_lineno for line in lines)  # type: ignore[attr-defined]
 
-    def _common_dtype(self, operands: list[ast.expr], given: Optional[dict] = None) -> Optional[str]:
+    def _common_dtype(self, operands: list[ast.expr], given: Optional[dict] = None,
+                      launched: Optional[dict] = None) -> Optional[str]:
         """The narrow dtype every array operand visibly has (Python int literals take it, as jax
         gives a weakly typed scalar the array's dtype), or is given by a parameter (`given`, by default
-        the link's); None if any differs or is not shown."""
+        the link's), or loads from a ref every launch passes it (`launched`, by default the link's);
+        None if any differs or is not shown."""
         given = self._given if given is None else given
-        dtypes = {narrow_dtype(operand, self.module, refs=self._refs, given=given) for operand in operands
+        refs = {**(self._launched if launched is None else launched), **self._refs}
+        dtypes = {narrow_dtype(operand, self.module, refs=refs, given=given) for operand in operands
                   if _literal(operand) is None}
         if len(dtypes) != 1 or None in dtypes:
             return None
@@ -225,18 +253,21 @@ class NarrowVectors(JaxTransform):
             self.rewrite(fix, node, lambda code: f"{_atom(code)}.astype({narrow})")
         return names
 
-    def _report_fix(self, node: ast.AST, name: str, dtype: str, fix: FixPlan, names: list[str], given: bool) -> None:
+    def _report_fix(self, node: ast.AST, name: str, dtype: str, fix: FixPlan, names: list[str],
+                    unsafe: Optional[str]) -> None:
         rejected_by = ("Mosaic TPU's lowering rejects it (\"Reductions over "
                        f"{'unsigned integers' if dtype.startswith('u') else dtype} not implemented.\")"
                        if name.startswith("reduce") else f"{_COMPILER}: {_ERRORS[name]}")
         back = f", cast back to {dtype}" if name in _KEEP_DTYPE else ""
         inside = sorted({_what(other) for other in names[1:]})
         also = f" (with the {', '.join(inside)} inside it)" if inside else ""
-        unsafe = (f"; unsafe: {dtype} is what a dtype parameter is given by every call of the kernel the tool "
-                  "follows, and a call it does not see may give another") if given else ""
+        why = {"given": f"; unsafe: {dtype} is what a dtype parameter is given by every call of the kernel the tool "
+                        "follows, and a call it does not see may give another",
+               "launched": f"; unsafe: {dtype} is what every launch of the kernel the tool follows passes this ref, "
+                           "and a launch it does not see may pass another"}.get(unsafe or "", "")
         self.report(node, Kind.FIXED, f"{_what(name)} on {dtype} vectors: {rejected_by}; now computed in int32{back}"
-                    f"{also}, bit-identical for every {dtype} input{unsafe}", fix,
-                    Applicability.UNSAFE if given else Applicability.SAFE)
+                    f"{also}, bit-identical for every {dtype} input{why}", fix,
+                    Applicability.UNSAFE if unsafe else Applicability.SAFE)
 
 
 def _post_order(tree: ast.AST) -> list[ast.AST]:

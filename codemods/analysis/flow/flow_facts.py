@@ -157,9 +157,12 @@ class FlowFacts:
     called: tuple[Called, ...] = ()
     dtypes: tuple[ParameterDtypes, ...] = ()
     # Its top-level bodies a Mosaic TPU launch of another module passes an operand cast to a narrow dtype:
-    # (body, the dtypes, where those launches are: "(module:line)" each); which ref gets it is not known
+    # (body, the dtypes, where those launches are: "(module:line)" each); which ref gets it, in `refs`
     # (kernel_dtypes.py)
     operands: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
+    # Of those bodies, the ref parameters each launch the link follows places an operand at, a narrow cast
+    # by one (kernel_dtypes.RefOperands): (body, parameter, ((dtype or "": none, or not followed), where) ...)
+    refs: tuple[tuple[str, str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = ()
 
     def parameter_dtypes(self, function: str, parameter: str) -> Optional[tuple[tuple[str, ...], bool]]:
         """The dtypes the link says a kernel's top-level `function` may be given as `parameter`, and
@@ -259,7 +262,9 @@ class FlowFacts:
                        handed=tuple(replace(handed, reach=named(handed.reach)) for handed in self.handed),
                        lost=tuple(replace(lost, unknown=said(lost.unknown), through=said(lost.through),
                                           beyond=said(lost.beyond)) for lost in self.lost),
-                       operands=tuple((body, dtypes, said(where)) for body, dtypes, where in self.operands))
+                       operands=tuple((body, dtypes, said(where)) for body, dtypes, where in self.operands),
+                       refs=tuple((body, parameter, tuple((dtype, said(where)) for dtype, where in passed))
+                                  for body, parameter, passed in self.refs))
 
     def _notes(self) -> Iterator[str]:
         """Every note that may name where code is: who else reads a value, what is not known and why."""
@@ -273,6 +278,9 @@ class FlowFacts:
             yield from (*lost.unknown, *lost.through, *lost.beyond)
         for *_, where in self.operands:
             yield from where
+        for *_, passed in self.refs:
+            for _, where in passed:
+                yield from where
 
     def _reaches(self) -> Iterator[Reach]:
         for sink in self.sinks:
@@ -294,13 +302,14 @@ class FlowFacts:
                 [[name, sorted(backends), why, role, plain] for name, backends, why, role, plain in self.kernels],
                 [[called.site, called.function, sorted(called.backends), called.keywords, called.holders,
                   called.partials_only] for called in self.called],
-                [list(parameter) for parameter in self.dtypes], [list(operand) for operand in self.operands]]
+                [list(parameter) for parameter in self.dtypes], [list(operand) for operand in self.operands],
+                [[body, parameter, [[dtype, list(where)] for dtype, where in passed]] for body, parameter, passed in self.refs]]
 
     @staticmethod
     def from_data(data: list) -> "FlowFacts":
         """`as_data` read back (the project state keeps the link's answers); ValueError otherwise."""
         try:
-            sinks, origins, scalars, handed, lost, kernels, called, dtypes, operands = data
+            sinks, origins, scalars, handed, lost, kernels, called, dtypes, operands, refs = data
             return FlowFacts(
                 tuple(SinkAnswer(tuple(site), callee, frozenset(backends),
                                  tuple(_reach_of(reach) for reach in pairs),
@@ -317,7 +326,9 @@ class FlowFacts:
                 tuple(Called(tuple(site), function, frozenset(backends), tuple((k, tuple(v)) for k, v in keywords),
                              tuple(holders), partials) for site, function, backends, keywords, holders, partials in called),
                 tuple((function, name, tuple(named), other) for function, name, named, other in dtypes),
-                tuple((body, tuple(named), tuple(where)) for body, named, where in operands))
+                tuple((body, tuple(named), tuple(where)) for body, named, where in operands),
+                tuple((body, parameter, tuple((dtype, tuple(where)) for dtype, where in passed))
+                      for body, parameter, passed in refs))
         except (TypeError, ValueError) as error:
             raise ValueError(f"not flow facts: {error}") from error
 

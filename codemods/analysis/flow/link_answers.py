@@ -304,9 +304,9 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     _called_values(linker, answers)
     for module, dtypes in kernel_parameter_dtypes(linker.functions, linker.backends, linker.heap).items():
         answers[module] = replace(answers.get(module, NO_FLOW), dtypes=tuple(dtypes))
-    for module, operands in narrow_operands(linker.launched, linker.modules, linker.functions, linker.read,
-                                               linker.callers).items():
-        answers[module] = replace(answers.get(module, NO_FLOW), operands=tuple(operands))
+    for module, (operands, refs) in narrow_operands(linker.launched, linker.modules, linker.functions, linker.read,
+                                                       linker.callers).items():
+        answers[module] = replace(answers.get(module, NO_FLOW), operands=tuple(operands), refs=tuple(refs))
     return answers
 
 

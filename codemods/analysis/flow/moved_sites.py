@@ -82,7 +82,9 @@ def moved_answers(flow: dict[str, FlowFacts], moves: dict[str, dict[Site, Site]]
             lost=tuple(replace(lost, site=site(module, lost.site), unknown=described(lost.unknown),
                                through=described(lost.through)) for lost in facts.lost),
             called=tuple(replace(called, site=site(module, called.site)) for called in facts.called),
-            operands=tuple((body, dtypes, described(where)) for body, dtypes, where in facts.operands))
+            operands=tuple((body, dtypes, described(where)) for body, dtypes, where in facts.operands),
+            refs=tuple((body, parameter, tuple((dtype, described(where)) for dtype, where in passed))
+                       for body, parameter, passed in facts.refs))
 
     return {module: answer(module, facts) for module, facts in flow.items()}
 
