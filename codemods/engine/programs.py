@@ -54,8 +54,8 @@ def programs(paths: Sequence["Path | str"], project: Optional[Sequence["Path | s
     (`paths`, `project` as given) where no module name is shared across import roots. A program's
     project is its own roots' files first, then those of every other root that holds none of
     their module names (a shared library; not a sibling script folder, whose modules would import
-    this program's as their own). A shadowed root whose files are not `relevant` (no rule's words
-    in them: nothing there to analyse) stays with the rest."""
+    this program's as their own). A shadowed root none of whose files in the project is `relevant`
+    (no rule's words in them: nothing there to analyse) stays with the rest."""
     listed = list(paths if project is None else project)
     roots, names, shadowed = _roots(listed)
     if not shadowed:
@@ -65,7 +65,13 @@ def programs(paths: Sequence["Path | str"], project: Optional[Sequence["Path | s
     for path in paths:
         root = root_of.get(os.path.abspath(path)) or _roots([path])[0][0]
         by_root.setdefault(root if root in shadowed else "", []).append(path)
-    for root in [root for root in by_root if root and not relevant(by_root[root])]:
+    def folder(root: str) -> list:
+        """The files to process in `root`, then the project's others there: a file with no rule's
+        word (a `config.py` of pairs) is analysed for the kernels beside it."""
+        own = set(map(os.path.abspath, by_root[root]))
+        return by_root[root] + [path for path, at in zip(listed, roots) if at == root and os.path.abspath(path) not in own]
+
+    for root in [root for root in by_root if root and not relevant(folder(root))]:
         by_root.setdefault("", []).extend(by_root.pop(root))
 
     def indexed(own: set[str]) -> list:

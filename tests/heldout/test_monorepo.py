@@ -98,3 +98,39 @@ def test_explain_from_the_monorepo_root_fixes_the_traceback_of_a_project(
                                        str(log)])
     assert code == 0, err
     assert measure.lower(root / name).error is None
+
+
+_KERNELS = """
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+import config
+
+
+def body(x_ref, w_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], precision=config.PAIR)
+
+
+def run():
+    x = jnp.ones((8, 128), jnp.float32)
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))(x, x.T @ x)
+"""
+
+
+def test_check_on_one_file_of_a_script_folder_without_kernel_words(tmp_path: Path) -> None:
+    """`--check b/config.py` from the monorepo's root (pre-commit on the file a fix belongs in):
+    the file says nothing of pallas, and its folder's `config`/`entry` names are an earlier
+    folder's too. It was run with the earlier folder's modules (its kernels' imports linked
+    there: no finding); its folder decides now, whose kernels read its pair."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'mono'\n")
+    for folder, pair in (("a", "lax.Precision.HIGHEST"), ("b", "(lax.Precision.HIGHEST, lax.Precision.DEFAULT)")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "config.py").write_text(f"from jax import lax\n\nPAIR = {pair}\n")
+        (tmp_path / folder / "entry.py").write_text(_KERNELS)
+    assert measure.lower(tmp_path / "b").error is not None
+    code, _, err = measure._cli(tmp_path, ["--write", "--no-cache", "--jax-version", measure.jax.__version__,
+                                           str(Path("b") / "config.py")])
+    assert code == 0, err
+    assert "PAIR = lax.Precision.HIGHEST" in (tmp_path / "b" / "config.py").read_text()
+    assert measure.lower(tmp_path / "b").error is None

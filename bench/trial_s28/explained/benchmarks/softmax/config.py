@@ -1,0 +1,6 @@
+"""Benchmark settings."""
+from jax import lax
+
+PAIR = lax.Precision.HIGHEST   # examples/attention's PAIR is a scalar
+TOL = lax.Tolerance(atol=1e-6, rtol=1e-6, ulps=2)
+HINT = {"accuracy": None}
