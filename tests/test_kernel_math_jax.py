@@ -354,3 +354,21 @@ def jax_codemod_fix_changes_nothing(program: Path) -> bool:
                               str(program)], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
                              timeout=120, cwd=program.parent)
     return checked.returncode == 0
+
+
+@pytest.mark.parametrize("call", [
+    "jnp.cumsum(jnp.expm1(x_ref[...]), axis=-1)",
+    "jax.nn.elu(jnp.sinh(x_ref[...]))",
+    "jnp.expm1(jnp.cumsum(x_ref[...], axis=0) * 0.01)",
+])
+def test_nested_rewrites_are_all_written_in_one_run_and_the_kernel_lowers(call: str, tmp_path: Path) -> None:
+    """The outer call's rewrite is written around its argument as the inner rewrite left it (the tenth
+    trial's S2: the outer's text, made from the argument as first written, undid the inner fix)."""
+    program = tmp_path / "math_kernel.py"
+    program.write_text(KERNEL.format(call=call))
+    assert "Unimplemented primitive in Pallas TPU lowering" in lower(program, tmp_path).stderr
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    written = subprocess.run([sys.executable, "-m", "codemods", "--write", "--unsafe-fixes", str(program)],
+                             capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    assert lower(program, tmp_path).stdout.strip() == "lowered", program.read_text()

@@ -408,9 +408,17 @@ class KernelMath(JaxTransform):
         helper = self.use_helper(fix, reference_helper(function.helper)) if function.helper else ""
         arguments = {parameter: self._argument(call, function, parameter)
                      for parameter in (*function.positional, *function.keywords)}
-        text, what = REWRITES[function.rewrite](self, fix, call, helper, arguments)
+        # Each argument written as a mark, filled in from the call's text as the fixes inside it left it
+        # (`jnp.cumsum(jnp.expm1(x))`: the inner rewrite kept, not the argument as first written)
+        self._marks = {id(node): f"\x00{number}\x00" for number, node in enumerate(filter(None, arguments.values()))}
+        try:
+            text, what = REWRITES[function.rewrite](self, fix, call, helper, arguments)
+        finally:
+            self._marks = {}
         compound = function.rewrite in _EXPRESSIONS and not _bare(call, self.module.parent)
-        self.replace(fix, call, f"({text})" if compound else text)
+        marked = [(f"\x00{number}\x00", node) for number, node in enumerate(filter(None, arguments.values()))]
+        template = f"({text})" if compound else text
+        self.rewrite(fix, call, lambda code: _filled(template, marked, call, code, self._code))
         self.forget_imports(fix, function_node)
         exact = function.rewrite in _EXACT
         how = HOW[_HOW_OF.get(function.rewrite, function.helper)]  # type: ignore[arg-type]
@@ -423,9 +431,11 @@ class KernelMath(JaxTransform):
 
     # -- the rewrites: (self, fix, call, helper, arguments) -> (the call's new text, what it is) --
 
+    _marks: dict[int, str] = {}  # see `_fix`
+
     def _code(self, node: Optional[ast.expr]) -> str:
         assert node is not None
-        return self.module.segment(node)
+        return self._marks.get(id(node)) or self.module.segment(node)
 
     def _numpy(self, fix: FixPlan) -> str:
         """The module's name for jax.numpy, imported as jnp where it has none of its own (as the helpers
@@ -503,6 +513,30 @@ REWRITES: dict[str, Callable] = {
     "gelu": KernelMath._gelu, "round": KernelMath._round, "lax_round": KernelMath._lax_round,
     "bool_reduction": KernelMath._bool_reduction,
 }
+
+
+def _filled(template: str, marked: list[tuple[str, ast.expr]], call: ast.Call, code: str,
+            original: Callable[[ast.expr], str]) -> str:
+    """The rewrite's text with each argument's mark replaced by that argument's text in `code`, the
+    call as the edits inside it left it (found again by position or keyword); as first written where
+    the edited call cannot be read so."""
+    wrapped = f"({code})"
+    try:
+        edited = ast.parse(wrapped, mode="eval").body
+    except SyntaxError:
+        edited = None
+    for mark, node in marked:
+        found = None
+        if isinstance(edited, ast.Call):
+            position = next((index for index, arg in enumerate(call.args) if value_of(arg) is node), None)
+            keyword = next((kw.arg for kw in call.keywords if kw.value is node), None)
+            if position is not None and position < len(edited.args):
+                found = value_of(edited.args[position])
+            elif keyword is not None:
+                found = next((kw.value for kw in edited.keywords if kw.arg == keyword), None)
+        text = ast.get_source_segment(wrapped, found) if found is not None else None
+        template = template.replace(mark, text if text is not None else original(node))
+    return template
 
 
 def _failure(function: MathFunction, backends: frozenset[str]) -> str:
