@@ -228,6 +228,30 @@ def test_an_operand_cast_however_jax_takes_the_dtype_is_fixed(cast: str, tmp_pat
     assert lowering_error(tmp_path) is None
 
 
+
+@pytest.mark.parametrize("cast", ["x.astype(config.QDTYPE)", "x.astype(QD)", "jax.lax.convert_element_type(x, QD)",
+                                  "x.astype(config.DEFAULT.qdtype)"])
+def test_an_operand_cast_to_a_dtype_a_name_holds_is_fixed(cast: str, tmp_path: Path) -> None:
+    """The dtype held by a name of this module or another (`x.astype(config.QDTYPE)`), as the link has
+    it: the tenth trial's S1, where the int8 reduction failed to lower with nothing said ("0 parsed")."""
+    folder = _write(tmp_path, f"""
+        import jax
+        import jax.numpy as jnp
+
+        from pkg import config, kmod
+        from pkg.launch import launch
+
+        QD = config.QDTYPE
+
+        def run(x):
+            return launch(kmod.rowmax_raw, {cast}, out_dtype=jnp.int32)
+    """, config=_CONFIG + "\n    QDTYPE = jnp.int8\n")
+    (folder / "kmod.py").write_text(textwrap.dedent(_OPERAND_KERNELS).lstrip())
+    assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    findings = _findings(folder, "JAX004", write=True)
+    assert _fixed_unsafe(findings, [4]), findings
+    assert lowering_error(tmp_path) is None
+
 def test_an_operand_cast_on_one_of_its_assignments_is_a_manual_note(tmp_path: Path) -> None:
     """A name assigned twice, cast to int8 on one path only: the int8 operand may reach the launch (it does
     by default, and the reduction fails to lower), so the op's note is said (it was silent)."""

@@ -51,7 +51,8 @@ def kernel_parameter_dtypes(functions: dict, backends: dict, heap: dict) -> dict
 
 
 def narrow_operands(launched: dict, modules: dict, functions: dict, read: Callable[[tuple, object], set],
-                    callers: dict[str, set[tuple[str, Site, int]]]
+                    callers: dict[str, set[tuple[str, Site, int]]],
+                    evaluate: Callable[[Expr, str], set] = lambda expr, module: set()
                     ) -> dict[str, tuple[list[tuple[str, tuple[str, ...], tuple[str, ...]]], list[RefOperands]]]:
     """By module, its top-level bodies a Mosaic TPU launch in another module passes an operand cast to a
     narrow dtype (`launch(quant.rowmax_raw, x.astype(jnp.int8))`, `pl.pallas_call(kmod.body, ...)(a8)`),
@@ -60,9 +61,10 @@ def narrow_operands(launched: dict, modules: dict, functions: dict, read: Callab
     and of those bodies, the ref parameters every launch of the body places a narrow cast at (`_Placed`):
     what each launch passes there (`RefOperands`).
     Of the link's: `launched` (the calls giving launches their bodies), `modules` (summaries), `functions`,
-    `read` (what a partial's field holds) and `callers` (`Binding.callers`)."""
+    `read` (what a partial's field holds), `callers` (`Binding.callers`) and `evaluate` (what an expression
+    may hold: a dtype a name holds, `x.astype(config.QDTYPE)`)."""
     found: dict[str, dict[str, tuple[set, set]]] = {}
-    operands_of = _Operands(modules, functions, callers)
+    operands_of = _Operands(modules, functions, callers, evaluate)
     launches: dict[str, list[Optional[tuple[str, Site, int]]]] = {}  # a body -> its launches (None: by a partial)
     for (module, site), (launcher, backends, bodies, _) in sorted(launched.items()):
         summary = modules[module]
@@ -131,8 +133,9 @@ class _Operands:
     """The narrow dtypes operands are cast to, followed back through names a module assigns once and
     through parameters to what the calls of their function pass (`*args`, `**kwargs` too)."""
 
-    def __init__(self, modules: dict, functions: dict, callers: dict[str, set[tuple[str, Site, int]]]) -> None:
-        self.modules, self.functions, self.callers = modules, functions, callers
+    def __init__(self, modules: dict, functions: dict, callers: dict[str, set[tuple[str, Site, int]]],
+                 evaluate: Callable[[Expr, str], set]) -> None:
+        self.modules, self.functions, self.callers, self.evaluate = modules, functions, callers, evaluate
         self._calls: dict[str, dict[Site, Call]] = {}  # a module -> its calls by site
         self._found: dict[tuple, tuple] = {}  # what `_passed` found, by its arguments
 
@@ -162,10 +165,19 @@ class _Operands:
             for element in expr[2]:
                 yield from self.casts(element, module, site, depth, hops)
         elif every:  # ("": an array of another dtype, cast or made with it)
-            made = _made_with(expr, summary)
+            made = _made_with(expr, summary, self._named_by(module))
             yield (made if made in NARROW_DTYPES else "" if made else None), at
         else:
-            yield from ((dtype, at) for dtype in _cast(expr, summary))
+            made = _made_with(expr, summary, self._named_by(module))
+            if made in NARROW_DTYPES:
+                yield made, at
+
+    def _named_by(self, module: str) -> Callable[[Expr], Optional[str]]:
+        """The dtype a name or attribute of `module` holds, as the link has it (`config.QDTYPE`): one only."""
+        def named(expr: Expr) -> Optional[str]:
+            held = {dtype_of(value) for value in self.evaluate(expr, module)}
+            return held.pop() if len(held) == 1 else None
+        return named
 
     def _parameter(self, expr: Expr) -> bool:
         """Whether a name is a parameter of its function (assigned in it too: its callers' values reach it)."""
@@ -349,22 +361,19 @@ class _Placed:
         return frozenset(keys) if callers else None
 
 
-def _cast(expr: Expr, summary: ModuleSummary) -> Iterator[str]:
-    """The narrow dtype an operand is cast to or made with."""
-    named = _made_with(expr, summary)
-    if named in NARROW_DTYPES:
-        yield named
-
-
-def _made_with(expr: Expr, summary: ModuleSummary) -> Optional[str]:
+def _made_with(expr: Expr, summary: ModuleSummary,
+               held: Callable[[Expr], Optional[str]] = lambda expr: None) -> Optional[str]:
     """The dtype an operand is cast to or made with (`x.astype(jnp.int8)`, `jnp.int8(x)`, the dtype where
-    dtype_arguments places it, by position or keyword)."""
+    dtype_arguments places it, by position or keyword); a name's, `held` (`x.astype(QD)`)."""
     if expr[0] != "call" or not isinstance(expr[1], int):
         return None
     call = summary.calls[expr[1]]
     place = dtype_place({spelt_name(call.callee)} - {None}, call.callee[2] if call.callee[0] == "attr" else None)
     dtype = _argument(call, *place) if place is not None else call.callee  # else `jnp.int8(x)`
-    return _named(dtype, summary) if dtype is not None else None
+    if dtype is None:
+        return None
+    named = _named(dtype, summary)
+    return named if named is not None or place is None or dtype[0] not in ("var", "attr") else held(dtype)
 
 
 def _argument(call: Call, position: int, keyword: str) -> Optional[Expr]:

@@ -305,7 +305,7 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     for module, dtypes in kernel_parameter_dtypes(linker.functions, linker.backends, linker.heap).items():
         answers[module] = replace(answers.get(module, NO_FLOW), dtypes=tuple(dtypes))
     for module, (operands, refs) in narrow_operands(linker.launched, linker.modules, linker.functions, linker.read,
-                                                       linker.callers).items():
+                                                       linker.callers, linker.evaluated).items():
         answers[module] = replace(answers.get(module, NO_FLOW), operands=tuple(operands), refs=tuple(refs))
     return answers
 

@@ -134,6 +134,11 @@ class Values(Heap):
         elif owner[0] == "seq":
             self._field(owner, _position(owner, key), values)
 
+    def evaluated(self, expr: Expr, module: str) -> set:
+        """What an expression of `module`'s summary may hold, the link solved (an answer reads the dtype a
+        name of another module holds: `x.astype(config.QDTYPE)`)."""
+        return self._eval(expr, module)
+
     def _eval(self, expr: Expr, module: str) -> set:
         kind = expr[0]
         if kind == "lit":
