@@ -55,4 +55,4 @@ def softmax_kernel(x_ref, o_ref, **hint):
 
 def tail_kernel(x_ref, o_ref):
     x = x_ref[...]
-    o_ref[...] = cumsum_tpu(jnp.expm1(x) * 0.5, -1) + erfc_tpu(x)
+    o_ref[...] = cumsum_tpu(expm1_tpu(x) * 0.5, -1) + erfc_tpu(x)

@@ -12,4 +12,4 @@ def body_kernel(x_ref, o_ref):
 
 def absmax_kernel(q_ref, o_ref):
     q = q_ref[...]
-    o_ref[...] = jnp.broadcast_to(jnp.max(jnp.abs(q), axis=-1, keepdims=True), o_ref.shape).astype(jnp.int32)
+    o_ref[...] = jnp.broadcast_to(jnp.max(jnp.abs(q.astype(jnp.int32)).astype(jnp.int8).astype(jnp.int32), axis=-1, keepdims=True).astype(jnp.int8), o_ref.shape).astype(jnp.int32)
