@@ -33,6 +33,9 @@ class Binding(Readers):
         # launch's operand is to be read back to what its callers pass (kernel_dtypes.narrow_operands)
         self.callers: dict[str, set[tuple[str, Site, int]]] = {}
         self._signatures: dict[str, tuple] = {}  # a function -> what binding its parameters needs (`_signature`)
+        # A `**mapping` entry bound to a function's parameter: (function, mapping, key, its keys for a launch
+        # helper's call) -> how many values the entry held when bound (`_bind_keywords`)
+        self._spread_bound: dict[tuple, int] = {}
         super().__init__(*args, **kwargs)
 
     def _bind(self, function: str, args: Iterable, keywords: Iterable, instance: Optional[tuple],
@@ -136,7 +139,15 @@ class Binding(Readers):
                 if value[0] in ("map", "kwargs"):
                     for key in list(self._keys_of(value)):
                         if isinstance(key, str):
-                            self._keyword(function, key, self.read(value, key), names, double, given, value, here)
+                            held, entry = self.read(value, key), (function, value, key, here)
+                            # (bound before, holding as many values: value sets only grow, so the parameter
+                            # holds them all already; a mapping of some 190 keys, re-bound at each growth of one)
+                            if self._spread_bound.get(entry) == len(held):
+                                if key in names:
+                                    given.add(key)
+                                continue
+                            self._spread_bound[entry] = len(held)
+                            self._keyword(function, key, held, names, double, given, value, here)
                         elif key is None:  # entries of keys not known (a comprehension's): any parameter not given
                             held = self.read(value, None)
                             for name in names - given:
