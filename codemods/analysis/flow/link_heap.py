@@ -211,6 +211,7 @@ class Heap:
         self._memo_users: dict[tuple, list[tuple]] = {}
         self._reading: Optional[list] = None
         self._growths = 0
+        self._stamps: dict[tuple, int] = {}  # a container -> how many times its entries or keys grew so far
         for summary in modules.values():
             self._add_module(summary)
 
@@ -356,6 +357,8 @@ class Heap:
 
     def _grew(self, key: tuple) -> None:
         self._growths += 1
+        if key[0] in ("field", "keys"):  # (a container's entries or keys grew: `_stamps`)
+            self._stamps[key[1]] = self._stamps.get(key[1], 0) + 1
         stale = self._memo_users.pop(key, None)
         if stale is not None:
             for lookup in stale:
