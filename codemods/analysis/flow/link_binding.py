@@ -33,6 +33,12 @@ class Binding(Readers):
         # launch's operand is to be read back to what its callers pass (kernel_dtypes.narrow_operands)
         self.callers: dict[str, set[tuple[str, Site, int]]] = {}
         self._signatures: dict[str, tuple] = {}  # a function -> what binding its parameters needs (`_signature`)
+        # A `**mapping` entry bound to a function's parameter: (function, mapping, key, its keys for a launch
+        # helper's call) -> how many values the entry held when bound (`_bind_keywords`)
+        self._spread_bound: dict[tuple, int] = {}
+        # A `**mapping` a statement bound to a function: (statement, function, mapping, its keys for a launch
+        # helper's call) -> (the mapping's `_stamps` then, the parameters it bound)
+        self._spreads_bound: dict[tuple, tuple[int, set[str]]] = {}
         super().__init__(*args, **kwargs)
 
     def _bind(self, function: str, args: Iterable, keywords: Iterable, instance: Optional[tuple],
@@ -134,9 +140,27 @@ class Binding(Readers):
                     self.passed.setdefault((("kwargs", function, *here), None), {}).setdefault(value, set()).add(
                         (caller, call.site) if call is not None and caller is not None and not self._launching else None)
                 if value[0] in ("map", "kwargs"):
-                    for key in list(self._keys_of(value)):
+                    # (this statement bound it before and nothing was written into it since: its entries
+                    # are where they were bound, and it reads them already)
+                    spread, stamp = (self._current, function, value, here), self._stamps.get(value, 0)
+                    kept = self._spreads_bound.get(spread)
+                    if kept is not None and kept[0] == stamp and self._reading is None:
+                        given |= kept[1]
+                        continue
+                    keys = list(self._keys_of(value))
+                    if None not in keys:
+                        self._spreads_bound[spread] = (stamp, names.intersection(keys))
+                    for key in keys:
                         if isinstance(key, str):
-                            self._keyword(function, key, self.read(value, key), names, double, given, value, here)
+                            held, entry = self.read(value, key), (function, value, key, here)
+                            # (bound before, holding as many values: value sets only grow, so the parameter
+                            # holds them all already; a mapping of some 190 keys, re-bound at each growth of one)
+                            if self._spread_bound.get(entry) == len(held):
+                                if key in names:
+                                    given.add(key)
+                                continue
+                            self._spread_bound[entry] = len(held)
+                            self._keyword(function, key, held, names, double, given, value, here)
                         elif key is None:  # entries of keys not known (a comprehension's): any parameter not given
                             held = self.read(value, None)
                             for name in names - given:

@@ -100,6 +100,37 @@ def _mentions(value: Expr, function: str, defined: set[str]) -> bool:
     return False
 
 
+def _in_order(summary: ModuleSummary) -> list[tuple[str, int, object]]:
+    """The summary's statements (kind, number, item) about as the code runs them: each assignment and
+    return right after the last call its value makes, those that make none first (assignments) or last
+    (returns). A statement that reads what one queued after it writes is evaluated again."""
+    after: dict[int, list] = {}
+    first: list = []
+    last: list = []
+    for kind, items in (("assign", summary.assigns), ("return", summary.returns)):
+        for number, item in enumerate(items):
+            made = _last_call(item)
+            (after.setdefault(made, []) if made is not None else first if kind == "assign" else last).append(
+                (kind, number, item))
+    ordered = first
+    for number, call in enumerate(summary.calls):
+        ordered.append(("call", number, call))
+        ordered.extend(after.get(number, ()))
+    return ordered + last
+
+
+def _last_call(exprs: tuple) -> Optional[int]:
+    """The last call (its number) the expressions `exprs` make, not looking into the calls' arguments."""
+    found, pending = None, [exprs]
+    while pending:
+        expr = pending.pop()
+        if expr and expr[0] == "call" and isinstance(expr[1], int):
+            found = expr[1] if found is None else max(found, expr[1])
+        else:
+            pending.extend(part for part in expr if isinstance(part, tuple))
+    return found
+
+
 def _family(scope: str, root: str) -> bool:
     """Whether `scope` is `root` or a function, lambda or class defined inside it."""
     return scope == root or scope.startswith(root + ".<")
@@ -180,6 +211,7 @@ class Heap:
         self._memo_users: dict[tuple, list[tuple]] = {}
         self._reading: Optional[list] = None
         self._growths = 0
+        self._stamps: dict[tuple, int] = {}  # a container -> how many times its entries or keys grew so far
         for summary in modules.values():
             self._add_module(summary)
 
@@ -198,21 +230,20 @@ class Heap:
         decorators = wrapping_decorators(summary, helpers) if not on_demand else set()
         self.decorators |= decorators
         helpers = helpers | decorators
-        for kind, items in (("assign", summary.assigns), ("return", summary.returns), ("call", summary.calls)):
-            for number, item in enumerate(items):
-                statement = (summary.name, kind, number, None)
-                scope = item[0][1] if kind == "assign" and item[0][0] == "var" else item[0] if kind == "return" \
-                    else item.scope if kind == "call" else None
-                helper = _helper_of(scope, item if kind == "assign" else (), summary, helpers) if helpers else None
-                if helper is not None:  # for each call of it (`_enter`)
-                    self._helper_statements.setdefault(helper, []).append(statement)
-                elif not on_demand or scope is None:
-                    self._queue_statement(statement)
-                elif scope != summary.name:  # in a function: when it is called
-                    self._waiting.setdefault(scope, []).append(statement)
-                else:  # a module-level name, or call: when something reads it
-                    key = item[0] if kind == "assign" else ("res", summary.name, number)
-                    self._writers.setdefault(key, []).append(statement)
+        for kind, number, item in _in_order(summary):
+            statement = (summary.name, kind, number, None)
+            scope = item[0][1] if kind == "assign" and item[0][0] == "var" else item[0] if kind == "return" \
+                else item.scope if kind == "call" else None
+            helper = _helper_of(scope, item if kind == "assign" else (), summary, helpers) if helpers else None
+            if helper is not None:  # for each call of it (`_enter`)
+                self._helper_statements.setdefault(helper, []).append(statement)
+            elif not on_demand or scope is None:
+                self._queue_statement(statement)
+            elif scope != summary.name:  # in a function: when it is called
+                self._waiting.setdefault(scope, []).append(statement)
+            else:  # a module-level name, or call: when something reads it
+                key = item[0] if kind == "assign" else ("res", summary.name, number)
+                self._writers.setdefault(key, []).append(statement)
 
     def _enter(self, helper: str, context: Optional[Context]) -> None:
         """A launch helper's (or wrapping decorator's) statements queued to run for `context` (a call of
@@ -326,6 +357,8 @@ class Heap:
 
     def _grew(self, key: tuple) -> None:
         self._growths += 1
+        if key[0] in ("field", "keys"):  # (a container's entries or keys grew: `_stamps`)
+            self._stamps[key[1]] = self._stamps.get(key[1], 0) + 1
         stale = self._memo_users.pop(key, None)
         if stale is not None:
             for lookup in stale:
