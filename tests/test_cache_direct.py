@@ -587,10 +587,10 @@ def test_facts_key_is_the_facts_sorted(tmp_path: Path) -> None:
         "kernels": [["body", ["gpu", "tpu"], "launched", "body"]],
         "shared": ["a", "b"],
         "launchers": [["pkg.launch", 1, "kernel", ["cpu", "gpu"]]], "through": [], "read_elsewhere": [],
-        "precision_wrappers": [], "flow": [[]] * 10, "x64_elsewhere": []}
+        "precision_wrappers": [], "flow": [[]] * 11, "x64_elsewhere": []}
     assert facts_key(NO_FACTS) == \
         '{"kernels": [], "shared": [], "launchers": [], "through": [], "read_elsewhere": [], "precision_wrappers": [], ' \
-        '"flow": [[], [], [], [], [], [], [], [], [], []], "x64_elsewhere": []}'
+        '"flow": [[], [], [], [], [], [], [], [], [], [], []], "x64_elsewhere": []}'
     assert json.loads(facts_key(replace(FACTS, x64_elsewhere=("pkg.main", 3))))["x64_elsewhere"] == ["pkg.main", 3]
     assert json.loads(facts_key(replace(FACTS, through=(("pkg.ops.lax", "jax.lax"),))))["through"] == [["pkg.ops.lax", "jax.lax"]]
     assert json.loads(facts_key(replace(FACTS, read_elsewhere=(("MIXED", ("pkg.reference",)),))))["read_elsewhere"] == \
@@ -600,7 +600,7 @@ def test_facts_key_is_the_facts_sorted(tmp_path: Path) -> None:
     flowing = replace(FACTS, flow=FlowFacts(sinks=(SinkAnswer(
         (3, 4), "jax.numpy.dot", frozenset({"triton", "mosaic_tpu"}), (), ("why",), True),)))
     assert json.loads(facts_key(flowing))["flow"] == [
-        [[[3, 4], "jax.numpy.dot", ["mosaic_tpu", "triton"], [], ["why"], True, [], False, []]], [], [], [], [], [], [], [], [], []]
+        [[[3, 4], "jax.numpy.dot", ["mosaic_tpu", "triton"], [], ["why"], True, [], False, []]], [], [], [], [], [], [], [], [], [], []]
     run_there = replace(FACTS, flow=FlowFacts(kernels=(("body", frozenset({"triton", "mosaic_tpu"}), "launched by m.run",
                                                         "body", False),)))
     assert json.loads(facts_key(run_there))["flow"][5] == [["body", ["mosaic_tpu", "triton"], "launched by m.run", "body", False]]
@@ -610,9 +610,11 @@ def test_facts_key_is_the_facts_sorted(tmp_path: Path) -> None:
                                                          ["the entry 'elu' of the dict in `t` on line 4"], False]]
     given = replace(FACTS, flow=FlowFacts(dtypes=(("body", "dtype", ("int8",), False),),
                                           operands=(("raw", ("int8",), "`m` line 3"),),
-                                          refs=(("raw", "x_ref", (("int8", ("(m:3)",)),)),)))
+                                          refs=(("raw", "x_ref", (("int8", ("(m:3)",)),)),),
+                                          named_dtypes=(("pkg.config.QDTYPE", "int8"),)))
     assert json.loads(facts_key(given))["flow"][7:] == [[["body", "dtype", ["int8"], False]], [["raw", ["int8"], "`m` line 3"]],
-                                                        [["raw", "x_ref", [["int8", ["(m:3)"]]]]]]
+                                                        [["raw", "x_ref", [["int8", ["(m:3)"]]]]],
+                                                        [["pkg.config.QDTYPE", "int8"]]]
     same = ModuleFacts(kernels=(("body", frozenset({"gpu", "tpu"}), "launched", "body"),),
                        shared=frozenset({"a", "b"}),
                        launchers=(("pkg.launch", 1, "kernel", frozenset({"cpu", "gpu"})),))

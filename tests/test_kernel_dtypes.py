@@ -252,6 +252,38 @@ def test_an_operand_cast_to_a_dtype_a_name_holds_is_fixed(cast: str, tmp_path: P
     assert _fixed_unsafe(findings, [4]), findings
     assert lowering_error(tmp_path) is None
 
+
+@pytest.mark.parametrize("reduced", ["q", "jnp.maximum(q, q.dtype.type(-100))"])
+def test_a_cast_in_the_kernel_to_a_dtype_another_module_names_is_fixed(reduced: str, tmp_path: Path) -> None:
+    """`lax.convert_element_type(x, config.QDTYPE)` in the kernel, the dtype a name of another module
+    holds (the link's `named_dtypes`), and `q.dtype.type(c)` a scalar of q's dtype: the tenth trial's S4,
+    silent where the op fails (on the chip, an int8 shift). The fix is safe: the name holds int8 alone."""
+    folder = _write(tmp_path, """
+        import jax.numpy as jnp
+
+        from pkg import kmod
+        from pkg.launch import launch
+
+        def run(x):
+            return launch(kmod.requant_kernel, x, out_dtype=jnp.int32)
+    """, config=_CONFIG + "\n    QDTYPE = jnp.int8\n")
+    (folder / "kmod.py").write_text(textwrap.dedent(f"""
+        import jax.numpy as jnp
+        from jax import lax
+
+        from pkg import config
+
+        def requant_kernel(x_ref, o_ref):
+            q = lax.convert_element_type(x_ref[...] * 16.0, config.QDTYPE)
+            m = jnp.max({reduced}, axis=1, keepdims=True)
+            o_ref[...] = jnp.broadcast_to(m, o_ref.shape).astype(jnp.int32)
+    """).lstrip())
+    assert "Reductions over int8" in (lowering_error(tmp_path) or ""), lowering_error(tmp_path)
+    findings = _findings(folder, "JAX004", write=True)
+    assert [(name, finding.kind, finding.fix.applicability) for name, finding in findings] == [
+        ("kmod.py", Kind.FIXED, Applicability.SAFE)], findings
+    assert lowering_error(tmp_path) is None
+
 def test_an_operand_cast_on_one_of_its_assignments_is_a_manual_note(tmp_path: Path) -> None:
     """A name assigned twice, cast to int8 on one path only: the int8 operand may reach the launch (it does
     by default, and the reduction fails to lower), so the op's note is said (it was silent)."""

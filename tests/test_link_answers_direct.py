@@ -219,7 +219,8 @@ def test_flow_facts_as_data_round_trips_through_json_and_other_data_is_refused()
                 ("a functools.partial of it in `t` on line 4",)),),
         (("body", "dtype", ("int32", "int8"), True),),
         (("raw", ("int8",), ("(pkg.entry:7)", "(pkg.other:3)")),),
-        (("raw", "x_ref", (("", ("(pkg.other:3)",)), ("int8", ("(pkg.entry:7)",)))),))
+        (("raw", "x_ref", (("", ("(pkg.other:3)",)), ("int8", ("(pkg.entry:7)",)))),),
+        (("pkg.config.QDTYPE", "int8"),))
     data = facts.as_data()
     assert data[0][0][2] == ["mosaic_tpu", "triton"]  # sorted: the same key whatever the set's order
     assert FlowFacts.from_data(json.loads(json.dumps(data))) == facts
@@ -228,9 +229,10 @@ def test_flow_facts_as_data_round_trips_through_json_and_other_data_is_refused()
     assert data[7] == [["body", "dtype", ("int32", "int8"), True]]
     assert FlowFacts.from_data(json.loads(json.dumps(data))).operands == (("raw", ("int8",), ("(pkg.entry:7)", "(pkg.other:3)")),)
     assert FlowFacts.from_data(json.loads(json.dumps(data))).refs == facts.refs
-    empty = [[]] * 10
-    others = [empty[:index] + [[[1]]] + empty[index + 1:] for index in range(10)]
-    for other in (None, [], empty[:9], empty + [[]], *others, [[], [[1, 2, 3]], *empty[2:]], 5):
+    assert FlowFacts.from_data(json.loads(json.dumps(data))).named_dtypes == (("pkg.config.QDTYPE", "int8"),)
+    empty = [[]] * 11
+    others = [empty[:index] + [[[1]]] + empty[index + 1:] for index in range(11)]
+    for other in (None, [], empty[:10], empty + [[]], *others, [[], [[1, 2, 3]], *empty[2:]], 5):
         with pytest.raises(ValueError, match="not flow facts"):
             FlowFacts.from_data(other)
 

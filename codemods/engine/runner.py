@@ -384,7 +384,7 @@ def _prepare(files: list[Path], transforms: Sequence[Rule], settings: Settings, 
                 rules = [rule for rule in transforms  # (in their order, as a later run's memo lists them)
                          if rule in rules or rule.kernel_scoped and (rule.follows or facts.flow.called)
                          and rule.code not in skipped]
-            if facts.flow.dtypes or facts.flow.operands:  # dtypes the link carries into its kernels: words its bytes may lack
+            if facts.flow.dtypes or facts.flow.operands or facts.flow.named_dtypes:  # dtypes the link carries: words its bytes may lack
                 carried = rules_for(facts.flow.dtype_words(), transforms, settings, holds_kernels=True)
                 rules = [rule for rule in transforms if rule in rules or rule in carried and rule.code not in skipped]
         except OSError as error:

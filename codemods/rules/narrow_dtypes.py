@@ -59,6 +59,11 @@ class NarrowVectors(JaxTransform):
                       if len(dtypes) == 1 and None not in dtypes}
         self._mixed = {parameter: dtypes - {None} for parameter, dtypes in launched.items() if len(dtypes) > 1}
         self._given, self._mixed_given = self._given_dtypes()
+        # (another module's name holding one narrow dtype, which the link knows: `config.QDTYPE`)
+        named = dict(self.analysis.facts.flow.named_dtypes)
+        self._held = {node: dtype for node in ast.walk(self.module.tree) if isinstance(node, ast.Attribute)
+                      for dtype in {named.get(name) for name in self.module.qualified_names(node)} - {None}} \
+            if named else {}
         self._cast_elsewhere = {function: (dtypes, where) for name, dtypes, where in self.analysis.facts.flow.operands
                                 for function in self.module.tree.body
                                 if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and function.name == name}
@@ -223,7 +228,7 @@ class NarrowVectors(JaxTransform):
         gives a weakly typed scalar the array's dtype), or is given by a parameter (`given`, by default
         the link's), or loads from a ref every launch passes it (`launched`, by default the link's);
         None if any differs or is not shown."""
-        given = self._given if given is None else given
+        given = {**self._held, **(self._given if given is None else given)}
         refs = {**(self._launched if launched is None else launched), **self._refs}
         dtypes = {narrow_dtype(operand, self.module, refs=refs, given=given) for operand in operands
                   if _literal(operand) is None}
@@ -342,6 +347,10 @@ def narrow_dtype(value: ast.expr, module, depth: int = _DEPTH, refs: Optional[di
         return narrow_dtype(value.operand, module, depth - 1, refs, given)
     if not isinstance(value, ast.Call):
         return None
+    func = value.func  # `q.dtype.type(2)`: a scalar of `q`'s dtype
+    if isinstance(func, ast.Attribute) and func.attr == "type" and isinstance(func.value, ast.Attribute) \
+            and func.value.attr == "dtype" and len(value.args) == 1 and not value.keywords:
+        return narrow_dtype(func.value.value, module, depth - 1, refs, given)
     names = module.qualified_names(value.func)
     if dtype_place(names, value.func.attr if isinstance(value.func, ast.Attribute) else None) is not None:
         dtype = dtype_argument(value, names)  # `x.astype(dtype=jnp.int8)`, `jnp.zeros(s, jnp.int8)`
@@ -439,6 +448,8 @@ def _struct_dtype(struct: Optional[ast.expr], module) -> Optional[str]:
 
 
 def _dtype_named(node: ast.expr, module, given: Optional[dict] = None) -> Optional[str]:
+    if given and node in given:  # (another module's name the link says holds it)
+        return given[node]
     if given and isinstance(node, ast.Name):
         bindings = module.bindings(node)
         if len(bindings) == 1 and bindings[0].node in given:

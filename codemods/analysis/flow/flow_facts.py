@@ -163,6 +163,9 @@ class FlowFacts:
     # Of those bodies, the ref parameters each launch the link follows places an operand at, a narrow cast
     # by one (kernel_dtypes.RefOperands): (body, parameter, ((dtype or "": none, or not followed), where) ...)
     refs: tuple[tuple[str, str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = ()
+    # The names of other modules this module's dtype arguments read that hold one narrow dtype, as the link
+    # has it: (qualified name, dtype) (`lax.convert_element_type(x, config.QDTYPE)`; kernel_dtypes.py)
+    named_dtypes: tuple[tuple[str, str], ...] = ()
 
     def parameter_dtypes(self, function: str, parameter: str) -> Optional[tuple[tuple[str, ...], bool]]:
         """The dtypes the link says a kernel's top-level `function` may be given as `parameter`, and
@@ -176,9 +179,10 @@ class FlowFacts:
         return next((levels for at, name, levels in self.scalars if at == site and name == keyword), None)
 
     def dtype_words(self) -> bytes:
-        """The dtypes the link carries into its kernels' parameters, as a rule's prefilter reads words."""
+        """The dtypes the link carries into its kernels' parameters, and other modules' names it reads
+        hold, as a rule's prefilter reads words."""
         return b" ".join(sorted({dtype.encode() for *_, dtypes, _ in (*self.dtypes, *self.operands)
-                                 for dtype in dtypes}))
+                                 for dtype in dtypes} | {dtype.encode() for _, dtype in self.named_dtypes}))
 
     def fixed_where_written(self, site: Site, callees: Collection[str]) -> bool:
         """Whether the link found every reader of the value written here at `site`: followed calls of
@@ -303,13 +307,14 @@ class FlowFacts:
                 [[called.site, called.function, sorted(called.backends), called.keywords, called.holders,
                   called.partials_only] for called in self.called],
                 [list(parameter) for parameter in self.dtypes], [list(operand) for operand in self.operands],
-                [[body, parameter, [[dtype, list(where)] for dtype, where in passed]] for body, parameter, passed in self.refs]]
+                [[body, parameter, [[dtype, list(where)] for dtype, where in passed]] for body, parameter, passed in self.refs],
+                [list(named) for named in self.named_dtypes]]
 
     @staticmethod
     def from_data(data: list) -> "FlowFacts":
         """`as_data` read back (the project state keeps the link's answers); ValueError otherwise."""
         try:
-            sinks, origins, scalars, handed, lost, kernels, called, dtypes, operands, refs = data
+            sinks, origins, scalars, handed, lost, kernels, called, dtypes, operands, refs, named_dtypes = data
             return FlowFacts(
                 tuple(SinkAnswer(tuple(site), callee, frozenset(backends),
                                  tuple(_reach_of(reach) for reach in pairs),
@@ -328,7 +333,8 @@ class FlowFacts:
                 tuple((function, name, tuple(named), other) for function, name, named, other in dtypes),
                 tuple((body, tuple(named), tuple(where)) for body, named, where in operands),
                 tuple((body, parameter, tuple((dtype, tuple(where)) for dtype, where in passed))
-                      for body, parameter, passed in refs))
+                      for body, parameter, passed in refs),
+                tuple((name, dtype) for name, dtype in named_dtypes))
         except (TypeError, ValueError) as error:
             raise ValueError(f"not flow facts: {error}") from error
 

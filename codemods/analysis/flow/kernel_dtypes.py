@@ -129,6 +129,24 @@ def _ref_operands(function: str, launches: list, placed: "_Placed", modules: dic
     return found
 
 
+def named_dtypes(modules: dict, evaluate: Callable[[Expr, str], set]) -> dict[str, list[tuple[str, str]]]:
+    """By module, the names of other modules its dtype arguments read (`lax.convert_element_type(x,
+    config.QDTYPE)`, `x.astype(cfg.QDTYPE)`) that hold one narrow dtype, as the link has it (`evaluate`):
+    JAX004 reads a dtype where the module's own code spells it."""
+    found: dict[str, set[tuple[str, str]]] = {}
+    for module, summary in modules.items():
+        for call in summary.calls:
+            place = dtype_place({spelt_name(call.callee)} - {None}, call.callee[2] if call.callee[0] == "attr" else None)
+            dtype = _argument(call, *place) if place is not None else None
+            name = spelt_name(dtype) if dtype is not None and dtype[0] == "attr" else None
+            if name is None or _named(dtype, summary) is not None:
+                continue
+            held = {dtype_of(value) for value in evaluate(dtype, module)}
+            if len(held) == 1 and (only := held.pop()) in NARROW_DTYPES:
+                found.setdefault(module, set()).add((name, only))
+    return {module: sorted(names) for module, names in found.items()}
+
+
 class _Operands:
     """The narrow dtypes operands are cast to, followed back through names a module assigns once and
     through parameters to what the calls of their function pass (`*args`, `**kwargs` too)."""

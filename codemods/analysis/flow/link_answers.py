@@ -16,7 +16,7 @@ from codemods.analysis.flow.flow_facts import (
     Called, INSTALLED, INSTALLED_VALUE, NO_FLOW, NO_PRECISION, Backends, FlowFacts, Handed, LostLaunch, OriginAnswer, Reach, Site, SinkAnswer,
 )
 from codemods.analysis.flow.graph import closure
-from codemods.analysis.flow.kernel_dtypes import kernel_parameter_dtypes, narrow_operands
+from codemods.analysis.flow.kernel_dtypes import kernel_parameter_dtypes, named_dtypes, narrow_operands
 from codemods.analysis.kernel_scope import BODY, FACTORY, HELPER, MAYBE as MAYBE_BODY, MOSAIC_GPU, MOSAIC_TPU
 from codemods.capabilities import PRECISION_NAMES
 
@@ -307,6 +307,8 @@ def answers(linker: Linker) -> dict[str, FlowFacts]:
     for module, (operands, refs) in narrow_operands(linker.launched, linker.modules, linker.functions, linker.read,
                                                        linker.callers, linker.evaluated).items():
         answers[module] = replace(answers.get(module, NO_FLOW), operands=tuple(operands), refs=tuple(refs))
+    for module, named in named_dtypes(linker.modules, linker.evaluated).items():
+        answers[module] = replace(answers.get(module, NO_FLOW), named_dtypes=tuple(named))
     return answers
 
 
