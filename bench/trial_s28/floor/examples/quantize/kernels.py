@@ -6,7 +6,7 @@ import config
 
 def body_kernel(x_ref, o_ref):
     q = lax.convert_element_type(x_ref[...] * 16.0, config.QDTYPE)
-    q = jnp.maximum(lax.shift_right_arithmetic(q, q.dtype.type(config.SHIFT)), q.dtype.type(-100))
+    q = jnp.maximum(lax.shift_right_arithmetic(q.astype(jnp.int32), q.dtype.type(config.SHIFT).astype(jnp.int32)).astype(jnp.int8).astype(jnp.int32), q.dtype.type(-100).astype(jnp.int32)).astype(jnp.int8)
     o_ref[...] = q.astype(jnp.float32)
 
 
