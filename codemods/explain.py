@@ -802,7 +802,6 @@ def _fix_where_written(origins: Mapping[Path, tuple[str, set[int], list]], place
     places an error in is shown and written once, with the rest of its fixes. `notebook`'s bytes
     are its own (an IPython session's cells are on no disk)."""
     from codemods.engine import runner
-    from codemods.engine.programs import programs
     from codemods.engine.report import file_diff, fix_diff, in_cell, render_findings
 
     fixed: dict[tuple[Path, int], list[str]] = {}

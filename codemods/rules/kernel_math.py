@@ -410,13 +410,13 @@ class KernelMath(JaxTransform):
                      for parameter in (*function.positional, *function.keywords)}
         # Each argument written as a mark, filled in from the call's text as the fixes inside it left it
         # (`jnp.cumsum(jnp.expm1(x))`: the inner rewrite kept, not the argument as first written)
-        self._marks = {id(node): f"\x00{number}\x00" for number, node in enumerate(filter(None, arguments.values()))}
+        marked = [(f"\x00{number}\x00", node) for number, node in enumerate(filter(None, arguments.values()))]
+        self._marks = {id(node): mark for mark, node in marked}
         try:
             text, what = REWRITES[function.rewrite](self, fix, call, helper, arguments)
         finally:
             self._marks = {}
         compound = function.rewrite in _EXPRESSIONS and not _bare(call, self.module.parent)
-        marked = [(f"\x00{number}\x00", node) for number, node in enumerate(filter(None, arguments.values()))]
         template = f"({text})" if compound else text
         self.rewrite(fix, call, lambda code: _filled(template, marked, call, code, self._code))
         self.forget_imports(fix, function_node)

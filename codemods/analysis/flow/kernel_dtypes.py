@@ -136,7 +136,7 @@ def named_dtypes(modules: dict, evaluate: Callable[[Expr, str], set]) -> dict[st
     found: dict[str, set[tuple[str, str]]] = {}
     for module, summary in modules.items():
         for call in summary.calls:
-            place = dtype_place({spelt_name(call.callee)} - {None}, call.callee[2] if call.callee[0] == "attr" else None)
+            place = _dtype_place(call)
             dtype = _argument(call, *place) if place is not None else None
             name = spelt_name(dtype) if dtype is not None and dtype[0] == "attr" else None
             if name is None or _named(dtype, summary) is not None:
@@ -386,12 +386,17 @@ def _made_with(expr: Expr, summary: ModuleSummary,
     if expr[0] != "call" or not isinstance(expr[1], int):
         return None
     call = summary.calls[expr[1]]
-    place = dtype_place({spelt_name(call.callee)} - {None}, call.callee[2] if call.callee[0] == "attr" else None)
+    place = _dtype_place(call)
     dtype = _argument(call, *place) if place is not None else call.callee  # else `jnp.int8(x)`
     if dtype is None:
         return None
     named = _named(dtype, summary)
     return named if named is not None or place is None or dtype[0] not in ("var", "attr") else held(dtype)
+
+
+def _dtype_place(call: Call) -> Optional[tuple[int, str]]:
+    """Where the called function takes a dtype (dtype_arguments.py), by its name or a method's."""
+    return dtype_place({spelt_name(call.callee)} - {None}, call.callee[2] if call.callee[0] == "attr" else None)
 
 
 def _argument(call: Call, position: int, keyword: str) -> Optional[Expr]:
